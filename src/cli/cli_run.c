@@ -1,6 +1,7 @@
 /* npuc run: execute a model on the reference interpreter. */
 #include "cli.h"
 #include "../interp/interp.h"
+#include "../sim/sim.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -30,6 +31,19 @@ static void help(FILE *f)
             "  --dump-tensors DIR  write every tensor after the run to DIR (created; must\n"
             "                      not exist or be empty), with DIR/tensors.txt as index\n"
             "  --quiet             print nothing on success\n"
+            "\n"
+            "Vela output (CUSTOM 'ethos-u' ops) runs on the virtual NPU, through its\n"
+            "register interface as a driver would; all other ops on the reference\n"
+            "kernels.\n"
+            "  --trace             print every command the NPU executes\n"
+            "  --profile           print the per-operation cycle table and PMU counters\n"
+            "  --npu NAME          NPU to simulate: ethos-u55-32, -64, -128, -256,\n"
+            "                      ethos-u65-256, -512 (default: what the model was\n"
+            "                      compiled for)\n"
+            "  --system-config S   Vela system config for the cycle model, e.g.\n"
+            "                      Ethos_U55_High_End_Embedded (default per NPU)\n"
+            "  --memory-mode M     Vela memory mode: Sram_Only, Shared_Sram,\n"
+            "                      Dedicated_Sram, Dedicated_Sram_512KB\n"
             "  --help              this text\n"
             "\n"
             "Exit status: 0 success, 1 model or input error, 2 usage error.\n");
@@ -173,8 +187,125 @@ static int dump_tensors(const interp *ip, const char *dir, npuc_err *err)
     return rc;
 }
 
+/* ------------------------------------------------ ethos-u ops on the sim */
+
+typedef struct npu_run {
+    sim_npu *npu;
+    bool trace, profile, have_variant;
+    sim_variant variant;
+    const char *system_config, *memory_mode;
+    uint64_t total_cycles;
+    int n_runs;
+} npu_run;
+
+static const struct { const char *name; sim_variant v; } npu_names[] = {
+    {"ethos-u55-32", SIM_U55_32}, {"ethos-u55-64", SIM_U55_64}, {"ethos-u55-128", SIM_U55_128},
+    {"ethos-u55-256", SIM_U55_256}, {"ethos-u65-256", SIM_U65_256}, {"ethos-u65-512", SIM_U65_512},
+};
+
+static bool accept_ethosu(void *user, const graph_op *op)
+{
+    (void)user;
+    return sim_is_ethosu_op(op);
+}
+
+static void trace_line(void *user, const char *line)
+{
+    (void)user;
+    printf("  %s\n", line);
+}
+
+static const char *kind_name(const sim_op_info *o)
+{
+    static const char *const ew[] = {"MUL", "ADD", "SUB", "MIN", "MAX", "LRELU", "ABS", "CLZ", "SHR", "SHL"};
+    static const char *const pool[] = {"MAXPOOL", "AVGPOOL", "REDUCESUM"};
+    switch (o->kind) {
+    case SIM_K_CONV: return "CONV";
+    case SIM_K_DEPTHWISE: return "DEPTHWISE";
+    case SIM_K_POOL: return o->mode < 3 ? pool[o->mode] : "POOL";
+    case SIM_K_ELEMENTWISE: return o->mode < 10 ? ew[o->mode] : "ELEMENTWISE";
+    default: return "DMA";
+    }
+}
+
+static void print_profile(npu_run *r, int32_t op_index)
+{
+    size_t n;
+    const sim_op_info *ops = sim_npu_ops(r->npu, &n);
+    printf("ethos-u op %d on %s: %zu NPU operations\n", op_index, sim_variant_name(sim_npu_variant(r->npu)), n);
+    printf("  %4s %6s  %-10s %-14s %10s %9s %9s %9s %10s\n", "#", "cmd", "op", "OFM WxHxD", "MACs", "compute",
+           "memory", "cycles", "end");
+    for (size_t i = 0; i < n; i++) {
+        const sim_op_info *o = &ops[i];
+        char shape[32];
+        if (o->kind == SIM_K_DMA)
+            snprintf(shape, sizeof shape, "%llu B", (unsigned long long)o->dma_bytes);
+        else
+            snprintf(shape, sizeof shape, "%ux%ux%u", o->ofm_w, o->ofm_h, o->ofm_d);
+        printf("  %4zu 0x%04zx  %-10s %-14s %10llu %9llu %9llu %9llu %10llu\n", i, o->cmd_offset, kind_name(o), shape,
+               (unsigned long long)o->macs, (unsigned long long)o->cycles_compute,
+               (unsigned long long)o->cycles_memory, (unsigned long long)o->cycles, (unsigned long long)o->end);
+    }
+    /* the PMU, read back through its registers as an application would */
+    uint64_t cc = sim_npu_read(r->npu, SIM_REG_PMCCNTR_LO) | (uint64_t)sim_npu_read(r->npu, SIM_REG_PMCCNTR_HI) << 32;
+    printf("  total: %llu NPU cycles (PMU cycle counter %llu); PMU NPU_ACTIVE %u, MAC_ACTIVE %u, "
+           "AXI0 read beats %u, AXI1 read beats %u\n",
+           (unsigned long long)sim_npu_run_cycles(r->npu), (unsigned long long)cc,
+           sim_npu_read(r->npu, SIM_REG_PMEVCNTR0), sim_npu_read(r->npu, SIM_REG_PMEVCNTR0 + 4),
+           sim_npu_read(r->npu, SIM_REG_PMEVCNTR0 + 8), sim_npu_read(r->npu, SIM_REG_PMEVCNTR0 + 12));
+}
+
+static int eval_ethosu(void *user, interp *ip, const graph_op *op, npuc_err *err)
+{
+    npu_run *r = user;
+    const graph *g = interp_graph(ip);
+    int rc;
+    if (!r->npu) {
+        sim_variant v = r->variant;
+        if (!r->have_variant && (rc = sim_ethosu_op_variant(g, op, &v, err)))
+            return rc;
+        sim_system sys;
+        if (r->system_config || r->memory_mode) {
+            sim_system def;
+            sim_system_default(v, &def);
+            bool u65 = sim_variant_is_u65(v);
+            rc = sim_system_lookup(r->system_config ? r->system_config : def.name,
+                                   r->memory_mode ? r->memory_mode : (u65 ? "Dedicated_Sram" : "Shared_Sram"), &sys,
+                                   err);
+            if (rc) return rc;
+        } else {
+            sim_system_default(v, &sys);
+        }
+        if ((rc = sim_npu_create(v, &sys, &r->npu, err))) return rc;
+    }
+    if (r->trace) {
+        printf("ethos-u op %d: command stream\n", op->index);
+        sim_npu_set_trace(r->npu, trace_line, r);
+    }
+    /* PMU: cycle counter and four events, as an application would set it up */
+    static const uint32_t events[4] = {SIM_PMU_NPU_ACTIVE, SIM_PMU_MAC_ACTIVE, SIM_PMU_AXI0_RD_BEAT,
+                                       SIM_PMU_AXI1_RD_BEAT};
+    for (int i = 0; i < 4; i++) sim_npu_write(r->npu, SIM_REG_PMEVTYPER0 + 4 * i, events[i]);
+    sim_npu_write(r->npu, SIM_REG_PMCNTENSET, 0x8000000Fu);
+    sim_npu_write(r->npu, SIM_REG_PMCR, 1 | 2 | 4);
+    void *data[64];
+    if (op->n_in + op->n_out > 64)
+        return npuc_errf(err, NPUC_E_UNSUPPORTED, "ethos-u op with %d tensors", op->n_in + op->n_out);
+    for (int k = 0; k < op->n_in + op->n_out; k++) {
+        int32_t t = k < op->n_in ? op->in[k] : op->out[k - op->n_in];
+        data[k] = t < 0 ? NULL : g->tensors[t].data ? (void *)g->tensors[t].data : interp_tensor_mut(ip, t);
+    }
+    rc = sim_run_ethosu_op(r->npu, g, op, data, err);
+    if (rc) return rc;
+    r->total_cycles += sim_npu_run_cycles(r->npu);
+    r->n_runs++;
+    if (r->profile) print_profile(r, op->index);
+    return NPUC_OK;
+}
+
 int cli_run(int argc, char **argv)
 {
+    npu_run nr = {0};
     const char *model_path = NULL, *output = NULL, *dump = NULL;
     const char *inputs[MAX_INPUTS];
     int n_inputs = 0;
@@ -185,6 +316,27 @@ int cli_run(int argc, char **argv)
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             help(stdout);
             return CLI_OK;
+        } else if (!strcmp(a, "--trace")) {
+            nr.trace = true;
+        } else if (!strcmp(a, "--profile")) {
+            nr.profile = true;
+        } else if (!strcmp(a, "--npu") || !strcmp(a, "--system-config") || !strcmp(a, "--memory-mode")) {
+            if (i + 1 >= argc) return cli_usage_error("run", "%s needs a value", a);
+            const char *v = argv[++i];
+            if (!strcmp(a, "--npu")) {
+                size_t k;
+                for (k = 0; k < sizeof npu_names / sizeof npu_names[0]; k++)
+                    if (!strcmp(v, npu_names[k].name)) break;
+                if (k == sizeof npu_names / sizeof npu_names[0])
+                    return cli_usage_error("run", "--npu: unknown NPU '%s' (ethos-u55-32, ethos-u55-64, "
+                                                  "ethos-u55-128, ethos-u55-256, ethos-u65-256, ethos-u65-512)", v);
+                nr.variant = npu_names[k].v;
+                nr.have_variant = true;
+            } else if (!strcmp(a, "--system-config")) {
+                nr.system_config = v;
+            } else {
+                nr.memory_mode = v;
+            }
         } else if (!strcmp(a, "--input") || !strcmp(a, "--output") || !strcmp(a, "--seed") ||
                    !strcmp(a, "--dump-tensors")) {
             if (i + 1 >= argc) return cli_usage_error("run", "%s needs a value", a);
@@ -230,7 +382,18 @@ int cli_run(int argc, char **argv)
                                n_inputs < g->n_inputs ? " (use --random-input to fill the rest)" : "");
         goto out;
     }
-    interp_options opt = {.keep_all = dump != NULL};
+    if (nr.system_config || nr.memory_mode) {
+        /* validate the names before running anything */
+        sim_system sys, def;
+        sim_system_default(nr.have_variant ? nr.variant : SIM_U55_256, &def);
+        if (sim_system_lookup(nr.system_config ? nr.system_config : def.name,
+                              nr.memory_mode ? nr.memory_mode : "Shared_Sram", &sys, &err)) {
+            code = cli_usage_error("run", "%s", err.msg);
+            goto out;
+        }
+    }
+    interp_options opt = {.keep_all = dump != NULL, .custom_accept = accept_ethosu, .custom_eval = eval_ethosu,
+                          .custom_user = &nr};
     rc = interp_create(g, &opt, &ip, &err);
     if (rc) goto fail;
     npuc_rng rng;
@@ -292,6 +455,7 @@ int cli_run(int argc, char **argv)
 fail:
     code = cli_fail(&err);
 out:
+    sim_npu_free(nr.npu);
     free(outbuf);
     interp_free(ip);
     graph_free(g);

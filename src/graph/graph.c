@@ -91,6 +91,7 @@ int32_t graph_add_tensor(graph *g, const char *name, graph_dtype dtype, int32_t 
     nt->rank = rank;
     for (int32_t i = 0; i < rank; i++) nt->shape[i] = shape[i];
     nt->producer = -1;
+    nt->arena_offset = -1;
     nt->nbytes = graph_tensor_elems(nt) * graph_dtype_size(dtype);
     if (data) {
         nt->data = npuc_arena_memdup(&g->arena, data, nt->nbytes);

@@ -40,6 +40,8 @@ typedef struct graph_tensor {
     size_t nbytes;          /* elements * dtype size */
     bool is_variable;       /* state tensor (e.g. SVDF), persistent across runs */
     int32_t producer;       /* op index that writes it, -1 for inputs/constants */
+    int64_t arena_offset;   /* offline-planned arena offset (TFLite metadata
+                               "OfflineMemoryAllocation", as Vela writes it), -1 if none */
 } graph_tensor;
 
 typedef struct graph_op {

@@ -33,6 +33,7 @@ static int import_tensor(graph *g, const tfl_model *m, const tfl_subgraph *sg, i
     t->name = npuc_arena_strdup(&g->arena, x->name ? x->name : "");
     if (!t->name) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     t->producer = -1;
+    t->arena_offset = -1;
     t->is_variable = x->is_variable;
     if (!dtype_ok(x->type))
         return npuc_errf(err, NPUC_E_UNSUPPORTED, "tensor %d ('%s'): type %s (%d) is not supported", i, t->name,
@@ -240,6 +241,48 @@ static int check_order(graph *g, npuc_err *err)
     return rc;
 }
 
+/* Metadata "OfflineMemoryAllocation": int32 words [version 0, subgraph
+ * count, tensor count, one arena offset per tensor (-1 = planned online)];
+ * the offsets of subgraph 0 come first. */
+static int import_offline_offsets(graph *g, const tfl_model *m, npuc_err *err)
+{
+    for (int32_t i = 0; i < m->n_metadata; i++) {
+        const tfl_metadata *md = &m->metadata[i];
+        if (!md->name || strcmp(md->name, "OfflineMemoryAllocation")) continue;
+        if (md->buffer >= (uint32_t)m->n_buffers)
+            return npuc_errf(err, NPUC_E_INVALID, "metadata %d (OfflineMemoryAllocation): buffer %u out of range", i,
+                             md->buffer);
+        const tfl_buffer *b = &m->buffers[md->buffer];
+        const uint8_t *d = b->data;
+        if (!d || b->size < 12 || b->size % 4)
+            return npuc_errf(err, NPUC_E_INVALID,
+                             "metadata %d (OfflineMemoryAllocation): %zu bytes, expected a header of 3 int32 words "
+                             "and one word per tensor", i, b->size);
+        int32_t w[3];
+        for (int k = 0; k < 3; k++)
+            w[k] = (int32_t)((uint32_t)d[4 * k] | (uint32_t)d[4 * k + 1] << 8 | (uint32_t)d[4 * k + 2] << 16 |
+                             (uint32_t)d[4 * k + 3] << 24);
+        if (w[0] != 0)
+            return npuc_errf(err, NPUC_E_UNSUPPORTED, "metadata %d (OfflineMemoryAllocation): version %d, expected 0",
+                             i, w[0]);
+        size_t n = (b->size - 12) / 4;
+        if (w[2] < g->n_tensors || (size_t)w[2] != n)
+            return npuc_errf(err, NPUC_E_INVALID,
+                             "metadata %d (OfflineMemoryAllocation): %d offsets for %zu words, subgraph 0 has %d "
+                             "tensors", i, w[2], n, g->n_tensors);
+        for (int32_t t = 0; t < g->n_tensors; t++) {
+            const uint8_t *q = d + 12 + 4 * (size_t)t;
+            int32_t off = (int32_t)((uint32_t)q[0] | (uint32_t)q[1] << 8 | (uint32_t)q[2] << 16 |
+                                    (uint32_t)q[3] << 24);
+            if (off < -1)
+                return npuc_errf(err, NPUC_E_INVALID,
+                                 "metadata %d (OfflineMemoryAllocation): tensor %d has offset %d", i, t, off);
+            g->tensors[t].arena_offset = off;
+        }
+    }
+    return NPUC_OK;
+}
+
 int graph_import(const tfl_model *m, graph **out, npuc_err *err)
 {
     *out = NULL;
@@ -269,6 +312,7 @@ int graph_import(const tfl_model *m, graph **out, npuc_err *err)
                                g->tensors[g->inputs[i]].name);
     }
     if (!rc) rc = check_order(g, err);
+    if (!rc) rc = import_offline_offsets(g, m, err);
     if (rc) {
         graph_free(g);
         return rc;

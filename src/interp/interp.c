@@ -24,6 +24,9 @@ struct interp {
     size_t persist_size;
 };
 
+/* Marker for CUSTOM ops run by interp_options.custom_eval. */
+static const interp_op_impl custom_impl = {TFL_OP_CUSTOM, NULL, NULL};
+
 static const interp_op_impl *find_impl(int32_t opcode)
 {
     const interp_op_impl *(*groups[])(int32_t *) = {interp_ops_conv, interp_ops_elementwise, interp_ops_activation,
@@ -45,6 +48,15 @@ const void *interp_tensor_data(const interp *ip, int32_t tensor)
     const graph_tensor *t = &ip->g->tensors[tensor];
     if (t->is_variable) return ip->state + ip->offset[tensor];
     if (t->data) return t->data;
+    return ip->act + ip->offset[tensor];
+}
+
+void *interp_tensor_mut(interp *ip, int32_t tensor)
+{
+    if (tensor < 0 || tensor >= ip->g->n_tensors) return NULL;
+    const graph_tensor *t = &ip->g->tensors[tensor];
+    if (t->is_variable) return ip->state + ip->offset[tensor];
+    if (t->data) return NULL;
     return ip->act + ip->offset[tensor];
 }
 
@@ -226,6 +238,11 @@ int interp_create(const graph *g, const interp_options *opt, interp **out, npuc_
         interp_node *n = &ip->nodes[i];
         *n = (interp_node){.g = g, .op = op, .op_index = i, .arena = &ip->arena};
         const interp_op_impl *impl = op->opcode == TFL_OP_CUSTOM ? NULL : find_impl(op->opcode);
+        if (op->opcode == TFL_OP_CUSTOM && ip->opt.custom_eval &&
+            (!ip->opt.custom_accept || ip->opt.custom_accept(ip->opt.custom_user, op))) {
+            ip->impls[i] = &custom_impl;
+            continue;
+        }
         if (!impl) {
             rc = npuc_errf(err, NPUC_E_UNSUPPORTED, "op %d (%s): operator is not supported by the reference interpreter",
                            i, graph_op_name(op));
@@ -284,7 +301,8 @@ int interp_invoke(interp *ip, npuc_err *err)
     const graph *g = ip->g;
     for (int32_t i = 0; i < g->n_ops; i++) {
         interp_node *n = &ip->nodes[i];
-        int rc = ip->impls[i]->eval(n, ip, err);
+        int rc = ip->impls[i] == &custom_impl ? ip->opt.custom_eval(ip->opt.custom_user, ip, n->op, err)
+                                              : ip->impls[i]->eval(n, ip, err);
         if (rc) return npuc_err_prefix(err, "op %d (%s)", i, graph_op_name(n->op));
         if (ip->opt.on_op_done) ip->opt.on_op_done(ip->opt.user, ip, i);
     }

@@ -14,6 +14,13 @@ typedef struct interp_options {
     /* Called after each op with the op index; tensors it wrote are valid. */
     void (*on_op_done)(void *user, const interp *ip, int32_t op_index);
     void *user;
+    /* CUSTOM operators (e.g. "ethos-u"): when custom_eval is set, a CUSTOM
+     * op whose custom code custom_accept accepts (all if NULL) is planned
+     * like any op and run by calling custom_eval, which reads its inputs
+     * and writes its outputs through interp_tensor_mut. */
+    bool (*custom_accept)(void *user, const graph_op *op);
+    int (*custom_eval)(void *user, interp *ip, const graph_op *op, npuc_err *err);
+    void *custom_user;
 } interp_options;
 
 /* Prepares all ops (checks types/shapes, computes kernel parameters) and
@@ -33,6 +40,8 @@ void interp_reset_state(interp *ip);
 
 /* Data of any tensor (constant: its buffer; activation: its arena slot). */
 const void *interp_tensor_data(const interp *ip, int32_t tensor);
+/* Writable data of a non-constant tensor (NULL for constants). */
+void *interp_tensor_mut(interp *ip, int32_t tensor);
 const void *interp_output(const interp *ip, int32_t output_index, size_t *size);
 const graph *interp_graph(const interp *ip);
 

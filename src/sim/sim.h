@@ -18,6 +18,7 @@
 #include <stdbool.h>
 
 #include "util/util.h"
+#include "graph/graph.h"
 
 /* ---------------------------------------------------------------- variants */
 
@@ -262,5 +263,195 @@ typedef struct sim_scale_rec {
  * after the records must be zero. Errors name the byte offset. */
 int sim_scale_parse(const uint8_t *data, size_t size, size_t n_channels,
                     sim_scale_rec *out, npuc_err *err);
+
+
+/* ------------------------------------------------------------- memory */
+
+/* The NPU's view of memory: up to SIM_MAX_WINDOWS host buffers mapped at
+ * bus addresses (what a driver writes into BASEPn is a bus address). Every
+ * access an operation makes is checked to lie inside one window and inside
+ * the region's size limit (base_addr_size in the driver API). */
+#define SIM_MAX_WINDOWS 16
+
+typedef struct sim_window {
+    uint64_t bus;             /* bus address of byte 0 */
+    uint8_t *host;            /* host memory */
+    size_t size;              /* bytes */
+    bool writable;
+} sim_window;
+
+/* ---------------------------------------------------- per-op record */
+
+/* Kinds of work the executor reports (one record per NPU_OP_*). */
+typedef enum sim_op_kind {
+    SIM_K_CONV, SIM_K_DEPTHWISE, SIM_K_POOL, SIM_K_ELEMENTWISE, SIM_K_DMA
+} sim_op_kind;
+
+/* What one operation did, as the executor saw it; the cycle model works
+ * from this alone. Byte counts are what the op's data needs (each feature
+ * map element read once), per region. */
+typedef struct sim_op_info {
+    size_t cmd_index;         /* index of the NPU_OP_* command in the stream */
+    size_t cmd_offset;        /* its byte offset */
+    sim_op_kind kind;
+    uint8_t mode;             /* pool mode 0..2 / elementwise mode 0..9 */
+    /* geometry */
+    uint32_t ofm_w, ofm_h, ofm_d;
+    uint32_t ifm_w, ifm_h, ifm_d;     /* extent actually read (not upscaled) */
+    uint32_t kernel_w, kernel_h;      /* undilated taps */
+    uint8_t stride_x, stride_y, upscale;
+    uint32_t blk_w, blk_h, blk_d;     /* OFM block */
+    uint8_t ifm_bits, ifm2_bits, ofm_bits;
+    uint8_t ifm_format, ofm_format;   /* 0 NHWC, 1 NHCWB16 */
+    bool ifm2_tensor;                 /* binary elementwise with a tensor IFM2 */
+    bool ifm2_broadcast;              /* some axis broadcast */
+    uint8_t act_func;                 /* 0 clamp, 3 tanh, 4 sigmoid, 16+ LUT */
+    uint8_t acc_bits;                 /* 32 or 40 */
+    uint8_t blockdep;                 /* BLOCKDEP register at this op */
+    uint8_t wait_kind;                /* wait preceding this op: 0 none, 1 DMA_WAIT, 2 KERNEL_WAIT */
+    uint8_t wait_count;
+    uint64_t macs;                    /* multiply-accumulates (conv/depthwise/pool taps) */
+    /* traffic, bytes, per region 0..7 */
+    uint8_t ifm_region, ifm2_region, ofm_region, weight_region, scale_region;
+    uint64_t ifm_bytes, ifm2_bytes, ofm_bytes, weight_bytes, scale_bytes;
+    /* DMA */
+    uint8_t dma_src_region, dma_dst_region;   /* 0xFF = SHRAM */
+    uint64_t dma_bytes;
+    /* filled by the cycle model (sim_perf_estimate) */
+    uint64_t cycles_compute, cycles_memory, cycles;   /* this op alone */
+    uint64_t start, end;                              /* on the NPU timeline */
+    uint64_t axi_read[2], axi_write[2];               /* bytes per AXI port */
+} sim_op_info;
+
+/* --------------------------------------------------- system / memory config */
+
+/* Where memory sits and how fast it is, as in Vela's vela.ini system configs
+ * (ethos-u.md 1.4). region_port[r] says which AXI port region r uses. */
+typedef struct sim_memory {
+    const char *name;         /* "Sram", "OffChipFlash", "Dram" */
+    double clock_scale;       /* memory clock = core clock * scale */
+    unsigned burst_bytes;     /* burst length */
+    unsigned read_latency, write_latency;   /* in memory clock cycles */
+    unsigned width_bytes;     /* bytes per memory clock */
+} sim_memory;
+
+typedef struct sim_system {
+    const char *name;         /* "Ethos_U55_High_End_Embedded", ... */
+    double core_clock_hz;
+    sim_memory axi[2];
+    uint8_t region_port[8];   /* 0 or 1 */
+} sim_system;
+
+/* Built-in Vela system configs combined with a memory mode, by name, e.g.
+ * ("Ethos_U55_High_End_Embedded", "Shared_Sram"). */
+int sim_system_lookup(const char *system_config, const char *memory_mode,
+                      sim_system *out, npuc_err *err);
+/* The default for a variant: U55 → Ethos_U55_High_End_Embedded/Shared_Sram,
+ * U65 → Ethos_U65_High_End/Dedicated_Sram. */
+void sim_system_default(sim_variant v, sim_system *out);
+
+/* Fills the geometry, MAC and traffic fields of *info for the NPU_OP_*
+ * command `op` (index cmd_index in its stream) from the register state at
+ * that op. The wait fields describe the wait command(s) directly before it
+ * and are filled by the caller. */
+void sim_op_info_from_state(const sim_state *s, const sim_cmd *op, size_t cmd_index,
+                            sim_variant v, sim_op_info *info);
+
+/* Fills cycles_*, start/end and axi_* of every record, honouring waits and
+ * BLOCKDEP (DMA overlapped with kernel ops as the waits allow), and returns
+ * the total NPU cycles. */
+uint64_t sim_perf_estimate(sim_variant v, const sim_system *sys,
+                           sim_op_info *ops, size_t n_ops);
+
+
+/* ------------------------------------------------ the NPU device (MMIO) */
+
+/* Register offsets (ethos-u.md 9.4). */
+enum {
+    SIM_REG_ID = 0x000, SIM_REG_STATUS = 0x004, SIM_REG_CMD = 0x008, SIM_REG_RESET = 0x00C,
+    SIM_REG_QBASE = 0x010, SIM_REG_QBASE_HI = 0x014, SIM_REG_QREAD = 0x018,
+    SIM_REG_QCONFIG = 0x01C, SIM_REG_QSIZE = 0x020, SIM_REG_PROT = 0x024,
+    SIM_REG_CONFIG = 0x028, SIM_REG_LOCK = 0x02C, SIM_REG_REGIONCFG = 0x03C,
+    SIM_REG_AXI_LIMIT0 = 0x040, /* ..3 at 0x04C */
+    SIM_REG_BASEP0 = 0x080,     /* BASEPn lo at 0x080 + 8n, hi at +4 */
+    SIM_REG_PMCR = 0x180, SIM_REG_PMCNTENSET = 0x184, SIM_REG_PMCNTENCLR = 0x188,
+    SIM_REG_PMOVSSET = 0x18C, SIM_REG_PMOVSCLR = 0x190, SIM_REG_PMINTSET = 0x194,
+    SIM_REG_PMINTCLR = 0x198, SIM_REG_PMCCNTR_LO = 0x1A0, SIM_REG_PMCCNTR_HI = 0x1A4,
+    SIM_REG_PMCCNTR_CFG = 0x1A8, SIM_REG_PMCAXI_CHAN = 0x1AC,
+    SIM_REG_PMEVCNTR0 = 0x300,  /* ..3, +4 each */
+    SIM_REG_PMEVTYPER0 = 0x380, /* ..3 */
+    SIM_REG_SIZE = 0x1000
+};
+
+/* STATUS bits. */
+enum {
+    SIM_STATUS_STATE = 1u << 0, SIM_STATUS_IRQ_RAISED = 1u << 1,
+    SIM_STATUS_BUS_STATUS = 1u << 2, SIM_STATUS_RESET = 1u << 3,
+    SIM_STATUS_CMD_PARSE_ERROR = 1u << 4, SIM_STATUS_CMD_END_REACHED = 1u << 5,
+    SIM_STATUS_PMU_IRQ = 1u << 6, SIM_STATUS_WD_FAULT = 1u << 7, SIM_STATUS_ECC_FAULT = 1u << 8
+};
+
+/* PMU event numbers the model counts (others read 0). */
+enum {
+    SIM_PMU_CYCLE = 17, SIM_PMU_NPU_IDLE = 32, SIM_PMU_NPU_ACTIVE = 35,
+    SIM_PMU_MAC_ACTIVE = 48, SIM_PMU_MAC_ACTIVE_8BIT = 49, SIM_PMU_MAC_ACTIVE_16BIT = 50,
+    SIM_PMU_AO_ACTIVE = 64, SIM_PMU_WD_ACTIVE = 80,
+    SIM_PMU_AXI0_RD_BEAT = 130, SIM_PMU_AXI0_WR_BEAT = 135,
+    SIM_PMU_AXI1_RD_BEAT = 386, SIM_PMU_AXI1_WR_BEAT = 391
+};
+
+typedef struct sim_npu sim_npu;
+
+/* A virtual NPU of the given variant; sys NULL = sim_system_default. */
+int sim_npu_create(sim_variant v, const sim_system *sys, sim_npu **out, npuc_err *err);
+void sim_npu_free(sim_npu *npu);
+sim_variant sim_npu_variant(const sim_npu *npu);
+
+/* Memory the NPU can reach: host buffer at a bus address. Windows may not
+ * overlap. */
+int sim_npu_map(sim_npu *npu, uint64_t bus, void *host, size_t size, bool writable,
+                npuc_err *err);
+void sim_npu_unmap_all(sim_npu *npu);
+
+/* 32-bit register access at a byte offset (multiple of 4, < SIM_REG_SIZE).
+ * Writing CMD bit 0 runs the command queue at QBASE/QSIZE to completion
+ * (or the first error), updates STATUS/QREAD/PMU, then raises the IRQ. */
+uint32_t sim_npu_read(sim_npu *npu, uint32_t offset);
+void sim_npu_write(sim_npu *npu, uint32_t offset, uint32_t value);
+
+/* Interrupt line: called (from inside sim_npu_write) when the NPU raises
+ * its IRQ: at NPU_OP_STOP, NPU_OP_IRQ, and on errors. */
+void sim_npu_set_irq(sim_npu *npu, void (*fn)(void *user), void *user);
+/* Trace: one sim_cmd_format line per executed command. */
+void sim_npu_set_trace(sim_npu *npu, void (*fn)(void *user, const char *line), void *user);
+
+/* Why the last run stopped with an error ("" if it did not): the command's
+ * byte offset and the reason. */
+const char *sim_npu_error(const sim_npu *npu);
+/* The records of the last run's operations with their cycle estimates, and
+ * the run's total cycles. */
+const sim_op_info *sim_npu_ops(const sim_npu *npu, size_t *n);
+uint64_t sim_npu_run_cycles(const sim_npu *npu);
+
+
+/* --------------------------------------- running a Vela "ethos-u" op */
+
+
+/* True for a CUSTOM op with custom code "ethos-u". */
+bool sim_is_ethosu_op(const graph_op *op);
+
+/* The NPU variant an ethos-u op's COP1 payload was compiled for. */
+int sim_ethosu_op_variant(const graph *g, const graph_op *op, sim_variant *v, npuc_err *err);
+
+/* Runs one ethos-u op as TFLite Micro + the Ethos-U driver would: checks
+ * the payload's CONFIG against the NPU, places the op's tensors in one
+ * arena at their OfflineMemoryAllocation offsets (scratch, scratch_fast,
+ * inputs, outputs), maps flash/arena/payload into the NPU's memory, writes
+ * QBASE/QSIZE/BASEP0..n, starts it through CMD and checks STATUS.
+ * data[k] is the host memory of tensor op->in[k] (k < n_in), then
+ * op->out[k - n_in]; inputs are read, outputs written. Errors carry the
+ * NPU's message (command byte offset and reason). */
+int sim_run_ethosu_op(sim_npu *npu, const graph *g, const graph_op *op, void *const *data,
+                      npuc_err *err);
 
 #endif

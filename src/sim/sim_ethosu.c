@@ -1,0 +1,166 @@
+/* sim_ethosu: runs a Vela "ethos-u" custom operator on the virtual NPU the
+ * way TensorFlow Lite Micro's ethos-u kernel and the driver do it
+ * (ethos-u.md 9.1-9.5, 10): payload check, base addresses, register
+ * programming, start, completion status. */
+#include "sim/sim.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define BUS_BASE 0x10000000ull
+#define BUS_STEP 0x08000000ull   /* 128 MiB per window */
+
+bool sim_is_ethosu_op(const graph_op *op)
+{
+    return op->opcode == TFL_OP_CUSTOM && op->custom_code && !strcmp(op->custom_code, "ethos-u");
+}
+
+static int payload_of(const graph *g, const graph_op *op, sim_cop1 *c, npuc_err *err)
+{
+    if (op->n_in < 4 || op->in[0] < 0 || op->in[1] < 0 || op->in[2] < 0 || op->in[3] < 0)
+        return npuc_errf(err, NPUC_E_INVALID,
+                         "ethos-u op: needs inputs command stream, flash, scratch, scratch_fast "
+                         "(has %d inputs)", op->n_in);
+    const graph_tensor *t = &g->tensors[op->in[0]];
+    if (!t->data || (t->dtype != GRAPH_U8 && t->dtype != GRAPH_I8))
+        return npuc_errf(err, NPUC_E_INVALID,
+                         "ethos-u op: input 0 ('%s') must be a constant uint8 command stream",
+                         t->name);
+    int rc = sim_cop1_parse(t->data, t->nbytes, c, err);
+    if (rc)
+        return npuc_err_prefix(err, "ethos-u op: input 0 ('%s')", t->name), rc;
+    if (!c->stream)
+        return npuc_errf(err, NPUC_E_INVALID, "ethos-u op: payload has no command stream");
+    return NPUC_OK;
+}
+
+int sim_ethosu_op_variant(const graph *g, const graph_op *op, sim_variant *v, npuc_err *err)
+{
+    sim_cop1 c;
+    int rc = payload_of(g, op, &c, err);
+    if (rc)
+        return rc;
+    if (!c.has_config)
+        return npuc_errf(err, NPUC_E_INVALID,
+                         "ethos-u op: payload has no OPTIMIZER_CONFIG, so its NPU is unknown");
+    return sim_variant_from_config(c.config, v, err);
+}
+
+int sim_run_ethosu_op(sim_npu *npu, const graph *g, const graph_op *op, void *const *data,
+                      npuc_err *err)
+{
+    sim_cop1 c;
+    int rc = payload_of(g, op, &c, err);
+    if (rc)
+        return rc;
+    sim_variant nv = sim_npu_variant(npu);
+    if (c.has_config) {
+        /* the driver's check (ethos-u.md 9.2): product and MACs must match */
+        uint32_t hw = sim_variant_config_word(nv);
+        if ((c.config & 0xF) != (hw & 0xF) || (c.config >> 28) != (hw >> 28))
+            return npuc_errf(err, NPUC_E_INVALID,
+                             "ethos-u op: compiled for CONFIG 0x%08x, but the NPU is %s "
+                             "(CONFIG 0x%08x)", c.config, sim_variant_name(nv), hw);
+        if ((c.id >> 28) != 1 || ((c.id >> 20) & 0xFF) > 0)
+            return npuc_errf(err, NPUC_E_UNSUPPORTED,
+                             "ethos-u op: compiled for architecture %u.%u, the NPU is 1.0",
+                             c.id >> 28, (c.id >> 20) & 0xFF);
+    }
+    int n_io = op->n_in + op->n_out;
+    const graph_tensor *scratch = &g->tensors[op->in[2]];
+    /* one arena for every tensor with an offline offset */
+    size_t arena_size = 0;
+    for (int k = 2; k < n_io; k++) {
+        int32_t ti = k < op->n_in ? op->in[k] : op->out[k - op->n_in];
+        if (ti < 0)
+            continue;
+        const graph_tensor *t = &g->tensors[ti];
+        if (t->arena_offset >= 0 && (size_t)t->arena_offset + t->nbytes > arena_size)
+            arena_size = (size_t)t->arena_offset + t->nbytes;
+    }
+    uint8_t *arena = NULL;
+    if (arena_size) {
+        arena = calloc(1, arena_size);
+        if (!arena)
+            return npuc_errf(err, NPUC_E_NOMEM, "ethos-u op: out of memory for a %zu byte arena",
+                             arena_size);
+    }
+    sim_npu_unmap_all(npu);
+    uint64_t bus_of[64];
+    int nwin = 0;
+    uint64_t payload_bus = 0, arena_bus = 0;
+    const graph_tensor *pt = &g->tensors[op->in[0]];
+#define MAP(host, size, wr, busvar)                                                      \
+    do {                                                                                  \
+        if ((size) > BUS_STEP || nwin >= SIM_MAX_WINDOWS) {                               \
+            rc = npuc_errf(err, NPUC_E_UNSUPPORTED,                                       \
+                           "ethos-u op: %zu bytes or %d buffers exceed the host NPU map", \
+                           (size_t)(size), nwin + 1);                                     \
+            goto done;                                                                    \
+        }                                                                                 \
+        busvar = BUS_BASE + BUS_STEP * (uint64_t)nwin++;                                  \
+        if ((rc = sim_npu_map(npu, busvar, (void *)(host), (size), (wr), err)))           \
+            goto done;                                                                    \
+    } while (0)
+    MAP(pt->data, pt->nbytes, false, payload_bus);
+    if (arena)
+        MAP(arena, arena_size, true, arena_bus);
+    /* base_addr[k-1] = tensor k for k >= 1 (inputs), then the outputs */
+    uint64_t basep[8] = {0};
+    for (int k = 1; k < n_io && k <= 8; k++) {
+        int32_t ti = k < op->n_in ? op->in[k] : op->out[k - op->n_in];
+        uint64_t b = 0;
+        if (ti >= 0) {
+            const graph_tensor *t = &g->tensors[ti];
+            if (arena && t->arena_offset >= 0) {
+                b = arena_bus + (uint64_t)t->arena_offset;
+            } else if (t->nbytes) {
+                void *host = t->data ? (void *)t->data : data[k];
+                MAP(host, t->nbytes, !t->data, b);
+            }
+        }
+        basep[k - 1] = b;
+        (void)bus_of;
+    }
+    /* inputs into the arena */
+    for (int k = 4; k < op->n_in; k++) {
+        int32_t ti = op->in[k];
+        if (ti < 0 || !arena) continue;
+        const graph_tensor *t = &g->tensors[ti];
+        if (t->arena_offset >= 0)
+            memcpy(arena + t->arena_offset, t->data ? t->data : data[k], t->nbytes);
+    }
+    (void)scratch;
+    /* program the NPU as the driver does */
+    uint64_t q = payload_bus + c.stream_offset;
+    sim_npu_write(npu, SIM_REG_QBASE, (uint32_t)q);
+    sim_npu_write(npu, SIM_REG_QBASE_HI, (uint32_t)(q >> 32));
+    sim_npu_write(npu, SIM_REG_QSIZE, (uint32_t)c.stream_size);
+    for (int i = 0; i < 8; i++) {
+        sim_npu_write(npu, SIM_REG_BASEP0 + 8 * i, (uint32_t)basep[i]);
+        sim_npu_write(npu, SIM_REG_BASEP0 + 8 * i + 4, (uint32_t)(basep[i] >> 32));
+    }
+    uint32_t cmd = sim_npu_read(npu, SIM_REG_CMD);
+    sim_npu_write(npu, SIM_REG_CMD, (cmd & 0xC) | 1);
+    uint32_t st = sim_npu_read(npu, SIM_REG_STATUS);
+    sim_npu_write(npu, SIM_REG_CMD, (cmd & 0xC) | 2);   /* the IRQ handler's clear */
+    if (st & (SIM_STATUS_BUS_STATUS | SIM_STATUS_CMD_PARSE_ERROR | SIM_STATUS_WD_FAULT |
+              SIM_STATUS_ECC_FAULT) || !(st & SIM_STATUS_CMD_END_REACHED)) {
+        rc = npuc_errf(err, NPUC_E_RUNTIME, "NPU stopped with STATUS 0x%08x: %s", st,
+                       sim_npu_error(npu));
+        goto done;
+    }
+    for (int k = 0; k < op->n_out; k++) {
+        int32_t ti = op->out[k];
+        if (ti < 0 || !arena) continue;
+        const graph_tensor *t = &g->tensors[ti];
+        if (t->arena_offset >= 0)
+            memcpy(data[op->n_in + k], arena + t->arena_offset, t->nbytes);
+    }
+    rc = NPUC_OK;
+done:
+#undef MAP
+    sim_npu_unmap_all(npu);
+    free(arena);
+    return rc;
+}

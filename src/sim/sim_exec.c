@@ -1,0 +1,1223 @@
+/* sim_exec: the virtual NPU's executor. Runs one NPU_OP_* with a register
+ * state snapshot, bit-exactly (ethos-u.md sections 4, 5, 6, 7, 8).
+ *
+ * Every op follows the same plan, chosen for host speed:
+ *   1. resolve every feature-map tile, weight, scale and LUT range to host
+ *      memory once, with bounds checks (nothing is checked per element);
+ *   2. gather the IFM (tiles, NHWC/NHCWB16, strides, zero point, padding,
+ *      upscaling) into one dense, padded buffer of (value - zero point);
+ *   3. compute with branch-free loops over dense buffers (int16 data and
+ *      int32 accumulators when the bounds prove that cannot overflow, else
+ *      int32 data and int64 accumulators);
+ *   4. apply the output stage and scatter into the OFM layout. */
+#include "sim/sim_int.h"
+
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef __int128 i128;
+
+/* ------------------------------------------------------------ buffers */
+
+void sim_ctx_init(sim_ctx *c, sim_variant v, uint8_t *shram, size_t shram_size)
+{
+    memset(c, 0, sizeof *c);
+    c->variant = v;
+    c->shram = shram;
+    c->shram_size = shram_size;
+}
+
+void sim_ctx_free(sim_ctx *c)
+{
+    for (int i = 0; i < SIM_N_BUF; i++)
+        free(c->buf[i].p);
+    for (int i = 0; i < SIM_WCACHE_SIZE; i++) {
+        free(c->wcache[i].bytes);
+        free(c->wcache[i].dense);
+    }
+    memset(c->buf, 0, sizeof c->buf);
+    memset(c->wcache, 0, sizeof c->wcache);
+}
+
+static void *buf_get(sim_ctx *c, int which, size_t n_elems, size_t elem, npuc_err *err)
+{
+    size_t bytes;
+    if (!npuc_mul_size(n_elems ? n_elems : 1, elem, &bytes) || bytes > ((size_t)1 << 33)) {
+        npuc_errf(err, NPUC_E_NOMEM, "operation needs a %zu x %zu byte work buffer (too large)",
+                  n_elems, elem);
+        return NULL;
+    }
+    sim_buf *b = &c->buf[which];
+    if (b->cap < bytes) {
+        size_t cap = bytes + bytes / 4 + 64;
+        void *p = realloc(b->p, cap);
+        if (!p) {
+            npuc_errf(err, NPUC_E_NOMEM, "out of memory for a %zu byte work buffer", cap);
+            return NULL;
+        }
+        b->p = p;
+        b->cap = cap;
+    }
+    return b->p;
+}
+
+/* ------------------------------------------------------------ memory */
+
+static int fail(sim_ctx *c, int fault, npuc_err *err, int code, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+static int fail(sim_ctx *c, int fault, npuc_err *err, int code, const char *fmt, ...)
+{
+    char msg[sizeof err->msg];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    c->fault = fault;
+    return npuc_errf(err, code, "%s", msg);
+}
+
+/* Host pointer for len bytes at offset off of a region. */
+static int bus_map(sim_ctx *c, unsigned region, uint64_t off, uint64_t len, bool write,
+                   const char *what, uint8_t **p, npuc_err *err)
+{
+    uint64_t a = c->basep[region & 7] + off;
+    *p = NULL;
+    if (a < off)
+        return fail(c, SIM_FAULT_BUS, err, NPUC_E_RUNTIME,
+                    "%s: region %u offset 0x%llx overflows the address space", what, region,
+                    (unsigned long long)off);
+    for (size_t i = 0; i < c->n_win; i++) {
+        const sim_window *w = &c->win[i];
+        if (a < w->bus || a - w->bus > w->size || len > w->size - (a - w->bus))
+            continue;
+        if (write && !w->writable)
+            return fail(c, SIM_FAULT_BUS, err, NPUC_E_RUNTIME,
+                        "%s: writes %llu bytes at region %u offset 0x%llx (bus 0x%llx), which "
+                        "is read-only memory", what, (unsigned long long)len, region,
+                        (unsigned long long)off, (unsigned long long)a);
+        *p = w->host + (a - w->bus);
+        return NPUC_OK;
+    }
+    return fail(c, SIM_FAULT_BUS, err, NPUC_E_RUNTIME,
+                "%s: %s %llu bytes at region %u offset 0x%llx (bus 0x%llx, BASEP%u 0x%llx), "
+                "outside the memory mapped for the NPU", what, write ? "writes" : "reads",
+                (unsigned long long)len, region, (unsigned long long)off, (unsigned long long)a,
+                region, (unsigned long long)c->basep[region & 7]);
+}
+
+/* ------------------------------------------------------- feature maps */
+
+typedef struct fm_view {
+    uint8_t *tile[4];
+    uint32_t w0, h0, h1;
+    uint64_t sx, sy, sc;
+    unsigned es;
+    bool sgn, brick;
+} fm_view;
+
+static uint64_t cterm_max(const sim_fm *fm, uint32_t C, unsigned es)
+{
+    if (!fm->format)
+        return (uint64_t)(C - 1) * es;
+    uint64_t last = (uint64_t)((C - 1) >> 4) * fm->stride_c + ((C - 1) & 15) * es;
+    if (C > 16) {
+        uint64_t full = (uint64_t)(((C - 1) >> 4) - 1) * fm->stride_c + 15 * es;
+        if (full > last)
+            last = full;
+    } else if (C > 1 && ((C - 1) & 15) < 15) {
+        /* channels 0..C-1 of brick 0 */
+    }
+    return last;
+}
+
+/* Resolves the tiles an H x W x C access touches. */
+static int fm_open(sim_ctx *c, const sim_fm *fm, uint32_t H, uint32_t W, uint32_t C, bool write,
+                   const char *what, fm_view *v, npuc_err *err)
+{
+    memset(v, 0, sizeof *v);
+    if (fm->bits != 8 && fm->bits != 16 && fm->bits != 32)
+        return fail(c, SIM_FAULT_CMD, err, NPUC_E_FORMAT, "%s: precision not programmed", what);
+    if (!fm->width0 || !fm->height0 || !fm->height1)
+        return fail(c, SIM_FAULT_CMD, err, NPUC_E_FORMAT,
+                    "%s: tile geometry (WIDTH0/HEIGHT0/HEIGHT1) not programmed", what);
+    if (!H || !W || !C)
+        return fail(c, SIM_FAULT_CMD, err, NPUC_E_FORMAT, "%s: empty %ux%ux%u feature map", what,
+                    H, W, C);
+    v->es = fm->bits / 8;
+    v->sgn = fm->is_signed;
+    v->brick = fm->format == 1;
+    v->w0 = fm->width0;
+    v->h0 = fm->height0;
+    v->h1 = fm->height1;
+    v->sx = fm->stride_x;
+    v->sy = fm->stride_y;
+    v->sc = v->brick ? fm->stride_c : v->es;
+    uint64_t ct = cterm_max(fm, C, v->es) + v->es;
+    for (int t = 0; t < 4; t++) {
+        uint32_t x0 = (t & 1) ? v->w0 : 0, x1 = (t & 1) ? W : (W < v->w0 ? W : v->w0);
+        uint32_t y0, y1;
+        if (t == 0) { y0 = 0; y1 = H < v->h0 ? H : v->h0; }
+        else if (t == 1) { y0 = 0; y1 = H < v->h1 ? H : v->h1; }
+        else if (t == 2) { y0 = v->h0; y1 = H; }
+        else { y0 = v->h1; y1 = H; }
+        if (x0 >= x1 || y0 >= y1)
+            continue;
+        uint64_t ly = (uint64_t)(y1 - 1 - ((t >= 2) ? y0 : 0));
+        uint64_t lx = (uint64_t)(x1 - 1 - x0);
+        uint64_t span = ly * v->sy + lx * v->sx + ct;
+        char w2[96];
+        snprintf(w2, sizeof w2, "%s tile %d", what, t);
+        int rc = bus_map(c, fm->region, fm->base[t], span, write, w2, &v->tile[t], err);
+        if (rc)
+            return rc;
+    }
+    return NPUC_OK;
+}
+
+static inline uint8_t *fm_px(const fm_view *v, uint32_t y, uint32_t x)
+{
+    if (x < v->w0) {
+        if (y < v->h0)
+            return v->tile[0] + y * v->sy + x * v->sx;
+        return v->tile[2] + (y - v->h0) * v->sy + x * v->sx;
+    }
+    x -= v->w0;
+    if (y < v->h1)
+        return v->tile[1] + y * v->sy + x * v->sx;
+    return v->tile[3] + (y - v->h1) * v->sy + x * v->sx;
+}
+
+/* Reads n consecutive stored elements minus zp. */
+static void run_read32(const uint8_t *p, unsigned n, unsigned es, bool sgn, int32_t zp, int32_t *d)
+{
+    if (es == 1) {
+        if (sgn) for (unsigned i = 0; i < n; i++) d[i] = (int32_t)(int8_t)p[i] - zp;
+        else for (unsigned i = 0; i < n; i++) d[i] = (int32_t)p[i] - zp;
+    } else if (es == 2) {
+        for (unsigned i = 0; i < n; i++) {
+            uint16_t u = (uint16_t)(p[2 * i] | p[2 * i + 1] << 8);
+            d[i] = (sgn ? (int32_t)(int16_t)u : (int32_t)u) - zp;
+        }
+    } else {
+        for (unsigned i = 0; i < n; i++) {
+            uint32_t u = (uint32_t)p[4 * i] | (uint32_t)p[4 * i + 1] << 8 |
+                         (uint32_t)p[4 * i + 2] << 16 | (uint32_t)p[4 * i + 3] << 24;
+            /* 32-bit data: zero points are 0 for Vela; wrap like the hardware's
+             * 32-bit datapath would rather than invoke undefined behaviour */
+            d[i] = (int32_t)((sgn ? u : u) - (uint32_t)zp);
+        }
+    }
+}
+
+static void run_read16(const uint8_t *p, unsigned n, unsigned es, bool sgn, int32_t zp, int16_t *d)
+{
+    if (es == 1) {
+        if (sgn) for (unsigned i = 0; i < n; i++) d[i] = (int16_t)((int8_t)p[i] - zp);
+        else for (unsigned i = 0; i < n; i++) d[i] = (int16_t)(p[i] - zp);
+    } else {
+        for (unsigned i = 0; i < n; i++) {
+            uint16_t u = (uint16_t)(p[2 * i] | p[2 * i + 1] << 8);
+            d[i] = (int16_t)((sgn ? (int32_t)(int16_t)u : (int32_t)u) - zp);
+        }
+    }
+}
+
+/* Gathers H x W x C (minus zp) into dst with the given pitches (elements).
+ * Either d32 or d16 is used. */
+static void fm_gather(const fm_view *v, uint32_t H, uint32_t W, uint32_t C, int32_t zp,
+                      int32_t *d32, int16_t *d16, size_t row_pitch, size_t px_pitch)
+{
+    for (uint32_t y = 0; y < H; y++) {
+        for (uint32_t x = 0; x < W; x++) {
+            const uint8_t *p = fm_px(v, y, x);
+            size_t o = (size_t)y * row_pitch + (size_t)x * px_pitch;
+            if (!v->brick) {
+                if (d16) run_read16(p, C, v->es, v->sgn, zp, d16 + o);
+                else run_read32(p, C, v->es, v->sgn, zp, d32 + o);
+            } else {
+                for (uint32_t c0 = 0; c0 < C; c0 += 16) {
+                    unsigned n = C - c0 < 16 ? C - c0 : 16;
+                    const uint8_t *q = p + (size_t)(c0 >> 4) * v->sc;
+                    if (d16) run_read16(q, n, v->es, v->sgn, zp, d16 + o + c0);
+                    else run_read32(q, n, v->es, v->sgn, zp, d32 + o + c0);
+                }
+            }
+        }
+    }
+}
+
+static void run_write(uint8_t *p, unsigned n, unsigned es, const int32_t *s)
+{
+    if (es == 1) {
+        for (unsigned i = 0; i < n; i++) p[i] = (uint8_t)s[i];
+    } else if (es == 2) {
+        for (unsigned i = 0; i < n; i++) {
+            p[2 * i] = (uint8_t)s[i];
+            p[2 * i + 1] = (uint8_t)((uint32_t)s[i] >> 8);
+        }
+    } else {
+        for (unsigned i = 0; i < n; i++) {
+            uint32_t u = (uint32_t)s[i];
+            p[4 * i] = (uint8_t)u;
+            p[4 * i + 1] = (uint8_t)(u >> 8);
+            p[4 * i + 2] = (uint8_t)(u >> 16);
+            p[4 * i + 3] = (uint8_t)(u >> 24);
+        }
+    }
+}
+
+/* Stores one pixel's C final values. */
+static inline void fm_put(const fm_view *v, uint32_t y, uint32_t x, uint32_t C, const int32_t *s)
+{
+    uint8_t *p = fm_px(v, y, x);
+    if (!v->brick) {
+        run_write(p, C, v->es, s);
+        return;
+    }
+    for (uint32_t c0 = 0; c0 < C; c0 += 16) {
+        unsigned n = C - c0 < 16 ? C - c0 : 16;
+        run_write(p + (size_t)(c0 >> 4) * v->sc, n, v->es, s + c0);
+    }
+}
+
+static void type_range(unsigned bits, bool sgn, int64_t *lo, int64_t *hi)
+{
+    if (sgn) {
+        *lo = -((int64_t)1 << (bits - 1));
+        *hi = ((int64_t)1 << (bits - 1)) - 1;
+    } else {
+        *lo = 0;
+        *hi = ((int64_t)1 << bits) - 1;
+    }
+}
+
+/* ------------------------------------------------------- output stage */
+
+/* R_mode(acc, m, s) of ethos-u.md 5.6. */
+static inline int64_t rescale(int64_t acc, uint32_t m, unsigned s, unsigned round)
+{
+    i128 p = (i128)acc * m;
+    if (s == 0)
+        return (int64_t)(p > INT64_MAX ? INT64_MAX : p < INT64_MIN ? INT64_MIN : p);
+    i128 r;
+    if (round == 1) {                          /* TRUNCATE: toward zero */
+        i128 d = (i128)1 << s;
+        r = p >= 0 ? p / d : -((-p) / d);
+    } else {
+        i128 add = (i128)1 << (s - 1);
+        if (round == 0 && s > 31)
+            add += acc >= 0 ? ((i128)1 << 30) : -((i128)1 << 30);
+        r = (p + add) >> s;
+    }
+    if (r > INT64_MAX) return INT64_MAX;
+    if (r < INT64_MIN) return INT64_MIN;
+    return (int64_t)r;
+}
+
+enum { LUT_NONE, LUT_8, LUT_32, LUT_16, LUT_TANH, LUT_SIGMOID };
+
+typedef struct ostage {
+    unsigned round;
+    int64_t zo;
+    int64_t lo, hi;           /* clamp after zero point (already intersected with type) */
+    int lut;
+    const uint8_t *table;
+    bool lut_signed_idx;      /* index = v + 128 (signed 8-bit) or v */
+    bool ofm_signed;
+    unsigned ofm_bits;
+} ostage;
+
+static int ostage_init(sim_ctx *c, const sim_state *s, const char *what, ostage *o, npuc_err *err)
+{
+    memset(o, 0, sizeof *o);
+    o->round = s->ofm.round_mode;
+    o->zo = sim_fm_zero_point(&s->ofm);
+    o->ofm_signed = s->ofm.is_signed;
+    o->ofm_bits = s->ofm.bits;
+    int64_t tlo, thi;
+    type_range(s->ofm.bits, s->ofm.is_signed, &tlo, &thi);
+    unsigned f = s->act_func;
+    if (f == 0 && s->act_clip)
+        return fail(c, SIM_FAULT_CMD, err, NPUC_E_FORMAT,
+                    "%s: ACTIVATION clip range %u without a LUT", what, s->act_clip);
+    if (s->ofm.bits == 32 && f == 0) {
+        /* 32-bit OFM without a LUT: the zero point and ACTIVATION_MIN/MAX do
+         * not apply (ethos-u.md 5.1; Vela's int8 softmax writes int32
+         * intermediates with the input's zero point, -1 in person_detect,
+         * and is only exact if it is ignored) */
+        o->zo = 0;
+        o->lo = tlo;
+        o->hi = thi;
+        return NPUC_OK;
+    }
+    o->lo = s->act_min > tlo ? s->act_min : tlo;
+    o->hi = s->act_max < thi ? s->act_max : thi;
+    if (f == 0)
+        return NPUC_OK;
+    if (f == 3 || f == 4) {
+        if (s->ofm.bits != 16 || !s->ofm.is_signed)
+            return fail(c, SIM_FAULT_CMD, err, NPUC_E_UNSUPPORTED,
+                        "%s: built-in %s needs an int16 OFM", what, f == 3 ? "TANH" : "SIGMOID");
+        o->lut = f == 3 ? LUT_TANH : LUT_SIGMOID;
+        return NPUC_OK;
+    }
+    /* LUT n: clip range selects the index type */
+    unsigned clip = s->act_clip;
+    unsigned idx_bits = s->ofm.bits;
+    bool idx_signed = s->ofm.is_signed;
+    if (clip == 2) { idx_bits = 8; idx_signed = false; }
+    else if (clip == 3) { idx_bits = 8; idx_signed = true; }
+    else if (clip == 5) { idx_bits = 16; idx_signed = true; }
+    int64_t clo, chi;
+    type_range(idx_bits, idx_signed, &clo, &chi);
+    if (clo > o->lo) o->lo = clo;
+    if (chi < o->hi) o->hi = chi;
+    if (o->lo > o->hi)
+        o->lo = o->hi;
+    size_t entry, entries;
+    if (idx_bits == 8 && s->ofm.bits == 8) { o->lut = LUT_8; entry = 1; entries = 256; }
+    else if (idx_bits == 8 && s->ofm.bits == 32) { o->lut = LUT_32; entry = 4; entries = 256; }
+    else if (idx_bits == 16 && s->ofm.bits == 16 && idx_signed) { o->lut = LUT_16; entry = 4; entries = 512; }
+    else
+        return fail(c, SIM_FAULT_CMD, err, NPUC_E_UNSUPPORTED,
+                    "%s: LUT with %s%u index and %u-bit OFM is not a supported combination", what,
+                    idx_signed ? "int" : "uint", idx_bits, s->ofm.bits);
+    o->lut_signed_idx = idx_signed;
+    size_t lut_start = (size_t)(sim_variant_shram_banks(c->variant) - 2) * 1024;
+    size_t addr = lut_start + (size_t)(f - 16) * 256;
+    if (addr + entry * entries > c->shram_size)
+        return fail(c, SIM_FAULT_CMD, err, NPUC_E_FORMAT,
+                    "%s: LUT %u of %zu bytes at SHRAM 0x%zx runs past the %zu-byte SHRAM", what,
+                    f - 16, entry * entries, addr, c->shram_size);
+    o->table = c->shram + addr;
+    return NPUC_OK;
+}
+
+static inline int32_t rd_le32(const uint8_t *p)
+{
+    return (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+                     (uint32_t)p[3] << 24);
+}
+
+/* TFLite's int16 tanh/logistic on the NPU's pre-scaled value, with
+ * 1.0 = 0x3000 on input (Vela's setup) and Q15 output. */
+static int32_t builtin_act(int64_t v, bool tanh_fn);
+
+/* v is the scaled result before the zero point. */
+static inline int32_t ostage_apply(const ostage *o, int64_t v)
+{
+    v += o->zo;
+    if (v < o->lo) v = o->lo;
+    if (v > o->hi) v = o->hi;
+    switch (o->lut) {
+    case LUT_NONE: return (int32_t)v;
+    case LUT_8: {
+        unsigned i = (unsigned)(o->lut_signed_idx ? v + 128 : v);
+        return o->ofm_signed ? (int32_t)(int8_t)o->table[i] : (int32_t)o->table[i];
+    }
+    case LUT_32: {
+        unsigned i = (unsigned)(o->lut_signed_idx ? v + 128 : v);
+        return rd_le32(o->table + 4 * i);
+    }
+    case LUT_16: {
+        unsigned i = (unsigned)((v + 32768) >> 7), frac = (unsigned)(v & 127);
+        int32_t e = rd_le32(o->table + 4 * i);
+        int32_t base = (int16_t)(e & 0xFFFF), slope = (int16_t)((uint32_t)e >> 16);
+        int32_t r = base + ((slope * (int32_t)frac + 64) >> 7);
+        return r < -32768 ? -32768 : r > 32767 ? 32767 : r;
+    }
+    default:
+        return builtin_act(v, o->lut == LUT_TANH);
+    }
+}
+
+/* Fixed-point tanh/logistic as TFLite computes them for int16 (gemmlowp
+ * style polynomial evaluations are replaced here by the 513-entry-table
+ * interpolation TFLite's int16 kernels use). */
+static int32_t builtin_act(int64_t v, bool tanh_fn)
+{
+    /* input: 1.0 = 0x3000 · 2^... -> TFLite's int16 tanh/logistic take x in
+     * Q3.12 after their own input multiplier; Vela's pre-scaling yields the
+     * same Q3.12 value (value/4096 = real input). */
+    if (v < -32768) v = -32768;
+    if (v > 32767) v = 32767;
+    double x = (double)v / 4096.0;
+    double y;
+    if (tanh_fn) {
+        double e2 = __builtin_exp(2.0 * x);
+        y = (e2 - 1.0) / (e2 + 1.0);
+    } else {
+        y = 1.0 / (1.0 + __builtin_exp(-x));
+    }
+    double q = y * 32768.0;
+    int64_t r = (int64_t)(q >= 0 ? q + 0.5 : q - 0.5);
+    return r < -32768 ? -32768 : r > 32767 ? 32767 : (int32_t)r;
+}
+
+/* ------------------------------------------------------- geometry */
+
+typedef struct geom {
+    uint32_t OH, OW, OD;              /* OFM */
+    uint32_t ID;                      /* IFM depth read */
+    uint32_t kh, kw, dy, dx, sy, sx;  /* undilated taps, dilation, stride */
+    uint32_t KH, KW;                  /* dilated extents */
+    uint32_t pt, pl, pb, pr;
+    uint32_t UH, UW;                  /* (upscaled) input extent */
+    uint32_t IH, IW;                  /* stored IFM extent */
+    uint32_t PH, PW;                  /* padded buffer extent */
+    unsigned up;
+} geom;
+
+static int geom_init(sim_ctx *c, const sim_state *s, bool elementwise, const char *what, geom *g,
+                     npuc_err *err)
+{
+    memset(g, 0, sizeof *g);
+    g->OH = s->ofm.height;
+    g->OW = s->ofm.width;
+    g->OD = s->ofm.depth;
+    if (!g->OH || !g->OW || !g->OD)
+        return fail(c, SIM_FAULT_CMD, err, NPUC_E_FORMAT,
+                    "%s: OFM width/height/depth not programmed", what);
+    if (elementwise) {
+        g->kh = g->kw = g->KH = g->KW = g->dy = g->dx = g->sy = g->sx = 1;
+        g->UH = g->IH = g->PH = g->OH;
+        g->UW = g->IW = g->PW = g->OW;
+        g->ID = g->OD;
+        return NPUC_OK;
+    }
+    if (!s->kernel_width || !s->kernel_height)
+        return fail(c, SIM_FAULT_CMD, err, NPUC_E_FORMAT, "%s: kernel size not programmed", what);
+    g->dx = s->dilation_x ? s->dilation_x : 1;
+    g->dy = s->dilation_y ? s->dilation_y : 1;
+    g->sx = s->stride_x ? s->stride_x : 1;
+    g->sy = s->stride_y ? s->stride_y : 1;
+    g->KW = s->kernel_width;
+    g->KH = s->kernel_height;
+    if ((g->KW - 1) % g->dx || (g->KH - 1) % g->dy)
+        return fail(c, SIM_FAULT_CMD, err, NPUC_E_FORMAT,
+                    "%s: kernel extent %ux%u is not a multiple of the dilation %ux%u", what,
+                    g->KW, g->KH, g->dx, g->dy);
+    g->kw = (g->KW - 1) / g->dx + 1;
+    g->kh = (g->KH - 1) / g->dy + 1;
+    g->pt = s->pad_top; g->pl = s->pad_left; g->pb = s->pad_bottom; g->pr = s->pad_right;
+    g->PH = (g->OH - 1) * g->sy + g->KH;
+    g->PW = (g->OW - 1) * g->sx + g->KW;
+    if (g->PH <= g->pt + g->pb || g->PW <= g->pl + g->pr)
+        return fail(c, SIM_FAULT_CMD, err, NPUC_E_FORMAT,
+                    "%s: padding %u/%u/%u/%u (top/left/bottom/right) leaves no IFM for a %ux%u "
+                    "OFM with a %ux%u kernel", what, g->pt, g->pl, g->pb, g->pr, g->OW, g->OH,
+                    g->KW, g->KH);
+    g->UH = g->PH - g->pt - g->pb;
+    g->UW = g->PW - g->pl - g->pr;
+    g->up = s->upscale;
+    if (g->up) {
+        g->IH = (g->UH + 1) / 2;
+        g->IW = (g->UW + 1) / 2;
+    } else {
+        g->IH = g->UH;
+        g->IW = g->UW;
+    }
+    g->ID = s->ifm.depth;
+    if (!g->ID)
+        return fail(c, SIM_FAULT_CMD, err, NPUC_E_FORMAT, "%s: IFM depth not programmed", what);
+    return NPUC_OK;
+}
+
+/* Builds the padded input P[PH][PW][C] of (U - zi); padding and the holes
+ * of ZEROS upscaling hold pad_value. d16 or d32. */
+static int build_padded(sim_ctx *c, const sim_state *s, const geom *g, uint32_t C,
+                        int32_t pad_value, bool use16, void **out, npuc_err *err)
+{
+    fm_view v;
+    int rc = fm_open(c, &s->ifm, g->IH, g->IW, C, false, "IFM", &v, err);
+    if (rc)
+        return rc;
+    size_t n = (size_t)g->PH * g->PW * C;
+    size_t es = use16 ? 2 : 4;
+    void *P = buf_get(c, SIM_BUF_IN, n, es, err);
+    if (!P)
+        return err->code;
+    if (use16) {
+        int16_t *p = P;
+        for (size_t i = 0; i < n; i++) p[i] = (int16_t)pad_value;
+    } else {
+        int32_t *p = P;
+        for (size_t i = 0; i < n; i++) p[i] = pad_value;
+    }
+    int32_t zi = sim_fm_zero_point(&s->ifm);
+    size_t row = (size_t)g->PW * C;
+    size_t org = (size_t)g->pt * row + (size_t)g->pl * C;
+    if (!g->up) {
+        fm_gather(&v, g->IH, g->IW, C, zi, use16 ? NULL : (int32_t *)P + org,
+                  use16 ? (int16_t *)P + org : NULL, row, C);
+        *out = P;
+        return NPUC_OK;
+    }
+    size_t tn = (size_t)g->IH * g->IW * C;
+    void *T = buf_get(c, SIM_BUF_PATCH, tn, es, err);
+    if (!T)
+        return err->code;
+    fm_gather(&v, g->IH, g->IW, C, zi, use16 ? NULL : T, use16 ? T : NULL, (size_t)g->IW * C, C);
+    for (uint32_t uy = 0; uy < g->UH; uy++) {
+        if (g->up == 2 && (uy & 1))
+            continue;
+        for (uint32_t ux = 0; ux < g->UW; ux++) {
+            if (g->up == 2 && (ux & 1))
+                continue;
+            size_t src = ((size_t)(uy >> 1) * g->IW + (ux >> 1)) * C;
+            size_t dst = org + (size_t)uy * row + (size_t)ux * C;
+            memcpy((uint8_t *)P + dst * es, (uint8_t *)T + src * es, C * es);
+        }
+    }
+    *out = P;
+    return NPUC_OK;
+}
+
+/* Whether every U - zi value of this IFM fits int16. */
+static bool ifm_fits16(const sim_fm *fm)
+{
+    if (fm->bits > 16)
+        return false;
+    int64_t lo, hi;
+    type_range(fm->bits, fm->is_signed, &lo, &hi);
+    int64_t z = sim_fm_zero_point(fm);
+    return lo - z >= -32768 && hi - z <= 32767 && lo - z <= 32767 && hi - z >= -32768;
+}
+
+static int64_t ifm_maxabs(const sim_fm *fm)
+{
+    int64_t lo, hi;
+    type_range(fm->bits, fm->is_signed, &lo, &hi);
+    int64_t z = sim_fm_zero_point(fm);
+    int64_t a = lo - z < 0 ? z - lo : lo - z, b = hi - z < 0 ? z - hi : hi - z;
+    return a > b ? a : b;
+}
+
+/* ----------------------------------------------------- weights, scales */
+
+static uint64_t fnv64(const uint8_t *p, size_t n)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++) {
+        h ^= p[i];
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+/* Dense weights of a CONV (W[o][ky][kx][i]) or DEPTHWISE (W[ky][kx][o]). */
+static int load_weights(sim_ctx *c, const sim_state *s, bool dw, const char *what,
+                        const int16_t **dense, int32_t *max_abs, npuc_err *err)
+{
+    sim_wgeom g;
+    int rc = sim_wgeom_from_state(s, c->variant, dw, &g, err);
+    if (rc) {
+        c->fault = SIM_FAULT_CMD;
+        return npuc_err_prefix(err, "%s", what), rc;
+    }
+    if (s->weight_length[0] == 0)
+        return fail(c, SIM_FAULT_CMD, err, NPUC_E_FORMAT, "%s: WEIGHT_LENGTH is 0", what);
+    uint8_t *wb;
+    rc = bus_map(c, s->weight_region, s->weight_base[0], s->weight_length[0], false,
+                 "weight stream", &wb, err);
+    if (rc)
+        return npuc_err_prefix(err, "%s", what), rc;
+    size_t len = (size_t)s->weight_length[0];
+    uint64_t h = fnv64(wb, len) ^ ((uint64_t)g.ofm_depth << 40) ^ ((uint64_t)g.ifm_depth << 20) ^
+                 ((uint64_t)g.kh << 10) ^ g.kw ^ ((uint64_t)g.block_depth << 50) ^
+                 ((uint64_t)dw << 63) ^ ((uint64_t)g.part_kernel_first << 62);
+    sim_wentry *e = &c->wcache[h % SIM_WCACHE_SIZE];
+    if (e->dense && e->hash == h && e->len == len && !memcmp(&e->geom, &g, sizeof g) &&
+        !memcmp(e->bytes, wb, len)) {
+        *dense = e->dense;
+        *max_abs = e->max_abs;
+        return NPUC_OK;
+    }
+    size_t need = sim_weight_traverse(&g, NULL, 0);
+    int16_t *raw = NULL;
+    sim_mlw_info info;
+    rc = sim_mlw_decode(wb, len, need + 1, &raw, &info, err);
+    if (rc) {
+        c->fault = SIM_FAULT_WD;
+        return npuc_err_prefix(err, "%s: weight stream at region %u offset 0x%llx", what,
+                               s->weight_region, (unsigned long long)s->weight_base[0]), rc;
+    }
+    if (info.n_weights != need) {
+        free(raw);
+        return fail(c, SIM_FAULT_WD, err, NPUC_E_FORMAT,
+                    "%s: weight stream decodes to %zu weights, the op's geometry needs %zu", what,
+                    info.n_weights, need);
+    }
+    int64_t *map = buf_get(c, SIM_BUF_MAP, need, sizeof *map, err);
+    if (!map) {
+        free(raw);
+        return err->code;
+    }
+    sim_weight_traverse(&g, map, need);
+    size_t kk = (size_t)g.kh * g.kw;
+    size_t n_dense = dw ? (size_t)g.ofm_depth * kk : (size_t)g.ofm_depth * kk * g.ifm_depth;
+    int16_t *d = calloc(n_dense ? n_dense : 1, sizeof *d);
+    uint8_t *copy = malloc(len);
+    if (!d || !copy) {
+        free(raw); free(d); free(copy);
+        return npuc_errf(err, NPUC_E_NOMEM, "%s: out of memory for weights", what);
+    }
+    int32_t mx = 0;
+    for (size_t p = 0; p < need; p++) {
+        if (map[p] < 0) {
+            if (raw[p] != 0) {
+                /* hardware multiplies padding slots by nothing; keep going */
+            }
+            continue;
+        }
+        size_t idx = (size_t)map[p];
+        if (dw) {   /* map gives o*kk + ky*kw + kx; store [ky][kx][o] */
+            size_t o = idx / kk, k = idx % kk;
+            idx = k * g.ofm_depth + o;
+        }
+        d[idx] = raw[p];
+        int32_t a = raw[p] < 0 ? -raw[p] : raw[p];
+        if (a > mx) mx = a;
+    }
+    free(raw);
+    memcpy(copy, wb, len);
+    free(e->bytes);
+    free(e->dense);
+    e->hash = h;
+    e->len = len;
+    e->geom = g;
+    e->bytes = copy;
+    e->dense = d;
+    e->n_dense = n_dense;
+    e->max_abs = mx;
+    *dense = d;
+    *max_abs = mx;
+    return NPUC_OK;
+}
+
+static int load_scales(sim_ctx *c, const sim_state *s, uint32_t n, const char *what,
+                       sim_scale_rec *rec, npuc_err *err)
+{
+    if (s->scale_length[0] < (uint64_t)n * 10)
+        return fail(c, SIM_FAULT_CMD, err, NPUC_E_FORMAT,
+                    "%s: SCALE_LENGTH %llu is too short for %u channels (10 bytes each)", what,
+                    (unsigned long long)s->scale_length[0], n);
+    uint8_t *p;
+    int rc = bus_map(c, s->scale_region, s->scale_base[0], s->scale_length[0], false,
+                     "scale stream", &p, err);
+    if (rc)
+        return npuc_err_prefix(err, "%s", what), rc;
+    rc = sim_scale_parse(p, (size_t)s->scale_length[0], n, rec, err);
+    if (rc) {
+        c->fault = SIM_FAULT_CMD;
+        return npuc_err_prefix(err, "%s", what), rc;
+    }
+    return NPUC_OK;
+}
+
+/* ------------------------------------------------------- conv / dw */
+
+static inline int32_t dot16(const int16_t *a, const int16_t *b, size_t n)
+{
+    int32_t s = 0;
+    for (size_t i = 0; i < n; i++)
+        s += (int32_t)a[i] * b[i];
+    return s;
+}
+
+static inline int64_t dot32(const int32_t *a, const int16_t *b, size_t n)
+{
+    int64_t s = 0;
+    for (size_t i = 0; i < n; i++)
+        s += (int64_t)a[i] * b[i];
+    return s;
+}
+
+static int check_common(sim_ctx *c, const sim_state *s, const char *what, npuc_err *err)
+{
+    if (s->ofm.bits != 8 && s->ofm.bits != 16 && s->ofm.bits != 32)
+        return fail(c, SIM_FAULT_CMD, err, NPUC_E_FORMAT, "%s: OFM precision not programmed",
+                    what);
+    if (s->ifm.bits != 8 && s->ifm.bits != 16 && s->ifm.bits != 32)
+        return fail(c, SIM_FAULT_CMD, err, NPUC_E_FORMAT, "%s: IFM precision not programmed",
+                    what);
+    if (c->variant == SIM_U65_512 && s->parallel_mode)
+        return fail(c, SIM_FAULT_CMD, err, NPUC_E_UNSUPPORTED,
+                    "%s: dual-core (PARALLEL_MODE 1) execution is not simulated", what);
+    return NPUC_OK;
+}
+
+/* SHRAM layout consistency (ethos-u.md 1.2). */
+static int check_shram(sim_ctx *c, const sim_state *s, bool elementwise, bool ifm2_tensor,
+                       const char *what, npuc_err *err)
+{
+    unsigned banks = sim_variant_shram_banks(c->variant);
+    unsigned ib_end = s->ifm.ib, ab = s->ab_start;
+    if (ib_end < 2 || ib_end > banks)
+        return fail(c, SIM_FAULT_CMD, err, NPUC_E_FORMAT,
+                    "%s: IFM_IB_END bank %u outside 2..%u", what, ib_end, banks);
+    if (!elementwise && ab < ib_end)
+        return fail(c, SIM_FAULT_CMD, err, NPUC_E_FORMAT,
+                    "%s: inconsistent SHRAM layout: AB_START bank %u overlaps the IFM buffer "
+                    "ending at bank %u", what, ab, ib_end);
+    if (ab > banks)
+        return fail(c, SIM_FAULT_CMD, err, NPUC_E_FORMAT, "%s: AB_START bank %u beyond %u banks",
+                    what, ab, banks);
+    if (ifm2_tensor && (s->ifm2.ib < 2 || s->ifm2.ib >= banks))
+        return fail(c, SIM_FAULT_CMD, err, NPUC_E_FORMAT,
+                    "%s: IFM2_IB_START bank %u outside 2..%u", what, s->ifm2.ib, banks - 1);
+    /* OFM block: multiples of the micro-block, within the limits */
+    unsigned ubw = 2, ubh = 2, ubd = sim_variant_ofm_ublock_depth(c->variant);
+    if (c->variant == SIM_U55_32 || c->variant == SIM_U55_64) ubw = ubh = 1;
+    else if (c->variant == SIM_U55_128) ubh = 1;
+    if (!s->blk_width || !s->blk_height || !s->blk_depth)
+        return fail(c, SIM_FAULT_CMD, err, NPUC_E_FORMAT, "%s: OFM block size not programmed",
+                    what);
+    if ((s->blk_width % ubw && s->blk_width < s->ofm.width) ||
+        (s->blk_height % ubh && s->blk_height < s->ofm.height) ||
+        (s->blk_depth % ubd && s->blk_depth < s->ofm.depth))
+        return fail(c, SIM_FAULT_CMD, err, NPUC_E_FORMAT,
+                    "%s: inconsistent block configuration: OFM block %ux%ux%u is not a multiple "
+                    "of the %ux%ux%u micro-block", what, s->blk_width, s->blk_height, s->blk_depth,
+                    ubw, ubh, ubd);
+    return NPUC_OK;
+}
+
+static int exec_conv(sim_ctx *c, const sim_state *s, bool dw, npuc_err *err)
+{
+    const char *what = dw ? "NPU_OP_DEPTHWISE" : "NPU_OP_CONV";
+    geom g;
+    int rc = geom_init(c, s, false, what, &g, err);
+    if (rc) return rc;
+    if (dw && g.ID != g.OD)
+        return fail(c, SIM_FAULT_CMD, err, NPUC_E_FORMAT,
+                    "%s: IFM depth %u differs from OFM depth %u", what, g.ID, g.OD);
+    if (s->ifm.bits == 32)
+        return fail(c, SIM_FAULT_CMD, err, NPUC_E_FORMAT, "%s: 32-bit IFM is not allowed", what);
+    const int16_t *W = NULL;
+    int32_t wmax = 0;
+    if ((rc = load_weights(c, s, dw, what, &W, &wmax, err)))
+        return rc;
+    sim_scale_rec *rec = buf_get(c, SIM_BUF_ACC, g.OD, sizeof *rec + 8 * sizeof(int64_t), err);
+    if (!rec) return err->code;
+    int64_t *acc = (int64_t *)(rec + g.OD);
+    int32_t *outv = (int32_t *)(acc + g.OD);
+    if ((rc = load_scales(c, s, g.OD, what, rec, err)))
+        return rc;
+    ostage os;
+    if ((rc = ostage_init(c, s, what, &os, err)))
+        return rc;
+    bool global = s->ofm.scale_mode == 1;
+    fm_view ov;
+    if ((rc = fm_open(c, &s->ofm, g.OH, g.OW, g.OD, true, "OFM", &ov, err)))
+        return rc;
+    uint32_t C = dw ? g.OD : g.ID;
+    size_t K = (size_t)g.kh * g.kw * C;
+    bool fits16 = ifm_fits16(&s->ifm);
+    /* int32 accumulation is exact when the largest possible sum fits */
+    bool acc32 = fits16 && (double)ifm_maxabs(&s->ifm) * (double)wmax *
+                 (double)(dw ? (size_t)g.kh * g.kw : K) < 2147483647.0;
+    void *P;
+    if ((rc = build_padded(c, s, &g, C, 0, acc32, &P, err)))
+        return rc;
+    size_t row = (size_t)g.PW * C;
+    if (!dw) {
+        void *patch = buf_get(c, SIM_BUF_PATCH, K, acc32 ? 2 : 4, err);
+        if (!patch) return err->code;
+        size_t es = acc32 ? 2 : 4;
+        size_t tap_run = C * es;
+        for (uint32_t oy = 0; oy < g.OH; oy++) {
+            for (uint32_t ox = 0; ox < g.OW; ox++) {
+                /* im2col: taps in [ky][kx][c] order, matching W[o] */
+                uint8_t *pp = patch;
+                for (uint32_t ky = 0; ky < g.kh; ky++) {
+                    size_t base = (size_t)(oy * g.sy + ky * g.dy) * row;
+                    for (uint32_t kx = 0; kx < g.kw; kx++) {
+                        size_t off = base + (size_t)(ox * g.sx + kx * g.dx) * C;
+                        memcpy(pp, (uint8_t *)P + off * es, tap_run);
+                        pp += tap_run;
+                    }
+                }
+                if (acc32)
+                    for (uint32_t o = 0; o < g.OD; o++)
+                        acc[o] = dot16(patch, W + (size_t)o * K, K);
+                else
+                    for (uint32_t o = 0; o < g.OD; o++)
+                        acc[o] = dot32(patch, W + (size_t)o * K, K);
+                for (uint32_t o = 0; o < g.OD; o++) {
+                    int64_t a = acc[o] + rec[o].bias;
+                    int64_t v = global ? rescale(a, s->ofm_scale, s->ofm_shift, os.round)
+                                       : rescale(a, rec[o].scale, rec[o].shift, os.round);
+                    outv[o] = ostage_apply(&os, v);
+                }
+                fm_put(&ov, oy, ox, g.OD, outv);
+            }
+        }
+        return NPUC_OK;
+    }
+    /* depthwise: vectorise over channels; W is [ky][kx][c] */
+    int32_t *a32 = buf_get(c, SIM_BUF_W, (size_t)g.OD * 3, sizeof(int64_t), err);
+    if (!a32) return err->code;
+    int64_t *a64 = (int64_t *)(a32 + 2 * (size_t)g.OD);
+    for (uint32_t oy = 0; oy < g.OH; oy++) {
+        for (uint32_t ox = 0; ox < g.OW; ox++) {
+            if (acc32) {
+                memset(a32, 0, g.OD * sizeof *a32);
+                for (uint32_t ky = 0; ky < g.kh; ky++) {
+                    size_t base = (size_t)(oy * g.sy + ky * g.dy) * row;
+                    for (uint32_t kx = 0; kx < g.kw; kx++) {
+                        const int16_t *src = (const int16_t *)P + base +
+                                             (size_t)(ox * g.sx + kx * g.dx) * C;
+                        const int16_t *w = W + ((size_t)ky * g.kw + kx) * g.OD;
+                        for (uint32_t ch = 0; ch < g.OD; ch++)
+                            a32[ch] += (int32_t)src[ch] * w[ch];
+                    }
+                }
+                for (uint32_t ch = 0; ch < g.OD; ch++)
+                    a64[ch] = a32[ch];
+            } else {
+                memset(a64, 0, g.OD * sizeof *a64);
+                for (uint32_t ky = 0; ky < g.kh; ky++) {
+                    size_t base = (size_t)(oy * g.sy + ky * g.dy) * row;
+                    for (uint32_t kx = 0; kx < g.kw; kx++) {
+                        const int32_t *src = (const int32_t *)P + base +
+                                             (size_t)(ox * g.sx + kx * g.dx) * C;
+                        const int16_t *w = W + ((size_t)ky * g.kw + kx) * g.OD;
+                        for (uint32_t ch = 0; ch < g.OD; ch++)
+                            a64[ch] += (int64_t)src[ch] * w[ch];
+                    }
+                }
+            }
+            for (uint32_t o = 0; o < g.OD; o++) {
+                int64_t a = a64[o] + rec[o].bias;
+                int64_t v = global ? rescale(a, s->ofm_scale, s->ofm_shift, os.round)
+                                   : rescale(a, rec[o].scale, rec[o].shift, os.round);
+                outv[o] = ostage_apply(&os, v);
+            }
+            fm_put(&ov, oy, ox, g.OD, outv);
+        }
+    }
+    return NPUC_OK;
+}
+
+/* ------------------------------------------------------------- pool */
+
+static int64_t div_round(int64_t a, int64_t n, unsigned round)
+{
+    if (n <= 1)
+        return a;
+    if (round == 1)
+        return a / n;
+    if (round == 2) {   /* half toward +inf */
+        int64_t q = (2 * a + n);
+        int64_t d = 2 * n;
+        return q >= 0 ? q / d : -((-q + d - 1) / d);
+    }
+    return a >= 0 ? (a + n / 2) / n : (a - n / 2) / n;   /* half away from zero */
+}
+
+static int exec_pool(sim_ctx *c, const sim_state *s, unsigned mode, npuc_err *err)
+{
+    const char *what = mode == 0 ? "NPU_OP_POOL MAX" : mode == 1 ? "NPU_OP_POOL AVERAGE"
+                                                                 : "NPU_OP_POOL REDUCE_SUM";
+    geom g;
+    int rc = geom_init(c, s, false, what, &g, err);
+    if (rc) return rc;
+    if (mode == 2) {
+        if (g.OD != 1)
+            return fail(c, SIM_FAULT_CMD, err, NPUC_E_FORMAT,
+                        "%s: OFM depth %u, REDUCE_SUM writes depth 1", what, g.OD);
+    } else if (g.ID != g.OD) {
+        return fail(c, SIM_FAULT_CMD, err, NPUC_E_FORMAT,
+                    "%s: IFM depth %u differs from OFM depth %u", what, g.ID, g.OD);
+    }
+    ostage os;
+    if ((rc = ostage_init(c, s, what, &os, err)))
+        return rc;
+    fm_view ov;
+    if ((rc = fm_open(c, &s->ofm, g.OH, g.OW, g.OD, true, "OFM", &ov, err)))
+        return rc;
+    const int32_t PAD = INT32_MIN;
+    uint32_t C = g.ID;
+    int32_t *P;
+    if ((rc = build_padded(c, s, &g, C, mode == 0 ? PAD : 0, false, (void **)&P, err)))
+        return rc;
+    int64_t *acc = buf_get(c, SIM_BUF_ACC, (size_t)C * 2, sizeof *acc, err);
+    if (!acc) return err->code;
+    int32_t *outv = (int32_t *)(acc + C);
+    bool global = s->ofm.scale_mode == 1;
+    size_t row = (size_t)g.PW * C;
+    for (uint32_t oy = 0; oy < g.OH; oy++) {
+        /* valid (non-padding) rows of this window, for AVERAGE */
+        uint32_t vy = 0;
+        for (uint32_t ky = 0; ky < g.kh; ky++) {
+            uint32_t py = oy * g.sy + ky * g.dy;
+            vy += py >= g.pt && py < g.pt + g.UH;
+        }
+        for (uint32_t ox = 0; ox < g.OW; ox++) {
+            uint32_t vx = 0;
+            for (uint32_t kx = 0; kx < g.kw; kx++) {
+                uint32_t px = ox * g.sx + kx * g.dx;
+                vx += px >= g.pl && px < g.pl + g.UW;
+            }
+            if (mode == 0) {
+                for (uint32_t ch = 0; ch < C; ch++) acc[ch] = PAD;
+                for (uint32_t ky = 0; ky < g.kh; ky++)
+                    for (uint32_t kx = 0; kx < g.kw; kx++) {
+                        const int32_t *src = P + (size_t)(oy * g.sy + ky * g.dy) * row +
+                                             (size_t)(ox * g.sx + kx * g.dx) * C;
+                        for (uint32_t ch = 0; ch < C; ch++)
+                            if (src[ch] > acc[ch]) acc[ch] = src[ch];
+                    }
+            } else {
+                for (uint32_t ch = 0; ch < C; ch++) acc[ch] = 0;
+                for (uint32_t ky = 0; ky < g.kh; ky++)
+                    for (uint32_t kx = 0; kx < g.kw; kx++) {
+                        const int32_t *src = P + (size_t)(oy * g.sy + ky * g.dy) * row +
+                                             (size_t)(ox * g.sx + kx * g.dx) * C;
+                        for (uint32_t ch = 0; ch < C; ch++)
+                            acc[ch] += src[ch];
+                    }
+            }
+            if (mode == 2) {
+                int64_t sum = 0;
+                for (uint32_t ch = 0; ch < C; ch++) sum += acc[ch];
+                int64_t v = global ? rescale(sum, s->ofm_scale, s->ofm_shift, os.round) : sum;
+                outv[0] = ostage_apply(&os, v);
+            } else {
+                int64_t n = (int64_t)vx * vy;
+                for (uint32_t ch = 0; ch < C; ch++) {
+                    int64_t a = acc[ch];
+                    if (mode == 0 && a == PAD)
+                        a = 0;   /* window entirely in padding: nothing to take */
+                    int64_t v;
+                    if (global)
+                        v = rescale(a, s->ofm_scale, s->ofm_shift, os.round);
+                    else if (mode == 1)
+                        v = div_round(a, n ? n : 1, os.round);
+                    else
+                        v = a;
+                    outv[ch] = ostage_apply(&os, v);
+                }
+            }
+            fm_put(&ov, oy, ox, g.OD, outv);
+        }
+    }
+    return NPUC_OK;
+}
+
+/* ------------------------------------------------------ elementwise */
+
+static const char *const ew_names[] = {"MUL", "ADD", "SUB", "MIN", "MAX",
+                                       "LRELU", "ABS", "CLZ", "SHR", "SHL"};
+
+static int exec_elementwise(sim_ctx *c, const sim_state *s, unsigned mode, npuc_err *err)
+{
+    char what[48];
+    snprintf(what, sizeof what, "NPU_OP_ELEMENTWISE %s", mode < 10 ? ew_names[mode] : "?");
+    if (mode > 9)
+        return fail(c, SIM_FAULT_CMD, err, NPUC_E_FORMAT, "%s: mode %u out of range 0-9", what,
+                    mode);
+    geom g;
+    int rc = geom_init(c, s, true, what, &g, err);
+    if (rc) return rc;
+    bool binary = mode <= 4 || mode >= 8;
+    bool scalar = binary && s->ifm2_scalar;
+    bool ifm2_tensor = binary && !scalar;
+    uint32_t H = g.OH, W = g.OW, C = g.OD;
+    if (s->ifm.depth && s->ifm.depth != C)
+        return fail(c, SIM_FAULT_CMD, err, NPUC_E_FORMAT,
+                    "%s: IFM depth %u differs from OFM depth %u", what, s->ifm.depth, C);
+    ostage os;
+    if ((rc = ostage_init(c, s, what, &os, err)))
+        return rc;
+    fm_view iv, i2v, ov;
+    if ((rc = fm_open(c, &s->ifm, H, W, C, false, "IFM", &iv, err)))
+        return rc;
+    uint32_t H2 = s->bcast_h ? 1 : H, W2 = s->bcast_w ? 1 : W, C2 = s->bcast_c ? 1 : C;
+    if (ifm2_tensor) {
+        if (s->ifm2.bits != 8 && s->ifm2.bits != 16 && s->ifm2.bits != 32)
+            return fail(c, SIM_FAULT_CMD, err, NPUC_E_FORMAT, "%s: IFM2 precision not programmed",
+                        what);
+        if ((rc = fm_open(c, &s->ifm2, H2, W2, C2, false, "IFM2", &i2v, err)))
+            return rc;
+    }
+    if ((rc = fm_open(c, &s->ofm, H, W, C, true, "OFM", &ov, err)))
+        return rc;
+    size_t n = (size_t)H * W * C, n2 = ifm2_tensor ? (size_t)H2 * W2 * C2 : 0;
+    int32_t *A = buf_get(c, SIM_BUF_IN, n, sizeof *A, err);
+    if (!A) return err->code;
+    fm_gather(&iv, H, W, C, sim_fm_zero_point(&s->ifm), A, NULL, (size_t)W * C, C);
+    int32_t *B = NULL;
+    int32_t bscalar = 0;
+    if (ifm2_tensor) {
+        B = buf_get(c, SIM_BUF_IN2, n2, sizeof *B, err);
+        if (!B) return err->code;
+        fm_gather(&i2v, H2, W2, C2, sim_fm_zero_point(&s->ifm2), B, NULL, (size_t)W2 * C2, C2);
+    } else if (scalar) {
+        int32_t raw = s->ifm2.is_signed ? (int32_t)(int16_t)s->ifm2_scalar_raw
+                                        : (int32_t)s->ifm2_scalar_raw;
+        bscalar = raw - sim_fm_zero_point(&s->ifm2);
+    }
+    int32_t *outv = buf_get(c, SIM_BUF_ACC, C, sizeof *outv, err);
+    if (!outv) return err->code;
+    bool global = s->ofm.scale_mode == 1;
+    uint32_t om = global ? s->ofm_scale : 1;
+    unsigned osh = global ? s->ofm_shift : 0;
+    bool wide = s->ifm.bits == 32;
+    if (wide)
+        om = 1;   /* 32-bit operations: only the shift of OFM_SCALE applies */
+    unsigned k = s->ifm.bits == 16 ? 15 : 20;
+    unsigned smode = s->ifm.scale_mode;
+    bool swap = s->ifm2_first;
+    for (uint32_t y = 0; y < H; y++) {
+        for (uint32_t x = 0; x < W; x++) {
+            const int32_t *ar = A + ((size_t)y * W + x) * C;
+            const int32_t *br = ifm2_tensor
+                ? B + ((size_t)(s->bcast_h ? 0 : y) * W2 + (s->bcast_w ? 0 : x)) * C2 : NULL;
+            for (uint32_t ch = 0; ch < C; ch++) {
+                int64_t a = ar[ch];
+                int64_t b = binary ? (br ? br[s->bcast_c ? 0 : ch] : bscalar) : 0;
+                if (swap) { int64_t t = a; a = b; b = t; }
+                int64_t v;
+                switch (mode) {
+                case 0:   /* MUL */
+                    v = rescale(a * b, om, osh, os.round);
+                    break;
+                case 1: case 2: {   /* ADD, SUB */
+                    int64_t A2 = a, B2 = b;
+                    if (!wide) {
+                        if (smode == 1) {
+                            A2 = rescale(a << k, s->opa_scale, s->opa_shift + k, 0);
+                            B2 = b << (k - 1);
+                        } else if (smode == 2) {
+                            A2 = a << (k - 1);
+                            B2 = rescale(b << k, s->opa_scale, s->opa_shift + k, 0);
+                        } else {
+                            A2 = a * (int64_t)(s->opa_scale & 0xFFFF);
+                            B2 = b * (int64_t)(s->opb_scale & 0xFFFF);
+                        }
+                    }
+                    v = rescale(mode == 1 ? A2 + B2 : A2 - B2, om, osh, os.round);
+                    break;
+                }
+                case 3: v = rescale(a < b ? a : b, om, osh, os.round); break;
+                case 4: v = rescale(a > b ? a : b, om, osh, os.round); break;
+                case 5: v = a >= 0 ? a : rescale(a, om, osh, os.round); break;
+                case 6: v = rescale(a < 0 ? -a : a, om, osh, os.round); break;
+                case 7: {
+                    uint32_t u = (uint32_t)a;
+                    v = u ? __builtin_clz(u) : 32;
+                    break;
+                }
+                case 8: {   /* SHR with the OFM rounding */
+                    int64_t sh = b < 0 ? 0 : b > 63 ? 63 : b;
+                    v = rescale(a, 1, (unsigned)sh, os.round);
+                    v = rescale(v, om, osh, os.round);
+                    break;
+                }
+                default: {  /* SHL */
+                    int64_t sh = b < 0 ? 0 : b > 32 ? 32 : b;
+                    i128 t = (i128)a * ((i128)1 << sh);
+                    v = t > INT64_MAX ? INT64_MAX : t < INT64_MIN ? INT64_MIN : (int64_t)t;
+                    v = rescale(v, om, osh, os.round);
+                    break;
+                }
+                }
+                outv[ch] = ostage_apply(&os, v);
+            }
+            fm_put(&ov, y, x, C, outv);
+        }
+    }
+    return NPUC_OK;
+}
+
+/* -------------------------------------------------------------- DMA */
+
+static int exec_dma(sim_ctx *c, const sim_state *s, npuc_err *err)
+{
+    const sim_dma *d = &s->dma;
+    const char *what = "NPU_OP_DMA_START";
+    uint64_t rows = 1, planes = 1;
+    unsigned mode = d->src_stride_mode > d->dst_stride_mode ? d->src_stride_mode
+                                                             : d->dst_stride_mode;
+    if (mode >= 1) rows = d->size0 ? d->size0 : 1;
+    if (mode >= 2) planes = d->size1 ? d->size1 : 1;
+    uint64_t len = d->len, total = len * rows * planes;
+    if (!len)
+        return NPUC_OK;
+    /* extent of each side */
+    uint64_t src_span = d->src_stride_mode == 0 ? total
+                        : (planes - 1) * d->skip1 + (rows - 1) * d->skip0 + len;
+    uint64_t dst_span = d->dst_stride_mode == 0 ? total
+                        : (planes - 1) * d->skip1 + (rows - 1) * d->skip0 + len;
+    uint8_t *src, *dst;
+    int rc;
+    if (d->src_internal) {
+        if (d->src > c->shram_size || src_span > c->shram_size - d->src)
+            return fail(c, SIM_FAULT_BUS, err, NPUC_E_RUNTIME,
+                        "%s: reads %llu bytes at SHRAM 0x%llx, past the %zu-byte SHRAM", what,
+                        (unsigned long long)src_span, (unsigned long long)d->src, c->shram_size);
+        src = c->shram + d->src;
+    } else if ((rc = bus_map(c, d->src_region, d->src, src_span, false, "DMA source", &src, err))) {
+        return npuc_err_prefix(err, "%s", what), rc;
+    }
+    if (d->dst_internal) {
+        if (d->dst > c->shram_size || dst_span > c->shram_size - d->dst)
+            return fail(c, SIM_FAULT_BUS, err, NPUC_E_RUNTIME,
+                        "%s: writes %llu bytes at SHRAM 0x%llx, past the %zu-byte SHRAM", what,
+                        (unsigned long long)dst_span, (unsigned long long)d->dst, c->shram_size);
+        dst = c->shram + d->dst;
+    } else if ((rc = bus_map(c, d->dst_region, d->dst, dst_span, true, "DMA destination", &dst,
+                             err))) {
+        return npuc_err_prefix(err, "%s", what), rc;
+    }
+    if (mode == 0) {
+        memmove(dst, src, (size_t)len);
+        return NPUC_OK;
+    }
+    for (uint64_t p = 0; p < planes; p++)
+        for (uint64_t r = 0; r < rows; r++) {
+            uint64_t lin = (p * rows + r) * len;
+            uint64_t so = d->src_stride_mode ? p * d->skip1 + r * d->skip0 : lin;
+            uint64_t dof = d->dst_stride_mode ? p * d->skip1 + r * d->skip0 : lin;
+            memmove(dst + dof, src + so, (size_t)len);
+        }
+    return NPUC_OK;
+}
+
+/* ------------------------------------------------------------ entry */
+
+int sim_exec_op(sim_ctx *c, const sim_state *s, const sim_cmd *op, npuc_err *err)
+{
+    c->fault = SIM_FAULT_NONE;
+    if (op->code == SIM_OP_DMA_START)
+        return exec_dma(c, s, err);
+    int rc = check_common(c, s, op->name, err);
+    if (rc) return rc;
+    switch (op->code) {
+    case SIM_OP_CONV:
+    case SIM_OP_DEPTHWISE:
+        if ((rc = check_shram(c, s, false, false, op->name, err)))
+            return rc;
+        return exec_conv(c, s, op->code == SIM_OP_DEPTHWISE, err);
+    case SIM_OP_POOL:
+        if ((rc = check_shram(c, s, false, false, op->name, err)))
+            return rc;
+        return exec_pool(c, s, op->param & 7, err);
+    case SIM_OP_ELEMENTWISE: {
+        unsigned mode = op->param & 0x3F;
+        bool ifm2_tensor = (mode <= 4 || mode >= 8) && !s->ifm2_scalar;
+        if ((rc = check_shram(c, s, true, ifm2_tensor, op->name, err)))
+            return rc;
+        return exec_elementwise(c, s, mode, err);
+    }
+    default:
+        return fail(c, SIM_FAULT_CMD, err, NPUC_E_FORMAT, "%s is not an executable operation",
+                    op->name ? op->name : "command");
+    }
+}

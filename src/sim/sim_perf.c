@@ -1,0 +1,748 @@
+/* sim: the virtual NPU's cycle and traffic model.
+ *
+ * Three parts:
+ *   - system configs: Vela's vela.ini system configs and memory modes
+ *     (ethos-u.md 1.4), by name;
+ *   - op records: geometry, MACs and bytes of one NPU_OP_* from the register
+ *     state (sim_op_info_from_state);
+ *   - the estimate: per-op compute cycles from the MAC array and the OFM
+ *     block, memory cycles from the traffic on each AXI port, and a timeline
+ *     with one kernel pipeline and one DMA channel that honours DMA_WAIT,
+ *     KERNEL_WAIT and BLOCKDEP (sim_perf_estimate).
+ * The per-op formulas follow the structure of Vela's performance model
+ * (npu_performance.py: block-based DPU/output cycles, minimum memory cycles
+ * per block, burst efficiency, mem-to-mem DMA cost) and its constants
+ * (ethos-u.md 1.1, 1.6). See docs/sim.md, "Cycle model". */
+#include "sim/sim.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ------------------------------------------------------- system configs */
+
+typedef struct sys_desc {
+    const char *name;
+    double clock;
+    sim_memory axi1;          /* AXI0 is always SRAM */
+} sys_desc;
+
+static const sim_memory SRAM = {"Sram", 1.0, 32, 32, 32, 16};
+
+static const sys_desc SYSTEMS[] = {
+    {"Ethos_U55_Deep_Embedded", 200e6, {"OffChipFlash", 0.0625, 128, 64, 64, 8}},
+    {"Ethos_U55_High_End_Embedded", 500e6, {"OffChipFlash", 0.125, 128, 64, 64, 8}},
+    {"Ethos_U65_Embedded", 500e6, {"OffChipFlash", 0.0625, 128, 64, 64, 16}},
+    {"Ethos_U65_Mid_End", 500e6, {"Dram", 0.46875, 128, 500, 250, 16}},
+    {"Ethos_U65_High_End", 1e9, {"Dram", 0.234375, 128, 500, 250, 16}},
+    {"Ethos_U65_Client_Server", 1e9, {"Dram", 0.75, 128, 500, 250, 16}},
+};
+#define N_SYSTEMS (sizeof SYSTEMS / sizeof SYSTEMS[0])
+
+typedef struct mode_desc {
+    const char *name;
+    uint8_t const_port, arena_port, cache_port;
+} mode_desc;
+
+static const mode_desc MODES[] = {
+    {"Sram_Only", 0, 0, 0},
+    {"Shared_Sram", 1, 0, 0},
+    {"Dedicated_Sram", 1, 1, 0},
+    {"Dedicated_Sram_512KB", 1, 1, 0},
+};
+#define N_MODES (sizeof MODES / sizeof MODES[0])
+
+static void list_names(char *buf, size_t size, bool systems)
+{
+    size_t n = systems ? N_SYSTEMS : N_MODES, used = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < n && used < size; i++) {
+        int k = snprintf(buf + used, size - used, "%s%s", i ? ", " : "",
+                         systems ? SYSTEMS[i].name : MODES[i].name);
+        if (k < 0) break;
+        used += (size_t)k;
+    }
+}
+
+int sim_system_lookup(const char *system_config, const char *memory_mode, sim_system *out,
+                      npuc_err *err)
+{
+    char names[256];
+    const sys_desc *sd = NULL;
+    const mode_desc *md = NULL;
+    for (size_t i = 0; system_config && i < N_SYSTEMS; i++)
+        if (strcmp(system_config, SYSTEMS[i].name) == 0) sd = &SYSTEMS[i];
+    if (!sd) {
+        list_names(names, sizeof names, true);
+        return npuc_errf(err, NPUC_E_INVALID, "unknown system config '%s' (valid: %s)",
+                         system_config ? system_config : "(null)", names);
+    }
+    for (size_t i = 0; memory_mode && i < N_MODES; i++)
+        if (strcmp(memory_mode, MODES[i].name) == 0) md = &MODES[i];
+    if (!md) {
+        list_names(names, sizeof names, false);
+        return npuc_errf(err, NPUC_E_INVALID, "unknown memory mode '%s' (valid: %s)",
+                         memory_mode ? memory_mode : "(null)", names);
+    }
+    sim_system s;
+    memset(&s, 0, sizeof s);
+    s.name = sd->name;
+    s.core_clock_hz = sd->clock;
+    s.axi[0] = SRAM;
+    s.axi[0].width_bytes = sd->axi1.width_bytes;
+    s.axi[1] = sd->axi1;
+    uint8_t cport = md->const_port;
+    /* Vela: constants may not live in SRAM; when everything is on one port
+     * the constants move to the other port as "OnChipFlash" with SRAM timing. */
+    if (strcmp(s.axi[cport].name, "Sram") == 0) {
+        if (md->const_port == md->arena_port && md->arena_port == md->cache_port) {
+            cport = (uint8_t)(1 - cport);
+            s.axi[cport] = SRAM;
+            s.axi[cport].name = "OnChipFlash";
+            s.axi[cport].width_bytes = sd->axi1.width_bytes;
+        } else {
+            return npuc_errf(err, NPUC_E_INVALID,
+                             "memory mode %s puts constants on AXI%u, which is %s in %s; "
+                             "constants need Dram or flash", md->name, cport,
+                             s.axi[cport].name, sd->name);
+        }
+    }
+    if (strcmp(s.axi[md->arena_port].name, "Sram") != 0 &&
+        strcmp(s.axi[md->arena_port].name, "Dram") != 0)
+        return npuc_errf(err, NPUC_E_INVALID,
+                         "memory mode %s puts the tensor arena on AXI%u, which is %s in %s; "
+                         "the arena needs Sram or Dram", md->name, md->arena_port,
+                         s.axi[md->arena_port].name, sd->name);
+    /* Region 0 constants, 1 arena, 2 fast scratch: the cache port only when
+     * it differs from the arena's ("spilling"), else the arena's. Regions
+     * 3-7 (not used by Vela) are taken as arena memory. */
+    for (int r = 0; r < 8; r++) s.region_port[r] = md->arena_port;
+    s.region_port[0] = cport;
+    if (md->cache_port != md->arena_port) s.region_port[2] = md->cache_port;
+    *out = s;
+    return NPUC_OK;
+}
+
+void sim_system_default(sim_variant v, sim_system *out)
+{
+    npuc_err err;
+    if (sim_variant_is_u65(v))
+        sim_system_lookup("Ethos_U65_High_End", "Dedicated_Sram", out, &err);
+    else
+        sim_system_lookup("Ethos_U55_High_End_Embedded", "Shared_Sram", out, &err);
+}
+
+/* ------------------------------------------------------ variant tables */
+
+typedef struct perf_arch {
+    unsigned ub_w, ub_h, ub_d;    /* OFM micro-block */
+    unsigned iub_d;               /* IFM micro-block depth */
+    unsigned ncores;
+    unsigned axi_bytes;           /* AXI data width */
+    unsigned max_dma;             /* DMA jobs the queue holds */
+    bool u55_32, u55_64_128;
+    double out_cpe[8], act_cpe[3];
+} perf_arch;
+
+static perf_arch arch_of(sim_variant v)
+{
+    perf_arch a;
+    memset(&a, 0, sizeof a);
+    a.ncores = 1;
+    a.axi_bytes = 8;
+    a.max_dma = 1;
+    a.ub_w = a.ub_h = 2;
+    a.ub_d = a.iub_d = 8;
+    static const double o32[8] = {2, 3, 3, 3, 4, 6, 1, 2}, a32[3] = {1, 1, 0};
+    static const double o64[8] = {1, 1.5, 1.5, 1.5, 2, 3, 0.5, 1}, a64[3] = {1, 1, 0};
+    static const double o128[8] = {0.75, 1.25, 0.75, 0.75, 1, 1.5, 0.25, 0.5}, a128[3] = {1, 0.5, 0};
+    static const double o256[8] = {0.625, 1.125, 0.5, 0.375, 0.5, 0.75, 0.125, 0.25},
+                        a256[3] = {1, 0.25, 0};
+    static const double o512[8] = {0.3125, 0.5625, 0.25, 0.1875, 0.25, 0.375, 0.0625, 0.125},
+                        a512[3] = {0.5, 0.125, 0};
+    const double *o = o256, *ac = a256;
+    switch (v) {
+    case SIM_U55_32: a.ub_w = a.ub_h = 1; a.ub_d = 4; a.u55_32 = true; o = o32; ac = a32; break;
+    case SIM_U55_64: a.ub_w = a.ub_h = 1; a.u55_64_128 = true; o = o64; ac = a64; break;
+    case SIM_U55_128: a.ub_h = 1; a.u55_64_128 = true; o = o128; ac = a128; break;
+    case SIM_U55_256: break;
+    case SIM_U65_256: a.axi_bytes = 16; a.max_dma = 2; break;
+    case SIM_U65_512: a.axi_bytes = 16; a.max_dma = 2; a.ncores = 2; o = o512; ac = a512; break;
+    }
+    memcpy(a.out_cpe, o, sizeof a.out_cpe);
+    memcpy(a.act_cpe, ac, sizeof a.act_cpe);
+    return a;
+}
+
+/* ------------------------------------------------------------ op records */
+
+static uint64_t round_up64(uint64_t x, uint64_t q) { return (x + q - 1) / q * q; }
+static uint64_t div_up64(uint64_t x, uint64_t q) { return (x + q - 1) / q; }
+static uint32_t min32(uint32_t a, uint32_t b) { return a < b ? a : b; }
+static uint32_t max32(uint32_t a, uint32_t b) { return a > b ? a : b; }
+
+/* Bytes of a w×h×d feature map as stored: NHCWB16 rounds depth to 16. */
+static uint64_t fm_bytes(uint32_t w, uint32_t h, uint32_t d, uint8_t bits, uint8_t format)
+{
+    uint64_t dd = format == 1 ? round_up64(d, 16) : d;
+    return (uint64_t)w * h * dd * (bits ? bits / 8u : 1u);
+}
+
+/* IFM extent along one axis (ethos-u.md 5.2), in IFM (not upscaled) units. */
+static uint32_t ifm_extent(uint32_t ofm, unsigned stride, uint32_t kdil, unsigned pad_a,
+                           unsigned pad_b, uint8_t upscale)
+{
+    int64_t u = (int64_t)(ofm ? ofm - 1 : 0) * stride + kdil - pad_a - pad_b;
+    if (u < 1) u = 1;
+    if (upscale) u = (u + 1) / 2;
+    return (uint32_t)u;
+}
+
+static bool ew_is_binary(unsigned mode) { return !(mode == 5 || mode == 6 || mode == 7); }
+
+void sim_op_info_from_state(const sim_state *s, const sim_cmd *op, size_t cmd_index,
+                            sim_variant v, sim_op_info *info)
+{
+    (void)v;
+    memset(info, 0, sizeof *info);
+    info->cmd_index = cmd_index;
+    info->cmd_offset = op->offset;
+    info->blockdep = s->blockdep;
+    info->dma_src_region = info->dma_dst_region = 0xFF;
+    switch (op->code) {
+    case SIM_OP_CONV: info->kind = SIM_K_CONV; break;
+    case SIM_OP_DEPTHWISE: info->kind = SIM_K_DEPTHWISE; break;
+    case SIM_OP_POOL: info->kind = SIM_K_POOL; info->mode = (uint8_t)(op->param & 7); break;
+    case SIM_OP_ELEMENTWISE: info->kind = SIM_K_ELEMENTWISE; info->mode = (uint8_t)(op->param & 0x3F); break;
+    default: {
+        /* NPU_OP_DMA_START (anything else gives an empty DMA record) */
+        info->kind = SIM_K_DMA;
+        if (op->code != SIM_OP_DMA_START) return;
+        const sim_dma *d = &s->dma;
+        info->dma_src_region = d->src_internal ? 0xFF : d->src_region;
+        info->dma_dst_region = d->dst_internal ? 0xFF : d->dst_region;
+        info->dma_bytes = d->len;
+        return;
+    }
+    }
+    bool ew = info->kind == SIM_K_ELEMENTWISE;
+    info->ofm_w = max32(s->ofm.width, 1);
+    info->ofm_h = max32(s->ofm.height, 1);
+    info->ofm_d = max32(s->ofm.depth, 1);
+    info->ifm_bits = s->ifm.bits ? s->ifm.bits : 8;
+    info->ofm_bits = s->ofm.bits ? s->ofm.bits : 8;
+    info->ifm_format = s->ifm.format;
+    info->ofm_format = s->ofm.format;
+    info->ifm_region = s->ifm.region;
+    info->ofm_region = s->ofm.region;
+    info->act_func = s->act_func;
+    info->acc_bits = s->acc_format == 1 ? 40 : 32;
+    info->blk_w = s->blk_width ? s->blk_width : min32(info->ofm_w, 64);
+    info->blk_h = s->blk_height ? s->blk_height : min32(info->ofm_h, 32);
+    info->blk_d = s->blk_depth ? s->blk_depth : min32(info->ofm_d, 128);
+    if (ew) {
+        /* no kernel registers: IFM and OFM have the same shape */
+        info->kernel_w = info->kernel_h = 1;
+        info->stride_x = info->stride_y = 1;
+        info->ifm_w = info->ofm_w;
+        info->ifm_h = info->ofm_h;
+        info->ifm_d = info->ofm_d;
+        if (ew_is_binary(info->mode) && !s->ifm2_scalar) {
+            info->ifm2_tensor = true;
+            info->ifm2_broadcast = s->bcast_h || s->bcast_w || s->bcast_c;
+            info->ifm2_bits = s->ifm2.bits ? s->ifm2.bits : info->ifm_bits;
+            info->ifm2_region = s->ifm2.region;
+            info->ifm2_bytes = fm_bytes(s->bcast_w ? 1 : info->ofm_w, s->bcast_h ? 1 : info->ofm_h,
+                                        s->bcast_c ? 1 : info->ofm_d, info->ifm2_bits,
+                                        s->ifm2.format);
+        } else if (ew_is_binary(info->mode)) {
+            info->ifm2_bits = s->ifm2.bits ? s->ifm2.bits : info->ifm_bits;
+        }
+    } else {
+        uint32_t kwd = max32(s->kernel_width, 1), khd = max32(s->kernel_height, 1);
+        unsigned dx = s->dilation_x ? s->dilation_x : 1, dy = s->dilation_y ? s->dilation_y : 1;
+        info->kernel_w = (kwd - 1) / dx + 1;
+        info->kernel_h = (khd - 1) / dy + 1;
+        info->stride_x = s->stride_x ? s->stride_x : 1;
+        info->stride_y = s->stride_y ? s->stride_y : 1;
+        info->upscale = s->upscale;
+        info->ifm_w = ifm_extent(info->ofm_w, info->stride_x, kwd, s->pad_left, s->pad_right, s->upscale);
+        info->ifm_h = ifm_extent(info->ofm_h, info->stride_y, khd, s->pad_top, s->pad_bottom, s->upscale);
+        info->ifm_d = max32(s->ifm.depth, 1);
+    }
+    uint64_t ofm_elems = (uint64_t)info->ofm_w * info->ofm_h * info->ofm_d;
+    uint64_t taps = (uint64_t)info->kernel_w * info->kernel_h;
+    switch (info->kind) {
+    case SIM_K_CONV: info->macs = ofm_elems * info->ifm_d * taps; break;
+    case SIM_K_DEPTHWISE: info->macs = ofm_elems * taps; break;
+    case SIM_K_POOL:
+        /* REDUCE_SUM also sums over the IFM channels */
+        info->macs = ofm_elems * taps * (info->mode == 2 ? info->ifm_d : 1);
+        break;
+    default: break;
+    }
+    info->ifm_bytes = fm_bytes(info->ifm_w, info->ifm_h, info->ifm_d, info->ifm_bits, info->ifm_format);
+    info->ofm_bytes = fm_bytes(info->ofm_w, info->ofm_h, info->ofm_d, info->ofm_bits, info->ofm_format);
+    if (info->kind == SIM_K_CONV || info->kind == SIM_K_DEPTHWISE) {
+        info->weight_region = s->weight_region;
+        info->scale_region = s->scale_region;
+        info->weight_bytes = s->weight_length[0] + s->weight_length[1];
+        info->scale_bytes = s->scale_length[0] + s->scale_length[1];
+    }
+}
+
+/* ----------------------------------------------------------- the model */
+
+enum { BT_CONV, BT_DW, BT_POOL, BT_RSUM, BT_EW };
+
+typedef struct shp { uint64_t w, h, d; } shp;
+
+static shp shp_min(shp a, shp b)
+{
+    shp r = {a.w < b.w ? a.w : b.w, a.h < b.h ? a.h : b.h, a.d < b.d ? a.d : b.d};
+    return r;
+}
+static uint64_t shp_elems(shp a) { return a.w * a.h * a.d; }
+
+/* Everything the per-op formulas need, derived from one record. */
+typedef struct kq {
+    int bt;
+    shp ifm, ofm, ifm2, oblk, iblk;
+    unsigned kw, kh;
+    bool partkernel, acc40, has_bias;
+    unsigned ifm_bits, ofm_bits, ifm2_bits;
+    uint8_t ifm_fmt, ofm_fmt;
+    int ifm_port, ifm2_port, ofm_port, w_port, s_port;
+} kq;
+
+/* Per-port memory characteristics in core cycles. */
+typedef struct port_perf {
+    double bw;                /* bytes per core cycle */
+    double rlat, wlat;        /* core cycles */
+    double burst;             /* bytes */
+} port_perf;
+
+typedef struct perf_ctx {
+    perf_arch a;
+    port_perf port[2];
+    port_perf shram;
+    const sim_system *sys;
+} perf_ctx;
+
+static int port_of(const perf_ctx *c, uint8_t region)
+{
+    return c->sys->region_port[region & 7] ? 1 : 0;
+}
+
+/* Vela's choice between depth-first and part-kernel-first weight order
+ * (the record does not carry the KERNEL_STRIDE bit; for Vela streams this
+ * reproduces it). */
+static bool choose_partkernel(uint64_t ifm_d, unsigned bits, unsigned kelems)
+{
+    if (ifm_d <= 8) return true;
+    double depth_util = (double)ifm_d / (double)round_up64(ifm_d, bits == 8 ? 32 : 16);
+    double part_util = (double)ifm_d * kelems /
+                       ((double)round_up64(ifm_d, 8) * (double)round_up64(kelems, bits == 8 ? 4 : 2));
+    return part_util > depth_util;
+}
+
+static kq make_query(const perf_ctx *c, const sim_op_info *o)
+{
+    kq q;
+    memset(&q, 0, sizeof q);
+    switch (o->kind) {
+    case SIM_K_CONV: q.bt = BT_CONV; break;
+    case SIM_K_DEPTHWISE: q.bt = BT_DW; break;
+    case SIM_K_POOL: q.bt = o->mode == 2 ? BT_RSUM : BT_POOL; break;
+    default: q.bt = BT_EW; break;
+    }
+    q.ifm = (shp){o->ifm_w, o->ifm_h, o->ifm_d};
+    q.ofm = (shp){o->ofm_w, o->ofm_h, o->ofm_d};
+    q.oblk = (shp){max32(o->blk_w, 1), max32(o->blk_h, 1), max32(o->blk_d, 1)};
+    q.kw = max32(o->kernel_w, 1);
+    q.kh = max32(o->kernel_h, 1);
+    q.ifm_bits = o->ifm_bits ? o->ifm_bits : 8;
+    q.ofm_bits = o->ofm_bits ? o->ofm_bits : 8;
+    q.ifm2_bits = o->ifm2_bits ? o->ifm2_bits : q.ifm_bits;
+    q.ifm_fmt = o->ifm_format;
+    q.ofm_fmt = o->ofm_format;
+    q.acc40 = o->acc_bits == 40;
+    q.has_bias = q.bt == BT_CONV || q.bt == BT_DW;
+    q.partkernel = q.bt == BT_CONV && choose_partkernel(o->ifm_d, q.ifm_bits, q.kw * q.kh);
+    q.ifm_port = port_of(c, o->ifm_region);
+    q.ofm_port = port_of(c, o->ofm_region);
+    q.ifm2_port = port_of(c, o->ifm2_region);
+    q.w_port = port_of(c, o->weight_region);
+    q.s_port = port_of(c, o->scale_region);
+    if (o->ifm2_tensor) {
+        /* IFM2 size from its byte count: broadcast axes are 1 */
+        uint64_t per = (uint64_t)(o->ifm2_bits ? o->ifm2_bits / 8 : 1);
+        uint64_t full = (uint64_t)o->ofm_w * o->ofm_h * o->ofm_d;
+        uint64_t e = per ? o->ifm2_bytes / per : full;
+        q.ifm2 = e >= full ? q.ofm : (shp){1, 1, e ? e : 1};
+    }
+    /* IFM block that feeds the OFM block (kernel capped at the 8×8
+     * sub-kernel, rounded to the micro-block) */
+    unsigned up = o->upscale ? 2 : 1;
+    uint64_t bw = div_up64((q.oblk.w - 1) * max32(o->stride_x, 1) + min32(q.kw, 8), up);
+    uint64_t bh = div_up64((q.oblk.h - 1) * max32(o->stride_y, 1) + min32(q.kh, 8), up);
+    q.iblk.w = round_up64(bw, c->a.ub_w);
+    q.iblk.h = round_up64(bh, c->a.ub_h);
+    if (q.bt == BT_CONV || q.bt == BT_RSUM) {
+        if (q.ifm_bits == 16)
+            q.iblk.d = round_up64(q.ifm.d < 16 ? q.ifm.d : 16, 4);
+        else
+            q.iblk.d = round_up64(q.ifm.d < (q.partkernel ? 16u : 32u) ? q.ifm.d : (q.partkernel ? 16 : 32),
+                                  c->a.iub_d);
+    } else {
+        q.iblk.d = q.oblk.d;
+    }
+    return q;
+}
+
+/* Bytes moved for `bytes` of useful data, given the burst the access
+ * pattern allows (Vela's transfer-efficiency estimate). */
+static double burst_scaled(const perf_ctx *c, const port_perf *p, bool read, uint8_t fmt,
+                           unsigned bits, shp blk, shp shape, double bytes)
+{
+    double burst_bits;
+    if (fmt == 1) {
+        double cstride = (double)bits * 16 * (double)shape.w / 8;
+        if (cstride == (double)blk.d) burst_bits = (double)bits * blk.d * blk.w;
+        else if (read) burst_bits = 16.0 * bits * blk.w;
+        else burst_bits = 16.0 * bits * blk.w * c->a.ncores;
+    } else {
+        double zstride = bits / 8.0;
+        if (read) {
+            burst_bits = zstride == (double)blk.d ? (double)bits * blk.d * blk.w : (double)bits * blk.d;
+        } else if (blk.d <= 16 && zstride == (double)blk.d) {
+            burst_bits = (double)bits * blk.d * blk.w;
+        } else {
+            burst_bits = 64.0 * 8;
+            if (16.0 * bits * c->a.ncores < burst_bits) burst_bits = 16.0 * bits * c->a.ncores;
+            if ((double)blk.d * bits < burst_bits) burst_bits = (double)blk.d * bits;
+        }
+    }
+    double burst = floor(burst_bits / 8);
+    if (burst < 1) burst = 1;
+    if (burst > p->burst) burst = p->burst;
+    return bytes * (p->burst / burst);
+}
+
+/* Latency plus transfer of the first IFM block and of one OFM block. */
+static void min_block_mem_cycles(const perf_ctx *c, const kq *q, double *ifm_c, double *ofm_c)
+{
+    const port_perf *pi = &c->port[q->ifm_port], *po = &c->port[q->ofm_port];
+    double ie = (double)shp_elems(shp_min(q->ifm, q->iblk));
+    double oe = (double)shp_elems(shp_min(q->ofm, q->oblk));
+    *ifm_c = pi->rlat + burst_scaled(c, pi, true, q->ifm_fmt, q->ifm_bits, q->iblk, q->ifm, ie) / pi->bw;
+    *ofm_c = po->wlat + burst_scaled(c, po, false, q->ofm_fmt, q->ofm_bits, q->oblk, q->ofm, oe) / po->bw;
+}
+
+static double out_cycles_per_elem(const perf_ctx *c, const kq *q, const sim_op_info *o)
+{
+    int idx;
+    bool ew = q->bt == BT_EW;
+    if (ew && q->ifm_bits == 32) idx = ew_is_binary(o->mode) ? 0 : 1;
+    else if (ew && o->mode == 0 && q->ofm_bits == 32) idx = 2;
+    else if ((ew && o->mode == 0) || (!ew && q->acc40)) idx = 3;
+    else if (ew && (o->mode == 1 || o->mode == 2)) idx = 5;
+    else if (q->bt == BT_POOL && o->mode == 0) idx = 6;
+    else idx = 7;
+    int aidx = (o->act_func == 3 || o->act_func == 4 || o->act_func >= 16) ? 0 : 2;
+    double cpe = c->a.out_cpe[idx];
+    if (c->a.act_cpe[aidx] > cpe) cpe = c->a.act_cpe[aidx];
+    if (ew) {
+        double blk = (double)shp_elems(q->oblk), ic, oc;
+        min_block_mem_cycles(c, q, &ic, &oc);
+        double cmd = (ic + oc + cpe * blk) / 4;
+        if (cmd / blk > cpe) cpe = cmd / blk;
+    }
+    return cpe;
+}
+
+/* Compute cycles of a conv/depthwise/pool op; *tail receives the part that
+ * does not overlap (the last block's drain). */
+static double conv_cycles(const perf_ctx *c, const kq *q, const sim_op_info *o, double *tail)
+{
+    const perf_arch *a = &c->a;
+    shp iblk = shp_min(q->ifm, q->iblk), oblk = shp_min(q->ofm, q->oblk);
+    unsigned ub_w = a->ub_w, ub_h = a->ub_h, ub_d = a->ub_d;
+    if (a->ub_h == 2 && (q->bt == BT_CONV || q->bt == BT_DW) && q->ofm.h == 1 &&
+        q->ofm.w % 2 == 0 && q->kh == 1) {
+        ub_w = 4; ub_h = 1;   /* 1D micro-block */
+        oblk.h = 1;
+    }
+    uint64_t nx = div_up64(oblk.w, ub_w), ny = div_up64(oblk.h, ub_h), nz = div_up64(oblk.d, ub_d);
+    uint64_t nxy = nx * ny;
+    double wb = 32.0 * ub_d / 8;
+    double dpu = 0;
+    uint64_t iz = div_up64(iblk.d, 8);
+    for (unsigned sy = 0; sy < q->kh; sy += 8)
+        for (unsigned sx = 0; sx < q->kw; sx += 8) {
+            unsigned elems = min32(8, q->kh - sy) * min32(8, q->kw - sx);
+            double cyc;
+            uint64_t steps;
+            if (q->bt == BT_POOL) {
+                steps = 1;
+                cyc = (double)(elems > 4 ? elems : 4) * (double)nxy * (double)nz;
+                if (q->ifm_bits == 16 && !a->u55_32) cyc *= 2;
+            } else if (q->bt == BT_DW) {
+                cyc = 4.0 * (double)nxy * (q->ifm_bits == 16 ? 2 : 1);
+                steps = div_up64(elems, 4);
+                cyc = (cyc > wb ? cyc : wb) * (double)steps * (double)nz;
+            } else if (!q->partkernel) {
+                steps = elems;
+                double per = 4.0 * (double)nxy;
+                cyc = (per > wb ? per : wb) * (double)steps * (double)nz;
+            } else {
+                steps = div_up64(elems, q->ifm_bits == 16 ? 2 : 4);
+                double per = 4.0 * (double)nxy;
+                cyc = (per > wb ? per : wb) * (double)steps * (double)iz * (double)nz;
+            }
+            double delay = 0;
+            if (a->u55_32) {
+                double d = q->acc40 ? 7 : 3;
+                if (nx == 1 && ny == 1) {
+                    if (nz == 1) delay = d * (double)steps;
+                    else if (steps > 1) delay = d * (double)(steps - 1) * (double)nz;
+                }
+                if ((nx == 1 || ny == 1) && nz > 1 && q->acc40) delay += d * (double)nz;
+            } else {
+                double d = (q->acc40 && a->u55_64_128) ? 3 : 2;
+                if (nx == 1 && ny == 1) {
+                    if (nz == 1) delay = d * (double)steps;
+                    else if (steps > 1) delay = d * (double)(steps - 1) * (double)nz;
+                }
+            }
+            if (q->bt == BT_CONV && q->partkernel) delay *= (double)iz;
+            dpu += cyc + delay;
+        }
+    if (q->bt == BT_CONV || q->bt == BT_RSUM) dpu *= (double)div_up64(q->ifm.d, iblk.d);
+    dpu /= a->ncores;
+
+    uint64_t nblk = div_up64(q->ofm.w, oblk.w) * div_up64(q->ofm.h, oblk.h) * div_up64(q->ofm.d, oblk.d);
+    double out = ceil(out_cycles_per_elem(c, q, o) * (double)shp_elems(oblk));
+    if (q->has_bias) {
+        double bias = 10.0 * (double)oblk.d * c->port[q->s_port].rlat / 256;
+        if (bias > out) out = bias;
+    }
+    double ic, oc;
+    min_block_mem_cycles(c, q, &ic, &oc);
+    double cmd = (ic + oc + out + dpu) / 4;
+    if (cmd > dpu) dpu = cmd;
+    if (cmd > out) out = cmd;
+    if (dpu > out) {
+        *tail = out;
+        return dpu * (double)nblk + out;
+    }
+    *tail = dpu;
+    return out * (double)nblk + dpu;
+}
+
+static double ew_cycles(const perf_ctx *c, const kq *q, const sim_op_info *o)
+{
+    shp r = q->ofm;
+    if (q->ofm_fmt == 1) r.d = round_up64(r.d, 16);
+    return ceil(out_cycles_per_elem(c, q, o) * (double)shp_elems(r));
+}
+
+/* Traffic of one kernel op: raw bytes per port and direction, and the
+ * burst-scaled bytes that set its memory cycles. */
+typedef struct traffic {
+    double rd[2], wr[2];      /* bytes */
+    double scaled[2];         /* bytes after burst efficiency */
+} traffic;
+
+static double fm_elem_bytes(unsigned bits) { return bits / 8.0; }
+
+static void kernel_traffic(const perf_ctx *c, const kq *q, const sim_op_info *o, traffic *t)
+{
+    memset(t, 0, sizeof *t);
+    shp iround = {1, 1, q->ifm_fmt == 1 ? 16 : 1};
+    shp oround = {1, 1, q->ofm_fmt == 1 ? 16 : 1};
+    double ifm_el = 0, ifm2_el = 0, w_bytes = 0, s_bytes = 0;
+    if (q->bt != BT_EW) {
+        shp iblk = shp_min(q->ifm, q->iblk), oblk = shp_min(q->ofm, q->oblk);
+        uint64_t nbx = div_up64(q->ofm.w, oblk.w), nby = div_up64(q->ofm.h, oblk.h);
+        uint64_t nbz = div_up64(q->ofm.d, oblk.d);
+        uint64_t obd = oblk.d;
+        if (q->bt == BT_DW || q->bt == BT_POOL) { nbz = 1; obd = q->ifm.d; }
+        uint64_t nblk = nbx * nby * nbz;
+        uint64_t sub = div_up64(q->kw, 8) * div_up64(q->kh, 8);
+        /* each OFM block reads its IFM block over the full IFM depth */
+        double fetch = (double)(round_up64(iblk.w, iround.w) * round_up64(iblk.h, iround.h)) *
+                       (double)round_up64(q->ifm.d, iround.d);
+        ifm_el = fetch * (double)sub * (double)nblk;
+        if (q->bt == BT_CONV || q->bt == BT_DW) {
+            /* the weight stream is read once per OFM block position */
+            double per_ofm = (double)(obd * nblk) / (double)(q->bt == BT_DW ? q->ifm.d : q->ofm.d);
+            w_bytes = (double)o->weight_bytes * per_ofm;
+            s_bytes = (double)o->scale_bytes;
+        }
+    } else {
+        shp r = {q->ofm.w, q->ofm.h, round_up64(q->ofm.d, iround.d)};
+        ifm_el = (double)shp_elems(r);
+        if (o->ifm2_tensor) {
+            if (shp_elems(q->ifm2) > 1) ifm2_el = ifm_el;
+            else if (q->ifm2_bits > 8) ifm2_el = 1;
+        }
+    }
+    shp orr = {q->ofm.w, q->ofm.h, round_up64(q->ofm.d, oround.d)};
+    double ofm_b = (double)shp_elems(orr) * fm_elem_bytes(q->ofm_bits);
+    double ifm_b = ifm_el * fm_elem_bytes(q->ifm_bits);
+    double ifm2_b = ifm2_el * fm_elem_bytes(q->ifm2_bits);
+
+    t->rd[q->ifm_port] += ifm_b;
+    t->scaled[q->ifm_port] += burst_scaled(c, &c->port[q->ifm_port], true, q->ifm_fmt, q->ifm_bits,
+                                           q->iblk, q->ifm, ifm_b);
+    if (ifm2_b > 0) {
+        t->rd[q->ifm2_port] += ifm2_b;
+        t->scaled[q->ifm2_port] += burst_scaled(c, &c->port[q->ifm2_port], true, q->ifm_fmt,
+                                                q->ifm2_bits, q->iblk, q->ifm2, ifm2_b);
+    }
+    t->wr[q->ofm_port] += ofm_b;
+    t->scaled[q->ofm_port] += burst_scaled(c, &c->port[q->ofm_port], false, q->ofm_fmt, q->ofm_bits,
+                                           q->oblk, q->ofm, ofm_b);
+    if (w_bytes > 0) {
+        t->rd[q->w_port] += w_bytes;
+        t->scaled[q->w_port] += w_bytes;
+    }
+    if (s_bytes > 0) {
+        t->rd[q->s_port] += s_bytes;
+        t->scaled[q->s_port] += s_bytes;
+    }
+}
+
+/* DMA cost: read from the source (plus its latency) and write to the
+ * destination run concurrently; the slower side wins. */
+static double dma_cycles(const perf_ctx *c, const sim_op_info *o, traffic *t)
+{
+    memset(t, 0, sizeof *t);
+    if (o->dma_bytes == 0) return 0;
+    double n = (double)o->dma_bytes;
+    const port_perf *ps = o->dma_src_region == 0xFF ? &c->shram : &c->port[port_of(c, o->dma_src_region)];
+    const port_perf *pd = o->dma_dst_region == 0xFF ? &c->shram : &c->port[port_of(c, o->dma_dst_region)];
+    if (o->dma_src_region != 0xFF) t->rd[port_of(c, o->dma_src_region)] += n;
+    if (o->dma_dst_region != 0xFF) t->wr[port_of(c, o->dma_dst_region)] += n;
+    double from = floor(n / ps->bw) + ps->rlat;
+    double to = floor(n / pd->bw);
+    return from > to ? from : to;
+}
+
+static uint64_t to_cycles(double x) { return x <= 0 ? 0 : (uint64_t)ceil(x - 1e-9); }
+
+uint64_t sim_perf_estimate(sim_variant v, const sim_system *sys, sim_op_info *ops, size_t n_ops)
+{
+    perf_ctx c;
+    sim_system def;
+    memset(&c, 0, sizeof c);
+    if (!sys) {
+        sim_system_default(v, &def);
+        sys = &def;
+    }
+    c.sys = sys;
+    c.a = arch_of(v);
+    for (int p = 0; p < 2; p++) {
+        const sim_memory *m = &sys->axi[p];
+        unsigned w = m->width_bytes && m->width_bytes < c.a.axi_bytes ? m->width_bytes : c.a.axi_bytes;
+        double scale = m->clock_scale > 0 ? m->clock_scale : 1.0;
+        c.port[p].bw = w * scale;
+        c.port[p].rlat = m->read_latency;
+        c.port[p].wlat = m->write_latency;
+        c.port[p].burst = m->burst_bytes ? m->burst_bytes : 32;
+    }
+    /* SHRAM as a DMA end point: full port width at core clock, no latency */
+    c.shram.bw = c.a.axi_bytes;
+    c.shram.burst = 32;
+
+    /* timeline state */
+    uint64_t t_cmd = 0;               /* command stream front */
+    uint64_t dma_free = 0;            /* DMA channel free at */
+    uint64_t total = 0;
+    size_t nk = 0, nd = 0;            /* kernel / DMA ops issued */
+    /* end times of the last few kernel ops and DMAs (waits look back at most
+     * 3 kernel ops and 15 DMAs) */
+    uint64_t kend[4] = {0}, dend[16] = {0};
+    uint64_t prev_tail = 0;
+    for (size_t i = 0; i < n_ops; i++) {
+        sim_op_info *o = &ops[i];
+        traffic t;
+        double cyc;
+        double tail = 0;
+        if (o->kind == SIM_K_DMA) {
+            cyc = dma_cycles(&c, o, &t);
+            o->cycles_compute = 0;
+            o->cycles_memory = to_cycles(cyc);
+        } else {
+            kq q = make_query(&c, o);
+            double comp = q.bt == BT_EW ? ew_cycles(&c, &q, o) : conv_cycles(&c, &q, o, &tail);
+            kernel_traffic(&c, &q, o, &t);
+            double mem = 0;
+            for (int p = 0; p < 2; p++)
+                if (t.scaled[p] / c.port[p].bw > mem) mem = t.scaled[p] / c.port[p].bw;
+            o->cycles_compute = to_cycles(comp);
+            o->cycles_memory = to_cycles(mem);
+            cyc = comp > mem ? comp : mem;
+        }
+        o->cycles = to_cycles(cyc);
+        for (int p = 0; p < 2; p++) {
+            o->axi_read[p] = (uint64_t)llround(t.rd[p]);
+            o->axi_write[p] = (uint64_t)llround(t.wr[p]);
+        }
+
+        /* the wait in front of this op holds the command stream */
+        if (o->wait_kind == 1) {
+            if (nd > o->wait_count) {
+                size_t idx = nd - o->wait_count - 1;   /* last DMA that must finish */
+                if (nd - idx <= 16 && dend[idx % 16] > t_cmd) t_cmd = dend[idx % 16];
+            }
+        } else if (o->wait_kind == 2) {
+            if (nk > o->wait_count) {
+                size_t idx = nk - o->wait_count - 1;
+                if (nk - idx <= 4 && kend[idx % 4] > t_cmd) t_cmd = kend[idx % 4];
+            }
+        }
+        if (o->kind == SIM_K_DMA) {
+            /* a full DMA queue stalls the command stream */
+            if (nd >= c.a.max_dma) {
+                uint64_t e = dend[(nd - c.a.max_dma) % 16];
+                if (e > t_cmd) t_cmd = e;
+            }
+            uint64_t start = t_cmd > dma_free ? t_cmd : dma_free;
+            o->start = start;
+            o->end = start + o->cycles;
+            dma_free = o->end;
+            dend[nd % 16] = o->end;
+            nd++;
+        } else {
+            /* at most two kernel ops in flight: the stream stalls on a third */
+            if (nk >= 2) {
+                uint64_t e = kend[(nk - 2) % 4];
+                if (e > t_cmd) t_cmd = e;
+            }
+            uint64_t start = t_cmd;
+            bool compute_bound = o->cycles_compute >= o->cycles_memory;
+            if (nk > 0) {
+                /* BLOCKDEP 0: wait for the previous op. Otherwise the
+                 * previous op's last block may still drain through the
+                 * output stage while this op's first block starts; only
+                 * when neither op is limited by memory (a busy port hides
+                 * nothing). */
+                uint64_t pe = kend[(nk - 1) % 4];
+                uint64_t ov = o->blockdep > 0 && compute_bound ? prev_tail : 0;
+                if (ov > o->cycles) ov = o->cycles;
+                uint64_t dep = ov >= pe ? 0 : pe - ov;
+                if (dep > start) start = dep;
+            }
+            o->start = start;
+            o->end = start + o->cycles;
+            if (nk > 0 && o->end < kend[(nk - 1) % 4]) o->end = kend[(nk - 1) % 4];
+            kend[nk % 4] = o->end;
+            nk++;
+            prev_tail = compute_bound ? to_cycles(tail < (double)o->cycles ? tail : (double)o->cycles) : 0;
+        }
+        if (o->end > total) total = o->end;
+    }
+    return total;
+}

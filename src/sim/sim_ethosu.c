@@ -68,9 +68,13 @@ int sim_run_ethosu_op(sim_npu *npu, const graph *g, const graph_op *op, void *co
     }
     int n_io = op->n_in + op->n_out;
     const graph_tensor *scratch = &g->tensors[op->in[2]];
-    /* one arena for every tensor with an offline offset */
+    /* one arena for every tensor with an offline offset; scratch_fast
+     * (input 3) is the driver's separate fast memory, as when ethosu_init
+     * is given one (ethos-u.md 9.3) */
     size_t arena_size = 0;
     for (int k = 2; k < n_io; k++) {
+        if (k == 3)
+            continue;
         int32_t ti = k < op->n_in ? op->in[k] : op->out[k - op->n_in];
         if (ti < 0)
             continue;
@@ -84,6 +88,12 @@ int sim_run_ethosu_op(sim_npu *npu, const graph *g, const graph_op *op, void *co
         if (!arena)
             return npuc_errf(err, NPUC_E_NOMEM, "ethos-u op: out of memory for a %zu byte arena",
                              arena_size);
+    }
+    const graph_tensor *ft = &g->tensors[op->in[3]];
+    uint8_t *fast = calloc(1, ft->nbytes ? ft->nbytes : 1);
+    if (!fast) {
+        free(arena);
+        return npuc_errf(err, NPUC_E_NOMEM, "ethos-u op: out of memory for fast scratch");
     }
     sim_npu_unmap_all(npu);
     uint64_t bus_of[64];
@@ -112,10 +122,10 @@ int sim_run_ethosu_op(sim_npu *npu, const graph *g, const graph_op *op, void *co
         uint64_t b = 0;
         if (ti >= 0) {
             const graph_tensor *t = &g->tensors[ti];
-            if (arena && t->arena_offset >= 0) {
+            if (arena && t->arena_offset >= 0 && k != 3) {
                 b = arena_bus + (uint64_t)t->arena_offset;
             } else if (t->nbytes) {
-                void *host = t->data ? (void *)t->data : data[k];
+                void *host = t->data ? (void *)t->data : k == 3 ? fast : data[k];
                 MAP(host, t->nbytes, !t->data, b);
             }
         }
@@ -162,5 +172,6 @@ done:
 #undef MAP
     sim_npu_unmap_all(npu);
     free(arena);
+    free(fast);
     return rc;
 }

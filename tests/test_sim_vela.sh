@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Virtual NPU against the reference interpreter on real Vela output:
+#  - person_detect_vela.tflite (Ethos-U55-256) gives exactly the bytes of
+#    person_detect.tflite for person.bmp, no_person.bmp and seeds 1..200;
+#  - every model in ../shared/models/vela/{u55-128,u65-256} gives exactly the
+#    bytes of its original in ../shared/models/tflm for seeds 1..3.
+# On a mismatch the script prints both outputs and the tensors of the
+# original model are dumped (--dump-tensors) for inspection.
+set -u
+npuc=${NPUC_BIN:?}
+S=${NPUC_SHARED:?}/models
+if [ ! -f "$S/tflm/person_detect_vela.tflite" ] || [ ! -d "$S/vela" ]; then
+  echo "SKIP: $S not found"; exit 0
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+
+le32() {   # little-endian int32 bytes of $1
+  local v=$(( $1 & 0xFFFFFFFF ))
+  printf "\\x$(printf %02x $((v & 255)))\\x$(printf %02x $(((v >> 8) & 255)))\\x$(printf %02x $(((v >> 16) & 255)))\\x$(printf %02x $(((v >> 24) & 255)))"
+}
+
+# Models whose first input is a TRANSPOSE_CONV output_shape (int32 [4]) get
+# the output tensor's real shape there instead of random values.
+shape_args() {
+  local model=$1 info shape
+  info=$("$npuc" inspect "$model") || return 1
+  if ! grep -A1 '^inputs:' <<<"$info" | grep -q "int32 \[4\]"; then return 0; fi
+  shape=$(grep -A1 '^outputs:' <<<"$info" | tail -1 | grep -o '\[[0-9,]*\]' | tail -1 | tr -d '[]' | tr ',' ' ')
+  : > "$tmp/shape.bin"
+  for d in $shape; do le32 "$d" >> "$tmp/shape.bin"; done
+  echo "--input $tmp/shape.bin"
+}
+
+compare() {   # compare VELA_MODEL ORIGINAL LABEL RUN-ARGS...
+  local vela=$1 orig=$2 label=$3; shift 3
+  if ! "$npuc" run "$vela" "$@" --quiet --output "$tmp/a.bin" 2> "$tmp/err.txt"; then
+    echo "FAIL: $label: virtual NPU run failed: $(cat "$tmp/err.txt")"; fails=$((fails+1)); return 1
+  fi
+  if ! "$npuc" run "$orig" "$@" --quiet --output "$tmp/b.bin" 2> "$tmp/err.txt"; then
+    echo "FAIL: $label: reference run failed: $(cat "$tmp/err.txt")"; fails=$((fails+1)); return 1
+  fi
+  if ! cmp -s "$tmp/a.bin" "$tmp/b.bin"; then
+    echo "FAIL: $label: outputs differ"
+    echo "  virtual NPU: $(od -An -t x1 "$tmp/a.bin" | head -3 | tr -s ' ')"
+    echo "  reference:   $(od -An -t x1 "$tmp/b.bin" | head -3 | tr -s ' ')"
+    fails=$((fails+1)); return 1
+  fi
+  return 0
+}
+
+m=$S/tflm
+for img in person no_person; do
+  compare "$m/person_detect_vela.tflite" "$m/person_detect.tflite" "person_detect $img.bmp" --input "$m/$img.bmp" &&
+    echo "person_detect_vela $img.bmp: identical"
+done
+ok=0
+for seed in $(seq 1 200); do
+  compare "$m/person_detect_vela.tflite" "$m/person_detect.tflite" "person_detect seed $seed" \
+    --random-input --seed "$seed" && ok=$((ok+1))
+done
+echo "person_detect_vela: $ok/200 random inputs identical"
+
+for cfg in u55-128 u65-256; do
+  n=0; same=0
+  while IFS= read -r v; do
+    rel=${v#"$S/vela/$cfg/"}
+    orig=$m/${rel%_vela.tflite}.tflite
+    n=$((n+1))
+    args=$(shape_args "$orig") || { echo "FAIL: inspect $orig"; fails=$((fails+1)); continue; }
+    good=1
+    for seed in 1 2 3; do
+      # shellcheck disable=SC2086
+      compare "$v" "$orig" "$cfg/$rel seed $seed" $args --random-input --seed "$seed" || { good=0; break; }
+    done
+    same=$((same+good))
+  done < <(find "$S/vela/$cfg" -name '*_vela.tflite' | sort)
+  echo "vela/$cfg: $same/$n models identical to their originals (3 random inputs each)"
+done
+
+[ $fails -eq 0 ] && echo "all Vela outputs identical"
+exit $(( fails > 125 ? 125 : fails ))

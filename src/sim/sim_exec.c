@@ -81,14 +81,16 @@ static int fail(sim_ctx *c, int fault, npuc_err *err, int code, const char *fmt,
 }
 
 /* Host pointer for len bytes at offset off of a region. */
-static int bus_map(sim_ctx *c, unsigned region, uint64_t off, uint64_t len, bool write,
-                   const char *what, uint8_t **p, npuc_err *err)
+static int bus_map_t(sim_ctx *c, unsigned region, uint64_t off, uint64_t len, bool write,
+                     const char *what0, int tile, uint8_t **p, npuc_err *err)
 {
+    char what[96];
+#define WHAT() (tile >= 0 ? (snprintf(what, sizeof what, "%s tile %d", what0, tile), what) : what0)
     uint64_t a = c->basep[region & 7] + off;
     *p = NULL;
     if (a < off)
         return fail(c, SIM_FAULT_BUS, err, NPUC_E_RUNTIME,
-                    "%s: region %u offset 0x%llx overflows the address space", what, region,
+                    "%s: region %u offset 0x%llx overflows the address space", WHAT(), region,
                     (unsigned long long)off);
     for (size_t i = 0; i < c->n_win; i++) {
         const sim_window *w = &c->win[i];
@@ -97,16 +99,23 @@ static int bus_map(sim_ctx *c, unsigned region, uint64_t off, uint64_t len, bool
         if (write && !w->writable)
             return fail(c, SIM_FAULT_BUS, err, NPUC_E_RUNTIME,
                         "%s: writes %llu bytes at region %u offset 0x%llx (bus 0x%llx), which "
-                        "is read-only memory", what, (unsigned long long)len, region,
+                        "is read-only memory", WHAT(), (unsigned long long)len, region,
                         (unsigned long long)off, (unsigned long long)a);
         *p = w->host + (a - w->bus);
         return NPUC_OK;
     }
     return fail(c, SIM_FAULT_BUS, err, NPUC_E_RUNTIME,
                 "%s: %s %llu bytes at region %u offset 0x%llx (bus 0x%llx, BASEP%u 0x%llx), "
-                "outside the memory mapped for the NPU", what, write ? "writes" : "reads",
+                "outside the memory mapped for the NPU", WHAT(), write ? "writes" : "reads",
                 (unsigned long long)len, region, (unsigned long long)off, (unsigned long long)a,
                 region, (unsigned long long)c->basep[region & 7]);
+#undef WHAT
+}
+
+static int bus_map(sim_ctx *c, unsigned region, uint64_t off, uint64_t len, bool write,
+                   const char *what, uint8_t **p, npuc_err *err)
+{
+    return bus_map_t(c, region, off, len, write, what, -1, p, err);
 }
 
 /* ------------------------------------------------------- feature maps */
@@ -169,9 +178,7 @@ static int fm_open(sim_ctx *c, const sim_fm *fm, uint32_t H, uint32_t W, uint32_
         uint64_t ly = (uint64_t)(y1 - 1 - ((t >= 2) ? y0 : 0));
         uint64_t lx = (uint64_t)(x1 - 1 - x0);
         uint64_t span = ly * v->sy + lx * v->sx + ct;
-        char w2[96];
-        snprintf(w2, sizeof w2, "%s tile %d", what, t);
-        int rc = bus_map(c, fm->region, fm->base[t], span, write, w2, &v->tile[t], err);
+        int rc = bus_map_t(c, fm->region, fm->base[t], span, write, what, t, &v->tile[t], err);
         if (rc)
             return rc;
     }
@@ -599,10 +606,13 @@ static int64_t ifm_maxabs(const sim_fm *fm)
 
 /* ----------------------------------------------------- weights, scales */
 
-static uint64_t fnv64(const uint8_t *p, size_t n)
+/* Cache key of a weight stream: FNV over its length and up to 256 sampled
+ * bytes (the full bytes are compared on a hit, so this only has to spread). */
+static uint64_t stream_key(const uint8_t *p, size_t n)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++) {
+    uint64_t h = 1469598103934665603ull ^ n;
+    size_t step = n > 256 ? n / 256 : 1;
+    for (size_t i = 0; i < n; i += step) {
         h ^= p[i];
         h *= 1099511628211ull;
     }
@@ -627,7 +637,7 @@ static int load_weights(sim_ctx *c, const sim_state *s, bool dw, const char *wha
     if (rc)
         return npuc_err_prefix(err, "%s", what), rc;
     size_t len = (size_t)s->weight_length[0];
-    uint64_t h = fnv64(wb, len) ^ ((uint64_t)g.ofm_depth << 40) ^ ((uint64_t)g.ifm_depth << 20) ^
+    uint64_t h = stream_key(wb, len) ^ ((uint64_t)g.ofm_depth << 40) ^ ((uint64_t)g.ifm_depth << 20) ^
                  ((uint64_t)g.kh << 10) ^ g.kw ^ ((uint64_t)g.block_depth << 50) ^
                  ((uint64_t)dw << 63) ^ ((uint64_t)g.part_kernel_first << 62);
     sim_wentry *e = &c->wcache[h % SIM_WCACHE_SIZE];

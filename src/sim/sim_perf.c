@@ -12,10 +12,9 @@
  * The per-op formulas follow the structure of Vela's performance model
  * (npu_performance.py: block-based DPU/output cycles, minimum memory cycles
  * per block, burst efficiency, mem-to-mem DMA cost) and its constants
- * (ethos-u.md 1.1, 1.6). See docs/sim.md, "Cycle model". */
+ * (ethos-u.md 1.1, 1.6). See docs/sim.md, "Cycle and traffic model". */
 #include "sim/sim.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -175,6 +174,15 @@ static perf_arch arch_of(sim_variant v)
 }
 
 /* ------------------------------------------------------------ op records */
+
+/* Rounding of non-negative values without libm (the sim library is linked
+ * after -lm in some link lines). */
+static double floor_nn(double x) { return x <= 0 ? 0 : (double)(uint64_t)x; }
+static double ceil_nn(double x)
+{
+    double f = floor_nn(x);
+    return f < x ? f + 1 : f;
+}
 
 static uint64_t round_up64(uint64_t x, uint64_t q) { return (x + q - 1) / q * q; }
 static uint64_t div_up64(uint64_t x, uint64_t q) { return (x + q - 1) / q; }
@@ -389,11 +397,11 @@ static kq make_query(const perf_ctx *c, const sim_op_info *o)
     q.iblk.w = round_up64(bw, c->a.ub_w);
     q.iblk.h = round_up64(bh, c->a.ub_h);
     if (q.bt == BT_CONV || q.bt == BT_RSUM) {
-        if (q.ifm_bits == 16)
-            q.iblk.d = round_up64(q.ifm.d < 16 ? q.ifm.d : 16, 4);
-        else
-            q.iblk.d = round_up64(q.ifm.d < (q.partkernel ? 16u : 32u) ? q.ifm.d : (q.partkernel ? 16 : 32),
-                                  c->a.iub_d);
+        /* Vela's IFM block depth: 16 for 16-bit, else 16 (part-kernel)
+         * or 32 channels, capped by the IFM depth */
+        uint64_t cap = q.ifm_bits == 16 || q.partkernel ? 16 : 32;
+        uint64_t d = q.ifm.d < cap ? q.ifm.d : cap;
+        q.iblk.d = round_up64(d, q.ifm_bits == 16 ? 4 : c->a.iub_d);
     } else {
         q.iblk.d = q.oblk.d;
     }
@@ -423,7 +431,7 @@ static double burst_scaled(const perf_ctx *c, const port_perf *p, bool read, uin
             if ((double)blk.d * bits < burst_bits) burst_bits = (double)blk.d * bits;
         }
     }
-    double burst = floor(burst_bits / 8);
+    double burst = floor_nn(burst_bits / 8);
     if (burst < 1) burst = 1;
     if (burst > p->burst) burst = p->burst;
     return bytes * (p->burst / burst);
@@ -522,7 +530,7 @@ static double conv_cycles(const perf_ctx *c, const kq *q, const sim_op_info *o, 
     dpu /= a->ncores;
 
     uint64_t nblk = div_up64(q->ofm.w, oblk.w) * div_up64(q->ofm.h, oblk.h) * div_up64(q->ofm.d, oblk.d);
-    double out = ceil(out_cycles_per_elem(c, q, o) * (double)shp_elems(oblk));
+    double out = ceil_nn(out_cycles_per_elem(c, q, o) * (double)shp_elems(oblk));
     if (q->has_bias) {
         double bias = 10.0 * (double)oblk.d * c->port[q->s_port].rlat / 256;
         if (bias > out) out = bias;
@@ -544,7 +552,7 @@ static double ew_cycles(const perf_ctx *c, const kq *q, const sim_op_info *o)
 {
     shp r = q->ofm;
     if (q->ofm_fmt == 1) r.d = round_up64(r.d, 16);
-    return ceil(out_cycles_per_elem(c, q, o) * (double)shp_elems(r));
+    return ceil_nn(out_cycles_per_elem(c, q, o) * (double)shp_elems(r));
 }
 
 /* Traffic of one kernel op: raw bytes per port and direction, and the
@@ -625,12 +633,12 @@ static double dma_cycles(const perf_ctx *c, const sim_op_info *o, traffic *t)
     const port_perf *pd = o->dma_dst_region == 0xFF ? &c->shram : &c->port[port_of(c, o->dma_dst_region)];
     if (o->dma_src_region != 0xFF) t->rd[port_of(c, o->dma_src_region)] += n;
     if (o->dma_dst_region != 0xFF) t->wr[port_of(c, o->dma_dst_region)] += n;
-    double from = floor(n / ps->bw) + ps->rlat;
-    double to = floor(n / pd->bw);
+    double from = floor_nn(n / ps->bw) + ps->rlat;
+    double to = floor_nn(n / pd->bw);
     return from > to ? from : to;
 }
 
-static uint64_t to_cycles(double x) { return x <= 0 ? 0 : (uint64_t)ceil(x - 1e-9); }
+static uint64_t to_cycles(double x) { return x <= 0 ? 0 : (uint64_t)ceil_nn(x - 1e-9); }
 
 uint64_t sim_perf_estimate(sim_variant v, const sim_system *sys, sim_op_info *ops, size_t n_ops)
 {
@@ -687,8 +695,8 @@ uint64_t sim_perf_estimate(sim_variant v, const sim_system *sys, sim_op_info *op
         }
         o->cycles = to_cycles(cyc);
         for (int p = 0; p < 2; p++) {
-            o->axi_read[p] = (uint64_t)llround(t.rd[p]);
-            o->axi_write[p] = (uint64_t)llround(t.wr[p]);
+            o->axi_read[p] = (uint64_t)(t.rd[p] + 0.5);
+            o->axi_write[p] = (uint64_t)(t.wr[p] + 0.5);
         }
 
         /* the wait in front of this op holds the command stream */

@@ -1,0 +1,162 @@
+/* Virtual NPU speed: simulated MACs per host-second and time per inference
+ * on person_detect_vela (Ethos-U55-256 stream) against the reference
+ * interpreter on person_detect.tflite, and on a large conv from the shared
+ * Vela models. Prints figures; asserts nothing.
+ *   usage: bench_sim [SHARED_DIR]   (default ../shared, or $NPUC_SHARED) */
+#include "../src/interp/interp.h"
+#include "../src/sim/sim.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+typedef struct loaded {
+    tfl_model *m;
+    graph *g;
+} loaded;
+
+static int load(const char *path, loaded *l)
+{
+    npuc_err err;
+    memset(l, 0, sizeof *l);
+    if (tfl_read_file(path, &l->m, &err) || graph_import(l->m, &l->g, &err)) {
+        printf("%s: skipped: %s\n", path, err.msg);
+        tfl_model_free(l->m);
+        return -1;
+    }
+    return 0;
+}
+
+static void unload(loaded *l)
+{
+    graph_free(l->g);
+    tfl_model_free(l->m);
+}
+
+/* Times the first ethos-u op of a model on the virtual NPU. Returns the
+ * seconds per run (0 on failure) and the simulated MACs per run. */
+static double time_npu(const char *path, const char *label, uint64_t *macs_out, uint64_t *cycles_out)
+{
+    loaded l;
+    if (load(path, &l)) return 0;
+    const graph *g = l.g;
+    const graph_op *op = NULL;
+    for (int32_t i = 0; i < g->n_ops && !op; i++)
+        if (sim_is_ethosu_op(&g->ops[i])) op = &g->ops[i];
+    double per = 0;
+    npuc_err err;
+    sim_variant v;
+    sim_npu *npu = NULL;
+    void *data[64] = {0};
+    if (!op || op->n_in + op->n_out > 64 || sim_ethosu_op_variant(g, op, &v, &err) ||
+        sim_npu_create(v, NULL, &npu, &err)) {
+        printf("%-34s skipped: no runnable ethos-u op\n", label);
+        goto out;
+    }
+    npuc_rng r;
+    npuc_rng_seed(&r, 1);
+    for (int k = 0; k < op->n_in + op->n_out; k++) {
+        int32_t t = k < op->n_in ? op->in[k] : op->out[k - op->n_in];
+        if (t < 0) continue;
+        const graph_tensor *gt = &g->tensors[t];
+        if (gt->data) {
+            data[k] = (void *)gt->data;
+        } else {
+            data[k] = malloc(gt->nbytes ? gt->nbytes : 1);
+            for (size_t b = 0; b < gt->nbytes; b++) ((uint8_t *)data[k])[b] = (uint8_t)npuc_rng_next(&r);
+        }
+    }
+    if (sim_run_ethosu_op(npu, g, op, data, &err)) {   /* warm-up: fills the weight cache */
+        printf("%-34s failed: %s\n", label, err.msg);
+        goto out;
+    }
+    size_t n;
+    const sim_op_info *ops = sim_npu_ops(npu, &n);
+    uint64_t macs = 0;
+    for (size_t i = 0; i < n; i++) macs += ops[i].macs;
+    int runs = 0;
+    double t0 = now(), t1 = t0;
+    do {
+        if (sim_run_ethosu_op(npu, g, op, data, &err)) break;
+        runs++;
+        t1 = now();
+    } while (t1 - t0 < 1.0 || runs < 3);
+    per = (t1 - t0) / runs;
+    *macs_out = macs;
+    *cycles_out = sim_npu_run_cycles(npu);
+out:
+    for (int k = 0; op && k < op->n_in + op->n_out; k++) {
+        int32_t t = k < op->n_in ? op->in[k] : op->out[k - op->n_in];
+        if (t >= 0 && !g->tensors[t].data) free(data[k]);
+    }
+    sim_npu_free(npu);
+    unload(&l);
+    return per;
+}
+
+static double time_interp(const char *path)
+{
+    loaded l;
+    if (load(path, &l)) return 0;
+    npuc_err err;
+    interp *ip;
+    double per = 0;
+    if (!interp_create(l.g, NULL, &ip, &err)) {
+        interp_invoke(ip, &err);
+        int runs = 0;
+        double t0 = now(), t1 = t0;
+        do {
+            if (interp_invoke(ip, &err)) break;
+            runs++;
+            t1 = now();
+        } while (t1 - t0 < 1.0 || runs < 3);
+        per = (t1 - t0) / runs;
+        interp_free(ip);
+    }
+    unload(&l);
+    return per;
+}
+
+static void row(const char *label, const char *vela, const char *orig)
+{
+    uint64_t macs = 0, cycles = 0;
+    double t = time_npu(vela, label, &macs, &cycles);
+    if (t <= 0) return;
+    printf("%-34s virtual NPU %8.3f ms/inference, %9llu MACs, %7.2f GMAC/s, %9llu NPU cycles",
+           label, t * 1e3, (unsigned long long)macs, (double)macs / t * 1e-9, (unsigned long long)cycles);
+    if (orig) {
+        double r = time_interp(orig);
+        if (r > 0) printf("; reference interpreter %8.3f ms (%.1fx)", r * 1e3, r / t);
+    }
+    printf("\n");
+}
+
+int main(int argc, char **argv)
+{
+    const char *shared = argc > 1 ? argv[1] : getenv("NPUC_SHARED");
+    if (!shared) shared = "../shared";
+    char a[4096], b[4096];
+    printf("bench_sim: one host core, inputs random (seed 1), weights decoded once and cached\n");
+    snprintf(a, sizeof a, "%s/models/tflm/person_detect_vela.tflite", shared);
+    snprintf(b, sizeof b, "%s/models/tflm/person_detect.tflite", shared);
+    row("person_detect_vela (U55-256)", a, b);
+    snprintf(a, sizeof a, "%s/models/vela/u65-256/person_detect_vela.tflite", shared);
+    row("person_detect_vela (U65-256)", a, b);
+    static const char *convs[] = {"conv/conv0", "conv/conv10", "conv/conv20"};
+    for (size_t i = 0; i < sizeof convs / sizeof convs[0]; i++) {
+        char label[64];
+        snprintf(a, sizeof a, "%s/models/vela/u55-128/seanet/%s_vela.tflite", shared, convs[i]);
+        snprintf(b, sizeof b, "%s/models/tflm/seanet/%s.tflite", shared, convs[i]);
+        snprintf(label, sizeof label, "seanet %s int16 (U55-128)", convs[i]);
+        row(label, a, b);
+    }
+    return 0;
+}

@@ -160,29 +160,49 @@ static int s16_mult(const k_sigmoid_s16_params *p, int32_t *m, int32_t *s)
     return K_OK;
 }
 
+int16_t k_logistic_s16_value(int32_t x)
+{
+    /* x: the input in units of 1/12288 (= 1/(3 * 2^12)); the table
+     * spacing 1/24 is 2^9 units. */
+    uint32_t ax = x < 0 ? (uint32_t)0 - (uint32_t)x : (uint32_t)x;
+    uint32_t idx = ax >> 9;
+    uint32_t r;
+    if (idx >= 255) {
+        r = (uint32_t)0x7FFF << 10;
+    } else {
+        uint32_t a = k_sigmoid_q16[idx], b = k_sigmoid_q16[idx + 1];
+        r = (a << 9) + (ax & 0x1FFu) * (b - a);
+    }
+    /* sigmoid(-x) = 1 - sigmoid(x); back to Q0.15 with rounding. */
+    r = x >= 0 ? r + (1u << 9) : (1u << 25) - r + (1u << 9) - 1u;
+    return (int16_t)(r >> 10);
+}
+
+int16_t k_tanh_s16_value(int32_t x)
+{
+    /* tanh(x) uses sigmoid(2x): 2^8 units per table entry. */
+    uint32_t ax = x < 0 ? (uint32_t)0 - (uint32_t)x : (uint32_t)x;
+    uint32_t idx = ax >> 8;
+    int32_t r;
+    if (idx >= 255) {
+        r = (int32_t)(0xFFFFu << 8);
+    } else {
+        uint32_t a = k_sigmoid_q16[idx], b = k_sigmoid_q16[idx + 1];
+        r = (int32_t)((a << 8) + (ax & 0xFFu) * (b - a));
+    }
+    /* tanh(x) = 2 * sigmoid(2x) - 1, odd; back to Q0.15 with rounding. */
+    r = x >= 0 ? r - (1 << 23) + (1 << 7) : -r + (1 << 23) + (1 << 7) - 1;
+    return (int16_t)(r >> 8);
+}
+
 int k_logistic_s16(const k_sigmoid_s16_params *p, const int16_t *input, int16_t *output,
                    int32_t n)
 {
     int32_t m, s;
     if (!p || n < 0 || s16_mult(p, &m, &s)) return K_E_INVALID;
     const int32_t round = s > 0 ? (int32_t)1 << (s - 1) : 0;
-    for (int32_t i = 0; i < n; i++) {
-        /* x: the input in units of 1/12288 (= 1/(3 * 2^12)); the table
-         * spacing 1/24 is 2^9 units. */
-        int32_t x = ((int32_t)input[i] * m + round) >> s;
-        uint32_t ax = (uint32_t)(x < 0 ? -x : x);
-        uint32_t idx = ax >> 9;
-        uint32_t r;
-        if (idx >= 255) {
-            r = (uint32_t)0x7FFF << 10;
-        } else {
-            uint32_t a = k_sigmoid_q16[idx], b = k_sigmoid_q16[idx + 1];
-            r = (a << 9) + (ax & 0x1FFu) * (b - a);
-        }
-        /* sigmoid(-x) = 1 - sigmoid(x); back to Q0.15 with rounding. */
-        r = x >= 0 ? r + (1u << 9) : (1u << 25) - r + (1u << 9) - 1u;
-        output[i] = (int16_t)(r >> 10);
-    }
+    for (int32_t i = 0; i < n; i++)
+        output[i] = k_logistic_s16_value(((int32_t)input[i] * m + round) >> s);
     return K_OK;
 }
 
@@ -191,22 +211,8 @@ int k_tanh_s16(const k_sigmoid_s16_params *p, const int16_t *input, int16_t *out
     int32_t m, s;
     if (!p || n < 0 || s16_mult(p, &m, &s)) return K_E_INVALID;
     const int32_t round = s > 0 ? (int32_t)1 << (s - 1) : 0;
-    for (int32_t i = 0; i < n; i++) {
-        /* tanh(x) uses sigmoid(2x): 2^8 units per table entry. */
-        int32_t x = ((int32_t)input[i] * m + round) >> s;
-        uint32_t ax = (uint32_t)(x < 0 ? -x : x);
-        uint32_t idx = ax >> 8;
-        int32_t r;
-        if (idx >= 255) {
-            r = (int32_t)(0xFFFFu << 8);
-        } else {
-            uint32_t a = k_sigmoid_q16[idx], b = k_sigmoid_q16[idx + 1];
-            r = (int32_t)((a << 8) + (ax & 0xFFu) * (b - a));
-        }
-        /* tanh(x) = 2 * sigmoid(2x) - 1, odd; back to Q0.15 with rounding. */
-        r = x >= 0 ? r - (1 << 23) + (1 << 7) : -r + (1 << 23) + (1 << 7) - 1;
-        output[i] = (int16_t)(r >> 8);
-    }
+    for (int32_t i = 0; i < n; i++)
+        output[i] = k_tanh_s16_value(((int32_t)input[i] * m + round) >> s);
     return K_OK;
 }
 

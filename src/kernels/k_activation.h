@@ -118,6 +118,11 @@ int k_logistic_s16(const k_sigmoid_s16_params *p, const int16_t *input, int16_t 
 int k_logistic_f32(const float *input, float *output, int32_t n);
 int k_tanh_s8(const k_sigmoid_s8_params *p, const int8_t *input, int8_t *output, int32_t n);
 int k_tanh_s16(const k_sigmoid_s16_params *p, const int16_t *input, int16_t *output, int32_t n);
+/* One element of the int16 functions above, on the already scaled input
+ * x (units of 1/12288: 1.0 = 0x3000), Q0.15 result. The virtual NPU's
+ * built-in TANH/SIGMOID use these too. */
+int16_t k_logistic_s16_value(int32_t x);
+int16_t k_tanh_s16_value(int32_t x);
 int k_tanh_f32(const float *input, float *output, int32_t n);
 
 /* ---- SOFTMAX ------------------------------------------------------------- */

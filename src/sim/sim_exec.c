@@ -11,6 +11,7 @@
  *      int32 data and int64 accumulators);
  *   4. apply the output stage and scatter into the OFM layout. */
 #include "sim/sim_int.h"
+#include "kernels/k_activation.h"
 
 #include <limits.h>
 #include <stdarg.h>
@@ -410,13 +411,16 @@ static inline int32_t rd_le32(const uint8_t *p)
                      (uint32_t)p[3] << 24);
 }
 
-/* TFLite's int16 tanh/logistic on the NPU's pre-scaled value, with
- * 1.0 = 0x3000 on input (Vela's setup) and Q15 output. */
-static int32_t builtin_act(int64_t v, bool tanh_fn);
-
 /* v is the scaled result before the zero point. */
 static inline int32_t ostage_apply(const ostage *o, int64_t v)
 {
+    if (o->lut >= LUT_TANH) {
+        /* built-in functions on the scaled value (1.0 = 0x3000), TFLite's
+         * int16 interpolation; then the clamp (ethos-u.md 5.7) */
+        int32_t x = v < -(1 << 24) ? -(1 << 24) : v > (1 << 24) ? (1 << 24) : (int32_t)v;
+        int64_t r = (o->lut == LUT_TANH ? k_tanh_s16_value(x) : k_logistic_s16_value(x)) + o->zo;
+        return (int32_t)(r < o->lo ? o->lo : r > o->hi ? o->hi : r);
+    }
     v += o->zo;
     if (v < o->lo) v = o->lo;
     if (v > o->hi) v = o->hi;
@@ -438,31 +442,8 @@ static inline int32_t ostage_apply(const ostage *o, int64_t v)
         return r < -32768 ? -32768 : r > 32767 ? 32767 : r;
     }
     default:
-        return builtin_act(v, o->lut == LUT_TANH);
+        return (int32_t)v;
     }
-}
-
-/* Fixed-point tanh/logistic as TFLite computes them for int16 (gemmlowp
- * style polynomial evaluations are replaced here by the 513-entry-table
- * interpolation TFLite's int16 kernels use). */
-static int32_t builtin_act(int64_t v, bool tanh_fn)
-{
-    /* input: 1.0 = 0x3000 · 2^... -> TFLite's int16 tanh/logistic take x in
-     * Q3.12 after their own input multiplier; Vela's pre-scaling yields the
-     * same Q3.12 value (value/4096 = real input). */
-    if (v < -32768) v = -32768;
-    if (v > 32767) v = 32767;
-    double x = (double)v / 4096.0;
-    double y;
-    if (tanh_fn) {
-        double e2 = __builtin_exp(2.0 * x);
-        y = (e2 - 1.0) / (e2 + 1.0);
-    } else {
-        y = 1.0 / (1.0 + __builtin_exp(-x));
-    }
-    double q = y * 32768.0;
-    int64_t r = (int64_t)(q >= 0 ? q + 0.5 : q - 0.5);
-    return r < -32768 ? -32768 : r > 32767 ? 32767 : (int32_t)r;
 }
 
 /* ------------------------------------------------------- geometry */
@@ -831,14 +812,23 @@ static int exec_conv(sim_ctx *c, const sim_state *s, bool dw, npuc_err *err)
     /* int32 accumulation is exact when the largest possible sum fits */
     bool acc32 = fits16 && (double)ifm_maxabs(&s->ifm) * (double)wmax *
                  (double)(dw ? (size_t)g.kh * g.kw : K) < 2147483647.0;
+    /* conv: int16 data whenever the values fit, summed in int32 chunks
+     * short enough never to overflow; depthwise: int16 only with int32 sums */
+    bool use16 = dw ? acc32 : fits16;
+    size_t chunk = K;
+    if (!dw && fits16 && !acc32) {
+        double per = (double)ifm_maxabs(&s->ifm) * (double)(wmax ? wmax : 1);
+        chunk = (size_t)(2147483647.0 / per);
+        if (chunk < 1) chunk = 1;
+    }
     void *P;
-    if ((rc = build_padded(c, s, &g, C, 0, acc32, &P, err)))
+    if ((rc = build_padded(c, s, &g, C, 0, use16, &P, err)))
         return rc;
     size_t row = (size_t)g.PW * C;
     if (!dw) {
-        void *patch = buf_get(c, SIM_BUF_PATCH, K, acc32 ? 2 : 4, err);
+        void *patch = buf_get(c, SIM_BUF_PATCH, K, use16 ? 2 : 4, err);
         if (!patch) return err->code;
-        size_t es = acc32 ? 2 : 4;
+        size_t es = use16 ? 2 : 4;
         size_t tap_run = C * es;
         for (uint32_t oy = 0; oy < g.OH; oy++) {
             for (uint32_t ox = 0; ox < g.OW; ox++) {
@@ -855,6 +845,14 @@ static int exec_conv(sim_ctx *c, const sim_state *s, bool dw, npuc_err *err)
                 if (acc32)
                     for (uint32_t o = 0; o < g.OD; o++)
                         acc[o] = dot16(patch, W + (size_t)o * K, K);
+                else if (use16)
+                    for (uint32_t o = 0; o < g.OD; o++) {
+                        int64_t a = 0;
+                        const int16_t *w = W + (size_t)o * K;
+                        for (size_t k0 = 0; k0 < K; k0 += chunk)
+                            a += dot16((const int16_t *)patch + k0, w + k0, K - k0 < chunk ? K - k0 : chunk);
+                        acc[o] = a;
+                    }
                 else
                     for (uint32_t o = 0; o < g.OD; o++)
                         acc[o] = dot32(patch, W + (size_t)o * K, K);

@@ -609,6 +609,59 @@ static void test_mlw_corrupt(const char *path)
     tfl_model_free(m);
 }
 
+/* The whole decoded listing of person_detect_vela against the independent
+ * decoder's listing in ../shared/docs/person_detect_vela.cmds.txt: same
+ * number of commands, and per command the same byte offset, words and
+ * command name. */
+static void test_listing(const char *model, const char *listing)
+{
+    tfl_model *m = NULL;
+    npuc_err err = {0};
+    CHECK(tfl_read_file(model, &m, &err) == NPUC_OK);
+    if (!m) return;
+    const tfl_operator *op = &m->subgraphs[0].operators[0];
+    const tfl_tensor *t = &m->subgraphs[0].tensors[op->inputs[0]];
+    const tfl_buffer *b = &m->buffers[t->buffer];
+    sim_cop1 c;
+    sim_cmd *cmds = NULL;
+    size_t n = 0;
+    CHECK(sim_cop1_parse(b->data, b->size, &c, &err) == NPUC_OK);
+    CHECK(sim_stream_decode(c.stream, c.stream_size, SIM_U55_256, &cmds, &n, &err) == NPUC_OK);
+    FILE *f = fopen(listing, "r");
+    CHECK(f != NULL);
+    size_t k = 0;
+    int mismatches = 0;
+    char line[512];
+    while (f && fgets(line, sizeof line, f)) {
+        unsigned off, w0, w1;
+        char name[64];
+        if (line[0] == '#' || line[0] == '\n') continue;
+        int got = sscanf(line, "%x: %8x %8x %63s", &off, &w0, &w1, name);
+        bool two = got == 4 && strlen(line) > 17 && line[17] != ' ';
+        if (!two) {
+            got = sscanf(line, "%x: %8x %63s", &off, &w0, name);
+            if (got != 3) continue;
+            w1 = 0;
+        }
+        if (k >= n) { k++; continue; }
+        const sim_cmd *x = &cmds[k++];
+        size_t ln = strlen(x->name), lm = strlen(name);
+        bool name_ok = ln >= lm && strcmp(x->name + ln - lm, name) == 0;
+        if (x->offset != off || x->word0 != w0 || x->is_cmd1 != two || (two && x->payload != w1) ||
+            !name_ok) {
+            if (mismatches++ < 5)
+                fprintf(stderr, "listing line %zu: ours 0x%04zx %08x %s, theirs 0x%04x %08x %s\n", k,
+                        x->offset, x->word0, x->name, off, w0, name);
+        }
+    }
+    if (f) fclose(f);
+    CHECK_EQ_INT(k, n);
+    CHECK_EQ_INT(n, 1393);
+    CHECK_EQ_INT(mismatches, 0);
+    free(cmds);
+    tfl_model_free(m);
+}
+
 int main(void)
 {
     test_errors();
@@ -621,6 +674,10 @@ int main(void)
         printf("SKIP model checks: shared folder absent (set NPUC_SHARED)\n");
         TEST_MAIN_END();
     }
+    char lbuf[1024];
+    const char *lst = t_shared("docs/person_detect_vela.cmds.txt", lbuf, sizeof lbuf);
+    if (lst) test_listing(pd, lst);
+    else printf("SKIP listing check: person_detect_vela.cmds.txt absent\n");
     stats st;
     memset(&st, 0, sizeof st);
     CHECK_EQ_INT(walk_model(pd, SIM_U55_256, &st, true), 1);

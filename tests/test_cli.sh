@@ -69,5 +69,29 @@ cmp -s "$tmp/o1.bin" "$tmp/o2.bin" || { echo "FAIL: same seed gave different out
 # dump into a non-empty directory is refused
 expect 1 "not empty" -- "$npuc" run "$tmp/m.tflite" --random-input --dump-tensors "$tmp/dump"
 
+# virtual NPU options
+expect 2 "unknown NPU 'ethos-u99'" -- "$npuc" run "$tmp/m.tflite" --random-input --npu ethos-u99
+expect 2 "--npu needs a value" -- "$npuc" run "$tmp/m.tflite" --npu
+expect 2 "unknown system config 'Bogus'" -- "$npuc" run "$tmp/m.tflite" --random-input --system-config Bogus
+expect 2 "unknown memory mode 'Nope'" -- "$npuc" run "$tmp/m.tflite" --random-input --memory-mode Nope
+vela=${NPUC_SHARED:-/nonexistent}/models/tflm/person_detect_vela.tflite
+if [ -f "$vela" ]; then
+  expect 0 "NPU_OP_CONV" -- "$npuc" run "$vela" --random-input --trace --quiet
+  n=$("$npuc" run "$vela" --random-input --trace --quiet | grep -c ' cmd[01] ')
+  [ "$n" = 1393 ] || { echo "FAIL: --trace printed $n commands, expected 1393"; fails=$((fails+1)); }
+  expect 0 "total: [0-9]+ NPU cycles \(PMU cycle counter [0-9]+\)" -- "$npuc" run "$vela" --random-input --profile --quiet
+  expect 0 "ethos-u op 0 on U55-256: 142 NPU operations" -- "$npuc" run "$vela" --random-input --profile --quiet
+  # a model compiled for U55-256 does not run on a U55-128, as with the driver
+  expect 1 "compiled for CONFIG 0x00003008, but the NPU is U55-128" -- "$npuc" run "$vela" --random-input --npu ethos-u55-128
+  expect 0 "Ethos_U55_Deep_Embedded|NPU cycles" -- "$npuc" run "$vela" --random-input --profile --system-config Ethos_U55_Deep_Embedded --quiet
+  # an illegal command in the stream: error with its byte offset, no output file
+  cp "$vela" "$tmp/bad_vela.tflite"
+  pos=$(grep -obUaP 'COP1' "$tmp/bad_vela.tflite" | head -1 | cut -d: -f1)
+  # the stream starts 32 bytes into the payload; command 2 (byte 8) becomes opcode 0x004
+  printf '\x04\x00\x00\x00' | dd of="$tmp/bad_vela.tflite" bs=1 seek=$((pos + 32 + 4)) conv=notrunc 2>/dev/null
+  expect 1 "command stream byte 0x0004: .*unknown" -- "$npuc" run "$tmp/bad_vela.tflite" --random-input --output "$tmp/npu_out.bin"
+  [ -e "$tmp/npu_out.bin" ] && { echo "FAIL: partial output after an NPU fault"; fails=$((fails+1)); }
+fi
+
 if [ $fails -ne 0 ]; then echo "$fails CLI checks failed"; exit 1; fi
 echo "CLI checks passed"

@@ -1100,11 +1100,11 @@ static int exec_elementwise(sim_ctx *c, const sim_state *s, unsigned mode, npuc_
                     int64_t A2 = a, B2 = b;
                     if (!wide) {
                         if (smode == 1) {
-                            A2 = rescale(a << k, s->opa_scale, s->opa_shift + k, 0);
-                            B2 = b << (k - 1);
+                            A2 = rescale(a * ((int64_t)1 << k), s->opa_scale, s->opa_shift + k, 0);
+                            B2 = b * ((int64_t)1 << (k - 1));
                         } else if (smode == 2) {
-                            A2 = a << (k - 1);
-                            B2 = rescale(b << k, s->opa_scale, s->opa_shift + k, 0);
+                            A2 = a * ((int64_t)1 << (k - 1));
+                            B2 = rescale(b * ((int64_t)1 << k), s->opa_scale, s->opa_shift + k, 0);
                         } else {
                             A2 = a * (int64_t)(s->opa_scale & 0xFFFF);
                             B2 = b * (int64_t)(s->opb_scale & 0xFFFF);

@@ -601,8 +601,8 @@ static uint64_t stream_key(const uint8_t *p, size_t n)
 }
 
 /* Dense weights of a CONV (W[o][ky][kx][i]) or DEPTHWISE (W[ky][kx][o]). */
-static int load_weights(sim_ctx *c, const sim_state *s, bool dw, const char *what,
-                        const int16_t **dense, int32_t *max_abs, npuc_err *err)
+static int load_weights_core(sim_ctx *c, const sim_state *s, bool dw, const char *what,
+                             const int16_t **dense, int32_t *max_abs, npuc_err *err)
 {
     sim_wgeom g;
     int rc = sim_wgeom_from_state(s, c->variant, dw, &g, err);
@@ -690,8 +690,8 @@ static int load_weights(sim_ctx *c, const sim_state *s, bool dw, const char *wha
     return NPUC_OK;
 }
 
-static int load_scales(sim_ctx *c, const sim_state *s, uint32_t n, const char *what,
-                       sim_scale_rec *rec, npuc_err *err)
+static int load_scales_core(sim_ctx *c, const sim_state *s, uint32_t n, const char *what,
+                            sim_scale_rec *rec, npuc_err *err)
 {
     if (s->scale_length[0] < (uint64_t)n * 10)
         return fail(c, SIM_FAULT_CMD, err, NPUC_E_FORMAT,
@@ -706,6 +706,107 @@ static int load_scales(sim_ctx *c, const sim_state *s, uint32_t n, const char *w
     if (rc) {
         c->fault = SIM_FAULT_CMD;
         return npuc_err_prefix(err, "%s", what), rc;
+    }
+    return NPUC_OK;
+}
+
+/* U65-512 dual-core mode (PARALLEL_MODE 1, ethos-u.md 6.4): core k computes
+ * the OFM channels o = 2j + k with its own weight stream (WEIGHT1_* for
+ * core 1), block depth (B + 1 - k) / 2 and scale records (SCALE1_*). Each
+ * core's share is decoded as a single-core op and interleaved. */
+static bool dual_core(const sim_ctx *c, const sim_state *s)
+{
+    return c->variant == SIM_U65_512 && s->parallel_mode;
+}
+
+static sim_state core_state(const sim_state *s, int k)
+{
+    sim_state t = *s;
+    t.parallel_mode = 0;
+    t.ofm.depth = (s->ofm.depth + 1 - (uint32_t)k) / 2;
+    t.blk_depth = (s->blk_depth + 1 - (uint32_t)k) / 2;
+    if (k == 1) {
+        t.weight_base[0] = s->weight_base[1];
+        t.weight_length[0] = s->weight_length[1];
+        t.scale_base[0] = s->scale_base[1];
+        t.scale_length[0] = s->scale_length[1];
+    }
+    return t;
+}
+
+static int load_weights(sim_ctx *c, const sim_state *s, bool dw, const char *what,
+                        const int16_t **dense, int32_t *max_abs, npuc_err *err)
+{
+    if (!dual_core(c, s))
+        return load_weights_core(c, s, dw, what, dense, max_abs, err);
+    if (s->blk_depth % 2)
+        return fail(c, SIM_FAULT_CMD, err, NPUC_E_UNSUPPORTED,
+                    "%s: dual-core split of an odd OFM block depth %u", what, s->blk_depth);
+    uint32_t O = s->ofm.depth;
+    size_t per = 0;
+    int16_t *all = NULL;
+    *max_abs = 0;
+    for (int k = 0; k < 2; k++) {
+        sim_state t = core_state(s, k);
+        if (!t.ofm.depth)
+            continue;
+        if (dw)   /* depthwise: each core reads its own channels */
+            t.ifm.depth = t.ofm.depth;
+        const int16_t *d;
+        int32_t mx;
+        char w2[64];
+        snprintf(w2, sizeof w2, "%s core %d", what, k);
+        int rc = load_weights_core(c, &t, dw, w2, &d, &mx, err);
+        if (rc)
+            return rc;
+        sim_wgeom g;
+        sim_wgeom_from_state(&t, c->variant, dw, &g, err);
+        size_t taps = (size_t)g.kh * g.kw;
+        per = dw ? taps : taps * g.ifm_depth;
+        if (!all) {
+            all = buf_get(c, SIM_BUF_WPAR, (size_t)O * per, sizeof *all, err);
+            if (!all)
+                return err->code;
+        }
+        for (uint32_t j = 0; j < t.ofm.depth; j++) {
+            uint32_t o = 2 * j + (uint32_t)k;
+            if (dw)
+                for (size_t q = 0; q < taps; q++)
+                    all[q * O + o] = d[q * t.ofm.depth + j];
+            else
+                memcpy(all + (size_t)o * per, d + (size_t)j * per, per * sizeof *all);
+        }
+        if (mx > *max_abs)
+            *max_abs = mx;
+    }
+    *dense = all;
+    return NPUC_OK;
+}
+
+static int load_scales(sim_ctx *c, const sim_state *s, uint32_t n, const char *what,
+                       sim_scale_rec *rec, npuc_err *err)
+{
+    if (!dual_core(c, s))
+        return load_scales_core(c, s, n, what, rec, err);
+    for (int k = 0; k < 2; k++) {
+        sim_state t = core_state(s, k);
+        uint32_t nk = t.ofm.depth;
+        if (!nk)
+            continue;
+        sim_scale_rec tmp[256];
+        sim_scale_rec *part = nk <= 256 ? tmp : malloc(nk * sizeof *part);
+        if (!part)
+            return npuc_errf(err, NPUC_E_NOMEM, "%s: out of memory", what);
+        char w2[64];
+        snprintf(w2, sizeof w2, "%s core %d", what, k);
+        int rc = load_scales_core(c, &t, nk, w2, part, err);
+        if (!rc)
+            for (uint32_t j = 0; j < nk; j++)
+                rec[2 * j + (uint32_t)k] = part[j];
+        if (part != tmp)
+            free(part);
+        if (rc)
+            return rc;
     }
     return NPUC_OK;
 }
@@ -736,9 +837,6 @@ static int check_common(sim_ctx *c, const sim_state *s, const char *what, npuc_e
     if (s->ifm.bits != 8 && s->ifm.bits != 16 && s->ifm.bits != 32)
         return fail(c, SIM_FAULT_CMD, err, NPUC_E_FORMAT, "%s: IFM precision not programmed",
                     what);
-    if (c->variant == SIM_U65_512 && s->parallel_mode)
-        return fail(c, SIM_FAULT_CMD, err, NPUC_E_UNSUPPORTED,
-                    "%s: dual-core (PARALLEL_MODE 1) execution is not simulated", what);
     return NPUC_OK;
 }
 

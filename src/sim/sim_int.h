@@ -11,7 +11,7 @@ typedef struct sim_buf {
     size_t cap;
 } sim_buf;
 
-enum { SIM_BUF_IN, SIM_BUF_IN2, SIM_BUF_W, SIM_BUF_ACC, SIM_BUF_PATCH, SIM_BUF_MAP, SIM_N_BUF };
+enum { SIM_BUF_IN, SIM_BUF_IN2, SIM_BUF_W, SIM_BUF_ACC, SIM_BUF_PATCH, SIM_BUF_MAP, SIM_BUF_WPAR, SIM_N_BUF };
 
 /* Decoded weights of one stream, kept across runs: decoding MLW dominates
  * small networks otherwise. Keyed by the stream bytes and the geometry. */

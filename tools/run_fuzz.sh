@@ -1,12 +1,26 @@
 #!/usr/bin/env bash
-# Runs every libFuzzer target for a bounded time, seeded from ../shared/models
-# (when present) and generated models. Fails on any crash, leak, hang or
-# sanitizer report.
+# Runs every libFuzzer target for a bounded time (the budget, in seconds, is
+# split evenly between the targets): fuzz_tflite seeded from ../shared/models
+# (when present) and generated models, fuzz_sim from a few valid-op seeds.
+# Fails on any crash, leak, hang or sanitizer report.
 set -euo pipefail
 build=${1:-build-fuzz}
 seconds=${2:-30}
 here=$(cd "$(dirname "$0")/.." && pwd)
 shared=${NPUC_SHARED:-$here/../shared}
+
+targets=()
+for t in "$build"/fuzz_*; do
+  [ -x "$t" ] && targets+=("$(basename "$t")")
+done
+if [ ${#targets[@]} -eq 0 ]; then
+  echo "fuzz: no fuzz targets in $build"
+  exit 1
+fi
+per=$(( seconds / ${#targets[@]} ))
+[ "$per" -ge 1 ] || per=1
+
+# fuzz_tflite: TFLite models
 corpus=$build/fuzz-corpus
 mkdir -p "$corpus"
 if [ -d "$shared/models" ]; then
@@ -19,11 +33,27 @@ fi
 if [ -x "$build/genmodel" ]; then
   for s in 1 2 3 4 5 6 7 8; do "$build/genmodel" --seed $s -o "$corpus/gen$s.tflite" >/dev/null 2>&1 || true; done
 fi
+
+# fuzz_sim: byte 0 variant, byte 1 flags (skeleton kind, STOP, mode), the
+# rest zeros (one-byte windows, base pointers at the skeleton's arena): every
+# seed is a valid operation on every variant (see fuzz/fuzz_sim.c)
+corpus_sim=$build/fuzz-corpus-sim
+mkdir -p "$corpus_sim"
+for v in 0 1 2 3 4 5; do
+  for f in 08 88 89 01 11 02 12 22 82 9a 03 13 23 33 43 53 63 73 83 93 8b; do
+    printf "\\x0$v\\x$f\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00" \
+      > "$corpus_sim/seed-$v-$f"
+  done
+done
+
 status=0
-for t in "$build"/fuzz_*; do
-  [ -x "$t" ] || continue
-  echo "fuzz: $(basename "$t") for ${seconds}s"
-  (cd "$build" && "./$(basename "$t")" "fuzz-corpus" -max_total_time="$seconds" -timeout=10 \
-      -rss_limit_mb=2048 -max_len=400000 -print_final_stats=1 2>&1 | tail -n 12) || status=1
+for name in "${targets[@]}"; do
+  case $name in
+    fuzz_sim) dir=fuzz-corpus-sim; max_len=4096 ;;
+    *) dir=fuzz-corpus; max_len=400000 ;;
+  esac
+  echo "fuzz: $name for ${per}s"
+  (cd "$build" && "./$name" "$dir" -max_total_time="$per" -timeout=10 \
+      -rss_limit_mb=2048 -max_len=$max_len -print_final_stats=1 2>&1 | tail -n 12) || status=1
 done
 exit $status

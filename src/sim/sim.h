@@ -419,6 +419,11 @@ void sim_npu_unmap_all(sim_npu *npu);
 uint32_t sim_npu_read(sim_npu *npu, uint32_t offset);
 void sim_npu_write(sim_npu *npu, uint32_t offset, uint32_t value);
 
+/* Largest work (multiply-accumulates plus buffer elements) one operation may
+ * take; bigger ones stop the run with cmd_parse_error and a message.
+ * 0 restores the default (1e11). Fuzzers and services set it lower. */
+void sim_npu_set_work_limit(sim_npu *npu, uint64_t max_work);
+
 /* Interrupt line: called (from inside sim_npu_write) when the NPU raises
  * its IRQ: at NPU_OP_STOP, NPU_OP_IRQ, and on errors. */
 void sim_npu_set_irq(sim_npu *npu, void (*fn)(void *user), void *user);

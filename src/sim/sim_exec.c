@@ -515,6 +515,20 @@ static int geom_init(sim_ctx *c, const sim_state *s, bool elementwise, const cha
     return NPUC_OK;
 }
 
+/* Refuses operations whose work (multiply-accumulates plus buffer and
+ * weight elements) exceeds the per-operation limit, so that a stream with,
+ * say, zero strides and a 65536 x 65536 OFM fails cleanly instead of
+ * running for hours. */
+static int check_work(sim_ctx *c, const char *what, double work, npuc_err *err)
+{
+    double limit = c->max_work ? (double)c->max_work : SIM_DEFAULT_MAX_WORK;
+    if (work <= limit)
+        return NPUC_OK;
+    return fail(c, SIM_FAULT_CMD, err, NPUC_E_UNSUPPORTED,
+                "%s: %.3g element operations exceed the simulator's per-operation limit of %.3g",
+                what, work, limit);
+}
+
 /* Builds the padded input P[PH][PW][C] of (U - zi); padding and the holes
  * of ZEROS upscaling hold pad_value. d16 or d32. */
 static int build_padded(sim_ctx *c, const sim_state *s, const geom *g, uint32_t C,
@@ -887,6 +901,13 @@ static int exec_conv(sim_ctx *c, const sim_state *s, bool dw, npuc_err *err)
                     "%s: IFM depth %u differs from OFM depth %u", what, g.ID, g.OD);
     if (s->ifm.bits == 32)
         return fail(c, SIM_FAULT_CMD, err, NPUC_E_FORMAT, "%s: 32-bit IFM is not allowed", what);
+    {
+        double taps = (double)g.kh * g.kw * (dw ? 1.0 : (double)g.ID);
+        double work = (double)g.OH * g.OW * g.OD * (taps + 1) + (double)g.PH * g.PW * g.ID +
+                      (double)g.OD * taps;
+        if ((rc = check_work(c, what, work, err)))
+            return rc;
+    }
     const int16_t *W = NULL;
     int32_t wmax = 0;
     if ((rc = load_weights(c, s, dw, what, &W, &wmax, err)))
@@ -1041,16 +1062,18 @@ static int exec_pool(sim_ctx *c, const sim_state *s, unsigned mode, npuc_err *er
         return fail(c, SIM_FAULT_CMD, err, NPUC_E_FORMAT,
                     "%s: IFM depth %u differs from OFM depth %u", what, g.ID, g.OD);
     }
+    if ((rc = check_work(c, what, (double)g.OH * g.OW * g.ID * ((double)g.kh * g.kw + 1) +
+                                      (double)g.PH * g.PW * g.ID, err)))
+        return rc;
     ostage os;
     if ((rc = ostage_init(c, s, what, &os, err)))
         return rc;
     fm_view ov;
     if ((rc = fm_open(c, &s->ofm, g.OH, g.OW, g.OD, true, "OFM", &ov, err)))
         return rc;
-    const int32_t PAD = INT32_MIN;
     uint32_t C = g.ID;
     int32_t *P;
-    if ((rc = build_padded(c, s, &g, C, mode == 0 ? PAD : 0, false, (void **)&P, err)))
+    if ((rc = build_padded(c, s, &g, C, 0, false, (void **)&P, err)))
         return rc;
     int64_t *acc = buf_get(c, SIM_BUF_ACC, (size_t)C * 2, sizeof *acc, err);
     if (!acc) return err->code;
@@ -1058,22 +1081,36 @@ static int exec_pool(sim_ctx *c, const sim_state *s, unsigned mode, npuc_err *er
     bool global = s->ofm.scale_mode == 1;
     size_t row = (size_t)g.PW * C;
     for (uint32_t oy = 0; oy < g.OH; oy++) {
-        /* valid (non-padding) rows of this window, for AVERAGE */
-        uint32_t vy = 0;
+        /* the valid (non-padding) taps form the rows ky0..ky1-1 and columns
+         * kx0..kx1-1 of the window; ZEROS-upscaling holes are taps of value
+         * zero point (ethos-u.md 5.2) and count as valid */
+        uint32_t ky0 = g.kh, ky1 = 0;
         for (uint32_t ky = 0; ky < g.kh; ky++) {
             uint32_t py = oy * g.sy + ky * g.dy;
-            vy += py >= g.pt && py < g.pt + g.UH;
+            if (py >= g.pt && py < g.pt + g.UH) {
+                if (ky < ky0) ky0 = ky;
+                ky1 = ky + 1;
+            }
         }
+        uint32_t vy = ky1 > ky0 ? ky1 - ky0 : 0;
         for (uint32_t ox = 0; ox < g.OW; ox++) {
-            uint32_t vx = 0;
+            uint32_t kx0 = g.kw, kx1 = 0;
             for (uint32_t kx = 0; kx < g.kw; kx++) {
                 uint32_t px = ox * g.sx + kx * g.dx;
-                vx += px >= g.pl && px < g.pl + g.UW;
+                if (px >= g.pl && px < g.pl + g.UW) {
+                    if (kx < kx0) kx0 = kx;
+                    kx1 = kx + 1;
+                }
             }
+            uint32_t vx = kx1 > kx0 ? kx1 - kx0 : 0;
             if (mode == 0) {
-                for (uint32_t ch = 0; ch < C; ch++) acc[ch] = PAD;
-                for (uint32_t ky = 0; ky < g.kh; ky++)
-                    for (uint32_t kx = 0; kx < g.kw; kx++) {
+                /* padding taps are skipped; a window entirely in padding gives 0 */
+                if (!vx || !vy)
+                    for (uint32_t ch = 0; ch < C; ch++) acc[ch] = 0;
+                else
+                    for (uint32_t ch = 0; ch < C; ch++) acc[ch] = INT64_MIN;
+                for (uint32_t ky = ky0; ky < ky1; ky++)
+                    for (uint32_t kx = kx0; kx < kx1; kx++) {
                         const int32_t *src = P + (size_t)(oy * g.sy + ky * g.dy) * row +
                                              (size_t)(ox * g.sx + kx * g.dx) * C;
                         for (uint32_t ch = 0; ch < C; ch++)
@@ -1098,8 +1135,6 @@ static int exec_pool(sim_ctx *c, const sim_state *s, unsigned mode, npuc_err *er
                 int64_t n = (int64_t)vx * vy;
                 for (uint32_t ch = 0; ch < C; ch++) {
                     int64_t a = acc[ch];
-                    if (mode == 0 && a == PAD)
-                        a = 0;   /* window entirely in padding: nothing to take */
                     int64_t v;
                     if (global)
                         v = rescale(a, s->ofm_scale, s->ofm_shift, os.round);
@@ -1135,6 +1170,8 @@ static int exec_elementwise(sim_ctx *c, const sim_state *s, unsigned mode, npuc_
     bool scalar = binary && s->ifm2_scalar;
     bool ifm2_tensor = binary && !scalar;
     uint32_t H = g.OH, W = g.OW, C = g.OD;
+    if ((rc = check_work(c, what, 3.0 * H * W * C, err)))
+        return rc;
     if (s->ifm.depth && s->ifm.depth != C)
         return fail(c, SIM_FAULT_CMD, err, NPUC_E_FORMAT,
                     "%s: IFM depth %u differs from OFM depth %u", what, s->ifm.depth, C);

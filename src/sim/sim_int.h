@@ -26,6 +26,9 @@ typedef struct sim_wentry {
 } sim_wentry;
 
 #define SIM_WCACHE_SIZE 256
+/* Default per-operation work limit: far above any real network layer
+ * (a 224x224x64 3x3x64 conv is 1.8e9), about a minute of host time. */
+#define SIM_DEFAULT_MAX_WORK 1e11
 
 typedef struct sim_ctx {
     sim_variant variant;
@@ -36,6 +39,7 @@ typedef struct sim_ctx {
     size_t shram_size;
     sim_buf buf[SIM_N_BUF];
     sim_wentry wcache[SIM_WCACHE_SIZE];
+    uint64_t max_work;        /* per-operation work limit, 0 = SIM_DEFAULT_MAX_WORK */
     /* fault channel of the last error (STATUS.faulting_channel) and kind */
     int fault;                /* SIM_FAULT_* */
 } sim_ctx;

@@ -106,6 +106,8 @@ void sim_npu_unmap_all(sim_npu *npu)
     npu->ctx.n_win = 0;
 }
 
+void sim_npu_set_work_limit(sim_npu *npu, uint64_t max_work) { npu->ctx.max_work = max_work; }
+
 void sim_npu_set_irq(sim_npu *npu, void (*fn)(void *), void *user)
 {
     npu->irq = fn;

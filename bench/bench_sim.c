@@ -5,6 +5,7 @@
  *   usage: bench_sim [SHARED_DIR]   (default ../shared, or $NPUC_SHARED) */
 #include "../src/interp/interp.h"
 #include "../src/sim/sim.h"
+#include "../tests/sim_asm.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,12 +140,85 @@ static void row(const char *label, const char *vela, const char *orig)
     printf("\n");
 }
 
+/* A large generated conv: 56x56x64 int8 NHCWB16 in, 3x3 kernel, 56x56x64
+ * out (115.6 M MACs), U55-256, built with the test stream assembler and run
+ * through the register interface. */
+static void generated_conv(void)
+{
+    const sim_variant v = SIM_U55_256;
+    const uint32_t H = 56, W = 56, C = 64, O = 64, K = 3;
+    sa_stream s;
+    sa_init(&s);
+    sa_npu m;
+    if (sa_open(&m, v)) {
+        printf("generated conv: cannot create the NPU\n");
+        return;
+    }
+    sa_fm ifm = sa_fm_make(1, 0, H, W, C, 8, true, SA_NHCWB16);
+    sa_fm ofm = sa_fm_make(2, 0, H, W, O, 8, true, SA_NHCWB16);
+    size_t in_size = sa_fm_extent(&ifm), out_size = sa_fm_extent(&ofm);
+    uint8_t *in = malloc(in_size), *out = malloc(out_size), *cst = malloc(1 << 20);
+    int16_t *w = malloc(sizeof *w * O * K * K * C);
+    if (!in || !out || !cst || !w) {
+        printf("generated conv: out of memory\n");
+        goto done;
+    }
+    npuc_rng r;
+    npuc_rng_seed(&r, 5);
+    for (size_t i = 0; i < in_size; i++) in[i] = (uint8_t)npuc_rng_next(&r);
+    for (size_t i = 0; i < (size_t)O * K * K * C; i++) w[i] = (int16_t)npuc_rng_range(&r, -127, 127);
+    sa_set_ifm(&s, &ifm);
+    sa_set_pad(&s, 1, 1, 1, 1);
+    sa_set_upscale(&s, 0);
+    sa_set_ofm(&s, &ofm);
+    sa_set_kernel(&s, K, K, 1, 1, 1, 1, false);
+    uint32_t bd = sa_set_config(&s, v, &ofm, 8, false, false);
+    sim_wgeom g = sa_wgeom(v, O, C, K, K, bd, 1, 1, 8, false, false);
+    size_t wlen = sa_weights(&g, w, cst, (1 << 20) - 4096);
+    size_t soff = (wlen + 15) / 16 * 16;
+    for (uint32_t o = 0; o < O; o++) sa_scale_rec(cst + soff + 10 * o, (int64_t)o * 37 - 1000, 1u << 30, 40);
+    sa_set_weights(&s, 0, 0, wlen);
+    sa_set_scales(&s, 0, soff, sa_scale_len(O));
+    sa_set_ofm_scale(&s, 0, 0);
+    sa_set_act(&s, 0, 0, -128, 127);
+    sa_cmd0(&s, SIM_OP_CONV, 0);
+    sa_stop(&s);
+    sa_region(&m, 0, cst, 1 << 20, false);
+    sa_region(&m, 1, in, in_size, false);
+    sa_region(&m, 2, out, out_size, true);
+    if (!sa_status_ok(sa_run(&m, &s))) {
+        printf("generated conv: failed: %s\n", sim_npu_error(m.npu));
+        goto done;
+    }
+    int runs = 0;
+    double t0 = now(), t1 = t0;
+    do {
+        sa_ack(&m);
+        if (!sa_status_ok(sa_run(&m, &s))) break;
+        runs++;
+        t1 = now();
+    } while (t1 - t0 < 1.0 || runs < 3);
+    double per = (t1 - t0) / runs;
+    double macs = (double)H * W * O * K * K * C;
+    printf("%-34s virtual NPU %8.3f ms/op,        %9.0f MACs, %7.2f GMAC/s, %9llu NPU cycles\n",
+           "generated conv 56x56x64 3x3 int8", per * 1e3, macs, macs / per * 1e-9,
+           (unsigned long long)sim_npu_run_cycles(m.npu));
+done:
+    free(in);
+    free(out);
+    free(cst);
+    free(w);
+    sa_close(&m);
+    sa_free(&s);
+}
+
 int main(int argc, char **argv)
 {
     const char *shared = argc > 1 ? argv[1] : getenv("NPUC_SHARED");
     if (!shared) shared = "../shared";
     char a[4096], b[4096];
     printf("bench_sim: one host core, inputs random (seed 1), weights decoded once and cached\n");
+    generated_conv();
     snprintf(a, sizeof a, "%s/models/tflm/person_detect_vela.tflite", shared);
     snprintf(b, sizeof b, "%s/models/tflm/person_detect.tflite", shared);
     row("person_detect_vela (U55-256)", a, b);

@@ -1047,6 +1047,24 @@ static int64_t div_round(int64_t a, int64_t n, unsigned round)
     return a >= 0 ? (a + n / 2) / n : (a - n / 2) / n;   /* half away from zero */
 }
 
+/* Taps k in [*k0, *k1) of a window starting at padded position `start`
+ * with dilation d fall inside the input [pad, pad + U); empty: k0 == k1. */
+static void valid_taps(uint32_t start, uint32_t d, uint32_t k, uint32_t pad, uint32_t U,
+                       uint32_t *k0, uint32_t *k1)
+{
+    *k0 = k;
+    *k1 = 0;
+    for (uint32_t i = 0; i < k; i++) {
+        uint32_t p = start + i * d;
+        if (p >= pad && p < pad + U) {
+            if (i < *k0) *k0 = i;
+            *k1 = i + 1;
+        }
+    }
+    if (*k1 < *k0)
+        *k0 = *k1 = 0;
+}
+
 static int exec_pool(sim_ctx *c, const sim_state *s, unsigned mode, npuc_err *err)
 {
     const char *what = mode == 0 ? "NPU_OP_POOL MAX" : mode == 1 ? "NPU_OP_POOL AVERAGE"
@@ -1084,25 +1102,13 @@ static int exec_pool(sim_ctx *c, const sim_state *s, unsigned mode, npuc_err *er
         /* the valid (non-padding) taps form the rows ky0..ky1-1 and columns
          * kx0..kx1-1 of the window; ZEROS-upscaling holes are taps of value
          * zero point (ethos-u.md 5.2) and count as valid */
-        uint32_t ky0 = g.kh, ky1 = 0;
-        for (uint32_t ky = 0; ky < g.kh; ky++) {
-            uint32_t py = oy * g.sy + ky * g.dy;
-            if (py >= g.pt && py < g.pt + g.UH) {
-                if (ky < ky0) ky0 = ky;
-                ky1 = ky + 1;
-            }
-        }
-        uint32_t vy = ky1 > ky0 ? ky1 - ky0 : 0;
+        uint32_t ky0, ky1;
+        valid_taps(oy * g.sy, g.dy, g.kh, g.pt, g.UH, &ky0, &ky1);
+        uint32_t vy = ky1 - ky0;
         for (uint32_t ox = 0; ox < g.OW; ox++) {
-            uint32_t kx0 = g.kw, kx1 = 0;
-            for (uint32_t kx = 0; kx < g.kw; kx++) {
-                uint32_t px = ox * g.sx + kx * g.dx;
-                if (px >= g.pl && px < g.pl + g.UW) {
-                    if (kx < kx0) kx0 = kx;
-                    kx1 = kx + 1;
-                }
-            }
-            uint32_t vx = kx1 > kx0 ? kx1 - kx0 : 0;
+            uint32_t kx0, kx1;
+            valid_taps(ox * g.sx, g.dx, g.kw, g.pl, g.UW, &kx0, &kx1);
+            uint32_t vx = kx1 - kx0;
             if (mode == 0) {
                 /* padding taps are skipped; a window entirely in padding gives 0 */
                 if (!vx || !vy)

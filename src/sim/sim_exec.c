@@ -890,6 +890,19 @@ static int check_shram(sim_ctx *c, const sim_state *s, bool elementwise, bool if
     return NPUC_OK;
 }
 
+/* Output stage of one conv/depthwise pixel: bias, per-channel or global
+ * scale, zero point, clamp, activation. */
+static void conv_out_pixel(const ostage *os, const sim_state *s, bool global,
+                           const sim_scale_rec *rec, const int64_t *acc, uint32_t n, int32_t *out)
+{
+    for (uint32_t o = 0; o < n; o++) {
+        int64_t a = acc[o] + rec[o].bias;
+        int64_t v = global ? rescale(a, s->ofm_scale, s->ofm_shift, os->round)
+                           : rescale(a, rec[o].scale, rec[o].shift, os->round);
+        out[o] = ostage_apply(os, v);
+    }
+}
+
 static int exec_conv(sim_ctx *c, const sim_state *s, bool dw, npuc_err *err)
 {
     const char *what = dw ? "NPU_OP_DEPTHWISE" : "NPU_OP_CONV";
@@ -975,12 +988,7 @@ static int exec_conv(sim_ctx *c, const sim_state *s, bool dw, npuc_err *err)
                 else
                     for (uint32_t o = 0; o < g.OD; o++)
                         acc[o] = dot32(patch, W + (size_t)o * K, K);
-                for (uint32_t o = 0; o < g.OD; o++) {
-                    int64_t a = acc[o] + rec[o].bias;
-                    int64_t v = global ? rescale(a, s->ofm_scale, s->ofm_shift, os.round)
-                                       : rescale(a, rec[o].scale, rec[o].shift, os.round);
-                    outv[o] = ostage_apply(&os, v);
-                }
+                conv_out_pixel(&os, s, global, rec, acc, g.OD, outv);
                 fm_put(&ov, oy, ox, g.OD, outv);
             }
         }
@@ -1019,12 +1027,7 @@ static int exec_conv(sim_ctx *c, const sim_state *s, bool dw, npuc_err *err)
                     }
                 }
             }
-            for (uint32_t o = 0; o < g.OD; o++) {
-                int64_t a = a64[o] + rec[o].bias;
-                int64_t v = global ? rescale(a, s->ofm_scale, s->ofm_shift, os.round)
-                                   : rescale(a, rec[o].scale, rec[o].shift, os.round);
-                outv[o] = ostage_apply(&os, v);
-            }
+            conv_out_pixel(&os, s, global, rec, a64, g.OD, outv);
             fm_put(&ov, oy, ox, g.OD, outv);
         }
     }

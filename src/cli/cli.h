@@ -9,6 +9,7 @@ enum { CLI_OK = 0, CLI_EMODEL = 1, CLI_EUSAGE = 2 };
 
 int cli_inspect(int argc, char **argv);
 int cli_run(int argc, char **argv);
+int cli_compile(int argc, char **argv);
 
 /* Prints "npuc: error: ..." to stderr and returns the exit code for err. */
 int cli_fail(const npuc_err *err);

@@ -13,6 +13,7 @@ static void usage(FILE *f)
             "\n"
             "commands:\n"
             "  inspect MODEL   show ops, tensors, quantization, sizes, MACs and NPU support\n"
+            "  compile MODEL   compile a model for an Ethos-U NPU\n"
             "  run MODEL       run a model on the reference interpreter\n"
             "  help [COMMAND]  show help\n"
             "\n"
@@ -46,10 +47,15 @@ int main(int argc, char **argv)
     const char *cmd = argv[1];
     if (!strcmp(cmd, "inspect")) return cli_inspect(argc - 1, argv + 1);
     if (!strcmp(cmd, "run")) return cli_run(argc - 1, argv + 1);
+    if (!strcmp(cmd, "compile")) return cli_compile(argc - 1, argv + 1);
     if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
         if (argc > 2 && !strcmp(argv[2], "inspect")) {
             char *a[] = {"inspect", "--help", NULL};
             return cli_inspect(2, a);
+        }
+        if (argc > 2 && !strcmp(argv[2], "compile")) {
+            char *a[] = {"compile", "--help", NULL};
+            return cli_compile(2, a);
         }
         if (argc > 2 && !strcmp(argv[2], "run")) {
             char *a[] = {"run", "--help", NULL};

@@ -1,0 +1,185 @@
+/* npuc compile: TFLite in; Ethos-U command streams, weights and memory plan
+ * out, as TFLite (+ C sources), with JSON/CSV reports and a summary. */
+#include "cli.h"
+#include "../compiler/cc.h"
+#include "../emit/emit.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void help(FILE *f)
+{
+    fprintf(f,
+            "usage: npuc compile MODEL -o DIR [options]\n"
+            "\n"
+            "Compiles MODEL (.tflite, int8 or int16x8) for an Arm Ethos-U NPU. Ops the\n"
+            "NPU can run become command streams (one 'ethos-u' custom op per run of\n"
+            "consecutive NPU ops); the others stay CPU ops, each with the reason.\n"
+            "\n"
+            "options:\n"
+            "  -o, --output DIR      output folder (created if missing)\n"
+            "  --target VARIANT      ethos-u55-32, ethos-u55-64, ethos-u55-128,\n"
+            "                        ethos-u55-256 (default), ethos-u65-256, ethos-u65-512\n"
+            "  --system-config S     a built-in system name or a JSON memory-pool file\n"
+            "                        (docs/system-config.md); default: Vela's\n"
+            "                        Ethos_U55_High_End_Embedded + Shared_Sram for U55,\n"
+            "                        Ethos_U65_High_End + Dedicated_Sram for U65\n"
+            "  --output-format F     tflite (default), c, or all\n"
+            "  --optimise G          performance (default) or size\n"
+            "  --verbose             list every op with where it runs and why\n"
+            "  --quiet               print nothing on success\n"
+            "  --help                this text\n"
+            "\n"
+            "Writes DIR/NAME_npu.tflite (format tflite), DIR/NAME.h and DIR/NAME.c\n"
+            "(format c), and always DIR/NAME_report.json and DIR/NAME_report.csv, where\n"
+            "NAME is MODEL's file name without .tflite. Nothing is written on error.\n"
+            "\n"
+            "Exit status: 0 success, 1 model or input error, 2 usage error.\n");
+}
+
+static void base_name(const char *path, char *out, size_t n)
+{
+    const char *b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    snprintf(out, n, "%s", b);
+    size_t l = strlen(out);
+    if (l > 7 && !strcmp(out + l - 7, ".tflite")) out[l - 7] = 0;
+    for (char *p = out; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+              *p == '_'))
+            *p = '_';
+    if (!out[0]) snprintf(out, n, "model");
+}
+
+static int make_dir(const char *dir, npuc_err *err)
+{
+    struct stat st;
+    if (!stat(dir, &st)) {
+        if (!S_ISDIR(st.st_mode))
+            return npuc_errf(err, NPUC_E_IO, "output '%s' exists and is not a folder", dir);
+        return NPUC_OK;
+    }
+    if (mkdir(dir, 0777))
+        return npuc_errf(err, NPUC_E_IO, "cannot create output folder '%s': %s", dir, strerror(errno));
+    return NPUC_OK;
+}
+
+int cli_compile(int argc, char **argv)
+{
+    const char *model = NULL, *outdir = NULL, *target = "ethos-u55-256", *syscfg = NULL;
+    const char *format = "tflite", *optimise = "performance";
+    bool verbose = false, quiet = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        bool has_val = i + 1 < argc;
+#define VAL(var)                                                                 \
+    do {                                                                         \
+        if (!has_val) return cli_usage_error("compile", "%s needs a value", a);  \
+        var = argv[++i];                                                         \
+    } while (0)
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            help(stdout);
+            return CLI_OK;
+        } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) VAL(outdir);
+        else if (!strcmp(a, "--target")) VAL(target);
+        else if (!strcmp(a, "--system-config")) VAL(syscfg);
+        else if (!strcmp(a, "--output-format")) VAL(format);
+        else if (!strcmp(a, "--optimise") || !strcmp(a, "--optimize")) VAL(optimise);
+        else if (!strcmp(a, "--verbose")) verbose = true;
+        else if (!strcmp(a, "--quiet")) quiet = true;
+        else if (a[0] == '-' && a[1]) return cli_usage_error("compile", "unknown option '%s'", a);
+        else if (!model) model = a;
+        else return cli_usage_error("compile", "more than one model given ('%s' and '%s')", model, a);
+#undef VAL
+    }
+    if (!model) return cli_usage_error("compile", "no model given");
+    if (!outdir) return cli_usage_error("compile", "no output folder given (-o DIR)");
+    bool want_tflite = !strcmp(format, "tflite") || !strcmp(format, "all");
+    bool want_c = !strcmp(format, "c") || !strcmp(format, "all");
+    if (!want_tflite && !want_c)
+        return cli_usage_error("compile", "unknown --output-format '%s' (tflite, c or all)", format);
+    cc_options opt;
+    memset(&opt, 0, sizeof opt);
+    if (!strcmp(optimise, "performance")) opt.optimise = CC_OPT_PERFORMANCE;
+    else if (!strcmp(optimise, "size")) opt.optimise = CC_OPT_SIZE;
+    else return cli_usage_error("compile", "unknown --optimise '%s' (performance or size)", optimise);
+    npuc_err err = {0};
+    sim_variant v;
+    if (cc_target_parse(target, &v, &err)) return cli_usage_error("compile", "%s", err.msg);
+    int rc = syscfg ? cc_system_load(syscfg, v, &opt.sys, &err) : cc_system_default(v, &opt.sys, &err);
+    if (rc) return cli_fail(&err);
+
+    tfl_model *tm = NULL;
+    graph *g = NULL;
+    cc_model *cm = NULL;
+    char *summary = NULL;
+    if ((rc = tfl_read_file(model, &tm, &err)) || (rc = graph_import(tm, &g, &err))) {
+        npuc_err_prefix(&err, "%s", model);
+        goto fail;
+    }
+    if ((rc = cc_compile(g, &opt, &cm, &err))) {
+        npuc_err_prefix(&err, "%s", model);
+        goto fail;
+    }
+    char name[256], path[4096];
+    base_name(model, name, sizeof name);
+    if ((rc = make_dir(outdir, &err))) goto fail;
+    /* every file is written atomically; on a failure the ones already
+     * written are removed so that no partial output remains */
+    const char *written[8];
+    char paths[8][4096];
+    int nw = 0;
+#define OUT(fmt, ...) (snprintf(paths[nw], sizeof paths[nw], fmt, __VA_ARGS__), paths[nw])
+    if (want_tflite) {
+        if ((rc = emit_tflite_file(cm, OUT("%s/%s_npu.tflite", outdir, name), &err))) goto undo;
+        written[nw] = paths[nw];
+        nw++;
+    }
+    if (want_c) {
+        if ((rc = emit_c_sources(cm, name, outdir, &err))) goto undo;
+        written[nw] = OUT("%s/%s.h", outdir, name);
+        nw++;
+        written[nw] = OUT("%s/%s.c", outdir, name);
+        nw++;
+    }
+    if ((rc = emit_report_json(cm, model, OUT("%s/%s_report.json", outdir, name), &err))) goto undo;
+    written[nw] = paths[nw];
+    nw++;
+    if ((rc = emit_report_csv(cm, OUT("%s/%s_report.csv", outdir, name), &err))) goto undo;
+    written[nw] = paths[nw];
+    nw++;
+#undef OUT
+    (void)path;
+    if (!quiet) {
+        if ((rc = emit_summary(cm, model, &summary, &err))) goto undo;
+        fputs(summary, stdout);
+        if (verbose) {
+            for (int32_t i = 0; i < g->n_ops; i++) {
+                const cc_op_info *oi = &cm->ops[i];
+                if (oi->npu)
+                    printf("  op %3d %-24s NPU  epoch %d, %d NPU op(s), %llu cycles\n", i,
+                           graph_op_name(&g->ops[i]), oi->epoch, oi->n_eu,
+                           (unsigned long long)oi->cycles);
+                else
+                    printf("  op %3d %-24s CPU  %s\n", i, graph_op_name(&g->ops[i]), oi->why);
+            }
+        }
+    }
+    free(summary);
+    cc_model_free(cm);
+    graph_free(g);
+    tfl_model_free(tm);
+    return CLI_OK;
+undo:
+    for (int i = 0; i < nw; i++) unlink(written[i]);
+fail:
+    free(summary);
+    cc_model_free(cm);
+    if (g) graph_free(g);
+    tfl_model_free(tm);
+    return cli_fail(&err);
+}

@@ -1,0 +1,173 @@
+/* cc: the compiler pipeline: lower (legalize + partition) -> allocate ->
+ * generate (command streams) -> estimate (the cycle model the virtual NPU
+ * uses, run over the streams we emitted, so compiler reports and `npuc run
+ * --profile` agree by construction). */
+#include "cc.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void cc_model_free(cc_model *m)
+{
+    if (!m) return;
+    for (int32_t i = 0; i < m->n_epochs; i++) {
+        cc_epoch *e = &m->epochs[i];
+        free(e->ops);
+        free(e->luts);
+        free(e->flash);
+        free(e->payload);
+        free(e->inputs);
+        free(e->outputs);
+    }
+    free(m->epochs);
+    free(m->bufs);
+    free(m->buf_of);
+    free(m->ops);
+    free(m);
+}
+
+static bool contains(const int32_t *a, int32_t n, int32_t v)
+{
+    for (int32_t i = 0; i < n; i++)
+        if (a[i] == v) return true;
+    return false;
+}
+
+/* Tensors an HW epoch reads from outside (non-constant) and those it
+ * produces that are used after it or are graph outputs. */
+static int epoch_io(cc_model *m, cc_epoch *e, npuc_err *err)
+{
+    const graph *g = m->g;
+    int32_t end = e->first_op + e->n_ops;
+    int32_t cap = 0;
+    for (int32_t i = e->first_op; i < end; i++) cap += g->ops[i].n_in + g->ops[i].n_out;
+    e->inputs = malloc(sizeof(int32_t) * (size_t)(cap + 1));
+    e->outputs = malloc(sizeof(int32_t) * (size_t)(cap + 1));
+    if (!e->inputs || !e->outputs) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    for (int32_t i = e->first_op; i < end; i++) {
+        const graph_op *op = &g->ops[i];
+        for (int32_t k = 0; k < op->n_in; k++) {
+            int32_t t = op->in[k];
+            if (t < 0 || g->tensors[t].data) continue;
+            int32_t p = g->tensors[t].producer;
+            if (p >= e->first_op && p < end) continue;
+            if (!contains(e->inputs, e->n_inputs, t)) e->inputs[e->n_inputs++] = t;
+        }
+        for (int32_t k = 0; k < op->n_out; k++) {
+            int32_t t = op->out[k];
+            if (t < 0) continue;
+            bool used = contains(g->outputs, g->n_outputs, t);
+            for (int32_t j = end; j < g->n_ops && !used; j++)
+                used = contains(g->ops[j].in, g->ops[j].n_in, t);
+            if (used && !contains(e->outputs, e->n_outputs, t)) e->outputs[e->n_outputs++] = t;
+        }
+    }
+    return NPUC_OK;
+}
+
+/* Cycle estimate of an epoch's stream, attributed to the graph ops. */
+static int estimate(cc_model *m, cc_epoch *e, npuc_err *err)
+{
+    sim_cop1 cop;
+    int rc = sim_cop1_parse(e->payload, e->payload_size, &cop, err);
+    if (rc) return npuc_err_prefix(err, "internal: own payload"), rc;
+    sim_variant v = m->opt.sys.variant;
+    sim_cmd *cmds = NULL;
+    size_t n = 0;
+    if ((rc = sim_stream_decode(cop.stream, cop.stream_size, v, &cmds, &n, err)))
+        return npuc_err_prefix(err, "internal: own command stream"), rc;
+    sim_op_info *ops = calloc(n + 1, sizeof *ops);
+    int32_t *owner = calloc(n + 1, sizeof *owner);
+    if (!ops || !owner) {
+        free(cmds);
+        free(ops);
+        free(owner);
+        return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    }
+    sim_state s;
+    sim_state_reset(&s);
+    uint8_t wk = 0, wc = 0;
+    size_t no = 0;
+    int32_t kernel = 0;
+    for (size_t i = 0; i < n; i++) {
+        const sim_cmd *c = &cmds[i];
+        sim_state_apply(&s, c, v);
+        if (c->code == SIM_OP_DMA_WAIT || c->code == SIM_OP_KERNEL_WAIT) {
+            wk = c->code == SIM_OP_DMA_WAIT ? 1 : 2;
+            wc = (uint8_t)c->param;
+        } else if (sim_cmd_is_kernel_op(c->code) || c->code == SIM_OP_DMA_START) {
+            sim_op_info_from_state(&s, c, i, v, &ops[no]);
+            ops[no].wait_kind = wk;
+            ops[no].wait_count = wc;
+            wk = wc = 0;
+            /* a DMA belongs to the kernel op it feeds */
+            owner[no] = kernel < e->n_eu ? e->ops[kernel].src_op : -1;
+            if (sim_cmd_is_kernel_op(c->code)) kernel++;
+            no++;
+        }
+    }
+    e->cycles = sim_perf_estimate(v, &m->opt.sys.sim, ops, no);
+    for (size_t i = 0; i < no; i++) {
+        if (owner[i] < 0) continue;
+        cc_op_info *oi = &m->ops[owner[i]];
+        const sim_op_info *x = &ops[i];
+        oi->cycles += x->cycles;
+        if (x->kind == SIM_K_DMA) {
+            if (x->dma_src_region < 2) oi->bytes_read[x->dma_src_region] += x->dma_bytes;
+            if (x->dma_dst_region < 2) oi->bytes_written[x->dma_dst_region] += x->dma_bytes;
+            continue;
+        }
+        if (x->ifm_region < 2) oi->bytes_read[x->ifm_region] += x->ifm_bytes;
+        if (x->ifm2_region < 2) oi->bytes_read[x->ifm2_region] += x->ifm2_bytes;
+        if (x->weight_region < 2) oi->bytes_read[x->weight_region] += x->weight_bytes;
+        if (x->scale_region < 2) oi->bytes_read[x->scale_region] += x->scale_bytes;
+        if (x->ofm_region < 2) oi->bytes_written[x->ofm_region] += x->ofm_bytes;
+    }
+    free(cmds);
+    free(ops);
+    free(owner);
+    return NPUC_OK;
+}
+
+int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *err)
+{
+    *out = NULL;
+    double t0 = now_seconds();
+    cc_model *m = calloc(1, sizeof *m);
+    if (!m) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    m->g = g;
+    m->opt = *opt;
+    m->ops = calloc((size_t)g->n_ops + 1, sizeof *m->ops);
+    m->buf_of = calloc((size_t)g->n_tensors + 1, sizeof *m->buf_of);
+    int rc = NPUC_OK;
+    if (!m->ops || !m->buf_of) {
+        rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+        goto fail;
+    }
+    for (int32_t i = 0; i < g->n_ops; i++) m->ops[i].epoch = -1;
+    if ((rc = cc_lower(m, err))) goto fail;
+    if ((rc = cc_allocate(m, err))) goto fail;
+    for (int32_t i = 0; i < m->n_epochs; i++) {
+        cc_epoch *e = &m->epochs[i];
+        if (e->kind != CC_EPOCH_HW) continue;
+        if ((rc = epoch_io(m, e, err))) goto fail;
+        if ((rc = eu_generate(m, e, err))) goto fail;
+        if ((rc = estimate(m, e, err))) goto fail;
+        m->flash_size += e->flash_size + e->payload_size;
+        m->npu_cycles += e->cycles;
+    }
+    m->compile_seconds = now_seconds() - t0;
+    *out = m;
+    return NPUC_OK;
+fail:
+    cc_model_free(m);
+    return rc;
+}

@@ -1,0 +1,138 @@
+/* compiler: TFLite graph -> compiled model for an Ethos-U55/U65.
+ *
+ * Passes (each in its own file): cc_lower.c (legalize + partition: every op
+ * becomes NPU operations or stays a CPU op, with the reason), cc_alloc.c
+ * (live ranges -> arena offsets), ethosu/eu_gen.c (block configs, weights,
+ * scales, LUTs, command streams). The result, cc_model, is what src/emit/
+ * writes as TFLite, C sources and reports. Host-only. */
+#ifndef NPUC_CC_H
+#define NPUC_CC_H
+
+#include "../graph/graph.h"
+#include "cc_system.h"
+#include "ethosu/eu_block.h"
+
+typedef enum cc_optimise { CC_OPT_PERFORMANCE = 0, CC_OPT_SIZE = 1 } cc_optimise;
+
+typedef struct cc_options {
+    cc_system sys;            /* target NPU and memories */
+    cc_optimise optimise;
+} cc_options;
+
+/* ------------------------------------------------------------ NPU ops */
+
+/* One feature map as an NPU operation sees it (ethos-u.md 3.1, 4). */
+typedef struct eu_fm {
+    int32_t buf;              /* arena buffer (cc_buf index); -1 = constant in flash */
+    uint64_t off;             /* byte offset inside the buffer (or the flash area) */
+    uint32_t h, w, c;         /* extent the op reads/writes */
+    uint64_t sx, sy, sc;      /* byte strides */
+    uint8_t bits;             /* 8, 16, 32 */
+    bool is_signed;
+    uint8_t format;           /* 0 NHWC, 1 NHCWB16 */
+    int32_t zp;
+} eu_fm;
+
+typedef struct eu_op {
+    sim_op_kind kind;         /* SIM_K_CONV, _DEPTHWISE, _POOL, _ELEMENTWISE */
+    uint8_t mode;             /* pool / elementwise mode */
+    eu_fm ifm, ifm2, ofm;
+    bool ifm2_tensor;         /* binary elementwise with a tensor IFM2 */
+    bool ifm2_scalar;         /* binary elementwise with IFM2_SCALAR */
+    int32_t scalar;           /* IFM2_SCALAR value */
+    bool bcast_h, bcast_w, bcast_c, reversed;
+    /* kernel */
+    uint32_t kh, kw;          /* undilated */
+    uint8_t stride_x, stride_y, dil_x, dil_y;
+    uint8_t pad_t, pad_l, pad_b, pad_r;
+    uint8_t upscale;
+    bool pkf;                 /* part-kernel-first weight order */
+    /* constants (offsets into the epoch's flash area) */
+    uint64_t w_off, w_len, s_off, s_len;
+    /* output stage */
+    uint8_t ofm_scale_mode;   /* 0 per-channel records, 1 OFM_SCALE */
+    uint32_t ofm_scale; uint8_t ofm_shift;
+    uint8_t round;            /* 0 TFL, 1 TRUNCATE, 2 NATURAL */
+    bool has_opab;            /* OPA/OPB scale written (ADD/SUB) */
+    uint8_t ifm_scale_mode;
+    uint32_t opa_scale; uint8_t opa_shift; uint32_t opb_scale;
+    int32_t act_min, act_max;
+    uint8_t act_func;         /* 0 clamp, 3 tanh, 4 sigmoid, 16+n LUT n */
+    uint8_t act_clip;
+    int32_t lut;              /* LUT index in the epoch (-1 none) */
+    eu_block blk;
+    int32_t src_op;           /* graph op this came from */
+} eu_op;
+
+/* A LUT in flash (256 B int8, 1 KiB int32, 2 KiB int16). */
+typedef struct eu_lut {
+    uint64_t off, size;
+    uint8_t slot;             /* first 256-byte slot in the LUT banks */
+} eu_lut;
+
+/* ------------------------------------------------------- compiled model */
+
+/* A region of the arena: one or more graph tensors sharing bytes (a reshape
+ * aliases its input). */
+typedef struct cc_buf {
+    uint64_t size;            /* bytes */
+    int32_t first, last;      /* op positions where it is written first / read last */
+    int64_t offset;           /* arena offset (after allocation) */
+    int32_t tensor;           /* a representative graph tensor (for names) */
+} cc_buf;
+
+typedef enum cc_epoch_kind { CC_EPOCH_HW, CC_EPOCH_SW } cc_epoch_kind;
+
+typedef struct cc_epoch {
+    cc_epoch_kind kind;
+    int32_t first_op, n_ops;  /* range of graph ops (SW: one op) */
+    /* HW */
+    eu_op *ops; int32_t n_eu, cap_eu;
+    eu_lut *luts; int32_t n_luts;
+    uint8_t *flash; uint64_t flash_size, flash_cap;   /* weights, scales, LUTs */
+    uint8_t *payload; uint64_t payload_size;          /* COP1 blob */
+    int32_t *inputs; int32_t n_inputs;    /* graph tensors read from outside */
+    int32_t *outputs; int32_t n_outputs;  /* graph tensors used outside */
+    uint64_t cycles;          /* cycle-model estimate of the stream */
+} cc_epoch;
+
+/* Per graph op: where it runs and why. */
+typedef struct cc_op_info {
+    bool npu;
+    char why[160];            /* reason when on the CPU */
+    int32_t epoch;
+    int32_t first_eu, n_eu;   /* NPU ops within the epoch */
+    uint64_t macs;
+    uint64_t cycles;          /* NPU cycles (sum over its NPU ops) */
+    uint64_t bytes_read[2];   /* by region: 0 params (flash), 1 arena */
+    uint64_t bytes_written[2];
+} cc_op_info;
+
+typedef struct cc_model {
+    const graph *g;           /* the source graph (not owned) */
+    cc_options opt;
+    cc_op_info *ops;          /* [g->n_ops] */
+    int32_t *buf_of;          /* [g->n_tensors] buffer of each tensor, -1 constants */
+    cc_buf *bufs; int32_t n_bufs, cap_bufs;
+    cc_epoch *epochs; int32_t n_epochs, cap_epochs;
+    uint64_t arena_size;      /* peak activation bytes */
+    uint64_t flash_size;      /* sum of the epochs' flash + payloads */
+    uint64_t npu_cycles;
+    double compile_seconds;
+} cc_model;
+
+/* Compiles a graph. The graph must outlive the model. Errors name the op or
+ * tensor; unsupported ops are not errors (they run on the CPU). */
+int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *err);
+void cc_model_free(cc_model *m);
+
+/* Passes (internal to compiler/, in pipeline order). */
+int cc_lower(cc_model *m, npuc_err *err);
+int cc_allocate(cc_model *m, npuc_err *err);
+int eu_generate(cc_model *m, cc_epoch *e, npuc_err *err);
+
+/* Appends bytes to an epoch's flash, 16-byte aligned; returns the offset
+ * via *off. */
+int cc_flash_add(cc_epoch *e, const void *data, uint64_t size, uint64_t *off, npuc_err *err);
+
+#endif

@@ -1,0 +1,135 @@
+/* cc_alloc: places every arena buffer at an offset so that buffers whose
+ * live ranges overlap never share bytes. Greedy by size (largest first),
+ * each at the lowest 16-byte aligned offset that fits between buffers
+ * already placed and live at the same time, the strategy TFLite Micro's
+ * greedy planner uses too. */
+#include "cc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define ALIGN 16u
+
+static int by_size_desc(const void *a, const void *b, void *ctx)
+{
+    const cc_buf *bufs = ctx;
+    const cc_buf *x = &bufs[*(const int32_t *)a], *y = &bufs[*(const int32_t *)b];
+    if (x->size != y->size) return x->size < y->size ? 1 : -1;
+    if (x->first != y->first) return x->first < y->first ? -1 : 1;
+    return *(const int32_t *)a - *(const int32_t *)b;
+}
+
+/* qsort has no context argument; a small insertion-merge sort will do for
+ * the buffer counts of real models, but use a simple stable merge sort. */
+static void sort_idx(int32_t *idx, int32_t *tmp, int32_t n, const cc_buf *bufs)
+{
+    if (n < 2) return;
+    int32_t h = n / 2;
+    sort_idx(idx, tmp, h, bufs);
+    sort_idx(idx + h, tmp, n - h, bufs);
+    int32_t i = 0, j = h, k = 0;
+    while (i < h && j < n)
+        tmp[k++] = by_size_desc(&idx[j], &idx[i], (void *)bufs) < 0 ? idx[j++] : idx[i++];
+    while (i < h) tmp[k++] = idx[i++];
+    while (j < n) tmp[k++] = idx[j++];
+    memcpy(idx, tmp, sizeof *idx * (size_t)n);
+}
+
+typedef struct span { uint64_t lo, hi; } span;
+
+static int cmp_span(const void *a, const void *b)
+{
+    const span *x = a, *y = b;
+    return x->lo < y->lo ? -1 : x->lo > y->lo ? 1 : 0;
+}
+
+int cc_allocate(cc_model *m, npuc_err *err)
+{
+    const graph *g = m->g;
+    /* live ranges in op positions: written at its producer, read until its
+     * last consumer; graph inputs live from the start, outputs to the end.
+     * One extra position of life keeps an NPU op's output from landing on
+     * an input the previous op may still be reading (BLOCKDEP overlap). */
+    for (int32_t b = 0; b < m->n_bufs; b++) {
+        m->bufs[b].first = INT32_MAX;
+        m->bufs[b].last = -1;
+    }
+    for (int32_t i = 0; i < g->n_inputs; i++) {
+        int32_t b = m->buf_of[g->inputs[i]];
+        if (b >= 0) m->bufs[b].first = -1;
+    }
+    for (int32_t i = 0; i < g->n_ops; i++) {
+        const graph_op *op = &g->ops[i];
+        for (int32_t k = 0; k < op->n_in; k++) {
+            int32_t t = op->in[k];
+            if (t < 0 || m->buf_of[t] < 0) continue;
+            cc_buf *b = &m->bufs[m->buf_of[t]];
+            if (i > b->last) b->last = i;
+            if (i < b->first) b->first = i;   /* read before written: a state tensor */
+        }
+        for (int32_t k = 0; k < op->n_out; k++) {
+            int32_t t = op->out[k];
+            if (t < 0 || m->buf_of[t] < 0) continue;
+            cc_buf *b = &m->bufs[m->buf_of[t]];
+            if (i < b->first) b->first = i;
+            if (i > b->last) b->last = i;
+        }
+    }
+    for (int32_t t = 0; t < g->n_tensors; t++)
+        if (g->tensors[t].is_variable && m->buf_of[t] >= 0) {
+            m->bufs[m->buf_of[t]].first = -1;
+            m->bufs[m->buf_of[t]].last = g->n_ops + 1;
+        }
+    for (int32_t i = 0; i < g->n_outputs; i++) {
+        int32_t b = m->buf_of[g->outputs[i]];
+        if (b >= 0) m->bufs[b].last = g->n_ops + 1;
+    }
+    for (int32_t b = 0; b < m->n_bufs; b++) {
+        cc_buf *x = &m->bufs[b];
+        if (x->first == INT32_MAX) x->first = x->last < 0 ? 0 : x->last;
+        if (x->last < x->first) x->last = x->first;
+        x->last += 1;
+    }
+
+    int32_t n = m->n_bufs;
+    int32_t *idx = malloc(sizeof *idx * (size_t)(n ? n : 1) * 2);
+    span *sp = malloc(sizeof *sp * (size_t)(n ? n : 1));
+    if (!idx || !sp) {
+        free(idx);
+        free(sp);
+        return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    }
+    for (int32_t i = 0; i < n; i++) idx[i] = i;
+    sort_idx(idx, idx + n, n, m->bufs);
+    uint64_t peak = 0;
+    for (int32_t i = 0; i < n; i++) {
+        cc_buf *x = &m->bufs[idx[i]];
+        int32_t ns = 0;
+        for (int32_t j = 0; j < i; j++) {
+            const cc_buf *y = &m->bufs[idx[j]];
+            if (y->first <= x->last && x->first <= y->last && y->size)
+                sp[ns++] = (span){(uint64_t)y->offset, (uint64_t)y->offset + y->size};
+        }
+        qsort(sp, (size_t)ns, sizeof *sp, cmp_span);
+        uint64_t off = 0;
+        for (int32_t j = 0; j < ns; j++) {
+            if (off + x->size <= sp[j].lo) break;
+            if (sp[j].hi > off) off = (sp[j].hi + ALIGN - 1) & ~(uint64_t)(ALIGN - 1);
+        }
+        x->offset = (int64_t)off;
+        if (off + x->size > peak) peak = off + x->size;
+    }
+    free(idx);
+    free(sp);
+    m->arena_size = (peak + ALIGN - 1) & ~(uint64_t)(ALIGN - 1);
+    const cc_system *s = &m->opt.sys;
+    if (s->act_pool >= 0 && s->act_pool < s->n_pools) {
+        const cc_pool *p = &s->pools[s->act_pool];
+        if (p->size && m->arena_size > p->size)
+            return npuc_errf(err, NPUC_E_UNSUPPORTED,
+                             "the model needs %llu bytes of activations, pool '%s' has %llu",
+                             (unsigned long long)m->arena_size, p->name,
+                             (unsigned long long)p->size);
+    }
+    return NPUC_OK;
+}

@@ -1,0 +1,297 @@
+/* eu_gen: the command stream of one HW epoch (ethos-u.md 2-3, 8) and its
+ * driver payload (ethos-u.md 9.1).
+ *
+ * Registers are written in Vela's order per operation and only when their
+ * value changes (one shadow set for DMA registers, one for the rest), so
+ * streams are as compact as Vela's. Regions: 0 = the epoch's constants
+ * (flash tensor), 1 = the arena, as Arm's TFLite Micro integration and
+ * driver set them up (ethos-u.md 9.3). */
+#include "../cc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct cs {
+    uint32_t *w; size_t n, cap;
+    /* shadow: value+1 of every cmd0 / cmd1 register (0 = never written) */
+    uint64_t shadow0[1024];
+    uint64_t shadow1[1024];
+    bool oom;
+} cs;
+
+static void put(cs *s, uint32_t v)
+{
+    if (s->oom) return;
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 1024;
+        uint32_t *p = realloc(s->w, cap * sizeof *p);
+        if (!p) {
+            s->oom = true;
+            return;
+        }
+        s->w = p;
+        s->cap = cap;
+    }
+    s->w[s->n++] = v;
+}
+
+/* cmd0 operation (always emitted). */
+static void op0(cs *s, uint16_t code, uint16_t param) { put(s, ((uint32_t)param << 16) | code); }
+
+/* cmd0 register write, skipped when unchanged. */
+static void reg0(cs *s, uint16_t code, uint32_t param)
+{
+    uint64_t key = (uint64_t)(param & 0xFFFF) + 1;
+    if (s->shadow0[code & 0x3FF] == key) return;
+    s->shadow0[code & 0x3FF] = key;
+    put(s, ((param & 0xFFFF) << 16) | code);
+}
+
+/* cmd1 register write (param = high bits for 40-bit addresses / shifts). */
+static void reg1(cs *s, uint16_t code, uint32_t payload, uint16_t param)
+{
+    uint64_t key = (((uint64_t)param << 32) | payload) + 1;
+    if (s->shadow1[code & 0x3FF] == key) return;
+    s->shadow1[code & 0x3FF] = key;
+    put(s, ((uint32_t)param << 16) | code);
+    put(s, payload);
+}
+
+static void addr(cs *s, uint16_t code, uint64_t a, bool u65)
+{
+    reg1(s, code, (uint32_t)a, u65 ? (uint16_t)((a >> 32) & 0xFF) : 0);
+}
+
+static uint64_t fm_addr(const cc_model *m, const eu_fm *f)
+{
+    if (f->buf < 0) return f->off;
+    return (uint64_t)m->bufs[f->buf].offset + f->off;
+}
+
+static uint8_t fm_region(const eu_fm *f) { return f->buf < 0 ? 0 : 1; }
+
+/* *_PRECISION: [0] signed, bits at [3:2] for IFM/IFM2 but [2:1] for the
+ * OFM (ethos-u.md 2.3), [7:6] format. */
+static uint32_t precision(const eu_fm *f, bool ofm)
+{
+    uint32_t bits = f->bits == 8 ? 0 : f->bits == 16 ? 1 : 2;
+    return (f->is_signed ? 1u : 0u) | (bits << (ofm ? 1 : 2)) | ((uint32_t)f->format << 6);
+}
+
+/* IFM / IFM2 / OFM descriptor (one tile). */
+static void emit_fm(cs *s, const cc_model *m, const eu_fm *f, int which, bool u65)
+{
+    /* which: 0 IFM, 1 IFM2, 2 OFM */
+    static const uint16_t region[3] = {SIM_IFM_REGION, SIM_IFM2_REGION, SIM_OFM_REGION};
+    static const uint16_t base0[3] = {SIM_IFM_BASE0, SIM_IFM2_BASE0, SIM_OFM_BASE0};
+    static const uint16_t stride_x[3] = {SIM_IFM_STRIDE_X, SIM_IFM2_STRIDE_X, SIM_OFM_STRIDE_X};
+    static const uint16_t width0[3] = {SIM_IFM_WIDTH0_M1, SIM_IFM2_WIDTH0_M1, SIM_OFM_WIDTH0_M1};
+    static const uint16_t height0[3] = {SIM_IFM_HEIGHT0_M1, SIM_IFM2_HEIGHT0_M1, SIM_OFM_HEIGHT0_M1};
+    static const uint16_t height1[3] = {SIM_IFM_HEIGHT1_M1, SIM_IFM2_HEIGHT1_M1, SIM_OFM_HEIGHT1_M1};
+    static const uint16_t zp[3] = {SIM_IFM_ZERO_POINT, SIM_IFM2_ZERO_POINT, SIM_OFM_ZERO_POINT};
+    reg0(s, region[which], fm_region(f));
+    uint64_t a = fm_addr(m, f);
+    addr(s, base0[which], a, u65);
+    addr(s, (uint16_t)(base0[which] + 1), a, u65);
+    addr(s, (uint16_t)(base0[which] + 2), a, u65);
+    addr(s, (uint16_t)(base0[which] + 3), a, u65);
+    reg0(s, height0[which], f->h - 1);
+    reg0(s, height1[which], f->h - 1);
+    reg0(s, width0[which], f->w - 1);
+    reg1(s, stride_x[which], (uint32_t)f->sx, 0);
+    reg1(s, (uint16_t)(stride_x[which] + 1), (uint32_t)f->sy, 0);
+    reg1(s, (uint16_t)(stride_x[which] + 2), (uint32_t)f->sc, 0);
+    reg0(s, zp[which], (uint32_t)(f->zp & 0xFFFF));
+}
+
+/* Byte range of a feature map in the arena (for BLOCKDEP). */
+static void fm_range(const cc_model *m, const eu_fm *f, uint64_t *lo, uint64_t *hi)
+{
+    uint64_t a = fm_addr(m, f);
+    *lo = a;
+    *hi = a + (uint64_t)(f->h - 1) * f->sy + (uint64_t)(f->w - 1) * f->sx +
+          (uint64_t)(f->c - 1) * f->sc + f->bits / 8;
+}
+
+static bool overlaps(const cc_model *m, const eu_fm *a, const eu_fm *b)
+{
+    if (a->buf < 0 || b->buf < 0) return false;
+    uint64_t alo, ahi, blo, bhi;
+    fm_range(m, a, &alo, &ahi);
+    fm_range(m, b, &blo, &bhi);
+    return alo < bhi && blo < ahi;
+}
+
+static int emit_op(cs *s, const cc_model *m, const cc_epoch *e, const eu_op *o, const eu_op *prev,
+                   int32_t *lut_resident, bool *dma_pending, npuc_err *err)
+{
+    sim_variant v = m->opt.sys.variant;
+    bool u65 = sim_variant_is_u65(v);
+    /* LUT: DMA the table into the LUT banks unless it is already there */
+    uint8_t act = o->act_func;
+    if (o->lut >= 0) {
+        const eu_lut *l = &e->luts[o->lut];
+        act = (uint8_t)(16 + l->slot);
+        if (*lut_resident != o->lut) {
+            if (prev) op0(s, SIM_OP_KERNEL_WAIT, 0);
+            reg0(s, SIM_DMA0_SRC_REGION, 0);
+            addr(s, SIM_DMA0_SRC, l->off, u65);
+            reg0(s, SIM_DMA0_DST_REGION, 0x103);
+            reg1(s, SIM_DMA0_DST, o->blk.lut_start_bank * 1024u + l->slot * 256u, 0);
+            reg1(s, SIM_DMA0_LEN, (uint32_t)l->size, 0);
+            op0(s, SIM_OP_DMA_START, 0);
+            *lut_resident = o->lut;
+            *dma_pending = true;
+        }
+    } else if (sim_variant_shram_banks(v) <= 16) {
+        /* 16-bank parts: an op without a LUT may overwrite the LUT banks */
+        *lut_resident = -1;
+    }
+    if (o->kind == SIM_K_ELEMENTWISE) {
+        reg1(s, SIM_OFM_SCALE, o->ofm_scale, o->ofm_shift);
+        if (o->has_opab) {
+            reg1(s, SIM_OPA_SCALE, o->opa_scale, o->opa_shift);
+            reg1(s, SIM_OPB_SCALE, o->opb_scale, 0);
+        }
+    }
+    /* IFM */
+    emit_fm(s, m, &o->ifm, 0, u65);
+    uint32_t ifm_prec = precision(&o->ifm, false) | ((uint32_t)o->ifm_scale_mode << 8);
+    reg0(s, SIM_IFM_PRECISION, ifm_prec);
+    reg0(s, SIM_IFM_UPSCALE, o->upscale);
+    if (o->kind != SIM_K_ELEMENTWISE) {
+        reg0(s, SIM_IFM_PAD_TOP, o->pad_t);
+        reg0(s, SIM_IFM_PAD_LEFT, o->pad_l);
+        reg0(s, SIM_IFM_PAD_BOTTOM, o->pad_b);
+        reg0(s, SIM_IFM_PAD_RIGHT, o->pad_r);
+    }
+    reg0(s, SIM_IFM_DEPTH_M1, o->ifm.c - 1);
+    /* OFM */
+    emit_fm(s, m, &o->ofm, 2, u65);
+    reg0(s, SIM_OFM_WIDTH_M1, o->ofm.w - 1);
+    reg0(s, SIM_OFM_HEIGHT_M1, o->ofm.h - 1);
+    reg0(s, SIM_OFM_DEPTH_M1, o->ofm.c - 1);
+    uint32_t ofm_prec = precision(&o->ofm, true) | ((uint32_t)o->ofm_scale_mode << 8) |
+                        ((uint32_t)o->round << 14);
+    reg0(s, SIM_OFM_PRECISION, ofm_prec);
+    if (o->kind != SIM_K_ELEMENTWISE) {
+        reg0(s, SIM_KERNEL_WIDTH_M1, (o->kw - 1) * o->dil_x);
+        reg0(s, SIM_KERNEL_HEIGHT_M1, (o->kh - 1) * o->dil_y);
+        uint32_t sx = o->stride_x - 1u, sy = o->stride_y - 1u;
+        uint32_t ks = (sx & 1) | ((sy & 1) << 1) | ((o->pkf ? 1u : 0u) << 2) |
+                      ((o->dil_x == 2 ? 1u : 0u) << 3) | ((o->dil_y == 2 ? 1u : 0u) << 4) |
+                      (((sx >> 1) & 1) << 6) | (((sy >> 1) & 1) << 9);
+        reg0(s, SIM_KERNEL_STRIDE, ks);
+    }
+    if (o->kind == SIM_K_CONV || o->kind == SIM_K_DEPTHWISE) {
+        reg0(s, SIM_WEIGHT_REGION, 0);
+        addr(s, SIM_WEIGHT_BASE, o->w_off, u65);
+        reg1(s, SIM_WEIGHT_LENGTH, (uint32_t)o->w_len, 0);
+        reg0(s, SIM_SCALE_REGION, 0);
+        addr(s, SIM_SCALE_BASE, o->s_off, u65);
+        reg1(s, SIM_SCALE_LENGTH, (uint32_t)o->s_len, 0);
+        if (v == SIM_U65_512) {
+            /* single-core mode: core 1 gets nothing */
+            addr(s, SIM_WEIGHT1_BASE, o->w_off, u65);
+            reg1(s, SIM_WEIGHT1_LENGTH, 0, 0);
+            addr(s, SIM_SCALE1_BASE, o->s_off, u65);
+            reg1(s, SIM_SCALE1_LENGTH, 0, 0);
+        }
+    } else if (o->kind == SIM_K_POOL) {
+        reg1(s, SIM_OFM_SCALE, o->ofm_scale, o->ofm_shift);
+    }
+    /* activation */
+    reg0(s, SIM_ACTIVATION, act | ((uint32_t)o->act_clip << 12));
+    reg0(s, SIM_ACTIVATION_MIN, (uint32_t)(o->act_min & 0xFFFF));
+    reg0(s, SIM_ACTIVATION_MAX, (uint32_t)(o->act_max & 0xFFFF));
+    /* block and SHRAM */
+    reg0(s, SIM_OFM_BLK_HEIGHT_M1, o->blk.h - 1);
+    reg0(s, SIM_OFM_BLK_WIDTH_M1, o->blk.w - 1);
+    reg0(s, SIM_OFM_BLK_DEPTH_M1, o->blk.d - 1);
+    reg0(s, SIM_IFM_IB_END, o->blk.ifm_ib_end);
+    reg0(s, SIM_AB_START, o->blk.ab_start);
+    if (o->kind != SIM_K_ELEMENTWISE) reg0(s, SIM_ACC_FORMAT, o->blk.acc_format);
+    /* IFM2 */
+    if (o->kind == SIM_K_ELEMENTWISE && (o->ifm2_tensor || o->ifm2_scalar)) {
+        uint32_t bc = (o->bcast_h ? 1u : 0u) | (o->bcast_w ? 2u : 0u) | (o->bcast_c ? 4u : 0u) |
+                      (o->reversed ? 0x40u : 0u) | (o->ifm2_scalar ? 0x80u : 0u);
+        if (o->ifm2_scalar) {
+            reg0(s, SIM_IFM2_PRECISION, precision(&o->ifm2, false));
+            reg0(s, SIM_IFM2_ZERO_POINT, (uint32_t)(o->ifm2.zp & 0xFFFF));
+            reg0(s, SIM_IFM2_SCALAR, (uint32_t)(o->scalar & 0xFFFF));
+        } else {
+            emit_fm(s, m, &o->ifm2, 1, u65);
+            reg0(s, SIM_IFM2_PRECISION, precision(&o->ifm2, false));
+            reg0(s, SIM_IFM2_IB_START, o->blk.ifm2_ib_start);
+        }
+        reg0(s, SIM_IFM2_BROADCAST, bc);
+    }
+    /* BLOCKDEP: no overlap with the previous op's output -> full overlap */
+    uint32_t bd = 3;
+    if (prev) {
+        if (overlaps(m, &o->ifm, &prev->ofm) ||
+            (o->ifm2_tensor && overlaps(m, &o->ifm2, &prev->ofm)))
+            bd = 0;
+        if (sim_variant_shram_banks(v) <= 16 && prev->lut >= 0) bd = 0;
+    } else {
+        bd = 0;
+    }
+    reg0(s, SIM_BLOCKDEP, bd);
+    if (*dma_pending) {
+        op0(s, SIM_OP_DMA_WAIT, 0);
+        *dma_pending = false;
+    }
+    uint16_t code = o->kind == SIM_K_CONV ? SIM_OP_CONV
+                    : o->kind == SIM_K_DEPTHWISE ? SIM_OP_DEPTHWISE
+                    : o->kind == SIM_K_POOL ? SIM_OP_POOL : SIM_OP_ELEMENTWISE;
+    uint16_t param = (o->kind == SIM_K_POOL || o->kind == SIM_K_ELEMENTWISE) ? o->mode : 0;
+    op0(s, code, param);
+    if (s->oom) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    return NPUC_OK;
+}
+
+int eu_generate(cc_model *m, cc_epoch *e, npuc_err *err)
+{
+    cs *s = calloc(1, sizeof *s);
+    if (!s) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    sim_variant v = m->opt.sys.variant;
+    int rc = NPUC_OK;
+    if (sim_variant_is_u65(v)) op0(s, SIM_PARALLEL_MODE, 0), s->shadow0[SIM_PARALLEL_MODE & 0x3FF] = 1;
+    int32_t lut_resident = -1;
+    bool dma_pending = false;
+    for (int32_t i = 0; i < e->n_eu && !rc; i++)
+        rc = emit_op(s, m, e, &e->ops[i], i ? &e->ops[i - 1] : NULL, &lut_resident, &dma_pending,
+                     err);
+    if (!rc) {
+        op0(s, SIM_OP_STOP, 0xFFFF);
+        if (s->oom) rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    }
+    if (!rc && s->n >= (1u << 24))
+        rc = npuc_errf(err, NPUC_E_UNSUPPORTED, "command stream of %zu words exceeds the driver's "
+                       "24-bit length", s->n);
+    if (!rc) {
+        /* COP1 payload: magic, OPTIMIZER_CONFIG, NOPs to align the stream
+         * to 16 bytes, COMMAND_STREAM header, the stream */
+        size_t words = 4 + 3 + 1 + s->n;
+        uint32_t *p = calloc(words, sizeof *p);
+        if (!p) {
+            rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+        } else {
+            size_t k = 0;
+            p[k++] = 0x31504F43u;
+            p[k++] = 0x00100001u;
+            p[k++] = sim_variant_config_word(v);
+            p[k++] = 0x10060000u;
+            while ((k + 1) % 4) p[k++] = 5;   /* NOP */
+            p[k++] = 2u | ((uint32_t)((s->n >> 16) & 0xFF) << 8) | ((uint32_t)(s->n & 0xFFFF) << 16);
+            memcpy(p + k, s->w, s->n * sizeof *p);
+            k += s->n;
+            free(e->payload);
+            e->payload = (uint8_t *)p;
+            e->payload_size = k * 4;
+        }
+    }
+    free(s->w);
+    free(s);
+    return rc;
+}

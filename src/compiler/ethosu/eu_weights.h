@@ -1,0 +1,43 @@
+/* eu_weights: the constant data of one NPU kernel operation in the form the
+ * hardware reads it: weights reordered into the traversal order and MLW
+ * compressed (docs ethos-u.md 6.2, 6.3), and the 10-byte per-channel
+ * bias/scale records (ethos-u.md 7). Host-only, part of compiler/ethosu. */
+#ifndef NPUC_EU_WEIGHTS_H
+#define NPUC_EU_WEIGHTS_H
+
+#include "../../util/util.h"
+#include "../../sim/sim.h"
+
+/* Compresses a sequence of signed 9-bit values (-255..255) into one MLW
+ * stream: sections, palettes, zero runs and Rice parameters chosen to make
+ * the stream small, then the end marker and 0xFF padding to a multiple of 16
+ * bytes. *out is malloc'd (caller frees). Values outside -255..255 give
+ * NPUC_E_INVALID naming the index. n == 0 encodes one explicit zero (a
+ * stream is never empty). Decodes with sim_mlw_decode to exactly `vals`
+ * (plus the zero when n == 0). */
+int eu_mlw_encode(const int16_t *vals, size_t n, uint8_t **out, size_t *out_size,
+                  npuc_err *err);
+
+/* Reorders the weights of one op into the traversal of g (sim_weight_traverse)
+ * and compresses them. w holds W[o][ky][kx][i] (depthwise: W[o][ky][kx]),
+ * o < g->ofm_depth, already minus the weight zero point (and flipped for
+ * transpose conv). Holes of the traversal are zeros. */
+int eu_encode_weights(const sim_wgeom *g, const int16_t *w, uint8_t **out,
+                      size_t *out_size, npuc_err *err);
+
+/* Writes n 10-byte records (40-bit bias, 32-bit scale, 6-bit shift) then
+ * zeros up to eu_scale_stream_size(n). Bias outside 40 bits or shift > 63
+ * give NPUC_E_INVALID naming the channel; out is then untouched. */
+size_t eu_scale_stream_size(size_t n);
+int eu_encode_scales(const sim_scale_rec *recs, size_t n, uint8_t *out, npuc_err *err);
+
+/* Vela's quantise_scale (ethos-u.md 5.6): r = f*2^e with f in [0.5,1);
+ * m = round_half_away(f*2^31), s = 31 - e; (0, 16) when s is outside 0..63
+ * or r == 0. m may be 2^31. */
+void eu_quantise_scale(double r, uint32_t *m, uint8_t *s);
+
+/* Whether Vela's heuristic would choose part-kernel-first traversal for an
+ * op with ifm_depth I, kernel kh x kw and ifm_bits (ethos-u.md 6.2 notes). */
+bool eu_prefer_part_kernel_first(uint32_t ifm_depth, uint32_t kh, uint32_t kw, unsigned ifm_bits);
+
+#endif

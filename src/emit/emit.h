@@ -1,0 +1,28 @@
+/* emit: writers for a compiled model (cc_model): TFLite with one Vela-style
+ * "ethos-u" custom operator per HW epoch, C sources, and reports. Every
+ * writer produces complete files or none (atomic writes). Host-only. */
+#ifndef NPUC_EMIT_H
+#define NPUC_EMIT_H
+
+#include "../compiler/cc.h"
+
+/* Builds the TFLite model of a compiled model (ethos-u.md 10): SW epochs
+ * keep their original operator, each HW epoch becomes a CUSTOM "ethos-u"
+ * op with inputs [command stream, flash, scratch, scratch_fast, inputs...];
+ * metadata "OfflineMemoryAllocation" gives every activation tensor its
+ * arena offset. *out is a new model (tfl_model_free). */
+int emit_tflite_model(const cc_model *m, tfl_model **out, npuc_err *err);
+int emit_tflite_file(const cc_model *m, const char *path, npuc_err *err);
+
+/* Reports: JSON (everything), CSV (one row per graph op) and the one-screen
+ * summary printed by `npuc compile`. `model_name` names the source. */
+int emit_report_json(const cc_model *m, const char *model_name, const char *path, npuc_err *err);
+int emit_report_csv(const cc_model *m, const char *path, npuc_err *err);
+/* Writes the summary into a malloc'd string (*out). */
+int emit_summary(const cc_model *m, const char *model_name, char **out, npuc_err *err);
+
+/* C sources: NAME.h (API: init, run, input/output pointers and sizes) and
+ * NAME.c (const data in named, aligned sections). */
+int emit_c_sources(const cc_model *m, const char *name, const char *dir, npuc_err *err);
+
+#endif

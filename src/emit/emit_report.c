@@ -1,0 +1,362 @@
+/* emit_report: what the compiler did, for people (summary) and scripts
+ * (JSON with everything, CSV with one row per graph op). */
+#include "emit.h"
+#include "../util/json.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *kind_name(const eu_op *o)
+{
+    static const char *const pool[] = {"MAX_POOL", "AVERAGE_POOL", "REDUCE_SUM"};
+    static const char *const ew[] = {"MUL", "ADD", "SUB", "MIN", "MAX", "LRELU", "ABS", "CLZ", "SHR", "SHL"};
+    switch (o->kind) {
+    case SIM_K_CONV: return "CONV";
+    case SIM_K_DEPTHWISE: return "DEPTHWISE";
+    case SIM_K_POOL: return o->mode < 3 ? pool[o->mode] : "POOL";
+    case SIM_K_ELEMENTWISE: return o->mode < 10 ? ew[o->mode] : "ELEMENTWISE";
+    default: return "DMA";
+    }
+}
+
+static uint64_t params_bytes(const cc_model *m)
+{
+    return m->flash_size;
+}
+
+static uint64_t sram_bytes(const cc_model *m)
+{
+    /* the arena lives in the activation pool */
+    return m->arena_size;
+}
+
+static const char *pool_name(const cc_model *m, int idx, const char *dflt)
+{
+    const cc_system *s = &m->opt.sys;
+    return idx >= 0 && idx < s->n_pools ? s->pools[idx].name : dflt;
+}
+
+static const eu_op *first_eu(const cc_model *m, int32_t op)
+{
+    const cc_op_info *oi = &m->ops[op];
+    if (!oi->npu || oi->n_eu == 0 || oi->epoch < 0) return NULL;
+    return &m->epochs[oi->epoch].ops[oi->first_eu];
+}
+
+int emit_report_json(const cc_model *m, const char *model_name, const char *path, npuc_err *err)
+{
+    const graph *g = m->g;
+    const cc_system *s = &m->opt.sys;
+    npuc_json_writer w;
+    npuc_json_writer_init(&w, 2);
+    npuc_json_write_object_begin(&w);
+    npuc_json_write_key(&w, "model");
+    npuc_json_write_string(&w, model_name);
+    npuc_json_write_key(&w, "target");
+    npuc_json_write_string(&w, cc_target_name(s->variant));
+    npuc_json_write_key(&w, "system_config");
+    npuc_json_write_string(&w, s->name);
+    npuc_json_write_key(&w, "core_clock_hz");
+    npuc_json_write_double(&w, s->core_clock_hz);
+    npuc_json_write_key(&w, "optimise");
+    npuc_json_write_string(&w, m->opt.optimise == CC_OPT_SIZE ? "size" : "performance");
+
+    uint64_t macs = 0;
+    int32_t n_npu = 0;
+    for (int32_t i = 0; i < g->n_ops; i++) {
+        macs += m->ops[i].macs;
+        n_npu += m->ops[i].npu;
+    }
+    npuc_json_write_key(&w, "totals");
+    npuc_json_write_object_begin(&w);
+    npuc_json_write_key(&w, "ops");
+    npuc_json_write_int(&w, g->n_ops);
+    npuc_json_write_key(&w, "npu_ops");
+    npuc_json_write_int(&w, n_npu);
+    npuc_json_write_key(&w, "cpu_ops");
+    npuc_json_write_int(&w, g->n_ops - n_npu);
+    npuc_json_write_key(&w, "macs");
+    npuc_json_write_uint(&w, macs);
+    npuc_json_write_key(&w, "npu_cycles");
+    npuc_json_write_uint(&w, m->npu_cycles);
+    double secs = s->core_clock_hz > 0 ? (double)m->npu_cycles / s->core_clock_hz : 0;
+    npuc_json_write_key(&w, "npu_time_s");
+    npuc_json_write_double(&w, secs);
+    npuc_json_write_key(&w, "inferences_per_s");
+    npuc_json_write_double(&w, secs > 0 ? 1.0 / secs : 0);
+    npuc_json_write_key(&w, "peak_sram_bytes");
+    npuc_json_write_uint(&w, sram_bytes(m));
+    npuc_json_write_key(&w, "flash_bytes");
+    npuc_json_write_uint(&w, params_bytes(m));
+    npuc_json_write_key(&w, "compile_time_s");
+    npuc_json_write_double(&w, m->compile_seconds);
+    npuc_json_write_object_end(&w);
+
+    npuc_json_write_key(&w, "pools");
+    npuc_json_write_array_begin(&w);
+    for (int i = 0; i < s->n_pools; i++) {
+        const cc_pool *p = &s->pools[i];
+        npuc_json_write_object_begin(&w);
+        npuc_json_write_key(&w, "name");
+        npuc_json_write_string(&w, p->name);
+        npuc_json_write_key(&w, "size");
+        npuc_json_write_uint(&w, p->size);
+        npuc_json_write_key(&w, "used_bytes");
+        npuc_json_write_uint(&w, i == s->act_pool ? m->arena_size
+                                 : i == s->params_pool ? params_bytes(m) : 0);
+        npuc_json_write_key(&w, "holds");
+        npuc_json_write_string(&w, i == s->act_pool && i == s->params_pool ? "params+activations"
+                                   : i == s->act_pool ? "activations"
+                                   : i == s->params_pool ? "params" : i == s->fast_pool ? "fast scratch" : "");
+        npuc_json_write_object_end(&w);
+    }
+    npuc_json_write_array_end(&w);
+
+    npuc_json_write_key(&w, "epochs");
+    npuc_json_write_array_begin(&w);
+    for (int32_t i = 0; i < m->n_epochs; i++) {
+        const cc_epoch *e = &m->epochs[i];
+        npuc_json_write_object_begin(&w);
+        npuc_json_write_key(&w, "kind");
+        npuc_json_write_string(&w, e->kind == CC_EPOCH_HW ? "HW" : "SW");
+        npuc_json_write_key(&w, "first_op");
+        npuc_json_write_int(&w, e->first_op);
+        npuc_json_write_key(&w, "n_ops");
+        npuc_json_write_int(&w, e->n_ops);
+        if (e->kind == CC_EPOCH_HW) {
+            npuc_json_write_key(&w, "npu_ops");
+            npuc_json_write_int(&w, e->n_eu);
+            npuc_json_write_key(&w, "cycles");
+            npuc_json_write_uint(&w, e->cycles);
+            npuc_json_write_key(&w, "command_stream_bytes");
+            npuc_json_write_uint(&w, e->payload_size);
+            npuc_json_write_key(&w, "constant_bytes");
+            npuc_json_write_uint(&w, e->flash_size);
+        }
+        npuc_json_write_object_end(&w);
+    }
+    npuc_json_write_array_end(&w);
+
+    npuc_json_write_key(&w, "tensors");
+    npuc_json_write_array_begin(&w);
+    for (int32_t t = 0; t < g->n_tensors; t++) {
+        int32_t b = m->buf_of[t];
+        if (b < 0) continue;
+        const cc_buf *x = &m->bufs[b];
+        npuc_json_write_object_begin(&w);
+        npuc_json_write_key(&w, "index");
+        npuc_json_write_int(&w, t);
+        npuc_json_write_key(&w, "name");
+        npuc_json_write_string(&w, g->tensors[t].name);
+        npuc_json_write_key(&w, "pool");
+        npuc_json_write_string(&w, pool_name(m, s->act_pool, "arena"));
+        npuc_json_write_key(&w, "offset");
+        npuc_json_write_int(&w, x->offset);
+        npuc_json_write_key(&w, "bytes");
+        npuc_json_write_uint(&w, g->tensors[t].nbytes);
+        npuc_json_write_key(&w, "live_from_op");
+        npuc_json_write_int(&w, x->first);
+        npuc_json_write_key(&w, "live_to_op");
+        npuc_json_write_int(&w, x->last);
+        npuc_json_write_object_end(&w);
+    }
+    npuc_json_write_array_end(&w);
+
+    npuc_json_write_key(&w, "ops");
+    npuc_json_write_array_begin(&w);
+    for (int32_t i = 0; i < g->n_ops; i++) {
+        const cc_op_info *oi = &m->ops[i];
+        npuc_json_write_object_begin(&w);
+        npuc_json_write_key(&w, "index");
+        npuc_json_write_int(&w, i);
+        npuc_json_write_key(&w, "op");
+        npuc_json_write_string(&w, graph_op_name(&g->ops[i]));
+        npuc_json_write_key(&w, "runs_on");
+        npuc_json_write_string(&w, oi->npu ? "NPU" : "CPU");
+        if (!oi->npu) {
+            npuc_json_write_key(&w, "reason");
+            npuc_json_write_string(&w, oi->why);
+        }
+        npuc_json_write_key(&w, "epoch");
+        npuc_json_write_int(&w, oi->epoch);
+        npuc_json_write_key(&w, "macs");
+        npuc_json_write_uint(&w, oi->macs);
+        npuc_json_write_key(&w, "npu_cycles");
+        npuc_json_write_uint(&w, oi->cycles);
+        npuc_json_write_key(&w, "bytes_read");
+        npuc_json_write_object_begin(&w);
+        npuc_json_write_key(&w, pool_name(m, s->params_pool, "flash"));
+        npuc_json_write_uint(&w, oi->bytes_read[0]);
+        npuc_json_write_key(&w, s->act_pool == s->params_pool ? "arena" : pool_name(m, s->act_pool, "arena"));
+        npuc_json_write_uint(&w, oi->bytes_read[1]);
+        npuc_json_write_object_end(&w);
+        npuc_json_write_key(&w, "bytes_written");
+        npuc_json_write_object_begin(&w);
+        npuc_json_write_key(&w, s->act_pool == s->params_pool ? "arena" : pool_name(m, s->act_pool, "arena"));
+        npuc_json_write_uint(&w, oi->bytes_written[1]);
+        npuc_json_write_object_end(&w);
+        npuc_json_write_key(&w, "npu_ops");
+        npuc_json_write_array_begin(&w);
+        if (oi->npu && oi->epoch >= 0)
+            for (int32_t k = 0; k < oi->n_eu; k++) {
+                const eu_op *o = &m->epochs[oi->epoch].ops[oi->first_eu + k];
+                npuc_json_write_object_begin(&w);
+                npuc_json_write_key(&w, "kind");
+                npuc_json_write_string(&w, kind_name(o));
+                npuc_json_write_key(&w, "block");
+                npuc_json_write_array_begin(&w);
+                npuc_json_write_uint(&w, o->blk.w);
+                npuc_json_write_uint(&w, o->blk.h);
+                npuc_json_write_uint(&w, o->blk.d);
+                npuc_json_write_array_end(&w);
+                npuc_json_write_key(&w, "weight_bytes");
+                npuc_json_write_uint(&w, o->w_len);
+                npuc_json_write_key(&w, "scale_bytes");
+                npuc_json_write_uint(&w, o->s_len);
+                npuc_json_write_object_end(&w);
+            }
+        npuc_json_write_array_end(&w);
+        npuc_json_write_object_end(&w);
+    }
+    npuc_json_write_array_end(&w);
+    npuc_json_write_object_end(&w);
+    char *text = NULL;
+    size_t len = 0;
+    int rc = npuc_json_writer_finish(&w, &text, &len, err);
+    npuc_json_writer_free(&w);
+    if (rc) return rc;
+    rc = npuc_write_file(path, text, len, err);
+    free(text);
+    return rc;
+}
+
+/* A growable string for the CSV and the summary. */
+typedef struct sbuf { char *p; size_t n, cap; bool oom; } sbuf;
+
+static void sb_printf(sbuf *b, const char *fmt, ...)
+{
+    if (b->oom) return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int k = vsnprintf(b->p ? b->p + b->n : NULL, b->p ? b->cap - b->n : 0, fmt, ap);
+        va_end(ap);
+        if (k < 0) {
+            b->oom = true;
+            return;
+        }
+        if (b->p && b->n + (size_t)k < b->cap) {
+            b->n += (size_t)k;
+            return;
+        }
+        size_t cap = b->cap ? b->cap * 2 : 1024;
+        while (cap < b->n + (size_t)k + 1) cap *= 2;
+        char *np = realloc(b->p, cap);
+        if (!np) {
+            b->oom = true;
+            return;
+        }
+        b->p = np;
+        b->cap = cap;
+    }
+}
+
+static void csv_field(sbuf *b, const char *s)
+{
+    sb_printf(b, "\"");
+    for (; s && *s; s++) sb_printf(b, *s == '"' ? "\"\"" : "%c", *s);
+    sb_printf(b, "\"");
+}
+
+int emit_report_csv(const cc_model *m, const char *path, npuc_err *err)
+{
+    const graph *g = m->g;
+    sbuf b = {0};
+    sb_printf(&b, "index,op,runs_on,reason,epoch,macs,npu_cycles,params_read_bytes,"
+                  "arena_read_bytes,arena_written_bytes,npu_ops,block\n");
+    for (int32_t i = 0; i < g->n_ops; i++) {
+        const cc_op_info *oi = &m->ops[i];
+        sb_printf(&b, "%d,", i);
+        csv_field(&b, graph_op_name(&g->ops[i]));
+        sb_printf(&b, ",%s,", oi->npu ? "NPU" : "CPU");
+        csv_field(&b, oi->npu ? "" : oi->why);
+        const eu_op *o = first_eu(m, i);
+        sb_printf(&b, ",%d,%llu,%llu,%llu,%llu,%llu,%d,", oi->epoch, (unsigned long long)oi->macs,
+                  (unsigned long long)oi->cycles, (unsigned long long)oi->bytes_read[0],
+                  (unsigned long long)oi->bytes_read[1], (unsigned long long)oi->bytes_written[1],
+                  oi->n_eu);
+        if (o) sb_printf(&b, "%ux%ux%u", o->blk.w, o->blk.h, o->blk.d);
+        sb_printf(&b, "\n");
+    }
+    if (b.oom) {
+        free(b.p);
+        return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    }
+    int rc = npuc_write_file(path, b.p, b.n, err);
+    free(b.p);
+    return rc;
+}
+
+int emit_summary(const cc_model *m, const char *model_name, char **out, npuc_err *err)
+{
+    const graph *g = m->g;
+    const cc_system *s = &m->opt.sys;
+    sbuf b = {0};
+    uint64_t macs = 0;
+    int32_t n_npu = 0, n_hw = 0;
+    for (int32_t i = 0; i < g->n_ops; i++) {
+        macs += m->ops[i].macs;
+        n_npu += m->ops[i].npu;
+    }
+    for (int32_t i = 0; i < m->n_epochs; i++) n_hw += m->epochs[i].kind == CC_EPOCH_HW;
+    double secs = s->core_clock_hz > 0 ? (double)m->npu_cycles / s->core_clock_hz : 0;
+    sb_printf(&b, "Network summary for %s\n", model_name);
+    sb_printf(&b, "  Accelerator configuration   %s\n", cc_target_name(s->variant));
+    sb_printf(&b, "  System configuration        %s\n", s->name);
+    sb_printf(&b, "  Accelerator clock           %.0f MHz\n", s->core_clock_hz / 1e6);
+    sb_printf(&b, "  Optimise for                %s\n",
+              m->opt.optimise == CC_OPT_SIZE ? "size" : "performance");
+    sb_printf(&b, "\n");
+    sb_printf(&b, "  Total SRAM used (arena)     %10.2f KiB  in pool '%s'\n",
+              (double)sram_bytes(m) / 1024.0, pool_name(m, s->act_pool, "arena"));
+    sb_printf(&b, "  Total flash used            %10.2f KiB  in pool '%s'\n",
+              (double)params_bytes(m) / 1024.0, pool_name(m, s->params_pool, "flash"));
+    sb_printf(&b, "\n");
+    sb_printf(&b, "  CPU operators               %6d (%5.1f%%)\n", g->n_ops - n_npu,
+              g->n_ops ? 100.0 * (g->n_ops - n_npu) / g->n_ops : 0.0);
+    sb_printf(&b, "  NPU operators               %6d (%5.1f%%) in %d command stream(s)\n", n_npu,
+              g->n_ops ? 100.0 * n_npu / g->n_ops : 0.0, n_hw);
+    sb_printf(&b, "  Neural network MACs         %llu\n", (unsigned long long)macs);
+    sb_printf(&b, "  NPU cycles                  %llu\n", (unsigned long long)m->npu_cycles);
+    if (secs > 0)
+        sb_printf(&b, "  NPU inference time          %.3f ms, %.0f inferences/s\n", secs * 1e3,
+                  1.0 / secs);
+    sb_printf(&b, "  Compile time                %.2f ms\n", m->compile_seconds * 1e3);
+    int32_t shown = 0;
+    for (int32_t i = 0; i < g->n_ops; i++) {
+        if (m->ops[i].npu) continue;
+        if (!shown++) sb_printf(&b, "\n  CPU operators and why:\n");
+        if (shown > 10) {
+            sb_printf(&b, "    ... (%d more; see the report or --verbose)\n", g->n_ops - n_npu - 10);
+            break;
+        }
+        sb_printf(&b, "    op %d %s: %s\n", i, graph_op_name(&g->ops[i]), m->ops[i].why);
+    }
+    if (b.oom) {
+        free(b.p);
+        return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    }
+    *out = b.p;
+    return NPUC_OK;
+}
+
+int emit_c_sources(const cc_model *m, const char *name, const char *dir, npuc_err *err)
+{
+    (void)m;
+    (void)name;
+    (void)dir;
+    return npuc_errf(err, NPUC_E_UNSUPPORTED,
+                     "--output-format c needs the npuc runtime, which is not built yet; use tflite");
+}

@@ -47,8 +47,12 @@ typedef struct eu_op {
     uint8_t pad_t, pad_l, pad_b, pad_r;
     uint8_t upscale;
     bool pkf;                 /* part-kernel-first weight order */
-    /* constants (offsets into the epoch's flash area) */
+    /* constants (offsets into the epoch's flash area): scale records at
+     * s_off, the weight stream right after them at w_off */
     uint64_t w_off, w_len, s_off, s_len;
+    int32_t wbuf;             /* arena buffer the constants are DMA'd into before
+                                 the op (scales at 0, weights at s_len), -1 = the
+                                 op reads them from flash */
     /* output stage */
     uint8_t ofm_scale_mode;   /* 0 per-channel records, 1 OFM_SCALE */
     uint32_t ofm_scale; uint8_t ofm_shift;
@@ -78,7 +82,8 @@ typedef struct cc_buf {
     uint64_t size;            /* bytes */
     int32_t first, last;      /* op positions where it is written first / read last */
     int64_t offset;           /* arena offset (after allocation) */
-    int32_t tensor;           /* a representative graph tensor (for names) */
+    int32_t tensor;           /* a representative graph tensor (for names), -1 temp */
+    bool temp;                /* an op's internal buffer, live only at that op */
 } cc_buf;
 
 typedef enum cc_epoch_kind { CC_EPOCH_HW, CC_EPOCH_SW } cc_epoch_kind;

@@ -51,6 +51,7 @@ int cc_allocate(cc_model *m, npuc_err *err)
      * One extra position of life keeps an NPU op's output from landing on
      * an input the previous op may still be reading (BLOCKDEP overlap). */
     for (int32_t b = 0; b < m->n_bufs; b++) {
+        if (m->bufs[b].temp) continue;   /* live at its op only (set by cc_temp_buf) */
         m->bufs[b].first = INT32_MAX;
         m->bufs[b].last = -1;
     }

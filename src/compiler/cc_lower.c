@@ -8,7 +8,7 @@
  * ethos-u.md 5.6 proves equivalent. Pointwise int8 functions become LUTs
  * whose 256 entries are computed by running the reference interpreter on
  * every input value, so they are exact by construction. */
-#include "cc.h"
+#include "cc_lower.h"
 #include "ethosu/eu_weights.h"
 #include "../interp/interp.h"
 #include "../kernels/k_common.h"
@@ -22,16 +22,8 @@
 
 /* ------------------------------------------------------------ helpers */
 
-typedef struct lower_ctx {
-    cc_model *m;
-    const graph *g;
-    cc_epoch *e;              /* the open HW epoch or NULL */
-    int32_t op_index;
-    char *why;                /* reason buffer of the current op */
-} lower_ctx;
-
 /* "Not on the NPU": records the reason, returns 1 (not an error). */
-static int cpu(lower_ctx *c, const char *fmt, ...)
+int cc_cpu(lower_ctx *c, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -80,7 +72,51 @@ int cc_flash_add(cc_epoch *e, const void *data, uint64_t size, uint64_t *off, np
     return NPUC_OK;
 }
 
-static eu_op *new_eu(lower_ctx *c, npuc_err *err)
+int cc_add_lut(lower_ctx *c, const void *table, uint64_t size, int32_t *index, npuc_err *err)
+{
+    cc_epoch *e = c->e;
+    for (int32_t i = 0; i < e->n_luts; i++)
+        if (e->luts[i].size == size && !memcmp(e->flash + e->luts[i].off, table, size)) {
+            *index = i;
+            return NPUC_OK;
+        }
+    eu_lut *nl = realloc(e->luts, sizeof *nl * (size_t)(e->n_luts + 1));
+    if (!nl) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    e->luts = nl;
+    eu_lut *l = &e->luts[e->n_luts];
+    memset(l, 0, sizeof *l);
+    l->size = size;
+    l->slot = 0;
+    int rc = cc_flash_add(e, table, size, &l->off, err);
+    if (rc) return rc;
+    *index = e->n_luts++;
+    return NPUC_OK;
+}
+
+int32_t cc_temp_buf(lower_ctx *c, uint64_t size, npuc_err *err)
+{
+    cc_model *m = c->m;
+    if (m->n_bufs == m->cap_bufs) {
+        int32_t cap = m->cap_bufs ? m->cap_bufs * 2 : 64;
+        cc_buf *p = realloc(m->bufs, sizeof *p * (size_t)cap);
+        if (!p) {
+            npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+            return -1;
+        }
+        m->bufs = p;
+        m->cap_bufs = cap;
+    }
+    cc_buf *b = &m->bufs[m->n_bufs];
+    memset(b, 0, sizeof *b);
+    b->size = size;
+    b->first = b->last = c->op_index;
+    b->offset = -1;
+    b->tensor = -1;
+    b->temp = true;
+    return m->n_bufs++;
+}
+
+eu_op *cc_new_eu(lower_ctx *c, npuc_err *err)
 {
     cc_epoch *e = c->e;
     if (e->n_eu == e->cap_eu) {
@@ -96,6 +132,7 @@ static eu_op *new_eu(lower_ctx *c, npuc_err *err)
     eu_op *o = &e->ops[e->n_eu++];
     memset(o, 0, sizeof *o);
     o->lut = -1;
+    o->wbuf = -1;
     o->src_op = c->op_index;
     o->dil_x = o->dil_y = 1;
     o->stride_x = o->stride_y = 1;
@@ -106,7 +143,7 @@ static eu_op *new_eu(lower_ctx *c, npuc_err *err)
 }
 
 /* A feature map over a whole NHWC tensor viewed as h x w x c. */
-static void fm_whole(const lower_ctx *c, int32_t tensor, uint32_t h, uint32_t w, uint32_t ch,
+void cc_fm_whole(const lower_ctx *c, int32_t tensor, uint32_t h, uint32_t w, uint32_t ch,
                      eu_fm *fm)
 {
     const graph_tensor *t = &c->g->tensors[tensor];
@@ -139,7 +176,7 @@ static bool hwc_of(const graph_tensor *t, uint32_t *h, uint32_t *w, uint32_t *ch
     return true;
 }
 
-static int choose_block(lower_ctx *c, eu_op *o, npuc_err *err)
+int cc_choose_block(lower_ctx *c, eu_op *o, npuc_err *err)
 {
     eu_block_req r;
     memset(&r, 0, sizeof r);
@@ -168,7 +205,7 @@ static int choose_block(lower_ctx *c, eu_op *o, npuc_err *err)
 
 /* The hardware pair for TFLite's (m, shift) (ethos-u.md 5.6): TFL rounding
  * with s = 31 - shift. False when s does not fit 0..63. */
-static bool hw_scale_tfl(int32_t m, int32_t shift, uint32_t *hm, uint8_t *hs)
+bool cc_hw_scale_tfl(int32_t m, int32_t shift, uint32_t *hm, uint8_t *hs)
 {
     if (m == 0) {
         *hm = 0;
@@ -184,7 +221,7 @@ static bool hw_scale_tfl(int32_t m, int32_t shift, uint32_t *hm, uint8_t *hs)
 
 /* For 64-bit (int16x8) accumulators: TFLite's reduced multiplier with
  * single rounding = NATURAL mode (ethos-u.md 5.6). */
-static bool hw_scale_natural16(int32_t m, int32_t shift, uint32_t *hm, uint8_t *hs)
+bool cc_hw_scale_natural16(int32_t m, int32_t shift, uint32_t *hm, uint8_t *hs)
 {
     int32_t reduced = (m < 0x7FFF0000) ? ((m + (1 << 15)) >> 16) : 0x7FFF;
     int32_t s = 15 - shift;
@@ -234,6 +271,19 @@ static int16_t wget(const wop *p, uint32_t o, uint32_t ky, uint32_t kx, uint32_t
     return (int16_t)(p->wdata[idx] - p->wzp);
 }
 
+/* Whether weights are worth copying from the params pool into the arena
+ * before use: when the params memory is slower than the arena's and the
+ * goal is performance (the copy overlaps the previous op). */
+static bool buffer_weights(const lower_ctx *c)
+{
+    const cc_options *o = &c->m->opt;
+    if (o->optimise != CC_OPT_PERFORMANCE) return false;
+    const sim_system *s = &o->sys.sim;
+    const sim_memory *pm = &s->axi[s->region_port[0] & 1], *am = &s->axi[s->region_port[1] & 1];
+    double pbw = pm->clock_scale * pm->width_bytes, abw = am->clock_scale * am->width_bytes;
+    return pbw < abw;
+}
+
 /* Weights, scales and the output stage of a CONV/DEPTHWISE eu_op whose
  * geometry and block are set. */
 static int encode_weighted(lower_ctx *c, eu_op *o, const wop *p, npuc_err *err)
@@ -242,7 +292,7 @@ static int encode_weighted(lower_ctx *c, eu_op *o, const wop *p, npuc_err *err)
     bool wide = in->dtype == GRAPH_I16;
     const graph_quant *q = &w->q;
     if (q->n != 1 && q->n != (int32_t)p->O)
-        return cpu(c, "weights have %d scales for %u output channels", q->n, p->O);
+        return cc_cpu(c, "weights have %d scales for %u output channels", q->n, p->O);
     size_t n_ch = p->O;
     sim_scale_rec *recs = calloc(n_ch, sizeof *recs);
     int16_t *wv = NULL;
@@ -252,7 +302,7 @@ static int encode_weighted(lower_ctx *c, eu_op *o, const wop *p, npuc_err *err)
     for (size_t ch = 0; ch < n_ch; ch++) {
         float fs = q->n > 1 ? q->scale[ch] : q->scale[0];
         if (q->zero_point[q->n > 1 ? ch : 0] != 0 && !(p->layout == 0 && p->fc_float_product)) {
-            rc = cpu(c, "weights have zero point %lld (the NPU takes symmetric weights here)",
+            rc = cc_cpu(c, "weights have zero point %lld (the NPU takes symmetric weights here)",
                      (long long)q->zero_point[q->n > 1 ? ch : 0]);
             goto done;
         }
@@ -265,10 +315,10 @@ static int encode_weighted(lower_ctx *c, eu_op *o, const wop *p, npuc_err *err)
         }
         int32_t mm, ss;
         k_quantize_multiplier(eff, &mm, &ss);
-        bool ok = wide ? hw_scale_natural16(mm, ss, &recs[ch].scale, &recs[ch].shift)
-                       : hw_scale_tfl(mm, ss, &recs[ch].scale, &recs[ch].shift);
+        bool ok = wide ? cc_hw_scale_natural16(mm, ss, &recs[ch].scale, &recs[ch].shift)
+                       : cc_hw_scale_tfl(mm, ss, &recs[ch].scale, &recs[ch].shift);
         if (!ok || (wide && ss > 14)) {
-            rc = cpu(c, "output channel %zu: rescale factor %g is outside the NPU's range", ch, eff);
+            rc = cc_cpu(c, "output channel %zu: rescale factor %g is outside the NPU's range", ch, eff);
             goto done;
         }
         int64_t b = 0;
@@ -277,7 +327,7 @@ static int encode_weighted(lower_ctx *c, eu_op *o, const wop *p, npuc_err *err)
             else if (p->bias->dtype == GRAPH_I64) b = ((const int64_t *)p->bias->data)[ch];
         }
         if (b > ((int64_t)1 << 39) - 1 || b < -((int64_t)1 << 39)) {
-            rc = cpu(c, "bias %lld of channel %zu does not fit 40 bits", (long long)b, ch);
+            rc = cc_cpu(c, "bias %lld of channel %zu does not fit 40 bits", (long long)b, ch);
             goto done;
         }
         recs[ch].bias = b;
@@ -324,6 +374,16 @@ static int encode_weighted(lower_ctx *c, eu_op *o, const wop *p, npuc_err *err)
     o->s_len = slen;
     if ((rc = cc_flash_add(c->e, wbuf, wlen, &o->w_off, err))) goto done;
     o->w_len = wlen;
+    if (buffer_weights(c)) {
+        /* a copy in the arena, filled by DMA while the previous NPU op runs */
+        int32_t prev = c->e->n_eu >= 2 ? c->e->ops[c->e->n_eu - 2].src_op : c->op_index;
+        o->wbuf = cc_temp_buf(c, o->w_off + o->w_len - o->s_off, err);
+        if (o->wbuf < 0) {
+            rc = err->code;
+            goto done;
+        }
+        c->m->bufs[o->wbuf].first = prev;
+    }
     set_act(o, out, c->g->ops[c->op_index].opt.activation);
 done:
     free(recs);
@@ -359,36 +419,36 @@ static int lower_conv_like(lower_ctx *c, const graph_op *op, npuc_err *err)
     p.bias = tin(c, op, 2);
     p.out = tout(c, op, 0);
     const tfl_options *opt = &op->opt;
-    if (!p.in || !p.w || !p.out) return cpu(c, "missing input or output");
-    if (!p.w->data) return cpu(c, "weights are not constant");
-    if (p.w->dtype != GRAPH_I8) return cpu(c, "weights are %s (the NPU takes int8)", graph_dtype_name(p.w->dtype));
+    if (!p.in || !p.w || !p.out) return cc_cpu(c, "missing input or output");
+    if (!p.w->data) return cc_cpu(c, "weights are not constant");
+    if (p.w->dtype != GRAPH_I8) return cc_cpu(c, "weights are %s (the NPU takes int8)", graph_dtype_name(p.w->dtype));
     if (!npu_dtype(p.in->dtype) || p.out->dtype != p.in->dtype)
-        return cpu(c, "%s -> %s tensors (the NPU takes int8 or int16 in and out)",
+        return cc_cpu(c, "%s -> %s tensors (the NPU takes int8 or int16 in and out)",
                    graph_dtype_name(p.in->dtype), graph_dtype_name(p.out->dtype));
-    if (!has_q1(p.in) || !has_q1(p.out) || p.w->q.n < 1) return cpu(c, "tensors are not quantized");
+    if (!has_q1(p.in) || !has_q1(p.out) || p.w->q.n < 1) return cc_cpu(c, "tensors are not quantized");
     if (p.in->dtype == GRAPH_I16) {
-        if (zp_of(p.in) || zp_of(p.out)) return cpu(c, "int16 tensors with a non-zero zero point");
+        if (zp_of(p.in) || zp_of(p.out)) return cc_cpu(c, "int16 tensors with a non-zero zero point");
         if (p.bias && p.bias->dtype != GRAPH_I64)
-            return cpu(c, "int16 op with a %s bias (the NPU path matches the int64-bias kernels)",
+            return cc_cpu(c, "int16 op with a %s bias (the NPU path matches the int64-bias kernels)",
                        graph_dtype_name(p.bias->dtype));
     } else if (p.bias && p.bias->dtype != GRAPH_I32) {
-        return cpu(c, "int8 op with a %s bias", graph_dtype_name(p.bias->dtype));
+        return cc_cpu(c, "int8 op with a %s bias", graph_dtype_name(p.bias->dtype));
     }
-    if (p.bias && !p.bias->data) return cpu(c, "bias is not constant");
-    if (!act_ok(opt->activation)) return cpu(c, "fused activation %s", tfl_activation_name(opt->activation));
+    if (p.bias && !p.bias->data) return cc_cpu(c, "bias is not constant");
+    if (!act_ok(opt->activation)) return cc_cpu(c, "fused activation %s", tfl_activation_name(opt->activation));
 
-    eu_op *o = new_eu(c, err);
+    eu_op *o = cc_new_eu(c, err);
     if (!o) return err->code;
     o->ifm.zp = 0;
     if (fc) {
-        if (opt->weights_format != 0) return c->e->n_eu--, cpu(c, "shuffled FC weights");
-        if (p.w->rank != 2) return c->e->n_eu--, cpu(c, "FC weights of rank %d", p.w->rank);
+        if (opt->weights_format != 0) return c->e->n_eu--, cc_cpu(c, "shuffled FC weights");
+        if (p.w->rank != 2) return c->e->n_eu--, cc_cpu(c, "FC weights of rank %d", p.w->rank);
         p.O = (uint32_t)p.w->shape[0];
         p.I = (uint32_t)p.w->shape[1];
         size_t n_in = graph_tensor_elems(p.in);
-        if (!p.I || n_in % p.I) return c->e->n_eu--, cpu(c, "input size is not a multiple of the depth");
+        if (!p.I || n_in % p.I) return c->e->n_eu--, cc_cpu(c, "input size is not a multiple of the depth");
         uint32_t batches = (uint32_t)(n_in / p.I);
-        if (batches > 65536 || p.I > 65536 || p.O > 65536) return c->e->n_eu--, cpu(c, "FC dimensions too large");
+        if (batches > 65536 || p.I > 65536 || p.O > 65536) return c->e->n_eu--, cc_cpu(c, "FC dimensions too large");
         p.kh = p.kw = 1;
         p.layout = 0;
         p.wdata = p.w->data;
@@ -399,13 +459,13 @@ static int lower_conv_like(lower_ctx *c, const graph_op *op, npuc_err *err)
             p.fc_float_product = false;
         }
         o->kind = SIM_K_CONV;
-        fm_whole(c, op->in[0], batches, 1, p.I, &o->ifm);
-        fm_whole(c, op->out[0], batches, 1, p.O, &o->ofm);
+        cc_fm_whole(c, op->in[0], batches, 1, p.I, &o->ifm);
+        cc_fm_whole(c, op->out[0], batches, 1, p.O, &o->ofm);
         if (p.in->dtype == GRAPH_I16) p.fc_float_product = p.w->q.n == 1;
     } else {
         if (p.in->rank != 4 || p.out->rank != 4 || p.w->rank != 4)
-            return c->e->n_eu--, cpu(c, "tensors are not 4-d");
-        if (p.in->shape[0] != 1) return c->e->n_eu--, cpu(c, "batch %d (the NPU op takes 1)", p.in->shape[0]);
+            return c->e->n_eu--, cc_cpu(c, "tensors are not 4-d");
+        if (p.in->shape[0] != 1) return c->e->n_eu--, cc_cpu(c, "batch %d (the NPU op takes 1)", p.in->shape[0]);
         int32_t H = p.in->shape[1], W = p.in->shape[2], C = p.in->shape[3];
         int32_t OH = p.out->shape[1], OW = p.out->shape[2], OC = p.out->shape[3];
         p.kh = (uint32_t)p.w->shape[1];
@@ -414,7 +474,7 @@ static int lower_conv_like(lower_ctx *c, const graph_op *op, npuc_err *err)
         p.wdata = p.w->data;
         if (dw) {
             int32_t mult = opt->depth_multiplier > 0 ? opt->depth_multiplier : 1;
-            if (p.w->shape[3] != OC) return c->e->n_eu--, cpu(c, "depthwise weights do not match the output");
+            if (p.w->shape[3] != OC) return c->e->n_eu--, cc_cpu(c, "depthwise weights do not match the output");
             if (OC == C) {
                 p.depthwise = true;
                 p.layout = 1;
@@ -425,28 +485,28 @@ static int lower_conv_like(lower_ctx *c, const graph_op *op, npuc_err *err)
                 p.I = 1;
                 o->kind = SIM_K_CONV;
             } else {
-                return c->e->n_eu--, cpu(c, "depth multiplier %d on %d input channels (the NPU "
+                return c->e->n_eu--, cc_cpu(c, "depth multiplier %d on %d input channels (the NPU "
                                             "takes multiplier 1, or input depth 1)", mult, C);
             }
-            if (p.w->q.n > 1 && p.w->q.axis != 3) return c->e->n_eu--, cpu(c, "weights quantized along axis %d", p.w->q.axis);
+            if (p.w->q.n > 1 && p.w->q.axis != 3) return c->e->n_eu--, cc_cpu(c, "weights quantized along axis %d", p.w->q.axis);
         } else {
-            if (p.w->shape[3] != C) return c->e->n_eu--, cpu(c, "grouped convolution");
-            if (p.w->shape[0] != OC) return c->e->n_eu--, cpu(c, "weights do not match the output");
+            if (p.w->shape[3] != C) return c->e->n_eu--, cc_cpu(c, "grouped convolution");
+            if (p.w->shape[0] != OC) return c->e->n_eu--, cc_cpu(c, "weights do not match the output");
             p.I = (uint32_t)C;
             p.layout = 0;
             o->kind = SIM_K_CONV;
-            if (p.w->q.n > 1 && p.w->q.axis != 0) return c->e->n_eu--, cpu(c, "weights quantized along axis %d", p.w->q.axis);
+            if (p.w->q.n > 1 && p.w->q.axis != 0) return c->e->n_eu--, cc_cpu(c, "weights quantized along axis %d", p.w->q.axis);
         }
         int32_t sx = opt->stride_w, sy = opt->stride_h;
         int32_t dx = opt->dilation_w > 0 ? opt->dilation_w : 1, dy = opt->dilation_h > 0 ? opt->dilation_h : 1;
-        if (sx < 1 || sx > 3 || sy < 1 || sy > 3) return c->e->n_eu--, cpu(c, "stride %dx%d (the NPU takes 1..3)", sx, sy);
-        if (dx > 2 || dy > 2) return c->e->n_eu--, cpu(c, "dilation %dx%d (the NPU takes 1..2)", dx, dy);
+        if (sx < 1 || sx > 3 || sy < 1 || sy > 3) return c->e->n_eu--, cc_cpu(c, "stride %dx%d (the NPU takes 1..3)", sx, sy);
+        if (dx > 2 || dy > 2) return c->e->n_eu--, cc_cpu(c, "dilation %dx%d (the NPU takes 1..2)", dx, dy);
         if ((int64_t)(p.kh - 1) * dy + 1 > 64 || (int64_t)(p.kw - 1) * dx + 1 > 64)
-            return c->e->n_eu--, cpu(c, "kernel %ux%u too large", p.kw, p.kh);
+            return c->e->n_eu--, cc_cpu(c, "kernel %ux%u too large", p.kw, p.kh);
         int32_t pt, pb, pl, pr;
         pad_of(opt->padding, H, (int32_t)p.kh, sy, dy, OH, &pt, &pb);
         pad_of(opt->padding, W, (int32_t)p.kw, sx, dx, OW, &pl, &pr);
-        if (pt > 127 || pl > 127 || pb > 128 || pr > 128) return c->e->n_eu--, cpu(c, "padding too large");
+        if (pt > 127 || pl > 127 || pb > 128 || pr > 128) return c->e->n_eu--, cc_cpu(c, "padding too large");
         o->stride_x = (uint8_t)sx;
         o->stride_y = (uint8_t)sy;
         o->dil_x = (uint8_t)dx;
@@ -457,14 +517,14 @@ static int lower_conv_like(lower_ctx *c, const graph_op *op, npuc_err *err)
         o->pad_r = (uint8_t)pr;
         o->kh = p.kh;
         o->kw = p.kw;
-        fm_whole(c, op->in[0], (uint32_t)H, (uint32_t)W, (uint32_t)C, &o->ifm);
-        fm_whole(c, op->out[0], (uint32_t)OH, (uint32_t)OW, (uint32_t)OC, &o->ofm);
+        cc_fm_whole(c, op->in[0], (uint32_t)H, (uint32_t)W, (uint32_t)C, &o->ifm);
+        cc_fm_whole(c, op->out[0], (uint32_t)OH, (uint32_t)OW, (uint32_t)OC, &o->ofm);
     }
     o->pkf = !p.depthwise && eu_prefer_part_kernel_first(p.I, p.kh, p.kw, o->ifm.bits);
-    int rc = choose_block(c, o, err);
+    int rc = cc_choose_block(c, o, err);
     if (rc) {
         c->e->n_eu--;
-        if (rc == NPUC_E_UNSUPPORTED) return cpu(c, "%s", err->msg);
+        if (rc == NPUC_E_UNSUPPORTED) return cc_cpu(c, "%s", err->msg);
         return rc;
     }
     rc = encode_weighted(c, o, &p, err);
@@ -513,23 +573,23 @@ static int lower_pool(lower_ctx *c, const graph_op *op, npuc_err *err)
     bool is_max = op->opcode == TFL_OP_MAX_POOL_2D;
     const graph_tensor *in = tin(c, op, 0), *out = tout(c, op, 0);
     const tfl_options *opt = &op->opt;
-    if (!in || !out) return cpu(c, "missing input or output");
-    if (!npu_dtype(in->dtype) || out->dtype != in->dtype) return cpu(c, "%s tensors", graph_dtype_name(in->dtype));
-    if (in->rank != 4 || out->rank != 4 || in->shape[0] != 1) return cpu(c, "not a 4-d batch-1 tensor");
-    if (!has_q1(in) || !has_q1(out)) return cpu(c, "tensors are not quantized");
-    if (!act_ok(opt->activation)) return cpu(c, "fused activation %s", tfl_activation_name(opt->activation));
+    if (!in || !out) return cc_cpu(c, "missing input or output");
+    if (!npu_dtype(in->dtype) || out->dtype != in->dtype) return cc_cpu(c, "%s tensors", graph_dtype_name(in->dtype));
+    if (in->rank != 4 || out->rank != 4 || in->shape[0] != 1) return cc_cpu(c, "not a 4-d batch-1 tensor");
+    if (!has_q1(in) || !has_q1(out)) return cc_cpu(c, "tensors are not quantized");
+    if (!act_ok(opt->activation)) return cc_cpu(c, "fused activation %s", tfl_activation_name(opt->activation));
     int32_t sx = opt->stride_w, sy = opt->stride_h, fw = opt->filter_w, fh = opt->filter_h;
-    if (sx < 1 || sx > 3 || sy < 1 || sy > 3) return cpu(c, "pool stride %dx%d (the NPU takes 1..3)", sx, sy);
-    if (fw < 1 || fh < 1 || fw > 256 || fh > 256) return cpu(c, "pool window %dx%d", fw, fh);
+    if (sx < 1 || sx > 3 || sy < 1 || sy > 3) return cc_cpu(c, "pool stride %dx%d (the NPU takes 1..3)", sx, sy);
+    if (fw < 1 || fh < 1 || fw > 256 || fh > 256) return cc_cpu(c, "pool window %dx%d", fw, fh);
     int32_t H = in->shape[1], W = in->shape[2], C = in->shape[3];
     int32_t OH = out->shape[1], OW = out->shape[2];
     int32_t pt, pb, pl, pr;
     pad_of(opt->padding, H, fh, sy, 1, OH, &pt, &pb);
     pad_of(opt->padding, W, fw, sx, 1, OW, &pl, &pr);
     bool padded = pt || pb || pl || pr;
-    if (pt > 127 || pl > 127 || pb > 128 || pr > 128) return cpu(c, "padding too large");
-    if (!is_max && padded && (fw > 8 || fh > 8)) return cpu(c, "average pool %dx%d with padding (NPU limit 8x8)", fw, fh);
-    eu_op *o = new_eu(c, err);
+    if (pt > 127 || pl > 127 || pb > 128 || pr > 128) return cc_cpu(c, "padding too large");
+    if (!is_max && padded && (fw > 8 || fh > 8)) return cc_cpu(c, "average pool %dx%d with padding (NPU limit 8x8)", fw, fh);
+    eu_op *o = cc_new_eu(c, err);
     if (!o) return err->code;
     o->kind = SIM_K_POOL;
     o->mode = is_max ? 0 : 1;
@@ -541,8 +601,8 @@ static int lower_pool(lower_ctx *c, const graph_op *op, npuc_err *err)
     o->pad_b = (uint8_t)pb;
     o->pad_l = (uint8_t)pl;
     o->pad_r = (uint8_t)pr;
-    fm_whole(c, op->in[0], (uint32_t)H, (uint32_t)W, (uint32_t)C, &o->ifm);
-    fm_whole(c, op->out[0], (uint32_t)OH, (uint32_t)OW, (uint32_t)C, &o->ofm);
+    cc_fm_whole(c, op->in[0], (uint32_t)H, (uint32_t)W, (uint32_t)C, &o->ifm);
+    cc_fm_whole(c, op->out[0], (uint32_t)OH, (uint32_t)OW, (uint32_t)C, &o->ofm);
     /* TFLite pools raw values: zero points do not enter */
     o->ifm.zp = 0;
     o->ofm.zp = 0;
@@ -554,16 +614,16 @@ static int lower_pool(lower_ctx *c, const graph_op *op, npuc_err *err)
         avg_scale(n, &o->ofm_scale, &o->ofm_shift);
         if (!avg_scale_exact(n, o->ifm.bits, o->ofm_scale, o->ofm_shift)) {
             c->e->n_eu--;
-            return cpu(c, "average pool over %u taps: the NPU's scaled sum is not TFLite's rounded mean", n);
+            return cc_cpu(c, "average pool over %u taps: the NPU's scaled sum is not TFLite's rounded mean", n);
         }
         o->ofm_scale_mode = 1;
     }
     set_act(o, out, opt->activation);
     /* set_act used the output zero point; raw values are clamped */
-    int rc = choose_block(c, o, err);
+    int rc = cc_choose_block(c, o, err);
     if (rc) {
         c->e->n_eu--;
-        if (rc == NPUC_E_UNSUPPORTED) return cpu(c, "%s", err->msg);
+        if (rc == NPUC_E_UNSUPPORTED) return cc_cpu(c, "%s", err->msg);
         return rc;
     }
     return NPUC_OK;
@@ -583,35 +643,35 @@ static bool shape4(const graph_tensor *t, int32_t s[4])
 static int lower_binary(lower_ctx *c, const graph_op *op, npuc_err *err)
 {
     const graph_tensor *a = tin(c, op, 0), *b = tin(c, op, 1), *out = tout(c, op, 0);
-    if (!a || !b || !out) return cpu(c, "missing input or output");
+    if (!a || !b || !out) return cc_cpu(c, "missing input or output");
     if (!npu_dtype(a->dtype) || b->dtype != a->dtype || out->dtype != a->dtype)
-        return cpu(c, "%s/%s -> %s tensors", graph_dtype_name(a->dtype), graph_dtype_name(b->dtype),
+        return cc_cpu(c, "%s/%s -> %s tensors", graph_dtype_name(a->dtype), graph_dtype_name(b->dtype),
                    graph_dtype_name(out->dtype));
-    if (!has_q1(a) || !has_q1(b) || !has_q1(out)) return cpu(c, "tensors are not quantized");
+    if (!has_q1(a) || !has_q1(b) || !has_q1(out)) return cc_cpu(c, "tensors are not quantized");
     int32_t act = op->opt.activation;
     bool minmax = op->opcode == TFL_OP_MINIMUM || op->opcode == TFL_OP_MAXIMUM;
-    if (!minmax && !act_ok(act)) return cpu(c, "fused activation %s", tfl_activation_name(act));
+    if (!minmax && !act_ok(act)) return cc_cpu(c, "fused activation %s", tfl_activation_name(act));
     int32_t sa[4], sb[4], so[4];
-    if (!shape4(a, sa) || !shape4(b, sb) || !shape4(out, so)) return cpu(c, "rank above 4");
-    if (sa[0] != 1 || sb[0] != 1 || so[0] != 1) return cpu(c, "batch above 1");
+    if (!shape4(a, sa) || !shape4(b, sb) || !shape4(out, so)) return cc_cpu(c, "rank above 4");
+    if (sa[0] != 1 || sb[0] != 1 || so[0] != 1) return cc_cpu(c, "batch above 1");
     /* which operand is the full one: IFM must have the OFM shape */
     bool a_full = sa[1] == so[1] && sa[2] == so[2] && sa[3] == so[3];
     bool b_full = sb[1] == so[1] && sb[2] == so[2] && sb[3] == so[3];
-    if (!a_full && !b_full) return cpu(c, "both operands are broadcast");
+    if (!a_full && !b_full) return cc_cpu(c, "both operands are broadcast");
     bool swap = !a_full;       /* IFM = input 1, IFM2 = input 0 */
     const graph_tensor *f = swap ? b : a, *s2 = swap ? a : b;
     const int32_t *sf = swap ? sb : sa, *ss = swap ? sa : sb;
     (void)sf;
     for (int i = 1; i < 4; i++)
-        if (ss[i] != so[i] && ss[i] != 1) return cpu(c, "shapes do not broadcast");
-    if (so[1] > 65536 || so[2] > 65536 || so[3] > 65536) return cpu(c, "dimension above 65536");
+        if (ss[i] != so[i] && ss[i] != 1) return cc_cpu(c, "shapes do not broadcast");
+    if (so[1] > 65536 || so[2] > 65536 || so[3] > 65536) return cc_cpu(c, "dimension above 65536");
 
-    eu_op *o = new_eu(c, err);
+    eu_op *o = cc_new_eu(c, err);
     if (!o) return err->code;
     o->kind = SIM_K_ELEMENTWISE;
     int32_t fi = swap ? op->in[1] : op->in[0], si = swap ? op->in[0] : op->in[1];
-    fm_whole(c, fi, (uint32_t)so[1], (uint32_t)so[2], (uint32_t)so[3], &o->ifm);
-    fm_whole(c, op->out[0], (uint32_t)so[1], (uint32_t)so[2], (uint32_t)so[3], &o->ofm);
+    cc_fm_whole(c, fi, (uint32_t)so[1], (uint32_t)so[2], (uint32_t)so[3], &o->ifm);
+    cc_fm_whole(c, op->out[0], (uint32_t)so[1], (uint32_t)so[2], (uint32_t)so[3], &o->ofm);
     o->reversed = swap;
     size_t n2 = graph_tensor_elems(s2);
     int rc;
@@ -630,11 +690,11 @@ static int lower_binary(lower_ctx *c, const graph_op *op, npuc_err *err)
         if (s2->data) {
             /* constant tensor operand: into flash */
             o->ifm2.buf = -1;
-            fm_whole(c, si, (uint32_t)ss[1], (uint32_t)ss[2], (uint32_t)ss[3], &o->ifm2);
+            cc_fm_whole(c, si, (uint32_t)ss[1], (uint32_t)ss[2], (uint32_t)ss[3], &o->ifm2);
             o->ifm2.buf = -1;
             if ((rc = cc_flash_add(c->e, s2->data, s2->nbytes, &o->ifm2.off, err))) return rc;
         } else {
-            fm_whole(c, si, (uint32_t)ss[1], (uint32_t)ss[2], (uint32_t)ss[3], &o->ifm2);
+            cc_fm_whole(c, si, (uint32_t)ss[1], (uint32_t)ss[2], (uint32_t)ss[3], &o->ifm2);
         }
         o->bcast_h = ss[1] != so[1];
         o->bcast_w = ss[2] != so[2];
@@ -659,7 +719,7 @@ static int lower_binary(lower_ctx *c, const graph_op *op, npuc_err *err)
             }
             if (pot) {
                 c->e->n_eu--;
-                return cpu(c, "int16 %s with power-of-two scales (TFLite's shift-only path)",
+                return cc_cpu(c, "int16 %s with power-of-two scales (TFLite's shift-only path)",
                            graph_op_name(op));
             }
         }
@@ -674,7 +734,7 @@ static int lower_binary(lower_ctx *c, const graph_op *op, npuc_err *err)
         k_quantize_multiplier(ro, &mo, &sho);
         if (!(r1 > 0 && r1 < 1 && r2 > 0 && r2 < 1 && ro > 0 && ro < 1) || sh1 > 0 || sh2 > 0 || sho > 0) {
             c->e->n_eu--;
-            return cpu(c, "%s rescale factors out of range", graph_op_name(op));
+            return cc_cpu(c, "%s rescale factors out of range", graph_op_name(op));
         }
         /* the operand at the larger scale enters exactly as x * 2^(k-1)
          * (its TFLite multiplier is exactly 0.5); the other one is scaled
@@ -693,21 +753,21 @@ static int lower_binary(lower_ctx *c, const graph_op *op, npuc_err *err)
             ss2 = sh2;
         } else {
             c->e->n_eu--;
-            return cpu(c, "%s operand scales give no exact operand", graph_op_name(op));
+            return cc_cpu(c, "%s operand scales give no exact operand", graph_op_name(op));
         }
         int32_t opa_shift = 31 - ss2 - (int32_t)k;
         if (ms == 0) opa_shift = 0;
         if (opa_shift < 0 || opa_shift > 63) {
             c->e->n_eu--;
-            return cpu(c, "%s operand rescale out of range", graph_op_name(op));
+            return cc_cpu(c, "%s operand rescale out of range", graph_op_name(op));
         }
         o->has_opab = true;
         o->opa_scale = (uint32_t)ms;
         o->opa_shift = (uint8_t)opa_shift;
         o->opb_scale = 0;
-        if (!hw_scale_tfl(mo, sho, &o->ofm_scale, &o->ofm_shift)) {
+        if (!cc_hw_scale_tfl(mo, sho, &o->ofm_scale, &o->ofm_shift)) {
             c->e->n_eu--;
-            return cpu(c, "%s output rescale out of range", graph_op_name(op));
+            return cc_cpu(c, "%s output rescale out of range", graph_op_name(op));
         }
         set_act(o, out, act);
         break;
@@ -716,14 +776,14 @@ static int lower_binary(lower_ctx *c, const graph_op *op, npuc_err *err)
         o->mode = 0;
         if (a->dtype == GRAPH_I16 && (zp_of(a) || zp_of(b) || zp_of(out))) {
             c->e->n_eu--;
-            return cpu(c, "int16 MUL with non-zero zero points");
+            return cc_cpu(c, "int16 MUL with non-zero zero points");
         }
         const double real = (double)a->q.scale[0] * (double)b->q.scale[0] / (double)out->q.scale[0];
         int32_t mm, ss3;
         k_quantize_multiplier(real, &mm, &ss3);
-        if (ss3 < -31 || ss3 > 30 || !hw_scale_tfl(mm, ss3, &o->ofm_scale, &o->ofm_shift)) {
+        if (ss3 < -31 || ss3 > 30 || !cc_hw_scale_tfl(mm, ss3, &o->ofm_scale, &o->ofm_shift)) {
             c->e->n_eu--;
-            return cpu(c, "MUL rescale factor %g out of range", real);
+            return cc_cpu(c, "MUL rescale factor %g out of range", real);
         }
         set_act(o, out, act);
         break;
@@ -740,12 +800,12 @@ static int lower_binary(lower_ctx *c, const graph_op *op, npuc_err *err)
         break;
     default:
         c->e->n_eu--;
-        return cpu(c, "no NPU form");
+        return cc_cpu(c, "no NPU form");
     }
-    rc = choose_block(c, o, err);
+    rc = cc_choose_block(c, o, err);
     if (rc) {
         c->e->n_eu--;
-        if (rc == NPUC_E_UNSUPPORTED) return cpu(c, "%s", err->msg);
+        if (rc == NPUC_E_UNSUPPORTED) return cc_cpu(c, "%s", err->msg);
         return rc;
     }
     return NPUC_OK;
@@ -813,45 +873,32 @@ done:
 static int lower_lut(lower_ctx *c, const graph_op *op, npuc_err *err)
 {
     const graph_tensor *in = tin(c, op, 0), *out = tout(c, op, 0);
-    if (!in || !out) return cpu(c, "missing input or output");
+    if (!in || !out) return cc_cpu(c, "missing input or output");
     if (in->dtype != GRAPH_I8 || out->dtype != GRAPH_I8)
-        return cpu(c, "%s -> %s (NPU lookup tables are built for int8)", graph_dtype_name(in->dtype),
+        return cc_cpu(c, "%s -> %s (NPU lookup tables are built for int8)", graph_dtype_name(in->dtype),
                    graph_dtype_name(out->dtype));
     for (int32_t i = 1; i < op->n_in; i++) {
         const graph_tensor *x = tin(c, op, i);
-        if (x && !x->data) return cpu(c, "input %d is not constant", i);
+        if (x && !x->data) return cc_cpu(c, "input %d is not constant", i);
     }
-    if (graph_tensor_elems(in) != graph_tensor_elems(out)) return cpu(c, "input and output sizes differ");
+    if (graph_tensor_elems(in) != graph_tensor_elems(out)) return cc_cpu(c, "input and output sizes differ");
     uint32_t h, w, ch;
-    if (!hwc_of(out, &h, &w, &ch)) return cpu(c, "tensor too large for one NPU op");
+    if (!hwc_of(out, &h, &w, &ch)) return cc_cpu(c, "tensor too large for one NPU op");
     char why[160];
-    if (!interp_op_supported(c->g, op, why, sizeof why)) return cpu(c, "%s", why);
+    if (!interp_op_supported(c->g, op, why, sizeof why)) return cc_cpu(c, "%s", why);
     int8_t table[256];
     npuc_err e2;
     int rc = reference_table(c, op, table, &e2);
-    if (rc) return cpu(c, "the reference rejects it: %s", e2.msg);
-    /* LUT into flash (256 bytes) */
-    cc_epoch *e = c->e;
-    eu_lut *nl = realloc(e->luts, sizeof *nl * (size_t)(e->n_luts + 1));
-    if (!nl) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
-    e->luts = nl;
-    int32_t li = -1;
-    for (int32_t i = 0; i < e->n_luts; i++)
-        if (e->luts[i].size == 256 && !memcmp(e->flash + e->luts[i].off, table, 256)) li = i;
-    if (li < 0) {
-        li = e->n_luts;
-        eu_lut *l = &e->luts[e->n_luts++];
-        l->size = 256;
-        l->slot = 0;
-        if ((rc = cc_flash_add(e, table, 256, &l->off, err))) return rc;
-    }
-    eu_op *o = new_eu(c, err);
+    if (rc) return cc_cpu(c, "the reference rejects it: %s", e2.msg);
+    int32_t li;
+    if ((rc = cc_add_lut(c, table, 256, &li, err))) return rc;
+    eu_op *o = cc_new_eu(c, err);
     if (!o) return err->code;
     /* ADD with scalar 0 in identity scaling: the LUT sees the raw input */
     o->kind = SIM_K_ELEMENTWISE;
     o->mode = 1;
-    fm_whole(c, op->in[0], h, w, ch, &o->ifm);
-    fm_whole(c, op->out[0], h, w, ch, &o->ofm);
+    cc_fm_whole(c, op->in[0], h, w, ch, &o->ifm);
+    cc_fm_whole(c, op->out[0], h, w, ch, &o->ofm);
     o->ifm.zp = 0;
     o->ofm.zp = 0;
     o->ifm2_scalar = true;
@@ -871,10 +918,10 @@ static int lower_lut(lower_ctx *c, const graph_op *op, npuc_err *err)
     o->act_max = 127;
     o->lut = li;
     o->act_func = 16;   /* slot assigned at generation */
-    rc = choose_block(c, o, err);
+    rc = cc_choose_block(c, o, err);
     if (rc) {
         c->e->n_eu--;
-        if (rc == NPUC_E_UNSUPPORTED) return cpu(c, "%s", err->msg);
+        if (rc == NPUC_E_UNSUPPORTED) return cc_cpu(c, "%s", err->msg);
         return rc;
     }
     return NPUC_OK;
@@ -904,7 +951,7 @@ static int lower_op(lower_ctx *c, const graph_op *op, npuc_err *err)
 {
     for (int32_t i = 0; i < op->n_out; i++)
         if (op->out[i] >= 0 && c->g->tensors[op->out[i]].is_variable)
-            return cpu(c, "writes a state tensor");
+            return cc_cpu(c, "writes a state tensor");
     switch (op->opcode) {
     case TFL_OP_CONV_2D:
     case TFL_OP_DEPTHWISE_CONV_2D:
@@ -919,9 +966,11 @@ static int lower_op(lower_ctx *c, const graph_op *op, npuc_err *err)
     case TFL_OP_MINIMUM:
     case TFL_OP_MAXIMUM:
         return lower_binary(c, op, err);
+    case TFL_OP_SOFTMAX:
+        return cc_lower_softmax(c, op, err);
     default:
         if (is_lut_op(op->opcode)) return lower_lut(c, op, err);
-        return cpu(c, "%s has no NPU form in this compiler", graph_op_name(op));
+        return cc_cpu(c, "%s has no NPU form in this compiler", graph_op_name(op));
     }
 }
 
@@ -1026,7 +1075,7 @@ int cc_lower(cc_model *m, npuc_err *err)
             c.e = e;
         }
         int32_t before = c.e->n_eu;
-        rc = view ? cpu(&c, "reshape outside an NPU epoch runs as a CPU copy")
+        rc = view ? cc_cpu(&c, "reshape outside an NPU epoch runs as a CPU copy")
                   : lower_op(&c, op, err);
         if (rc == 0) {
             info->npu = true;

@@ -184,17 +184,21 @@ static int emit_op(cs *s, const cc_model *m, const cc_epoch *e, const eu_op *o, 
         reg0(s, SIM_KERNEL_STRIDE, ks);
     }
     if (o->kind == SIM_K_CONV || o->kind == SIM_K_DEPTHWISE) {
-        reg0(s, SIM_WEIGHT_REGION, 0);
-        addr(s, SIM_WEIGHT_BASE, o->w_off, u65);
+        /* from the arena copy when buffered, else straight from flash */
+        uint8_t reg = o->wbuf >= 0 ? 1 : 0;
+        uint64_t sb = o->wbuf >= 0 ? (uint64_t)m->bufs[o->wbuf].offset : o->s_off;
+        uint64_t wb = sb + (o->w_off - o->s_off);
+        reg0(s, SIM_WEIGHT_REGION, reg);
+        addr(s, SIM_WEIGHT_BASE, wb, u65);
         reg1(s, SIM_WEIGHT_LENGTH, (uint32_t)o->w_len, 0);
-        reg0(s, SIM_SCALE_REGION, 0);
-        addr(s, SIM_SCALE_BASE, o->s_off, u65);
+        reg0(s, SIM_SCALE_REGION, reg);
+        addr(s, SIM_SCALE_BASE, sb, u65);
         reg1(s, SIM_SCALE_LENGTH, (uint32_t)o->s_len, 0);
         if (v == SIM_U65_512) {
             /* single-core mode: core 1 gets nothing */
-            addr(s, SIM_WEIGHT1_BASE, o->w_off, u65);
+            addr(s, SIM_WEIGHT1_BASE, wb, u65);
             reg1(s, SIM_WEIGHT1_LENGTH, 0, 0);
-            addr(s, SIM_SCALE1_BASE, o->s_off, u65);
+            addr(s, SIM_SCALE1_BASE, sb, u65);
             reg1(s, SIM_SCALE1_LENGTH, 0, 0);
         }
     } else if (o->kind == SIM_K_POOL) {
@@ -250,6 +254,42 @@ static int emit_op(cs *s, const cc_model *m, const cc_epoch *e, const eu_op *o, 
     return NPUC_OK;
 }
 
+/* Arena bytes an op reads or writes (feature maps and its weight copy). */
+static bool op_touches(const cc_model *m, const eu_op *o, uint64_t lo, uint64_t hi)
+{
+    const eu_fm *fms[3] = {&o->ifm, o->ifm2_tensor ? &o->ifm2 : NULL, &o->ofm};
+    for (int i = 0; i < 3; i++) {
+        if (!fms[i] || fms[i]->buf < 0) continue;
+        uint64_t a, b;
+        fm_range(m, fms[i], &a, &b);
+        if (a < hi && lo < b) return true;
+    }
+    if (o->wbuf >= 0) {
+        uint64_t a = (uint64_t)m->bufs[o->wbuf].offset, b = a + m->bufs[o->wbuf].size;
+        if (a < hi && lo < b) return true;
+    }
+    return false;
+}
+
+/* DMA of op k's scales + weights from flash into its arena buffer. The
+ * kernel ops that may still run (the last two issued, k-1 and k-2) must
+ * not touch the destination: wait for them if they do (ethos-u.md 8.2). */
+static void emit_weight_dma(cs *s, const cc_model *m, const cc_epoch *e, int32_t k)
+{
+    const eu_op *o = &e->ops[k];
+    bool u65 = sim_variant_is_u65(m->opt.sys.variant);
+    const cc_buf *b = &m->bufs[o->wbuf];
+    uint64_t lo = (uint64_t)b->offset, hi = lo + b->size;
+    if (k >= 1 && op_touches(m, &e->ops[k - 1], lo, hi)) op0(s, SIM_OP_KERNEL_WAIT, 0);
+    else if (k >= 2 && op_touches(m, &e->ops[k - 2], lo, hi)) op0(s, SIM_OP_KERNEL_WAIT, 1);
+    reg0(s, SIM_DMA0_SRC_REGION, 0);
+    addr(s, SIM_DMA0_SRC, o->s_off, u65);
+    reg0(s, SIM_DMA0_DST_REGION, 1);
+    addr(s, SIM_DMA0_DST, lo, u65);
+    reg1(s, SIM_DMA0_LEN, (uint32_t)b->size, 0);
+    op0(s, SIM_OP_DMA_START, 0);
+}
+
 int eu_generate(cc_model *m, cc_epoch *e, npuc_err *err)
 {
     cs *s = calloc(1, sizeof *s);
@@ -259,9 +299,20 @@ int eu_generate(cc_model *m, cc_epoch *e, npuc_err *err)
     if (sim_variant_is_u65(v)) op0(s, SIM_PARALLEL_MODE, 0), s->shadow0[SIM_PARALLEL_MODE & 0x3FF] = 1;
     int32_t lut_resident = -1;
     bool dma_pending = false;
-    for (int32_t i = 0; i < e->n_eu && !rc; i++)
+    for (int32_t i = 0; i < e->n_eu && !rc; i++) {
+        /* the first op's weights cannot be prefetched */
+        if (i == 0 && e->ops[0].wbuf >= 0) {
+            emit_weight_dma(s, m, e, 0);
+            dma_pending = true;
+        }
         rc = emit_op(s, m, e, &e->ops[i], i ? &e->ops[i - 1] : NULL, &lut_resident, &dma_pending,
                      err);
+        /* prefetch the next op's weights while this one runs */
+        if (!rc && i + 1 < e->n_eu && e->ops[i + 1].wbuf >= 0) {
+            emit_weight_dma(s, m, e, i + 1);
+            dma_pending = true;
+        }
+    }
     if (!rc) {
         op0(s, SIM_OP_STOP, 0xFFFF);
         if (s->oom) rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every libFuzzer target for a bounded time (the budget, in seconds, is
 # split evenly between the targets): fuzz_tflite seeded from ../shared/models
-# (when present) and generated models, fuzz_sim from a few valid-op seeds.
+# (when present) and generated models, fuzz_sim from a few valid-op seeds,
+# fuzz_json from the example system files in configs/.
 # Fails on any crash, leak, hang or sanitizer report.
 set -euo pipefail
 build=${1:-build-fuzz}
@@ -46,10 +47,16 @@ for v in 0 1 2 3 4 5; do
   done
 done
 
+# fuzz_json: JSON memory-pool files
+corpus_json=$build/fuzz-corpus-json
+mkdir -p "$corpus_json"
+cp -f "$here"/configs/*.json "$corpus_json"/ 2>/dev/null || true
+
 status=0
 for name in "${targets[@]}"; do
   case $name in
     fuzz_sim) dir=fuzz-corpus-sim; max_len=4096 ;;
+    fuzz_json) dir=fuzz-corpus-json; max_len=16384 ;;
     *) dir=fuzz-corpus; max_len=400000 ;;
   esac
   echo "fuzz: $name for ${per}s"

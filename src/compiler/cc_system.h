@@ -30,7 +30,7 @@ typedef struct cc_pool {
     unsigned read_latency, write_latency;   /* cycles, as in Vela's vela.ini: the cycle
                                              * model adds them to NPU core cycles */
     bool cacheable;
-    int priority;            /* lower = preferred for activations */
+    int priority;            /* lower = preferred (for each role), ties: first */
     /* added: the kind of memory, a static string ("Sram", "Dram",
      * "OnChipFlash", "OffChipFlash"); also the sim_memory name */
     const char *memory;

@@ -1,0 +1,709 @@
+/* compiler/cc_system: targets, every built-in system (its sim_system equals
+ * sim_system_lookup's), the example files in configs/, and one check per
+ * kind of error in a JSON memory-pool file (with the exact message where
+ * the position matters). */
+#include "test.h"
+
+#include "compiler/cc_system.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static const char *const SYS[] = {
+    "Ethos_U55_Deep_Embedded", "Ethos_U55_High_End_Embedded", "Ethos_U65_Embedded",
+    "Ethos_U65_Mid_End", "Ethos_U65_High_End", "Ethos_U65_Client_Server",
+};
+static const char *const MODE[] = {"Sram_Only", "Shared_Sram", "Dedicated_Sram", "Dedicated_Sram_512KB"};
+static const sim_variant ALL[] = {SIM_U55_32, SIM_U55_64, SIM_U55_128, SIM_U55_256, SIM_U65_256, SIM_U65_512};
+
+#define CHECK_STR_EQ(a, b)                                                              \
+    do {                                                                                \
+        const char *a_ = (a), *b_ = (b);                                                \
+        t_checks++;                                                                     \
+        if (!a_ || strcmp(a_, b_) != 0) {                                               \
+            t_failures++;                                                               \
+            fprintf(stderr, "%s:%d: got \"%s\"\n  want \"%s\"\n", __FILE__, __LINE__,  \
+                    a_ ? a_ : "(null)", b_);                                            \
+        }                                                                               \
+    } while (0)
+
+static bool mem_eq(const sim_memory *a, const sim_memory *b)
+{
+    return a->name && b->name && strcmp(a->name, b->name) == 0 && a->clock_scale == b->clock_scale &&
+           a->burst_bytes == b->burst_bytes && a->read_latency == b->read_latency &&
+           a->write_latency == b->write_latency && a->width_bytes == b->width_bytes;
+}
+
+/* Same memories, clock and region ports (names of the systems aside). */
+static bool sim_eq(const sim_system *a, const sim_system *b)
+{
+    if (a->core_clock_hz != b->core_clock_hz) return false;
+    if (!mem_eq(&a->axi[0], &b->axi[0]) || !mem_eq(&a->axi[1], &b->axi[1])) return false;
+    return memcmp(a->region_port, b->region_port, sizeof a->region_port) == 0;
+}
+
+static void test_targets(void)
+{
+    npuc_err err;
+    for (size_t i = 0; i < sizeof ALL / sizeof ALL[0]; i++) {
+        sim_variant v = SIM_U55_32;
+        const char *name = cc_target_name(ALL[i]);
+        CHECK_EQ_INT(cc_target_parse(name, &v, &err), NPUC_OK);
+        CHECK_EQ_INT(v, ALL[i]);
+    }
+    CHECK_STR_EQ(cc_target_name(SIM_U55_128), "ethos-u55-128");
+    CHECK_STR_EQ(cc_target_name(SIM_U65_512), "ethos-u65-512");
+    sim_variant v;
+    CHECK_EQ_INT(cc_target_parse("Ethos-U65-256", &v, &err), NPUC_OK);   /* any letter case */
+    CHECK_EQ_INT(v, SIM_U65_256);
+    CHECK_EQ_INT(cc_target_parse("ethos-u55-512", &v, &err), NPUC_E_USAGE);
+    CHECK_STR_EQ(err.msg, "unknown target 'ethos-u55-512' (valid: ethos-u55-32, ethos-u55-64, ethos-u55-128, "
+                          "ethos-u55-256, ethos-u65-256, ethos-u65-512)");
+    CHECK_EQ_INT(cc_target_parse(NULL, &v, &err), NPUC_E_USAGE);
+}
+
+static void check_builtin(const char *name, sim_variant v, const char *sys, const char *mode)
+{
+    npuc_err err;
+    cc_system s;
+    memset(&s, 0xA5, sizeof s);
+    int rc = cc_system_load(name, v, &s, &err);
+    CHECK_EQ_INT(rc, NPUC_OK);
+    if (rc) {
+        fprintf(stderr, "  %s: %s\n", name, err.msg);
+        return;
+    }
+    char canon[64];
+    snprintf(canon, sizeof canon, "%s:%s", sys, mode);
+    CHECK_STR_EQ(s.name, canon);
+    CHECK_EQ_INT(s.variant, v);
+    sim_system ref;
+    CHECK_EQ_INT(sim_system_lookup(sys, mode, &ref, &err), NPUC_OK);
+    /* the sim_system derived from the pools is Vela's */
+    t_checks++;
+    if (!sim_eq(&s.sim, &ref)) {
+        t_failures++;
+        fprintf(stderr, "%s: sim_system differs from sim_system_lookup\n", name);
+    }
+    CHECK(s.sim.name == ref.name || strcmp(s.sim.name, ref.name) == 0);
+    CHECK(s.core_clock_hz == ref.core_clock_hz);
+    /* roles */
+    CHECK(s.n_pools >= 1 && s.n_pools <= 2);
+    CHECK(s.params_pool >= 0 && s.params_pool < s.n_pools);
+    CHECK(s.act_pool >= 0 && s.act_pool < s.n_pools);
+    CHECK(s.pools[s.act_pool].writable);
+    CHECK_EQ_INT(s.pools[s.params_pool].axi_port, ref.region_port[0]);
+    CHECK_EQ_INT(s.pools[s.act_pool].axi_port, ref.region_port[1]);
+    CHECK_EQ_INT(s.pools[s.act_pool].size, 0);   /* Vela does not limit the arena */
+    bool dedicated = strncmp(mode, "Dedicated", 9) == 0;
+    if (dedicated) {
+        CHECK(s.fast_pool >= 0);
+        if (s.fast_pool >= 0) {
+            const cc_pool *f = &s.pools[s.fast_pool];
+            CHECK_EQ_INT(f->size, strcmp(mode, "Dedicated_Sram") == 0 ? 384 * 1024 : 512 * 1024);
+            CHECK_EQ_INT(f->axi_port, 0);
+            CHECK_STR_EQ(f->memory, "Sram");
+            CHECK_EQ_INT(f->use, CC_POOL_FAST);
+            CHECK_EQ_INT(s.pools[s.act_pool].use, CC_POOL_PARAMS | CC_POOL_ACTIVATIONS);
+            CHECK_STR_EQ(s.pools[s.act_pool].memory, "Dram");
+        }
+    } else {
+        CHECK_EQ_INT(s.fast_pool, -1);
+        CHECK(!s.pools[s.params_pool].writable);   /* Shared_Sram: the other memory is read-only */
+        CHECK(s.params_pool != s.act_pool);
+    }
+    for (int i = 0; i < s.n_pools; i++) {
+        CHECK(!s.pools[i].absolute && s.pools[i].offset == 0);
+        CHECK(s.pools[i].memory != NULL);
+    }
+    /* copying by value keeps every name valid (static strings) */
+    cc_system copy = s;
+    memset(&s, 0, sizeof s);
+    CHECK(copy.sim.axi[0].name && copy.sim.axi[1].name && copy.sim.name);
+}
+
+static void test_builtins(void)
+{
+    npuc_err err;
+    const char *const *names = cc_system_names();
+    size_t n = 0;
+    while (names[n]) n++;
+    CHECK_EQ_INT(n, 18);
+    /* every SYSTEM:MODE that sim_system_lookup accepts is listed, and no other */
+    size_t listed = 0;
+    for (size_t si = 0; si < 6; si++) {
+        for (size_t mi = 0; mi < 4; mi++) {
+            char name[80];
+            snprintf(name, sizeof name, "%s:%s", SYS[si], MODE[mi]);
+            bool in_list = false;
+            for (size_t k = 0; k < n; k++)
+                if (strcmp(names[k], name) == 0) in_list = true;
+            sim_system ref;
+            bool vela_ok = sim_system_lookup(SYS[si], MODE[mi], &ref, &err) == NPUC_OK;
+            CHECK_EQ_INT(in_list, vela_ok);
+            listed += in_list;
+            bool u65 = si >= 2;
+            for (size_t vi = 0; vi < 6; vi++) {
+                sim_variant v = ALL[vi];
+                if (in_list && sim_variant_is_u65(v) == u65) {
+                    check_builtin(name, v, SYS[si], MODE[mi]);
+                } else {
+                    cc_system s;
+                    CHECK_EQ_INT(cc_system_load(name, v, &s, &err), NPUC_E_USAGE);
+                }
+            }
+        }
+    }
+    CHECK_EQ_INT(listed, n);
+
+    /* bare system names take the system's default mode */
+    check_builtin("Ethos_U55_Deep_Embedded", SIM_U55_64, "Ethos_U55_Deep_Embedded", "Shared_Sram");
+    check_builtin("Ethos_U55_High_End_Embedded", SIM_U55_128, "Ethos_U55_High_End_Embedded", "Shared_Sram");
+    check_builtin("Ethos_U65_Embedded", SIM_U65_256, "Ethos_U65_Embedded", "Shared_Sram");
+    check_builtin("Ethos_U65_Mid_End", SIM_U65_256, "Ethos_U65_Mid_End", "Dedicated_Sram");
+    check_builtin("Ethos_U65_High_End", SIM_U65_512, "Ethos_U65_High_End", "Dedicated_Sram");
+    check_builtin("Ethos_U65_Client_Server", SIM_U65_256, "Ethos_U65_Client_Server", "Dedicated_Sram");
+    /* any letter case */
+    check_builtin("ethos_u55_high_end_embedded:SRAM_ONLY", SIM_U55_256, "Ethos_U55_High_End_Embedded", "Sram_Only");
+
+    /* Sram_Only: constants on AXI1 as "OnChipFlash" with SRAM timing (Vela) */
+    cc_system s;
+    CHECK_EQ_INT(cc_system_load("Ethos_U55_High_End_Embedded:Sram_Only", SIM_U55_256, &s, &err), NPUC_OK);
+    CHECK_STR_EQ(s.pools[s.params_pool].memory, "OnChipFlash");
+    CHECK_EQ_INT(s.pools[s.params_pool].axi_port, 1);
+    CHECK_EQ_INT(s.pools[s.params_pool].read_latency, 32);
+
+    /* defaults */
+    for (size_t vi = 0; vi < 6; vi++) {
+        cc_system d, l;
+        sim_system ref;
+        CHECK_EQ_INT(cc_system_default(ALL[vi], &d, &err), NPUC_OK);
+        CHECK_EQ_INT(cc_system_load(NULL, ALL[vi], &l, &err), NPUC_OK);
+        sim_system_default(ALL[vi], &ref);
+        CHECK(sim_eq(&d.sim, &ref));
+        CHECK(sim_eq(&l.sim, &ref));
+        CHECK_STR_EQ(d.name, sim_variant_is_u65(ALL[vi]) ? "Ethos_U65_High_End:Dedicated_Sram"
+                                                         : "Ethos_U55_High_End_Embedded:Shared_Sram");
+        CHECK_STR_EQ(d.sim.name, ref.name);
+        CHECK_EQ_INT(d.fast_pool >= 0, sim_variant_is_u65(ALL[vi]));
+        if (d.fast_pool >= 0) CHECK_EQ_INT(d.pools[d.fast_pool].size, 384 * 1024);
+    }
+    CHECK_EQ_INT(cc_system_default((sim_variant)17, &s, &err), NPUC_E_USAGE);
+
+    /* errors */
+    CHECK_EQ_INT(cc_system_load("Ethos_U65_High_End:Dedicated_Sram", SIM_U55_256, &s, &err), NPUC_E_USAGE);
+    CHECK_STR_EQ(err.msg, "system 'Ethos_U65_High_End:Dedicated_Sram' is for an Ethos-U65, but the target is "
+                          "ethos-u55-256 (choose one of the Ethos_U55_* systems)");
+    CHECK_EQ_INT(cc_system_load("Ethos_U55_High_End_Embedded", SIM_U65_512, &s, &err), NPUC_E_USAGE);
+    CHECK_STR_EQ(err.msg, "system 'Ethos_U55_High_End_Embedded:Shared_Sram' is for an Ethos-U55, but the target "
+                          "is ethos-u65-512 (choose one of the Ethos_U65_* systems)");
+    CHECK_EQ_INT(cc_system_load("Ethos_U65_Embedded:Dedicated_Sram", SIM_U65_256, &s, &err), NPUC_E_USAGE);
+    CHECK_STR_EQ(err.msg, "'Ethos_U65_Embedded:Dedicated_Sram' is not a built-in system: Dedicated_Sram keeps the "
+                          "tensor arena in DRAM on AXI1, but Ethos_U65_Embedded has flash there (Dedicated_Sram "
+                          "needs Ethos_U65_Mid_End, Ethos_U65_High_End or Ethos_U65_Client_Server)");
+    CHECK_EQ_INT(cc_system_load("Ethos_U55_High_End_Embedded:Dedicated_Sram", SIM_U55_256, &s, &err), NPUC_E_USAGE);
+    CHECK_STR_CONTAINS(err.msg, "is not a built-in system");
+    CHECK_EQ_INT(cc_system_load("Ethos_U55_High_End_Embedded:Shared", SIM_U55_256, &s, &err), NPUC_E_USAGE);
+    CHECK_STR_EQ(err.msg, "unknown memory mode 'Shared' in 'Ethos_U55_High_End_Embedded:Shared' (valid: "
+                          "Sram_Only, Shared_Sram, Dedicated_Sram, Dedicated_Sram_512KB)");
+    CHECK_EQ_INT(cc_system_load("Corstone_300", SIM_U55_256, &s, &err), NPUC_E_USAGE);
+    CHECK_STR_CONTAINS(err.msg, "unknown system 'Corstone_300': no such file, and not a built-in name (SYSTEM or "
+                                "SYSTEM:MODE with SYSTEM one of Ethos_U55_Deep_Embedded");
+    CHECK_EQ_INT(cc_system_load("no/such/dir/sys.json", SIM_U55_256, &s, &err), NPUC_E_IO);
+    CHECK_STR_CONTAINS(err.msg, "no/such/dir/sys.json: cannot open");
+    CHECK_EQ_INT(cc_system_load("nosuchfile.json", SIM_U55_256, &s, &err), NPUC_E_IO);
+    CHECK_EQ_INT(cc_system_load("x", (sim_variant)9, &s, &err), NPUC_E_USAGE);
+}
+
+/* ------------------------------------------------------------ files */
+
+static const char *src_dir(char *buf, size_t size)
+{
+    const char *env = getenv("NPUC_SRC");
+    if (env) return env;
+    /* tests/test_cc_system.c -> the source root */
+    snprintf(buf, size, "%s", __FILE__);
+    char *slash = strrchr(buf, '/');
+    if (slash) {
+        *slash = 0;
+        slash = strrchr(buf, '/');
+        if (slash) *slash = 0;
+        else snprintf(buf, size, ".");
+    } else {
+        snprintf(buf, size, "..");
+    }
+    return buf;
+}
+
+static void test_example_files(void)
+{
+    char root[512], path[600];
+    npuc_err err;
+    cc_system s;
+    sim_system ref;
+    const char *dir = src_dir(root, sizeof root);
+
+    snprintf(path, sizeof path, "%s/configs/corstone-300-u55.json", dir);
+    int rc = cc_system_load(path, SIM_U55_128, &s, &err);
+    CHECK_EQ_INT(rc, NPUC_OK);
+    if (rc) fprintf(stderr, "  %s\n", err.msg);
+    if (!rc) {
+        CHECK_STR_EQ(s.name, "Corstone-300 on MPS3 (AN552) with Ethos-U55 (example)");
+        CHECK_EQ_INT(s.n_pools, 2);
+        CHECK_EQ_INT(s.act_pool, 0);
+        CHECK_EQ_INT(s.params_pool, 1);
+        CHECK_EQ_INT(s.fast_pool, -1);
+        CHECK_STR_EQ(s.pools[0].name, "isram");
+        CHECK(s.pools[0].absolute && s.pools[0].offset == 0x31000000u && s.pools[0].size == 2u << 20);
+        CHECK(!s.pools[1].absolute && s.pools[1].size == 32u << 20 && !s.pools[1].writable);
+        CHECK_STR_EQ(s.sim.name, "custom");
+        /* the same memories as Vela's Ethos_U55_High_End_Embedded with Shared_Sram */
+        sim_system_lookup("Ethos_U55_High_End_Embedded", "Shared_Sram", &ref, &err);
+        CHECK(sim_eq(&s.sim, &ref));
+    }
+    CHECK_EQ_INT(cc_system_load(path, SIM_U55_32, &s, &err), NPUC_OK);
+    /* a U55 file with a U65 target */
+    CHECK_EQ_INT(cc_system_load(path, SIM_U65_256, &s, &err), NPUC_E_INVALID);
+    char want[800];
+    snprintf(want, sizeof want, "%s:4:13: target: the file describes an ethos-u55 system, but the target is "
+                                "ethos-u65-256", path);
+    CHECK_STR_EQ(err.msg, want);
+
+    snprintf(path, sizeof path, "%s/configs/u65-dram-example.json", dir);
+    for (int k = 0; k < 2; k++) {
+        rc = cc_system_load(path, k ? SIM_U65_512 : SIM_U65_256, &s, &err);
+        CHECK_EQ_INT(rc, NPUC_OK);
+        if (rc) {
+            fprintf(stderr, "  %s\n", err.msg);
+            continue;
+        }
+        CHECK_EQ_INT(s.fast_pool, 0);
+        CHECK_EQ_INT(s.act_pool, 1);
+        CHECK_EQ_INT(s.params_pool, 1);
+        CHECK_EQ_INT(s.pools[0].size, 384 * 1024);
+        CHECK(s.pools[1].cacheable);
+        CHECK(s.core_clock_hz == 1e9);
+        sim_system_lookup("Ethos_U65_High_End", "Dedicated_Sram", &ref, &err);
+        CHECK(sim_eq(&s.sim, &ref));
+    }
+    /* the U65 Dedicated_Sram file with a U55 target: a clear error */
+    CHECK_EQ_INT(cc_system_load(path, SIM_U55_256, &s, &err), NPUC_E_INVALID);
+    snprintf(want, sizeof want, "%s:4:13: target: the file describes an ethos-u65 system, but the target is "
+                                "ethos-u55-256", path);
+    CHECK_STR_EQ(err.msg, want);
+}
+
+/* A valid base document, one line per pool so columns are easy to read. */
+static const char *BASE =
+    "{\"name\": \"t\", \"core_clock_hz\": 5e8, \"pools\": [\n"
+    "{\"name\": \"sram\", \"memory\": \"sram\", \"use\": \"activations\", \"rights\": \"rw\", \"size\": 0, "
+    "\"axi_port\": 0, \"clock_ratio\": 1, \"byte_width\": 8, \"burst_bytes\": 32, \"read_latency\": 32, "
+    "\"write_latency\": 32},\n"
+    "{\"name\": \"flash\", \"memory\": \"offchip_flash\", \"use\": \"params\", \"rights\": \"r\", \"size\": 0, "
+    "\"axi_port\": 1, \"clock_ratio\": 0.125, \"byte_width\": 8, \"burst_bytes\": 128, \"read_latency\": 64, "
+    "\"write_latency\": 64}\n"
+    "]}\n";
+
+/* BASE with the first occurrence of `from` (after `skip` occurrences)
+ * replaced by `to`. */
+static char *edit(const char *doc, const char *from, const char *to, int skip)
+{
+    const char *at = strstr(doc, from);
+    while (at && skip-- > 0) at = strstr(at + 1, from);
+    if (!at) {
+        fprintf(stderr, "test bug: '%s' not in document\n", from);
+        abort();
+    }
+    size_t n = strlen(doc) - strlen(from) + strlen(to) + 1;
+    char *out = malloc(n);
+    size_t pre = (size_t)(at - doc);
+    memcpy(out, doc, pre);
+    strcpy(out + pre, to);
+    strcat(out, at + strlen(from));
+    return out;
+}
+
+static int parse_doc(const char *doc, sim_variant v, cc_system *s, npuc_err *err)
+{
+    memset(err, 0, sizeof *err);
+    return cc_system_parse(doc, strlen(doc), "t.json", v, s, err);
+}
+
+/* Expects an error whose message contains `want`, with the given code. */
+static void expect(const char *doc, sim_variant v, int code, const char *want, int line)
+{
+    cc_system s;
+    npuc_err err;
+    int rc = parse_doc(doc, v, &s, &err);
+    t_checks++;
+    if (rc != code || !strstr(err.msg, want)) {
+        t_failures++;
+        fprintf(stderr, "%s:%d: got rc %d \"%s\"\n  want rc %d containing \"%s\"\n", __FILE__, line, rc, err.msg,
+                code, want);
+    }
+}
+#define EXPECT(doc, v, code, want) expect((doc), (v), (code), (want), __LINE__)
+
+/* edit + expect + free */
+#define EXPECT_EDIT(from, to, skip, v, code, want)          \
+    do {                                                    \
+        char *d_ = edit(BASE, (from), (to), (skip));        \
+        EXPECT(d_, (v), (code), (want));                    \
+        free(d_);                                           \
+    } while (0)
+
+static void test_base_and_values(void)
+{
+    cc_system s;
+    npuc_err err;
+    int rc = parse_doc(BASE, SIM_U55_256, &s, &err);
+    CHECK_EQ_INT(rc, NPUC_OK);
+    if (rc) fprintf(stderr, "  %s\n", err.msg);
+    sim_system ref;
+    sim_system_lookup("Ethos_U55_High_End_Embedded", "Shared_Sram", &ref, &err);
+    CHECK(sim_eq(&s.sim, &ref));
+    CHECK_STR_EQ(s.name, "t");
+    CHECK_STR_EQ(s.sim.name, "custom");
+    CHECK_STR_EQ(s.pools[0].memory, "Sram");
+    CHECK_STR_EQ(s.pools[1].memory, "OffChipFlash");
+
+    /* size spellings */
+    static const struct { const char *text; uint64_t bytes; } SIZES[] = {
+        {"4096", 4096}, {"\"4096\"", 4096}, {"\"512KB\"", 512 * 1024}, {"\"512kib\"", 512 * 1024},
+        {"\"2 MiB\"", 2u << 20}, {"\"2MB\"", 2u << 20}, {"\"1GB\"", 1u << 30}, {"\"64B\"", 64},
+        {"\"0x80000\"", 0x80000}, {"\"0X1F\"", 31}, {"1e6", 1000000}, {"\"4GiB\"", 4ull << 30},
+    };
+    for (size_t i = 0; i < sizeof SIZES / sizeof SIZES[0]; i++) {
+        char to[64];
+        snprintf(to, sizeof to, "\"size\": %s,", SIZES[i].text);
+        char *d = edit(BASE, "\"size\": 0,", to, 0);
+        rc = parse_doc(d, SIM_U55_256, &s, &err);
+        CHECK_EQ_INT(rc, NPUC_OK);
+        if (rc) fprintf(stderr, "  %s: %s\n", SIZES[i].text, err.msg);
+        else CHECK_EQ_INT(s.pools[0].size, SIZES[i].bytes);
+        free(d);
+    }
+    /* core_clock_mhz */
+    char *d = edit(BASE, "\"core_clock_hz\": 5e8", "\"core_clock_mhz\": 250", 0);
+    CHECK_EQ_INT(parse_doc(d, SIM_U55_256, &s, &err), NPUC_OK);
+    CHECK(s.core_clock_hz == 250e6);
+    CHECK(s.sim.core_clock_hz == 250e6);
+    free(d);
+    /* absolute pools; 40-bit addresses on U65 */
+    d = edit(BASE, "\"size\": 0,", "\"mode\": \"absolute\", \"offset\": \"0x20000000\", \"size\": \"1MB\",", 0);
+    CHECK_EQ_INT(parse_doc(d, SIM_U55_256, &s, &err), NPUC_OK);
+    CHECK(s.pools[0].absolute && s.pools[0].offset == 0x20000000u);
+    free(d);
+    d = edit(BASE, "\"size\": 0,", "\"mode\": \"absolute\", \"offset\": 1099510579200, \"size\": \"1MB\",", 0);
+    CHECK_EQ_INT(parse_doc(d, SIM_U65_256, &s, &err), NPUC_OK);   /* 2^40 - 1 MiB */
+    free(d);
+    /* optional keys */
+    d = edit(BASE, "\"size\": 0,", "\"size\": 0, \"cacheable\": true, \"priority\": -3, \"description\": \"d\",", 0);
+    CHECK_EQ_INT(parse_doc(d, SIM_U55_256, &s, &err), NPUC_OK);
+    CHECK(s.pools[0].cacheable && s.pools[0].priority == -3);
+    free(d);
+    d = edit(BASE, "{\"name\": \"t\",", "{\"name\": \"t\", \"description\": \"x\", \"target\": \"ethos-u55-128\",", 0);
+    CHECK_EQ_INT(parse_doc(d, SIM_U55_128, &s, &err), NPUC_OK);
+    free(d);
+
+    /* one mixed pool: both roles, every region on its port */
+    d = edit(BASE, "\"use\": \"activations\"", "\"use\": \"mixed\"", 0);
+    char *d2 = edit(d, "\"use\": \"params\", \"rights\": \"r\"", "\"use\": \"mixed\", \"rights\": \"rw\"", 0);
+    CHECK_EQ_INT(parse_doc(d2, SIM_U55_256, &s, &err), NPUC_OK);
+    CHECK_EQ_INT(s.params_pool, 0);
+    CHECK_EQ_INT(s.act_pool, 0);
+    for (int r = 0; r < 8; r++) CHECK_EQ_INT(s.sim.region_port[r], 0);
+    CHECK(mem_eq(&s.sim.axi[1], &s.sim.axi[0]));   /* the unused port copies the used one */
+    free(d);
+    free(d2);
+
+    /* priority picks among candidates; ties go to the first */
+    d = edit(BASE, "\"use\": \"params\", \"rights\": \"r\"", "\"use\": \"mixed\", \"rights\": \"rw\"", 0);
+    CHECK_EQ_INT(parse_doc(d, SIM_U55_256, &s, &err), NPUC_OK);
+    CHECK_EQ_INT(s.act_pool, 0);
+    CHECK_EQ_INT(s.params_pool, 1);
+    d2 = edit(d, "\"size\": 0,", "\"size\": 0, \"priority\": -1,", 1);
+    CHECK_EQ_INT(parse_doc(d2, SIM_U55_256, &s, &err), NPUC_OK);
+    CHECK_EQ_INT(s.act_pool, 1);
+    CHECK_EQ_INT(s.sim.region_port[1], 1);
+    free(d);
+    free(d2);
+
+    /* a fast pool on U65: region 2 on its port */
+    d = edit(BASE, "\"use\": \"activations\", \"rights\": \"rw\", \"size\": 0",
+             "\"use\": \"fast\", \"rights\": \"rw\", \"size\": \"256KB\"", 0);
+    d2 = edit(d, "\"use\": \"params\", \"rights\": \"r\"", "\"use\": \"mixed\", \"rights\": \"rw\"", 0);
+    CHECK_EQ_INT(parse_doc(d2, SIM_U65_256, &s, &err), NPUC_OK);
+    CHECK_EQ_INT(s.fast_pool, 0);
+    CHECK_EQ_INT(s.sim.region_port[0], 1);
+    CHECK_EQ_INT(s.sim.region_port[1], 1);
+    CHECK_EQ_INT(s.sim.region_port[2], 0);
+    /* ... and on U55: refused */
+    EXPECT(d2, SIM_U55_256, NPUC_E_INVALID,
+           "t.json:2:43: pools[0].use: a separate \"fast\" pool (Vela's Dedicated_Sram spilling) needs an "
+           "Ethos-U65, but the target is ethos-u55-256; on Ethos-U55 give that memory \"use\": \"activations\" "
+           "instead");
+    free(d);
+    free(d2);
+}
+
+static void test_errors(void)
+{
+    const sim_variant V = SIM_U55_256;
+    /* syntax errors come from the reader, with the source name */
+    EXPECT_EDIT("\"size\": 0,", "\"size\": 0,,", 0, V, NPUC_E_FORMAT, "t.json:2:84: expected a string key, found ','");
+    EXPECT_EDIT("\"size\": 0,", "\"size\": 0, \"size\": 1,", 0, V, NPUC_E_FORMAT,
+                "t.json:2:85: duplicate key \"size\" (first at 2:74)");
+    EXPECT("", V, NPUC_E_FORMAT, "t.json:1:1: expected a value, found end of input");
+    EXPECT("[]", V, NPUC_E_INVALID, "t.json:1:1: top level: expected an object, got an array");
+    EXPECT("{\"name\": \"t\"} x", V, NPUC_E_FORMAT, "t.json:1:15: unexpected 'x' after the JSON value");
+
+    /* unknown keys, with their path */
+    EXPECT_EDIT("{\"name\": \"t\",", "{\"name\": \"t\", \"colour\": 1,", 0, V, NPUC_E_INVALID,
+                "t.json:1:15: colour: unknown key (valid keys: name, description, target, core_clock_hz, "
+                "core_clock_mhz, pools)");
+    EXPECT_EDIT("\"size\": 0,", "\"sizee\": 0,", 1, V, NPUC_E_INVALID,
+                "t.json:3:78: pools[1].sizee: unknown key (valid keys: name, description, memory, use, rights, "
+                "mode, offset, size, axi_port, clock_ratio, byte_width, burst_bytes, read_latency, "
+                "write_latency, cacheable, priority)");
+    EXPECT_EDIT("\"size\": 0,", "\"throughput\": \"HIGH\", \"size\": 0,", 0, V, NPUC_E_INVALID,
+                "pools[0].throughput: unknown key");
+
+    /* missing keys */
+    EXPECT_EDIT("\"byte_width\": 8, ", "", 1, V, NPUC_E_INVALID, "t.json:3:1: pools[1]: missing key \"byte_width\"");
+    EXPECT_EDIT("\"write_latency\": 32", "\"priority\": 0", 0, V, NPUC_E_INVALID,
+                "pools[0]: missing key \"write_latency\"");
+    EXPECT_EDIT("\"name\": \"t\", ", "", 0, V, NPUC_E_INVALID, "t.json:1:1: top level: missing key \"name\"");
+    EXPECT_EDIT("\"core_clock_hz\": 5e8, ", "", 0, V, NPUC_E_INVALID,
+                "top level: missing key \"core_clock_hz\" (or \"core_clock_mhz\")");
+    EXPECT("{\"name\": \"t\", \"core_clock_hz\": 1e9}", V, NPUC_E_INVALID, "top level: missing key \"pools\"");
+    EXPECT_EDIT("\"core_clock_hz\": 5e8", "\"core_clock_hz\": 5e8, \"core_clock_mhz\": 500", 0, V, NPUC_E_INVALID,
+                "t.json:1:55: core_clock_mhz: give core_clock_hz or core_clock_mhz, not both");
+
+    /* wrong types */
+    EXPECT_EDIT("\"size\": 0,", "\"size\": [1],", 1, V, NPUC_E_INVALID,
+                "t.json:3:86: pools[1].size: expected a number of bytes or a string such as \"512KB\" or "
+                "\"0x80000\", got an array");
+    EXPECT_EDIT("\"axi_port\": 0", "\"axi_port\": \"0\"", 0, V, NPUC_E_INVALID,
+                "pools[0].axi_port: expected a number, got \"0\"");
+    EXPECT_EDIT("\"size\": 0,", "\"size\": 0, \"cacheable\": 1,", 0, V, NPUC_E_INVALID,
+                "pools[0].cacheable: expected true or false, got 1");
+    EXPECT_EDIT("{\"name\": \"t\"", "{\"name\": 5", 0, V, NPUC_E_INVALID, "t.json:1:10: name: expected a string, got 5");
+    EXPECT_EDIT("\"pools\": [", "\"pools\": {\"a\": [", 0, V, NPUC_E_FORMAT, "expected ',' or '}'");
+    EXPECT("{\"name\": \"t\", \"core_clock_hz\": 1e9, \"pools\": {}}", V, NPUC_E_INVALID,
+           "t.json:1:46: pools: expected an array, got an object");
+    EXPECT("{\"name\": \"t\", \"core_clock_hz\": 1e9, \"pools\": [1]}", V, NPUC_E_INVALID,
+           "t.json:1:47: pools[0]: expected an object, got 1");
+    EXPECT_EDIT("\"core_clock_hz\": 5e8", "\"core_clock_hz\": \"500MHz\"", 0, V, NPUC_E_INVALID,
+                "core_clock_hz: expected a number, got \"500MHz\"");
+    EXPECT_EDIT("\"size\": 0,", "\"size\": 0, \"description\": null,", 0, V, NPUC_E_INVALID,
+                "pools[0].description: expected a string, got null");
+
+    /* ranges and values */
+    EXPECT_EDIT("\"axi_port\": 0", "\"axi_port\": 2", 0, V, NPUC_E_INVALID,
+                "pools[0].axi_port: must be between 0 and 1, got 2");
+    EXPECT_EDIT("\"clock_ratio\": 1", "\"clock_ratio\": 0", 0, V, NPUC_E_INVALID,
+                "pools[0].clock_ratio: must be greater than 0 and at most 16, got 0");
+    EXPECT_EDIT("\"clock_ratio\": 1", "\"clock_ratio\": 17", 0, V, NPUC_E_INVALID, "at most 16, got 17");
+    EXPECT_EDIT("\"byte_width\": 8", "\"byte_width\": 1.5", 0, V, NPUC_E_INVALID,
+                "pools[0].byte_width: expected a whole number, got 1.5");
+    EXPECT_EDIT("\"burst_bytes\": 32", "\"burst_bytes\": 0", 0, V, NPUC_E_INVALID,
+                "pools[0].burst_bytes: must be between 1 and 4096, got 0");
+    EXPECT_EDIT("\"read_latency\": 32", "\"read_latency\": 1e300", 0, V, NPUC_E_INVALID,
+                "pools[0].read_latency: 1e300 is too large");
+    EXPECT_EDIT("\"read_latency\": 32", "\"read_latency\": 99999999999999999999", 0, V, NPUC_E_INVALID,
+                "pools[0].read_latency: 99999999999999999999 is too large");
+    EXPECT_EDIT("\"read_latency\": 32", "\"read_latency\": -1", 0, V, NPUC_E_INVALID,
+                "pools[0].read_latency: must be between 0 and 1000000, got -1");
+    EXPECT_EDIT("\"size\": 0,", "\"size\": -1,", 0, V, NPUC_E_INVALID, "pools[0].size: must not be negative, got -1");
+    EXPECT_EDIT("\"size\": 0,", "\"size\": 1.5,", 0, V, NPUC_E_INVALID, "pools[0].size: expected a whole number, got 1.5");
+    EXPECT_EDIT("\"size\": 0,", "\"size\": \"12XB\",", 0, V, NPUC_E_INVALID,
+                "pools[0].size: unknown unit in \"12XB\" (use B, KB, KiB, MB, MiB, GB or GiB; K = 1024)");
+    EXPECT_EDIT("\"size\": 0,", "\"size\": \"0x\",", 0, V, NPUC_E_INVALID,
+                "pools[0].size: expected a number of bytes or a string such as \"512KB\" or \"0x80000\", got \"0x\"");
+    EXPECT_EDIT("\"size\": 0,", "\"size\": \"0x10KB\",", 0, V, NPUC_E_INVALID, "got \"0x10KB\"");
+    EXPECT_EDIT("\"size\": 0,", "\"size\": \" 12\",", 0, V, NPUC_E_INVALID, "got \" 12\"");
+    EXPECT_EDIT("\"size\": 0,", "\"size\": \"99999999999999999999\",", 0, V, NPUC_E_INVALID,
+                "pools[0].size: \"99999999999999999999\" is too large");
+    EXPECT_EDIT("\"size\": 0,", "\"size\": \"20000000000GiB\",", 0, V, NPUC_E_INVALID, "is too large");
+    EXPECT_EDIT("\"size\": 0,", "\"size\": 1e30,", 0, V, NPUC_E_INVALID, "pools[0].size: 1e30 is too large");
+    EXPECT_EDIT("\"size\": 0,", "\"size\": \"8GiB\",", 0, V, NPUC_E_INVALID,
+                "pools[0].size: 0x200000000 bytes is more than the ethos-u55-256 can address (32-bit addresses)");
+    {
+        char *d = edit(BASE, "\"size\": 0,", "\"size\": \"8GiB\",", 0);
+        cc_system s;
+        npuc_err err;
+        CHECK_EQ_INT(parse_doc(d, SIM_U65_256, &s, &err), NPUC_OK);   /* 40-bit on U65 */
+        free(d);
+    }
+    EXPECT_EDIT("\"core_clock_hz\": 5e8", "\"core_clock_hz\": -5", 0, V, NPUC_E_INVALID,
+                "core_clock_hz: must be greater than 0 and at most 1e+10, got -5");
+    EXPECT_EDIT("\"core_clock_hz\": 5e8", "\"core_clock_mhz\": 0", 0, V, NPUC_E_INVALID,
+                "core_clock_mhz: must be greater than 0 and at most 10000, got 0");
+
+    /* enumerations */
+    EXPECT_EDIT("\"use\": \"activations\"", "\"use\": \"weights\"", 0, V, NPUC_E_INVALID,
+                "pools[0].use: expected one of \"params\", \"activations\", \"mixed\", \"fast\", got \"weights\"");
+    EXPECT_EDIT("\"rights\": \"rw\"", "\"rights\": \"RW\"", 0, V, NPUC_E_INVALID,
+                "pools[0].rights: expected one of \"r\", \"rw\", got \"RW\"");
+    EXPECT_EDIT("\"memory\": \"offchip_flash\"", "\"memory\": \"flash\"", 0, V, NPUC_E_INVALID,
+                "pools[1].memory: expected one of \"sram\", \"dram\", \"onchip_flash\", \"offchip_flash\", "
+                "got \"flash\"");
+    EXPECT_EDIT("\"size\": 0,", "\"mode\": \"fixed\", \"size\": 0,", 0, V, NPUC_E_INVALID,
+                "pools[0].mode: expected one of \"relative\", \"absolute\", got \"fixed\"");
+    /* names */
+    EXPECT_EDIT("{\"name\": \"sram\"", "{\"name\": \"my sram\"", 0, V, NPUC_E_INVALID,
+                "t.json:2:10: pools[0].name: expected 1 to 31 letters, digits, '_', '-' or '.', got \"my sram\"");
+    EXPECT_EDIT("{\"name\": \"sram\"", "{\"name\": \"\"", 0, V, NPUC_E_INVALID, "pools[0].name: expected 1 to 31");
+    EXPECT_EDIT("{\"name\": \"sram\"", "{\"name\": \"abcdefghijabcdefghijabcdefghijab\"", 0, V, NPUC_E_INVALID,
+                "pools[0].name: expected 1 to 31");
+    EXPECT_EDIT("{\"name\": \"t\"", "{\"name\": \"a\\nb\"", 0, V, NPUC_E_INVALID,
+                "name: expected 1 to 63 characters without control characters, got \"a?b\"");
+    EXPECT_EDIT("{\"name\": \"flash\"", "{\"name\": \"sram\"", 0, V, NPUC_E_INVALID,
+                "t.json:3:10: pools[1].name: \"sram\" is already the name of pools[0]");
+
+    /* rights, absolute and relative pools */
+    EXPECT_EDIT("\"rights\": \"rw\"", "\"rights\": \"r\"", 0, V, NPUC_E_INVALID,
+                "t.json:2:68: pools[0].rights: a pool with \"use\": \"activations\" is written, so it needs \"rw\"");
+    EXPECT_EDIT("\"size\": 0,", "\"mode\": \"absolute\", \"size\": 0,", 0, V, NPUC_E_INVALID,
+                "pools[0].size: an absolute pool needs its size (0 = unlimited is only for relative pools)");
+    EXPECT_EDIT("\"size\": 0,", "\"mode\": \"absolute\", \"size\": 4096,", 0, V, NPUC_E_INVALID,
+                "t.json:2:1: pools[0]: missing key \"offset\" (required with \"mode\": \"absolute\")");
+    EXPECT_EDIT("\"size\": 0,", "\"offset\": 0, \"size\": 0,", 0, V, NPUC_E_INVALID,
+                "pools[0].offset: only allowed with \"mode\": \"absolute\" (a relative pool is placed by the "
+                "application)");
+    EXPECT_EDIT("\"size\": 0,", "\"mode\": \"absolute\", \"offset\": \"0xFFFFF000\", \"size\": \"1MB\",", 0, V,
+                NPUC_E_INVALID, "pools[0].offset: 0xfffff000 + 0x100000 bytes ends beyond the 32-bit address space "
+                                "of the ethos-u55-256");
+    EXPECT_EDIT("\"size\": 0,", "\"mode\": \"absolute\", \"offset\": \"1MB\", \"size\": 16,", 0, V, NPUC_E_INVALID,
+                "pools[0].offset: expected a number or a string such as \"0x20000000\", got \"1MB\"");
+    EXPECT_EDIT("\"size\": 0,", "\"mode\": \"absolute\", \"offset\": true, \"size\": 16,", 0, V, NPUC_E_INVALID,
+                "pools[0].offset: expected a number or a string such as \"0x20000000\", got true");
+    {
+        char *d = edit(BASE, "\"size\": 0,", "\"mode\": \"absolute\", \"offset\": \"0x1000\", \"size\": \"8KB\",", 0);
+        char *d2 = edit(d, "\"size\": 0,", "\"mode\": \"absolute\", \"offset\": \"0x2000\", \"size\": 16,", 0);
+        EXPECT(d2, V, NPUC_E_INVALID,
+               "pools[1].offset: 0x2000..0x200f overlaps pools[0] \"sram\" at 0x1000..0x2fff");
+        free(d2);
+        d2 = edit(d, "\"size\": 0,", "\"mode\": \"absolute\", \"offset\": \"0x3000\", \"size\": 16,", 0);
+        cc_system s;
+        npuc_err err;
+        CHECK_EQ_INT(parse_doc(d2, V, &s, &err), NPUC_OK);   /* adjacent is fine */
+        free(d2);
+        free(d);
+    }
+
+    /* roles */
+    EXPECT_EDIT("\"use\": \"params\", \"rights\": \"r\"", "\"use\": \"activations\", \"rights\": \"rw\"", 0, V,
+                NPUC_E_INVALID, "t.json:1:46: pools: no pool can hold the parameters (give one pool \"use\": "
+                                "\"params\" or \"mixed\")");
+    EXPECT_EDIT("\"use\": \"activations\"", "\"use\": \"params\"", 0, V, NPUC_E_INVALID,
+                "pools: no pool can hold the activations (give one pool \"use\": \"activations\" or \"mixed\")");
+    EXPECT_EDIT("\"use\": \"activations\", \"rights\": \"rw\", \"size\": 0",
+                "\"use\": \"fast\", \"rights\": \"rw\", \"size\": 0", 0, SIM_U65_256, NPUC_E_INVALID,
+                "pools[0].size: a fast pool needs its size (it is a hard limit, like Vela's arena_cache_size)");
+    /* two used pools on one port must describe one memory */
+    EXPECT_EDIT("\"axi_port\": 1", "\"axi_port\": 0", 0, V, NPUC_E_INVALID,
+                "t.json:3:29: pools[1]: \"flash\" (params) and \"sram\" (activations) are both on AXI0 but differ "
+                "in memory; the cycle model has one memory per AXI port, so make them equal or move one to the "
+                "other port");
+    {
+        char *d = edit(BASE, "\"axi_port\": 1, \"clock_ratio\": 0.125", "\"axi_port\": 0, \"clock_ratio\": 0.125", 0);
+        char *d2 = edit(d, "\"memory\": \"offchip_flash\"", "\"memory\": \"sram\"", 0);
+        EXPECT(d2, V, NPUC_E_INVALID, "t.json:3:110: pools[1]: \"flash\" (params) and \"sram\" (activations) are "
+                                      "both on AXI0 but differ in clock_ratio");
+        free(d);
+        free(d2);
+    }
+
+    /* target */
+    EXPECT_EDIT("{\"name\": \"t\",", "{\"name\": \"t\", \"target\": \"ethos-u65-256\",", 0, V, NPUC_E_INVALID,
+                "t.json:1:25: target: the file describes an ethos-u65-256 system, but the target is ethos-u55-256");
+    EXPECT_EDIT("{\"name\": \"t\",", "{\"name\": \"t\", \"target\": \"ethos-u55-128\",", 0, V, NPUC_E_INVALID,
+                "target: the file describes an ethos-u55-128 system, but the target is ethos-u55-256");
+    EXPECT_EDIT("{\"name\": \"t\",", "{\"name\": \"t\", \"target\": \"ethos-u85\",", 0, V, NPUC_E_INVALID,
+                "target: unknown target \"ethos-u85\" (valid: ethos-u55, ethos-u65, ethos-u55-32, ethos-u55-64, "
+                "ethos-u55-128, ethos-u55-256, ethos-u65-256, ethos-u65-512)");
+    EXPECT_EDIT("{\"name\": \"t\",", "{\"name\": \"t\", \"target\": 55,", 0, V, NPUC_E_INVALID,
+                "target: expected a string, got 55");
+
+    /* pool count */
+    EXPECT("{\"name\": \"t\", \"core_clock_hz\": 1e9, \"pools\": []}", V, NPUC_E_INVALID,
+           "pools: expected 1 to 8 pools, got 0");
+    {
+        const char *pool = "{\"name\": \"p%d\", \"memory\": \"sram\", \"use\": \"mixed\", \"rights\": \"rw\", "
+                           "\"size\": 0, \"axi_port\": 0, \"clock_ratio\": 1, \"byte_width\": 8, "
+                           "\"burst_bytes\": 32, \"read_latency\": 32, \"write_latency\": 32}";
+        char doc[4096];
+        for (int n = 8; n <= 9; n++) {
+            size_t o = (size_t)snprintf(doc, sizeof doc, "{\"name\": \"t\", \"core_clock_hz\": 1e9, \"pools\": [");
+            for (int i = 0; i < n; i++) {
+                if (i) doc[o++] = ',';
+                o += (size_t)snprintf(doc + o, sizeof doc - o, pool, i);
+            }
+            snprintf(doc + o, sizeof doc - o, "]}");
+            cc_system s;
+            npuc_err err;
+            if (n == 8) {
+                CHECK_EQ_INT(parse_doc(doc, V, &s, &err), NPUC_OK);
+                CHECK_EQ_INT(s.n_pools, 8);
+            } else {
+                EXPECT(doc, V, NPUC_E_INVALID, "pools: expected 1 to 8 pools, got 9");
+            }
+        }
+    }
+
+    /* size of the file */
+    {
+        size_t n = (1u << 20) + 10;
+        char *big = malloc(n);
+        memset(big, ' ', n);
+        memcpy(big, BASE, strlen(BASE));
+        cc_system s;
+        npuc_err err;
+        CHECK_EQ_INT(cc_system_parse(big, n, "big.json", V, &s, &err), NPUC_E_FORMAT);
+        CHECK_STR_EQ(err.msg, "big.json: 1048586 bytes, more than the limit of 1048576 for this file");
+        free(big);
+    }
+    /* arguments */
+    {
+        cc_system s;
+        npuc_err err;
+        CHECK_EQ_INT(cc_system_parse(NULL, 3, "x", V, &s, &err), NPUC_E_USAGE);
+        CHECK_EQ_INT(cc_system_parse(BASE, strlen(BASE), NULL, (sim_variant)-1, &s, &err), NPUC_E_USAGE);
+        /* no source name: "<system>" */
+        CHECK_EQ_INT(cc_system_parse("[", 1, NULL, V, &s, &err), NPUC_E_FORMAT);
+        CHECK_STR_EQ(err.msg, "<system>:1:2: expected a value, found end of input");
+    }
+}
+
+/* A file on disk that is also a (bad) system: errors carry its path. */
+static void test_file_errors(void)
+{
+    char path[] = "/tmp/npuc_test_cc_system_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    if (fd < 0) return;
+    FILE *f = fdopen(fd, "w");
+    fputs("{\n  \"name\": \"x\",\n  \"core_clock_hz\": 1e9,\n  \"pools\": [\n    {\"name\": \"m\", \"size\": \"1XB\"}\n  ]\n}\n", f);
+    fclose(f);
+    cc_system s;
+    npuc_err err;
+    CHECK_EQ_INT(cc_system_load(path, SIM_U55_256, &s, &err), NPUC_E_INVALID);
+    char want[300];
+    snprintf(want, sizeof want, "%s:5:5: pools[0]: missing key \"memory\"", path);
+    CHECK_STR_EQ(err.msg, want);
+    remove(path);
+}
+
+int main(void)
+{
+    test_targets();
+    test_builtins();
+    test_example_files();
+    test_base_and_values();
+    test_errors();
+    test_file_errors();
+    TEST_MAIN_END();
+}

@@ -48,8 +48,9 @@ int cc_allocate(cc_model *m, npuc_err *err)
     const graph *g = m->g;
     /* live ranges in op positions: written at its producer, read until its
      * last consumer; graph inputs live from the start, outputs to the end.
-     * One extra position of life keeps an NPU op's output from landing on
-     * an input the previous op may still be reading (BLOCKDEP overlap). */
+     * An NPU op may reuse the bytes of an input of the previous op: the
+     * command stream then keeps the two from overlapping (BLOCKDEP 0,
+     * eu_gen.c). */
     for (int32_t b = 0; b < m->n_bufs; b++) {
         if (m->bufs[b].temp) continue;   /* live at its op only (set by cc_temp_buf) */
         m->bufs[b].first = INT32_MAX;
@@ -89,7 +90,6 @@ int cc_allocate(cc_model *m, npuc_err *err)
         cc_buf *x = &m->bufs[b];
         if (x->first == INT32_MAX) x->first = x->last < 0 ? 0 : x->last;
         if (x->last < x->first) x->last = x->first;
-        x->last += 1;
     }
 
     int32_t n = m->n_bufs;

@@ -122,6 +122,23 @@ static bool overlaps(const cc_model *m, const eu_fm *a, const eu_fm *b)
     return alo < bhi && blo < ahi;
 }
 
+/* Arena bytes an op reads or writes (feature maps and its weight copy). */
+static bool op_touches(const cc_model *m, const eu_op *o, uint64_t lo, uint64_t hi)
+{
+    const eu_fm *fms[3] = {&o->ifm, o->ifm2_tensor ? &o->ifm2 : NULL, &o->ofm};
+    for (int i = 0; i < 3; i++) {
+        if (!fms[i] || fms[i]->buf < 0) continue;
+        uint64_t a, b;
+        fm_range(m, fms[i], &a, &b);
+        if (a < hi && lo < b) return true;
+    }
+    if (o->wbuf >= 0) {
+        uint64_t a = (uint64_t)m->bufs[o->wbuf].offset, b = a + m->bufs[o->wbuf].size;
+        if (a < hi && lo < b) return true;
+    }
+    return false;
+}
+
 static int emit_op(cs *s, const cc_model *m, const cc_epoch *e, const eu_op *o, const eu_op *prev,
                    int32_t *lut_resident, bool *dma_pending, npuc_err *err)
 {
@@ -230,11 +247,17 @@ static int emit_op(cs *s, const cc_model *m, const cc_epoch *e, const eu_op *o, 
         }
         reg0(s, SIM_IFM2_BROADCAST, bc);
     }
-    /* BLOCKDEP: no overlap with the previous op's output -> full overlap */
+    /* BLOCKDEP: this op may start while the previous one finishes, unless
+     * it reads what that op writes, or writes what that op reads or writes
+     * (the allocator lets an output reuse the bytes of an input of the
+     * previous op) */
     uint32_t bd = 3;
     if (prev) {
+        uint64_t lo, hi;
+        fm_range(m, &o->ofm, &lo, &hi);
         if (overlaps(m, &o->ifm, &prev->ofm) ||
-            (o->ifm2_tensor && overlaps(m, &o->ifm2, &prev->ofm)))
+            (o->ifm2_tensor && overlaps(m, &o->ifm2, &prev->ofm)) ||
+            (o->ofm.buf >= 0 && op_touches(m, prev, lo, hi)))
             bd = 0;
         if (sim_variant_shram_banks(v) <= 16 && prev->lut >= 0) bd = 0;
     } else {
@@ -252,23 +275,6 @@ static int emit_op(cs *s, const cc_model *m, const cc_epoch *e, const eu_op *o, 
     op0(s, code, param);
     if (s->oom) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     return NPUC_OK;
-}
-
-/* Arena bytes an op reads or writes (feature maps and its weight copy). */
-static bool op_touches(const cc_model *m, const eu_op *o, uint64_t lo, uint64_t hi)
-{
-    const eu_fm *fms[3] = {&o->ifm, o->ifm2_tensor ? &o->ifm2 : NULL, &o->ofm};
-    for (int i = 0; i < 3; i++) {
-        if (!fms[i] || fms[i]->buf < 0) continue;
-        uint64_t a, b;
-        fm_range(m, fms[i], &a, &b);
-        if (a < hi && lo < b) return true;
-    }
-    if (o->wbuf >= 0) {
-        uint64_t a = (uint64_t)m->bufs[o->wbuf].offset, b = a + m->bufs[o->wbuf].size;
-        if (a < hi && lo < b) return true;
-    }
-    return false;
 }
 
 /* DMA of op k's scales + weights from flash into its arena buffer. The

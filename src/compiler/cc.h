@@ -84,6 +84,9 @@ typedef struct cc_buf {
     int64_t offset;           /* arena offset (after allocation) */
     int32_t tensor;           /* a representative graph tensor (for names), -1 temp */
     bool temp;                /* an op's internal buffer, live only at that op */
+    int32_t epoch;            /* >= 0: live over NPU ops eu_first..eu_last of
+                                 that epoch instead of whole graph ops */
+    int32_t eu_first, eu_last;
 } cc_buf;
 
 typedef enum cc_epoch_kind { CC_EPOCH_HW, CC_EPOCH_SW } cc_epoch_kind;

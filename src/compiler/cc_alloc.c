@@ -46,15 +46,46 @@ static int cmp_span(const void *a, const void *b)
 int cc_allocate(cc_model *m, npuc_err *err)
 {
     const graph *g = m->g;
-    /* live ranges in op positions: written at its producer, read until its
-     * last consumer; graph inputs live from the start, outputs to the end.
-     * An NPU op may reuse the bytes of an input of the previous op: the
-     * command stream then keeps the two from overlapping (BLOCKDEP 0,
-     * eu_gen.c). */
+    /* A timeline with one step per NPU op (at least one per graph op):
+     * graph op i spans steps t0[i]..t1[i]. Live ranges run from the step
+     * that first writes a buffer to the last step that reads it; graph
+     * inputs live from the start, outputs to the end. An NPU op may reuse
+     * the bytes of an input of the previous op: the command stream then
+     * keeps the two from overlapping (BLOCKDEP 0, eu_gen.c). */
+    int32_t *t0 = malloc(sizeof(int32_t) * ((size_t)g->n_ops + 1));
+    int32_t *t1 = malloc(sizeof(int32_t) * ((size_t)g->n_ops + 1));
+    if (!t0 || !t1) {
+        free(t0);
+        free(t1);
+        return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    }
+    int32_t t = 0;
+    for (int32_t i = 0; i < g->n_ops; i++) {
+        int32_t n = m->ops[i].npu && m->ops[i].n_eu > 1 ? m->ops[i].n_eu : 1;
+        t0[i] = t;
+        t1[i] = t + n - 1;
+        t += n;
+    }
+    int32_t t_end = t;
     for (int32_t b = 0; b < m->n_bufs; b++) {
-        if (m->bufs[b].temp) continue;   /* live at its op only (set by cc_temp_buf) */
-        m->bufs[b].first = INT32_MAX;
-        m->bufs[b].last = -1;
+        cc_buf *x = &m->bufs[b];
+        if (x->temp && x->epoch >= 0) {
+            /* NPU-op granular: steps of the two NPU ops of its epoch */
+            const cc_epoch *e = &m->epochs[x->epoch];
+            const eu_op *a = &e->ops[x->eu_first], *z = &e->ops[x->eu_last];
+            x->first = t0[a->src_op] + (x->eu_first - m->ops[a->src_op].first_eu);
+            x->last = t0[z->src_op] + (x->eu_last - m->ops[z->src_op].first_eu);
+            continue;
+        }
+        if (x->temp) {
+            /* live over its whole op (first == last == op index at creation) */
+            int32_t op = x->first;
+            x->first = t0[op];
+            x->last = t1[op];
+            continue;
+        }
+        x->first = INT32_MAX;
+        x->last = -1;
     }
     for (int32_t i = 0; i < g->n_inputs; i++) {
         int32_t b = m->buf_of[g->inputs[i]];
@@ -63,34 +94,36 @@ int cc_allocate(cc_model *m, npuc_err *err)
     for (int32_t i = 0; i < g->n_ops; i++) {
         const graph_op *op = &g->ops[i];
         for (int32_t k = 0; k < op->n_in; k++) {
-            int32_t t = op->in[k];
-            if (t < 0 || m->buf_of[t] < 0) continue;
-            cc_buf *b = &m->bufs[m->buf_of[t]];
-            if (i > b->last) b->last = i;
-            if (i < b->first) b->first = i;   /* read before written: a state tensor */
+            int32_t ti = op->in[k];
+            if (ti < 0 || m->buf_of[ti] < 0) continue;
+            cc_buf *b = &m->bufs[m->buf_of[ti]];
+            if (t1[i] > b->last) b->last = t1[i];
+            if (t0[i] < b->first) b->first = t0[i];   /* read before written: a state tensor */
         }
         for (int32_t k = 0; k < op->n_out; k++) {
-            int32_t t = op->out[k];
-            if (t < 0 || m->buf_of[t] < 0) continue;
-            cc_buf *b = &m->bufs[m->buf_of[t]];
-            if (i < b->first) b->first = i;
-            if (i > b->last) b->last = i;
+            int32_t ti = op->out[k];
+            if (ti < 0 || m->buf_of[ti] < 0) continue;
+            cc_buf *b = &m->bufs[m->buf_of[ti]];
+            if (t0[i] < b->first) b->first = t0[i];
+            if (t1[i] > b->last) b->last = t1[i];
         }
     }
-    for (int32_t t = 0; t < g->n_tensors; t++)
-        if (g->tensors[t].is_variable && m->buf_of[t] >= 0) {
-            m->bufs[m->buf_of[t]].first = -1;
-            m->bufs[m->buf_of[t]].last = g->n_ops + 1;
+    for (int32_t ti = 0; ti < g->n_tensors; ti++)
+        if (g->tensors[ti].is_variable && m->buf_of[ti] >= 0) {
+            m->bufs[m->buf_of[ti]].first = -1;
+            m->bufs[m->buf_of[ti]].last = t_end + 1;
         }
     for (int32_t i = 0; i < g->n_outputs; i++) {
         int32_t b = m->buf_of[g->outputs[i]];
-        if (b >= 0) m->bufs[b].last = g->n_ops + 1;
+        if (b >= 0) m->bufs[b].last = t_end + 1;
     }
     for (int32_t b = 0; b < m->n_bufs; b++) {
         cc_buf *x = &m->bufs[b];
         if (x->first == INT32_MAX) x->first = x->last < 0 ? 0 : x->last;
         if (x->last < x->first) x->last = x->first;
     }
+    free(t0);
+    free(t1);
 
     int32_t n = m->n_bufs;
     int32_t *idx = malloc(sizeof *idx * (size_t)(n ? n : 1) * 2);

@@ -113,6 +113,7 @@ int32_t cc_temp_buf(lower_ctx *c, uint64_t size, npuc_err *err)
     b->offset = -1;
     b->tensor = -1;
     b->temp = true;
+    b->epoch = -1;
     return m->n_bufs++;
 }
 
@@ -284,6 +285,62 @@ static bool buffer_weights(const lower_ctx *c)
     return pbw < abw;
 }
 
+/* Bytes of raw weights per NPU op above which a buffered conv is split. */
+#define CHUNK_BYTES 8192u
+
+/* Encodes the weights and scale records of one NPU op covering `n` output
+ * channels (w: their weights [n][kh][kw][I], recs: their records) into the
+ * epoch's constants, with an arena copy when `buffered`. */
+static int encode_chunk(lower_ctx *c, eu_op *o, const wop *p, const int16_t *w,
+                        const sim_scale_rec *recs, uint32_t n, bool buffered, npuc_err *err)
+{
+    sim_wgeom wg;
+    memset(&wg, 0, sizeof wg);
+    wg.ofm_depth = n;
+    wg.ifm_depth = p->depthwise ? 1 : p->I;
+    wg.kh = p->kh;
+    wg.kw = p->kw;
+    wg.block_depth = o->blk.d;
+    wg.dil_x = o->dil_x;
+    wg.dil_y = o->dil_y;
+    wg.ifm_bits = o->ifm.bits;
+    wg.ofm_ublock = (uint8_t)sim_variant_ofm_ublock_depth(c->m->opt.sys.variant);
+    wg.part_kernel_first = o->pkf;
+    wg.depthwise = p->depthwise;
+    uint8_t *wbuf = NULL, *sbuf = NULL;
+    size_t wlen = 0, slen = eu_scale_stream_size(n);
+    int rc = eu_encode_weights(&wg, w, &wbuf, &wlen, err);
+    if (rc) return rc;
+    sbuf = malloc(slen ? slen : 1);
+    if (!sbuf) {
+        rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+        goto done;
+    }
+    if ((rc = eu_encode_scales(recs, n, sbuf, err))) goto done;
+    if ((rc = cc_flash_add(c->e, sbuf, slen, &o->s_off, err))) goto done;
+    o->s_len = slen;
+    if ((rc = cc_flash_add(c->e, wbuf, wlen, &o->w_off, err))) goto done;
+    o->w_len = wlen;
+    o->wbuf = -1;
+    if (buffered) {
+        /* an arena copy, filled by DMA while the previous NPU op runs */
+        int32_t me = (int32_t)(o - c->e->ops);
+        o->wbuf = cc_temp_buf(c, o->w_off + o->w_len - o->s_off, err);
+        if (o->wbuf < 0) {
+            rc = err->code;
+            goto done;
+        }
+        cc_buf *b = &c->m->bufs[o->wbuf];
+        b->epoch = (int32_t)(c->e - c->m->epochs);
+        b->eu_first = me > 0 ? me - 1 : me;
+        b->eu_last = me;
+    }
+done:
+    free(wbuf);
+    free(sbuf);
+    return rc;
+}
+
 /* Weights, scales and the output stage of a CONV/DEPTHWISE eu_op whose
  * geometry and block are set. */
 static int encode_weighted(lower_ctx *c, eu_op *o, const wop *p, npuc_err *err)
@@ -296,7 +353,6 @@ static int encode_weighted(lower_ctx *c, eu_op *o, const wop *p, npuc_err *err)
     size_t n_ch = p->O;
     sim_scale_rec *recs = calloc(n_ch, sizeof *recs);
     int16_t *wv = NULL;
-    uint8_t *sbuf = NULL, *wbuf = NULL;
     int rc = NPUC_OK;
     if (!recs) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     for (size_t ch = 0; ch < n_ch; ch++) {
@@ -332,8 +388,6 @@ static int encode_weighted(lower_ctx *c, eu_op *o, const wop *p, npuc_err *err)
         }
         recs[ch].bias = b;
     }
-    o->ofm_scale_mode = 0;
-    o->round = wide ? 2 : 0;
     /* weights */
     uint32_t I = p->depthwise ? 1 : p->I;
     size_t nw = (size_t)p->O * p->kh * p->kw * I;
@@ -347,49 +401,45 @@ static int encode_weighted(lower_ctx *c, eu_op *o, const wop *p, npuc_err *err)
             for (uint32_t kx = 0; kx < p->kw; kx++)
                 for (uint32_t i = 0; i < I; i++)
                     wv[(((size_t)oc * p->kh + ky) * p->kw + kx) * I + i] = wget(p, oc, ky, kx, i);
-    /* Σ|w| per channel bounded as Vela does so 8-bit accumulators stay in 32 bits */
-    sim_wgeom wg;
-    memset(&wg, 0, sizeof wg);
-    wg.ofm_depth = p->O;
-    wg.ifm_depth = I;
-    wg.kh = p->kh;
-    wg.kw = p->kw;
-    wg.block_depth = o->blk.d;
-    wg.dil_x = o->dil_x;
-    wg.dil_y = o->dil_y;
-    wg.ifm_bits = o->ifm.bits;
-    wg.ofm_ublock = (uint8_t)sim_variant_ofm_ublock_depth(c->m->opt.sys.variant);
-    wg.part_kernel_first = o->pkf;
-    wg.depthwise = p->depthwise;
-    size_t wlen = 0;
-    if ((rc = eu_encode_weights(&wg, wv, &wbuf, &wlen, err))) goto done;
-    size_t slen = eu_scale_stream_size(n_ch);
-    sbuf = malloc(slen);
-    if (!sbuf) {
-        rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
-        goto done;
-    }
-    if ((rc = eu_encode_scales(recs, n_ch, sbuf, err))) goto done;
-    if ((rc = cc_flash_add(c->e, sbuf, slen, &o->s_off, err))) goto done;
-    o->s_len = slen;
-    if ((rc = cc_flash_add(c->e, wbuf, wlen, &o->w_off, err))) goto done;
-    o->w_len = wlen;
-    if (buffer_weights(c)) {
-        /* a copy in the arena, filled by DMA while the previous NPU op runs */
-        int32_t prev = c->e->n_eu >= 2 ? c->e->ops[c->e->n_eu - 2].src_op : c->op_index;
-        o->wbuf = cc_temp_buf(c, o->w_off + o->w_len - o->s_off, err);
-        if (o->wbuf < 0) {
-            rc = err->code;
-            goto done;
-        }
-        c->m->bufs[o->wbuf].first = prev;
-    }
+    o->ofm_scale_mode = 0;
+    o->round = wide ? 2 : 0;
     set_act(o, out, c->g->ops[c->op_index].opt.activation);
+    /* When weights are copied into SRAM, a conv with many weights is split
+     * along its output channels into ops whose weights are copied one after
+     * another: each copy overlaps the previous op and only two chunks need
+     * SRAM at a time (ethos-u.md 6.1: one stream per OFM depth range). */
+    bool buffered = buffer_weights(c);
+    size_t per_ch = (size_t)p->kh * p->kw * I;
+    uint32_t chunk = p->O;
+    if (buffered && !p->depthwise && o->blk.d && per_ch * p->O > CHUNK_BYTES) {
+        uint32_t n = (uint32_t)(CHUNK_BYTES / per_ch) / o->blk.d * o->blk.d;
+        chunk = n < o->blk.d ? o->blk.d : n;
+        if (chunk > p->O) chunk = p->O;
+    }
+    eu_op tmpl = *o;
+    int32_t idx0 = (int32_t)(o - c->e->ops);
+    unsigned es = o->ofm.bits / 8;
+    for (uint32_t c0 = 0; c0 < p->O && !rc; c0 += chunk) {
+        uint32_t n = p->O - c0 < chunk ? p->O - c0 : chunk;
+        eu_op *oj;
+        if (c0 == 0) {
+            oj = &c->e->ops[idx0];
+        } else {
+            oj = cc_new_eu(c, err);
+            if (!oj) {
+                rc = err->code;
+                break;
+            }
+            *oj = tmpl;
+        }
+        oj->ofm.c = n;
+        oj->ofm.off = tmpl.ofm.off + (uint64_t)c0 * es;
+        if (n != p->O && (rc = cc_choose_block(c, oj, err))) break;
+        rc = encode_chunk(c, oj, p, wv + (size_t)c0 * per_ch, recs + c0, n, buffered, err);
+    }
 done:
     free(recs);
     free(wv);
-    free(sbuf);
-    free(wbuf);
     return rc;
 }
 

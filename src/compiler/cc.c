@@ -154,6 +154,7 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
     }
     for (int32_t i = 0; i < g->n_ops; i++) m->ops[i].epoch = -1;
     if ((rc = cc_lower(m, err))) goto fail;
+    if ((rc = cc_layout(m, err))) goto fail;
     if ((rc = cc_allocate(m, err))) goto fail;
     for (int32_t i = 0; i < m->n_epochs; i++) {
         cc_epoch *e = &m->epochs[i];

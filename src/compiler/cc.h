@@ -26,6 +26,8 @@ typedef struct eu_fm {
     int32_t buf;              /* arena buffer (cc_buf index); -1 = constant in flash */
     uint64_t off;             /* byte offset inside the buffer (or the flash area) */
     uint32_t h, w, c;         /* extent the op reads/writes */
+    uint32_t c0;              /* first channel (a depth slice of the stored tensor) */
+    uint32_t full_w, full_c;  /* stored tensor's width and depth (0: = w, c) */
     uint64_t sx, sy, sc;      /* byte strides */
     uint8_t bits;             /* 8, 16, 32 */
     bool is_signed;
@@ -66,6 +68,9 @@ typedef struct eu_op {
     int32_t lut;              /* LUT index in the epoch (-1 none) */
     eu_block blk;
     int32_t src_op;           /* graph op this came from */
+    bool flex;                /* its feature maps may be stored NHCWB16 (the
+                                 lowering addresses them only as whole tensors
+                                 or channel slices) */
 } eu_op;
 
 /* A LUT in flash (256 B int8, 1 KiB int32, 2 KiB int16). */
@@ -84,6 +89,7 @@ typedef struct cc_buf {
     int64_t offset;           /* arena offset (after allocation) */
     int32_t tensor;           /* a representative graph tensor (for names), -1 temp */
     bool temp;                /* an op's internal buffer, live only at that op */
+    bool brick;               /* stored NHCWB16 (ethos-u.md 4.2) */
     int32_t epoch;            /* >= 0: live over NPU ops eu_first..eu_last of
                                  that epoch instead of whole graph ops */
     int32_t eu_first, eu_last;
@@ -136,6 +142,7 @@ void cc_model_free(cc_model *m);
 
 /* Passes (internal to compiler/, in pipeline order). */
 int cc_lower(cc_model *m, npuc_err *err);
+int cc_layout(cc_model *m, npuc_err *err);
 int cc_allocate(cc_model *m, npuc_err *err);
 int eu_generate(cc_model *m, cc_epoch *e, npuc_err *err);
 

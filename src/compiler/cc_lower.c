@@ -154,6 +154,8 @@ void cc_fm_whole(const lower_ctx *c, int32_t tensor, uint32_t h, uint32_t w, uin
     fm->h = h;
     fm->w = w;
     fm->c = ch;
+    fm->full_w = w;
+    fm->full_c = ch;
     fm->sc = es;
     fm->sx = (uint64_t)ch * es;
     fm->sy = (uint64_t)w * ch * es;
@@ -418,7 +420,6 @@ static int encode_weighted(lower_ctx *c, eu_op *o, const wop *p, npuc_err *err)
     }
     eu_op tmpl = *o;
     int32_t idx0 = (int32_t)(o - c->e->ops);
-    unsigned es = o->ofm.bits / 8;
     for (uint32_t c0 = 0; c0 < p->O && !rc; c0 += chunk) {
         uint32_t n = p->O - c0 < chunk ? p->O - c0 : chunk;
         eu_op *oj;
@@ -433,7 +434,7 @@ static int encode_weighted(lower_ctx *c, eu_op *o, const wop *p, npuc_err *err)
             *oj = tmpl;
         }
         oj->ofm.c = n;
-        oj->ofm.off = tmpl.ofm.off + (uint64_t)c0 * es;
+        oj->ofm.c0 = tmpl.ofm.c0 + c0;
         if (n != p->O && (rc = cc_choose_block(c, oj, err))) break;
         rc = encode_chunk(c, oj, p, wv + (size_t)c0 * per_ch, recs + c0, n, buffered, err);
     }
@@ -571,6 +572,7 @@ static int lower_conv_like(lower_ctx *c, const graph_op *op, npuc_err *err)
         cc_fm_whole(c, op->out[0], (uint32_t)OH, (uint32_t)OW, (uint32_t)OC, &o->ofm);
     }
     o->pkf = !p.depthwise && eu_prefer_part_kernel_first(p.I, p.kh, p.kw, o->ifm.bits);
+    o->flex = !fc;
     int rc = cc_choose_block(c, o, err);
     if (rc) {
         c->e->n_eu--;
@@ -643,6 +645,7 @@ static int lower_pool(lower_ctx *c, const graph_op *op, npuc_err *err)
     if (!o) return err->code;
     o->kind = SIM_K_POOL;
     o->mode = is_max ? 0 : 1;
+    o->flex = true;
     o->kh = (uint32_t)fh;
     o->kw = (uint32_t)fw;
     o->stride_x = (uint8_t)sx;
@@ -719,6 +722,7 @@ static int lower_binary(lower_ctx *c, const graph_op *op, npuc_err *err)
     eu_op *o = cc_new_eu(c, err);
     if (!o) return err->code;
     o->kind = SIM_K_ELEMENTWISE;
+    o->flex = true;
     int32_t fi = swap ? op->in[1] : op->in[0], si = swap ? op->in[0] : op->in[1];
     cc_fm_whole(c, fi, (uint32_t)so[1], (uint32_t)so[2], (uint32_t)so[3], &o->ifm);
     cc_fm_whole(c, op->out[0], (uint32_t)so[1], (uint32_t)so[2], (uint32_t)so[3], &o->ofm);

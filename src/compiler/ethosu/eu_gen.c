@@ -64,8 +64,12 @@ static void addr(cs *s, uint16_t code, uint64_t a, bool u65)
 
 static uint64_t fm_addr(const cc_model *m, const eu_fm *f)
 {
-    if (f->buf < 0) return f->off;
-    return (uint64_t)m->bufs[f->buf].offset + f->off;
+    /* a depth slice starts c0 channels in: one brick stride per 16 channels
+     * in NHCWB16 (c0 is then a multiple of 16), c0 elements in NHWC */
+    uint64_t slice = f->format == 1 ? (uint64_t)(f->c0 / 16) * f->sc + (f->c0 % 16) * (f->bits / 8u)
+                                    : (uint64_t)f->c0 * (f->bits / 8u);
+    if (f->buf < 0) return f->off + slice;
+    return (uint64_t)m->bufs[f->buf].offset + f->off + slice;
 }
 
 static uint8_t fm_region(const eu_fm *f) { return f->buf < 0 ? 0 : 1; }

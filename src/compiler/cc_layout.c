@@ -1,0 +1,95 @@
+/* cc_layout: chooses the storage format of every arena buffer. Vela keeps
+ * intermediate feature maps in NHCWB16 (ethos-u.md 4.2): 16-channel bricks
+ * make the NPU's memory bursts long, which the cycle model (and hardware)
+ * rewards. A buffer may be stored that way only when nothing but NPU ops
+ * that address whole tensors or 16-aligned channel slices touch it: not a
+ * graph input or output, not read or written by a CPU op, not aliased by a
+ * view, not used by a multi-op lowering that reinterprets its shape. With
+ * --optimise size only tensors whose depth is a multiple of 16 (no padding
+ * channels) are stored as bricks. */
+#include "cc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void mark(uint8_t *no, const eu_fm *f, bool flex)
+{
+    if (f->buf < 0) return;
+    if (!flex || f->bits > 16 || f->c0 % 16) no[f->buf] = 1;
+}
+
+int cc_layout(cc_model *m, npuc_err *err)
+{
+    const graph *g = m->g;
+    uint8_t *no = calloc((size_t)m->n_bufs + 1, 1);
+    int32_t *owners = calloc((size_t)m->n_bufs + 1, sizeof *owners);
+    if (!no || !owners) {
+        free(no);
+        free(owners);
+        return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    }
+    for (int32_t b = 0; b < m->n_bufs; b++)
+        if (m->bufs[b].temp) no[b] = 1;
+    for (int32_t i = 0; i < g->n_inputs; i++)
+        if (m->buf_of[g->inputs[i]] >= 0) no[m->buf_of[g->inputs[i]]] = 1;
+    for (int32_t i = 0; i < g->n_outputs; i++)
+        if (m->buf_of[g->outputs[i]] >= 0) no[m->buf_of[g->outputs[i]]] = 1;
+    for (int32_t t = 0; t < g->n_tensors; t++) {
+        int32_t b = m->buf_of[t];
+        if (b < 0) continue;
+        if (++owners[b] > 1) no[b] = 1;   /* a view shares it */
+        if (g->tensors[t].rank != 4 && g->tensors[t].rank != 3) no[b] = 1;
+        /* optimising for size: no padding channels */
+        if (m->opt.optimise == CC_OPT_SIZE && g->tensors[t].shape[g->tensors[t].rank - 1] % 16)
+            no[b] = 1;
+    }
+    for (int32_t i = 0; i < g->n_ops; i++) {
+        if (m->ops[i].npu) continue;
+        const graph_op *op = &g->ops[i];
+        for (int32_t k = 0; k < op->n_in; k++)
+            if (op->in[k] >= 0 && m->buf_of[op->in[k]] >= 0) no[m->buf_of[op->in[k]]] = 1;
+        for (int32_t k = 0; k < op->n_out; k++)
+            if (op->out[k] >= 0 && m->buf_of[op->out[k]] >= 0) no[m->buf_of[op->out[k]]] = 1;
+    }
+    for (int32_t ei = 0; ei < m->n_epochs; ei++) {
+        const cc_epoch *e = &m->epochs[ei];
+        for (int32_t k = 0; k < e->n_eu; k++) {
+            const eu_op *o = &e->ops[k];
+            mark(no, &o->ifm, o->flex);
+            mark(no, &o->ofm, o->flex);
+            if (o->ifm2_tensor) mark(no, &o->ifm2, o->flex);
+            /* broadcast operands keep NHWC (their shape differs) */
+            if (o->ifm2_tensor && (o->bcast_h || o->bcast_w || o->bcast_c)) mark(no, &o->ifm2, false);
+        }
+    }
+    /* epoch inputs/outputs cross into the CPU's view only via the arena's
+     * NHWC bytes: covered by the CPU-op and graph-I/O rules above */
+    for (int32_t b = 0; b < m->n_bufs; b++) {
+        cc_buf *x = &m->bufs[b];
+        x->brick = !no[b];
+        if (!x->brick || x->tensor < 0) continue;
+        const graph_tensor *t = &g->tensors[x->tensor];
+        uint64_t c = (uint64_t)t->shape[t->rank - 1];
+        x->size = x->size / c * ((c + 15) / 16 * 16);
+    }
+    for (int32_t ei = 0; ei < m->n_epochs; ei++) {
+        cc_epoch *e = &m->epochs[ei];
+        for (int32_t k = 0; k < e->n_eu; k++) {
+            eu_op *o = &e->ops[k];
+            eu_fm *fms[3] = {&o->ifm, &o->ifm2, &o->ofm};
+            for (int i = 0; i < 3; i++) {
+                eu_fm *f = fms[i];
+                if (f->buf < 0 || (i == 1 && !o->ifm2_tensor) || !m->bufs[f->buf].brick) continue;
+                uint64_t es = f->bits / 8u;
+                uint64_t fw = f->full_w ? f->full_w : f->w, fc = f->full_c ? f->full_c : f->c;
+                f->format = 1;
+                f->sx = 16 * es;
+                f->sc = 16 * es * fw;
+                f->sy = es * fw * ((fc + 15) / 16 * 16);
+            }
+        }
+    }
+    free(no);
+    free(owners);
+    return NPUC_OK;
+}

@@ -1,39 +1,46 @@
 #!/usr/bin/env bash
-# The README's demo: run Vela's Ethos-U55 build of the person-detection
-# network on the virtual NPU (through its register interface, with the cycle
-# profile), run the original int8 network on the reference interpreter, and
-# check that both give the same bytes and the right class for the two TFLite
-# Micro test images.
+# The README's demo, the main job end to end: compile the int8
+# person-detection network for an Ethos-U55-256 with `npuc compile`, run the
+# compiled model on the virtual NPU (through its register interface, with the
+# cycle profile), run the original on the reference interpreter, and check
+# that both give the same bytes and the right class for the two TFLite Micro
+# test images. For comparison, Vela's own build of the network runs on the
+# same virtual NPU and cycle model.
 set -euo pipefail
 build=${1:-build}
 here=$(cd "$(dirname "$0")/.." && pwd)
 shared=${NPUC_SHARED:-$here/../shared}
 npuc="$build/npuc"
 models="$shared/models/tflm"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 
 if [ ! -f "$models/person_detect.tflite" ]; then
   echo "demo: $models/person_detect.tflite not found; using a generated model instead"
-  tmp=$(mktemp -d)
-  trap 'rm -rf "$tmp"' EXIT
   "$build/genmodel" --seed 7 -o "$tmp/gen.tflite"
-  "$npuc" inspect "$tmp/gen.tflite" | tail -n 6
-  "$npuc" run "$tmp/gen.tflite" --random-input --seed 1
+  "$npuc" compile "$tmp/gen.tflite" --target ethos-u55-256 -o "$tmp/out"
+  "$npuc" run "$tmp/out/gen_npu.tflite" --random-input --seed 1 --output "$tmp/npu.bin"
+  "$npuc" run "$tmp/gen.tflite" --random-input --seed 1 --output "$tmp/ref.bin"
+  cmp "$tmp/npu.bin" "$tmp/ref.bin" && echo "-> identical bytes"
   exit 0
 fi
 
-echo "== npuc inspect person_detect.tflite (totals)"
-"$npuc" inspect "$models/person_detect.tflite" | sed -n '/^totals:/,$p'
+echo "== npuc compile person_detect.tflite --target ethos-u55-256"
+"$npuc" compile "$models/person_detect.tflite" --target ethos-u55-256 -o "$tmp/out"
+compiled="$tmp/out/person_detect_npu.tflite"
 echo
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-echo "== npuc run person_detect_vela.tflite --profile (virtual Ethos-U55-256; first and last rows)"
-"$npuc" run "$models/person_detect_vela.tflite" --input "$models/person.bmp" --profile --quiet > "$tmp/prof.txt"
+echo "== npuc run person_detect_npu.tflite --profile (virtual Ethos-U55-256; first and last rows)"
+"$npuc" run "$compiled" --input "$models/person.bmp" --profile --quiet > "$tmp/prof.txt"
 head -n 6 "$tmp/prof.txt"; echo "  ..."; tail -n 3 "$tmp/prof.txt"
+if [ -f "$models/person_detect_vela.tflite" ]; then
+  "$npuc" run "$models/person_detect_vela.tflite" --input "$models/person.bmp" --profile --quiet > "$tmp/vela.txt"
+  echo "  Vela's build of the same network, same cycle model: $(grep -o 'total: [0-9]* NPU cycles' "$tmp/vela.txt" | head -1)"
+fi
 echo
 fail=0
 for img in person no_person; do
-  echo "== $img.bmp: virtual NPU (person_detect_vela) vs reference interpreter (person_detect)"
-  out=$("$npuc" run "$models/person_detect_vela.tflite" --input "$models/$img.bmp" --output "$tmp/npu.bin")
+  echo "== $img.bmp: virtual NPU (npuc-compiled) vs reference interpreter (original)"
+  out=$("$npuc" run "$compiled" --input "$models/$img.bmp" --output "$tmp/npu.bin")
   echo "$out" | sed 's/^/   npu: /'
   "$npuc" run "$models/person_detect.tflite" --input "$models/$img.bmp" --output "$tmp/ref.bin" | sed 's/^/   ref: /'
   if cmp -s "$tmp/npu.bin" "$tmp/ref.bin"; then echo "   -> identical bytes"; else echo "   -> OUTPUTS DIFFER"; fail=1; fi

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# npuc compile on the command line: outputs and their names, every option,
+# and bad input of each kind: a clear message naming the problem, the right
+# exit status (2 usage, 1 model/config), and no output files at all.
+set -u
+npuc=${NPUC_BIN:?}
+src=${NPUC_SRC:?}
+build=${NPUC_BUILD:-$(dirname "$npuc")}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails+1)); }
+
+# expect STATUS PATTERN CMD... : exit status and a message on stderr
+expect() {
+  local want=$1 pat=$2; shift 2
+  "$@" > "$tmp/out.txt" 2> "$tmp/err.txt"
+  local rc=$?
+  [ "$rc" -eq "$want" ] || fail "'$*': exit $rc, expected $want ($(cat "$tmp/err.txt"))"
+  grep -q -- "$pat" "$tmp/err.txt" || fail "'$*': stderr lacks '$pat': $(cat "$tmp/err.txt")"
+}
+empty_dir() { [ ! -e "$1" ] || [ -z "$(ls -A "$1")" ] || fail "$1 is not empty: $(ls "$1")"; }
+
+model=$tmp/m.tflite
+"$build/genmodel" --seed 3 --ops 4 -o "$model" || { echo "genmodel failed"; exit 1; }
+
+# a good compile: the default format and the reports
+"$npuc" compile "$model" -o "$tmp/good" > "$tmp/sum.txt" || fail "compile failed"
+for f in m_npu.tflite m_report.json m_report.csv; do [ -s "$tmp/good/$f" ] || fail "missing $f"; done
+grep -q "Network summary" "$tmp/sum.txt" || fail "no summary on stdout"
+grep -q '"totals"' "$tmp/good/m_report.json" || fail "report has no totals"
+head -1 "$tmp/good/m_report.csv" | grep -q '^index,op,runs_on' || fail "CSV header"
+"$npuc" compile "$model" -o "$tmp/q" --quiet > "$tmp/quiet.txt" || fail "--quiet compile failed"
+[ -s "$tmp/quiet.txt" ] && fail "--quiet printed something"
+"$npuc" compile "$model" -o "$tmp/v" --verbose | grep -q "op   0" || fail "--verbose lists no ops"
+for t in ethos-u55-32 ethos-u55-64 ethos-u55-128 ethos-u55-256 ethos-u65-256 ethos-u65-512; do
+  "$npuc" compile "$model" --target "$t" -o "$tmp/t_$t" --quiet || fail "target $t"
+done
+"$npuc" compile "$model" --target ethos-u55-128 --system-config Ethos_U55_Deep_Embedded:Sram_Only -o "$tmp/s1" --quiet ||
+  fail "built-in system config"
+"$npuc" compile "$model" --target ethos-u55-128 --system-config "$src/configs/corstone-300-u55.json" -o "$tmp/s2" --quiet ||
+  fail "JSON system config"
+"$npuc" compile "$model" --optimise size -o "$tmp/sz" --quiet || fail "--optimise size"
+"$npuc" help compile | grep -q "usage: npuc compile" || fail "help compile"
+
+# usage errors: exit 2, nothing written
+expect 2 "unknown target" "$npuc" compile "$model" --target ethos-u99 -o "$tmp/e1"; empty_dir "$tmp/e1"
+expect 2 "no output folder" "$npuc" compile "$model"
+expect 2 "no model given" "$npuc" compile -o "$tmp/e2"; empty_dir "$tmp/e2"
+expect 2 "unknown --output-format" "$npuc" compile "$model" --output-format pdf -o "$tmp/e3"; empty_dir "$tmp/e3"
+expect 2 "unknown --optimise" "$npuc" compile "$model" --optimise speed -o "$tmp/e4"; empty_dir "$tmp/e4"
+expect 2 "unknown option" "$npuc" compile "$model" --frobnicate -o "$tmp/e5"; empty_dir "$tmp/e5"
+expect 2 "needs a value" "$npuc" compile "$model" -o
+
+# model / config errors: exit 1, named, nothing written
+expect 1 "nope.tflite" "$npuc" compile "$tmp/nope.tflite" -o "$tmp/e6"; empty_dir "$tmp/e6"
+head -c 100 "$model" > "$tmp/trunc.tflite"
+expect 1 "trunc.tflite" "$npuc" compile "$tmp/trunc.tflite" -o "$tmp/e7"; empty_dir "$tmp/e7"
+expect 2 "Ethos_U99" "$npuc" compile "$model" --system-config Ethos_U99 -o "$tmp/e8"; empty_dir "$tmp/e8"
+expect 1 "ethos-u65" "$npuc" compile "$model" --target ethos-u55-128 --system-config "$src/configs/u65-dram-example.json" -o "$tmp/e9"
+empty_dir "$tmp/e9"
+# an SRAM pool too small for the model's activations
+sed -e 's/"size": "2MiB"/"size": "64B"/' "$src/configs/corstone-300-u55.json" > "$tmp/tiny.json"
+expect 1 "activations" "$npuc" compile "$model" --system-config "$tmp/tiny.json" -o "$tmp/e10"; empty_dir "$tmp/e10"
+# C output needs the runtime: refused, nothing written
+expect 1 "runtime" "$npuc" compile "$model" --output-format c -o "$tmp/e11"; empty_dir "$tmp/e11"
+# the output path is a file
+: > "$tmp/afile"
+expect 1 "not a folder" "$npuc" compile "$model" -o "$tmp/afile"
+
+echo "$fails failures"
+[ "$fails" -eq 0 ]

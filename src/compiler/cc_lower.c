@@ -13,6 +13,7 @@
 #include "../interp/interp.h"
 #include "../kernels/k_common.h"
 #include "../kernels/kernels.h"
+#include "../kernels/k_shape.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -981,6 +982,110 @@ static int lower_lut(lower_ctx *c, const graph_op *op, npuc_err *err)
     return NPUC_OK;
 }
 
+/* ------------------------------------------------------------- slices */
+
+/* STRIDED_SLICE / SLICE: a 1x1 MAX pool (a raw copy) whose IFM starts at
+ * the slice's first element and steps over the input with the slice's
+ * strides; the output is written whole. */
+static int lower_slice(lower_ctx *c, const graph_op *op, npuc_err *err)
+{
+    const graph_tensor *in = tin(c, op, 0), *out = tout(c, op, 0);
+    if (!in || !out) return cc_cpu(c, "missing input or output");
+    if (!npu_dtype(in->dtype) || out->dtype != in->dtype)
+        return cc_cpu(c, "%s tensors", graph_dtype_name(in->dtype));
+    if (in->q.n >= 1 && out->q.n >= 1 &&
+        (in->q.scale[0] != out->q.scale[0] || in->q.zero_point[0] != out->q.zero_point[0]))
+        return cc_cpu(c, "input and output quantization differ");
+    bool strided = op->opcode == TFL_OP_STRIDED_SLICE;
+    int n_idx = strided ? 3 : 2;
+    int32_t v[3][K_MAX_DIMS];
+    int32_t cnt = -1;
+    for (int k = 0; k < n_idx; k++) {
+        const graph_tensor *x = tin(c, op, 1 + k);
+        if (!x || !x->data || x->dtype != GRAPH_I32 || x->rank != 1) return cc_cpu(c, "slice indices are not constant int32");
+        int32_t n = x->shape[0];
+        if (n > K_MAX_DIMS || (cnt >= 0 && n != cnt)) return cc_cpu(c, "slice index counts differ");
+        cnt = n;
+        memcpy(v[k], x->data, sizeof(int32_t) * (size_t)n);
+    }
+    k_slice_params sp;
+    memset(&sp, 0, sizeof sp);
+    k_dims din, dout;
+    din.rank = in->rank;
+    for (int32_t i = 0; i < in->rank; i++) din.d[i] = in->shape[i];
+    if (in->rank > K_MAX_DIMS) return cc_cpu(c, "rank %d", in->rank);
+    if (strided) {
+        const tfl_options *o = &op->opt;
+        for (int32_t i = 0; i < cnt; i++)
+            if (!v[2][i]) return cc_cpu(c, "zero stride");
+        k_strided_slice_spec spec = {.n = cnt, .begin = v[0], .end = v[1], .strides = v[2],
+                                     .begin_mask = o->begin_mask, .end_mask = o->end_mask,
+                                     .ellipsis_mask = o->ellipsis_mask, .new_axis_mask = o->new_axis_mask,
+                                     .shrink_axis_mask = o->shrink_axis_mask, .offset = o->offset};
+        if (k_strided_slice_resolve(&din, &spec, &sp, &dout) != K_OK) return cc_cpu(c, "slice the reference rejects");
+    } else {
+        if (cnt != in->rank) return cc_cpu(c, "slice of rank %d with %d indices", in->rank, cnt);
+        sp.rank = in->rank;
+        for (int32_t i = 0; i < in->rank; i++) {
+            int32_t b = v[0][i], sz = v[1][i];
+            if (sz < 0) sz = in->shape[i] - b;
+            if (b < 0 || sz < 0 || (int64_t)b + sz > in->shape[i]) return cc_cpu(c, "slice out of range");
+            sp.in_dims[i] = in->shape[i];
+            sp.start[i] = b;
+            sp.stop[i] = b + sz;
+            sp.stride[i] = 1;
+        }
+    }
+    if (sp.rank > 4) return cc_cpu(c, "slice over %d dimensions", sp.rank);
+    /* pad to 4-d on the left */
+    int32_t dim[4], st[4], stp[4];
+    int32_t pad = 4 - sp.rank;
+    for (int i = 0; i < 4; i++) {
+        int32_t k = i - pad;
+        dim[i] = k >= 0 ? sp.in_dims[k] : 1;
+        st[i] = k >= 0 ? sp.start[k] : 0;
+        stp[i] = k >= 0 ? sp.stride[k] : 1;
+    }
+    int32_t cntd[4];
+    for (int i = 0; i < 4; i++) {
+        int32_t k = i - pad;
+        cntd[i] = k >= 0 ? k_slice_count(sp.start[k], sp.stop[k], sp.stride[k]) : 1;
+        if (cntd[i] <= 0) return cc_cpu(c, "empty slice");
+        if (stp[i] < 1) return cc_cpu(c, "negative slice stride");
+    }
+    if (cntd[0] != 1) return cc_cpu(c, "slice keeps %d batches", cntd[0]);
+    if (stp[3] != 1 && cntd[3] > 1) return cc_cpu(c, "slice strides the channels");
+    if (cntd[1] > 65536 || cntd[2] > 65536 || cntd[3] > 65536) return cc_cpu(c, "slice too large");
+    if ((size_t)cntd[1] * cntd[2] * cntd[3] != graph_tensor_elems(out)) return cc_cpu(c, "output size mismatch");
+    uint64_t es = graph_dtype_size(in->dtype);
+    eu_op *o = cc_new_eu(c, err);
+    if (!o) return err->code;
+    o->kind = SIM_K_POOL;
+    o->mode = 0;   /* MAX over one tap: the value itself */
+    cc_fm_whole(c, op->in[0], (uint32_t)cntd[1], (uint32_t)cntd[2], (uint32_t)cntd[3], &o->ifm);
+    uint64_t C = (uint64_t)dim[3], W = (uint64_t)dim[2], H = (uint64_t)dim[1];
+    o->ifm.off = ((((uint64_t)st[0] * H + (uint64_t)st[1]) * W + (uint64_t)st[2]) * C + (uint64_t)st[3]) * es;
+    o->ifm.sx = C * es * (uint64_t)stp[2];
+    o->ifm.sy = W * C * es * (uint64_t)stp[1];
+    o->ifm.sc = es;
+    o->ifm.full_w = (uint32_t)W;
+    o->ifm.full_c = (uint32_t)C;
+    cc_fm_whole(c, op->out[0], (uint32_t)cntd[1], (uint32_t)cntd[2], (uint32_t)cntd[3], &o->ofm);
+    o->ifm.zp = 0;
+    o->ofm.zp = 0;
+    o->ofm_scale_mode = 0;
+    o->act_min = in->dtype == GRAPH_I16 ? INT16_MIN : INT8_MIN;
+    o->act_max = in->dtype == GRAPH_I16 ? INT16_MAX : INT8_MAX;
+    o->flex = false;   /* the IFM is addressed with the input's NHWC strides */
+    int rc = cc_choose_block(c, o, err);
+    if (rc) {
+        c->e->n_eu--;
+        if (rc == NPUC_E_UNSUPPORTED) return cc_cpu(c, "%s", err->msg);
+        return rc;
+    }
+    return NPUC_OK;
+}
+
 /* ------------------------------------------------------------- driver */
 
 static bool is_view(int32_t opcode)
@@ -1022,6 +1127,9 @@ static int lower_op(lower_ctx *c, const graph_op *op, npuc_err *err)
         return lower_binary(c, op, err);
     case TFL_OP_SOFTMAX:
         return cc_lower_softmax(c, op, err);
+    case TFL_OP_STRIDED_SLICE:
+    case TFL_OP_SLICE:
+        return lower_slice(c, op, err);
     default:
         if (is_lut_op(op->opcode)) return lower_lut(c, op, err);
         return cc_cpu(c, "%s has no NPU form in this compiler", graph_op_name(op));

@@ -3,7 +3,8 @@
  * make the NPU's memory bursts long, which the cycle model (and hardware)
  * rewards. A buffer may be stored that way only when nothing but NPU ops
  * that address whole tensors or 16-aligned channel slices touch it: not a
- * graph input or output, not read or written by a CPU op, not aliased by a
+ * graph input or output, not read or written by a CPU op, not shared by two
+ * HW epochs (the custom ops pass NHWC tensors), not aliased by a
  * view, not used by a multi-op lowering that reinterprets its shape. With
  * --optimise size only tensors whose depth is a multiple of 16 (no padding
  * channels) are stored as bricks. */
@@ -51,6 +52,23 @@ int cc_layout(cc_model *m, npuc_err *err)
         for (int32_t k = 0; k < op->n_out; k++)
             if (op->out[k] >= 0 && m->buf_of[op->out[k]] >= 0) no[m->buf_of[op->out[k]]] = 1;
     }
+    /* a buffer two HW epochs share crosses a custom-op boundary, where the
+     * TFLite tensor (NHWC, its own size) carries it: keep NHWC */
+    int32_t *epoch_of = owners;   /* reused: epoch + 1 of the first user */
+    memset(epoch_of, 0, sizeof *epoch_of * ((size_t)m->n_bufs + 1));
+    for (int32_t ei = 0; ei < m->n_epochs; ei++) {
+        const cc_epoch *e = &m->epochs[ei];
+        for (int32_t k = 0; k < e->n_eu; k++) {
+            const eu_op *o = &e->ops[k];
+            const eu_fm *fms[3] = {&o->ifm, o->ifm2_tensor ? &o->ifm2 : NULL, &o->ofm};
+            for (int i = 0; i < 3; i++) {
+                if (!fms[i] || fms[i]->buf < 0) continue;
+                int32_t b = fms[i]->buf;
+                if (epoch_of[b] && epoch_of[b] != ei + 1) no[b] = 1;
+                epoch_of[b] = ei + 1;
+            }
+        }
+    }
     for (int32_t ei = 0; ei < m->n_epochs; ei++) {
         const cc_epoch *e = &m->epochs[ei];
         for (int32_t k = 0; k < e->n_eu; k++) {
@@ -62,8 +80,6 @@ int cc_layout(cc_model *m, npuc_err *err)
             if (o->ifm2_tensor && (o->bcast_h || o->bcast_w || o->bcast_c)) mark(no, &o->ifm2, false);
         }
     }
-    /* epoch inputs/outputs cross into the CPU's view only via the arena's
-     * NHWC bytes: covered by the CPU-op and graph-I/O rules above */
     for (int32_t b = 0; b < m->n_bufs; b++) {
         cc_buf *x = &m->bufs[b];
         x->brick = !no[b];

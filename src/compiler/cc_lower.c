@@ -728,8 +728,16 @@ static int lower_binary(lower_ctx *c, const graph_op *op, npuc_err *err)
     cc_fm_whole(c, fi, (uint32_t)so[1], (uint32_t)so[2], (uint32_t)so[3], &o->ifm);
     cc_fm_whole(c, op->out[0], (uint32_t)so[1], (uint32_t)so[2], (uint32_t)so[3], &o->ofm);
     o->reversed = swap;
-    size_t n2 = graph_tensor_elems(s2);
     int rc;
+    if (f->data) {
+        /* a constant full-shape operand is read from flash */
+        o->ifm.buf = -1;
+        if ((rc = cc_flash_add(c->e, f->data, f->nbytes, &o->ifm.off, err))) {
+            c->e->n_eu--;
+            return rc;
+        }
+    }
+    size_t n2 = graph_tensor_elems(s2);
     if (n2 == 1 && s2->data) {
         /* a constant scalar goes in IFM2_SCALAR */
         int32_t v = s2->dtype == GRAPH_I8 ? ((const int8_t *)s2->data)[0] : ((const int16_t *)s2->data)[0];
@@ -755,7 +763,6 @@ static int lower_binary(lower_ctx *c, const graph_op *op, npuc_err *err)
         o->bcast_w = ss[2] != so[2];
         o->bcast_c = ss[3] != so[3];
     }
-    (void)f;
     o->ofm_scale_mode = 1;
     o->round = 0;
     switch (op->opcode) {

@@ -1,0 +1,1241 @@
+/* eu_weights: MLW weight-stream encoder, weight reordering, scale/bias
+ * records, Vela's scale quantisation and traversal heuristic.
+ * Facts: ethos-u.md 5.6, 6.2, 6.3, 7. Encoder choices: docs/weights.md.
+ *
+ * The encoder works in three steps, all driven by bit-cost estimates that
+ * are exact up to per-slice chunk padding:
+ *   1. section plan (plan_section): zero-run mode on or off, the palette
+ *      and DIROFS, chosen from the histogram of sign-magnitude codes;
+ *   2. slice plan (plan_slices): a dynamic programme over blocks of
+ *      EU_BLOCK coded values picks each slice's Rice / truncated /
+ *      uncompressed weight parameter and zero-run parameter, paying a slice
+ *      header for every change;
+ *   3. writing (put_slice): the chunk interleaving of ethos-u.md 6.3, in the
+ *      order the decoder (sim_mlw_decode) reads it.
+ * Speed matters (the whole compiler has a few milliseconds for a model):
+ * the passes over the weights avoid data-dependent branches (histogram,
+ * index table, zero-run split, bit writer), the planning works on
+ * histograms and block sums, and symbols are appended whole from tables. */
+#include "eu_weights.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ constants */
+
+enum {
+    EU_MAX_SLICE = 32768,  /* SLICELEN is 15 bits, value count - 1 */
+    EU_MAX_PAL = 32,       /* PALSIZE 5 bits, k + 1 entries */
+    EU_MAX_DIROFS = 31,    /* DIROFS 5 bits */
+    /* Largest coded index we emit. The bitstream could carry more (Rice
+     * quotient <= 31 with k = 5 allows 1023) but Vela keeps every index
+     * within 9 bits, which suggests the hardware's index path is 9 bits
+     * wide; we stay inside what is known to work. */
+    EU_MAX_INDEX = 511,
+    EU_BLOCK = 256,        /* granularity of the slice-parameter search */
+    EU_SLICE_HDR = 23,     /* ZDIV 3 + SLICELEN 15 + WDIV 3 + WTRUNC 1 + NEWPAL 1 */
+    EU_PAL_HDR = 13,       /* DIROFS 5 + PALSIZE 5 + PALBITS 3 */
+    EU_N_HEAVY = 4,        /* costly codes tried as extra palette entries */
+    EU_N_HOLE_D = 4        /* DIROFS candidates after holes that are tried */
+};
+
+/* Weight-parameter configurations of one slice: Rice k = 0..5, truncated
+ * Rice k = 0..5, uncompressed. Zero-run configurations are ZDIV 0..3. */
+enum { W_RICE = 0, W_TRUNC = 6, W_UNC = 12, W_NCFG = 13, Z_NCFG = 4 };
+
+#define EU_INF ((uint64_t)1 << 50)
+
+static unsigned bit_length(unsigned x)
+{
+    unsigned n = 0;
+    while (x >> n) n++;
+    return n;
+}
+
+/* Bits set in a 12-bit unary chunk (two lookups of 6 bits). */
+static const uint8_t POPCOUNT6[64] = {
+    0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 1, 2, 2, 3, 2, 3, 3, 4, 2, 3, 3, 4, 3, 4, 4, 5,
+    1, 2, 2, 3, 2, 3, 3, 4, 2, 3, 3, 4, 3, 4, 4, 5, 2, 3, 3, 4, 3, 4, 4, 5, 3, 4, 4, 5, 4, 5, 5, 6};
+
+static inline unsigned popcount12(uint32_t x)
+{
+    return POPCOUNT6[x & 63] + POPCOUNT6[(x >> 6) & 63];
+}
+
+/* Sign-magnitude code of the value v + 255 (0..510). */
+static unsigned sm_of_offset(unsigned o)
+{
+    return o >= 255 ? (o - 255) << 1 : ((255 - o) << 1) | 1u;
+}
+
+/* --------------------------------------------------------- section plan */
+
+/* Histogram of the sign-magnitude codes one section codes as values. */
+typedef struct eu_hist {
+    uint32_t f[512];
+    uint32_t suffix[513];      /* suffix[t] = number of values with code >= t */
+    unsigned maxcode;
+    uint64_t n;
+    uint16_t heavy[EU_N_HEAVY]; /* codes with the largest f * code */
+    unsigned n_heavy;
+} eu_hist;
+
+static void hist_finish(eu_hist *h)
+{
+    unsigned top = 511;
+    while (top > 0 && !h->f[top]) top--;
+    h->maxcode = top;
+    for (unsigned t = top + 1; t <= 512; t++) h->suffix[t] = 0;
+    for (unsigned t = top + 1; t-- > 0;) h->suffix[t] = h->suffix[t + 1] + h->f[t];
+    h->n = h->suffix[0];
+    /* heavy codes: where moving a code into the palette saves the most */
+    h->n_heavy = 0;
+    uint64_t hw[EU_N_HEAVY] = {0};
+    for (unsigned x = 1; x <= top; x++) {
+        uint64_t w = (uint64_t)h->f[x] * x;
+        if (w <= hw[EU_N_HEAVY - 1]) continue;
+        unsigned j = h->n_heavy < EU_N_HEAVY ? h->n_heavy++ : EU_N_HEAVY - 1;
+        while (j > 0 && hw[j - 1] < w) {
+            hw[j] = hw[j - 1];
+            h->heavy[j] = h->heavy[j - 1];
+            j--;
+        }
+        hw[j] = w;
+        h->heavy[j] = (uint16_t)x;
+    }
+}
+
+/* The same histogram with code 0 taken out (zero-run mode; 0 is no heavy
+ * code and only suffix[0] counts it). */
+static void hist_drop_zero(eu_hist *h)
+{
+    h->n -= h->f[0];
+    h->suffix[0] = h->suffix[1];
+    h->f[0] = 0;
+}
+
+/* One way to map codes to coded indices: `pal` (sorted by falling
+ * frequency) at indices 0..palsize-1, every other code x >= dirofs at
+ * x - dirofs + palsize. */
+typedef struct eu_palette {
+    unsigned palsize;          /* entries written: 0 or 2..32 */
+    unsigned dirofs, palbits;
+    uint16_t pal[EU_MAX_PAL];
+    unsigned ub;               /* uncompressed index width */
+    unsigned max_index;        /* largest index any coded value gets */
+    /* Uncompressed slices allowed: without a palette (ub = PALBITS covers
+     * every index), or when every coded value is in the palette. Vela
+     * never mixes palette-width uncompressed indices with direct codes, so
+     * neither do we (what the hardware does with them is unverified). */
+    bool unc_ok;
+} eu_palette;
+
+/* Inserts code c into pal[0..n) kept in falling frequency, rising code. */
+static void pal_insert(const eu_hist *h, uint16_t *pal, unsigned n, uint16_t c)
+{
+    unsigned j = n;
+    while (j > 0 && (h->f[pal[j - 1]] < h->f[c] ||
+                     (h->f[pal[j - 1]] == h->f[c] && pal[j - 1] > c))) {
+        pal[j] = pal[j - 1];
+        j--;
+    }
+    pal[j] = c;
+}
+
+/* p from sorted codes plus extra codes; a palette of one entry cannot be
+ * expressed (PALSIZE 0 means none), so code 1 ("minus zero"), which no
+ * weight has, is added as a second entry. */
+static void palette_set(const eu_hist *h, eu_palette *p, const uint16_t *sorted, unsigned n,
+                        const uint16_t *extra, unsigned n_extra, unsigned dirofs)
+{
+    memcpy(p->pal, sorted, n * sizeof *sorted);
+    for (unsigned e = 0; e < n_extra; e++) pal_insert(h, p->pal, n++, extra[e]);
+    if (n == 1) p->pal[n++] = 1;
+    p->palsize = n;
+    p->dirofs = dirofs;
+}
+
+/* Estimated bits of a whole section coded with palette p under its best
+ * single weight configuration (*cfg), trying Rice parameters k_lo..k_hi.
+ * `extra` lists the palette codes at or above DIROFS (they leave the direct
+ * range). EU_INF if not representable. Fills p's palbits, ub, max_index. */
+static uint64_t palette_cost(const eu_hist *h, eu_palette *p, const uint16_t *extra,
+                             unsigned n_extra, unsigned k_lo, unsigned k_hi, unsigned *cfg)
+{
+    const unsigned P = p->palsize, D = p->dirofs;
+    const int s = (int)P - (int)D;
+    /* largest direct code (codes in the palette are not direct) */
+    int maxdir = -1;
+    for (int x = (int)h->maxcode; x >= (int)D; x--) {
+        if (!h->f[x]) continue;
+        bool in_pal = false;
+        for (unsigned e = 0; e < n_extra; e++) in_pal |= extra[e] == x;
+        if (!in_pal) { maxdir = x; break; }
+    }
+    unsigned max_index = P ? P - 1 : 0;
+    if (maxdir >= 0) {
+        if (maxdir + s > EU_MAX_INDEX) return EU_INF;
+        if ((unsigned)(maxdir + s) > max_index) max_index = (unsigned)(maxdir + s);
+    }
+    p->max_index = max_index;
+    unsigned maxpal = 0;
+    for (unsigned j = 0; j < P; j++) maxpal = p->pal[j] > maxpal ? p->pal[j] : maxpal;
+    p->palbits = P ? bit_length(maxpal) : bit_length(max_index);
+    if (p->palbits < 2) p->palbits = 2;
+    p->ub = P ? bit_length(P - 1) : p->palbits;
+    p->unc_ok = P == 0 || maxdir < 0;
+
+    uint64_t best = EU_INF;
+    for (unsigned k = k_lo; k <= k_hi; k++) {
+        if ((max_index >> k) > 31) continue;
+        /* Rice: sum (q + 1 + k); truncated: sum (1 + k + (q > 0)) */
+        uint64_t rice = (uint64_t)(1 + k) * h->n, trunc = rice;
+        for (unsigned j = (1u << k); j < P; j++) {
+            uint32_t fj = h->f[p->pal[j]];
+            rice += (uint64_t)fj * (j >> k);
+            trunc += fj;
+        }
+        if (maxdir >= 0) {
+            /* every code x >= D at index x + s (>= 0), via suffix counts:
+             *   sum_x f(x) floor((x + s) / 2^k) = sum_{m>=1} #(x >= m 2^k - s)
+             * then the palette codes among them are taken out again */
+            for (int m = 1;; m++) {
+                int t = m * (1 << k) - s;
+                if (t > (int)h->maxcode) break;
+                rice += h->suffix[t < (int)D ? D : (unsigned)t];
+            }
+            int t = (1 << k) - s;
+            trunc += t > (int)h->maxcode ? 0 : h->suffix[t < (int)D ? D : (unsigned)t];
+            for (unsigned e = 0; e < n_extra; e++) {
+                unsigned x = extra[e];
+                rice -= (uint64_t)h->f[x] * (unsigned)(((int)x + s) >> k);
+                trunc -= (uint64_t)h->f[x] * ((((int)x + s) >> k) != 0);
+            }
+        }
+        if (rice < best) { best = rice; *cfg = W_RICE + k; }
+        if ((max_index >> k) <= 2 && trunc < best) { best = trunc; *cfg = W_TRUNC + k; }
+    }
+    if (p->unc_ok) {
+        uint64_t unc = (uint64_t)p->ub * h->n;
+        if (unc < best) { best = unc; *cfg = W_UNC; }
+    }
+    if (best >= EU_INF) return EU_INF;
+    return best + EU_PAL_HDR + (uint64_t)P * p->palbits;
+}
+
+/* The best palette found so far while trying candidates. */
+typedef struct eu_pal_search {
+    const eu_hist *h;
+    unsigned k_lo, k_hi;       /* Rice parameters costed */
+    eu_palette best;
+    unsigned best_cfg;
+    uint64_t best_cost;
+} eu_pal_search;
+
+/* Costs one candidate (sorted codes below DIROFS plus extra codes at or
+ * above it) and keeps it if it is the best so far; returns its cost. */
+static uint64_t try_palette(eu_pal_search *ps, const uint16_t *sorted, unsigned n,
+                            const uint16_t *extra, unsigned n_extra, unsigned dirofs)
+{
+    eu_palette p;
+    unsigned cfg = 0;
+    if (n + n_extra == 0) {
+        p.palsize = 0;
+        p.dirofs = dirofs;
+    } else {
+        palette_set(ps->h, &p, sorted, n, extra, n_extra, dirofs);
+    }
+    uint64_t c = palette_cost(ps->h, &p, extra, n_extra, ps->k_lo, ps->k_hi, &cfg);
+    if (c < ps->best_cost) {
+        ps->best_cost = c;
+        ps->best = p;
+        ps->best_cfg = cfg;
+    }
+    return c;
+}
+
+/* Up to EU_N_HEAVY costly codes at or above d, in falling order of cost. */
+static unsigned heavy_extras(const eu_hist *h, unsigned d, uint16_t *extra)
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < h->n_heavy; i++)
+        if (h->heavy[i] >= d) extra[n++] = h->heavy[i];
+    return n;
+}
+
+/* All used codes if there are at most 32, else the 8 most frequent; by
+ * falling frequency then rising code. Returns how many. */
+static unsigned top_codes(const eu_hist *h, uint16_t *top)
+{
+    unsigned distinct = 0;
+    for (unsigned x = 0; x <= h->maxcode; x++) distinct += h->f[x] != 0;
+    const unsigned want = distinct <= EU_MAX_PAL ? EU_MAX_PAL : 8;
+    unsigned nt = 0;
+    for (unsigned x = 0; x <= h->maxcode; x++) {
+        if (!h->f[x]) continue;
+        if (nt == want) {
+            if (h->f[x] <= h->f[top[want - 1]]) continue;
+            nt--;
+        }
+        pal_insert(h, top, nt++, (uint16_t)x);
+    }
+    return nt;
+}
+
+/* Chooses the palette for a histogram among:
+ *   (a) "hole" palettes: DIROFS D just after a run of unused codes and every
+ *       used code below D in the palette: the direct range then starts at
+ *       index |palette| instead of D, i.e. shifts down by the number of
+ *       unused codes below D (code 1, "minus zero", is always unused; in
+ *       zero-run mode so is 0). D = 0, the first EU_N_HOLE_D - 1 such D
+ *       and the D that puts every code in the palette are tried, each also
+ *       with up to EU_N_HEAVY costly codes (e.g. the +-127 clipping spikes
+ *       of int8 weights) moved into the palette;
+ *   (b) frequency palettes: the 2 and 8 most frequent codes, and all
+ *       codes if there are at most 32; DIROFS at the first code left.
+ * Each candidate is costed exactly (up to padding) with its best single
+ * weight parameter. */
+static uint64_t plan_palette(const eu_hist *h, eu_palette *best, unsigned *best_cfg)
+{
+    eu_pal_search ps = {h, 0, 5, {0}, 0, EU_INF};
+    uint16_t extra[EU_MAX_PAL];
+
+    /* (a) */
+    uint16_t below[EU_MAX_PAL];
+    unsigned nf = 0, n_tried = 0;
+    for (unsigned D = 0; D <= EU_MAX_DIROFS; D++) {
+        if (D == 1) {
+            /* palettes move indices by little: after the plain mapping
+             * (D = 0, no palette) only Rice parameters next to its best
+             * one are worth costing */
+            unsigned kb = ps.best_cfg == W_UNC ? 5 : ps.best_cfg % 6;
+            ps.k_lo = kb ? kb - 1 : 0;
+            ps.k_hi = kb < 5 ? kb + 1 : 5;
+        }
+        if (D > 0 && h->f[D - 1]) {
+            if (nf == EU_MAX_PAL) break;
+            pal_insert(h, below, nf++, (uint16_t)(D - 1));
+        }
+        bool all_in = D > h->maxcode;
+        bool after_hole = D == 0 || (!h->f[D - 1] && (h->f[D] || D == EU_MAX_DIROFS));
+        if (n_tried == EU_N_HOLE_D && h->maxcode >= EU_MAX_DIROFS) break;   /* nothing left */
+        if (!(after_hole && n_tried < EU_N_HOLE_D) && !all_in) continue;
+        n_tried++;
+        /* costly codes one by one while they help */
+        uint64_t c = try_palette(&ps, below, nf, NULL, 0, D);
+        unsigned ne = heavy_extras(h, D, extra);
+        for (unsigned e = 1; e <= ne && nf + e <= EU_MAX_PAL; e++) {
+            uint64_t ce = try_palette(&ps, below, nf, extra, e, D);
+            if (ce >= c) break;
+            c = ce;
+        }
+        if (all_in) break;
+    }
+
+    /* (b) */
+    uint16_t top[EU_MAX_PAL];
+    unsigned nt = top_codes(h, top);
+    uint8_t rank[512];            /* 1 + rank among the top codes, 0 if not there */
+    memset(rank, 0, h->maxcode + 1);
+    for (unsigned j = 0; j < nt; j++) rank[top[j]] = (uint8_t)(j + 1);
+    static const unsigned sizes[] = {2, 8};
+    const unsigned n_sizes = sizeof sizes / sizeof sizes[0];
+    for (unsigned si = 0; si <= n_sizes; si++) {
+        unsigned P = si < n_sizes ? sizes[si] : nt;   /* last: all codes if they fit */
+        if (P > nt || P < 2) continue;
+        if (si == n_sizes) {
+            bool all = true;      /* every used code among the top ones? */
+            for (unsigned x = 0; x <= h->maxcode && all; x++) all = !h->f[x] || rank[x];
+            if (!all || P == 2 || P == 8) continue;
+        }
+        /* DIROFS: the first used code not in the palette (capped) */
+        unsigned D = 0;
+        while (D <= h->maxcode && (!h->f[D] || (rank[D] && rank[D] <= P))) D++;
+        if (D > EU_MAX_DIROFS) D = EU_MAX_DIROFS;
+        unsigned ne = 0, nb = 0;
+        uint16_t sorted[EU_MAX_PAL];
+        for (unsigned j = 0; j < P; j++) {
+            if (top[j] >= D) extra[ne++] = top[j];
+            else sorted[nb++] = top[j];
+        }
+        try_palette(&ps, sorted, nb, extra, ne, D);
+    }
+    *best = ps.best;
+    *best_cfg = ps.best_cfg;
+    return ps.best_cost;
+}
+
+/* ----------------------------------------------------------- slice plan */
+
+typedef struct eu_slice {
+    size_t start, n;           /* coded values [start, start + n) */
+    uint8_t wcfg, zdiv;
+} eu_slice;
+
+typedef struct eu_plan {
+    bool zero_runs;
+    eu_palette pal;
+    uint16_t *idx;             /* coded values' indices */
+    size_t n_vals;
+    uint32_t *runs;            /* zero runs: runs[j] before value j, runs[n_vals] after the last */
+    eu_slice *slices;
+    size_t n_slices;
+    uint64_t bits_bound;       /* upper bound of the stream's bits before padding */
+} eu_plan;
+
+/* Bits of n coded values with Rice parameter cfg (or uncompressed: ub bits
+ * each, 0 if not allowed) given the sums of their quotients; EU_INF if some
+ * index is too large for it. */
+static uint64_t wcfg_cost(const uint64_t *sumq, uint64_t n, unsigned max_index, unsigned cfg,
+                          unsigned ub)
+{
+    if (cfg == W_UNC) return ub ? (uint64_t)ub * n : EU_INF;
+    unsigned k = cfg % 6;
+    if ((max_index >> k) > 31) return EU_INF;
+    return sumq[k] + (uint64_t)(1 + k) * n;
+}
+
+/* Costs of every weight configuration for the coded values [lo, hi);
+ * ub: uncompressed width, 0 if uncompressed slices are not allowed. */
+static void block_wcost(const uint16_t *idx, size_t lo, size_t hi, unsigned ub, uint64_t *wc)
+{
+    /* plain sums, vectorised by the compiler: in 16-bit lanes over runs of
+     * 128 values (128 * 511 fits). An OR stands in for the maximum: it has
+     * the same bit length, which is all the Rice limit (q <= 31) depends on */
+    uint32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0;
+    uint16_t any = 0;
+    for (size_t at = lo; at < hi; at += 128) {
+        size_t end = hi - at < 128 ? hi : at + 128;
+        uint16_t t0 = 0, t1 = 0, t2 = 0, t3 = 0, t4 = 0, t5 = 0;
+        for (size_t i = at; i < end; i++) {
+            uint16_t x = idx[i];
+            t0 = (uint16_t)(t0 + x);
+            t1 = (uint16_t)(t1 + (x >> 1));
+            t2 = (uint16_t)(t2 + (x >> 2));
+            t3 = (uint16_t)(t3 + (x >> 3));
+            t4 = (uint16_t)(t4 + (x >> 4));
+            t5 = (uint16_t)(t5 + (x >> 5));
+            any |= x;
+        }
+        s0 += t0; s1 += t1; s2 += t2; s3 += t3; s4 += t4; s5 += t5;
+    }
+    const uint64_t sumq[6] = {s0, s1, s2, s3, s4, s5};
+    unsigned mx = (1u << bit_length(any)) - 1;   /* >= max, same bit length */
+    /* the truncated mode (all quotients <= 2) differs from Rice only at the
+     * smallest such k, by one bit per quotient equal to 2; it needs the
+     * exact maximum, which only small indices can allow */
+    unsigned kt = 6;
+    uint64_t q2 = 0;
+    if (any < 128) {              /* max < 128: a quotient bound of 2 may hold */
+        unsigned m = 0;
+        for (size_t i = lo; i < hi; i++) m = idx[i] > m ? idx[i] : m;
+        for (kt = 0; (m >> kt) > 2;) kt++;
+        if (kt < 6 && (m >> kt) == 2)
+            for (size_t i = lo; i < hi; i++) q2 += (idx[i] >> kt) == 2;
+        else
+            kt = 6;      /* quotients <= 1: truncated = Rice */
+    }
+    for (unsigned c = 0; c < W_NCFG; c++) {
+        if (c >= W_TRUNC && c < W_UNC)
+            wc[c] = c - W_TRUNC == kt ? wcfg_cost(sumq, hi - lo, 2u << kt, W_RICE + kt, ub) - q2
+                                      : EU_INF;
+        else
+            wc[c] = wcfg_cost(sumq, hi - lo, mx, c, ub);
+    }
+}
+
+/* Costs of ZDIV 0..3 for the runs [lo, hi): sum (q + 1 + z). */
+static void block_zcost(const uint32_t *runs, size_t lo, size_t hi, uint64_t *zc)
+{
+    uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    for (size_t i = lo; i < hi; i++) {
+        uint32_t r = runs[i];
+        s0 += r; s1 += r >> 1; s2 += r >> 2; s3 += r >> 3;
+    }
+    uint64_t n = hi - lo;
+    zc[0] = s0 + n; zc[1] = s1 + 2 * n; zc[2] = s2 + 3 * n; zc[3] = s3 + 4 * n;
+}
+
+/* Picks slice boundaries and parameters: per block of EU_BLOCK coded values
+ * the exact cost of every configuration, then the cheapest path through the
+ * blocks where changing configuration costs a slice header. */
+static int plan_slices(eu_plan *pl, npuc_err *err)
+{
+    const size_t nv = pl->n_vals, nb = (nv + EU_BLOCK - 1) / EU_BLOCK;
+    const unsigned nz = pl->zero_runs ? Z_NCFG : 1, ns = W_NCFG * nz;
+    /* a new slice: its header and, on average, half a chunk of padding for
+     * the weight and the zero-run unary streams */
+    const uint64_t switch_cost = EU_SLICE_HDR + 6 + (pl->zero_runs ? 6 : 0);
+    uint64_t *cost = malloc(2 * ns * sizeof *cost);
+    uint8_t *sw = malloc(nb * ns);            /* 1: a slice starts at this block */
+    uint8_t *from = malloc(nb);               /* cheapest state of the previous block */
+    uint64_t *bc = malloc(nb * ns * sizeof *bc);
+    if (!cost || !sw || !from || !bc) {
+        free(cost); free(sw); free(from); free(bc);
+        return npuc_errf(err, NPUC_E_NOMEM, "MLW encode: out of memory planning %zu blocks", nb);
+    }
+    /* block costs (runs: block 0 also carries the run before value 0) */
+    for (size_t b = 0; b < nb; b++) {
+        size_t lo = b * EU_BLOCK, hi = lo + EU_BLOCK < nv ? lo + EU_BLOCK : nv;
+        uint64_t wc[W_NCFG], zc[Z_NCFG] = {0};
+        block_wcost(pl->idx, lo, hi, pl->pal.unc_ok ? pl->pal.ub : 0, wc);
+        if (pl->zero_runs) block_zcost(pl->runs, b ? lo + 1 : 0, hi + 1, zc);
+        for (unsigned w = 0; w < W_NCFG; w++)
+            for (unsigned z = 0; z < nz; z++)
+                bc[b * ns + w * nz + z] = wc[w] >= EU_INF ? EU_INF : wc[w] + zc[z];
+    }
+    /* dynamic programme */
+    uint64_t *cur = cost, *prev = cost + ns;
+    for (unsigned s = 0; s < ns; s++) {
+        cur[s] = bc[s];
+        sw[s] = 1;
+    }
+    from[0] = 0;
+    for (size_t b = 1; b < nb; b++) {
+        uint64_t *t = prev;
+        prev = cur;
+        cur = t;
+        unsigned m = 0;
+        for (unsigned s = 1; s < ns; s++) m = prev[s] < prev[m] ? s : m;
+        from[b] = (uint8_t)m;
+        const uint64_t change = prev[m] + switch_cost;
+        for (unsigned s = 0; s < ns; s++) {
+            uint64_t stay = prev[s], c = bc[b * ns + s];
+            sw[b * ns + s] = change < stay;
+            uint64_t v = (change < stay ? change : stay) + c;
+            cur[s] = v > EU_INF ? EU_INF : v;
+        }
+    }
+    unsigned s = 0;
+    for (unsigned t = 1; t < ns; t++) s = cur[t] < cur[s] ? t : s;
+    /* backtrack: count the slices, then fill them in from the end */
+    size_t n_sl = 0;
+    unsigned st = s;
+    for (size_t b = nb; b-- > 0;)
+        if (sw[b * ns + st]) {
+            n_sl++;
+            st = b ? from[b] : st;
+        }
+    /* slices longer than 32768 values are cut: at most one cut per 128 blocks */
+    size_t cap = n_sl + nb / (EU_MAX_SLICE / EU_BLOCK) + 1;
+    eu_slice *tmp = malloc(n_sl * sizeof *tmp);
+    uint64_t *bits = malloc(n_sl * sizeof *bits);
+    pl->slices = malloc(cap * sizeof *pl->slices);
+    if (!pl->slices || !tmp || !bits) {
+        free(cost); free(sw); free(from); free(bc); free(tmp); free(bits);
+        return npuc_errf(err, NPUC_E_NOMEM, "MLW encode: out of memory");
+    }
+    size_t k = n_sl, end = nb;
+    uint64_t acc = 0;
+    st = s;
+    for (size_t b = nb; b-- > 0;) {
+        acc += bc[b * ns + st];
+        if (sw[b * ns + st]) {
+            k--;
+            tmp[k].start = b * EU_BLOCK;
+            tmp[k].n = (end * EU_BLOCK < nv ? end * EU_BLOCK : nv) - b * EU_BLOCK;
+            tmp[k].wcfg = (uint8_t)(st / nz);
+            tmp[k].zdiv = (uint8_t)(st % nz);
+            bits[k] = acc;
+            acc = 0;
+            end = b;
+            st = b ? from[b] : st;
+        }
+    }
+    /* cut long slices and bound the stream size: the block costs are exact
+     * except for the chunk padding of each slice's two unary streams */
+    size_t out = 0;
+    uint64_t bound = EU_PAL_HDR + (uint64_t)pl->pal.palsize * pl->pal.palbits + 3;
+    for (size_t i = 0; i < n_sl; i++) {
+        bound += bits[i];
+        for (size_t at = 0; at < tmp[i].n; at += EU_MAX_SLICE) {
+            eu_slice piece = tmp[i];
+            piece.start = tmp[i].start + at;
+            piece.n = tmp[i].n - at < EU_MAX_SLICE ? tmp[i].n - at : EU_MAX_SLICE;
+            pl->slices[out++] = piece;
+            bound += EU_SLICE_HDR + 12 + 12;
+        }
+    }
+    pl->n_slices = out;
+    pl->bits_bound = bound;
+    free(cost); free(sw); free(from); free(bc); free(tmp); free(bits);
+    return NPUC_OK;
+}
+
+/* ------------------------------------------------------------- writing */
+
+typedef struct eu_bitw {
+    uint8_t *p;                /* where the next 32 bits go */
+    uint64_t acc;              /* pending bits, LSB first */
+    unsigned n;                /* number of pending bits (< 32 between calls) */
+} eu_bitw;
+
+/* Stores 32 bits little-endian (one store on little-endian hosts). */
+static inline void store_le32(uint8_t *p, uint32_t x)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(p, &x, 4);
+#else
+    p[0] = (uint8_t)x;
+    p[1] = (uint8_t)(x >> 8);
+    p[2] = (uint8_t)(x >> 16);
+    p[3] = (uint8_t)(x >> 24);
+#endif
+}
+
+/* Appends the low nbits (<= 32) of v; v has no bits above them. Branch-free
+ * (the flush condition is data-dependent and would mispredict): the low 32
+ * pending bits are always stored, and only kept once complete. The buffer
+ * needs 4 bytes of slack after the stream. Hot loops work on a local copy
+ * of the writer so that its fields stay in registers. */
+static inline void bw_put(eu_bitw *w, uint32_t v, unsigned nbits)
+{
+    w->acc |= (uint64_t)v << w->n;
+    w->n += nbits;
+    store_le32(w->p, (uint32_t)w->acc);
+    unsigned full = w->n >> 5;           /* 0 or 1 */
+    w->p += 4 * full;
+    w->acc >>= 32 * full;
+    w->n -= 32 * full;
+}
+
+/* Up to 62 bits, as two halves of at most 31 bits. */
+static inline void bw_put64(eu_bitw *w, uint64_t v, unsigned nbits)
+{
+    unsigned lo = nbits >> 1;
+    bw_put(w, (uint32_t)v & ((1u << lo) - 1), lo);
+    bw_put(w, (uint32_t)(v >> lo), nbits - lo);
+}
+
+/* One chunk of a unary stream (weights or zero runs), as the decoder reads
+ * it: the unary bits, and the remainders of the symbols that complete in it
+ * (written one chunk later). */
+typedef struct eu_chunk {
+    uint32_t u0, u1;           /* weights: WUNARY0, WUNARY1; runs: ZUNARY in u0 */
+    unsigned n_u1;
+    uint64_t rem;              /* remainders, packed LSB first */
+    unsigned rem_bits;
+    size_t first, count;       /* uncompressed weights: the values of the chunk */
+    unsigned done;             /* symbols completed, padding positions included */
+} eu_chunk;
+
+/* Weight symbols (two-bit unary, Rice or truncated). Whole symbols are
+ * appended to pending bits: WUNARY0 positions, WUNARY1 bits and remainders;
+ * a chunk is cut off the front once 12 positions are known. A position
+ * completes its symbol unless it is a code-2 position of a non-truncated
+ * symbol, i.e. has a WUNARY1 bit of 1, so a chunk completes
+ * 12 - popcount(its WUNARY1 bits) symbols (padding included), and symbols
+ * complete in order: their remainders are the front of the pending ones.
+ * Pending remainders never exceed 12 symbols (60 bits): appending stops at
+ * the first symbol reaching past the chunk, which then leaves at most 11
+ * completions in it. */
+typedef struct eu_wgen {
+    const uint16_t *idx;
+    size_t next, count;        /* next value to append, number of values */
+    unsigned k;
+    bool trunc;
+    uint64_t u0, u1, rem;      /* pending WUNARY0 positions / WUNARY1 bits / remainders */
+    unsigned n0, n1, nrem;
+} eu_wgen;
+
+/* The positions of a Rice quotient q <= 31: q/2 code-2 positions, then
+ * one of code q&1. WUNARY0 pattern (a bit per position), WUNARY1 bits (one
+ * per set WUNARY0 bit), and their counts. */
+typedef struct eu_qpat {
+    uint16_t u0, u1;
+    uint16_t npos, nu1;        /* 16-bit: an 8-byte entry indexes in one step */
+} eu_qpat;
+#define EU_QPAT(q) {(uint16_t)(((1u << ((q) >> 1)) - 1) | ((q) & 1u) << ((q) >> 1)), \
+                    (uint16_t)((1u << ((q) >> 1)) - 1), (uint16_t)(((q) >> 1) + 1),  \
+                    (uint16_t)(((q) >> 1) + ((q) & 1))}
+static const eu_qpat QPAT[32] = {
+    EU_QPAT(0),  EU_QPAT(1),  EU_QPAT(2),  EU_QPAT(3),  EU_QPAT(4),  EU_QPAT(5),  EU_QPAT(6),
+    EU_QPAT(7),  EU_QPAT(8),  EU_QPAT(9),  EU_QPAT(10), EU_QPAT(11), EU_QPAT(12), EU_QPAT(13),
+    EU_QPAT(14), EU_QPAT(15), EU_QPAT(16), EU_QPAT(17), EU_QPAT(18), EU_QPAT(19), EU_QPAT(20),
+    EU_QPAT(21), EU_QPAT(22), EU_QPAT(23), EU_QPAT(24), EU_QPAT(25), EU_QPAT(26), EU_QPAT(27),
+    EU_QPAT(28), EU_QPAT(29), EU_QPAT(30), EU_QPAT(31)};
+#undef EU_QPAT
+
+static inline void wgen_chunk(eu_wgen *g, eu_chunk *c)
+{
+    const unsigned k = g->k;
+    const uint32_t mask = (1u << k) - 1;
+    const uint16_t *idx = g->idx;
+    const size_t count = g->count;
+    uint64_t u0 = g->u0, u1 = g->u1, rem = g->rem;
+    unsigned n0 = g->n0, n1 = g->n1, nrem = g->nrem;
+    size_t next = g->next;
+    if (g->trunc) {
+        for (; n0 < 12 && next < count; next++) {   /* one position: code q */
+            uint32_t x = idx[next], q = x >> k;
+            u0 |= (uint64_t)(q != 0) << n0;
+            u1 |= (uint64_t)(q == 2) << n1;
+            rem |= (uint64_t)(x & mask) << nrem;
+            n0++;
+            n1 += q != 0;
+            nrem += k;
+        }
+    } else {
+        for (; n0 < 12 && next < count; next++) {
+            uint32_t x = idx[next];
+            const eu_qpat *qp = &QPAT[x >> k];
+            u0 |= (uint64_t)qp->u0 << n0;
+            u1 |= (uint64_t)qp->u1 << n1;
+            rem |= (uint64_t)(x & mask) << nrem;
+            n0 += qp->npos;
+            n1 += qp->nu1;
+            nrem += k;
+        }
+    }
+    g->next = next;
+    unsigned pad = n0 < 12 ? 12 - n0 : 0;
+    c->u0 = (uint32_t)u0 & 0xFFF;
+    c->n_u1 = popcount12(c->u0);
+    c->u1 = (uint32_t)u1 & ((1u << c->n_u1) - 1);
+    c->done = g->trunc ? 12 : 12 - popcount12(c->u1);
+    unsigned rb = (c->done - pad) * k;
+    c->rem = rem & (((uint64_t)1 << rb) - 1);
+    c->rem_bits = rb;
+    g->rem = rem >> rb;
+    g->nrem = nrem - rb;
+    g->u0 = u0 >> 12;
+    g->n0 = n0 - 12 + pad;
+    g->u1 = u1 >> c->n_u1;
+    g->n1 = n1 - c->n_u1;
+}
+
+/* Uncompressed chunk: every position is one value (or padding). */
+static inline void wgen_plain(eu_wgen *g, unsigned len, eu_chunk *c)
+{
+    c->first = g->next;
+    c->count = g->count - g->next < len ? g->count - g->next : len;
+    g->next += c->count;
+    c->done = len;
+}
+
+/* Rice body (no zero runs, not truncated): weight chunks back to back,
+ * each followed by the remainders of the chunk before, until every value
+ * has completed; then the last chunk's remainders. This is wgen_chunk
+ * spelled out with its state in locals, for the bulk of real weights. */
+static void rice_body(eu_bitw *wp, const uint16_t *idx, size_t n, unsigned k)
+{
+    eu_bitw w = *wp;
+    uint64_t prev_rem = 0;
+    unsigned prev_bits = 0;
+    const uint32_t mask = (1u << k) - 1;
+    uint64_t u0 = 0, u1 = 0, rem = 0;
+    unsigned n0 = 0, n1 = 0, nrem = 0;
+    size_t next = 0;
+    for (size_t done = 0; done < n;) {
+        for (; n0 < 12 && next < n; next++) {
+            uint32_t x = idx[next];
+            const eu_qpat *qp = &QPAT[x >> k];
+            u0 |= (uint64_t)qp->u0 << n0;
+            u1 |= (uint64_t)qp->u1 << n1;
+            rem |= (uint64_t)(x & mask) << nrem;
+            n0 += qp->npos;
+            n1 += qp->nu1;
+            nrem += k;
+        }
+        unsigned pad = n0 < 12 ? 12 - n0 : 0;
+        uint32_t c0 = (uint32_t)u0 & 0xFFF;
+        unsigned n_u1 = popcount12(c0);
+        uint32_t c1 = (uint32_t)u1 & ((1u << n_u1) - 1);
+        unsigned completed = 12 - popcount12(c1);
+        bw_put(&w, c0 | c1 << 12, 12 + n_u1);          /* WUNARY0, WUNARY1 */
+        bw_put64(&w, prev_rem, prev_bits);            /* WREMAIN, chunk before */
+        unsigned rb = (completed - pad) * k;
+        prev_rem = rem & (((uint64_t)1 << rb) - 1);
+        prev_bits = rb;
+        rem >>= rb;
+        nrem -= rb;
+        u0 >>= 12;
+        n0 = n0 - 12 + pad;
+        u1 >>= n_u1;
+        n1 -= n_u1;
+        done += completed;
+    }
+    bw_put64(&w, prev_rem, prev_bits);
+    *wp = w;
+}
+
+/* Truncated body: as rice_body, through the generic generator (rare). */
+static void trunc_body(eu_bitw *wp, const uint16_t *idx, size_t n, unsigned k)
+{
+    eu_bitw w = *wp;
+    uint64_t prev_rem = 0;
+    unsigned prev_bits = 0;
+    eu_wgen g;
+    memset(&g, 0, sizeof g);
+    g.idx = idx;
+    g.count = n;
+    g.k = k;
+    g.trunc = true;
+    for (size_t done = 0; done < n;) {
+        eu_chunk c;
+        wgen_chunk(&g, &c);
+        bw_put(&w, c.u0 | c.u1 << 12, 12 + c.n_u1);   /* WUNARY0, WUNARY1 */
+        bw_put64(&w, prev_rem, prev_bits);
+        prev_rem = c.rem;
+        prev_bits = c.rem_bits;
+        done += c.done;
+    }
+    bw_put64(&w, prev_rem, prev_bits);
+    *wp = w;
+}
+
+/* Body of a slice without zero runs, Rice or truncated. */
+static void put_rice_body(eu_bitw *w, const uint16_t *idx, size_t n, unsigned k, bool trunc)
+{
+    if (trunc) trunc_body(w, idx, n, k);
+    else rice_body(w, idx, n, k);
+}
+
+/* The low `bits` (<= 9) bits of each of count indices, in order. */
+static void put_plain(eu_bitw *w, const uint16_t *idx, size_t count, unsigned bits)
+{
+    const uint32_t mask = (1u << bits) - 1;
+    size_t i = 0;
+    for (; i + 3 <= count; i += 3)   /* 3 x 9 bits fit one put */
+        bw_put(w, (idx[i] & mask) | (idx[i + 1] & mask) << bits | (idx[i + 2] & mask) << 2 * bits,
+               3 * bits);
+    for (; i < count; i++) bw_put(w, idx[i] & mask, bits);
+}
+
+/* Zero runs: plain unary, a run may span many chunks. */
+typedef struct eu_zgen {
+    const uint32_t *runs;
+    size_t next, count;
+    unsigned z;
+    bool busy;
+    uint32_t ones, rem;        /* the run being emitted */
+} eu_zgen;
+
+static void zgen_chunk(eu_zgen *g, unsigned len, eu_chunk *c)
+{
+    unsigned pos = 0;
+    c->u0 = 0;
+    c->rem = 0;
+    c->rem_bits = c->done = 0;
+    while (pos < len) {
+        if (!g->busy) {
+            if (g->next == g->count) {   /* padding: code 0, no remainder */
+                c->done += len - pos;
+                return;
+            }
+            uint32_t r = g->runs[g->next++];
+            g->ones = r >> g->z;
+            g->rem = r & ((1u << g->z) - 1);
+            g->busy = true;
+        }
+        unsigned avail = len - pos;
+        if (g->ones >= avail) {
+            c->u0 |= ((1u << avail) - 1) << pos;
+            g->ones -= avail;
+            return;
+        }
+        c->u0 |= ((1u << g->ones) - 1) << pos;
+        pos += g->ones + 1;              /* the terminating 0 bit */
+        c->rem |= (uint64_t)g->rem << c->rem_bits;
+        c->rem_bits += g->z;
+        c->done++;
+        g->busy = false;
+    }
+}
+
+/* Body of a zero-run slice: the weight and zero-run unary streams in
+ * chunks, interleaved as the decoder reads them (ethos-u.md 6.3): the
+ * balance between completed weight and run symbols decides which streams
+ * take part in an iteration, and remainders lag one chunk behind. */
+static void put_zero_run_body(eu_bitw *wp, const uint16_t *idx, size_t n, const uint32_t *runs,
+                              size_t n_runs, unsigned k, unsigned ub, bool unc, bool trunc,
+                              unsigned z)
+{
+    const unsigned wlen = (unc && ub > 5) ? 8 : 12, zlen = z < 3 ? 12 : 8;
+    eu_bitw w = *wp;
+    eu_wgen wg;
+    memset(&wg, 0, sizeof wg);
+    wg.idx = idx;
+    wg.count = n;
+    wg.k = unc ? ub : k;
+    wg.trunc = trunc;
+    eu_zgen zg = {runs, 0, n_runs, z, false, 0, 0};
+    eu_chunk cw = {0}, cz = {0}, pw = {0}, pz = {0};
+    bool pw_on = false, pz_on = false;
+    size_t wsym = 0, zsym = 0;
+    for (;;) {
+        int64_t bal = (int64_t)wsym - (int64_t)zsym;
+        bool w_on = bal < 8 && wsym < n;
+        bool z_on = bal >= 0 && zsym < n_runs;
+        if (w_on) {
+            if (unc) wgen_plain(&wg, wlen, &cw);
+            else wgen_chunk(&wg, &cw);
+        }
+        if (z_on) zgen_chunk(&zg, zlen, &cz);
+        if (w_on && !unc) bw_put(&w, cw.u0, 12);       /* WUNARY0 */
+        if (z_on) bw_put(&w, cz.u0, zlen);             /* ZUNARY */
+        if (w_on && !unc) bw_put(&w, cw.u1, cw.n_u1);  /* WUNARY1 */
+        if (pw_on) {                                   /* WREMAIN */
+            if (unc) put_plain(&w, idx + pw.first, pw.count, ub);
+            else bw_put64(&w, pw.rem, pw.rem_bits);
+        }
+        if (pz_on) bw_put64(&w, pz.rem, pz.rem_bits);  /* ZREMAIN */
+        if (!w_on && !z_on) break;
+        if (w_on) wsym += cw.done;
+        if (z_on) zsym += cz.done;
+        pw_on = w_on;
+        pz_on = z_on;
+        pw = cw;
+        pz = cz;
+    }
+    *wp = w;
+}
+
+/* Writes one slice: header, palette (first slice of the section), body. */
+static void put_slice(eu_bitw *w, const eu_plan *pl, const eu_slice *sl, bool first)
+{
+    const eu_palette *p = &pl->pal;
+    const bool zr = pl->zero_runs, unc = sl->wcfg == W_UNC;
+    const bool trunc = sl->wcfg >= W_TRUNC && sl->wcfg < W_UNC;
+    const unsigned k = sl->wcfg % 6;
+
+    bw_put(w, zr ? sl->zdiv : 6, 3);           /* ZDIV (6: no zero runs) */
+    bw_put(w, (uint32_t)(sl->n - 1), 15);      /* SLICELEN */
+    bw_put(w, unc ? 7 : k, 3);                 /* WDIV (7: uncompressed) */
+    bw_put(w, trunc, 1);                       /* WTRUNC */
+    bw_put(w, first, 1);                       /* NEWPAL */
+    if (first) {
+        bw_put(w, p->dirofs, 5);
+        bw_put(w, p->palsize ? p->palsize - 1 : 0, 5);
+        bw_put(w, p->palbits - 2, 3);
+        for (unsigned j = 0; j < p->palsize; j++) bw_put(w, p->pal[j], p->palbits);
+    }
+
+    const uint16_t *idx = pl->idx + sl->start;
+    if (zr) {
+        /* the first slice also carries the run before value 0 */
+        const uint32_t *runs = pl->runs + sl->start + (first ? 0 : 1);
+        put_zero_run_body(w, idx, sl->n, runs, sl->n + (first ? 1 : 0), k, p->ub, unc, trunc,
+                          sl->zdiv);
+    } else if (unc) {
+        /* no unary bits at all: the remainders form the plain sequence */
+        put_plain(w, idx, sl->n, p->ub);
+    } else {
+        put_rice_body(w, idx, sl->n, k, trunc);
+    }
+}
+
+/* ------------------------------------------------------------- encoder */
+
+/* Zero runs and the non-zero values (as v + 255) of a sequence, without
+ * branches on the data: every step stores, and only a non-zero value
+ * advances. runs[j] = zeros before non-zero value j, runs[nz] = zeros after
+ * the last. Both arrays need room for nz + 1 entries. */
+static void split_zero_runs(const int16_t *vals, size_t n, uint16_t *nzv, uint32_t *runs)
+{
+    size_t j = 0;
+    uint32_t r = 0;
+    for (size_t i = 0; i < n; i++) {
+        int v = vals[i];
+        uint32_t nonzero = v != 0;
+        runs[j] = r;
+        nzv[j] = (uint16_t)(v + 255);
+        j += nonzero;
+        r = (r + 1) & (nonzero - 1);
+    }
+    runs[j] = r;
+}
+
+/* The section: zero-run mode and palette with the smaller estimate. The
+ * zero-run variant is only costed when zeros are common enough to pay for a
+ * run symbol (at least 1 bit) per coded value. */
+static int plan_section(eu_plan *pl, const int16_t *vals, size_t n, const uint32_t *fv,
+                        npuc_err *err)
+{
+    eu_hist *h = malloc(sizeof *h);
+    if (!h) return npuc_errf(err, NPUC_E_NOMEM, "MLW encode: out of memory");
+    /* value v + 255 -> sign-magnitude code: +a at 2a, -a at 2a + 1 */
+    h->f[0] = fv[255];
+    h->f[1] = 0;
+    for (unsigned a = 1; a < 256; a++) {
+        h->f[2 * a] = fv[255 + a];
+        h->f[2 * a + 1] = fv[255 - a];
+    }
+    hist_finish(h);
+    const size_t zeros = fv[255];
+    unsigned cfg = 0;
+    eu_palette pal;
+    uint64_t cost_plain = plan_palette(h, &pal, &cfg);
+    uint64_t cost_zr = EU_INF;
+    eu_palette pal_zr;
+    uint16_t *nzv = NULL;
+    uint32_t *runs = NULL;
+    size_t nz = n - zeros;
+    if (zeros * 10 >= n) {
+        nzv = malloc((nz + 1) * sizeof *nzv);
+        runs = malloc((nz + 2) * sizeof *runs);
+        if (!nzv || !runs) {
+            free(h); free(nzv); free(runs);
+            return npuc_errf(err, NPUC_E_NOMEM, "MLW encode: out of memory (%zu weights)", n);
+        }
+        if (nz == 0) {
+            /* all zeros: the section codes its first zero explicitly (a slice
+             * is never empty), the rest is one run */
+            nz = 1;
+            nzv[0] = 255;
+            runs[0] = 0;
+            runs[1] = (uint32_t)(n - 1);
+            h->f[0] = 1;
+            hist_finish(h);
+        } else {
+            split_zero_runs(vals, n, nzv, runs);
+            hist_drop_zero(h);
+        }
+        cost_zr = plan_palette(h, &pal_zr, &cfg);
+        uint64_t zc[Z_NCFG];
+        block_zcost(runs, 0, nz + 1, zc);
+        uint64_t best_run = zc[0];
+        for (unsigned z = 1; z < Z_NCFG; z++) best_run = zc[z] < best_run ? zc[z] : best_run;
+        if (cost_zr < EU_INF) cost_zr += best_run;
+    }
+    free(h);
+    if (cost_plain >= EU_INF && cost_zr >= EU_INF) {
+        free(nzv);
+        free(runs);
+        return npuc_errf(err, NPUC_E_INVALID, "MLW encode: no palette fits (internal error)");
+    }
+    pl->zero_runs = cost_zr < cost_plain;
+    pl->pal = pl->zero_runs ? pal_zr : pal;
+
+    /* coded indices through a table indexed by v + 255 */
+    const eu_palette *p = &pl->pal;
+    uint16_t lut[511];
+    for (unsigned o = 0; o < 511; o++) {
+        unsigned x = sm_of_offset(o);
+        lut[o] = (uint16_t)(x >= p->dirofs ? x - p->dirofs + p->palsize : 0);
+    }
+    for (unsigned j = p->palsize; j-- > 0;) {
+        unsigned x = p->pal[j];
+        if (x != 1) lut[(x & 1) ? 255 - (x >> 1) : 255 + (x >> 1)] = (uint16_t)j;
+    }
+    if (pl->zero_runs) {
+        for (size_t j = 0; j < nz; j++) nzv[j] = lut[nzv[j]];
+        pl->idx = nzv;
+        pl->runs = runs;
+        pl->n_vals = nz;
+        return NPUC_OK;
+    }
+    free(nzv);
+    free(runs);
+    uint16_t *idx = malloc(n * sizeof *idx);
+    if (!idx) return npuc_errf(err, NPUC_E_NOMEM, "MLW encode: out of memory (%zu weights)", n);
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        idx[i] = lut[vals[i] + 255];
+        idx[i + 1] = lut[vals[i + 1] + 255];
+        idx[i + 2] = lut[vals[i + 2] + 255];
+        idx[i + 3] = lut[vals[i + 3] + 255];
+    }
+    for (; i < n; i++) idx[i] = lut[vals[i] + 255];
+    pl->idx = idx;
+    pl->n_vals = n;
+    return NPUC_OK;
+}
+
+int eu_mlw_encode(const int16_t *vals, size_t n, uint8_t **out, size_t *out_size, npuc_err *err)
+{
+    static const int16_t one_zero[1] = {0};
+    *out = NULL;
+    *out_size = 0;
+    if (n == 0) {                 /* a stream is never empty */
+        vals = one_zero;
+        n = 1;
+    }
+    if (n > ((size_t)1 << 31))
+        return npuc_errf(err, NPUC_E_INVALID, "MLW encode: %zu weights is too many", n);
+
+    /* 1. range check (a min/max the compiler vectorises), then the
+     * histogram by value. Long streams count into four interleaved copies
+     * so that runs of equal values do not serialise on one counter; short
+     * ones into one (less to clear). */
+    int16_t lo = 0, hi = 0;
+    for (size_t i = 0; i < n; i++) {
+        lo = vals[i] < lo ? vals[i] : lo;
+        hi = vals[i] > hi ? vals[i] : hi;
+    }
+    if (lo < -255 || hi > 255) {
+        size_t i = 0;
+        while (vals[i] >= -255 && vals[i] <= 255) i++;
+        return npuc_errf(err, NPUC_E_INVALID,
+                         "MLW encode: weight %zu is %d, outside the 9-bit range -255..255", i,
+                         vals[i]);
+    }
+    const unsigned banks = n >= 4096 ? 4 : 1;
+    uint32_t (*fv)[512] = calloc(banks, sizeof *fv);
+    if (!fv) return npuc_errf(err, NPUC_E_NOMEM, "MLW encode: out of memory");
+    size_t i = 0;
+    if (banks == 4) {
+        uint32_t *f0 = fv[0], *f1 = fv[1], *f2 = fv[2], *f3 = fv[3];
+        for (; i + 4 <= n; i += 4) {
+            f0[vals[i] + 255]++;
+            f1[vals[i + 1] + 255]++;
+            f2[vals[i + 2] + 255]++;
+            f3[vals[i + 3] + 255]++;
+        }
+        for (unsigned o = 0; o < 511; o++) f0[o] += f1[o] + f2[o] + f3[o];
+    }
+    for (uint32_t *f0 = fv[0]; i < n; i++) f0[vals[i] + 255]++;
+
+    /* 2. section, 3. slices */
+    eu_plan pl;
+    memset(&pl, 0, sizeof pl);
+    int rc = plan_section(&pl, vals, n, fv[0], err);
+    free(fv);
+    if (!rc) rc = plan_slices(&pl, err);
+    if (rc) {
+        free(pl.idx);
+        free(pl.runs);
+        return rc;
+    }
+
+    /* 4. write: slices, end marker, 1-bits to a byte, 0xFF to 16 bytes */
+    size_t cap = (size_t)((pl.bits_bound + 7) / 8 + 32);
+    uint8_t *buf = malloc(cap);
+    if (!buf) {
+        free(pl.idx);
+        free(pl.runs);
+        free(pl.slices);
+        return npuc_errf(err, NPUC_E_NOMEM, "MLW encode: out of memory (%zu bytes)", cap);
+    }
+    eu_bitw w = {buf, 0, 0};
+    for (size_t s = 0; s < pl.n_slices; s++) put_slice(&w, &pl, &pl.slices[s], s == 0);
+    bw_put(&w, 7, 3);              /* ZDIV 7: end of stream */
+    size_t bytes = (size_t)(w.p - buf);
+    for (unsigned b = 0; b < w.n; b += 8) buf[bytes++] = (uint8_t)(w.acc >> b);
+    if (w.n & 7) buf[bytes - 1] |= (uint8_t)(0xFF << (w.n & 7));
+    size_t size = (bytes + 15) / 16 * 16;
+    memset(buf + bytes, 0xFF, size - bytes);
+    free(pl.idx);
+    free(pl.runs);
+    free(pl.slices);
+    *out = buf;
+    *out_size = size;
+    return NPUC_OK;
+}
+
+/* ------------------------------------------------------- op weights */
+
+int eu_encode_weights(const sim_wgeom *g, const int16_t *w, uint8_t **out, size_t *out_size,
+                      npuc_err *err)
+{
+    *out = NULL;
+    *out_size = 0;
+    size_t n = sim_weight_traverse(g, NULL, 0);
+    int64_t *map = malloc((n ? n : 1) * sizeof *map);
+    int16_t *seq = malloc((n ? n : 1) * sizeof *seq);
+    if (!map || !seq) {
+        free(map);
+        free(seq);
+        return npuc_errf(err, NPUC_E_NOMEM, "weight encode: out of memory (%zu positions)", n);
+    }
+    sim_weight_traverse(g, map, n);
+    for (size_t i = 0; i < n; i++) seq[i] = map[i] < 0 ? 0 : w[map[i]];
+    int16_t lo = 0, hi = 0;          /* range check, vectorised */
+    for (size_t i = 0; i < n; i++) {
+        lo = seq[i] < lo ? seq[i] : lo;
+        hi = seq[i] > hi ? seq[i] : hi;
+    }
+    if (lo < -255 || hi > 255) {
+        /* name the weight by its coordinates, not its stream position */
+        size_t i = 0;
+        while (seq[i] >= -255 && seq[i] <= 255) i++;
+        uint64_t x = (uint64_t)map[i], I = g->depthwise ? 1 : g->ifm_depth;
+        int v = seq[i];
+        free(map);
+        free(seq);
+        return npuc_errf(err, NPUC_E_INVALID,
+                         "weight encode: W[%llu][%llu][%llu][%llu] (index %llu) is %d, outside "
+                         "-255..255", (unsigned long long)(x / I / g->kw / g->kh),
+                         (unsigned long long)(x / I / g->kw % g->kh),
+                         (unsigned long long)(x / I % g->kw), (unsigned long long)(x % I),
+                         (unsigned long long)x, v);
+    }
+    free(map);
+    int rc = eu_mlw_encode(seq, n, out, out_size, err);
+    free(seq);
+    if (rc) npuc_err_prefix(err, "OFM depth %u, kernel %ux%u", g->ofm_depth, g->kh, g->kw);
+    return rc;
+}
+
+/* ------------------------------------------------------- scale records */
+
+size_t eu_scale_stream_size(size_t n)
+{
+    return (n * 10 + 15) / 16 * 16;
+}
+
+int eu_encode_scales(const sim_scale_rec *recs, size_t n, uint8_t *out, npuc_err *err)
+{
+    const int64_t lim = (int64_t)1 << 39;
+    for (size_t c = 0; c < n; c++) {
+        if (recs[c].bias < -lim || recs[c].bias >= lim)
+            return npuc_errf(err, NPUC_E_INVALID,
+                             "scale records: channel %zu: bias %lld does not fit 40 bits", c,
+                             (long long)recs[c].bias);
+        if (recs[c].shift > 63)
+            return npuc_errf(err, NPUC_E_INVALID, "scale records: channel %zu: shift %u > 63", c,
+                             (unsigned)recs[c].shift);
+    }
+    for (size_t c = 0; c < n; c++) {
+        uint8_t *r = out + c * 10;
+        uint64_t b = (uint64_t)recs[c].bias;
+        for (int k = 0; k < 5; k++) r[k] = (uint8_t)(b >> (8 * k));
+        for (int k = 0; k < 4; k++) r[5 + k] = (uint8_t)(recs[c].scale >> (8 * k));
+        r[9] = recs[c].shift;
+    }
+    memset(out + n * 10, 0, eu_scale_stream_size(n) - n * 10);
+    return NPUC_OK;
+}
+
+/* ------------------------------------------------------- Vela heuristics */
+
+void eu_quantise_scale(double r, uint32_t *m, uint8_t *s)
+{
+    /* Vela: significand, exponent = frexp(r); m = round_away_zero(f * 2^31)
+     * (f * 2^31 < 2^31 is exact in a double, so adding 0.5 and truncating
+     * rounds exactly); s = 31 - exponent; (0, 16) if s is outside 0..63.
+     * frexp(0) = (0, 0) gives Vela (0, 31); negative or non-finite scales
+     * have no record form and also give (0, 16). */
+    *m = 0;
+    *s = 16;
+    if (!isfinite(r) || r < 0) return;
+    int e = 0;
+    double f = frexp(r, &e);
+    int shift = 31 - e;
+    if (shift < 0 || shift > 63) return;
+    *m = (uint32_t)(f * 2147483648.0 + 0.5);
+    *s = (uint8_t)shift;
+}
+
+bool eu_prefer_part_kernel_first(uint32_t ifm_depth, uint32_t kh, uint32_t kw, unsigned ifm_bits)
+{
+    /* Vela's weight_compressor.py, which sets the traversal of the weight
+     * stream (and so the KERNEL_STRIDE bit): part-kernel-first when
+     *   (I / round_up(I, 8)) * (k / round_up(k, 4 or 2)) >= I / round_up(I, 32 or 16)
+     * (8-bit IFM vs other) or I <= 8, for a ConvolutionMxN. Evaluated in
+     * double in Vela's order so that float rounding breaks near-ties the
+     * same way. (architecture_allocator._choose_kernel_method has the same
+     * formula with ">", but only picks the block config's IFM depth.)
+     * Vela's FullyConnected ("VectorProduct") ops are always depth-first;
+     * callers handle them. */
+    if (ifm_depth <= 8) return true;
+    const double I = ifm_depth, k = (double)kh * kw;
+    const uint64_t kr = ifm_bits == 8 ? 4 : 2, ir = ifm_bits == 8 ? 32 : 16;
+    const uint64_t i8 = ((uint64_t)ifm_depth + 7) / 8 * 8;
+    const uint64_t kru = ((uint64_t)kh * kw + kr - 1) / kr * kr;
+    const uint64_t iru = ((uint64_t)ifm_depth + ir - 1) / ir * ir;
+    double depth_first = I / (double)iru;
+    double part_kernel = (I / (double)i8) * (k / (double)kru);
+    return part_kernel >= depth_first;
+}

@@ -73,6 +73,37 @@ int cc_flash_add(cc_epoch *e, const void *data, uint64_t size, uint64_t *off, np
     return NPUC_OK;
 }
 
+/* Makes room for one more element in a realloc'd array of *cap entries
+ * holding n; false on out of memory (err set). */
+static bool grow(void **arr, int32_t *cap, int32_t n, size_t elem, npuc_err *err)
+{
+    if (n < *cap) return true;
+    int32_t ncap = *cap ? *cap * 2 : 16;
+    void *p = realloc(*arr, elem * (size_t)ncap);
+    if (!p) {
+        npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+        return false;
+    }
+    *arr = p;
+    *cap = ncap;
+    return true;
+}
+
+/* A new arena buffer of `size` bytes, not yet placed. */
+static cc_buf *new_buf(cc_model *m, uint64_t size, int32_t tensor, npuc_err *err)
+{
+    if (!grow((void **)&m->bufs, &m->cap_bufs, m->n_bufs, sizeof *m->bufs, err)) return NULL;
+    cc_buf *b = &m->bufs[m->n_bufs++];
+    memset(b, 0, sizeof *b);
+    b->size = size;
+    b->first = INT32_MAX;
+    b->last = -1;
+    b->offset = -1;
+    b->tensor = tensor;
+    b->epoch = -1;
+    return b;
+}
+
 int cc_add_lut(lower_ctx *c, const void *table, uint64_t size, int32_t *index, npuc_err *err)
 {
     cc_epoch *e = c->e;
@@ -96,41 +127,17 @@ int cc_add_lut(lower_ctx *c, const void *table, uint64_t size, int32_t *index, n
 
 int32_t cc_temp_buf(lower_ctx *c, uint64_t size, npuc_err *err)
 {
-    cc_model *m = c->m;
-    if (m->n_bufs == m->cap_bufs) {
-        int32_t cap = m->cap_bufs ? m->cap_bufs * 2 : 64;
-        cc_buf *p = realloc(m->bufs, sizeof *p * (size_t)cap);
-        if (!p) {
-            npuc_errf(err, NPUC_E_NOMEM, "out of memory");
-            return -1;
-        }
-        m->bufs = p;
-        m->cap_bufs = cap;
-    }
-    cc_buf *b = &m->bufs[m->n_bufs];
-    memset(b, 0, sizeof *b);
-    b->size = size;
+    cc_buf *b = new_buf(c->m, size, -1, err);
+    if (!b) return -1;
     b->first = b->last = c->op_index;
-    b->offset = -1;
-    b->tensor = -1;
     b->temp = true;
-    b->epoch = -1;
-    return m->n_bufs++;
+    return (int32_t)(b - c->m->bufs);
 }
 
 eu_op *cc_new_eu(lower_ctx *c, npuc_err *err)
 {
     cc_epoch *e = c->e;
-    if (e->n_eu == e->cap_eu) {
-        int32_t cap = e->cap_eu ? e->cap_eu * 2 : 16;
-        eu_op *p = realloc(e->ops, sizeof *p * (size_t)cap);
-        if (!p) {
-            npuc_errf(err, NPUC_E_NOMEM, "out of memory");
-            return NULL;
-        }
-        e->ops = p;
-        e->cap_eu = cap;
-    }
+    if (!grow((void **)&e->ops, &e->cap_eu, e->n_eu, sizeof *e->ops, err)) return NULL;
     eu_op *o = &e->ops[e->n_eu++];
     memset(o, 0, sizeof *o);
     o->lut = -1;
@@ -1145,36 +1152,15 @@ static int lower_op(lower_ctx *c, const graph_op *op, npuc_err *err)
 
 static int add_buf(cc_model *m, int32_t tensor, npuc_err *err)
 {
-    if (m->n_bufs == m->cap_bufs) {
-        int32_t cap = m->cap_bufs ? m->cap_bufs * 2 : 64;
-        cc_buf *p = realloc(m->bufs, sizeof *p * (size_t)cap);
-        if (!p) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
-        m->bufs = p;
-        m->cap_bufs = cap;
-    }
-    cc_buf *b = &m->bufs[m->n_bufs];
-    memset(b, 0, sizeof *b);
-    b->size = m->g->tensors[tensor].nbytes;
-    b->first = INT32_MAX;
-    b->last = -1;
-    b->offset = -1;
-    b->tensor = tensor;
-    m->buf_of[tensor] = m->n_bufs++;
+    cc_buf *b = new_buf(m, m->g->tensors[tensor].nbytes, tensor, err);
+    if (!b) return err->code;
+    m->buf_of[tensor] = (int32_t)(b - m->bufs);
     return NPUC_OK;
 }
 
 static cc_epoch *new_epoch(cc_model *m, cc_epoch_kind k, int32_t first, npuc_err *err)
 {
-    if (m->n_epochs == m->cap_epochs) {
-        int32_t cap = m->cap_epochs ? m->cap_epochs * 2 : 8;
-        cc_epoch *p = realloc(m->epochs, sizeof *p * (size_t)cap);
-        if (!p) {
-            npuc_errf(err, NPUC_E_NOMEM, "out of memory");
-            return NULL;
-        }
-        m->epochs = p;
-        m->cap_epochs = cap;
-    }
+    if (!grow((void **)&m->epochs, &m->cap_epochs, m->n_epochs, sizeof *m->epochs, err)) return NULL;
     cc_epoch *e = &m->epochs[m->n_epochs++];
     memset(e, 0, sizeof *e);
     e->kind = k;

@@ -203,14 +203,7 @@ static int eval_ethosu(void *user, interp *ip, const graph_op *op, npuc_err *err
         sim_system_default(r->variant, &sys);
         if ((rc = sim_npu_create(r->variant, &sys, &r->npu, err))) return rc;
     }
-    void *data[64];
-    if (op->n_in + op->n_out > 64)
-        return npuc_errf(err, NPUC_E_UNSUPPORTED, "ethos-u op with %d tensors", op->n_in + op->n_out);
-    for (int k = 0; k < op->n_in + op->n_out; k++) {
-        int32_t t = k < op->n_in ? op->in[k] : op->out[k - op->n_in];
-        data[k] = t < 0 ? NULL : g->tensors[t].data ? (void *)g->tensors[t].data : interp_tensor_mut(ip, t);
-    }
-    rc = sim_run_ethosu_op(r->npu, g, op, data, err);
+    rc = sim_run_ethosu_interp(r->npu, ip, op, err);
     if (rc) return rc;
     r->cycles += sim_npu_run_cycles(r->npu);
     r->n_runs++;

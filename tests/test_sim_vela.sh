@@ -15,40 +15,9 @@ fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
+runs=0
 
-le32() {   # little-endian int32 bytes of $1
-  local v=$(( $1 & 0xFFFFFFFF ))
-  printf "\\x$(printf %02x $((v & 255)))\\x$(printf %02x $(((v >> 8) & 255)))\\x$(printf %02x $(((v >> 16) & 255)))\\x$(printf %02x $(((v >> 24) & 255)))"
-}
-
-# Models whose first input is a TRANSPOSE_CONV output_shape (int32 [4]) get
-# the output tensor's real shape there instead of random values.
-shape_args() {
-  local model=$1 info shape
-  info=$("$npuc" inspect "$model") || return 1
-  if ! grep -A1 '^inputs:' <<<"$info" | grep -q "int32 \[4\]"; then return 0; fi
-  shape=$(grep -A1 '^outputs:' <<<"$info" | tail -1 | grep -o '\[[0-9,]*\]' | tail -1 | tr -d '[]' | tr ',' ' ')
-  : > "$tmp/shape.bin"
-  for d in $shape; do le32 "$d" >> "$tmp/shape.bin"; done
-  echo "--input $tmp/shape.bin"
-}
-
-compare() {   # compare VELA_MODEL ORIGINAL LABEL RUN-ARGS...
-  local vela=$1 orig=$2 label=$3; shift 3
-  if ! "$npuc" run "$vela" "$@" --quiet --output "$tmp/a.bin" 2> "$tmp/err.txt"; then
-    echo "FAIL: $label: virtual NPU run failed: $(cat "$tmp/err.txt")"; fails=$((fails+1)); return 1
-  fi
-  if ! "$npuc" run "$orig" "$@" --quiet --output "$tmp/b.bin" 2> "$tmp/err.txt"; then
-    echo "FAIL: $label: reference run failed: $(cat "$tmp/err.txt")"; fails=$((fails+1)); return 1
-  fi
-  if ! cmp -s "$tmp/a.bin" "$tmp/b.bin"; then
-    echo "FAIL: $label: outputs differ"
-    echo "  virtual NPU: $(od -An -t x1 "$tmp/a.bin" | head -3 | tr -s ' ')"
-    echo "  reference:   $(od -An -t x1 "$tmp/b.bin" | head -3 | tr -s ' ')"
-    fails=$((fails+1)); return 1
-  fi
-  return 0
-}
+. "$(dirname "$0")/lib_compare.sh"
 
 m=$S/tflm
 for img in person no_person; do

@@ -19,6 +19,7 @@
 
 #include "util/util.h"
 #include "graph/graph.h"
+#include "interp/interp.h"
 
 /* ---------------------------------------------------------------- variants */
 
@@ -458,5 +459,10 @@ int sim_ethosu_op_variant(const graph *g, const graph_op *op, sim_variant *v, np
  * NPU's message (command byte offset and reason). */
 int sim_run_ethosu_op(sim_npu *npu, const graph *g, const graph_op *op, void *const *data,
                       npuc_err *err);
+
+/* sim_run_ethosu_op for an op met by the reference interpreter's CUSTOM-op
+ * hook (interp_options.custom_eval): its tensors are the interpreter's
+ * (constants: their buffers). */
+int sim_run_ethosu_interp(sim_npu *npu, interp *ip, const graph_op *op, npuc_err *err);
 
 #endif

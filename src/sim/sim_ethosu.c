@@ -175,3 +175,16 @@ done:
     free(fast);
     return rc;
 }
+
+int sim_run_ethosu_interp(sim_npu *npu, interp *ip, const graph_op *op, npuc_err *err)
+{
+    const graph *g = interp_graph(ip);
+    void *data[64];
+    if (op->n_in + op->n_out > 64)
+        return npuc_errf(err, NPUC_E_UNSUPPORTED, "ethos-u op with %d tensors", op->n_in + op->n_out);
+    for (int k = 0; k < op->n_in + op->n_out; k++) {
+        int32_t t = k < op->n_in ? op->in[k] : op->out[k - op->n_in];
+        data[k] = t < 0 ? NULL : g->tensors[t].data ? (void *)g->tensors[t].data : interp_tensor_mut(ip, t);
+    }
+    return sim_run_ethosu_op(npu, g, op, data, err);
+}

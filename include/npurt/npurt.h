@@ -43,7 +43,10 @@ typedef enum npurt_status {
     NPURT_E_NO_NPU = -6,      /* HW epochs but no driver available */
     NPURT_E_NPU = -7,         /* the driver or the NPU reported an error */
     NPURT_E_KERNEL = -8,      /* a CPU kernel rejected its parameters */
-    NPURT_E_BUSY = -9         /* the scheduler refused (instance already attached, ...) */
+    NPURT_E_BUSY = -9,        /* the scheduler refused (instance already attached, ...) */
+    NPURT_E_DIGEST = -10,     /* loadable model: SHA-256 digest mismatch */
+    NPURT_E_SIGNATURE = -11,  /* loadable model: signature missing or invalid */
+    NPURT_E_TARGET = -12      /* loadable model: built for another NPU, CPU or runtime */
 } npurt_status;
 
 /* What went wrong and where. `what` is a static string; index/offset say
@@ -116,6 +119,15 @@ typedef struct npurt_epoch_profile {
 
 struct npurt_sched;
 
+/* Run and epoch callbacks (npurt_set_callback): event is NPURT_CB_*. */
+typedef void (*npurt_callback)(void *user, int event, uint32_t epoch);
+enum {
+    NPURT_CB_RUN_START = 1,
+    NPURT_CB_EPOCH_START = 2,         /* epoch = the epoch index */
+    NPURT_CB_EPOCH_END = 3,           /* after it finished (also on failure) */
+    NPURT_CB_RUN_END = 4              /* epoch = epochs done */
+};
+
 typedef struct npurt_instance {
     const npurt_model *model;
     uint8_t *base[NPURT_MAX_POOLS];   /* pool base addresses */
@@ -124,6 +136,13 @@ typedef struct npurt_instance {
     npurt_wait_mode wait;
     npurt_epoch_profile *profile;     /* optional [profile_cap] */
     uint32_t profile_cap;
+    npurt_callback cb;                /* optional run / epoch callbacks */
+    void *cb_user;
+    /* Resolved address table of an installed loadable model (reloc.h):
+     * the pointers each epoch hands the NPU or its kernel, in epoch order
+     * (HW: stream, region 0, 1, 2; SW/HYBRID: params, scratch, persistent,
+     * operands), then inputs and outputs. NULL: computed from the pools. */
+    const uint64_t *addr;
     /* multi-model scheduling (npurt_sched_attach) */
     struct npurt_sched *sched;
     int priority;
@@ -151,6 +170,14 @@ void *npurt_output(npurt_instance *inst, uint32_t i, uint32_t *size);
 /* Runs every epoch in order. Returns NPURT_OK or a status; inst->err says
  * which epoch failed and why. */
 int npurt_run(npurt_instance *inst);
+
+/* Installs run / epoch callbacks (cb NULL removes them). */
+void npurt_set_callback(npurt_instance *inst, npurt_callback cb, void *user);
+
+/* Address-table slots of an epoch (HW: 4; SW/HYBRID: 3 + operands) and
+ * of the whole model (every epoch, then one per input and output). */
+uint32_t npurt_epoch_slots(const npurt_epoch_rec *e);
+uint32_t npurt_model_slots(const npurt_model *m);
 
 /* Zeroes the state pool (recurrent models start over). */
 void npurt_reset_state(npurt_instance *inst);

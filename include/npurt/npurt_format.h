@@ -29,6 +29,9 @@
 #define NPURT_F_ARENA_STATE 0x1u      /* variable tensors live in the activation pool:
                                          the pool keeps state between runs and
                                          cannot be shared with another model */
+#define NPURT_F_EXTERNAL_PARAMS 0x2u  /* the params pool's contents are not in the
+                                         blob (data_off = data_size = 0): the
+                                         caller gives them (npurt_memory.params) */
 
 typedef struct npurt_header {
     uint32_t magic;           /* NPURT_MAGIC */

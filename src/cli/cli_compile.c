@@ -28,7 +28,10 @@ static void help(FILE *f)
             "                        (docs/system-config.md); default: Vela's\n"
             "                        Ethos_U55_High_End_Embedded + Shared_Sram for U55,\n"
             "                        Ethos_U65_High_End + Dedicated_Sram for U65\n"
-            "  --output-format F     tflite (default), c, bin, or all\n"
+            "  --output-format F     tflite (default), c, bin, reloc, or all\n"
+            "  --split               reloc: parameters in a separate NAME_params.bin\n"
+            "  --sign-key FILE       reloc: sign with this Ed25519 key (a 32-byte seed);\n"
+            "                        the public key goes to NAME_rel.json\n"
             "  --optimise G          performance (default) or size\n"
             "  --verbose             list every op with where it runs and why\n"
             "  --quiet               print nothing on success\n"
@@ -38,7 +41,9 @@ static void help(FILE *f)
             "Ethos-U driver, or `npuc run`), DIR/ID_model.c and DIR/ID_model.h (format c:\n"
             "the compiled model for the npuc runtime as a const array; ID is NAME as a C\n"
             "identifier), DIR/NAME.nprt (format bin: the same bytes as a file, for\n"
-            "`npuc run`), and always DIR/NAME_report.json and DIR/NAME_report.csv, where\n"
+            "`npuc run`), DIR/NAME_rel.bin + DIR/NAME_rel.json (format reloc: a model an\n"
+            "application installs at run time, docs/reloc.md; with --split also\n"
+            "DIR/NAME_params.bin), and always DIR/NAME_report.json and DIR/NAME_report.csv, where\n"
             "NAME is MODEL's file name without .tflite. Nothing is written on error.\n"
             "\n"
             "Exit status: 0 success, 1 model or input error, 2 usage error.\n");
@@ -75,7 +80,8 @@ int cli_compile(int argc, char **argv)
 {
     const char *model = NULL, *outdir = NULL, *target = "ethos-u55-256", *syscfg = NULL;
     const char *format = "tflite", *optimise = "performance";
-    bool verbose = false, quiet = false;
+    bool verbose = false, quiet = false, split = false;
+    const char *sign_key = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         bool has_val = i + 1 < argc;
@@ -93,6 +99,8 @@ int cli_compile(int argc, char **argv)
         else if (!strcmp(a, "--output-format")) VAL(format);
         else if (!strcmp(a, "--optimise") || !strcmp(a, "--optimize")) VAL(optimise);
         else if (!strcmp(a, "--verbose")) verbose = true;
+        else if (!strcmp(a, "--split")) split = true;
+        else if (!strcmp(a, "--sign-key")) VAL(sign_key);
         else if (!strcmp(a, "--quiet")) quiet = true;
         else if (a[0] == '-' && a[1]) return cli_usage_error("compile", "unknown option '%s'", a);
         else if (!model) model = a;
@@ -104,8 +112,25 @@ int cli_compile(int argc, char **argv)
     bool want_tflite = !strcmp(format, "tflite") || !strcmp(format, "all");
     bool want_c = !strcmp(format, "c") || !strcmp(format, "all");
     bool want_bin = !strcmp(format, "bin") || !strcmp(format, "all");
-    if (!want_tflite && !want_c && !want_bin)
-        return cli_usage_error("compile", "unknown --output-format '%s' (tflite, c, bin or all)", format);
+    bool want_reloc = !strcmp(format, "reloc") || !strcmp(format, "all");
+    if (!want_tflite && !want_c && !want_bin && !want_reloc)
+        return cli_usage_error("compile", "unknown --output-format '%s' (tflite, c, bin, reloc or all)", format);
+    if ((split || sign_key) && !want_reloc)
+        return cli_usage_error("compile", "%s applies to --output-format reloc only", split ? "--split" : "--sign-key");
+    uint8_t seed[32];
+    if (sign_key) {
+        npuc_err kerr = {0};
+        uint8_t *k;
+        size_t kn;
+        if (npuc_read_file(sign_key, &k, &kn, &kerr)) return cli_fail(&kerr);
+        if (kn != 32) {
+            free(k);
+            npuc_errf(&kerr, NPUC_E_FORMAT, "%s: an Ed25519 key seed is 32 bytes, this file has %zu", sign_key, kn);
+            return cli_fail(&kerr);
+        }
+        memcpy(seed, k, 32);
+        free(k);
+    }
     cc_options opt;
     memset(&opt, 0, sizeof opt);
     if (!strcmp(optimise, "performance")) opt.optimise = CC_OPT_PERFORMANCE;
@@ -120,7 +145,8 @@ int cli_compile(int argc, char **argv)
     tfl_model *tm = NULL;
     graph *g = NULL;
     cc_model *cm = NULL;
-    char *summary = NULL;
+    char *summary = NULL, *rtable = NULL;
+    emit_reloc_out rel = {0};
     if ((rc = tfl_read_file(model, &tm, &err)) || (rc = graph_import(tm, &g, &err))) {
         npuc_err_prefix(&err, "%s", model);
         goto fail;
@@ -134,8 +160,8 @@ int cli_compile(int argc, char **argv)
     if ((rc = make_dir(outdir, &err))) goto fail;
     /* every file is written atomically; on a failure the ones already
      * written are removed so that no partial output remains */
-    const char *written[8];
-    char paths[8][4096];
+    const char *written[12];
+    char paths[12][4096];
     int nw = 0;
 #define OUT(fmt, ...) (snprintf(paths[nw], sizeof paths[nw], fmt, __VA_ARGS__), paths[nw])
     if (want_tflite) {
@@ -157,6 +183,29 @@ int cli_compile(int argc, char **argv)
         written[nw] = paths[nw];
         nw++;
     }
+    if (want_reloc) {
+        emit_reloc_options ro = {.split = split, .sign_seed = sign_key ? seed : NULL};
+        char *json = NULL;
+        if ((rc = emit_reloc(cm, name, &ro, &rel, &err))) goto undo;
+        rc = npuc_write_file(OUT("%s/%s_rel.bin", outdir, name), rel.file, rel.file_size, &err);
+        if (rc) goto undo;
+        written[nw] = paths[nw];
+        nw++;
+        if (split) {
+            if ((rc = npuc_write_file(OUT("%s/%s_params.bin", outdir, name), rel.params, rel.params_size, &err))) goto undo;
+            written[nw] = paths[nw];
+            nw++;
+        }
+        char fname[300];
+        snprintf(fname, sizeof fname, "%s_rel.bin", name);
+        if ((rc = emit_reloc_json(&rel, ro.sign_seed, &json, &err))) goto undo;
+        rc = npuc_write_file(OUT("%s/%s_rel.json", outdir, name), json, strlen(json), &err);
+        free(json);
+        if (rc) goto undo;
+        written[nw] = paths[nw];
+        nw++;
+        if ((rc = emit_reloc_table(&rel, fname, &rtable, &err))) goto undo;
+    }
     if ((rc = emit_report_json(cm, model, OUT("%s/%s_report.json", outdir, name), &err))) goto undo;
     written[nw] = paths[nw];
     nw++;
@@ -168,6 +217,7 @@ int cli_compile(int argc, char **argv)
     if (!quiet) {
         if ((rc = emit_summary(cm, model, &summary, &err))) goto undo;
         fputs(summary, stdout);
+        if (rtable) fputs(rtable, stdout);
         if (verbose) {
             for (int32_t i = 0; i < g->n_ops; i++) {
                 const cc_op_info *oi = &cm->ops[i];
@@ -181,6 +231,8 @@ int cli_compile(int argc, char **argv)
         }
     }
     free(summary);
+    free(rtable);
+    emit_reloc_out_free(&rel);
     cc_model_free(cm);
     graph_free(g);
     tfl_model_free(tm);
@@ -189,6 +241,8 @@ undo:
     for (int i = 0; i < nw; i++) unlink(written[i]);
 fail:
     free(summary);
+    free(rtable);
+    emit_reloc_out_free(&rel);
     cc_model_free(cm);
     if (g) graph_free(g);
     tfl_model_free(tm);

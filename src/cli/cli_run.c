@@ -20,7 +20,8 @@ static void help(FILE *f)
             "\n"
             "Runs MODEL on the reference interpreter and prints a summary of its\n"
             "outputs. MODEL is a .tflite file, or a compiled model (.nprt, from\n"
-            "`npuc compile --output-format bin`), which runs on the npuc runtime: HW\n"
+            "`npuc compile --output-format bin`, or NAME_rel.bin, from\n"
+            "`--output-format reloc`), which runs on the npuc runtime: HW\n"
             "epochs through the ethos-u driver on a virtual NPU, CPU epochs on the\n"
             "prepared reference kernels.\n"
             "\n"
@@ -43,6 +44,13 @@ static void help(FILE *f)
             "  --profile           print the per-operation cycle table and PMU counters\n"
             "                      (.nprt: the runtime's per-epoch profile)\n"
             "  --poll              .nprt: wait for the NPU by polling, not the interrupt\n"
+            "  --install MODE      _rel.bin: xip (default; params used in place) or copy\n"
+            "                      (model and params copied into exec RAM)\n"
+            "  --clear             _rel.bin: zero the activation pools at install\n"
+            "  --params FILE       _rel.bin made with --split: the params file (default:\n"
+            "                      NAME_params.bin beside NAME_rel.bin)\n"
+            "  --public-key FILE   _rel.bin: require a signature by this 32-byte Ed25519\n"
+            "                      public key\n"
             "  --npu NAME          NPU to simulate: ethos-u55-32, -64, -128, -256,\n"
             "                      ethos-u65-256, -512 (default: what the model was\n"
             "                      compiled for)\n"
@@ -308,7 +316,9 @@ int cli_run(int argc, char **argv)
     const char *model_path = NULL, *output = NULL, *dump = NULL;
     const char *inputs[MAX_INPUTS];
     int n_inputs = 0;
-    bool random_input = false, quiet = false, poll = false;
+    bool random_input = false, quiet = false, poll = false, install_copy = false, install_clear = false;
+    bool reloc_opt = false;
+    const char *params_path = NULL, *public_key_path = NULL;
     unsigned long long seed = 1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -321,6 +331,21 @@ int cli_run(int argc, char **argv)
             nr.profile = true;
         } else if (!strcmp(a, "--poll")) {
             poll = true;
+        } else if (!strcmp(a, "--clear")) {
+            install_clear = reloc_opt = true;
+        } else if (!strcmp(a, "--install") || !strcmp(a, "--params") || !strcmp(a, "--public-key")) {
+            if (i + 1 >= argc) return cli_usage_error("run", "%s needs a value", a);
+            const char *v = argv[++i];
+            reloc_opt = true;
+            if (!strcmp(a, "--params")) {
+                params_path = v;
+            } else if (!strcmp(a, "--public-key")) {
+                public_key_path = v;
+            } else if (!strcmp(v, "copy")) {
+                install_copy = true;
+            } else if (strcmp(v, "xip")) {
+                return cli_usage_error("run", "--install: unknown mode '%s' (xip or copy)", v);
+            }
         } else if (!strcmp(a, "--npu") || !strcmp(a, "--system-config") || !strcmp(a, "--memory-mode")) {
             if (i + 1 >= argc) return cli_usage_error("run", "%s needs a value", a);
             const char *v = argv[++i];
@@ -374,9 +399,13 @@ int cli_run(int argc, char **argv)
                            .trace = nr.trace, .poll = poll, .seed = seed, .output = output, .dump = dump,
                            .have_variant = nr.have_variant, .variant = nr.variant,
                            .system_config = nr.system_config, .memory_mode = nr.memory_mode,
-                           .trace_fn = trace_line};
+                           .trace_fn = trace_line, .install_copy = install_copy,
+                           .install_clear = install_clear, .params_path = params_path,
+                           .public_key_path = public_key_path};
         return cli_run_nprt(&ra);
     }
+    if (reloc_opt)
+        return cli_usage_error("run", "--install, --clear, --params and --public-key work on loadable models (_rel.bin) only");
     if (poll) return cli_usage_error("run", "--poll works on compiled models (.nprt) only");
 
     npuc_err err = {0};

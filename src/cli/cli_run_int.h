@@ -17,9 +17,12 @@ typedef struct cli_run_args {
     sim_variant variant;
     const char *system_config, *memory_mode;
     void (*trace_fn)(void *user, const char *line);
+    /* runtime-loadable models */
+    bool install_copy, install_clear;
+    const char *params_path, *public_key_path;
 } cli_run_args;
 
-/* True if the file starts with the compiled-model magic "NPRT". */
+/* True if the file starts with a compiled-model magic ("NPRT" or "NPRL"). */
 bool cli_is_nprt(const char *path);
 int cli_run_nprt(const cli_run_args *a);
 

@@ -8,11 +8,15 @@
 #include "../runtime/host/npurt_host.h"
 #include "../kernels/k_op.h"
 #include "npurt/npurt.h"
+#include "npurt/reloc.h"
+#include "util/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* True for both compiled-model forms: the NPRT container and the
+ * runtime-loadable NPRL file. */
 bool cli_is_nprt(const char *path)
 {
     FILE *f = fopen(path, "rb");
@@ -20,7 +24,8 @@ bool cli_is_nprt(const char *path)
     uint8_t b[4] = {0};
     size_t n = fread(b, 1, 4, f);
     fclose(f);
-    return n == 4 && (uint32_t)(b[0] | b[1] << 8 | b[2] << 16 | (uint32_t)b[3] << 24) == NPURT_MAGIC;
+    uint32_t magic = (uint32_t)(b[0] | b[1] << 8 | b[2] << 16 | (uint32_t)b[3] << 24);
+    return n == 4 && (magic == NPURT_MAGIC || magic == NPURL_MAGIC);
 }
 
 static graph_dtype gdtype(uint8_t dt)
@@ -98,6 +103,87 @@ static void print_profile(const npurt_model *m, const npurt_epoch_profile *p, ui
            (unsigned long long)tot_npu, (unsigned long long)tot_est, tot_cpu);
 }
 
+/* Reads a file into 16-byte aligned memory. */
+static int read_aligned(const char *path, uint8_t **out, size_t *size, npuc_err *err)
+{
+    uint8_t *f;
+    int rc = npuc_read_file(path, &f, size, err);
+    if (rc) return rc;
+    *out = alloc16(*size);
+    if (!*out) {
+        free(f);
+        return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    }
+    memcpy(*out, f, *size);
+    free(f);
+    return NPUC_OK;
+}
+
+/* "dir/x_rel.bin" -> "dir/x_params.bin" (the --split companion). */
+static void params_path_of(const char *model, char *out, size_t cap)
+{
+    size_t n = strlen(model);
+    const char *suf = "_rel.bin";
+    size_t k = strlen(suf);
+    if (n >= k && !strcmp(model + n - k, suf)) snprintf(out, cap, "%.*s_params.bin", (int)(n - k), model);
+    else snprintf(out, cap, "%s.params.bin", model);
+}
+
+/* Installs a runtime-loadable model the way an application does: header
+ * info, exec RAM of the size it asks for, install with the mode given. */
+static int reloc_install(const cli_run_args *a, const uint8_t *file, size_t size, npurt_reloc_instance *ri,
+                         uint8_t **exec_ram, uint8_t **params, npuc_err *err)
+{
+    npurt_reloc_info info;
+    npurt_error e = {0};
+    char msg[512];
+    if (npurt_reloc_get_info(file, size, &info, &e)) {
+        npurt_host_error_text(NULL, &e, msg, sizeof msg);
+        return npuc_errf(err, NPUC_E_FORMAT, "%s: %s", a->model, msg);
+    }
+    npurt_reloc_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.mode = (a->install_copy ? NPURT_RELOC_COPY : NPURT_RELOC_XIP) | (a->install_clear ? NPURT_RELOC_CLEAR : 0);
+    size_t psize = 0;
+    if (info.flags & NPURL_F_SPLIT) {
+        char path[4096];
+        if (a->params_path) snprintf(path, sizeof path, "%s", a->params_path);
+        else params_path_of(a->model, path, sizeof path);
+        int rc = read_aligned(path, params, &psize, err);
+        if (rc) return npuc_err_prefix(err, "%s is split: its params file", a->model), rc;
+        if (psize > UINT32_MAX) return npuc_errf(err, NPUC_E_FORMAT, "%s: params file too large", path);
+        cfg.ext_params = *params;
+        cfg.ext_params_size = (uint32_t)psize;
+    } else if (a->params_path) {
+        return npuc_errf(err, NPUC_E_USAGE, "%s is not split: --params does not apply", a->model);
+    }
+    uint8_t key[32];
+    if (a->public_key_path) {
+        uint8_t *k;
+        size_t kn;
+        int rc = npuc_read_file(a->public_key_path, &k, &kn, err);
+        if (rc) return rc;
+        if (kn != 32) {
+            free(k);
+            return npuc_errf(err, NPUC_E_FORMAT, "%s: an Ed25519 public key is 32 bytes, this file has %zu",
+                             a->public_key_path, kn);
+        }
+        memcpy(key, k, 32);
+        free(k);
+        cfg.public_key = key;
+    }
+    uint32_t need = (cfg.mode & 0xFFu) == NPURT_RELOC_COPY ? info.ram_copy : info.ram_xip;
+    *exec_ram = alloc16(need);
+    if (!*exec_ram) return npuc_errf(err, NPUC_E_NOMEM, "out of memory (%u bytes of exec RAM)", need);
+    cfg.exec_ram = *exec_ram;
+    cfg.exec_ram_size = need;
+    if (npurt_reloc_install(file, size, &cfg, ri, &e)) {
+        npurt_host_error_text(NULL, &e, msg, sizeof msg);
+        return npuc_errf(err, e.code == NPURT_E_ARG ? NPUC_E_USAGE : NPUC_E_FORMAT, "%s: install: %s", a->model, msg);
+    }
+    return NPUC_OK;
+}
+
 int cli_run_nprt(const cli_run_args *a)
 {
     npuc_err err = {0};
@@ -108,37 +194,42 @@ int cli_run_nprt(const cli_run_args *a)
     bool drv_up = false, mapped = false;
     npurt_epoch_profile *prof = NULL;
     int code = CLI_OK;
-    npurt_model m;
-    npurt_instance inst;
+    npurt_model model, *mp = &model;
+    npurt_instance instance, *ip = &instance;
+    npurt_reloc_instance *ri = NULL;
+    uint8_t *exec_ram = NULL, *params = NULL;
     npurt_error e = {0};
     char msg[512];
 
     if (a->dump) return cli_usage_error("run", "--dump-tensors works on .tflite models only");
-    int rc = npuc_read_file(a->model, &file, &size, &err);
+    int rc = read_aligned(a->model, &blob, &size, &err);
     if (rc) return cli_fail(&err);
-    blob = alloc16(size);
-    if (!blob) {
-        free(file);
-        npuc_errf(&err, NPUC_E_NOMEM, "out of memory");
-        return cli_fail(&err);
-    }
-    memcpy(blob, file, size);
-    free(file);
-    if (npurt_model_load(&m, blob, size, &e)) {
+    (void)file;
+    bool reloc = size >= 4 && blob[0] == 'N' && blob[1] == 'P' && blob[2] == 'R' && blob[3] == 'L';
+    if (reloc) {
+        ri = calloc(1, sizeof *ri);
+        if (!ri) {
+            npuc_errf(&err, NPUC_E_NOMEM, "out of memory");
+            goto fail;
+        }
+        if ((rc = reloc_install(a, blob, size, ri, &exec_ram, &params, &err))) goto fail;
+        mp = &ri->model;
+        ip = &ri->rt;
+    } else if (npurt_model_load(mp, blob, size, &e)) {
         npurt_host_error_text(NULL, &e, msg, sizeof msg);
         npuc_errf(&err, NPUC_E_FORMAT, "%s: %s", a->model, msg);
         goto fail;
     }
-    uint32_t n_in = npurt_model_n_inputs(&m), n_out = npurt_model_n_outputs(&m);
+    uint32_t n_in = npurt_model_n_inputs(mp), n_out = npurt_model_n_outputs(mp);
     if ((uint32_t)a->n_inputs > n_in || ((uint32_t)a->n_inputs < n_in && !a->random_input)) {
         code = cli_usage_error("run", "model has %u input%s but %d --input given%s", n_in, n_in == 1 ? "" : "s",
                                a->n_inputs,
                                (uint32_t)a->n_inputs < n_in ? " (use --random-input to fill the rest)" : "");
         goto out;
     }
-    if (m.h->npu_config) {
+    if (mp->h->npu_config) {
         sim_variant v;
-        if (sim_variant_from_config(m.h->npu_config, &v, &err)) {
+        if (sim_variant_from_config(mp->h->npu_config, &v, &err)) {
             npuc_err_prefix(&err, "%s: header npu_config", a->model);
             goto fail;
         }
@@ -163,29 +254,31 @@ int cli_run_nprt(const cli_run_args *a)
         drv_up = true;
         if (a->trace) sim_npu_set_trace(ethosu_host_npu_sim(hnpu), a->trace_fn, NULL);
     }
-    uint32_t act_size = npurt_model_pool_size(&m, NPURT_POOL_ACTIVATIONS);
-    uint32_t state_size = npurt_model_pool_size(&m, NPURT_POOL_STATE);
-    act = alloc16(act_size);
-    state = alloc16(state_size);
-    if (!act || !state) {
-        npuc_errf(&err, NPUC_E_NOMEM, "out of memory (%u activation bytes)", act_size);
-        goto fail;
+    uint32_t act_size = npurt_model_pool_size(mp, NPURT_POOL_ACTIVATIONS);
+    uint32_t state_size = npurt_model_pool_size(mp, NPURT_POOL_STATE);
+    if (!reloc) {
+        act = alloc16(act_size);
+        state = alloc16(state_size);
+        if (!act || !state) {
+            npuc_errf(&err, NPUC_E_NOMEM, "out of memory (%u activation bytes)", act_size);
+            goto fail;
+        }
+        npurt_memory mem = {.activations = act, .activations_size = act_size, .state = state, .state_size = state_size};
+        if (npurt_init(ip, mp, &mem, &e)) {
+            npurt_host_error_text(mp, &e, msg, sizeof msg);
+            npuc_errf(&err, NPUC_E_INVALID, "%s: %s", a->model, msg);
+            goto fail;
+        }
     }
-    npurt_memory mem = {.activations = act, .activations_size = act_size, .state = state, .state_size = state_size};
-    if (npurt_init(&inst, &m, &mem, &e)) {
-        npurt_host_error_text(&m, &e, msg, sizeof msg);
-        npuc_errf(&err, NPUC_E_INVALID, "%s: %s", a->model, msg);
-        goto fail;
-    }
-    inst.drv = drv_up ? &drv : NULL;
-    inst.wait = a->poll ? NPURT_WAIT_POLL : NPURT_WAIT_IRQ;
+    ip->drv = drv_up ? &drv : NULL;
+    ip->wait = a->poll ? NPURT_WAIT_POLL : NPURT_WAIT_IRQ;
     if (a->profile) {
-        prof = calloc(m.h->n_epochs + 1u, sizeof *prof);
-        inst.profile = prof;
-        inst.profile_cap = m.h->n_epochs;
+        prof = calloc(mp->h->n_epochs + 1u, sizeof *prof);
+        ip->profile = prof;
+        ip->profile_cap = mp->h->n_epochs;
     }
     if (drv_up) {
-        if ((rc = npurt_host_map(&inst, &err))) goto fail;
+        if ((rc = npurt_host_map(ip, &err))) goto fail;
         mapped = true;
     }
     npuc_rng rng;
@@ -194,9 +287,9 @@ int cli_run_nprt(const cli_run_args *a)
         graph_tensor t;
         float sc;
         int64_t zp;
-        as_graph_tensor(&m, npurt_model_input(&m, i), &t, &sc, &zp);
+        as_graph_tensor(mp, npurt_model_input(mp, i), &t, &sc, &zp);
         uint32_t n;
-        uint8_t *dst = npurt_input(&inst, i, &n);
+        uint8_t *dst = npurt_input(ip, i, &n);
         if (i < (uint32_t)a->n_inputs) {
             if ((rc = cli_read_input(a->inputs[i], &t, &inbuf, &err))) {
                 npuc_err_prefix(&err, "input %u", i);
@@ -209,8 +302,8 @@ int cli_run_nprt(const cli_run_args *a)
             cli_fill_random(&rng, &t, dst);
         }
     }
-    if (npurt_run(&inst)) {
-        npurt_host_error_text(&m, &inst.err, msg, sizeof msg);
+    if (reloc ? npurt_reloc_run(ri) : npurt_run(ip)) {
+        npurt_host_error_text(mp, &ip->err, msg, sizeof msg);
         char npu_msg[256] = "";
         if (hnpu) ethosu_host_npu_error(hnpu, npu_msg, sizeof npu_msg);
         npuc_errf(&err, NPUC_E_RUNTIME, "%s: %s%s%s", a->model, msg, *npu_msg ? ": " : "", npu_msg);
@@ -218,7 +311,7 @@ int cli_run_nprt(const cli_run_args *a)
     }
     if (a->output) {
         size_t total = 0, o = 0;
-        for (uint32_t i = 0; i < n_out; i++) total += npurt_model_output(&m, i)->size;
+        for (uint32_t i = 0; i < n_out; i++) total += npurt_model_output(mp, i)->size;
         outbuf = malloc(total ? total : 1);
         if (!outbuf) {
             npuc_errf(&err, NPUC_E_NOMEM, "out of memory");
@@ -226,7 +319,7 @@ int cli_run_nprt(const cli_run_args *a)
         }
         for (uint32_t i = 0; i < n_out; i++) {
             uint32_t n;
-            const void *d = npurt_output(&inst, i, &n);
+            const void *d = npurt_output(ip, i, &n);
             memcpy(outbuf + o, d, n);
             o += n;
         }
@@ -234,23 +327,27 @@ int cli_run_nprt(const cli_run_args *a)
     }
     if (!a->quiet) {
         uint32_t hw = 0;
-        for (uint32_t i = 0; i < m.h->n_epochs; i++) hw += m.epochs[i].kind == NPURT_EPOCH_HW;
+        for (uint32_t i = 0; i < mp->h->n_epochs; i++) hw += mp->epochs[i].kind == NPURT_EPOCH_HW;
         printf("model %s (%s): %u epochs (%u HW, %u CPU) on the npuc runtime, activations %u bytes\n", a->model,
-               npurt_model_name(&m), m.h->n_epochs, hw, m.h->n_epochs - hw, act_size);
+               npurt_model_name(mp), mp->h->n_epochs, hw, mp->h->n_epochs - hw, act_size);
+        if (reloc)
+            printf("installed %s mode%s: %u bytes of exec RAM, %u relocations\n",
+                   (ri->mode & 0xFFu) == NPURT_RELOC_COPY ? "COPY" : "XIP", ri->mode & NPURT_RELOC_CLEAR ? " + CLEAR" : "",
+                   ri->ram_used, ri->n_relocs);
         for (uint32_t i = 0; i < n_out; i++) {
             graph_tensor t;
             float sc;
             int64_t zp;
-            as_graph_tensor(&m, npurt_model_output(&m, i), &t, &sc, &zp);
-            cli_print_output((int32_t)i, &t, npurt_output(&inst, i, NULL));
+            as_graph_tensor(mp, npurt_model_output(mp, i), &t, &sc, &zp);
+            cli_print_output((int32_t)i, &t, npurt_output(ip, i, NULL));
         }
-        if (prof) print_profile(&m, prof, m.h->n_epochs);
+        if (prof) print_profile(mp, prof, mp->h->n_epochs);
     }
     goto out;
 fail:
     code = cli_fail(&err);
 out:
-    if (mapped) npurt_host_unmap(&inst);
+    if (mapped) npurt_host_unmap(ip);
     if (drv_up) ethosu_host_driver_deinit(&drv);
     ethosu_host_npu_free(hnpu);
     free(prof);
@@ -259,5 +356,8 @@ out:
     free(act);
     free(state);
     free(blob);
+    free(ri);
+    free(exec_ram);
+    free(params);
     return code;
 }

@@ -35,4 +35,29 @@ uint32_t emit_crc32(const uint8_t *p, size_t n);
 int emit_c_sources(const cc_model *m, const char *name, const char *dir, npuc_err *err);
 void emit_c_ident(const char *name, char *out, size_t cap);
 
+/* The runtime-loadable model (include/npurt/reloc_format.h, docs/reloc.md):
+ * the NPRT container wrapped with pool descriptors, relocations for the
+ * runtime's address table, SHA-256 and an optional Ed25519 signature.
+ * split: the params go to a second buffer (NAME_params.bin) whose SHA-256
+ * the file carries. sign_seed: a 32-byte Ed25519 private key seed. */
+typedef struct emit_reloc_options {
+    bool split;
+    const uint8_t *sign_seed;
+} emit_reloc_options;
+
+typedef struct emit_reloc_out {
+    uint8_t *file;            /* malloc'd */
+    size_t file_size;
+    uint8_t *params;          /* split: malloc'd params file, else NULL */
+    size_t params_size;
+} emit_reloc_out;
+
+int emit_reloc(const cc_model *m, const char *name, const emit_reloc_options *o, emit_reloc_out *out,
+               npuc_err *err);
+void emit_reloc_out_free(emit_reloc_out *out);
+/* The memory-layout table `npuc compile` prints, and the JSON description
+ * (NAME_rel.json; sign_seed adds the public key), both malloc'd strings. */
+int emit_reloc_table(const emit_reloc_out *r, const char *file_name, char **out, npuc_err *err);
+int emit_reloc_json(const emit_reloc_out *r, const uint8_t *sign_seed, char **out, npuc_err *err);
+
 #endif

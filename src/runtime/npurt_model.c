@@ -20,6 +20,9 @@ const char *npurt_status_name(int code)
     case NPURT_E_NPU: return "NPU error";
     case NPURT_E_KERNEL: return "CPU kernel error";
     case NPURT_E_BUSY: return "busy";
+    case NPURT_E_DIGEST: return "model digest mismatch";
+    case NPURT_E_SIGNATURE: return "model signature invalid";
+    case NPURT_E_TARGET: return "model built for another target";
     default: return "unknown error";
     }
 }
@@ -176,7 +179,10 @@ int npurt_model_load(npurt_model *m, const void *blob, size_t size, npurt_error 
         if (p->kind > NPURT_POOL_STATE) return FAIL(NPURT_E_FORMAT, (int32_t)i, at + 4, NPURT_TEXT("unknown pool kind"));
         if (m->pool_of_kind[p->kind] >= 0) return FAIL(NPURT_E_FORMAT, (int32_t)i, at + 4, NPURT_TEXT("two pools of one kind"));
         m->pool_of_kind[p->kind] = (int8_t)i;
-        if (p->kind == NPURT_POOL_PARAMS) {
+        if (p->kind == NPURT_POOL_PARAMS && (h->flags & NPURT_F_EXTERNAL_PARAMS)) {
+            if (p->data_off || p->data_size)
+                return FAIL(NPURT_E_FORMAT, (int32_t)i, at + 8, NPURT_TEXT("external params pool with data in the blob"));
+        } else if (p->kind == NPURT_POOL_PARAMS) {
             if (p->data_size != p->size || p->data_off % NPURT_ALIGN || !range_ok(p->data_off, p->data_size, n))
                 return FAIL(NPURT_E_FORMAT, (int32_t)i, at + 8, NPURT_TEXT("params pool data outside the blob"));
         } else if (p->data_off || p->data_size) {
@@ -193,6 +199,19 @@ int npurt_model_load(npurt_model *m, const void *blob, size_t size, npurt_error 
         if (!(m->tensors[t].flags & want)) return FAIL(NPURT_E_FORMAT, (int32_t)i, h->io_off + 4 * i, NPURT_TEXT("model input/output tensor not flagged as such"));
     }
     return check_epochs(m, err);
+}
+
+uint32_t npurt_epoch_slots(const npurt_epoch_rec *e)
+{
+    return e->kind == NPURT_EPOCH_HW ? 4u : 3u + e->n_in + e->n_out;
+}
+
+uint32_t npurt_model_slots(const npurt_model *m)
+{
+    if (!m || !m->h) return 0;
+    uint32_t n = (uint32_t)m->h->n_inputs + m->h->n_outputs;
+    for (uint32_t i = 0; i < m->h->n_epochs; i++) n += npurt_epoch_slots(&m->epochs[i]);
+    return n;
 }
 
 const char *npurt_model_string(const npurt_model *m, uint32_t off)

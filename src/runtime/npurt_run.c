@@ -47,6 +47,8 @@ int npurt_init(npurt_instance *inst, const npurt_model *m, const npurt_memory *m
         uint32_t avail = 0;
         switch (p->kind) {
         case NPURT_POOL_PARAMS:
+            if (!mem->params && (m->h->flags & NPURT_F_EXTERNAL_PARAMS))
+                return npurt_fail(err, NPURT_E_MEMORY, -1, (int32_t)i, 0, NPURT_TEXT("the model's params are external and none were given"));
             base = (uint8_t *)(uintptr_t)(mem->params ? mem->params : m->blob + p->data_off);
             avail = p->size;
             break;
@@ -91,16 +93,38 @@ static void *tensor_data(npurt_instance *inst, int32_t t, uint32_t *size)
     return inst->base[r->pool] + r->offset;
 }
 
+/* The address-table pointer of slot k (NULL for an empty slot). */
+static void *slot_ptr(const npurt_instance *inst, uint32_t k)
+{
+    return (void *)(uintptr_t)inst->addr[k];
+}
+
+/* Input or output j (inputs first) of the io table. */
+static void *io_data(npurt_instance *inst, uint32_t j, uint32_t *size)
+{
+    const npurt_model *m = inst->model;
+    void *p = tensor_data(inst, m->io[j], size);
+    if (inst->addr) p = slot_ptr(inst, npurt_model_slots(m) - m->h->n_inputs - m->h->n_outputs + j);
+    return p;
+}
+
 void *npurt_input(npurt_instance *inst, uint32_t i, uint32_t *size)
 {
     if (!inst || !inst->model || i >= inst->model->h->n_inputs) return NULL;
-    return tensor_data(inst, inst->model->io[i], size);
+    return io_data(inst, i, size);
 }
 
 void *npurt_output(npurt_instance *inst, uint32_t i, uint32_t *size)
 {
     if (!inst || !inst->model || i >= inst->model->h->n_outputs) return NULL;
-    return tensor_data(inst, inst->model->io[inst->model->h->n_inputs + i], size);
+    return io_data(inst, inst->model->h->n_inputs + i, size);
+}
+
+void npurt_set_callback(npurt_instance *inst, npurt_callback cb, void *user)
+{
+    if (!inst) return;
+    inst->cb = cb;
+    inst->cb_user = user;
 }
 
 static int epoch_fail(npurt_instance *inst, int code, uint32_t epoch, int32_t detail, const char *what)
@@ -110,7 +134,8 @@ static int epoch_fail(npurt_instance *inst, int code, uint32_t epoch, int32_t de
     return code;
 }
 
-static int run_hw(npurt_instance *inst, uint32_t i, const npurt_epoch_rec *e, npurt_epoch_profile *pr)
+static int run_hw(npurt_instance *inst, uint32_t i, const npurt_epoch_rec *e, uint32_t slot,
+                  npurt_epoch_profile *pr)
 {
     const npurt_model *m = inst->model;
     int pp = m->pool_of_kind[NPURT_POOL_PARAMS], pa = m->pool_of_kind[NPURT_POOL_ACTIVATIONS];
@@ -128,6 +153,7 @@ static int run_hw(npurt_instance *inst, uint32_t i, const npurt_epoch_rec *e, np
         return epoch_fail(inst, NPURT_E_NO_NPU, i, 0, NPURT_TEXT("no NPU driver available for a HW epoch"));
     }
     const uint8_t *params = inst->base[pp];
+    const uint8_t *cmd = params + e->cmd_off;
     uint64_t base_addr[3];
     size_t base_size[3];
     /* an epoch without constants still gets a valid region 0 pointer */
@@ -142,19 +168,23 @@ static int run_hw(npurt_instance *inst, uint32_t i, const npurt_epoch_rec *e, np
         base_addr[2] = base_addr[1];
         base_size[2] = base_size[1];
     }
+    if (inst->addr) {         /* an installed model: the relocated pointers */
+        cmd = slot_ptr(inst, slot);
+        for (int r = 0; r < 3; r++) base_addr[r] = inst->addr[slot + 1 + (uint32_t)r];
+    }
     ETHOSU_PMU_Enable(drv);
     ETHOSU_PMU_CNTR_Enable(drv, ETHOSU_PMU_CCNT_Msk);
     ETHOSU_PMU_CYCCNT_Reset(drv);
     uint64_t t1 = npurt_cpu_cycles();
     int rc;
     if (inst->wait == NPURT_WAIT_POLL) {
-        rc = ethosu_invoke_async(drv, params + e->cmd_off, (int)e->cmd_size, base_addr, base_size, 3, inst);
+        rc = ethosu_invoke_async(drv, cmd, (int)e->cmd_size, base_addr, base_size, 3, inst);
         if (rc == 0) {
             do rc = ethosu_wait(drv, false);
             while (rc == 1);
         }
     } else {
-        rc = ethosu_invoke_v3(drv, params + e->cmd_off, (int)e->cmd_size, base_addr, base_size, 3, inst);
+        rc = ethosu_invoke_v3(drv, cmd, (int)e->cmd_size, base_addr, base_size, 3, inst);
     }
     uint64_t t2 = npurt_cpu_cycles();
     uint64_t npu = ETHOSU_PMU_Get_CCNTR(drv);
@@ -171,7 +201,8 @@ static int run_hw(npurt_instance *inst, uint32_t i, const npurt_epoch_rec *e, np
     return NPURT_OK;
 }
 
-static int run_sw(npurt_instance *inst, uint32_t i, const npurt_epoch_rec *e, npurt_epoch_profile *pr)
+static int run_sw(npurt_instance *inst, uint32_t i, const npurt_epoch_rec *e, uint32_t slot,
+                  npurt_epoch_profile *pr)
 {
     const npurt_model *m = inst->model;
     int pp = m->pool_of_kind[NPURT_POOL_PARAMS], pa = m->pool_of_kind[NPURT_POOL_ACTIVATIONS];
@@ -187,6 +218,7 @@ static int run_sw(npurt_instance *inst, uint32_t i, const npurt_epoch_rec *e, np
             size[k] = 0;
         } else {
             ptr[k] = tensor_data(inst, t, &size[k]);
+            if (inst->addr) ptr[k] = slot_ptr(inst, slot + 3 + k);
         }
     }
     k_op_io io;
@@ -205,8 +237,14 @@ static int run_sw(npurt_instance *inst, uint32_t i, const npurt_epoch_rec *e, np
         io.persistent = inst->base[ps] + e->persist_off;
         io.persistent_size = e->persist_size;
     }
+    const uint8_t *kparams = inst->base[pp] + e->params_off;
+    if (inst->addr) {
+        kparams = slot_ptr(inst, slot);
+        if (io.scratch) io.scratch = slot_ptr(inst, slot + 1);
+        if (io.persistent) io.persistent = slot_ptr(inst, slot + 2);
+    }
     uint64_t t1 = npurt_cpu_cycles();
-    int krc = k_op_run(e->kernel, inst->base[pp] + e->params_off, e->params_size, &io);
+    int krc = k_op_run(e->kernel, kparams, e->params_size, &io);
     uint64_t t2 = npurt_cpu_cycles();
     if (pr) {
         pr->pre = t1 - t0;
@@ -226,7 +264,9 @@ int npurt_run(npurt_instance *inst)
     inst->err.index = -1;
     inst->epochs_done = 0;
     npurt_sched_acquire(inst, NPURT_SCHED_SERIAL);
+    if (inst->cb) inst->cb(inst->cb_user, NPURT_CB_RUN_START, 0);
     int rc = NPURT_OK;
+    uint32_t slot = 0;
     for (uint32_t i = 0; i < m->h->n_epochs && rc == NPURT_OK; i++) {
         const npurt_epoch_rec *e = &m->epochs[i];
         npurt_epoch_profile *pr = inst->profile && i < inst->profile_cap ? &inst->profile[i] : NULL;
@@ -236,9 +276,13 @@ int npurt_run(npurt_instance *inst)
             pr->kernel = e->kind == NPURT_EPOCH_HW ? 0 : e->kernel;
         }
         npurt_epoch_hook(inst, i);
-        rc = e->kind == NPURT_EPOCH_HW ? run_hw(inst, i, e, pr) : run_sw(inst, i, e, pr);
+        if (inst->cb) inst->cb(inst->cb_user, NPURT_CB_EPOCH_START, i);
+        rc = e->kind == NPURT_EPOCH_HW ? run_hw(inst, i, e, slot, pr) : run_sw(inst, i, e, slot, pr);
+        if (inst->cb) inst->cb(inst->cb_user, NPURT_CB_EPOCH_END, i);
         if (rc == NPURT_OK) inst->epochs_done++;
+        slot += npurt_epoch_slots(e);
     }
+    if (inst->cb) inst->cb(inst->cb_user, NPURT_CB_RUN_END, inst->epochs_done);
     npurt_sched_release(inst, NPURT_SCHED_SERIAL);
     inst->runs++;
     return rc;

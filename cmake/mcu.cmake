@@ -2,7 +2,8 @@
 # (cmake/arm-none-eabi.cmake). Builds only what runs on the microcontroller:
 #
 #   libethosu_driver.a   src/driver/*.c + the MMIO device backend
-#   libnpurt.a           src/runtime/*.c: compiled-model loader, epoch scheduler
+#   libnpurt.a           src/runtime/*.c + src/crypto/*.c: compiled-model loader,
+#                        loadable-model install (SHA-256, Ed25519), epoch scheduler
 #   libnpurt_kernels.a   src/kernels/*.c: the CPU kernels of SW epochs
 #   examples/qemu-m55    the bare-metal example for QEMU mps3-an547
 #
@@ -59,7 +60,7 @@ if(MCU_DRIVER_SRC)
   list(APPEND NPUC_MCU_LIBS ethosu_driver)
 endif()
 
-file(GLOB MCU_RUNTIME_SRC CONFIGURE_DEPENDS src/runtime/*.c)
+file(GLOB MCU_RUNTIME_SRC CONFIGURE_DEPENDS src/runtime/*.c src/crypto/*.c)
 if(MCU_RUNTIME_SRC)
   add_library(npurt STATIC ${MCU_RUNTIME_SRC})
   target_include_directories(npurt PUBLIC include src)

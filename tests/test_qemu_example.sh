@@ -105,10 +105,17 @@ run_case() {
     host=$(hexof "$out/host.bin")
     [ "$fw" = "$host" ] || fail "$name $target: firmware output differs from the host runtime"
   fi
+  # the loadable image of the same model, installed from memory by the firmware
+  local mode
+  for mode in XIP COPY; do
+    grep -q "^reloc $mode: [0-9]* output bytes identical to the built-in model" "$log" ||
+      fail "$name $target: no identical outputs from the loadable model installed in $mode mode"
+  done
   local epochs
   epochs=$(grep -c '^epoch ' "$log")
   echo "ok: $name on $target: $k input(s), $(( ${#fw} / 2 )) output bytes identical ($epochs epochs:" \
-       "$(grep -c '^epoch [0-9]* HW' "$log") NPU, $(grep -c '^epoch [0-9]* \(SW\|HYB\)' "$log") CPU)"
+       "$(grep -c '^epoch [0-9]* HW' "$log") NPU, $(grep -c '^epoch [0-9]* \(SW\|HYB\)' "$log") CPU);" \
+       "loadable image installed in XIP and COPY mode, same outputs)"
 }
 
 # NPU and CPU epochs (SVDF and requantize on the CPU, state in the arena).

@@ -2,7 +2,7 @@
 # Builds and runs the QEMU Cortex-M55 example (examples/qemu-m55,
 # docs/embedded.md):
 #   1. builds the host npuc (unless --npuc is given),
-#   2. compiles MODEL to C (npuc compile --output-format all),
+#   2. compiles MODEL to C and to a loadable image (npuc compile --output-format all),
 #   3. configures and builds the firmware with cmake/arm-none-eabi.cmake,
 #   4. runs it on QEMU mps3-an547 under `timeout` (unless --no-run).
 # The firmware's semihosting output goes to stdout; the script exits with
@@ -81,11 +81,14 @@ log "npuc compile $name for $target"
 "$npuc" compile "$model" --target "$target" --output-format all -o "$modeldir" --quiet
 model_c=$(ls "$modeldir"/*_model.c 2>/dev/null | head -1)
 [ -n "$model_c" ] || { echo "build_m55_example: npuc wrote no C model in $modeldir" >&2; exit 1; }
+# the same model as a runtime-loadable image, installed by the firmware
+model_rel=$(ls "$modeldir"/*_rel.bin 2>/dev/null | head -1)
+[ -n "$model_rel" ] || { echo "build_m55_example: npuc wrote no loadable model in $modeldir" >&2; exit 1; }
 
 log "firmware in $build ($cpu, $target)"
 cmake -S "$src" -B "$build" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$src/cmake/arm-none-eabi.cmake" \
       -DCMAKE_BUILD_TYPE=Release -DTARGET_CPU="$cpu" -DETHOSU_TARGET_NPU_CONFIG="$target" \
-      -DNPUC_EXAMPLE_MODEL_C="$model_c" "${extra[@]}" >/dev/null
+      -DNPUC_EXAMPLE_MODEL_C="$model_c" -DNPUC_EXAMPLE_RELOC_BIN="$model_rel" "${extra[@]}" >/dev/null
 if ! cmake --build "$build" -j 2 > "$build/build.log" 2>&1; then
   cat "$build/build.log" >&2
   echo "build_m55_example: the firmware build failed" >&2

@@ -8,7 +8,12 @@
  * (a deterministic pattern), one line per epoch, each output's bytes as hex,
  * then "ok". Exit status 0; 1 with an "error:" line if the model or a run
  * fails; 2 if the virtual NPU cannot be set up. Without a model
- * (NPUC_EXAMPLE_MODEL_C unset) it only reports the NPU. */
+ * (NPUC_EXAMPLE_MODEL_C unset) it only reports the NPU.
+ *
+ * With a loadable model image linked in (NPUC_EXAMPLE_RELOC_BIN, the same
+ * model as NAME_rel.bin), it then installs that image from memory in XIP
+ * and in COPY + CLEAR mode, runs it on the same inputs and prints
+ * "reloc MODE: N output bytes identical to the built-in model". */
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -17,6 +22,7 @@
 #include "ethosu_driver.h"
 #include "driver/host/ethosu_host.h"
 #include "npurt/npurt.h"
+#include "npurt/reloc.h"
 #include "kernels/k_op.h"
 
 #if EXAMPLE_HAVE_MODEL
@@ -183,6 +189,90 @@ static const char *epoch_kind(uint8_t kind)
     return kind == NPURT_EPOCH_HW ? "HW " : kind == NPURT_EPOCH_SW ? "SW " : "HYB";
 }
 
+#if EXAMPLE_HAVE_RELOC
+/* ---------------------------------------------------- loadable model */
+
+extern const uint8_t example_reloc[], example_reloc_end[];
+
+/* The RAM an application sets aside for models it installs at run time. */
+#define EXEC_RAM_SIZE (1024u * 1024u)
+static uint8_t exec_ram[EXEC_RAM_SIZE] __attribute__((aligned(16), section(".sram_bss")));
+
+/* Installs the linked-in image with `mode`, runs it on the inputs the
+ * built-in model had, and compares the outputs with the built-in model's. */
+static int run_reloc(npurt_instance *builtin, uint32_t mode, const char *mode_name)
+{
+    static npurt_reloc_instance ri;
+    npurt_reloc_info info;
+    npurt_error e;
+    uint32_t size = (uint32_t)(example_reloc_end - example_reloc);
+    if (npurt_reloc_get_info(example_reloc, size, &info, &e)) {
+        print_error(NULL, &e);
+        return -1;
+    }
+    uint32_t need = (mode & 0xFFu) == NPURT_RELOC_COPY ? info.ram_copy : info.ram_xip;
+    sh_puts("reloc ");
+    sh_puts(mode_name);
+    sh_puts(": ");
+    sh_puts(info.name);
+    sh_puts(" for ");
+    sh_puts(npurt_reloc_npu_name(info.npu_config));
+    sh_puts(", file ");
+    sh_put_u32(info.file_size);
+    sh_puts(" B, exec RAM ");
+    sh_put_u32(need);
+    sh_puts(" B, ");
+    sh_put_u32(info.n_relocs);
+    sh_puts(" relocations\n");
+    npurt_reloc_config cfg = {.exec_ram = exec_ram, .exec_ram_size = EXEC_RAM_SIZE, .mode = mode};
+    if (npurt_reloc_install(example_reloc, size, &cfg, &ri, &e)) {
+        print_error(NULL, &e);
+        return -1;
+    }
+    /* the NPU reads the image in place (XIP) and everything in exec RAM */
+    static bool mapped;
+    if (!mapped) {
+        if (npu_map(example_reloc, size, false) || npu_map(exec_ram, EXEC_RAM_SIZE, true)) return -1;
+        mapped = true;
+    }
+    ri.rt.drv = &npu_driver;
+    for (uint32_t k = 0; k < npurt_reloc_n_inputs(&ri); k++) {
+        uint32_t n = 0, nb = 0;
+        uint8_t *p = npurt_reloc_input(&ri, k, &n);
+        const uint8_t *b = npurt_input(builtin, k, &nb);
+        if (!p || !b || n != nb) {
+            sh_puts("error: loadable model inputs differ from the built-in model's\n");
+            return -1;
+        }
+        for (uint32_t i = 0; i < n; i++) p[i] = pattern_byte(k, i);
+    }
+    if (npurt_reloc_run(&ri)) {
+        print_error(&ri.model, &ri.rt.err);
+        return -1;
+    }
+    uint32_t total = 0;
+    for (uint32_t k = 0; k < npurt_reloc_n_outputs(&ri); k++) {
+        uint32_t n = 0, nb = 0;
+        const uint8_t *p = npurt_reloc_output(&ri, k, &n);
+        const uint8_t *b = npurt_output(builtin, k, &nb);
+        if (!p || !b || n != nb || memcmp(p, b, n)) {
+            sh_puts("error: loadable model output ");
+            sh_put_u32(k);
+            sh_puts(" differs from the built-in model's\n");
+            return -1;
+        }
+        total += n;
+    }
+    sh_puts("reloc ");
+    sh_puts(mode_name);
+    sh_puts(": ");
+    sh_put_u32(total);
+    sh_puts(" output bytes identical to the built-in model\n");
+    npurt_reloc_uninstall(&ri);
+    return 0;
+}
+#endif
+
 static int run_model(void)
 {
     static npurt_model model;
@@ -270,6 +360,10 @@ static int run_model(void)
         }
         print_bytes("output", k, p, n);
     }
+#if EXAMPLE_HAVE_RELOC
+    if (run_reloc(&inst, NPURT_RELOC_XIP, "XIP") || run_reloc(&inst, NPURT_RELOC_COPY | NPURT_RELOC_CLEAR, "COPY"))
+        return EXIT_RUN;
+#endif
     return EXIT_OK;
 }
 #endif

@@ -65,7 +65,7 @@ expect 1 "activations" "$npuc" compile "$model" --system-config "$tmp/tiny.json"
 # runtime forms: C sources and the .nprt binary hold the same bytes, and the
 # binary runs on the runtime with the reference's bytes
 "$npuc" compile "$model" --output-format all -o "$tmp/all" --quiet || fail "--output-format all"
-for f in m_npu.tflite m_model.c m_model.h m.nprt m_report.json m_report.csv; do
+for f in m_npu.tflite m_model.c m_model.h m.nprt m_rel.bin m_rel.json m_report.json m_report.csv; do
   [ -s "$tmp/all/$f" ] || fail "format all: missing $f"
 done
 "$npuc" compile "$model" --output-format c -o "$tmp/c" --quiet || fail "--output-format c"
@@ -88,6 +88,51 @@ head -c 200 "$tmp/all/m.nprt" > "$tmp/short.nprt"
 expect 1 "header size field" "$npuc" run "$tmp/short.nprt" --random-input
 expect 2 "tflite models only" "$npuc" run "$tmp/all/m.nprt" --random-input --dump-tensors "$tmp/d"
 expect 2 "compiled models (.nprt) only" "$npuc" run "$model" --random-input --poll
+# runtime-loadable models (docs/reloc.md): single, split, signed; every
+# install mode gives the reference's bytes
+"$npuc" compile "$model" --output-format reloc -o "$tmp/rel" > "$tmp/rel.txt" || fail "--output-format reloc"
+[ "$(ls "$tmp/rel" | sort | tr '\n' ' ')" = "m_rel.bin m_rel.json m_report.csv m_report.json " ] || fail "format reloc files: $(ls "$tmp/rel")"
+grep -q "exec RAM, XIP mode" "$tmp/rel.txt" || fail "no memory layout table"
+grep -q '"relocations": [1-9]' "$tmp/rel/m_rel.json" || fail "JSON lacks the relocation count"
+for mode in "" "--install copy" "--install copy --clear" "--clear"; do
+  "$npuc" run "$tmp/rel/m_rel.bin" --random-input --seed 4 --output "$tmp/rel.out" --quiet $mode || fail "run _rel.bin $mode"
+  cmp -s "$tmp/rel.out" "$tmp/ref.bin" || fail "_rel.bin ($mode) output differs from the reference"
+done
+"$npuc" run "$tmp/rel/m_rel.bin" --random-input | grep -q "installed XIP mode: [0-9]* bytes of exec RAM, [0-9]* relocations" ||
+  fail "run _rel.bin: no install line"
+head -c 32 /dev/zero | tr '\0' '\7' > "$tmp/key.seed"
+"$npuc" compile "$model" --output-format reloc --split --sign-key "$tmp/key.seed" -o "$tmp/split" --quiet || fail "reloc --split --sign-key"
+[ -s "$tmp/split/m_params.bin" ] || fail "--split wrote no params file"
+pub=$(sed -n 's/.*"public_key": "\([0-9a-f]*\)".*/\1/p' "$tmp/split/m_rel.json")
+[ ${#pub} -eq 64 ] || fail "signed: no public key in the JSON"
+printf "$(sed 's/../\\x&/g' <<<"$pub")" > "$tmp/key.pub"
+for mode in "" "--install copy"; do
+  "$npuc" run "$tmp/split/m_rel.bin" --random-input --seed 4 --public-key "$tmp/key.pub" --output "$tmp/rel.out" --quiet $mode ||
+    fail "run split signed $mode"
+  cmp -s "$tmp/rel.out" "$tmp/ref.bin" || fail "split ($mode) output differs from the reference"
+done
+cp "$tmp/split/m_params.bin" "$tmp/moved_params.bin"
+"$npuc" run "$tmp/split/m_rel.bin" --random-input --params "$tmp/moved_params.bin" --quiet || fail "run split --params"
+# bad loadable models and options: exit 1 or 2, the problem named
+expect 2 "reloc only" "$npuc" compile "$model" --split -o "$tmp/e11"; empty_dir "$tmp/e11"
+expect 2 "reloc only" "$npuc" compile "$model" --output-format bin --sign-key "$tmp/key.seed" -o "$tmp/e12"; empty_dir "$tmp/e12"
+head -c 31 "$tmp/key.seed" > "$tmp/short.seed"
+expect 1 "32 bytes" "$npuc" compile "$model" --output-format reloc --sign-key "$tmp/short.seed" -o "$tmp/e13"; empty_dir "$tmp/e13"
+expect 1 "not signed" "$npuc" run "$tmp/rel/m_rel.bin" --random-input --public-key "$tmp/key.pub"
+head -c 32 /dev/zero | tr '\0' '\3' > "$tmp/other.pub"
+expect 1 "signature does not verify" "$npuc" run "$tmp/split/m_rel.bin" --random-input --public-key "$tmp/other.pub"
+cp "$tmp/rel/m_rel.bin" "$tmp/bad_rel.bin"
+printf '\x01' | dd of="$tmp/bad_rel.bin" bs=1 seek=600 conv=notrunc 2>/dev/null
+expect 1 "SHA-256 digest mismatch" "$npuc" run "$tmp/bad_rel.bin" --random-input
+head -c 300 "$tmp/rel/m_rel.bin" > "$tmp/short_rel.bin"
+expect 1 "truncated" "$npuc" run "$tmp/short_rel.bin" --random-input
+printf '\x01' | dd of="$tmp/moved_params.bin" bs=1 seek=10 conv=notrunc 2>/dev/null
+expect 1 "params file SHA-256 mismatch" "$npuc" run "$tmp/split/m_rel.bin" --random-input --params "$tmp/moved_params.bin"
+expect 1 "params file" "$npuc" run "$tmp/split/m_rel.bin" --random-input --params "$tmp/nope.bin"
+expect 2 "not split" "$npuc" run "$tmp/rel/m_rel.bin" --random-input --params "$tmp/split/m_params.bin"
+expect 2 "unknown mode" "$npuc" run "$tmp/rel/m_rel.bin" --random-input --install flash
+expect 2 "loadable models" "$npuc" run "$model" --random-input --install copy
+expect 2 "loadable models" "$npuc" run "$tmp/all/m.nprt" --random-input --clear
 # the output path is a file
 : > "$tmp/afile"
 expect 1 "not a folder" "$npuc" compile "$model" -o "$tmp/afile"

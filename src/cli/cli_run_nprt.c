@@ -215,6 +215,9 @@ int cli_run_nprt(const cli_run_args *a)
         if ((rc = reloc_install(a, blob, size, ri, &exec_ram, &params, &err))) goto fail;
         mp = &ri->model;
         ip = &ri->rt;
+    } else if (a->install_copy || a->install_clear || a->params_path || a->public_key_path) {
+        code = cli_usage_error("run", "--install, --clear, --params and --public-key work on loadable models (_rel.bin) only");
+        goto out;
     } else if (npurt_model_load(mp, blob, size, &e)) {
         npurt_host_error_text(NULL, &e, msg, sizeof msg);
         npuc_errf(&err, NPUC_E_FORMAT, "%s: %s", a->model, msg);

@@ -658,3 +658,9 @@ void npurt_reloc_uninstall(npurt_reloc_instance *ri)
 {
     if (ri) memset(ri, 0, sizeof *ri);
 }
+
+/* The record sizes docs/reloc.md gives. */
+_Static_assert(sizeof(npurl_header) == 192, "npurl_header is 192 bytes");
+_Static_assert(sizeof(npurl_pool) == 48, "npurl_pool is 48 bytes");
+_Static_assert(sizeof(npurl_reloc) == 16, "npurl_reloc is 16 bytes");
+_Static_assert(offsetof(npurl_header, params_sha256) == 136, "params_sha256 at 136");

@@ -10,6 +10,7 @@
 
 #include "ethosu_driver.h"
 #include "npurt/npurt.h"
+#include "npurt/reloc.h"
 #include "kernels/k_op.h"
 
 int k_op_run(uint32_t kind, const void *params, uint32_t params_size, const k_op_io *io)
@@ -33,11 +34,32 @@ void Reset_Handler(void);
 int main(void);
 
 static struct ethosu_driver drv;
-static npurt_model model;
-static npurt_instance inst;
 static uint8_t arena[1024] __attribute__((aligned(16)));
 extern const uint8_t probe_blob[];
 __attribute__((aligned(16))) const uint8_t probe_blob[16];
+
+#if PROBE_RELOC
+/* A loadable model installed from flash (signature checked) and run. */
+static npurt_reloc_instance ri;
+static const uint8_t probe_key[32];
+
+int main(void)
+{
+    npurt_error e;
+    if (ethosu_init(&drv, (void *)0x50004000u, NULL, 0, 1, 1)) return 1;
+    npurt_reloc_config cfg = { .exec_ram = arena, .exec_ram_size = sizeof arena,
+                               .mode = NPURT_RELOC_COPY | NPURT_RELOC_CLEAR, .public_key = probe_key };
+    if (npurt_reloc_install(probe_blob, sizeof probe_blob, &cfg, &ri, &e)) return 2;
+    ri.rt.drv = &drv;
+    uint8_t *in = npurt_reloc_input(&ri, 0, NULL);
+    if (in) in[0] = 1;
+    int rc = npurt_reloc_run(&ri);
+    const uint8_t *out = npurt_reloc_output(&ri, 0, NULL);
+    return rc ? 4 : out ? out[0] : 0;
+}
+#else
+static npurt_model model;
+static npurt_instance inst;
 
 int main(void)
 {
@@ -53,6 +75,7 @@ int main(void)
     const uint8_t *out = npurt_output(&inst, 0, NULL);
     return rc ? 4 : out ? out[0] : 0;
 }
+#endif
 
 void Reset_Handler(void)
 {

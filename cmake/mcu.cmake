@@ -106,4 +106,13 @@ if(TARGET npurt AND TARGET ethosu_driver)
     -nostartfiles -T${CMAKE_SOURCE_DIR}/examples/qemu-m55/mps3_an547.ld -Wl,--gc-sections
     -Wl,-Map=${CMAKE_BINARY_DIR}/m55_size_probe.map)
   target_link_libraries(m55_size_probe PRIVATE npurt ethosu_driver c gcc)
+  # the same with a loadable model installed instead (loader, SHA-256, Ed25519)
+  add_executable(m55_size_probe_reloc bench/m55_size_probe.c)
+  set_target_properties(m55_size_probe_reloc PROPERTIES SUFFIX ".elf")
+  target_compile_definitions(m55_size_probe_reloc PRIVATE PROBE_RELOC=1)
+  target_compile_options(m55_size_probe_reloc PRIVATE -ffreestanding)
+  target_link_options(m55_size_probe_reloc PRIVATE
+    -nostartfiles -T${CMAKE_SOURCE_DIR}/examples/qemu-m55/mps3_an547.ld -Wl,--gc-sections
+    -Wl,-Map=${CMAKE_BINARY_DIR}/m55_size_probe_reloc.map)
+  target_link_libraries(m55_size_probe_reloc PRIVATE npurt ethosu_driver c gcc)
 endif()

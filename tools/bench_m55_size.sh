@@ -86,6 +86,14 @@ report() {   # report BUILD_TYPE LABEL [ERROR_TEXT]
          "$(verdict "$flash" $flash_target) the target of < $flash_target B; static RAM $ram B:" \
          "$(verdict "$ram" $ram_target) < $ram_target B"
   fi
+  if [ -f "$build/m55_size_probe_reloc.map" ]; then
+    local rrows
+    rrows=$(mapsum "$build/m55_size_probe_reloc.map" | grep -E '^libnpurt\.a (npurt_reloc|npurt_sha|npurt_ed25519) ' || true)
+    echo "  loadable-model install on top (bench/m55_size_probe.c with PROBE_RELOC: install with a"
+    echo "  signature check, COPY + CLEAR):"
+    awk '{ printf "    %-18s %-22s code %5d  rodata %5d  data %3d  bss %4d\n", $1, $2, $3, $4, $5, $6 }' <<<"$rrows"
+    awk '{ f += $3 + $4 + $5; r += $5 + $6 } END { printf "    loader + SHA-256 + Ed25519: flash %d B, static RAM %d B\n", f, r }' <<<"$rrows"
+  fi
   local lib t d b
   echo "  archives (all functions):"
   for lib in libethosu_driver.a libnpurt.a; do

@@ -124,8 +124,11 @@ expect 1 "signature does not verify" "$npuc" run "$tmp/split/m_rel.bin" --random
 cp "$tmp/rel/m_rel.bin" "$tmp/bad_rel.bin"
 printf '\x01' | dd of="$tmp/bad_rel.bin" bs=1 seek=600 conv=notrunc 2>/dev/null
 expect 1 "SHA-256 digest mismatch" "$npuc" run "$tmp/bad_rel.bin" --random-input
+"$npuc" inspect "$tmp/rel/m_rel.bin" | grep -q "SHA-256 digest: ok" || fail "inspect _rel.bin"
+expect 1 "SHA-256 digest mismatch" "$npuc" inspect "$tmp/bad_rel.bin"
 head -c 300 "$tmp/rel/m_rel.bin" > "$tmp/short_rel.bin"
 expect 1 "truncated" "$npuc" run "$tmp/short_rel.bin" --random-input
+expect 1 "truncated" "$npuc" inspect "$tmp/short_rel.bin"
 printf '\x01' | dd of="$tmp/moved_params.bin" bs=1 seek=10 conv=notrunc 2>/dev/null
 expect 1 "params file SHA-256 mismatch" "$npuc" run "$tmp/split/m_rel.bin" --random-input --params "$tmp/moved_params.bin"
 expect 1 "params file" "$npuc" run "$tmp/split/m_rel.bin" --random-input --params "$tmp/nope.bin"

@@ -2,6 +2,10 @@
 #include "cli.h"
 #include "../interp/interp.h"
 #include "../compiler/ethosu/eu.h"
+#include "../emit/emit.h"
+#include "../runtime/host/npurt_host.h"
+#include "npurt/npurt_crypto.h"
+#include "npurt/reloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +20,9 @@ static void help(FILE *f)
             "and why not), the tensors (type, shape, bytes, quantization), the model's\n"
             "inputs and outputs, and totals: MACs, constant bytes, the activation arena\n"
             "of the reference interpreter.\n"
+            "\n"
+            "On a loadable model (NAME_rel.bin) it prints the header, the memory layout\n"
+            "and the pool table, and checks the SHA-256 digest.\n"
             "\n"
             "Exit status: 0 success, 1 model error, 2 usage error.\n");
 }
@@ -59,6 +66,53 @@ static void options_str(const graph_op *op, char *b, size_t n)
     }
 }
 
+/* A runtime-loadable model: header checks, layout table, digest. */
+static int inspect_reloc(const char *path)
+{
+    npuc_err err = {0};
+    uint8_t *raw, *f;
+    size_t n;
+    if (npuc_read_file(path, &raw, &n, &err)) return cli_fail(&err);
+    f = aligned_alloc(16, (n + 15) / 16 * 16);
+    if (!f) {
+        free(raw);
+        npuc_errf(&err, NPUC_E_NOMEM, "out of memory");
+        return cli_fail(&err);
+    }
+    memcpy(f, raw, n);
+    free(raw);
+    npurt_reloc_info info;
+    npurt_error e = {0};
+    char msg[512], *table = NULL;
+    if (npurt_reloc_get_info(f, n, &info, &e)) {
+        npurt_host_error_text(NULL, &e, msg, sizeof msg);
+        npuc_errf(&err, NPUC_E_FORMAT, "%s: %s", path, msg);
+        free(f);
+        return cli_fail(&err);
+    }
+    const char *base = strrchr(path, '/');
+    emit_reloc_out r = {.file = f, .file_size = info.file_size};
+    if (emit_reloc_table(&r, base ? base + 1 : path, &table, &err)) {
+        free(f);
+        return cli_fail(&err);
+    }
+    fputs(table, stdout);
+    free(table);
+    uint8_t digest[32];
+    uint32_t body = info.file_size - NPURL_TRAILER_SIZE;
+    npurt_sha256(f, body, digest);
+    bool ok = npurt_ct_equal(digest, f + body, 32);
+    printf("  format %u.%u, needs runtime %u.%u, %u epochs, %u inputs, %u outputs\n", info.format_major,
+           info.format_minor, info.runtime_major, info.runtime_minor, info.n_epochs, info.n_inputs, info.n_outputs);
+    printf("  SHA-256 digest: %s\n", ok ? "ok" : "MISMATCH (corrupt or modified)");
+    free(f);
+    if (!ok) {
+        npuc_errf(&err, NPUC_E_FORMAT, "%s: file byte 0x%x: SHA-256 digest mismatch", path, body);
+        return cli_fail(&err);
+    }
+    return CLI_OK;
+}
+
 int cli_inspect(int argc, char **argv)
 {
     const char *path = NULL;
@@ -75,6 +129,13 @@ int cli_inspect(int argc, char **argv)
         }
     }
     if (!path) return cli_usage_error("inspect", "no model given");
+    FILE *fp = fopen(path, "rb");
+    if (fp) {
+        char magic[4] = {0};
+        size_t got = fread(magic, 1, 4, fp);
+        fclose(fp);
+        if (got == 4 && !memcmp(magic, "NPRL", 4)) return inspect_reloc(path);
+    }
     npuc_err err = {0};
     tfl_model *m;
     graph *g;

@@ -333,12 +333,15 @@ static const char *npu_name(uint32_t c)
     return "unknown";
 }
 
+/* Also used by `npuc inspect` on files from elsewhere: the header's table
+ * offsets must have been checked (npurt_reloc_get_info); names are printed
+ * with bounded widths because they may lack their NUL. */
 int emit_reloc_table(const emit_reloc_out *r, const char *file_name, char **out, npuc_err *err)
 {
     const npurl_header *h = (const npurl_header *)r->file;
     const npurl_pool *p = (const npurl_pool *)(r->file + h->pools_off);
     text t = {0};
-    tprintf(&t, "Runtime-loadable model '%s' for %s (%s%s)\n", h->name, npu_name(h->npu_config),
+    tprintf(&t, "Runtime-loadable model '%.32s' for %s (%s%s)\n", h->name, npu_name(h->npu_config),
             h->flags & NPURL_F_SPLIT ? "split" : "single file", h->flags & NPURL_F_SIGNED ? ", signed" : "");
     tprintf(&t, "  %-34s %10u B\n", file_name, h->file_size);
     if (h->flags & NPURL_F_SPLIT) tprintf(&t, "  %-34s %10u B\n", "params file", h->params_file_size);
@@ -355,7 +358,7 @@ int emit_reloc_table(const emit_reloc_out *r, const char *file_name, char **out,
     for (uint32_t i = 0; i < h->n_pools; i++) {
         char fl[128];
         flag_names(p[i].flags, fl, sizeof fl);
-        tprintf(&t, "  %4u  %-12s %-40s %10u %10u %#10x %10u\n", i, p[i].name, fl, p[i].file_off, p[i].file_size,
+        tprintf(&t, "  %4u  %-12.16s %-40s %10u %10u %#10x %10u\n", i, p[i].name, fl, p[i].file_off, p[i].file_size,
                 p[i].dst, p[i].size);
     }
     if (t.oom) {

@@ -79,7 +79,8 @@ typedef struct npurt_reloc_io_info {
     void *data;                       /* its place in the activation pool */
 } npurt_reloc_io_info;
 
-/* An installed model. Caller-owned; install fills it. */
+/* An installed model. Caller-owned; install fills it. It points into
+ * itself (rt.model is &model): keep it in place, do not copy it by value. */
 typedef struct npurt_reloc_instance {
     npurt_model model;                /* the NPRT container (in the file or copied) */
     npurt_instance rt;                /* the runtime instance: drv, wait, profile, sched */

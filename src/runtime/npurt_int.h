@@ -20,6 +20,10 @@
 int npurt_fail(npurt_error *err, int code, int32_t epoch, int32_t index, uint32_t offset,
                const char *what);
 uint32_t npurt_dtype_size(uint8_t dtype);
+/* npurt_model_load without the CRC-32 pass, for containers whose bytes a
+ * stronger digest already covers (loadable models: SHA-256). Every other
+ * check still runs. */
+int npurt_model_load_ex(npurt_model *m, const void *blob, size_t size, bool check_crc, npurt_error *err);
 
 /* Scheduler entry points used by npurt_run: they act only when the
  * instance is attached to a scheduler of the given mode (SERIAL: around a

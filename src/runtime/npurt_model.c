@@ -141,6 +141,11 @@ static int check_epochs(const npurt_model *m, npurt_error *err)
 
 int npurt_model_load(npurt_model *m, const void *blob, size_t size, npurt_error *err)
 {
+    return npurt_model_load_ex(m, blob, size, true, err);
+}
+
+int npurt_model_load_ex(npurt_model *m, const void *blob, size_t size, bool check_crc, npurt_error *err)
+{
     if (!m || !blob) return FAIL(NPURT_E_ARG, -1, 0, NPURT_TEXT("NULL model or blob"));
     memset(m, 0, sizeof *m);
     const uint8_t *b = blob;
@@ -151,7 +156,7 @@ int npurt_model_load(npurt_model *m, const void *blob, size_t size, npurt_error 
     if (h->version_major != NPURT_VERSION_MAJOR) return FAIL(NPURT_E_VERSION, -1, 4, NPURT_TEXT("format major version not supported"));
     if (h->size > size || h->size < sizeof *h || h->size % NPURT_ALIGN)
         return FAIL(NPURT_E_FORMAT, -1, 8, NPURT_TEXT("header size field does not match the blob"));
-    if (npurt_format_crc32(b + 16, h->size - 16) != h->crc32) return FAIL(NPURT_E_CRC, -1, 12, NPURT_TEXT("checksum mismatch"));
+    if (check_crc && npurt_format_crc32(b + 16, h->size - 16) != h->crc32) return FAIL(NPURT_E_CRC, -1, 12, NPURT_TEXT("checksum mismatch"));
     uint32_t n = h->size;
     if (h->n_pools > NPURT_MAX_POOLS) return FAIL(NPURT_E_FORMAT, -1, 32, NPURT_TEXT("more than 8 pools"));
     if (!table_ok(h->pools_off, h->n_pools, sizeof(npurt_pool_rec), 4, n)) return FAIL(NPURT_E_FORMAT, -1, 48, NPURT_TEXT("pool table outside the blob"));

@@ -95,8 +95,8 @@ static int check_header(const void *file, size_t size, const npurl_header **out,
     if (h->file_size > size) return FAIL(NPURT_E_FORMAT, -1, HOFF(file_size), NPURT_TEXT("file truncated: shorter than its header says"));
     if (h->file_size % NPURL_ALIGN || h->file_size < sizeof *h + NPURL_TRAILER_SIZE)
         return FAIL(NPURT_E_FORMAT, -1, HOFF(file_size), NPURT_TEXT("file size field malformed"));
-    if (h->runtime_major != NPURT_RUNTIME_VERSION_MAJOR || h->runtime_minor > NPURT_RUNTIME_VERSION_MINOR)
-        return FAIL(NPURT_E_VERSION, -1, HOFF(runtime_major), NPURT_TEXT("model needs another runtime version"));
+    if (h->runtime_major != NPURT_RUNTIME_VERSION_MAJOR) return FAIL(NPURT_E_VERSION, -1, HOFF(runtime_major), NPURT_TEXT("model needs another runtime version"));
+    if (h->runtime_minor > NPURT_RUNTIME_VERSION_MINOR) return FAIL(NPURT_E_VERSION, -1, HOFF(runtime_minor), NPURT_TEXT("model needs a newer runtime version"));
     if (!c_name_ok(h->name)) return FAIL(NPURT_E_FORMAT, -1, HOFF(name), NPURT_TEXT("model name is not a NUL-terminated C identifier"));
     if (h->flags & ~(NPURL_F_SPLIT | NPURL_F_SIGNED)) return FAIL(NPURT_E_FORMAT, -1, HOFF(flags), NPURT_TEXT("unknown header flags"));
     if (h->security > NPURL_SEC_NONSECURE) return FAIL(NPURT_E_FORMAT, -1, HOFF(security), NPURT_TEXT("unknown security state"));
@@ -378,7 +378,8 @@ static int place(plan *pl, const uint8_t *order, uint32_t n, uint8_t *base, uint
         pl->dst[pi] = (uint8_t *)cur;
         cur = (cur + sz + NPURL_ALIGN - 1) / NPURL_ALIGN * NPURL_ALIGN;
     }
-    *used = (uint32_t)(cur - lo);
+    /* pools are 16-byte aligned; the last one's rounding may pass the end */
+    *used = cur - lo < size ? (uint32_t)(cur - lo) : size;
     return NPURT_OK;
 }
 
@@ -491,7 +492,8 @@ static int check_file(plan *pl, const void *file, size_t size, const npurt_reloc
     }
     const npurl_pool *mp = &pl->pools[pl->pool_of[NPURL_K_MODEL]];
     npurt_error me;
-    rc = npurt_model_load(m, pl->file + mp->file_off, mp->file_size, &me);
+    /* the SHA-256 above covered these bytes: the container's CRC-32 adds nothing */
+    rc = npurt_model_load_ex(m, pl->file + mp->file_off, mp->file_size, false, &me);
     if (rc) {
         if (err) {
             *err = me;
@@ -502,10 +504,11 @@ static int check_file(plan *pl, const void *file, size_t size, const npurt_reloc
     const npurt_header *mh = m->h;
     if (!(h->flags & NPURL_F_SPLIT) != !(mh->flags & NPURT_F_EXTERNAL_PARAMS))
         return FAIL(NPURT_E_FORMAT, -1, HOFF(flags), NPURT_TEXT("split flag disagrees with the model's external params"));
-    if (h->npu_config != mh->npu_config || h->npu_id != mh->npu_id)
-        return FAIL(NPURT_E_FORMAT, -1, HOFF(npu_config), NPURT_TEXT("NPU words differ from the model's"));
-    if (h->n_epochs != mh->n_epochs || h->n_inputs != mh->n_inputs || h->n_outputs != mh->n_outputs)
-        return FAIL(NPURT_E_FORMAT, -1, HOFF(n_epochs), NPURT_TEXT("epoch or input/output counts differ from the model's"));
+    if (h->npu_config != mh->npu_config) return FAIL(NPURT_E_FORMAT, -1, HOFF(npu_config), NPURT_TEXT("NPU words differ from the model's"));
+    if (h->npu_id != mh->npu_id) return FAIL(NPURT_E_FORMAT, -1, HOFF(npu_id), NPURT_TEXT("NPU words differ from the model's"));
+    if (h->n_epochs != mh->n_epochs) return FAIL(NPURT_E_FORMAT, -1, HOFF(n_epochs), NPURT_TEXT("epoch or input/output counts differ from the model's"));
+    if (h->n_inputs != mh->n_inputs) return FAIL(NPURT_E_FORMAT, -1, HOFF(n_inputs), NPURT_TEXT("epoch or input/output counts differ from the model's"));
+    if (h->n_outputs != mh->n_outputs) return FAIL(NPURT_E_FORMAT, -1, HOFF(n_outputs), NPURT_TEXT("epoch or input/output counts differ from the model's"));
     if ((uint32_t)mh->n_inputs + mh->n_outputs > NPURT_RELOC_MAX_IO)
         return FAIL(NPURT_E_FORMAT, -1, HOFF(n_inputs), NPURT_TEXT("more than 16 inputs and outputs"));
     static const struct { unsigned kind; uint32_t field; } ps[] = {

@@ -286,8 +286,9 @@ int main(void)
         if (bad) printf("bench_reloc: Ed25519 self-check failed\n");
     }
     printf("install time of runtime-loadable models (single file, median of %d installs, microseconds);\n"
-           "sha256 = the digest check install makes, rest = install minus it, of which NPRT = npurt_model_load\n"
-           "of the container inside (CRC-32 + record checks); run = one npurt_reloc_run on the virtual NPU\n"
+           "sha256 = the digest check install makes, rest = install minus it; NPRT = for comparison, a\n"
+           "standalone npurt_model_load of the container (CRC-32 + record checks; install skips the CRC-32,\n"
+           "the SHA-256 covers those bytes); run = one npurt_reloc_run on the virtual NPU\n"
            "(host time), median of %d. A signed install adds an Ed25519 verify: %.1f us.\n",
            RUNS, RUN_RUNS, median(tv, RUNS));
     printf("%-24s %-7s %8s %8s %6s %8s %8s %8s %8s %8s %8s %8s %8s %10s\n", "model", "target", "file B", "params B",

@@ -1,6 +1,7 @@
 /* emit_report: what the compiler did, for people (summary) and scripts
  * (JSON with everything, CSV with one row per graph op). */
 #include "emit.h"
+#include "emit_int.h"
 #include "../util/json.h"
 
 #include <stdarg.h>
@@ -232,10 +233,7 @@ int emit_report_json(const cc_model *m, const char *model_name, const char *path
     return rc;
 }
 
-/* A growable string for the CSV and the summary. */
-typedef struct sbuf { char *p; size_t n, cap; bool oom; } sbuf;
-
-static void sb_printf(sbuf *b, const char *fmt, ...)
+void emit_sb_printf(emit_sbuf *b, const char *fmt, ...)
 {
     if (b->oom) return;
     for (;;) {
@@ -263,32 +261,32 @@ static void sb_printf(sbuf *b, const char *fmt, ...)
     }
 }
 
-static void csv_field(sbuf *b, const char *s)
+static void csv_field(emit_sbuf *b, const char *s)
 {
-    sb_printf(b, "\"");
-    for (; s && *s; s++) sb_printf(b, *s == '"' ? "\"\"" : "%c", *s);
-    sb_printf(b, "\"");
+    emit_sb_printf(b, "\"");
+    for (; s && *s; s++) emit_sb_printf(b, *s == '"' ? "\"\"" : "%c", *s);
+    emit_sb_printf(b, "\"");
 }
 
 int emit_report_csv(const cc_model *m, const char *path, npuc_err *err)
 {
     const graph *g = m->g;
-    sbuf b = {0};
-    sb_printf(&b, "index,op,runs_on,reason,epoch,macs,npu_cycles,params_read_bytes,"
+    emit_sbuf b = {0};
+    emit_sb_printf(&b, "index,op,runs_on,reason,epoch,macs,npu_cycles,params_read_bytes,"
                   "arena_read_bytes,arena_written_bytes,npu_ops,block\n");
     for (int32_t i = 0; i < g->n_ops; i++) {
         const cc_op_info *oi = &m->ops[i];
-        sb_printf(&b, "%d,", i);
+        emit_sb_printf(&b, "%d,", i);
         csv_field(&b, graph_op_name(&g->ops[i]));
-        sb_printf(&b, ",%s,", oi->npu ? "NPU" : "CPU");
+        emit_sb_printf(&b, ",%s,", oi->npu ? "NPU" : "CPU");
         csv_field(&b, oi->npu ? "" : oi->why);
         const eu_op *o = first_eu(m, i);
-        sb_printf(&b, ",%d,%llu,%llu,%llu,%llu,%llu,%d,", oi->epoch, (unsigned long long)oi->macs,
+        emit_sb_printf(&b, ",%d,%llu,%llu,%llu,%llu,%llu,%d,", oi->epoch, (unsigned long long)oi->macs,
                   (unsigned long long)oi->cycles, (unsigned long long)oi->bytes_read[0],
                   (unsigned long long)oi->bytes_read[1], (unsigned long long)oi->bytes_written[1],
                   oi->n_eu);
-        if (o) sb_printf(&b, "%ux%ux%u", o->blk.w, o->blk.h, o->blk.d);
-        sb_printf(&b, "\n");
+        if (o) emit_sb_printf(&b, "%ux%ux%u", o->blk.w, o->blk.h, o->blk.d);
+        emit_sb_printf(&b, "\n");
     }
     if (b.oom) {
         free(b.p);
@@ -303,7 +301,7 @@ int emit_summary(const cc_model *m, const char *model_name, char **out, npuc_err
 {
     const graph *g = m->g;
     const cc_system *s = &m->opt.sys;
-    sbuf b = {0};
+    emit_sbuf b = {0};
     uint64_t macs = 0;
     int32_t n_npu = 0, n_hw = 0;
     for (int32_t i = 0; i < g->n_ops; i++) {
@@ -312,37 +310,37 @@ int emit_summary(const cc_model *m, const char *model_name, char **out, npuc_err
     }
     for (int32_t i = 0; i < m->n_epochs; i++) n_hw += m->epochs[i].kind == CC_EPOCH_HW;
     double secs = s->core_clock_hz > 0 ? (double)m->npu_cycles / s->core_clock_hz : 0;
-    sb_printf(&b, "Network summary for %s\n", model_name);
-    sb_printf(&b, "  Accelerator configuration   %s\n", cc_target_name(s->variant));
-    sb_printf(&b, "  System configuration        %s\n", s->name);
-    sb_printf(&b, "  Accelerator clock           %.0f MHz\n", s->core_clock_hz / 1e6);
-    sb_printf(&b, "  Optimise for                %s\n",
+    emit_sb_printf(&b, "Network summary for %s\n", model_name);
+    emit_sb_printf(&b, "  Accelerator configuration   %s\n", cc_target_name(s->variant));
+    emit_sb_printf(&b, "  System configuration        %s\n", s->name);
+    emit_sb_printf(&b, "  Accelerator clock           %.0f MHz\n", s->core_clock_hz / 1e6);
+    emit_sb_printf(&b, "  Optimise for                %s\n",
               m->opt.optimise == CC_OPT_SIZE ? "size" : "performance");
-    sb_printf(&b, "\n");
-    sb_printf(&b, "  Total SRAM used (arena)     %10.2f KiB  in pool '%s'\n",
+    emit_sb_printf(&b, "\n");
+    emit_sb_printf(&b, "  Total SRAM used (arena)     %10.2f KiB  in pool '%s'\n",
               (double)sram_bytes(m) / 1024.0, pool_name(m, s->act_pool, "arena"));
-    sb_printf(&b, "  Total flash used            %10.2f KiB  in pool '%s'\n",
+    emit_sb_printf(&b, "  Total flash used            %10.2f KiB  in pool '%s'\n",
               (double)params_bytes(m) / 1024.0, pool_name(m, s->params_pool, "flash"));
-    sb_printf(&b, "\n");
-    sb_printf(&b, "  CPU operators               %6d (%5.1f%%)\n", g->n_ops - n_npu,
+    emit_sb_printf(&b, "\n");
+    emit_sb_printf(&b, "  CPU operators               %6d (%5.1f%%)\n", g->n_ops - n_npu,
               g->n_ops ? 100.0 * (g->n_ops - n_npu) / g->n_ops : 0.0);
-    sb_printf(&b, "  NPU operators               %6d (%5.1f%%) in %d command stream(s)\n", n_npu,
+    emit_sb_printf(&b, "  NPU operators               %6d (%5.1f%%) in %d command stream(s)\n", n_npu,
               g->n_ops ? 100.0 * n_npu / g->n_ops : 0.0, n_hw);
-    sb_printf(&b, "  Neural network MACs         %llu\n", (unsigned long long)macs);
-    sb_printf(&b, "  NPU cycles                  %llu\n", (unsigned long long)m->npu_cycles);
+    emit_sb_printf(&b, "  Neural network MACs         %llu\n", (unsigned long long)macs);
+    emit_sb_printf(&b, "  NPU cycles                  %llu\n", (unsigned long long)m->npu_cycles);
     if (secs > 0)
-        sb_printf(&b, "  NPU inference time          %.3f ms, %.0f inferences/s\n", secs * 1e3,
+        emit_sb_printf(&b, "  NPU inference time          %.3f ms, %.0f inferences/s\n", secs * 1e3,
                   1.0 / secs);
-    sb_printf(&b, "  Compile time                %.2f ms\n", m->compile_seconds * 1e3);
+    emit_sb_printf(&b, "  Compile time                %.2f ms\n", m->compile_seconds * 1e3);
     int32_t shown = 0;
     for (int32_t i = 0; i < g->n_ops; i++) {
         if (m->ops[i].npu) continue;
-        if (!shown++) sb_printf(&b, "\n  CPU operators and why:\n");
+        if (!shown++) emit_sb_printf(&b, "\n  CPU operators and why:\n");
         if (shown > 10) {
-            sb_printf(&b, "    ... (%d more; see the report or --verbose)\n", g->n_ops - n_npu - 10);
+            emit_sb_printf(&b, "    ... (%d more; see the report or --verbose)\n", g->n_ops - n_npu - 10);
             break;
         }
-        sb_printf(&b, "    op %d %s: %s\n", i, graph_op_name(&g->ops[i]), m->ops[i].why);
+        emit_sb_printf(&b, "    op %d %s: %s\n", i, graph_op_name(&g->ops[i]), m->ops[i].why);
     }
     if (b.oom) {
         free(b.p);

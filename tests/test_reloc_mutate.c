@@ -13,7 +13,7 @@
  * file. Files are handed over in buffers of exactly the size passed, so ASan
  * catches any read beyond it.
  *
- * NPUC_RELOC_CORPUS=dir also writes seeds for fuzz/fuzz_reloc.c. */
+ * NPUC_RELOC_CORPUS=dir: only writes seeds for fuzz/fuzz_reloc.c into dir. */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include "test.h"
 #include "../src/compiler/cc.h"
@@ -1071,24 +1071,37 @@ static void free_base(base *b)
     free(b->pwork);
 }
 
-/* Seeds for fuzz/fuzz_reloc.c: one mode byte, the file, then the params. */
-static void write_seeds(const base *bs, int n)
+/* Seeds for fuzz/fuzz_reloc.c: a mode byte (see there), the file, then
+ * the params file. */
+static void write_seeds(const char *dir, const base *b)
+{
+    static const uint8_t modes[] = {0x00, 0x03, 0x04, 0x05, 0x0E, 0x14};
+    for (size_t k = 0; k < sizeof modes; k++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s-%02x.nprl", dir, b->name, modes[k]);
+        FILE *f = fopen(path, "wb");
+        if (!f) continue;
+        uint8_t m = modes[k] | (b->sig ? 0x20 : 0);
+        fwrite(&m, 1, 1, f);
+        fwrite(b->file, 1, b->size, f);
+        if (b->split) fwrite(b->params, 1, b->psize, f);
+        fclose(f);
+    }
+}
+
+static void write_corpus(const base *bs, int n)
 {
     const char *dir = getenv("NPUC_RELOC_CORPUS");
     if (!dir) return;
-    static const uint8_t modes[] = {0x00, 0x01, 0x03, 0x04, 0x05, 0x0C, 0x11};
-    for (int i = 0; i < n; i++)
-        for (size_t k = 0; k < sizeof modes; k++) {
-            char path[1024];
-            snprintf(path, sizeof path, "%s/%s-%02x.nprl", dir, bs[i].name, modes[k]);
-            FILE *f = fopen(path, "wb");
-            if (!f) continue;
-            uint8_t m = modes[k] | (bs[i].sig ? 0x20 : 0);
-            fwrite(&m, 1, 1, f);
-            fwrite(bs[i].file, 1, bs[i].size, f);
-            if (bs[i].split) fwrite(bs[i].params, 1, bs[i].psize, f);
-            fclose(f);
-        }
+    for (int i = 0; i < n; i++) write_seeds(dir, &bs[i]);
+    /* a small one too: the fuzzer gets through it fast */
+    compiled hw;
+    base b;
+    if (compile("models/tflm/hello_world_int8.tflite", SIM_U55_64, &hw) && make_base(&b, "hello_world", hw.cm, false, false)) {
+        write_seeds(dir, &b);
+        free_base(&b);
+    }
+    compiled_free(&hw);
 }
 
 int main(void)
@@ -1116,6 +1129,12 @@ int main(void)
     compiled_free(&kws);
     /* the models cover what they should */
     CHECK(nb == 4);
+    if (getenv("NPUC_RELOC_CORPUS")) {
+        /* seeds only (tools/run_fuzz.sh) */
+        write_corpus(bs, nb);
+        for (int i = 0; i < nb; i++) free_base(&bs[i]);
+        TEST_MAIN_END();
+    }
     size_t cap = 0, maxf = 0, maxp = 0;
     for (int i = 0; i < nb; i++) {
         if ((size_t)bs[i].h.ram_copy + SLACK > cap) cap = bs[i].h.ram_copy + SLACK;
@@ -1126,7 +1145,6 @@ int main(void)
     ref = malloc(maxf + cap);
     pref = malloc(maxp + cap);
     if (!ram_low) printf("note: exec RAM above 4 GiB, fixed-address pools inside it not tested\n");
-    write_seeds(bs, nb);
 
     /* bit flips: 1000+, spread so that the big file does not dominate */
     static const int flips[4] = {250, 400, 250, 250};

@@ -3,7 +3,8 @@
 # split evenly between the targets): fuzz_tflite seeded from ../shared/models
 # (when present) and generated models, fuzz_sim from a few valid-op seeds,
 # fuzz_json from the example system files in configs/, fuzz_k_op from the
-# prepared ops of those models (written by test_k_op).
+# prepared ops of those models (written by test_k_op), fuzz_reloc from
+# loadable model files (written by test_reloc_mutate).
 # Fails on any crash, leak, hang or sanitizer report.
 set -euo pipefail
 build=${1:-build-fuzz}
@@ -56,6 +57,14 @@ if [ -x "$build/test_k_op" ]; then
   NPUC_SHARED="$shared" NPUC_K_OP_CORPUS="$corpus_k_op" "$build/test_k_op" >/dev/null 2>&1 || true
 fi
 
+# fuzz_reloc: loadable model files (single, split, signed) behind a mode
+# byte, as test_reloc_mutate writes them (see fuzz/fuzz_reloc.c)
+corpus_reloc=$build/fuzz-corpus-reloc
+mkdir -p "$corpus_reloc"
+if [ -x "$build/test_reloc_mutate" ]; then
+  NPUC_SHARED="$shared" NPUC_RELOC_CORPUS="$corpus_reloc" "$build/test_reloc_mutate" >/dev/null 2>&1 || true
+fi
+
 # fuzz_json: JSON memory-pool files
 corpus_json=$build/fuzz-corpus-json
 mkdir -p "$corpus_json"
@@ -67,6 +76,7 @@ for name in "${targets[@]}"; do
     fuzz_sim) dir=fuzz-corpus-sim; max_len=4096 ;;
     fuzz_json) dir=fuzz-corpus-json; max_len=16384 ;;
     fuzz_k_op) dir=fuzz-corpus-k-op; max_len=65536 ;;
+    fuzz_reloc) dir=fuzz-corpus-reloc; max_len=300000 ;;
     *) dir=fuzz-corpus; max_len=400000 ;;
   esac
   echo "fuzz: $name for ${per}s"

@@ -19,6 +19,7 @@
 #include "../src/sim/sim.h"
 #include "../src/driver/host/ethosu_host.h"
 #include "../src/runtime/host/npurt_host.h"
+#include "test_host_npus.h"
 #include "npurt/npurt.h"
 #include "npurt/npurt_crypto.h"
 #include "npurt/reloc.h"
@@ -35,36 +36,6 @@ static const uint8_t seed_key[32] = {
     0x44, 0x49, 0xc5, 0x69, 0x7b, 0x32, 0x69, 0x19, 0x70, 0x3b, 0xac, 0x03, 0x1c, 0xae, 0x7f, 0x60,
 };
 
-/* ------------------------------------------------------------ NPUs */
-
-static ethosu_host_npu *npus[6];
-static struct ethosu_driver drvs[6];
-
-static struct ethosu_driver *driver_for(sim_variant v)
-{
-    if (!npus[v]) {
-        npuc_err err = {0};
-        if (ethosu_host_npu_create(v, NULL, &npus[v], &err)) {
-            fprintf(stderr, "npu create: %s\n", err.msg);
-            exit(1);
-        }
-        if (ethosu_host_driver_init(&drvs[v], npus[v], NULL, 0)) {
-            fprintf(stderr, "driver init failed\n");
-            exit(1);
-        }
-    }
-    return &drvs[v];
-}
-
-static void free_drivers(void)
-{
-    for (int v = 0; v < 6; v++)
-        if (npus[v]) {
-            ethosu_host_driver_deinit(&drvs[v]);
-            ethosu_host_npu_free(npus[v]);
-            npus[v] = NULL;
-        }
-}
 
 /* ------------------------------------------------------------ memory */
 

@@ -14,6 +14,7 @@
 #include "../src/sim/sim.h"
 #include "../src/driver/host/ethosu_host.h"
 #include "../src/runtime/host/npurt_host.h"
+#include "test_host_npus.h"
 #include "../tools/genmodel/genmodel.h"
 #include "npurt/npurt.h"
 #include "npurt/npurt_osal.h"
@@ -34,35 +35,6 @@
 #define T_SLOW 0
 #endif
 
-/* One virtual NPU + driver per variant, created on first use. */
-static ethosu_host_npu *npus[6];
-static struct ethosu_driver drvs[6];
-
-static struct ethosu_driver *driver_for(sim_variant v)
-{
-    if (!npus[v]) {
-        npuc_err err = {0};
-        if (ethosu_host_npu_create(v, NULL, &npus[v], &err)) {
-            fprintf(stderr, "npu create: %s\n", err.msg);
-            exit(1);
-        }
-        if (ethosu_host_driver_init(&drvs[v], npus[v], NULL, 0)) {
-            fprintf(stderr, "driver init failed\n");
-            exit(1);
-        }
-    }
-    return &drvs[v];
-}
-
-static void free_drivers(void)
-{
-    for (int v = 0; v < 6; v++)
-        if (npus[v]) {
-            ethosu_host_driver_deinit(&drvs[v]);
-            ethosu_host_npu_free(npus[v]);
-            npus[v] = NULL;
-        }
-}
 
 static void *alloc16(size_t n)
 {

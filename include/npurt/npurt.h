@@ -143,6 +143,7 @@ typedef struct npurt_instance {
      * (HW: stream, region 0, 1, 2; SW/HYBRID: params, scratch, persistent,
      * operands), then inputs and outputs. NULL: computed from the pools. */
     const uint64_t *addr;
+    const uint64_t *addr_io;          /* its input then output slots (the tail of addr) */
     /* multi-model scheduling (npurt_sched_attach) */
     struct npurt_sched *sched;
     int priority;

@@ -31,4 +31,8 @@ int cli_read_input(const char *path, const graph_tensor *t, uint8_t **data, npuc
 /* Formats a shape as "[1,96,96,1]". */
 void cli_shape_str(const graph_tensor *t, char *buf, size_t n);
 
+/* A whole file in 16-byte aligned, zero-padded memory (compiled models must
+ * be aligned); *out is free()d by the caller. */
+int cli_read_aligned(const char *path, uint8_t **out, size_t *size, npuc_err *err);
+
 #endif

@@ -70,17 +70,9 @@ static void options_str(const graph_op *op, char *b, size_t n)
 static int inspect_reloc(const char *path)
 {
     npuc_err err = {0};
-    uint8_t *raw, *f;
+    uint8_t *f;
     size_t n;
-    if (npuc_read_file(path, &raw, &n, &err)) return cli_fail(&err);
-    f = aligned_alloc(16, (n + 15) / 16 * 16);
-    if (!f) {
-        free(raw);
-        npuc_errf(&err, NPUC_E_NOMEM, "out of memory");
-        return cli_fail(&err);
-    }
-    memcpy(f, raw, n);
-    free(raw);
+    if (cli_read_aligned(path, &f, &n, &err)) return cli_fail(&err);
     npurt_reloc_info info;
     npurt_error e = {0};
     char msg[512], *table = NULL;

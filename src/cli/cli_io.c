@@ -187,3 +187,20 @@ int cli_read_input(const char *path, const graph_tensor *t, uint8_t **data, npuc
     free(d);
     return rc;
 }
+
+int cli_read_aligned(const char *path, uint8_t **out, size_t *size, npuc_err *err)
+{
+    uint8_t *f;
+    int rc = npuc_read_file(path, &f, size, err);
+    if (rc) return rc;
+    size_t sz = (*size + 15) / 16 * 16;
+    *out = aligned_alloc(16, sz ? sz : 16);
+    if (!*out) {
+        free(f);
+        return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    }
+    memset(*out, 0, sz ? sz : 16);
+    memcpy(*out, f, *size);
+    free(f);
+    return NPUC_OK;
+}

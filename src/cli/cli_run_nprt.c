@@ -103,22 +103,6 @@ static void print_profile(const npurt_model *m, const npurt_epoch_profile *p, ui
            (unsigned long long)tot_npu, (unsigned long long)tot_est, tot_cpu);
 }
 
-/* Reads a file into 16-byte aligned memory. */
-static int read_aligned(const char *path, uint8_t **out, size_t *size, npuc_err *err)
-{
-    uint8_t *f;
-    int rc = npuc_read_file(path, &f, size, err);
-    if (rc) return rc;
-    *out = alloc16(*size);
-    if (!*out) {
-        free(f);
-        return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
-    }
-    memcpy(*out, f, *size);
-    free(f);
-    return NPUC_OK;
-}
-
 /* "dir/x_rel.bin" -> "dir/x_params.bin" (the --split companion). */
 static void params_path_of(const char *model, char *out, size_t cap)
 {
@@ -149,7 +133,7 @@ static int reloc_install(const cli_run_args *a, const uint8_t *file, size_t size
         char path[4096];
         if (a->params_path) snprintf(path, sizeof path, "%s", a->params_path);
         else params_path_of(a->model, path, sizeof path);
-        int rc = read_aligned(path, params, &psize, err);
+        int rc = cli_read_aligned(path, params, &psize, err);
         if (rc) return npuc_err_prefix(err, "%s is split: its params file", a->model), rc;
         if (psize > UINT32_MAX) return npuc_errf(err, NPUC_E_FORMAT, "%s: params file too large", path);
         cfg.ext_params = *params;
@@ -202,7 +186,7 @@ int cli_run_nprt(const cli_run_args *a)
     char msg[512];
 
     if (a->dump) return cli_usage_error("run", "--dump-tensors works on .tflite models only");
-    int rc = read_aligned(a->model, &blob, &size, &err);
+    int rc = cli_read_aligned(a->model, &blob, &size, &err);
     if (rc) return cli_fail(&err);
     (void)file;
     bool reloc = size >= 4 && blob[0] == 'N' && blob[1] == 'P' && blob[2] == 'R' && blob[3] == 'L';

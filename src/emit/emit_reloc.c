@@ -287,16 +287,12 @@ static const char *kind_name(uint8_t k)
     }
 }
 
+/* The --target name of a CONFIG word (the compiler's own table). */
 static const char *npu_name(uint32_t c)
 {
-    static const struct { uint32_t word; const char *name; } v[] = {
-        {0x00001005u, "ethos-u55-32"}, {0x00001006u, "ethos-u55-64"}, {0x00001807u, "ethos-u55-128"},
-        {0x00003008u, "ethos-u55-256"}, {0x10003008u, "ethos-u65-256"}, {0x10006009u, "ethos-u65-512"},
-    };
+    sim_variant v;
     if (!c) return "none";
-    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
-        if ((v[i].word & 0xF000000Fu) == (c & 0xF000000Fu)) return v[i].name;
-    return "unknown";
+    return sim_variant_from_config(c, &v, NULL) ? "unknown" : cc_target_name(v);
 }
 
 /* Also used by `npuc inspect` on files from elsewhere: the header's table

@@ -564,6 +564,7 @@ int npurt_reloc_install(const void *file, size_t size, const npurt_reloc_config 
         return rc;
     }
     ri->rt.addr = addr;
+    ri->rt.addr_io = addr + h->addr_size / 8 - ((uint32_t)h->n_inputs + h->n_outputs);
     ri->hdr = h;
     ri->mode = cfg->mode;
     for (uint32_t i = 0; i < h->n_pools; i++) ri->pool_base[i] = pl.dst[i];

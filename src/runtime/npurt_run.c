@@ -102,10 +102,8 @@ static void *slot_ptr(const npurt_instance *inst, uint32_t k)
 /* Input or output j (inputs first) of the io table. */
 static void *io_data(npurt_instance *inst, uint32_t j, uint32_t *size)
 {
-    const npurt_model *m = inst->model;
-    void *p = tensor_data(inst, m->io[j], size);
-    if (inst->addr) p = slot_ptr(inst, npurt_model_slots(m) - m->h->n_inputs - m->h->n_outputs + j);
-    return p;
+    void *p = tensor_data(inst, inst->model->io[j], size);
+    return inst->addr_io ? (void *)(uintptr_t)inst->addr_io[j] : p;
 }
 
 void *npurt_input(npurt_instance *inst, uint32_t i, uint32_t *size)

@@ -80,7 +80,20 @@ for name in "${targets[@]}"; do
     *) dir=fuzz-corpus; max_len=400000 ;;
   esac
   echo "fuzz: $name for ${per}s"
-  (cd "$build" && "./$name" "$dir" -max_total_time="$per" -timeout=10 \
-      -rss_limit_mb=2048 -max_len=$max_len -print_final_stats=1 2>&1 | tail -n 12) || status=1
+  log=$build/fuzz-$name.log
+  if (cd "$build" && "./$name" "$dir" -max_total_time="$per" -timeout=10 \
+      -rss_limit_mb=2048 -max_len=$max_len -print_final_stats=1 \
+      -artifact_prefix="fuzz-artifact-$name-") >"$log" 2>&1; then
+    tail -n 6 "$log"
+  else
+    # a finding: show the whole report (sanitizer trace, crash input) and
+    # keep the artifact in the build folder for replay
+    status=1
+    echo "fuzz: $name FAILED; report follows (full log: $log)"
+    grep -v -E '^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse|INITED|DONE)' "$log" | tail -n 80
+    for a in "$build"/fuzz-artifact-"$name"-*; do
+      [ -f "$a" ] && { echo "fuzz: artifact $a"; od -A d -t x1 "$a" | head -n 8; }
+    done
+  fi
 done
 exit $status

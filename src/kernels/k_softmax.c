@@ -234,7 +234,9 @@ int k_softmax_s16(const k_softmax_s16_params *p, const int16_t *input, int16_t *
         const int16_t recip = lut_lookup_s16((int16_t)sym, p->one_over_one_plus_x_lut);
 
         const int right_shift = 31 - headroom_plus_one;
-        const int64_t round = (int64_t)1 << (right_shift - 1);
+        /* right_shift is 0 only for a sum of 1, which the exp LUT of a real
+         * model cannot give (exp(0) alone is ~32767); no rounding then */
+        const int64_t round = right_shift > 0 ? (int64_t)1 << (right_shift - 1) : 0;
         for (int32_t c = 0; c < depth; c++) {
             int32_t r = (int32_t)(((int64_t)out[c] * (int64_t)recip + round) >> right_shift);
             out[c] = (int16_t)(r < 0 ? 0 : (r > INT16_MAX ? INT16_MAX : r));

@@ -5,6 +5,7 @@
 # fuzz_json from the example system files in configs/, fuzz_k_op from the
 # prepared ops of those models (written by test_k_op), fuzz_reloc from
 # loadable model files (written by test_reloc_mutate).
+# Inputs in fuzz/regress/TARGET/ (each once found a bug) are replayed first.
 # Fails on any crash, leak, hang or sanitizer report.
 set -euo pipefail
 build=${1:-build-fuzz}
@@ -71,6 +72,19 @@ mkdir -p "$corpus_json"
 cp -f "$here"/configs/*.json "$corpus_json"/ 2>/dev/null || true
 
 status=0
+# inputs that once found a bug (fuzz/regress/TARGET/): each runs once first
+for name in "${targets[@]}"; do
+  reg=$here/fuzz/regress/$name
+  [ -d "$reg" ] || continue
+  if ! (cd "$build" && "./$name" "$reg"/* >"fuzz-$name-regress.log" 2>&1); then
+    status=1
+    echo "fuzz: $name FAILED on a regression input (fuzz/regress/$name)"
+    tail -n 40 "$build/fuzz-$name-regress.log"
+  else
+    echo "fuzz: $name: $(ls "$reg" | wc -l) regression input(s) pass"
+  fi
+done
+
 for name in "${targets[@]}"; do
   case $name in
     fuzz_sim) dir=fuzz-corpus-sim; max_len=4096 ;;

@@ -29,6 +29,9 @@ else
   need+=(libnewlib-arm-none-eabi)
 fi
 have_cmd qemu-system-arm || need+=(qemu-system-arm)
+# The HTML report test (tests/test_val_html_chromium.sh) renders the
+# validation report in headless Chromium to prove the page lays out.
+have_cmd chromium || need+=(chromium)
 
 if [ ${#need[@]} -eq 0 ]; then
   exit 0

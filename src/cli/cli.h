@@ -5,11 +5,13 @@
 #include "../graph/graph.h"
 
 /* Exit codes (documented in docs/cli.md). */
-enum { CLI_OK = 0, CLI_EMODEL = 1, CLI_EUSAGE = 2 };
+enum { CLI_OK = 0, CLI_EMODEL = 1, CLI_EUSAGE = 2,
+       CLI_EVALIDATE = 3 /* npuc validate: ran, but NOT bit-exact / beyond tolerance */ };
 
 int cli_inspect(int argc, char **argv);
 int cli_run(int argc, char **argv);
 int cli_compile(int argc, char **argv);
+int cli_validate(int argc, char **argv);
 
 /* Prints "npuc: error: ..." to stderr and returns the exit code for err. */
 int cli_fail(const npuc_err *err);
@@ -23,6 +25,7 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 int cli_load_graph(const char *path, tfl_model **model, graph **g, npuc_err *err);
 
 /* Reads an input file for tensor t: raw bytes of exactly the tensor's size,
+ * .csv (comma-separated values in tensor order),
  * .npy (dtype and element count must match) or an 8-bit BMP (pixel indices,
  * top row first, for 8-bit tensors with as many elements as pixels).
  * *data is malloc'd. */

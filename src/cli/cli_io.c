@@ -1,5 +1,7 @@
 #include "cli.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,6 +168,83 @@ static int read_bmp(const char *path, const uint8_t *d, size_t n, const graph_te
     return NPUC_OK;
 }
 
+/* Comma- (or whitespace-) separated values, flattened in tensor order:
+ * integers in the dtype's range, or decimal numbers for float32. */
+static int read_csv(const char *path, const uint8_t *d, size_t n, const graph_tensor *t, uint8_t **out,
+                    npuc_err *err)
+{
+    size_t elems = graph_tensor_elems(t), k = 0, line = 1, i = 0;
+    uint8_t *buf = calloc(t->nbytes + 1, 1);
+    if (!buf) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    char tok[64];
+    while (i < n) {
+        char c = (char)d[i];
+        if (c == ',' || c == ' ' || c == '\t' || c == '\r' || c == '\n') {
+            line += c == '\n';
+            i++;
+            continue;
+        }
+        size_t len = 0;
+        while (i < n && d[i] != ',' && d[i] != ' ' && d[i] != '\t' && d[i] != '\r' && d[i] != '\n') {
+            if (len + 1 < sizeof tok) tok[len] = (char)d[i];
+            len++;
+            i++;
+        }
+        if (len >= sizeof tok) len = sizeof tok - 1;
+        tok[len] = 0;
+        if (k == elems) {
+            free(buf);
+            return npuc_errf(err, NPUC_E_INVALID, "%s line %zu: more than the %zu values input tensor '%s' %s holds",
+                             path, line, elems, t->name, graph_dtype_name(t->dtype));
+        }
+        char *end;
+        errno = 0;
+        if (t->dtype == GRAPH_F32) {
+            double v = strtod(tok, &end);
+            if (errno || *end || end == tok) goto bad;
+            ((float *)buf)[k] = (float)v;
+        } else {
+            long long v = strtoll(tok, &end, 10);
+            long long lo = 0, hi = 0;
+            switch (t->dtype) {
+            case GRAPH_I8: lo = INT8_MIN; hi = INT8_MAX; break;
+            case GRAPH_U8: lo = 0; hi = UINT8_MAX; break;
+            case GRAPH_BOOL: lo = 0; hi = 1; break;
+            case GRAPH_I16: lo = INT16_MIN; hi = INT16_MAX; break;
+            case GRAPH_I32: lo = INT32_MIN; hi = INT32_MAX; break;
+            default: lo = LLONG_MIN; hi = LLONG_MAX; break;
+            }
+            if (errno || *end || end == tok) goto bad;
+            if (v < lo || v > hi) {
+                free(buf);
+                return npuc_errf(err, NPUC_E_INVALID, "%s line %zu: value %d (%lld) does not fit %s", path, line,
+                                 (int)k, v, graph_dtype_name(t->dtype));
+            }
+            switch (t->dtype) {
+            case GRAPH_I8: ((int8_t *)buf)[k] = (int8_t)v; break;
+            case GRAPH_U8:
+            case GRAPH_BOOL: buf[k] = (uint8_t)v; break;
+            case GRAPH_I16: ((int16_t *)buf)[k] = (int16_t)v; break;
+            case GRAPH_I32: ((int32_t *)buf)[k] = (int32_t)v; break;
+            default: ((int64_t *)buf)[k] = (int64_t)v; break;
+            }
+        }
+        k++;
+        continue;
+    bad:
+        free(buf);
+        return npuc_errf(err, NPUC_E_INVALID, "%s line %zu: value %zu '%s' is not a%s number", path, line, k, tok,
+                         t->dtype == GRAPH_F32 ? "" : "n integer");
+    }
+    if (k != elems) {
+        free(buf);
+        return npuc_errf(err, NPUC_E_INVALID, "%s: %zu values, but input tensor '%s' %s needs exactly %zu", path, k,
+                         t->name, graph_dtype_name(t->dtype), elems);
+    }
+    *out = buf;
+    return NPUC_OK;
+}
+
 int cli_read_input(const char *path, const graph_tensor *t, uint8_t **data, npuc_err *err)
 {
     *data = NULL;
@@ -175,6 +254,8 @@ int cli_read_input(const char *path, const graph_tensor *t, uint8_t **data, npuc
     if (rc) return rc;
     if (ends_with(path, ".npy")) {
         rc = read_npy(path, d, n, t, data, err);
+    } else if (ends_with(path, ".csv") || ends_with(path, ".CSV")) {
+        rc = read_csv(path, d, n, t, data, err);
     } else if (ends_with(path, ".bmp") || ends_with(path, ".BMP")) {
         rc = read_bmp(path, d, n, t, data, err);
     } else if (n != t->nbytes) {

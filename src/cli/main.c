@@ -15,10 +15,13 @@ static void usage(FILE *f)
             "  inspect MODEL   show ops, tensors, quantization, sizes, MACs and NPU support\n"
             "  compile MODEL   compile a model for an Ethos-U NPU\n"
             "  run MODEL       run a model on the reference interpreter\n"
+            "  validate MODEL  check the deployed model against the reference on the\n"
+            "                  virtual NPU; accuracy figures, profile, reports\n"
             "  help [COMMAND]  show help\n"
             "\n"
             "Run 'npuc <command> --help' for a command's options.\n"
-            "Exit status: 0 success, 1 model or input error, 2 usage error.\n");
+            "Exit status: 0 success, 1 model or input error, 2 usage error,\n"
+            "3 validate: NOT bit-exact.\n");
 }
 
 int cli_fail(const npuc_err *err)
@@ -48,6 +51,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "inspect")) return cli_inspect(argc - 1, argv + 1);
     if (!strcmp(cmd, "run")) return cli_run(argc - 1, argv + 1);
     if (!strcmp(cmd, "compile")) return cli_compile(argc - 1, argv + 1);
+    if (!strcmp(cmd, "validate")) return cli_validate(argc - 1, argv + 1);
     if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
         if (argc > 2 && !strcmp(argv[2], "inspect")) {
             char *a[] = {"inspect", "--help", NULL};
@@ -56,6 +60,10 @@ int main(int argc, char **argv)
         if (argc > 2 && !strcmp(argv[2], "compile")) {
             char *a[] = {"compile", "--help", NULL};
             return cli_compile(2, a);
+        }
+        if (argc > 2 && !strcmp(argv[2], "validate")) {
+            char *a[] = {"validate", "--help", NULL};
+            return cli_validate(2, a);
         }
         if (argc > 2 && !strcmp(argv[2], "run")) {
             char *a[] = {"run", "--help", NULL};

@@ -1,0 +1,360 @@
+/* npuc validate: the deployed model on the virtual NPU against the source
+ * model on the reference interpreter, with accuracy figures, a profile and
+ * reports (src/validate/). */
+#include "cli.h"
+#include "cli_run_int.h"
+#include "../validate/validate.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define MAX_INPUT_FILES 4096
+
+static void help(FILE *f)
+{
+    fprintf(f,
+            "usage: npuc validate MODEL.tflite [options]\n"
+            "\n"
+            "Compiles MODEL (or takes a model npuc compiled before, --compiled), runs\n"
+            "the deployed form on the npuc runtime with a virtual NPU and MODEL on the\n"
+            "reference interpreter with the same inputs, and reports per output whether\n"
+            "it is bit-exact, with max abs error, MAE, RMSE, cosine similarity and L2\n"
+            "relative error (stored and dequantized units) and, for class scores, top-1\n"
+            "agreement; then the profile: NPU cycles, CPU time, MACs and bytes per\n"
+            "memory per epoch and per op, and the activation memory over time.\n"
+            "\n"
+            "inputs (default: --random 1):\n"
+            "  --input FILE          one per model input: raw bytes, .npy or 8-bit .bmp\n"
+            "                        (as `npuc run`); one input set\n"
+            "  --inputs DIR          every file in DIR, sorted by name, taken k at a time\n"
+            "                        for a model with k inputs: one input set each\n"
+            "  --random N            N input sets of random values\n"
+            "  --seed S              seed for --random (default 1)\n"
+            "\n"
+            "the deployed model:\n"
+            "  --target VARIANT      ethos-u55-32, -64, -128, -256 (default), ethos-u65-256,\n"
+            "                        ethos-u65-512\n"
+            "  --system-config S     built-in system name or JSON memory-pool file\n"
+            "  --optimise G          performance (default) or size\n"
+            "  --compiled FILE       validate this compiled model (.nprt from\n"
+            "                        --output-format bin, or NAME_rel.bin) instead of\n"
+            "                        compiling; give the --target it was compiled for to\n"
+            "                        get per-op figures\n"
+            "  --params FILE         --compiled NAME_rel.bin made with --split: its params\n"
+            "                        (default NAME_params.bin beside it)\n"
+            "\n"
+            "checks:\n"
+            "  --tolerance T         pass when every output's max abs error (stored units)\n"
+            "                        is <= T; default: every output must be bit-exact\n"
+            "  --float-model FILE    the float32 twin of MODEL: also compare both results,\n"
+            "                        dequantized, with it (inputs dequantized for it)\n"
+            "\n"
+            "reports:\n"
+            "  --profile             print the per-epoch and per-op profile tables\n"
+            "  --json FILE           everything, as JSON\n"
+            "  --csv FILE            one row per op\n"
+            "  --report FILE         one self-contained HTML page: summary, per-op cycle\n"
+            "                        chart, memory timeline, NPU/CPU partition\n"
+            "  --quiet               print nothing (the exit status tells)\n"
+            "  --help                this text\n"
+            "\n"
+            "Exit status: 0 pass, 1 model or input error, 2 usage error, 3 validated but\n"
+            "NOT bit-exact (or beyond --tolerance).\n");
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The regular files of a directory, sorted, skipping dot files. */
+static int list_dir(const char *dir, char ***out, int *n_out, npuc_err *err)
+{
+    DIR *d = opendir(dir);
+    if (!d) return npuc_errf(err, NPUC_E_IO, "%s: cannot open directory: %s", dir, strerror(errno));
+    char **names = NULL;
+    int n = 0, cap = 0, rc = NPUC_OK;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.') continue;
+        size_t len = strlen(dir) + strlen(e->d_name) + 2;
+        char *p = malloc(len);
+        if (!p) {
+            rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+            break;
+        }
+        snprintf(p, len, "%s/%s", dir, e->d_name);
+        struct stat st;
+        if (stat(p, &st) != 0 || !S_ISREG(st.st_mode)) {
+            free(p);
+            continue;
+        }
+        if (n == MAX_INPUT_FILES) {
+            free(p);
+            rc = npuc_errf(err, NPUC_E_USAGE, "%s: more than %d input files", dir, MAX_INPUT_FILES);
+            break;
+        }
+        if (n == cap) {
+            cap = cap ? cap * 2 : 16;
+            char **nn = realloc(names, sizeof *names * (size_t)cap);
+            if (!nn) {
+                free(p);
+                rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+                break;
+            }
+            names = nn;
+        }
+        names[n++] = p;
+    }
+    closedir(d);
+    if (rc) {
+        for (int i = 0; i < n; i++) free(names[i]);
+        free(names);
+        return rc;
+    }
+    if (n) qsort(names, (size_t)n, sizeof *names, cmp_str);
+    *out = names;
+    *n_out = n;
+    return NPUC_OK;
+}
+
+/* "dir/x_rel.bin" -> "dir/x_params.bin". */
+static void params_path_of(const char *model, char *out, size_t cap)
+{
+    size_t n = strlen(model);
+    const char *suf = "_rel.bin";
+    size_t k = strlen(suf);
+    if (n >= k && !strcmp(model + n - k, suf)) snprintf(out, cap, "%.*s_params.bin", (int)(n - k), model);
+    else snprintf(out, cap, "%s.params.bin", model);
+}
+
+static const char *base_of(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+int cli_validate(int argc, char **argv)
+{
+    const char *model = NULL, *target = "ethos-u55-256", *syscfg = NULL, *optimise = "performance";
+    const char *compiled = NULL, *params = NULL, *inputs_dir = NULL, *float_model = NULL;
+    const char *json = NULL, *csv = NULL, *html = NULL;
+    const char *input_files[64];
+    int n_input_files = 0;
+    long random_sets = -1;
+    unsigned long long seed = 1;
+    double tolerance = -1;
+    bool profile = false, quiet = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        bool has_val = i + 1 < argc;
+#define VAL(var)                                                                  \
+    do {                                                                          \
+        if (!has_val) return cli_usage_error("validate", "%s needs a value", a);  \
+        var = argv[++i];                                                          \
+    } while (0)
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            help(stdout);
+            return CLI_OK;
+        } else if (!strcmp(a, "--target")) VAL(target);
+        else if (!strcmp(a, "--system-config")) VAL(syscfg);
+        else if (!strcmp(a, "--optimise") || !strcmp(a, "--optimize")) VAL(optimise);
+        else if (!strcmp(a, "--compiled")) VAL(compiled);
+        else if (!strcmp(a, "--params")) VAL(params);
+        else if (!strcmp(a, "--inputs")) VAL(inputs_dir);
+        else if (!strcmp(a, "--float-model")) VAL(float_model);
+        else if (!strcmp(a, "--json")) VAL(json);
+        else if (!strcmp(a, "--csv")) VAL(csv);
+        else if (!strcmp(a, "--report")) VAL(html);
+        else if (!strcmp(a, "--input")) {
+            if (!has_val) return cli_usage_error("validate", "%s needs a value", a);
+            if (n_input_files == 64) return cli_usage_error("validate", "more than 64 --input files");
+            input_files[n_input_files++] = argv[++i];
+        } else if (!strcmp(a, "--random")) {
+            const char *v;
+            VAL(v);
+            char *end;
+            errno = 0;
+            random_sets = strtol(v, &end, 10);
+            if (errno || *end || end == v || random_sets < 1 || random_sets > 100000)
+                return cli_usage_error("validate", "--random needs a count from 1 to 100000, not '%s'", v);
+        } else if (!strcmp(a, "--seed")) {
+            const char *v;
+            VAL(v);
+            char *end;
+            errno = 0;
+            seed = strtoull(v, &end, 0);
+            if (errno || *end || end == v || v[0] == '-')
+                return cli_usage_error("validate", "--seed needs a non-negative integer, not '%s'", v);
+        } else if (!strcmp(a, "--tolerance")) {
+            const char *v;
+            VAL(v);
+            char *end;
+            errno = 0;
+            tolerance = strtod(v, &end);
+            if (errno || *end || end == v || !(tolerance >= 0) || !isfinite(tolerance))
+                return cli_usage_error("validate", "--tolerance needs a number >= 0, not '%s'", v);
+        } else if (!strcmp(a, "--profile")) profile = true;
+        else if (!strcmp(a, "--quiet")) quiet = true;
+        else if (a[0] == '-' && a[1]) return cli_usage_error("validate", "unknown option '%s'", a);
+        else if (!model) model = a;
+        else return cli_usage_error("validate", "more than one model given ('%s' and '%s')", model, a);
+#undef VAL
+    }
+    if (!model) return cli_usage_error("validate", "no model given");
+    if ((n_input_files > 0) + (inputs_dir != NULL) + (random_sets > 0) > 1)
+        return cli_usage_error("validate", "give one of --input, --inputs and --random");
+    if (params && !compiled) return cli_usage_error("validate", "--params applies to --compiled only");
+    const char *outs[3] = {json, csv, html};
+    for (int i = 0; i < 3; i++)
+        for (int j = i + 1; j < 3; j++)
+            if (outs[i] && outs[j] && !strcmp(outs[i], outs[j]))
+                return cli_usage_error("validate", "two reports to the same file '%s'", outs[i]);
+
+    val_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.tolerance = tolerance;
+    if (!strcmp(optimise, "performance")) opt.cc.optimise = CC_OPT_PERFORMANCE;
+    else if (!strcmp(optimise, "size")) opt.cc.optimise = CC_OPT_SIZE;
+    else return cli_usage_error("validate", "unknown --optimise '%s' (performance or size)", optimise);
+    npuc_err err = {0};
+    sim_variant v;
+    if (cc_target_parse(target, &v, &err)) return cli_usage_error("validate", "%s", err.msg);
+    int rc = syscfg ? cc_system_load(syscfg, v, &opt.cc.sys, &err) : cc_system_default(v, &opt.cc.sys, &err);
+    if (rc) return cli_fail(&err);
+
+    tfl_model *tm = NULL, *ftm = NULL;
+    graph *g = NULL, *fg = NULL;
+    uint8_t *cblob = NULL, *pblob = NULL;
+    uint8_t **sets = NULL;
+    size_t n_sets_alloc = 0;
+    char **dir_files = NULL;
+    int n_dir_files = 0;
+    val_report *rep = NULL;
+    char *texts[4] = {NULL, NULL, NULL, NULL};
+    int code = CLI_OK;
+
+    if ((rc = cli_load_graph(model, &tm, &g, &err))) goto fail;
+    if (float_model) {
+        if ((rc = cli_load_graph(float_model, &ftm, &fg, &err))) goto fail;
+        opt.float_graph = fg;
+    }
+    if (compiled) {
+        size_t size;
+        if ((rc = cli_read_aligned(compiled, &cblob, &size, &err))) goto fail;
+        opt.compiled = cblob;
+        opt.compiled_size = size;
+        if (size >= 4 && !memcmp(cblob, "NPRL", 4)) {
+            char path[4096];
+            if (params) snprintf(path, sizeof path, "%s", params);
+            else params_path_of(compiled, path, sizeof path);
+            FILE *pf = fopen(path, "rb");
+            if (pf || params) {
+                if (pf) fclose(pf);
+                size_t psize;
+                if ((rc = cli_read_aligned(path, &pblob, &psize, &err))) goto fail;
+                opt.compiled_params = pblob;
+                opt.compiled_params_size = psize;
+            }
+        } else if (params) {
+            code = cli_usage_error("validate", "--params applies to a loadable model (NAME_rel.bin) only");
+            goto out;
+        }
+    }
+
+    /* input sets */
+    int32_t k = g->n_inputs;
+    int32_t n_sets;
+    if (n_input_files > 0) {
+        if (n_input_files != k) {
+            code = cli_usage_error("validate", "model has %d input%s but %d --input given", k, k == 1 ? "" : "s",
+                                   n_input_files);
+            goto out;
+        }
+        n_sets = 1;
+    } else if (inputs_dir) {
+        if ((rc = list_dir(inputs_dir, &dir_files, &n_dir_files, &err))) goto fail;
+        if (n_dir_files == 0 || k == 0 || n_dir_files % k) {
+            code = cli_usage_error("validate", "%s holds %d file%s; the model has %d input%s, so it needs a non-zero "
+                                   "multiple of %d", inputs_dir, n_dir_files, n_dir_files == 1 ? "" : "s", k,
+                                   k == 1 ? "" : "s", k);
+            goto out;
+        }
+        n_sets = n_dir_files / k;
+    } else {
+        n_sets = random_sets > 0 ? (int32_t)random_sets : 1;
+    }
+    n_sets_alloc = (size_t)n_sets * (size_t)k;
+    sets = calloc(n_sets_alloc + 1, sizeof *sets);
+    if (!sets) {
+        npuc_errf(&err, NPUC_E_NOMEM, "out of memory");
+        goto fail;
+    }
+    npuc_rng rng;
+    npuc_rng_seed(&rng, seed);
+    for (int32_t s = 0; s < n_sets; s++)
+        for (int32_t i = 0; i < k; i++) {
+            const graph_tensor *t = &g->tensors[g->inputs[i]];
+            size_t at = (size_t)s * (size_t)k + (size_t)i;
+            const char *file = n_input_files ? input_files[i] : inputs_dir ? dir_files[at] : NULL;
+            if (file) {
+                if ((rc = cli_read_input(file, t, &sets[at], &err))) {
+                    npuc_err_prefix(&err, "input %d", i);
+                    goto fail;
+                }
+            } else {
+                sets[at] = calloc(t->nbytes + 1, 1);
+                if (!sets[at]) {
+                    npuc_errf(&err, NPUC_E_NOMEM, "out of memory");
+                    goto fail;
+                }
+                cli_fill_random(&rng, t, sets[at]);
+            }
+        }
+    opt.inputs = (const uint8_t *const *)sets;
+    opt.n_sets = n_sets;
+
+    if ((rc = val_run(g, base_of(model), &opt, &rep, &err))) {
+        npuc_err_prefix(&err, "%s", model);
+        goto fail;
+    }
+    /* render every report before writing any, so a failure leaves no file */
+    if ((rc = val_report_text(rep, profile, &texts[0], &err))) goto fail;
+    if (json && (rc = val_report_json(rep, &texts[1], &err))) goto fail;
+    if (csv && (rc = val_report_csv(rep, &texts[2], &err))) goto fail;
+    if (html && (rc = val_report_html(rep, &texts[3], &err))) goto fail;
+    const char *paths[4] = {NULL, json, csv, html};
+    for (int i = 1; i < 4; i++) {
+        if (!paths[i]) continue;
+        if ((rc = npuc_write_file(paths[i], texts[i], strlen(texts[i]), &err))) {
+            for (int j = 1; j < i; j++)
+                if (paths[j]) remove(paths[j]);
+            goto fail;
+        }
+    }
+    if (!quiet) fputs(texts[0], stdout);
+    code = rep->pass ? CLI_OK : CLI_EVALIDATE;
+    goto out;
+fail:
+    code = cli_fail(&err);
+out:
+    for (int i = 0; i < 4; i++) free(texts[i]);
+    val_report_free(rep);
+    if (sets)
+        for (size_t i = 0; i < n_sets_alloc; i++) free(sets[i]);
+    free(sets);
+    for (int i = 0; i < n_dir_files; i++) free(dir_files[i]);
+    free(dir_files);
+    free(cblob);
+    free(pblob);
+    graph_free(g);
+    graph_free(fg);
+    tfl_model_free(tm);
+    tfl_model_free(ftm);
+    return code;
+}

@@ -1,0 +1,455 @@
+/* val_report: a validation report as JSON (everything), CSV (one row per
+ * graph op) and text (the lines `npuc validate` prints). */
+#include "validate.h"
+#include "../util/json.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const mem_key[VAL_N_MEM] = {"params", "activations", "fast"};
+
+static const char *kind_word(uint8_t k)
+{
+    return k == NPURT_EPOCH_HW ? "HW" : k == NPURT_EPOCH_SW ? "SW" : k == NPURT_EPOCH_HYBRID ? "HYBRID" : "-";
+}
+
+/* ------------------------------------------------------------ text buffer */
+
+typedef struct sbuf {
+    char *p;
+    size_t n, cap;
+    bool oom;
+} sbuf;
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static void sb_printf(sbuf *b, const char *fmt, ...)
+{
+    if (b->oom) return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int k = vsnprintf(b->p ? b->p + b->n : NULL, b->p ? b->cap - b->n : 0, fmt, ap);
+        va_end(ap);
+        if (k < 0) {
+            b->oom = true;
+            return;
+        }
+        if (b->p && b->n + (size_t)k < b->cap) {
+            b->n += (size_t)k;
+            return;
+        }
+        size_t cap = b->cap ? b->cap * 2 : 4096;
+        while (cap < b->n + (size_t)k + 1) cap *= 2;
+        char *np = realloc(b->p, cap);
+        if (!np) {
+            b->oom = true;
+            return;
+        }
+        b->p = np;
+        b->cap = cap;
+    }
+}
+
+static int sb_finish(sbuf *b, char **out, npuc_err *err)
+{
+    if (b->oom || !b->p) {
+        free(b->p);
+        if (b->oom) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+        b->p = calloc(1, 1);
+        if (!b->p) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    }
+    *out = b->p;
+    return NPUC_OK;
+}
+
+/* ------------------------------------------------------------------ JSON */
+
+static void j_metrics(npuc_json_writer *w, const char *key, const val_metrics *m)
+{
+    npuc_json_write_key(w, key);
+    npuc_json_write_object_begin(w);
+    npuc_json_write_key(w, "bit_exact");
+    npuc_json_write_bool(w, m->bit_exact);
+    npuc_json_write_key(w, "elements");
+    npuc_json_write_uint(w, m->n);
+    npuc_json_write_key(w, "differing");
+    npuc_json_write_uint(w, m->n_diff);
+    npuc_json_write_key(w, "first_difference");
+    npuc_json_write_int(w, m->first_diff);
+    npuc_json_write_key(w, "max_abs_error");
+    npuc_json_write_double(w, m->max_abs);
+    npuc_json_write_key(w, "mae");
+    npuc_json_write_double(w, m->mae);
+    npuc_json_write_key(w, "rmse");
+    npuc_json_write_double(w, m->rmse);
+    npuc_json_write_key(w, "cosine_similarity");
+    npuc_json_write_double(w, m->cosine);
+    npuc_json_write_key(w, "l2_relative_error");
+    npuc_json_write_double(w, m->l2_rel);   /* infinity is written as null */
+    npuc_json_write_object_end(w);
+}
+
+static void j_bytes(npuc_json_writer *w, const char *key, const uint64_t *b)
+{
+    npuc_json_write_key(w, key);
+    npuc_json_write_object_begin(w);
+    for (int m = 0; m < VAL_N_MEM; m++) {
+        npuc_json_write_key(w, mem_key[m]);
+        npuc_json_write_uint(w, b[m]);
+    }
+    npuc_json_write_object_end(w);
+}
+
+int val_report_json(const val_report *r, char **out, npuc_err *err)
+{
+    npuc_json_writer w;
+    npuc_json_writer_init(&w, 2);
+    npuc_json_write_object_begin(&w);
+    npuc_json_write_key(&w, "model");
+    npuc_json_write_string(&w, r->model);
+    npuc_json_write_key(&w, "target");
+    npuc_json_write_string(&w, r->target);
+    npuc_json_write_key(&w, "system_config");
+    npuc_json_write_string(&w, r->system);
+    npuc_json_write_key(&w, "core_clock_hz");
+    npuc_json_write_double(&w, r->core_clock_hz);
+    npuc_json_write_key(&w, "macs_per_cycle");
+    npuc_json_write_uint(&w, r->macs_per_cycle);
+    npuc_json_write_key(&w, "input_sets");
+    npuc_json_write_int(&w, r->n_sets);
+    npuc_json_write_key(&w, "compiled_here");
+    npuc_json_write_bool(&w, r->compiled_here);
+    npuc_json_write_key(&w, "op_detail");
+    npuc_json_write_bool(&w, r->op_detail);
+    npuc_json_write_key(&w, "note");
+    npuc_json_write_string(&w, r->note);
+    npuc_json_write_key(&w, "tolerance");
+    if (r->tolerance < 0) npuc_json_write_null(&w);
+    else npuc_json_write_double(&w, r->tolerance);
+    npuc_json_write_key(&w, "bit_exact");
+    npuc_json_write_bool(&w, r->bit_exact);
+    npuc_json_write_key(&w, "pass");
+    npuc_json_write_bool(&w, r->pass);
+
+    npuc_json_write_key(&w, "outputs");
+    npuc_json_write_array_begin(&w);
+    for (int32_t i = 0; i < r->n_outputs; i++) {
+        const val_output *o = &r->outputs[i];
+        npuc_json_write_object_begin(&w);
+        npuc_json_write_key(&w, "index");
+        npuc_json_write_int(&w, o->index);
+        npuc_json_write_key(&w, "name");
+        npuc_json_write_string(&w, o->name);
+        npuc_json_write_key(&w, "dtype");
+        npuc_json_write_string(&w, graph_dtype_name(o->dtype));
+        npuc_json_write_key(&w, "verdict");
+        npuc_json_write_string(&w, o->q.bit_exact ? "bit-exact" : "NOT bit-exact");
+        npuc_json_write_key(&w, "pass");
+        npuc_json_write_bool(&w, o->pass);
+        npuc_json_write_key(&w, "scale");
+        npuc_json_write_double(&w, o->scale);
+        npuc_json_write_key(&w, "zero_point");
+        npuc_json_write_int(&w, o->zero_point);
+        j_metrics(&w, "quantized", &o->q);
+        if (o->scale > 0) j_metrics(&w, "dequantized", &o->deq);
+        if (o->classifier) {
+            npuc_json_write_key(&w, "top1_agreement");
+            npuc_json_write_object_begin(&w);
+            npuc_json_write_key(&w, "agree");
+            npuc_json_write_int(&w, o->top1_agree);
+            npuc_json_write_key(&w, "sets");
+            npuc_json_write_int(&w, o->top1_n);
+            npuc_json_write_key(&w, "rate");
+            npuc_json_write_double(&w, o->top1_n ? (double)o->top1_agree / o->top1_n : 0);
+            npuc_json_write_object_end(&w);
+        }
+        if (o->has_float) {
+            j_metrics(&w, "deployed_vs_float", &o->float_deployed);
+            j_metrics(&w, "reference_vs_float", &o->float_reference);
+        }
+        npuc_json_write_object_end(&w);
+    }
+    npuc_json_write_array_end(&w);
+
+    npuc_json_write_key(&w, "totals");
+    npuc_json_write_object_begin(&w);
+    npuc_json_write_key(&w, "macs");
+    npuc_json_write_uint(&w, r->macs);
+    npuc_json_write_key(&w, "npu_cycles");
+    npuc_json_write_uint(&w, r->npu_cycles);
+    npuc_json_write_key(&w, "npu_cycles_estimate");
+    npuc_json_write_uint(&w, r->est_cycles);
+    npuc_json_write_key(&w, "npu_time_s");
+    npuc_json_write_double(&w, r->npu_s);
+    npuc_json_write_key(&w, "cpu_time_s_host");
+    npuc_json_write_double(&w, r->cpu_ns * 1e-9);
+    npuc_json_write_key(&w, "inferences_per_s");
+    npuc_json_write_double(&w, r->inferences_per_s);
+    npuc_json_write_key(&w, "npu_ops");
+    npuc_json_write_int(&w, r->n_npu_ops_graph);
+    npuc_json_write_key(&w, "cpu_ops");
+    npuc_json_write_int(&w, r->n_cpu_ops_graph);
+    npuc_json_write_key(&w, "mac_utilisation");
+    npuc_json_write_double(&w, r->npu_cycles && r->macs_per_cycle
+                                   ? (double)r->macs / ((double)r->npu_cycles * r->macs_per_cycle) : 0);
+    npuc_json_write_object_end(&w);
+
+    npuc_json_write_key(&w, "pools");
+    npuc_json_write_array_begin(&w);
+    for (int m = 0; m < VAL_N_MEM; m++) {
+        const val_pool *p = &r->pools[m];
+        npuc_json_write_object_begin(&w);
+        npuc_json_write_key(&w, "role");
+        npuc_json_write_string(&w, mem_key[m]);
+        npuc_json_write_key(&w, "name");
+        npuc_json_write_string(&w, p->name);
+        npuc_json_write_key(&w, "size");
+        npuc_json_write_uint(&w, p->size);
+        npuc_json_write_key(&w, "used");
+        npuc_json_write_uint(&w, p->used);
+        npuc_json_write_key(&w, "peak");
+        npuc_json_write_uint(&w, p->peak);
+        npuc_json_write_object_end(&w);
+    }
+    npuc_json_write_array_end(&w);
+
+    npuc_json_write_key(&w, "epochs");
+    npuc_json_write_array_begin(&w);
+    for (int32_t i = 0; i < r->n_epochs; i++) {
+        const val_epoch *e = &r->epochs[i];
+        npuc_json_write_object_begin(&w);
+        npuc_json_write_key(&w, "index");
+        npuc_json_write_int(&w, i);
+        npuc_json_write_key(&w, "kind");
+        npuc_json_write_string(&w, kind_word(e->kind));
+        npuc_json_write_key(&w, "work");
+        npuc_json_write_string(&w, e->work);
+        npuc_json_write_key(&w, "first_op");
+        npuc_json_write_int(&w, e->first_op);
+        npuc_json_write_key(&w, "n_ops");
+        npuc_json_write_int(&w, e->n_ops);
+        npuc_json_write_key(&w, "macs");
+        npuc_json_write_uint(&w, e->macs);
+        npuc_json_write_key(&w, "npu_cycles");
+        npuc_json_write_uint(&w, e->npu_cycles);
+        npuc_json_write_key(&w, "npu_cycles_estimate");
+        npuc_json_write_uint(&w, e->est_cycles);
+        npuc_json_write_key(&w, "cpu_time_ns_host");
+        npuc_json_write_double(&w, e->cpu_ns);
+        j_bytes(&w, "bytes_read", e->bytes_read);
+        j_bytes(&w, "bytes_written", e->bytes_written);
+        npuc_json_write_object_end(&w);
+    }
+    npuc_json_write_array_end(&w);
+
+    npuc_json_write_key(&w, "ops");
+    npuc_json_write_array_begin(&w);
+    for (int32_t i = 0; i < r->n_ops; i++) {
+        const val_op *o = &r->ops[i];
+        npuc_json_write_object_begin(&w);
+        npuc_json_write_key(&w, "index");
+        npuc_json_write_int(&w, o->index);
+        npuc_json_write_key(&w, "op");
+        npuc_json_write_string(&w, o->type);
+        npuc_json_write_key(&w, "name");
+        npuc_json_write_string(&w, o->name);
+        npuc_json_write_key(&w, "epoch");
+        npuc_json_write_int(&w, o->epoch);
+        npuc_json_write_key(&w, "kind");
+        npuc_json_write_string(&w, kind_word(o->kind));
+        npuc_json_write_key(&w, "runs_on");
+        npuc_json_write_string(&w, o->epoch < 0 ? "-" : o->kind == NPURT_EPOCH_HW ? "NPU" : "CPU");
+        if (o->why[0]) {
+            npuc_json_write_key(&w, "reason");
+            npuc_json_write_string(&w, o->why);
+        }
+        npuc_json_write_key(&w, "npu_ops");
+        npuc_json_write_int(&w, o->n_npu_ops);
+        npuc_json_write_key(&w, "macs");
+        npuc_json_write_uint(&w, o->macs);
+        npuc_json_write_key(&w, "npu_cycles");
+        npuc_json_write_uint(&w, o->npu_cycles);
+        npuc_json_write_key(&w, "npu_cycles_estimate");
+        npuc_json_write_uint(&w, o->est_cycles);
+        npuc_json_write_key(&w, "cpu_time_ns_host");
+        npuc_json_write_double(&w, o->cpu_ns);
+        npuc_json_write_key(&w, "mac_utilisation");
+        npuc_json_write_double(&w, o->mac_util);
+        j_bytes(&w, "bytes_read", o->bytes_read);
+        j_bytes(&w, "bytes_written", o->bytes_written);
+        npuc_json_write_object_end(&w);
+    }
+    npuc_json_write_array_end(&w);
+
+    npuc_json_write_key(&w, "memory");
+    npuc_json_write_object_begin(&w);
+    npuc_json_write_key(&w, "buffers");
+    npuc_json_write_array_begin(&w);
+    for (int32_t i = 0; i < r->n_buffers; i++) {
+        const val_buffer *b = &r->buffers[i];
+        npuc_json_write_object_begin(&w);
+        npuc_json_write_key(&w, "tensor");
+        npuc_json_write_int(&w, b->tensor);
+        npuc_json_write_key(&w, "name");
+        npuc_json_write_string(&w, b->name);
+        npuc_json_write_key(&w, "pool");
+        npuc_json_write_string(&w, mem_key[b->pool >= 0 && b->pool < VAL_N_MEM ? b->pool : 1]);
+        npuc_json_write_key(&w, "offset");
+        npuc_json_write_uint(&w, b->offset);
+        npuc_json_write_key(&w, "size");
+        npuc_json_write_uint(&w, b->size);
+        npuc_json_write_key(&w, "first_op");
+        npuc_json_write_int(&w, b->first_op);
+        npuc_json_write_key(&w, "last_op");
+        npuc_json_write_int(&w, b->last_op);
+        npuc_json_write_object_end(&w);
+    }
+    npuc_json_write_array_end(&w);
+    npuc_json_write_key(&w, "activation_bytes_live");
+    if (r->live) {
+        npuc_json_write_array_begin(&w);
+        for (int32_t i = 0; i < r->n_ops; i++) npuc_json_write_uint(&w, r->live[i]);
+        npuc_json_write_array_end(&w);
+    } else {
+        npuc_json_write_null(&w);
+    }
+    npuc_json_write_object_end(&w);
+    npuc_json_write_object_end(&w);
+
+    char *text = NULL;
+    size_t len = 0;
+    int rc = npuc_json_writer_finish(&w, &text, &len, err);
+    npuc_json_writer_free(&w);
+    if (rc) return rc;
+    *out = text;
+    return NPUC_OK;
+}
+
+/* ------------------------------------------------------------------- CSV */
+
+static void csv_field(sbuf *b, const char *s)
+{
+    sb_printf(b, "\"");
+    for (; s && *s; s++) {
+        if (*s == '"') sb_printf(b, "\"\"");
+        else sb_printf(b, "%c", *s);
+    }
+    sb_printf(b, "\"");
+}
+
+int val_report_csv(const val_report *r, char **out, npuc_err *err)
+{
+    sbuf b = {0};
+    sb_printf(&b, "index,op,name,runs_on,epoch,epoch_kind,reason,npu_ops,macs,npu_cycles,npu_cycles_estimate,"
+                  "cpu_time_ns_host,mac_utilisation,params_read_bytes,activations_read_bytes,fast_read_bytes,"
+                  "params_written_bytes,activations_written_bytes,fast_written_bytes\n");
+    for (int32_t i = 0; i < r->n_ops; i++) {
+        const val_op *o = &r->ops[i];
+        sb_printf(&b, "%d,", o->index);
+        csv_field(&b, o->type);
+        sb_printf(&b, ",");
+        csv_field(&b, o->name);
+        sb_printf(&b, ",%s,%d,%s,", o->epoch < 0 ? "-" : o->kind == NPURT_EPOCH_HW ? "NPU" : "CPU", o->epoch,
+                  kind_word(o->kind));
+        csv_field(&b, o->why);
+        sb_printf(&b, ",%d,%llu,%llu,%llu,%.0f,%.4f", o->n_npu_ops, (unsigned long long)o->macs,
+                  (unsigned long long)o->npu_cycles, (unsigned long long)o->est_cycles, o->cpu_ns, o->mac_util);
+        for (int m = 0; m < VAL_N_MEM; m++) sb_printf(&b, ",%llu", (unsigned long long)o->bytes_read[m]);
+        for (int m = 0; m < VAL_N_MEM; m++) sb_printf(&b, ",%llu", (unsigned long long)o->bytes_written[m]);
+        sb_printf(&b, "\n");
+    }
+    return sb_finish(&b, out, err);
+}
+
+/* ------------------------------------------------------------------ text */
+
+static void fmt_metric(char *buf, size_t cap, double v)
+{
+    if (isinf(v)) snprintf(buf, cap, "inf");
+    else snprintf(buf, cap, "%.6g", v);
+}
+
+/* Seconds as "1.234 ms" or "12.3 us". */
+static void fmt_time(char *buf, size_t cap, double s)
+{
+    if (s >= 1e-3 || s == 0) snprintf(buf, cap, "%.3f ms", s * 1e3);
+    else snprintf(buf, cap, "%.1f us", s * 1e6);
+}
+
+static void text_metrics(sbuf *b, const char *label, const val_metrics *m)
+{
+    char l2[32];
+    fmt_metric(l2, sizeof l2, m->l2_rel);
+    sb_printf(b, "    %-13s max abs %.6g  MAE %.6g  RMSE %.6g  cosine %.6f  L2 rel %s\n", label, m->max_abs, m->mae,
+              m->rmse, m->cosine, l2);
+}
+
+int val_report_text(const val_report *r, bool profile, char **out, npuc_err *err)
+{
+    sbuf b = {0};
+    sb_printf(&b, "validate %s on %s (%s, %.0f MHz), %d input set%s%s\n", r->model, r->target, r->system,
+              r->core_clock_hz / 1e6, r->n_sets, r->n_sets == 1 ? "" : "s",
+              r->compiled_here ? "" : ", prebuilt model");
+    for (int32_t i = 0; i < r->n_outputs; i++) {
+        const val_output *o = &r->outputs[i];
+        sb_printf(&b, "output %d '%s' %s: %s", o->index, o->name, graph_dtype_name(o->dtype),
+                  o->q.bit_exact ? "bit-exact" : "NOT bit-exact");
+        if (!o->q.bit_exact)
+            sb_printf(&b, " (%llu of %llu elements differ, first at %lld)%s", (unsigned long long)o->q.n_diff,
+                      (unsigned long long)o->q.n, (long long)o->q.first_diff,
+                      r->tolerance >= 0 ? (o->pass ? ", within tolerance" : ", beyond tolerance") : "");
+        sb_printf(&b, "\n");
+        text_metrics(&b, "quantized", &o->q);
+        if (o->scale > 0) text_metrics(&b, "dequantized", &o->deq);
+        if (o->classifier)
+            sb_printf(&b, "    top-1 agreement %d/%d\n", o->top1_agree, o->top1_n);
+        if (o->has_float) {
+            text_metrics(&b, "vs float", &o->float_deployed);
+            text_metrics(&b, "ref vs float", &o->float_reference);
+        }
+    }
+    char npu_t[32], cpu_t[32];
+    fmt_time(npu_t, sizeof npu_t, r->npu_s);
+    fmt_time(cpu_t, sizeof cpu_t, r->cpu_ns * 1e-9);
+    sb_printf(&b, "NPU %llu cycles (compiler estimate %llu) = %s at %.0f MHz; CPU kernels %s on this host; "
+                  "%.1f inferences/s\n",
+              (unsigned long long)r->npu_cycles, (unsigned long long)r->est_cycles, npu_t, r->core_clock_hz / 1e6,
+              cpu_t, r->inferences_per_s);
+    sb_printf(&b, "memory: %s %llu B, %s %llu B (peak live %llu B)", r->pools[0].name,
+              (unsigned long long)r->pools[0].used, r->pools[1].name, (unsigned long long)r->pools[1].used,
+              (unsigned long long)r->pools[1].peak);
+    if (r->pools[2].used) sb_printf(&b, ", %s %llu B", r->pools[2].name, (unsigned long long)r->pools[2].used);
+    sb_printf(&b, "\n");
+    if (r->note[0]) sb_printf(&b, "note: %s\n", r->note);
+    if (profile) {
+        sb_printf(&b, "\nepoch kind    work                       ops        NPU cycles   estimate   CPU us     MACs\n");
+        for (int32_t i = 0; i < r->n_epochs; i++) {
+            const val_epoch *e = &r->epochs[i];
+            char ops[32];
+            snprintf(ops, sizeof ops, e->n_ops > 1 ? "%d-%d" : "%d", e->first_op, e->first_op + e->n_ops - 1);
+            sb_printf(&b, "%5d %-7s %-26s %-9s %11llu %10llu %8.1f %9llu\n", i, kind_word(e->kind), e->work, ops,
+                      (unsigned long long)e->npu_cycles, (unsigned long long)e->est_cycles, e->cpu_ns / 1e3,
+                      (unsigned long long)e->macs);
+        }
+        sb_printf(&b, "\n  op type                  on   epoch NPU cycles   estimate   CPU us      MACs  util  "
+                      "params rd  act rd  act wr\n");
+        for (int32_t i = 0; i < r->n_ops; i++) {
+            const val_op *o = &r->ops[i];
+            sb_printf(&b, "%4d %-20.20s %-4s %5d %10llu %10llu %8.1f %9llu %4.0f%% %10llu %7llu %7llu\n", o->index,
+                      o->type, o->epoch < 0 ? "-" : o->kind == NPURT_EPOCH_HW ? "NPU" : "CPU", o->epoch,
+                      (unsigned long long)o->npu_cycles, (unsigned long long)o->est_cycles, o->cpu_ns / 1e3,
+                      (unsigned long long)o->macs, o->mac_util * 100.0,
+                      (unsigned long long)o->bytes_read[VAL_MEM_PARAMS],
+                      (unsigned long long)o->bytes_read[VAL_MEM_ACTIVATIONS],
+                      (unsigned long long)o->bytes_written[VAL_MEM_ACTIVATIONS]);
+        }
+    }
+    sb_printf(&b, "%s\n", r->pass ? (r->bit_exact ? "PASS: bit-exact" : "PASS: within tolerance")
+                                   : r->tolerance < 0 ? "FAIL: NOT bit-exact" : "FAIL: beyond tolerance");
+    return sb_finish(&b, out, err);
+}

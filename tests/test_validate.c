@@ -212,12 +212,9 @@ static void test_hand_computed(void)
     graph_free(gp);
 }
 
-/* The float twin: a float FC with the same (dequantized) weights gives
- * exactly W x for these inputs, so the dequantized reference matches it. */
-static void test_float_twin(void)
+/* The float twin of tiny_fc: float32 weights equal to the int8 ones. */
+static graph *tiny_fc_float(const int8_t w[12])
 {
-    const int8_t w[12] = {1, 0, 0, 0, 0, 1, 0, 1, 2, 1, 0, -1};
-    graph *g = tiny_fc(w);
     graph *fg = graph_new("tiny_fc_float");
     float wf[12], bias[3] = {0, 0, 0};
     for (int i = 0; i < 12; i++) wf[i] = w[i];
@@ -231,6 +228,17 @@ static void test_float_twin(void)
     int32_t in[3] = {x, wt, b};
     graph_add_op(fg, TFL_OP_FULLY_CONNECTED, &o, 3, in, 1, &y);
     graph_set_io(fg, 1, &x, 1, &y);
+    return fg;
+}
+
+/* The float twin: a float FC with the same (dequantized) weights gives
+ * exactly W x for these inputs, so the dequantized reference matches it. */
+static void test_float_twin(void)
+{
+    const int8_t w[12] = {1, 0, 0, 0, 0, 1, 0, 1, 2, 1, 0, -1};
+    graph *g = tiny_fc(w);
+    graph *fg = tiny_fc_float(w);
+    int32_t xs[2] = {1, 4};
     /* x = [1, 2, 3, 60]: row 1 sums to 62 -> y_q 125; row 2 to -56 -> -111 */
     const int8_t xv[4] = {1, 2, 3, 60};
     const uint8_t *inputs[1] = {(const uint8_t *)xv};
@@ -681,11 +689,16 @@ static int write_models(const char *dir)
     int8_t wp[12];
     memcpy(wp, w, sizeof wp);
     wp[0] ^= 4;
-    graph *g = tiny_fc(w), *gp = tiny_fc(wp);
-    int rc = write_graph(g, dir, "tiny_fc.tflite") || write_graph(gp, dir, "tiny_fc_perturbed.tflite");
+    graph *g = tiny_fc(w), *gp = tiny_fc(wp), *gf = tiny_fc_float(w);
+    int rc = write_graph(g, dir, "tiny_fc.tflite") || write_graph(gp, dir, "tiny_fc_perturbed.tflite") ||
+             write_graph(gf, dir, "tiny_fc_float.tflite");
     graph_free(g);
     graph_free(gp);
-    const int8_t x[4] = {1, 2, 3, 4};
+    graph_free(gf);
+    const int8_t x[4] = {1, 2, 3, 4}, xs[4] = {100, 0, 0, 0};
+    char spath[4096];
+    snprintf(spath, sizeof spath, "%s/tiny_x_sat.bin", dir);
+    if (!rc && npuc_write_file(spath, xs, sizeof xs, &(npuc_err){0})) rc = 1;
     char path[4096];
     npuc_err err = {0};
     snprintf(path, sizeof path, "%s/tiny_x.bin", dir);

@@ -65,6 +65,17 @@ has "$tmp/t8.txt" "PASS: within tolerance"
   > "$tmp/rel.txt"; rc=$?
 [ $rc -eq 3 ] || fail "reloc perturbed: exit $rc"
 has "$tmp/rel.txt" "max abs 8  MAE 2.66667"
+# the float twin: x = [100,0,0,0] gives W x = [100,0,200] in float, while
+# int8 saturates at 127 = 63 real: d = [37,0,137], MAE 58, RMSE
+# sqrt((37^2+137^2)/3), cosine 18900/(sqrt(50000) sqrt(2*63^2)), L2 sqrt(20138/50000)
+"$npuc" validate "$tmp/tiny_fc.tflite" --float-model "$tmp/tiny_fc_float.tflite" --input "$tmp/tiny_x_sat.bin" \
+  --json "$tmp/f.json" > "$tmp/f.txt" || fail "--float-model: exit $?"
+has "$tmp/f.txt" "vs float      max abs 137  MAE 58  RMSE 81.9309  cosine 0.948683  L2 rel 0.634634"
+has "$tmp/f.txt" "ref vs float  max abs 137  MAE 58  RMSE 81.9309  cosine 0.948683  L2 rel 0.634634"
+has "$tmp/f.txt" "PASS: bit-exact"
+has "$tmp/f.json" '"deployed_vs_float"'
+expect 1 "float model output 0 'y' is int8, not float32" "$npuc" validate "$tmp/tiny_fc.tflite" --float-model "$tmp/tiny_fc_perturbed.tflite" \
+  --input "$tmp/tiny_x.bin"
 # random input sets and an input folder
 "$npuc" validate "$tmp/tiny_fc.tflite" --random 5 --seed 9 > "$tmp/r5.txt" || fail "--random 5"
 has "$tmp/r5.txt" "5 input sets"
@@ -163,6 +174,8 @@ if [ -f "${shared:-/nonexistent}/models/tflm/person_detect.tflite" ]; then
     --report "$tmp/e5.html"
   absent "$tmp/e5.html"
 fi
+"$npuc" compile "$m" -o "$tmp/tfl" --quiet || fail "compile tflite"
+expect 1 "the compiled model is a TFLite file" "$npuc" validate "$m" --compiled "$tmp/tfl/tiny_fc_npu.tflite"
 # a report into a folder that does not exist: the error names it, nothing else is left
 expect 1 "nodir" "$npuc" validate "$m" --json "$tmp/j.json" --report "$tmp/nodir/r.html"
 absent "$tmp/j.json"

@@ -7,7 +7,8 @@
 # test images. The compiled model also runs in its runtime form (.nprt)
 # through the npuc runtime and the ethos-u driver API, as firmware would.
 # For comparison, Vela's own build of the network runs on the same virtual
-# NPU and cycle model.
+# NPU and cycle model. Finally `npuc validate` checks the runtime form on
+# both images and writes its HTML report to BUILD/demo/.
 set -euo pipefail
 build=${1:-build}
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -60,4 +61,16 @@ for img in person no_person; do
   else echo "   -> WRONG class"; fail=1; fi
   echo
 done
+echo "== npuc validate person_detect.tflite (both images; deployed runtime form vs reference, profile, HTML report)"
+mkdir -p "$build/demo"
+vin=$tmp/validate-inputs
+mkdir -p "$vin"
+cp "$models/no_person.bmp" "$vin/0_no_person.bmp"
+cp "$models/person.bmp" "$vin/1_person.bmp"
+if "$npuc" validate "$models/person_detect.tflite" --target ethos-u55-256 --inputs "$vin" \
+     --report "$build/demo/person_detect_report.html" --json "$build/demo/person_detect_report.json"; then
+  echo "   -> report: $build/demo/person_detect_report.html (open it in a browser)"
+else
+  echo "   -> validation FAILED"; fail=1
+fi
 exit $fail

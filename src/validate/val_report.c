@@ -377,7 +377,7 @@ static void fmt_metric(char *buf, size_t cap, double v)
 /* Seconds as "1.234 ms" or "12.3 us". */
 static void fmt_time(char *buf, size_t cap, double s)
 {
-    if (s >= 1e-3 || s == 0) snprintf(buf, cap, "%.3f ms", s * 1e3);
+    if (s >= 1e-4 || s == 0) snprintf(buf, cap, "%.3f ms", s * 1e3);
     else snprintf(buf, cap, "%.1f us", s * 1e6);
 }
 

@@ -460,6 +460,9 @@ static int check_float_twin(const graph *g, const graph *fg, npuc_err *err)
         int32_t i = in ? k : k - g->n_inputs;
         const graph_tensor *q = &g->tensors[in ? g->inputs[i] : g->outputs[i]];
         const graph_tensor *f = &fg->tensors[in ? fg->inputs[i] : fg->outputs[i]];
+        if (!in && f->dtype != GRAPH_F32)
+            return npuc_errf(err, NPUC_E_INVALID, "float model output %d '%s' is %s, not float32", i, f->name,
+                             graph_dtype_name(f->dtype));
         if (graph_tensor_elems(q) != graph_tensor_elems(f))
             return npuc_errf(err, NPUC_E_INVALID, "float model %s %d '%s' has %zu elements, the model's '%s' %zu",
                              in ? "input" : "output", i, f->name, graph_tensor_elems(f), q->name,
@@ -553,6 +556,13 @@ int val_run(const graph *g, const char *model_name, const val_options *opt, val_
         }
         memcpy(c.blob, opt->compiled, opt->compiled_size);
         c.blob_size = opt->compiled_size;
+    }
+    if (c.blob_size >= 8 && !memcmp(c.blob + 4, "TFL3", 4)) {
+        rc = npuc_errf(err, NPUC_E_UNSUPPORTED,
+                       "the compiled model is a TFLite file: validate takes the runtime's forms (.nprt from "
+                       "--output-format bin, NAME_rel.bin from --output-format reloc); `npuc run` runs TFLite "
+                       "files with ethos-u ops on the virtual NPU");
+        goto fail;
     }
     if ((rc = load_model(&c, err))) goto fail;
     if ((rc = check_io(&c, err))) goto fail;

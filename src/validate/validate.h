@@ -66,7 +66,8 @@ typedef struct val_options {
     const uint8_t *const *inputs;
     int32_t n_sets;
     /* Float twin: the same network in float32 (same inputs and outputs in
-     * order and shape), run on the dequantized inputs. NULL: none. */
+     * order and element count; outputs float32, inputs float32 or the
+     * model's own type), run on the dequantized inputs. NULL: none. */
     const graph *float_graph;
     /* Acceptance: every output bit-exact (tolerance < 0), or max_abs (in
      * stored units) <= tolerance for every output. */

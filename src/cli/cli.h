@@ -38,4 +38,8 @@ void cli_shape_str(const graph_tensor *t, char *buf, size_t n);
  * be aligned); *out is free()d by the caller. */
 int cli_read_aligned(const char *path, uint8_t **out, size_t *size, npuc_err *err);
 
+/* The params file of a split loadable model: "dir/x_rel.bin" ->
+ * "dir/x_params.bin" (any other name: NAME.params.bin). */
+void cli_params_path(const char *model, char *out, size_t cap);
+
 #endif

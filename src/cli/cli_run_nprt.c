@@ -28,19 +28,6 @@ bool cli_is_nprt(const char *path)
     return n == 4 && (magic == NPURT_MAGIC || magic == NPURL_MAGIC);
 }
 
-static graph_dtype gdtype(uint8_t dt)
-{
-    switch (dt) {
-    case NPURT_DT_INT8: return GRAPH_I8;
-    case NPURT_DT_UINT8: return GRAPH_U8;
-    case NPURT_DT_INT16: return GRAPH_I16;
-    case NPURT_DT_INT32: return GRAPH_I32;
-    case NPURT_DT_INT64: return GRAPH_I64;
-    case NPURT_DT_BOOL: return GRAPH_BOOL;
-    default: return GRAPH_F32;
-    }
-}
-
 /* A graph_tensor view of a runtime tensor record, for the input readers and
  * the output printer. */
 static void as_graph_tensor(const npurt_model *m, const npurt_tensor_rec *r, graph_tensor *t, float *scale,
@@ -48,7 +35,7 @@ static void as_graph_tensor(const npurt_model *m, const npurt_tensor_rec *r, gra
 {
     memset(t, 0, sizeof *t);
     t->name = (char *)npurt_model_string(m, r->name_off);
-    t->dtype = gdtype(r->dtype);
+    t->dtype = npurt_host_graph_dtype(r->dtype);
     t->rank = r->rank;
     for (uint32_t d = 0; d < r->rank; d++) t->shape[d] = r->shape[d];
     t->nbytes = r->size;
@@ -103,16 +90,6 @@ static void print_profile(const npurt_model *m, const npurt_epoch_profile *p, ui
            (unsigned long long)tot_npu, (unsigned long long)tot_est, tot_cpu);
 }
 
-/* "dir/x_rel.bin" -> "dir/x_params.bin" (the --split companion). */
-static void params_path_of(const char *model, char *out, size_t cap)
-{
-    size_t n = strlen(model);
-    const char *suf = "_rel.bin";
-    size_t k = strlen(suf);
-    if (n >= k && !strcmp(model + n - k, suf)) snprintf(out, cap, "%.*s_params.bin", (int)(n - k), model);
-    else snprintf(out, cap, "%s.params.bin", model);
-}
-
 /* Installs a runtime-loadable model the way an application does: header
  * info, exec RAM of the size it asks for, install with the mode given. */
 static int reloc_install(const cli_run_args *a, const uint8_t *file, size_t size, npurt_reloc_instance *ri,
@@ -132,7 +109,7 @@ static int reloc_install(const cli_run_args *a, const uint8_t *file, size_t size
     if (info.flags & NPURL_F_SPLIT) {
         char path[4096];
         if (a->params_path) snprintf(path, sizeof path, "%s", a->params_path);
-        else params_path_of(a->model, path, sizeof path);
+        else cli_params_path(a->model, path, sizeof path);
         int rc = cli_read_aligned(path, params, &psize, err);
         if (rc) return npuc_err_prefix(err, "%s is split: its params file", a->model), rc;
         if (psize > UINT32_MAX) return npuc_errf(err, NPUC_E_FORMAT, "%s: params file too large", path);

@@ -123,16 +123,6 @@ static int list_dir(const char *dir, char ***out, int *n_out, npuc_err *err)
     return NPUC_OK;
 }
 
-/* "dir/x_rel.bin" -> "dir/x_params.bin". */
-static void params_path_of(const char *model, char *out, size_t cap)
-{
-    size_t n = strlen(model);
-    const char *suf = "_rel.bin";
-    size_t k = strlen(suf);
-    if (n >= k && !strcmp(model + n - k, suf)) snprintf(out, cap, "%.*s_params.bin", (int)(n - k), model);
-    else snprintf(out, cap, "%s.params.bin", model);
-}
-
 static const char *base_of(const char *path)
 {
     const char *s = strrchr(path, '/');
@@ -252,7 +242,7 @@ int cli_validate(int argc, char **argv)
         if (size >= 4 && !memcmp(cblob, "NPRL", 4)) {
             char path[4096];
             if (params) snprintf(path, sizeof path, "%s", params);
-            else params_path_of(compiled, path, sizeof path);
+            else cli_params_path(compiled, path, sizeof path);
             FILE *pf = fopen(path, "rb");
             if (pf || params) {
                 if (pf) fclose(pf);

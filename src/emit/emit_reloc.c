@@ -8,7 +8,6 @@
  * them (npurt_run); the loader derives the same list from the container
  * and refuses a file whose relocations differ. */
 #include "emit.h"
-#include "emit_int.h"
 
 #include "npurt/npurt_crypto.h"
 #include "npurt/reloc_format.h"
@@ -302,38 +301,33 @@ int emit_reloc_table(const emit_reloc_out *r, const char *file_name, char **out,
 {
     const npurl_header *h = (const npurl_header *)r->file;
     const npurl_pool *p = (const npurl_pool *)(r->file + h->pools_off);
-    emit_sbuf t = {0};
-    emit_sb_printf(&t, "Runtime-loadable model '%.32s' for %s (%s%s)\n", h->name, npu_name(h->npu_config),
+    npuc_sbuf t = {0};
+    npuc_sb_printf(&t, "Runtime-loadable model '%.32s' for %s (%s%s)\n", h->name, npu_name(h->npu_config),
             h->flags & NPURL_F_SPLIT ? "split" : "single file", h->flags & NPURL_F_SIGNED ? ", signed" : "");
-    emit_sb_printf(&t, "  %-34s %10u B\n", file_name, h->file_size);
-    if (h->flags & NPURL_F_SPLIT) emit_sb_printf(&t, "  %-34s %10u B\n", "params file", h->params_file_size);
-    emit_sb_printf(&t, "  %-34s %10u B\n", "params (weights, streams, LUTs)", h->params_size);
-    emit_sb_printf(&t, "  %-34s %10u B\n", "model tables", (h->flags & NPURL_F_SPLIT) ? h->model_size : h->model_size - h->params_size);
-    emit_sb_printf(&t, "  %-34s %10u B\n", "activations", h->acts_size);
-    if (h->fast_size) emit_sb_printf(&t, "  %-34s %10u B\n", "fast scratch", h->fast_size);
-    emit_sb_printf(&t, "  %-34s %10u B\n", "state", h->state_size);
-    emit_sb_printf(&t, "  %-34s %10u B  (%u relocations)\n", "address table", h->addr_size, h->n_relocs);
-    emit_sb_printf(&t, "  %-34s %10u B\n", "exec RAM, XIP mode", h->ram_xip);
-    emit_sb_printf(&t, "  %-34s %10u B\n", "exec RAM, COPY mode", h->ram_copy);
-    emit_sb_printf(&t, "  %-34s %10u B\n", "  of which ext RAM may take", h->acts_size);
-    emit_sb_printf(&t, "  pool  %-12s %-40s %10s %10s %10s %10s\n", "name", "flags", "file off", "file size", "dst", "size");
+    npuc_sb_printf(&t, "  %-34s %10u B\n", file_name, h->file_size);
+    if (h->flags & NPURL_F_SPLIT) npuc_sb_printf(&t, "  %-34s %10u B\n", "params file", h->params_file_size);
+    npuc_sb_printf(&t, "  %-34s %10u B\n", "params (weights, streams, LUTs)", h->params_size);
+    npuc_sb_printf(&t, "  %-34s %10u B\n", "model tables", (h->flags & NPURL_F_SPLIT) ? h->model_size : h->model_size - h->params_size);
+    npuc_sb_printf(&t, "  %-34s %10u B\n", "activations", h->acts_size);
+    if (h->fast_size) npuc_sb_printf(&t, "  %-34s %10u B\n", "fast scratch", h->fast_size);
+    npuc_sb_printf(&t, "  %-34s %10u B\n", "state", h->state_size);
+    npuc_sb_printf(&t, "  %-34s %10u B  (%u relocations)\n", "address table", h->addr_size, h->n_relocs);
+    npuc_sb_printf(&t, "  %-34s %10u B\n", "exec RAM, XIP mode", h->ram_xip);
+    npuc_sb_printf(&t, "  %-34s %10u B\n", "exec RAM, COPY mode", h->ram_copy);
+    npuc_sb_printf(&t, "  %-34s %10u B\n", "  of which ext RAM may take", h->acts_size);
+    npuc_sb_printf(&t, "  pool  %-12s %-40s %10s %10s %10s %10s\n", "name", "flags", "file off", "file size", "dst", "size");
     for (uint32_t i = 0; i < h->n_pools; i++) {
         char fl[128];
         flag_names(p[i].flags, fl, sizeof fl);
-        emit_sb_printf(&t, "  %4u  %-12.16s %-40s %10u %10u %#10x %10u\n", i, p[i].name, fl, p[i].file_off, p[i].file_size,
+        npuc_sb_printf(&t, "  %4u  %-12.16s %-40s %10u %10u %#10x %10u\n", i, p[i].name, fl, p[i].file_off, p[i].file_size,
                 p[i].dst, p[i].size);
     }
-    if (t.oom) {
-        free(t.p);
-        return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
-    }
-    *out = t.p;
-    return NPUC_OK;
+    return npuc_sb_finish(&t, out, err);
 }
 
-static void hex(emit_sbuf *t, const uint8_t *p, size_t n)
+static void hex(npuc_sbuf *t, const uint8_t *p, size_t n)
 {
-    for (size_t i = 0; i < n; i++) emit_sb_printf(t, "%02x", p[i]);
+    for (size_t i = 0; i < n; i++) npuc_sb_printf(t, "%02x", p[i]);
 }
 
 int emit_reloc_json(const emit_reloc_out *r, const uint8_t *sign_seed, char **out, npuc_err *err)
@@ -341,45 +335,40 @@ int emit_reloc_json(const emit_reloc_out *r, const uint8_t *sign_seed, char **ou
     const npurl_header *h = (const npurl_header *)r->file;
     const npurl_pool *p = (const npurl_pool *)(r->file + h->pools_off);
     const uint8_t *trailer = r->file + h->file_size - NPURL_TRAILER_SIZE;
-    emit_sbuf t = {0};
-    emit_sb_printf(&t, "{\n  \"format\": \"npuc-loadable-model\",\n  \"format_version\": \"%u.%u\",\n", h->version_major, h->version_minor);
-    emit_sb_printf(&t, "  \"runtime_version\": \"%u.%u\",\n  \"name\": \"%s\",\n", h->runtime_major, h->runtime_minor, h->name);
-    emit_sb_printf(&t, "  \"target\": \"%s\",\n  \"npu_config\": %u,\n  \"npu_id\": %u,\n", npu_name(h->npu_config), h->npu_config, h->npu_id);
-    emit_sb_printf(&t, "  \"cpu_flags\": %u,\n  \"security\": \"%s\",\n  \"split\": %s,\n  \"signed\": %s,\n", h->cpu_flags,
+    npuc_sbuf t = {0};
+    npuc_sb_printf(&t, "{\n  \"format\": \"npuc-loadable-model\",\n  \"format_version\": \"%u.%u\",\n", h->version_major, h->version_minor);
+    npuc_sb_printf(&t, "  \"runtime_version\": \"%u.%u\",\n  \"name\": \"%s\",\n", h->runtime_major, h->runtime_minor, h->name);
+    npuc_sb_printf(&t, "  \"target\": \"%s\",\n  \"npu_config\": %u,\n  \"npu_id\": %u,\n", npu_name(h->npu_config), h->npu_config, h->npu_id);
+    npuc_sb_printf(&t, "  \"cpu_flags\": %u,\n  \"security\": \"%s\",\n  \"split\": %s,\n  \"signed\": %s,\n", h->cpu_flags,
             h->security == NPURL_SEC_SECURE ? "secure" : h->security == NPURL_SEC_NONSECURE ? "non-secure" : "any",
             h->flags & NPURL_F_SPLIT ? "true" : "false", h->flags & NPURL_F_SIGNED ? "true" : "false");
-    emit_sb_printf(&t, "  \"sizes\": {\"file\": %u, \"params_file\": %u, \"params\": %u, \"model\": %u, \"activations\": %u, "
+    npuc_sb_printf(&t, "  \"sizes\": {\"file\": %u, \"params_file\": %u, \"params\": %u, \"model\": %u, \"activations\": %u, "
                 "\"fast\": %u, \"state\": %u, \"addr\": %u, \"exec_ram_xip\": %u, \"exec_ram_copy\": %u, \"ext_ram\": %u},\n",
             h->file_size, h->params_file_size, h->params_size, h->model_size, h->acts_size, h->fast_size,
             h->state_size, h->addr_size, h->ram_xip, h->ram_copy, h->acts_size);
-    emit_sb_printf(&t, "  \"epochs\": %u,\n  \"inputs\": %u,\n  \"outputs\": %u,\n  \"relocations\": %u,\n", h->n_epochs,
+    npuc_sb_printf(&t, "  \"epochs\": %u,\n  \"inputs\": %u,\n  \"outputs\": %u,\n  \"relocations\": %u,\n", h->n_epochs,
             h->n_inputs, h->n_outputs, h->n_relocs);
-    emit_sb_printf(&t, "  \"sha256\": \"");
+    npuc_sb_printf(&t, "  \"sha256\": \"");
     hex(&t, trailer, 32);
     if (h->flags & NPURL_F_SPLIT) {
-        emit_sb_printf(&t, "\",\n  \"params_sha256\": \"");
+        npuc_sb_printf(&t, "\",\n  \"params_sha256\": \"");
         hex(&t, h->params_sha256, 32);
     }
     if (sign_seed) {
         uint8_t pub[32];
         npurt_ed25519_public_key(sign_seed, pub);
-        emit_sb_printf(&t, "\",\n  \"public_key\": \"");
+        npuc_sb_printf(&t, "\",\n  \"public_key\": \"");
         hex(&t, pub, 32);
     }
-    emit_sb_printf(&t, "\",\n  \"pools\": [\n");
+    npuc_sb_printf(&t, "\",\n  \"pools\": [\n");
     for (uint32_t i = 0; i < h->n_pools; i++) {
         char fl[128];
         flag_names(p[i].flags, fl, sizeof fl);
-        emit_sb_printf(&t, "    {\"index\": %u, \"name\": \"%s\", \"kind\": \"%s\", \"flags\": \"%s\", \"file_offset\": %u, "
+        npuc_sb_printf(&t, "    {\"index\": %u, \"name\": \"%s\", \"kind\": \"%s\", \"flags\": \"%s\", \"file_offset\": %u, "
                     "\"file_size\": %u, \"dst\": %u, \"size\": %u}%s\n",
                 i, p[i].name, kind_name(p[i].kind), fl, p[i].file_off, p[i].file_size, p[i].dst, p[i].size,
                 i + 1 < h->n_pools ? "," : "");
     }
-    emit_sb_printf(&t, "  ]\n}\n");
-    if (t.oom) {
-        free(t.p);
-        return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
-    }
-    *out = t.p;
-    return NPUC_OK;
+    npuc_sb_printf(&t, "  ]\n}\n");
+    return npuc_sb_finish(&t, out, err);
 }

@@ -1,7 +1,6 @@
 /* emit_report: what the compiler did, for people (summary) and scripts
  * (JSON with everything, CSV with one row per graph op). */
 #include "emit.h"
-#include "emit_int.h"
 #include "../util/json.h"
 
 #include <stdarg.h>
@@ -233,60 +232,32 @@ int emit_report_json(const cc_model *m, const char *model_name, const char *path
     return rc;
 }
 
-void emit_sb_printf(emit_sbuf *b, const char *fmt, ...)
+static void csv_field(npuc_sbuf *b, const char *s)
 {
-    if (b->oom) return;
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        int k = vsnprintf(b->p ? b->p + b->n : NULL, b->p ? b->cap - b->n : 0, fmt, ap);
-        va_end(ap);
-        if (k < 0) {
-            b->oom = true;
-            return;
-        }
-        if (b->p && b->n + (size_t)k < b->cap) {
-            b->n += (size_t)k;
-            return;
-        }
-        size_t cap = b->cap ? b->cap * 2 : 1024;
-        while (cap < b->n + (size_t)k + 1) cap *= 2;
-        char *np = realloc(b->p, cap);
-        if (!np) {
-            b->oom = true;
-            return;
-        }
-        b->p = np;
-        b->cap = cap;
-    }
-}
-
-static void csv_field(emit_sbuf *b, const char *s)
-{
-    emit_sb_printf(b, "\"");
-    for (; s && *s; s++) emit_sb_printf(b, *s == '"' ? "\"\"" : "%c", *s);
-    emit_sb_printf(b, "\"");
+    npuc_sb_printf(b, "\"");
+    for (; s && *s; s++) npuc_sb_printf(b, *s == '"' ? "\"\"" : "%c", *s);
+    npuc_sb_printf(b, "\"");
 }
 
 int emit_report_csv(const cc_model *m, const char *path, npuc_err *err)
 {
     const graph *g = m->g;
-    emit_sbuf b = {0};
-    emit_sb_printf(&b, "index,op,runs_on,reason,epoch,macs,npu_cycles,params_read_bytes,"
+    npuc_sbuf b = {0};
+    npuc_sb_printf(&b, "index,op,runs_on,reason,epoch,macs,npu_cycles,params_read_bytes,"
                   "arena_read_bytes,arena_written_bytes,npu_ops,block\n");
     for (int32_t i = 0; i < g->n_ops; i++) {
         const cc_op_info *oi = &m->ops[i];
-        emit_sb_printf(&b, "%d,", i);
+        npuc_sb_printf(&b, "%d,", i);
         csv_field(&b, graph_op_name(&g->ops[i]));
-        emit_sb_printf(&b, ",%s,", oi->npu ? "NPU" : "CPU");
+        npuc_sb_printf(&b, ",%s,", oi->npu ? "NPU" : "CPU");
         csv_field(&b, oi->npu ? "" : oi->why);
         const eu_op *o = first_eu(m, i);
-        emit_sb_printf(&b, ",%d,%llu,%llu,%llu,%llu,%llu,%d,", oi->epoch, (unsigned long long)oi->macs,
+        npuc_sb_printf(&b, ",%d,%llu,%llu,%llu,%llu,%llu,%d,", oi->epoch, (unsigned long long)oi->macs,
                   (unsigned long long)oi->cycles, (unsigned long long)oi->bytes_read[0],
                   (unsigned long long)oi->bytes_read[1], (unsigned long long)oi->bytes_written[1],
                   oi->n_eu);
-        if (o) emit_sb_printf(&b, "%ux%ux%u", o->blk.w, o->blk.h, o->blk.d);
-        emit_sb_printf(&b, "\n");
+        if (o) npuc_sb_printf(&b, "%ux%ux%u", o->blk.w, o->blk.h, o->blk.d);
+        npuc_sb_printf(&b, "\n");
     }
     if (b.oom) {
         free(b.p);
@@ -301,7 +272,7 @@ int emit_summary(const cc_model *m, const char *model_name, char **out, npuc_err
 {
     const graph *g = m->g;
     const cc_system *s = &m->opt.sys;
-    emit_sbuf b = {0};
+    npuc_sbuf b = {0};
     uint64_t macs = 0;
     int32_t n_npu = 0, n_hw = 0;
     for (int32_t i = 0; i < g->n_ops; i++) {
@@ -310,42 +281,37 @@ int emit_summary(const cc_model *m, const char *model_name, char **out, npuc_err
     }
     for (int32_t i = 0; i < m->n_epochs; i++) n_hw += m->epochs[i].kind == CC_EPOCH_HW;
     double secs = s->core_clock_hz > 0 ? (double)m->npu_cycles / s->core_clock_hz : 0;
-    emit_sb_printf(&b, "Network summary for %s\n", model_name);
-    emit_sb_printf(&b, "  Accelerator configuration   %s\n", cc_target_name(s->variant));
-    emit_sb_printf(&b, "  System configuration        %s\n", s->name);
-    emit_sb_printf(&b, "  Accelerator clock           %.0f MHz\n", s->core_clock_hz / 1e6);
-    emit_sb_printf(&b, "  Optimise for                %s\n",
+    npuc_sb_printf(&b, "Network summary for %s\n", model_name);
+    npuc_sb_printf(&b, "  Accelerator configuration   %s\n", cc_target_name(s->variant));
+    npuc_sb_printf(&b, "  System configuration        %s\n", s->name);
+    npuc_sb_printf(&b, "  Accelerator clock           %.0f MHz\n", s->core_clock_hz / 1e6);
+    npuc_sb_printf(&b, "  Optimise for                %s\n",
               m->opt.optimise == CC_OPT_SIZE ? "size" : "performance");
-    emit_sb_printf(&b, "\n");
-    emit_sb_printf(&b, "  Total SRAM used (arena)     %10.2f KiB  in pool '%s'\n",
+    npuc_sb_printf(&b, "\n");
+    npuc_sb_printf(&b, "  Total SRAM used (arena)     %10.2f KiB  in pool '%s'\n",
               (double)sram_bytes(m) / 1024.0, pool_name(m, s->act_pool, "arena"));
-    emit_sb_printf(&b, "  Total flash used            %10.2f KiB  in pool '%s'\n",
+    npuc_sb_printf(&b, "  Total flash used            %10.2f KiB  in pool '%s'\n",
               (double)params_bytes(m) / 1024.0, pool_name(m, s->params_pool, "flash"));
-    emit_sb_printf(&b, "\n");
-    emit_sb_printf(&b, "  CPU operators               %6d (%5.1f%%)\n", g->n_ops - n_npu,
+    npuc_sb_printf(&b, "\n");
+    npuc_sb_printf(&b, "  CPU operators               %6d (%5.1f%%)\n", g->n_ops - n_npu,
               g->n_ops ? 100.0 * (g->n_ops - n_npu) / g->n_ops : 0.0);
-    emit_sb_printf(&b, "  NPU operators               %6d (%5.1f%%) in %d command stream(s)\n", n_npu,
+    npuc_sb_printf(&b, "  NPU operators               %6d (%5.1f%%) in %d command stream(s)\n", n_npu,
               g->n_ops ? 100.0 * n_npu / g->n_ops : 0.0, n_hw);
-    emit_sb_printf(&b, "  Neural network MACs         %llu\n", (unsigned long long)macs);
-    emit_sb_printf(&b, "  NPU cycles                  %llu\n", (unsigned long long)m->npu_cycles);
+    npuc_sb_printf(&b, "  Neural network MACs         %llu\n", (unsigned long long)macs);
+    npuc_sb_printf(&b, "  NPU cycles                  %llu\n", (unsigned long long)m->npu_cycles);
     if (secs > 0)
-        emit_sb_printf(&b, "  NPU inference time          %.3f ms, %.0f inferences/s\n", secs * 1e3,
+        npuc_sb_printf(&b, "  NPU inference time          %.3f ms, %.0f inferences/s\n", secs * 1e3,
                   1.0 / secs);
-    emit_sb_printf(&b, "  Compile time                %.2f ms\n", m->compile_seconds * 1e3);
+    npuc_sb_printf(&b, "  Compile time                %.2f ms\n", m->compile_seconds * 1e3);
     int32_t shown = 0;
     for (int32_t i = 0; i < g->n_ops; i++) {
         if (m->ops[i].npu) continue;
-        if (!shown++) emit_sb_printf(&b, "\n  CPU operators and why:\n");
+        if (!shown++) npuc_sb_printf(&b, "\n  CPU operators and why:\n");
         if (shown > 10) {
-            emit_sb_printf(&b, "    ... (%d more; see the report or --verbose)\n", g->n_ops - n_npu - 10);
+            npuc_sb_printf(&b, "    ... (%d more; see the report or --verbose)\n", g->n_ops - n_npu - 10);
             break;
         }
-        emit_sb_printf(&b, "    op %d %s: %s\n", i, graph_op_name(&g->ops[i]), m->ops[i].why);
+        npuc_sb_printf(&b, "    op %d %s: %s\n", i, graph_op_name(&g->ops[i]), m->ops[i].why);
     }
-    if (b.oom) {
-        free(b.p);
-        return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
-    }
-    *out = b.p;
-    return NPUC_OK;
+    return npuc_sb_finish(&b, out, err);
 }

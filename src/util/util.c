@@ -221,3 +221,84 @@ int64_t npuc_rng_range(npuc_rng *r, int64_t lo, int64_t hi)
 }
 
 double npuc_rng_unit(npuc_rng *r) { return (double)(npuc_rng_next(r) >> 11) * (1.0 / 9007199254740992.0); }
+
+/* ------------------------------------------------------ growable string */
+
+/* Room for `need` more bytes plus the terminating NUL. */
+static bool sb_reserve(npuc_sbuf *b, size_t need)
+{
+    if (b->oom) return false;
+    size_t want;
+    if (!npuc_add_size(b->n, need, &want) || !npuc_add_size(want, 1, &want)) {
+        b->oom = true;
+        return false;
+    }
+    if (want <= b->cap) return true;
+    size_t cap = b->cap ? b->cap : 4096;
+    while (cap < want) {
+        if (cap > SIZE_MAX / 2) {
+            cap = want;
+            break;
+        }
+        cap *= 2;
+    }
+    char *np = realloc(b->p, cap);
+    if (!np) {
+        b->oom = true;
+        return false;
+    }
+    b->p = np;
+    b->cap = cap;
+    return true;
+}
+
+void npuc_sb_putn(npuc_sbuf *b, const char *s, size_t n)
+{
+    if (!sb_reserve(b, n)) return;
+    memcpy(b->p + b->n, s, n);
+    b->n += n;
+    b->p[b->n] = '\0';
+}
+
+void npuc_sb_puts(npuc_sbuf *b, const char *s)
+{
+    npuc_sb_putn(b, s, strlen(s));
+}
+
+void npuc_sb_printf(npuc_sbuf *b, const char *fmt, ...)
+{
+    if (b->oom) return;
+    char tmp[256];
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (k < 0) {
+        b->oom = true;
+        return;
+    }
+    if ((size_t)k < sizeof tmp) {
+        npuc_sb_putn(b, tmp, (size_t)k);
+        return;
+    }
+    if (!sb_reserve(b, (size_t)k)) return;
+    va_start(ap, fmt);
+    vsnprintf(b->p + b->n, (size_t)k + 1, fmt, ap);
+    va_end(ap);
+    b->n += (size_t)k;
+}
+
+int npuc_sb_finish(npuc_sbuf *b, char **out, npuc_err *err)
+{
+    *out = NULL;
+    if (!b->oom && !b->p) sb_reserve(b, 0);
+    if (b->oom) {
+        free(b->p);
+        memset(b, 0, sizeof *b);
+        return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    }
+    b->p[b->n] = '\0';
+    *out = b->p;
+    memset(b, 0, sizeof *b);
+    return NPUC_OK;
+}

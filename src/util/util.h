@@ -59,6 +59,26 @@ char *npuc_arena_strndup(npuc_arena *a, const char *s, size_t n);
 int npuc_read_file(const char *path, uint8_t **data, size_t *size, npuc_err *err);
 int npuc_write_file(const char *path, const void *data, size_t size, npuc_err *err);
 
+/* A growable string for text output (reports, tables, HTML): appends
+ * never fail, oom is set once an allocation failed (later appends do
+ * nothing) and npuc_sb_finish reports it. Start from {0}. */
+typedef struct npuc_sbuf {
+    char *p;                  /* malloc'd, NUL-terminated once non-empty */
+    size_t n, cap;
+    bool oom;
+} npuc_sbuf;
+
+void npuc_sb_putn(npuc_sbuf *b, const char *s, size_t n);
+void npuc_sb_puts(npuc_sbuf *b, const char *s);
+void npuc_sb_printf(npuc_sbuf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* Hands the text to *out (malloc'd, "" when empty) or frees it and returns
+ * NPUC_E_NOMEM. */
+int npuc_sb_finish(npuc_sbuf *b, char **out, npuc_err *err);
+
 /* Overflow-checked size arithmetic: return false on overflow. */
 static inline bool npuc_mul_size(size_t a, size_t b, size_t *out)
 {

@@ -21,79 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ------------------------------------------------------ growable string */
-
-typedef struct hbuf {
-    char *p;
-    size_t n, cap;
-    bool oom;           /* an allocation failed: later appends do nothing */
-} hbuf;
-
-/* Room for `need` more bytes plus the terminating NUL. */
-static bool hb_reserve(hbuf *b, size_t need)
-{
-    if (b->oom) return false;
-    size_t want;
-    if (!npuc_add_size(b->n, need, &want) || !npuc_add_size(want, 1, &want)) {
-        b->oom = true;
-        return false;
-    }
-    if (want <= b->cap) return true;
-    size_t cap = b->cap ? b->cap : 16384;
-    while (cap < want) {
-        if (cap > SIZE_MAX / 2) {
-            cap = want;
-            break;
-        }
-        cap *= 2;
-    }
-    char *np = realloc(b->p, cap);
-    if (!np) {
-        b->oom = true;
-        return false;
-    }
-    b->p = np;
-    b->cap = cap;
-    return true;
-}
-
-static void hb_putn(hbuf *b, const char *s, size_t n)
-{
-    if (!hb_reserve(b, n)) return;
-    memcpy(b->p + b->n, s, n);
-    b->n += n;
-    b->p[b->n] = '\0';
-}
-
-static void hb_puts(hbuf *b, const char *s)
-{
-    hb_putn(b, s, strlen(s));
-}
-
-static void hb_printf(hbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void hb_printf(hbuf *b, const char *fmt, ...)
-{
-    if (b->oom) return;
-    char tmp[256];
-    va_list ap;
-    va_start(ap, fmt);
-    int k = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    if (k < 0) {
-        b->oom = true;   /* cannot happen with this file's formats */
-        return;
-    }
-    if ((size_t)k < sizeof tmp) {
-        hb_putn(b, tmp, (size_t)k);
-        return;
-    }
-    if (!hb_reserve(b, (size_t)k)) return;
-    va_start(ap, fmt);
-    vsnprintf(b->p + b->n, (size_t)k + 1, fmt, ap);
-    va_end(ap);
-    b->n += (size_t)k;
-}
-
 /* Length of the well-formed UTF-8 sequence at s (n bytes available), 0 if
  * it is not one (overlong, surrogate, beyond U+10FFFF, truncated). */
 static size_t utf8_len(const unsigned char *s, size_t n)
@@ -122,7 +49,7 @@ static size_t utf8_len(const unsigned char *s, size_t n)
 
 /* Appends at most max bytes of s (stopping at a NUL), escaped for HTML
  * text and attribute values. */
-static void hb_esc_n(hbuf *b, const char *s, size_t max)
+static void hb_esc_n(npuc_sbuf *b, const char *s, size_t max)
 {
     if (!s) return;
     size_t n = strnlen(s, max);
@@ -151,15 +78,15 @@ static void hb_esc_n(hbuf *b, const char *s, size_t max)
             }
         }
         if (rep) {
-            hb_putn(b, s + run, i - run);
-            hb_puts(b, rep);
+            npuc_sb_putn(b, s + run, i - run);
+            npuc_sb_puts(b, rep);
             i += len;
             run = i;
         } else {
             i += len;
         }
     }
-    hb_putn(b, s + run, n - run);
+    npuc_sb_putn(b, s + run, n - run);
 }
 
 /* A fixed-size char array field of the report. */
@@ -167,7 +94,7 @@ static void hb_esc_n(hbuf *b, const char *s, size_t max)
 
 /* At most max_chars characters of the field, cut at a character boundary,
  * "…" when cut; escaped. */
-static void hb_esc_trunc(hbuf *b, const char *s, size_t size, size_t max_chars)
+static void hb_esc_trunc(npuc_sbuf *b, const char *s, size_t size, size_t max_chars)
 {
     size_t n = strnlen(s, size), i = 0, chars = 0;
     const unsigned char *u = (const unsigned char *)s;
@@ -177,54 +104,54 @@ static void hb_esc_trunc(hbuf *b, const char *s, size_t size, size_t max_chars)
         chars++;
     }
     hb_esc_n(b, s, i);
-    if (i < n) hb_puts(b, "\xE2\x80\xA6");
+    if (i < n) npuc_sb_puts(b, "\xE2\x80\xA6");
 }
 
 /* Doubles: finite values with printf, the others spelled out. */
-static void hb_g(hbuf *b, double v, int prec)
+static void hb_g(npuc_sbuf *b, double v, int prec)
 {
-    if (isnan(v)) hb_puts(b, "nan");
-    else if (isinf(v)) hb_puts(b, v > 0 ? "inf" : "-inf");
-    else hb_printf(b, "%.*g", prec, v);
+    if (isnan(v)) npuc_sb_puts(b, "nan");
+    else if (isinf(v)) npuc_sb_puts(b, v > 0 ? "inf" : "-inf");
+    else npuc_sb_printf(b, "%.*g", prec, v);
 }
 
-static void hb_f(hbuf *b, double v, int prec)
+static void hb_f(npuc_sbuf *b, double v, int prec)
 {
-    if (isnan(v)) hb_puts(b, "nan");
-    else if (isinf(v)) hb_puts(b, v > 0 ? "inf" : "-inf");
-    else hb_printf(b, "%.*f", prec, v);
+    if (isnan(v)) npuc_sb_puts(b, "nan");
+    else if (isinf(v)) npuc_sb_puts(b, v > 0 ? "inf" : "-inf");
+    else npuc_sb_printf(b, "%.*f", prec, v);
 }
 
-static void hb_u64(hbuf *b, uint64_t v)
+static void hb_u64(npuc_sbuf *b, uint64_t v)
 {
-    hb_printf(b, "%llu", (unsigned long long)v);
+    npuc_sb_printf(b, "%llu", (unsigned long long)v);
 }
 
 /* Bytes for people: "812 B", "12.5 KiB", "1.25 MiB". */
-static void hb_bytes_h(hbuf *b, double v)
+static void hb_bytes_h(npuc_sbuf *b, double v)
 {
     if (!(v >= 0) || isinf(v)) hb_g(b, v, 4);
-    else if (v < 1024) hb_printf(b, "%.0f B", v);
-    else if (v < 1024.0 * 1024) hb_printf(b, "%.1f KiB", v / 1024);
-    else if (v < 1024.0 * 1024 * 1024) hb_printf(b, "%.2f MiB", v / (1024.0 * 1024));
-    else hb_printf(b, "%.2f GiB", v / (1024.0 * 1024 * 1024));
+    else if (v < 1024) npuc_sb_printf(b, "%.0f B", v);
+    else if (v < 1024.0 * 1024) npuc_sb_printf(b, "%.1f KiB", v / 1024);
+    else if (v < 1024.0 * 1024 * 1024) npuc_sb_printf(b, "%.2f MiB", v / (1024.0 * 1024));
+    else npuc_sb_printf(b, "%.2f GiB", v / (1024.0 * 1024 * 1024));
 }
 
 /* Axis labels: "0", "750", "1.5k", "2M", "3G"; bytes in binary units. */
-static void hb_axis_si(hbuf *b, double v)
+static void hb_axis_si(npuc_sbuf *b, double v)
 {
-    if (v >= 1e9) hb_printf(b, "%.3gG", v / 1e9);
-    else if (v >= 1e6) hb_printf(b, "%.3gM", v / 1e6);
-    else if (v >= 1e3) hb_printf(b, "%.3gk", v / 1e3);
-    else hb_printf(b, "%.3g", v);
+    if (v >= 1e9) npuc_sb_printf(b, "%.3gG", v / 1e9);
+    else if (v >= 1e6) npuc_sb_printf(b, "%.3gM", v / 1e6);
+    else if (v >= 1e3) npuc_sb_printf(b, "%.3gk", v / 1e3);
+    else npuc_sb_printf(b, "%.3g", v);
 }
 
-static void hb_axis_bytes(hbuf *b, double v)
+static void hb_axis_bytes(npuc_sbuf *b, double v)
 {
-    if (v >= 1024.0 * 1024 * 1024) hb_printf(b, "%.3gG", v / (1024.0 * 1024 * 1024));
-    else if (v >= 1024.0 * 1024) hb_printf(b, "%.3gM", v / (1024.0 * 1024));
-    else if (v >= 1024) hb_printf(b, "%.3gK", v / 1024);
-    else hb_printf(b, "%.0f", v);
+    if (v >= 1024.0 * 1024 * 1024) npuc_sb_printf(b, "%.3gG", v / (1024.0 * 1024 * 1024));
+    else if (v >= 1024.0 * 1024) npuc_sb_printf(b, "%.3gM", v / (1024.0 * 1024));
+    else if (v >= 1024) npuc_sb_printf(b, "%.3gK", v / 1024);
+    else npuc_sb_printf(b, "%.0f", v);
 }
 
 /* ------------------------------------------------------------- helpers */
@@ -285,18 +212,18 @@ static int32_t index_step(int32_t n, int32_t max_labels)
 
 /* The svg element of a chart: natural size W x H, scaled to the section
  * width within limits; wide charts keep their size and scroll. */
-static void svg_open(hbuf *b, const char *id, const char *label, double w, double h)
+static void svg_open(npuc_sbuf *b, const char *id, const char *label, double w, double h)
 {
     double min_w = w > 1100 ? w : 600;
-    hb_printf(b,
+    npuc_sb_printf(b,
               "<div class=\"chart-wrap\"><svg class=\"chart\" id=\"%s\" viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" "
               "height=\"%.0f\" style=\"min-width:%.0fpx;max-width:%.0fpx\" role=\"img\" aria-label=\"%s\">\n",
               id, w, h, w, h, min_w, w * 1.3 > min_w ? w * 1.3 : min_w, label);
 }
 
-static void svg_close(hbuf *b)
+static void svg_close(npuc_sbuf *b)
 {
-    hb_puts(b, "</svg></div>\n");
+    npuc_sb_puts(b, "</svg></div>\n");
 }
 
 /* ------------------------------------------------------------ the style */
@@ -378,34 +305,34 @@ static const char css[] =
 
 /* ------------------------------------------------------------- summary */
 
-static void kv_open(hbuf *b, const char *key)
+static void kv_open(npuc_sbuf *b, const char *key)
 {
-    hb_printf(b, "<div><dt>%s</dt><dd>", key);
+    npuc_sb_printf(b, "<div><dt>%s</dt><dd>", key);
 }
 
-static void kv_close(hbuf *b)
+static void kv_close(npuc_sbuf *b)
 {
-    hb_puts(b, "</dd></div>\n");
+    npuc_sb_puts(b, "</dd></div>\n");
 }
 
-static void section_summary(hbuf *b, const val_report *r)
+static void section_summary(npuc_sbuf *b, const val_report *r)
 {
-    hb_puts(b, "<section id=\"summary\">\n<h2>Summary</h2>\n");
-    hb_puts(b, "<p class=\"lead\">The deployed model (runtime, HW epochs on the virtual NPU) against the reference "
+    npuc_sb_puts(b, "<section id=\"summary\">\n<h2>Summary</h2>\n");
+    npuc_sb_puts(b, "<p class=\"lead\">The deployed model (runtime, HW epochs on the virtual NPU) against the reference "
                "interpreter on the same inputs. Figures are per inference.</p>\n");
-    hb_puts(b, "<dl class=\"kv\">\n");
+    npuc_sb_puts(b, "<dl class=\"kv\">\n");
     kv_open(b, "Result");
-    hb_printf(b, "<span class=\"badge %s\">%s</span> <span class=\"badge %s\">%s</span>", r->pass ? "pass" : "fail",
+    npuc_sb_printf(b, "<span class=\"badge %s\">%s</span> <span class=\"badge %s\">%s</span>", r->pass ? "pass" : "fail",
               r->pass ? "PASS" : "FAIL", r->bit_exact ? "pass" : "fail",
               r->bit_exact ? "bit-exact" : "NOT bit-exact");
     kv_close(b);
     kv_open(b, "Model");
     HB_ESC(b, r->model);
-    hb_printf(b, " <small>(%s)</small>", r->compiled_here ? "compiled here" : "prebuilt");
+    npuc_sb_printf(b, " <small>(%s)</small>", r->compiled_here ? "compiled here" : "prebuilt");
     kv_close(b);
     kv_open(b, "Target");
     HB_ESC(b, r->target);
-    if (r->macs_per_cycle) hb_printf(b, " <small>%u MACs/cycle</small>", r->macs_per_cycle);
+    if (r->macs_per_cycle) npuc_sb_printf(b, " <small>%u MACs/cycle</small>", r->macs_per_cycle);
     kv_close(b);
     kv_open(b, "System config");
     HB_ESC(b, r->system);
@@ -413,24 +340,24 @@ static void section_summary(hbuf *b, const val_report *r)
     kv_open(b, "Core clock");
     if (clock_ok(r)) {
         hb_f(b, r->core_clock_hz / 1e6, r->core_clock_hz / 1e6 == floor(r->core_clock_hz / 1e6) ? 0 : 3);
-        hb_puts(b, " MHz");
+        npuc_sb_puts(b, " MHz");
     } else {
-        hb_puts(b, "unknown");
+        npuc_sb_puts(b, "unknown");
     }
     kv_close(b);
     kv_open(b, "Input sets");
-    hb_printf(b, "%d", r->n_sets);
+    npuc_sb_printf(b, "%d", r->n_sets);
     kv_close(b);
     kv_open(b, "Acceptance");
     if (r->tolerance >= 0) {
-        hb_puts(b, "max |diff| &le; ");
+        npuc_sb_puts(b, "max |diff| &le; ");
         hb_g(b, r->tolerance, 6);
-        hb_puts(b, " <small>stored units</small>");
+        npuc_sb_puts(b, " <small>stored units</small>");
     } else {
-        hb_puts(b, "bit-exact");
+        npuc_sb_puts(b, "bit-exact");
     }
     kv_close(b);
-    hb_puts(b, "</dl>\n<h3>Totals per inference</h3>\n<dl class=\"kv\">\n");
+    npuc_sb_puts(b, "</dl>\n<h3>Totals per inference</h3>\n<dl class=\"kv\">\n");
     kv_open(b, "MACs");
     hb_u64(b, r->macs);
     kv_close(b);
@@ -440,89 +367,89 @@ static void section_summary(hbuf *b, const val_report *r)
     kv_open(b, "NPU cycles (compiler estimate)");
     hb_u64(b, r->est_cycles);
     if (r->est_cycles > 0 && r->npu_cycles > 0) {
-        hb_puts(b, " <small>measured/estimate ");
+        npuc_sb_puts(b, " <small>measured/estimate ");
         hb_f(b, (double)r->npu_cycles / (double)r->est_cycles, 3);
-        hb_puts(b, "</small>");
+        npuc_sb_puts(b, "</small>");
     }
     kv_close(b);
     kv_open(b, "NPU time");
     hb_g(b, r->npu_s * 1e3, 4);
-    hb_puts(b, " ms");
+    npuc_sb_puts(b, " ms");
     if (clock_ok(r)) {
-        hb_puts(b, " <small>at ");
+        npuc_sb_puts(b, " <small>at ");
         hb_g(b, r->core_clock_hz / 1e6, 6);
-        hb_puts(b, " MHz</small>");
+        npuc_sb_puts(b, " MHz</small>");
     }
     kv_close(b);
     kv_open(b, "Host CPU time (SW epochs)");
     hb_g(b, r->cpu_ns * 1e-6, 4);
-    hb_puts(b, " ms");
+    npuc_sb_puts(b, " ms");
     kv_close(b);
     kv_open(b, "Inferences/s");
     hb_f(b, r->inferences_per_s, r->inferences_per_s >= 100 ? 1 : 3);
     kv_close(b);
     kv_open(b, "Graph ops on NPU / CPU");
-    hb_printf(b, "%d / %d", r->n_npu_ops_graph, r->n_cpu_ops_graph);
+    npuc_sb_printf(b, "%d / %d", r->n_npu_ops_graph, r->n_cpu_ops_graph);
     kv_close(b);
-    hb_puts(b, "</dl>\n");
+    npuc_sb_puts(b, "</dl>\n");
 
-    hb_puts(b, "<h3>Memory pools</h3>\n<div class=\"table-wrap\"><table class=\"pools\">\n"
+    npuc_sb_puts(b, "<h3>Memory pools</h3>\n<div class=\"table-wrap\"><table class=\"pools\">\n"
                "<thead><tr><th>pool</th><th>name</th><th class=\"num\">size</th><th class=\"num\">used</th>"
                "<th class=\"num\">peak live</th></tr></thead>\n<tbody>\n");
     static const char *const role[VAL_N_MEM] = {"params", "activations", "fast"};
     for (int p = 0; p < VAL_N_MEM; p++) {
         const val_pool *pl = &r->pools[p];
-        hb_printf(b, "<tr class=\"pool-row\"><td>%s</td><td>", role[p]);
+        npuc_sb_printf(b, "<tr class=\"pool-row\"><td>%s</td><td>", role[p]);
         HB_ESC(b, pl->name);
-        hb_puts(b, "</td><td class=\"num\">");
+        npuc_sb_puts(b, "</td><td class=\"num\">");
         if (pl->size) {
             hb_u64(b, pl->size);
-            hb_puts(b, " B <small>(");
+            npuc_sb_puts(b, " B <small>(");
             hb_bytes_h(b, (double)pl->size);
-            hb_puts(b, ")</small>");
+            npuc_sb_puts(b, ")</small>");
         } else {
-            hb_puts(b, "unbounded");
+            npuc_sb_puts(b, "unbounded");
         }
-        hb_puts(b, "</td><td class=\"num\">");
+        npuc_sb_puts(b, "</td><td class=\"num\">");
         hb_u64(b, pl->used);
-        hb_puts(b, " B <small>(");
+        npuc_sb_puts(b, " B <small>(");
         hb_bytes_h(b, (double)pl->used);
-        hb_puts(b, ")</small></td><td class=\"num\">");
+        npuc_sb_puts(b, ")</small></td><td class=\"num\">");
         hb_u64(b, pl->peak);
-        hb_puts(b, " B <small>(");
+        npuc_sb_puts(b, " B <small>(");
         hb_bytes_h(b, (double)pl->peak);
-        hb_puts(b, ")</small></td></tr>\n");
+        npuc_sb_puts(b, ")</small></td></tr>\n");
     }
-    hb_puts(b, "</tbody></table></div>\n");
+    npuc_sb_puts(b, "</tbody></table></div>\n");
     if (strnlen(r->note, sizeof r->note) > 0) {
-        hb_puts(b, "<p class=\"note\">");
+        npuc_sb_puts(b, "<p class=\"note\">");
         HB_ESC(b, r->note);
-        hb_puts(b, "</p>\n");
+        npuc_sb_puts(b, "</p>\n");
     }
-    hb_puts(b, "</section>\n");
+    npuc_sb_puts(b, "</section>\n");
 }
 
 /* ------------------------------------------------------------- outputs */
 
-static void metric_cell(hbuf *b, double v, int prec)
+static void metric_cell(npuc_sbuf *b, double v, int prec)
 {
-    hb_puts(b, "<td class=\"num\">");
+    npuc_sb_puts(b, "<td class=\"num\">");
     hb_g(b, v, prec);
-    hb_puts(b, "</td>");
+    npuc_sb_puts(b, "</td>");
 }
 
-static void float_cell(hbuf *b, const val_metrics *m)
+static void float_cell(npuc_sbuf *b, const val_metrics *m)
 {
-    hb_puts(b, "<td class=\"num\">max ");
+    npuc_sb_puts(b, "<td class=\"num\">max ");
     hb_g(b, m->max_abs, 4);
-    hb_puts(b, "<br>RMSE ");
+    npuc_sb_puts(b, "<br>RMSE ");
     hb_g(b, m->rmse, 4);
-    hb_puts(b, "<br>cos ");
+    npuc_sb_puts(b, "<br>cos ");
     hb_f(b, m->cosine, 6);
-    hb_puts(b, "</td>");
+    npuc_sb_puts(b, "</td>");
 }
 
-static void section_outputs(hbuf *b, const val_report *r, const val_output *outs, int32_t n)
+static void section_outputs(npuc_sbuf *b, const val_report *r, const val_output *outs, int32_t n)
 {
     bool any_deq = false, any_cls = false, any_float = false, tol = r->tolerance >= 0;
     for (int32_t i = 0; i < n; i++) {
@@ -530,114 +457,114 @@ static void section_outputs(hbuf *b, const val_report *r, const val_output *outs
         any_cls |= outs[i].classifier;
         any_float |= outs[i].has_float;
     }
-    hb_puts(b, "<section id=\"outputs\">\n<h2>Outputs</h2>\n");
-    hb_puts(b, "<p class=\"lead\">Deployed against reference, element by element over all input sets, in stored "
+    npuc_sb_puts(b, "<section id=\"outputs\">\n<h2>Outputs</h2>\n");
+    npuc_sb_puts(b, "<p class=\"lead\">Deployed against reference, element by element over all input sets, in stored "
                "(quantized) units unless noted. L2 rel = |deployed &minus; reference| / |reference|.");
     if (any_float)
-        hb_puts(b, " Float twin columns: max |diff|, RMSE and cosine of the dequantized output against the "
+        npuc_sb_puts(b, " Float twin columns: max |diff|, RMSE and cosine of the dequantized output against the "
                    "float32 network.");
-    hb_puts(b, "</p>\n");
+    npuc_sb_puts(b, "</p>\n");
     if (n == 0) {
-        hb_puts(b, "<p class=\"note\">The report has no outputs.</p>\n</section>\n");
+        npuc_sb_puts(b, "<p class=\"note\">The report has no outputs.</p>\n</section>\n");
         return;
     }
-    hb_puts(b, "<div class=\"table-wrap\"><table>\n<thead><tr><th class=\"num\">#</th><th>name</th><th>dtype</th>"
+    npuc_sb_puts(b, "<div class=\"table-wrap\"><table>\n<thead><tr><th class=\"num\">#</th><th>name</th><th>dtype</th>"
                "<th>verdict</th><th class=\"num\">differing</th><th class=\"num\">max |diff|</th>"
                "<th class=\"num\">MAE</th><th class=\"num\">RMSE</th><th class=\"num\">cosine</th>"
                "<th class=\"num\">L2 rel</th>");
-    if (any_deq) hb_puts(b, "<th class=\"num\">deq. max |diff|</th><th class=\"num\">deq. RMSE</th>");
-    if (any_cls) hb_puts(b, "<th class=\"num\">top-1 agree</th>");
-    if (any_float) hb_puts(b, "<th class=\"num\">deployed vs float</th><th class=\"num\">reference vs float</th>");
-    if (tol) hb_puts(b, "<th>tolerance</th>");
-    hb_puts(b, "</tr></thead>\n<tbody>\n");
+    if (any_deq) npuc_sb_puts(b, "<th class=\"num\">deq. max |diff|</th><th class=\"num\">deq. RMSE</th>");
+    if (any_cls) npuc_sb_puts(b, "<th class=\"num\">top-1 agree</th>");
+    if (any_float) npuc_sb_puts(b, "<th class=\"num\">deployed vs float</th><th class=\"num\">reference vs float</th>");
+    if (tol) npuc_sb_puts(b, "<th>tolerance</th>");
+    npuc_sb_puts(b, "</tr></thead>\n<tbody>\n");
     for (int32_t i = 0; i < n; i++) {
         const val_output *o = &outs[i];
-        hb_printf(b, "<tr class=\"output-row\"><td class=\"num\">%d</td><td class=\"name\" title=\"", o->index);
+        npuc_sb_printf(b, "<tr class=\"output-row\"><td class=\"num\">%d</td><td class=\"name\" title=\"", o->index);
         HB_ESC(b, o->name);
-        hb_puts(b, "\">");
+        npuc_sb_puts(b, "\">");
         HB_ESC(b, o->name);
-        hb_printf(b, "</td><td>%s</td>", graph_dtype_name(o->dtype));
+        npuc_sb_printf(b, "</td><td>%s</td>", graph_dtype_name(o->dtype));
         const char *cls = o->q.bit_exact ? "pass" : o->pass ? "warn" : "fail";
-        hb_printf(b, "<td class=\"%s\">%s</td>", cls, o->q.bit_exact ? "bit-exact" : "NOT bit-exact");
-        hb_puts(b, "<td class=\"num\">");
+        npuc_sb_printf(b, "<td class=\"%s\">%s</td>", cls, o->q.bit_exact ? "bit-exact" : "NOT bit-exact");
+        npuc_sb_puts(b, "<td class=\"num\">");
         hb_u64(b, o->q.n_diff);
-        hb_puts(b, "/");
+        npuc_sb_puts(b, "/");
         hb_u64(b, o->q.n);
-        if (o->q.first_diff >= 0) hb_printf(b, " <small>first at %lld</small>", (long long)o->q.first_diff);
-        hb_puts(b, "</td>");
+        if (o->q.first_diff >= 0) npuc_sb_printf(b, " <small>first at %lld</small>", (long long)o->q.first_diff);
+        npuc_sb_puts(b, "</td>");
         metric_cell(b, o->q.max_abs, 6);
         metric_cell(b, o->q.mae, 4);
         metric_cell(b, o->q.rmse, 4);
-        hb_puts(b, "<td class=\"num\">");
+        npuc_sb_puts(b, "<td class=\"num\">");
         hb_f(b, o->q.cosine, 6);
-        hb_puts(b, "</td>");
+        npuc_sb_puts(b, "</td>");
         metric_cell(b, o->q.l2_rel, 4);
         if (any_deq) {
             if (o->scale > 0) {
                 metric_cell(b, o->deq.max_abs, 4);
                 metric_cell(b, o->deq.rmse, 4);
             } else {
-                hb_puts(b, "<td class=\"num dim\">&ndash;</td><td class=\"num dim\">&ndash;</td>");
+                npuc_sb_puts(b, "<td class=\"num dim\">&ndash;</td><td class=\"num dim\">&ndash;</td>");
             }
         }
         if (any_cls) {
-            if (o->classifier) hb_printf(b, "<td class=\"num\">%d/%d</td>", o->top1_agree, o->top1_n);
-            else hb_puts(b, "<td class=\"num dim\">&ndash;</td>");
+            if (o->classifier) npuc_sb_printf(b, "<td class=\"num\">%d/%d</td>", o->top1_agree, o->top1_n);
+            else npuc_sb_puts(b, "<td class=\"num dim\">&ndash;</td>");
         }
         if (any_float) {
             if (o->has_float) {
                 float_cell(b, &o->float_deployed);
                 float_cell(b, &o->float_reference);
             } else {
-                hb_puts(b, "<td class=\"num dim\">&ndash;</td><td class=\"num dim\">&ndash;</td>");
+                npuc_sb_puts(b, "<td class=\"num dim\">&ndash;</td><td class=\"num dim\">&ndash;</td>");
             }
         }
         if (tol) {
-            hb_printf(b, "<td class=\"%s\">%s ", o->pass ? "pass" : "fail", o->pass ? "within" : "exceeds");
+            npuc_sb_printf(b, "<td class=\"%s\">%s ", o->pass ? "pass" : "fail", o->pass ? "within" : "exceeds");
             hb_g(b, r->tolerance, 6);
-            hb_puts(b, "</td>");
+            npuc_sb_puts(b, "</td>");
         }
-        hb_puts(b, "</tr>\n");
+        npuc_sb_puts(b, "</tr>\n");
     }
-    hb_puts(b, "</tbody></table></div>\n</section>\n");
+    npuc_sb_puts(b, "</tbody></table></div>\n</section>\n");
 }
 
 /* --------------------------------------------------------- cycle chart */
 
-static void op_title(hbuf *b, const val_report *r, const val_op *o, double cycles)
+static void op_title(npuc_sbuf *b, const val_report *r, const val_op *o, double cycles)
 {
-    hb_printf(b, "<title>op %d ", o->index);
+    npuc_sb_printf(b, "<title>op %d ", o->index);
     HB_ESC(b, o->type);
-    hb_puts(b, " ");
+    npuc_sb_puts(b, " ");
     HB_ESC(b, o->name);
-    hb_printf(b, "\n%s, epoch %d (%s)\n", o->kind == NPURT_EPOCH_HW ? "NPU" : "CPU", o->epoch, kind_name(o->kind));
+    npuc_sb_printf(b, "\n%s, epoch %d (%s)\n", o->kind == NPURT_EPOCH_HW ? "NPU" : "CPU", o->epoch, kind_name(o->kind));
     if (o->kind == NPURT_EPOCH_HW) {
-        hb_printf(b, "cycles: %llu (estimate %llu)\n", (unsigned long long)o->npu_cycles,
+        npuc_sb_printf(b, "cycles: %llu (estimate %llu)\n", (unsigned long long)o->npu_cycles,
                   (unsigned long long)o->est_cycles);
     } else {
-        hb_puts(b, "host CPU time: ");
+        npuc_sb_puts(b, "host CPU time: ");
         hb_f(b, o->cpu_ns * 1e-3, 3);
-        hb_puts(b, " us");
+        npuc_sb_puts(b, " us");
         if (clock_ok(r)) {
-            hb_puts(b, " = ");
+            npuc_sb_puts(b, " = ");
             hb_f(b, cycles, 0);
-            hb_puts(b, " NPU cycles");
+            npuc_sb_puts(b, " NPU cycles");
         }
-        hb_puts(b, "\n");
+        npuc_sb_puts(b, "\n");
     }
-    hb_printf(b, "MACs: %llu\nutilisation: ", (unsigned long long)o->macs);
+    npuc_sb_printf(b, "MACs: %llu\nutilisation: ", (unsigned long long)o->macs);
     hb_f(b, o->mac_util * 100, 1);
-    hb_puts(b, " %</title>");
+    npuc_sb_puts(b, " %</title>");
 }
 
-static void section_cycle_chart(hbuf *b, const val_report *r, const val_op *ops, int32_t n_ops)
+static void section_cycle_chart(npuc_sbuf *b, const val_report *r, const val_op *ops, int32_t n_ops)
 {
-    hb_puts(b, "<section id=\"cycle-chart\">\n<h2>Cycles per op</h2>\n");
-    hb_puts(b, "<p class=\"lead\">One bar per graph op, in execution order: NPU cycles measured on the virtual NPU "
+    npuc_sb_puts(b, "<section id=\"cycle-chart\">\n<h2>Cycles per op</h2>\n");
+    npuc_sb_puts(b, "<p class=\"lead\">One bar per graph op, in execution order: NPU cycles measured on the virtual NPU "
                "for ops in HW epochs; for CPU ops (SW and hybrid epochs) the host CPU time converted to NPU cycles "
                "at the core clock. The black tick is the compiler's estimate. Hover a bar for details.</p>\n");
     if (!r->op_detail && n_ops > 0)
-        hb_printf(b, "<p class=\"note\">Per-op figures are not available for this model%s; bars may be zero or "
+        npuc_sb_printf(b, "<p class=\"note\">Per-op figures are not available for this model%s; bars may be zero or "
                      "approximate.</p>\n", r->note[0] ? " (see the note in the summary)" : "");
     bool any_hybrid = false, any_cpu = false;
     double ymax = 0;
@@ -661,28 +588,28 @@ static void section_cycle_chart(hbuf *b, const val_report *r, const val_op *ops,
     svg_open(b, "cycle-svg", "NPU cycles per graph op", W, H);
 
     /* legend */
-    hb_printf(b, "<g class=\"legend\" transform=\"translate(%.0f 14)\">", ML);
-    hb_puts(b, "<rect class=\"swatch hw\" x=\"0\" y=\"0\" width=\"12\" height=\"12\" rx=\"2\"/>"
+    npuc_sb_printf(b, "<g class=\"legend\" transform=\"translate(%.0f 14)\">", ML);
+    npuc_sb_puts(b, "<rect class=\"swatch hw\" x=\"0\" y=\"0\" width=\"12\" height=\"12\" rx=\"2\"/>"
                "<text x=\"18\" y=\"10\">NPU (HW epoch)</text>"
                "<rect class=\"swatch sw\" x=\"140\" y=\"0\" width=\"12\" height=\"12\" rx=\"2\"/>"
                "<text x=\"158\" y=\"10\">CPU (SW / hybrid epoch), host time as cycles</text>"
                "<line class=\"est-mark\" x1=\"440\" y1=\"6\" x2=\"456\" y2=\"6\"/>"
                "<text x=\"462\" y=\"10\">compiler estimate</text>");
     if (any_hybrid)
-        hb_puts(b, "<g class=\"sw hybrid\"><rect class=\"swatch\" x=\"580\" y=\"0\" width=\"12\" height=\"12\" "
+        npuc_sb_puts(b, "<g class=\"sw hybrid\"><rect class=\"swatch\" x=\"580\" y=\"0\" width=\"12\" height=\"12\" "
                    "rx=\"2\" style=\"fill:var(--hyb)\"/></g><text x=\"598\" y=\"10\">hybrid (data movement)</text>");
-    hb_puts(b, "</g>\n");
+    npuc_sb_puts(b, "</g>\n");
 
     /* grid and y axis */
-    hb_puts(b, "<g class=\"y-axis\">");
+    npuc_sb_puts(b, "<g class=\"y-axis\">");
     for (int k = 0; k <= (int)nt; k++) {
         double v = k * step, y = base - v / top * PH;
-        hb_printf(b, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", ML, y, ML + pw, y);
-        hb_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" dy=\".32em\">", ML - 6, y);
+        npuc_sb_printf(b, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", ML, y, ML + pw, y);
+        npuc_sb_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" dy=\".32em\">", ML - 6, y);
         hb_axis_si(b, v);
-        hb_puts(b, "</text>");
+        npuc_sb_puts(b, "</text>");
     }
-    hb_puts(b, "</g>\n");
+    npuc_sb_puts(b, "</g>\n");
 
     /* bars */
     for (int32_t i = 0; i < n_ops; i++) {
@@ -692,50 +619,50 @@ static void section_cycle_chart(hbuf *b, const val_report *r, const val_op *ops,
         if (v > 0 && h < 1) h = 1;
         double x = ML + i * bw;
         const char *cls = o->kind == NPURT_EPOCH_HW ? "hw" : o->kind == NPURT_EPOCH_HYBRID ? "sw hybrid" : "sw";
-        hb_printf(b, "<g class=\"col %s\"><rect class=\"hit\" x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\">",
+        npuc_sb_printf(b, "<g class=\"col %s\"><rect class=\"hit\" x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\">",
                   cls, x, MT, bw, PH);
         op_title(b, r, o, v);
         double gap = bw >= 4 ? bw * 0.15 : 0;
-        hb_printf(b, "</rect><rect class=\"op-bar\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\">", x + gap,
+        npuc_sb_printf(b, "</rect><rect class=\"op-bar\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\">", x + gap,
                   base - h, bw - 2 * gap, h);
         op_title(b, r, o, v);
-        hb_puts(b, "</rect>");
+        npuc_sb_puts(b, "</rect>");
         if (o->kind == NPURT_EPOCH_HW && o->est_cycles > 0 && !all_zero) {
             double ye = base - (double)o->est_cycles / top * PH;
-            hb_printf(b, "<line class=\"est-mark\" x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"/>", x + gap * 0.5,
+            npuc_sb_printf(b, "<line class=\"est-mark\" x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"/>", x + gap * 0.5,
                       ye, x + bw - gap * 0.5, ye);
         }
-        hb_puts(b, "</g>\n");
+        npuc_sb_puts(b, "</g>\n");
     }
 
     /* x axis */
-    hb_printf(b, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", ML, base, ML + pw, base);
-    hb_printf(b, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", ML, MT, ML, base);
+    npuc_sb_printf(b, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", ML, base, ML + pw, base);
+    npuc_sb_printf(b, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", ML, MT, ML, base);
     int32_t ts = index_step(n_ops, 30);
-    hb_puts(b, "<g class=\"x-axis\">");
+    npuc_sb_puts(b, "<g class=\"x-axis\">");
     for (int32_t i = 0; i < n_ops; i += ts) {
-        hb_printf(b, "<text x=\"%.2f\" y=\"%.1f\" text-anchor=\"middle\">%d</text>", ML + (i + 0.5) * bw, base + 15,
+        npuc_sb_printf(b, "<text x=\"%.2f\" y=\"%.1f\" text-anchor=\"middle\">%d</text>", ML + (i + 0.5) * bw, base + 15,
                   ops[i].index);
     }
-    hb_puts(b, "</g>\n");
-    hb_printf(b, "<text class=\"title\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">graph op</text>\n", ML + pw / 2,
+    npuc_sb_puts(b, "</g>\n");
+    npuc_sb_printf(b, "<text class=\"title\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">graph op</text>\n", ML + pw / 2,
               H - 10);
-    hb_printf(b,
+    npuc_sb_printf(b,
               "<text class=\"title\" transform=\"translate(16 %.1f) rotate(-90)\" text-anchor=\"middle\">"
               "cycles per inference</text>\n",
               MT + PH / 2);
     if (n_ops == 0)
-        hb_printf(b, "<text class=\"empty\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">no ops</text>\n",
+        npuc_sb_printf(b, "<text class=\"empty\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">no ops</text>\n",
                   ML + pw / 2, MT + PH / 2);
     else if (all_zero)
-        hb_printf(b,
+        npuc_sb_printf(b,
                   "<text class=\"empty\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">every op has zero "
                   "cycles</text>\n",
                   ML + pw / 2, MT + PH / 2);
     svg_close(b);
     if (any_cpu && !clock_ok(r))
-        hb_puts(b, "<p class=\"note\">The core clock is unknown: CPU ops are drawn with zero height.</p>\n");
-    hb_puts(b, "</section>\n");
+        npuc_sb_puts(b, "<p class=\"note\">The core clock is unknown: CPU ops are drawn with zero height.</p>\n");
+    npuc_sb_puts(b, "</section>\n");
 }
 
 /* ----------------------------------------------------- memory timeline */
@@ -756,12 +683,12 @@ static void buf_span(const val_buffer *bf, int32_t ncols, int32_t *f, int32_t *l
     *l = z;
 }
 
-static void section_memory(hbuf *b, const val_report *r, const val_op *ops, int32_t n_ops, const val_buffer *bufs,
+static void section_memory(npuc_sbuf *b, const val_report *r, const val_op *ops, int32_t n_ops, const val_buffer *bufs,
                            int32_t n_bufs, const uint64_t *live)
 {
     static const char *const role[VAL_N_MEM] = {"params", "activations", "fast"};
-    hb_puts(b, "<section id=\"memory-timeline\">\n<h2>Memory timeline</h2>\n");
-    hb_puts(b, "<p class=\"lead\">The memory plan over the graph: one rectangle per buffer, from the first to the "
+    npuc_sb_puts(b, "<section id=\"memory-timeline\">\n<h2>Memory timeline</h2>\n");
+    npuc_sb_puts(b, "<p class=\"lead\">The memory plan over the graph: one rectangle per buffer, from the first to the "
                "last op where it is live (x) at its byte offset in the pool (y). The red line is the activation "
                "bytes live at each op, the dashed red line its peak, the dotted line the bytes the model "
                "reserves.</p>\n");
@@ -781,8 +708,8 @@ static void section_memory(hbuf *b, const val_report *r, const val_op *ops, int3
     double W = ML + pw + MR;
     double H = n_panels ? MT + n_panels * PH + (n_panels - 1) * GAP + MB : 160;
     svg_open(b, "memory-svg", "memory plan over graph ops", W, H);
-    hb_printf(b, "<g class=\"legend\" transform=\"translate(%.0f 14)\">", ML);
-    hb_puts(b, "<rect x=\"0\" y=\"0\" width=\"6\" height=\"12\" fill=\"hsl(210,60%,72%)\"/>"
+    npuc_sb_printf(b, "<g class=\"legend\" transform=\"translate(%.0f 14)\">", ML);
+    npuc_sb_puts(b, "<rect x=\"0\" y=\"0\" width=\"6\" height=\"12\" fill=\"hsl(210,60%,72%)\"/>"
                "<rect x=\"6\" y=\"0\" width=\"6\" height=\"12\" fill=\"hsl(30,60%,72%)\"/>"
                "<text x=\"18\" y=\"10\">buffer (hover for tensor, size, offset)</text>"
                "<line class=\"live-line\" x1=\"250\" y1=\"6\" x2=\"270\" y2=\"6\"/>"
@@ -792,7 +719,7 @@ static void section_memory(hbuf *b, const val_report *r, const val_op *ops, int3
                "<line class=\"used-line\" x1=\"480\" y1=\"6\" x2=\"500\" y2=\"6\"/>"
                "<text x=\"506\" y=\"10\">reserved</text></g>\n");
     if (!n_panels) {
-        hb_printf(b,
+        npuc_sb_printf(b,
                   "<text class=\"empty\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">no buffers in the memory "
                   "plan</text>\n",
                   W / 2, H / 2 + 10);
@@ -816,39 +743,39 @@ static void section_memory(hbuf *b, const val_report *r, const val_op *ops, int3
         if (nt < 1) nt = 1;
         double top = nt * step;
 
-        hb_printf(b, "<g class=\"panel\" data-pool=\"%s\">\n", role[p]);
-        hb_printf(b, "<text class=\"title\" x=\"%.1f\" y=\"%.1f\">%s pool", ML, y0 - 10, role[p]);
+        npuc_sb_printf(b, "<g class=\"panel\" data-pool=\"%s\">\n", role[p]);
+        npuc_sb_printf(b, "<text class=\"title\" x=\"%.1f\" y=\"%.1f\">%s pool", ML, y0 - 10, role[p]);
         if (pl->name[0]) {
-            hb_puts(b, " \xE2\x80\x9C");
+            npuc_sb_puts(b, " \xE2\x80\x9C");
             HB_ESC(b, pl->name);
-            hb_puts(b, "\xE2\x80\x9D");
+            npuc_sb_puts(b, "\xE2\x80\x9D");
         }
-        hb_puts(b, ": reserved ");
+        npuc_sb_puts(b, ": reserved ");
         hb_bytes_h(b, (double)pl->used);
-        hb_puts(b, ", peak live ");
+        npuc_sb_puts(b, ", peak live ");
         hb_bytes_h(b, (double)peak);
         if (pl->size) {
-            hb_puts(b, " of ");
+            npuc_sb_puts(b, " of ");
             hb_bytes_h(b, (double)pl->size);
         }
-        hb_puts(b, "</text>\n");
+        npuc_sb_puts(b, "</text>\n");
         for (int t = 0; t <= (int)nt; t++) {
             double v = t * step, y = base - v / top * PH;
-            hb_printf(b, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", ML, y, ML + pw, y);
-            hb_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" dy=\".32em\">", ML - 6, y);
+            npuc_sb_printf(b, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", ML, y, ML + pw, y);
+            npuc_sb_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" dy=\".32em\">", ML - 6, y);
             hb_axis_bytes(b, v);
-            hb_puts(b, "</text>");
+            npuc_sb_puts(b, "</text>");
         }
-        hb_puts(b, "\n");
+        npuc_sb_puts(b, "\n");
         /* live bytes: area under the buffers, line over them */
         bool draw_live = act && live && n_ops > 0;
         if (draw_live) {
-            hb_printf(b, "<path class=\"live-area\" d=\"M%.2f %.2f", ML, base);
+            npuc_sb_printf(b, "<path class=\"live-area\" d=\"M%.2f %.2f", ML, base);
             for (int32_t i = 0; i < n_ops; i++) {
                 double y = base - (double)live[i] / top * PH;
-                hb_printf(b, " V%.2f H%.2f", y, ML + (i + 1) * bw);
+                npuc_sb_printf(b, " V%.2f H%.2f", y, ML + (i + 1) * bw);
             }
-            hb_printf(b, " V%.2f Z\"/>\n", base);
+            npuc_sb_printf(b, " V%.2f Z\"/>\n", base);
         }
         for (int32_t i = 0; i < n_bufs; i++) {
             const val_buffer *bf = &bufs[i];
@@ -860,85 +787,85 @@ static void section_memory(hbuf *b, const val_report *r, const val_op *ops, int3
             if (bf->size > 0 && h < 1) h = 1;
             double y = base - (double)bf->offset / top * PH - h;
             unsigned hue = (unsigned)(((uint64_t)i * 137u + 200u) % 360u);
-            hb_printf(b,
+            npuc_sb_printf(b,
                       "<rect class=\"buffer\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" "
                       "fill=\"hsl(%u,62%%,72%%)\"><title>",
                       x, y, w, h, hue);
             HB_ESC(b, bf->name);
-            if (bf->tensor >= 0) hb_printf(b, " (tensor %d)", bf->tensor);
-            else hb_puts(b, " (op-internal)");
-            hb_puts(b, "\nsize: ");
+            if (bf->tensor >= 0) npuc_sb_printf(b, " (tensor %d)", bf->tensor);
+            else npuc_sb_puts(b, " (op-internal)");
+            npuc_sb_puts(b, "\nsize: ");
             hb_u64(b, bf->size);
-            hb_puts(b, " B (");
+            npuc_sb_puts(b, " B (");
             hb_bytes_h(b, (double)bf->size);
-            hb_puts(b, ")\noffset: ");
+            npuc_sb_puts(b, ")\noffset: ");
             hb_u64(b, bf->offset);
-            hb_printf(b, "\nlive: ops %d..%d</title></rect>\n", bf->first_op, bf->last_op);
+            npuc_sb_printf(b, "\nlive: ops %d..%d</title></rect>\n", bf->first_op, bf->last_op);
             size_t chars = (size_t)(w / 6.2);
             if (chars >= 4 && h >= 13 && bf->name[0]) {
-                hb_printf(b, "<text class=\"buf-label\" x=\"%.2f\" y=\"%.2f\">", x + 3, y + h / 2 + 3.5);
+                npuc_sb_printf(b, "<text class=\"buf-label\" x=\"%.2f\" y=\"%.2f\">", x + 3, y + h / 2 + 3.5);
                 hb_esc_trunc(b, bf->name, sizeof bf->name, chars - 1);
-                hb_puts(b, "</text>\n");
+                npuc_sb_puts(b, "</text>\n");
             }
         }
         if (draw_live) {
-            hb_printf(b, "<path class=\"live-line\" d=\"M%.2f %.2f", ML, base - (double)live[0] / top * PH);
+            npuc_sb_printf(b, "<path class=\"live-line\" d=\"M%.2f %.2f", ML, base - (double)live[0] / top * PH);
             for (int32_t i = 0; i < n_ops; i++) {
                 double y = base - (double)live[i] / top * PH;
-                hb_printf(b, " V%.2f H%.2f", y, ML + (i + 1) * bw);
+                npuc_sb_printf(b, " V%.2f H%.2f", y, ML + (i + 1) * bw);
             }
-            hb_puts(b, "\"><title>activation bytes live per op</title></path>\n");
+            npuc_sb_puts(b, "\"><title>activation bytes live per op</title></path>\n");
         }
         if (pl->used > 0) {
             double y = base - (double)pl->used / top * PH;
-            hb_printf(b, "<line class=\"used-line\" x1=\"%.1f\" y1=\"%.2f\" x2=\"%.1f\" y2=\"%.2f\"><title>reserved ",
+            npuc_sb_printf(b, "<line class=\"used-line\" x1=\"%.1f\" y1=\"%.2f\" x2=\"%.1f\" y2=\"%.2f\"><title>reserved ",
                       ML, y, ML + pw, y);
             hb_u64(b, pl->used);
-            hb_puts(b, " B</title></line>\n");
+            npuc_sb_puts(b, " B</title></line>\n");
         }
         if (peak > 0) {
             double y = base - (double)peak / top * PH;
-            hb_printf(b, "<line class=\"peak-line\" x1=\"%.1f\" y1=\"%.2f\" x2=\"%.1f\" y2=\"%.2f\"/>", ML, y, ML + pw,
+            npuc_sb_printf(b, "<line class=\"peak-line\" x1=\"%.1f\" y1=\"%.2f\" x2=\"%.1f\" y2=\"%.2f\"/>", ML, y, ML + pw,
                       y);
-            hb_printf(b, "<text x=\"%.1f\" y=\"%.2f\" text-anchor=\"end\" style=\"fill:var(--live)\">peak ",
+            npuc_sb_printf(b, "<text x=\"%.1f\" y=\"%.2f\" text-anchor=\"end\" style=\"fill:var(--live)\">peak ",
                       ML + pw - 4, y - 4);
             hb_u64(b, peak);
-            hb_puts(b, " B</text>\n");
+            npuc_sb_puts(b, " B</text>\n");
         }
-        hb_printf(b, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", ML, base, ML + pw, base);
-        hb_printf(b, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", ML, y0, ML, base);
+        npuc_sb_printf(b, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", ML, base, ML + pw, base);
+        npuc_sb_printf(b, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", ML, y0, ML, base);
         for (int32_t i = 0; i < ncols; i += ts) {
-            hb_printf(b, "<text x=\"%.2f\" y=\"%.1f\" text-anchor=\"middle\">%d</text>", ML + (i + 0.5) * bw,
+            npuc_sb_printf(b, "<text x=\"%.2f\" y=\"%.1f\" text-anchor=\"middle\">%d</text>", ML + (i + 0.5) * bw,
                       base + 15, i < n_ops ? ops[i].index : i);
         }
-        hb_printf(b,
+        npuc_sb_printf(b,
                   "\n<text class=\"title\" transform=\"translate(16 %.1f) rotate(-90)\" text-anchor=\"middle\">"
                   "byte offset</text>\n</g>\n",
                   y0 + PH / 2);
     }
     if (n_panels)
-        hb_printf(b, "<text class=\"title\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">graph op</text>\n",
+        npuc_sb_printf(b, "<text class=\"title\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">graph op</text>\n",
                   ML + pw / 2, H - 8);
     svg_close(b);
-    if (!live && n_ops > 0) hb_puts(b, "<p class=\"note\">No per-op live byte counts in this report.</p>\n");
-    hb_puts(b, "</section>\n");
+    if (!live && n_ops > 0) npuc_sb_puts(b, "<p class=\"note\">No per-op live byte counts in this report.</p>\n");
+    npuc_sb_puts(b, "</section>\n");
 }
 
 /* ----------------------------------------------------------- partition */
 
-static void section_partition(hbuf *b, const val_report *r, const val_op *ops, int32_t n_ops, const val_epoch *eps,
+static void section_partition(npuc_sbuf *b, const val_report *r, const val_op *ops, int32_t n_ops, const val_epoch *eps,
                               int32_t n_eps)
 {
-    hb_puts(b, "<section id=\"partition\">\n<h2>Partition and per-op profile</h2>\n");
-    hb_printf(b,
+    npuc_sb_puts(b, "<section id=\"partition\">\n<h2>Partition and per-op profile</h2>\n");
+    npuc_sb_printf(b,
               "<p class=\"lead\">%d graph ops on the NPU, %d on the CPU, in %d epochs. Bytes are per inference; "
               "utilisation = MACs / (NPU cycles &times; %u MACs per cycle).</p>\n",
               r->n_npu_ops_graph, r->n_cpu_ops_graph, n_eps, r->macs_per_cycle);
-    hb_puts(b, "<h3>Ops</h3>\n");
+    npuc_sb_puts(b, "<h3>Ops</h3>\n");
     if (n_ops == 0) {
-        hb_puts(b, "<p class=\"note\">The report has no ops.</p>\n");
+        npuc_sb_puts(b, "<p class=\"note\">The report has no ops.</p>\n");
     } else {
-        hb_puts(b, "<div class=\"table-wrap\"><table>\n<thead><tr>"
+        npuc_sb_puts(b, "<div class=\"table-wrap\"><table>\n<thead><tr>"
                    "<th class=\"num\" rowspan=\"2\">#</th><th rowspan=\"2\">type</th><th rowspan=\"2\">name</th>"
                    "<th rowspan=\"2\">runs on</th><th class=\"num\" rowspan=\"2\">epoch</th>"
                    "<th rowspan=\"2\">kind</th><th rowspan=\"2\">why on the CPU</th>"
@@ -952,85 +879,85 @@ static void section_partition(hbuf *b, const val_report *r, const val_op *ops, i
         for (int32_t i = 0; i < n_ops; i++) {
             const val_op *o = &ops[i];
             bool npu = o->kind == NPURT_EPOCH_HW;
-            hb_printf(b, "<tr class=\"op-row\"><td class=\"num\">%d</td><td>", o->index);
+            npuc_sb_printf(b, "<tr class=\"op-row\"><td class=\"num\">%d</td><td>", o->index);
             HB_ESC(b, o->type);
-            hb_puts(b, "</td><td class=\"name\" title=\"");
+            npuc_sb_puts(b, "</td><td class=\"name\" title=\"");
             HB_ESC(b, o->name);
-            hb_puts(b, "\">");
+            npuc_sb_puts(b, "\">");
             HB_ESC(b, o->name);
-            hb_printf(b, "</td><td class=\"%s\">%s</td><td class=\"num\">%d</td><td>%s</td><td class=\"why\">",
+            npuc_sb_printf(b, "</td><td class=\"%s\">%s</td><td class=\"num\">%d</td><td>%s</td><td class=\"why\">",
                       npu ? "npu" : "cpu", npu ? "NPU" : "CPU", o->epoch, kind_name(o->kind));
             if (!npu) HB_ESC(b, o->why);
-            hb_puts(b, "</td><td class=\"num\">");
+            npuc_sb_puts(b, "</td><td class=\"num\">");
             hb_u64(b, o->macs);
-            hb_puts(b, "</td><td class=\"num\">");
+            npuc_sb_puts(b, "</td><td class=\"num\">");
             if (npu) hb_u64(b, o->npu_cycles);
-            else hb_puts(b, "&ndash;");
-            hb_puts(b, "</td><td class=\"num\">");
+            else npuc_sb_puts(b, "&ndash;");
+            npuc_sb_puts(b, "</td><td class=\"num\">");
             if (npu) hb_u64(b, o->est_cycles);
-            else hb_puts(b, "&ndash;");
-            hb_puts(b, "</td><td class=\"num\">");
+            else npuc_sb_puts(b, "&ndash;");
+            npuc_sb_puts(b, "</td><td class=\"num\">");
             if (!npu) hb_f(b, o->cpu_ns * 1e-3, 3);
-            else hb_puts(b, "&ndash;");
-            hb_puts(b, "</td>");
+            else npuc_sb_puts(b, "&ndash;");
+            npuc_sb_puts(b, "</td>");
             for (int m = 0; m < VAL_N_MEM; m++) {
-                hb_puts(b, "<td class=\"num\">");
+                npuc_sb_puts(b, "<td class=\"num\">");
                 hb_u64(b, o->bytes_read[m]);
-                hb_puts(b, "</td><td class=\"num\">");
+                npuc_sb_puts(b, "</td><td class=\"num\">");
                 hb_u64(b, o->bytes_written[m]);
-                hb_puts(b, "</td>");
+                npuc_sb_puts(b, "</td>");
             }
-            hb_puts(b, "<td class=\"num\">");
+            npuc_sb_puts(b, "<td class=\"num\">");
             if (npu) {
                 hb_f(b, o->mac_util * 100, 1);
-                hb_puts(b, " %");
+                npuc_sb_puts(b, " %");
             } else {
-                hb_puts(b, "&ndash;");
+                npuc_sb_puts(b, "&ndash;");
             }
-            hb_puts(b, "</td></tr>\n");
+            npuc_sb_puts(b, "</td></tr>\n");
         }
-        hb_puts(b, "</tbody></table></div>\n");
+        npuc_sb_puts(b, "</tbody></table></div>\n");
     }
-    hb_puts(b, "<h3>Epochs</h3>\n");
+    npuc_sb_puts(b, "<h3>Epochs</h3>\n");
     if (n_eps == 0) {
-        hb_puts(b, "<p class=\"note\">The report has no epochs.</p>\n");
+        npuc_sb_puts(b, "<p class=\"note\">The report has no epochs.</p>\n");
     } else {
-        hb_puts(b, "<div class=\"table-wrap\"><table>\n<thead><tr><th class=\"num\">#</th><th>kind</th>"
+        npuc_sb_puts(b, "<div class=\"table-wrap\"><table>\n<thead><tr><th class=\"num\">#</th><th>kind</th>"
                    "<th>graph ops</th><th>work</th><th class=\"num\">NPU cycles</th><th class=\"num\">est. cycles</th>"
                    "<th class=\"num\">CPU &micro;s</th><th class=\"num\">MACs</th><th class=\"num\">bytes read</th>"
                    "<th class=\"num\">bytes written</th></tr></thead>\n<tbody>\n");
         for (int32_t i = 0; i < n_eps; i++) {
             const val_epoch *e = &eps[i];
             bool hw = e->kind == NPURT_EPOCH_HW;
-            hb_printf(b, "<tr class=\"epoch-row\"><td class=\"num\">%d</td><td class=\"%s\">%s</td><td>", i,
+            npuc_sb_printf(b, "<tr class=\"epoch-row\"><td class=\"num\">%d</td><td class=\"%s\">%s</td><td>", i,
                       hw ? "npu" : "cpu", kind_name(e->kind));
-            if (e->n_ops <= 0) hb_puts(b, "none");
-            else if (e->n_ops == 1) hb_printf(b, "%d", e->first_op);
-            else hb_printf(b, "%d&ndash;%lld", e->first_op, (long long)e->first_op + e->n_ops - 1);
-            hb_puts(b, "</td><td>");
+            if (e->n_ops <= 0) npuc_sb_puts(b, "none");
+            else if (e->n_ops == 1) npuc_sb_printf(b, "%d", e->first_op);
+            else npuc_sb_printf(b, "%d&ndash;%lld", e->first_op, (long long)e->first_op + e->n_ops - 1);
+            npuc_sb_puts(b, "</td><td>");
             HB_ESC(b, e->work);
-            hb_puts(b, "</td><td class=\"num\">");
+            npuc_sb_puts(b, "</td><td class=\"num\">");
             hb_u64(b, e->npu_cycles);
-            hb_puts(b, "</td><td class=\"num\">");
+            npuc_sb_puts(b, "</td><td class=\"num\">");
             hb_u64(b, e->est_cycles);
-            hb_puts(b, "</td><td class=\"num\">");
+            npuc_sb_puts(b, "</td><td class=\"num\">");
             hb_f(b, e->cpu_ns * 1e-3, 3);
-            hb_puts(b, "</td><td class=\"num\">");
+            npuc_sb_puts(b, "</td><td class=\"num\">");
             hb_u64(b, e->macs);
             uint64_t rd = 0, wr = 0;
             for (int m = 0; m < VAL_N_MEM; m++) {
                 rd += e->bytes_read[m];
                 wr += e->bytes_written[m];
             }
-            hb_puts(b, "</td><td class=\"num\">");
+            npuc_sb_puts(b, "</td><td class=\"num\">");
             hb_u64(b, rd);
-            hb_puts(b, "</td><td class=\"num\">");
+            npuc_sb_puts(b, "</td><td class=\"num\">");
             hb_u64(b, wr);
-            hb_puts(b, "</td></tr>\n");
+            npuc_sb_puts(b, "</td></tr>\n");
         }
-        hb_puts(b, "</tbody></table></div>\n");
+        npuc_sb_puts(b, "</tbody></table></div>\n");
     }
-    hb_puts(b, "</section>\n");
+    npuc_sb_puts(b, "</section>\n");
 }
 
 /* ---------------------------------------------------------- self-check */
@@ -1075,30 +1002,30 @@ int val_report_html(const val_report *r, char **out, npuc_err *err)
     int32_t n_eps = r->epochs && r->n_epochs > 0 ? r->n_epochs : 0;
     int32_t n_bufs = r->buffers && r->n_buffers > 0 ? r->n_buffers : 0;
 
-    hbuf b = {0};
-    hb_puts(&b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+    npuc_sbuf b = {0};
+    npuc_sb_puts(&b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                 "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
                 "<meta name=\"generator\" content=\"npuc validate\">\n<title>npuc validation: ");
     HB_ESC(&b, r->model);
-    hb_printf(&b, " (%s)</title>\n<style>\n", r->pass ? "PASS" : "FAIL");
-    hb_putn(&b, css, sizeof css - 1);
-    hb_puts(&b, "</style>\n</head>\n<body>\n<header>\n<h1>Validation report: ");
+    npuc_sb_printf(&b, " (%s)</title>\n<style>\n", r->pass ? "PASS" : "FAIL");
+    npuc_sb_putn(&b, css, sizeof css - 1);
+    npuc_sb_puts(&b, "</style>\n</head>\n<body>\n<header>\n<h1>Validation report: ");
     HB_ESC(&b, r->model);
-    if (!r->model[0]) hb_puts(&b, "(unnamed model)");
-    hb_puts(&b, "</h1>\n<div class=\"sub\">");
+    if (!r->model[0]) npuc_sb_puts(&b, "(unnamed model)");
+    npuc_sb_puts(&b, "</h1>\n<div class=\"sub\">");
     if (r->target[0]) {
         HB_ESC(&b, r->target);
-        hb_puts(&b, " &middot; ");
+        npuc_sb_puts(&b, " &middot; ");
     }
     if (r->system[0]) {
         HB_ESC(&b, r->system);
-        hb_puts(&b, " &middot; ");
+        npuc_sb_puts(&b, " &middot; ");
     }
-    hb_printf(&b, "%d input set%s &middot; npuc validate</div>\n", r->n_sets, r->n_sets == 1 ? "" : "s");
-    hb_printf(&b, "<div class=\"verdict\"><span class=\"badge %s\">%s</span><span class=\"badge %s\">%s</span></div>\n",
+    npuc_sb_printf(&b, "%d input set%s &middot; npuc validate</div>\n", r->n_sets, r->n_sets == 1 ? "" : "s");
+    npuc_sb_printf(&b, "<div class=\"verdict\"><span class=\"badge %s\">%s</span><span class=\"badge %s\">%s</span></div>\n",
               r->pass ? "pass" : "fail", r->pass ? "PASS" : "FAIL", r->bit_exact ? "pass" : "fail",
               r->bit_exact ? "bit-exact" : "NOT bit-exact");
-    hb_puts(&b, "</header>\n<main>\n");
+    npuc_sb_puts(&b, "</header>\n<main>\n");
 
     section_summary(&b, r);
     section_outputs(&b, r, r->outputs, n_out);
@@ -1106,17 +1033,12 @@ int val_report_html(const val_report *r, char **out, npuc_err *err)
     section_memory(&b, r, r->ops, n_ops, r->buffers, n_bufs, r->live);
     section_partition(&b, r, r->ops, n_ops, r->epochs, n_eps);
 
-    hb_printf(&b,
+    npuc_sb_printf(&b,
               "</main>\n<footer>\n<p id=\"render-check\" data-op-bars=\"%d\" data-buffers=\"%d\" "
               "data-charts=\"2\">render check: not run (the page needs JavaScript for this line only)</p>\n"
               "</footer>\n",
               n_ops, n_bufs);
-    hb_putn(&b, self_check, sizeof self_check - 1);
-    hb_puts(&b, "</body>\n</html>\n");
-    if (b.oom) {
-        free(b.p);
-        return npuc_errf(err, NPUC_E_NOMEM, "out of memory writing the HTML report");
-    }
-    *out = b.p;
-    return NPUC_OK;
+    npuc_sb_putn(&b, self_check, sizeof self_check - 1);
+    npuc_sb_puts(&b, "</body>\n</html>\n");
+    return npuc_sb_finish(&b, out, err);
 }

@@ -16,57 +16,6 @@ static const char *kind_word(uint8_t k)
     return k == NPURT_EPOCH_HW ? "HW" : k == NPURT_EPOCH_SW ? "SW" : k == NPURT_EPOCH_HYBRID ? "HYBRID" : "-";
 }
 
-/* ------------------------------------------------------------ text buffer */
-
-typedef struct sbuf {
-    char *p;
-    size_t n, cap;
-    bool oom;
-} sbuf;
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
-#endif
-static void sb_printf(sbuf *b, const char *fmt, ...)
-{
-    if (b->oom) return;
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        int k = vsnprintf(b->p ? b->p + b->n : NULL, b->p ? b->cap - b->n : 0, fmt, ap);
-        va_end(ap);
-        if (k < 0) {
-            b->oom = true;
-            return;
-        }
-        if (b->p && b->n + (size_t)k < b->cap) {
-            b->n += (size_t)k;
-            return;
-        }
-        size_t cap = b->cap ? b->cap * 2 : 4096;
-        while (cap < b->n + (size_t)k + 1) cap *= 2;
-        char *np = realloc(b->p, cap);
-        if (!np) {
-            b->oom = true;
-            return;
-        }
-        b->p = np;
-        b->cap = cap;
-    }
-}
-
-static int sb_finish(sbuf *b, char **out, npuc_err *err)
-{
-    if (b->oom || !b->p) {
-        free(b->p);
-        if (b->oom) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
-        b->p = calloc(1, 1);
-        if (!b->p) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
-    }
-    *out = b->p;
-    return NPUC_OK;
-}
-
 /* ------------------------------------------------------------------ JSON */
 
 static void j_metrics(npuc_json_writer *w, const char *key, const val_metrics *m)
@@ -332,38 +281,38 @@ int val_report_json(const val_report *r, char **out, npuc_err *err)
 
 /* ------------------------------------------------------------------- CSV */
 
-static void csv_field(sbuf *b, const char *s)
+static void csv_field(npuc_sbuf *b, const char *s)
 {
-    sb_printf(b, "\"");
+    npuc_sb_printf(b, "\"");
     for (; s && *s; s++) {
-        if (*s == '"') sb_printf(b, "\"\"");
-        else sb_printf(b, "%c", *s);
+        if (*s == '"') npuc_sb_printf(b, "\"\"");
+        else npuc_sb_printf(b, "%c", *s);
     }
-    sb_printf(b, "\"");
+    npuc_sb_printf(b, "\"");
 }
 
 int val_report_csv(const val_report *r, char **out, npuc_err *err)
 {
-    sbuf b = {0};
-    sb_printf(&b, "index,op,name,runs_on,epoch,epoch_kind,reason,npu_ops,macs,npu_cycles,npu_cycles_estimate,"
+    npuc_sbuf b = {0};
+    npuc_sb_printf(&b, "index,op,name,runs_on,epoch,epoch_kind,reason,npu_ops,macs,npu_cycles,npu_cycles_estimate,"
                   "cpu_time_ns_host,mac_utilisation,params_read_bytes,activations_read_bytes,fast_read_bytes,"
                   "params_written_bytes,activations_written_bytes,fast_written_bytes\n");
     for (int32_t i = 0; i < r->n_ops; i++) {
         const val_op *o = &r->ops[i];
-        sb_printf(&b, "%d,", o->index);
+        npuc_sb_printf(&b, "%d,", o->index);
         csv_field(&b, o->type);
-        sb_printf(&b, ",");
+        npuc_sb_printf(&b, ",");
         csv_field(&b, o->name);
-        sb_printf(&b, ",%s,%d,%s,", o->epoch < 0 ? "-" : o->kind == NPURT_EPOCH_HW ? "NPU" : "CPU", o->epoch,
+        npuc_sb_printf(&b, ",%s,%d,%s,", o->epoch < 0 ? "-" : o->kind == NPURT_EPOCH_HW ? "NPU" : "CPU", o->epoch,
                   kind_word(o->kind));
         csv_field(&b, o->why);
-        sb_printf(&b, ",%d,%llu,%llu,%llu,%.0f,%.4f", o->n_npu_ops, (unsigned long long)o->macs,
+        npuc_sb_printf(&b, ",%d,%llu,%llu,%llu,%.0f,%.4f", o->n_npu_ops, (unsigned long long)o->macs,
                   (unsigned long long)o->npu_cycles, (unsigned long long)o->est_cycles, o->cpu_ns, o->mac_util);
-        for (int m = 0; m < VAL_N_MEM; m++) sb_printf(&b, ",%llu", (unsigned long long)o->bytes_read[m]);
-        for (int m = 0; m < VAL_N_MEM; m++) sb_printf(&b, ",%llu", (unsigned long long)o->bytes_written[m]);
-        sb_printf(&b, "\n");
+        for (int m = 0; m < VAL_N_MEM; m++) npuc_sb_printf(&b, ",%llu", (unsigned long long)o->bytes_read[m]);
+        for (int m = 0; m < VAL_N_MEM; m++) npuc_sb_printf(&b, ",%llu", (unsigned long long)o->bytes_written[m]);
+        npuc_sb_printf(&b, "\n");
     }
-    return sb_finish(&b, out, err);
+    return npuc_sb_finish(&b, out, err);
 }
 
 /* ------------------------------------------------------------------ text */
@@ -381,33 +330,33 @@ static void fmt_time(char *buf, size_t cap, double s)
     else snprintf(buf, cap, "%.1f us", s * 1e6);
 }
 
-static void text_metrics(sbuf *b, const char *label, const val_metrics *m)
+static void text_metrics(npuc_sbuf *b, const char *label, const val_metrics *m)
 {
     char l2[32];
     fmt_metric(l2, sizeof l2, m->l2_rel);
-    sb_printf(b, "    %-13s max abs %.6g  MAE %.6g  RMSE %.6g  cosine %.6f  L2 rel %s\n", label, m->max_abs, m->mae,
+    npuc_sb_printf(b, "    %-13s max abs %.6g  MAE %.6g  RMSE %.6g  cosine %.6f  L2 rel %s\n", label, m->max_abs, m->mae,
               m->rmse, m->cosine, l2);
 }
 
 int val_report_text(const val_report *r, bool profile, char **out, npuc_err *err)
 {
-    sbuf b = {0};
-    sb_printf(&b, "validate %s on %s (%s, %.0f MHz), %d input set%s%s\n", r->model, r->target, r->system,
+    npuc_sbuf b = {0};
+    npuc_sb_printf(&b, "validate %s on %s (%s, %.0f MHz), %d input set%s%s\n", r->model, r->target, r->system,
               r->core_clock_hz / 1e6, r->n_sets, r->n_sets == 1 ? "" : "s",
               r->compiled_here ? "" : ", prebuilt model");
     for (int32_t i = 0; i < r->n_outputs; i++) {
         const val_output *o = &r->outputs[i];
-        sb_printf(&b, "output %d '%s' %s: %s", o->index, o->name, graph_dtype_name(o->dtype),
+        npuc_sb_printf(&b, "output %d '%s' %s: %s", o->index, o->name, graph_dtype_name(o->dtype),
                   o->q.bit_exact ? "bit-exact" : "NOT bit-exact");
         if (!o->q.bit_exact)
-            sb_printf(&b, " (%llu of %llu elements differ, first at %lld)%s", (unsigned long long)o->q.n_diff,
+            npuc_sb_printf(&b, " (%llu of %llu elements differ, first at %lld)%s", (unsigned long long)o->q.n_diff,
                       (unsigned long long)o->q.n, (long long)o->q.first_diff,
                       r->tolerance >= 0 ? (o->pass ? ", within tolerance" : ", beyond tolerance") : "");
-        sb_printf(&b, "\n");
+        npuc_sb_printf(&b, "\n");
         text_metrics(&b, "quantized", &o->q);
         if (o->scale > 0) text_metrics(&b, "dequantized", &o->deq);
         if (o->classifier)
-            sb_printf(&b, "    top-1 agreement %d/%d\n", o->top1_agree, o->top1_n);
+            npuc_sb_printf(&b, "    top-1 agreement %d/%d\n", o->top1_agree, o->top1_n);
         if (o->has_float) {
             text_metrics(&b, "vs float", &o->float_deployed);
             text_metrics(&b, "ref vs float", &o->float_reference);
@@ -416,31 +365,31 @@ int val_report_text(const val_report *r, bool profile, char **out, npuc_err *err
     char npu_t[32], cpu_t[32];
     fmt_time(npu_t, sizeof npu_t, r->npu_s);
     fmt_time(cpu_t, sizeof cpu_t, r->cpu_ns * 1e-9);
-    sb_printf(&b, "NPU %llu cycles (compiler estimate %llu) = %s at %.0f MHz; CPU kernels %s on this host; "
+    npuc_sb_printf(&b, "NPU %llu cycles (compiler estimate %llu) = %s at %.0f MHz; CPU kernels %s on this host; "
                   "%.1f inferences/s\n",
               (unsigned long long)r->npu_cycles, (unsigned long long)r->est_cycles, npu_t, r->core_clock_hz / 1e6,
               cpu_t, r->inferences_per_s);
-    sb_printf(&b, "memory: %s %llu B, %s %llu B (peak live %llu B)", r->pools[0].name,
+    npuc_sb_printf(&b, "memory: %s %llu B, %s %llu B (peak live %llu B)", r->pools[0].name,
               (unsigned long long)r->pools[0].used, r->pools[1].name, (unsigned long long)r->pools[1].used,
               (unsigned long long)r->pools[1].peak);
-    if (r->pools[2].used) sb_printf(&b, ", %s %llu B", r->pools[2].name, (unsigned long long)r->pools[2].used);
-    sb_printf(&b, "\n");
-    if (r->note[0]) sb_printf(&b, "note: %s\n", r->note);
+    if (r->pools[2].used) npuc_sb_printf(&b, ", %s %llu B", r->pools[2].name, (unsigned long long)r->pools[2].used);
+    npuc_sb_printf(&b, "\n");
+    if (r->note[0]) npuc_sb_printf(&b, "note: %s\n", r->note);
     if (profile) {
-        sb_printf(&b, "\nepoch kind    work                       ops        NPU cycles   estimate   CPU us     MACs\n");
+        npuc_sb_printf(&b, "\nepoch kind    work                       ops        NPU cycles   estimate   CPU us     MACs\n");
         for (int32_t i = 0; i < r->n_epochs; i++) {
             const val_epoch *e = &r->epochs[i];
             char ops[32];
             snprintf(ops, sizeof ops, e->n_ops > 1 ? "%d-%d" : "%d", e->first_op, e->first_op + e->n_ops - 1);
-            sb_printf(&b, "%5d %-7s %-26s %-9s %11llu %10llu %8.1f %9llu\n", i, kind_word(e->kind), e->work, ops,
+            npuc_sb_printf(&b, "%5d %-7s %-26s %-9s %11llu %10llu %8.1f %9llu\n", i, kind_word(e->kind), e->work, ops,
                       (unsigned long long)e->npu_cycles, (unsigned long long)e->est_cycles, e->cpu_ns / 1e3,
                       (unsigned long long)e->macs);
         }
-        sb_printf(&b, "\n  op type                  on   epoch NPU cycles   estimate   CPU us      MACs  util  "
+        npuc_sb_printf(&b, "\n  op type                  on   epoch NPU cycles   estimate   CPU us      MACs  util  "
                       "params rd  act rd  act wr\n");
         for (int32_t i = 0; i < r->n_ops; i++) {
             const val_op *o = &r->ops[i];
-            sb_printf(&b, "%4d %-20.20s %-4s %5d %10llu %10llu %8.1f %9llu %4.0f%% %10llu %7llu %7llu\n", o->index,
+            npuc_sb_printf(&b, "%4d %-20.20s %-4s %5d %10llu %10llu %8.1f %9llu %4.0f%% %10llu %7llu %7llu\n", o->index,
                       o->type, o->epoch < 0 ? "-" : o->kind == NPURT_EPOCH_HW ? "NPU" : "CPU", o->epoch,
                       (unsigned long long)o->npu_cycles, (unsigned long long)o->est_cycles, o->cpu_ns / 1e3,
                       (unsigned long long)o->macs, o->mac_util * 100.0,
@@ -449,7 +398,7 @@ int val_report_text(const val_report *r, bool profile, char **out, npuc_err *err
                       (unsigned long long)o->bytes_written[VAL_MEM_ACTIVATIONS]);
         }
     }
-    sb_printf(&b, "%s\n", r->pass ? (r->bit_exact ? "PASS: bit-exact" : "PASS: within tolerance")
+    npuc_sb_printf(&b, "%s\n", r->pass ? (r->bit_exact ? "PASS: bit-exact" : "PASS: within tolerance")
                                    : r->tolerance < 0 ? "FAIL: NOT bit-exact" : "FAIL: beyond tolerance");
-    return sb_finish(&b, out, err);
+    return npuc_sb_finish(&b, out, err);
 }

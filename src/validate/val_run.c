@@ -60,19 +60,6 @@ static uint32_t macs_per_cycle(sim_variant v)
     return 0;
 }
 
-static graph_dtype gdtype(uint8_t dt)
-{
-    switch (dt) {
-    case NPURT_DT_INT8: return GRAPH_I8;
-    case NPURT_DT_UINT8: return GRAPH_U8;
-    case NPURT_DT_INT16: return GRAPH_I16;
-    case NPURT_DT_INT32: return GRAPH_I32;
-    case NPURT_DT_INT64: return GRAPH_I64;
-    case NPURT_DT_BOOL: return GRAPH_BOOL;
-    default: return GRAPH_F32;
-    }
-}
-
 /* Region r of an epoch's base pointers is params (0), activations (1) or
  * fast scratch (2) (npurt_run.c); anything else counts as activations. */
 static int region_mem(uint8_t region)
@@ -275,11 +262,11 @@ static int check_io(vctx *c, npuc_err *err)
         int32_t i = in ? k : k - g->n_inputs;
         const graph_tensor *t = &g->tensors[in ? g->inputs[i] : g->outputs[i]];
         const npurt_tensor_rec *rec = in ? npurt_model_input(m, (uint32_t)i) : npurt_model_output(m, (uint32_t)i);
-        if (rec->size != t->nbytes || gdtype(rec->dtype) != t->dtype)
+        if (rec->size != t->nbytes || npurt_host_graph_dtype(rec->dtype) != t->dtype)
             return npuc_errf(err, NPUC_E_INVALID,
                              "compiled model %s %d is %s of %u bytes, the source model's '%s' is %s of %zu bytes: "
                              "not compiled from it",
-                             in ? "input" : "output", i, graph_dtype_name(gdtype(rec->dtype)), rec->size, t->name,
+                             in ? "input" : "output", i, graph_dtype_name(npurt_host_graph_dtype(rec->dtype)), rec->size, t->name,
                              graph_dtype_name(t->dtype), t->nbytes);
     }
     return NPUC_OK;

@@ -50,3 +50,16 @@ void npurt_host_error_text(const npurt_model *m, const npurt_error *e, char *buf
         snprintf(buf, size, "%s", what);
     }
 }
+
+graph_dtype npurt_host_graph_dtype(uint8_t dt)
+{
+    switch (dt) {
+    case NPURT_DT_INT8: return GRAPH_I8;
+    case NPURT_DT_UINT8: return GRAPH_U8;
+    case NPURT_DT_INT16: return GRAPH_I16;
+    case NPURT_DT_INT32: return GRAPH_I32;
+    case NPURT_DT_INT64: return GRAPH_I64;
+    case NPURT_DT_BOOL: return GRAPH_BOOL;
+    default: return GRAPH_F32;
+    }
+}

@@ -52,16 +52,11 @@ int emit_report_json(const cc_model *m, const char *model_name, const char *path
     npuc_json_writer w;
     npuc_json_writer_init(&w, 2);
     npuc_json_write_object_begin(&w);
-    npuc_json_write_key(&w, "model");
-    npuc_json_write_string(&w, model_name);
-    npuc_json_write_key(&w, "target");
-    npuc_json_write_string(&w, cc_target_name(s->variant));
-    npuc_json_write_key(&w, "system_config");
-    npuc_json_write_string(&w, s->name);
-    npuc_json_write_key(&w, "core_clock_hz");
-    npuc_json_write_double(&w, s->core_clock_hz);
-    npuc_json_write_key(&w, "optimise");
-    npuc_json_write_string(&w, m->opt.optimise == CC_OPT_SIZE ? "size" : "performance");
+    npuc_json_member_string(&w, "model", model_name);
+    npuc_json_member_string(&w, "target", cc_target_name(s->variant));
+    npuc_json_member_string(&w, "system_config", s->name);
+    npuc_json_member_double(&w, "core_clock_hz", s->core_clock_hz);
+    npuc_json_member_string(&w, "optimise", m->opt.optimise == CC_OPT_SIZE ? "size" : "performance");
 
     uint64_t macs = 0;
     int32_t n_npu = 0;
@@ -71,27 +66,17 @@ int emit_report_json(const cc_model *m, const char *model_name, const char *path
     }
     npuc_json_write_key(&w, "totals");
     npuc_json_write_object_begin(&w);
-    npuc_json_write_key(&w, "ops");
-    npuc_json_write_int(&w, g->n_ops);
-    npuc_json_write_key(&w, "npu_ops");
-    npuc_json_write_int(&w, n_npu);
-    npuc_json_write_key(&w, "cpu_ops");
-    npuc_json_write_int(&w, g->n_ops - n_npu);
-    npuc_json_write_key(&w, "macs");
-    npuc_json_write_uint(&w, macs);
-    npuc_json_write_key(&w, "npu_cycles");
-    npuc_json_write_uint(&w, m->npu_cycles);
+    npuc_json_member_int(&w, "ops", g->n_ops);
+    npuc_json_member_int(&w, "npu_ops", n_npu);
+    npuc_json_member_int(&w, "cpu_ops", g->n_ops - n_npu);
+    npuc_json_member_uint(&w, "macs", macs);
+    npuc_json_member_uint(&w, "npu_cycles", m->npu_cycles);
     double secs = s->core_clock_hz > 0 ? (double)m->npu_cycles / s->core_clock_hz : 0;
-    npuc_json_write_key(&w, "npu_time_s");
-    npuc_json_write_double(&w, secs);
-    npuc_json_write_key(&w, "inferences_per_s");
-    npuc_json_write_double(&w, secs > 0 ? 1.0 / secs : 0);
-    npuc_json_write_key(&w, "peak_sram_bytes");
-    npuc_json_write_uint(&w, sram_bytes(m));
-    npuc_json_write_key(&w, "flash_bytes");
-    npuc_json_write_uint(&w, params_bytes(m));
-    npuc_json_write_key(&w, "compile_time_s");
-    npuc_json_write_double(&w, m->compile_seconds);
+    npuc_json_member_double(&w, "npu_time_s", secs);
+    npuc_json_member_double(&w, "inferences_per_s", secs > 0 ? 1.0 / secs : 0);
+    npuc_json_member_uint(&w, "peak_sram_bytes", sram_bytes(m));
+    npuc_json_member_uint(&w, "flash_bytes", params_bytes(m));
+    npuc_json_member_double(&w, "compile_time_s", m->compile_seconds);
     npuc_json_write_object_end(&w);
 
     npuc_json_write_key(&w, "pools");
@@ -99,10 +84,8 @@ int emit_report_json(const cc_model *m, const char *model_name, const char *path
     for (int i = 0; i < s->n_pools; i++) {
         const cc_pool *p = &s->pools[i];
         npuc_json_write_object_begin(&w);
-        npuc_json_write_key(&w, "name");
-        npuc_json_write_string(&w, p->name);
-        npuc_json_write_key(&w, "size");
-        npuc_json_write_uint(&w, p->size);
+        npuc_json_member_string(&w, "name", p->name);
+        npuc_json_member_uint(&w, "size", p->size);
         npuc_json_write_key(&w, "used_bytes");
         npuc_json_write_uint(&w, i == s->act_pool ? m->arena_size
                                  : i == s->params_pool ? params_bytes(m) : 0);
@@ -119,21 +102,14 @@ int emit_report_json(const cc_model *m, const char *model_name, const char *path
     for (int32_t i = 0; i < m->n_epochs; i++) {
         const cc_epoch *e = &m->epochs[i];
         npuc_json_write_object_begin(&w);
-        npuc_json_write_key(&w, "kind");
-        npuc_json_write_string(&w, e->kind == CC_EPOCH_HW ? "HW" : "SW");
-        npuc_json_write_key(&w, "first_op");
-        npuc_json_write_int(&w, e->first_op);
-        npuc_json_write_key(&w, "n_ops");
-        npuc_json_write_int(&w, e->n_ops);
+        npuc_json_member_string(&w, "kind", e->kind == CC_EPOCH_HW ? "HW" : "SW");
+        npuc_json_member_int(&w, "first_op", e->first_op);
+        npuc_json_member_int(&w, "n_ops", e->n_ops);
         if (e->kind == CC_EPOCH_HW) {
-            npuc_json_write_key(&w, "npu_ops");
-            npuc_json_write_int(&w, e->n_eu);
-            npuc_json_write_key(&w, "cycles");
-            npuc_json_write_uint(&w, e->cycles);
-            npuc_json_write_key(&w, "command_stream_bytes");
-            npuc_json_write_uint(&w, e->payload_size);
-            npuc_json_write_key(&w, "constant_bytes");
-            npuc_json_write_uint(&w, e->flash_size);
+            npuc_json_member_int(&w, "npu_ops", e->n_eu);
+            npuc_json_member_uint(&w, "cycles", e->cycles);
+            npuc_json_member_uint(&w, "command_stream_bytes", e->payload_size);
+            npuc_json_member_uint(&w, "constant_bytes", e->flash_size);
         }
         npuc_json_write_object_end(&w);
     }
@@ -146,20 +122,13 @@ int emit_report_json(const cc_model *m, const char *model_name, const char *path
         if (b < 0) continue;
         const cc_buf *x = &m->bufs[b];
         npuc_json_write_object_begin(&w);
-        npuc_json_write_key(&w, "index");
-        npuc_json_write_int(&w, t);
-        npuc_json_write_key(&w, "name");
-        npuc_json_write_string(&w, g->tensors[t].name);
-        npuc_json_write_key(&w, "pool");
-        npuc_json_write_string(&w, pool_name(m, s->act_pool, "arena"));
-        npuc_json_write_key(&w, "offset");
-        npuc_json_write_int(&w, x->offset);
-        npuc_json_write_key(&w, "bytes");
-        npuc_json_write_uint(&w, g->tensors[t].nbytes);
-        npuc_json_write_key(&w, "live_from_op");
-        npuc_json_write_int(&w, x->first);
-        npuc_json_write_key(&w, "live_to_op");
-        npuc_json_write_int(&w, x->last);
+        npuc_json_member_int(&w, "index", t);
+        npuc_json_member_string(&w, "name", g->tensors[t].name);
+        npuc_json_member_string(&w, "pool", pool_name(m, s->act_pool, "arena"));
+        npuc_json_member_int(&w, "offset", x->offset);
+        npuc_json_member_uint(&w, "bytes", g->tensors[t].nbytes);
+        npuc_json_member_int(&w, "live_from_op", x->first);
+        npuc_json_member_int(&w, "live_to_op", x->last);
         npuc_json_write_object_end(&w);
     }
     npuc_json_write_array_end(&w);
@@ -169,33 +138,23 @@ int emit_report_json(const cc_model *m, const char *model_name, const char *path
     for (int32_t i = 0; i < g->n_ops; i++) {
         const cc_op_info *oi = &m->ops[i];
         npuc_json_write_object_begin(&w);
-        npuc_json_write_key(&w, "index");
-        npuc_json_write_int(&w, i);
-        npuc_json_write_key(&w, "op");
-        npuc_json_write_string(&w, graph_op_name(&g->ops[i]));
-        npuc_json_write_key(&w, "runs_on");
-        npuc_json_write_string(&w, oi->npu ? "NPU" : "CPU");
+        npuc_json_member_int(&w, "index", i);
+        npuc_json_member_string(&w, "op", graph_op_name(&g->ops[i]));
+        npuc_json_member_string(&w, "runs_on", oi->npu ? "NPU" : "CPU");
         if (!oi->npu) {
-            npuc_json_write_key(&w, "reason");
-            npuc_json_write_string(&w, oi->why);
+            npuc_json_member_string(&w, "reason", oi->why);
         }
-        npuc_json_write_key(&w, "epoch");
-        npuc_json_write_int(&w, oi->epoch);
-        npuc_json_write_key(&w, "macs");
-        npuc_json_write_uint(&w, oi->macs);
-        npuc_json_write_key(&w, "npu_cycles");
-        npuc_json_write_uint(&w, oi->cycles);
+        npuc_json_member_int(&w, "epoch", oi->epoch);
+        npuc_json_member_uint(&w, "macs", oi->macs);
+        npuc_json_member_uint(&w, "npu_cycles", oi->cycles);
         npuc_json_write_key(&w, "bytes_read");
         npuc_json_write_object_begin(&w);
-        npuc_json_write_key(&w, pool_name(m, s->params_pool, "flash"));
-        npuc_json_write_uint(&w, oi->bytes_read[0]);
-        npuc_json_write_key(&w, s->act_pool == s->params_pool ? "arena" : pool_name(m, s->act_pool, "arena"));
-        npuc_json_write_uint(&w, oi->bytes_read[1]);
+        npuc_json_member_uint(&w, pool_name(m, s->params_pool, "flash"), oi->bytes_read[0]);
+        npuc_json_member_uint(&w, s->act_pool == s->params_pool ? "arena" : pool_name(m, s->act_pool, "arena"), oi->bytes_read[1]);
         npuc_json_write_object_end(&w);
         npuc_json_write_key(&w, "bytes_written");
         npuc_json_write_object_begin(&w);
-        npuc_json_write_key(&w, s->act_pool == s->params_pool ? "arena" : pool_name(m, s->act_pool, "arena"));
-        npuc_json_write_uint(&w, oi->bytes_written[1]);
+        npuc_json_member_uint(&w, s->act_pool == s->params_pool ? "arena" : pool_name(m, s->act_pool, "arena"), oi->bytes_written[1]);
         npuc_json_write_object_end(&w);
         npuc_json_write_key(&w, "npu_ops");
         npuc_json_write_array_begin(&w);
@@ -203,18 +162,15 @@ int emit_report_json(const cc_model *m, const char *model_name, const char *path
             for (int32_t k = 0; k < oi->n_eu; k++) {
                 const eu_op *o = &m->epochs[oi->epoch].ops[oi->first_eu + k];
                 npuc_json_write_object_begin(&w);
-                npuc_json_write_key(&w, "kind");
-                npuc_json_write_string(&w, kind_name(o));
+                npuc_json_member_string(&w, "kind", kind_name(o));
                 npuc_json_write_key(&w, "block");
                 npuc_json_write_array_begin(&w);
                 npuc_json_write_uint(&w, o->blk.w);
                 npuc_json_write_uint(&w, o->blk.h);
                 npuc_json_write_uint(&w, o->blk.d);
                 npuc_json_write_array_end(&w);
-                npuc_json_write_key(&w, "weight_bytes");
-                npuc_json_write_uint(&w, o->w_len);
-                npuc_json_write_key(&w, "scale_bytes");
-                npuc_json_write_uint(&w, o->s_len);
+                npuc_json_member_uint(&w, "weight_bytes", o->w_len);
+                npuc_json_member_uint(&w, "scale_bytes", o->s_len);
                 npuc_json_write_object_end(&w);
             }
         npuc_json_write_array_end(&w);

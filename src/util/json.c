@@ -937,3 +937,33 @@ int npuc_json_writer_finish(npuc_json_writer *w, char **text, size_t *len, npuc_
     npuc_json_writer_init(w, indent);
     return rc;
 }
+
+void npuc_json_member_string(npuc_json_writer *w, const char *key, const char *s)
+{
+    npuc_json_write_key(w, key);
+    npuc_json_write_string(w, s);
+}
+
+void npuc_json_member_int(npuc_json_writer *w, const char *key, int64_t v)
+{
+    npuc_json_write_key(w, key);
+    npuc_json_write_int(w, v);
+}
+
+void npuc_json_member_uint(npuc_json_writer *w, const char *key, uint64_t v)
+{
+    npuc_json_write_key(w, key);
+    npuc_json_write_uint(w, v);
+}
+
+void npuc_json_member_double(npuc_json_writer *w, const char *key, double v)
+{
+    npuc_json_write_key(w, key);
+    npuc_json_write_double(w, v);
+}
+
+void npuc_json_member_bool(npuc_json_writer *w, const char *key, bool v)
+{
+    npuc_json_write_key(w, key);
+    npuc_json_write_bool(w, v);
+}

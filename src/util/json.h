@@ -125,6 +125,12 @@ void npuc_json_write_uint(npuc_json_writer *w, uint64_t v);
 void npuc_json_write_double(npuc_json_writer *w, double v);
 void npuc_json_write_bool(npuc_json_writer *w, bool v);
 void npuc_json_write_null(npuc_json_writer *w);
+/* An object member: key then value. */
+void npuc_json_member_string(npuc_json_writer *w, const char *key, const char *s);
+void npuc_json_member_int(npuc_json_writer *w, const char *key, int64_t v);
+void npuc_json_member_uint(npuc_json_writer *w, const char *key, uint64_t v);
+void npuc_json_member_double(npuc_json_writer *w, const char *key, double v);
+void npuc_json_member_bool(npuc_json_writer *w, const char *key, bool v);
 /* A parsed value (numbers keep their literal). */
 void npuc_json_write_value(npuc_json_writer *w, const npuc_json *v);
 

@@ -22,24 +22,15 @@ static void j_metrics(npuc_json_writer *w, const char *key, const val_metrics *m
 {
     npuc_json_write_key(w, key);
     npuc_json_write_object_begin(w);
-    npuc_json_write_key(w, "bit_exact");
-    npuc_json_write_bool(w, m->bit_exact);
-    npuc_json_write_key(w, "elements");
-    npuc_json_write_uint(w, m->n);
-    npuc_json_write_key(w, "differing");
-    npuc_json_write_uint(w, m->n_diff);
-    npuc_json_write_key(w, "first_difference");
-    npuc_json_write_int(w, m->first_diff);
-    npuc_json_write_key(w, "max_abs_error");
-    npuc_json_write_double(w, m->max_abs);
-    npuc_json_write_key(w, "mae");
-    npuc_json_write_double(w, m->mae);
-    npuc_json_write_key(w, "rmse");
-    npuc_json_write_double(w, m->rmse);
-    npuc_json_write_key(w, "cosine_similarity");
-    npuc_json_write_double(w, m->cosine);
-    npuc_json_write_key(w, "l2_relative_error");
-    npuc_json_write_double(w, m->l2_rel);   /* infinity is written as null */
+    npuc_json_member_bool(w, "bit_exact", m->bit_exact);
+    npuc_json_member_uint(w, "elements", m->n);
+    npuc_json_member_uint(w, "differing", m->n_diff);
+    npuc_json_member_int(w, "first_difference", m->first_diff);
+    npuc_json_member_double(w, "max_abs_error", m->max_abs);
+    npuc_json_member_double(w, "mae", m->mae);
+    npuc_json_member_double(w, "rmse", m->rmse);
+    npuc_json_member_double(w, "cosine_similarity", m->cosine);
+    npuc_json_member_double(w, "l2_relative_error", m->l2_rel);   /* infinity is written as null */
     npuc_json_write_object_end(w);
 }
 
@@ -48,8 +39,7 @@ static void j_bytes(npuc_json_writer *w, const char *key, const uint64_t *b)
     npuc_json_write_key(w, key);
     npuc_json_write_object_begin(w);
     for (int m = 0; m < VAL_N_MEM; m++) {
-        npuc_json_write_key(w, mem_key[m]);
-        npuc_json_write_uint(w, b[m]);
+        npuc_json_member_uint(w, mem_key[m], b[m]);
     }
     npuc_json_write_object_end(w);
 }
@@ -59,62 +49,41 @@ int val_report_json(const val_report *r, char **out, npuc_err *err)
     npuc_json_writer w;
     npuc_json_writer_init(&w, 2);
     npuc_json_write_object_begin(&w);
-    npuc_json_write_key(&w, "model");
-    npuc_json_write_string(&w, r->model);
-    npuc_json_write_key(&w, "target");
-    npuc_json_write_string(&w, r->target);
-    npuc_json_write_key(&w, "system_config");
-    npuc_json_write_string(&w, r->system);
-    npuc_json_write_key(&w, "core_clock_hz");
-    npuc_json_write_double(&w, r->core_clock_hz);
-    npuc_json_write_key(&w, "macs_per_cycle");
-    npuc_json_write_uint(&w, r->macs_per_cycle);
-    npuc_json_write_key(&w, "input_sets");
-    npuc_json_write_int(&w, r->n_sets);
-    npuc_json_write_key(&w, "compiled_here");
-    npuc_json_write_bool(&w, r->compiled_here);
-    npuc_json_write_key(&w, "op_detail");
-    npuc_json_write_bool(&w, r->op_detail);
-    npuc_json_write_key(&w, "note");
-    npuc_json_write_string(&w, r->note);
+    npuc_json_member_string(&w, "model", r->model);
+    npuc_json_member_string(&w, "target", r->target);
+    npuc_json_member_string(&w, "system_config", r->system);
+    npuc_json_member_double(&w, "core_clock_hz", r->core_clock_hz);
+    npuc_json_member_uint(&w, "macs_per_cycle", r->macs_per_cycle);
+    npuc_json_member_int(&w, "input_sets", r->n_sets);
+    npuc_json_member_bool(&w, "compiled_here", r->compiled_here);
+    npuc_json_member_bool(&w, "op_detail", r->op_detail);
+    npuc_json_member_string(&w, "note", r->note);
     npuc_json_write_key(&w, "tolerance");
     if (r->tolerance < 0) npuc_json_write_null(&w);
     else npuc_json_write_double(&w, r->tolerance);
-    npuc_json_write_key(&w, "bit_exact");
-    npuc_json_write_bool(&w, r->bit_exact);
-    npuc_json_write_key(&w, "pass");
-    npuc_json_write_bool(&w, r->pass);
+    npuc_json_member_bool(&w, "bit_exact", r->bit_exact);
+    npuc_json_member_bool(&w, "pass", r->pass);
 
     npuc_json_write_key(&w, "outputs");
     npuc_json_write_array_begin(&w);
     for (int32_t i = 0; i < r->n_outputs; i++) {
         const val_output *o = &r->outputs[i];
         npuc_json_write_object_begin(&w);
-        npuc_json_write_key(&w, "index");
-        npuc_json_write_int(&w, o->index);
-        npuc_json_write_key(&w, "name");
-        npuc_json_write_string(&w, o->name);
-        npuc_json_write_key(&w, "dtype");
-        npuc_json_write_string(&w, graph_dtype_name(o->dtype));
-        npuc_json_write_key(&w, "verdict");
-        npuc_json_write_string(&w, o->q.bit_exact ? "bit-exact" : "NOT bit-exact");
-        npuc_json_write_key(&w, "pass");
-        npuc_json_write_bool(&w, o->pass);
-        npuc_json_write_key(&w, "scale");
-        npuc_json_write_double(&w, o->scale);
-        npuc_json_write_key(&w, "zero_point");
-        npuc_json_write_int(&w, o->zero_point);
+        npuc_json_member_int(&w, "index", o->index);
+        npuc_json_member_string(&w, "name", o->name);
+        npuc_json_member_string(&w, "dtype", graph_dtype_name(o->dtype));
+        npuc_json_member_string(&w, "verdict", o->q.bit_exact ? "bit-exact" : "NOT bit-exact");
+        npuc_json_member_bool(&w, "pass", o->pass);
+        npuc_json_member_double(&w, "scale", o->scale);
+        npuc_json_member_int(&w, "zero_point", o->zero_point);
         j_metrics(&w, "quantized", &o->q);
         if (o->scale > 0) j_metrics(&w, "dequantized", &o->deq);
         if (o->classifier) {
             npuc_json_write_key(&w, "top1_agreement");
             npuc_json_write_object_begin(&w);
-            npuc_json_write_key(&w, "agree");
-            npuc_json_write_int(&w, o->top1_agree);
-            npuc_json_write_key(&w, "sets");
-            npuc_json_write_int(&w, o->top1_n);
-            npuc_json_write_key(&w, "rate");
-            npuc_json_write_double(&w, o->top1_n ? (double)o->top1_agree / o->top1_n : 0);
+            npuc_json_member_int(&w, "agree", o->top1_agree);
+            npuc_json_member_int(&w, "sets", o->top1_n);
+            npuc_json_member_double(&w, "rate", o->top1_n ? (double)o->top1_agree / o->top1_n : 0);
             npuc_json_write_object_end(&w);
         }
         if (o->has_float) {
@@ -127,22 +96,14 @@ int val_report_json(const val_report *r, char **out, npuc_err *err)
 
     npuc_json_write_key(&w, "totals");
     npuc_json_write_object_begin(&w);
-    npuc_json_write_key(&w, "macs");
-    npuc_json_write_uint(&w, r->macs);
-    npuc_json_write_key(&w, "npu_cycles");
-    npuc_json_write_uint(&w, r->npu_cycles);
-    npuc_json_write_key(&w, "npu_cycles_estimate");
-    npuc_json_write_uint(&w, r->est_cycles);
-    npuc_json_write_key(&w, "npu_time_s");
-    npuc_json_write_double(&w, r->npu_s);
-    npuc_json_write_key(&w, "cpu_time_s_host");
-    npuc_json_write_double(&w, r->cpu_ns * 1e-9);
-    npuc_json_write_key(&w, "inferences_per_s");
-    npuc_json_write_double(&w, r->inferences_per_s);
-    npuc_json_write_key(&w, "npu_ops");
-    npuc_json_write_int(&w, r->n_npu_ops_graph);
-    npuc_json_write_key(&w, "cpu_ops");
-    npuc_json_write_int(&w, r->n_cpu_ops_graph);
+    npuc_json_member_uint(&w, "macs", r->macs);
+    npuc_json_member_uint(&w, "npu_cycles", r->npu_cycles);
+    npuc_json_member_uint(&w, "npu_cycles_estimate", r->est_cycles);
+    npuc_json_member_double(&w, "npu_time_s", r->npu_s);
+    npuc_json_member_double(&w, "cpu_time_s_host", r->cpu_ns * 1e-9);
+    npuc_json_member_double(&w, "inferences_per_s", r->inferences_per_s);
+    npuc_json_member_int(&w, "npu_ops", r->n_npu_ops_graph);
+    npuc_json_member_int(&w, "cpu_ops", r->n_cpu_ops_graph);
     npuc_json_write_key(&w, "mac_utilisation");
     npuc_json_write_double(&w, r->npu_cycles && r->macs_per_cycle
                                    ? (double)r->macs / ((double)r->npu_cycles * r->macs_per_cycle) : 0);
@@ -153,16 +114,11 @@ int val_report_json(const val_report *r, char **out, npuc_err *err)
     for (int m = 0; m < VAL_N_MEM; m++) {
         const val_pool *p = &r->pools[m];
         npuc_json_write_object_begin(&w);
-        npuc_json_write_key(&w, "role");
-        npuc_json_write_string(&w, mem_key[m]);
-        npuc_json_write_key(&w, "name");
-        npuc_json_write_string(&w, p->name);
-        npuc_json_write_key(&w, "size");
-        npuc_json_write_uint(&w, p->size);
-        npuc_json_write_key(&w, "used");
-        npuc_json_write_uint(&w, p->used);
-        npuc_json_write_key(&w, "peak");
-        npuc_json_write_uint(&w, p->peak);
+        npuc_json_member_string(&w, "role", mem_key[m]);
+        npuc_json_member_string(&w, "name", p->name);
+        npuc_json_member_uint(&w, "size", p->size);
+        npuc_json_member_uint(&w, "used", p->used);
+        npuc_json_member_uint(&w, "peak", p->peak);
         npuc_json_write_object_end(&w);
     }
     npuc_json_write_array_end(&w);
@@ -172,24 +128,15 @@ int val_report_json(const val_report *r, char **out, npuc_err *err)
     for (int32_t i = 0; i < r->n_epochs; i++) {
         const val_epoch *e = &r->epochs[i];
         npuc_json_write_object_begin(&w);
-        npuc_json_write_key(&w, "index");
-        npuc_json_write_int(&w, i);
-        npuc_json_write_key(&w, "kind");
-        npuc_json_write_string(&w, kind_word(e->kind));
-        npuc_json_write_key(&w, "work");
-        npuc_json_write_string(&w, e->work);
-        npuc_json_write_key(&w, "first_op");
-        npuc_json_write_int(&w, e->first_op);
-        npuc_json_write_key(&w, "n_ops");
-        npuc_json_write_int(&w, e->n_ops);
-        npuc_json_write_key(&w, "macs");
-        npuc_json_write_uint(&w, e->macs);
-        npuc_json_write_key(&w, "npu_cycles");
-        npuc_json_write_uint(&w, e->npu_cycles);
-        npuc_json_write_key(&w, "npu_cycles_estimate");
-        npuc_json_write_uint(&w, e->est_cycles);
-        npuc_json_write_key(&w, "cpu_time_ns_host");
-        npuc_json_write_double(&w, e->cpu_ns);
+        npuc_json_member_int(&w, "index", i);
+        npuc_json_member_string(&w, "kind", kind_word(e->kind));
+        npuc_json_member_string(&w, "work", e->work);
+        npuc_json_member_int(&w, "first_op", e->first_op);
+        npuc_json_member_int(&w, "n_ops", e->n_ops);
+        npuc_json_member_uint(&w, "macs", e->macs);
+        npuc_json_member_uint(&w, "npu_cycles", e->npu_cycles);
+        npuc_json_member_uint(&w, "npu_cycles_estimate", e->est_cycles);
+        npuc_json_member_double(&w, "cpu_time_ns_host", e->cpu_ns);
         j_bytes(&w, "bytes_read", e->bytes_read);
         j_bytes(&w, "bytes_written", e->bytes_written);
         npuc_json_write_object_end(&w);
@@ -201,34 +148,21 @@ int val_report_json(const val_report *r, char **out, npuc_err *err)
     for (int32_t i = 0; i < r->n_ops; i++) {
         const val_op *o = &r->ops[i];
         npuc_json_write_object_begin(&w);
-        npuc_json_write_key(&w, "index");
-        npuc_json_write_int(&w, o->index);
-        npuc_json_write_key(&w, "op");
-        npuc_json_write_string(&w, o->type);
-        npuc_json_write_key(&w, "name");
-        npuc_json_write_string(&w, o->name);
-        npuc_json_write_key(&w, "epoch");
-        npuc_json_write_int(&w, o->epoch);
-        npuc_json_write_key(&w, "kind");
-        npuc_json_write_string(&w, kind_word(o->kind));
-        npuc_json_write_key(&w, "runs_on");
-        npuc_json_write_string(&w, o->epoch < 0 ? "-" : o->kind == NPURT_EPOCH_HW ? "NPU" : "CPU");
+        npuc_json_member_int(&w, "index", o->index);
+        npuc_json_member_string(&w, "op", o->type);
+        npuc_json_member_string(&w, "name", o->name);
+        npuc_json_member_int(&w, "epoch", o->epoch);
+        npuc_json_member_string(&w, "kind", kind_word(o->kind));
+        npuc_json_member_string(&w, "runs_on", o->epoch < 0 ? "-" : o->kind == NPURT_EPOCH_HW ? "NPU" : "CPU");
         if (o->why[0]) {
-            npuc_json_write_key(&w, "reason");
-            npuc_json_write_string(&w, o->why);
+            npuc_json_member_string(&w, "reason", o->why);
         }
-        npuc_json_write_key(&w, "npu_ops");
-        npuc_json_write_int(&w, o->n_npu_ops);
-        npuc_json_write_key(&w, "macs");
-        npuc_json_write_uint(&w, o->macs);
-        npuc_json_write_key(&w, "npu_cycles");
-        npuc_json_write_uint(&w, o->npu_cycles);
-        npuc_json_write_key(&w, "npu_cycles_estimate");
-        npuc_json_write_uint(&w, o->est_cycles);
-        npuc_json_write_key(&w, "cpu_time_ns_host");
-        npuc_json_write_double(&w, o->cpu_ns);
-        npuc_json_write_key(&w, "mac_utilisation");
-        npuc_json_write_double(&w, o->mac_util);
+        npuc_json_member_int(&w, "npu_ops", o->n_npu_ops);
+        npuc_json_member_uint(&w, "macs", o->macs);
+        npuc_json_member_uint(&w, "npu_cycles", o->npu_cycles);
+        npuc_json_member_uint(&w, "npu_cycles_estimate", o->est_cycles);
+        npuc_json_member_double(&w, "cpu_time_ns_host", o->cpu_ns);
+        npuc_json_member_double(&w, "mac_utilisation", o->mac_util);
         j_bytes(&w, "bytes_read", o->bytes_read);
         j_bytes(&w, "bytes_written", o->bytes_written);
         npuc_json_write_object_end(&w);
@@ -242,20 +176,13 @@ int val_report_json(const val_report *r, char **out, npuc_err *err)
     for (int32_t i = 0; i < r->n_buffers; i++) {
         const val_buffer *b = &r->buffers[i];
         npuc_json_write_object_begin(&w);
-        npuc_json_write_key(&w, "tensor");
-        npuc_json_write_int(&w, b->tensor);
-        npuc_json_write_key(&w, "name");
-        npuc_json_write_string(&w, b->name);
-        npuc_json_write_key(&w, "pool");
-        npuc_json_write_string(&w, mem_key[b->pool >= 0 && b->pool < VAL_N_MEM ? b->pool : 1]);
-        npuc_json_write_key(&w, "offset");
-        npuc_json_write_uint(&w, b->offset);
-        npuc_json_write_key(&w, "size");
-        npuc_json_write_uint(&w, b->size);
-        npuc_json_write_key(&w, "first_op");
-        npuc_json_write_int(&w, b->first_op);
-        npuc_json_write_key(&w, "last_op");
-        npuc_json_write_int(&w, b->last_op);
+        npuc_json_member_int(&w, "tensor", b->tensor);
+        npuc_json_member_string(&w, "name", b->name);
+        npuc_json_member_string(&w, "pool", mem_key[b->pool >= 0 && b->pool < VAL_N_MEM ? b->pool : 1]);
+        npuc_json_member_uint(&w, "offset", b->offset);
+        npuc_json_member_uint(&w, "size", b->size);
+        npuc_json_member_int(&w, "first_op", b->first_op);
+        npuc_json_member_int(&w, "last_op", b->last_op);
         npuc_json_write_object_end(&w);
     }
     npuc_json_write_array_end(&w);

@@ -140,6 +140,12 @@ typedef struct cc_model {
 int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *err);
 void cc_model_free(cc_model *m);
 
+/* The allocation timeline (cc_buf first/last): graph op `op` takes
+ * cc_op_steps steps (one per NPU op, at least one); cc_step_op maps a step
+ * back to its graph op (before the first: 0; past the end: the last op). */
+int32_t cc_op_steps(const cc_model *m, int32_t op);
+int32_t cc_step_op(const cc_model *m, int32_t step);
+
 /* Passes (internal to compiler/, in pipeline order). */
 int cc_lower(cc_model *m, npuc_err *err);
 int cc_layout(cc_model *m, npuc_err *err);

@@ -43,6 +43,22 @@ static int cmp_span(const void *a, const void *b)
     return x->lo < y->lo ? -1 : x->lo > y->lo ? 1 : 0;
 }
 
+int32_t cc_op_steps(const cc_model *m, int32_t op)
+{
+    return m->ops[op].npu && m->ops[op].n_eu > 1 ? m->ops[op].n_eu : 1;
+}
+
+int32_t cc_step_op(const cc_model *m, int32_t step)
+{
+    int32_t n_ops = m->g->n_ops;
+    if (step < 0 || n_ops <= 0) return 0;
+    for (int32_t i = 0, t = 0; i < n_ops; i++) {
+        t += cc_op_steps(m, i);
+        if (step < t) return i;
+    }
+    return n_ops - 1;
+}
+
 int cc_allocate(cc_model *m, npuc_err *err)
 {
     const graph *g = m->g;
@@ -61,7 +77,7 @@ int cc_allocate(cc_model *m, npuc_err *err)
     }
     int32_t t = 0;
     for (int32_t i = 0; i < g->n_ops; i++) {
-        int32_t n = m->ops[i].npu && m->ops[i].n_eu > 1 ? m->ops[i].n_eu : 1;
+        int32_t n = cc_op_steps(m, i);
         t0[i] = t;
         t1[i] = t + n - 1;
         t += n;

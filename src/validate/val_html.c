@@ -154,6 +154,22 @@ static void hb_axis_bytes(npuc_sbuf *b, double v)
     else npuc_sb_printf(b, "%.0f", v);
 }
 
+/* Horizontal grid lines and y-axis labels at 0, step, .. nt*step of a
+ * chart whose plot area starts at x = left, is `width` wide, and maps 0..top
+ * onto base..base-height. */
+static void hb_y_grid(npuc_sbuf *b, int nt, double step, double top, double base, double left, double width,
+                      double height, void (*label)(npuc_sbuf *, double))
+{
+    for (int k = 0; k <= nt; k++) {
+        double v = k * step, y = base - v / top * height;
+        npuc_sb_printf(b, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", left, y,
+                       left + width, y);
+        npuc_sb_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" dy=\".32em\">", left - 6, y);
+        label(b, v);
+        npuc_sb_puts(b, "</text>");
+    }
+}
+
 /* ------------------------------------------------------------- helpers */
 
 static const char *kind_name(uint8_t kind)
@@ -602,13 +618,7 @@ static void section_cycle_chart(npuc_sbuf *b, const val_report *r, const val_op 
 
     /* grid and y axis */
     npuc_sb_puts(b, "<g class=\"y-axis\">");
-    for (int k = 0; k <= (int)nt; k++) {
-        double v = k * step, y = base - v / top * PH;
-        npuc_sb_printf(b, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", ML, y, ML + pw, y);
-        npuc_sb_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" dy=\".32em\">", ML - 6, y);
-        hb_axis_si(b, v);
-        npuc_sb_puts(b, "</text>");
-    }
+    hb_y_grid(b, (int)nt, step, top, base, ML, pw, PH, hb_axis_si);
     npuc_sb_puts(b, "</g>\n");
 
     /* bars */
@@ -759,13 +769,7 @@ static void section_memory(npuc_sbuf *b, const val_report *r, const val_op *ops,
             hb_bytes_h(b, (double)pl->size);
         }
         npuc_sb_puts(b, "</text>\n");
-        for (int t = 0; t <= (int)nt; t++) {
-            double v = t * step, y = base - v / top * PH;
-            npuc_sb_printf(b, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", ML, y, ML + pw, y);
-            npuc_sb_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" dy=\".32em\">", ML - 6, y);
-            hb_axis_bytes(b, v);
-            npuc_sb_puts(b, "</text>");
-        }
+        hb_y_grid(b, (int)nt, step, top, base, ML, pw, PH, hb_axis_bytes);
         npuc_sb_puts(b, "\n");
         /* live bytes: area under the buffers, line over them */
         bool draw_live = act && live && n_ops > 0;

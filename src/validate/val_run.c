@@ -118,36 +118,19 @@ static void on_event(void *user, int event, uint32_t epoch)
     }
 }
 
-/* Timeline step (cc_allocate) -> graph op. */
-static int32_t step_op(const int32_t *t0, int32_t n_ops, int32_t step)
-{
-    if (n_ops <= 0) return 0;
-    if (step < 0) return 0;
-    for (int32_t i = n_ops - 1; i >= 0; i--)
-        if (t0[i] <= step) return i;
-    return 0;
-}
-
 static void fill_memory_plan(vctx *c)
 {
     val_report *r = c->r;
     const cc_model *m = c->cm;
     const graph *g = c->g;
-    int32_t *t0 = malloc(sizeof(int32_t) * ((size_t)g->n_ops + 1));
     r->buffers = calloc((size_t)m->n_bufs + 1, sizeof *r->buffers);
     r->live = calloc((size_t)g->n_ops + 1, sizeof *r->live);
-    if (!t0 || !r->buffers || !r->live) {
-        free(t0);
+    if (!r->buffers || !r->live) {
         free(r->buffers);
         free(r->live);
         r->buffers = NULL;
         r->live = NULL;
         return;
-    }
-    int32_t t = 0;
-    for (int32_t i = 0; i < g->n_ops; i++) {
-        t0[i] = t;
-        t += m->ops[i].npu && m->ops[i].n_eu > 1 ? m->ops[i].n_eu : 1;
     }
     for (int32_t b = 0; b < m->n_bufs; b++) {
         const cc_buf *x = &m->bufs[b];
@@ -160,8 +143,8 @@ static void fill_memory_plan(vctx *c)
         vb->pool = VAL_MEM_ACTIVATIONS;
         vb->offset = (uint64_t)x->offset;
         vb->size = x->size;
-        vb->first_op = step_op(t0, g->n_ops, x->first);
-        vb->last_op = x->last >= t ? g->n_ops - 1 : step_op(t0, g->n_ops, x->last);
+        vb->first_op = cc_step_op(m, x->first);
+        vb->last_op = cc_step_op(m, x->last);
         if (vb->last_op < vb->first_op) vb->last_op = vb->first_op;
         for (int32_t i = vb->first_op; i <= vb->last_op && i < g->n_ops; i++) r->live[i] += x->size;
     }
@@ -169,7 +152,6 @@ static void fill_memory_plan(vctx *c)
     for (int32_t i = 0; i < g->n_ops; i++)
         if (r->live[i] > peak) peak = r->live[i];
     r->pools[VAL_MEM_ACTIVATIONS].peak = peak;
-    free(t0);
 }
 
 /* Does the compiled model's epoch list equal the one cc_model planned? */

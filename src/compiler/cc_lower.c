@@ -33,25 +33,31 @@ int cc_cpu(lower_ctx *c, const char *fmt, ...)
     return 1;
 }
 
-static const graph_tensor *tin(const lower_ctx *c, const graph_op *op, int i)
+const graph_tensor *cc_tin(const lower_ctx *c, const graph_op *op, int i)
 {
     return (i < op->n_in && op->in[i] >= 0) ? &c->g->tensors[op->in[i]] : NULL;
 }
 
-static const graph_tensor *tout(const lower_ctx *c, const graph_op *op, int i)
+const graph_tensor *cc_tout(const lower_ctx *c, const graph_op *op, int i)
 {
     return (i < op->n_out && op->out[i] >= 0) ? &c->g->tensors[op->out[i]] : NULL;
 }
 
-static bool npu_dtype(graph_dtype d) { return d == GRAPH_I8 || d == GRAPH_I16; }
+bool cc_npu_dtype(graph_dtype d) { return d == GRAPH_I8 || d == GRAPH_I16; }
 
-static bool has_q1(const graph_tensor *t)
+bool cc_has_q1(const graph_tensor *t)
 {
     return t->q.n >= 1 && t->q.scale && t->q.zero_point && t->q.scale[0] > 0.0f &&
            isnormal(t->q.scale[0]);
 }
 
-static int32_t zp_of(const graph_tensor *t) { return t->q.n >= 1 ? (int32_t)t->q.zero_point[0] : 0; }
+int32_t cc_zp(const graph_tensor *t) { return t->q.n >= 1 ? (int32_t)t->q.zero_point[0] : 0; }
+
+#define tin cc_tin
+#define tout cc_tout
+#define npu_dtype cc_npu_dtype
+#define has_q1 cc_has_q1
+#define zp_of cc_zp
 
 int cc_flash_add(cc_epoch *e, const void *data, uint64_t size, uint64_t *off, npuc_err *err)
 {
@@ -243,7 +249,7 @@ bool cc_hw_scale_natural16(int32_t m, int32_t shift, uint32_t *hm, uint8_t *hs)
 }
 
 /* Clamp of the output stage: the activation range in OFM units. */
-static void set_act(eu_op *o, const graph_tensor *out, int32_t act)
+void cc_set_act(eu_op *o, const graph_tensor *out, int32_t act)
 {
     int32_t qmin = out->dtype == GRAPH_I16 ? INT16_MIN : INT8_MIN;
     int32_t qmax = out->dtype == GRAPH_I16 ? INT16_MAX : INT8_MAX;
@@ -254,7 +260,7 @@ static void set_act(eu_op *o, const graph_tensor *out, int32_t act)
     o->act_max = hi;
 }
 
-static bool act_ok(int32_t act)
+bool cc_act_ok(int32_t act)
 {
     return act == TFL_ACT_NONE || act == TFL_ACT_RELU || act == TFL_ACT_RELU6 ||
            act == TFL_ACT_RELU_N1_TO_1;
@@ -262,21 +268,13 @@ static bool act_ok(int32_t act)
 
 /* ---------------------------------------------------------- weighted ops */
 
-typedef struct wop {
-    const graph_tensor *in, *w, *bias, *out;
-    uint32_t O, I, kh, kw;
-    bool depthwise;
-    const int8_t *wdata;      /* layout given by `layout` */
-    int layout;               /* 0 OHWI (conv/fc), 1 1HWO (depthwise), 2 1HWO as conv with I=1 */
-    int32_t wzp;              /* per-tensor weight zero point (FC) */
-    bool fc_float_product;    /* FC per-tensor: scale product in float */
-} wop;
-
 static int16_t wget(const wop *p, uint32_t o, uint32_t ky, uint32_t kx, uint32_t i)
 {
     size_t idx;
     if (p->layout == 0)
         idx = (((size_t)o * p->kh + ky) * p->kw + kx) * p->I + i;
+    else if (p->layout == 3)   /* OHWI turned by 180 degrees (transpose conv) */
+        idx = (((size_t)o * p->kh + (p->kh - 1 - ky)) * p->kw + (p->kw - 1 - kx)) * p->I + i;
     else
         idx = ((size_t)ky * p->kw + kx) * p->O + o;
     return (int16_t)(p->wdata[idx] - p->wzp);
@@ -353,7 +351,7 @@ done:
 
 /* Weights, scales and the output stage of a CONV/DEPTHWISE eu_op whose
  * geometry and block are set. */
-static int encode_weighted(lower_ctx *c, eu_op *o, const wop *p, npuc_err *err)
+int cc_encode_weighted(lower_ctx *c, eu_op *o, const wop *p, npuc_err *err)
 {
     const graph_tensor *in = p->in, *out = p->out, *w = p->w;
     bool wide = in->dtype == GRAPH_I16;
@@ -413,7 +411,7 @@ static int encode_weighted(lower_ctx *c, eu_op *o, const wop *p, npuc_err *err)
                     wv[(((size_t)oc * p->kh + ky) * p->kw + kx) * I + i] = wget(p, oc, ky, kx, i);
     o->ofm_scale_mode = 0;
     o->round = wide ? 2 : 0;
-    set_act(o, out, c->g->ops[c->op_index].opt.activation);
+    cc_set_act(o, out, c->g->ops[c->op_index].opt.activation);
     /* When weights are copied into SRAM, a conv with many weights is split
      * along its output channels into ops whose weights are copied one after
      * another: each copy overlaps the previous op and only two chunks need
@@ -452,7 +450,7 @@ done:
     return rc;
 }
 
-static int pad_of(int32_t padding, int32_t in, int32_t filter, int32_t stride, int32_t dil,
+int cc_pad_of(int32_t padding, int32_t in, int32_t filter, int32_t stride, int32_t dil,
                   int32_t out, int32_t *before, int32_t *after)
 {
     int32_t kp = K_PAD_VALID;
@@ -494,7 +492,7 @@ static int lower_conv_like(lower_ctx *c, const graph_op *op, npuc_err *err)
         return cc_cpu(c, "int8 op with a %s bias", graph_dtype_name(p.bias->dtype));
     }
     if (p.bias && !p.bias->data) return cc_cpu(c, "bias is not constant");
-    if (!act_ok(opt->activation)) return cc_cpu(c, "fused activation %s", tfl_activation_name(opt->activation));
+    if (!cc_act_ok(opt->activation)) return cc_cpu(c, "fused activation %s", tfl_activation_name(opt->activation));
 
     eu_op *o = cc_new_eu(c, err);
     if (!o) return err->code;
@@ -563,8 +561,8 @@ static int lower_conv_like(lower_ctx *c, const graph_op *op, npuc_err *err)
         if ((int64_t)(p.kh - 1) * dy + 1 > 64 || (int64_t)(p.kw - 1) * dx + 1 > 64)
             return c->e->n_eu--, cc_cpu(c, "kernel %ux%u too large", p.kw, p.kh);
         int32_t pt, pb, pl, pr;
-        pad_of(opt->padding, H, (int32_t)p.kh, sy, dy, OH, &pt, &pb);
-        pad_of(opt->padding, W, (int32_t)p.kw, sx, dx, OW, &pl, &pr);
+        cc_pad_of(opt->padding, H, (int32_t)p.kh, sy, dy, OH, &pt, &pb);
+        cc_pad_of(opt->padding, W, (int32_t)p.kw, sx, dx, OW, &pl, &pr);
         if (pt > 127 || pl > 127 || pb > 128 || pr > 128) return c->e->n_eu--, cc_cpu(c, "padding too large");
         o->stride_x = (uint8_t)sx;
         o->stride_y = (uint8_t)sy;
@@ -588,7 +586,7 @@ static int lower_conv_like(lower_ctx *c, const graph_op *op, npuc_err *err)
         if (rc == NPUC_E_UNSUPPORTED) return cc_cpu(c, "%s", err->msg);
         return rc;
     }
-    rc = encode_weighted(c, o, &p, err);
+    rc = cc_encode_weighted(c, o, &p, err);
     if (rc) {
         c->e->n_eu--;
         return rc;
@@ -638,15 +636,15 @@ static int lower_pool(lower_ctx *c, const graph_op *op, npuc_err *err)
     if (!npu_dtype(in->dtype) || out->dtype != in->dtype) return cc_cpu(c, "%s tensors", graph_dtype_name(in->dtype));
     if (in->rank != 4 || out->rank != 4 || in->shape[0] != 1) return cc_cpu(c, "not a 4-d batch-1 tensor");
     if (!has_q1(in) || !has_q1(out)) return cc_cpu(c, "tensors are not quantized");
-    if (!act_ok(opt->activation)) return cc_cpu(c, "fused activation %s", tfl_activation_name(opt->activation));
+    if (!cc_act_ok(opt->activation)) return cc_cpu(c, "fused activation %s", tfl_activation_name(opt->activation));
     int32_t sx = opt->stride_w, sy = opt->stride_h, fw = opt->filter_w, fh = opt->filter_h;
     if (sx < 1 || sx > 3 || sy < 1 || sy > 3) return cc_cpu(c, "pool stride %dx%d (the NPU takes 1..3)", sx, sy);
     if (fw < 1 || fh < 1 || fw > 256 || fh > 256) return cc_cpu(c, "pool window %dx%d", fw, fh);
     int32_t H = in->shape[1], W = in->shape[2], C = in->shape[3];
     int32_t OH = out->shape[1], OW = out->shape[2];
     int32_t pt, pb, pl, pr;
-    pad_of(opt->padding, H, fh, sy, 1, OH, &pt, &pb);
-    pad_of(opt->padding, W, fw, sx, 1, OW, &pl, &pr);
+    cc_pad_of(opt->padding, H, fh, sy, 1, OH, &pt, &pb);
+    cc_pad_of(opt->padding, W, fw, sx, 1, OW, &pl, &pr);
     bool padded = pt || pb || pl || pr;
     if (pt > 127 || pl > 127 || pb > 128 || pr > 128) return cc_cpu(c, "padding too large");
     if (!is_max && padded && (fw > 8 || fh > 8)) return cc_cpu(c, "average pool %dx%d with padding (NPU limit 8x8)", fw, fh);
@@ -680,7 +678,7 @@ static int lower_pool(lower_ctx *c, const graph_op *op, npuc_err *err)
         }
         o->ofm_scale_mode = 1;
     }
-    set_act(o, out, opt->activation);
+    cc_set_act(o, out, opt->activation);
     /* set_act used the output zero point; raw values are clamped */
     int rc = cc_choose_block(c, o, err);
     if (rc) {
@@ -712,7 +710,7 @@ static int lower_binary(lower_ctx *c, const graph_op *op, npuc_err *err)
     if (!has_q1(a) || !has_q1(b) || !has_q1(out)) return cc_cpu(c, "tensors are not quantized");
     int32_t act = op->opt.activation;
     bool minmax = op->opcode == TFL_OP_MINIMUM || op->opcode == TFL_OP_MAXIMUM;
-    if (!minmax && !act_ok(act)) return cc_cpu(c, "fused activation %s", tfl_activation_name(act));
+    if (!minmax && !cc_act_ok(act)) return cc_cpu(c, "fused activation %s", tfl_activation_name(act));
     int32_t sa[4], sb[4], so[4];
     if (!shape4(a, sa) || !shape4(b, sb) || !shape4(out, so)) return cc_cpu(c, "rank above 4");
     if (sa[0] != 1 || sb[0] != 1 || so[0] != 1) return cc_cpu(c, "batch above 1");
@@ -839,7 +837,7 @@ static int lower_binary(lower_ctx *c, const graph_op *op, npuc_err *err)
             c->e->n_eu--;
             return cc_cpu(c, "%s output rescale out of range", graph_op_name(op));
         }
-        set_act(o, out, act);
+        cc_set_act(o, out, act);
         break;
     }
     case TFL_OP_MUL: {
@@ -855,7 +853,7 @@ static int lower_binary(lower_ctx *c, const graph_op *op, npuc_err *err)
             c->e->n_eu--;
             return cc_cpu(c, "MUL rescale factor %g out of range", real);
         }
-        set_act(o, out, act);
+        cc_set_act(o, out, act);
         break;
     }
     case TFL_OP_MINIMUM:
@@ -1126,7 +1124,20 @@ static int lower_op(lower_ctx *c, const graph_op *op, npuc_err *err)
     for (int32_t i = 0; i < op->n_out; i++)
         if (op->out[i] >= 0 && c->g->tensors[op->out[i]].is_variable)
             return cc_cpu(c, "writes a state tensor");
+    if (cc_is_lut16_op(c, op)) return cc_lower_act16(c, op, err);
     switch (op->opcode) {
+    case TFL_OP_PAD:
+    case TFL_OP_PADV2:
+        return cc_lower_pad(c, op, err);
+    case TFL_OP_CONCATENATION:
+        return cc_lower_concat(c, op, err);
+    case TFL_OP_TRANSPOSE_CONV:
+        return cc_lower_tconv(c, op, err);
+    case TFL_OP_MEAN:
+        return cc_lower_mean(c, op, err);
+    case TFL_OP_RESIZE_NEAREST_NEIGHBOR:
+    case TFL_OP_RESIZE_BILINEAR:
+        return cc_lower_resize(c, op, err);
     case TFL_OP_CONV_2D:
     case TFL_OP_DEPTHWISE_CONV_2D:
     case TFL_OP_FULLY_CONNECTED:

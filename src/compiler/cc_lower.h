@@ -39,7 +39,47 @@ int cc_choose_block(lower_ctx *c, eu_op *o, npuc_err *err);
 bool cc_hw_scale_tfl(int32_t m, int32_t shift, uint32_t *hm, uint8_t *hs);
 bool cc_hw_scale_natural16(int32_t m, int32_t shift, uint32_t *hm, uint8_t *hs);
 
+/* Operands and quantization. */
+const graph_tensor *cc_tin(const lower_ctx *c, const graph_op *op, int i);
+const graph_tensor *cc_tout(const lower_ctx *c, const graph_op *op, int i);
+bool cc_npu_dtype(graph_dtype d);         /* int8 or int16 */
+bool cc_has_q1(const graph_tensor *t);    /* a usable per-tensor scale */
+int32_t cc_zp(const graph_tensor *t);
+/* Fused activation: whether the NPU clamp expresses it, and the clamp. */
+bool cc_act_ok(int32_t act);
+void cc_set_act(eu_op *o, const graph_tensor *out, int32_t act);
+/* TFLite padding (SAME/VALID) -> explicit before/after amounts. */
+int cc_pad_of(int32_t padding, int32_t in, int32_t filter, int32_t stride, int32_t dil,
+              int32_t out, int32_t *before, int32_t *after);
+
+/* A weighted op (CONV / DEPTHWISE) as the weight encoder sees it. */
+typedef struct wop {
+    const graph_tensor *in, *w, *bias, *out;
+    uint32_t O, I, kh, kw;
+    bool depthwise;
+    const int8_t *wdata;      /* layout given by `layout` */
+    int layout;               /* 0 OHWI (conv/fc), 1 1HWO (depthwise), 2 1HWO as conv with I=1,
+                                 3 OHWI turned 180 degrees (transpose conv) */
+    int32_t wzp;              /* per-tensor weight zero point (FC) */
+    bool fc_float_product;    /* FC per-tensor: scale product in float */
+} wop;
+
+
+/* Weights, scales and the output stage of a CONV/DEPTHWISE eu_op whose
+ * geometry and block are set (may split it into output-channel chunks).
+ * 0 done, 1 CPU (reason set), else error. */
+int cc_encode_weighted(lower_ctx *c, eu_op *o, const wop *p, npuc_err *err);
+
 /* Complex ops, each in its own file: 0 lowered, 1 CPU (reason set), else error. */
 int cc_lower_softmax(lower_ctx *c, const graph_op *op, npuc_err *err);
+int cc_lower_pad(lower_ctx *c, const graph_op *op, npuc_err *err);        /* cc_pad.c */
+int cc_lower_concat(lower_ctx *c, const graph_op *op, npuc_err *err);     /* cc_concat.c */
+int cc_lower_tconv(lower_ctx *c, const graph_op *op, npuc_err *err);      /* cc_tconv.c */
+int cc_lower_mean(lower_ctx *c, const graph_op *op, npuc_err *err);       /* cc_mean.c */
+int cc_lower_resize(lower_ctx *c, const graph_op *op, npuc_err *err);     /* cc_resize.c */
+/* int16 pointwise ops (TANH, LOGISTIC, LEAKY_RELU, RELU*, QUANTIZE with an
+ * int16 side), cc_act16.c: which ones it takes, and their lowering. */
+bool cc_is_lut16_op(const lower_ctx *c, const graph_op *op);
+int cc_lower_act16(lower_ctx *c, const graph_op *op, npuc_err *err);
 
 #endif

@@ -1,0 +1,8 @@
+/* cc_tconv: the NPU form of TRANSPOSE_CONV (stub: the op stays on the CPU). */
+#include "cc_lower.h"
+
+int cc_lower_tconv(lower_ctx *c, const graph_op *op, npuc_err *err)
+{
+    (void)err;
+    return cc_cpu(c, "%s has no NPU form in this compiler", graph_op_name(op));
+}

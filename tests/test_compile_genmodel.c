@@ -28,6 +28,8 @@
  *   NPUC_GENMODEL_ONLY   comma-separated op names (genmodel --list) to draw from;
  *                        seeds genmodel cannot build with them are skipped
  *   NPUC_GENMODEL_OPS, NPUC_GENMODEL_MAXDIM  force --ops / --max-dim
+ *   NPUC_GENMODEL_CASCADE  all|auto|off: force --cascade (default: one
+ *                        model in three "all", the others "auto")
  *   NPUC_GENMODEL_VERBOSE  print the placement of every model */
 #include "test.h"
 #include "../src/compiler/cc.h"
@@ -82,9 +84,11 @@ typedef struct model_cfg {
     int32_t max_dim;
     sim_variant variant;
     bool size;          /* CC_OPT_SIZE (--optimise size) */
+    cc_cascade_mode cascade;
 } model_cfg;
 
 static long ops_override = -1, dim_override = -1;   /* NPUC_GENMODEL_OPS / _MAXDIM */
+static long cascade_override = -1;                  /* NPUC_GENMODEL_CASCADE */
 
 /* A pure function of the seed, so that FIRST=N COUNT=1 reproduces seed N. */
 static model_cfg cfg_for_seed(uint64_t seed)
@@ -105,6 +109,9 @@ static model_cfg cfg_for_seed(uint64_t seed)
                     : (int32_t)npuc_rng_range(&r, 25, 60);
     /* one model in four optimised for size (no weight buffering) */
     c.size = npuc_rng_range(&r, 0, 3) == 0;
+    /* one model in three cascades every chain it can (--cascade all) */
+    c.cascade = npuc_rng_range(&r, 0, 2) == 0 ? CC_CASCADE_ALL : CC_CASCADE_AUTO;
+    if (cascade_override >= 0) c.cascade = (cc_cascade_mode)cascade_override;
     if (ops_override >= 0) c.n_ops = (int32_t)ops_override;
     if (dim_override >= 0) c.max_dim = (int32_t)dim_override;
     return c;
@@ -120,6 +127,7 @@ typedef struct reason {
 typedef struct stats {
     int models, compiled, skipped, gen_skipped, failed_models;
     long npu_ops, cpu_ops, hw_epochs, sw_epochs;
+    long cascades, cascaded_ops;   /* cascades and the graph ops in them */
     long npu_by_code[256], cpu_by_code[256];
     reason *reasons;
     int n_reasons, cap_reasons;
@@ -377,13 +385,14 @@ static void print_repro(uint64_t seed, const model_cfg *mc, uint64_t rseed, cons
     if (!detail) return;
     fprintf(stderr,
             "    reproduce: genmodel --seed %llu%s --ops %d --max-dim %d%s%s -o m.tflite &&\n"
-            "               npuc compile m.tflite --target %s%s -o d &&\n"
+            "               npuc compile m.tflite --target %s%s%s -o d &&\n"
             "               npuc run m.tflite --random-input --seed %llu --output ref.bin &&\n"
             "               npuc run d/m_npu.tflite --random-input --seed %llu --output npu.bin && cmp ref.bin npu.bin\n"
             "      (or: NPUC_GENMODEL_FIRST=%llu NPUC_GENMODEL_COUNT=1%s%s test_compile_genmodel)\n",
             (unsigned long long)seed, mc->int16 ? " --int16" : "", mc->n_ops, mc->max_dim,
             only_env ? " --only " : "", only_env ? only_env : "", cc_target_name(mc->variant),
             mc->size ? " --optimise size" : "",
+            mc->cascade == CC_CASCADE_ALL ? " --cascade all" : mc->cascade == CC_CASCADE_OFF ? " --cascade off" : "",
             (unsigned long long)rseed, (unsigned long long)rseed, (unsigned long long)seed,
             only_env ? " NPUC_GENMODEL_ONLY=" : "", only_env ? only_env : "");
 }
@@ -459,6 +468,7 @@ static bool test_model(uint64_t seed, const int32_t *only, int32_t n_only, const
     cc_options opt;
     memset(&opt, 0, sizeof opt);
     opt.optimise = mc.size ? CC_OPT_SIZE : CC_OPT_PERFORMANCE;
+    opt.cascade = mc.cascade;
     {
         sim_variant pv = mc.variant;
         if (cc_target_parse(tname, &pv, &e) || pv != mc.variant) {
@@ -500,6 +510,11 @@ static bool test_model(uint64_t seed, const int32_t *only, int32_t n_only, const
             if (code >= 0 && code < 256) st->cpu_by_code[code]++;
             add_reason(st, graph_op_name(&src->ops[i]), cm->ops[i].why);
         }
+    }
+    for (int32_t i = 0; i < src->n_ops; i++) {
+        if (cm->ops[i].cascade < 0) continue;
+        st->cascaded_ops++;
+        if (cm->ops[i].cascade == i) st->cascades++;
     }
     for (int32_t i = 0; i < cm->n_epochs; i++) {
         if (cm->epochs[i].kind == CC_EPOCH_HW) st->hw_epochs++;
@@ -690,6 +705,12 @@ int main(void)
     bool verbose = env_long("NPUC_GENMODEL_VERBOSE", 0) != 0;
     ops_override = env_long("NPUC_GENMODEL_OPS", -1);
     dim_override = env_long("NPUC_GENMODEL_MAXDIM", -1);
+    {
+        const char *cm = getenv("NPUC_GENMODEL_CASCADE");
+        if (cm && !strcmp(cm, "all")) cascade_override = CC_CASCADE_ALL;
+        else if (cm && !strcmp(cm, "off")) cascade_override = CC_CASCADE_OFF;
+        else if (cm && !strcmp(cm, "auto")) cascade_override = CC_CASCADE_AUTO;
+    }
     const char *only_env = getenv("NPUC_GENMODEL_ONLY");
     if (only_env && !*only_env) only_env = NULL;
     if (count < 1) count = 1;
@@ -729,6 +750,7 @@ int main(void)
            tot, st.npu_ops, tot ? 100.0 * (double)st.npu_ops / (double)tot : 0.0, st.cpu_ops,
            tot ? 100.0 * (double)st.cpu_ops / (double)tot : 0.0, st.hw_epochs, st.sw_epochs,
            st.npu_invocations, (unsigned long long)st.npu_cycles);
+    printf("cascades: %ld, of %ld ops in all\n", st.cascades, st.cascaded_ops);
     printf("per op kind (NPU/CPU):");
     int col = 0;
     for (int c = 0; c < 256; c++) {

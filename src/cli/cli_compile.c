@@ -33,6 +33,7 @@ static void help(FILE *f)
             "  --sign-key FILE       reloc: sign with this Ed25519 key (a 32-byte seed);\n"
             "                        the public key goes to NAME_rel.json\n"
             "  --optimise G          performance (default) or size\n"
+            "  --cascade C           auto (default: where it lowers peak SRAM), all, off\n"
             "  --verbose             list every op with where it runs and why\n"
             "  --quiet               print nothing on success\n"
             "  --help                this text\n"
@@ -79,7 +80,7 @@ static int make_dir(const char *dir, npuc_err *err)
 int cli_compile(int argc, char **argv)
 {
     const char *model = NULL, *outdir = NULL, *target = "ethos-u55-256", *syscfg = NULL;
-    const char *format = "tflite", *optimise = "performance";
+    const char *format = "tflite", *optimise = "performance", *cascade = "auto";
     bool verbose = false, quiet = false, split = false;
     const char *sign_key = NULL;
     for (int i = 1; i < argc; i++) {
@@ -98,6 +99,7 @@ int cli_compile(int argc, char **argv)
         else if (!strcmp(a, "--system-config")) VAL(syscfg);
         else if (!strcmp(a, "--output-format")) VAL(format);
         else if (!strcmp(a, "--optimise") || !strcmp(a, "--optimize")) VAL(optimise);
+        else if (!strcmp(a, "--cascade")) VAL(cascade);
         else if (!strcmp(a, "--verbose")) verbose = true;
         else if (!strcmp(a, "--split")) split = true;
         else if (!strcmp(a, "--sign-key")) VAL(sign_key);
@@ -136,6 +138,10 @@ int cli_compile(int argc, char **argv)
     if (!strcmp(optimise, "performance")) opt.optimise = CC_OPT_PERFORMANCE;
     else if (!strcmp(optimise, "size")) opt.optimise = CC_OPT_SIZE;
     else return cli_usage_error("compile", "unknown --optimise '%s' (performance or size)", optimise);
+    if (!strcmp(cascade, "auto")) opt.cascade = CC_CASCADE_AUTO;
+    else if (!strcmp(cascade, "all")) opt.cascade = CC_CASCADE_ALL;
+    else if (!strcmp(cascade, "off")) opt.cascade = CC_CASCADE_OFF;
+    else return cli_usage_error("compile", "unknown --cascade '%s' (auto, all or off)", cascade);
     npuc_err err = {0};
     sim_variant v;
     if (cc_target_parse(target, &v, &err)) return cli_usage_error("compile", "%s", err.msg);
@@ -221,7 +227,11 @@ int cli_compile(int argc, char **argv)
         if (verbose) {
             for (int32_t i = 0; i < g->n_ops; i++) {
                 const cc_op_info *oi = &cm->ops[i];
-                if (oi->npu)
+                if (oi->npu && oi->cascade >= 0)
+                    printf("  op %3d %-24s NPU  epoch %d, %d NPU op(s), %llu cycles, cascade from op %d\n", i,
+                           graph_op_name(&g->ops[i]), oi->epoch, oi->n_eu,
+                           (unsigned long long)oi->cycles, oi->cascade);
+                else if (oi->npu)
                     printf("  op %3d %-24s NPU  epoch %d, %d NPU op(s), %llu cycles\n", i,
                            graph_op_name(&g->ops[i]), oi->epoch, oi->n_eu,
                            (unsigned long long)oi->cycles);

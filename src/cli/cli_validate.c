@@ -41,6 +41,7 @@ static void help(FILE *f)
             "                        ethos-u65-512\n"
             "  --system-config S     built-in system name or JSON memory-pool file\n"
             "  --optimise G          performance (default) or size\n"
+            "  --cascade C           auto (default: where it lowers peak SRAM), all, off\n"
             "  --compiled FILE       validate this compiled model (.nprt from\n"
             "                        --output-format bin, or NAME_rel.bin) instead of\n"
             "                        compiling; give the --target it was compiled for to\n"
@@ -131,7 +132,7 @@ static const char *base_of(const char *path)
 
 int cli_validate(int argc, char **argv)
 {
-    const char *model = NULL, *target = "ethos-u55-256", *syscfg = NULL, *optimise = "performance";
+    const char *model = NULL, *target = "ethos-u55-256", *syscfg = NULL, *optimise = "performance", *cascade = "auto";
     const char *compiled = NULL, *params = NULL, *inputs_dir = NULL, *float_model = NULL;
     const char *json = NULL, *csv = NULL, *html = NULL;
     const char *input_files[64];
@@ -154,6 +155,7 @@ int cli_validate(int argc, char **argv)
         } else if (!strcmp(a, "--target")) VAL(target);
         else if (!strcmp(a, "--system-config")) VAL(syscfg);
         else if (!strcmp(a, "--optimise") || !strcmp(a, "--optimize")) VAL(optimise);
+        else if (!strcmp(a, "--cascade")) VAL(cascade);
         else if (!strcmp(a, "--compiled")) VAL(compiled);
         else if (!strcmp(a, "--params")) VAL(params);
         else if (!strcmp(a, "--inputs")) VAL(inputs_dir);
@@ -212,6 +214,10 @@ int cli_validate(int argc, char **argv)
     if (!strcmp(optimise, "performance")) opt.cc.optimise = CC_OPT_PERFORMANCE;
     else if (!strcmp(optimise, "size")) opt.cc.optimise = CC_OPT_SIZE;
     else return cli_usage_error("validate", "unknown --optimise '%s' (performance or size)", optimise);
+    if (!strcmp(cascade, "auto")) opt.cc.cascade = CC_CASCADE_AUTO;
+    else if (!strcmp(cascade, "all")) opt.cc.cascade = CC_CASCADE_ALL;
+    else if (!strcmp(cascade, "off")) opt.cc.cascade = CC_CASCADE_OFF;
+    else return cli_usage_error("validate", "unknown --cascade '%s' (auto, all or off)", cascade);
     npuc_err err = {0};
     sim_variant v;
     if (cc_target_parse(target, &v, &err)) return cli_usage_error("validate", "%s", err.msg);

@@ -152,9 +152,10 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
         rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
         goto fail;
     }
-    for (int32_t i = 0; i < g->n_ops; i++) m->ops[i].epoch = -1;
+    for (int32_t i = 0; i < g->n_ops; i++) m->ops[i].epoch = m->ops[i].cascade = -1;
     if ((rc = cc_lower(m, err))) goto fail;
     if ((rc = cc_layout(m, err))) goto fail;
+    if ((rc = cc_cascade(m, err))) goto fail;
     if ((rc = cc_allocate(m, err))) goto fail;
     for (int32_t i = 0; i < m->n_epochs; i++) {
         cc_epoch *e = &m->epochs[i];

@@ -14,9 +14,16 @@
 
 typedef enum cc_optimise { CC_OPT_PERFORMANCE = 0, CC_OPT_SIZE = 1 } cc_optimise;
 
+/* Cascading (cc_cascade.c): chains of NPU ops run band by band through
+ * rolling buffers so that their intermediates never exist whole. AUTO
+ * cascades the chains that hold the arena's peak; ALL every chain it can
+ * (for tests); OFF none. */
+typedef enum cc_cascade_mode { CC_CASCADE_AUTO = 0, CC_CASCADE_OFF = 1, CC_CASCADE_ALL = 2 } cc_cascade_mode;
+
 typedef struct cc_options {
     cc_system sys;            /* target NPU and memories */
     cc_optimise optimise;
+    cc_cascade_mode cascade;
 } cc_options;
 
 /* ------------------------------------------------------------ NPU ops */
@@ -33,6 +40,10 @@ typedef struct eu_fm {
     bool is_signed;
     uint8_t format;           /* 0 NHWC, 1 NHCWB16 */
     int32_t zp;
+    /* a rolling buffer's wrap (ethos-u.md 4.3): rows >= tile_h come from
+     * byte offset tile_off2 of the buffer (tile 2); 0 = one tile */
+    uint32_t tile_h;
+    uint64_t tile_off2;
 } eu_fm;
 
 typedef struct eu_op {
@@ -93,6 +104,7 @@ typedef struct cc_buf {
     int32_t epoch;            /* >= 0: live over NPU ops eu_first..eu_last of
                                  that epoch instead of whole graph ops */
     int32_t eu_first, eu_last;
+    int32_t op;               /* temp with epoch < 0: the graph op it lives in */
 } cc_buf;
 
 typedef enum cc_epoch_kind { CC_EPOCH_HW, CC_EPOCH_SW } cc_epoch_kind;
@@ -115,7 +127,11 @@ typedef struct cc_op_info {
     bool npu;
     char why[160];            /* reason when on the CPU */
     int32_t epoch;
-    int32_t first_eu, n_eu;   /* NPU ops within the epoch */
+    int32_t first_eu, n_eu;   /* NPU ops within the epoch (in a cascade the
+                                 ops of its members interleave: eu_op.src_op
+                                 says whose each one is) */
+    int32_t cascade;          /* first graph op of its cascade, -1 none */
+    int32_t cascade_ops;      /* on that first op: NPU ops of the cascade */
     uint64_t macs;
     uint64_t cycles;          /* NPU cycles (sum over its NPU ops) */
     uint64_t bytes_read[2];   /* by region: 0 params (flash), 1 arena */
@@ -149,6 +165,7 @@ int32_t cc_step_op(const cc_model *m, int32_t step);
 /* Passes (internal to compiler/, in pipeline order). */
 int cc_lower(cc_model *m, npuc_err *err);
 int cc_layout(cc_model *m, npuc_err *err);
+int cc_cascade(cc_model *m, npuc_err *err);
 int cc_allocate(cc_model *m, npuc_err *err);
 int eu_generate(cc_model *m, cc_epoch *e, npuc_err *err);
 

@@ -45,7 +45,10 @@ static int cmp_span(const void *a, const void *b)
 
 int32_t cc_op_steps(const cc_model *m, int32_t op)
 {
-    return m->ops[op].npu && m->ops[op].n_eu > 1 ? m->ops[op].n_eu : 1;
+    const cc_op_info *oi = &m->ops[op];
+    /* a cascade's steps all belong to its first op */
+    if (oi->cascade >= 0) return oi->cascade == op ? oi->cascade_ops : 0;
+    return oi->npu && oi->n_eu > 1 ? oi->n_eu : 1;
 }
 
 int32_t cc_step_op(const cc_model *m, int32_t step)
@@ -83,19 +86,27 @@ int cc_allocate(cc_model *m, npuc_err *err)
         t += n;
     }
     int32_t t_end = t;
+    /* the members of a cascade run interleaved: each spans all its steps */
+    for (int32_t i = 0; i < g->n_ops; i++)
+        if (m->ops[i].cascade >= 0) {
+            t0[i] = t0[m->ops[i].cascade];
+            t1[i] = t1[m->ops[i].cascade];
+        }
     for (int32_t b = 0; b < m->n_bufs; b++) {
         cc_buf *x = &m->bufs[b];
         if (x->temp && x->epoch >= 0) {
             /* NPU-op granular: steps of the two NPU ops of its epoch */
             const cc_epoch *e = &m->epochs[x->epoch];
-            const eu_op *a = &e->ops[x->eu_first], *z = &e->ops[x->eu_last];
-            x->first = t0[a->src_op] + (x->eu_first - m->ops[a->src_op].first_eu);
-            x->last = t0[z->src_op] + (x->eu_last - m->ops[z->src_op].first_eu);
+            int32_t a = e->ops[x->eu_first].src_op, z = e->ops[x->eu_last].src_op;
+            if (m->ops[a].cascade >= 0) a = m->ops[a].cascade;
+            if (m->ops[z].cascade >= 0) z = m->ops[z].cascade;
+            x->first = t0[a] + (x->eu_first - m->ops[a].first_eu);
+            x->last = t0[z] + (x->eu_last - m->ops[z].first_eu);
             continue;
         }
         if (x->temp) {
-            /* live over its whole op (first == last == op index at creation) */
-            int32_t op = x->first;
+            /* live over its whole op */
+            int32_t op = x->op;
             x->first = t0[op];
             x->last = t1[op];
             continue;

@@ -135,7 +135,7 @@ int32_t cc_temp_buf(lower_ctx *c, uint64_t size, npuc_err *err)
 {
     cc_buf *b = new_buf(c->m, size, -1, err);
     if (!b) return -1;
-    b->first = b->last = c->op_index;
+    b->first = b->last = b->op = c->op_index;
     b->temp = true;
     return (int32_t)(b - c->m->bufs);
 }
@@ -420,8 +420,10 @@ int cc_encode_weighted(lower_ctx *c, eu_op *o, const wop *p, npuc_err *err)
     size_t per_ch = (size_t)p->kh * p->kw * I;
     uint32_t chunk = p->O;
     if (buffered && !p->depthwise && o->blk.d && per_ch * p->O > CHUNK_BYTES) {
-        uint32_t n = (uint32_t)(CHUNK_BYTES / per_ch) / o->blk.d * o->blk.d;
-        chunk = n < o->blk.d ? o->blk.d : n;
+        /* chunks of whole 16-channel groups, each its own op with its own
+         * block: small chunks keep the DMA going behind every op */
+        uint32_t n = (uint32_t)(CHUNK_BYTES / per_ch) / 16u * 16u;
+        chunk = n < 16u ? 16u : n;
         if (chunk > p->O) chunk = p->O;
     }
     eu_op tmpl = *o;

@@ -126,7 +126,9 @@ int emit_report_json(const cc_model *m, const char *model_name, const char *path
         npuc_json_member_string(&w, "name", g->tensors[t].name);
         npuc_json_member_string(&w, "pool", pool_name(m, s->act_pool, "arena"));
         npuc_json_member_int(&w, "offset", x->offset);
-        npuc_json_member_uint(&w, "bytes", g->tensors[t].nbytes);
+        /* an intermediate of a cascade lives only in its rolling buffer */
+        npuc_json_member_uint(&w, "bytes", x->size || x->temp ? g->tensors[t].nbytes : 0);
+        if (!x->size && !x->temp) npuc_json_member_bool(&w, "cascaded", true);
         npuc_json_member_int(&w, "live_from_op", x->first);
         npuc_json_member_int(&w, "live_to_op", x->last);
         npuc_json_write_object_end(&w);
@@ -141,6 +143,7 @@ int emit_report_json(const cc_model *m, const char *model_name, const char *path
         npuc_json_member_int(&w, "index", i);
         npuc_json_member_string(&w, "op", graph_op_name(&g->ops[i]));
         npuc_json_member_string(&w, "runs_on", oi->npu ? "NPU" : "CPU");
+        npuc_json_member_int(&w, "cascade", oi->cascade);
         if (!oi->npu) {
             npuc_json_member_string(&w, "reason", oi->why);
         }
@@ -159,8 +162,10 @@ int emit_report_json(const cc_model *m, const char *model_name, const char *path
         npuc_json_write_key(&w, "npu_ops");
         npuc_json_write_array_begin(&w);
         if (oi->npu && oi->epoch >= 0)
-            for (int32_t k = 0; k < oi->n_eu; k++) {
-                const eu_op *o = &m->epochs[oi->epoch].ops[oi->first_eu + k];
+            for (int32_t k = oi->first_eu; k < m->epochs[oi->epoch].n_eu; k++) {
+                /* a cascade interleaves its members' ops */
+                const eu_op *o = &m->epochs[oi->epoch].ops[k];
+                if (o->src_op != i) continue;
                 npuc_json_write_object_begin(&w);
                 npuc_json_member_string(&w, "kind", kind_name(o));
                 npuc_json_write_key(&w, "block");
@@ -253,6 +258,14 @@ int emit_summary(const cc_model *m, const char *model_name, char **out, npuc_err
               g->n_ops ? 100.0 * (g->n_ops - n_npu) / g->n_ops : 0.0);
     npuc_sb_printf(&b, "  NPU operators               %6d (%5.1f%%) in %d command stream(s)\n", n_npu,
               g->n_ops ? 100.0 * n_npu / g->n_ops : 0.0, n_hw);
+    int32_t n_casc = 0, n_casc_ops = 0;
+    for (int32_t i = 0; i < g->n_ops; i++) {
+        n_casc += m->ops[i].cascade == i;
+        n_casc_ops += m->ops[i].cascade >= 0;
+    }
+    if (n_casc)
+        npuc_sb_printf(&b, "  Cascades                    %6d (%d operators run band by band)\n", n_casc,
+                       n_casc_ops);
     npuc_sb_printf(&b, "  Neural network MACs         %llu\n", (unsigned long long)macs);
     npuc_sb_printf(&b, "  NPU cycles                  %llu\n", (unsigned long long)m->npu_cycles);
     if (secs > 0)

@@ -132,6 +132,21 @@ static void fill_memory_plan(vctx *c)
         r->live = NULL;
         return;
     }
+    /* live bytes per step of the allocation timeline; an op shows the most
+     * live at any of its steps (the members of a cascade share its steps) */
+    int32_t n_steps = 0;
+    for (int32_t i = 0; i < g->n_ops; i++) n_steps += cc_op_steps(m, i);
+    uint64_t *step_live = calloc((size_t)n_steps + 1, sizeof *step_live);
+    int32_t *op_t0 = calloc((size_t)g->n_ops + 1, sizeof *op_t0);
+    if (!step_live || !op_t0) {
+        free(step_live);
+        free(op_t0);
+        free(r->buffers);
+        free(r->live);
+        r->buffers = NULL;
+        r->live = NULL;
+        return;
+    }
     for (int32_t b = 0; b < m->n_bufs; b++) {
         const cc_buf *x = &m->bufs[b];
         if (x->offset < 0) continue;
@@ -146,8 +161,21 @@ static void fill_memory_plan(vctx *c)
         vb->first_op = cc_step_op(m, x->first);
         vb->last_op = cc_step_op(m, x->last);
         if (vb->last_op < vb->first_op) vb->last_op = vb->first_op;
-        for (int32_t i = vb->first_op; i <= vb->last_op && i < g->n_ops; i++) r->live[i] += x->size;
+        int32_t a = x->first < 0 ? 0 : x->first, z = x->last >= n_steps ? n_steps - 1 : x->last;
+        for (int32_t t = a; t <= z; t++) step_live[t] += x->size;
     }
+    for (int32_t i = 0, t = 0; i < g->n_ops; i++) {
+        op_t0[i] = t;
+        t += cc_op_steps(m, i);
+    }
+    for (int32_t i = 0; i < g->n_ops; i++) {
+        int32_t o = m->ops[i].cascade >= 0 ? m->ops[i].cascade : i;
+        int32_t n = cc_op_steps(m, o);
+        for (int32_t t = op_t0[o]; t < op_t0[o] + n && t < n_steps; t++)
+            if (step_live[t] > r->live[i]) r->live[i] = step_live[t];
+    }
+    free(step_live);
+    free(op_t0);
     uint64_t peak = 0;
     for (int32_t i = 0; i < g->n_ops; i++)
         if (r->live[i] > peak) peak = r->live[i];

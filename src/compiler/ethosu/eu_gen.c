@@ -95,12 +95,16 @@ static void emit_fm(cs *s, const cc_model *m, const eu_fm *f, int which, bool u6
     static const uint16_t zp[3] = {SIM_IFM_ZERO_POINT, SIM_IFM2_ZERO_POINT, SIM_OFM_ZERO_POINT};
     reg0(s, region[which], fm_region(f));
     uint64_t a = fm_addr(m, f);
+    /* a wrapping rolling buffer: tile 0 above tile_h, tile 2 below */
+    bool wrap = f->tile_h && f->tile_h < f->h;
+    uint64_t a2 = wrap ? a - f->off + f->tile_off2 : a;
+    uint32_t h0 = wrap ? f->tile_h : f->h;
     addr(s, base0[which], a, u65);
     addr(s, (uint16_t)(base0[which] + 1), a, u65);
-    addr(s, (uint16_t)(base0[which] + 2), a, u65);
-    addr(s, (uint16_t)(base0[which] + 3), a, u65);
-    reg0(s, height0[which], f->h - 1);
-    reg0(s, height1[which], f->h - 1);
+    addr(s, (uint16_t)(base0[which] + 2), a2, u65);
+    addr(s, (uint16_t)(base0[which] + 3), a2, u65);
+    reg0(s, height0[which], h0 - 1);
+    reg0(s, height1[which], h0 - 1);
     reg0(s, width0[which], f->w - 1);
     reg1(s, stride_x[which], (uint32_t)f->sx, 0);
     reg1(s, (uint16_t)(stride_x[which] + 1), (uint32_t)f->sy, 0);
@@ -111,6 +115,12 @@ static void emit_fm(cs *s, const cc_model *m, const eu_fm *f, int which, bool u6
 /* Byte range of a feature map in the arena (for BLOCKDEP). */
 static void fm_range(const cc_model *m, const eu_fm *f, uint64_t *lo, uint64_t *hi)
 {
+    if (f->tile_h && f->buf >= 0) {
+        /* rolling buffer: all of it */
+        *lo = (uint64_t)m->bufs[f->buf].offset;
+        *hi = *lo + m->bufs[f->buf].size;
+        return;
+    }
     uint64_t a = fm_addr(m, f);
     *lo = a;
     *hi = a + (uint64_t)(f->h - 1) * f->sy + (uint64_t)(f->w - 1) * f->sx +
@@ -300,6 +310,14 @@ static void emit_weight_dma(cs *s, const cc_model *m, const cc_epoch *e, int32_t
     op0(s, SIM_OP_DMA_START, 0);
 }
 
+/* Whether an earlier op of the epoch uses op k's weight buffer. */
+static bool loaded_before(const cc_epoch *e, int32_t k)
+{
+    for (int32_t j = 0; j < k; j++)
+        if (e->ops[j].wbuf == e->ops[k].wbuf) return true;
+    return false;
+}
+
 int eu_generate(cc_model *m, cc_epoch *e, npuc_err *err)
 {
     cs *s = calloc(1, sizeof *s);
@@ -317,8 +335,9 @@ int eu_generate(cc_model *m, cc_epoch *e, npuc_err *err)
         }
         rc = emit_op(s, m, e, &e->ops[i], i ? &e->ops[i - 1] : NULL, &lut_resident, &dma_pending,
                      err);
-        /* prefetch the next op's weights while this one runs */
-        if (!rc && i + 1 < e->n_eu && e->ops[i + 1].wbuf >= 0) {
+        /* prefetch the next op's weights while this one runs (the bands of
+         * a cascaded op share one copy, loaded before its first band) */
+        if (!rc && i + 1 < e->n_eu && e->ops[i + 1].wbuf >= 0 && !loaded_before(e, i + 1)) {
             emit_weight_dma(s, m, e, i + 1);
             dma_pending = true;
         }

@@ -1,0 +1,461 @@
+/* cc_cascade: runs chains of NPU ops band by band so that the feature maps
+ * between them never exist whole (ethos-u.md 4.3).
+ *
+ * A chain X1 -> X2 -> ... -> Xn is a run of consecutive NPU ops of one HW
+ * epoch where each Xj+1 reads, whole, what Xj writes, whole, and nothing
+ * else reads it. The last op's output rows are cut into bands; for each
+ * band, every op of the chain computes just the new rows the next op needs
+ * (working backwards through strides, kernel heights and padding), so no
+ * row is computed twice. Each intermediate lives in a rolling buffer of R
+ * rows: row y is stored at row y mod R, and an access that wraps past the
+ * end is split into the feature map's tiles 0 and 2 (two base addresses,
+ * HEIGHT0 = rows before the wrap), as the hardware allows. The first op
+ * reads its input and the last op writes its output in place, in row
+ * slices; a band op's padding is the original padding where the band
+ * touches the tensor's top or bottom edge, zero elsewhere.
+ *
+ * Only ops that are the sole NPU op of their graph op qualify: CONV,
+ * DEPTHWISE and POOL without upscaling or a LUT, addressing whole
+ * tensors. Band ops keep the op's block config, weights and scales; a
+ * buffered weight copy is loaded once, before the first band.
+ *
+ * Which chains: with CC_CASCADE_ALL every chain; with AUTO, repeatedly, the
+ * chain through the largest intermediate live at the arena's peak, while
+ * that lowers the peak. */
+#include "cc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* rows of the last op's output per band: about this many bands */
+#define TARGET_BANDS 6
+
+static bool whole(const cc_model *m, const eu_fm *f)
+{
+    if (f->buf < 0 || f->off || f->c0 || f->tile_h) return false;
+    if ((f->full_w && f->full_w != f->w) || (f->full_c && f->full_c != f->c)) return false;
+    uint64_t es = f->bits / 8u;
+    uint64_t cs = f->format == 1 ? (uint64_t)(f->c + 15) / 16 * 16 : f->c;
+    if (f->sx != (f->format == 1 ? 16 * es : f->c * es)) return false;
+    if (f->sy != (uint64_t)f->w * cs * es) return false;
+    return (uint64_t)f->h * f->sy == m->bufs[f->buf].size;
+}
+
+/* Op k of epoch e can be a member of a chain. */
+static bool eligible(const cc_model *m, const cc_epoch *e, int32_t k)
+{
+    const eu_op *o = &e->ops[k];
+    const cc_op_info *oi = &m->ops[o->src_op];
+    if (oi->n_eu != 1 || oi->first_eu != k || oi->cascade >= 0) return false;
+    if (o->kind != SIM_K_CONV && o->kind != SIM_K_DEPTHWISE && o->kind != SIM_K_POOL) return false;
+    if (o->upscale || o->ifm2_tensor || o->ifm2_scalar || o->lut >= 0 || o->act_func) return false;
+    if (m->g->ops[o->src_op].opcode == TFL_OP_FULLY_CONNECTED) return false;
+    if (o->ifm.h < 1 || o->ofm.h < 2) return false;
+    if (o->ifm.buf == o->ofm.buf) return false;
+    if (!whole(m, &o->ifm) || !whole(m, &o->ofm)) return false;
+    /* no internal buffer but weight copies */
+    for (int32_t b = 0; b < m->n_bufs; b++) {
+        const cc_buf *x = &m->bufs[b];
+        bool wcopy = false;
+        for (int32_t j = 0; j < e->n_eu && !wcopy; j++) wcopy = e->ops[j].wbuf == b;
+        if (x->temp && !wcopy &&
+            (x->epoch == (int32_t)(e - m->epochs) ? x->eu_first <= k && k <= x->eu_last
+                                                 : x->epoch < 0 && x->op == o->src_op))
+            return false;
+    }
+    return true;
+}
+
+/* Op k's output feeds op k+1 and nothing else. */
+static bool linked(const cc_model *m, const cc_epoch *e, int32_t k)
+{
+    const eu_op *a = &e->ops[k], *b = &e->ops[k + 1];
+    int32_t t = a->ofm.buf;
+    if (t < 0 || b->ifm.buf != t || m->bufs[t].temp) return false;
+    if (a->ofm.format != b->ifm.format || a->ofm.sy != b->ifm.sy || a->ofm.h != b->ifm.h) return false;
+    const graph *g = m->g;
+    for (int32_t i = 0; i < g->n_outputs; i++)
+        if (m->buf_of[g->outputs[i]] == t) return false;
+    for (int32_t i = 0; i < g->n_ops; i++) {
+        const graph_op *op = &g->ops[i];
+        for (int32_t j = 0; j < op->n_in; j++)
+            if (op->in[j] >= 0 && m->buf_of[op->in[j]] == t && i != b->src_op) return false;
+        for (int32_t j = 0; j < op->n_out; j++)
+            if (op->out[j] >= 0 && m->buf_of[op->out[j]] == t && i != a->src_op) return false;
+    }
+    for (int32_t j = 0; j < g->n_tensors; j++)
+        if (m->buf_of[j] == t && g->tensors[j].is_variable) return false;
+    return true;
+}
+
+typedef struct level {
+    uint32_t s, pt, keff, hin, hout;   /* stride, top pad, kernel extent, in/out rows */
+    uint32_t done;                     /* output rows produced so far */
+    uint32_t rows;                     /* rolling buffer rows (j < n-1) */
+} level;
+
+/* Rows of op j's input needed for output rows [0, b): exclusive end. */
+static uint32_t need_in(const level *l, uint32_t b)
+{
+    if (!b) return 0;
+    int64_t hi = (int64_t)(b - 1) * l->s - l->pt + l->keff;
+    if (hi < 0) hi = 0;
+    return hi > l->hin ? l->hin : (uint32_t)hi;
+}
+
+static uint32_t in_lo(const level *l, uint32_t a)
+{
+    int64_t lo = (int64_t)a * l->s - l->pt;
+    return lo < 0 ? 0 : (uint32_t)lo;
+}
+
+/* Addresses rows [a, b) of a rolling buffer of `rows` rows. */
+static void roll(eu_fm *f, uint32_t a, uint32_t b, uint32_t rows)
+{
+    uint32_t p = a % rows, n = b - a;
+    f->h = n;
+    f->off = (uint64_t)p * f->sy;
+    f->tile_h = 0;
+    f->tile_off2 = 0;
+    if (p + n > rows) {
+        f->tile_h = rows - p;
+        f->tile_off2 = 0;
+    }
+}
+
+/* Band schedule of a chain with `bh` output rows per band of the last op:
+ * fills lv[].rows (rolling buffer rows of each intermediate); returns the
+ * number of band ops, 0 when some band op would have no input row. */
+static uint32_t plan(const eu_op *ops, int32_t n, level *lv, uint32_t bh)
+{
+    for (int32_t j = 0; j < n; j++) {
+        const eu_op *o = &ops[j];
+        lv[j].s = o->stride_y;
+        lv[j].pt = o->pad_t;
+        lv[j].keff = (o->kh - 1) * o->dil_y + 1;
+        lv[j].hin = o->ifm.h;
+        lv[j].hout = o->ofm.h;
+        lv[j].done = 0;
+        lv[j].rows = 0;
+    }
+    uint32_t count = 0, H = lv[n - 1].hout;
+    uint32_t need[64];
+    for (uint32_t r = bh < H ? bh : H;; r = r + bh < H ? r + bh : H) {
+        need[n - 1] = r;
+        for (int32_t j = n - 2; j >= 0; j--) need[j] = need_in(&lv[j + 1], need[j + 1]);
+        /* op j writes rows [done_j, need_j) of its rolling buffer; op j+1
+         * then reads [its first input row, need_j): all of it must be there */
+        for (int32_t j = 0; j + 1 < n; j++) {
+            if (need[j + 1] <= lv[j + 1].done) continue;
+            uint32_t lo = in_lo(&lv[j + 1], lv[j + 1].done);
+            uint32_t from = lo < lv[j].done ? lo : lv[j].done;
+            if (need[j] - from > lv[j].rows) lv[j].rows = need[j] - from;
+        }
+        for (int32_t j = 0; j < n; j++) {
+            if (need[j] <= lv[j].done) continue;
+            /* a band whose input rows are all padding has no NPU form */
+            if (need_in(&lv[j], need[j]) <= in_lo(&lv[j], lv[j].done)) return 0;
+            count++;
+            lv[j].done = need[j];
+        }
+        if (r == H) break;
+    }
+    return count;
+}
+
+static bool grow(void **arr, int32_t *cap, int32_t n, size_t elem, npuc_err *err)
+{
+    if (n < *cap) return true;
+    int32_t nc = *cap ? *cap * 2 : 16;
+    while (nc <= n) nc *= 2;
+    void *p = realloc(*arr, (size_t)nc * elem);
+    if (!p) return npuc_errf(err, NPUC_E_NOMEM, "out of memory"), false;
+    *arr = p;
+    *cap = nc;
+    return true;
+}
+
+/* Rewrites ops[k0..k0+n) of epoch ei as a cascade; *done = false when the
+ * chain has no band schedule. */
+static int apply(cc_model *m, int32_t ei, int32_t k0, int32_t n, bool *done, npuc_err *err)
+{
+    *done = false;
+    cc_epoch *e = &m->epochs[ei];
+    level lv[64];
+    eu_op chain[64];
+    memcpy(chain, &e->ops[k0], sizeof *chain * (size_t)n);
+    uint32_t H = chain[n - 1].ofm.h;
+    uint32_t bh = (H + TARGET_BANDS - 1) / TARGET_BANDS;
+    if (bh < 1) bh = 1;
+    uint32_t n_band_ops = plan(chain, n, lv, bh);
+    if (!n_band_ops) return NPUC_OK;
+    *done = true;
+    /* rolling buffers for the intermediates */
+    int32_t rbuf[64];
+    for (int32_t j = 0; j + 1 < n; j++) {
+        if (!grow((void **)&m->bufs, &m->cap_bufs, m->n_bufs, sizeof *m->bufs, err)) return err->code;
+        cc_buf *x = &m->bufs[m->n_bufs];
+        memset(x, 0, sizeof *x);
+        x->size = (uint64_t)lv[j].rows * chain[j].ofm.sy;
+        x->tensor = -1;
+        x->temp = true;
+        x->brick = chain[j].ofm.format == 1;
+        x->epoch = ei;
+        rbuf[j] = m->n_bufs++;
+        m->bufs[chain[j].ofm.buf].size = 0;   /* never exists whole */
+    }
+    /* the new op list */
+    int32_t old_n = e->n_eu, new_n = old_n - n + (int32_t)n_band_ops;
+    eu_op *ops = malloc(sizeof *ops * (size_t)(new_n > old_n ? new_n : old_n) + sizeof *ops);
+    int32_t *map_first = malloc(sizeof(int32_t) * ((size_t)old_n + 1));
+    int32_t *map_last = malloc(sizeof(int32_t) * ((size_t)old_n + 1));
+    if (!ops || !map_first || !map_last) {
+        free(ops);
+        free(map_first);
+        free(map_last);
+        return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    }
+    memcpy(ops, e->ops, sizeof *ops * (size_t)k0);
+    for (int32_t k = 0; k < k0; k++) map_first[k] = map_last[k] = k;
+    int32_t w = k0;
+    int32_t first_of[64], last_of[64], count_of[64];
+    for (int32_t j = 0; j < n; j++) first_of[j] = -1, last_of[j] = -1, count_of[j] = 0, lv[j].done = 0;
+    uint32_t need[64];
+    for (uint32_t r = bh < H ? bh : H;; r = r + bh < H ? r + bh : H) {
+        need[n - 1] = r;
+        for (int32_t j = n - 2; j >= 0; j--) need[j] = need_in(&lv[j + 1], need[j + 1]);
+        for (int32_t j = 0; j < n; j++) {
+            uint32_t a = lv[j].done, b = need[j];
+            if (b <= a) continue;
+            eu_op o = chain[j];
+            /* input rows */
+            int64_t lo = (int64_t)a * lv[j].s - lv[j].pt;
+            int64_t hi = (int64_t)(b - 1) * lv[j].s - lv[j].pt + lv[j].keff;
+            uint32_t lo_c = lo < 0 ? 0 : (uint32_t)lo;
+            uint32_t hi_c = hi > (int64_t)lv[j].hin ? lv[j].hin : (uint32_t)hi;
+            o.pad_t = (uint8_t)(lo_c - lo);
+            o.pad_b = (uint8_t)(hi - hi_c);
+            if (j == 0) {
+                o.ifm.h = hi_c - lo_c;
+                o.ifm.off = (uint64_t)lo_c * o.ifm.sy;
+            } else {
+                o.ifm.buf = rbuf[j - 1];
+                roll(&o.ifm, lo_c, hi_c, lv[j - 1].rows);
+            }
+            /* output rows */
+            if (j == n - 1) {
+                o.ofm.h = b - a;
+                o.ofm.off = (uint64_t)a * o.ofm.sy;
+            } else {
+                o.ofm.buf = rbuf[j];
+                roll(&o.ofm, a, b, lv[j].rows);
+            }
+            if (first_of[j] < 0) first_of[j] = w;
+            last_of[j] = w;
+            count_of[j]++;
+            ops[w++] = o;
+            lv[j].done = b;
+        }
+        if (r == H) break;
+    }
+    for (int32_t j = 0; j < n; j++) map_first[k0 + j] = first_of[j], map_last[k0 + j] = last_of[j];
+    for (int32_t k = k0 + n; k < old_n; k++) {
+        ops[w] = e->ops[k];
+        map_first[k] = map_last[k] = w++;
+    }
+    /* internal buffers of this epoch: remap their op ranges */
+    for (int32_t b = 0; b < m->n_bufs; b++) {
+        cc_buf *x = &m->bufs[b];
+        if (!x->temp || x->epoch != ei) continue;
+        bool rolling = false;
+        for (int32_t j = 0; j + 1 < n; j++)
+            if (b == rbuf[j]) {
+                x->eu_first = first_of[j];
+                x->eu_last = last_of[j + 1];
+                rolling = true;
+            }
+        if (rolling) continue;
+        x->eu_first = map_first[x->eu_first];
+        x->eu_last = map_last[x->eu_last];
+    }
+    /* a member's weight copy: loaded during the op before its first band,
+     * kept until its last */
+    for (int32_t j = 0; j < n; j++) {
+        int32_t wb = chain[j].wbuf;
+        if (wb < 0) continue;
+        m->bufs[wb].eu_first = first_of[j] > 0 ? first_of[j] - 1 : first_of[j];
+        m->bufs[wb].eu_last = last_of[j];
+    }
+    free(e->ops);
+    e->ops = ops;
+    e->n_eu = new_n;
+    e->cap_eu = new_n > old_n ? new_n : old_n;
+    free(map_first);
+    free(map_last);
+    /* op records */
+    int32_t head = chain[0].src_op;
+    for (int32_t i = 0; i < m->g->n_ops; i++) {
+        cc_op_info *oi = &m->ops[i];
+        if (oi->epoch != ei || !oi->npu) continue;
+        if (oi->first_eu >= k0 + n) oi->first_eu += new_n - old_n;
+    }
+    for (int32_t j = 0; j < n; j++) {
+        cc_op_info *oi = &m->ops[chain[j].src_op];
+        oi->first_eu = first_of[j];
+        oi->n_eu = count_of[j];
+        oi->cascade = head;
+    }
+    m->ops[head].first_eu = k0;
+    m->ops[head].cascade_ops = (int32_t)n_band_ops;
+    return NPUC_OK;
+}
+
+/* Whether the link (k, k+1) carries an intermediate of at least `min` bytes. */
+static bool big(const cc_model *m, const cc_epoch *e, int32_t k, uint64_t min)
+{
+    return m->bufs[e->ops[k].ofm.buf].size >= min;
+}
+
+/* Longest chain through link (k, k+1) of epoch e whose intermediates all
+ * have at least `min` bytes: [*k0, *k0 + *n). */
+static void chain_around(const cc_model *m, const cc_epoch *e, int32_t k, uint64_t min, int32_t *k0,
+                         int32_t *n)
+{
+    int32_t a = k, z = k + 1;
+    while (a > 0 && eligible(m, e, a - 1) && linked(m, e, a - 1) && big(m, e, a - 1, min) &&
+           z - a + 2 <= 32)
+        a--;
+    while (z + 1 < e->n_eu && eligible(m, e, z + 1) && linked(m, e, z) && big(m, e, z, min) &&
+           z - a + 2 <= 32)
+        z++;
+    *k0 = a;
+    *n = z - a + 1;
+}
+
+/* The arena peak and the step where it is (after a trial allocation). */
+static int peak_of(cc_model *m, uint64_t *peak, int32_t *step, npuc_err *err)
+{
+    int rc = cc_allocate(m, err);
+    if (rc && rc != NPUC_E_UNSUPPORTED) return rc;   /* a pool too small is for later */
+    *peak = m->arena_size;
+    /* the step with the most live bytes */
+    int32_t last = 0;
+    for (int32_t b = 0; b < m->n_bufs; b++)
+        if (m->bufs[b].last > last) last = m->bufs[b].last;
+    uint64_t best = 0;
+    *step = -1;
+    for (int32_t t = 0; t <= last; t++) {
+        uint64_t live = 0;
+        for (int32_t b = 0; b < m->n_bufs; b++)
+            if (m->bufs[b].first <= t && t <= m->bufs[b].last) live += m->bufs[b].size;
+        if (live > best) best = live, *step = t;
+    }
+    return NPUC_OK;
+}
+
+/* What apply() changes, to undo a cascade that does not pay. */
+typedef struct snapshot {
+    cc_buf *bufs; int32_t n_bufs;
+    cc_op_info *ops;
+    eu_op *eu; int32_t n_eu;
+} snapshot;
+
+static int save(const cc_model *m, const cc_epoch *e, snapshot *sn, npuc_err *err)
+{
+    sn->n_bufs = m->n_bufs;
+    sn->n_eu = e->n_eu;
+    sn->bufs = malloc(sizeof *sn->bufs * (size_t)m->n_bufs + 1);
+    sn->ops = malloc(sizeof *sn->ops * (size_t)m->g->n_ops + 1);
+    sn->eu = malloc(sizeof *sn->eu * (size_t)e->n_eu + 1);
+    if (!sn->bufs || !sn->ops || !sn->eu) {
+        free(sn->bufs);
+        free(sn->ops);
+        free(sn->eu);
+        return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    }
+    memcpy(sn->bufs, m->bufs, sizeof *sn->bufs * (size_t)m->n_bufs);
+    memcpy(sn->ops, m->ops, sizeof *sn->ops * (size_t)m->g->n_ops);
+    memcpy(sn->eu, e->ops, sizeof *sn->eu * (size_t)e->n_eu);
+    return NPUC_OK;
+}
+
+static void drop(snapshot *sn)
+{
+    free(sn->bufs);
+    free(sn->ops);
+    free(sn->eu);
+}
+
+static void restore(cc_model *m, cc_epoch *e, snapshot *sn)
+{
+    memcpy(m->bufs, sn->bufs, sizeof *sn->bufs * (size_t)sn->n_bufs);
+    m->n_bufs = sn->n_bufs;
+    memcpy(m->ops, sn->ops, sizeof *sn->ops * (size_t)m->g->n_ops);
+    free(e->ops);
+    e->ops = sn->eu;
+    e->n_eu = e->cap_eu = sn->n_eu;
+    free(sn->bufs);
+    free(sn->ops);
+}
+
+int cc_cascade(cc_model *m, npuc_err *err)
+{
+    if (m->opt.cascade == CC_CASCADE_OFF) return NPUC_OK;
+    if (m->opt.cascade == CC_CASCADE_ALL) {
+        for (int32_t ei = 0; ei < m->n_epochs; ei++) {
+            cc_epoch *e = &m->epochs[ei];
+            if (e->kind != CC_EPOCH_HW) continue;
+            for (int32_t k = 0; k + 1 < e->n_eu; k++) {
+                if (!eligible(m, e, k) || !eligible(m, e, k + 1) || !linked(m, e, k)) continue;
+                int32_t k0, n;
+                chain_around(m, e, k, 0, &k0, &n);
+                bool done;
+                int rc = apply(m, ei, k0, n, &done, err);
+                if (rc) return rc;
+                k = done ? k0 + m->ops[e->ops[k0].src_op].cascade_ops - 1 : k0 + n - 1;
+            }
+        }
+        return NPUC_OK;
+    }
+    /* AUTO: cut the peak while it goes down */
+    for (int iter = 0; iter < 16; iter++) {
+        uint64_t peak;
+        int32_t step;
+        int rc = peak_of(m, &peak, &step, err);
+        if (rc) return rc;
+        if (step < 0) return NPUC_OK;
+        /* the largest intermediate live at the peak that links two ops */
+        int32_t best_e = -1, best_k = -1;
+        uint64_t best = 0;
+        for (int32_t ei = 0; ei < m->n_epochs; ei++) {
+            cc_epoch *e = &m->epochs[ei];
+            if (e->kind != CC_EPOCH_HW) continue;
+            for (int32_t k = 0; k + 1 < e->n_eu; k++) {
+                const cc_buf *t = e->ops[k].ofm.buf >= 0 ? &m->bufs[e->ops[k].ofm.buf] : NULL;
+                if (!t || t->size <= best || t->first > step || step > t->last) continue;
+                if (!eligible(m, e, k) || !eligible(m, e, k + 1) || !linked(m, e, k)) continue;
+                best = t->size;
+                best_e = ei;
+                best_k = k;
+            }
+        }
+        if (best_e < 0) return NPUC_OK;
+        /* apply it, keep it only if the peak drops */
+        cc_epoch *e = &m->epochs[best_e];
+        int32_t k0, n;
+        chain_around(m, e, best_k, best / 2, &k0, &n);
+        snapshot sn;
+        if ((rc = save(m, e, &sn, err))) return rc;
+        bool done = false;
+        rc = apply(m, best_e, k0, n, &done, err);
+        uint64_t after = 0;
+        if (!rc) rc = peak_of(m, &after, &step, err);
+        if (rc || !done || after >= peak) {
+            restore(m, e, &sn);
+            if (!rc) rc = peak_of(m, &after, &step, err);
+            return rc;
+        }
+        drop(&sn);
+    }
+    return NPUC_OK;
+}

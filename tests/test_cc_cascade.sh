@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Cascading (src/compiler/cc_cascade.c): chains of CONV / DEPTHWISE / POOL
+# ops run band by band through rolling buffers.
+#
+# 1. Generated chains of those ops (tools/genmodel through the compiler's
+#    differential test, --cascade all so every chain is cascaded; int8 and
+#    int16x8, all six variants, sizes 8..32, strides, dilations, padding,
+#    NHWC and NHCWB16 intermediates, wrapping rolling buffers), run on the
+#    virtual NPU against the reference interpreter: identical bytes, and
+#    enough cascades that the test means something.
+# 2. person_detect with --cascade auto / all / off on two variants through
+#    `npuc validate`: bit-exact; auto cascades its 48x48 layers.
+# 3. A bad --cascade value: usage error, no output.
+set -u
+npuc=${NPUC_BIN:?}
+build=${NPUC_BUILD:-$(dirname "$npuc")}
+shared=${NPUC_SHARED:-}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails+1)); }
+
+for dim in 8 16 32; do
+  log=$tmp/gm_$dim.txt
+  NPUC_GENMODEL_ONLY=CONV_2D,DEPTHWISE_CONV_2D,MAX_POOL_2D,AVERAGE_POOL_2D \
+  NPUC_GENMODEL_CASCADE=all NPUC_GENMODEL_MAXDIM=$dim NPUC_GENMODEL_FIRST=$((dim * 1000)) \
+  NPUC_GENMODEL_COUNT=${NPUC_CASCADE_COUNT:-200} "$build/test_compile_genmodel" > "$log" 2>&1
+  rc=$?
+  [ "$rc" -eq 0 ] || { fail "generated chains, max dim $dim (exit $rc)"; tail -40 "$log"; }
+  n=$(sed -n 's/^cascades: \([0-9]*\),.*/\1/p' "$log")
+  echo "max dim $dim: $(grep -o '[0-9]* models' "$log" | head -1), ${n:-0} cascades"
+  [ "${n:-0}" -ge 40 ] || fail "max dim $dim: only ${n:-0} cascades"
+done
+
+pd=$shared/models/tflm/person_detect.tflite
+if [ -n "$shared" ] && [ -f "$pd" ]; then
+  for t in ethos-u55-256 ethos-u65-512; do
+    for c in auto all off; do
+      "$npuc" validate "$pd" --target "$t" --cascade "$c" --random 3 > "$tmp/v.txt" 2>&1 ||
+        fail "person_detect $t --cascade $c: $(cat "$tmp/v.txt")"
+      grep -q ": bit-exact" "$tmp/v.txt" || fail "person_detect $t --cascade $c not bit-exact"
+    done
+  done
+  "$npuc" compile "$pd" -o "$tmp/pd" > "$tmp/sum.txt" || fail "compile person_detect"
+  grep -q "Cascades *1 (4 operators" "$tmp/sum.txt" || fail "auto did not cascade the 48x48 layers: $(cat "$tmp/sum.txt")"
+  "$npuc" compile "$pd" --cascade off -o "$tmp/pd_off" > "$tmp/sum_off.txt" || fail "compile --cascade off"
+  grep -q "Cascades" "$tmp/sum_off.txt" && fail "--cascade off cascaded"
+  grep -q '"cascade": 0' "$tmp/pd/person_detect_report.json" || fail "report has no cascade field"
+else
+  echo "skip person_detect: ../shared/models not present"
+fi
+
+"$build/genmodel" --seed 5 --ops 3 -o "$tmp/m.tflite" || fail "genmodel"
+"$npuc" compile "$tmp/m.tflite" --cascade sometimes -o "$tmp/bad" > /dev/null 2> "$tmp/err.txt"
+rc=$?
+[ "$rc" -eq 2 ] || fail "--cascade sometimes: exit $rc, expected 2"
+grep -q "unknown --cascade 'sometimes' (auto, all or off)" "$tmp/err.txt" || fail "message: $(cat "$tmp/err.txt")"
+[ -e "$tmp/bad" ] && fail "--cascade sometimes left $tmp/bad"
+
+[ "$fails" -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
+echo "cascade tests passed"

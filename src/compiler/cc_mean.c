@@ -1,8 +1,257 @@
-/* cc_mean: the NPU form of MEAN (stub: the op stays on the CPU). */
+/* cc_mean: MEAN (int8, int16) as NPU AVERAGE pools with a global scale.
+ *
+ * The reference (k_mean.c, TFLite Micro's QuantizedMeanOrSum) computes per
+ * output element
+ *
+ *     out = clamp(MBQM(S - zi * n, m', s') + zo)
+ *
+ * where S is the sum of the n reduced inputs, (m, s) = QuantizeMultiplier
+ * (s_in / s_out), sh = min(floor(log2 n), 32, 31 + s), m' = (m << sh) / n,
+ * s' = s - sh, and MBQM is TFLite's double-rounding multiply.
+ *
+ * An AVERAGE pool in global-scale mode computes R_TFL(sum of (x - zi) over
+ * the window, m, 31 - s') + zo, clamped (ethos-u.md 5.5, 5.6). With the
+ * window equal to the reduced block that is A = S - zi * n, and TFL rounding
+ * with (m', 31 - s') equals MBQM(A, m', s') for every A that fits int32 and
+ * any m' >= 0 (the proof of ethos-u.md 5.6 never uses m' >= 2^30, which
+ * m' / n breaks):
+ *  - s' >= 0 (left shift l = s', hardware shift 31 - l >= 1):
+ *    SRDHM(A * 2^l, m') = floor((A m' 2^l + 2^30) / 2^31)
+ *                       = floor((A m' + 2^(30 - l)) / 2^(31 - l)), which is
+ *    R_TFL for a shift <= 31, provided A * 2^l does not wrap in int32;
+ *  - s' = -r < 0 (r = 1..31): y = floor((A m' + 2^30) / 2^31), then
+ *    RoundingDivideByPOT(y, r): for A >= 0 this is
+ *    floor((A m' + 2^30 + 2^(30 + r)) / 2^(31 + r)), for y < 0
+ *    floor((A m' - 2^30 + 2^(30 + r)) / 2^(31 + r)), and for A < 0 with
+ *    y = 0 both sides give 0: exactly R_TFL with its +-2^30 term (s > 31).
+ * So the form is exact when |A| * 2^max(s', 0) < 2^31 for every input
+ * (then neither the reference's wrapping int32 sum nor its shift wraps, and
+ * the NPU's 32-bit pooling accumulator holds A) and -31 <= s' <= 30 (the
+ * reference's RoundingDivideByPOT is only defined up to 31).
+ *
+ * Geometry: size-1 dims are dropped and neighbouring dims that are both
+ * reduced or both kept are merged, giving [K] [R] [K2] (outer kept, reduced,
+ * inner kept). The tensor is viewed as K x R x K2 with a 1 x R window
+ * (K = 1: R1 x R2 x K2 with R = R1 R2), the output (same bytes for any
+ * keep_dims) as K x 1 x K2. Windows beyond one pool (256 x 256, or 1 x 256
+ * when K > 1) are summed in two passes: R = Ra x Rb, an AVERAGE pool with
+ * scale (1, 0) writes the centred sums of the Rb-element rows into an int32
+ * temporary (exact: they are parts of A), a second pool with zero point 0
+ * adds the Ra partials of each output and applies the scale above. */
 #include "cc_lower.h"
+#include "../kernels/k_common.h"
+#include "../kernels/k_elementwise.h"
+#include "../interp/interp.h"
+
+#include <string.h>
+
+#define POOL_MAX_K 256u
+#define FM_MAX 65536u
+
+/* Sets a pool op over a plain NHWC view (h x w x c of `bits`) at `off` of
+ * buffer `buf`. */
+static void view_fm(eu_fm *f, int32_t buf, uint64_t off, uint32_t h, uint32_t w, uint32_t ch,
+                    uint8_t bits, int32_t zp)
+{
+    memset(f, 0, sizeof *f);
+    uint64_t es = bits / 8u;
+    f->buf = buf;
+    f->off = off;
+    f->h = h;
+    f->w = w;
+    f->c = ch;
+    f->full_w = w;
+    f->full_c = ch;
+    f->sc = es;
+    f->sx = (uint64_t)ch * es;
+    f->sy = (uint64_t)w * ch * es;
+    f->bits = bits;
+    f->is_signed = true;
+    f->format = 0;
+    f->zp = zp;
+}
+
+/* An AVERAGE pool with a global scale over an h x w x c view, window
+ * kh x kw = the whole h x w of each output (stride 1: the output is
+ * (h - kh + 1) x (w - kw + 1)). */
+static eu_op *avg_op(lower_ctx *c, const eu_fm *ifm, const eu_fm *ofm, uint32_t kh, uint32_t kw,
+                     uint32_t scale, uint8_t shift, int32_t lo, int32_t hi, npuc_err *err)
+{
+    eu_op *o = cc_new_eu(c, err);
+    if (!o) return NULL;
+    o->kind = SIM_K_POOL;
+    o->mode = 1;
+    o->ifm = *ifm;
+    o->ofm = *ofm;
+    o->kh = kh;
+    o->kw = kw;
+    o->ofm_scale_mode = 1;
+    o->ofm_scale = scale;
+    o->ofm_shift = shift;
+    o->round = 0;   /* TFL */
+    o->act_min = lo;
+    o->act_max = hi;
+    o->flex = false;   /* views that reinterpret the tensor's shape */
+    return o;
+}
 
 int cc_lower_mean(lower_ctx *c, const graph_op *op, npuc_err *err)
 {
-    (void)err;
-    return cc_cpu(c, "%s has no NPU form in this compiler", graph_op_name(op));
+    const graph_tensor *in = cc_tin(c, op, 0), *ax = cc_tin(c, op, 1), *out = cc_tout(c, op, 0);
+    if (!in || !ax || !out) return cc_cpu(c, "missing input or output");
+    if (!cc_npu_dtype(in->dtype) || out->dtype != in->dtype)
+        return cc_cpu(c, "%s -> %s tensors (the NPU form takes int8 or int16)", graph_dtype_name(in->dtype),
+                      graph_dtype_name(out->dtype));
+    char why[160];
+    if (!interp_op_supported(c->g, op, why, sizeof why)) return cc_cpu(c, "%s", why);
+    if (!cc_has_q1(in) || !cc_has_q1(out)) return cc_cpu(c, "tensors are not quantized");
+    if (in->rank < 1 || in->rank > K_MAX_DIMS) return cc_cpu(c, "rank %d input", in->rank);
+    if (!ax->data || ax->dtype != GRAPH_I32) return cc_cpu(c, "axes are not constant int32");
+    /* the reduced dims, as the reference resolves them */
+    int32_t axes[K_MAX_DIMS], n_axes = 0;
+    if (k_mean_resolve_axes(in->rank, ax->data, (int32_t)graph_tensor_elems(ax), axes, &n_axes) != K_OK)
+        return cc_cpu(c, "invalid axes");
+    bool red[K_MAX_DIMS] = {false};
+    for (int32_t i = 0; i < n_axes; i++) red[axes[i]] = true;
+    uint64_t seg[K_MAX_DIMS];
+    bool segr[K_MAX_DIMS];
+    int32_t ns = 0;
+    uint64_t count = 1, total = 1;
+    for (int32_t i = 0; i < in->rank; i++) {
+        uint64_t d = (uint64_t)in->shape[i];
+        total *= d;
+        if (red[i]) count *= d;
+        if (d == 1) continue;
+        if (ns && segr[ns - 1] == red[i]) {
+            seg[ns - 1] *= d;
+        } else {
+            seg[ns] = d;
+            segr[ns++] = red[i];
+        }
+    }
+    if (!total) return cc_cpu(c, "empty tensor");
+    uint64_t K = 1, R = 1, K2 = 1;
+    int n_red = 0;
+    for (int32_t i = 0; i < ns; i++) {
+        if (segr[i]) {
+            n_red++;
+            R = seg[i];
+        } else if (n_red) {
+            K2 *= seg[i];
+        } else {
+            K *= seg[i];
+        }
+    }
+    if (n_red > 1) return cc_cpu(c, "the reduced axes are not adjacent (after dropping size-1 dims)");
+    if (!n_red && K > 1 && K2 == 1) {
+        /* nothing reduced: a requantizing copy, viewed as 1 x K x 1 ... keep
+         * the elements in the depth where the extents allow */
+        K2 = K;
+        K = 1;
+    }
+    if (K > FM_MAX || K2 > FM_MAX) return cc_cpu(c, "kept extent %llu x %llu exceeds the NPU's 65536",
+                                                 (unsigned long long)K, (unsigned long long)K2);
+
+    /* the reference's multiplier with 1/n folded in */
+    int32_t m, s;
+    k_quantize_multiplier((double)in->q.scale[0] / (double)out->q.scale[0], &m, &s);
+    int32_t sh = 0;
+    for (uint64_t v = count; v > 1; v >>= 1) sh++;
+    if (sh > 32) sh = 32;
+    if (sh > 31 + s) sh = 31 + s;
+    int64_t mm = ((int64_t)m << sh) / (int64_t)count;
+    int32_t s2 = s - sh;
+    if (s2 < -31 || s2 > 30)
+        return cc_cpu(c, "MEAN over %llu elements: scale shift %d outside what the NPU reproduces",
+                      (unsigned long long)count, s2);
+    int32_t zi = cc_zp(in), zo = cc_zp(out);
+    bool wide = in->dtype == GRAPH_I16;
+    int64_t qmin = wide ? INT16_MIN : INT8_MIN, qmax = wide ? INT16_MAX : INT8_MAX;
+    int64_t dmax = qmax - zi > zi - qmin ? qmax - zi : zi - qmin;
+    int32_t left = s2 > 0 ? s2 : 0;
+    if ((double)dmax * (double)count * (double)((int64_t)1 << left) >= 2147483648.0)
+        return cc_cpu(c, "MEAN over %llu elements: the centred sum can overflow int32 (the reference wraps)",
+                      (unsigned long long)count);
+    uint32_t hm;
+    uint8_t hs;
+    if (!cc_hw_scale_tfl((int32_t)mm, s2, &hm, &hs) || (mm && hs < 1))
+        return cc_cpu(c, "MEAN rescale out of the NPU's range");
+    uint8_t bits = wide ? 16 : 8;
+    int32_t bin = c->m->buf_of[op->in[0]], bout = c->m->buf_of[op->out[0]];
+    if (bin < 0 || bout < 0) return cc_cpu(c, "constant input");
+
+    eu_fm ifm, ofm;
+    view_fm(&ofm, bout, 0, (uint32_t)K, 1, (uint32_t)K2, bits, zo);
+    int32_t before = c->e->n_eu;
+    int rc = NPUC_OK;
+    /* one pass: the window fits the pool */
+    uint32_t R1 = 0, R2 = 0;
+    if (K == 1) {
+        for (uint64_t a = 1; a <= POOL_MAX_K && a <= R; a++)
+            if (R % a == 0 && R / a <= POOL_MAX_K) {
+                R1 = (uint32_t)a;
+                R2 = (uint32_t)(R / a);
+                break;
+            }
+    } else if (R <= POOL_MAX_K) {
+        R1 = 1;
+        R2 = (uint32_t)R;
+    }
+    eu_op *o;
+    if (R1) {
+        if (K == 1) view_fm(&ifm, bin, 0, R1, R2, (uint32_t)K2, bits, zi);
+        else view_fm(&ifm, bin, 0, (uint32_t)K, R2, (uint32_t)K2, bits, zi);
+        o = avg_op(c, &ifm, &ofm, R1, R2, hm, hs, (int32_t)qmin, (int32_t)qmax, err);
+        if (!o) return err->code;
+        rc = cc_choose_block(c, o, err);
+    } else {
+        /* two passes: R = Ra x Rb; rows of Rb summed first into int32
+         * partials (K*Ra) x 1 x K2, then the Ra partials of each output:
+         * a 1 x Ra window (K > 1) or Pa x Pb = Ra (K = 1) */
+        uint32_t Ra = 0, Rb = 0, Pa = 1, Pb = 0;
+        for (uint64_t b = POOL_MAX_K; b >= 2 && !Ra; b--) {
+            if (R % b) continue;
+            uint64_t a = R / b;
+            if (K > 1) {
+                if (a <= POOL_MAX_K && K * a <= FM_MAX) {
+                    Ra = (uint32_t)a;
+                    Rb = (uint32_t)b;
+                    Pb = Ra;
+                }
+                continue;
+            }
+            if (a > FM_MAX) continue;
+            for (uint64_t pa = 1; pa <= POOL_MAX_K && pa <= a; pa++)
+                if (a % pa == 0 && a / pa <= POOL_MAX_K) {
+                    Ra = (uint32_t)a;
+                    Rb = (uint32_t)b;
+                    Pa = (uint32_t)pa;
+                    Pb = (uint32_t)(a / pa);
+                    break;
+                }
+        }
+        if (!Ra)
+            return cc_cpu(c, "MEAN over %llu elements per output: no split into pool windows of up to 256",
+                          (unsigned long long)R);
+        int32_t tb = cc_temp_buf(c, K * Ra * K2 * 4, err);
+        if (tb < 0) return err->code;
+        eu_fm part, part_in;
+        view_fm(&ifm, bin, 0, (uint32_t)(K * Ra), Rb, (uint32_t)K2, bits, zi);
+        view_fm(&part, tb, 0, (uint32_t)(K * Ra), 1, (uint32_t)K2, 32, 0);
+        o = avg_op(c, &ifm, &part, 1, Rb, 1, 0, INT16_MIN, INT16_MAX, err);
+        if (!o) return err->code;
+        rc = cc_choose_block(c, o, err);
+        if (!rc) {
+            view_fm(&part_in, tb, 0, (uint32_t)K * Pa, Pb, (uint32_t)K2, 32, 0);
+            o = avg_op(c, &part_in, &ofm, Pa, Pb, hm, hs, (int32_t)qmin, (int32_t)qmax, err);
+            if (!o) return err->code;
+            rc = cc_choose_block(c, o, err);
+        }
+    }
+    if (rc) {
+        c->e->n_eu = before;
+        if (rc == NPUC_E_UNSUPPORTED) return cc_cpu(c, "%s", err->msg);
+        return rc;
+    }
+    return NPUC_OK;
 }

@@ -1,8 +1,396 @@
-/* cc_resize: the NPU form of RESIZE (stub: the op stays on the CPU). */
+/* cc_resize: RESIZE_NEAREST_NEIGHBOR and RESIZE_BILINEAR (int8, int16,
+ * batch 1) on the NPU.
+ *
+ * Both resizes are separable: output row y reads input rows chosen by
+ * (in_h, out_h, align_corners, half_pixel_centers) only, columns likewise.
+ * Instead of re-deriving TFLite's float / 1/1024 position arithmetic, the
+ * compiler asks the reference kernel itself: it runs the op on 1-d probe
+ * tensors (n_in x 1 -> n_out x 1) and reads off
+ *  - nearest: the source index of every output position (the input holds
+ *    the indices 0..n_in-1 as int32);
+ *  - bilinear: the weight (in 1/1024) of every input position in every
+ *    output position (one-hot int16 inputs of 2^14: the output is 16 x the
+ *    weight, exactly, as the kernel's 20-bit rounding has nothing to round).
+ *
+ * Forms (all values are raw: both kernels ignore quantization):
+ *  - a gather (nearest, or bilinear whose every output is one input pixel
+ *    with weight 1): each map is split into arithmetic progressions
+ *    (output o0 + k*od <- input i0 + k*id); every pair of a row and a
+ *    column progression is one 1x1 MAX pool (a copy) with strided IFM and
+ *    OFM addressing, at most MAX_COPIES ops. When both maps are v >> k
+ *    (2^k upscaling, TFLite's default nearest), k 1x1 copies with
+ *    IFM_UPSCALE NEAREST instead (Vela's form), through temporaries;
+ *  - bilinear 2x in both dims whose weights are exactly TFLite's 2x pattern
+ *    (checked on the probes: even outputs copy input v/2, odd ones take
+ *    512/1024 of v/2 and v/2 + 1, or the last row alone): IFM_UPSCALE
+ *    NEAREST into a 2x2 AVERAGE pool, stride 1, padding 1 at the bottom and
+ *    right (ethos-u.md 5.10). Every window holds 1, 2 or 4 valid taps whose
+ *    sum divided by their count (half away from zero, TFL rounding, as the
+ *    padded AVERAGE_POOL form) is the weighted sum / 2^20 rounded half
+ *    away from zero that the kernel computes: the taps repeat each input
+ *    value the same number of times, so both are the same rational. */
 #include "cc_lower.h"
+#include "../interp/interp.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_COPIES 64
+#define MAX_PROBE 4096      /* n_in, n_out limit of the probes */
+#define MAX_PROG_STEP 64    /* largest output step of a progression */
+
+/* Runs the op on probe tensors 1 x n_in x 1 x 1 (dtype dt) -> 1 x n_out x
+ * 1 x 1, once per probe: in holds n_probe x n_in elements, out gets
+ * n_probe x n_out. */
+static int run_probe(const graph_op *op, graph_dtype dt, int32_t n_in, int32_t n_out,
+                     int32_t n_probe, const void *in, void *out, npuc_err *err)
+{
+    graph *t = graph_new("resize_probe");
+    if (!t) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    int rc = NPUC_OK;
+    interp *ip = NULL;
+    int32_t si[4] = {1, n_in, 1, 1}, so[4] = {1, n_out, 1, 1}, s1 = 2;
+    int32_t size[2] = {n_out, 1};
+    size_t es = graph_dtype_size(dt);
+    float scale = 1.0f;
+    int64_t zp = 0;
+    int32_t ti = graph_add_tensor(t, "x", dt, 4, si, NULL);
+    int32_t ts = graph_add_tensor(t, "size", GRAPH_I32, 1, &s1, size);
+    int32_t to = graph_add_tensor(t, "y", dt, 4, so, NULL);
+    if (ti < 0 || ts < 0 || to < 0) {
+        rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+        goto done;
+    }
+    if (dt != GRAPH_I32 && (graph_set_quant(t, ti, 1, &scale, &zp, 0) || graph_set_quant(t, to, 1, &scale, &zp, 0))) {
+        rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+        goto done;
+    }
+    int32_t ins[2] = {ti, ts};
+    int32_t oi = graph_add_op(t, op->opcode, &op->opt, 2, ins, 1, &to);
+    if (oi < 0 || graph_set_io(t, 1, &ti, 1, &to)) {
+        rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+        goto done;
+    }
+    t->ops[oi].version = op->version;
+    interp_options io;
+    memset(&io, 0, sizeof io);
+    if ((rc = interp_create(t, &io, &ip, err))) goto done;
+    for (int32_t p = 0; p < n_probe; p++) {
+        if ((rc = interp_set_input(ip, 0, (const uint8_t *)in + (size_t)p * n_in * es, (size_t)n_in * es, err)))
+            goto done;
+        if ((rc = interp_invoke(ip, err))) goto done;
+        size_t n = 0;
+        const void *y = interp_output(ip, 0, &n);
+        if (n != (size_t)n_out * es) {
+            rc = npuc_errf(err, NPUC_E_RUNTIME, "resize probe gave %zu bytes", n);
+            goto done;
+        }
+        memcpy((uint8_t *)out + (size_t)p * n_out * es, y, n);
+    }
+done:
+    interp_free(ip);
+    graph_free(t);
+    return rc;
+}
+
+/* Nearest: src[v] = input index of output position v. */
+static int probe_nearest(const graph_op *op, int32_t n_in, int32_t n_out, int32_t *src,
+                         npuc_err *err)
+{
+    int32_t *x = malloc(sizeof *x * (size_t)n_in);
+    if (!x) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    for (int32_t i = 0; i < n_in; i++) x[i] = i;
+    int rc = run_probe(op, GRAPH_I32, n_in, n_out, 1, x, src, err);
+    free(x);
+    if (rc) return rc;
+    for (int32_t v = 0; v < n_out; v++)
+        if (src[v] < 0 || src[v] >= n_in) return npuc_errf(err, NPUC_E_RUNTIME, "resize probe index %d", src[v]);
+    return NPUC_OK;
+}
+
+/* Bilinear: w[v * n_in + k] = weight (1/1024) of input k in output v. */
+static int probe_bilinear(const graph_op *op, int32_t n_in, int32_t n_out, int32_t *w,
+                          npuc_err *err)
+{
+    size_t n = (size_t)n_in * n_in, no = (size_t)n_in * n_out;
+    int16_t *x = calloc(n, sizeof *x), *y = malloc(sizeof *y * no);
+    int rc = NPUC_OK;
+    if (!x || !y) {
+        rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+        goto done;
+    }
+    for (int32_t k = 0; k < n_in; k++) x[(size_t)k * n_in + k] = 1 << 14;
+    if ((rc = run_probe(op, GRAPH_I16, n_in, n_out, n_in, x, y, err))) goto done;
+    for (int32_t k = 0; k < n_in; k++)
+        for (int32_t v = 0; v < n_out; v++) {
+            int32_t q = y[(size_t)k * n_out + v];
+            if (q % 16) {
+                rc = npuc_errf(err, NPUC_E_RUNTIME, "resize probe weight %d/16", q);
+                goto done;
+            }
+            w[(size_t)v * n_in + k] = q / 16;
+        }
+done:
+    free(x);
+    free(y);
+    return rc;
+}
+
+/* Bilinear weights that are a gather: every output takes one input with
+ * weight 1024; src gets it. */
+static bool bl_gather(const int32_t *w, int32_t n_in, int32_t n_out, int32_t *src)
+{
+    for (int32_t v = 0; v < n_out; v++) {
+        src[v] = -1;
+        for (int32_t k = 0; k < n_in; k++) {
+            int32_t q = w[(size_t)v * n_in + k];
+            if (q == 0) continue;
+            if (q != 1024 || src[v] >= 0) return false;
+            src[v] = k;
+        }
+        if (src[v] < 0) return false;
+    }
+    return true;
+}
+
+/* TFLite's 2x bilinear pattern: the weights the NPU's upscale + 2x2
+ * average with bottom/right padding realise. */
+static bool bl_is_2x(const int32_t *w, int32_t n_in, int32_t n_out)
+{
+    if (n_out != 2 * n_in) return false;
+    for (int32_t v = 0; v < n_out; v++) {
+        int32_t a = v / 2;
+        for (int32_t k = 0; k < n_in; k++) {
+            int32_t want;
+            if (v % 2 == 0) want = k == a ? 1024 : 0;
+            else if (a + 1 < n_in) want = k == a || k == a + 1 ? 512 : 0;
+            else want = k == a ? 1024 : 0;
+            if (w[(size_t)v * n_in + k] != want) return false;
+        }
+    }
+    return true;
+}
+
+/* ------------------------------------------------------------- gathers */
+
+typedef struct prog {
+    int32_t o0, od, i0, id, n;
+} prog;
+
+/* Splits a map into arithmetic progressions (greedy, longest first from
+ * each uncovered position). Returns the count, or -1 beyond max. */
+static int32_t progressions(const int32_t *map, int32_t n_out, prog *p, int32_t max, bool *covered)
+{
+    memset(covered, 0, (size_t)n_out);
+    int32_t np = 0;
+    for (int32_t o0 = 0; o0 < n_out; o0++) {
+        if (covered[o0]) continue;
+        prog best = {o0, 1, map[o0], 1, 1};
+        for (int32_t od = 1; od <= MAX_PROG_STEP && o0 + od < n_out; od++) {
+            if (covered[o0 + od]) continue;
+            int32_t id = map[o0 + od] - map[o0];
+            if (id < 1) continue;
+            int32_t len = 2;
+            while ((int64_t)o0 + (int64_t)len * od < n_out && !covered[o0 + len * od] &&
+                   (int64_t)map[o0 + len * od] == (int64_t)map[o0] + (int64_t)len * id)
+                len++;
+            if (len > best.n) best = (prog){o0, od, map[o0], id, len};
+        }
+        if (np >= max) return -1;
+        p[np++] = best;
+        for (int32_t k = 0; k < best.n; k++) covered[best.o0 + k * best.od] = true;
+    }
+    return np;
+}
+
+/* A plain NHWC feature map h x w x c at `off` of buffer `buf`, with the
+ * given x/y element steps of a stored image of width full_w. */
+static void fm_at(eu_fm *f, int32_t buf, uint64_t off, uint32_t h, uint32_t w, uint32_t ch, uint32_t full_w,
+                  uint64_t step_x, uint64_t step_y, uint8_t bits)
+{
+    memset(f, 0, sizeof *f);
+    uint64_t es = bits / 8u;
+    f->buf = buf;
+    f->off = off;
+    f->h = h;
+    f->w = w;
+    f->c = ch;
+    f->full_w = full_w;
+    f->full_c = ch;
+    f->sc = es;
+    f->sx = (uint64_t)ch * es * step_x;
+    f->sy = (uint64_t)full_w * ch * es * step_y;
+    f->bits = bits;
+    f->is_signed = true;
+    f->format = 0;
+    f->zp = 0;
+}
+
+/* A 1x1 (or kh x kw) pool op; block chosen. */
+static int pool_op(lower_ctx *c, uint8_t mode, const eu_fm *ifm, const eu_fm *ofm, uint8_t upscale, uint32_t k,
+                   uint8_t pad_br, npuc_err *err)
+{
+    eu_op *o = cc_new_eu(c, err);
+    if (!o) return err->code;
+    o->kind = SIM_K_POOL;
+    o->mode = mode;
+    o->ifm = *ifm;
+    o->ofm = *ofm;
+    o->upscale = upscale;
+    o->kh = o->kw = k;
+    o->pad_b = o->pad_r = pad_br;
+    o->ofm_scale_mode = 0;
+    o->round = 0;
+    o->act_min = ifm->bits == 16 ? INT16_MIN : INT8_MIN;
+    o->act_max = ifm->bits == 16 ? INT16_MAX : INT8_MAX;
+    o->flex = false;
+    return cc_choose_block(c, o, err);
+}
+
+/* k = log2(n_out / n_in) when map[v] == v >> k for all v (k >= 1), else 0. */
+static int32_t pow2_factor(const int32_t *map, int32_t n_in, int32_t n_out)
+{
+    for (int32_t k = 1; k <= 8; k++) {
+        if ((int64_t)n_in << k != n_out) continue;
+        for (int32_t v = 0; v < n_out; v++)
+            if (map[v] != v >> k) return 0;
+        return k;
+    }
+    return 0;
+}
+
+/* The gather out(y, x) = in(ym[y], xm[x]). */
+static int lower_gather(lower_ctx *c, const graph_op *op, const int32_t *ym, const int32_t *xm, npuc_err *err)
+{
+    const graph_tensor *in = cc_tin(c, op, 0), *out = cc_tout(c, op, 0);
+    int32_t H = in->shape[1], W = in->shape[2], C = in->shape[3], OH = out->shape[1], OW = out->shape[2];
+    uint8_t bits = (uint8_t)(8 * graph_dtype_size(in->dtype));
+    uint64_t es = bits / 8u;
+    int32_t bin = c->m->buf_of[op->in[0]], bout = c->m->buf_of[op->out[0]];
+    int32_t ky = pow2_factor(ym, H, OH), kx = pow2_factor(xm, W, OW);
+    if (ky && ky == kx && ky <= 4) {
+        /* 2^k upscaling: k NEAREST-upscaling copies */
+        int32_t src = bin;
+        uint32_t h = (uint32_t)H, w = (uint32_t)W;
+        for (int32_t s = 0; s < ky; s++) {
+            int32_t dst = bout;
+            if (s + 1 < ky) {
+                dst = cc_temp_buf(c, (uint64_t)h * w * 4 * (uint64_t)C * es, err);
+                if (dst < 0) return err->code;
+            }
+            eu_fm fi, fo;
+            fm_at(&fi, src, 0, h, w, (uint32_t)C, w, 1, 1, bits);
+            fm_at(&fo, dst, 0, 2 * h, 2 * w, (uint32_t)C, 2 * w, 1, 1, bits);
+            int rc = pool_op(c, 0, &fi, &fo, 1, 1, 0, err);
+            if (rc) return rc;
+            src = dst;
+            h *= 2;
+            w *= 2;
+        }
+        return NPUC_OK;
+    }
+    prog *py = malloc(sizeof *py * MAX_COPIES), *px = malloc(sizeof *px * MAX_COPIES);
+    bool *cov = malloc((size_t)(OH > OW ? OH : OW) + 1);
+    int rc = NPUC_OK;
+    if (!py || !px || !cov) {
+        rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+        goto done;
+    }
+    int32_t npy = progressions(ym, OH, py, MAX_COPIES, cov);
+    int32_t npx = npy < 0 ? -1 : progressions(xm, OW, px, MAX_COPIES, cov);
+    if (npy < 0 || npx < 0 || npy * npx > MAX_COPIES) {
+        rc = cc_cpu(c, "%dx%d -> %dx%d needs more than %d NPU copies", H, W, OH, OW, MAX_COPIES);
+        goto done;
+    }
+    for (int32_t i = 0; i < npy && !rc; i++)
+        for (int32_t j = 0; j < npx && !rc; j++) {
+            const prog *a = &py[i], *b = &px[j];
+            eu_fm fi, fo;
+            fm_at(&fi, bin, ((uint64_t)a->i0 * (uint64_t)W + (uint64_t)b->i0) * (uint64_t)C * es, (uint32_t)a->n,
+                  (uint32_t)b->n, (uint32_t)C, (uint32_t)W, (uint64_t)b->id, (uint64_t)a->id, bits);
+            fm_at(&fo, bout, ((uint64_t)a->o0 * (uint64_t)OW + (uint64_t)b->o0) * (uint64_t)C * es, (uint32_t)a->n,
+                  (uint32_t)b->n, (uint32_t)C, (uint32_t)OW, (uint64_t)b->od, (uint64_t)a->od, bits);
+            rc = pool_op(c, 0, &fi, &fo, 0, 1, 0, err);
+        }
+done:
+    free(py);
+    free(px);
+    free(cov);
+    return rc;
+}
 
 int cc_lower_resize(lower_ctx *c, const graph_op *op, npuc_err *err)
 {
-    (void)err;
-    return cc_cpu(c, "%s has no NPU form in this compiler", graph_op_name(op));
+    bool bilinear = op->opcode == TFL_OP_RESIZE_BILINEAR;
+    const graph_tensor *in = cc_tin(c, op, 0), *out = cc_tout(c, op, 0);
+    if (!in || !out) return cc_cpu(c, "missing input or output");
+    if (!cc_npu_dtype(in->dtype) || out->dtype != in->dtype)
+        return cc_cpu(c, "%s -> %s tensors (the NPU form takes int8 or int16)", graph_dtype_name(in->dtype),
+                      graph_dtype_name(out->dtype));
+    char why[160];
+    if (!interp_op_supported(c->g, op, why, sizeof why)) return cc_cpu(c, "%s", why);
+    if (in->rank != 4 || out->rank != 4) return cc_cpu(c, "tensors are not 4-d");
+    if (in->shape[0] != 1) return cc_cpu(c, "batch %d (the NPU form takes 1)", in->shape[0]);
+    int32_t H = in->shape[1], W = in->shape[2], C = in->shape[3], OH = out->shape[1], OW = out->shape[2];
+    if (C < 1 || C > 65536 || H > 65536 || W > 65536 || OH > 65536 || OW > 65536)
+        return cc_cpu(c, "dimensions beyond the NPU's 65536");
+    if (H > MAX_PROBE || W > MAX_PROBE || OH > MAX_PROBE || OW > MAX_PROBE)
+        return cc_cpu(c, "sizes above %d are not analysed", MAX_PROBE);
+    if (c->m->buf_of[op->in[0]] < 0 || c->m->buf_of[op->out[0]] < 0) return cc_cpu(c, "constant input");
+    int32_t *ym = malloc(sizeof *ym * (size_t)OH), *xm = malloc(sizeof *xm * (size_t)OW);
+    int32_t *wy = NULL, *wx = NULL;
+    int32_t before = c->e->n_eu;
+    int rc = NPUC_OK;
+    if (!ym || !xm) {
+        rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+        goto done;
+    }
+    npuc_err e2;
+    memset(&e2, 0, sizeof e2);
+    if (!bilinear) {
+        if (probe_nearest(op, H, OH, ym, &e2) || probe_nearest(op, W, OW, xm, &e2)) {
+            rc = cc_cpu(c, "the reference rejects the probe: %s", e2.msg);
+            goto done;
+        }
+        rc = lower_gather(c, op, ym, xm, err);
+        goto done;
+    }
+    if ((uint64_t)H * (uint64_t)OH > ((uint64_t)1 << 22) || (uint64_t)W * (uint64_t)OW > ((uint64_t)1 << 22)) {
+        rc = cc_cpu(c, "sizes too large to analyse the bilinear weights");
+        goto done;
+    }
+    wy = malloc(sizeof *wy * (size_t)H * (size_t)OH);
+    wx = malloc(sizeof *wx * (size_t)W * (size_t)OW);
+    if (!wy || !wx) {
+        rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+        goto done;
+    }
+    if (probe_bilinear(op, H, OH, wy, &e2) || probe_bilinear(op, W, OW, wx, &e2)) {
+        rc = cc_cpu(c, "the reference rejects the probe: %s", e2.msg);
+        goto done;
+    }
+    if (bl_gather(wy, H, OH, ym) && bl_gather(wx, W, OW, xm)) {
+        rc = lower_gather(c, op, ym, xm, err);
+        goto done;
+    }
+    if (bl_is_2x(wy, H, OH) && bl_is_2x(wx, W, OW)) {
+        eu_fm fi, fo;
+        uint8_t bits = (uint8_t)(8 * graph_dtype_size(in->dtype));
+        fm_at(&fi, c->m->buf_of[op->in[0]], 0, (uint32_t)H, (uint32_t)W, (uint32_t)C, (uint32_t)W, 1, 1, bits);
+        fm_at(&fo, c->m->buf_of[op->out[0]], 0, (uint32_t)OH, (uint32_t)OW, (uint32_t)C, (uint32_t)OW, 1, 1, bits);
+        rc = pool_op(c, 1, &fi, &fo, 1, 2, 1, err);
+        goto done;
+    }
+    rc = cc_cpu(c, "bilinear %dx%d -> %dx%d%s%s: only gathers and the exact 2x form run on the NPU", H, W, OH, OW,
+                op->opt.align_corners ? " (align_corners)" : "", op->opt.half_pixel_centers ? " (half_pixel_centers)" : "");
+done:
+    free(ym);
+    free(xm);
+    free(wy);
+    free(wx);
+    if (rc && rc != 1) {
+        c->e->n_eu = before;
+        if (rc == NPUC_E_UNSUPPORTED) return cc_cpu(c, "%s", err->msg);
+    }
+    return rc;
 }

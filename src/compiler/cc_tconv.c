@@ -1,8 +1,375 @@
-/* cc_tconv: the NPU form of TRANSPOSE_CONV (stub: the op stays on the CPU). */
+/* cc_tconv: the NPU form of TRANSPOSE_CONV (ethos-u.md 5.2, 5.3, 5.10).
+ *
+ * TFLite's transpose conv scatters every input pixel into the output:
+ *
+ *     out[oy] += in[iy] * w[fy]   for oy = iy * s - p + fy, 0 <= fy < k
+ *
+ * (per axis; p is TFLite Micro's padding, computed from the *output* size).
+ * Gathered per output this is
+ *
+ *     out[oy] = sum over fy of U[oy + p - fy]
+ *
+ * where U is the input with s - 1 zeros after every pixel (U[s * iy] =
+ * in[iy]). With the kernel turned by 180 degrees (ky = k - 1 - fy) that is
+ * a stride-1 convolution over U with top padding pt = k - 1 - p:
+ *
+ *     out[oy] = sum over ky of U[oy - pt + ky] * w[k - 1 - ky]
+ *
+ * For s = 1, U is the input itself: a plain CONV. For s = 2, U is what the
+ * NPU's IFM_UPSCALE = ZEROS makes of the IFM (pixels at even positions,
+ * zero-contribution taps between them): one CONV with upscaling, kernel
+ * stride 1, weights turned (wop layout 3). An axis whose input extent is 1
+ * has no gaps to fill, so its stride does not matter and it takes the other
+ * axis's form.
+ *
+ * Other strides (1x2, 3x3, ...; up to MAX_PHASES output phases): the
+ * outputs r, r + s, r + 2s, ... of one phase r gather only the kernel taps
+ * phi, phi + s, ... (phi = (r + p) mod s), from consecutive input rows. Each
+ * phase (ry, rx) is one stride-1 CONV with that sub-kernel turned, reading
+ * the input from the first row it needs and writing every sy-th row and
+ * sx-th column of the output (OFM strides); a phase no tap of which reaches
+ * the input is a 1x1 conv with zero weights (bias only).
+ *
+ * The NPU derives the extent of U it reads from the OFM size, kernel and
+ * padding (U_h = OH - 1 + k - pt - pb; stored rows read: U_h, or
+ * (U_h + 1) / 2 when upscaled). With pb = 0 the conv reads U rows up to
+ * OH + p - 1; when that passes the end of U (s * H rows), the rows past it
+ * hold nothing in TFLite's sum either, and bottom padding pb = OH + p - s*H
+ * makes them zero-contribution taps; otherwise pb = 0 and the conv simply
+ * never reaches the input rows whose scatter falls outside the output.
+ * Both keep the rows read within the stored IFM. Columns likewise.
+ *
+ * Arithmetic: TFLite's integer transpose conv accumulates (x - zi) * w in
+ * int32 (int8) or int64 (int16x8), adds the bias and rescales with the
+ * per-channel multipliers CONV_2D uses, then adds the output zero point and
+ * clamps: exactly a CONV's output stage, which cc_encode_weighted programs
+ * (TFL rounding for int8, NATURAL with the reduced multiplier for int16).
+ * The NPU's accumulator is 32 bits for int8 and 40 bits for int16; forms
+ * whose worst-case sum could leave that range stay on the CPU (TFLite wraps
+ * int32 sums, the NPU's behaviour there is not pinned down). */
 #include "cc_lower.h"
+#include "ethosu/eu_weights.h"
+#include "../interp/interp.h"
+#include "../kernels/k_common.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Output phases of the general form (one NPU op each). */
+#define MAX_PHASES 16
+
+/* One spatial axis of the form: TFLite padding p -> NPU pad before/after. */
+typedef struct tc_axis {
+    int32_t in, out, k, stride;
+    int32_t p;                /* TFLite Micro's padding */
+    int32_t before, after;    /* NPU padding (upscaled units when upscaled) */
+} tc_axis;
+
+/* TFLite Micro's padding of a transpose conv (ops_conv.c prepare_tconv):
+ * ComputePaddingHeightWidth on the output size; a negative size estimate on
+ * either axis leaves both paddings 0. */
+static void tflite_pads(int32_t padding, tc_axis *h, tc_axis *w)
+{
+    tc_axis *ax[2] = {h, w};
+    int64_t u[2];
+    for (int i = 0; i < 2; i++) {
+        const tc_axis *a = ax[i];
+        u[i] = padding == TFL_PAD_SAME ? ((int64_t)a->out + a->stride - 1) / a->stride
+                                       : ((int64_t)a->out + a->stride - a->k) / a->stride;
+    }
+    for (int i = 0; i < 2; i++) {
+        ax[i]->p = 0;
+        if (u[0] >= 0 && u[1] >= 0)
+            ax[i]->p = k_pad_before(padding, ax[i]->out, ax[i]->k, ax[i]->stride, 1, (int32_t)u[i], NULL);
+    }
+}
+
+/* NPU padding of one axis for the form with upscale factor `up` (1 or 2).
+ * False when the padding is outside what the NPU takes (*why set). */
+static bool axis_pads(tc_axis *a, int32_t up, char *why, size_t why_size, const char *name)
+{
+    if (a->p > a->k - 1) {
+        snprintf(why, why_size, "%s padding %d is not less than the kernel %s %d", name, a->p, name, a->k);
+        return false;
+    }
+    a->before = a->k - 1 - a->p;
+    int64_t reach = (int64_t)a->out + a->p;            /* U extent read with no padding after */
+    int64_t have = (int64_t)up * a->in;                /* U extent the IFM provides */
+    int64_t after = reach > have ? reach - have : 0;
+    if (a->before > 127 || after > 128) {
+        snprintf(why, why_size, "%s output %d needs NPU padding %d before / %lld after (limits 127 / 128)",
+                 name, a->out, a->before, (long long)after);
+        return false;
+    }
+    a->after = (int32_t)after;
+    return true;
+}
+
+/* The largest |accumulator + bias| any input can produce for channel oc
+ * (weights w[oc] over all taps, each input value at most `xmax` from the
+ * zero point). */
+static double worst_acc(const int8_t *w, size_t per_ch, uint32_t oc, double xmax, const graph_tensor *bias)
+{
+    double s = 0;
+    const int8_t *p = w + (size_t)oc * per_ch;
+    for (size_t i = 0; i < per_ch; i++) s += abs(p[i]);
+    double b = 0;
+    if (bias && bias->data) {
+        if (bias->dtype == GRAPH_I32) b = (double)((const int32_t *)bias->data)[oc];
+        else if (bias->dtype == GRAPH_I64) b = (double)((const int64_t *)bias->data)[oc];
+        else if (bias->dtype == GRAPH_I16) b = (double)((const int16_t *)bias->data)[oc];
+    }
+    return s * xmax + (b < 0 ? -b : b);
+}
+
+/* A CONV eu_op reading `ifm` (set by the caller, with the kernel, padding
+ * and feature maps) through the weights of p: block, weights, scales.
+ * 0 done, 1 CPU (reason set), else error; the op is dropped on failure. */
+static int finish_op(lower_ctx *c, eu_op *o, const wop *p, npuc_err *err)
+{
+    o->pkf = eu_prefer_part_kernel_first(p->I, p->kh, p->kw, o->ifm.bits);
+    int rc = cc_choose_block(c, o, err);
+    if (rc) {
+        c->e->n_eu--;
+        if (rc == NPUC_E_UNSUPPORTED) return cc_cpu(c, "%s", err->msg);
+        return rc;
+    }
+    rc = cc_encode_weighted(c, o, p, err);
+    if (rc) c->e->n_eu--;
+    return rc;
+}
+
+/* Strides 1x1 and 2x2: one CONV over the (zero-upscaled) IFM with the
+ * kernel turned by 180 degrees. */
+static int lower_upscaled(lower_ctx *c, const graph_op *op, wop *p, const tc_axis *ah, const tc_axis *aw,
+                          int32_t up, npuc_err *err)
+{
+    p->kh = (uint32_t)ah->k;
+    p->kw = (uint32_t)aw->k;
+    p->wdata = p->w->data;
+    p->layout = 3;
+    eu_op *o = cc_new_eu(c, err);
+    if (!o) return err->code;
+    o->kind = SIM_K_CONV;
+    o->upscale = up == 2 ? 2 : 0;   /* IFM_UPSCALE 2 = ZEROS */
+    o->kh = p->kh;
+    o->kw = p->kw;
+    o->pad_t = (uint8_t)ah->before;
+    o->pad_b = (uint8_t)ah->after;
+    o->pad_l = (uint8_t)aw->before;
+    o->pad_r = (uint8_t)aw->after;
+    cc_fm_whole(c, op->in[2], (uint32_t)ah->in, (uint32_t)aw->in, p->I, &o->ifm);
+    cc_fm_whole(c, op->out[0], (uint32_t)ah->out, (uint32_t)aw->out, p->O, &o->ofm);
+    o->flex = true;
+    return finish_op(c, o, p, err);
+}
+
+/* One output phase along one axis: the outputs r, r + s, r + 2s, ...
+ * gather kernel taps phi, phi + s, ... (phi = (r + p) mod s); as a
+ * stride-1 conv with those taps turned, over the input from row `off`. */
+typedef struct tc_phase {
+    int32_t q;                /* outputs in the phase (0: none) */
+    int32_t taps;             /* taps of the sub-kernel; 0 = no tap reaches the input */
+    int32_t phi;              /* kernel tap of the sub-kernel's last tap */
+    int32_t off;              /* first input row the conv reads */
+    int32_t before, after;    /* NPU padding */
+} tc_phase;
+
+/* Phase r of an axis. False when its padding is outside the NPU's range. */
+static bool phase_of(const tc_axis *a, int32_t r, bool no_taps, tc_phase *ph, char *why, size_t why_size,
+                     const char *name)
+{
+    memset(ph, 0, sizeof *ph);
+    ph->q = a->out > r ? (a->out - r + a->stride - 1) / a->stride : 0;
+    if (!ph->q) return true;
+    int32_t phi = (r + a->p) % a->stride, delta = (r + a->p) / a->stride;
+    int32_t J = phi < a->k ? (a->k - phi + a->stride - 1) / a->stride : 0;
+    /* output q reads input q + delta - j through tap phi + s*j, j < J; as a
+     * conv: sub-kernel tap t = J-1-j reads row q - (J-1-delta) + t */
+    int32_t b = J - 1 - delta;
+    int32_t off = b < 0 ? -b : 0;
+    int64_t reach, have;
+    if (no_taps || J == 0 || off >= a->in) {
+        /* bias only: a 1-tap kernel of zeros over rows 0.. */
+        ph->taps = 0;
+        reach = ph->q;
+        have = a->in;
+    } else {
+        ph->taps = J;
+        ph->phi = phi;
+        ph->off = off;
+        ph->before = b > 0 ? b : 0;
+        reach = (int64_t)ph->q + J - 1 - ph->before;
+        have = a->in - off;
+    }
+    int64_t after = reach > have ? reach - have : 0;
+    if (ph->before > 127 || after > 128) {
+        snprintf(why, why_size, "%s output phase %d needs NPU padding %d before / %lld after (limits 127 / 128)",
+                 name, r, ph->before, (long long)after);
+        return false;
+    }
+    ph->after = (int32_t)after;
+    return true;
+}
+
+/* Other strides: one stride-1 CONV per output phase (ry, rx), writing every
+ * sy-th row and sx-th column of the output from (ry, rx), with the
+ * sub-kernel of the taps that land there, turned. */
+static int lower_phases(lower_ctx *c, const graph_op *op, wop *p, const tc_axis *ah, const tc_axis *aw,
+                        npuc_err *err)
+{
+    const int8_t *wsrc = p->w->data;
+    size_t es = graph_dtype_size(p->in->dtype);
+    uint32_t C = p->I, O = p->O;
+    int8_t *wsub = malloc((size_t)O * (size_t)ah->k * (size_t)aw->k * C + 1);
+    if (!wsub) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    char why[160];
+    int rc = NPUC_OK;
+    for (int32_t ry = 0; ry < ah->stride && !rc; ry++) {
+        for (int32_t rx = 0; rx < aw->stride && !rc; rx++) {
+            tc_phase py, px;
+            if (!phase_of(ah, ry, false, &py, why, sizeof why, "height") ||
+                !phase_of(aw, rx, false, &px, why, sizeof why, "width")) {
+                rc = cc_cpu(c, "%s", why);
+                break;
+            }
+            if (!py.q || !px.q) continue;
+            if (!py.taps || !px.taps) {
+                /* no tap of this phase reaches the input: bias only */
+                if (!phase_of(ah, ry, true, &py, why, sizeof why, "height") ||
+                    !phase_of(aw, rx, true, &px, why, sizeof why, "width")) {
+                    rc = cc_cpu(c, "%s", why);
+                    break;
+                }
+            }
+            uint32_t kh = py.taps ? (uint32_t)py.taps : 1, kw = px.taps ? (uint32_t)px.taps : 1;
+            if (!py.taps) {
+                memset(wsub, 0, (size_t)O * C);
+            } else {
+                for (uint32_t oc = 0; oc < O; oc++)
+                    for (uint32_t ty = 0; ty < kh; ty++)
+                        for (uint32_t tx = 0; tx < kw; tx++) {
+                            int32_t fy = py.phi + ah->stride * (int32_t)(kh - 1 - ty);
+                            int32_t fx = px.phi + aw->stride * (int32_t)(kw - 1 - tx);
+                            memcpy(wsub + (((size_t)oc * kh + ty) * kw + tx) * C,
+                                   wsrc + (((size_t)oc * (size_t)ah->k + (size_t)fy) * (size_t)aw->k + (size_t)fx) * C,
+                                   C);
+                        }
+            }
+            wop ps = *p;
+            ps.kh = kh;
+            ps.kw = kw;
+            ps.wdata = wsub;
+            ps.layout = 0;
+            eu_op *o = cc_new_eu(c, err);
+            if (!o) {
+                rc = err->code;
+                break;
+            }
+            o->kind = SIM_K_CONV;
+            o->kh = kh;
+            o->kw = kw;
+            o->pad_t = (uint8_t)py.before;
+            o->pad_b = (uint8_t)py.after;
+            o->pad_l = (uint8_t)px.before;
+            o->pad_r = (uint8_t)px.after;
+            cc_fm_whole(c, op->in[2], (uint32_t)ah->in, (uint32_t)aw->in, C, &o->ifm);
+            o->ifm.off += ((uint64_t)py.off * (uint64_t)aw->in + (uint64_t)px.off) * C * es;
+            o->ifm.h = (uint32_t)(ah->in - py.off);
+            o->ifm.w = (uint32_t)(aw->in - px.off);
+            cc_fm_whole(c, op->out[0], (uint32_t)ah->out, (uint32_t)aw->out, O, &o->ofm);
+            o->ofm.off += ((uint64_t)ry * (uint64_t)aw->out + (uint64_t)rx) * O * es;
+            o->ofm.h = (uint32_t)py.q;
+            o->ofm.w = (uint32_t)px.q;
+            o->ofm.sx *= (uint64_t)aw->stride;
+            o->ofm.sy *= (uint64_t)ah->stride;
+            /* feature maps addressed with NHWC strides and offsets */
+            o->flex = false;
+            rc = finish_op(c, o, &ps, err);
+        }
+    }
+    free(wsub);
+    return rc;
+}
 
 int cc_lower_tconv(lower_ctx *c, const graph_op *op, npuc_err *err)
 {
-    (void)err;
-    return cc_cpu(c, "%s has no NPU form in this compiler", graph_op_name(op));
+    const graph_tensor *in = cc_tin(c, op, 2), *w = cc_tin(c, op, 1), *bias = cc_tin(c, op, 3);
+    const graph_tensor *out = cc_tout(c, op, 0);
+    const tfl_options *opt = &op->opt;
+    if (!in || !w || !out) return cc_cpu(c, "missing input or output");
+    char why[160];
+    if (!interp_op_supported(c->g, op, why, sizeof why)) return cc_cpu(c, "%s", why);
+    if (!w->data) return cc_cpu(c, "weights are not constant");
+    if (w->dtype != GRAPH_I8) return cc_cpu(c, "weights are %s (the NPU takes int8)", graph_dtype_name(w->dtype));
+    if (!cc_npu_dtype(in->dtype) || out->dtype != in->dtype)
+        return cc_cpu(c, "%s -> %s tensors (the NPU takes int8 or int16 in and out)", graph_dtype_name(in->dtype),
+                      graph_dtype_name(out->dtype));
+    if (!cc_has_q1(in) || !cc_has_q1(out) || w->q.n < 1) return cc_cpu(c, "tensors are not quantized");
+    bool wide = in->dtype == GRAPH_I16;
+    if (wide) {
+        if (cc_zp(in) || cc_zp(out)) return cc_cpu(c, "int16 tensors with a non-zero zero point");
+        if (bias && bias->dtype != GRAPH_I64 && bias->dtype != GRAPH_I16)
+            return cc_cpu(c, "int16 op with a %s bias", graph_dtype_name(bias->dtype));
+    } else if (bias && bias->dtype != GRAPH_I32) {
+        return cc_cpu(c, "int8 op with a %s bias", graph_dtype_name(bias->dtype));
+    }
+    if (bias && !bias->data) return cc_cpu(c, "bias is not constant");
+    if (!cc_act_ok(opt->activation)) return cc_cpu(c, "fused activation %s", tfl_activation_name(opt->activation));
+    if (in->rank != 4 || out->rank != 4 || w->rank != 4) return cc_cpu(c, "tensors are not 4-d");
+    if (in->shape[0] != 1) return cc_cpu(c, "batch %d (the NPU op takes 1)", in->shape[0]);
+    int32_t H = in->shape[1], W = in->shape[2], C = in->shape[3];
+    int32_t OH = out->shape[1], OW = out->shape[2], OC = out->shape[3];
+    if (w->shape[0] != OC || w->shape[3] != C) return cc_cpu(c, "weights do not match the input and output");
+    if (w->q.n > 1 && w->q.axis != 0) return cc_cpu(c, "weights quantized along axis %d", w->q.axis);
+    if (H > 65536 || W > 65536 || C > 65536 || OH > 65536 || OW > 65536 || OC > 65536)
+        return cc_cpu(c, "tensors too large for one NPU op");
+    tc_axis ah = {.in = H, .out = OH, .k = w->shape[1], .stride = opt->stride_h};
+    tc_axis aw = {.in = W, .out = OW, .k = w->shape[2], .stride = opt->stride_w};
+    if (ah.k > 64 || aw.k > 64) return cc_cpu(c, "kernel %dx%d too large (the NPU takes up to 64x64)", aw.k, ah.k);
+    tflite_pads(opt->padding, &ah, &aw);
+
+    /* the upscale factor: an axis with one input pixel takes either */
+    int32_t sh = ah.in == 1 ? 0 : ah.stride, sw = aw.in == 1 ? 0 : aw.stride;
+    int32_t up = sh ? sh : sw ? sw : 1;
+    bool phases = (sh && sh != up) || (sw && sw != up) || up > 2;
+    if (phases && (int64_t)ah.stride * aw.stride > MAX_PHASES)
+        return cc_cpu(c, "stride %dx%d (the NPU form takes 1x1, 2x2 by upscaling with zeros, or up to %d "
+                      "output phases)", aw.stride, ah.stride, MAX_PHASES);
+    if (!phases && (!axis_pads(&ah, up, why, sizeof why, "height") || !axis_pads(&aw, up, why, sizeof why, "width")))
+        return cc_cpu(c, "%s", why);
+
+    /* accumulator range */
+    size_t per_ch = (size_t)ah.k * aw.k * C;
+    double xmax = wide ? 32768.0 : (double)(cc_zp(in) < 0 ? 127 - cc_zp(in) : 128 + cc_zp(in));
+    double lim = wide ? 549755813887.0 : 2147483647.0;
+    for (int32_t oc = 0; oc < OC; oc++)
+        if (worst_acc(w->data, per_ch, (uint32_t)oc, xmax, bias) > lim)
+            return cc_cpu(c, "output channel %d: the sum could exceed the NPU's %d-bit accumulator", oc,
+                          wide ? 40 : 32);
+
+    /* an int16 bias is widened to int64 as the reference does */
+    graph_tensor b64;
+    int64_t *wide_bias = NULL;
+    wop p;
+    memset(&p, 0, sizeof p);
+    p.in = in;
+    p.w = w;
+    p.out = out;
+    p.bias = bias;
+    if (bias && bias->dtype == GRAPH_I16) {
+        wide_bias = malloc(sizeof *wide_bias * (size_t)OC);
+        if (!wide_bias) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+        for (int32_t i = 0; i < OC; i++) wide_bias[i] = ((const int16_t *)bias->data)[i];
+        b64 = *bias;
+        b64.dtype = GRAPH_I64;
+        b64.data = wide_bias;
+        p.bias = &b64;
+    }
+    p.O = (uint32_t)OC;
+    p.I = (uint32_t)C;
+    int rc = phases ? lower_phases(c, op, &p, &ah, &aw, err) : lower_upscaled(c, op, &p, &ah, &aw, up, err);
+    free(wide_bias);
+    return rc;
 }

@@ -124,7 +124,7 @@ run_case "$S/keyword_scrambled_8bit.tflite" ethos-u55-128
 run_case "$S/micro_speech_quantized.tflite" ethos-u65-256
 # A whole MobileNet on the NPU.
 run_case "$S/person_detect.tflite" ethos-u55-64
-# An int16 PAD: a data-movement (hybrid) epoch on the CPU.
+# An int16 PAD (three NPU ops: the inner copy and two fills).
 if [ -f "$S/seanet/pad/pad0.tflite" ]; then
   run_case "$S/seanet/pad/pad0.tflite" ethos-u55-256
 fi

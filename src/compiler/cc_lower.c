@@ -578,6 +578,7 @@ static int lower_conv_like(lower_ctx *c, const graph_op *op, npuc_err *err)
         o->kw = p.kw;
         cc_fm_whole(c, op->in[0], (uint32_t)H, (uint32_t)W, (uint32_t)C, &o->ifm);
         cc_fm_whole(c, op->out[0], (uint32_t)OH, (uint32_t)OW, (uint32_t)OC, &o->ofm);
+        cc_pad_fold(c, op, o);   /* a PAD before it becomes its padding (cc_pad.c) */
     }
     /* Vela always streams fully-connected weights depth-first */
     o->pkf = !p.depthwise && !fc && eu_prefer_part_kernel_first(p.I, p.kh, p.kw, o->ifm.bits);

@@ -73,6 +73,11 @@ int cc_encode_weighted(lower_ctx *c, eu_op *o, const wop *p, npuc_err *err);
 /* Complex ops, each in its own file: 0 lowered, 1 CPU (reason set), else error. */
 int cc_lower_softmax(lower_ctx *c, const graph_op *op, npuc_err *err);
 int cc_lower_pad(lower_ctx *c, const graph_op *op, npuc_err *err);        /* cc_pad.c */
+/* PAD folding (cc_pad.c): called by lower_conv_like once the IFM and the
+ * padding of a CONV/DEPTHWISE eu_op are set. When the conv's input is a PAD
+ * that cc_lower_pad folded (no NPU ops), the op reads the PAD's input with
+ * the PAD's padding added to its own. */
+void cc_pad_fold(lower_ctx *c, const graph_op *op, eu_op *o);
 int cc_lower_concat(lower_ctx *c, const graph_op *op, npuc_err *err);     /* cc_concat.c */
 int cc_lower_tconv(lower_ctx *c, const graph_op *op, npuc_err *err);      /* cc_tconv.c */
 int cc_lower_mean(lower_ctx *c, const graph_op *op, npuc_err *err);       /* cc_mean.c */

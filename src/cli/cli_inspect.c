@@ -1,7 +1,7 @@
 /* npuc inspect: what is in a model. */
 #include "cli.h"
 #include "../interp/interp.h"
-#include "../compiler/ethosu/eu.h"
+#include "../compiler/cc.h"
 #include "../emit/emit.h"
 #include "../runtime/host/npurt_host.h"
 #include "npurt/npurt_crypto.h"
@@ -16,8 +16,8 @@ static void help(FILE *f)
     fprintf(f,
             "usage: npuc inspect MODEL [--help]\n"
             "\n"
-            "Prints the ops (with options, MACs and whether the Ethos-U NPU can run them,\n"
-            "and why not), the tensors (type, shape, bytes, quantization), the model's\n"
+            "Prints the ops (with options, MACs and where `npuc compile` places them for\n"
+            "ethos-u55-256 with the default system: NPU, or CPU and why), the tensors (type, shape, bytes, quantization), the model's\n"
             "inputs and outputs, and totals: MACs, constant bytes, the activation arena\n"
             "of the reference interpreter.\n"
             "\n"
@@ -161,6 +161,17 @@ int cli_inspect(int argc, char **argv)
     printf("\nops:\n  %-4s %-24s %-22s %-44s %12s  %s\n", "#", "op", "inputs -> outputs", "options", "MACs", "Ethos-U");
     uint64_t total_macs = 0;
     int32_t npu_ops = 0;
+    /* the compiler's own placement, so inspect and compile never disagree */
+    cc_model *cm = NULL;
+    {
+        cc_options co;
+        memset(&co, 0, sizeof co);
+        npuc_err ce = {0};
+        if (cc_system_default(SIM_U55_256, &co.sys, &ce) || cc_compile(g, &co, &cm, &ce)) {
+            printf("  (the compiler rejects the model: %s)\n", ce.msg);
+            cm = NULL;
+        }
+    }
     for (int32_t i = 0; i < g->n_ops; i++) {
         const graph_op *op = &g->ops[i];
         char io[128];
@@ -173,7 +184,8 @@ int cli_inspect(int argc, char **argv)
         options_str(op, opts, sizeof opts);
         uint64_t macs = graph_op_macs(g, op);
         total_macs += macs;
-        bool npu = eu_op_supported(g, op, why, sizeof why);
+        bool npu = cm && cm->ops[i].npu;
+        snprintf(why, sizeof why, "%s", cm ? cm->ops[i].why : "not compiled");
         npu_ops += npu;
         printf("  %-4d %-24s %-22s %-44s %12llu  %s%s\n", i, graph_op_name(op), io, opts, (unsigned long long)macs,
                npu ? "yes" : "no: ", npu ? "" : why);
@@ -192,7 +204,8 @@ int cli_inspect(int argc, char **argv)
                kind, q);
     }
 
-    printf("\ntotals:\n  ops: %d (%d can run on the Ethos-U, %d on the CPU)\n", g->n_ops, npu_ops, g->n_ops - npu_ops);
+    cc_model_free(cm);
+    printf("\ntotals:\n  ops: %d (%d on the Ethos-U, %d on the CPU)\n", g->n_ops, npu_ops, g->n_ops - npu_ops);
     printf("  MACs: %llu\n", (unsigned long long)total_macs);
     printf("  constant data: %zu bytes\n", const_bytes);
     interp *ip;

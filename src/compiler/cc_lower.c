@@ -275,6 +275,10 @@ static int16_t wget(const wop *p, uint32_t o, uint32_t ky, uint32_t kx, uint32_t
         idx = (((size_t)o * p->kh + ky) * p->kw + kx) * p->I + i;
     else if (p->layout == 3)   /* OHWI turned by 180 degrees (transpose conv) */
         idx = (((size_t)o * p->kh + (p->kh - 1 - ky)) * p->kw + (p->kw - 1 - kx)) * p->I + i;
+    else if (p->layout == 4) { /* 1HWO depthwise, multiplier O/I, as a dense conv */
+        if (i != o / (p->O / p->I)) return 0;
+        idx = ((size_t)ky * p->kw + kx) * p->O + o;
+    }
     else
         idx = ((size_t)ky * p->kw + kx) * p->O + o;
     return (int16_t)(p->wdata[idx] - p->wzp);
@@ -467,6 +471,10 @@ int cc_pad_of(int32_t padding, int32_t in, int32_t filter, int32_t stride, int32
     return 0;
 }
 
+/* Depthwise with a multiplier above 1 on up to this many input channels runs
+ * as a dense CONV (C times the MACs, the zero weights compress to runs). */
+#define DW_DENSE_MAX_DEPTH 64
+
 static int lower_conv_like(lower_ctx *c, const graph_op *op, npuc_err *err)
 {
     bool dw = op->opcode == TFL_OP_DEPTHWISE_CONV_2D;
@@ -543,9 +551,16 @@ static int lower_conv_like(lower_ctx *c, const graph_op *op, npuc_err *err)
                 p.layout = 2;
                 p.I = 1;
                 o->kind = SIM_K_CONV;
+            } else if (OC == C * mult && C <= DW_DENSE_MAX_DEPTH) {
+                /* a CONV whose weights are zero outside each output
+                 * channel's own input channel: the same sums */
+                p.layout = 4;
+                p.I = (uint32_t)C;
+                o->kind = SIM_K_CONV;
             } else {
                 return c->e->n_eu--, cc_cpu(c, "depth multiplier %d on %d input channels (the NPU "
-                                            "takes multiplier 1, or input depth 1)", mult, C);
+                                            "takes multiplier 1, input depth 1, or up to %d input "
+                                            "channels as a dense conv)", mult, C, DW_DENSE_MAX_DEPTH);
             }
             if (p.w->q.n > 1 && p.w->q.axis != 3) return c->e->n_eu--, cc_cpu(c, "weights quantized along axis %d", p.w->q.axis);
         } else {

@@ -59,7 +59,9 @@ typedef struct wop {
     bool depthwise;
     const int8_t *wdata;      /* layout given by `layout` */
     int layout;               /* 0 OHWI (conv/fc), 1 1HWO (depthwise), 2 1HWO as conv with I=1,
-                                 3 OHWI turned 180 degrees (transpose conv) */
+                                 3 OHWI turned 180 degrees (transpose conv),
+                                 4 1HWO depthwise with multiplier O/I as a
+                                 dense conv (zero off its input channel) */
     int32_t wzp;              /* per-tensor weight zero point (FC) */
     bool fc_float_product;    /* FC per-tensor: scale product in float */
 } wop;

@@ -459,7 +459,7 @@ fail:
 static bool fold_expected(const fold_cfg *c)
 {
     if (c->pads[6] || c->pads[7] || c->out_too || (c->v2 && c->v2_other)) return false;
-    if (c->dw && c->mult > 1 && c->C + c->pads[6] + c->pads[7] > 1) return false;
+    if (c->dw && c->mult > 1 && c->C + c->pads[6] + c->pads[7] > 64) return false;
     int32_t PH = c->H + c->pads[2] + c->pads[3], PW = c->W + c->pads[4] + c->pads[5];
     int32_t OH = conv_out(PH, c->kh, c->sy, c->dy, c->same), OW = conv_out(PW, c->kw, c->sx, c->dx, c->same);
     int32_t eh = (c->kh - 1) * c->dy + 1, ew = (c->kw - 1) * c->dx + 1;
@@ -512,7 +512,8 @@ static void random_folds(npuc_rng *r, stats *st, int nconf)
         graph *g = fold_graph(&c, r);
         expect x;
         memset(&x, 0, sizeof x);
-        bool conv_cpu = c.dw && c.mult > 1 && c.C + c.pads[6] + c.pads[7] > 1;
+        /* a multiplier above 1 runs as a dense conv up to 64 input channels */
+        bool conv_cpu = c.dw && c.mult > 1 && c.C + c.pads[6] + c.pads[7] > 64;
         bool f = fold_expected(&c);
         x.where[0] = f ? X_FOLD : X_NOFOLD;
         x.where[1] = conv_cpu ? X_CPU : X_NPU;

@@ -1,15 +1,473 @@
-/* cc_act16: int16 pointwise ops on the NPU (stub: none yet). */
+/* cc_act16: int16 pointwise ops on the NPU. TANH, LOGISTIC, LEAKY_RELU,
+ * RELU, RELU6, RELU_N1_TO_1, HARD_SWISH and QUANTIZE whose input or output
+ * is int16 (the other side int8 or int16); the int8 -> int8 forms stay with
+ * cc_lower.c's LUTs. Forms (ethos-u.md 5.5-5.8):
+ *
+ *   RELU, RELU6, RELU_N1_TO_1, QUANTIZE   1x1 AVERAGE pool with a global
+ *       scale: y = clamp(R_TFL(x - zi, M, 31 - shift) + zo, act_min, act_max),
+ *       TFLite's MultiplyByQuantizedMultiplier (ethos-u.md 5.6) with the
+ *       kernel's own (M, shift) and clamp (k_relu_prepare, k_requant_prepare).
+ *   TANH, LOGISTIC                        1x1 AVERAGE pool scaled by TFLite's
+ *       16-bit input multiplier with NATURAL rounding ((x*m + 2^(s-1)) >> s,
+ *       exactly the kernel's rescale to units of 1/0x3000) into the built-in
+ *       TANH / SIGMOID activation, which evaluates TFLite's int16 table.
+ *   LEAKY_RELU, input and output quantization equal (identity multiplier
+ *       exactly 1), alpha >= 0: one ELEMENTWISE LRELU, x >= 0 ? x :
+ *       R_TFL(x, M_alpha, 31 - shift_alpha).
+ *   LEAKY_RELU otherwise: two ops write R_identity(x) + zo and
+ *       R_alpha(x) + zo (clamped) into scratch buffers, and an ELEMENTWISE
+ *       MAX (alpha <= 1) or MIN (alpha > 1) of the two gives the result (max
+ *       and min commute with the clamp). Both rescales are 1x1 pools, except
+ *       for alpha < 0, where TFLite applies |alpha| and negates: that branch
+ *       is an ELEMENTWISE MUL by the scalar -1 scaled by |alpha| and the
+ *       result is the MAX (the negated branch is >= 0 exactly where x < 0).
+ *       TFLite rounds a tie of |alpha| x (x < 0) toward +inf and then
+ *       negates, so its result's ties go down, where the NPU rounds the
+ *       negated product's ties up: when some input meets a tie (alpha =
+ *       -0.5) the check below keeps the op on the CPU.
+ *
+ * Exactness is not assumed: before emitting anything the lowering runs the
+ * op alone on the reference interpreter for every possible input value
+ * (65536 for int16 input, 256 for int8) and evaluates the chosen form with
+ * the NPU's output-stage arithmetic (sim_rescale.h: the simulator's own
+ * rescale; then zero point, clamp, built-in function as ethos-u.md 5.1 and
+ * 5.7 specify), and keeps the op on the CPU with the reason if a single
+ * value differs. HARD_SWISH has no int16 reference kernel, so it stays on
+ * the CPU with the reference's reason. */
 #include "cc_lower.h"
+#include "../interp/interp.h"
+#include "../kernels/k_activation.h"
+#include "../kernels/k_common.h"
+#include "../sim/sim_rescale.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { RND_TFL = 0, RND_NATURAL = 2 };
+enum { FN_NONE = 0, FN_TANH = 3, FN_SIGMOID = 4 };
+enum { EW_MUL = 0, EW_MIN = 3, EW_MAX = 4, EW_LRELU = 5 };
+
+static bool is_act16_opcode(int32_t opcode)
+{
+    switch (opcode) {
+    case TFL_OP_LOGISTIC: case TFL_OP_TANH: case TFL_OP_HARD_SWISH: case TFL_OP_LEAKY_RELU:
+    case TFL_OP_RELU: case TFL_OP_RELU6: case TFL_OP_RELU_N1_TO_1: case TFL_OP_QUANTIZE:
+        return true;
+    default:
+        return false;
+    }
+}
 
 bool cc_is_lut16_op(const lower_ctx *c, const graph_op *op)
 {
-    (void)c;
-    (void)op;
-    return false;
+    if (!is_act16_opcode(op->opcode)) return false;
+    const graph_tensor *in = cc_tin(c, op, 0), *out = cc_tout(c, op, 0);
+    if (!in || !out) return false;
+    if (!cc_npu_dtype(in->dtype) || !cc_npu_dtype(out->dtype)) return false;
+    return in->dtype == GRAPH_I16 || out->dtype == GRAPH_I16;
+}
+
+/* ------------------------------------------------------- the NPU model */
+
+/* One output stage as the lowering programs it: the scaled value
+ * R_round(x - zi, m, s), then the zero point and clamp, or the built-in
+ * function (its input limited to +-2^24 as in the hardware model), zero
+ * point and clamp. */
+typedef struct stage {
+    uint32_t m;
+    uint8_t s, round, func;
+    int32_t zi, zo, lo, hi;
+    bool neg;                 /* an ELEMENTWISE MUL by the scalar -1: R(-(x - zi)) */
+} stage;
+
+static int32_t clamp_i64(int64_t v, int32_t lo, int32_t hi)
+{
+    return (int32_t)(v < lo ? lo : v > hi ? hi : v);
+}
+
+static int32_t stage_out(const stage *st, int64_t v)
+{
+    if (st->func == FN_TANH || st->func == FN_SIGMOID) {
+        int32_t x = v < -(1 << 24) ? -(1 << 24) : v > (1 << 24) ? (1 << 24) : (int32_t)v;
+        int64_t r = (st->func == FN_TANH ? k_tanh_s16_value(x) : k_logistic_s16_value(x));
+        return clamp_i64(r + st->zo, st->lo, st->hi);
+    }
+    return clamp_i64(v + st->zo, st->lo, st->hi);
+}
+
+static int32_t stage_apply(const stage *st, int32_t x)
+{
+    int64_t a = (int64_t)x - st->zi;
+    return stage_out(st, sim_rescale(st->neg ? -a : a, st->m, st->s, st->round));
+}
+
+/* The forms. */
+typedef enum form_kind { F_REQUANT, F_LRELU, F_MAXMIN } form_kind;
+
+typedef struct form {
+    form_kind kind;
+    stage a, b;               /* F_REQUANT: a; F_LRELU: a (negative branch); F_MAXMIN: a, b */
+    uint8_t ew_mode;          /* F_MAXMIN: EW_MAX / EW_MIN */
+} form;
+
+static int32_t form_apply(const form *f, int32_t x)
+{
+    switch (f->kind) {
+    case F_REQUANT:
+        return stage_apply(&f->a, x);
+    case F_LRELU: {
+        int64_t a = (int64_t)x - f->a.zi;
+        int64_t v = a >= 0 ? a : sim_rescale(a, f->a.m, f->a.s, f->a.round);
+        return stage_out(&f->a, v);
+    }
+    default: {
+        int32_t p = stage_apply(&f->a, x), q = stage_apply(&f->b, x);
+        return f->ew_mode == EW_MAX ? (p > q ? p : q) : (p < q ? p : q);
+    }
+    }
+}
+
+/* ------------------------------------------------ the reference's answers */
+
+/* Runs the op alone on the reference interpreter for every input value
+ * (1 x 1 x 1 x n, n = 256 or 65536) and returns the outputs as int32. */
+static int reference_all(const lower_ctx *c, const graph_op *op, int32_t *y, int32_t *n_out,
+                         npuc_err *err)
+{
+    const graph_tensor *in = cc_tin(c, op, 0), *out = cc_tout(c, op, 0);
+    int32_t n = in->dtype == GRAPH_I16 ? 65536 : 256;
+    graph *t = graph_new("act16");
+    if (!t) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    int32_t shape[4] = {1, 1, 1, n};
+    int rc = NPUC_OK;
+    interp *ip = NULL;
+    void *x = NULL;
+    int32_t ti = graph_add_tensor(t, "x", in->dtype, 4, shape, NULL);
+    int32_t to = graph_add_tensor(t, "y", out->dtype, 4, shape, NULL);
+    if (ti < 0 || to < 0 || graph_set_quant(t, ti, in->q.n, in->q.scale, in->q.zero_point, in->q.axis) ||
+        graph_set_quant(t, to, out->q.n, out->q.scale, out->q.zero_point, out->q.axis)) {
+        rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+        goto done;
+    }
+    int32_t oi = graph_add_op(t, op->opcode, &op->opt, 1, &ti, 1, &to);
+    if (oi < 0 || graph_set_io(t, 1, &ti, 1, &to)) {
+        rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+        goto done;
+    }
+    t->ops[oi].version = op->version;
+    interp_options io;
+    memset(&io, 0, sizeof io);
+    if ((rc = interp_create(t, &io, &ip, err))) goto done;
+    size_t es = graph_dtype_size(in->dtype);
+    x = malloc((size_t)n * es);
+    if (!x) {
+        rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+        goto done;
+    }
+    for (int32_t i = 0; i < n; i++) {
+        if (es == 2) ((int16_t *)x)[i] = (int16_t)(i - n / 2);
+        else ((int8_t *)x)[i] = (int8_t)(i - n / 2);
+    }
+    if ((rc = interp_set_input(ip, 0, x, (size_t)n * es, err))) goto done;
+    if ((rc = interp_invoke(ip, err))) goto done;
+    size_t nb = 0;
+    const void *yb = interp_output(ip, 0, &nb);
+    size_t oes = graph_dtype_size(out->dtype);
+    if (nb != (size_t)n * oes) {
+        rc = npuc_errf(err, NPUC_E_RUNTIME, "the reference gave %zu bytes for %d values", nb, n);
+        goto done;
+    }
+    for (int32_t i = 0; i < n; i++)
+        y[i] = oes == 2 ? ((const int16_t *)yb)[i] : ((const int8_t *)yb)[i];
+    *n_out = n;
+done:
+    free(x);
+    interp_free(ip);
+    graph_free(t);
+    return rc;
+}
+
+/* The first input value where the form differs from the reference, or
+ * INT32_MIN when none does. */
+static int32_t first_mismatch(const form *f, const int32_t *ref, int32_t n)
+{
+    for (int32_t i = 0; i < n; i++)
+        if (form_apply(f, i - n / 2) != ref[i]) return i - n / 2;
+    return INT32_MIN;
+}
+
+/* ------------------------------------------------------- choosing a form */
+
+static void type_range(graph_dtype d, int32_t *lo, int32_t *hi)
+{
+    *lo = d == GRAPH_I16 ? INT16_MIN : INT8_MIN;
+    *hi = d == GRAPH_I16 ? INT16_MAX : INT8_MAX;
+}
+
+/* A TFL-rounded stage for TFLite's (M, shift); false when the NPU's shift
+ * cannot express it. */
+static bool tfl_stage(int32_t mult, int32_t shift, stage *st)
+{
+    if (mult < 0) return false;
+    return cc_hw_scale_tfl(mult, shift, &st->m, &st->s);
+}
+
+/* Picks the form for the op and its registers; 0 or 1 (CPU, reason set). */
+static int choose_form(lower_ctx *c, const graph_op *op, form *f)
+{
+    const graph_tensor *in = cc_tin(c, op, 0), *out = cc_tout(c, op, 0);
+    memset(f, 0, sizeof *f);
+    float is = in->q.scale[0], os = out->q.scale[0];
+    int32_t izp = cc_zp(in), ozp = cc_zp(out), qmin, qmax;
+    type_range(out->dtype, &qmin, &qmax);
+    stage base = {.round = RND_TFL, .zi = izp, .zo = ozp, .lo = qmin, .hi = qmax};
+    f->kind = F_REQUANT;
+    f->a = base;
+    switch (op->opcode) {
+    case TFL_OP_RELU:
+    case TFL_OP_RELU6:
+    case TFL_OP_RELU_N1_TO_1: {
+        float lo = op->opcode == TFL_OP_RELU_N1_TO_1 ? -1.0f : 0.0f;
+        float hi = op->opcode == TFL_OP_RELU ? INFINITY : op->opcode == TFL_OP_RELU6 ? 6.0f : 1.0f;
+        k_relu_params p;
+        k_relu_prepare(is, izp, os, ozp, lo, hi, qmin, qmax, &p);
+        if (!tfl_stage(p.mult, p.shift, &f->a))
+            return cc_cpu(c, "rescale %g is outside the NPU's range", (double)(is / os));
+        f->a.lo = p.act_min;
+        f->a.hi = p.act_max;
+        return 0;
+    }
+    case TFL_OP_QUANTIZE: {
+        k_requant_params p;
+        k_requant_prepare(is, izp, os, ozp, &p);
+        if (!tfl_stage(p.mult, p.shift, &f->a))
+            return cc_cpu(c, "rescale %g is outside the NPU's range", (double)is / (double)os);
+        return 0;
+    }
+    case TFL_OP_TANH:
+    case TFL_OP_LOGISTIC: {
+        bool th = op->opcode == TFL_OP_TANH;
+        if (in->dtype != GRAPH_I16 || out->dtype != GRAPH_I16)
+            return cc_cpu(c, "%s -> %s %s (the NPU's built-in function takes int16 -> int16)",
+                          graph_dtype_name(in->dtype), graph_dtype_name(out->dtype), graph_op_name(op));
+        k_sigmoid_s16_params p;
+        if (k_sigmoid_s16_prepare(is, th, &p) != K_OK)
+            return cc_cpu(c, "input scale %g is outside TFLite's int16 %s range", (double)is,
+                          graph_op_name(op));
+        int32_t m = p.input_multiplier, s = p.input_left_shift;
+        if (m == 0) {
+            if (s < 0 || s > 13) return cc_cpu(c, "input shift %d is outside the kernel's range", s);
+            m = 3 << s;
+            s = 0;
+        }
+        if (m < 0 || m > 65535 || s < 0 || s > 31)
+            return cc_cpu(c, "input rescale (%d, %d) is outside the kernel's range", m, s);
+        f->a.m = (uint32_t)m;
+        f->a.s = (uint8_t)s;
+        f->a.round = RND_NATURAL;
+        f->a.func = th ? FN_TANH : FN_SIGMOID;
+        return 0;
+    }
+    case TFL_OP_LEAKY_RELU: {
+        if (in->dtype != out->dtype)
+            return cc_cpu(c, "%s -> %s LEAKY_RELU", graph_dtype_name(in->dtype), graph_dtype_name(out->dtype));
+        float alpha = op->opt.alpha;
+        k_leaky_relu_params p;
+        k_leaky_relu_prepare(is, izp, os, ozp, alpha, &p);
+        bool neg = p.mult_alpha < 0;
+        if (p.mult_alpha == INT32_MIN) return cc_cpu(c, "alpha %g gives no NPU multiplier", (double)alpha);
+        stage sa = base, si = base;
+        if (!tfl_stage(neg ? -p.mult_alpha : p.mult_alpha, p.shift_alpha, &sa) ||
+            !tfl_stage(p.mult_identity, p.shift_identity, &si))
+            return cc_cpu(c, "rescale factors out of the NPU's range");
+        sa.neg = neg;
+        if (!neg && p.mult_identity == (1 << 30) && p.shift_identity == 1) {
+            f->kind = F_LRELU;
+            f->a = sa;
+            return 0;
+        }
+        f->kind = F_MAXMIN;
+        f->a = si;
+        f->b = sa;
+        /* alpha in [0, 1]: max; alpha > 1: min; alpha < 0: the negated
+         * branch is >= 0 where x < 0 and <= 0 where x >= 0: max */
+        f->ew_mode = alpha <= 1.0f ? EW_MAX : EW_MIN;
+        return 0;
+    }
+    default:
+        return cc_cpu(c, "%s has no int16 NPU form in this compiler", graph_op_name(op));
+    }
+}
+
+/* ------------------------------------------------------------- emitting */
+
+static bool hwc(const graph_tensor *t, uint32_t *h, uint32_t *w, uint32_t *ch)
+{
+    uint64_t hh = 1;
+    for (int32_t i = 0; i + 2 < t->rank; i++) hh *= (uint64_t)t->shape[i];
+    uint64_t ww = t->rank >= 2 ? (uint64_t)t->shape[t->rank - 2] : 1;
+    uint64_t cc = t->rank >= 1 ? (uint64_t)t->shape[t->rank - 1] : 1;
+    if (!hh || !ww || !cc || hh > 65536 || ww > 65536 || cc > 65536) return false;
+    *h = (uint32_t)hh;
+    *w = (uint32_t)ww;
+    *ch = (uint32_t)cc;
+    return true;
+}
+
+/* A dense NHWC int16 scratch feature map. */
+static eu_fm fm_temp(int32_t buf, uint32_t h, uint32_t w, uint32_t ch, int32_t zp)
+{
+    eu_fm f;
+    memset(&f, 0, sizeof f);
+    f.buf = buf;
+    f.h = h;
+    f.w = w;
+    f.c = ch;
+    f.sc = 2;
+    f.sx = (uint64_t)ch * 2;
+    f.sy = (uint64_t)w * ch * 2;
+    f.bits = 16;
+    f.is_signed = true;
+    f.zp = zp;
+    return f;
+}
+
+/* A 1x1 AVERAGE pool applying stage st from ifm to ofm (a MUL by the
+ * scalar -1 when the stage negates). */
+static eu_op *emit_stage(lower_ctx *c, const stage *st, const eu_fm *ifm, const eu_fm *ofm, npuc_err *err)
+{
+    eu_op *o = cc_new_eu(c, err);
+    if (!o) return NULL;
+    if (st->neg) {
+        o->kind = SIM_K_ELEMENTWISE;
+        o->mode = EW_MUL;
+        o->ifm2_scalar = true;
+        o->scalar = -1;
+        o->ifm2.buf = -1;
+        o->ifm2.bits = ifm->bits;
+        o->ifm2.is_signed = true;
+        o->ifm2.zp = 0;
+    } else {
+        o->kind = SIM_K_POOL;
+        o->mode = 1;
+    }
+    o->ifm = *ifm;
+    o->ofm = *ofm;
+    o->ifm.zp = st->zi;
+    o->ofm.zp = st->zo;
+    o->ofm_scale_mode = 1;
+    o->ofm_scale = st->m;
+    o->ofm_shift = st->s;
+    o->round = st->round;
+    o->act_func = st->func;
+    o->act_min = st->lo;
+    o->act_max = st->hi;
+    o->flex = true;
+    return o;
 }
 
 int cc_lower_act16(lower_ctx *c, const graph_op *op, npuc_err *err)
 {
-    (void)err;
-    return cc_cpu(c, "%s has no int16 NPU form in this compiler", graph_op_name(op));
+    const graph_tensor *in = cc_tin(c, op, 0), *out = cc_tout(c, op, 0);
+    if (!in || !out || op->n_out != 1) return cc_cpu(c, "missing input or output");
+    char why[160];
+    if (!interp_op_supported(c->g, op, why, sizeof why)) return cc_cpu(c, "%s", why);
+    if (op->n_in != 1) return cc_cpu(c, "%d inputs", op->n_in);
+    if (!cc_has_q1(in) || !cc_has_q1(out) || in->q.n != 1 || out->q.n != 1)
+        return cc_cpu(c, "tensors are not quantized per tensor");
+    if (c->m->buf_of[op->in[0]] < 0) return cc_cpu(c, "constant input");
+    if (graph_tensor_elems(in) != graph_tensor_elems(out)) return cc_cpu(c, "input and output sizes differ");
+    uint32_t h, w, ch;
+    if (!hwc(out, &h, &w, &ch)) return cc_cpu(c, "tensor too large for one NPU op");
+    form f;
+    int rc = choose_form(c, op, &f);
+    if (rc) return rc;
+
+    /* every input value, against the reference */
+    int32_t *ref = malloc(65536 * sizeof *ref);
+    if (!ref) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    int32_t n = 0;
+    npuc_err e2;
+    memset(&e2, 0, sizeof e2);
+    rc = reference_all(c, op, ref, &n, &e2);
+    if (rc) {
+        free(ref);
+        if (rc == NPUC_E_NOMEM) return npuc_errf(err, rc, "%s", e2.msg);
+        return cc_cpu(c, "the reference rejects it: %s", e2.msg);
+    }
+    int32_t bad = first_mismatch(&f, ref, n);
+    int32_t want = bad != INT32_MIN ? ref[bad + n / 2] : 0, got = bad != INT32_MIN ? form_apply(&f, bad) : 0;
+    if (bad != INT32_MIN && f.kind == F_MAXMIN) {
+        /* the other order of the two branches */
+        form g = f;
+        g.ew_mode = f.ew_mode == EW_MAX ? EW_MIN : EW_MAX;
+        if (first_mismatch(&g, ref, n) == INT32_MIN) {
+            f = g;
+            bad = INT32_MIN;
+        }
+    }
+    free(ref);
+    if (bad != INT32_MIN && f.kind == F_MAXMIN && f.b.neg)
+        return cc_cpu(c, "alpha %g < 0: TFLite rounds alpha * x before negating, the NPU's negated "
+                      "rescale differs at input %d (%d, reference %d)", (double)op->opt.alpha, bad, got, want);
+    if (bad != INT32_MIN)
+        return cc_cpu(c, "the NPU's rescale differs from the reference at input %d (%d, reference %d)",
+                      bad, got, want);
+
+    cc_epoch *e = c->e;
+    int32_t n_eu0 = e->n_eu, n_bufs0 = c->m->n_bufs;
+    eu_fm fin, fout;
+    cc_fm_whole(c, op->in[0], h, w, ch, &fin);
+    cc_fm_whole(c, op->out[0], h, w, ch, &fout);
+    rc = NPUC_OK;
+    if (f.kind == F_REQUANT) {
+        if (!emit_stage(c, &f.a, &fin, &fout, err)) return err->code;
+    } else if (f.kind == F_LRELU) {
+        eu_op *o = cc_new_eu(c, err);
+        if (!o) return err->code;
+        o->kind = SIM_K_ELEMENTWISE;
+        o->mode = EW_LRELU;
+        o->ifm = fin;
+        o->ofm = fout;
+        o->ifm.zp = f.a.zi;
+        o->ofm.zp = f.a.zo;
+        o->ofm_scale_mode = 1;
+        o->ofm_scale = f.a.m;
+        o->ofm_shift = f.a.s;
+        o->round = f.a.round;
+        o->act_min = f.a.lo;
+        o->act_max = f.a.hi;
+        o->flex = true;
+    } else {
+        uint64_t bytes = (uint64_t)h * w * ch * 2;
+        int32_t b1 = cc_temp_buf(c, bytes, err);
+        if (b1 < 0) return err->code;
+        int32_t b2 = cc_temp_buf(c, bytes, err);
+        if (b2 < 0) return err->code;
+        eu_fm t1 = fm_temp(b1, h, w, ch, 0), t2 = fm_temp(b2, h, w, ch, 0);
+        if (!emit_stage(c, &f.a, &fin, &t1, err) || !emit_stage(c, &f.b, &fin, &t2, err)) return err->code;
+        eu_op *o = cc_new_eu(c, err);
+        if (!o) return err->code;
+        o->kind = SIM_K_ELEMENTWISE;
+        o->mode = f.ew_mode;
+        o->ifm = t1;
+        o->ifm2 = t2;
+        o->ifm2_tensor = true;
+        o->ofm = fout;
+        o->ifm.zp = o->ifm2.zp = o->ofm.zp = 0;
+        o->ofm_scale_mode = 1;
+        o->ofm_scale = 1;
+        o->ofm_shift = 0;
+        o->round = RND_TFL;
+        o->flex = true;
+    }
+    for (int32_t k = n_eu0; k < e->n_eu && rc == NPUC_OK; k++) rc = cc_choose_block(c, &e->ops[k], err);
+    if (rc) {
+        e->n_eu = n_eu0;
+        c->m->n_bufs = n_bufs0;
+        if (rc == NPUC_E_UNSUPPORTED) return cc_cpu(c, "%s", err->msg);
+        return rc;
+    }
+    return NPUC_OK;
 }

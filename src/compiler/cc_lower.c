@@ -471,10 +471,6 @@ int cc_pad_of(int32_t padding, int32_t in, int32_t filter, int32_t stride, int32
     return 0;
 }
 
-/* Depthwise with a multiplier above 1 on up to this many input channels runs
- * as a dense CONV (C times the MACs, the zero weights compress to runs). */
-#define DW_DENSE_MAX_DEPTH 64
-
 static int lower_conv_like(lower_ctx *c, const graph_op *op, npuc_err *err)
 {
     bool dw = op->opcode == TFL_OP_DEPTHWISE_CONV_2D;
@@ -551,7 +547,7 @@ static int lower_conv_like(lower_ctx *c, const graph_op *op, npuc_err *err)
                 p.layout = 2;
                 p.I = 1;
                 o->kind = SIM_K_CONV;
-            } else if (OC == C * mult && C <= DW_DENSE_MAX_DEPTH) {
+            } else if (OC == C * mult && C <= CC_DW_DENSE_MAX_DEPTH) {
                 /* a CONV whose weights are zero outside each output
                  * channel's own input channel: the same sums */
                 p.layout = 4;
@@ -560,7 +556,7 @@ static int lower_conv_like(lower_ctx *c, const graph_op *op, npuc_err *err)
             } else {
                 return c->e->n_eu--, cc_cpu(c, "depth multiplier %d on %d input channels (the NPU "
                                             "takes multiplier 1, input depth 1, or up to %d input "
-                                            "channels as a dense conv)", mult, C, DW_DENSE_MAX_DEPTH);
+                                            "channels as a dense conv)", mult, C, CC_DW_DENSE_MAX_DEPTH);
             }
             if (p.w->q.n > 1 && p.w->q.axis != 3) return c->e->n_eu--, cc_cpu(c, "weights quantized along axis %d", p.w->q.axis);
         } else {

@@ -52,6 +52,10 @@ void cc_set_act(eu_op *o, const graph_tensor *out, int32_t act);
 int cc_pad_of(int32_t padding, int32_t in, int32_t filter, int32_t stride, int32_t dil,
               int32_t out, int32_t *before, int32_t *after);
 
+/* Depthwise with a multiplier above 1 on up to this many input channels runs
+ * as a dense CONV (C times the MACs, the zero weights compress to runs). */
+#define CC_DW_DENSE_MAX_DEPTH 64
+
 /* A weighted op (CONV / DEPTHWISE) as the weight encoder sees it. */
 typedef struct wop {
     const graph_tensor *in, *w, *bias, *out;

@@ -204,6 +204,9 @@ static bool conv_takes(lower_ctx *c, const graph_op *conv, const pad_plan *pp, i
             I = (uint32_t)C;
         } else if (C == 1) {
             I = 1;
+        } else if (OC == C * (opt->depth_multiplier > 0 ? opt->depth_multiplier : 1) &&
+                   C <= CC_DW_DENSE_MAX_DEPTH) {
+            I = (uint32_t)C;   /* the dense form */
         } else {
             return false;
         }

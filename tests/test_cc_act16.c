@@ -1,0 +1,517 @@
+/* int16 pointwise ops on the NPU (src/compiler/cc_act16.c): TANH, LOGISTIC,
+ * RELU, RELU6, RELU_N1_TO_1, LEAKY_RELU, QUANTIZE (int16 <-> int8/int16),
+ * HARD_SWISH. Single-op graphs whose input holds every value of its type
+ * (all 65536 int16 values, or all 256 int8 values, in a random order, the
+ * rest of the tensor random) over many random quantizations, shapes and
+ * Ethos-U variants, plus chains of these ops in one epoch, are compiled
+ * (cc_compile -> emit_tflite_model -> tfl_write -> tfl_read -> graph_import,
+ * as a user gets them), run with the ethos-u op on the virtual NPU and
+ * compared byte for byte with the reference interpreter on the source graph.
+ * Each op must land where expected: on the NPU with the expected number of
+ * NPU operations (1 for the requantizing pool, the built-in TANH/SIGMOID and
+ * LRELU; 3 for LEAKY_RELU's two rescales + MAX/MIN), or on the CPU with the
+ * expected reason (the reference's own message when it rejects the op).
+ *
+ * Environment: NPUC_ACT16_CONFIGS (random configurations, default 400),
+ * NPUC_ACT16_SEED (first seed, default 1). */
+#include "test.h"
+#include "../src/compiler/cc.h"
+#include "../src/emit/emit.h"
+#include "../src/interp/interp.h"
+#include "../src/kernels/k_activation.h"
+#include "../src/sim/sim.h"
+
+#include <math.h>
+#include <stdint.h>
+
+static const sim_variant variants[6] = {SIM_U55_32, SIM_U55_64, SIM_U55_128,
+                                        SIM_U55_256, SIM_U65_256, SIM_U65_512};
+
+static long env_long(const char *name, long def)
+{
+    const char *v = getenv(name);
+    if (!v || !*v) return def;
+    char *end;
+    long x = strtol(v, &end, 0);
+    return *end ? def : x;
+}
+
+/* ----------------------------------------------- ethos-u ops on the sim */
+
+typedef struct npu_ctx {
+    sim_npu *npu;
+    sim_variant variant;
+    int n_runs;
+} npu_ctx;
+
+static bool accept_ethosu(void *user, const graph_op *op)
+{
+    (void)user;
+    return sim_is_ethosu_op(op);
+}
+
+static int eval_ethosu(void *user, interp *ip, const graph_op *op, npuc_err *err)
+{
+    npu_ctx *r = user;
+    int rc;
+    if (!r->npu) {
+        sim_system sys;
+        sim_system_default(r->variant, &sys);
+        if ((rc = sim_npu_create(r->variant, &sys, &r->npu, err))) return rc;
+    }
+    rc = sim_run_ethosu_interp(r->npu, ip, op, err);
+    if (rc) return rc;
+    r->n_runs++;
+    return NPUC_OK;
+}
+
+/* ------------------------------------------------------------ configs */
+
+/* What the compiler must do with an op. */
+enum { X_ANY, X_NPU, X_CPU };
+
+typedef struct op_cfg {
+    int32_t opcode;
+    float alpha;
+    graph_dtype out_dt;
+    float os;
+    int64_t ozp;
+    int expect;               /* X_* */
+    int n_eu;                 /* X_NPU: NPU ops (0: any) */
+    const char *why;          /* X_CPU: part of the reason (NULL: the reference's message) */
+} op_cfg;
+
+#define MAX_CHAIN 5
+
+typedef struct cfg {
+    graph_dtype in_dt;
+    float is;
+    int64_t izp;
+    int32_t shape[4];
+    int n;
+    op_cfg ops[MAX_CHAIN];
+    sim_variant variant;
+    cc_optimise optimise;
+} cfg;
+
+static void cfg_str(const cfg *c, char *buf, size_t size)
+{
+    size_t o = (size_t)snprintf(buf, size, "%s [%d,%d,%d,%d] scale %.9g zp %lld", graph_dtype_name(c->in_dt),
+                                c->shape[0], c->shape[1], c->shape[2], c->shape[3], (double)c->is,
+                                (long long)c->izp);
+    for (int i = 0; i < c->n && o < size; i++) {
+        const op_cfg *p = &c->ops[i];
+        o += (size_t)snprintf(buf + o, size - o, " -> %s", tfl_builtin_name(p->opcode));
+        if (p->opcode == TFL_OP_LEAKY_RELU && o < size) o += (size_t)snprintf(buf + o, size - o, "(%.9g)", (double)p->alpha);
+        if (o < size)
+            o += (size_t)snprintf(buf + o, size - o, " %s scale %.9g zp %lld", graph_dtype_name(p->out_dt),
+                                  (double)p->os, (long long)p->ozp);
+    }
+    if (o < size) snprintf(buf + o, size - o, ", %s%s", cc_target_name(c->variant),
+                           c->optimise == CC_OPT_SIZE ? " (size)" : "");
+}
+
+static graph *build_graph(const cfg *c)
+{
+    graph *g = graph_new("act16");
+    if (!g) return NULL;
+    int32_t prev = graph_add_tensor(g, "x", c->in_dt, 4, c->shape, NULL);
+    int32_t first = prev;
+    bool ok = prev >= 0 && !graph_set_quant(g, prev, 1, &c->is, &c->izp, 0);
+    for (int i = 0; ok && i < c->n; i++) {
+        const op_cfg *p = &c->ops[i];
+        char name[16];
+        snprintf(name, sizeof name, "y%d", i);
+        int32_t t = graph_add_tensor(g, name, p->out_dt, 4, c->shape, NULL);
+        tfl_options opt;
+        memset(&opt, 0, sizeof opt);
+        opt.alpha = p->alpha;
+        ok = t >= 0 && !graph_set_quant(g, t, 1, &p->os, &p->ozp, 0) &&
+             graph_add_op(g, p->opcode, &opt, 1, &prev, 1, &t) >= 0;
+        prev = t;
+    }
+    if (!ok || graph_set_io(g, 1, &first, 1, &prev)) {
+        graph_free(g);
+        return NULL;
+    }
+    return g;
+}
+
+typedef struct stats {
+    int configs, ops_npu, ops_cpu, runs, failed;
+    long values;
+} stats;
+
+/* Fills the input: every value of the type once, in a random order, then
+ * random values. */
+static void fill_input(npuc_rng *r, graph_dtype dt, void *buf, size_t n)
+{
+    size_t nv = dt == GRAPH_I16 ? 65536 : 256;
+    for (size_t i = 0; i < n; i++) {
+        int64_t v = i < nv ? (int64_t)i - (int64_t)nv / 2 : npuc_rng_range(r, -(int64_t)nv / 2, (int64_t)nv / 2 - 1);
+        if (dt == GRAPH_I16) ((int16_t *)buf)[i] = (int16_t)v;
+        else ((int8_t *)buf)[i] = (int8_t)v;
+    }
+    size_t m = n < nv ? n : nv;
+    for (size_t i = m; i > 1; i--) {
+        size_t j = (size_t)npuc_rng_range(r, 0, (int64_t)i - 1);
+        if (dt == GRAPH_I16) {
+            int16_t t = ((int16_t *)buf)[i - 1];
+            ((int16_t *)buf)[i - 1] = ((int16_t *)buf)[j];
+            ((int16_t *)buf)[j] = t;
+        } else {
+            int8_t t = ((int8_t *)buf)[i - 1];
+            ((int8_t *)buf)[i - 1] = ((int8_t *)buf)[j];
+            ((int8_t *)buf)[j] = t;
+        }
+    }
+}
+
+/* Compiles and checks one configuration. */
+static bool run_config(const cfg *c, uint64_t seed, stats *st)
+{
+    char cs[600];
+    cfg_str(c, cs, sizeof cs);
+    npuc_err e = {0};
+    graph *src = build_graph(c), *cg = NULL;
+    cc_model *cm = NULL;
+    tfl_model *tm = NULL, *rt = NULL;
+    uint8_t *bytes = NULL, *in = NULL;
+    size_t nbytes = 0;
+    interp *ref = NULL, *nip = NULL;
+    npu_ctx nc = {.variant = c->variant};
+    bool ok = false, any_npu = false;
+    st->configs++;
+    if (!src) {
+        fprintf(stderr, "FAIL %s: graph build\n", cs);
+        goto out;
+    }
+    cc_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.optimise = c->optimise;
+    if (cc_system_default(c->variant, &opt.sys, &e) || cc_compile(src, &opt, &cm, &e)) {
+        fprintf(stderr, "FAIL %s: compile: %s\n", cs, e.msg);
+        goto out;
+    }
+    for (int i = 0; i < c->n; i++) {
+        const op_cfg *p = &c->ops[i];
+        const cc_op_info *info = &cm->ops[i];
+        info->npu ? st->ops_npu++ : st->ops_cpu++;
+        any_npu = any_npu || info->npu;
+        if (p->expect == X_NPU && !info->npu) {
+            fprintf(stderr, "FAIL %s: op %d expected on the NPU, got CPU: %s\n", cs, i, info->why);
+            goto out;
+        }
+        if (p->expect != X_CPU && info->npu && p->n_eu && info->n_eu != p->n_eu) {
+            fprintf(stderr, "FAIL %s: op %d: %d NPU ops, expected %d\n", cs, i, info->n_eu, p->n_eu);
+            goto out;
+        }
+        if (p->expect == X_CPU) {
+            char want[160];
+            if (p->why) {
+                snprintf(want, sizeof want, "%s", p->why);
+            } else if (interp_op_supported(src, &src->ops[i], want, sizeof want)) {
+                fprintf(stderr, "FAIL %s: op %d: the reference accepts it\n", cs, i);
+                goto out;
+            }
+            if (info->npu || !strstr(info->why, want)) {
+                fprintf(stderr, "FAIL %s: op %d expected on the CPU with \"%s\", got %s%s\n", cs, i, want,
+                        info->npu ? "NPU" : "CPU: ", info->npu ? "" : info->why);
+                goto out;
+            }
+        }
+    }
+    if (!any_npu) {
+        ok = true;
+        goto out;
+    }
+    if (emit_tflite_model(cm, &tm, &e) || tfl_write(tm, &bytes, &nbytes, &e) || tfl_read(bytes, nbytes, &rt, &e) ||
+        graph_import(rt, &cg, &e)) {
+        fprintf(stderr, "FAIL %s: emit / read back: %s\n", cs, e.msg);
+        goto out;
+    }
+    interp_options ro = {0};
+    interp_options no = {.custom_accept = accept_ethosu, .custom_eval = eval_ethosu, .custom_user = &nc};
+    if (interp_create(src, &ro, &ref, &e) || interp_create(cg, &no, &nip, &e)) {
+        fprintf(stderr, "FAIL %s: interp_create: %s\n", cs, e.msg);
+        goto out;
+    }
+    const graph_tensor *ti = &src->tensors[src->inputs[0]];
+    in = malloc(ti->nbytes);
+    if (!in) goto out;
+    npuc_rng rng;
+    npuc_rng_seed(&rng, seed);
+    size_t n_el = graph_tensor_elems(ti);
+    for (int d = 0; d < 2; d++) {
+        fill_input(&rng, c->in_dt, in, n_el);
+        if (interp_set_input(ref, 0, in, ti->nbytes, &e) || interp_invoke(ref, &e)) {
+            fprintf(stderr, "FAIL %s: reference run: %s\n", cs, e.msg);
+            goto out;
+        }
+        if (interp_set_input(nip, 0, in, ti->nbytes, &e) || interp_invoke(nip, &e)) {
+            fprintf(stderr, "FAIL %s: compiled run: %s\n", cs, e.msg);
+            goto out;
+        }
+        st->runs++;
+        st->values += (long)n_el;
+        size_t na, nb;
+        const void *oa = interp_output(ref, 0, &na), *ob = interp_output(nip, 0, &nb);
+        if (na != nb || memcmp(oa, ob, na)) {
+            size_t es = graph_dtype_size(c->ops[c->n - 1].out_dt), at = 0;
+            while (at + es <= na && !memcmp((const uint8_t *)oa + at, (const uint8_t *)ob + at, es)) at += es;
+            size_t idx = at / es;
+            long long va = es == 1 ? ((const int8_t *)oa)[idx] : ((const int16_t *)oa)[idx];
+            long long vb = es == 1 ? ((const int8_t *)ob)[idx] : ((const int16_t *)ob)[idx];
+            long long x = c->in_dt == GRAPH_I16 ? ((int16_t *)in)[idx] : ((int8_t *)in)[idx];
+            fprintf(stderr, "FAIL %s, seed %llu, draw %d: element %zu (input %lld): reference %lld, NPU %lld\n",
+                    cs, (unsigned long long)seed, d, idx, x, va, vb);
+            goto out;
+        }
+    }
+    ok = true;
+out:
+    if (!ok) st->failed++;
+    free(in);
+    interp_free(ref);
+    interp_free(nip);
+    sim_npu_free(nc.npu);
+    graph_free(cg);
+    tfl_model_free(rt);
+    free(bytes);
+    tfl_model_free(tm);
+    cc_model_free(cm);
+    graph_free(src);
+    return ok;
+}
+
+/* ------------------------------------------------------ random configs */
+
+/* A random NHWC shape with at least `min` elements (and not many more). */
+static void random_shape(npuc_rng *r, int32_t min, int32_t s[4])
+{
+    s[0] = 1;
+    for (;;) {
+        s[3] = (int32_t)npuc_rng_range(r, 1, npuc_rng_range(r, 0, 1) ? 16 : 300);
+        s[2] = (int32_t)npuc_rng_range(r, 1, 300);
+        int64_t hw = (int64_t)s[3] * s[2];
+        int64_t h = (min + hw - 1) / hw;
+        if (h > 4096) continue;
+        s[1] = (int32_t)(h + npuc_rng_range(r, 0, 2));
+        return;
+    }
+}
+
+/* exp-uniform in [lo, hi] */
+static float rand_scale(npuc_rng *r, double lo, double hi)
+{
+    double l = log(lo), h = log(hi);
+    return (float)exp(l + (h - l) * npuc_rng_unit(r));
+}
+
+static int64_t rand_zp(npuc_rng *r, graph_dtype dt)
+{
+    if (npuc_rng_range(r, 0, 3) == 0) return 0;
+    return dt == GRAPH_I16 ? npuc_rng_range(r, -32768, 32767) : npuc_rng_range(r, -128, 127);
+}
+
+/* One random single-op configuration of kind k and its expectation. */
+enum { K_TANH, K_LOGISTIC, K_RELU, K_RELU6, K_RELU1, K_LEAKY, K_QUANT, K_COUNT };
+
+static void random_config(npuc_rng *r, int k, cfg *c)
+{
+    memset(c, 0, sizeof *c);
+    c->n = 1;
+    op_cfg *p = &c->ops[0];
+    p->expect = X_NPU;
+    p->n_eu = 1;
+    c->in_dt = GRAPH_I16;
+    p->out_dt = GRAPH_I16;
+    switch (k) {
+    case K_TANH:
+    case K_LOGISTIC: {
+        p->opcode = k == K_TANH ? TFL_OP_TANH : TFL_OP_LOGISTIC;
+        p->os = 1.0f / 32768;
+        int v = (int)npuc_rng_range(r, 0, 5);
+        /* TFLite's special power-of-two scales, other powers of two, random */
+        c->is = v == 0 ? 1.0f / 4096 : v == 1 ? 1.0f / 2048 : v == 2 ? ldexpf(1.0f, (int)npuc_rng_range(r, -20, 1))
+                                                              : rand_scale(r, 1e-6, 8.0);
+        k_sigmoid_s16_params sp;
+        if (k_sigmoid_s16_prepare(c->is, k == K_TANH, &sp) != K_OK) p->expect = X_CPU;
+        break;
+    }
+    case K_RELU:
+    case K_RELU6:
+    case K_RELU1:
+        p->opcode = k == K_RELU ? TFL_OP_RELU : k == K_RELU6 ? TFL_OP_RELU6 : TFL_OP_RELU_N1_TO_1;
+        c->is = rand_scale(r, 1e-5, 1.0);
+        p->os = npuc_rng_range(r, 0, 3) == 0 ? c->is : (float)(c->is * rand_scale(r, 1.0 / 4096, 4096));
+        break;
+    case K_LEAKY: {
+        p->opcode = TFL_OP_LEAKY_RELU;
+        c->is = rand_scale(r, 1e-5, 1.0);
+        bool same = npuc_rng_range(r, 0, 3) == 0;
+        p->os = same ? c->is : (float)(c->is * rand_scale(r, 1.0 / 64, 64));
+        c->izp = rand_zp(r, GRAPH_I16);
+        p->ozp = same ? c->izp : rand_zp(r, GRAPH_I16);
+        int a = (int)npuc_rng_range(r, 0, 9);
+        p->alpha = a == 0 ? 0.0f : a == 1 ? 1.0f : a <= 5 ? (float)npuc_rng_unit(r)
+                 : a <= 7 ? (float)(1.0 + 20.0 * npuc_rng_unit(r)) : -(float)npuc_rng_unit(r);
+        /* one LRELU when the identity rescale is exact and alpha >= 0;
+         * alpha < 0 may meet a rounding tie (then CPU) */
+        p->n_eu = (p->os == c->is && p->alpha >= 0) ? 1 : 3;
+        if (p->alpha < 0) p->expect = X_ANY;
+        break;
+    }
+    default: {
+        p->opcode = TFL_OP_QUANTIZE;
+        int v = (int)npuc_rng_range(r, 0, 2);
+        c->in_dt = v == 1 ? GRAPH_I8 : GRAPH_I16;
+        p->out_dt = v == 2 ? GRAPH_I8 : GRAPH_I16;
+        c->is = rand_scale(r, 1e-5, 1.0);
+        /* int8 -> int16 upscales up to 2^12 (left shift 13: x << 13 fits
+         * 32 bits for int8 differences); int16 input up to 2^7 (shift 8) */
+        double up = c->in_dt == GRAPH_I8 ? 4096 : 128;
+        p->os = (float)(c->is / rand_scale(r, 1.0 / 4096, up));
+        c->izp = rand_zp(r, c->in_dt);
+        p->ozp = rand_zp(r, p->out_dt);
+        break;
+    }
+    }
+    if (p->opcode != TFL_OP_LEAKY_RELU && p->opcode != TFL_OP_QUANTIZE) c->izp = p->ozp = 0;
+    random_shape(r, c->in_dt == GRAPH_I16 ? 65536 : 256, c->shape);
+}
+
+int main(void)
+{
+    stats st = {0};
+    long n_random = env_long("NPUC_ACT16_CONFIGS", 400);
+    long first = env_long("NPUC_ACT16_SEED", 1);
+    npuc_rng r;
+    npuc_rng_seed(&r, 777);
+    int vi = 0;
+
+    /* random single-op configurations, every kind, every variant */
+    for (long i = 0; i < n_random; i++) {
+        uint64_t seed = (uint64_t)(first + i);
+        npuc_rng_seed(&r, seed * 7919u + 13);
+        cfg c;
+        random_config(&r, (int)(i % K_COUNT), &c);
+        c.variant = variants[vi++ % 6];
+        c.optimise = i % 4 == 3 ? CC_OPT_SIZE : CC_OPT_PERFORMANCE;
+        run_config(&c, seed, &st);
+    }
+
+    /* fixed cases: TFLite's special TANH/LOGISTIC scales on every variant */
+    for (int v = 0; v < 6; v++) {
+        static const float scales[3] = {1.0f / 4096, 1.0f / 2048, 0.000123f};
+        for (int k = 0; k < 2; k++)
+            for (int s = 0; s < 3; s++) {
+                cfg c;
+                memset(&c, 0, sizeof c);
+                c.in_dt = GRAPH_I16;
+                c.is = scales[s];
+                c.shape[0] = 1; c.shape[1] = 16; c.shape[2] = 64; c.shape[3] = 64;
+                c.n = 1;
+                c.ops[0] = (op_cfg){.opcode = k ? TFL_OP_TANH : TFL_OP_LOGISTIC, .out_dt = GRAPH_I16,
+                                    .os = 1.0f / 32768, .expect = X_NPU, .n_eu = 1};
+                c.variant = variants[v];
+                run_config(&c, (uint64_t)(100 + v), &st);
+            }
+    }
+
+    /* the seanet LEAKY_RELU quantizations (alpha 0.3, int16, zero point 0) */
+    {
+        static const float q[][2] = {{0.00174882344f, 0.00174882344f}, {0.00583687471f, 0.00464229053f},
+                                     {0.00947386865f, 0.00396247813f}, {0.000806929602f, 0.000657086493f}};
+        for (int i = 0; i < 4; i++) {
+            cfg c;
+            memset(&c, 0, sizeof c);
+            c.in_dt = GRAPH_I16;
+            c.is = q[i][0];
+            c.shape[0] = 1; c.shape[1] = 2; c.shape[2] = 160; c.shape[3] = 205;
+            c.n = 1;
+            c.ops[0] = (op_cfg){.opcode = TFL_OP_LEAKY_RELU, .alpha = 0.3f, .out_dt = GRAPH_I16, .os = q[i][1],
+                                .expect = X_NPU, .n_eu = q[i][0] == q[i][1] ? 1 : 3};
+            c.variant = variants[i % 6];
+            run_config(&c, (uint64_t)(200 + i), &st);
+        }
+    }
+
+    /* chains in one epoch: int8 -> int16 -> ... -> int8, scratch buffers,
+     * intermediates stored as bricks */
+    for (int v = 0; v < 12; v++) {
+        cfg c;
+        memset(&c, 0, sizeof c);
+        c.in_dt = GRAPH_I8;
+        c.is = 0.05f;
+        c.izp = 3;
+        c.shape[0] = 1; c.shape[1] = 5; c.shape[2] = 9; c.shape[3] = v < 6 ? 16 : 37;
+        c.n = 5;
+        c.ops[0] = (op_cfg){.opcode = TFL_OP_QUANTIZE, .out_dt = GRAPH_I16, .os = 0.0004f, .expect = X_NPU, .n_eu = 1};
+        c.ops[1] = (op_cfg){.opcode = TFL_OP_LEAKY_RELU, .alpha = 0.2f, .out_dt = GRAPH_I16, .os = 0.0003f,
+                            .expect = X_NPU, .n_eu = 3};
+        c.ops[2] = (op_cfg){.opcode = TFL_OP_TANH, .out_dt = GRAPH_I16, .os = 1.0f / 32768, .expect = X_NPU, .n_eu = 1};
+        c.ops[3] = (op_cfg){.opcode = TFL_OP_RELU6, .out_dt = GRAPH_I16, .os = 1.0f / 32768, .expect = X_NPU, .n_eu = 1};
+        c.ops[4] = (op_cfg){.opcode = TFL_OP_QUANTIZE, .out_dt = GRAPH_I8, .os = 1.0f / 256, .ozp = -5,
+                            .expect = X_NPU, .n_eu = 1};
+        c.variant = variants[v % 6];
+        c.optimise = v % 2 ? CC_OPT_SIZE : CC_OPT_PERFORMANCE;
+        run_config(&c, (uint64_t)(300 + v), &st);
+    }
+
+    /* what stays on the CPU, and why */
+    {
+        cfg base;
+        memset(&base, 0, sizeof base);
+        base.in_dt = GRAPH_I16;
+        base.is = 0.001f;
+        base.shape[0] = 1; base.shape[1] = 16; base.shape[2] = 64; base.shape[3] = 64;
+        base.n = 1;
+        base.variant = SIM_U55_128;
+        cfg c = base;
+        /* HARD_SWISH: no int16 reference kernel */
+        c.ops[0] = (op_cfg){.opcode = TFL_OP_HARD_SWISH, .out_dt = GRAPH_I16, .os = 0.001f, .expect = X_CPU};
+        run_config(&c, 400, &st);
+        /* TANH with an input scale beyond TFLite's range (the reference's reason) */
+        c = base;
+        c.is = 8.0f;
+        c.ops[0] = (op_cfg){.opcode = TFL_OP_TANH, .out_dt = GRAPH_I16, .os = 1.0f / 32768, .expect = X_CPU};
+        run_config(&c, 401, &st);
+        /* LOGISTIC with a wrong output scale */
+        c = base;
+        c.ops[0] = (op_cfg){.opcode = TFL_OP_LOGISTIC, .out_dt = GRAPH_I16, .os = 1.0f / 1024, .expect = X_CPU};
+        run_config(&c, 402, &st);
+        /* LEAKY_RELU with alpha -0.5: TFLite's ties of 0.5 x round before
+         * the negation; with -0.3 no input meets a tie (the 3-op form) */
+        c = base;
+        c.ops[0] = (op_cfg){.opcode = TFL_OP_LEAKY_RELU, .alpha = -0.5f, .out_dt = GRAPH_I16, .os = 0.001f,
+                            .expect = X_CPU, .why = "alpha -0.5 < 0: TFLite rounds alpha * x before negating"};
+        run_config(&c, 403, &st);
+        c.ops[0] = (op_cfg){.opcode = TFL_OP_LEAKY_RELU, .alpha = -0.3f, .out_dt = GRAPH_I16, .os = 0.0007f,
+                            .expect = X_NPU, .n_eu = 3};
+        run_config(&c, 407, &st);
+        /* QUANTIZE upscaling int16 by 2^18: TFLite's x << 18 wraps 32 bits
+         * where the NPU saturates */
+        c = base;
+        c.ops[0] = (op_cfg){.opcode = TFL_OP_QUANTIZE, .out_dt = GRAPH_I16, .os = 0.001f / 262144.0f,
+                            .expect = X_CPU, .why = "the NPU's rescale differs from the reference at input"};
+        run_config(&c, 404, &st);
+        /* TANH int16 -> int8: the reference has no such kernel */
+        c = base;
+        c.ops[0] = (op_cfg){.opcode = TFL_OP_TANH, .out_dt = GRAPH_I8, .os = 1.0f / 128, .expect = X_CPU};
+        run_config(&c, 405, &st);
+        /* a CPU op between NPU ops: TANH, QUANTIZE x 2^18 (CPU), RELU */
+        c = base;
+        c.n = 3;
+        c.ops[0] = (op_cfg){.opcode = TFL_OP_TANH, .out_dt = GRAPH_I16, .os = 1.0f / 32768, .expect = X_NPU, .n_eu = 1};
+        c.ops[1] = (op_cfg){.opcode = TFL_OP_QUANTIZE, .out_dt = GRAPH_I16, .os = 1.0f / 32768 / 262144.0f,
+                            .expect = X_CPU, .why = "the NPU's rescale differs from the reference at input"};
+        c.ops[2] = (op_cfg){.opcode = TFL_OP_RELU, .out_dt = GRAPH_I16, .os = 1.0f / 16384, .expect = X_NPU, .n_eu = 1};
+        run_config(&c, 406, &st);
+    }
+
+    printf("act16: %d configurations (%d failed), ops %d on the NPU / %d on the CPU, %d compiled runs, "
+           "%ld values compared\n", st.configs, st.failed, st.ops_npu, st.ops_cpu, st.runs, st.values);
+    CHECK_EQ_INT(st.failed, 0);
+    TEST_MAIN_END();
+}

@@ -26,46 +26,7 @@
 #include <math.h>
 #include <stdint.h>
 
-static const sim_variant variants[6] = {SIM_U55_32, SIM_U55_64, SIM_U55_128,
-                                        SIM_U55_256, SIM_U65_256, SIM_U65_512};
-
-static long env_long(const char *name, long def)
-{
-    const char *v = getenv(name);
-    if (!v || !*v) return def;
-    char *end;
-    long x = strtol(v, &end, 0);
-    return *end ? def : x;
-}
-
-/* ----------------------------------------------- ethos-u ops on the sim */
-
-typedef struct npu_ctx {
-    sim_npu *npu;
-    sim_variant variant;
-    int n_runs;
-} npu_ctx;
-
-static bool accept_ethosu(void *user, const graph_op *op)
-{
-    (void)user;
-    return sim_is_ethosu_op(op);
-}
-
-static int eval_ethosu(void *user, interp *ip, const graph_op *op, npuc_err *err)
-{
-    npu_ctx *r = user;
-    int rc;
-    if (!r->npu) {
-        sim_system sys;
-        sim_system_default(r->variant, &sys);
-        if ((rc = sim_npu_create(r->variant, &sys, &r->npu, err))) return rc;
-    }
-    rc = sim_run_ethosu_interp(r->npu, ip, op, err);
-    if (rc) return rc;
-    r->n_runs++;
-    return NPUC_OK;
-}
+#include "cc_test_npu.h"
 
 /* ------------------------------------------------------------ configs */
 

@@ -200,26 +200,7 @@ int cc_lower_concat(lower_ctx *c, const graph_op *op, npuc_err *err)
         o->flex = s.flex;
         o->round = 0;
         if (rescale) {
-            /* ADD of scalar 0 in identity scaling: the LUT sees the raw value */
-            o->kind = SIM_K_ELEMENTWISE;
-            o->mode = 1;
-            o->ifm2_scalar = true;
-            o->scalar = 0;
-            o->ifm2.bits = 8;
-            o->ifm2.is_signed = true;
-            o->ifm2.buf = -1;
-            o->ofm_scale_mode = 1;
-            o->ofm_scale = 1;
-            o->ofm_shift = 0;
-            o->has_opab = true;
-            o->ifm_scale_mode = 0;
-            o->opa_scale = 1;
-            o->opa_shift = 0;
-            o->opb_scale = 1;
-            o->act_min = INT8_MIN;
-            o->act_max = INT8_MAX;
-            o->lut = lut;
-            o->act_func = 16;
+            cc_lut_op(o, lut);
         } else {
             o->kind = SIM_K_POOL;
             o->mode = 0;   /* MAX over one tap: the value itself */

@@ -248,6 +248,31 @@ bool cc_hw_scale_natural16(int32_t m, int32_t shift, uint32_t *hm, uint8_t *hs)
     return true;
 }
 
+void cc_lut_op(eu_op *o, int32_t lut)
+{
+    o->kind = SIM_K_ELEMENTWISE;
+    o->mode = 1;
+    o->ifm.zp = 0;
+    o->ofm.zp = 0;
+    o->ifm2_scalar = true;
+    o->scalar = 0;
+    o->ifm2.bits = 8;
+    o->ifm2.is_signed = true;
+    o->ifm2.buf = -1;
+    o->ofm_scale_mode = 1;
+    o->ofm_scale = 1;
+    o->ofm_shift = 0;
+    o->has_opab = true;
+    o->ifm_scale_mode = 0;
+    o->opa_scale = 1;
+    o->opa_shift = 0;
+    o->opb_scale = 1;
+    o->act_min = INT8_MIN;
+    o->act_max = INT8_MAX;
+    o->lut = lut;
+    o->act_func = 16;   /* slot assigned at generation */
+}
+
 /* Clamp of the output stage: the activation range in OFM units. */
 void cc_set_act(eu_op *o, const graph_tensor *out, int32_t act)
 {
@@ -976,30 +1001,9 @@ static int lower_lut(lower_ctx *c, const graph_op *op, npuc_err *err)
     if ((rc = cc_add_lut(c, table, 256, &li, err))) return rc;
     eu_op *o = cc_new_eu(c, err);
     if (!o) return err->code;
-    /* ADD with scalar 0 in identity scaling: the LUT sees the raw input */
-    o->kind = SIM_K_ELEMENTWISE;
-    o->mode = 1;
     cc_fm_whole(c, op->in[0], h, w, ch, &o->ifm);
     cc_fm_whole(c, op->out[0], h, w, ch, &o->ofm);
-    o->ifm.zp = 0;
-    o->ofm.zp = 0;
-    o->ifm2_scalar = true;
-    o->scalar = 0;
-    o->ifm2.bits = 8;
-    o->ifm2.is_signed = true;
-    o->ifm2.buf = -1;
-    o->ofm_scale_mode = 1;
-    o->ofm_scale = 1;
-    o->ofm_shift = 0;
-    o->has_opab = true;
-    o->ifm_scale_mode = 0;
-    o->opa_scale = 1;
-    o->opa_shift = 0;
-    o->opb_scale = 1;
-    o->act_min = -128;
-    o->act_max = 127;
-    o->lut = li;
-    o->act_func = 16;   /* slot assigned at generation */
+    cc_lut_op(o, li);
     rc = cc_choose_block(c, o, err);
     if (rc) {
         c->e->n_eu--;

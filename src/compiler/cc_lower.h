@@ -32,6 +32,9 @@ int32_t cc_temp_buf(lower_ctx *c, uint64_t size, npuc_err *err);
 /* Adds (or finds an identical) LUT in the epoch's constants: 256 bytes
  * (int8), 1024 (int32) or 2048 (int16). */
 int cc_add_lut(lower_ctx *c, const void *table, uint64_t size, int32_t *index, npuc_err *err);
+/* An int8 LUT op on its feature maps: ADD of scalar 0 in identity scaling
+ * (zero points 0), so the LUT `lut` sees the raw input value. */
+void cc_lut_op(eu_op *o, int32_t lut);
 /* Block config + SHRAM layout of an op whose geometry is set. */
 int cc_choose_block(lower_ctx *c, eu_op *o, npuc_err *err);
 /* TFLite (m, shift) -> NPU (scale, shift) in TFL rounding / the int16x8

@@ -134,6 +134,9 @@ static int npu_map(const void *p, uint32_t n, bool writable)
  * still gives an array). */
 static uint8_t activations[EXAMPLE_ACTIVATIONS_SIZE + 16] __attribute__((aligned(16)));
 static uint8_t state[EXAMPLE_STATE_SIZE + 16] __attribute__((aligned(16)));
+/* the fast scratch pool of a model compiled for an Ethos-U65 with
+ * Dedicated_Sram (size 0 otherwise) */
+static uint8_t fast[EXAMPLE_FAST_SIZE + 16] __attribute__((aligned(16)));
 
 #define MAX_EPOCHS 256
 static npurt_epoch_profile profile[MAX_EPOCHS];
@@ -302,7 +305,8 @@ static int run_model(void)
 
     npurt_memory mem = { .params = NULL,
                          .activations = activations, .activations_size = sizeof activations,
-                         .state = state, .state_size = sizeof state };
+                         .state = state, .state_size = sizeof state,
+                         .fast = EXAMPLE_FAST_SIZE ? fast : NULL, .fast_size = sizeof fast };
     if (npurt_init(&inst, &model, &mem, &e)) {
         print_error(&model, &e);
         return EXIT_RUN;
@@ -314,7 +318,7 @@ static int run_model(void)
     /* What the NPU reads and writes: the blob (command streams and
      * constants, used in place) and the read-write pools. */
     if (npu_map(model.blob, model.size, false) || npu_map(activations, sizeof activations, true) ||
-        npu_map(state, sizeof state, true))
+        npu_map(state, sizeof state, true) || (EXAMPLE_FAST_SIZE && npu_map(fast, sizeof fast, true)))
         return EXIT_SETUP;
 
     for (uint32_t k = 0; k < npurt_model_n_inputs(&model); k++) {

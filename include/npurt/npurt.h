@@ -98,7 +98,9 @@ typedef enum npurt_wait_mode {
 } npurt_wait_mode;
 
 /* Memory for the pools. params NULL: use the blob's params in place (XIP).
- * fast NULL: fast scratch is the activation pool. Every area must be
+ * fast NULL: fast scratch is the activation pool, allowed only when the
+ * model has no FAST pool (npurt_model_pool_size(m, NPURT_POOL_FAST) == 0;
+ * a U65 model compiled for Dedicated_Sram has one). Every area must be
  * 16-byte aligned and at least the model's pool size. */
 typedef struct npurt_memory {
     const void *params;

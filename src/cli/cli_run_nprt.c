@@ -148,7 +148,7 @@ static int reloc_install(const cli_run_args *a, const uint8_t *file, size_t size
 int cli_run_nprt(const cli_run_args *a)
 {
     npuc_err err = {0};
-    uint8_t *file = NULL, *blob = NULL, *act = NULL, *state = NULL, *inbuf = NULL, *outbuf = NULL;
+    uint8_t *file = NULL, *blob = NULL, *act = NULL, *state = NULL, *fast = NULL, *inbuf = NULL, *outbuf = NULL;
     size_t size = 0;
     ethosu_host_npu *hnpu = NULL;
     struct ethosu_driver drv;
@@ -220,14 +220,18 @@ int cli_run_nprt(const cli_run_args *a)
     }
     uint32_t act_size = npurt_model_pool_size(mp, NPURT_POOL_ACTIVATIONS);
     uint32_t state_size = npurt_model_pool_size(mp, NPURT_POOL_STATE);
+    uint32_t fast_size = npurt_model_pool_size(mp, NPURT_POOL_FAST);
     if (!reloc) {
         act = alloc16(act_size);
         state = alloc16(state_size);
-        if (!act || !state) {
+        fast = alloc16(fast_size);
+        if (!act || !state || !fast) {
             npuc_errf(&err, NPUC_E_NOMEM, "out of memory (%u activation bytes)", act_size);
             goto fail;
         }
-        npurt_memory mem = {.activations = act, .activations_size = act_size, .state = state, .state_size = state_size};
+        /* a model with a fast scratch pool gets memory of its own for it */
+        npurt_memory mem = {.activations = act, .activations_size = act_size, .state = state, .state_size = state_size,
+                            .fast = fast_size ? fast : NULL, .fast_size = fast_size};
         if (npurt_init(ip, mp, &mem, &e)) {
             npurt_host_error_text(mp, &e, msg, sizeof msg);
             npuc_errf(&err, NPUC_E_INVALID, "%s: %s", a->model, msg);
@@ -319,6 +323,7 @@ out:
     free(outbuf);
     free(act);
     free(state);
+    free(fast);
     free(blob);
     free(ri);
     free(exec_ram);

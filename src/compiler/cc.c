@@ -121,20 +121,44 @@ static int estimate(cc_model *m, cc_epoch *e, npuc_err *err)
         const sim_op_info *x = &ops[i];
         oi->cycles += x->cycles;
         if (x->kind == SIM_K_DMA) {
-            if (x->dma_src_region < 2) oi->bytes_read[x->dma_src_region] += x->dma_bytes;
-            if (x->dma_dst_region < 2) oi->bytes_written[x->dma_dst_region] += x->dma_bytes;
+            if (x->dma_src_region < 3) oi->bytes_read[x->dma_src_region] += x->dma_bytes;
+            if (x->dma_dst_region < 3) oi->bytes_written[x->dma_dst_region] += x->dma_bytes;
             continue;
         }
-        if (x->ifm_region < 2) oi->bytes_read[x->ifm_region] += x->ifm_bytes;
-        if (x->ifm2_region < 2) oi->bytes_read[x->ifm2_region] += x->ifm2_bytes;
-        if (x->weight_region < 2) oi->bytes_read[x->weight_region] += x->weight_bytes;
-        if (x->scale_region < 2) oi->bytes_read[x->scale_region] += x->scale_bytes;
-        if (x->ofm_region < 2) oi->bytes_written[x->ofm_region] += x->ofm_bytes;
+        if (x->ifm_region < 3) oi->bytes_read[x->ifm_region] += x->ifm_bytes;
+        if (x->ifm2_region < 3) oi->bytes_read[x->ifm2_region] += x->ifm2_bytes;
+        if (x->weight_region < 3) oi->bytes_read[x->weight_region] += x->weight_bytes;
+        if (x->scale_region < 3) oi->bytes_read[x->scale_region] += x->scale_bytes;
+        if (x->ofm_region < 3) oi->bytes_written[x->ofm_region] += x->ofm_bytes;
     }
     free(cmds);
     free(ops);
     free(owner);
     return NPUC_OK;
+}
+
+/* Weight copies (eu_op.wbuf) pay when their memory is faster than the
+ * params memory. The lowering makes them for the fast scratch when there is
+ * one; those that cc_allocate had to leave in an arena that is not faster
+ * than the params memory are dropped (the op reads its weights from flash
+ * again). Returns whether any was. */
+static bool drop_slow_copies(cc_model *m)
+{
+    const sim_system *s = &m->opt.sys.sim;
+    const sim_memory *pm = &s->axi[s->region_port[0] & 1], *am = &s->axi[s->region_port[1] & 1];
+    if (pm->clock_scale * pm->width_bytes < am->clock_scale * am->width_bytes) return false;
+    bool any = false;
+    for (int32_t i = 0; i < m->n_epochs; i++) {
+        cc_epoch *e = &m->epochs[i];
+        for (int32_t k = 0; e->kind == CC_EPOCH_HW && k < e->n_eu; k++) {
+            eu_op *o = &e->ops[k];
+            if (o->wbuf < 0 || m->bufs[o->wbuf].pool != CC_IN_ARENA) continue;
+            m->bufs[o->wbuf].size = 0;
+            o->wbuf = -1;
+            any = true;
+        }
+    }
+    return any;
 }
 
 int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *err)
@@ -157,6 +181,7 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
     if ((rc = cc_layout(m, err))) goto fail;
     if ((rc = cc_cascade(m, err))) goto fail;
     if ((rc = cc_allocate(m, err))) goto fail;
+    if (drop_slow_copies(m) && (rc = cc_allocate(m, err))) goto fail;
     for (int32_t i = 0; i < m->n_epochs; i++) {
         cc_epoch *e = &m->epochs[i];
         if (e->kind != CC_EPOCH_HW) continue;

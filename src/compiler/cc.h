@@ -92,12 +92,18 @@ typedef struct eu_lut {
 
 /* ------------------------------------------------------- compiled model */
 
+/* Pools a buffer may live in: the activation arena (region 1) or the fast
+ * scratch (region 2; only temps, when the system has a fast pool distinct
+ * from the activation pool). */
+enum { CC_IN_ARENA = 0, CC_IN_FAST = 1 };
+
 /* A region of the arena: one or more graph tensors sharing bytes (a reshape
  * aliases its input). */
 typedef struct cc_buf {
     uint64_t size;            /* bytes */
     int32_t first, last;      /* op positions where it is written first / read last */
-    int64_t offset;           /* arena offset (after allocation) */
+    int64_t offset;           /* offset in its pool (after allocation) */
+    uint8_t pool;             /* CC_IN_ARENA or CC_IN_FAST (set by cc_allocate) */
     int32_t tensor;           /* a representative graph tensor (for names), -1 temp */
     bool temp;                /* an op's internal buffer, live only at that op */
     bool brick;               /* stored NHCWB16 (ethos-u.md 4.2) */
@@ -134,8 +140,8 @@ typedef struct cc_op_info {
     int32_t cascade_ops;      /* on that first op: NPU ops of the cascade */
     uint64_t macs;
     uint64_t cycles;          /* NPU cycles (sum over its NPU ops) */
-    uint64_t bytes_read[2];   /* by region: 0 params (flash), 1 arena */
-    uint64_t bytes_written[2];
+    uint64_t bytes_read[3];   /* by region: 0 params (flash), 1 arena, 2 fast */
+    uint64_t bytes_written[3];
 } cc_op_info;
 
 typedef struct cc_model {
@@ -146,6 +152,7 @@ typedef struct cc_model {
     cc_buf *bufs; int32_t n_bufs, cap_bufs;
     cc_epoch *epochs; int32_t n_epochs, cap_epochs;
     uint64_t arena_size;      /* peak activation bytes */
+    uint64_t fast_size;       /* peak of the fast scratch pool (0: unused) */
     uint64_t flash_size;      /* sum of the epochs' flash + payloads */
     uint64_t npu_cycles;
     double compile_seconds;

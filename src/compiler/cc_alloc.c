@@ -1,5 +1,6 @@
-/* cc_alloc: places every arena buffer at an offset so that buffers whose
- * live ranges overlap never share bytes. Greedy by size (largest first),
+/* cc_alloc: places every buffer at an offset in its pool (the arena, or
+ * the fast scratch for temps when the system has one) so that buffers of
+ * one pool whose live ranges overlap never share bytes. Greedy by size (largest first),
  * each at the lowest 16-byte aligned offset that fits between buffers
  * already placed and live at the same time, the strategy TFLite Micro's
  * greedy planner uses too. */
@@ -60,6 +61,79 @@ int32_t cc_step_op(const cc_model *m, int32_t step)
         if (step < t) return i;
     }
     return n_ops - 1;
+}
+
+/* Places the buffers of one pool (idx: all buffers, largest first); returns
+ * the pool's peak, 16-byte aligned. Buffers of other pools are ignored. */
+static uint64_t place(cc_model *m, const int32_t *idx, int32_t n, uint8_t pool, span *sp)
+{
+    uint64_t peak = 0;
+    for (int32_t i = 0; i < n; i++) {
+        cc_buf *x = &m->bufs[idx[i]];
+        if (x->pool != pool) continue;
+        int32_t ns = 0;
+        for (int32_t j = 0; j < i; j++) {
+            const cc_buf *y = &m->bufs[idx[j]];
+            if (y->pool == pool && y->first <= x->last && x->first <= y->last && y->size)
+                sp[ns++] = (span){(uint64_t)y->offset, (uint64_t)y->offset + y->size};
+        }
+        qsort(sp, (size_t)ns, sizeof *sp, cmp_span);
+        uint64_t off = 0;
+        for (int32_t j = 0; j < ns; j++) {
+            if (off + x->size <= sp[j].lo) break;
+            if (sp[j].hi > off) off = (sp[j].hi + ALIGN - 1) & ~(uint64_t)(ALIGN - 1);
+        }
+        x->offset = (int64_t)off;
+        if (off + x->size > peak) peak = off + x->size;
+    }
+    return (peak + ALIGN - 1) & ~(uint64_t)(ALIGN - 1);
+}
+
+/* Whether the system has a fast scratch pool apart from the arena. */
+static bool has_fast_pool(const cc_system *s)
+{
+    return s->fast_pool >= 0 && s->fast_pool < s->n_pools && s->fast_pool != s->act_pool;
+}
+
+/* Chooses each buffer's pool and places both. Temps (an op's internal
+ * buffers: weight copies, rolling buffers, kernel scratch) go to the fast
+ * pool when there is one; while they do not fit, the largest temp still
+ * there moves back to the arena. Graph tensors always stay in the arena. */
+static int place_pools(cc_model *m, npuc_err *err)
+{
+    int32_t n = m->n_bufs;
+    int32_t *idx = malloc(sizeof *idx * (size_t)(n ? n : 1) * 2);
+    span *sp = malloc(sizeof *sp * (size_t)(n ? n : 1));
+    if (!idx || !sp) {
+        free(idx);
+        free(sp);
+        return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    }
+    for (int32_t i = 0; i < n; i++) idx[i] = i;
+    sort_idx(idx, idx + n, n, m->bufs);
+    const cc_system *s = &m->opt.sys;
+    bool fast = has_fast_pool(s);
+    uint64_t cap = fast ? s->pools[s->fast_pool].size : 0;
+    for (int32_t i = 0; i < n; i++) {
+        cc_buf *x = &m->bufs[i];
+        x->pool = fast && x->temp && x->size && (!cap || x->size <= cap) ? CC_IN_FAST : CC_IN_ARENA;
+    }
+    m->fast_size = 0;
+    if (fast) {
+        /* idx is largest first: evict in that order */
+        int32_t next = 0;
+        for (;;) {
+            m->fast_size = place(m, idx, n, CC_IN_FAST, sp);
+            if (!cap || m->fast_size <= cap) break;
+            while (next < n && m->bufs[idx[next]].pool != CC_IN_FAST) next++;
+            if (next == n) break;
+            m->bufs[idx[next]].pool = CC_IN_ARENA;
+        }
+    }
+    m->arena_size = place(m, idx, n, CC_IN_ARENA, sp);
+    free(idx);
+    free(sp);
+    return NPUC_OK;
 }
 
 int cc_allocate(cc_model *m, npuc_err *err)
@@ -152,37 +226,8 @@ int cc_allocate(cc_model *m, npuc_err *err)
     free(t0);
     free(t1);
 
-    int32_t n = m->n_bufs;
-    int32_t *idx = malloc(sizeof *idx * (size_t)(n ? n : 1) * 2);
-    span *sp = malloc(sizeof *sp * (size_t)(n ? n : 1));
-    if (!idx || !sp) {
-        free(idx);
-        free(sp);
-        return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
-    }
-    for (int32_t i = 0; i < n; i++) idx[i] = i;
-    sort_idx(idx, idx + n, n, m->bufs);
-    uint64_t peak = 0;
-    for (int32_t i = 0; i < n; i++) {
-        cc_buf *x = &m->bufs[idx[i]];
-        int32_t ns = 0;
-        for (int32_t j = 0; j < i; j++) {
-            const cc_buf *y = &m->bufs[idx[j]];
-            if (y->first <= x->last && x->first <= y->last && y->size)
-                sp[ns++] = (span){(uint64_t)y->offset, (uint64_t)y->offset + y->size};
-        }
-        qsort(sp, (size_t)ns, sizeof *sp, cmp_span);
-        uint64_t off = 0;
-        for (int32_t j = 0; j < ns; j++) {
-            if (off + x->size <= sp[j].lo) break;
-            if (sp[j].hi > off) off = (sp[j].hi + ALIGN - 1) & ~(uint64_t)(ALIGN - 1);
-        }
-        x->offset = (int64_t)off;
-        if (off + x->size > peak) peak = off + x->size;
-    }
-    free(idx);
-    free(sp);
-    m->arena_size = (peak + ALIGN - 1) & ~(uint64_t)(ALIGN - 1);
+    int rc = place_pools(m, err);
+    if (rc) return rc;
     const cc_system *s = &m->opt.sys;
     if (s->act_pool >= 0 && s->act_pool < s->n_pools) {
         const cc_pool *p = &s->pools[s->act_pool];
@@ -190,6 +235,14 @@ int cc_allocate(cc_model *m, npuc_err *err)
             return npuc_errf(err, NPUC_E_UNSUPPORTED,
                              "the model needs %llu bytes of activations, pool '%s' has %llu",
                              (unsigned long long)m->arena_size, p->name,
+                             (unsigned long long)p->size);
+    }
+    if (m->fast_size) {
+        const cc_pool *p = &s->pools[s->fast_pool];
+        if (p->size && m->fast_size > p->size)
+            return npuc_errf(err, NPUC_E_UNSUPPORTED,
+                             "the fast scratch needs %llu bytes, fast pool '%s' has %llu",
+                             (unsigned long long)m->fast_size, p->name,
                              (unsigned long long)p->size);
     }
     return NPUC_OK;

@@ -333,7 +333,8 @@ static void chain_around(const cc_model *m, const cc_epoch *e, int32_t k, uint64
     *n = z - a + 1;
 }
 
-/* The arena peak and the step where it is (after a trial allocation). */
+/* The arena peak and the step where it is (after a trial allocation;
+ * buffers in the fast scratch do not count). */
 static int peak_of(cc_model *m, uint64_t *peak, int32_t *step, npuc_err *err)
 {
     int rc = cc_allocate(m, err);
@@ -348,7 +349,8 @@ static int peak_of(cc_model *m, uint64_t *peak, int32_t *step, npuc_err *err)
     for (int32_t t = 0; t <= last; t++) {
         uint64_t live = 0;
         for (int32_t b = 0; b < m->n_bufs; b++)
-            if (m->bufs[b].first <= t && t <= m->bufs[b].last) live += m->bufs[b].size;
+            if (m->bufs[b].pool == CC_IN_ARENA && m->bufs[b].first <= t && t <= m->bufs[b].last)
+                live += m->bufs[b].size;
         if (live > best) best = live, *step = t;
     }
     return NPUC_OK;

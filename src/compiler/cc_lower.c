@@ -309,15 +309,18 @@ static int16_t wget(const wop *p, uint32_t o, uint32_t ky, uint32_t kx, uint32_t
     return (int16_t)(p->wdata[idx] - p->wzp);
 }
 
-/* Whether weights are worth copying from the params pool into the arena
- * before use: when the params memory is slower than the arena's and the
- * goal is performance (the copy overlaps the previous op). */
+/* Whether weights are worth copying from the params pool before use: when
+ * the params memory is slower than the memory the copy goes to (the fast
+ * scratch when the system has one apart from the arena, else the arena) and
+ * the goal is performance (the copy overlaps the previous op). */
 static bool buffer_weights(const lower_ctx *c)
 {
     const cc_options *o = &c->m->opt;
     if (o->optimise != CC_OPT_PERFORMANCE) return false;
-    const sim_system *s = &o->sys.sim;
-    const sim_memory *pm = &s->axi[s->region_port[0] & 1], *am = &s->axi[s->region_port[1] & 1];
+    const cc_system *sys = &o->sys;
+    const sim_system *s = &sys->sim;
+    int dst = sys->fast_pool >= 0 && sys->fast_pool != sys->act_pool ? 2 : 1;
+    const sim_memory *pm = &s->axi[s->region_port[0] & 1], *am = &s->axi[s->region_port[dst] & 1];
     double pbw = pm->clock_scale * pm->width_bytes, abw = am->clock_scale * am->width_bytes;
     return pbw < abw;
 }

@@ -99,10 +99,15 @@ int emit_tflite_model(const cc_model *m, tfl_model **out, npuc_err *err)
     for (int32_t i = 0; i < m->n_epochs; i++) any_hw |= m->epochs[i].kind == CC_EPOCH_HW;
     if (any_hw) {
         scratch = byte_tensor(t.out, "npuc_scratch", NULL, m->arena_size);
-        scratch_fast = byte_tensor(t.out, "npuc_scratch_fast", NULL, 16);
+        /* region 2: the fast scratch pool's peak. TFLite Micro's driver
+         * replaces it by the fast memory given to ethosu_init; without one
+         * it lives in the TFLM arena, after the scratch so that the two
+         * never alias. Unused (no fast pool): 16 bytes at 0, as before. */
+        scratch_fast = byte_tensor(t.out, "npuc_scratch_fast", NULL, m->fast_size ? m->fast_size : 16);
         if (scratch < 0 || scratch_fast < 0) goto oom;
         t.out->tensors[scratch].arena_offset = 0;
-        t.out->tensors[scratch_fast].arena_offset = 0;
+        t.out->tensors[scratch_fast].arena_offset =
+            m->fast_size ? (int64_t)(m->arena_size ? (m->arena_size + 15) / 16 * 16 : 16) : 0;
     }
     int32_t cap = 16;
     for (int32_t i = 0; i < g->n_ops; i++) cap += g->ops[i].n_in + g->ops[i].n_out;

@@ -4,8 +4,9 @@
  * Registers are written in Vela's order per operation and only when their
  * value changes (one shadow set for DMA registers, one for the rest), so
  * streams are as compact as Vela's. Regions: 0 = the epoch's constants
- * (flash tensor), 1 = the arena, as Arm's TFLite Micro integration and
- * driver set them up (ethos-u.md 9.3). */
+ * (flash tensor), 1 = the arena, 2 = the fast scratch (buffers cc_allocate
+ * put in the fast pool), as Arm's TFLite Micro integration and driver set
+ * them up (ethos-u.md 9.3). */
 #include "../cc.h"
 
 #include <stdlib.h>
@@ -72,7 +73,13 @@ static uint64_t fm_addr(const cc_model *m, const eu_fm *f)
     return (uint64_t)m->bufs[f->buf].offset + f->off + slice;
 }
 
-static uint8_t fm_region(const eu_fm *f) { return f->buf < 0 ? 0 : 1; }
+/* Region of a buffer: 1 arena, 2 fast scratch. */
+static uint8_t buf_region(const cc_model *m, int32_t b)
+{
+    return m->bufs[b].pool == CC_IN_FAST ? 2 : 1;
+}
+
+static uint8_t fm_region(const cc_model *m, const eu_fm *f) { return f->buf < 0 ? 0 : buf_region(m, f->buf); }
 
 /* *_PRECISION: [0] signed, bits at [3:2] for IFM/IFM2 but [2:1] for the
  * OFM (ethos-u.md 2.3), [7:6] format. */
@@ -93,7 +100,7 @@ static void emit_fm(cs *s, const cc_model *m, const eu_fm *f, int which, bool u6
     static const uint16_t height0[3] = {SIM_IFM_HEIGHT0_M1, SIM_IFM2_HEIGHT0_M1, SIM_OFM_HEIGHT0_M1};
     static const uint16_t height1[3] = {SIM_IFM_HEIGHT1_M1, SIM_IFM2_HEIGHT1_M1, SIM_OFM_HEIGHT1_M1};
     static const uint16_t zp[3] = {SIM_IFM_ZERO_POINT, SIM_IFM2_ZERO_POINT, SIM_OFM_ZERO_POINT};
-    reg0(s, region[which], fm_region(f));
+    reg0(s, region[which], fm_region(m, f));
     uint64_t a = fm_addr(m, f);
     /* a wrapping rolling buffer: tile 0 above tile_h, tile 2 below */
     bool wrap = f->tile_h && f->tile_h < f->h;
@@ -112,7 +119,7 @@ static void emit_fm(cs *s, const cc_model *m, const eu_fm *f, int which, bool u6
     reg0(s, zp[which], (uint32_t)(f->zp & 0xFFFF));
 }
 
-/* Byte range of a feature map in the arena (for BLOCKDEP). */
+/* Byte range of a feature map in its region (for BLOCKDEP). */
 static void fm_range(const cc_model *m, const eu_fm *f, uint64_t *lo, uint64_t *hi)
 {
     if (f->tile_h && f->buf >= 0) {
@@ -131,22 +138,24 @@ static bool overlaps(const cc_model *m, const eu_fm *a, const eu_fm *b)
 {
     if (a->buf < 0 || b->buf < 0) return false;
     uint64_t alo, ahi, blo, bhi;
+    if (fm_region(m, a) != fm_region(m, b)) return false;
     fm_range(m, a, &alo, &ahi);
     fm_range(m, b, &blo, &bhi);
     return alo < bhi && blo < ahi;
 }
 
-/* Arena bytes an op reads or writes (feature maps and its weight copy). */
-static bool op_touches(const cc_model *m, const eu_op *o, uint64_t lo, uint64_t hi)
+/* Whether an op reads or writes bytes [lo, hi) of region `region` (1 arena,
+ * 2 fast scratch) through its feature maps or its weight copy. */
+static bool op_touches(const cc_model *m, const eu_op *o, uint8_t region, uint64_t lo, uint64_t hi)
 {
     const eu_fm *fms[3] = {&o->ifm, o->ifm2_tensor ? &o->ifm2 : NULL, &o->ofm};
     for (int i = 0; i < 3; i++) {
-        if (!fms[i] || fms[i]->buf < 0) continue;
+        if (!fms[i] || fms[i]->buf < 0 || fm_region(m, fms[i]) != region) continue;
         uint64_t a, b;
         fm_range(m, fms[i], &a, &b);
         if (a < hi && lo < b) return true;
     }
-    if (o->wbuf >= 0) {
+    if (o->wbuf >= 0 && buf_region(m, o->wbuf) == region) {
         uint64_t a = (uint64_t)m->bufs[o->wbuf].offset, b = a + m->bufs[o->wbuf].size;
         if (a < hi && lo < b) return true;
     }
@@ -216,7 +225,7 @@ static int emit_op(cs *s, const cc_model *m, const cc_epoch *e, const eu_op *o, 
     }
     if (o->kind == SIM_K_CONV || o->kind == SIM_K_DEPTHWISE) {
         /* from the arena copy when buffered, else straight from flash */
-        uint8_t reg = o->wbuf >= 0 ? 1 : 0;
+        uint8_t reg = o->wbuf >= 0 ? buf_region(m, o->wbuf) : 0;
         uint64_t sb = o->wbuf >= 0 ? (uint64_t)m->bufs[o->wbuf].offset : o->s_off;
         uint64_t wb = sb + (o->w_off - o->s_off);
         reg0(s, SIM_WEIGHT_REGION, reg);
@@ -271,7 +280,7 @@ static int emit_op(cs *s, const cc_model *m, const cc_epoch *e, const eu_op *o, 
         fm_range(m, &o->ofm, &lo, &hi);
         if (overlaps(m, &o->ifm, &prev->ofm) ||
             (o->ifm2_tensor && overlaps(m, &o->ifm2, &prev->ofm)) ||
-            (o->ofm.buf >= 0 && op_touches(m, prev, lo, hi)))
+            (o->ofm.buf >= 0 && op_touches(m, prev, fm_region(m, &o->ofm), lo, hi)))
             bd = 0;
         if (sim_variant_shram_banks(v) <= 16 && prev->lut >= 0) bd = 0;
     } else {
@@ -291,7 +300,8 @@ static int emit_op(cs *s, const cc_model *m, const cc_epoch *e, const eu_op *o, 
     return NPUC_OK;
 }
 
-/* DMA of op k's scales + weights from flash into its arena buffer. The
+/* DMA of op k's scales + weights from flash into its buffer (arena or fast
+ * scratch). The
  * kernel ops that may still run (the last two issued, k-1 and k-2) must
  * not touch the destination: wait for them if they do (ethos-u.md 8.2). */
 static void emit_weight_dma(cs *s, const cc_model *m, const cc_epoch *e, int32_t k)
@@ -300,11 +310,12 @@ static void emit_weight_dma(cs *s, const cc_model *m, const cc_epoch *e, int32_t
     bool u65 = sim_variant_is_u65(m->opt.sys.variant);
     const cc_buf *b = &m->bufs[o->wbuf];
     uint64_t lo = (uint64_t)b->offset, hi = lo + b->size;
-    if (k >= 1 && op_touches(m, &e->ops[k - 1], lo, hi)) op0(s, SIM_OP_KERNEL_WAIT, 0);
-    else if (k >= 2 && op_touches(m, &e->ops[k - 2], lo, hi)) op0(s, SIM_OP_KERNEL_WAIT, 1);
+    uint8_t region = buf_region(m, o->wbuf);
+    if (k >= 1 && op_touches(m, &e->ops[k - 1], region, lo, hi)) op0(s, SIM_OP_KERNEL_WAIT, 0);
+    else if (k >= 2 && op_touches(m, &e->ops[k - 2], region, lo, hi)) op0(s, SIM_OP_KERNEL_WAIT, 1);
     reg0(s, SIM_DMA0_SRC_REGION, 0);
     addr(s, SIM_DMA0_SRC, o->s_off, u65);
-    reg0(s, SIM_DMA0_DST_REGION, 1);
+    reg0(s, SIM_DMA0_DST_REGION, region);
     addr(s, SIM_DMA0_DST, lo, u65);
     reg1(s, SIM_DMA0_LEN, (uint32_t)b->size, 0);
     op0(s, SIM_OP_DMA_START, 0);

@@ -32,10 +32,28 @@ static uint64_t sram_bytes(const cc_model *m)
     return m->arena_size;
 }
 
+/* Whether the system has a fast scratch pool apart from the arena. */
+static bool has_fast(const cc_model *m)
+{
+    const cc_system *s = &m->opt.sys;
+    return s->fast_pool >= 0 && s->fast_pool < s->n_pools && s->fast_pool != s->act_pool;
+}
+
 static const char *pool_name(const cc_model *m, int idx, const char *dflt)
 {
     const cc_system *s = &m->opt.sys;
     return idx >= 0 && idx < s->n_pools ? s->pools[idx].name : dflt;
+}
+
+/* Key of the fast pool in an op's bytes_read / bytes_written: its name,
+ * unless that is taken by the params or arena key. */
+static const char *fast_key(const cc_model *m)
+{
+    const cc_system *s = &m->opt.sys;
+    const char *n = pool_name(m, s->fast_pool, "fast");
+    const char *arena = s->act_pool == s->params_pool ? "arena" : pool_name(m, s->act_pool, "arena");
+    if (!strcmp(n, arena) || !strcmp(n, pool_name(m, s->params_pool, "flash"))) return "fast";
+    return n;
 }
 
 static const eu_op *first_eu(const cc_model *m, int32_t op)
@@ -75,6 +93,7 @@ int emit_report_json(const cc_model *m, const char *model_name, const char *path
     npuc_json_member_double(&w, "npu_time_s", secs);
     npuc_json_member_double(&w, "inferences_per_s", secs > 0 ? 1.0 / secs : 0);
     npuc_json_member_uint(&w, "peak_sram_bytes", sram_bytes(m));
+    npuc_json_member_uint(&w, "peak_fast_bytes", m->fast_size);
     npuc_json_member_uint(&w, "flash_bytes", params_bytes(m));
     npuc_json_member_double(&w, "compile_time_s", m->compile_seconds);
     npuc_json_write_object_end(&w);
@@ -88,7 +107,8 @@ int emit_report_json(const cc_model *m, const char *model_name, const char *path
         npuc_json_member_uint(&w, "size", p->size);
         npuc_json_write_key(&w, "used_bytes");
         npuc_json_write_uint(&w, i == s->act_pool ? m->arena_size
-                                 : i == s->params_pool ? params_bytes(m) : 0);
+                                 : i == s->params_pool ? params_bytes(m)
+                                 : i == s->fast_pool ? m->fast_size : 0);
         npuc_json_write_key(&w, "holds");
         npuc_json_write_string(&w, i == s->act_pool && i == s->params_pool ? "params+activations"
                                    : i == s->act_pool ? "activations"
@@ -154,10 +174,12 @@ int emit_report_json(const cc_model *m, const char *model_name, const char *path
         npuc_json_write_object_begin(&w);
         npuc_json_member_uint(&w, pool_name(m, s->params_pool, "flash"), oi->bytes_read[0]);
         npuc_json_member_uint(&w, s->act_pool == s->params_pool ? "arena" : pool_name(m, s->act_pool, "arena"), oi->bytes_read[1]);
+        if (has_fast(m)) npuc_json_member_uint(&w, fast_key(m), oi->bytes_read[2]);
         npuc_json_write_object_end(&w);
         npuc_json_write_key(&w, "bytes_written");
         npuc_json_write_object_begin(&w);
         npuc_json_member_uint(&w, s->act_pool == s->params_pool ? "arena" : pool_name(m, s->act_pool, "arena"), oi->bytes_written[1]);
+        if (has_fast(m)) npuc_json_member_uint(&w, fast_key(m), oi->bytes_written[2]);
         npuc_json_write_object_end(&w);
         npuc_json_write_key(&w, "npu_ops");
         npuc_json_write_array_begin(&w);
@@ -205,7 +227,7 @@ int emit_report_csv(const cc_model *m, const char *path, npuc_err *err)
     const graph *g = m->g;
     npuc_sbuf b = {0};
     npuc_sb_printf(&b, "index,op,runs_on,reason,epoch,macs,npu_cycles,params_read_bytes,"
-                  "arena_read_bytes,arena_written_bytes,npu_ops,block\n");
+                  "arena_read_bytes,arena_written_bytes,npu_ops,block,fast_read_bytes,fast_written_bytes\n");
     for (int32_t i = 0; i < g->n_ops; i++) {
         const cc_op_info *oi = &m->ops[i];
         npuc_sb_printf(&b, "%d,", i);
@@ -218,7 +240,8 @@ int emit_report_csv(const cc_model *m, const char *path, npuc_err *err)
                   (unsigned long long)oi->bytes_read[1], (unsigned long long)oi->bytes_written[1],
                   oi->n_eu);
         if (o) npuc_sb_printf(&b, "%ux%ux%u", o->blk.w, o->blk.h, o->blk.d);
-        npuc_sb_printf(&b, "\n");
+        npuc_sb_printf(&b, ",%llu,%llu\n", (unsigned long long)oi->bytes_read[2],
+                       (unsigned long long)oi->bytes_written[2]);
     }
     if (b.oom) {
         free(b.p);
@@ -251,6 +274,10 @@ int emit_summary(const cc_model *m, const char *model_name, char **out, npuc_err
     npuc_sb_printf(&b, "\n");
     npuc_sb_printf(&b, "  Total SRAM used (arena)     %10.2f KiB  in pool '%s'\n",
               (double)sram_bytes(m) / 1024.0, pool_name(m, s->act_pool, "arena"));
+    if (has_fast(m))
+        npuc_sb_printf(&b, "  Total fast scratch used     %10.2f KiB  in pool '%s' (%.2f KiB)\n",
+                       (double)m->fast_size / 1024.0, pool_name(m, s->fast_pool, "fast"),
+                       (double)s->pools[s->fast_pool].size / 1024.0);
     npuc_sb_printf(&b, "  Total flash used            %10.2f KiB  in pool '%s'\n",
               (double)params_bytes(m) / 1024.0, pool_name(m, s->params_pool, "flash"));
     npuc_sb_printf(&b, "\n");

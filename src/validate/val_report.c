@@ -299,7 +299,9 @@ int val_report_text(const val_report *r, bool profile, char **out, npuc_err *err
     npuc_sb_printf(&b, "memory: %s %llu B, %s %llu B (peak live %llu B)", r->pools[0].name,
               (unsigned long long)r->pools[0].used, r->pools[1].name, (unsigned long long)r->pools[1].used,
               (unsigned long long)r->pools[1].peak);
-    if (r->pools[2].used) npuc_sb_printf(&b, ", %s %llu B", r->pools[2].name, (unsigned long long)r->pools[2].used);
+    if (r->pools[2].used)
+        npuc_sb_printf(&b, ", fast scratch %s %llu B (peak live %llu B)", r->pools[2].name,
+                       (unsigned long long)r->pools[2].used, (unsigned long long)r->pools[2].peak);
     npuc_sb_printf(&b, "\n");
     if (r->note[0]) npuc_sb_printf(&b, "note: %s\n", r->note);
     if (profile) {

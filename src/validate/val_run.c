@@ -137,9 +137,11 @@ static void fill_memory_plan(vctx *c)
     int32_t n_steps = 0;
     for (int32_t i = 0; i < g->n_ops; i++) n_steps += cc_op_steps(m, i);
     uint64_t *step_live = calloc((size_t)n_steps + 1, sizeof *step_live);
+    uint64_t *step_fast = calloc((size_t)n_steps + 1, sizeof *step_fast);
     int32_t *op_t0 = calloc((size_t)g->n_ops + 1, sizeof *op_t0);
-    if (!step_live || !op_t0) {
+    if (!step_live || !step_fast || !op_t0) {
         free(step_live);
+        free(step_fast);
         free(op_t0);
         free(r->buffers);
         free(r->live);
@@ -149,20 +151,21 @@ static void fill_memory_plan(vctx *c)
     }
     for (int32_t b = 0; b < m->n_bufs; b++) {
         const cc_buf *x = &m->bufs[b];
-        if (x->offset < 0) continue;
+        if (x->offset < 0 || (x->temp && !x->size)) continue;   /* a dropped weight copy */
         val_buffer *vb = &r->buffers[r->n_buffers++];
         vb->tensor = x->temp ? -1 : x->tensor;
         if (x->tensor >= 0 && x->tensor < g->n_tensors)
             snprintf(vb->name, sizeof vb->name, "%s%s", x->temp ? "temp of " : "", g->tensors[x->tensor].name);
         else snprintf(vb->name, sizeof vb->name, "temp %d", b);
-        vb->pool = VAL_MEM_ACTIVATIONS;
+        vb->pool = x->pool == CC_IN_FAST ? VAL_MEM_FAST : VAL_MEM_ACTIVATIONS;
         vb->offset = (uint64_t)x->offset;
         vb->size = x->size;
         vb->first_op = cc_step_op(m, x->first);
         vb->last_op = cc_step_op(m, x->last);
         if (vb->last_op < vb->first_op) vb->last_op = vb->first_op;
         int32_t a = x->first < 0 ? 0 : x->first, z = x->last >= n_steps ? n_steps - 1 : x->last;
-        for (int32_t t = a; t <= z; t++) step_live[t] += x->size;
+        uint64_t *live = x->pool == CC_IN_FAST ? step_fast : step_live;
+        for (int32_t t = a; t <= z; t++) live[t] += x->size;
     }
     for (int32_t i = 0, t = 0; i < g->n_ops; i++) {
         op_t0[i] = t;
@@ -174,7 +177,12 @@ static void fill_memory_plan(vctx *c)
         for (int32_t t = op_t0[o]; t < op_t0[o] + n && t < n_steps; t++)
             if (step_live[t] > r->live[i]) r->live[i] = step_live[t];
     }
+    uint64_t fast_peak = 0;
+    for (int32_t t = 0; t < n_steps; t++)
+        if (step_fast[t] > fast_peak) fast_peak = step_fast[t];
+    if (fast_peak) r->pools[VAL_MEM_FAST].peak = fast_peak;
     free(step_live);
+    free(step_fast);
     free(op_t0);
     uint64_t peak = 0;
     for (int32_t i = 0; i < g->n_ops; i++)

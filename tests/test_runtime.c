@@ -73,7 +73,7 @@ static void fill_random(npuc_rng *r, uint8_t *d, size_t n)
 typedef struct rt {
     npurt_model m;
     npurt_instance inst;
-    uint8_t *act, *state;
+    uint8_t *act, *state, *fast;
     uint8_t *saved_in[16];    /* inputs as they were before the run */
     uint32_t saved_n[16];
 } rt;
@@ -86,8 +86,11 @@ static int rt_open(rt *r, const uint8_t *blob, size_t n, struct ethosu_driver *d
     uint32_t an = npurt_model_pool_size(&r->m, NPURT_POOL_ACTIVATIONS);
     uint32_t sn = npurt_model_pool_size(&r->m, NPURT_POOL_STATE);
     r->act = alloc16(an);
+    uint32_t fn = npurt_model_pool_size(&r->m, NPURT_POOL_FAST);
     r->state = alloc16(sn);
-    npurt_memory mem = {.activations = r->act, .activations_size = an, .state = r->state, .state_size = sn};
+    r->fast = fn ? alloc16(fn) : NULL;   /* the model's fast scratch pool, if any */
+    npurt_memory mem = {.activations = r->act, .activations_size = an, .state = r->state, .state_size = sn,
+                        .fast = r->fast, .fast_size = fn};
     if ((rc = npurt_init(&r->inst, &r->m, &mem, e))) return rc;
     r->inst.drv = drv;
     npuc_err err = {0};
@@ -104,6 +107,7 @@ static void rt_close(rt *r)
     for (int i = 0; i < 16; i++) free(r->saved_in[i]);
     free(r->act);
     free(r->state);
+    free(r->fast);
     memset(r, 0, sizeof *r);
 }
 
@@ -574,6 +578,44 @@ static void test_bad_kernel(void)
     tfl_model_free(tm);
 }
 
+/* A U65 model with a fast scratch pool: npurt_init refuses it without fast
+ * memory (NULL would mean the activation pool, which the model's region 2
+ * addresses do not fit), and runs with it. */
+static void test_fast_pool(void)
+{
+    graph *g = NULL;
+    tfl_model *tm = NULL;
+    size_t n = 0;
+    uint8_t *blob = load_and_compile("models/tflm/person_detect.tflite", SIM_U65_256, &g, &tm, &n);
+    if (!blob) {
+        printf("skip: person_detect not found\n");
+        return;
+    }
+    npurt_error e;
+    npurt_model m;
+    CHECK_EQ_INT(npurt_model_load(&m, blob, n, &e), NPURT_OK);
+    uint32_t an = npurt_model_pool_size(&m, NPURT_POOL_ACTIVATIONS);
+    uint32_t fn = npurt_model_pool_size(&m, NPURT_POOL_FAST);
+    CHECK(fn > 0);
+    uint8_t *act = alloc16(an);
+    npurt_instance inst;
+    npurt_memory mem = {.activations = act, .activations_size = an};
+    CHECK_EQ_INT(npurt_init(&inst, &m, &mem, &e), NPURT_E_MEMORY);
+    uint8_t *fast = alloc16(fn);
+    mem.fast = fast;
+    mem.fast_size = fn - 16;
+    CHECK_EQ_INT(npurt_init(&inst, &m, &mem, &e), NPURT_E_MEMORY);
+    free(fast);
+    free(act);
+    rt r;
+    CHECK_EQ_INT(rt_open(&r, blob, n, driver_for(SIM_U65_256), &e), NPURT_OK);
+    CHECK_EQ_INT(npurt_run(&r.inst), NPURT_OK);
+    rt_close(&r);
+    free(blob);
+    graph_free(g);
+    tfl_model_free(tm);
+}
+
 /* ------------------------------------------------------- several models */
 
 static void test_serial(void)
@@ -852,6 +894,7 @@ int main(void)
 {
     test_bad_blobs();
     test_bad_kernel();
+    test_fast_pool();
     test_serial();
     test_epoch_level();
     test_models();

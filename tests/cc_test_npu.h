@@ -5,10 +5,13 @@
 #ifndef NPUC_CC_TEST_NPU_H
 #define NPUC_CC_TEST_NPU_H
 
+#include "../src/compiler/cc.h"
+#include "../src/emit/emit.h"
 #include "../src/interp/interp.h"
 #include "../src/sim/sim.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static const sim_variant variants[6] = {SIM_U55_32, SIM_U55_64, SIM_U55_128,
                                         SIM_U55_256, SIM_U65_256, SIM_U65_512};
@@ -48,6 +51,53 @@ static int eval_ethosu(void *user, interp *ip, const graph_op *op, npuc_err *err
     if (rc) return rc;
     r->n_runs++;
     return NPUC_OK;
+}
+
+/* A compiled model as a user gets it (emitted as TFLite, written, read
+ * back, imported) beside its source: `ref` runs the source graph on the
+ * reference kernels, `npu` the compiled graph with its ethos-u ops on the
+ * virtual NPU of nc.variant. It must not move once opened (the compiled
+ * interpreter keeps &nc). */
+typedef struct cc_twin {
+    graph *cg;
+    interp *ref, *npu;
+    npu_ctx nc;
+} cc_twin;
+
+/* Fills *t (zero it first); on failure *stage names the step that failed
+ * ("emit / read back" or "interp_create") and err says why. */
+static int cc_twin_open(cc_twin *t, const graph *src, const cc_model *cm, sim_variant v, const char **stage,
+                        npuc_err *err)
+{
+    tfl_model *tm = NULL, *rt = NULL;
+    uint8_t *bytes = NULL;
+    size_t nbytes = 0;
+    t->nc.variant = v;
+    *stage = "emit / read back";
+    int rc = emit_tflite_model(cm, &tm, err);
+    if (!rc) rc = tfl_write(tm, &bytes, &nbytes, err);
+    if (!rc) rc = tfl_read(bytes, nbytes, &rt, err);
+    if (!rc) rc = graph_import(rt, &t->cg, err);
+    /* the imported graph owns copies of what it needs */
+    tfl_model_free(tm);
+    tfl_model_free(rt);
+    free(bytes);
+    if (rc) return rc;
+    *stage = "interp_create";
+    interp_options ro = {0};
+    interp_options no = {.custom_accept = accept_ethosu, .custom_eval = eval_ethosu, .custom_user = &t->nc};
+    rc = interp_create(src, &ro, &t->ref, err);
+    if (!rc) rc = interp_create(t->cg, &no, &t->npu, err);
+    return rc;
+}
+
+static void cc_twin_close(cc_twin *t)
+{
+    interp_free(t->ref);
+    interp_free(t->npu);
+    sim_npu_free(t->nc.npu);
+    graph_free(t->cg);
+    memset(t, 0, sizeof *t);
 }
 
 #endif

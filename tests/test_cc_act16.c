@@ -134,13 +134,11 @@ static bool run_config(const cfg *c, uint64_t seed, stats *st)
     char cs[600];
     cfg_str(c, cs, sizeof cs);
     npuc_err e = {0};
-    graph *src = build_graph(c), *cg = NULL;
+    graph *src = build_graph(c);
     cc_model *cm = NULL;
-    tfl_model *tm = NULL, *rt = NULL;
-    uint8_t *bytes = NULL, *in = NULL;
-    size_t nbytes = 0;
-    interp *ref = NULL, *nip = NULL;
-    npu_ctx nc = {.variant = c->variant};
+    uint8_t *in = NULL;
+    cc_twin tw;
+    memset(&tw, 0, sizeof tw);
     bool ok = false, any_npu = false;
     st->configs++;
     if (!src) {
@@ -186,15 +184,9 @@ static bool run_config(const cfg *c, uint64_t seed, stats *st)
         ok = true;
         goto out;
     }
-    if (emit_tflite_model(cm, &tm, &e) || tfl_write(tm, &bytes, &nbytes, &e) || tfl_read(bytes, nbytes, &rt, &e) ||
-        graph_import(rt, &cg, &e)) {
-        fprintf(stderr, "FAIL %s: emit / read back: %s\n", cs, e.msg);
-        goto out;
-    }
-    interp_options ro = {0};
-    interp_options no = {.custom_accept = accept_ethosu, .custom_eval = eval_ethosu, .custom_user = &nc};
-    if (interp_create(src, &ro, &ref, &e) || interp_create(cg, &no, &nip, &e)) {
-        fprintf(stderr, "FAIL %s: interp_create: %s\n", cs, e.msg);
+    const char *stage;
+    if (cc_twin_open(&tw, src, cm, c->variant, &stage, &e)) {
+        fprintf(stderr, "FAIL %s: %s: %s\n", cs, stage, e.msg);
         goto out;
     }
     const graph_tensor *ti = &src->tensors[src->inputs[0]];
@@ -205,18 +197,18 @@ static bool run_config(const cfg *c, uint64_t seed, stats *st)
     size_t n_el = graph_tensor_elems(ti);
     for (int d = 0; d < 2; d++) {
         fill_input(&rng, c->in_dt, in, n_el);
-        if (interp_set_input(ref, 0, in, ti->nbytes, &e) || interp_invoke(ref, &e)) {
+        if (interp_set_input(tw.ref, 0, in, ti->nbytes, &e) || interp_invoke(tw.ref, &e)) {
             fprintf(stderr, "FAIL %s: reference run: %s\n", cs, e.msg);
             goto out;
         }
-        if (interp_set_input(nip, 0, in, ti->nbytes, &e) || interp_invoke(nip, &e)) {
+        if (interp_set_input(tw.npu, 0, in, ti->nbytes, &e) || interp_invoke(tw.npu, &e)) {
             fprintf(stderr, "FAIL %s: compiled run: %s\n", cs, e.msg);
             goto out;
         }
         st->runs++;
         st->values += (long)n_el;
         size_t na, nb;
-        const void *oa = interp_output(ref, 0, &na), *ob = interp_output(nip, 0, &nb);
+        const void *oa = interp_output(tw.ref, 0, &na), *ob = interp_output(tw.npu, 0, &nb);
         if (na != nb || memcmp(oa, ob, na)) {
             size_t es = graph_dtype_size(c->ops[c->n - 1].out_dt), at = 0;
             while (at + es <= na && !memcmp((const uint8_t *)oa + at, (const uint8_t *)ob + at, es)) at += es;
@@ -233,13 +225,7 @@ static bool run_config(const cfg *c, uint64_t seed, stats *st)
 out:
     if (!ok) st->failed++;
     free(in);
-    interp_free(ref);
-    interp_free(nip);
-    sim_npu_free(nc.npu);
-    graph_free(cg);
-    tfl_model_free(rt);
-    free(bytes);
-    tfl_model_free(tm);
+    cc_twin_close(&tw);
     cc_model_free(cm);
     graph_free(src);
     return ok;

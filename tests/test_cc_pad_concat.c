@@ -55,12 +55,9 @@ static uint64_t run_case(const char *name, graph *g, sim_variant v, cc_optimise 
     npuc_err e;
     memset(&e, 0, sizeof e);
     cc_model *cm = NULL;
-    tfl_model *tm = NULL, *rt = NULL;
-    graph *cg = NULL;
-    uint8_t *bytes = NULL, *in = NULL;
-    size_t nbytes = 0;
-    interp *ref = NULL, *nip = NULL;
-    npu_ctx nc = {.variant = v};
+    uint8_t *in = NULL;
+    cc_twin tw;
+    memset(&tw, 0, sizeof tw);
     uint64_t arena = 0;
     bool ok = false;
     st->cases++;
@@ -102,15 +99,9 @@ static uint64_t run_case(const char *name, graph *g, sim_variant v, cc_optimise 
         ok = true;
         goto out;
     }
-    if (emit_tflite_model(cm, &tm, &e) || tfl_write(tm, &bytes, &nbytes, &e) || tfl_read(bytes, nbytes, &rt, &e) ||
-        graph_import(rt, &cg, &e)) {
-        fprintf(stderr, "FAIL %s: emit / read back: %s\n", name, e.msg);
-        goto out;
-    }
-    interp_options ro = {0};
-    interp_options no = {.custom_accept = accept_ethosu, .custom_eval = eval_ethosu, .custom_user = &nc};
-    if (interp_create(g, &ro, &ref, &e) || interp_create(cg, &no, &nip, &e)) {
-        fprintf(stderr, "FAIL %s: interp_create: %s\n", name, e.msg);
+    const char *stage;
+    if (cc_twin_open(&tw, g, cm, v, &stage, &e)) {
+        fprintf(stderr, "FAIL %s: %s: %s\n", name, stage, e.msg);
         goto out;
     }
     npuc_rng rng;
@@ -122,22 +113,22 @@ static uint64_t run_case(const char *name, graph *g, sim_variant v, cc_optimise 
             in = malloc(ti->nbytes + 1);
             if (!in) goto out;
             for (size_t b = 0; b < ti->nbytes; b++) in[b] = (uint8_t)npuc_rng_next(&rng);
-            if (interp_set_input(ref, k, in, ti->nbytes, &e) || interp_set_input(nip, k, in, ti->nbytes, &e)) {
+            if (interp_set_input(tw.ref, k, in, ti->nbytes, &e) || interp_set_input(tw.npu, k, in, ti->nbytes, &e)) {
                 fprintf(stderr, "FAIL %s: set input: %s\n", name, e.msg);
                 goto out;
             }
         }
-        if (interp_invoke(ref, &e)) {
+        if (interp_invoke(tw.ref, &e)) {
             fprintf(stderr, "FAIL %s: reference: %s\n", name, e.msg);
             goto out;
         }
-        if (interp_invoke(nip, &e)) {
+        if (interp_invoke(tw.npu, &e)) {
             fprintf(stderr, "FAIL %s (%s): compiled run: %s\n", name, cc_target_name(v), e.msg);
             goto out;
         }
         for (int32_t k = 0; k < g->n_outputs; k++) {
             size_t na, nb;
-            const uint8_t *oa = interp_output(ref, k, &na), *ob = interp_output(nip, k, &nb);
+            const uint8_t *oa = interp_output(tw.ref, k, &na), *ob = interp_output(tw.npu, k, &nb);
             if (na != nb || memcmp(oa, ob, na)) {
                 size_t at = 0;
                 while (at < na && at < nb && oa[at] == ob[at]) at++;
@@ -153,13 +144,7 @@ out:
     if (!ok) st->failed++;
     CHECK(ok);
     free(in);
-    interp_free(ref);
-    interp_free(nip);
-    sim_npu_free(nc.npu);
-    graph_free(cg);
-    tfl_model_free(rt);
-    free(bytes);
-    tfl_model_free(tm);
+    cc_twin_close(&tw);
     cc_model_free(cm);
     return ok ? (arena ? arena : 1) : 0;
 }

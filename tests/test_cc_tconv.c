@@ -173,13 +173,11 @@ static bool run_config(const tc_cfg *c, int expect_npu, const char *reason, int 
     char cs[300];
     cfg_str(c, cs, sizeof cs);
     npuc_err e = {0};
-    graph *src = build_graph(c), *cg = NULL;
+    graph *src = build_graph(c);
     cc_model *cm = NULL;
-    tfl_model *tm = NULL, *rt = NULL;
-    uint8_t *bytes = NULL, *in = NULL;
-    size_t nbytes = 0;
-    interp *ref = NULL, *nip = NULL;
-    npu_ctx nc = {.variant = c->variant};
+    uint8_t *in = NULL;
+    cc_twin tw;
+    memset(&tw, 0, sizeof tw);
     bool ok = false;
     st->configs++;
     if (!src) {
@@ -210,15 +208,9 @@ static bool run_config(const tc_cfg *c, int expect_npu, const char *reason, int 
         else ok = true;
         goto out;
     }
-    if (emit_tflite_model(cm, &tm, &e) || tfl_write(tm, &bytes, &nbytes, &e) || tfl_read(bytes, nbytes, &rt, &e) ||
-        graph_import(rt, &cg, &e)) {
-        fprintf(stderr, "FAIL %s: emit / read back: %s\n", cs, e.msg);
-        goto out;
-    }
-    interp_options ro = {0};
-    interp_options no = {.custom_accept = accept_ethosu, .custom_eval = eval_ethosu, .custom_user = &nc};
-    if (interp_create(src, &ro, &ref, &e) || interp_create(cg, &no, &nip, &e)) {
-        fprintf(stderr, "FAIL %s: interp_create: %s\n", cs, e.msg);
+    const char *stage;
+    if (cc_twin_open(&tw, src, cm, c->variant, &stage, &e)) {
+        fprintf(stderr, "FAIL %s: %s: %s\n", cs, stage, e.msg);
         goto out;
     }
     const graph_tensor *ti = &src->tensors[src->inputs[0]];
@@ -245,18 +237,18 @@ static bool run_config(const tc_cfg *c, int expect_npu, const char *reason, int 
             if (wide) ((int16_t *)in)[i] = (int16_t)v;
             else ((int8_t *)in)[i] = (int8_t)v;
         }
-        if (interp_set_input(ref, 0, in, ti->nbytes, &e) || interp_invoke(ref, &e)) {
+        if (interp_set_input(tw.ref, 0, in, ti->nbytes, &e) || interp_invoke(tw.ref, &e)) {
             fprintf(stderr, "FAIL %s: the reference rejects draw %d: %s\n", cs, d, e.msg);
             goto out;
         }
-        if (interp_set_input(nip, 0, in, ti->nbytes, &e) || interp_invoke(nip, &e)) {
+        if (interp_set_input(tw.npu, 0, in, ti->nbytes, &e) || interp_invoke(tw.npu, &e)) {
             fprintf(stderr, "FAIL %s: compiled run, draw %d: %s\n", cs, d, e.msg);
             goto out;
         }
         if (npu) expected_runs++;
         st->draws++;
         size_t na, nb;
-        const void *oa = interp_output(ref, 0, &na), *ob = interp_output(nip, 0, &nb);
+        const void *oa = interp_output(tw.ref, 0, &na), *ob = interp_output(tw.npu, 0, &nb);
         for (size_t i = 0; i < na / graph_dtype_size(c->dt); i++) {
             int32_t v = wide ? ((const int16_t *)oa)[i] : ((const int8_t *)oa)[i];
             st->elems++;
@@ -274,21 +266,15 @@ static bool run_config(const tc_cfg *c, int expect_npu, const char *reason, int 
             goto out;
         }
     }
-    if (nc.n_runs < expected_runs) {
-        fprintf(stderr, "FAIL %s: %d NPU runs for %d draws\n", cs, nc.n_runs, expected_runs);
+    if (tw.nc.n_runs < expected_runs) {
+        fprintf(stderr, "FAIL %s: %d NPU runs for %d draws\n", cs, tw.nc.n_runs, expected_runs);
         goto out;
     }
     ok = true;
 out:
     if (!ok) st->failed++;
     free(in);
-    interp_free(ref);
-    interp_free(nip);
-    sim_npu_free(nc.npu);
-    graph_free(cg);
-    tfl_model_free(rt);
-    free(bytes);
-    tfl_model_free(tm);
+    cc_twin_close(&tw);
     cc_model_free(cm);
     graph_free(src);
     return ok;

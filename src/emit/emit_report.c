@@ -149,8 +149,9 @@ int emit_report_json(const cc_model *m, const char *model_name, const char *path
         /* an intermediate of a cascade lives only in its rolling buffer */
         npuc_json_member_uint(&w, "bytes", x->size || x->temp ? g->tensors[t].nbytes : 0);
         if (!x->size && !x->temp) npuc_json_member_bool(&w, "cascaded", true);
-        npuc_json_member_int(&w, "live_from_op", x->first);
-        npuc_json_member_int(&w, "live_to_op", x->last);
+        /* first/last are steps of the allocation timeline: report ops */
+        npuc_json_member_int(&w, "live_from_op", cc_step_op(m, x->first));
+        npuc_json_member_int(&w, "live_to_op", cc_step_op(m, x->last));
         npuc_json_write_object_end(&w);
     }
     npuc_json_write_array_end(&w);

@@ -1,5 +1,6 @@
 /* cc_alloc: places every buffer at an offset in its pool (the arena, or
- * the fast scratch for temps when the system has one) so that buffers of
+ * the fast scratch when the system has one: NPU-internal buffers and the
+ * graph tensors only one command stream touches) so that buffers of
  * one pool whose live ranges overlap never share bytes. Greedy by size (largest first),
  * each at the lowest 16-byte aligned offset that fits between buffers
  * already placed and live at the same time, the strategy TFLite Micro's
@@ -95,18 +96,82 @@ static bool has_fast_pool(const cc_system *s)
     return s->fast_pool >= 0 && s->fast_pool < s->n_pools && s->fast_pool != s->act_pool;
 }
 
-/* Chooses each buffer's pool and places both. Temps (an op's internal
- * buffers: weight copies, rolling buffers, kernel scratch) go to the fast
- * pool when there is one; while they do not fit, the largest temp still
- * there moves back to the arena. Graph tensors always stay in the arena. */
+/* Buffers the fast scratch may hold: every temp (an NPU op's internal
+ * buffer), and the buffers of graph tensors that only NPU ops of one HW
+ * epoch write and read (so neither the CPU nor another command stream ever
+ * sees them): not graph inputs, outputs or state. */
+static void fast_candidates(const cc_model *m, bool *ok)
+{
+    const graph *g = m->g;
+    int32_t n = m->n_bufs;
+    /* epoch of the ops touching each buffer: -2 none yet, -1 not one HW epoch */
+    int32_t *ep = malloc(sizeof *ep * (size_t)(n ? n : 1));
+    if (!ep) {
+        for (int32_t b = 0; b < n; b++) ok[b] = m->bufs[b].temp;
+        return;
+    }
+    for (int32_t b = 0; b < n; b++) ep[b] = -2;
+    for (int32_t i = 0; i < g->n_ops; i++) {
+        const graph_op *op = &g->ops[i];
+        const cc_op_info *oi = &m->ops[i];
+        int32_t e = oi->npu && oi->epoch >= 0 && m->epochs[oi->epoch].kind == CC_EPOCH_HW ? oi->epoch : -1;
+        for (int32_t k = 0; k < op->n_in + op->n_out; k++) {
+            int32_t t = k < op->n_in ? op->in[k] : op->out[k - op->n_in];
+            if (t < 0 || m->buf_of[t] < 0) continue;
+            int32_t b = m->buf_of[t];
+            ep[b] = ep[b] == -2 || ep[b] == e ? e : -1;
+        }
+    }
+    for (int32_t i = 0; i < g->n_inputs; i++)
+        if (m->buf_of[g->inputs[i]] >= 0) ep[m->buf_of[g->inputs[i]]] = -1;
+    for (int32_t i = 0; i < g->n_outputs; i++)
+        if (m->buf_of[g->outputs[i]] >= 0) ep[m->buf_of[g->outputs[i]]] = -1;
+    for (int32_t t = 0; t < g->n_tensors; t++)
+        if (g->tensors[t].is_variable && m->buf_of[t] >= 0) ep[m->buf_of[t]] = -1;
+    for (int32_t b = 0; b < n; b++) ok[b] = m->bufs[b].temp || ep[b] >= 0;
+    free(ep);
+}
+
+/* NPU traffic per byte of each buffer (bytes the NPU ops write to and read
+ * from it, as their feature maps; a weight copy is written by its DMA and
+ * read by its op): the fast pool's priority. */
+static void fast_density(const cc_model *m, double *d)
+{
+    int32_t n = m->n_bufs;
+    for (int32_t b = 0; b < n; b++) d[b] = 0;
+    for (int32_t ei = 0; ei < m->n_epochs; ei++) {
+        const cc_epoch *e = &m->epochs[ei];
+        if (e->kind != CC_EPOCH_HW) continue;
+        for (int32_t k = 0; k < e->n_eu; k++) {
+            const eu_op *o = &e->ops[k];
+            const eu_fm *f[3] = {&o->ifm, o->ifm2_tensor ? &o->ifm2 : NULL, &o->ofm};
+            for (int32_t j = 0; j < 3; j++)
+                if (f[j] && f[j]->buf >= 0 && f[j]->buf < n)
+                    d[f[j]->buf] += (double)f[j]->h * f[j]->w * f[j]->c * (f[j]->bits / 8u);
+            if (o->wbuf >= 0 && o->wbuf < n) d[o->wbuf] += 2.0 * (double)(o->w_len + o->s_len);
+        }
+    }
+    for (int32_t b = 0; b < n; b++) d[b] = m->bufs[b].size ? d[b] / (double)m->bufs[b].size : 0;
+}
+
+/* Chooses each buffer's pool and places both. Every candidate of the fast
+ * pool (fast_candidates) that fits it on its own starts there; while the
+ * fast pool overflows, of the buffers in it that overlap in time one that
+ * ends past its end, the one with the least NPU traffic per byte (then the
+ * largest) moves back to the arena. */
 static int place_pools(cc_model *m, npuc_err *err)
 {
     int32_t n = m->n_bufs;
-    int32_t *idx = malloc(sizeof *idx * (size_t)(n ? n : 1) * 2);
-    span *sp = malloc(sizeof *sp * (size_t)(n ? n : 1));
-    if (!idx || !sp) {
+    size_t nn = (size_t)(n ? n : 1);
+    int32_t *idx = malloc(sizeof *idx * nn * 2);
+    span *sp = malloc(sizeof *sp * nn);
+    bool *ok = malloc(sizeof *ok * nn);
+    double *dens = malloc(sizeof *dens * nn);
+    if (!idx || !sp || !ok || !dens) {
         free(idx);
         free(sp);
+        free(ok);
+        free(dens);
         return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     }
     for (int32_t i = 0; i < n; i++) idx[i] = i;
@@ -114,25 +179,44 @@ static int place_pools(cc_model *m, npuc_err *err)
     const cc_system *s = &m->opt.sys;
     bool fast = has_fast_pool(s);
     uint64_t cap = fast ? s->pools[s->fast_pool].size : 0;
+    if (fast) {
+        fast_candidates(m, ok);
+        fast_density(m, dens);
+    }
     for (int32_t i = 0; i < n; i++) {
         cc_buf *x = &m->bufs[i];
-        x->pool = fast && x->temp && x->size && (!cap || x->size <= cap) ? CC_IN_FAST : CC_IN_ARENA;
+        x->pool = fast && ok[i] && x->size && (!cap || x->size <= cap) ? CC_IN_FAST : CC_IN_ARENA;
     }
     m->fast_size = 0;
     if (fast) {
-        /* idx is largest first: evict in that order */
-        int32_t next = 0;
         for (;;) {
             m->fast_size = place(m, idx, n, CC_IN_FAST, sp);
             if (!cap || m->fast_size <= cap) break;
-            while (next < n && m->bufs[idx[next]].pool != CC_IN_FAST) next++;
-            if (next == n) break;
-            m->bufs[idx[next]].pool = CC_IN_ARENA;
+            /* the buffers past the end and those live beside them */
+            int32_t worst = -1;
+            for (int32_t i = 0; i < n; i++) {
+                const cc_buf *x = &m->bufs[i];
+                if (x->pool != CC_IN_FAST) continue;
+                bool involved = (uint64_t)x->offset + x->size > cap;
+                for (int32_t j = 0; j < n && !involved; j++) {
+                    const cc_buf *y = &m->bufs[j];
+                    involved = y->pool == CC_IN_FAST && (uint64_t)y->offset + y->size > cap &&
+                               y->first <= x->last && x->first <= y->last;
+                }
+                if (!involved) continue;
+                if (worst < 0 || dens[i] < dens[worst] ||
+                    (dens[i] == dens[worst] && x->size > m->bufs[worst].size))
+                    worst = i;
+            }
+            if (worst < 0) break;
+            m->bufs[worst].pool = CC_IN_ARENA;
         }
     }
     m->arena_size = place(m, idx, n, CC_IN_ARENA, sp);
     free(idx);
     free(sp);
+    free(ok);
+    free(dens);
     return NPUC_OK;
 }
 

@@ -333,13 +333,16 @@ static void chain_around(const cc_model *m, const cc_epoch *e, int32_t k, uint64
     *n = z - a + 1;
 }
 
-/* The arena peak and the step where it is (after a trial allocation;
- * buffers in the fast scratch do not count). */
+/* The arena peak and the step where it is (after a trial allocation).
+ * With --optimise performance buffers in the fast scratch do not count:
+ * there cascading is for what the fast pool cannot hold; with --optimise
+ * size it is the two pools' sum. */
 static int peak_of(cc_model *m, uint64_t *peak, int32_t *step, npuc_err *err)
 {
     int rc = cc_allocate(m, err);
     if (rc && rc != NPUC_E_UNSUPPORTED) return rc;   /* a pool too small is for later */
-    *peak = m->arena_size;
+    bool both = m->opt.optimise == CC_OPT_SIZE;
+    *peak = m->arena_size + (both ? m->fast_size : 0);
     /* the step with the most live bytes */
     int32_t last = 0;
     for (int32_t b = 0; b < m->n_bufs; b++)
@@ -349,7 +352,7 @@ static int peak_of(cc_model *m, uint64_t *peak, int32_t *step, npuc_err *err)
     for (int32_t t = 0; t <= last; t++) {
         uint64_t live = 0;
         for (int32_t b = 0; b < m->n_bufs; b++)
-            if (m->bufs[b].pool == CC_IN_ARENA && m->bufs[b].first <= t && t <= m->bufs[b].last)
+            if ((both || m->bufs[b].pool == CC_IN_ARENA) && m->bufs[b].first <= t && t <= m->bufs[b].last)
                 live += m->bufs[b].size;
         if (live > best) best = live, *step = t;
     }

@@ -114,6 +114,8 @@ static int tensor_of(builder *b, int32_t t, int32_t *out, npuc_err *err)
         int32_t bi = b->m->buf_of[t];
         if (bi < 0) return npuc_errf(err, NPUC_E_INVALID, "tensor %d (%s) has no arena buffer", t, x->name ? x->name : "");
         const cc_buf *cb = &b->m->bufs[bi];
+        if (cb->pool != CC_IN_ARENA)
+            return npuc_errf(err, NPUC_E_INVALID, "internal: tensor %d (%s) is in the fast scratch but the CPU reads it", t, x->name ? x->name : "");
         if (cb->brick) return npuc_errf(err, NPUC_E_INVALID, "tensor %d (%s): a CPU op reads a brick-format buffer", t, x->name ? x->name : "");
         r.pool = (uint8_t)b->pool_act;
         r.offset = (uint32_t)cb->offset;

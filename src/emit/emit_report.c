@@ -144,7 +144,8 @@ int emit_report_json(const cc_model *m, const char *model_name, const char *path
         npuc_json_write_object_begin(&w);
         npuc_json_member_int(&w, "index", t);
         npuc_json_member_string(&w, "name", g->tensors[t].name);
-        npuc_json_member_string(&w, "pool", pool_name(m, s->act_pool, "arena"));
+        npuc_json_member_string(&w, "pool", x->pool == CC_IN_FAST ? pool_name(m, s->fast_pool, "fast")
+                                                                  : pool_name(m, s->act_pool, "arena"));
         npuc_json_member_int(&w, "offset", x->offset);
         /* an intermediate of a cascade lives only in its rolling buffer */
         npuc_json_member_uint(&w, "bytes", x->size || x->temp ? g->tensors[t].nbytes : 0);
@@ -273,8 +274,10 @@ int emit_summary(const cc_model *m, const char *model_name, char **out, npuc_err
     npuc_sb_printf(&b, "  Optimise for                %s\n",
               m->opt.optimise == CC_OPT_SIZE ? "size" : "performance");
     npuc_sb_printf(&b, "\n");
-    npuc_sb_printf(&b, "  Total SRAM used (arena)     %10.2f KiB  in pool '%s'\n",
-              (double)sram_bytes(m) / 1024.0, pool_name(m, s->act_pool, "arena"));
+    /* with a fast pool the arena is the slower memory (U65: DRAM) */
+    npuc_sb_printf(&b, "  %-28s%10.2f KiB  in pool '%s'\n",
+                   has_fast(m) ? "Total arena used" : "Total SRAM used (arena)",
+                   (double)sram_bytes(m) / 1024.0, pool_name(m, s->act_pool, "arena"));
     if (has_fast(m))
         npuc_sb_printf(&b, "  Total fast scratch used     %10.2f KiB  in pool '%s' (%.2f KiB)\n",
                        (double)m->fast_size / 1024.0, pool_name(m, s->fast_pool, "fast"),

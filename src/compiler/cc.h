@@ -63,6 +63,11 @@ typedef struct eu_op {
     /* constants (offsets into the epoch's flash area): scale records at
      * s_off, the weight stream right after them at w_off */
     uint64_t w_off, w_len, s_off, s_len;
+    /* U65-512 dual-core mode (ethos-u.md 6.4): core 0 takes the OFM
+     * channels 2j (the streams above), core 1 the channels 2j+1 with its
+     * own scale records and weight stream, stored right after core 0's */
+    bool dual;
+    uint64_t w1_off, w1_len, s1_off, s1_len;
     int32_t wbuf;             /* arena buffer the constants are DMA'd into before
                                  the op (scales at 0, weights at s_len), -1 = the
                                  op reads them from flash */

@@ -148,7 +148,7 @@ static void fast_density(const cc_model *m, double *d)
             for (int32_t j = 0; j < 3; j++)
                 if (f[j] && f[j]->buf >= 0 && f[j]->buf < n)
                     d[f[j]->buf] += (double)f[j]->h * f[j]->w * f[j]->c * (f[j]->bits / 8u);
-            if (o->wbuf >= 0 && o->wbuf < n) d[o->wbuf] += 2.0 * (double)(o->w_len + o->s_len);
+            if (o->wbuf >= 0 && o->wbuf < n) d[o->wbuf] += 2.0 * (double)m->bufs[o->wbuf].size;
         }
     }
     for (int32_t b = 0; b < n; b++) d[b] = m->bufs[b].size ? d[b] / (double)m->bufs[b].size : 0;

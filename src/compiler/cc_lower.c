@@ -328,11 +328,13 @@ static bool buffer_weights(const lower_ctx *c)
 /* Bytes of raw weights per NPU op above which a buffered conv is split. */
 #define CHUNK_BYTES 8192u
 
-/* Encodes the weights and scale records of one NPU op covering `n` output
- * channels (w: their weights [n][kh][kw][I], recs: their records) into the
- * epoch's constants, with an arena copy when `buffered`. */
-static int encode_chunk(lower_ctx *c, eu_op *o, const wop *p, const int16_t *w,
-                        const sim_scale_rec *recs, uint32_t n, bool buffered, npuc_err *err)
+/* Encodes the scale records and weight stream of `n` output channels (w:
+ * their weights [n][kh][kw][I], recs: their records) with OFM block depth
+ * `bd`, appended to the epoch's constants: scales at *s_off, weights at
+ * *w_off. */
+static int encode_part(lower_ctx *c, const eu_op *o, const wop *p, const int16_t *w,
+                       const sim_scale_rec *recs, uint32_t n, uint32_t bd, uint64_t *s_off,
+                       uint64_t *s_len, uint64_t *w_off, uint64_t *w_len, npuc_err *err)
 {
     sim_wgeom wg;
     memset(&wg, 0, sizeof wg);
@@ -340,7 +342,7 @@ static int encode_chunk(lower_ctx *c, eu_op *o, const wop *p, const int16_t *w,
     wg.ifm_depth = p->depthwise ? 1 : p->I;
     wg.kh = p->kh;
     wg.kw = p->kw;
-    wg.block_depth = o->blk.d;
+    wg.block_depth = bd;
     wg.dil_x = o->dil_x;
     wg.dil_y = o->dil_y;
     wg.ifm_bits = o->ifm.bits;
@@ -357,28 +359,65 @@ static int encode_chunk(lower_ctx *c, eu_op *o, const wop *p, const int16_t *w,
         goto done;
     }
     if ((rc = eu_encode_scales(recs, n, sbuf, err))) goto done;
-    if ((rc = cc_flash_add(c->e, sbuf, slen, &o->s_off, err))) goto done;
-    o->s_len = slen;
-    if ((rc = cc_flash_add(c->e, wbuf, wlen, &o->w_off, err))) goto done;
-    o->w_len = wlen;
+    if ((rc = cc_flash_add(c->e, sbuf, slen, s_off, err))) goto done;
+    *s_len = slen;
+    if ((rc = cc_flash_add(c->e, wbuf, wlen, w_off, err))) goto done;
+    *w_len = wlen;
+done:
+    free(wbuf);
+    free(sbuf);
+    return rc;
+}
+
+/* Encodes the weights and scale records of one NPU op covering `n` output
+ * channels (w: their weights [n][kh][kw][I], recs: their records) into the
+ * epoch's constants, with an arena copy when `buffered`. On a U65-512 the
+ * two cores' parts are encoded one after the other (dual-core mode). */
+static int encode_chunk(lower_ctx *c, eu_op *o, const wop *p, const int16_t *w,
+                        const sim_scale_rec *recs, uint32_t n, bool buffered, npuc_err *err)
+{
+    int rc;
+    o->dual = c->m->opt.sys.variant == SIM_U65_512;
+    o->w1_off = o->w1_len = o->s1_off = o->s1_len = 0;
+    if (!o->dual) {
+        rc = encode_part(c, o, p, w, recs, n, o->blk.d, &o->s_off, &o->s_len, &o->w_off, &o->w_len, err);
+    } else {
+        /* core k: channels 2j + k, block depth (B + 1 - k) / 2 */
+        if (o->blk.d % 2)
+            return npuc_errf(err, NPUC_E_INVALID, "internal: odd OFM block depth %u on a dual-core NPU", o->blk.d);
+        size_t per_ch = (size_t)p->kh * p->kw * (p->depthwise ? 1 : p->I);
+        int16_t *wk = malloc(sizeof *wk * per_ch * ((n + 1) / 2) + 1);
+        sim_scale_rec *rk = malloc(sizeof *rk * ((n + 1) / 2) + 1);
+        rc = wk && rk ? NPUC_OK : npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+        for (uint32_t k = 0; k < 2 && !rc; k++) {
+            uint32_t nk = (n + 1 - k) / 2;
+            for (uint32_t j = 0; j < nk; j++) {
+                memcpy(wk + (size_t)j * per_ch, w + (size_t)(2 * j + k) * per_ch, sizeof *wk * per_ch);
+                rk[j] = recs[2 * j + k];
+            }
+            if (!nk) break;   /* one channel: core 1 has nothing */
+            rc = encode_part(c, o, p, wk, rk, nk, (o->blk.d + 1 - k) / 2, k ? &o->s1_off : &o->s_off,
+                             k ? &o->s1_len : &o->s_len, k ? &o->w1_off : &o->w_off,
+                             k ? &o->w1_len : &o->w_len, err);
+        }
+        free(wk);
+        free(rk);
+    }
+    if (rc) return rc;
     o->wbuf = -1;
     if (buffered) {
-        /* an arena copy, filled by DMA while the previous NPU op runs */
+        /* an arena copy of all of it, filled by DMA while the previous NPU
+         * op runs */
         int32_t me = (int32_t)(o - c->e->ops);
-        o->wbuf = cc_temp_buf(c, o->w_off + o->w_len - o->s_off, err);
-        if (o->wbuf < 0) {
-            rc = err->code;
-            goto done;
-        }
+        uint64_t end = o->s1_len ? o->w1_off + o->w1_len : o->w_off + o->w_len;
+        o->wbuf = cc_temp_buf(c, end - o->s_off, err);
+        if (o->wbuf < 0) return err->code;
         cc_buf *b = &c->m->bufs[o->wbuf];
         b->epoch = (int32_t)(c->e - c->m->epochs);
         b->eu_first = me > 0 ? me - 1 : me;
         b->eu_last = me;
     }
-done:
-    free(wbuf);
-    free(sbuf);
-    return rc;
+    return NPUC_OK;
 }
 
 /* Weights, scales and the output stage of a CONV/DEPTHWISE eu_op whose

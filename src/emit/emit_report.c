@@ -198,8 +198,8 @@ int emit_report_json(const cc_model *m, const char *model_name, const char *path
                 npuc_json_write_uint(&w, o->blk.h);
                 npuc_json_write_uint(&w, o->blk.d);
                 npuc_json_write_array_end(&w);
-                npuc_json_member_uint(&w, "weight_bytes", o->w_len);
-                npuc_json_member_uint(&w, "scale_bytes", o->s_len);
+                npuc_json_member_uint(&w, "weight_bytes", o->w_len + o->w1_len);
+                npuc_json_member_uint(&w, "scale_bytes", o->s_len + o->s1_len);
                 npuc_json_write_object_end(&w);
             }
         npuc_json_write_array_end(&w);

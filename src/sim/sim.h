@@ -311,6 +311,7 @@ typedef struct sim_op_info {
     uint8_t blockdep;                 /* BLOCKDEP register at this op */
     uint8_t wait_kind;                /* wait preceding this op: 0 none, 1 DMA_WAIT, 2 KERNEL_WAIT */
     uint8_t wait_count;
+    bool single_core;                 /* U65-512 in PARALLEL_MODE 0: one core's throughput */
     uint64_t macs;                    /* multiply-accumulates (conv/depthwise/pool taps) */
     /* traffic, bytes, per region 0..7 */
     uint8_t ifm_region, ifm2_region, ofm_region, weight_region, scale_region;

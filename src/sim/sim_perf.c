@@ -211,8 +211,8 @@ static bool ew_is_binary(unsigned mode) { return !(mode == 5 || mode == 6 || mod
 void sim_op_info_from_state(const sim_state *s, const sim_cmd *op, size_t cmd_index,
                             sim_variant v, sim_op_info *info)
 {
-    (void)v;
     memset(info, 0, sizeof *info);
+    info->single_core = v == SIM_U65_512 && !s->parallel_mode;
     info->cmd_index = cmd_index;
     info->cmd_offset = op->offset;
     info->blockdep = s->blockdep;
@@ -651,6 +651,9 @@ uint64_t sim_perf_estimate(sim_variant v, const sim_system *sys, sim_op_info *op
     }
     c.sys = sys;
     c.a = arch_of(v);
+    /* a U65-512 stream in single-core mode (PARALLEL_MODE 0) runs its
+     * kernels on one core: a U65-256's throughput, same AXI and DMA */
+    const perf_arch a_all = c.a, a_one = arch_of(v == SIM_U65_512 ? SIM_U65_256 : v);
     for (int p = 0; p < 2; p++) {
         const sim_memory *m = &sys->axi[p];
         unsigned w = m->width_bytes && m->width_bytes < c.a.axi_bytes ? m->width_bytes : c.a.axi_bytes;
@@ -683,6 +686,7 @@ uint64_t sim_perf_estimate(sim_variant v, const sim_system *sys, sim_op_info *op
             o->cycles_compute = 0;
             o->cycles_memory = to_cycles(cyc);
         } else {
+            c.a = o->single_core ? a_one : a_all;
             kq q = make_query(&c, o);
             double comp = q.bt == BT_EW ? ew_cycles(&c, &q, o) : conv_cycles(&c, &q, o, &tail);
             kernel_traffic(&c, &q, o, &t);

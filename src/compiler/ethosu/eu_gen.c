@@ -235,11 +235,14 @@ static int emit_op(cs *s, const cc_model *m, const cc_epoch *e, const eu_op *o, 
         addr(s, SIM_SCALE_BASE, sb, u65);
         reg1(s, SIM_SCALE_LENGTH, (uint32_t)o->s_len, 0);
         if (v == SIM_U65_512) {
-            /* single-core mode: core 1 gets nothing */
-            addr(s, SIM_WEIGHT1_BASE, wb, u65);
-            reg1(s, SIM_WEIGHT1_LENGTH, 0, 0);
-            addr(s, SIM_SCALE1_BASE, sb, u65);
-            reg1(s, SIM_SCALE1_LENGTH, 0, 0);
+            /* dual-core mode: core 1's records and stream follow core 0's
+             * (length 0 when it has no channel) */
+            uint64_t sb1 = o->s1_len ? sb + (o->s1_off - o->s_off) : sb;
+            uint64_t wb1 = o->w1_len ? sb + (o->w1_off - o->s_off) : wb;
+            addr(s, SIM_WEIGHT1_BASE, wb1, u65);
+            reg1(s, SIM_WEIGHT1_LENGTH, (uint32_t)o->w1_len, 0);
+            addr(s, SIM_SCALE1_BASE, sb1, u65);
+            reg1(s, SIM_SCALE1_LENGTH, (uint32_t)o->s1_len, 0);
         }
     } else if (o->kind == SIM_K_POOL) {
         reg1(s, SIM_OFM_SCALE, o->ofm_scale, o->ofm_shift);
@@ -335,7 +338,13 @@ int eu_generate(cc_model *m, cc_epoch *e, npuc_err *err)
     if (!s) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     sim_variant v = m->opt.sys.variant;
     int rc = NPUC_OK;
-    if (sim_variant_is_u65(v)) op0(s, SIM_PARALLEL_MODE, 0), s->shadow0[SIM_PARALLEL_MODE & 0x3FF] = 1;
+    /* PARALLEL_MODE = cores - 1 (ethos-u.md 1.5): a U65-512 splits every
+     * op's OFM channels over its two cores */
+    if (sim_variant_is_u65(v)) {
+        uint16_t pm = v == SIM_U65_512 ? 1 : 0;
+        op0(s, SIM_PARALLEL_MODE, pm);
+        s->shadow0[SIM_PARALLEL_MODE & 0x3FF] = (uint64_t)pm + 1;
+    }
     int32_t lut_resident = -1;
     bool dma_pending = false;
     for (int32_t i = 0; i < e->n_eu && !rc; i++) {

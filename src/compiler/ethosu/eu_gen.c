@@ -128,10 +128,14 @@ static void fm_range(const cc_model *m, const eu_fm *f, uint64_t *lo, uint64_t *
         *hi = *lo + m->bufs[f->buf].size;
         return;
     }
-    uint64_t a = fm_addr(m, f);
+    uint64_t a = fm_addr(m, f), eb = f->bits / 8u;
     *lo = a;
-    *hi = a + (uint64_t)(f->h - 1) * f->sy + (uint64_t)(f->w - 1) * f->sx +
-          (uint64_t)(f->c - 1) * f->sc + f->bits / 8;
+    /* the last element: in NHCWB16 the channel stride sc steps from one
+     * 16-channel brick to the next and channels inside a brick are eb
+     * apart (c0 is then a multiple of 16) */
+    uint64_t last_c = f->format == 1 ? (uint64_t)((f->c - 1) / 16) * f->sc + ((f->c - 1) % 16) * eb
+                                     : (uint64_t)(f->c - 1) * f->sc;
+    *hi = a + (uint64_t)(f->h - 1) * f->sy + (uint64_t)(f->w - 1) * f->sx + last_c + eb;
 }
 
 static bool overlaps(const cc_model *m, const eu_fm *a, const eu_fm *b)

@@ -173,10 +173,26 @@ typedef struct dmaq {
     int32_t done;             /* DMAs 0..done-1 are known finished (waited for) */
     int32_t *of_op;           /* [n_eu] */
     int32_t lut;              /* number of a LUT DMA the next op needs, -1 none */
+    int32_t lut_pre;          /* number of the LUT DMA issued up front, -1 none */
     int32_t *dma_for;         /* the op each DMA feeds, in stream order */
     int32_t n_for;
 } dmaq;
 
+
+/* DMA of the LUT op k uses into its SHRAM slots. */
+static void emit_lut_dma(cs *s, const cc_model *m, const cc_epoch *e, int32_t k, dmaq *q)
+{
+    const eu_op *o = &e->ops[k];
+    const eu_lut *l = &e->luts[o->lut];
+    reg0(s, SIM_DMA0_SRC_REGION, 0);
+    addr(s, SIM_DMA0_SRC, l->off, sim_variant_is_u65(m->opt.sys.variant));
+    reg0(s, SIM_DMA0_DST_REGION, 0x103);
+    reg1(s, SIM_DMA0_DST, o->blk.lut_start_bank * 1024u + l->slot * 256u, 0);
+    reg1(s, SIM_DMA0_LEN, (uint32_t)l->size, 0);
+    op0(s, SIM_OP_DMA_START, 0);
+    q->started++;
+    if (q->n_for < 2 * e->n_eu + 1) q->dma_for[q->n_for++] = k;
+}
 
 static int emit_op(cs *s, const cc_model *m, const cc_epoch *e, int32_t k, dmaq *q,
                    int32_t *lut_resident, npuc_err *err)
@@ -187,19 +203,15 @@ static int emit_op(cs *s, const cc_model *m, const cc_epoch *e, int32_t k, dmaq 
     /* LUT: DMA the table into the LUT banks unless it is already there */
     uint8_t act = o->act_func;
     if (o->lut >= 0) {
-        const eu_lut *l = &e->luts[o->lut];
-        act = (uint8_t)(16 + l->slot);
+        act = (uint8_t)(16 + e->luts[o->lut].slot);
         if (*lut_resident != o->lut) {
             if (prev) op0(s, SIM_OP_KERNEL_WAIT, 0);
-            reg0(s, SIM_DMA0_SRC_REGION, 0);
-            addr(s, SIM_DMA0_SRC, l->off, u65);
-            reg0(s, SIM_DMA0_DST_REGION, 0x103);
-            reg1(s, SIM_DMA0_DST, o->blk.lut_start_bank * 1024u + l->slot * 256u, 0);
-            reg1(s, SIM_DMA0_LEN, (uint32_t)l->size, 0);
-            op0(s, SIM_OP_DMA_START, 0);
+            emit_lut_dma(s, m, e, k, q);
             *lut_resident = o->lut;
-            q->lut = q->started++;
-            if (q->n_for < 2 * e->n_eu + 1) q->dma_for[q->n_for++] = k;
+            q->lut = q->started - 1;
+        } else if (q->lut_pre >= 0) {
+            q->lut = q->lut_pre;   /* preloaded: wait for it once */
+            q->lut_pre = -1;
         }
     } else if (sim_variant_shram_banks(v) <= 16) {
         /* 16-bank parts: an op without a LUT may overwrite the LUT banks */
@@ -393,7 +405,7 @@ int eu_generate(cc_model *m, cc_epoch *e, npuc_err *err)
     int rc = NPUC_OK;
     if (sim_variant_is_u65(v)) op0(s, SIM_PARALLEL_MODE, 0), s->shadow0[SIM_PARALLEL_MODE & 0x3FF] = 1;
     int32_t lut_resident = -1;
-    dmaq q = {0, 0, calloc((size_t)e->n_eu + 1, sizeof(int32_t)), -1,
+    dmaq q = {0, 0, calloc((size_t)e->n_eu + 1, sizeof(int32_t)), -1, -1,
               malloc(sizeof(int32_t) * (2 * (size_t)e->n_eu + 1)), 0};
     if (!q.of_op || !q.dma_for) rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     for (int32_t k = 0; k < e->n_eu && q.of_op; k++) q.of_op[k] = -1;
@@ -401,6 +413,17 @@ int eu_generate(cc_model *m, cc_epoch *e, npuc_err *err)
      * buffer's live range starts at (the bands of a cascaded op share one
      * copy, loaded before its first band); only the first op's before it */
     if (!rc) emit_dmas_after(s, m, e, -1, &q);
+    /* where no op but LUT users touches the LUT banks (more than 16 banks,
+     * ethos-u.md 1.2) an epoch's only LUT is loaded once, up front, while
+     * the DMA channel is idle, rather than in front of its first user */
+    if (!rc && e->n_luts == 1 && sim_variant_shram_banks(v) > 16)
+        for (int32_t k = 0; k < e->n_eu; k++)
+            if (e->ops[k].lut == 0) {
+                emit_lut_dma(s, m, e, k, &q);
+                q.lut_pre = q.started - 1;
+                lut_resident = 0;
+                break;
+            }
     for (int32_t i = 0; i < e->n_eu && !rc; i++) {
         rc = emit_op(s, m, e, i, &q, &lut_resident, err);
         if (!rc) emit_dmas_after(s, m, e, i, &q);

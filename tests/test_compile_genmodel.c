@@ -37,6 +37,7 @@
 #include "../src/interp/interp.h"
 #include "../src/sim/sim.h"
 #include "../tools/genmodel/genmodel.h"
+#include "cc_hazard.h"
 
 #include <ctype.h>
 #include <stdint.h>
@@ -519,6 +520,19 @@ static bool test_model(uint64_t seed, const int32_t *only, int32_t n_only, const
     for (int32_t i = 0; i < cm->n_epochs; i++) {
         if (cm->epochs[i].kind == CC_EPOCH_HW) st->hw_epochs++;
         else st->sw_epochs++;
+    }
+    /* waits and BLOCKDEP keep concurrent operations apart (the virtual NPU
+     * runs commands in order and cannot tell) */
+    for (int32_t i = 0; i < cm->n_epochs; i++) {
+        const cc_epoch *ep = &cm->epochs[i];
+        char hz[320];
+        if (ep->kind != CC_EPOCH_HW || !cc_hazard_check(ep->payload, ep->payload_size, mc.variant, true, hz, sizeof hz))
+            continue;
+        fprintf(stderr, "FAIL seed %llu (%s, %s): epoch %d: %s\n", (unsigned long long)seed, src->name, tname,
+                (int)i, hz);
+        print_placement(cm, src);
+        print_repro(seed, &mc, input_seed(seed, 0), only_env);
+        goto out;
     }
     if (verbose) {
         printf("seed %llu (%s, %s, %d ops):\n", (unsigned long long)seed, src->name, tname, src->n_ops);

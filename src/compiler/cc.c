@@ -24,6 +24,7 @@ void cc_model_free(cc_model *m)
         free(e->luts);
         free(e->flash);
         free(e->payload);
+        free(e->dma_op);
         free(e->inputs);
         free(e->outputs);
     }
@@ -96,7 +97,14 @@ static int estimate(cc_model *m, cc_epoch *e, npuc_err *err)
     sim_state_reset(&s);
     uint8_t wk = 0, wc = 0;
     size_t no = 0;
-    int32_t kernel = 0;
+    int32_t kernel = 0, dma = 0;
+    int32_t *eu_of = calloc(n + 1, sizeof *eu_of);
+    if (!eu_of) {
+        free(cmds);
+        free(ops);
+        free(owner);
+        return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    }
     for (size_t i = 0; i < n; i++) {
         const sim_cmd *c = &cmds[i];
         sim_state_apply(&s, c, v);
@@ -109,12 +117,22 @@ static int estimate(cc_model *m, cc_epoch *e, npuc_err *err)
             ops[no].wait_count = wc;
             wk = wc = 0;
             /* a DMA belongs to the kernel op it feeds */
-            owner[no] = kernel < e->n_eu ? e->ops[kernel].src_op : -1;
-            if (sim_cmd_is_kernel_op(c->code)) kernel++;
+            int32_t k = kernel;
+            if (c->code == SIM_OP_DMA_START) k = dma < e->n_dma ? e->dma_op[dma++] : e->n_eu;
+            else kernel++;
+            eu_of[no] = k < e->n_eu ? k : -1;
+            owner[no] = k < e->n_eu ? e->ops[k].src_op : -1;
             no++;
         }
     }
     e->cycles = sim_perf_estimate(v, &m->opt.sys.sim, ops, no);
+    for (int32_t k = 0; k < e->n_eu; k++) e->ops[k].cycles = e->ops[k].dma_cycles = 0;
+    for (size_t i = 0; i < no; i++) {
+        if (eu_of[i] < 0) continue;
+        eu_op *o = &e->ops[eu_of[i]];
+        if (ops[i].kind == SIM_K_DMA) o->dma_cycles += ops[i].cycles;
+        else o->cycles = ops[i].cycles;
+    }
     for (size_t i = 0; i < no; i++) {
         if (owner[i] < 0) continue;
         cc_op_info *oi = &m->ops[owner[i]];
@@ -134,6 +152,7 @@ static int estimate(cc_model *m, cc_epoch *e, npuc_err *err)
     free(cmds);
     free(ops);
     free(owner);
+    free(eu_of);
     return NPUC_OK;
 }
 
@@ -161,6 +180,26 @@ static bool drop_slow_copies(cc_model *m)
     return any;
 }
 
+int cc_generate_all(cc_model *m, npuc_err *err)
+{
+    m->npu_cycles = 0;
+    for (int32_t i = 0; i < m->g->n_ops; i++) {
+        cc_op_info *oi = &m->ops[i];
+        oi->cycles = 0;
+        memset(oi->bytes_read, 0, sizeof oi->bytes_read);
+        memset(oi->bytes_written, 0, sizeof oi->bytes_written);
+    }
+    for (int32_t i = 0; i < m->n_epochs; i++) {
+        cc_epoch *e = &m->epochs[i];
+        if (e->kind != CC_EPOCH_HW) continue;
+        int rc = eu_generate(m, e, err);
+        if (!rc) rc = estimate(m, e, err);
+        if (rc) return rc;
+        m->npu_cycles += e->cycles;
+    }
+    return NPUC_OK;
+}
+
 int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *err)
 {
     *out = NULL;
@@ -184,12 +223,14 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
     if (drop_slow_copies(m) && (rc = cc_allocate(m, err))) goto fail;
     for (int32_t i = 0; i < m->n_epochs; i++) {
         cc_epoch *e = &m->epochs[i];
+        if (e->kind == CC_EPOCH_HW && (rc = epoch_io(m, e, err))) goto fail;
+    }
+    if ((rc = cc_generate_all(m, err))) goto fail;
+    if ((rc = cc_prefetch(m, err))) goto fail;
+    for (int32_t i = 0; i < m->n_epochs; i++) {
+        cc_epoch *e = &m->epochs[i];
         if (e->kind != CC_EPOCH_HW) continue;
-        if ((rc = epoch_io(m, e, err))) goto fail;
-        if ((rc = eu_generate(m, e, err))) goto fail;
-        if ((rc = estimate(m, e, err))) goto fail;
         m->flash_size += e->flash_size + e->payload_size;
-        m->npu_cycles += e->cycles;
     }
     m->compile_seconds = now_seconds() - t0;
     *out = m;

@@ -84,6 +84,8 @@ typedef struct eu_op {
     int32_t lut;              /* LUT index in the epoch (-1 none) */
     eu_block blk;
     int32_t src_op;           /* graph op this came from */
+    uint64_t cycles;          /* cycle model: this op alone, and its weight */
+    uint64_t dma_cycles;      /* DMA (0 none), from the last estimate */
     bool flex;                /* its feature maps may be stored NHCWB16 (the
                                  lowering addresses them only as whole tensors
                                  or channel slices) */
@@ -131,6 +133,7 @@ typedef struct cc_epoch {
     int32_t *inputs; int32_t n_inputs;    /* graph tensors read from outside */
     int32_t *outputs; int32_t n_outputs;  /* graph tensors used outside */
     uint64_t cycles;          /* cycle-model estimate of the stream */
+    int32_t *dma_op; int32_t n_dma;   /* the op each DMA of the stream feeds */
 } cc_epoch;
 
 /* Per graph op: where it runs and why. */
@@ -180,6 +183,10 @@ int cc_layout(cc_model *m, npuc_err *err);
 int cc_cascade(cc_model *m, npuc_err *err);
 int cc_allocate(cc_model *m, npuc_err *err);
 int eu_generate(cc_model *m, cc_epoch *e, npuc_err *err);
+int cc_prefetch(cc_model *m, npuc_err *err);
+/* Generates and estimates every HW epoch's stream (cc.c), for cc_prefetch
+ * to compare schedules. */
+int cc_generate_all(cc_model *m, npuc_err *err);
 
 /* Appends bytes to an epoch's flash, 16-byte aligned; returns the offset
  * via *off. */

@@ -128,10 +128,14 @@ static void fm_range(const cc_model *m, const eu_fm *f, uint64_t *lo, uint64_t *
         *hi = *lo + m->bufs[f->buf].size;
         return;
     }
-    uint64_t a = fm_addr(m, f);
+    uint64_t a = fm_addr(m, f), eb = f->bits / 8u;
     *lo = a;
-    *hi = a + (uint64_t)(f->h - 1) * f->sy + (uint64_t)(f->w - 1) * f->sx +
-          (uint64_t)(f->c - 1) * f->sc + f->bits / 8;
+    /* the last element: in NHCWB16 the channel stride sc steps from one
+     * 16-channel brick to the next and channels inside a brick are eb
+     * apart (c0 is then a multiple of 16) */
+    uint64_t last_c = f->format == 1 ? (uint64_t)((f->c - 1) / 16) * f->sc + ((f->c - 1) % 16) * eb
+                                     : (uint64_t)(f->c - 1) * f->sc;
+    *hi = a + (uint64_t)(f->h - 1) * f->sy + (uint64_t)(f->w - 1) * f->sx + last_c + eb;
 }
 
 static bool overlaps(const cc_model *m, const eu_fm *a, const eu_fm *b)
@@ -162,26 +166,52 @@ static bool op_touches(const cc_model *m, const eu_op *o, uint8_t region, uint64
     return false;
 }
 
-static int emit_op(cs *s, const cc_model *m, const cc_epoch *e, const eu_op *o, const eu_op *prev,
-                   int32_t *lut_resident, bool *dma_pending, npuc_err *err)
+/* DMA bookkeeping of one stream: how many DMAs have been started, and
+ * the number of each op's weight DMA (-1 none yet). */
+typedef struct dmaq {
+    int32_t started;
+    int32_t done;             /* DMAs 0..done-1 are known finished (waited for) */
+    int32_t *of_op;           /* [n_eu] */
+    int32_t lut;              /* number of a LUT DMA the next op needs, -1 none */
+    int32_t lut_pre;          /* number of the LUT DMA issued up front, -1 none */
+    int32_t *dma_for;         /* the op each DMA feeds, in stream order */
+    int32_t n_for;
+} dmaq;
+
+
+/* DMA of the LUT op k uses into its SHRAM slots. */
+static void emit_lut_dma(cs *s, const cc_model *m, const cc_epoch *e, int32_t k, dmaq *q)
 {
+    const eu_op *o = &e->ops[k];
+    const eu_lut *l = &e->luts[o->lut];
+    reg0(s, SIM_DMA0_SRC_REGION, 0);
+    addr(s, SIM_DMA0_SRC, l->off, sim_variant_is_u65(m->opt.sys.variant));
+    reg0(s, SIM_DMA0_DST_REGION, 0x103);
+    reg1(s, SIM_DMA0_DST, o->blk.lut_start_bank * 1024u + l->slot * 256u, 0);
+    reg1(s, SIM_DMA0_LEN, (uint32_t)l->size, 0);
+    op0(s, SIM_OP_DMA_START, 0);
+    q->started++;
+    if (q->n_for < 2 * e->n_eu + 1) q->dma_for[q->n_for++] = k;
+}
+
+static int emit_op(cs *s, const cc_model *m, const cc_epoch *e, int32_t k, dmaq *q,
+                   int32_t *lut_resident, npuc_err *err)
+{
+    const eu_op *o = &e->ops[k], *prev = k ? &e->ops[k - 1] : NULL;
     sim_variant v = m->opt.sys.variant;
     bool u65 = sim_variant_is_u65(v);
     /* LUT: DMA the table into the LUT banks unless it is already there */
     uint8_t act = o->act_func;
     if (o->lut >= 0) {
-        const eu_lut *l = &e->luts[o->lut];
-        act = (uint8_t)(16 + l->slot);
+        act = (uint8_t)(16 + e->luts[o->lut].slot);
         if (*lut_resident != o->lut) {
             if (prev) op0(s, SIM_OP_KERNEL_WAIT, 0);
-            reg0(s, SIM_DMA0_SRC_REGION, 0);
-            addr(s, SIM_DMA0_SRC, l->off, u65);
-            reg0(s, SIM_DMA0_DST_REGION, 0x103);
-            reg1(s, SIM_DMA0_DST, o->blk.lut_start_bank * 1024u + l->slot * 256u, 0);
-            reg1(s, SIM_DMA0_LEN, (uint32_t)l->size, 0);
-            op0(s, SIM_OP_DMA_START, 0);
+            emit_lut_dma(s, m, e, k, q);
             *lut_resident = o->lut;
-            *dma_pending = true;
+            q->lut = q->started - 1;
+        } else if (q->lut_pre >= 0) {
+            q->lut = q->lut_pre;   /* preloaded: wait for it once */
+            q->lut_pre = -1;
         }
     } else if (sim_variant_shram_banks(v) <= 16) {
         /* 16-bank parts: an op without a LUT may overwrite the LUT banks */
@@ -290,9 +320,23 @@ static int emit_op(cs *s, const cc_model *m, const cc_epoch *e, const eu_op *o, 
         bd = 0;
     }
     reg0(s, SIM_BLOCKDEP, bd);
-    if (*dma_pending) {
-        op0(s, SIM_OP_DMA_WAIT, 0);
-        *dma_pending = false;
+    /* wait for the DMAs this op needs (its weights, its LUT), not for those
+     * started after them for later ops (they finish in order) */
+    int32_t need = q->lut;
+    if (o->wbuf >= 0) {
+        int32_t w = -1;
+        for (int32_t j = 0; j <= k; j++)
+            if (e->ops[j].wbuf == o->wbuf && q->of_op[j] >= 0) w = q->of_op[j];
+        if (w > need) need = w;
+    }
+    q->lut = -1;
+    if (need >= 0 && need >= q->done) {
+        /* the queue holds at most `depth` DMAs (a start on a full queue
+         * waits): one followed by that many is finished already */
+        int32_t after = q->started - 1 - need;
+        int32_t depth = sim_variant_is_u65(m->opt.sys.variant) ? 2 : 1;
+        if (after < depth) op0(s, SIM_OP_DMA_WAIT, (uint16_t)after);
+        q->done = need + 1;
     }
     uint16_t code = o->kind == SIM_K_CONV ? SIM_OP_CONV
                     : o->kind == SIM_K_DEPTHWISE ? SIM_OP_DEPTHWISE
@@ -304,24 +348,27 @@ static int emit_op(cs *s, const cc_model *m, const cc_epoch *e, const eu_op *o, 
 }
 
 /* DMA of op k's scales + weights from flash into its buffer (arena or fast
- * scratch). The
- * kernel ops that may still run (the last two issued, k-1 and k-2) must
- * not touch the destination: wait for them if they do (ethos-u.md 8.2). */
-static void emit_weight_dma(cs *s, const cc_model *m, const cc_epoch *e, int32_t k)
+ * scratch), issued after op `after` (-1: before the first op). The kernel
+ * ops that may still run then (the last two issued, `after` and the one
+ * before) must not touch the destination: wait for them if they do
+ * (ethos-u.md 8.2). */
+static void emit_weight_dma(cs *s, const cc_model *m, const cc_epoch *e, int32_t k, int32_t after, dmaq *q)
 {
     const eu_op *o = &e->ops[k];
     bool u65 = sim_variant_is_u65(m->opt.sys.variant);
     const cc_buf *b = &m->bufs[o->wbuf];
     uint64_t lo = (uint64_t)b->offset, hi = lo + b->size;
     uint8_t region = buf_region(m, o->wbuf);
-    if (k >= 1 && op_touches(m, &e->ops[k - 1], region, lo, hi)) op0(s, SIM_OP_KERNEL_WAIT, 0);
-    else if (k >= 2 && op_touches(m, &e->ops[k - 2], region, lo, hi)) op0(s, SIM_OP_KERNEL_WAIT, 1);
+    if (after >= 0 && op_touches(m, &e->ops[after], region, lo, hi)) op0(s, SIM_OP_KERNEL_WAIT, 0);
+    else if (after >= 1 && op_touches(m, &e->ops[after - 1], region, lo, hi)) op0(s, SIM_OP_KERNEL_WAIT, 1);
     reg0(s, SIM_DMA0_SRC_REGION, 0);
     addr(s, SIM_DMA0_SRC, o->s_off, u65);
     reg0(s, SIM_DMA0_DST_REGION, region);
     addr(s, SIM_DMA0_DST, lo, u65);
     reg1(s, SIM_DMA0_LEN, (uint32_t)b->size, 0);
     op0(s, SIM_OP_DMA_START, 0);
+    q->of_op[k] = q->started++;
+    if (q->n_for < 2 * e->n_eu + 1) q->dma_for[q->n_for++] = k;
 }
 
 /* Whether an earlier op of the epoch uses op k's weight buffer. */
@@ -330,6 +377,27 @@ static bool loaded_before(const cc_epoch *e, int32_t k)
     for (int32_t j = 0; j < k; j++)
         if (e->ops[j].wbuf == e->ops[k].wbuf) return true;
     return false;
+}
+
+/* The op after which op k's weights are DMA'd: the first op of its
+ * buffer's live range (cc_prefetch may move it earlier than the op before
+ * k), or -1 (before op k) when the range starts at k. */
+static int32_t dma_after(const cc_model *m, const cc_epoch *e, int32_t k)
+{
+    int32_t f = m->bufs[e->ops[k].wbuf].eu_first;
+    return f < k ? f : -1;
+}
+
+/* The weight DMAs to issue after op i (before op 0 when i = -1), in the
+ * order of the ops that need them. */
+static void emit_dmas_after(cs *s, const cc_model *m, const cc_epoch *e, int32_t i, dmaq *q)
+{
+    for (int32_t k = i + 1; k < e->n_eu; k++) {
+        const eu_op *o = &e->ops[k];
+        if (o->wbuf < 0 || q->of_op[k] >= 0 || loaded_before(e, k)) continue;
+        int32_t a = dma_after(m, e, k);
+        if (a >= 0 ? a <= i : k == i + 1) emit_weight_dma(s, m, e, k, i, q);
+    }
 }
 
 int eu_generate(cc_model *m, cc_epoch *e, npuc_err *err)
@@ -346,22 +414,33 @@ int eu_generate(cc_model *m, cc_epoch *e, npuc_err *err)
         s->shadow0[SIM_PARALLEL_MODE & 0x3FF] = (uint64_t)pm + 1;
     }
     int32_t lut_resident = -1;
-    bool dma_pending = false;
+    dmaq q = {0, 0, calloc((size_t)e->n_eu + 1, sizeof(int32_t)), -1, -1,
+              malloc(sizeof(int32_t) * (2 * (size_t)e->n_eu + 1)), 0};
+    if (!q.of_op || !q.dma_for) rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    for (int32_t k = 0; k < e->n_eu && q.of_op; k++) q.of_op[k] = -1;
+    /* weights are prefetched while earlier ops run, each after the op its
+     * buffer's live range starts at (the bands of a cascaded op share one
+     * copy, loaded before its first band); only the first op's before it */
+    if (!rc) emit_dmas_after(s, m, e, -1, &q);
+    /* where no op but LUT users touches the LUT banks (more than 16 banks,
+     * ethos-u.md 1.2) an epoch's only LUT is loaded once, up front, while
+     * the DMA channel is idle, rather than in front of its first user */
+    if (!rc && e->n_luts == 1 && sim_variant_shram_banks(v) > 16)
+        for (int32_t k = 0; k < e->n_eu; k++)
+            if (e->ops[k].lut == 0) {
+                emit_lut_dma(s, m, e, k, &q);
+                q.lut_pre = q.started - 1;
+                lut_resident = 0;
+                break;
+            }
     for (int32_t i = 0; i < e->n_eu && !rc; i++) {
-        /* the first op's weights cannot be prefetched */
-        if (i == 0 && e->ops[0].wbuf >= 0) {
-            emit_weight_dma(s, m, e, 0);
-            dma_pending = true;
-        }
-        rc = emit_op(s, m, e, &e->ops[i], i ? &e->ops[i - 1] : NULL, &lut_resident, &dma_pending,
-                     err);
-        /* prefetch the next op's weights while this one runs (the bands of
-         * a cascaded op share one copy, loaded before its first band) */
-        if (!rc && i + 1 < e->n_eu && e->ops[i + 1].wbuf >= 0 && !loaded_before(e, i + 1)) {
-            emit_weight_dma(s, m, e, i + 1);
-            dma_pending = true;
-        }
+        rc = emit_op(s, m, e, i, &q, &lut_resident, err);
+        if (!rc) emit_dmas_after(s, m, e, i, &q);
     }
+    free(q.of_op);
+    free(e->dma_op);
+    e->dma_op = q.dma_for;
+    e->n_dma = q.n_for;
     if (!rc) {
         op0(s, SIM_OP_STOP, 0xFFFF);
         if (s->oom) rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");

@@ -1,0 +1,224 @@
+/* cc_prefetch: starts weight DMAs earlier than the op before their user,
+ * where the DMA channel would otherwise sit idle and the memory the copy
+ * needs meanwhile is free below the pool's current peak.
+ *
+ * A weight copy normally lives from the op before its user (its DMA runs
+ * while that op computes) to the user. On a flash-bound tail (person_detect:
+ * 8-9 KB of weights per 2k-cycle conv), every cycle the DMA channel idles
+ * earlier, while compute-bound ops run, is a cycle lost at the end. This
+ * pass replays the stream's timeline with each op's and each DMA's cycles
+ * from the last estimate (one kernel pipeline, at most two kernel ops
+ * issued ahead, a DMA queue of the variant's depth: 1 on U55, 2 on U65,
+ * ethos-u.md 8.2) and issues each DMA, in the order of its users, at the
+ * first point of the stream where (a) the DMA channel is free or will be
+ * before the command stream could issue its next kernel op anyway (a DMA
+ * start on a full queue stalls the stream, so an earlier start would delay
+ * compute), and (b) the copy fits, at every step from there to its user,
+ * under the peak the pool already has (so the memory plan's peak does not
+ * grow). The DMA is then emitted after that op (eu_gen.c: dma_after), its
+ * buffer's live range starts there (cc_allocate). The schedule is kept only
+ * if the allocation's peak did not grow and the cycle model says the
+ * streams got faster; otherwise everything is put back. */
+#include "cc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The allocation step of NPU op k of epoch e (as cc_allocate numbers them). */
+static int32_t eu_step(const cc_model *m, const cc_epoch *e, int32_t k, const int32_t *t0)
+{
+    int32_t a = e->ops[k].src_op;
+    if (m->ops[a].cascade >= 0) a = m->ops[a].cascade;
+    return t0[a] + (k - m->ops[a].first_eu);
+}
+
+typedef struct pf_ctx {
+    cc_model *m;
+    uint64_t limit[2];        /* per pool: the peak a copy may not cross */
+    int32_t *t0;              /* first step of each graph op */
+    uint64_t *sp;             /* scratch: [lo, hi) pairs */
+} pf_ctx;
+
+static int cmp_lo(const void *a, const void *b)
+{
+    const uint64_t *x = a, *y = b;
+    return x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0;
+}
+
+/* The lowest 16-aligned offset where buffer `self` fits in its pool from
+ * step a to its last step without touching a buffer live then, below the
+ * pool's limit; its present offset when that is free. -1: none. */
+static int64_t find_room(const pf_ctx *c, int32_t self, int32_t a)
+{
+    const cc_model *m = c->m;
+    const cc_buf *x = &m->bufs[self];
+    size_t ns = 0;
+    for (int32_t b = 0; b < m->n_bufs; b++) {
+        const cc_buf *y = &m->bufs[b];
+        if (b == self || !y->size || y->pool != x->pool || y->last < a || y->first > x->last) continue;
+        c->sp[2 * ns] = (uint64_t)y->offset;
+        c->sp[2 * ns + 1] = (uint64_t)y->offset + y->size;
+        ns++;
+    }
+    uint64_t lim = c->limit[x->pool ? 1 : 0];
+    bool here = (uint64_t)x->offset + x->size <= lim;
+    for (size_t i = 0; i < ns && here; i++)
+        if (c->sp[2 * i] < (uint64_t)x->offset + x->size && (uint64_t)x->offset < c->sp[2 * i + 1]) here = false;
+    if (here) return x->offset;
+    qsort(c->sp, ns, 2 * sizeof *c->sp, cmp_lo);
+    uint64_t off = 0;
+    for (size_t i = 0; i < ns; i++) {
+        if (off + x->size <= c->sp[2 * i]) break;
+        if (c->sp[2 * i + 1] > off) off = (c->sp[2 * i + 1] + 15) & ~(uint64_t)15;
+    }
+    return off + x->size <= lim ? (int64_t)off : -1;
+}
+
+/* Whether op k is the first user of its weight copy (the one whose DMA
+ * fills it). */
+static bool loads(const cc_epoch *e, int32_t k)
+{
+    if (e->ops[k].wbuf < 0) return false;
+    for (int32_t j = 0; j < k; j++)
+        if (e->ops[j].wbuf == e->ops[k].wbuf) return false;
+    return true;
+}
+
+/* Plans one epoch: sets eu_first of the weight copies it moves. */
+static void plan_epoch(pf_ctx *c, cc_epoch *e)
+{
+    cc_model *m = c->m;
+    int32_t n = e->n_eu;
+    unsigned qdepth = sim_variant_is_u65(m->opt.sys.variant) ? 2 : 1;
+    uint64_t t_cmd = 0, dend[2] = {0, 0};   /* last two DMA ends, newest in [1] */
+    uint64_t kend_1 = 0, kend_2 = 0;        /* ends of the last two kernel ops */
+    uint64_t *wready = calloc((size_t)n + 1, sizeof *wready);
+    bool *issued = calloc((size_t)n + 1, sizeof *issued);
+    if (!wready || !issued) {
+        free(wready);
+        free(issued);
+        return;   /* no plan: the streams stay as they are */
+    }
+    int32_t next = 0;   /* first op whose weights are not yet issued */
+    for (int32_t i = -1; i < n; i++) {
+        /* the stream is just past op i: start DMAs */
+        for (;;) {
+            while (next < n && (issued[next] || !loads(e, next))) next++;
+            if (next >= n) break;
+            int32_t k = next;
+            cc_buf *b = &m->bufs[e->ops[k].wbuf];
+            /* its usual place (after the op before its first user) */
+            bool mandatory = i >= b->eu_first || (b->eu_first >= k && i == k - 1);
+            if (!mandatory) {
+                if (i < 0) break;
+                /* (a) the channel is idle before the stream could issue
+                 * op i+1 (op i-1 done). (When it is busy up to then with
+                 * op i+1's own weights, the stream waits for those anyway
+                 * and a DMA issued after op i+1 starts just as early.) */
+                uint64_t limit = t_cmd > kend_2 ? t_cmd : kend_2;
+                uint64_t free_at = dend[qdepth == 1 ? 1 : 0];
+                if (free_at >= limit) break;
+                /* (b) the copy finds room from op i to its user, in the
+                 * memory plan as it is, under the pool's peak */
+                int32_t from = eu_step(m, e, i, c->t0);
+                int64_t off = find_room(c, e->ops[k].wbuf, from);
+                if (off < 0) break;
+                b->eu_first = i;
+                b->first = from;
+                b->offset = off;
+            }
+            /* a full queue holds the stream until its oldest DMA ends */
+            uint64_t oldest = dend[qdepth == 1 ? 1 : 0];
+            if (oldest > t_cmd) t_cmd = oldest;
+            uint64_t start = t_cmd > dend[1] ? t_cmd : dend[1];
+            dend[0] = dend[1];
+            dend[1] = start + e->ops[k].dma_cycles;
+            wready[k] = dend[1];
+            issued[k] = true;
+            /* the other users of the copy (cascade bands) */
+            for (int32_t j = k + 1; j < n; j++)
+                if (e->ops[j].wbuf == e->ops[k].wbuf) wready[j] = dend[1], issued[j] = true;
+        }
+        if (i + 1 >= n) break;
+        /* issue op i+1: two kernel ops in flight at most; its DMA done */
+        int32_t k = i + 1;
+        if (kend_2 > t_cmd) t_cmd = kend_2;
+        if (wready[k] > t_cmd) t_cmd = wready[k];
+        uint64_t start = t_cmd > kend_1 ? t_cmd : kend_1;
+        kend_2 = kend_1;
+        kend_1 = start + e->ops[k].cycles;
+    }
+    free(wready);
+    free(issued);
+}
+
+int cc_prefetch(cc_model *m, npuc_err *err)
+{
+    if (m->opt.optimise != CC_OPT_PERFORMANCE) return NPUC_OK;
+    const graph *g = m->g;
+    bool any = false;
+    for (int32_t i = 0; i < m->n_epochs && !any; i++)
+        for (int32_t k = 0; m->epochs[i].kind == CC_EPOCH_HW && k < m->epochs[i].n_eu; k++)
+            if (m->epochs[i].ops[k].wbuf >= 0 && k > 0) any = true;
+    if (!any) return NPUC_OK;
+
+    pf_ctx c;
+    memset(&c, 0, sizeof c);
+    c.m = m;
+    c.t0 = malloc(sizeof(int32_t) * ((size_t)g->n_ops + 1));
+    c.sp = malloc(sizeof(uint64_t) * 2 * ((size_t)m->n_bufs + 1));
+    typedef struct { int32_t eu_first, first; int64_t offset; } was;
+    was *saved = malloc(sizeof *saved * ((size_t)m->n_bufs + 1));
+    if (!c.t0 || !c.sp || !saved) {
+        free(c.t0);
+        free(c.sp);
+        free(saved);
+        return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    }
+    for (int32_t i = 0, steps = 0; i < g->n_ops; i++) {
+        c.t0[i] = steps;
+        steps += cc_op_steps(m, i);
+    }
+    for (int32_t b = 0; b < m->n_bufs; b++)
+        saved[b] = (was){m->bufs[b].eu_first, m->bufs[b].first, m->bufs[b].offset};
+    uint64_t cycles0 = m->npu_cycles, fast0 = m->fast_size, arena0 = m->arena_size;
+    const cc_system *s = &m->opt.sys;
+    c.limit[0] = m->arena_size;
+    c.limit[1] = s->fast_pool >= 0 && s->fast_pool < s->n_pools && s->pools[s->fast_pool].size
+                     ? s->pools[s->fast_pool].size
+                     : m->fast_size;
+    for (int32_t i = 0; i < m->n_epochs; i++)
+        if (m->epochs[i].kind == CC_EPOCH_HW) plan_epoch(&c, &m->epochs[i]);
+    bool changed = false;
+    for (int32_t b = 0; b < m->n_bufs && !changed; b++) changed = saved[b].eu_first != m->bufs[b].eu_first;
+    int rc = NPUC_OK;
+    if (changed) {
+        /* the placement stays valid: only moved copies changed, each into
+         * room that was free over its new range */
+        uint64_t top[2] = {0, 0};
+        for (int32_t b = 0; b < m->n_bufs; b++) {
+            const cc_buf *x = &m->bufs[b];
+            uint64_t end = (uint64_t)x->offset + x->size;
+            if (x->size && end > top[x->pool ? 1 : 0]) top[x->pool ? 1 : 0] = end;
+        }
+        for (int p = 0; p < 2; p++) top[p] = (top[p] + 15) & ~(uint64_t)15;
+        if (top[0] > m->arena_size) m->arena_size = top[0];
+        if (top[1] > m->fast_size) m->fast_size = top[1];
+        rc = cc_generate_all(m, err);
+        if (!rc && m->npu_cycles >= cycles0) {
+            /* no better: put everything back */
+            for (int32_t b = 0; b < m->n_bufs; b++) {
+                m->bufs[b].eu_first = saved[b].eu_first;
+                m->bufs[b].first = saved[b].first;
+                m->bufs[b].offset = saved[b].offset;
+            }
+            m->fast_size = fast0;
+            m->arena_size = arena0;
+            rc = cc_generate_all(m, err);
+        }
+    }
+    free(c.t0);
+    free(c.sp);
+    free(saved);
+    return rc;
+}

@@ -1,0 +1,154 @@
+/* cc_hazard: checks that a command stream's waits and BLOCKDEP values keep
+ * every pair of operations that may run at the same time apart in memory
+ * (ethos-u.md 8.2, 8.3). The virtual NPU runs commands one after another,
+ * so a missing wait never changes its output; this check is what catches
+ * one.
+ *
+ * What may overlap, as the cycle model and Vela assume: a DMA runs while
+ * the kernel ops issued before it and not yet waited for run (at most the
+ * last two), and a kernel op runs while the DMAs issued before it and not
+ * waited for run (at most 1 on U55, 2 on U65). A kernel op with BLOCKDEP > 0
+ * may start while the previous kernel op drains; with BLOCKDEP 0 it starts
+ * after it (1 and 2, which only Vela emits, are taken on trust). A conflict is a write of one that overlaps a read or a write of
+ * the other, in the same region (SHRAM, the LUT destination, is left out).
+ * Ranges are bounding boxes of each tile's bytes. */
+#ifndef CC_HAZARD_H
+#define CC_HAZARD_H
+
+#include "../src/sim/sim.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct hz_range { uint8_t region; uint64_t lo, hi; bool write; } hz_range;
+
+typedef struct hz_op {
+    hz_range r[12];
+    int n;
+    size_t cmd;               /* command index, for messages */
+    bool dma;
+} hz_op;
+
+static void hz_add(hz_op *o, uint8_t region, uint64_t lo, uint64_t len, bool write)
+{
+    if (!len || o->n >= 12) return;
+    o->r[o->n++] = (hz_range){(uint8_t)(region & 7), lo, lo + len, write};
+}
+
+/* Bytes of a feature map: rows x cols at tile bases (tiles 1 and 3 right of
+ * WIDTH0, tiles 2 and 3 below HEIGHT0 / HEIGHT1). */
+static void hz_fm(hz_op *o, const sim_fm *f, uint32_t h, uint32_t w, uint32_t d, bool write)
+{
+    if (!h || !w || !d) return;
+    uint64_t eb = f->bits ? f->bits / 8u : 1;
+    uint64_t cext = f->format == 1 ? (uint64_t)((d - 1) / 16) * f->stride_c + ((d - 1) % 16) * eb
+                                   : (uint64_t)(d - 1) * f->stride_c;
+    uint32_t w0 = f->width0 && f->width0 < w ? f->width0 : w;
+    for (int t = 0; t < 4; t++) {
+        bool right = t & 1, below = t & 2;
+        uint32_t h0 = right ? f->height1 : f->height0;
+        if (!h0 || h0 > h) h0 = h;
+        uint32_t rows = below ? h - h0 : h0, cols = right ? w - w0 : w0;
+        if (!rows || !cols) continue;
+        uint64_t len = (uint64_t)(rows - 1) * f->stride_y + (uint64_t)(cols - 1) * f->stride_x + cext + eb;
+        hz_add(o, f->region, f->base[t], len, write);
+    }
+}
+
+static bool hz_conflict(const hz_op *a, const hz_op *b, char *msg, size_t n)
+{
+    for (int i = 0; i < a->n; i++)
+        for (int j = 0; j < b->n; j++) {
+            const hz_range *x = &a->r[i], *y = &b->r[j];
+            if (!x->write && !y->write) continue;
+            if (x->region != y->region || x->hi <= y->lo || y->hi <= x->lo) continue;
+            snprintf(msg, n,
+                     "command %zu (%s) and command %zu (%s) may run together and touch region %u "
+                     "[0x%llx, 0x%llx) / [0x%llx, 0x%llx)%s",
+                     b->cmd, b->dma ? "DMA" : "kernel op", a->cmd, a->dma ? "DMA" : "kernel op",
+                     x->region, (unsigned long long)y->lo, (unsigned long long)y->hi,
+                     (unsigned long long)x->lo, (unsigned long long)x->hi,
+                     x->write && y->write ? " (both write)" : "");
+            return true;
+        }
+    return false;
+}
+
+/* 0 when the stream of a COP1 payload is free of hazards; else 1 with a
+ * message (or -1 when the payload does not decode). kernel_pairs: check
+ * consecutive kernel ops against BLOCKDEP too (Vela lets an op with
+ * BLOCKDEP 3 overwrite the input of the previous one, on its own reasoning
+ * about which blocks run together; the compiler does not). */
+static int cc_hazard_check(const uint8_t *payload, size_t size, sim_variant v, bool kernel_pairs, char *msg,
+                           size_t n)
+{
+    npuc_err err = {0};
+    sim_cop1 cop;
+    sim_cmd *cmds = NULL;
+    size_t nc = 0;
+    if (sim_cop1_parse(payload, size, &cop, &err) ||
+        sim_stream_decode(cop.stream, cop.stream_size, v, &cmds, &nc, &err)) {
+        snprintf(msg, n, "payload does not decode: %.200s", err.msg);
+        return -1;
+    }
+    size_t max_dma = sim_variant_is_u65(v) ? 2 : 1;
+    hz_op kq[3], dq[3];       /* outstanding kernel ops / DMAs, oldest first */
+    size_t nk = 0, nd = 0;
+    sim_state s;
+    sim_state_reset(&s);
+    int rc = 0;
+    for (size_t i = 0; i < nc && !rc; i++) {
+        const sim_cmd *c = &cmds[i];
+        sim_state_apply(&s, c, v);
+        if (c->code == SIM_OP_KERNEL_WAIT || c->code == SIM_OP_DMA_WAIT) {
+            hz_op *q = c->code == SIM_OP_KERNEL_WAIT ? kq : dq;
+            size_t *nq = c->code == SIM_OP_KERNEL_WAIT ? &nk : &nd;
+            size_t keep = c->param;
+            while (*nq > keep) memmove(q, q + 1, sizeof *q * --*nq);
+            continue;
+        }
+        bool dma = c->code == SIM_OP_DMA_START;
+        if (!dma && !sim_cmd_is_kernel_op(c->code)) continue;
+        hz_op o;
+        memset(&o, 0, sizeof o);
+        o.cmd = i;
+        o.dma = dma;
+        if (dma) {
+            if (!s.dma.src_internal) hz_add(&o, s.dma.src_region, s.dma.src, s.dma.len, false);
+            if (!s.dma.dst_internal) hz_add(&o, s.dma.dst_region, s.dma.dst, s.dma.len, true);
+            for (size_t k = 0; k < nk && !rc; k++) rc = hz_conflict(&kq[k], &o, msg, n);
+            if (nd == max_dma) memmove(dq, dq + 1, sizeof *dq * --nd);
+            dq[nd++] = o;
+            continue;
+        }
+        sim_op_info info;
+        sim_op_info_from_state(&s, c, i, v, &info);
+        hz_fm(&o, &s.ifm, info.ifm_h, info.ifm_w, info.ifm_d, false);
+        if (info.ifm2_tensor)
+            hz_fm(&o, &s.ifm2, s.bcast_h ? 1 : info.ofm_h, s.bcast_w ? 1 : info.ofm_w,
+                  s.bcast_c ? 1 : info.ofm_d, false);
+        hz_fm(&o, &s.ofm, info.ofm_h, info.ofm_w, info.ofm_d, true);
+        if (c->code == SIM_OP_CONV || c->code == SIM_OP_DEPTHWISE) {
+            for (int k = 0; k < 2; k++) {
+                hz_add(&o, s.weight_region, s.weight_base[k], s.weight_length[k], false);
+                hz_add(&o, s.scale_region, s.scale_base[k], s.scale_length[k], false);
+            }
+        }
+        for (size_t k = 0; k < nd && !rc; k++) rc = hz_conflict(&dq[k], &o, msg, n);
+        /* BLOCKDEP 3: it may start while the previous op drains (the one
+         * before that has finished) and must not touch what that one writes
+         * or write what it reads; 0: it starts after it; 1, 2: as many of its
+         * first blocks may overlap the previous op's last ones (Vela's
+         * values; their block geometry is not checked here, the compiler
+         * emits only 0 and 3) */
+        if (kernel_pairs && s.blockdep == 3 && nk && !rc) rc = hz_conflict(&kq[nk - 1], &o, msg, n);
+        /* the stream issues a third kernel op only when the first is done */
+        if (nk == 2) memmove(kq, kq + 1, sizeof *kq * --nk);
+        kq[nk++] = o;
+    }
+    free(cmds);
+    return rc;
+}
+
+#endif

@@ -1257,6 +1257,39 @@ static int make_buffers(cc_model *m, npuc_err *err)
     return NPUC_OK;
 }
 
+/* Closes the open HW epoch. One without ops is dropped; one holding only
+ * views (no NPU op to run) becomes one SW epoch per view: the views stay
+ * with the CPU ops around them, and run as nothing (their output aliases
+ * their input's buffer). */
+static int close_epoch(lower_ctx *c, npuc_err *err)
+{
+    cc_model *m = c->m;
+    cc_epoch *e = c->e;
+    c->e = NULL;
+    if (!e) return NPUC_OK;
+    int32_t first = e->first_op, n = e->n_ops;
+    bool only_views = e->n_eu == 0;
+    for (int32_t j = first; j < first + n && only_views; j++) only_views = is_view(m->g->ops[j].opcode);
+    if (n > 0 && !only_views) return NPUC_OK;
+    free(e->ops);
+    free(e->flash);
+    free(e->luts);
+    m->n_epochs--;
+    for (int32_t j = first; j < first + n; j++) {
+        cc_epoch *se = new_epoch(m, CC_EPOCH_SW, j, err);
+        if (!se) return err->code;
+        se->n_ops = 1;
+        cc_op_info *info = &m->ops[j];
+        info->npu = false;
+        info->epoch = m->n_epochs - 1;
+        info->first_eu = info->n_eu = 0;
+        snprintf(info->why, sizeof info->why,
+                 "%s with no NPU op to join: stays with the CPU ops as a view (its output aliases its "
+                 "input's buffer, nothing is copied)", graph_op_name(&m->g->ops[j]));
+    }
+    return NPUC_OK;
+}
+
 int cc_lower(cc_model *m, npuc_err *err)
 {
     const graph *g = m->g;
@@ -1274,21 +1307,23 @@ int cc_lower(cc_model *m, npuc_err *err)
         info->macs = graph_op_macs(g, op);
         bool view = is_view(op->opcode) && op->n_out == 1 && op->out[0] >= 0 && op->in[0] >= 0 &&
                     m->buf_of[op->out[0]] == m->buf_of[op->in[0]] && m->buf_of[op->in[0]] >= 0;
-        if (view && c.e) {
+        if (!c.e) {
+            cc_epoch *e = new_epoch(m, CC_EPOCH_HW, i, err);
+            if (!e) return err->code;
+            c.e = e;
+        }
+        if (view) {
+            /* no bytes move: part of the HW epoch around it (one opened by a
+             * view joins the NPU ops after it; close_epoch hands views
+             * with no NPU op in their epoch back to the CPU) */
             info->npu = true;
             info->epoch = (int32_t)(c.e - m->epochs);
             info->first_eu = c.e->n_eu;
             c.e->n_ops = i - c.e->first_op + 1;
             continue;
         }
-        if (!c.e) {
-            cc_epoch *e = new_epoch(m, CC_EPOCH_HW, i, err);
-            if (!e) return err->code;
-            c.e = e;
-        }
         int32_t before = c.e->n_eu;
-        rc = view ? cc_cpu(&c, "reshape outside an NPU epoch runs as a CPU copy")
-                  : lower_op(&c, op, err);
+        rc = lower_op(&c, op, err);
         if (rc == 0) {
             info->npu = true;
             info->epoch = (int32_t)(c.e - m->epochs);
@@ -1298,20 +1333,14 @@ int cc_lower(cc_model *m, npuc_err *err)
             continue;
         }
         if (rc != 1) return npuc_err_prefix(err, "op %d (%s)", i, graph_op_name(op)), rc;
-        /* CPU op: close the HW epoch (drop it if empty) and add a SW epoch */
+        /* CPU op: close the HW epoch and add a SW epoch */
         c.e->n_eu = before;
-        if (c.e->n_ops == 0) {
-            free(c.e->ops);
-            free(c.e->flash);
-            free(c.e->luts);
-            m->n_epochs--;
-        }
-        c.e = NULL;
+        if ((rc = close_epoch(&c, err))) return rc;
         cc_epoch *e = new_epoch(m, CC_EPOCH_SW, i, err);
         if (!e) return err->code;
         e->n_ops = 1;
         info->npu = false;
         info->epoch = m->n_epochs - 1;
     }
-    return NPUC_OK;
+    return close_epoch(&c, err);
 }

@@ -1284,8 +1284,8 @@ static int close_epoch(lower_ctx *c, npuc_err *err)
         info->epoch = m->n_epochs - 1;
         info->first_eu = info->n_eu = 0;
         snprintf(info->why, sizeof info->why,
-                 "%s with no NPU op to join: stays with the CPU ops as a view (its output aliases its "
-                 "input's buffer, nothing is copied)", graph_op_name(&m->g->ops[j]));
+                 "%s with no NPU op to join: a CPU op that moves no bytes (its output aliases its "
+                 "input's buffer)", graph_op_name(&m->g->ops[j]));
     }
     return NPUC_OK;
 }

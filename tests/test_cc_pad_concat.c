@@ -568,10 +568,13 @@ static void random_concats(npuc_rng *r, stats *st, int nconf)
                 ok = m >= 0 && graph_add_op(g, TFL_OP_MAXIMUM, &o, 2, mi, 1, &m) >= 0;
                 x.where[n_ops++] = X_NPU;
             } else {
-                int32_t perm[4] = {0, 1, 2, 3}, pr = rank;
-                int32_t pt = i32_const(g, "perm", 1, &pr, perm);
-                int32_t ti[2] = {t, pt};
-                ok = m >= 0 && pt >= 0 && graph_add_op(g, TFL_OP_TRANSPOSE, &o, 2, ti, 1, &m) >= 0;
+                /* a one-way SPLIT: a copy with no NPU form (an identity
+                 * TRANSPOSE now runs on the NPU) */
+                int32_t zero = 0, one = 1;
+                int32_t pt = i32_const(g, "axis", 1, &one, &zero);
+                int32_t ti[2] = {pt, t};
+                o.num = 1;
+                ok = m >= 0 && pt >= 0 && graph_add_op(g, TFL_OP_SPLIT, &o, 2, ti, 1, &m) >= 0;
                 x.where[n_ops] = X_CPU;
                 x.why[n_ops++] = "no NPU form";
             }

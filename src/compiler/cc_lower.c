@@ -1057,9 +1057,23 @@ static int lower_lut(lower_ctx *c, const graph_op *op, npuc_err *err)
 
 /* ------------------------------------------------------------- slices */
 
+/* A slice the single op below does not take (channel strides, negative
+ * strides, several batches, 5 dims): strided copies (cc_transpose.c). */
+static int slice_copies(lower_ctx *c, const graph_op *op, const k_slice_params *sp, npuc_err *err)
+{
+    int64_t n[K_MAX_DIMS], is[K_MAX_DIMS], base = 0, st = 1;
+    for (int32_t k = sp->rank - 1; k >= 0; k--) {
+        n[k] = k_slice_count(sp->start[k], sp->stop[k], sp->stride[k]);
+        is[k] = (int64_t)sp->stride[k] * st;
+        base += (int64_t)sp->start[k] * st;
+        st *= sp->in_dims[k];
+    }
+    return cc_strided_copy(c, op->in[0], op->out[0], sp->rank, n, is, base, err);
+}
+
 /* STRIDED_SLICE / SLICE: a 1x1 MAX pool (a raw copy) whose IFM starts at
  * the slice's first element and steps over the input with the slice's
- * strides; the output is written whole. */
+ * strides; the output is written whole. Other slices: slice_copies. */
 static int lower_slice(lower_ctx *c, const graph_op *op, npuc_err *err)
 {
     const graph_tensor *in = tin(c, op, 0), *out = tout(c, op, 0);
@@ -1069,6 +1083,7 @@ static int lower_slice(lower_ctx *c, const graph_op *op, npuc_err *err)
     if (in->q.n >= 1 && out->q.n >= 1 &&
         (in->q.scale[0] != out->q.scale[0] || in->q.zero_point[0] != out->q.zero_point[0]))
         return cc_cpu(c, "input and output quantization differ");
+    if (c->m->buf_of[op->in[0]] < 0 || c->m->buf_of[op->out[0]] < 0) return cc_cpu(c, "constant input");
     bool strided = op->opcode == TFL_OP_STRIDED_SLICE;
     int n_idx = strided ? 3 : 2;
     int32_t v[3][K_MAX_DIMS];
@@ -1109,7 +1124,19 @@ static int lower_slice(lower_ctx *c, const graph_op *op, npuc_err *err)
             sp.stride[i] = 1;
         }
     }
-    if (sp.rank > 4) return cc_cpu(c, "slice over %d dimensions", sp.rank);
+    bool one_op = sp.rank <= 4;
+    for (int32_t k = 0; k < sp.rank; k++) {
+        int32_t n = k_slice_count(sp.start[k], sp.stop[k], sp.stride[k]);
+        if (n <= 0) return cc_cpu(c, "empty slice");
+        if (sp.start[k] < 0 || sp.start[k] >= sp.in_dims[k] || (int64_t)sp.start[k] + (int64_t)(n - 1) * sp.stride[k] < 0 ||
+            (int64_t)sp.start[k] + (int64_t)(n - 1) * sp.stride[k] >= sp.in_dims[k])
+            return cc_cpu(c, "slice out of range");
+        if (sp.stride[k] < 1) one_op = false;
+        if (k == sp.rank - 1 && sp.stride[k] != 1 && n > 1) one_op = false;   /* strides the channels */
+        if (k + 4 == sp.rank && n != 1) one_op = false;                       /* keeps batches */
+        if (k + 4 > sp.rank && n > 65536) one_op = false;
+    }
+    if (!one_op) return slice_copies(c, op, &sp, err);
     /* pad to 4-d on the left */
     int32_t dim[4], st[4], stp[4];
     int32_t pad = 4 - sp.rank;
@@ -1123,12 +1150,7 @@ static int lower_slice(lower_ctx *c, const graph_op *op, npuc_err *err)
     for (int i = 0; i < 4; i++) {
         int32_t k = i - pad;
         cntd[i] = k >= 0 ? k_slice_count(sp.start[k], sp.stop[k], sp.stride[k]) : 1;
-        if (cntd[i] <= 0) return cc_cpu(c, "empty slice");
-        if (stp[i] < 1) return cc_cpu(c, "negative slice stride");
     }
-    if (cntd[0] != 1) return cc_cpu(c, "slice keeps %d batches", cntd[0]);
-    if (stp[3] != 1 && cntd[3] > 1) return cc_cpu(c, "slice strides the channels");
-    if (cntd[1] > 65536 || cntd[2] > 65536 || cntd[3] > 65536) return cc_cpu(c, "slice too large");
     if ((size_t)cntd[1] * cntd[2] * cntd[3] != graph_tensor_elems(out)) return cc_cpu(c, "output size mismatch");
     uint64_t es = graph_dtype_size(in->dtype);
     eu_op *o = cc_new_eu(c, err);
@@ -1216,6 +1238,8 @@ static int lower_op(lower_ctx *c, const graph_op *op, npuc_err *err)
     case TFL_OP_STRIDED_SLICE:
     case TFL_OP_SLICE:
         return lower_slice(c, op, err);
+    case TFL_OP_TRANSPOSE:
+        return cc_lower_transpose(c, op, err);
     default:
         if (is_lut_op(op->opcode)) return lower_lut(c, op, err);
         return cc_cpu(c, "%s has no NPU form in this compiler", graph_op_name(op));
@@ -1272,6 +1296,39 @@ static int make_buffers(cc_model *m, npuc_err *err)
     return NPUC_OK;
 }
 
+/* Closes the open HW epoch. One without ops is dropped; one holding only
+ * views (no NPU op to run) becomes one SW epoch per view: the views stay
+ * with the CPU ops around them, and run as nothing (their output aliases
+ * their input's buffer). */
+static int close_epoch(lower_ctx *c, npuc_err *err)
+{
+    cc_model *m = c->m;
+    cc_epoch *e = c->e;
+    c->e = NULL;
+    if (!e) return NPUC_OK;
+    int32_t first = e->first_op, n = e->n_ops;
+    bool only_views = e->n_eu == 0;
+    for (int32_t j = first; j < first + n && only_views; j++) only_views = is_view(m->g->ops[j].opcode);
+    if (n > 0 && !only_views) return NPUC_OK;
+    free(e->ops);
+    free(e->flash);
+    free(e->luts);
+    m->n_epochs--;
+    for (int32_t j = first; j < first + n; j++) {
+        cc_epoch *se = new_epoch(m, CC_EPOCH_SW, j, err);
+        if (!se) return err->code;
+        se->n_ops = 1;
+        cc_op_info *info = &m->ops[j];
+        info->npu = false;
+        info->epoch = m->n_epochs - 1;
+        info->first_eu = info->n_eu = 0;
+        snprintf(info->why, sizeof info->why,
+                 "%s with no NPU op to join: a CPU op that moves no bytes (its output aliases its "
+                 "input's buffer)", graph_op_name(&m->g->ops[j]));
+    }
+    return NPUC_OK;
+}
+
 int cc_lower(cc_model *m, npuc_err *err)
 {
     const graph *g = m->g;
@@ -1289,21 +1346,23 @@ int cc_lower(cc_model *m, npuc_err *err)
         info->macs = graph_op_macs(g, op);
         bool view = is_view(op->opcode) && op->n_out == 1 && op->out[0] >= 0 && op->in[0] >= 0 &&
                     m->buf_of[op->out[0]] == m->buf_of[op->in[0]] && m->buf_of[op->in[0]] >= 0;
-        if (view && c.e) {
+        if (!c.e) {
+            cc_epoch *e = new_epoch(m, CC_EPOCH_HW, i, err);
+            if (!e) return err->code;
+            c.e = e;
+        }
+        if (view) {
+            /* no bytes move: part of the HW epoch around it (one opened by a
+             * view joins the NPU ops after it; close_epoch hands views
+             * with no NPU op in their epoch back to the CPU) */
             info->npu = true;
             info->epoch = (int32_t)(c.e - m->epochs);
             info->first_eu = c.e->n_eu;
             c.e->n_ops = i - c.e->first_op + 1;
             continue;
         }
-        if (!c.e) {
-            cc_epoch *e = new_epoch(m, CC_EPOCH_HW, i, err);
-            if (!e) return err->code;
-            c.e = e;
-        }
         int32_t before = c.e->n_eu;
-        rc = view ? cc_cpu(&c, "reshape outside an NPU epoch runs as a CPU copy")
-                  : lower_op(&c, op, err);
+        rc = lower_op(&c, op, err);
         if (rc == 0) {
             info->npu = true;
             info->epoch = (int32_t)(c.e - m->epochs);
@@ -1313,20 +1372,14 @@ int cc_lower(cc_model *m, npuc_err *err)
             continue;
         }
         if (rc != 1) return npuc_err_prefix(err, "op %d (%s)", i, graph_op_name(op)), rc;
-        /* CPU op: close the HW epoch (drop it if empty) and add a SW epoch */
+        /* CPU op: close the HW epoch and add a SW epoch */
         c.e->n_eu = before;
-        if (c.e->n_ops == 0) {
-            free(c.e->ops);
-            free(c.e->flash);
-            free(c.e->luts);
-            m->n_epochs--;
-        }
-        c.e = NULL;
+        if ((rc = close_epoch(&c, err))) return rc;
         cc_epoch *e = new_epoch(m, CC_EPOCH_SW, i, err);
         if (!e) return err->code;
         e->n_ops = 1;
         info->npu = false;
         info->epoch = m->n_epochs - 1;
     }
-    return NPUC_OK;
+    return close_epoch(&c, err);
 }

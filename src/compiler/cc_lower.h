@@ -91,6 +91,16 @@ int cc_lower_concat(lower_ctx *c, const graph_op *op, npuc_err *err);     /* cc_
 int cc_lower_tconv(lower_ctx *c, const graph_op *op, npuc_err *err);      /* cc_tconv.c */
 int cc_lower_mean(lower_ctx *c, const graph_op *op, npuc_err *err);       /* cc_mean.c */
 int cc_lower_resize(lower_ctx *c, const graph_op *op, npuc_err *err);     /* cc_resize.c */
+int cc_lower_transpose(lower_ctx *c, const graph_op *op, npuc_err *err);  /* cc_transpose.c */
+/* Strided copies (cc_transpose.c): output element (i_0, .., i_{rank-1}) of
+ * tensor tout, written contiguously, is element base + sum(i_d * is[d]) of
+ * tensor tin (extents n, signed element strides is), as 1x1 MAX pools over
+ * one tap with strided IFM/OFM addressing, at most CC_COPY_MAX_OPS of them.
+ * 0 lowered, 1 CPU (reason set), else error. */
+#define CC_COPY_MAX_AXES 6
+#define CC_COPY_MAX_OPS 64
+int cc_strided_copy(lower_ctx *c, int32_t tin, int32_t tout, int32_t rank, const int64_t *n,
+                    const int64_t *is, int64_t base, npuc_err *err);
 /* int16 pointwise ops (TANH, LOGISTIC, LEAKY_RELU, RELU*, QUANTIZE with an
  * int16 side), cc_act16.c: which ones it takes, and their lowering. */
 bool cc_is_lut16_op(const lower_ctx *c, const graph_op *op);

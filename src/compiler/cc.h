@@ -1,7 +1,8 @@
 /* compiler: TFLite graph -> compiled model for an Ethos-U55/U65.
  *
  * Passes (each in its own file): cc_lower.c (legalize + partition: every op
- * becomes NPU operations or stays a CPU op, with the reason), cc_alloc.c
+ * becomes NPU operations or stays a CPU op, with the reason), cc_concat.c
+ * (concatenation inputs written in place into their slices), cc_alloc.c
  * (live ranges -> arena offsets), ethosu/eu_gen.c (block configs, weights,
  * scales, LUTs, command streams). The result, cc_model, is what src/emit/
  * writes as TFLite, C sources and reports. Host-only. */
@@ -171,10 +172,15 @@ int32_t cc_step_op(const cc_model *m, int32_t step);
 
 /* Passes (internal to compiler/, in pipeline order). */
 int cc_lower(cc_model *m, npuc_err *err);
+int cc_concat_place(cc_model *m, npuc_err *err);   /* cc_concat.c */
 int cc_layout(cc_model *m, npuc_err *err);
 int cc_cascade(cc_model *m, npuc_err *err);
 int cc_allocate(cc_model *m, npuc_err *err);
 int eu_generate(cc_model *m, cc_epoch *e, npuc_err *err);
+
+/* The CONCATENATION output whose buffer graph tensor t is written into in
+ * place, as a slice of it (cc_concat_place); -1 when t has its own bytes. */
+int32_t cc_concat_slice_of(const cc_model *m, int32_t t);
 
 /* Appends bytes to an epoch's flash, 16-byte aligned; returns the offset
  * via *off. */

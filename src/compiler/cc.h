@@ -21,10 +21,16 @@ typedef enum cc_optimise { CC_OPT_PERFORMANCE = 0, CC_OPT_SIZE = 1 } cc_optimise
  * (for tests); OFF none. */
 typedef enum cc_cascade_mode { CC_CASCADE_AUTO = 0, CC_CASCADE_OFF = 1, CC_CASCADE_ALL = 2 } cc_cascade_mode;
 
+/* CONCATENATION inputs written in place into their slices of the output
+ * (cc_concat.c): AUTO where that does not grow the arena, ALL wherever it
+ * is legal (for tests), OFF never (one copy per input). */
+typedef enum cc_concat_mode { CC_CONCAT_AUTO = 0, CC_CONCAT_OFF = 1, CC_CONCAT_ALL = 2 } cc_concat_mode;
+
 typedef struct cc_options {
     cc_system sys;            /* target NPU and memories */
     cc_optimise optimise;
     cc_cascade_mode cascade;
+    cc_concat_mode concat;
 } cc_options;
 
 /* ------------------------------------------------------------ NPU ops */

@@ -26,9 +26,6 @@
 #include <string.h>
 
 #define NPU_DIM_MAX 65536u
-#ifndef CONCAT_GUARD
-#define CONCAT_GUARD 1
-#endif
 
 /* The reference's rescaling of every int8 value from `in`'s quantization
  * to `out`'s: a one-input CONCATENATION run on the interpreter. */
@@ -292,12 +289,21 @@ static bool map_fm(const eu_fm *f, const slice *s, uint64_t es, int32_t buf, eu_
         o->sy = f->h > 1 ? f->sy / pix * s->osx : o->sx * f->w;
         return true;
     }
-    /* rows of the slice at its own row stride: f must keep to rows */
+    /* rows of the slice at its own row stride: f keeps to one row of the
+     * slice, or its y steps are whole rows */
     uint64_t r0 = p0 / s->w, x0 = p0 % s->w;
     if (x0 + (f->w - 1) * dx >= s->w) return false;
-    if (f->h > 1 && f->sy % row) return false;
     o->off = s->off + r0 * s->osy + x0 * s->osx + within;
-    o->sy = f->h > 1 ? f->sy / row * s->osy : s->osy;
+    if (f->h == 1) {
+        o->sy = s->osy;
+        return true;
+    }
+    if (!(f->sy % pix) && x0 + (f->h - 1) * (f->sy / pix) + (f->w - 1) * dx < s->w) {
+        o->sy = f->sy / pix * s->osx;
+        return true;
+    }
+    if (f->sy % row) return false;
+    o->sy = f->sy / row * s->osy;
     return true;
 }
 
@@ -470,8 +476,10 @@ static int trial_arena(cc_model *m, uint64_t *arena, npuc_err *err)
 int cc_concat_place(cc_model *m, npuc_err *err)
 {
     const graph *g = m->g;
+    if (m->opt.concat == CC_CONCAT_OFF) return NPUC_OK;
+    bool guard = m->opt.concat != CC_CONCAT_ALL;
     uint64_t arena = 0;
-    bool measured = false;
+    bool measured = !guard;
     int rc = NPUC_OK;
     for (int32_t ci = 0; ci < g->n_ops && !rc; ci++) {
         const graph_op *op = &g->ops[ci];
@@ -501,7 +509,8 @@ int cc_concat_place(cc_model *m, npuc_err *err)
             if (!measured && (rc = trial_arena(m, &arena, err))) break;
             measured = true;
             snapshot sn;
-            if ((rc = save(m, e, &sn, err))) break;
+            memset(&sn, 0, sizeof sn);
+            if (guard && (rc = save(m, e, &sn, err))) break;
             if (!place_input(m, ci, i, k, &s, es)) {
                 drop(&sn);
                 k++;
@@ -510,11 +519,11 @@ int cc_concat_place(cc_model *m, npuc_err *err)
             remove_eu(m, oi->epoch, k);
             oi->n_eu--;
             uint64_t after = 0;
-            if ((rc = trial_arena(m, &after, err))) {
+            if (guard && (rc = trial_arena(m, &after, err))) {
                 drop(&sn);
                 break;
             }
-            if (CONCAT_GUARD && after > arena) {
+            if (guard && after > arena) {
                 restore(m, e, &sn);
                 k++;
             } else {

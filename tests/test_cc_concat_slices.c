@@ -18,6 +18,8 @@
  *     --cascade all and --optimise size;
  *   - FULLY_CONNECTED producers (rank 2, batches) on both axes;
  *   - nested concatenations (an output placed into another one's slice);
+ *   - a cascade (--cascade all) whose last op writes its bands into a
+ *     slice;
  *   - the default (AUTO): where the producers run right before the
  *     concatenation every copy goes and the arena shrinks; 16-aligned
  *     channel slices keep the output NHCWB16; unaligned or H / W slices
@@ -631,6 +633,57 @@ static void default_cases(npuc_rng *r, stats *st)
     }
 }
 
+/* --------------------------------------------------------- cascades */
+
+/* x -> MAX_POOL -> CONV_2D 3x3 -> a; x -> CONV_2D 1x1 -> b; concat of a
+ * and b (either order) on H, W or C -> conv -> y, with --cascade all: the
+ * pool -> conv chain is cascaded and its last op writes its bands into a's
+ * slice of the output (at the slice's offset). */
+static void cascade_cases(npuc_rng *r, stats *st)
+{
+    for (int k = 0; k < 18; k++) {
+        g_seed++;
+        gb b;
+        memset(&b, 0, sizeof b);
+        b.g = graph_new("catcascade");
+        b.r = r;
+        b.ok = b.g != NULL;
+        b.dt = k % 3 == 2 ? GRAPH_I16 : GRAPH_I8;
+        int32_t axis = 1 + k % 3;
+        bool first = k % 2 == 0;
+        float so = 0.04f;
+        int64_t zo = b.dt == GRAPH_I16 ? 0 : -2;
+        int32_t xs[4] = {1, 12 + k % 5, 6 + k % 3, 5};
+        int32_t x = input(&b, 4, xs, so, zo);
+        int32_t p = pool(&b, x, false);
+        int32_t pc = b.g ? b.g->n_ops : 0;
+        int32_t a = conv(&b, p, false, 16, 3, so, zo);
+        int32_t c = conv(&b, x, false, 16, 1, so, zo);
+        int32_t in[2] = {first ? a : c, first ? c : a};
+        int32_t cat = -1;
+        int32_t y = concat(&b, 2, in, axis, so, zo, &cat);
+        if (b.ok) output(&b, conv(&b, y, false, 4, 1, 0.2f, 0));
+        if (!finish(&b)) {
+            CHECK(!"cascade graph build");
+            graph_free(b.g);
+            continue;
+        }
+        char name[96];
+        snprintf(name, sizeof name, "%s pool -> conv cascade into slice %d of a concat on %c", graph_dtype_name(b.dt),
+                 first ? 0 : 1, "NHWC"[axis]);
+        run_opts ro = {variants[k % 6], k % 4 == 1 ? CC_OPT_SIZE : CC_OPT_PERFORMANCE, CC_CASCADE_ALL, CC_CONCAT_ALL};
+        cc_model *cm = NULL;
+        st->inputs += 2;
+        st->placed += 2;
+        if (run_case(name, b.g, &ro, cat, 0, 3, &cm, st)) {
+            CHECK(cm->ops[pc].cascade >= 0 && cm->ops[pc].cascade == cm->ops[pc - 1].cascade);
+            CHECK_EQ_INT(cm->buf_of[a], cm->buf_of[y]);
+        }
+        cc_model_free(cm);
+        graph_free(b.g);
+    }
+}
+
 int main(void)
 {
     long nconf = env_long("NPUC_CATSLICE_CONFIGS", 300);
@@ -643,6 +696,7 @@ int main(void)
     fc_concats(&r, &st);
     nested_concats(&r, &st);
     default_cases(&r, &st);
+    cascade_cases(&r, &st);
     printf("%d cases (%d failed): %d concatenation inputs, %d written in place\n", st.cases, st.failed, st.inputs,
            st.placed);
     TEST_MAIN_END();

@@ -618,6 +618,10 @@ static void default_cases(npuc_rng *r, stats *st)
                         (unsigned long long)on->arena_size, (unsigned long long)off->arena_size);
             CHECK(on->arena_size < off->arena_size);
             CHECK(on->npu_cycles < off->npu_cycles);
+            if (k < 6)
+                printf("%s, %s: arena %llu -> %llu bytes, NPU cycles %llu -> %llu (copies -> in place)\n", name,
+                       cc_target_name(ro.v), (unsigned long long)off->arena_size, (unsigned long long)on->arena_size,
+                       (unsigned long long)off->npu_cycles, (unsigned long long)on->npu_cycles);
             /* the inputs have no bytes of their own */
             for (int32_t i = 0; i < n; i++) {
                 CHECK_EQ_INT(on->buf_of[in[i]], on->buf_of[y]);

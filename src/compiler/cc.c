@@ -217,6 +217,7 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
     }
     for (int32_t i = 0; i < g->n_ops; i++) m->ops[i].epoch = m->ops[i].cascade = -1;
     if ((rc = cc_lower(m, err))) goto fail;
+    if ((rc = cc_concat_place(m, err))) goto fail;
     if ((rc = cc_layout(m, err))) goto fail;
     if ((rc = cc_cascade(m, err))) goto fail;
     if ((rc = cc_allocate(m, err))) goto fail;

@@ -1,7 +1,8 @@
 /* compiler: TFLite graph -> compiled model for an Ethos-U55/U65.
  *
  * Passes (each in its own file): cc_lower.c (legalize + partition: every op
- * becomes NPU operations or stays a CPU op, with the reason), cc_alloc.c
+ * becomes NPU operations or stays a CPU op, with the reason), cc_concat.c
+ * (concatenation inputs written in place into their slices), cc_alloc.c
  * (live ranges -> arena offsets), ethosu/eu_gen.c (block configs, weights,
  * scales, LUTs, command streams). The result, cc_model, is what src/emit/
  * writes as TFLite, C sources and reports. Host-only. */
@@ -20,10 +21,16 @@ typedef enum cc_optimise { CC_OPT_PERFORMANCE = 0, CC_OPT_SIZE = 1 } cc_optimise
  * (for tests); OFF none. */
 typedef enum cc_cascade_mode { CC_CASCADE_AUTO = 0, CC_CASCADE_OFF = 1, CC_CASCADE_ALL = 2 } cc_cascade_mode;
 
+/* CONCATENATION inputs written in place into their slices of the output
+ * (cc_concat.c): AUTO where that does not grow the arena, ALL wherever it
+ * is legal (for tests), OFF never (one copy per input). */
+typedef enum cc_concat_mode { CC_CONCAT_AUTO = 0, CC_CONCAT_OFF = 1, CC_CONCAT_ALL = 2 } cc_concat_mode;
+
 typedef struct cc_options {
     cc_system sys;            /* target NPU and memories */
     cc_optimise optimise;
     cc_cascade_mode cascade;
+    cc_concat_mode concat;
 } cc_options;
 
 /* ------------------------------------------------------------ NPU ops */
@@ -179,6 +186,7 @@ int32_t cc_step_op(const cc_model *m, int32_t step);
 
 /* Passes (internal to compiler/, in pipeline order). */
 int cc_lower(cc_model *m, npuc_err *err);
+int cc_concat_place(cc_model *m, npuc_err *err);   /* cc_concat.c */
 int cc_layout(cc_model *m, npuc_err *err);
 int cc_cascade(cc_model *m, npuc_err *err);
 int cc_allocate(cc_model *m, npuc_err *err);
@@ -187,6 +195,10 @@ int cc_prefetch(cc_model *m, npuc_err *err);
 /* Generates and estimates every HW epoch's stream (cc.c), for cc_prefetch
  * to compare schedules. */
 int cc_generate_all(cc_model *m, npuc_err *err);
+
+/* The CONCATENATION output whose buffer graph tensor t is written into in
+ * place, as a slice of it (cc_concat_place); -1 when t has its own bytes. */
+int32_t cc_concat_slice_of(const cc_model *m, int32_t t);
 
 /* Appends bytes to an epoch's flash, 16-byte aligned; returns the offset
  * via *off. */

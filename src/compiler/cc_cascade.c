@@ -16,7 +16,10 @@
  *
  * Only ops that are the sole NPU op of their graph op qualify: CONV,
  * DEPTHWISE and POOL without upscaling or a LUT, addressing whole
- * tensors. Band ops keep the op's block config, weights and scales; a
+ * tensors between members; the first op's input and the last op's output
+ * may be any one-tile view (e.g. a CONCATENATION input written into its
+ * slice of the output, cc_concat.c): bands read and write their rows at the
+ * view's offset. Band ops keep the op's block config, weights and scales; a
  * buffered weight copy is loaded once, before the first band.
  *
  * Which chains: with CC_CASCADE_ALL every chain; with AUTO, repeatedly, the
@@ -41,7 +44,14 @@ static bool whole(const cc_model *m, const eu_fm *f)
     return (uint64_t)f->h * f->sy == m->bufs[f->buf].size;
 }
 
-/* Op k of epoch e can be a member of a chain. */
+/* The chain's first op reads its input and the last op writes its output
+ * in place, one row slice per band: any view of an arena buffer with one
+ * tile will do (a CONCATENATION input written into its slice of the
+ * output, cc_concat.c, is one). */
+static bool rows(const eu_fm *f) { return f->buf >= 0 && !f->tile_h; }
+
+/* Op k of epoch e can be a member of a chain (links between members also
+ * need whole(), see linked()). */
 static bool eligible(const cc_model *m, const cc_epoch *e, int32_t k)
 {
     const eu_op *o = &e->ops[k];
@@ -52,7 +62,7 @@ static bool eligible(const cc_model *m, const cc_epoch *e, int32_t k)
     if (m->g->ops[o->src_op].opcode == TFL_OP_FULLY_CONNECTED) return false;
     if (o->ifm.h < 1 || o->ofm.h < 2) return false;
     if (o->ifm.buf == o->ofm.buf) return false;
-    if (!whole(m, &o->ifm) || !whole(m, &o->ofm)) return false;
+    if (!rows(&o->ifm) || !rows(&o->ofm)) return false;
     /* no internal buffer but weight copies */
     int32_t ei = (int32_t)(e - m->epochs);
     for (int32_t b = 0; b < m->n_bufs; b++) {
@@ -73,6 +83,7 @@ static bool linked(const cc_model *m, const cc_epoch *e, int32_t k)
     const eu_op *a = &e->ops[k], *b = &e->ops[k + 1];
     int32_t t = a->ofm.buf;
     if (t < 0 || b->ifm.buf != t || m->bufs[t].temp) return false;
+    if (!whole(m, &a->ofm) || !whole(m, &b->ifm)) return false;
     if (a->ofm.format != b->ifm.format || a->ofm.sy != b->ifm.sy || a->ofm.h != b->ifm.h) return false;
     const graph *g = m->g;
     for (int32_t i = 0; i < g->n_outputs; i++)
@@ -238,7 +249,7 @@ static int apply(cc_model *m, int32_t ei, int32_t k0, int32_t n, bool *done, npu
             o.pad_b = (uint8_t)(hi - hi_c);
             if (j == 0) {
                 o.ifm.h = hi_c - lo_c;
-                o.ifm.off = (uint64_t)lo_c * o.ifm.sy;
+                o.ifm.off = chain[0].ifm.off + (uint64_t)lo_c * o.ifm.sy;
             } else {
                 o.ifm.buf = rbuf[j - 1];
                 roll(&o.ifm, lo_c, hi_c, lv[j - 1].rows);
@@ -246,7 +257,7 @@ static int apply(cc_model *m, int32_t ei, int32_t k0, int32_t n, bool *done, npu
             /* output rows */
             if (j == n - 1) {
                 o.ofm.h = b - a;
-                o.ofm.off = (uint64_t)a * o.ofm.sy;
+                o.ofm.off = chain[n - 1].ofm.off + (uint64_t)a * o.ofm.sy;
             } else {
                 o.ofm.buf = rbuf[j];
                 roll(&o.ofm, a, b, lv[j].rows);

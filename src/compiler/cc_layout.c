@@ -13,10 +13,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void mark(uint8_t *no, const eu_fm *f, bool flex)
+/* Whether an NHWC feature map becomes NHCWB16 by the strides set below:
+ * it addresses its buffer's tensor from byte 0 with that tensor's own row
+ * and pixel strides (a channel slice at most). The slices of a
+ * concatenation written in place at byte offsets (rows, columns) do not. */
+static bool brick_view(const cc_model *m, const eu_fm *f)
+{
+    const cc_buf *x = &m->bufs[f->buf];
+    if (x->tensor < 0) return false;
+    const graph_tensor *t = &m->g->tensors[x->tensor];
+    if (t->rank < 2) return false;
+    uint64_t es = f->bits / 8u, W = (uint64_t)t->shape[t->rank - 2], C = (uint64_t)t->shape[t->rank - 1];
+    uint64_t fw = f->full_w ? f->full_w : f->w, fc = f->full_c ? f->full_c : f->c;
+    return !f->off && !f->tile_h && fw == W && fc == C && f->sc == es && f->sx == C * es && f->sy == W * C * es;
+}
+
+static void mark(const cc_model *m, uint8_t *no, const eu_fm *f, bool flex)
 {
     if (f->buf < 0) return;
-    if (!flex || f->bits > 16 || f->c0 % 16) no[f->buf] = 1;
+    if (!flex || f->bits > 16 || f->c0 % 16 || !brick_view(m, f)) no[f->buf] = 1;
 }
 
 int cc_layout(cc_model *m, npuc_err *err)
@@ -38,8 +53,11 @@ int cc_layout(cc_model *m, npuc_err *err)
     for (int32_t t = 0; t < g->n_tensors; t++) {
         int32_t b = m->buf_of[t];
         if (b < 0) continue;
-        if (++owners[b] > 1) no[b] = 1;   /* a view shares it */
         if (g->tensors[t].rank != 4 && g->tensors[t].rank != 3) no[b] = 1;
+        /* a tensor written in place into a slice of a concatenation's
+         * output is not a view (its feature maps address the output) */
+        if (cc_concat_slice_of(m, t) >= 0) continue;
+        if (++owners[b] > 1) no[b] = 1;   /* a view shares it */
         /* optimising for size: no padding channels */
         if (m->opt.optimise == CC_OPT_SIZE && g->tensors[t].shape[g->tensors[t].rank - 1] % 16)
             no[b] = 1;
@@ -73,11 +91,11 @@ int cc_layout(cc_model *m, npuc_err *err)
         const cc_epoch *e = &m->epochs[ei];
         for (int32_t k = 0; k < e->n_eu; k++) {
             const eu_op *o = &e->ops[k];
-            mark(no, &o->ifm, o->flex);
-            mark(no, &o->ofm, o->flex);
-            if (o->ifm2_tensor) mark(no, &o->ifm2, o->flex);
+            mark(m, no, &o->ifm, o->flex);
+            mark(m, no, &o->ofm, o->flex);
+            if (o->ifm2_tensor) mark(m, no, &o->ifm2, o->flex);
             /* broadcast operands keep NHWC (their shape differs) */
-            if (o->ifm2_tensor && (o->bcast_h || o->bcast_w || o->bcast_c)) mark(no, &o->ifm2, false);
+            if (o->ifm2_tensor && (o->bcast_h || o->bcast_w || o->bcast_c)) mark(m, no, &o->ifm2, false);
         }
     }
     for (int32_t b = 0; b < m->n_bufs; b++) {

@@ -147,9 +147,12 @@ int emit_report_json(const cc_model *m, const char *model_name, const char *path
         npuc_json_member_string(&w, "pool", x->pool == CC_IN_FAST ? pool_name(m, s->fast_pool, "fast")
                                                                   : pool_name(m, s->act_pool, "arena"));
         npuc_json_member_int(&w, "offset", x->offset);
-        /* an intermediate of a cascade lives only in its rolling buffer */
-        npuc_json_member_uint(&w, "bytes", x->size || x->temp ? g->tensors[t].nbytes : 0);
+        /* an intermediate of a cascade lives only in its rolling buffer; a
+         * concatenation input written in place in the output's bytes */
+        int32_t cat = cc_concat_slice_of(m, t);
+        npuc_json_member_uint(&w, "bytes", (x->size || x->temp) && cat < 0 ? g->tensors[t].nbytes : 0);
         if (!x->size && !x->temp) npuc_json_member_bool(&w, "cascaded", true);
+        if (cat >= 0) npuc_json_member_int(&w, "slice_of", cat);
         /* first/last are steps of the allocation timeline: report ops */
         npuc_json_member_int(&w, "live_from_op", cc_step_op(m, x->first));
         npuc_json_member_int(&w, "live_to_op", cc_step_op(m, x->last));

@@ -100,4 +100,42 @@ static void cc_twin_close(cc_twin *t)
     memset(t, 0, sizeof *t);
 }
 
+/* Compiles g for variant v (its default system) with the rest of opt. */
+static inline int cc_compile_for(const graph *g, sim_variant v, cc_options opt, cc_model **cm, npuc_err *err)
+{
+    int rc = cc_system_default(v, &opt.sys, err);
+    return rc ? rc : cc_compile(g, &opt, cm, err);
+}
+
+/* Sets input k of both interpreters. */
+static inline int cc_twin_set_input(cc_twin *t, int32_t k, const void *in, size_t n, npuc_err *err)
+{
+    int rc = interp_set_input(t->ref, k, in, n, err);
+    return rc ? rc : interp_set_input(t->npu, k, in, n, err);
+}
+
+/* Runs the reference, then the compiled model; *side names the one that
+ * failed. */
+static inline int cc_twin_invoke(cc_twin *t, const char **side, npuc_err *err)
+{
+    *side = "reference run";
+    int rc = interp_invoke(t->ref, err);
+    if (rc) return rc;
+    *side = "compiled run";
+    return interp_invoke(t->npu, err);
+}
+
+/* Whether output k of the two is byte-identical; if not, *at is the first
+ * byte that differs (or the shorter size) and *size the reference's size. */
+static inline bool cc_twin_same(const cc_twin *t, int32_t k, size_t *at, size_t *size)
+{
+    size_t na = 0, nb = 0;
+    const uint8_t *a = interp_output(t->ref, k, &na), *b = interp_output(t->npu, k, &nb);
+    *size = na;
+    *at = 0;
+    if (a && b && na == nb && !memcmp(a, b, na)) return true;
+    while (a && b && *at < na && *at < nb && a[*at] == b[*at]) (*at)++;
+    return false;
+}
+
 #endif

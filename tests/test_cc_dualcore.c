@@ -184,10 +184,7 @@ static bool run_config(const dc_cfg *c, stats *st)
         fprintf(stderr, "FAIL %s: graph build\n", cs);
         goto out;
     }
-    cc_options opt;
-    memset(&opt, 0, sizeof opt);
-    opt.optimise = c->optimise;
-    if (cc_system_default(SIM_U65_512, &opt.sys, &e) || cc_compile(src, &opt, &cm, &e)) {
+    if (cc_compile_for(src, SIM_U65_512, (cc_options){.optimise = c->optimise}, &cm, &e)) {
         fprintf(stderr, "FAIL %s: compile: %s\n", cs, e.msg);
         goto out;
     }
@@ -221,16 +218,13 @@ static bool run_config(const dc_cfg *c, stats *st)
             if (wide) ((int16_t *)in)[i] = (int16_t)v;
             else ((int8_t *)in)[i] = (int8_t)v;
         }
-        if (interp_set_input(tw.ref, 0, in, ti->nbytes, &e) || interp_invoke(tw.ref, &e) ||
-            interp_set_input(tw.npu, 0, in, ti->nbytes, &e) || interp_invoke(tw.npu, &e)) {
-            fprintf(stderr, "FAIL %s: run, draw %d: %s\n", cs, d, e.msg);
+        const char *side = "set input";
+        if (cc_twin_set_input(&tw, 0, in, ti->nbytes, &e) || cc_twin_invoke(&tw, &side, &e)) {
+            fprintf(stderr, "FAIL %s: %s, draw %d: %s\n", cs, side, d, e.msg);
             goto out;
         }
-        size_t na, nb;
-        const void *oa = interp_output(tw.ref, 0, &na), *ob = interp_output(tw.npu, 0, &nb);
-        if (na != nb || memcmp(oa, ob, na)) {
-            size_t at = 0;
-            while (at < na && ((const uint8_t *)oa)[at] == ((const uint8_t *)ob)[at]) at++;
+        size_t at, na;
+        if (!cc_twin_same(&tw, 0, &at, &na)) {
             fprintf(stderr, "FAIL %s, draw %d: outputs differ at byte %zu of %zu\n", cs, d, at, na);
             goto out;
         }

@@ -90,9 +90,7 @@ static bool run_graph(const char *name, graph *g, sim_variant v, const expect *x
             goto out;
         }
     }
-    cc_options opt;
-    memset(&opt, 0, sizeof opt);
-    if (cc_system_default(v, &opt.sys, &e) || cc_compile(g, &opt, &cm, &e)) {
+    if (cc_compile_for(g, v, (cc_options){0}, &cm, &e)) {
         fprintf(stderr, "FAIL %s (%s): compile: %s\n", name, cc_target_name(v), e.msg);
         goto out;
     }
@@ -150,21 +148,15 @@ static bool run_graph(const char *name, graph *g, sim_variant v, const expect *x
     npuc_rng_seed(&rng, (uint64_t)st->graphs * 7919u);
     for (int d = 0; d < n_draws; d++) {
         fill(&rng, d < 4 ? d : 0, ti->dtype, in, ti->nbytes);
-        if (interp_set_input(tw.ref, 0, in, ti->nbytes, &e) || interp_invoke(tw.ref, &e)) {
-            fprintf(stderr, "FAIL %s: reference run: %s\n", name, e.msg);
-            goto out;
-        }
-        if (interp_set_input(tw.npu, 0, in, ti->nbytes, &e) || interp_invoke(tw.npu, &e)) {
-            fprintf(stderr, "FAIL %s (%s): compiled run: %s\n", name, cc_target_name(v), e.msg);
+        const char *side = "set input";
+        if (cc_twin_set_input(&tw, 0, in, ti->nbytes, &e) || cc_twin_invoke(&tw, &side, &e)) {
+            fprintf(stderr, "FAIL %s (%s): %s: %s\n", name, cc_target_name(v), side, e.msg);
             goto out;
         }
         st->draws++;
         for (int32_t k = 0; k < g->n_outputs; k++) {
-            size_t na, nb;
-            const uint8_t *oa = interp_output(tw.ref, k, &na), *ob = interp_output(tw.npu, k, &nb);
-            if (na != nb || memcmp(oa, ob, na)) {
-                size_t at = 0;
-                while (at < na && at < nb && oa[at] == ob[at]) at++;
+            size_t at, na;
+            if (!cc_twin_same(&tw, k, &at, &na)) {
                 fprintf(stderr, "FAIL %s (%s), draw %d: output %d differs at byte %zu of %zu\n", name,
                         cc_target_name(v), d, k, at, na);
                 goto out;

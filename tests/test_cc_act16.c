@@ -145,10 +145,7 @@ static bool run_config(const cfg *c, uint64_t seed, stats *st)
         fprintf(stderr, "FAIL %s: graph build\n", cs);
         goto out;
     }
-    cc_options opt;
-    memset(&opt, 0, sizeof opt);
-    opt.optimise = c->optimise;
-    if (cc_system_default(c->variant, &opt.sys, &e) || cc_compile(src, &opt, &cm, &e)) {
+    if (cc_compile_for(src, c->variant, (cc_options){.optimise = c->optimise}, &cm, &e)) {
         fprintf(stderr, "FAIL %s: compile: %s\n", cs, e.msg);
         goto out;
     }
@@ -197,12 +194,9 @@ static bool run_config(const cfg *c, uint64_t seed, stats *st)
     size_t n_el = graph_tensor_elems(ti);
     for (int d = 0; d < 2; d++) {
         fill_input(&rng, c->in_dt, in, n_el);
-        if (interp_set_input(tw.ref, 0, in, ti->nbytes, &e) || interp_invoke(tw.ref, &e)) {
-            fprintf(stderr, "FAIL %s: reference run: %s\n", cs, e.msg);
-            goto out;
-        }
-        if (interp_set_input(tw.npu, 0, in, ti->nbytes, &e) || interp_invoke(tw.npu, &e)) {
-            fprintf(stderr, "FAIL %s: compiled run: %s\n", cs, e.msg);
+        const char *side = "set input";
+        if (cc_twin_set_input(&tw, 0, in, ti->nbytes, &e) || cc_twin_invoke(&tw, &side, &e)) {
+            fprintf(stderr, "FAIL %s: %s: %s\n", cs, side, e.msg);
             goto out;
         }
         st->runs++;

@@ -154,9 +154,7 @@ static bool run_config(const cfg *c, uint64_t seed, int expect_npu, const char *
         if (!ok) fprintf(stderr, "FAIL %s: the reference rejects it: %s\n", cs, rwhy);
         goto out;
     }
-    cc_options opt;
-    memset(&opt, 0, sizeof opt);
-    if (cc_system_default(c->variant, &opt.sys, &e) || cc_compile(src, &opt, &cm, &e)) {
+    if (cc_compile_for(src, c->variant, (cc_options){0}, &cm, &e)) {
         fprintf(stderr, "FAIL %s: compile: %s\n", cs, e.msg);
         goto out;
     }
@@ -194,12 +192,9 @@ static bool run_config(const cfg *c, uint64_t seed, int expect_npu, const char *
     for (int d = 0; d < n_draws; d++) {
         int pat = d < 6 ? d : (int)npuc_rng_range(&rng, 0, 5);
         fill(&rng, pat, c->dt, in, n);
-        if (interp_set_input(tw.ref, 0, in, ti->nbytes, &e) || interp_invoke(tw.ref, &e)) {
-            fprintf(stderr, "FAIL %s: reference run: %s\n", cs, e.msg);
-            goto out;
-        }
-        if (interp_set_input(tw.npu, 0, in, ti->nbytes, &e) || interp_invoke(tw.npu, &e)) {
-            fprintf(stderr, "FAIL %s: compiled run: %s\n", cs, e.msg);
+        const char *side = "set input";
+        if (cc_twin_set_input(&tw, 0, in, ti->nbytes, &e) || cc_twin_invoke(&tw, &side, &e)) {
+            fprintf(stderr, "FAIL %s: %s: %s\n", cs, side, e.msg);
             goto out;
         }
         st->draws++;

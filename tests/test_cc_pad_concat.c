@@ -65,10 +65,7 @@ static uint64_t run_case(const char *name, graph *g, sim_variant v, cc_optimise 
         fprintf(stderr, "FAIL %s: graph build\n", name);
         goto out;
     }
-    cc_options opt;
-    memset(&opt, 0, sizeof opt);
-    opt.optimise = optim;
-    if (cc_system_default(v, &opt.sys, &e) || cc_compile(g, &opt, &cm, &e)) {
+    if (cc_compile_for(g, v, (cc_options){.optimise = optim}, &cm, &e)) {
         fprintf(stderr, "FAIL %s (%s): compile: %s\n", name, cc_target_name(v), e.msg);
         goto out;
     }
@@ -113,28 +110,21 @@ static uint64_t run_case(const char *name, graph *g, sim_variant v, cc_optimise 
             in = malloc(ti->nbytes + 1);
             if (!in) goto out;
             for (size_t b = 0; b < ti->nbytes; b++) in[b] = (uint8_t)npuc_rng_next(&rng);
-            if (interp_set_input(tw.ref, k, in, ti->nbytes, &e) || interp_set_input(tw.npu, k, in, ti->nbytes, &e)) {
+            if (cc_twin_set_input(&tw, k, in, ti->nbytes, &e)) {
                 fprintf(stderr, "FAIL %s: set input: %s\n", name, e.msg);
                 goto out;
             }
         }
-        if (interp_invoke(tw.ref, &e)) {
-            fprintf(stderr, "FAIL %s: reference: %s\n", name, e.msg);
-            goto out;
-        }
-        if (interp_invoke(tw.npu, &e)) {
-            fprintf(stderr, "FAIL %s (%s): compiled run: %s\n", name, cc_target_name(v), e.msg);
+        const char *side;
+        if (cc_twin_invoke(&tw, &side, &e)) {
+            fprintf(stderr, "FAIL %s (%s): %s: %s\n", name, cc_target_name(v), side, e.msg);
             goto out;
         }
         for (int32_t k = 0; k < g->n_outputs; k++) {
-            size_t na, nb;
-            const uint8_t *oa = interp_output(tw.ref, k, &na), *ob = interp_output(tw.npu, k, &nb);
-            if (na != nb || memcmp(oa, ob, na)) {
-                size_t at = 0;
-                while (at < na && at < nb && oa[at] == ob[at]) at++;
-                fprintf(stderr, "FAIL %s (%s), seed %llu, draw %d: output %d differs at byte %zu (%d vs %d)\n",
-                        name, cc_target_name(v), (unsigned long long)g_seed, d, k, at, at < na ? oa[at] : -1,
-                        at < nb ? ob[at] : -1);
+            size_t at, na;
+            if (!cc_twin_same(&tw, k, &at, &na)) {
+                fprintf(stderr, "FAIL %s (%s), seed %llu, draw %d: output %d differs at byte %zu of %zu\n", name,
+                        cc_target_name(v), (unsigned long long)g_seed, d, k, at, na);
                 goto out;
             }
         }

@@ -242,9 +242,7 @@ static bool run_config(const sm_cfg *c, uint64_t seed, int expect_npu, int n_dra
         fprintf(stderr, "FAIL %s: graph build\n", cs);
         goto out;
     }
-    cc_options opt;
-    memset(&opt, 0, sizeof opt);
-    if (cc_system_default(c->variant, &opt.sys, &e) || cc_compile(src, &opt, &cm, &e)) {
+    if (cc_compile_for(src, c->variant, (cc_options){0}, &cm, &e)) {
         fprintf(stderr, "FAIL %s: compile: %s\n", cs, e.msg);
         goto out;
     }
@@ -281,13 +279,10 @@ static bool run_config(const sm_cfg *c, uint64_t seed, int expect_npu, int n_dra
             if (c->in_dt == GRAPH_I16) fill_row16(&rng, p, u16, (int16_t *)in + (size_t)row * c->C, c->C);
             else fill_row(&rng, p, dq, (int8_t *)in + (size_t)row * c->C, c->C);
         }
-        if (interp_set_input(tw.ref, 0, in, ti->nbytes, &e) || interp_invoke(tw.ref, &e)) {
-            fprintf(stderr, "FAIL %s: the reference rejects pattern %s: %s\n", cs,
+        const char *side = "set input";
+        if (cc_twin_set_input(&tw, 0, in, ti->nbytes, &e) || cc_twin_invoke(&tw, &side, &e)) {
+            fprintf(stderr, "FAIL %s: %s, pattern %s: %s\n", cs, side,
                     d < P_COUNT ? pattern_names[pat] : "mixed rows", e.msg);
-            goto out;
-        }
-        if (interp_set_input(tw.npu, 0, in, ti->nbytes, &e) || interp_invoke(tw.npu, &e)) {
-            fprintf(stderr, "FAIL %s: compiled run: %s\n", cs, e.msg);
             goto out;
         }
         st->draws++;

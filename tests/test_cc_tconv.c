@@ -184,10 +184,7 @@ static bool run_config(const tc_cfg *c, int expect_npu, const char *reason, int 
         fprintf(stderr, "FAIL %s: graph build\n", cs);
         goto out;
     }
-    cc_options opt;
-    memset(&opt, 0, sizeof opt);
-    opt.optimise = c->optimise;
-    if (cc_system_default(c->variant, &opt.sys, &e) || cc_compile(src, &opt, &cm, &e)) {
+    if (cc_compile_for(src, c->variant, (cc_options){.optimise = c->optimise}, &cm, &e)) {
         fprintf(stderr, "FAIL %s: compile: %s\n", cs, e.msg);
         goto out;
     }
@@ -237,12 +234,9 @@ static bool run_config(const tc_cfg *c, int expect_npu, const char *reason, int 
             if (wide) ((int16_t *)in)[i] = (int16_t)v;
             else ((int8_t *)in)[i] = (int8_t)v;
         }
-        if (interp_set_input(tw.ref, 0, in, ti->nbytes, &e) || interp_invoke(tw.ref, &e)) {
-            fprintf(stderr, "FAIL %s: the reference rejects draw %d: %s\n", cs, d, e.msg);
-            goto out;
-        }
-        if (interp_set_input(tw.npu, 0, in, ti->nbytes, &e) || interp_invoke(tw.npu, &e)) {
-            fprintf(stderr, "FAIL %s: compiled run, draw %d: %s\n", cs, d, e.msg);
+        const char *side = "set input";
+        if (cc_twin_set_input(&tw, 0, in, ti->nbytes, &e) || cc_twin_invoke(&tw, &side, &e)) {
+            fprintf(stderr, "FAIL %s: %s, draw %d: %s\n", cs, side, d, e.msg);
             goto out;
         }
         if (npu) expected_runs++;

@@ -21,6 +21,10 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 #endif
     ;
 
+/* --prefetch-headroom PERCENT (0..1000) as cc_options.prefetch_headroom;
+ * false if v is not such a number. */
+bool cli_parse_headroom(const char *v, int32_t *out);
+
 /* Loads a model file and imports it. */
 int cli_load_graph(const char *path, tfl_model **model, graph **g, npuc_err *err);
 

@@ -34,6 +34,9 @@ static void help(FILE *f)
             "                        the public key goes to NAME_rel.json\n"
             "  --optimise G          performance (default) or size\n"
             "  --cascade C           auto (default: where it lowers peak SRAM), all, off\n"
+            "  --prefetch-headroom P performance: how much, in percent of the activation\n"
+            "                        peak, loading weights early may add to it (0-1000,\n"
+            "                        default 20; 0: never)\n"
             "  --verbose             list every op with where it runs and why\n"
             "  --quiet               print nothing on success\n"
             "  --help                this text\n"
@@ -81,6 +84,7 @@ int cli_compile(int argc, char **argv)
 {
     const char *model = NULL, *outdir = NULL, *target = "ethos-u55-256", *syscfg = NULL;
     const char *format = "tflite", *optimise = "performance", *cascade = "auto";
+    const char *headroom = NULL;
     bool verbose = false, quiet = false, split = false;
     const char *sign_key = NULL;
     for (int i = 1; i < argc; i++) {
@@ -100,6 +104,7 @@ int cli_compile(int argc, char **argv)
         else if (!strcmp(a, "--output-format")) VAL(format);
         else if (!strcmp(a, "--optimise") || !strcmp(a, "--optimize")) VAL(optimise);
         else if (!strcmp(a, "--cascade")) VAL(cascade);
+        else if (!strcmp(a, "--prefetch-headroom")) VAL(headroom);
         else if (!strcmp(a, "--verbose")) verbose = true;
         else if (!strcmp(a, "--split")) split = true;
         else if (!strcmp(a, "--sign-key")) VAL(sign_key);
@@ -142,6 +147,8 @@ int cli_compile(int argc, char **argv)
     else if (!strcmp(cascade, "all")) opt.cascade = CC_CASCADE_ALL;
     else if (!strcmp(cascade, "off")) opt.cascade = CC_CASCADE_OFF;
     else return cli_usage_error("compile", "unknown --cascade '%s' (auto, all or off)", cascade);
+    if (headroom && !cli_parse_headroom(headroom, &opt.prefetch_headroom))
+        return cli_usage_error("compile", "--prefetch-headroom needs a percentage from 0 to 1000, not '%s'", headroom);
     npuc_err err = {0};
     sim_variant v;
     if (cc_target_parse(target, &v, &err)) return cli_usage_error("compile", "%s", err.msg);

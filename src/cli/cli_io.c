@@ -294,3 +294,13 @@ void cli_params_path(const char *model, char *out, size_t cap)
     if (n >= k && !strcmp(model + n - k, suf)) snprintf(out, cap, "%.*s_params.bin", (int)(n - k), model);
     else snprintf(out, cap, "%s.params.bin", model);
 }
+
+bool cli_parse_headroom(const char *v, int32_t *out)
+{
+    char *end;
+    if (!v || !*v || *v == '-' || *v == '+') return false;
+    long x = strtol(v, &end, 10);
+    if (*end || x < 0 || x > 1000) return false;
+    *out = x ? (int32_t)x : -1;   /* cc_options: negative = none, 0 = the default */
+    return true;
+}

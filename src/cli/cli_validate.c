@@ -42,6 +42,9 @@ static void help(FILE *f)
             "  --system-config S     built-in system name or JSON memory-pool file\n"
             "  --optimise G          performance (default) or size\n"
             "  --cascade C           auto (default: where it lowers peak SRAM), all, off\n"
+            "  --prefetch-headroom P performance: how much, in percent of the activation\n"
+            "                        peak, loading weights early may add to it (0-1000,\n"
+            "                        default 20; 0: never)\n"
             "  --compiled FILE       validate this compiled model (.nprt from\n"
             "                        --output-format bin, or NAME_rel.bin) instead of\n"
             "                        compiling; give the --target it was compiled for to\n"
@@ -133,6 +136,7 @@ static const char *base_of(const char *path)
 int cli_validate(int argc, char **argv)
 {
     const char *model = NULL, *target = "ethos-u55-256", *syscfg = NULL, *optimise = "performance", *cascade = "auto";
+    const char *headroom = NULL;
     const char *compiled = NULL, *params = NULL, *inputs_dir = NULL, *float_model = NULL;
     const char *json = NULL, *csv = NULL, *html = NULL;
     const char *input_files[64];
@@ -156,6 +160,7 @@ int cli_validate(int argc, char **argv)
         else if (!strcmp(a, "--system-config")) VAL(syscfg);
         else if (!strcmp(a, "--optimise") || !strcmp(a, "--optimize")) VAL(optimise);
         else if (!strcmp(a, "--cascade")) VAL(cascade);
+        else if (!strcmp(a, "--prefetch-headroom")) VAL(headroom);
         else if (!strcmp(a, "--compiled")) VAL(compiled);
         else if (!strcmp(a, "--params")) VAL(params);
         else if (!strcmp(a, "--inputs")) VAL(inputs_dir);
@@ -218,6 +223,8 @@ int cli_validate(int argc, char **argv)
     else if (!strcmp(cascade, "all")) opt.cc.cascade = CC_CASCADE_ALL;
     else if (!strcmp(cascade, "off")) opt.cc.cascade = CC_CASCADE_OFF;
     else return cli_usage_error("validate", "unknown --cascade '%s' (auto, all or off)", cascade);
+    if (headroom && !cli_parse_headroom(headroom, &opt.cc.prefetch_headroom))
+        return cli_usage_error("validate", "--prefetch-headroom needs a percentage from 0 to 1000, not '%s'", headroom);
     npuc_err err = {0};
     sim_variant v;
     if (cc_target_parse(target, &v, &err)) return cli_usage_error("validate", "%s", err.msg);

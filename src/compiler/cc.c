@@ -220,6 +220,7 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
     if ((rc = cc_concat_place(m, err))) goto fail;
     if ((rc = cc_layout(m, err))) goto fail;
     if ((rc = cc_cascade(m, err))) goto fail;
+    cc_reblock(m);
     if ((rc = cc_allocate(m, err))) goto fail;
     if (drop_slow_copies(m) && (rc = cc_allocate(m, err))) goto fail;
     for (int32_t i = 0; i < m->n_epochs; i++) {

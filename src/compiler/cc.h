@@ -26,11 +26,16 @@ typedef enum cc_cascade_mode { CC_CASCADE_AUTO = 0, CC_CASCADE_OFF = 1, CC_CASCA
  * is legal (for tests), OFF never (one copy per input). */
 typedef enum cc_concat_mode { CC_CONCAT_AUTO = 0, CC_CONCAT_OFF = 1, CC_CONCAT_ALL = 2 } cc_concat_mode;
 
+/* How much the weight prefetch (cc_prefetch.c) may grow the arena's peak
+ * with --optimise performance, in percent of the peak without it. */
+#define CC_HEADROOM_DEFAULT 20
+
 typedef struct cc_options {
     cc_system sys;            /* target NPU and memories */
     cc_optimise optimise;
     cc_cascade_mode cascade;
     cc_concat_mode concat;
+    int32_t prefetch_headroom;   /* percent; 0 = CC_HEADROOM_DEFAULT, < 0 = none */
 } cc_options;
 
 /* ------------------------------------------------------------ NPU ops */
@@ -121,6 +126,7 @@ typedef struct cc_buf {
     int32_t tensor;           /* a representative graph tensor (for names), -1 temp */
     bool temp;                /* an op's internal buffer, live only at that op */
     bool brick;               /* stored NHCWB16 (ethos-u.md 4.2) */
+    bool wcopy;               /* an op's weight copy, filled by DMA (eu_op.wbuf) */
     int32_t epoch;            /* >= 0: live over NPU ops eu_first..eu_last of
                                  that epoch instead of whole graph ops */
     int32_t eu_first, eu_last;
@@ -189,6 +195,10 @@ int cc_lower(cc_model *m, npuc_err *err);
 int cc_concat_place(cc_model *m, npuc_err *err);   /* cc_concat.c */
 int cc_layout(cc_model *m, npuc_err *err);
 int cc_cascade(cc_model *m, npuc_err *err);
+/* Chooses every NPU op's block again once storage formats (cc_layout) and
+ * cascade bands are known; CONV/DEPTHWISE keep their block depth, which
+ * their weight streams are encoded for (cc_lower.c). */
+void cc_reblock(cc_model *m);
 int cc_allocate(cc_model *m, npuc_err *err);
 int eu_generate(cc_model *m, cc_epoch *e, npuc_err *err);
 int cc_prefetch(cc_model *m, npuc_err *err);

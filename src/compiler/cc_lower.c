@@ -193,31 +193,53 @@ static bool hwc_of(const graph_tensor *t, uint32_t *h, uint32_t *w, uint32_t *ch
     return true;
 }
 
+static void block_req(sim_variant v, const eu_op *o, eu_block_req *r)
+{
+    memset(r, 0, sizeof *r);
+    r->variant = v;
+    r->kind = o->kind;
+    r->mode = o->mode;
+    r->ofm_w = o->ofm.w;
+    r->ofm_h = o->ofm.h;
+    r->ofm_d = o->ofm.c;
+    r->ifm_d = o->ifm.c;
+    r->kernel_w = (o->kw - 1) * o->dil_x + 1;
+    r->kernel_h = (o->kh - 1) * o->dil_y + 1;
+    r->stride_x = o->stride_x;
+    r->stride_y = o->stride_y;
+    r->upscale = o->upscale != 0;
+    r->ifm_bits = o->ifm.bits;
+    r->ofm_bits = o->ofm.bits;
+    r->acc40 = (o->kind == SIM_K_CONV || o->kind == SIM_K_DEPTHWISE) && o->ifm.bits == 16;
+    r->ifm2_tensor = o->ifm2_tensor;
+    r->uses_lut = o->act_func >= 16;
+    r->part_kernel_first = o->pkf;
+}
+
 int cc_choose_block(lower_ctx *c, eu_op *o, npuc_err *err)
 {
     eu_block_req r;
-    memset(&r, 0, sizeof r);
-    r.variant = c->m->opt.sys.variant;
-    r.kind = o->kind;
-    r.mode = o->mode;
-    r.ofm_w = o->ofm.w;
-    r.ofm_h = o->ofm.h;
-    r.ofm_d = o->ofm.c;
-    r.ifm_d = o->ifm.c;
-    r.kernel_w = (o->kw - 1) * o->dil_x + 1;
-    r.kernel_h = (o->kh - 1) * o->dil_y + 1;
-    r.stride_x = o->stride_x;
-    r.stride_y = o->stride_y;
-    r.upscale = o->upscale != 0;
-    r.ifm_bits = o->ifm.bits;
-    r.ofm_bits = o->ofm.bits;
-    r.acc40 = (o->kind == SIM_K_CONV || o->kind == SIM_K_DEPTHWISE) && o->ifm.bits == 16;
-    r.ifm2_tensor = o->ifm2_tensor;
-    r.uses_lut = o->act_func >= 16;
-    r.part_kernel_first = o->pkf;
-    int rc = eu_block_choose(&r, &o->blk, err);
-    if (rc) return rc;
-    return NPUC_OK;
+    block_req(c->m->opt.sys.variant, o, &r);
+    return eu_block_choose(&r, &o->blk, err);
+}
+
+void cc_reblock(cc_model *m)
+{
+    for (int32_t i = 0; i < m->n_epochs; i++) {
+        cc_epoch *e = &m->epochs[i];
+        for (int32_t k = 0; e->kind == CC_EPOCH_HW && k < e->n_eu; k++) {
+            eu_op *o = &e->ops[k];
+            eu_block_req r;
+            block_req(m->opt.sys.variant, o, &r);
+            r.ifm_format = o->ifm.format;
+            r.ofm_format = o->ofm.format;
+            /* a weight stream is encoded for its block depth */
+            if (o->kind == SIM_K_CONV || o->kind == SIM_K_DEPTHWISE) r.fixed_d = o->blk.d;
+            eu_block b;
+            npuc_err e2 = {0};
+            if (eu_block_choose(&r, &b, &e2) == NPUC_OK) o->blk = b;
+        }
+    }
 }
 
 /* The hardware pair for TFLite's (m, shift) (ethos-u.md 5.6): TFL rounding
@@ -414,6 +436,7 @@ static int encode_chunk(lower_ctx *c, eu_op *o, const wop *p, const int16_t *w,
         if (o->wbuf < 0) return err->code;
         cc_buf *b = &c->m->bufs[o->wbuf];
         b->epoch = (int32_t)(c->e - c->m->epochs);
+        b->wcopy = true;
         b->eu_first = me > 0 ? me - 1 : me;
         b->eu_last = me;
     }

@@ -37,6 +37,9 @@ typedef struct pf_ctx {
     uint64_t limit[2];        /* per pool: the peak a copy may not cross */
     int32_t *t0;              /* first step of each graph op */
     uint64_t *sp;             /* scratch: [lo, hi) pairs */
+    /* placed planning: every weight copy is placed anew as its DMA is
+     * planned (offset -1 until then) */
+    bool placed;
 } pf_ctx;
 
 static int cmp_lo(const void *a, const void *b)
@@ -55,17 +58,38 @@ static int64_t find_room(const pf_ctx *c, int32_t self, int32_t a)
     size_t ns = 0;
     for (int32_t b = 0; b < m->n_bufs; b++) {
         const cc_buf *y = &m->bufs[b];
-        if (b == self || !y->size || y->pool != x->pool || y->last < a || y->first > x->last) continue;
+        if (b == self || !y->size || y->offset < 0 || y->pool != x->pool || y->last < a || y->first > x->last)
+            continue;
         c->sp[2 * ns] = (uint64_t)y->offset;
         c->sp[2 * ns + 1] = (uint64_t)y->offset + y->size;
         ns++;
     }
     uint64_t lim = c->limit[x->pool ? 1 : 0];
-    bool here = (uint64_t)x->offset + x->size <= lim;
+    bool here = x->offset >= 0 && (uint64_t)x->offset + x->size <= lim;
     for (size_t i = 0; i < ns && here; i++)
         if (c->sp[2 * i] < (uint64_t)x->offset + x->size && (uint64_t)x->offset < c->sp[2 * i + 1]) here = false;
     if (here) return x->offset;
     qsort(c->sp, ns, 2 * sizeof *c->sp, cmp_lo);
+    if (c->placed && x->pool == CC_IN_ARENA && lim < UINT64_MAX / 4) {
+        /* placed plan: the highest hole under the limit, so that copies
+         * stack down from the limit in the order they are loaded and leave
+         * the low offsets, where the feature maps are, whole */
+        int64_t best = -1;
+        uint64_t lo = 0;
+        for (size_t i = 0; i <= ns; i++) {
+            uint64_t hi = i < ns ? c->sp[2 * i] : lim;
+            if (hi > lim) hi = lim;
+            if (hi >= lo + x->size) {
+                uint64_t o = (hi - x->size) & ~(uint64_t)15;
+                if (o >= lo && (int64_t)o > best) best = (int64_t)o;
+            }
+            if (i < ns) {
+                uint64_t e = (c->sp[2 * i + 1] + 15) & ~(uint64_t)15;
+                if (e > lo) lo = e;
+            }
+        }
+        return best;
+    }
     uint64_t off = 0;
     for (size_t i = 0; i < ns; i++) {
         if (off + x->size <= c->sp[2 * i]) break;
@@ -123,8 +147,19 @@ static void plan_epoch(pf_ctx *c, cc_epoch *e)
                 int32_t from = eu_step(m, e, i, c->t0);
                 int64_t off = find_room(c, e->ops[k].wbuf, from);
                 if (off < 0) break;
+                b->offset = off;
                 b->eu_first = i;
                 b->first = from;
+            } else if (b->offset < 0) {
+                /* placed where it is due: under the limit if it can be,
+                 * else wherever it fits */
+                int64_t off = find_room(c, e->ops[k].wbuf, b->first);
+                if (off < 0) {
+                    uint64_t keep = c->limit[b->pool ? 1 : 0];
+                    c->limit[b->pool ? 1 : 0] = UINT64_MAX / 2;
+                    off = find_room(c, e->ops[k].wbuf, b->first);
+                    c->limit[b->pool ? 1 : 0] = keep;
+                }
                 b->offset = off;
             }
             /* a full queue holds the stream until its oldest DMA ends */
@@ -152,6 +187,108 @@ static void plan_epoch(pf_ctx *c, cc_epoch *e)
     free(issued);
 }
 
+typedef struct pf_saved { int32_t eu_first, first; int64_t offset; uint8_t pool; } pf_saved;
+
+static void put_back(cc_model *m, const pf_saved *sv, uint64_t arena, uint64_t fast)
+{
+    for (int32_t b = 0; b < m->n_bufs; b++) {
+        m->bufs[b].eu_first = sv[b].eu_first;
+        m->bufs[b].first = sv[b].first;
+        m->bufs[b].offset = sv[b].offset;
+        m->bufs[b].pool = sv[b].pool;
+    }
+    m->arena_size = arena;
+    m->fast_size = fast;
+}
+
+static bool moved(const cc_model *m, const pf_saved *sv)
+{
+    for (int32_t b = 0; b < m->n_bufs; b++)
+        if (sv[b].eu_first != m->bufs[b].eu_first) return true;
+    return false;
+}
+
+static void plan_all(pf_ctx *c)
+{
+    for (int32_t i = 0; i < c->m->n_epochs; i++)
+        if (c->m->epochs[i].kind == CC_EPOCH_HW) plan_epoch(c, &c->m->epochs[i]);
+}
+
+/* The peaks of both pools as placed. */
+static void tops(const cc_model *m, uint64_t top[2])
+{
+    top[0] = top[1] = 0;
+    for (int32_t b = 0; b < m->n_bufs; b++) {
+        const cc_buf *x = &m->bufs[b];
+        uint64_t end = (uint64_t)x->offset + x->size;
+        if (x->size && end > top[x->pool ? 1 : 0]) top[x->pool ? 1 : 0] = end;
+    }
+    for (int p = 0; p < 2; p++) top[p] = (top[p] + 15) & ~(uint64_t)15;
+}
+
+/* Placed plan: the pools are placed again without the weight copies, then
+ * each copy is placed as its DMA is planned, under lim[]. Returns whether
+ * every copy found a place within the pools' sizes (else everything is as
+ * before). */
+static bool plan_placed(pf_ctx *c, const pf_saved *sv, const uint64_t lim[2], uint64_t fast_cap)
+{
+    cc_model *m = c->m;
+    uint64_t arena0 = m->arena_size, fast0 = m->fast_size;
+    uint64_t *size = malloc(sizeof *size * ((size_t)m->n_bufs + 1));
+    if (!size) return false;
+    for (int32_t b = 0; b < m->n_bufs; b++) {
+        size[b] = m->bufs[b].size;
+        if (m->bufs[b].wcopy) m->bufs[b].size = 0;
+    }
+    npuc_err e2 = {0};
+    int rc = cc_allocate(m, &e2);
+    bool ok = rc == NPUC_OK;
+    for (int32_t b = 0; b < m->n_bufs; b++) {
+        m->bufs[b].size = size[b];
+        if (m->bufs[b].wcopy) {
+            m->bufs[b].pool = sv[b].pool;
+            m->bufs[b].offset = -1;
+        }
+    }
+    free(size);
+    if (ok) {
+        c->placed = true;
+        c->limit[0] = lim[0];
+        c->limit[1] = lim[1];
+        plan_all(c);
+        c->placed = false;
+        for (int32_t b = 0; b < m->n_bufs && ok; b++) ok = !m->bufs[b].size || m->bufs[b].offset >= 0;
+    }
+    if (ok) {
+        uint64_t top[2];
+        tops(m, top);
+        m->arena_size = top[0];
+        m->fast_size = top[1];
+        ok = !fast_cap || top[1] <= fast_cap;
+        const cc_system *s = &m->opt.sys;
+        if (ok && s->act_pool >= 0 && s->act_pool < s->n_pools && s->pools[s->act_pool].size)
+            ok = top[0] <= s->pools[s->act_pool].size;
+    }
+    if (!ok) put_back(m, sv, arena0, fast0);
+    return ok;
+}
+
+/* A whole plan (every buffer's range and place, the pools' peaks) and
+ * the cycles it gave. */
+typedef struct pf_state {
+    pf_saved *b;
+    uint64_t arena, fast, cycles;
+} pf_state;
+
+static void snap(const cc_model *m, pf_state *st)
+{
+    for (int32_t b = 0; b < m->n_bufs; b++)
+        st->b[b] = (pf_saved){m->bufs[b].eu_first, m->bufs[b].first, m->bufs[b].offset, m->bufs[b].pool};
+    st->arena = m->arena_size;
+    st->fast = m->fast_size;
+    st->cycles = m->npu_cycles;
+}
+
 int cc_prefetch(cc_model *m, npuc_err *err)
 {
     if (m->opt.optimise != CC_OPT_PERFORMANCE) return NPUC_OK;
@@ -167,58 +304,68 @@ int cc_prefetch(cc_model *m, npuc_err *err)
     c.m = m;
     c.t0 = malloc(sizeof(int32_t) * ((size_t)g->n_ops + 1));
     c.sp = malloc(sizeof(uint64_t) * 2 * ((size_t)m->n_bufs + 1));
-    typedef struct { int32_t eu_first, first; int64_t offset; } was;
-    was *saved = malloc(sizeof *saved * ((size_t)m->n_bufs + 1));
-    if (!c.t0 || !c.sp || !saved) {
+    pf_state orig = {0}, best = {0};
+    orig.b = malloc(sizeof *orig.b * ((size_t)m->n_bufs + 1));
+    best.b = malloc(sizeof *best.b * ((size_t)m->n_bufs + 1));
+    if (!c.t0 || !c.sp || !orig.b || !best.b) {
         free(c.t0);
         free(c.sp);
-        free(saved);
+        free(orig.b);
+        free(best.b);
         return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     }
     for (int32_t i = 0, steps = 0; i < g->n_ops; i++) {
         c.t0[i] = steps;
         steps += cc_op_steps(m, i);
     }
-    for (int32_t b = 0; b < m->n_bufs; b++)
-        saved[b] = (was){m->bufs[b].eu_first, m->bufs[b].first, m->bufs[b].offset};
-    uint64_t cycles0 = m->npu_cycles, fast0 = m->fast_size, arena0 = m->arena_size;
+    snap(m, &orig);
+    snap(m, &best);
     const cc_system *s = &m->opt.sys;
-    c.limit[0] = m->arena_size;
-    c.limit[1] = s->fast_pool >= 0 && s->fast_pool < s->n_pools && s->pools[s->fast_pool].size
-                     ? s->pools[s->fast_pool].size
-                     : m->fast_size;
-    for (int32_t i = 0; i < m->n_epochs; i++)
-        if (m->epochs[i].kind == CC_EPOCH_HW) plan_epoch(&c, &m->epochs[i]);
-    bool changed = false;
-    for (int32_t b = 0; b < m->n_bufs && !changed; b++) changed = saved[b].eu_first != m->bufs[b].eu_first;
+    bool fast_pool = s->fast_pool >= 0 && s->fast_pool < s->n_pools && s->fast_pool != s->act_pool &&
+                     s->pools[s->fast_pool].size;
+    uint64_t lim[2];
+    lim[1] = fast_pool ? s->pools[s->fast_pool].size : m->fast_size;
+    /* the arena may grow by the headroom: half of it, then all of it */
+    int32_t pct = m->opt.prefetch_headroom ? m->opt.prefetch_headroom : CC_HEADROOM_DEFAULT;
+    uint64_t room = pct > 0 ? (orig.arena * (uint64_t)pct / 100u) & ~(uint64_t)15 : 0;
     int rc = NPUC_OK;
-    if (changed) {
-        /* the placement stays valid: only moved copies changed, each into
-         * room that was free over its new range */
-        uint64_t top[2] = {0, 0};
-        for (int32_t b = 0; b < m->n_bufs; b++) {
-            const cc_buf *x = &m->bufs[b];
-            uint64_t end = (uint64_t)x->offset + x->size;
-            if (x->size && end > top[x->pool ? 1 : 0]) top[x->pool ? 1 : 0] = end;
-        }
-        for (int p = 0; p < 2; p++) top[p] = (top[p] + 15) & ~(uint64_t)15;
-        if (top[0] > m->arena_size) m->arena_size = top[0];
-        if (top[1] > m->fast_size) m->fast_size = top[1];
-        rc = cc_generate_all(m, err);
-        if (!rc && m->npu_cycles >= cycles0) {
-            /* no better: put everything back */
-            for (int32_t b = 0; b < m->n_bufs; b++) {
-                m->bufs[b].eu_first = saved[b].eu_first;
-                m->bufs[b].first = saved[b].first;
-                m->bufs[b].offset = saved[b].offset;
+    bool last_is_best = true;   /* the model as generated last is `best` */
+    for (int j = 0; j < 3 && !rc; j++) {
+        bool ok;
+        if (j < 2) {
+            /* placed plans under the arena's peak plus part of the headroom */
+            if (!room) continue;
+            lim[0] = orig.arena + (room / 2u * (uint64_t)(j + 1) & ~(uint64_t)15);
+            ok = plan_placed(&c, orig.b, lim, fast_pool ? lim[1] : 0);
+        } else {
+            /* the fixed plan: copies move only into holes of the present
+             * placement, under its peak */
+            c.limit[0] = orig.arena;
+            c.limit[1] = lim[1];
+            plan_all(&c);
+            ok = moved(m, orig.b);
+            if (ok) {
+                uint64_t top[2];
+                tops(m, top);
+                if (top[0] > m->arena_size) m->arena_size = top[0];
+                if (top[1] > m->fast_size) m->fast_size = top[1];
             }
-            m->fast_size = fast0;
-            m->arena_size = arena0;
-            rc = cc_generate_all(m, err);
         }
+        if (!ok) continue;
+        rc = cc_generate_all(m, err);
+        if (rc) break;
+        last_is_best = m->npu_cycles < best.cycles ||
+                       (m->npu_cycles == best.cycles && m->arena_size + m->fast_size < best.arena + best.fast);
+        if (last_is_best) snap(m, &best);
+        put_back(m, orig.b, orig.arena, orig.fast);
+    }
+    if (!rc) {
+        put_back(m, best.b, best.arena, best.fast);
+        if (!last_is_best) rc = cc_generate_all(m, err);
     }
     free(c.t0);
     free(c.sp);
-    free(saved);
+    free(orig.b);
+    free(best.b);
     return rc;
 }

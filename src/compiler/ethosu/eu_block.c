@@ -726,6 +726,15 @@ int eu_block_choose(const eu_block_req *req, eu_block *out, npuc_err *err)
     unsigned nh = eu_axis_sizes(req->ofm_h, a->ub_h, EU_BLK_MAX_H, sz);
     for (unsigned i = 0; i < nh; i++) eu_ax_wh(&m, &u, false, sz[i], &ax_h[i]);
     unsigned nd = eu_depth_sizes(req->ofm_d, a->ub_d, sz);
+    if (req->fixed_d) {
+        unsigned keep = 0;
+        for (unsigned i = 0; i < nd; i++)
+            if (sz[i] == req->fixed_d) sz[keep++] = sz[i];
+        if (!keep)
+            return npuc_errf(err, NPUC_E_INVALID, "eu_block: block depth %u is not legal for an OFM depth of %u",
+                             (unsigned)req->fixed_d, (unsigned)req->ofm_d);
+        nd = keep;
+    }
     for (unsigned i = 0; i < nd; i++) eu_ax_d(&m, &u, sz[i], &ax_d[i]);
 
     eu_cand top[EU_TOP];

@@ -25,6 +25,9 @@ typedef struct eu_block_req {
      * estimate uses them: the burst efficiency of IFM/OFM traffic depends on
      * the block shape differently per format. */
     uint8_t ifm_format, ofm_format;
+    /* Nonzero: the block depth must be this (a legal one for the OFM): the
+     * op's weight stream is already encoded for it (ethos-u.md 6.2). */
+    uint32_t fixed_d;
 } eu_block_req;
 
 typedef struct eu_block {

@@ -10,7 +10,9 @@
 #    enough cascades that the test means something.
 # 2. person_detect with --cascade auto / all / off on two variants through
 #    `npuc validate`: bit-exact; auto cascades its 48x48 layers.
-# 3. A bad --cascade value: usage error, no output.
+#    --prefetch-headroom 0 / 20 / 100: bit-exact, the arena within the
+#    headroom's share of the plan without it, never slower.
+# 3. A bad --cascade or --prefetch-headroom value: usage error, no output.
 set -u
 npuc=${NPUC_BIN:?}
 build=${NPUC_BUILD:-$(dirname "$npuc")}
@@ -46,6 +48,25 @@ if [ -n "$shared" ] && [ -f "$pd" ]; then
   "$npuc" compile "$pd" --cascade off -o "$tmp/pd_off" > "$tmp/sum_off.txt" || fail "compile --cascade off"
   grep -q "Cascades" "$tmp/sum_off.txt" && fail "--cascade off cascaded"
   grep -q '"cascade": 0' "$tmp/pd/person_detect_report.json" || fail "report has no cascade field"
+  # weight prefetch headroom: the default (20) and 100 keep the arena within
+  # their share of the plan that may not grow (0), are no slower, and every
+  # setting runs bit-exact (totals come first in the report)
+  tot() { sed -n "s/.*\"$2\": \([0-9]*\).*/\1/p" "$1" | head -1; }
+  for h in 0 20 100; do
+    "$npuc" compile "$pd" --prefetch-headroom "$h" -o "$tmp/h$h" --quiet || fail "compile --prefetch-headroom $h"
+    "$npuc" validate "$pd" --prefetch-headroom "$h" --random 2 > "$tmp/vh.txt" 2>&1 ||
+      fail "validate --prefetch-headroom $h: $(cat "$tmp/vh.txt")"
+    grep -q ": bit-exact" "$tmp/vh.txt" || fail "--prefetch-headroom $h not bit-exact"
+  done
+  r0=$tmp/h0/person_detect_report.json
+  s0=$(tot "$r0" peak_sram_bytes); c0=$(tot "$r0" npu_cycles)
+  for h in 20 100; do
+    r=$tmp/h$h/person_detect_report.json
+    s=$(tot "$r" peak_sram_bytes); c=$(tot "$r" npu_cycles)
+    [ "$s" -le $((s0 + s0 * h / 100)) ] || fail "headroom $h: $s B of SRAM > $s0 + $h%"
+    [ "$c" -le "$c0" ] || fail "headroom $h: $c cycles, slower than $c0 without it"
+    echo "prefetch headroom $h%: $c cycles at $s B (0%: $c0 cycles at $s0 B)"
+  done
 else
   echo "skip person_detect: ../shared/models not present"
 fi
@@ -56,6 +77,13 @@ rc=$?
 [ "$rc" -eq 2 ] || fail "--cascade sometimes: exit $rc, expected 2"
 grep -q "unknown --cascade 'sometimes' (auto, all or off)" "$tmp/err.txt" || fail "message: $(cat "$tmp/err.txt")"
 [ -e "$tmp/bad" ] && fail "--cascade sometimes left $tmp/bad"
+for v in x -5 1001 ""; do
+  "$npuc" compile "$tmp/m.tflite" --prefetch-headroom "$v" -o "$tmp/bad" > /dev/null 2> "$tmp/err.txt"
+  rc=$?
+  [ "$rc" -eq 2 ] || fail "--prefetch-headroom '$v': exit $rc, expected 2"
+  grep -q "needs a percentage from 0 to 1000, not '$v'" "$tmp/err.txt" || fail "message: $(cat "$tmp/err.txt")"
+  [ -e "$tmp/bad" ] && fail "--prefetch-headroom '$v' left $tmp/bad"
+done
 
 [ "$fails" -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
 echo "cascade tests passed"

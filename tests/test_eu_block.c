@@ -1475,6 +1475,41 @@ static void test_models(void)
     } while (t1 - t0 < 0.2);
     printf("timing: %.2f us per eu_block_choose (%zu real requests, %zu calls)\n", (t1 - t0) * 1e6 / (double)calls,
            all.n, calls);
+
+    /* a fixed depth (cc_reblock keeps a weighted op's): every legal depth is
+     * honoured with a legal block or refused as not fitting SHRAM; a depth
+     * that is not legal for the OFM is an error naming it */
+    size_t n_fixed = 0, n_nofit = 0, n_bad_fixed = 0;
+    for (size_t i = 0; i < all.n; i++) {
+        eu_block_req r = all.v[i];
+        const t_arch *a = &T_ARCH[r.variant];
+        unsigned full = rup(r.ofm_d, a->ubd);
+        for (unsigned d = 16; d <= 128 + 16; d += 16) {
+            unsigned want = d < r.ofm_d ? d : full;
+            if (want > 128) break;
+            r.fixed_d = want;
+            int rc = eu_block_choose(&r, &b, &err);
+            if (rc == NPUC_E_UNSUPPORTED) {
+                n_nofit++;
+            } else {
+                char why[256];
+                CHECK_EQ_INT(rc, NPUC_OK);
+                CHECK_EQ_INT(b.d, want);
+                if (!rc && !t_check_choice(&r, r.upscale ? 1 : 0, &b, why, sizeof why)) n_bad_fixed++;
+                n_fixed++;
+            }
+            if (want == full) break;
+        }
+        if (full > 8 && r.ofm_d > 8) {
+            r.fixed_d = 8;   /* less than the OFM and not a multiple of 16 */
+            CHECK_EQ_INT(eu_block_choose(&r, &b, &err), NPUC_E_INVALID);
+            CHECK_STR_CONTAINS(err.msg, "block depth 8 is not legal");
+        }
+    }
+    CHECK_EQ_INT(n_bad_fixed, 0);
+    CHECK(n_fixed > all.n);
+    printf("fixed depths: %zu blocks chosen, %zu depths do not fit, %zu illegal blocks\n", n_fixed, n_nofit,
+           n_bad_fixed);
     free(all.v);
 
     /* our blocks in Vela's streams, run on the virtual NPU */

@@ -208,7 +208,7 @@ static int expect_at(int cls, const char *bname, const char *what, const uint8_t
     size_t pn = pp ? cfg->ext_params_size : 0;
     if (pp) memcpy(pref, pp, pn);
     npurt_reloc_instance ri;
-    npurt_error e;
+    npurt_error e = {0};
     memset(&e, 0, sizeof e);
     e.code = 1;
     e.offset = 0xDEADBEEFu;
@@ -263,7 +263,7 @@ static void expect_cfg(int cls, base *b, const char *what, const npurt_reloc_con
 {
     fix_digest(b->work, b->size);
     npurt_reloc_info info;
-    npurt_error ge;
+    npurt_error ge = {0};
     int gi = npurt_reloc_get_info(b->work, b->size, &info, &ge);
     if (gi == NPURT_OK) {
         for (uint32_t i = 0; i <= info.n_pools; i++) {
@@ -336,7 +336,7 @@ static void truncate_at(base *b, uint32_t len, const char *what)
     uint32_t at = len < sizeof(npurl_header) ? 0 : HO(file_size);
     expect_at(C_TRUNC, b->name, what, t, len, &c, F, at, at);
     npurt_reloc_info info;
-    npurt_error e;
+    npurt_error e = {0};
     CHECK_EQ_INT(npurt_reloc_get_info(t, len, &info, &e), F);
     free(t);
 }
@@ -532,7 +532,7 @@ static void bit_flips(base *b, int n)
         b->work[at] ^= (uint8_t)(1u << bit);
         snprintf(what, sizeof what, "bit %u of byte %u", bit, at);
         npurt_reloc_info info;
-        npurt_error ge;
+        npurt_error ge = {0};
         int code;
         uint32_t off;
         int gi = npurt_reloc_get_info(b->work, b->size, &info, &ge);
@@ -928,7 +928,7 @@ static void ram_mutants(base *b)
     expect_at(C_RAM, b->name, "file misaligned", mis + 8, b->size, &c, NPURT_E_ARG, 0, 0);
     free(mis);
     expect_at(C_RAM, b->name, "NULL config", b->work, b->size, NULL, NPURT_E_ARG, 0, 0);
-    npurt_error e;
+    npurt_error e = {0};
     CHECK_EQ_INT(npurt_reloc_install(b->work, b->size, &c, NULL, &e), NPURT_E_ARG);
     n_mut[C_RAM]++;
     static const uint32_t bad_modes[] = {2, 0xFF, 0x200, NPURT_RELOC_COPY | 0x10000, 0x80000000u};

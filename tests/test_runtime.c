@@ -431,7 +431,7 @@ static void test_bad_blobs(void)
         return;
     }
     uint8_t *b = alloc16(n);
-    npurt_error e;
+    npurt_error e = {0};
     memcpy(b, blob, n);
     CHECK_EQ_INT(load_status(b, n, &e), NPURT_OK);
     const npurt_header *h0 = (const npurt_header *)blob;
@@ -593,7 +593,7 @@ static void test_bad_kernel(void)
         if (ep[i].kind != NPURT_EPOCH_HW) sw = (int)i;
     CHECK(sw >= 0);
     if (sw >= 0) {
-        npurt_error e;
+        npurt_error e = {0};
         rt r;
         uint32_t saved = ep[sw].kernel;
         ep[sw].kernel = 60000; /* unknown kind */
@@ -627,7 +627,7 @@ static void test_fast_pool(void)
         printf("skip: person_detect not found\n");
         return;
     }
-    npurt_error e;
+    npurt_error e = {0};
     npurt_model m;
     CHECK_EQ_INT(npurt_model_load(&m, blob, n, &e), NPURT_OK);
     uint32_t an = npurt_model_pool_size(&m, NPURT_POOL_ACTIVATIONS);
@@ -665,7 +665,7 @@ static void test_serial(void)
         printf("skip: models not found\n");
         return;
     }
-    npurt_error e;
+    npurt_error e = {0};
     npurt_model m1, m2;
     CHECK_EQ_INT(npurt_model_load(&m1, b1, n1, &e), 0);
     CHECK_EQ_INT(npurt_model_load(&m2, b2, n2, &e), 0);
@@ -693,7 +693,7 @@ static void test_serial(void)
     CHECK_EQ_INT(npurt_sched_init(&s, NPURT_SCHED_SERIAL, &e), 0);
     CHECK_EQ_INT(npurt_sched_attach(&s, &r1.inst, 1, &e), 0);
     CHECK_EQ_INT(npurt_sched_attach(&s, &r2.inst, 2, &e), 0);
-    if (e.code) fprintf(stderr, "attach: %s\n", e.what);
+    if (e.code) fprintf(stderr, "attach: %s\n", e.what ? e.what : "(no text)");
     CHECK_EQ_INT(npurt_sched_attach(&s, &r2.inst, 2, &e), NPURT_E_BUSY);
     npuc_rng rng;
     npuc_rng_seed(&rng, 77);
@@ -869,7 +869,7 @@ static void test_epoch_level(void)
     p.start_sem = npurt_osal_sem_create();
     p.trigger_epoch = 5;
     struct ethosu_driver *drv = driver_for(SIM_U55_256);
-    npurt_error e;
+    npurt_error e = {0};
     CHECK_EQ_INT(rt_open(&p.low, bl, nl, drv, &e), 0);
     CHECK_EQ_INT(rt_open(&p.mid, b2, n2, drv, &e), 0);
     CHECK_EQ_INT(rt_open(&p.high, b1, n1, drv, &e), 0);

@@ -67,12 +67,10 @@ static bool eligible(const cc_model *m, const cc_epoch *e, int32_t k)
     int32_t ei = (int32_t)(e - m->epochs);
     for (int32_t b = 0; b < m->n_bufs; b++) {
         const cc_buf *x = &m->bufs[b];
-        if (!x->temp || b == o->wbuf) continue;
+        if (!x->temp || x->wcopy) continue;
         if (x->epoch == ei ? !(x->eu_first <= k && k <= x->eu_last) : !(x->epoch < 0 && x->op == o->src_op))
             continue;
-        bool wcopy = false;
-        for (int32_t j = 0; j < e->n_eu && !wcopy; j++) wcopy = e->ops[j].wbuf == b;
-        if (!wcopy) return false;
+        return false;
     }
     return true;
 }

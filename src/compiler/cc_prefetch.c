@@ -1,6 +1,5 @@
 /* cc_prefetch: starts weight DMAs earlier than the op before their user,
- * where the DMA channel would otherwise sit idle and the memory the copy
- * needs meanwhile is free below the pool's current peak.
+ * where the DMA channel would otherwise sit idle.
  *
  * A weight copy normally lives from the op before its user (its DMA runs
  * while that op computes) to the user. On a flash-bound tail (person_detect:
@@ -13,12 +12,17 @@
  * first point of the stream where (a) the DMA channel is free or will be
  * before the command stream could issue its next kernel op anyway (a DMA
  * start on a full queue stalls the stream, so an earlier start would delay
- * compute), and (b) the copy fits, at every step from there to its user,
- * under the peak the pool already has (so the memory plan's peak does not
- * grow). The DMA is then emitted after that op (eu_gen.c: dma_after), its
- * buffer's live range starts there (cc_allocate). The schedule is kept only
- * if the allocation's peak did not grow and the cycle model says the
- * streams got faster; otherwise everything is put back. */
+ * compute), and (b) the copy finds room at every step from there to its
+ * user. The DMA is then emitted after that op (eu_gen.c: dma_after), its
+ * buffer's live range starts there (cc_allocate).
+ *
+ * Room comes from one of three plans: "in place" (holes of the present
+ * placement under its peak: the peak does not grow) or "placed" under the
+ * peak plus half, then all, of the headroom (cc_options.prefetch_headroom):
+ * the pools are placed without the weight copies, then each copy is placed
+ * as its DMA is planned. Each plan is generated and estimated; the fewest
+ * cycles win, then the fewest bytes, and the plan without prefetch stays
+ * unless one is faster. */
 #include "cc.h"
 
 #include <stdlib.h>
@@ -34,7 +38,7 @@ static int32_t eu_step(const cc_model *m, const cc_epoch *e, int32_t k, const in
 
 typedef struct pf_ctx {
     cc_model *m;
-    uint64_t limit[2];        /* per pool: the peak a copy may not cross */
+    uint64_t limit[2];        /* per pool: the offset a copy may not cross */
     int32_t *t0;              /* first step of each graph op */
     uint64_t *sp;             /* scratch: [lo, hi) pairs */
     /* placed planning: every weight copy is placed anew as its DMA is
@@ -226,39 +230,23 @@ static void tops(const cc_model *m, uint64_t top[2])
     for (int p = 0; p < 2; p++) top[p] = (top[p] + 15) & ~(uint64_t)15;
 }
 
-/* Placed plan: the pools are placed again without the weight copies, then
- * each copy is placed as its DMA is planned, under lim[]. Returns whether
- * every copy found a place within the pools' sizes (else everything is as
- * before). */
-static bool plan_placed(pf_ctx *c, const pf_saved *sv, const uint64_t lim[2], uint64_t fast_cap)
+/* Placed plan: from `bare` (the pools placed without the weight copies,
+ * copies unplaced), each copy is placed as its DMA is planned, under lim[].
+ * Returns whether every copy found a place within the pools' sizes (else
+ * everything is as in `sv`). */
+static bool plan_placed(pf_ctx *c, const pf_saved *sv, const pf_saved *bare, const uint64_t lim[2],
+                        uint64_t fast_cap)
 {
     cc_model *m = c->m;
     uint64_t arena0 = m->arena_size, fast0 = m->fast_size;
-    uint64_t *size = malloc(sizeof *size * ((size_t)m->n_bufs + 1));
-    if (!size) return false;
-    for (int32_t b = 0; b < m->n_bufs; b++) {
-        size[b] = m->bufs[b].size;
-        if (m->bufs[b].wcopy) m->bufs[b].size = 0;
-    }
-    npuc_err e2 = {0};
-    int rc = cc_allocate(m, &e2);
-    bool ok = rc == NPUC_OK;
-    for (int32_t b = 0; b < m->n_bufs; b++) {
-        m->bufs[b].size = size[b];
-        if (m->bufs[b].wcopy) {
-            m->bufs[b].pool = sv[b].pool;
-            m->bufs[b].offset = -1;
-        }
-    }
-    free(size);
-    if (ok) {
-        c->placed = true;
-        c->limit[0] = lim[0];
-        c->limit[1] = lim[1];
-        plan_all(c);
-        c->placed = false;
-        for (int32_t b = 0; b < m->n_bufs && ok; b++) ok = !m->bufs[b].size || m->bufs[b].offset >= 0;
-    }
+    put_back(m, bare, arena0, fast0);
+    c->placed = true;
+    c->limit[0] = lim[0];
+    c->limit[1] = lim[1];
+    plan_all(c);
+    c->placed = false;
+    bool ok = true;
+    for (int32_t b = 0; b < m->n_bufs && ok; b++) ok = !m->bufs[b].size || m->bufs[b].offset >= 0;
     if (ok) {
         uint64_t top[2];
         tops(m, top);
@@ -270,6 +258,30 @@ static bool plan_placed(pf_ctx *c, const pf_saved *sv, const uint64_t lim[2], ui
             ok = top[0] <= s->pools[s->act_pool].size;
     }
     if (!ok) put_back(m, sv, arena0, fast0);
+    return ok;
+}
+
+/* The pools placed without the weight copies (which keep their pools and
+ * get offset -1) into *bare; the model is then as in sv again. False when
+ * that placement fails. */
+static bool place_bare(cc_model *m, const pf_saved *sv, pf_saved *bare)
+{
+    uint64_t arena0 = m->arena_size, fast0 = m->fast_size;
+    uint64_t *size = malloc(sizeof *size * ((size_t)m->n_bufs + 1));
+    if (!size) return false;
+    for (int32_t b = 0; b < m->n_bufs; b++) {
+        size[b] = m->bufs[b].size;
+        if (m->bufs[b].wcopy) m->bufs[b].size = 0;
+    }
+    npuc_err e2 = {0};
+    bool ok = cc_allocate(m, &e2) == NPUC_OK;
+    for (int32_t b = 0; b < m->n_bufs; b++) {
+        const cc_buf *x = &m->bufs[b];
+        m->bufs[b].size = size[b];
+        bare[b] = (pf_saved){x->eu_first, x->first, x->wcopy ? -1 : x->offset, x->wcopy ? sv[b].pool : x->pool};
+    }
+    free(size);
+    put_back(m, sv, arena0, fast0);
     return ok;
 }
 
@@ -307,11 +319,13 @@ int cc_prefetch(cc_model *m, npuc_err *err)
     pf_state orig = {0}, best = {0};
     orig.b = malloc(sizeof *orig.b * ((size_t)m->n_bufs + 1));
     best.b = malloc(sizeof *best.b * ((size_t)m->n_bufs + 1));
-    if (!c.t0 || !c.sp || !orig.b || !best.b) {
+    pf_saved *bare = malloc(sizeof *bare * ((size_t)m->n_bufs + 1));
+    if (!c.t0 || !c.sp || !orig.b || !best.b || !bare) {
         free(c.t0);
         free(c.sp);
         free(orig.b);
         free(best.b);
+        free(bare);
         return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     }
     for (int32_t i = 0, steps = 0; i < g->n_ops; i++) {
@@ -328,6 +342,7 @@ int cc_prefetch(cc_model *m, npuc_err *err)
     /* the arena may grow by the headroom: half of it, then all of it */
     int32_t pct = m->opt.prefetch_headroom ? m->opt.prefetch_headroom : CC_HEADROOM_DEFAULT;
     uint64_t room = pct > 0 ? (orig.arena * (uint64_t)pct / 100u) & ~(uint64_t)15 : 0;
+    if (room && !place_bare(m, orig.b, bare)) room = 0;
     int rc = NPUC_OK;
     bool last_is_best = true;   /* the model as generated last is `best` */
     for (int j = 0; j < 3 && !rc; j++) {
@@ -336,7 +351,7 @@ int cc_prefetch(cc_model *m, npuc_err *err)
             /* placed plans under the arena's peak plus part of the headroom */
             if (!room) continue;
             lim[0] = orig.arena + (room / 2u * (uint64_t)(j + 1) & ~(uint64_t)15);
-            ok = plan_placed(&c, orig.b, lim, fast_pool ? lim[1] : 0);
+            ok = plan_placed(&c, orig.b, bare, lim, fast_pool ? lim[1] : 0);
         } else {
             /* the fixed plan: copies move only into holes of the present
              * placement, under its peak */
@@ -367,5 +382,6 @@ int cc_prefetch(cc_model *m, npuc_err *err)
     free(c.sp);
     free(orig.b);
     free(best.b);
+    free(bare);
     return rc;
 }

@@ -235,6 +235,7 @@ static void fill_random(npuc_rng *r, const graph_tensor *t, uint8_t *d)
         case GRAPH_I32: ((int32_t *)d)[i] = (int32_t)npuc_rng_range(r, INT32_MIN, INT32_MAX); break;
         case GRAPH_I64: ((int64_t *)d)[i] = (int64_t)npuc_rng_next(r); break;
         case GRAPH_F32: ((float *)d)[i] = (float)(npuc_rng_unit(r) * 2.0 - 1.0); break;
+        default: d[i * graph_dtype_size(t->dtype)] = (uint8_t)npuc_rng_next(r); break;
         }
     }
 }
@@ -268,6 +269,8 @@ static long long elem_at(graph_dtype dt, const void *d, size_t i)
     case GRAPH_I32: return ((const int32_t *)d)[i];
     case GRAPH_I64: return (long long)((const int64_t *)d)[i];
     case GRAPH_F32: return (long long)((const float *)d)[i];
+    case GRAPH_U32: return ((const uint32_t *)d)[i];
+    case GRAPH_U16: return ((const uint16_t *)d)[i];
     }
     return 0;
 }

@@ -830,9 +830,15 @@ static void test_api(void)
     CHECK(k_op_name(K_OP_NONE) == NULL);
     CHECK(k_op_name(K_OP_KIND_END) == NULL);
     CHECK(k_op_name(0xFFFFFFFFu) == NULL);
+    /* 1..108 are all named; above, families own ranges with unused numbers
+     * that have no name and never run. Names are unique. */
     for (uint32_t k = 1; k < K_OP_KIND_END; k++) {
-        CHECK(k_op_name(k) != NULL);
-        for (uint32_t j = 1; j < k && k_op_name(k); j++) CHECK(strcmp(k_op_name(j), k_op_name(k)) != 0);
+        if (k <= K_OP_RESIZE_BILINEAR_F32) CHECK(k_op_name(k) != NULL);
+        if (!k_op_name(k)) {
+            CHECK(k_op_validate(k, &k, sizeof k) == K_E_INVALID);
+            continue;
+        }
+        for (uint32_t j = 1; j < k; j++) CHECK(!k_op_name(j) || strcmp(k_op_name(j), k_op_name(k)) != 0);
     }
     CHECK(k_op_is_data_movement(K_OP_COPY));
     CHECK(k_op_is_data_movement(K_OP_TRANSPOSE_X8));
@@ -932,9 +938,11 @@ int main(void)
     built_float();
     built_quant();
     built_shape();
-    int covered = 0;
-    char missing[2048] = "";
+    int covered = 0, named = 0;
+    char missing[4096] = "";
     for (uint32_t k = 1; k < K_OP_KIND_END; k++) {
+        if (!k_op_name(k)) continue;
+        named++;
         if (seen[k]) {
             covered++;
         } else {
@@ -943,6 +951,6 @@ int main(void)
         }
     }
     printf("%d models, %d ops compared, %d ops damaged; %d of %d kinds covered%s%s\n", n_models, n_ops_checked,
-           n_ops_damaged, covered, K_OP_KIND_END - 1, covered < K_OP_KIND_END - 1 ? "; not covered:" : "", missing);
+           n_ops_damaged, covered, named, covered < named ? "; not covered:" : "", missing);
     TEST_MAIN_END();
 }

@@ -46,6 +46,8 @@ static const char *npy_descr(graph_dtype t)
     case GRAPH_I64: return "i8";
     case GRAPH_F32: return "f4";
     case GRAPH_BOOL: return "b1";
+    case GRAPH_U32: return "u4";
+    case GRAPH_U16: return "u2";
     }
     return "?";
 }

@@ -78,6 +78,8 @@ void cli_fill_random(npuc_rng *r, const graph_tensor *t, uint8_t *d)
         case GRAPH_I32: ((int32_t *)d)[i] = (int32_t)npuc_rng_range(r, INT32_MIN, INT32_MAX); break;
         case GRAPH_I64: ((int64_t *)d)[i] = (int64_t)npuc_rng_next(r); break;
         case GRAPH_F32: ((float *)d)[i] = (float)(npuc_rng_unit(r) * 2.0 - 1.0); break;
+        case GRAPH_U32: ((uint32_t *)d)[i] = (uint32_t)npuc_rng_next(r); break;
+        case GRAPH_U16: ((uint16_t *)d)[i] = (uint16_t)npuc_rng_next(r); break;
         }
     }
 }
@@ -92,6 +94,8 @@ static double elem_value(const graph_tensor *t, const void *d, size_t i)
     case GRAPH_I32: return ((const int32_t *)d)[i];
     case GRAPH_I64: return (double)((const int64_t *)d)[i];
     case GRAPH_F32: return ((const float *)d)[i];
+    case GRAPH_U32: return ((const uint32_t *)d)[i];
+    case GRAPH_U16: return ((const uint16_t *)d)[i];
     }
     return 0;
 }

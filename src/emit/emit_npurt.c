@@ -79,6 +79,8 @@ static uint8_t dtype_of(graph_dtype d)
     case GRAPH_I64: return NPURT_DT_INT64;
     case GRAPH_F32: return NPURT_DT_FLOAT32;
     case GRAPH_BOOL: return NPURT_DT_BOOL;
+    case GRAPH_U32: return NPURT_DT_UINT32;
+    case GRAPH_U16: return NPURT_DT_UINT16;
     }
     return 0;
 }

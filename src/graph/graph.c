@@ -13,6 +13,8 @@ size_t graph_dtype_size(graph_dtype t)
     case GRAPH_BOOL: return 1;
     case GRAPH_I16: return 2;
     case GRAPH_I8: return 1;
+    case GRAPH_U32: return 4;
+    case GRAPH_U16: return 2;
     }
     return 0;
 }
@@ -27,6 +29,8 @@ const char *graph_dtype_name(graph_dtype t)
     case GRAPH_BOOL: return "bool";
     case GRAPH_I16: return "int16";
     case GRAPH_I8: return "int8";
+    case GRAPH_U32: return "uint32";
+    case GRAPH_U16: return "uint16";
     }
     return "?";
 }

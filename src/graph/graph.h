@@ -17,7 +17,9 @@ typedef enum graph_dtype {
     GRAPH_I64 = TFL_INT64,
     GRAPH_BOOL = TFL_BOOL,
     GRAPH_I16 = TFL_INT16,
-    GRAPH_I8 = TFL_INT8
+    GRAPH_I8 = TFL_INT8,
+    GRAPH_U32 = TFL_UINT32,
+    GRAPH_U16 = TFL_UINT16
 } graph_dtype;
 
 size_t graph_dtype_size(graph_dtype t);

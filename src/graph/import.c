@@ -10,7 +10,7 @@ static bool dtype_ok(int t)
 {
     switch (t) {
     case TFL_FLOAT32: case TFL_INT32: case TFL_UINT8: case TFL_INT64:
-    case TFL_BOOL: case TFL_INT16: case TFL_INT8: return true;
+    case TFL_BOOL: case TFL_INT16: case TFL_INT8: case TFL_UINT32: case TFL_UINT16: return true;
     default: return false;
     }
 }
@@ -21,6 +21,7 @@ static void zp_range(graph_dtype t, int64_t *lo, int64_t *hi)
     case GRAPH_I8: *lo = -128; *hi = 127; break;
     case GRAPH_U8: *lo = 0; *hi = 255; break;
     case GRAPH_I16: *lo = -32768; *hi = 32767; break;
+    case GRAPH_U16: *lo = 0; *hi = 65535; break;
     case GRAPH_I32: *lo = INT32_MIN; *hi = INT32_MAX; break;
     default: *lo = INT64_MIN; *hi = INT64_MAX; break;
     }

@@ -25,17 +25,23 @@ struct interp {
 };
 
 /* Marker for CUSTOM ops run by interp_options.custom_eval. */
-static const interp_op_impl custom_impl = {TFL_OP_CUSTOM, NULL};
+static const interp_op_impl custom_impl = {TFL_OP_CUSTOM, NULL, NULL};
 
-static const interp_op_impl *find_impl(int32_t opcode)
+/* The implementation of an op: by builtin code, and for CUSTOM ops by
+ * custom code. */
+static const interp_op_impl *find_impl(const graph_op *op)
 {
-    const interp_op_impl *(*groups[])(int32_t *) = {interp_ops_conv, interp_ops_elementwise, interp_ops_activation,
-                                                    interp_ops_shape};
+    const interp_op_impl *(*groups[])(int32_t *) = {
+        interp_ops_conv,  interp_ops_elementwise, interp_ops_activation, interp_ops_shape, interp_ops_math,
+        interp_ops_binop, interp_ops_gather,      interp_ops_reduce,     interp_ops_lstm,  interp_ops_custom};
     for (size_t gi = 0; gi < sizeof groups / sizeof groups[0]; gi++) {
         int32_t n = 0;
         const interp_op_impl *t = groups[gi](&n);
-        for (int32_t i = 0; i < n; i++)
-            if (t[i].opcode == opcode) return &t[i];
+        for (int32_t i = 0; i < n; i++) {
+            if (t[i].opcode != op->opcode) continue;
+            if (op->opcode != TFL_OP_CUSTOM) return &t[i];
+            if (t[i].custom_code && op->custom_code && strcmp(t[i].custom_code, op->custom_code) == 0) return &t[i];
+        }
     }
     return NULL;
 }
@@ -216,8 +222,8 @@ static int node_io(interp *ip, interp_node *n, void *persistent, npuc_err *err)
 
 bool interp_op_supported(const graph *g, const graph_op *op, char *why, size_t why_size)
 {
-    const interp_op_impl *impl = find_impl(op->opcode);
-    if (!impl || op->opcode == TFL_OP_CUSTOM) {
+    const interp_op_impl *impl = find_impl(op);
+    if (!impl) {
         if (why) snprintf(why, why_size, "operator %s is not implemented by the reference kernels", graph_op_name(op));
         return false;
     }
@@ -273,7 +279,7 @@ int interp_create(const graph *g, const interp_options *opt, interp **out, npuc_
         const graph_op *op = &g->ops[i];
         interp_node *n = &ip->nodes[i];
         *n = (interp_node){.g = g, .op = op, .op_index = i, .arena = &ip->arena};
-        const interp_op_impl *impl = op->opcode == TFL_OP_CUSTOM ? NULL : find_impl(op->opcode);
+        const interp_op_impl *impl = find_impl(op);
         if (op->opcode == TFL_OP_CUSTOM && ip->opt.custom_eval &&
             (!ip->opt.custom_accept || ip->opt.custom_accept(ip->opt.custom_user, op))) {
             ip->impls[i] = &custom_impl;

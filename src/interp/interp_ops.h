@@ -29,6 +29,7 @@ typedef struct interp_op_impl {
      * kernel parameters into the node's blob (interp_node_blob). Errors name
      * the problem; the caller prefixes "op N (NAME)". */
     int (*prepare)(interp_node *node, npuc_err *err);
+    const char *custom_code; /* TFL_OP_CUSTOM: the custom code it implements */
 } interp_op_impl;
 
 /* Helpers for implementations. */
@@ -54,5 +55,11 @@ const interp_op_impl *interp_ops_conv(int32_t *count);        /* conv, dw, fc, t
 const interp_op_impl *interp_ops_elementwise(int32_t *count); /* pool, add/sub/mul/min/max, mean */
 const interp_op_impl *interp_ops_activation(int32_t *count);  /* relu*, leaky, hswish, logistic, tanh, softmax, (de)quantize */
 const interp_op_impl *interp_ops_shape(int32_t *count);       /* reshape .. unpack, concat, pad, slices, transpose, resize */
+const interp_op_impl *interp_ops_math(int32_t *count);
+const interp_op_impl *interp_ops_binop(int32_t *count);
+const interp_op_impl *interp_ops_gather(int32_t *count);
+const interp_op_impl *interp_ops_reduce(int32_t *count);
+const interp_op_impl *interp_ops_lstm(int32_t *count);
+const interp_op_impl *interp_ops_custom(int32_t *count);
 
 #endif

@@ -532,16 +532,16 @@ ACT_OP(dequantize)
 const interp_op_impl *interp_ops_activation(int32_t *count)
 {
     static const interp_op_impl table[] = {
-        {TFL_OP_RELU, relu_op},
-        {TFL_OP_RELU6, relu6_op},
-        {TFL_OP_RELU_N1_TO_1, relu1_op},
-        {TFL_OP_LEAKY_RELU, leaky_op},
-        {TFL_OP_HARD_SWISH, hswish_op},
-        {TFL_OP_LOGISTIC, logistic_op},
-        {TFL_OP_TANH, tanh_op},
-        {TFL_OP_SOFTMAX, softmax_op},
-        {TFL_OP_QUANTIZE, quantize_op},
-        {TFL_OP_DEQUANTIZE, dequantize_op},
+        {TFL_OP_RELU, relu_op, NULL},
+        {TFL_OP_RELU6, relu6_op, NULL},
+        {TFL_OP_RELU_N1_TO_1, relu1_op, NULL},
+        {TFL_OP_LEAKY_RELU, leaky_op, NULL},
+        {TFL_OP_HARD_SWISH, hswish_op, NULL},
+        {TFL_OP_LOGISTIC, logistic_op, NULL},
+        {TFL_OP_TANH, tanh_op, NULL},
+        {TFL_OP_SOFTMAX, softmax_op, NULL},
+        {TFL_OP_QUANTIZE, quantize_op, NULL},
+        {TFL_OP_DEQUANTIZE, dequantize_op, NULL},
     };
     *count = (int32_t)(sizeof table / sizeof table[0]);
     return table;

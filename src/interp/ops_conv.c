@@ -827,11 +827,11 @@ static int prepare_svdf(interp_node *n, npuc_err *err)
 }
 
 static const interp_op_impl conv_ops[] = {
-    {TFL_OP_CONV_2D, prepare_conv},
-    {TFL_OP_DEPTHWISE_CONV_2D, prepare_dwconv},
-    {TFL_OP_FULLY_CONNECTED, prepare_fc},
-    {TFL_OP_TRANSPOSE_CONV, prepare_tconv},
-    {TFL_OP_SVDF, prepare_svdf},
+    {TFL_OP_CONV_2D, prepare_conv, NULL},
+    {TFL_OP_DEPTHWISE_CONV_2D, prepare_dwconv, NULL},
+    {TFL_OP_FULLY_CONNECTED, prepare_fc, NULL},
+    {TFL_OP_TRANSPOSE_CONV, prepare_tconv, NULL},
+    {TFL_OP_SVDF, prepare_svdf, NULL},
 };
 
 const interp_op_impl *interp_ops_conv(int32_t *count)

@@ -570,14 +570,14 @@ static int mean_prepare(interp_node *n, npuc_err *err)
 /* ---- table ----------------------------------------------------------------------- */
 
 static const interp_op_impl ops[] = {
-    {TFL_OP_AVERAGE_POOL_2D, avgpool_prepare},
-    {TFL_OP_MAX_POOL_2D, maxpool_prepare},
-    {TFL_OP_ADD, add_prepare},
-    {TFL_OP_SUB, sub_prepare},
-    {TFL_OP_MUL, mul_prepare},
-    {TFL_OP_MAXIMUM, max_prepare},
-    {TFL_OP_MINIMUM, min_prepare},
-    {TFL_OP_MEAN, mean_prepare},
+    {TFL_OP_AVERAGE_POOL_2D, avgpool_prepare, NULL},
+    {TFL_OP_MAX_POOL_2D, maxpool_prepare, NULL},
+    {TFL_OP_ADD, add_prepare, NULL},
+    {TFL_OP_SUB, sub_prepare, NULL},
+    {TFL_OP_MUL, mul_prepare, NULL},
+    {TFL_OP_MAXIMUM, max_prepare, NULL},
+    {TFL_OP_MINIMUM, min_prepare, NULL},
+    {TFL_OP_MEAN, mean_prepare, NULL},
 };
 
 const interp_op_impl *interp_ops_elementwise(int32_t *count)

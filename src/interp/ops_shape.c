@@ -1043,21 +1043,21 @@ static int transpose_op(interp_node *n, npuc_err *err) { return transpose_emit(n
 static int resize_op(interp_node *n, npuc_err *err) { return resize_emit(n, resize_prepare(n, err), err); }
 
 static const interp_op_impl shape_ops[] = {
-    {TFL_OP_RESHAPE, reshape_op},
-    {TFL_OP_SQUEEZE, squeeze_op},
-    {TFL_OP_EXPAND_DIMS, expand_dims_op},
-    {TFL_OP_CONCATENATION, concat_op},
-    {TFL_OP_PACK, pack_op},
-    {TFL_OP_SPLIT, split_op},
-    {TFL_OP_SPLIT_V, split_v_op},
-    {TFL_OP_UNPACK, unpack_op},
-    {TFL_OP_PAD, pad_op},
-    {TFL_OP_PADV2, pad_op},
-    {TFL_OP_SLICE, slice_op},
-    {TFL_OP_STRIDED_SLICE, strided_slice_op},
-    {TFL_OP_TRANSPOSE, transpose_op},
-    {TFL_OP_RESIZE_NEAREST_NEIGHBOR, resize_op},
-    {TFL_OP_RESIZE_BILINEAR, resize_op},
+    {TFL_OP_RESHAPE, reshape_op, NULL},
+    {TFL_OP_SQUEEZE, squeeze_op, NULL},
+    {TFL_OP_EXPAND_DIMS, expand_dims_op, NULL},
+    {TFL_OP_CONCATENATION, concat_op, NULL},
+    {TFL_OP_PACK, pack_op, NULL},
+    {TFL_OP_SPLIT, split_op, NULL},
+    {TFL_OP_SPLIT_V, split_v_op, NULL},
+    {TFL_OP_UNPACK, unpack_op, NULL},
+    {TFL_OP_PAD, pad_op, NULL},
+    {TFL_OP_PADV2, pad_op, NULL},
+    {TFL_OP_SLICE, slice_op, NULL},
+    {TFL_OP_STRIDED_SLICE, strided_slice_op, NULL},
+    {TFL_OP_TRANSPOSE, transpose_op, NULL},
+    {TFL_OP_RESIZE_NEAREST_NEIGHBOR, resize_op, NULL},
+    {TFL_OP_RESIZE_BILINEAR, resize_op, NULL},
 };
 
 const interp_op_impl *interp_ops_shape(int32_t *count)

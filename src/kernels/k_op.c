@@ -24,7 +24,7 @@ _Static_assert(sizeof(k_op_resize_blob) == 32, "k_op_resize_blob layout");
 
 enum {
     F_NONE, F_CONV, F_FC, F_SVDF, F_POOL, F_BINARY, F_MEAN, F_UNARY, F_COPY, F_CONCAT, F_SPLIT, F_PAD,
-    F_SLICE, F_TRANSPOSE, F_RESIZE
+    F_SLICE, F_TRANSPOSE, F_RESIZE, F_MATH, F_BINOP, F_GATHER, F_REDUCE, F_LSTM, F_CUSTOM
 };
 
 typedef struct kind_info {
@@ -142,6 +142,12 @@ static const kind_info kinds[K_OP_KIND_END] = {
     [K_OP_RESIZE_BILINEAR_S8] = {"resize_bilinear_s8", F_RESIZE, 0},
     [K_OP_RESIZE_BILINEAR_S16] = {"resize_bilinear_s16", F_RESIZE, 0},
     [K_OP_RESIZE_BILINEAR_F32] = {"resize_bilinear_f32", F_RESIZE, 0},
+    K_OP_KINDS_MATH
+    K_OP_KINDS_BINOP
+    K_OP_KINDS_GATHER
+    K_OP_KINDS_REDUCE
+    K_OP_KINDS_LSTM
+    K_OP_KINDS_CUSTOM
 };
 
 const char *k_op_name(uint32_t kind) { return kind < K_OP_KIND_END ? kinds[kind].name : NULL; }
@@ -227,6 +233,12 @@ static int run(uint32_t kind, const void *params, uint32_t params_size, const k_
     case F_SLICE: return k_op_run_slice(kind, b, params_size, io);
     case F_TRANSPOSE: return k_op_run_transpose(kind, b, params_size, io);
     case F_RESIZE: return k_op_run_resize(kind, b, params_size, io);
+    case F_MATH: return k_op_run_math(kind, b, params_size, io);
+    case F_BINOP: return k_op_run_binop(kind, b, params_size, io);
+    case F_GATHER: return k_op_run_gather(kind, b, params_size, io);
+    case F_REDUCE: return k_op_run_reduce(kind, b, params_size, io);
+    case F_LSTM: return k_op_run_lstm(kind, b, params_size, io);
+    case F_CUSTOM: return k_op_run_custom(kind, b, params_size, io);
     default: return K_E_INVALID;
     }
 }

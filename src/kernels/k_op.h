@@ -34,6 +34,12 @@
 #include "k_elementwise.h"
 #include "k_activation.h"
 #include "k_shape.h"
+#include "k_op_math.h"
+#include "k_op_binop.h"
+#include "k_op_gather.h"
+#include "k_op_reduce.h"
+#include "k_op_lstm.h"
+#include "k_op_custom.h"
 
 /* Tensor data handed to a prepared op. Pointers may be NULL for absent
  * optional inputs. Sizes are in bytes. Inputs that an op updates in place
@@ -187,7 +193,12 @@ enum {
     K_OP_RESIZE_BILINEAR_S8 = 106,
     K_OP_RESIZE_BILINEAR_S16 = 107,
     K_OP_RESIZE_BILINEAR_F32 = 108,
-    K_OP_KIND_END              /* one past the last kind */
+    /* 109..199 unused. Families with their own header own a range each:
+     *   200..259 k_op_math.h     260..319 k_op_binop.h   320..379 k_op_gather.h
+     *   380..439 k_op_reduce.h   440..469 k_op_lstm.h    470..489 k_op_custom.h
+     *   490..511 reserved (state and control ops) */
+    K_OP_KIND_END = 512        /* one past the last kind number; unused
+                                  numbers have no name and never run */
 };
 
 /* ---- params blobs -------------------------------------------------------------

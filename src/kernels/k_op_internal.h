@@ -84,5 +84,11 @@ int k_op_run_pad(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_i
 int k_op_run_slice(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io *io);
 int k_op_run_transpose(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io *io);
 int k_op_run_resize(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io *io);
+int k_op_run_math(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io *io);
+int k_op_run_binop(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io *io);
+int k_op_run_gather(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io *io);
+int k_op_run_reduce(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io *io);
+int k_op_run_lstm(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io *io);
+int k_op_run_custom(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io *io);
 
 #endif

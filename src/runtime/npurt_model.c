@@ -45,8 +45,8 @@ uint32_t npurt_dtype_size(uint8_t dtype)
 {
     switch (dtype) {
     case NPURT_DT_INT8: case NPURT_DT_UINT8: case NPURT_DT_BOOL: return 1;
-    case NPURT_DT_INT16: return 2;
-    case NPURT_DT_INT32: case NPURT_DT_FLOAT32: return 4;
+    case NPURT_DT_INT16: case NPURT_DT_UINT16: return 2;
+    case NPURT_DT_INT32: case NPURT_DT_FLOAT32: case NPURT_DT_UINT32: return 4;
     case NPURT_DT_INT64: return 8;
     default: return 0;
     }

@@ -93,6 +93,58 @@ int tfl_builtin_options_type(int32_t code)
     case TFL_OP_SPLIT_V: return TFL_OPT_SplitV;
     case TFL_OP_QUANTIZE: return TFL_OPT_Quantize;
     case TFL_OP_HARD_SWISH: return TFL_OPT_HardSwish;
+    case TFL_OP_L2_NORMALIZATION: return TFL_OPT_L2Norm;
+    case TFL_OP_L2_POOL_2D: return TFL_OPT_Pool2D;
+    case TFL_OP_SPACE_TO_DEPTH: return TFL_OPT_SpaceToDepth;
+    case TFL_OP_GATHER: return TFL_OPT_Gather;
+    case TFL_OP_BATCH_TO_SPACE_ND: return TFL_OPT_BatchToSpaceND;
+    case TFL_OP_SPACE_TO_BATCH_ND: return TFL_OPT_SpaceToBatchND;
+    case TFL_OP_DIV: return TFL_OPT_Div;
+    case TFL_OP_UNIDIRECTIONAL_SEQUENCE_LSTM: return TFL_OPT_UnidirectionalSequenceLSTM;
+    case TFL_OP_EXP: return TFL_OPT_Exp;
+    case TFL_OP_LOG_SOFTMAX: return TFL_OPT_LogSoftmax;
+    case TFL_OP_CAST: return TFL_OPT_Cast;
+    case TFL_OP_ARG_MAX: return TFL_OPT_ArgMax;
+    case TFL_OP_ARG_MIN: return TFL_OPT_ArgMin;
+    case TFL_OP_LESS: return TFL_OPT_Less;
+    case TFL_OP_NEG: return TFL_OPT_Neg;
+    case TFL_OP_GREATER: return TFL_OPT_Greater;
+    case TFL_OP_GREATER_EQUAL: return TFL_OPT_GreaterEqual;
+    case TFL_OP_LESS_EQUAL: return TFL_OPT_LessEqual;
+    case TFL_OP_SELECT: return TFL_OPT_Select;
+    case TFL_OP_TILE: return TFL_OPT_Tile;
+    case TFL_OP_EQUAL: return TFL_OPT_Equal;
+    case TFL_OP_NOT_EQUAL: return TFL_OPT_NotEqual;
+    case TFL_OP_SUM:
+    case TFL_OP_REDUCE_MAX:
+    case TFL_OP_REDUCE_MIN:
+    case TFL_OP_REDUCE_PROD: return TFL_OPT_Reducer;
+    case TFL_OP_SHAPE: return TFL_OPT_Shape;
+    case TFL_OP_LOGICAL_OR: return TFL_OPT_LogicalOr;
+    case TFL_OP_LOGICAL_AND: return TFL_OPT_LogicalAnd;
+    case TFL_OP_LOGICAL_NOT: return TFL_OPT_LogicalNot;
+    case TFL_OP_FLOOR_DIV: return TFL_OPT_FloorDiv;
+    case TFL_OP_SQUARE: return TFL_OPT_Square;
+    case TFL_OP_ZEROS_LIKE: return TFL_OPT_ZerosLike;
+    case TFL_OP_FILL: return TFL_OPT_Fill;
+    case TFL_OP_FLOOR_MOD: return TFL_OPT_FloorMod;
+    case TFL_OP_SQUARED_DIFFERENCE: return TFL_OPT_SquaredDifference;
+    case TFL_OP_MIRROR_PAD: return TFL_OPT_MirrorPad;
+    case TFL_OP_ABS: return TFL_OPT_Abs;
+    case TFL_OP_REVERSE_V2: return TFL_OPT_ReverseV2;
+    case TFL_OP_ADD_N: return TFL_OPT_AddN;
+    case TFL_OP_GATHER_ND: return TFL_OPT_GatherNd;
+    case TFL_OP_COS: return TFL_OPT_Cos;
+    case TFL_OP_IF: return TFL_OPT_If;
+    case TFL_OP_WHILE: return TFL_OPT_While;
+    case TFL_OP_DEPTH_TO_SPACE: return TFL_OPT_DepthToSpace;
+    case TFL_OP_SELECT_V2: return TFL_OPT_SelectV2;
+    case TFL_OP_BATCH_MATMUL: return TFL_OPT_BatchMatMul;
+    case TFL_OP_CUMSUM: return TFL_OPT_Cumsum;
+    case TFL_OP_CALL_ONCE: return TFL_OPT_CallOnce;
+    case TFL_OP_BROADCAST_TO: return TFL_OPT_BroadcastTo;
+    case TFL_OP_READ_VARIABLE: return TFL_OPT_ReadVariable;
+    case TFL_OP_ASSIGN_VARIABLE: return TFL_OPT_AssignVariable;
     default: return -1;
     }
 }

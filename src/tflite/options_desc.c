@@ -68,6 +68,48 @@ static const tfl_field_desc fields[] = {
     F(LeakyRelu, 0, F32, alpha),
 
     FN(SplitV, 0, I32, "num_splits", num),
+
+    FN(L2Norm, 0, I8, "fused_activation_function", activation),
+
+    FN(LSTM, 0, I8, "fused_activation_function", activation), F(LSTM, 1, F32, cell_clip),
+    F(LSTM, 2, F32, proj_clip), F(LSTM, 3, I8, kernel_type), F(LSTM, 4, BOOL, asymmetric_quantize_inputs),
+
+    F(Call, 0, I32, subgraph),
+
+    F(SpaceToDepth, 0, I32, block_size),
+
+    F(Gather, 0, I32, axis), F(Gather, 1, I32, batch_dims),
+
+    FN(Div, 0, I8, "fused_activation_function", activation),
+
+    F(Cast, 0, I8, in_data_type), F(Cast, 1, I8, out_data_type),
+
+    F(ArgMax, 0, I8, output_type),
+
+    FN(Shape, 0, I8, "out_type", output_type),
+
+    F(ArgMin, 0, I8, output_type),
+
+    FN(UnidirectionalSequenceLSTM, 0, I8, "fused_activation_function", activation),
+    F(UnidirectionalSequenceLSTM, 1, F32, cell_clip), F(UnidirectionalSequenceLSTM, 2, F32, proj_clip),
+    F(UnidirectionalSequenceLSTM, 3, BOOL, time_major),
+    F(UnidirectionalSequenceLSTM, 4, BOOL, asymmetric_quantize_inputs),
+    F(UnidirectionalSequenceLSTM, 5, BOOL, diagonal_recurrent_tensors),
+
+    FN(MirrorPad, 0, I8, "mode", mirror_mode),
+
+    FN(If, 0, I32, "then_subgraph_index", then_subgraph), FN(If, 1, I32, "else_subgraph_index", else_subgraph),
+
+    FN(While, 0, I32, "cond_subgraph_index", cond_subgraph), FN(While, 1, I32, "body_subgraph_index", body_subgraph),
+
+    F(DepthToSpace, 0, I32, block_size),
+
+    F(BatchMatMul, 0, BOOL, adj_x), F(BatchMatMul, 1, BOOL, adj_y),
+    F(BatchMatMul, 2, BOOL, asymmetric_quantize_inputs),
+
+    F(Cumsum, 0, BOOL, exclusive), F(Cumsum, 1, BOOL, reverse),
+
+    FN(CallOnce, 0, I32, "init_subgraph_index", init_subgraph),
 };
 
 static const struct {
@@ -89,6 +131,27 @@ static const struct {
     {TFL_OPT_ResizeNearestNeighbor, "ResizeNearestNeighborOptions"},
     {TFL_OPT_LeakyRelu, "LeakyReluOptions"}, {TFL_OPT_SplitV, "SplitVOptions"},
     {TFL_OPT_Quantize, "QuantizeOptions"}, {TFL_OPT_HardSwish, "HardSwishOptions"},
+    {TFL_OPT_L2Norm, "L2NormOptions"}, {TFL_OPT_LSTM, "LSTMOptions"}, {TFL_OPT_Call, "CallOptions"},
+    {TFL_OPT_SpaceToDepth, "SpaceToDepthOptions"}, {TFL_OPT_Gather, "GatherOptions"},
+    {TFL_OPT_BatchToSpaceND, "BatchToSpaceNDOptions"}, {TFL_OPT_SpaceToBatchND, "SpaceToBatchNDOptions"},
+    {TFL_OPT_Div, "DivOptions"}, {TFL_OPT_Exp, "ExpOptions"}, {TFL_OPT_LogSoftmax, "LogSoftmaxOptions"},
+    {TFL_OPT_Cast, "CastOptions"}, {TFL_OPT_ArgMax, "ArgMaxOptions"}, {TFL_OPT_Less, "LessOptions"},
+    {TFL_OPT_Neg, "NegOptions"}, {TFL_OPT_Greater, "GreaterOptions"},
+    {TFL_OPT_GreaterEqual, "GreaterEqualOptions"}, {TFL_OPT_LessEqual, "LessEqualOptions"},
+    {TFL_OPT_Select, "SelectOptions"}, {TFL_OPT_Tile, "TileOptions"}, {TFL_OPT_Equal, "EqualOptions"},
+    {TFL_OPT_NotEqual, "NotEqualOptions"}, {TFL_OPT_Shape, "ShapeOptions"}, {TFL_OPT_ArgMin, "ArgMinOptions"},
+    {TFL_OPT_LogicalOr, "LogicalOrOptions"}, {TFL_OPT_LogicalAnd, "LogicalAndOptions"},
+    {TFL_OPT_LogicalNot, "LogicalNotOptions"}, {TFL_OPT_FloorDiv, "FloorDivOptions"},
+    {TFL_OPT_Square, "SquareOptions"}, {TFL_OPT_ZerosLike, "ZerosLikeOptions"}, {TFL_OPT_Fill, "FillOptions"},
+    {TFL_OPT_UnidirectionalSequenceLSTM, "UnidirectionalSequenceLSTMOptions"},
+    {TFL_OPT_FloorMod, "FloorModOptions"}, {TFL_OPT_SquaredDifference, "SquaredDifferenceOptions"},
+    {TFL_OPT_MirrorPad, "MirrorPadOptions"}, {TFL_OPT_Abs, "AbsOptions"}, {TFL_OPT_ReverseV2, "ReverseV2Options"},
+    {TFL_OPT_AddN, "AddNOptions"}, {TFL_OPT_GatherNd, "GatherNdOptions"}, {TFL_OPT_Cos, "CosOptions"},
+    {TFL_OPT_If, "IfOptions"}, {TFL_OPT_While, "WhileOptions"}, {TFL_OPT_DepthToSpace, "DepthToSpaceOptions"},
+    {TFL_OPT_SelectV2, "SelectV2Options"}, {TFL_OPT_BatchMatMul, "BatchMatMulOptions"},
+    {TFL_OPT_Cumsum, "CumsumOptions"}, {TFL_OPT_CallOnce, "CallOnceOptions"},
+    {TFL_OPT_BroadcastTo, "BroadcastToOptions"}, {TFL_OPT_ReadVariable, "ReadVariableOptions"},
+    {TFL_OPT_AssignVariable, "AssignVariableOptions"},
 };
 
 const tfl_field_desc *tfl_options_fields(int table, int32_t *n)

@@ -25,7 +25,25 @@ enum {
     TFL_OP_STRIDED_SLICE = 45, TFL_OP_SPLIT = 49, TFL_OP_MAXIMUM = 55, TFL_OP_MINIMUM = 57,
     TFL_OP_PADV2 = 60, TFL_OP_SLICE = 65, TFL_OP_TRANSPOSE_CONV = 67, TFL_OP_EXPAND_DIMS = 70,
     TFL_OP_PACK = 83, TFL_OP_UNPACK = 88, TFL_OP_RESIZE_NEAREST_NEIGHBOR = 97,
-    TFL_OP_LEAKY_RELU = 98, TFL_OP_SPLIT_V = 102, TFL_OP_QUANTIZE = 114, TFL_OP_HARD_SWISH = 117
+    TFL_OP_LEAKY_RELU = 98, TFL_OP_SPLIT_V = 102, TFL_OP_QUANTIZE = 114, TFL_OP_HARD_SWISH = 117,
+    /* the CPU-coverage operators */
+    TFL_OP_DEPTH_TO_SPACE = 5, TFL_OP_EMBEDDING_LOOKUP = 7, TFL_OP_FLOOR = 8,
+    TFL_OP_L2_NORMALIZATION = 11, TFL_OP_L2_POOL_2D = 12, TFL_OP_SPACE_TO_DEPTH = 26,
+    TFL_OP_GATHER = 36, TFL_OP_BATCH_TO_SPACE_ND = 37, TFL_OP_SPACE_TO_BATCH_ND = 38, TFL_OP_DIV = 42,
+    TFL_OP_UNIDIRECTIONAL_SEQUENCE_LSTM = 44, TFL_OP_EXP = 47, TFL_OP_LOG_SOFTMAX = 50,
+    TFL_OP_CAST = 53, TFL_OP_PRELU = 54, TFL_OP_ARG_MAX = 56, TFL_OP_LESS = 58, TFL_OP_NEG = 59,
+    TFL_OP_GREATER = 61, TFL_OP_GREATER_EQUAL = 62, TFL_OP_LESS_EQUAL = 63, TFL_OP_SELECT = 64,
+    TFL_OP_SIN = 66, TFL_OP_TILE = 69, TFL_OP_EQUAL = 71, TFL_OP_NOT_EQUAL = 72, TFL_OP_LOG = 73,
+    TFL_OP_SUM = 74, TFL_OP_SQRT = 75, TFL_OP_RSQRT = 76, TFL_OP_SHAPE = 77, TFL_OP_ARG_MIN = 79,
+    TFL_OP_REDUCE_PROD = 81, TFL_OP_REDUCE_MAX = 82, TFL_OP_LOGICAL_OR = 84, TFL_OP_LOGICAL_AND = 86,
+    TFL_OP_LOGICAL_NOT = 87, TFL_OP_REDUCE_MIN = 89, TFL_OP_FLOOR_DIV = 90, TFL_OP_SQUARE = 92,
+    TFL_OP_ZEROS_LIKE = 93, TFL_OP_FILL = 94, TFL_OP_FLOOR_MOD = 95, TFL_OP_SQUARED_DIFFERENCE = 99,
+    TFL_OP_MIRROR_PAD = 100, TFL_OP_ABS = 101, TFL_OP_CEIL = 104, TFL_OP_REVERSE_V2 = 105,
+    TFL_OP_ADD_N = 106, TFL_OP_GATHER_ND = 107, TFL_OP_COS = 108, TFL_OP_ELU = 111, TFL_OP_ROUND = 116,
+    TFL_OP_IF = 118, TFL_OP_WHILE = 119, TFL_OP_SELECT_V2 = 123, TFL_OP_BATCH_MATMUL = 126,
+    TFL_OP_CUMSUM = 128, TFL_OP_CALL_ONCE = 129, TFL_OP_BROADCAST_TO = 130, TFL_OP_VAR_HANDLE = 142,
+    TFL_OP_READ_VARIABLE = 143, TFL_OP_ASSIGN_VARIABLE = 144, TFL_OP_BROADCAST_ARGS = 145,
+    TFL_OP_GELU = 150, TFL_OP_RELU_0_TO_1 = 152
 };
 
 /* BuiltinOptions union type values (schema numbering) that npuc parses. */
@@ -38,7 +56,20 @@ enum {
     TFL_OPT_MaximumMinimum = 39, TFL_OPT_PadV2 = 43, TFL_OPT_Slice = 48, TFL_OPT_TransposeConv = 49,
     TFL_OPT_ExpandDims = 52, TFL_OPT_Pack = 59, TFL_OPT_Unpack = 64,
     TFL_OPT_ResizeNearestNeighbor = 74, TFL_OPT_LeakyRelu = 75, TFL_OPT_SplitV = 79,
-    TFL_OPT_Quantize = 89, TFL_OPT_HardSwish = 91
+    TFL_OPT_Quantize = 89, TFL_OPT_HardSwish = 91,
+    TFL_OPT_L2Norm = 12, TFL_OPT_LSTM = 14, TFL_OPT_Call = 16, TFL_OPT_SpaceToDepth = 19,
+    TFL_OPT_Gather = 23, TFL_OPT_BatchToSpaceND = 24, TFL_OPT_SpaceToBatchND = 25, TFL_OPT_Div = 29,
+    TFL_OPT_Exp = 33, TFL_OPT_LogSoftmax = 36, TFL_OPT_Cast = 37, TFL_OPT_ArgMax = 40,
+    TFL_OPT_Less = 41, TFL_OPT_Neg = 42, TFL_OPT_Greater = 44, TFL_OPT_GreaterEqual = 45,
+    TFL_OPT_LessEqual = 46, TFL_OPT_Select = 47, TFL_OPT_Tile = 51, TFL_OPT_Equal = 53,
+    TFL_OPT_NotEqual = 54, TFL_OPT_Shape = 55, TFL_OPT_ArgMin = 57, TFL_OPT_LogicalOr = 60,
+    TFL_OPT_LogicalAnd = 62, TFL_OPT_LogicalNot = 63, TFL_OPT_FloorDiv = 65, TFL_OPT_Square = 66,
+    TFL_OPT_ZerosLike = 67, TFL_OPT_Fill = 68, TFL_OPT_UnidirectionalSequenceLSTM = 71,
+    TFL_OPT_FloorMod = 72, TFL_OPT_SquaredDifference = 76, TFL_OPT_MirrorPad = 77, TFL_OPT_Abs = 78,
+    TFL_OPT_ReverseV2 = 81, TFL_OPT_AddN = 82, TFL_OPT_GatherNd = 83, TFL_OPT_Cos = 84, TFL_OPT_If = 92,
+    TFL_OPT_While = 93, TFL_OPT_DepthToSpace = 94, TFL_OPT_SelectV2 = 98, TFL_OPT_BatchMatMul = 101,
+    TFL_OPT_Cumsum = 102, TFL_OPT_CallOnce = 103, TFL_OPT_BroadcastTo = 104, TFL_OPT_VarHandle = 111,
+    TFL_OPT_ReadVariable = 112, TFL_OPT_AssignVariable = 113
 };
 
 enum { TFL_PAD_SAME = 0, TFL_PAD_VALID = 1 };
@@ -72,6 +103,21 @@ typedef struct tfl_options {
     bool offset;                        /* StridedSlice */
     int32_t *new_shape; int32_t n_new_shape; bool has_new_shape;       /* Reshape */
     int32_t *squeeze_dims; int32_t n_squeeze_dims; bool has_squeeze_dims; /* Squeeze */
+    float cell_clip, proj_clip;         /* LSTM, UnidirectionalSequenceLSTM (0: no clipping) */
+    int8_t kernel_type;                 /* LSTM */
+    bool time_major;                    /* UnidirectionalSequenceLSTM */
+    bool diagonal_recurrent_tensors;    /* UnidirectionalSequenceLSTM */
+    int32_t block_size;                 /* SpaceToDepth, DepthToSpace */
+    int32_t batch_dims;                 /* Gather */
+    int8_t in_data_type, out_data_type; /* Cast (TensorType) */
+    int8_t output_type;                 /* ArgMax, ArgMin output_type; Shape out_type (TensorType) */
+    int8_t mirror_mode;                 /* MirrorPad mode: 0 REFLECT, 1 SYMMETRIC */
+    bool adj_x, adj_y;                  /* BatchMatMul */
+    bool exclusive, reverse;            /* Cumsum */
+    int32_t subgraph;                   /* Call */
+    int32_t then_subgraph, else_subgraph;   /* If */
+    int32_t cond_subgraph, body_subgraph;   /* While */
+    int32_t init_subgraph;              /* CallOnce */
 } tfl_options;
 
 /* Sets the schema defaults for option table `type`. */

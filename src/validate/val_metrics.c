@@ -37,6 +37,8 @@ double val_elem(graph_dtype dt, const void *p, size_t i)
     case GRAPH_I32: return ((const int32_t *)p)[i];
     case GRAPH_I64: return (double)((const int64_t *)p)[i];
     case GRAPH_F32: return ((const float *)p)[i];
+    case GRAPH_U32: return ((const uint32_t *)p)[i];
+    case GRAPH_U16: return ((const uint16_t *)p)[i];
     }
     return 0;
 }

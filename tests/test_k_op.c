@@ -295,7 +295,11 @@ static const int32_t *tconv_output_shape(const graph *g, int32_t t)
 }
 
 /* Runs g on the interpreter with random inputs, checking every op. */
-static void check_graph(const graph *g, uint64_t seed, bool corrupt, const char *label)
+/* Runs g on the interpreter with every op checked by op_done. Inputs: the
+ * bytes of `given` (all inputs concatenated, as the shared goldens store
+ * them) when not NULL, else random from seed. */
+static void check_graph_with(const graph *g, uint64_t seed, bool corrupt, const char *label, const uint8_t *given,
+                             size_t given_size)
 {
     ctx x = {.g = g, .label = label, .corrupt = corrupt};
     interp_options o = {.keep_all = true, .on_op_done = op_done, .user = &x};
@@ -315,7 +319,17 @@ static void check_graph(const graph *g, uint64_t seed, bool corrupt, const char 
         const graph_tensor *t = &g->tensors[g->inputs[i]];
         uint8_t *b = malloc(t->nbytes + 1);
         const int32_t *oshape = tconv_output_shape(g, g->inputs[i]);
-        if (oshape) {
+        if (given) {
+            if (given_size < t->nbytes) {
+                fprintf(stderr, "%s: the golden input is too short\n", label);
+                t_failures++;
+                free(b);
+                break;
+            }
+            memcpy(b, given, t->nbytes);
+            given += t->nbytes;
+            given_size -= t->nbytes;
+        } else if (oshape) {
             memcpy(b, oshape, 16); /* a TRANSPOSE_CONV output_shape input */
         } else if (t->dtype == GRAPH_F32) {
             for (size_t k = 0; k < t->nbytes / 4; k++) {
@@ -340,6 +354,11 @@ static void check_graph(const graph *g, uint64_t seed, bool corrupt, const char 
 
 /* ---- models -------------------------------------------------------------------------- */
 
+static void check_graph(const graph *g, uint64_t seed, bool corrupt, const char *label)
+{
+    check_graph_with(g, seed, corrupt, label, NULL, 0);
+}
+
 static void check_file(const char *path, bool corrupt)
 {
     tfl_model *m = NULL;
@@ -354,6 +373,53 @@ static void check_file(const char *path, bool corrupt)
     check_graph(g, 7, corrupt, path);
     graph_free(g);
     tfl_model_free(m);
+}
+
+/* Every single-op model of NPUC_SHARED/models/ops on its seed-1 golden input
+ * (random bytes are no valid indices, axes or shapes). */
+static void walk_ops(const char *dir)
+{
+    DIR *dp = opendir(dir);
+    if (!dp) return;
+    struct dirent *de;
+    while ((de = readdir(dp))) {
+        if (de->d_name[0] == '.') continue;
+        char sub[4096];
+        const int sn = snprintf(sub, sizeof sub, "%s/%s", dir, de->d_name);
+        if (sn < 0 || (size_t)sn >= sizeof sub) continue;
+        DIR *sp = opendir(sub);
+        if (!sp) continue;
+        struct dirent *fe;
+        while ((fe = readdir(sp))) {
+            size_t n = strlen(fe->d_name);
+            if (n <= 7 || strcmp(fe->d_name + n - 7, ".tflite") != 0) continue;
+            char path[8192], in[8200];
+            const int pn = snprintf(path, sizeof path, "%s/%s", sub, fe->d_name);
+            if (pn < 0 || (size_t)pn >= sizeof path) continue;
+            snprintf(in, sizeof in, "%.*s.s1.in.bin", (int)(strlen(path) - 7), path);
+            tfl_model *m = NULL;
+            graph *g = NULL;
+            npuc_err e = {0};
+            uint8_t *bytes = NULL;
+            size_t nbytes = 0;
+            if (tfl_read_file(path, &m, &e) || graph_import(m, &g, &e)) {
+                fprintf(stderr, "%s: %s\n", path, e.msg);
+                t_failures++;
+            } else if (!interp_op_supported(g, &g->ops[0], NULL, 0)) {
+                /* an operator not implemented yet: test_ops_golden says so */
+            } else if (npuc_read_file(in, &bytes, &nbytes, &e) && g->n_inputs > 0) {
+                fprintf(stderr, "%s: %s\n", in, e.msg);
+                t_failures++;
+            } else {
+                check_graph_with(g, 7, true, path, bytes ? bytes : (const uint8_t *)"", nbytes);
+            }
+            free(bytes);
+            graph_free(g);
+            tfl_model_free(m);
+        }
+        closedir(sp);
+    }
+    closedir(dp);
 }
 
 static void walk(const char *dir, int depth)
@@ -914,8 +980,11 @@ int main(void)
     if (dir) {
         char *slash = strrchr(buf, '/');
         *slash = 0;
+        char ops[1100];
+        snprintf(ops, sizeof ops, "%s/ops", buf);
         strncat(buf, "/tflm", sizeof buf - strlen(buf) - 1);
         walk(buf, 0);
+        walk_ops(ops);
     } else {
         printf("SKIP shared models: NPUC_SHARED/models not found\n");
     }

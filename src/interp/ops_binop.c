@@ -80,9 +80,9 @@ static bool dims_equal(const k_dims *a, const k_dims *b)
 }
 
 /* Fills d[0..n_in) and dout; the output must be the broadcast of the
- * inputs. TFLite Micro broadcasts only up to max_rank dims (4 or 5); inputs
- * of identical shapes run flat at any rank (bcast_any_rank) where its kernel
- * has that fast path. */
+ * inputs. TFLite Micro broadcasts only up to max_rank dims (4 for its
+ * *4DSlow kernels); inputs of identical shapes run flat at any rank
+ * (same_any_rank) where its kernel has that path. */
 static int shapes(interp_node *n, int32_t n_in, k_dims *d, k_dims *dout, int32_t max_rank, bool same_any_rank,
                   npuc_err *err)
 {
@@ -176,7 +176,8 @@ static int div_prepare(interp_node *n, npuc_err *err)
     k_op_binop_blob p = {0};
     k_dims d[2];
     if ((rc = same_type(a, b, err)) || (rc = same_type(a, o, err))) return rc;
-    if ((rc = shapes(n, 2, d, &p.dout, 5, true, err))) return rc;
+    /* div.h broadcasts through BroadcastBinaryOpSimple (up to 8 dims). */
+    if ((rc = shapes(n, 2, d, &p.dout, K_MAX_DIMS, true, err))) return rc;
     p.d1 = d[0];
     p.d2 = d[1];
     p.n_in = 2;
@@ -365,8 +366,9 @@ static int prelu_prepare(interp_node *n, npuc_err *err)
     k_op_binop_blob p = {0};
     k_dims d[2];
     if ((rc = same_type(in, o, err))) return rc;
-    /* prelu.cc broadcasts through 4-d views, even for equal shapes. */
-    if ((rc = shapes(n, 2, d, &p.dout, 4, false, err))) return rc;
+    /* prelu_common.cc: float always goes through 4-d views (even equal
+     * shapes); int8/int16 through BroadcastBinaryOpSimple (up to 8 dims). */
+    if ((rc = shapes(n, 2, d, &p.dout, in->dtype == GRAPH_F32 ? 4 : K_MAX_DIMS, false, err))) return rc;
     p.d1 = d[0];
     p.d2 = d[1];
     p.n_in = 2;
@@ -424,7 +426,8 @@ static int select_prepare(interp_node *n, npuc_err *err)
         return EMIT(n, kind, &p, err);   /* all shapes rank 0 */
     }
     k_dims d[3];
-    if ((rc = shapes(n, 3, d, &p.dout, 5, true, err))) return rc;
+    /* select.h: BroadcastSelect5DSlow handles up to 8 dims. */
+    if ((rc = shapes(n, 3, d, &p.dout, K_MAX_DIMS, true, err))) return rc;
     p.d1 = d[0];
     p.d2 = d[1];
     p.d3 = d[2];

@@ -124,15 +124,14 @@ int k_op_run_binop(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op
     if (!params_ok(kind, &b, &t)) return K_E_INVALID;
     if (!io) return K_OK;
 
-    const void *in[K_BINOP_MAX_N];
     int rc;
     for (int32_t k = 0; k < n_in; k++) {
         const uint32_t es = t.n_in ? t.es[k] : t.es[0];
         void *ptr;
         if ((rc = k_op_in(io, k, (t.n_in ? n[k] : n_out) * es, es, &ptr))) return rc;
-        in[k] = ptr;
     }
     void *out;
     if ((rc = k_op_out(io, 0, n_out * t.eo, t.eo, &out))) return rc;
-    return k_binop_eval(kind, &b, in, out);
+    /* io->in[0..n_in) are now checked (present, sized, aligned). */
+    return k_binop_eval(kind, &b, (const void *const *)io->in, out);
 }

@@ -358,18 +358,17 @@ static int32_t tq(graph *g, const char *name, graph_dtype dt, int32_t rank, cons
 
 /* One-op graph: inputs of types ti[], output of type to; the
  * interp_create status and message. */
-static int try_op(int32_t opcode, int32_t n_in, const graph_dtype *ti, graph_dtype to, float scale, char *msg,
-                  size_t msg_size)
+static int try_shapes(int32_t opcode, int32_t n_in, const graph_dtype *ti, graph_dtype to, float scale,
+                      int32_t rank1, const int32_t *s1, int32_t rank, const int32_t *s, char *msg, size_t msg_size)
 {
     graph *g = graph_new("t");
-    const int32_t s[2] = {2, 3};
     int32_t in[4];
     for (int32_t i = 0; i < n_in; i++) {
         char name[8];
         snprintf(name, sizeof name, "in%d", i);
-        in[i] = tq(g, name, ti[i], 2, s, scale, 0);
+        in[i] = i == 0 ? tq(g, name, ti[i], rank1, s1, scale, 0) : tq(g, name, ti[i], rank, s, scale, 0);
     }
-    int32_t out = tq(g, "out", to, 2, s, scale, 0);
+    int32_t out = tq(g, "out", to, rank, s, scale, 0);
     tfl_options opt;
     tfl_options_default(&opt);
     graph_add_op(g, opcode, &opt, n_in, in, 1, &out);
@@ -381,6 +380,13 @@ static int try_op(int32_t opcode, int32_t n_in, const graph_dtype *ti, graph_dty
     if (!rc) interp_free(ip);
     graph_free(g);
     return rc;
+}
+
+static int try_op(int32_t opcode, int32_t n_in, const graph_dtype *ti, graph_dtype to, float scale, char *msg,
+                  size_t msg_size)
+{
+    const int32_t s[2] = {2, 3};
+    return try_shapes(opcode, n_in, ti, to, scale, 2, s, 2, s, msg, msg_size);
 }
 
 static void test_interp_rejects(void)
@@ -415,6 +421,18 @@ static void test_interp_rejects(void)
     CHECK_STR_CONTAINS(msg, "must be bool");
     /* int8 comparison inputs with scale >= 1 (TFLite Micro's multiplier < 1 check). */
     CHECK_EQ_INT(try_op(TFL_OP_GREATER, 2, i8, GRAPH_BOOL, 2.0f, msg, sizeof msg), NPUC_E_UNSUPPORTED);
+    /* int16 comparisons: GREATER only, as TFLite Micro. */
+    CHECK_EQ_INT(try_op(TFL_OP_GREATER, 2, i16, GRAPH_BOOL, 0.1f, msg, sizeof msg), NPUC_OK);
+    CHECK_EQ_INT(try_op(TFL_OP_LESS, 2, i16, GRAPH_BOOL, 0.1f, msg, sizeof msg), NPUC_E_UNSUPPORTED);
+    /* Rank limits: the *4DSlow kernels broadcast at most 4 dims; equal
+     * shapes run flat at any rank; DIV broadcasts further. */
+    const int32_t r5[5] = {2, 1, 2, 1, 3}, r5b[5] = {2, 2, 2, 2, 3}, r1[1] = {3};
+    CHECK_EQ_INT(try_shapes(TFL_OP_LESS, 2, f32, GRAPH_BOOL, 0, 5, r5, 5, r5b, msg, sizeof msg), NPUC_E_UNSUPPORTED);
+    CHECK_EQ_INT(try_shapes(TFL_OP_LESS, 2, f32, GRAPH_BOOL, 0, 1, r1, 5, r5b, msg, sizeof msg), NPUC_E_UNSUPPORTED);
+    CHECK_STR_CONTAINS(msg, "at most 4 dims");
+    CHECK_EQ_INT(try_shapes(TFL_OP_LESS, 2, f32, GRAPH_BOOL, 0, 5, r5b, 5, r5b, msg, sizeof msg), NPUC_OK);
+    CHECK_EQ_INT(try_shapes(TFL_OP_DIV, 2, f32, GRAPH_F32, 0, 1, r1, 5, r5b, msg, sizeof msg), NPUC_OK);
+    CHECK_EQ_INT(try_shapes(TFL_OP_PRELU, 2, f32, GRAPH_F32, 0, 5, r5b, 5, r5b, msg, sizeof msg), NPUC_E_UNSUPPORTED);
     /* Accepted types still prepare. */
     CHECK_EQ_INT(try_op(TFL_OP_DIV, 2, i32, GRAPH_I32, 0, msg, sizeof msg), NPUC_OK);
     CHECK_EQ_INT(try_op(TFL_OP_EQUAL, 2, b8, GRAPH_BOOL, 0, msg, sizeof msg), NPUC_OK);

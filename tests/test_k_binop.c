@@ -364,7 +364,7 @@ static int try_shapes(int32_t opcode, int32_t n_in, const graph_dtype *ti, graph
     graph *g = graph_new("t");
     int32_t in[4];
     for (int32_t i = 0; i < n_in; i++) {
-        char name[8];
+        char name[16];
         snprintf(name, sizeof name, "in%d", i);
         in[i] = i == 0 ? tq(g, name, ti[i], rank1, s1, scale, 0) : tq(g, name, ti[i], rank, s, scale, 0);
     }

@@ -98,7 +98,7 @@ static int rsqrt_q(const k_op_math_blob *b, int32_t x, int32_t qmin, int32_t qma
 {
     const int32_t shift20 = 20;
     const int32_t v = x - b->in_zp;
-    if (v < 0) return K_E_INVALID;
+    if (v < 0) return K_E_UNSUPPORTED;
     if (v == 0) {
         *out = qmax;
         return K_OK;

@@ -266,6 +266,71 @@ static void test_tensor_sizes(void)
     CHECK_EQ_INT(run_k(K_OP_ZEROS_X64, &z, sizeof z, NULL, 0, zout, 8), K_E_INVALID);
 }
 
+/* Every kind with a valid blob: each byte flipped / set to 0xFF and every
+ * truncation must give a defined status (run under ASan+UBSan: no
+ * out-of-bounds access), and a tensor one byte short K_E_INVALID. */
+static void test_damage(void)
+{
+    for (uint32_t kind = K_OP_MATH_FIRST; kind <= K_OP_LOG_SOFTMAX_S8; kind++) {
+        uint8_t blob[sizeof(k_op_math_blob) + 8 + 256];
+        memset(blob, 0, sizeof blob);
+        k_op_math_blob b = {.n = 6, .outer = 2, .depth = 3};
+        uint32_t size = sizeof b, es_in = 4, es_out = 4;
+        switch (kind) {
+        case K_OP_ABS_S8: case K_OP_RSQRT_S8: case K_OP_ELU_S8: case K_OP_ZEROS_X8: case K_OP_LOGICAL_NOT_B8:
+        case K_OP_L2NORM_S8: case K_OP_LOG_SOFTMAX_S8:
+            es_in = es_out = 1;
+            break;
+        case K_OP_ABS_S16: case K_OP_ABS_S16_RAW: case K_OP_RSQRT_S16: es_in = es_out = 2; break;
+        case K_OP_ZEROS_X64: es_in = es_out = 8; break;
+        case K_OP_CAST:
+            b.src_type = K_MATH_T_S16;
+            b.dst_type = K_MATH_T_F32;
+            es_in = 2;
+            break;
+        default: break;
+        }
+        if (kind == K_OP_ABS_S8 || kind == K_OP_ABS_S16) {
+            b.rescale = 1;
+            k_quantize_multiplier(0.75, &b.mult, &b.shift);
+        }
+        if (kind == K_OP_RSQRT_S8 || kind == K_OP_RSQRT_S16) k_quantize_multiplier(3.0, &b.mult, &b.shift);
+        if (kind == K_OP_LOG_SOFTMAX_S8) CHECK_EQ_INT(k_log_softmax_s8_prepare(0.05f, &b), K_OK);
+        if (kind == K_OP_ELU_S8) {
+            b.lut_off = k_op_align(sizeof b);
+            size = b.lut_off + 256;
+            k_elu_s8_lut(0.1f, 3, 0.05f, -4, (int8_t *)(blob + b.lut_off));
+        }
+        memcpy(blob, &b, sizeof b);
+        uint64_t in_buf[8] = {0}, out_buf[8];
+        /* inputs at or above the zero point (RSQRT's domain) */
+        for (int i = 0; i < 64; i++) ((uint8_t *)in_buf)[i] = (uint8_t)(i * 7 % 100);
+        const uint32_t in_size = 6 * es_in, out_size = 6 * es_out;
+        CHECK_EQ_INT(run_k(kind, blob, size, in_buf, in_size, out_buf, out_size), K_OK);
+        for (uint32_t len = 0; len < size; len++) {
+            uint8_t *t = malloc(len ? len : 1);
+            memcpy(t, blob, len);
+            const int rc = run_k(kind, t, len, in_buf, in_size, out_buf, out_size);
+            if (rc != K_E_INVALID) fprintf(stderr, "kind %u truncated to %u: %d\n", kind, len, rc);
+            CHECK(rc == K_E_INVALID);
+            free(t);
+        }
+        for (uint32_t i = 0; i < size; i++) {
+            const uint8_t orig = blob[i];
+            const uint8_t vals[3] = {(uint8_t)~orig, 0xFF, 0x80};
+            for (int v = 0; v < 3; v++) {
+                blob[i] = vals[v];
+                const int rc = run_k(kind, blob, size, in_buf, in_size, out_buf, out_size);
+                CHECK(rc == K_OK || rc == K_E_INVALID || rc == K_E_UNSUPPORTED);
+            }
+            blob[i] = orig;
+        }
+        if (kind != K_OP_ZEROS_X8 && kind != K_OP_ZEROS_X32 && kind != K_OP_ZEROS_X64)
+            CHECK_EQ_INT(run_k(kind, blob, size, in_buf, in_size - 1, out_buf, out_size), K_E_INVALID);
+        CHECK_EQ_INT(run_k(kind, blob, size, in_buf, in_size, out_buf, out_size - 1), K_E_INVALID);
+    }
+}
+
 /* ---- interpreter errors ---- */
 
 static int32_t add_t(graph *g, const char *name, graph_dtype dt, int32_t n, float scale, int64_t zp)
@@ -348,6 +413,7 @@ int main(void)
     test_elu_lut();
     test_validate();
     test_tensor_sizes();
+    test_damage();
     test_interp_rejects();
     TEST_MAIN_END();
 }

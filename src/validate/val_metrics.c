@@ -12,7 +12,9 @@ void val_acc_init(val_acc *a)
 
 void val_acc_add(val_acc *a, double ref, double got)
 {
-    double d = got - ref;
+    /* Equal values (including equal infinities, whose difference is NaN)
+     * differ by 0. */
+    double d = got == ref ? 0.0 : got - ref;
     double ad = fabs(d);
     if (d != 0.0) {
         if (a->first_diff < 0) a->first_diff = (int64_t)a->n;

@@ -5,6 +5,8 @@
 #include "test.h"
 #include "../src/interp/interp.h"
 #include "../src/kernels/k_op.h"
+#include "../src/tflite/tflite.h"
+#include "../src/util/util.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -606,6 +608,135 @@ static void test_interp(void)
     graph_free(g);
 }
 
+/* ---- the golden models' prepared ops, damaged ------------------------------------- */
+
+static uint8_t *dupb(const void *p, size_t n)
+{
+    uint8_t *d = malloc(n ? n : 1);
+    if (n) memcpy(d, p, n);
+    return d;
+}
+
+/* Runs the op's blob on exact-size copies of its tensors (seed 1 inputs):
+ * must equal the interpreter; then every truncation of the blob is
+ * K_E_INVALID, every byte flipped or set to 0xFF gives a defined status and
+ * no access outside the buffers (ASan), and every tensor the kind reads or
+ * writes one byte short is K_E_INVALID. */
+static void damage_model(const char *path, const char *in_path, bool reads_const)
+{
+    npuc_err e = {0};
+    tfl_model *tm = NULL;
+    graph *g = NULL;
+    if (tfl_read_file(path, &tm, &e) || graph_import(tm, &g, &e)) {
+        fprintf(stderr, "%s: %s\n", path, e.msg);
+        t_failures++;
+        if (tm) tfl_model_free(tm);
+        return;
+    }
+    interp_options o = {.keep_all = true};
+    interp *ip = NULL;
+    CHECK_EQ_INT(interp_create(g, &o, &ip, &e), NPUC_OK);
+    uint8_t *inb = NULL;
+    size_t inn = 0;
+    if (!ip || npuc_read_file(in_path, &inb, &inn, &e)) {
+        t_failures++;
+        goto done;
+    }
+    size_t off = 0;
+    for (int32_t i = 0; i < g->n_inputs; i++) {
+        size_t nb = g->tensors[g->inputs[i]].nbytes;
+        CHECK(off + nb <= inn);
+        if (off + nb > inn) goto done;
+        CHECK_EQ_INT(interp_set_input(ip, i, inb + off, nb, &e), NPUC_OK);
+        off += nb;
+    }
+    CHECK_EQ_INT(interp_invoke(ip, &e), NPUC_OK);
+    uint32_t kind = 0, psize = 0, ssize = 0, persize = 0;
+    const void *params = NULL;
+    CHECK_EQ_INT(interp_op_prepared(ip, 0, &kind, &params, &psize, &ssize, &persize), NPUC_OK);
+    CHECK_EQ_INT(ssize, 0);
+    CHECK_EQ_INT(persize, 0);
+    const graph_op *op = &g->ops[0];
+    void *in[4] = {0};
+    uint32_t isz[4] = {0};
+    const int32_t n_in = op->n_in < 4 ? op->n_in : 4;
+    for (int32_t i = 0; i < n_in; i++) {
+        const graph_tensor *t = &g->tensors[op->in[i]];
+        isz[i] = (uint32_t)t->nbytes;
+        in[i] = dupb(interp_tensor_data(ip, op->in[i]), t->nbytes);
+    }
+    const graph_tensor *ot = &g->tensors[op->out[0]];
+    uint32_t osz = (uint32_t)ot->nbytes;
+    uint8_t *out = malloc(osz ? osz : 1);
+    uint8_t *blob = malloc(psize + 8);
+    memcpy(blob, params, psize);
+    CHECK_EQ_INT(run(kind, blob, psize, n_in, in, isz, out, osz), K_OK);
+    CHECK(memcmp(out, interp_tensor_data(ip, op->out[0]), osz) == 0);
+    for (uint32_t s = 0; s < psize; s += 4) CHECK_EQ_INT(k_op_validate(kind, blob, s), K_E_INVALID);
+    for (uint32_t i = 0; i < psize; i++) {
+        const uint8_t keep = blob[i];
+        for (int m = 0; m < 9; m++) {
+            blob[i] = m == 8 ? 0xFF : (uint8_t)(keep ^ (1u << m));
+            int rc = run(kind, blob, psize, n_in, in, isz, out, osz);
+            CHECK(rc == K_OK || rc == K_E_INVALID || rc == K_E_UNSUPPORTED);
+        }
+        blob[i] = keep;
+    }
+    /* tensors one byte short */
+    for (int32_t i = 0; i < n_in; i++) {
+        if (g->tensors[op->in[i]].data && !reads_const) continue; /* constant axis: not read */
+        if (isz[i] == 0) continue;
+        isz[i]--;
+        CHECK_EQ_INT(run(kind, blob, psize, n_in, in, isz, out, osz), K_E_INVALID);
+        isz[i]++;
+    }
+    if (osz) CHECK_EQ_INT(run(kind, blob, psize, n_in, in, isz, out, osz - 1), K_E_INVALID);
+    for (int32_t i = 0; i < n_in; i++) free(in[i]);
+    free(out);
+    free(blob);
+done:
+    free(inb);
+    if (ip) interp_free(ip);
+    graph_free(g);
+    tfl_model_free(tm);
+}
+
+static void test_golden_models(void)
+{
+    char buf[4096];
+    const char *root = t_shared("models/ops/MANIFEST.tsv", buf, sizeof buf);
+    if (!root) {
+        printf("SKIP golden models: NPUC_SHARED/models/ops not found (golden data lives in the steering repo's shared/)\n");
+        return;
+    }
+    static const char *const cases[][2] = {
+        {"ARG_MAX", "i8_axis_input"}, {"ARG_MIN", "f32_r4_axm1"}, {"REDUCE_MAX", "i8_r5_ax13"},
+        {"REDUCE_MIN", "f32_axis_input"}, {"SUM", "i8_axis_input"}, {"SUM", "i16_sat_keep"},
+        {"SUM", "f32_r5_multi"}, {"CUMSUM", "i8_excl_rev"}, {"CUMSUM", "f32_axis_scalar_input"},
+        {"L2_POOL_2D", "same_2x2_s2_odd"}, {"BATCH_MATMUL", "i8_adjxy_bcast"},
+        {"BATCH_MATMUL", "i8_const_rhs"}, {"BATCH_MATMUL", "i16_adjy"}, {"BATCH_MATMUL", "f32_adjxy_r5"},
+    };
+    int n = 0;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        char model[4200], inp[4200], rel[256];
+        snprintf(rel, sizeof rel, "models/ops/%s/%s.tflite", cases[c][0], cases[c][1]);
+        if (!t_shared(rel, model, sizeof model)) {
+            fprintf(stderr, "missing %s\n", rel);
+            t_failures++;
+            continue;
+        }
+        snprintf(rel, sizeof rel, "models/ops/%s/%s.s1.in.bin", cases[c][0], cases[c][1]);
+        if (!t_shared(rel, inp, sizeof inp)) {
+            fprintf(stderr, "missing %s\n", rel);
+            t_failures++;
+            continue;
+        }
+        damage_model(model, inp, !strcmp(cases[c][0], "BATCH_MATMUL"));
+        n++;
+    }
+    printf("%d golden models damaged\n", n);
+}
+
 int main(void)
 {
     test_arg();
@@ -615,5 +746,6 @@ int main(void)
     test_bmm();
     test_damaged();
     test_interp();
+    test_golden_models();
     TEST_MAIN_END();
 }

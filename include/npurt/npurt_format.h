@@ -108,6 +108,11 @@ enum {
                                  split, ...) on the CPU: a k_op of a data-movement kind */
 };
 
+/* Operands (inputs + outputs) of one SW/HYBRID epoch: at most this many
+ * (the runtime keeps their pointers on its stack while the kernel runs; an
+ * UNPACK of 49 steps, as in an unrolled LSTM, needs 50). */
+#define NPURT_MAX_OPERANDS 64u
+
 typedef struct npurt_epoch_rec {
     uint8_t kind;             /* NPURT_EPOCH_* */
     uint8_t n_in, n_out;      /* SW/HYBRID: operand counts (refs) */

@@ -151,8 +151,9 @@ static int add_sw_epoch(builder *b, int32_t op_index, npuc_err *err)
     const void *params = NULL;
     int rc = interp_op_prepared(b->ip, op_index, &kind, &params, &psize, &scratch, &persist);
     if (rc) return npuc_errf(err, rc, "op %d (%s): no prepared CPU kernel for the runtime", op_index, graph_op_name(op));
-    if ((uint32_t)op->n_in + (uint32_t)op->n_out > 32)
-        return npuc_errf(err, NPUC_E_UNSUPPORTED, "op %d (%s): more than 32 operands", op_index, graph_op_name(op));
+    if ((uint32_t)op->n_in + (uint32_t)op->n_out > NPURT_MAX_OPERANDS)
+        return npuc_errf(err, NPUC_E_UNSUPPORTED, "op %d (%s): %d operands, the runtime takes at most %u", op_index,
+                         graph_op_name(op), op->n_in + op->n_out, NPURT_MAX_OPERANDS);
     npurt_epoch_rec e;
     memset(&e, 0, sizeof e);
     e.kind = k_op_is_data_movement(kind) ? NPURT_EPOCH_HYBRID : NPURT_EPOCH_SW;

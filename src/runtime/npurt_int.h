@@ -4,7 +4,6 @@
 
 #include "npurt/npurt.h"
 
-#define NPURT_MAX_OPERANDS 32u
 
 /* Error texts (npurt_error.what). Build with -DNPURT_ERROR_TEXT=0 to drop
  * them from flash: codes, epoch, record and offset still say what failed. */

@@ -9,6 +9,8 @@
 #include "interp/interp.h"
 #include "kernels/k_op.h"
 #include "tflite/flexbuf.h"
+#include "validate/validate.h"
+#include "compiler/cc_system.h"
 
 /* ---- detection, direct ---- */
 
@@ -334,6 +336,31 @@ static void test_circbuf_interp(void)
     graph_free(g);
 }
 
+/* The compiled model (a CPU epoch run by the runtime, state in its
+ * persistent memory) against the interpreter, period 1. */
+static void test_circbuf_compiled(void)
+{
+    uint8_t buf[64];
+    fb_ent e1[1] = {{"cycles_max", FLEXBUF_INT, 1}};
+    graph *g = cb_graph(3, buf, (uint32_t)fb_build(buf, e1, 1, 1));
+    static const int8_t in1[2] = {5, -6}, in2[2] = {7, 8};
+    const uint8_t *sets[2] = {(const uint8_t *)in1, (const uint8_t *)in2};
+    val_options o;
+    memset(&o, 0, sizeof o);
+    o.tolerance = -1;
+    o.inputs = sets;
+    o.n_sets = 2;
+    val_report *r = NULL;
+    npuc_err err = {0};
+    int rc = cc_system_default(SIM_U55_128, &o.cc.sys, &err);
+    if (!rc) rc = val_run(g, "cb", &o, &r, &err);
+    if (rc) fprintf(stderr, "val_run: %s\n", err.msg);
+    CHECK_EQ_INT(rc, NPUC_OK);
+    CHECK(r && r->bit_exact);
+    val_report_free(r);
+    graph_free(g);
+}
+
 static void test_detect_interp(void)
 {
     graph *g = graph_new("det");
@@ -396,6 +423,7 @@ int main(void)
     test_detect_invalid();
     test_circbuf();
     test_circbuf_interp();
+    test_circbuf_compiled();
     test_detect_interp();
     TEST_MAIN_END();
 }

@@ -191,11 +191,11 @@ static int prep_circbuf(interp_node *n, npuc_err *err)
     if (out->shape[0] != 1)
         return npuc_errf(err, NPUC_E_UNSUPPORTED, "batch %d: only batch 1 is supported", out->shape[0]);
     k_op_circbuf_blob b = {0};
-    b.num_slots = out->shape[1];
-    b.depth = out->shape[2] * out->shape[3];
-    if (b.num_slots < 1 || out->shape[2] < 1 || out->shape[3] < 1 || (int64_t)out->shape[2] * out->shape[3] > K_OP_MAX_DIM)
+    if (out->shape[1] < 1 || out->shape[2] < 1 || out->shape[3] < 1 || (int64_t)out->shape[2] * out->shape[3] > K_OP_MAX_DIM)
         return npuc_errf(err, NPUC_E_INVALID, "output [1, %d, %d, %d] is empty or too large", out->shape[1], out->shape[2],
                          out->shape[3]);
+    b.num_slots = out->shape[1];
+    b.depth = out->shape[2] * out->shape[3];
     int rc = circbuf_cycles(n, &b.cycles_max, err);
     if (rc) return rc;
     b.zero_point = out->q.n >= 1 ? (int32_t)out->q.zero_point[0] : 0;

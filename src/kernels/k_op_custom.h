@@ -31,8 +31,9 @@ enum {
 
 /* k_op_run result of K_OP_CIRCULAR_BUFFER_S8 besides K_OK / K_E_*: the op
  * ran (its state advanced, its output is written) and the rest of the
- * graph must not run in this invocation. */
-#define K_OP_NOT_READY 3
+ * graph must not run in this invocation. Far from the K_E_* codes of
+ * k_common.h so that new error codes there cannot collide with it. */
+#define K_OP_NOT_READY 100
 
 /* TFLite_Detection_PostProcess. use_regular_nms 1: per-class NMS
  * (detections_per_class each) then the best max_detections over all

@@ -22,6 +22,7 @@ struct interp {
     size_t scratch_size;
     uint8_t *persist;
     size_t persist_size;
+    bool not_ready;          /* the last invoke ended early (K_OP_NOT_READY) */
 };
 
 /* Marker for CUSTOM ops run by interp_options.custom_eval. */
@@ -347,6 +348,7 @@ int interp_set_input(interp *ip, int32_t input_index, const void *data, size_t s
 int interp_invoke(interp *ip, npuc_err *err)
 {
     const graph *g = ip->g;
+    ip->not_ready = false;
     for (int32_t i = 0; i < g->n_ops; i++) {
         interp_node *n = &ip->nodes[i];
         int rc;
@@ -354,6 +356,11 @@ int interp_invoke(interp *ip, npuc_err *err)
             rc = ip->opt.custom_eval(ip->opt.custom_user, ip, n->op, err);
         } else {
             const int krc = k_op_run(n->kind, n->params, n->params_size, &n->io);
+            if (krc == K_OP_NOT_READY) { /* the op ran and ends this invocation */
+                ip->not_ready = true;
+                if (ip->opt.on_op_done) ip->opt.on_op_done(ip->opt.user, ip, i);
+                return NPUC_OK;
+            }
             rc = krc == K_OK ? NPUC_OK
                  : krc == K_E_UNSUPPORTED
                      ? npuc_errf(err, NPUC_E_UNSUPPORTED, "kernel %s reported values it cannot compute",
@@ -366,6 +373,8 @@ int interp_invoke(interp *ip, npuc_err *err)
     }
     return NPUC_OK;
 }
+
+bool interp_not_ready(const interp *ip) { return ip && ip->not_ready; }
 
 const void *interp_output(const interp *ip, int32_t output_index, size_t *size)
 {

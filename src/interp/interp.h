@@ -35,6 +35,10 @@ size_t interp_scratch_size(const interp *ip);
 
 int interp_set_input(interp *ip, int32_t input_index, const void *data, size_t size, npuc_err *err);
 int interp_invoke(interp *ip, npuc_err *err);
+/* After interp_invoke returned NPUC_OK: true when an op (CIRCULAR_BUFFER
+ * off its stride period) ended the invocation early, as TFLite Micro's
+ * kTfLiteAbort: the ops after it did not run, the outputs are not ready. */
+bool interp_not_ready(const interp *ip);
 /* Resets variable (state) tensors to their initial values. */
 void interp_reset_state(interp *ip);
 

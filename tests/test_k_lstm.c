@@ -581,10 +581,10 @@ static void test_kernels(void)
         for (int j = 0; j < S * S; j++) c.r[g][j] *= 0.5f;
     test_kernel_kind(K_OP_LSTM_F32, &c, 0.0f, 1e-5f);
     test_kernel_kind(K_OP_LSTM_F32, &c, 0.3f, 1e-5f);
-    test_kernel_kind(K_OP_LSTM_S8, &c, 0.0f, 0.08f);
-    test_kernel_kind(K_OP_LSTM_S8, &c, 0.3f, 0.08f);
-    test_kernel_kind(K_OP_LSTM_S16, &c, 0.0f, 0.03f);
-    test_kernel_kind(K_OP_LSTM_S16, &c, 0.3f, 0.03f);
+    test_kernel_kind(K_OP_LSTM_S8, &c, 0.0f, 0.02f);
+    test_kernel_kind(K_OP_LSTM_S8, &c, 0.3f, 0.02f);
+    test_kernel_kind(K_OP_LSTM_S16, &c, 0.0f, 0.01f);
+    test_kernel_kind(K_OP_LSTM_S16, &c, 0.3f, 0.01f);
     test_damaged(K_OP_LSTM_S8);
     test_damaged(K_OP_LSTM_S16);
     test_damaged(K_OP_LSTM_F32);

@@ -35,7 +35,8 @@ size_t interp_scratch_size(const interp *ip);
 
 int interp_set_input(interp *ip, int32_t input_index, const void *data, size_t size, npuc_err *err);
 int interp_invoke(interp *ip, npuc_err *err);
-/* Resets variable (state) tensors to their initial values. */
+/* Resets variable (state) tensors to their initial values: their constant
+ * data if any, else TFLite Micro's reset value (int8: the zero point, else 0). */
 void interp_reset_state(interp *ip);
 
 /* Data of any tensor (constant: its buffer; activation: its arena slot). */

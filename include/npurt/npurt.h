@@ -182,7 +182,8 @@ void npurt_set_callback(npurt_instance *inst, npurt_callback cb, void *user);
 uint32_t npurt_epoch_slots(const npurt_epoch_rec *e);
 uint32_t npurt_model_slots(const npurt_model *m);
 
-/* Zeroes the state pool (recurrent models start over). */
+/* Zeroes the state pool (recurrent models start over); int8 variable
+ * tensors start at their zero point, as TFLite Micro's ResetVariableTensors. */
 void npurt_reset_state(npurt_instance *inst);
 
 /* ------------------------------------------------------------ multi-model */

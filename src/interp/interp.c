@@ -256,8 +256,12 @@ void interp_reset_state(interp *ip)
     for (int32_t t = 0; t < g->n_tensors; t++) {
         const graph_tensor *gt = &g->tensors[t];
         if (!gt->is_variable) continue;
+        /* TFLite Micro's ResetVariableTensors: int8 tensors start at their
+         * zero point (real 0), everything else at 0 bytes. */
+        int fill = 0;
+        if (gt->dtype == GRAPH_I8 && gt->q.n >= 1 && gt->q.zero_point) fill = (int)(int8_t)gt->q.zero_point[0];
         if (gt->data) memcpy(ip->state + ip->offset[t], gt->data, gt->nbytes);
-        else memset(ip->state + ip->offset[t], 0, gt->nbytes);
+        else memset(ip->state + ip->offset[t], fill, gt->nbytes);
     }
     if (ip->persist_size) memset(ip->persist, 0, ip->persist_size);
 }

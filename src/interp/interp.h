@@ -39,7 +39,8 @@ int interp_invoke(interp *ip, npuc_err *err);
  * off its stride period) ended the invocation early, as TFLite Micro's
  * kTfLiteAbort: the ops after it did not run, the outputs are not ready. */
 bool interp_not_ready(const interp *ip);
-/* Resets variable (state) tensors to their initial values. */
+/* Resets variable (state) tensors to their initial values: their constant
+ * data if any, else TFLite Micro's reset value (int8: the zero point, else 0). */
 void interp_reset_state(interp *ip);
 
 /* Data of any tensor (constant: its buffer; activation: its arena slot). */

@@ -28,8 +28,11 @@ static void zero_variables(npurt_instance *inst)
     if (ps >= 0 && inst->base[ps]) memset(inst->base[ps], 0, inst->size[ps]);
     for (uint32_t t = 0; t < m->h->n_tensors; t++) {
         const npurt_tensor_rec *r = &m->tensors[t];
+        /* As TFLite Micro's ResetVariableTensors: int8 state starts at its
+         * zero point (real 0), other types at 0 bytes. */
         if ((r->flags & NPURT_T_VARIABLE) && m->pools[r->pool].kind != NPURT_POOL_PARAMS)
-            memset(inst->base[r->pool] + r->offset, 0, r->size);
+            memset(inst->base[r->pool] + r->offset, r->dtype == NPURT_DT_INT8 ? (int)(int8_t)r->zero_point : 0,
+                   r->size);
     }
 }
 

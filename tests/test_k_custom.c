@@ -361,6 +361,31 @@ static void test_circbuf_compiled(void)
     graph_free(g);
 }
 
+/* Period 2 compiled: the runtime's NPURT_NOT_READY on the first set must
+ * agree with the interpreter's not-ready, and the completed set match. */
+static void test_circbuf_compiled_not_ready(void)
+{
+    uint8_t buf[64];
+    fb_ent e2[1] = {{"cycles_max", FLEXBUF_INT, 2}};
+    graph *g = cb_graph(3, buf, (uint32_t)fb_build(buf, e2, 1, 1));
+    static const int8_t in1[2] = {5, -6}, in2[2] = {7, 8};
+    const uint8_t *sets[2] = {(const uint8_t *)in1, (const uint8_t *)in2};
+    val_options o;
+    memset(&o, 0, sizeof o);
+    o.tolerance = -1;
+    o.inputs = sets;
+    o.n_sets = 2;
+    val_report *r = NULL;
+    npuc_err err = {0};
+    int rc = cc_system_default(SIM_U55_128, &o.cc.sys, &err);
+    if (!rc) rc = val_run(g, "cb2", &o, &r, &err);
+    if (rc) fprintf(stderr, "val_run: %s\n", err.msg);
+    CHECK_EQ_INT(rc, NPUC_OK);
+    CHECK(r && r->bit_exact);
+    val_report_free(r);
+    graph_free(g);
+}
+
 static void test_detect_interp(void)
 {
     graph *g = graph_new("det");
@@ -424,6 +449,7 @@ int main(void)
     test_circbuf();
     test_circbuf_interp();
     test_circbuf_compiled();
+    test_circbuf_compiled_not_ready();
     test_detect_interp();
     TEST_MAIN_END();
 }

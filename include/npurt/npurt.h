@@ -35,6 +35,10 @@ struct ethosu_driver;
 
 typedef enum npurt_status {
     NPURT_OK = 0,
+    NPURT_NOT_READY = 1,      /* npurt_run: a CPU op (CIRCULAR_BUFFER off its period)
+                                 ended the run early, as TensorFlow Lite Micro's
+                                 kTfLiteAbort: not an error, the outputs are not
+                                 ready this time; the next run continues */
     NPURT_E_FORMAT = -1,      /* the model blob is malformed */
     NPURT_E_VERSION = -2,     /* unknown format version */
     NPURT_E_CRC = -3,         /* checksum mismatch: the blob is corrupt */

@@ -466,6 +466,9 @@ int cli_run(int argc, char **argv)
     }
     rc = interp_invoke(ip, &err);
     if (rc) goto fail;
+    if (interp_not_ready(ip))
+        fprintf(stderr, "note: %s: outputs not ready: an op (CIRCULAR_BUFFER off its period) ended the invocation "
+                        "early\n", model_path);
     size_t total = 0;
     for (int32_t i = 0; i < g->n_outputs; i++) total += g->tensors[g->outputs[i]].nbytes;
     if (output) {

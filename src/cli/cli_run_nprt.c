@@ -270,7 +270,11 @@ int cli_run_nprt(const cli_run_args *a)
             cli_fill_random(&rng, &t, dst);
         }
     }
-    if (reloc ? npurt_reloc_run(ri) : npurt_run(ip)) {
+    const int run_rc = reloc ? npurt_reloc_run(ri) : npurt_run(ip);
+    if (run_rc == NPURT_NOT_READY)
+        fprintf(stderr, "note: %s: outputs not ready: an op (CIRCULAR_BUFFER off its period) ended the run early\n",
+                a->model);
+    else if (run_rc) {
         npurt_host_error_text(mp, &ip->err, msg, sizeof msg);
         char npu_msg[256] = "";
         if (hnpu) ethosu_host_npu_error(hnpu, npu_msg, sizeof npu_msg);

@@ -13,6 +13,11 @@
 
 /* Kernel status codes. */
 enum { K_OK = 0, K_E_INVALID = 1, K_E_UNSUPPORTED = 2 };
+/* k_op_run result besides K_OK / K_E_* (CIRCULAR_BUFFER off its period): the
+ * op ran (its state advanced, its output is written) and the rest of the
+ * graph must not run in this invocation; not an error. Far from the K_E_*
+ * codes so that new error codes cannot collide with it. */
+#define K_OP_NOT_READY 100
 
 /* Fused activation, as TFLite's ActivationFunctionType. */
 enum { K_ACT_NONE = 0, K_ACT_RELU = 1, K_ACT_RELU_N1_TO_1 = 2, K_ACT_RELU6 = 3 };

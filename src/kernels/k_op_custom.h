@@ -29,12 +29,6 @@ enum {
     K_OP_CIRCULAR_BUFFER_S8 = 471
 };
 
-/* k_op_run result of K_OP_CIRCULAR_BUFFER_S8 besides K_OK / K_E_*: the op
- * ran (its state advanced, its output is written) and the rest of the
- * graph must not run in this invocation. Far from the K_E_* codes of
- * k_common.h so that new error codes there cannot collide with it. */
-#define K_OP_NOT_READY 100
-
 /* TFLite_Detection_PostProcess. use_regular_nms 1: per-class NMS
  * (detections_per_class each) then the best max_detections over all
  * classes; 0: fast NMS on each box's best class score. out_slots: the

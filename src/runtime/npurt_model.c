@@ -11,6 +11,7 @@ const char *npurt_status_name(int code)
 {
     switch (code) {
     case NPURT_OK: return "ok";
+    case NPURT_NOT_READY: return "outputs not ready (an op ended the run early)";
     case NPURT_E_FORMAT: return "malformed model";
     case NPURT_E_VERSION: return "unsupported model version";
     case NPURT_E_CRC: return "model checksum mismatch";

@@ -252,6 +252,7 @@ static int run_sw(npurt_instance *inst, uint32_t i, const npurt_epoch_rec *e, ui
         pr->hw = t2 - t1;
         pr->post = 0;
     }
+    if (krc == K_OP_NOT_READY) return NPURT_NOT_READY;
     if (krc != K_OK) return epoch_fail(inst, NPURT_E_KERNEL, i, krc, NPURT_TEXT("a CPU kernel rejected its parameters or tensors"));
     return NPURT_OK;
 }
@@ -280,7 +281,7 @@ int npurt_run(npurt_instance *inst)
         if (inst->cb) inst->cb(inst->cb_user, NPURT_CB_EPOCH_START, i);
         rc = e->kind == NPURT_EPOCH_HW ? run_hw(inst, i, e, slot, pr) : run_sw(inst, i, e, slot, pr);
         if (inst->cb) inst->cb(inst->cb_user, NPURT_CB_EPOCH_END, i);
-        if (rc == NPURT_OK) inst->epochs_done++;
+        if (rc == NPURT_OK || rc == NPURT_NOT_READY) inst->epochs_done++;
         slot += npurt_epoch_slots(e);
     }
     if (inst->cb) inst->cb(inst->cb_user, NPURT_CB_RUN_END, inst->epochs_done);

@@ -387,6 +387,10 @@ static int run_set(vctx *c, interp *ip, const uint8_t *const *in, uint8_t *ref, 
     if (rc) return npuc_err_prefix(err, "reference interpreter");
     memset(c->prof, 0, sizeof *c->prof * (c->mp->h->n_epochs + 1u));
     int st = c->ri ? npurt_reloc_run(c->ri) : npurt_run(c->ip);
+    if ((st == NPURT_NOT_READY) != interp_not_ready(ip))
+        return npuc_errf(err, NPUC_E_RUNTIME, "deployed model: its outputs are %sready, the reference's are %s",
+                         st == NPURT_NOT_READY ? "not " : "", interp_not_ready(ip) ? "not" : "");
+    if (st == NPURT_NOT_READY) st = NPURT_OK;
     if (st) {
         char msg[512], npu_msg[256] = "";
         npurt_host_error_text(c->mp, &c->ip->err, msg, sizeof msg);

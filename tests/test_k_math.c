@@ -129,6 +129,19 @@ static void test_cast_wrap(void)
     CHECK_EQ_INT(run_k(K_OP_CAST, &bb, sizeof bb, bin, 3, bout, sizeof bout), K_OK);
     CHECK_EQ_INT(bout[0], 0);
     CHECK_EQ_INT(bout[2], 1);
+
+    /* uint8 (npuc's addition): 255 -> 255.0f; int32 -> uint8 wraps */
+    k_op_math_blob u8 = {.n = 2, .src_type = K_MATH_T_U8, .dst_type = K_MATH_T_F32};
+    uint8_t u8in[2] = {255, 7};
+    float u8out[2];
+    CHECK_EQ_INT(run_k(K_OP_CAST, &u8, sizeof u8, u8in, 2, u8out, sizeof u8out), K_OK);
+    CHECK(u8out[0] == 255.0f && u8out[1] == 7.0f);
+    k_op_math_blob tou8 = {.n = 2, .src_type = K_MATH_T_S32, .dst_type = K_MATH_T_U8};
+    int32_t s32in[2] = {256 + 3, -1};
+    uint8_t u8o[2];
+    CHECK_EQ_INT(run_k(K_OP_CAST, &tou8, sizeof tou8, s32in, sizeof s32in, u8o, 2), K_OK);
+    CHECK_EQ_INT(u8o[0], 3);
+    CHECK_EQ_INT(u8o[1], 255);
 }
 
 static void test_l2norm_s8(void)

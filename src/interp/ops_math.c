@@ -211,6 +211,7 @@ static int32_t cast_type(graph_dtype d, bool output)
 {
     switch (d) {
     case GRAPH_I8: return K_MATH_T_S8;
+    case GRAPH_U8: return K_MATH_T_U8;
     case GRAPH_I16: return K_MATH_T_S16;
     case GRAPH_I32: return K_MATH_T_S32;
     case GRAPH_U32: return K_MATH_T_U32;
@@ -235,12 +236,12 @@ static int cast_prepare(interp_node *n, npuc_err *err)
     b.dst_type = cast_type(out->dtype, true);
     if (!b.src_type)
         return npuc_errf(err, NPUC_E_UNSUPPORTED,
-                         "CAST from %s (input '%s') is not supported; TFLite Micro casts from int8, int16, int32, "
+                         "CAST from %s (input '%s') is not supported; npuc casts from int8, uint8, int16, int32, "
                          "uint32, float32, bool",
                          dt(in), tname(in));
     if (!b.dst_type)
         return npuc_errf(err, NPUC_E_UNSUPPORTED,
-                         "CAST to %s (output '%s') is not supported; TFLite Micro casts to int8, int16, int32, "
+                         "CAST to %s (output '%s') is not supported; npuc casts to int8, uint8, int16, int32, "
                          "uint32, float32",
                          dt(out), tname(out));
     return emit(n, K_OP_CAST, &b, NULL, 0, err);

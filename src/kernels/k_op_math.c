@@ -138,6 +138,7 @@ static int cast_run(const k_op_math_blob *b, const void *in, void *out, int32_t 
         case K_MATH_T_S32: iv = ((const int32_t *)in)[i]; break;
         case K_MATH_T_U32: iv = ((const uint32_t *)in)[i]; break;
         case K_MATH_T_BOOL: iv = ((const uint8_t *)in)[i] != 0; break;
+        case K_MATH_T_U8: iv = ((const uint8_t *)in)[i]; break;
         default: fv = ((const float *)in)[i]; break;
         }
         switch (b->dst_type) {
@@ -151,6 +152,9 @@ static int cast_run(const k_op_math_blob *b, const void *in, void *out, int32_t 
             ((int32_t *)out)[i] = src_float ? f32_to_i32(fv) : (int32_t)(uint32_t)(uint64_t)iv;
             break;
         case K_MATH_T_U32: ((uint32_t *)out)[i] = src_float ? f32_to_u32(fv) : (uint32_t)(uint64_t)iv; break;
+        case K_MATH_T_U8:
+            ((uint8_t *)out)[i] = (uint8_t)(src_float ? (uint32_t)f32_to_i32(fv) : (uint32_t)(uint64_t)iv);
+            break;
         default: /* F32: integers round to nearest, like (float)int32 / (float)uint32 */
             ((float *)out)[i] = src_float ? fv : (float)iv;
             break;
@@ -245,7 +249,7 @@ static void log_softmax_s8(const k_op_math_blob *b, const int8_t *in, int8_t *ou
 static uint32_t type_size(int32_t t)
 {
     switch (t) {
-    case K_MATH_T_S8: case K_MATH_T_BOOL: return 1;
+    case K_MATH_T_S8: case K_MATH_T_BOOL: case K_MATH_T_U8: return 1;
     case K_MATH_T_S16: return 2;
     case K_MATH_T_S32: case K_MATH_T_U32: case K_MATH_T_F32: return 4;
     default: return 0;

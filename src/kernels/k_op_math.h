@@ -53,7 +53,8 @@ enum {
     K_MATH_T_S32 = 3,
     K_MATH_T_U32 = 4,
     K_MATH_T_F32 = 5,
-    K_MATH_T_BOOL = 6
+    K_MATH_T_BOOL = 6,
+    K_MATH_T_U8 = 7       /* CAST from/to uint8: TFLite's, not TFLite Micro's (docs/kernels-math.md) */
 };
 
 /* The blob of every math kind (only 4-byte fields). Fields a kind does not

@@ -45,6 +45,13 @@ void *interp_tensor_mut(interp *ip, int32_t tensor);
 const void *interp_output(const interp *ip, int32_t output_index, size_t *size);
 const graph *interp_graph(const interp *ip);
 
+/* Whether the reference kernels compute tensors of type t: float32, the
+ * integer types up to 64 bits except uint64, and bool. Ops touching any
+ * other type (float16, float64, uint64, complex, int4, string, resource,
+ * variant) are refused with "tensor N ('name') has type T, which the
+ * reference kernels do not run" unless their implementation opts in. */
+bool interp_dtype_runs(graph_dtype t);
+
 /* Whether the interpreter implements the op with these tensor types;
  * fills why (if non-NULL) when not. */
 bool interp_op_supported(const graph *g, const graph_op *op, char *why, size_t why_size);

@@ -536,6 +536,9 @@ int val_run(const graph *g, const char *model_name, const val_options *opt, val_
 
     /* the deployed model: compiled here, or given (then recompiled for op detail) */
     int crc = cc_compile(g, &opt->cc, &c.cm, err);
+    /* per-op detail follows the deployed graph (constant folding may have
+     * removed ops); the reference interpreter runs the source graph g */
+    if (!crc && c.cm) c.g = c.cm->g;
     if (opt->compiled == NULL) {
         if (crc) goto fail;
         if ((rc = emit_npurt(c.cm, r->model, &c.blob, &c.blob_size, err))) goto fail;

@@ -3,6 +3,7 @@
  * uses, run over the streams we emitted, so compiler reports and `npuc run
  * --profile` agree by construction). */
 #include "cc.h"
+#include "../interp/interp.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,10 @@ void cc_model_free(cc_model *m)
     graph_free(m->folded_g);
     free(m);
 }
+
+static bool on_cpu(const void *user, int32_t op) { return !((const cc_model *)user)->ops[op].npu; }
+
+int cc_check_cpu_uint8(const cc_model *m, npuc_err *err) { return interp_check_legacy_uint8(m->g, on_cpu, m, err); }
 
 int32_t cc_op_of_source(const cc_model *m, int32_t src_op)
 {

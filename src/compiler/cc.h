@@ -195,6 +195,13 @@ typedef struct cc_model {
     double compile_seconds;
 } cc_model;
 
+/* A compiled model whose CPU ops include a legacy uint8 op (asymmetric
+ * uint8 of TFLite 1.x, interp_legacy_uint8_tensor) runs nowhere (TFLite
+ * Micro and the reference kernels refuse it): the error names the first
+ * one and suggests int8 re-quantization. NPUC_OK otherwise (legacy ops the
+ * NPU runs are fine). Writers call it before writing. */
+int cc_check_cpu_uint8(const cc_model *m, npuc_err *err);
+
 /* The op of m->g that source op src_op became; -1 when it was folded. */
 int32_t cc_op_of_source(const cc_model *m, int32_t src_op);
 

@@ -261,6 +261,37 @@ static int check_dtypes(const graph *g, const graph_op *op, npuc_err *err)
     return NPUC_OK;
 }
 
+int32_t interp_legacy_uint8_tensor(const graph *g, const graph_op *op)
+{
+    switch (op->opcode) {
+    case TFL_OP_QUANTIZE: case TFL_OP_DEQUANTIZE: case TFL_OP_CAST: case TFL_OP_CUSTOM: return -1;
+    default: break;
+    }
+    for (int32_t k = 0; k < op->n_in + op->n_out; k++) {
+        const int32_t t = k < op->n_in ? op->in[k] : op->out[k - op->n_in];
+        if (t < 0 || t >= g->n_tensors) continue;
+        const graph_tensor *gt = &g->tensors[t];
+        if (gt->dtype == GRAPH_U8 && gt->q.n >= 1) return t;
+    }
+    return -1;
+}
+
+int interp_check_legacy_uint8(const graph *g, bool (*only)(const void *user, int32_t op), const void *user,
+                              npuc_err *err)
+{
+    for (int32_t i = 0; i < g->n_ops; i++) {
+        if (only && !only(user, i)) continue;
+        const graph_op *op = &g->ops[i];
+        const int32_t t = interp_legacy_uint8_tensor(g, op);
+        if (t < 0) continue;
+        return npuc_errf(err, NPUC_E_UNSUPPORTED,
+                         "op %d (%s): tensor %d ('%s') is asymmetric uint8, a legacy TFLite 1.x quantized model that "
+                         "npuc and TFLite Micro do not run; re-quantize it to int8 (int8 post-training quantization)",
+                         i, graph_op_name(op), t, g->tensors[t].name ? g->tensors[t].name : "");
+    }
+    return NPUC_OK;
+}
+
 bool interp_op_supported(const graph *g, const graph_op *op, char *why, size_t why_size)
 {
     const interp_op_impl *impl = find_impl(op);
@@ -316,6 +347,7 @@ int interp_create(const graph *g, const interp_options *opt, interp **out, npuc_
     ip->impls = npuc_arena_calloc(&ip->arena, (size_t)g->n_ops + 1, sizeof(*ip->impls));
     ip->offset = npuc_arena_calloc(&ip->arena, (size_t)g->n_tensors + 1, sizeof(size_t));
     if (!ip->nodes || !ip->impls || !ip->offset) rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    if (!rc) rc = interp_check_legacy_uint8(g, NULL, NULL, err);
     size_t persist = 0;
     for (int32_t i = 0; i < g->n_ops && !rc; i++) {
         const graph_op *op = &g->ops[i];

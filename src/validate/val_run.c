@@ -508,6 +508,11 @@ int val_run(const graph *g, const char *model_name, const val_options *opt, val_
     *out = NULL;
     if (!opt || opt->n_sets < 1 || !opt->inputs)
         return npuc_errf(err, NPUC_E_USAGE, "validate needs at least one input set");
+    /* a legacy uint8 model: one clear error before anything is compiled */
+    {
+        int rc = interp_check_legacy_uint8(g, NULL, NULL, err);
+        if (rc) return rc;
+    }
     if (opt->float_graph) {
         int rc = check_float_twin(g, opt->float_graph, err);
         if (rc) return rc;

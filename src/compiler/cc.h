@@ -196,7 +196,8 @@ typedef struct cc_model {
 } cc_model;
 
 /* A compiled model whose CPU ops include a legacy uint8 op (asymmetric
- * uint8 of TFLite 1.x, interp_legacy_uint8_tensor) runs nowhere (TFLite
+ * uint8 of TFLite 1.x, interp_legacy_uint8_tensor) that the reference
+ * kernels do not run (a uint8 CONV_2D, ...) runs nowhere (TFLite
  * Micro and the reference kernels refuse it): the error names the first
  * one and suggests int8 re-quantization. NPUC_OK otherwise (legacy ops the
  * NPU runs are fine). Writers call it before writing. */

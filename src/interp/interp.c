@@ -283,7 +283,8 @@ int interp_check_legacy_uint8(const graph *g, bool (*only)(const void *user, int
         if (only && !only(user, i)) continue;
         const graph_op *op = &g->ops[i];
         const int32_t t = interp_legacy_uint8_tensor(g, op);
-        if (t < 0) continue;
+        /* uint8 data movement (CONCATENATION, PAD, RESHAPE, ...) runs */
+        if (t < 0 || interp_op_supported(g, op, NULL, 0)) continue;
         return npuc_errf(err, NPUC_E_UNSUPPORTED,
                          "op %d (%s): tensor %d ('%s') is asymmetric uint8, a legacy TFLite 1.x quantized model that "
                          "npuc and TFLite Micro do not run; re-quantize it to int8 (int8 post-training quantization)",

@@ -59,10 +59,12 @@ bool interp_dtype_runs(graph_dtype t);
  * output. (uint8 QUANTIZE / DEQUANTIZE at the boundaries of an int8 model
  * are not legacy.) Returns that tensor, or -1. */
 int32_t interp_legacy_uint8_tensor(const graph *g, const graph_op *op);
-/* The error for the first legacy uint8 op among ops [0, n) of g for which
- * only(user, op index) holds (all when only is NULL): one line naming the
- * op, its operator and the tensor, suggesting int8 re-quantization.
- * NPUC_OK when there is none. interp_create checks every op with it. */
+/* The error for the first legacy uint8 op of g that the reference kernels
+ * do not run (uint8 data movement such as CONCATENATION or PAD runs) and
+ * for which only(user, op index) holds (all when only is NULL): one line
+ * naming the op, its operator and the tensor, suggesting int8
+ * re-quantization. NPUC_OK when there is none. interp_create checks every
+ * op with it. */
 int interp_check_legacy_uint8(const graph *g, bool (*only)(const void *user, int32_t op), const void *user,
                               npuc_err *err);
 

@@ -27,7 +27,7 @@ static graph *roundtrip(const tcase *c, uint8_t **file, size_t *file_size)
     int32_t y = graph_add_tensor(g, "y", c->dt, 2, s32, NULL);
     int32_t shape[2] = {3, 2};
     int32_t sh = graph_add_tensor(g, "shape", GRAPH_I32, 1, s2, shape);
-    uint8_t raw[64];
+    uint8_t raw[128];
     for (size_t i = 0; i < sizeof raw; i++) raw[i] = (uint8_t)(i * 7 + 1);
     int32_t k = graph_add_tensor(g, "c", c->dt, 1, s5, graph_dtype_fixed(c->dt) ? raw : NULL);
     if (!graph_dtype_fixed(c->dt)) {

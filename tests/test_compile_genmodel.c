@@ -271,6 +271,7 @@ static long long elem_at(graph_dtype dt, const void *d, size_t i)
     case GRAPH_F32: return (long long)((const float *)d)[i];
     case GRAPH_U32: return ((const uint32_t *)d)[i];
     case GRAPH_U16: return ((const uint16_t *)d)[i];
+    default: return 0; /* types genmodel never makes */
     }
     return 0;
 }

@@ -37,6 +37,8 @@ static void help(FILE *f)
             "  --prefetch-headroom P performance: how much, in percent of the activation\n"
             "                        peak, loading weights early may add to it (0-1000,\n"
             "                        default 20; 0: never)\n"
+            "  --no-fold             keep ops on constants in the model (default: they\n"
+            "                        are computed at compile time and become constants)\n"
             "  --verbose             list every op with where it runs and why\n"
             "  --quiet               print nothing on success\n"
             "  --help                this text\n"
@@ -85,7 +87,7 @@ int cli_compile(int argc, char **argv)
     const char *model = NULL, *outdir = NULL, *target = "ethos-u55-256", *syscfg = NULL;
     const char *format = "tflite", *optimise = "performance", *cascade = "auto";
     const char *headroom = NULL;
-    bool verbose = false, quiet = false, split = false;
+    bool verbose = false, quiet = false, split = false, no_fold = false;
     const char *sign_key = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -106,6 +108,7 @@ int cli_compile(int argc, char **argv)
         else if (!strcmp(a, "--cascade")) VAL(cascade);
         else if (!strcmp(a, "--prefetch-headroom")) VAL(headroom);
         else if (!strcmp(a, "--verbose")) verbose = true;
+        else if (!strcmp(a, "--no-fold")) no_fold = true;
         else if (!strcmp(a, "--split")) split = true;
         else if (!strcmp(a, "--sign-key")) VAL(sign_key);
         else if (!strcmp(a, "--quiet")) quiet = true;
@@ -140,6 +143,7 @@ int cli_compile(int argc, char **argv)
     }
     cc_options opt;
     memset(&opt, 0, sizeof opt);
+    opt.no_fold = no_fold;
     if (!strcmp(optimise, "performance")) opt.optimise = CC_OPT_PERFORMANCE;
     else if (!strcmp(optimise, "size")) opt.optimise = CC_OPT_SIZE;
     else return cli_usage_error("compile", "unknown --optimise '%s' (performance or size)", optimise);
@@ -164,7 +168,7 @@ int cli_compile(int argc, char **argv)
         npuc_err_prefix(&err, "%s", model);
         goto fail;
     }
-    if ((rc = cc_compile(g, &opt, &cm, &err))) {
+    if ((rc = cc_compile(g, &opt, &cm, &err)) || (rc = cc_check_cpu_uint8(cm, &err))) {
         npuc_err_prefix(&err, "%s", model);
         goto fail;
     }
@@ -233,7 +237,12 @@ int cli_compile(int argc, char **argv)
         if (rtable) fputs(rtable, stdout);
         if (verbose) {
             for (int32_t i = 0; i < g->n_ops; i++) {
-                const cc_op_info *oi = &cm->ops[i];
+                int32_t ci = cc_op_of_source(cm, i);
+                if (ci < 0) {
+                    printf("  op %3d %-24s folded into a constant at compile time\n", i, graph_op_name(&g->ops[i]));
+                    continue;
+                }
+                const cc_op_info *oi = &cm->ops[ci];
                 if (oi->npu && oi->cascade >= 0)
                     printf("  op %3d %-24s NPU  epoch %d, %d NPU op(s), %llu cycles, cascade from op %d\n", i,
                            graph_op_name(&g->ops[i]), oi->epoch, oi->n_eu,

@@ -160,7 +160,7 @@ int cli_inspect(int argc, char **argv)
 
     printf("\nops:\n  %-4s %-24s %-22s %-44s %12s  %s\n", "#", "op", "inputs -> outputs", "options", "MACs", "Ethos-U");
     uint64_t total_macs = 0;
-    int32_t npu_ops = 0;
+    int32_t npu_ops = 0, folded_ops = 0;
     /* the compiler's own placement, so inspect and compile never disagree */
     cc_model *cm = NULL;
     {
@@ -184,11 +184,13 @@ int cli_inspect(int argc, char **argv)
         options_str(op, opts, sizeof opts);
         uint64_t macs = graph_op_macs(g, op);
         total_macs += macs;
-        bool npu = cm && cm->ops[i].npu;
-        snprintf(why, sizeof why, "%s", cm ? cm->ops[i].why : "not compiled");
+        int32_t ci = cm ? cc_op_of_source(cm, i) : -1;
+        bool npu = ci >= 0 && cm->ops[ci].npu;
+        snprintf(why, sizeof why, "%s", !cm ? "not compiled" : ci >= 0 ? cm->ops[ci].why : "");
         npu_ops += npu;
+        folded_ops += cm && ci < 0;
         printf("  %-4d %-24s %-22s %-44s %12llu  %s%s\n", i, graph_op_name(op), io, opts, (unsigned long long)macs,
-               npu ? "yes" : "no: ", npu ? "" : why);
+               npu ? "yes" : cm && ci < 0 ? "folded (constant, computed at compile time)" : "no: ", npu ? "" : why);
         if (!interp_op_supported(g, op, why, sizeof why)) printf("       reference interpreter: %s\n", why);
     }
 
@@ -205,7 +207,11 @@ int cli_inspect(int argc, char **argv)
     }
 
     cc_model_free(cm);
-    printf("\ntotals:\n  ops: %d (%d on the Ethos-U, %d on the CPU)\n", g->n_ops, npu_ops, g->n_ops - npu_ops);
+    if (folded_ops)
+        printf("\ntotals:\n  ops: %d (%d on the Ethos-U, %d on the CPU, %d folded into constants)\n", g->n_ops, npu_ops,
+               g->n_ops - npu_ops - folded_ops, folded_ops);
+    else
+        printf("\ntotals:\n  ops: %d (%d on the Ethos-U, %d on the CPU)\n", g->n_ops, npu_ops, g->n_ops - npu_ops);
     printf("  MACs: %llu\n", (unsigned long long)total_macs);
     printf("  constant data: %zu bytes\n", const_bytes);
     interp *ip;

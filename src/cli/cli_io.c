@@ -48,6 +48,12 @@ static const char *npy_descr(graph_dtype t)
     case GRAPH_BOOL: return "b1";
     case GRAPH_U32: return "u4";
     case GRAPH_U16: return "u2";
+    case GRAPH_F16: return "f2";
+    case GRAPH_F64: return "f8";
+    case GRAPH_U64: return "u8";
+    case GRAPH_C64: return "c8";
+    case GRAPH_C128: return "c16";
+    case GRAPH_I4: case GRAPH_STRING: case GRAPH_RESOURCE: case GRAPH_VARIANT: return "?";
     }
     return "?";
 }

@@ -80,6 +80,19 @@ void cli_fill_random(npuc_rng *r, const graph_tensor *t, uint8_t *d)
         case GRAPH_F32: ((float *)d)[i] = (float)(npuc_rng_unit(r) * 2.0 - 1.0); break;
         case GRAPH_U32: ((uint32_t *)d)[i] = (uint32_t)npuc_rng_next(r); break;
         case GRAPH_U16: ((uint16_t *)d)[i] = (uint16_t)npuc_rng_next(r); break;
+        case GRAPH_F16: ((uint16_t *)d)[i] = graph_float_to_half((float)(npuc_rng_unit(r) * 2.0 - 1.0)); break;
+        case GRAPH_F64: ((double *)d)[i] = npuc_rng_unit(r) * 2.0 - 1.0; break;
+        case GRAPH_U64: ((uint64_t *)d)[i] = npuc_rng_next(r); break;
+        case GRAPH_C64:
+            ((float *)d)[2 * i] = (float)(npuc_rng_unit(r) * 2.0 - 1.0);
+            ((float *)d)[2 * i + 1] = (float)(npuc_rng_unit(r) * 2.0 - 1.0);
+            break;
+        case GRAPH_C128:
+            ((double *)d)[2 * i] = npuc_rng_unit(r) * 2.0 - 1.0;
+            ((double *)d)[2 * i + 1] = npuc_rng_unit(r) * 2.0 - 1.0;
+            break;
+        case GRAPH_I4: if (i % 2 == 0) d[i / 2] = (uint8_t)npuc_rng_next(r); break;
+        case GRAPH_STRING: case GRAPH_RESOURCE: case GRAPH_VARIANT: return; /* no elements of their own */
         }
     }
 }
@@ -96,6 +109,13 @@ static double elem_value(const graph_tensor *t, const void *d, size_t i)
     case GRAPH_F32: return ((const float *)d)[i];
     case GRAPH_U32: return ((const uint32_t *)d)[i];
     case GRAPH_U16: return ((const uint16_t *)d)[i];
+    case GRAPH_F16: return graph_half_to_float(((const uint16_t *)d)[i]);
+    case GRAPH_F64: return ((const double *)d)[i];
+    case GRAPH_U64: return (double)((const uint64_t *)d)[i];
+    case GRAPH_C64: return ((const float *)d)[2 * i];      /* real part */
+    case GRAPH_C128: return ((const double *)d)[2 * i];    /* real part */
+    case GRAPH_I4: return (int8_t)(uint8_t)((((const uint8_t *)d)[i / 2] >> (i & 1 ? 4 : 0)) << 4) >> 4;
+    case GRAPH_STRING: case GRAPH_RESOURCE: case GRAPH_VARIANT: return 0;
     }
     return 0;
 }

@@ -3,6 +3,7 @@
  * uses, run over the streams we emitted, so compiler reports and `npuc run
  * --profile` agree by construction). */
 #include "cc.h"
+#include "../interp/interp.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +33,21 @@ void cc_model_free(cc_model *m)
     free(m->bufs);
     free(m->buf_of);
     free(m->ops);
+    free(m->folded);
+    graph_free(m->folded_g);
     free(m);
+}
+
+static bool on_cpu(const void *user, int32_t op) { return !((const cc_model *)user)->ops[op].npu; }
+
+int cc_check_cpu_uint8(const cc_model *m, npuc_err *err) { return interp_check_legacy_uint8(m->g, on_cpu, m, err); }
+
+int32_t cc_op_of_source(const cc_model *m, int32_t src_op)
+{
+    if (!m->folded_g) return src_op >= 0 && src_op < m->g->n_ops ? src_op : -1;
+    for (int32_t i = 0; i < m->g->n_ops; i++)
+        if (m->g->ops[i].index == src_op) return i;
+    return -1;
 }
 
 static bool contains(const int32_t *a, int32_t n, int32_t v)
@@ -206,11 +221,15 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
     double t0 = now_seconds();
     cc_model *m = calloc(1, sizeof *m);
     if (!m) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
-    m->g = g;
+    m->g = m->src = g;
     m->opt = *opt;
+    int rc = NPUC_OK;
+    if (!opt->no_fold) {
+        if ((rc = cc_fold(g, &m->folded_g, &m->folded, &m->n_folded, err))) goto fail;
+        if (m->folded_g) g = m->g = m->folded_g;
+    }
     m->ops = calloc((size_t)g->n_ops + 1, sizeof *m->ops);
     m->buf_of = calloc((size_t)g->n_tensors + 1, sizeof *m->buf_of);
-    int rc = NPUC_OK;
     if (!m->ops || !m->buf_of) {
         rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
         goto fail;

@@ -36,6 +36,7 @@ typedef struct cc_options {
     cc_cascade_mode cascade;
     cc_concat_mode concat;
     int32_t prefetch_headroom;   /* percent; 0 = CC_HEADROOM_DEFAULT, < 0 = none */
+    bool no_fold;             /* keep ops on constants (cc_fold.c off) */
 } cc_options;
 
 /* ------------------------------------------------------------ NPU ops */
@@ -165,8 +166,23 @@ typedef struct cc_op_info {
     uint64_t bytes_written[3];
 } cc_op_info;
 
+/* An op constant folding evaluated at compile time (cc_fold.c). */
+typedef struct cc_folded {
+    int32_t op;               /* op index in the source graph */
+    int32_t opcode;
+    char op_name[32];
+    int32_t tensor;           /* its (first) output, source graph index */
+    char tensor_name[96];
+    int32_t n_out;
+} cc_folded;
+
 typedef struct cc_model {
-    const graph *g;           /* the source graph (not owned) */
+    const graph *g;           /* the deployed graph: the source graph (not
+                                 owned), or folded_g when ops were folded */
+    const graph *src;         /* the source graph (not owned) */
+    graph *folded_g;          /* owned: the source without its folded ops
+                                 (their outputs constants), NULL if none */
+    cc_folded *folded; int32_t n_folded;
     cc_options opt;
     cc_op_info *ops;          /* [g->n_ops] */
     int32_t *buf_of;          /* [g->n_tensors] buffer of each tensor, -1 constants */
@@ -178,6 +194,22 @@ typedef struct cc_model {
     uint64_t npu_cycles;
     double compile_seconds;
 } cc_model;
+
+/* A compiled model whose CPU ops include a legacy uint8 op (asymmetric
+ * uint8 of TFLite 1.x, interp_legacy_uint8_tensor) that the reference
+ * kernels do not run (a uint8 CONV_2D, ...) runs nowhere (TFLite
+ * Micro and the reference kernels refuse it): the error names the first
+ * one and suggests int8 re-quantization. NPUC_OK otherwise (legacy ops the
+ * NPU runs are fine). Writers call it before writing. */
+int cc_check_cpu_uint8(const cc_model *m, npuc_err *err);
+
+/* The op of m->g that source op src_op became; -1 when it was folded. */
+int32_t cc_op_of_source(const cc_model *m, int32_t src_op);
+
+/* Constant folding (cc_fold.c): *out is g without the ops it evaluated
+ * (NULL when none folds; then g is deployed as it is); *list (malloc'd)
+ * names them. */
+int cc_fold(const graph *g, graph **out, cc_folded **list, int32_t *n_list, npuc_err *err);
 
 /* Compiles a graph. The graph must outlive the model. Errors name the op or
  * tensor; unsupported ops are not errors (they run on the CPU). */

@@ -1367,6 +1367,24 @@ int cc_lower(cc_model *m, npuc_err *err)
         c.op_index = i;
         c.why = info->why;
         info->macs = graph_op_macs(g, op);
+        bool exotic = false;
+        for (int32_t k = 0; k < op->n_in + op->n_out && !exotic; k++) {
+            int32_t t = k < op->n_in ? op->in[k] : op->out[k - op->n_in];
+            exotic = t >= 0 && !interp_dtype_runs(g->tensors[t].dtype);
+        }
+        if (exotic) {
+            /* float16, int4, string, ...: neither the NPU nor (unless the
+             * op opts in) the reference kernels; the reason names the tensor */
+            if (interp_op_supported(g, op, info->why, sizeof info->why))
+                snprintf(info->why, sizeof info->why, "a tensor type the NPU does not take");
+            if (c.e && (rc = close_epoch(&c, err))) return rc;
+            cc_epoch *e = new_epoch(m, CC_EPOCH_SW, i, err);
+            if (!e) return err->code;
+            e->n_ops = 1;
+            info->npu = false;
+            info->epoch = m->n_epochs - 1;
+            continue;
+        }
         bool view = is_view(op->opcode) && op->n_out == 1 && op->out[0] >= 0 && op->in[0] >= 0 &&
                     m->buf_of[op->out[0]] == m->buf_of[op->in[0]] && m->buf_of[op->in[0]] >= 0;
         if (!c.e) {

@@ -96,7 +96,25 @@ int emit_report_json(const cc_model *m, const char *model_name, const char *path
     npuc_json_member_uint(&w, "peak_fast_bytes", m->fast_size);
     npuc_json_member_uint(&w, "flash_bytes", params_bytes(m));
     npuc_json_member_double(&w, "compile_time_s", m->compile_seconds);
+    if (m->n_folded) npuc_json_member_int(&w, "folded_ops", m->n_folded);
     npuc_json_write_object_end(&w);
+
+    if (m->n_folded) {
+        /* ops evaluated at compile time (cc_fold.c): source op index, its
+         * operator and the output tensor that became a constant */
+        npuc_json_write_key(&w, "folded");
+        npuc_json_write_array_begin(&w);
+        for (int32_t i = 0; i < m->n_folded; i++) {
+            const cc_folded *f = &m->folded[i];
+            npuc_json_write_object_begin(&w);
+            npuc_json_member_int(&w, "op", f->op);
+            npuc_json_member_string(&w, "operator", f->op_name);
+            npuc_json_member_int(&w, "tensor", f->tensor);
+            npuc_json_member_string(&w, "tensor_name", f->tensor_name);
+            npuc_json_write_object_end(&w);
+        }
+        npuc_json_write_array_end(&w);
+    }
 
     npuc_json_write_key(&w, "pools");
     npuc_json_write_array_begin(&w);
@@ -165,7 +183,7 @@ int emit_report_json(const cc_model *m, const char *model_name, const char *path
     for (int32_t i = 0; i < g->n_ops; i++) {
         const cc_op_info *oi = &m->ops[i];
         npuc_json_write_object_begin(&w);
-        npuc_json_member_int(&w, "index", i);
+        npuc_json_member_int(&w, "index", m->folded_g ? g->ops[i].index : i);   /* source op index */
         npuc_json_member_string(&w, "op", graph_op_name(&g->ops[i]));
         npuc_json_member_string(&w, "runs_on", oi->npu ? "NPU" : "CPU");
         npuc_json_member_int(&w, "cascade", oi->cascade);
@@ -235,7 +253,7 @@ int emit_report_csv(const cc_model *m, const char *path, npuc_err *err)
                   "arena_read_bytes,arena_written_bytes,npu_ops,block,fast_read_bytes,fast_written_bytes\n");
     for (int32_t i = 0; i < g->n_ops; i++) {
         const cc_op_info *oi = &m->ops[i];
-        npuc_sb_printf(&b, "%d,", i);
+        npuc_sb_printf(&b, "%d,", m->folded_g ? g->ops[i].index : i);
         csv_field(&b, graph_op_name(&g->ops[i]));
         npuc_sb_printf(&b, ",%s,", oi->npu ? "NPU" : "CPU");
         csv_field(&b, oi->npu ? "" : oi->why);
@@ -292,6 +310,7 @@ int emit_summary(const cc_model *m, const char *model_name, char **out, npuc_err
               g->n_ops ? 100.0 * (g->n_ops - n_npu) / g->n_ops : 0.0);
     npuc_sb_printf(&b, "  NPU operators               %6d (%5.1f%%) in %d command stream(s)\n", n_npu,
               g->n_ops ? 100.0 * n_npu / g->n_ops : 0.0, n_hw);
+    if (m->n_folded) npuc_sb_printf(&b, "  Folded operators            %6d (constants computed at compile time)\n", m->n_folded);
     int32_t n_casc = 0, n_casc_ops = 0;
     for (int32_t i = 0; i < g->n_ops; i++) {
         n_casc += m->ops[i].cascade == i;
@@ -314,7 +333,17 @@ int emit_summary(const cc_model *m, const char *model_name, char **out, npuc_err
             npuc_sb_printf(&b, "    ... (%d more; see the report or --verbose)\n", g->n_ops - n_npu - 10);
             break;
         }
-        npuc_sb_printf(&b, "    op %d %s: %s\n", i, graph_op_name(&g->ops[i]), m->ops[i].why);
+        npuc_sb_printf(&b, "    op %d %s: %s\n", m->folded_g ? g->ops[i].index : i, graph_op_name(&g->ops[i]),
+                       m->ops[i].why);
+    }
+    for (int32_t i = 0; i < m->n_folded; i++) {
+        const cc_folded *f = &m->folded[i];
+        if (!i) npuc_sb_printf(&b, "\n  Operators folded into constants (computed at compile time):\n");
+        if (i >= 10) {
+            npuc_sb_printf(&b, "    ... (%d more; see the report)\n", m->n_folded - 10);
+            break;
+        }
+        npuc_sb_printf(&b, "    op %d %s -> tensor %d '%s'\n", f->op, f->op_name, f->tensor, f->tensor_name);
     }
     return npuc_sb_finish(&b, out, err);
 }

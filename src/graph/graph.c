@@ -15,8 +15,34 @@ size_t graph_dtype_size(graph_dtype t)
     case GRAPH_I8: return 1;
     case GRAPH_U32: return 4;
     case GRAPH_U16: return 2;
+    case GRAPH_F16: return 2;
+    case GRAPH_F64: return 8;
+    case GRAPH_U64: return 8;
+    case GRAPH_C64: return 8;
+    case GRAPH_C128: return 16;
+    case GRAPH_I4: return 0;
+    case GRAPH_STRING: case GRAPH_RESOURCE: case GRAPH_VARIANT: return 0;
     }
     return 0;
+}
+
+size_t graph_dtype_nbytes(graph_dtype t, size_t elems)
+{
+    if (t == GRAPH_I4) return elems / 2 + (elems & 1);
+    return elems * graph_dtype_size(t);
+}
+
+bool graph_dtype_fixed(graph_dtype t) { return t != GRAPH_STRING && t != GRAPH_RESOURCE && t != GRAPH_VARIANT; }
+
+bool graph_dtype_valid(int t)
+{
+    switch (t) {
+    case TFL_FLOAT32: case TFL_FLOAT16: case TFL_INT32: case TFL_UINT8: case TFL_INT64: case TFL_STRING:
+    case TFL_BOOL: case TFL_INT16: case TFL_COMPLEX64: case TFL_INT8: case TFL_FLOAT64: case TFL_COMPLEX128:
+    case TFL_UINT64: case TFL_RESOURCE: case TFL_VARIANT: case TFL_UINT32: case TFL_UINT16: case TFL_INT4:
+        return true;
+    default: return false;
+    }
 }
 
 const char *graph_dtype_name(graph_dtype t)
@@ -31,8 +57,55 @@ const char *graph_dtype_name(graph_dtype t)
     case GRAPH_I8: return "int8";
     case GRAPH_U32: return "uint32";
     case GRAPH_U16: return "uint16";
+    case GRAPH_F16: return "float16";
+    case GRAPH_F64: return "float64";
+    case GRAPH_U64: return "uint64";
+    case GRAPH_C64: return "complex64";
+    case GRAPH_C128: return "complex128";
+    case GRAPH_I4: return "int4";
+    case GRAPH_STRING: return "string";
+    case GRAPH_RESOURCE: return "resource";
+    case GRAPH_VARIANT: return "variant";
     }
     return "?";
+}
+
+float graph_half_to_float(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h >> 15) << 31, e = (h >> 10) & 31u, m = h & 1023u, bits;
+    if (e == 31) bits = sign | 0x7f800000u | (m << 13);
+    else if (e) bits = sign | ((e + 112u) << 23) | (m << 13);
+    else if (!m) bits = sign;
+    else {
+        /* subnormal: normalise */
+        e = 113;
+        while (!(m & 1024u)) { m <<= 1; e--; }
+        bits = sign | (e << 23) | ((m & 1023u) << 13);
+    }
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+}
+
+uint16_t graph_float_to_half(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    uint16_t sign = (uint16_t)((x >> 16) & 0x8000u);
+    uint32_t e = (x >> 23) & 255u, m = x & 0x7fffffu;
+    if (e == 255) return (uint16_t)(sign | 0x7c00u | (m ? 0x200u : 0));
+    int32_t he = (int32_t)e - 112;
+    if (he >= 31) return (uint16_t)(sign | 0x7c00u);
+    if (he <= 0) {
+        if (he < -10) return sign;
+        m |= 0x800000u;
+        uint32_t shift = (uint32_t)(14 - he), r = m >> shift, rem = m & ((1u << shift) - 1), half = 1u << (shift - 1);
+        if (rem > half || (rem == half && (r & 1))) r++;
+        return (uint16_t)(sign | r);
+    }
+    uint32_t r = ((uint32_t)he << 10) | (m >> 13), rem = m & 0x1fffu;
+    if (rem > 0x1000u || (rem == 0x1000u && (r & 1))) r++;
+    return (uint16_t)(sign | r);   /* a carry into the exponent is correct (up to inf) */
 }
 
 size_t graph_tensor_elems(const graph_tensor *t)
@@ -96,7 +169,7 @@ int32_t graph_add_tensor(graph *g, const char *name, graph_dtype dtype, int32_t 
     for (int32_t i = 0; i < rank; i++) nt->shape[i] = shape[i];
     nt->producer = -1;
     nt->arena_offset = -1;
-    nt->nbytes = graph_tensor_elems(nt) * graph_dtype_size(dtype);
+    nt->nbytes = graph_dtype_nbytes(dtype, graph_tensor_elems(nt));
     if (data) {
         nt->data = npuc_arena_memdup(&g->arena, data, nt->nbytes);
         if (!nt->data) return -1;

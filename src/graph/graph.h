@@ -19,11 +19,37 @@ typedef enum graph_dtype {
     GRAPH_I16 = TFL_INT16,
     GRAPH_I8 = TFL_INT8,
     GRAPH_U32 = TFL_UINT32,
-    GRAPH_U16 = TFL_UINT16
+    GRAPH_U16 = TFL_UINT16,
+    /* Imported so that inspect and compile read any model; the reference
+     * kernels compute none of them (interp_dtype_runs), so an op that
+     * touches one runs nowhere unless its implementation opts in. */
+    GRAPH_F16 = TFL_FLOAT16,
+    GRAPH_F64 = TFL_FLOAT64,
+    GRAPH_U64 = TFL_UINT64,
+    GRAPH_C64 = TFL_COMPLEX64,
+    GRAPH_C128 = TFL_COMPLEX128,
+    GRAPH_I4 = TFL_INT4,          /* packed two per byte, low nibble first */
+    GRAPH_STRING = TFL_STRING,    /* no fixed size: raw bytes */
+    GRAPH_RESOURCE = TFL_RESOURCE,/* no fixed size: raw bytes */
+    GRAPH_VARIANT = TFL_VARIANT   /* no fixed size: raw bytes */
 } graph_dtype;
 
+/* Bytes per element; 0 for int4 (half a byte: see graph_dtype_nbytes) and
+ * for the types without a fixed size (string, resource, variant). */
 size_t graph_dtype_size(graph_dtype t);
+/* Bytes of `elems` elements: int4 packs two per byte (ceil(elems / 2));
+ * 0 for string, resource and variant, whose size is their data's. */
+size_t graph_dtype_nbytes(graph_dtype t, size_t elems);
+/* Whether elements have a size known from the shape (all but string,
+ * resource and variant). */
+bool graph_dtype_fixed(graph_dtype t);
+/* Whether t is a TFLite tensor type graph_dtype represents. */
+bool graph_dtype_valid(int t);
 const char *graph_dtype_name(graph_dtype t);
+/* IEEE half <-> single precision (round to nearest even), for printing,
+ * metrics and random inputs of float16 tensors. */
+float graph_half_to_float(uint16_t h);
+uint16_t graph_float_to_half(float f);
 
 typedef struct graph_quant {
     int32_t n;              /* 0 = not quantized; 1 = per-tensor; >1 per-axis */
@@ -39,7 +65,9 @@ typedef struct graph_tensor {
     int32_t shape[GRAPH_MAX_RANK];
     graph_quant q;
     const void *data;       /* constant data (arena-owned) or NULL */
-    size_t nbytes;          /* elements * dtype size */
+    size_t nbytes;          /* graph_dtype_nbytes (int4 packed); string,
+                               resource, variant: the constant's raw bytes, 0
+                               for non-constants */
     bool is_variable;       /* state tensor (e.g. SVDF), persistent across runs */
     int32_t producer;       /* op index that writes it, -1 for inputs/constants */
     int64_t arena_offset;   /* offline-planned arena offset (TFLite metadata

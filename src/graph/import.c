@@ -6,15 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool dtype_ok(int t)
-{
-    switch (t) {
-    case TFL_FLOAT32: case TFL_INT32: case TFL_UINT8: case TFL_INT64:
-    case TFL_BOOL: case TFL_INT16: case TFL_INT8: case TFL_UINT32: case TFL_UINT16: return true;
-    default: return false;
-    }
-}
-
 static void zp_range(graph_dtype t, int64_t *lo, int64_t *hi)
 {
     switch (t) {
@@ -36,8 +27,8 @@ static int import_tensor(graph *g, const tfl_model *m, const tfl_subgraph *sg, i
     t->producer = -1;
     t->arena_offset = -1;
     t->is_variable = x->is_variable;
-    if (!dtype_ok(x->type))
-        return npuc_errf(err, NPUC_E_UNSUPPORTED, "tensor %d ('%s'): type %s (%d) is not supported", i, t->name,
+    if (!graph_dtype_valid(x->type))
+        return npuc_errf(err, NPUC_E_UNSUPPORTED, "tensor %d ('%s'): type %s (%d) is not a TFLite tensor type", i, t->name,
                          tfl_type_name(x->type), x->type);
     t->dtype = (graph_dtype)x->type;
     if (x->has_sparsity)
@@ -59,7 +50,7 @@ static int import_tensor(graph *g, const tfl_model *m, const tfl_subgraph *sg, i
             !npuc_mul_size(extent, x->shape[d] ? (size_t)x->shape[d] : 1u, &extent) || extent > ((size_t)1 << 40))
             return npuc_errf(err, NPUC_E_INVALID, "tensor %d ('%s'): shape is too large", i, t->name);
     }
-    t->nbytes = elems * graph_dtype_size(t->dtype);
+    t->nbytes = graph_dtype_nbytes(t->dtype, elems);
 
     /* constant data */
     if (x->buffer != 0 && x->buffer < (uint32_t)m->n_buffers) {
@@ -68,7 +59,8 @@ static int import_tensor(graph *g, const tfl_model *m, const tfl_subgraph *sg, i
             if (x->is_variable) {
                 /* initial value of a state tensor: allowed, must match */
             }
-            if (b->size != t->nbytes)
+            if (!graph_dtype_fixed(t->dtype)) t->nbytes = b->size; /* raw bytes (e.g. TFLite's string layout) */
+            else if (b->size != t->nbytes)
                 return npuc_errf(err, NPUC_E_INVALID,
                                  "tensor %d ('%s'): buffer %u holds %zu bytes but shape and type %s need %zu", i, t->name,
                                  x->buffer, b->size, graph_dtype_name(t->dtype), t->nbytes);

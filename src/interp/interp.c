@@ -221,6 +221,79 @@ static int node_io(interp *ip, interp_node *n, void *persistent, npuc_err *err)
     return NPUC_OK;
 }
 
+bool interp_dtype_runs(graph_dtype t)
+{
+    switch (t) {
+    case GRAPH_F32: case GRAPH_I32: case GRAPH_U8: case GRAPH_I64: case GRAPH_BOOL: case GRAPH_I16: case GRAPH_I8:
+    case GRAPH_U32: case GRAPH_U16:
+        return true;
+    case GRAPH_F16: case GRAPH_F64: case GRAPH_U64: case GRAPH_C64: case GRAPH_C128: case GRAPH_I4:
+    case GRAPH_STRING: case GRAPH_RESOURCE: case GRAPH_VARIANT:
+        return false;
+    }
+    return false;
+}
+
+/* Operators whose prepare checks the types interp_dtype_runs refuses
+ * itself and accepts some (e.g. a DEQUANTIZE of float16 weights, a CAST):
+ * none yet. */
+static bool checks_own_dtypes(const graph_op *op)
+{
+    (void)op;
+    return false;
+}
+
+/* An op reading or writing a type the kernels do not compute: refused
+ * before its prepare (which may not expect such types) unless
+ * checks_own_dtypes. The message names the first such tensor; the caller
+ * prefixes the op. */
+static int check_dtypes(const graph *g, const graph_op *op, npuc_err *err)
+{
+    if (checks_own_dtypes(op)) return NPUC_OK;
+    for (int32_t k = 0; k < op->n_in + op->n_out; k++) {
+        const int32_t t = k < op->n_in ? op->in[k] : op->out[k - op->n_in];
+        if (t < 0 || t >= g->n_tensors) continue;
+        const graph_tensor *gt = &g->tensors[t];
+        if (!interp_dtype_runs(gt->dtype))
+            return npuc_errf(err, NPUC_E_UNSUPPORTED, "%s %d is tensor %d ('%s') of type %s, which the reference kernels do not run",
+                             k < op->n_in ? "input" : "output", k < op->n_in ? k : k - op->n_in, t,
+                             gt->name ? gt->name : "", graph_dtype_name(gt->dtype));
+    }
+    return NPUC_OK;
+}
+
+int32_t interp_legacy_uint8_tensor(const graph *g, const graph_op *op)
+{
+    switch (op->opcode) {
+    case TFL_OP_QUANTIZE: case TFL_OP_DEQUANTIZE: case TFL_OP_CAST: case TFL_OP_CUSTOM: return -1;
+    default: break;
+    }
+    for (int32_t k = 0; k < op->n_in + op->n_out; k++) {
+        const int32_t t = k < op->n_in ? op->in[k] : op->out[k - op->n_in];
+        if (t < 0 || t >= g->n_tensors) continue;
+        const graph_tensor *gt = &g->tensors[t];
+        if (gt->dtype == GRAPH_U8 && gt->q.n >= 1) return t;
+    }
+    return -1;
+}
+
+int interp_check_legacy_uint8(const graph *g, bool (*only)(const void *user, int32_t op), const void *user,
+                              npuc_err *err)
+{
+    for (int32_t i = 0; i < g->n_ops; i++) {
+        if (only && !only(user, i)) continue;
+        const graph_op *op = &g->ops[i];
+        const int32_t t = interp_legacy_uint8_tensor(g, op);
+        /* uint8 data movement (CONCATENATION, PAD, RESHAPE, ...) runs */
+        if (t < 0 || interp_op_supported(g, op, NULL, 0)) continue;
+        return npuc_errf(err, NPUC_E_UNSUPPORTED,
+                         "op %d (%s): tensor %d ('%s') is asymmetric uint8, a legacy TFLite 1.x quantized model that "
+                         "npuc and TFLite Micro do not run; re-quantize it to int8 (int8 post-training quantization)",
+                         i, graph_op_name(op), t, g->tensors[t].name ? g->tensors[t].name : "");
+    }
+    return NPUC_OK;
+}
+
 bool interp_op_supported(const graph *g, const graph_op *op, char *why, size_t why_size)
 {
     const interp_op_impl *impl = find_impl(op);
@@ -232,7 +305,8 @@ bool interp_op_supported(const graph *g, const graph_op *op, char *why, size_t w
     npuc_arena_init(&a);
     interp_node node = {.g = g, .op = op, .op_index = op->index, .arena = &a};
     npuc_err e = {0};
-    int rc = impl->prepare(&node, &e);
+    int rc = check_dtypes(g, op, &e);
+    if (!rc) rc = impl->prepare(&node, &e);
     if (!rc) rc = check_blob(&node, &e);
     npuc_arena_free(&a);
     if (rc && why) snprintf(why, why_size, "%s", e.msg);
@@ -279,6 +353,7 @@ int interp_create(const graph *g, const interp_options *opt, interp **out, npuc_
     ip->impls = npuc_arena_calloc(&ip->arena, (size_t)g->n_ops + 1, sizeof(*ip->impls));
     ip->offset = npuc_arena_calloc(&ip->arena, (size_t)g->n_tensors + 1, sizeof(size_t));
     if (!ip->nodes || !ip->impls || !ip->offset) rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    if (!rc) rc = interp_check_legacy_uint8(g, NULL, NULL, err);
     size_t persist = 0;
     for (int32_t i = 0; i < g->n_ops && !rc; i++) {
         const graph_op *op = &g->ops[i];
@@ -296,7 +371,8 @@ int interp_create(const graph *g, const interp_options *opt, interp **out, npuc_
             break;
         }
         ip->impls[i] = impl;
-        rc = impl->prepare(n, err);
+        rc = check_dtypes(g, op, err);
+        if (!rc) rc = impl->prepare(n, err);
         if (!rc) rc = check_blob(n, err);
         if (rc) {
             npuc_err_prefix(err, "op %d (%s)", i, graph_op_name(op));

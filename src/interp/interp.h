@@ -50,6 +50,29 @@ void *interp_tensor_mut(interp *ip, int32_t tensor);
 const void *interp_output(const interp *ip, int32_t output_index, size_t *size);
 const graph *interp_graph(const interp *ip);
 
+/* Whether the reference kernels compute tensors of type t: float32, the
+ * integer types up to 64 bits except uint64, and bool. Ops touching any
+ * other type (float16, float64, uint64, complex, int4, string, resource,
+ * variant) are refused with "tensor N ('name') has type T, which the
+ * reference kernels do not run" unless their implementation opts in. */
+bool interp_dtype_runs(graph_dtype t);
+
+/* Legacy uint8 models (TFLite 1.x: asymmetric per-tensor uint8
+ * throughout), which TensorFlow Lite Micro refuses ("Hybrid models are not
+ * supported") and the reference kernels do not run: an op other than
+ * QUANTIZE, DEQUANTIZE, CAST and CUSTOM with a quantized uint8 input or
+ * output. (uint8 QUANTIZE / DEQUANTIZE at the boundaries of an int8 model
+ * are not legacy.) Returns that tensor, or -1. */
+int32_t interp_legacy_uint8_tensor(const graph *g, const graph_op *op);
+/* The error for the first legacy uint8 op of g that the reference kernels
+ * do not run (uint8 data movement such as CONCATENATION or PAD runs) and
+ * for which only(user, op index) holds (all when only is NULL): one line
+ * naming the op, its operator and the tensor, suggesting int8
+ * re-quantization. NPUC_OK when there is none. interp_create checks every
+ * op with it. */
+int interp_check_legacy_uint8(const graph *g, bool (*only)(const void *user, int32_t op), const void *user,
+                              npuc_err *err);
+
 /* Whether the interpreter implements the op with these tensor types;
  * fills why (if non-NULL) when not. */
 bool interp_op_supported(const graph *g, const graph_op *op, char *why, size_t why_size);

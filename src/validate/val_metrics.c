@@ -41,6 +41,13 @@ double val_elem(graph_dtype dt, const void *p, size_t i)
     case GRAPH_F32: return ((const float *)p)[i];
     case GRAPH_U32: return ((const uint32_t *)p)[i];
     case GRAPH_U16: return ((const uint16_t *)p)[i];
+    case GRAPH_F16: return graph_half_to_float(((const uint16_t *)p)[i]);
+    case GRAPH_F64: return ((const double *)p)[i];
+    case GRAPH_U64: return (double)((const uint64_t *)p)[i];
+    case GRAPH_C64: return ((const float *)p)[2 * i];      /* real part */
+    case GRAPH_C128: return ((const double *)p)[2 * i];    /* real part */
+    case GRAPH_I4: return (int8_t)(uint8_t)((((const uint8_t *)p)[i / 2] >> (i & 1 ? 4 : 0)) << 4) >> 4;
+    case GRAPH_STRING: case GRAPH_RESOURCE: case GRAPH_VARIANT: return 0;
     }
     return 0;
 }
@@ -48,7 +55,7 @@ double val_elem(graph_dtype dt, const void *p, size_t i)
 void val_acc_add_tensor(val_acc *a, graph_dtype dt, const void *ref, const void *got, size_t n, double scale,
                         int64_t zp)
 {
-    if (memcmp(ref, got, n * graph_dtype_size(dt)) != 0) a->bytes_differ = true;
+    if (memcmp(ref, got, graph_dtype_nbytes(dt, n)) != 0) a->bytes_differ = true;
     for (size_t i = 0; i < n; i++) {
         double r = val_elem(dt, ref, i), g = val_elem(dt, got, i);
         if (scale > 0) {

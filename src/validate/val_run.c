@@ -512,6 +512,11 @@ int val_run(const graph *g, const char *model_name, const val_options *opt, val_
     *out = NULL;
     if (!opt || opt->n_sets < 1 || !opt->inputs)
         return npuc_errf(err, NPUC_E_USAGE, "validate needs at least one input set");
+    /* a legacy uint8 model: one clear error before anything is compiled */
+    {
+        int rc = interp_check_legacy_uint8(g, NULL, NULL, err);
+        if (rc) return rc;
+    }
     if (opt->float_graph) {
         int rc = check_float_twin(g, opt->float_graph, err);
         if (rc) return rc;
@@ -540,6 +545,9 @@ int val_run(const graph *g, const char *model_name, const val_options *opt, val_
 
     /* the deployed model: compiled here, or given (then recompiled for op detail) */
     int crc = cc_compile(g, &opt->cc, &c.cm, err);
+    /* per-op detail follows the deployed graph (constant folding may have
+     * removed ops); the reference interpreter runs the source graph g */
+    if (!crc && c.cm) c.g = c.cm->g;
     if (opt->compiled == NULL) {
         if (crc) goto fail;
         if ((rc = emit_npurt(c.cm, r->model, &c.blob, &c.blob_size, err))) goto fail;

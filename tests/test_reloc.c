@@ -419,6 +419,20 @@ static uint32_t expected_relocs(const npurt_model *m)
 }
 
 /* Installs rf with exactly the RAM get_info asks for. 0 ok. */
+/* Whether byte a lies in an int8 variable tensor of the installed model
+ * (npurt_init resets those to their zero point). */
+static bool in_int8_state(const npurt_reloc_instance *ri, const uint8_t *a)
+{
+    const npurt_model *m = &ri->model;
+    for (uint32_t t = 0; t < m->h->n_tensors; t++) {
+        const npurt_tensor_rec *r = &m->tensors[t];
+        if (!(r->flags & NPURT_T_VARIABLE) || r->dtype != NPURT_DT_INT8 || r->pool >= NPURT_MAX_POOLS) continue;
+        const uint8_t *base = ri->rt.base[r->pool];
+        if (base && a >= base + r->offset && a < base + r->offset + r->size) return true;
+    }
+    return false;
+}
+
 static int install(installed *in, const relfile *rf, const npurt_reloc_info *info, const inst_opts *o, sim_variant v,
                    const char *what)
 {
@@ -495,8 +509,10 @@ static int install(installed *in, const relfile *rf, const npurt_reloc_info *inf
         case NPURL_K_ACTIVATIONS:
             CHECK(o->ext ? inside(b, p->size, in->ext.p, in->ext.size) : inside(b, p->size, in->exec.p, need));
             if (o->mode & NPURT_RELOC_CLEAR) {
+                /* cleared, except the int8 state tensors that init resets
+                 * to their zero point (as TensorFlow Lite Micro does) */
                 bool zero = true;
-                for (uint32_t k = 0; k < p->size; k++) zero &= b[k] == 0;
+                for (uint32_t k = 0; k < p->size; k++) zero &= b[k] == 0 || in_int8_state(ri, b + k);
                 CHECK(zero);
             }
             break;

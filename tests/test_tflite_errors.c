@@ -176,11 +176,11 @@ int main(void)
     m0->opcodes[0].deprecated_builtin_code = 127;
     CHECK_EQ_INT(roundtrip_import(m0, &e), NPUC_E_UNSUPPORTED);
     CHECK_STR_CONTAINS(e.msg, "builtin operator code 250 is not a known TFLite operator");
-    m0->opcodes[0].builtin_code = 36; /* GATHER: known, not implemented */
-    m0->opcodes[0].deprecated_builtin_code = 36;
+    m0->opcodes[0].builtin_code = 48; /* TOPK_V2: known, not implemented */
+    m0->opcodes[0].deprecated_builtin_code = 48;
     sg->operators[0].options_type = 0;
     CHECK_EQ_INT(roundtrip_import(m0, &e), NPUC_E_UNSUPPORTED);
-    CHECK_STR_CONTAINS(e.msg, "op 0 (GATHER): operator is not supported");
+    CHECK_STR_CONTAINS(e.msg, "op 0 (TOPK_V2): operator is not supported");
     m0->opcodes[0].builtin_code = code;
     m0->opcodes[0].deprecated_builtin_code = (int8_t)code;
     sg->operators[0].options_type = TFL_OPT_Add;

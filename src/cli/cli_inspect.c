@@ -208,7 +208,7 @@ int cli_inspect(int argc, char **argv)
 
     cc_model_free(cm);
     if (folded_ops)
-        printf("\ntotals:\n  ops: %d (%d on the Ethos-U, %d on the CPU, %d folded into constants)\n", g->n_ops, npu_ops,
+        printf("\ntotals:\n  ops: %d (%d on the Ethos-U, %d on the CPU), %d folded into constants\n", g->n_ops, npu_ops,
                g->n_ops - npu_ops - folded_ops, folded_ops);
     else
         printf("\ntotals:\n  ops: %d (%d on the Ethos-U, %d on the CPU)\n", g->n_ops, npu_ops, g->n_ops - npu_ops);

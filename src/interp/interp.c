@@ -234,22 +234,11 @@ bool interp_dtype_runs(graph_dtype t)
     return false;
 }
 
-/* Operators whose prepare checks the types interp_dtype_runs refuses
- * itself and accepts some (e.g. a DEQUANTIZE of float16 weights, a CAST):
- * none yet. */
-static bool checks_own_dtypes(const graph_op *op)
-{
-    (void)op;
-    return false;
-}
-
 /* An op reading or writing a type the kernels do not compute: refused
- * before its prepare (which may not expect such types) unless
- * checks_own_dtypes. The message names the first such tensor; the caller
- * prefixes the op. */
+ * before its prepare (which may not expect such types). The message names
+ * the first such tensor; the caller prefixes the op. */
 static int check_dtypes(const graph *g, const graph_op *op, npuc_err *err)
 {
-    if (checks_own_dtypes(op)) return NPUC_OK;
     for (int32_t k = 0; k < op->n_in + op->n_out; k++) {
         const int32_t t = k < op->n_in ? op->in[k] : op->out[k - op->n_in];
         if (t < 0 || t >= g->n_tensors) continue;

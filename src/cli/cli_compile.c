@@ -168,7 +168,7 @@ int cli_compile(int argc, char **argv)
         npuc_err_prefix(&err, "%s", model);
         goto fail;
     }
-    if ((rc = cc_compile(g, &opt, &cm, &err)) || (rc = cc_check_cpu_uint8(cm, &err))) {
+    if ((rc = cc_compile(g, &opt, &cm, &err))) {
         npuc_err_prefix(&err, "%s", model);
         goto fail;
     }

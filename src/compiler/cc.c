@@ -40,8 +40,6 @@ void cc_model_free(cc_model *m)
 
 static bool on_cpu(const void *user, int32_t op) { return !((const cc_model *)user)->ops[op].npu; }
 
-int cc_check_cpu_uint8(const cc_model *m, npuc_err *err) { return interp_check_legacy_uint8(m->g, on_cpu, m, err); }
-
 int32_t cc_op_of_source(const cc_model *m, int32_t src_op)
 {
     if (!m->folded_g) return src_op >= 0 && src_op < m->g->n_ops ? src_op : -1;
@@ -236,6 +234,8 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
     }
     for (int32_t i = 0; i < g->n_ops; i++) m->ops[i].epoch = m->ops[i].cascade = -1;
     if ((rc = cc_lower(m, err))) goto fail;
+    /* a legacy uint8 op left on the CPU runs nowhere: no model is written */
+    if ((rc = interp_check_legacy_uint8(m->g, on_cpu, m, err))) goto fail;
     if ((rc = cc_concat_place(m, err))) goto fail;
     if ((rc = cc_layout(m, err))) goto fail;
     if ((rc = cc_cascade(m, err))) goto fail;

@@ -195,14 +195,6 @@ typedef struct cc_model {
     double compile_seconds;
 } cc_model;
 
-/* A compiled model whose CPU ops include a legacy uint8 op (asymmetric
- * uint8 of TFLite 1.x, interp_legacy_uint8_tensor) that the reference
- * kernels do not run (a uint8 CONV_2D, ...) runs nowhere (TFLite
- * Micro and the reference kernels refuse it): the error names the first
- * one and suggests int8 re-quantization. NPUC_OK otherwise (legacy ops the
- * NPU runs are fine). Writers call it before writing. */
-int cc_check_cpu_uint8(const cc_model *m, npuc_err *err);
-
 /* The op of m->g that source op src_op became; -1 when it was folded. */
 int32_t cc_op_of_source(const cc_model *m, int32_t src_op);
 
@@ -212,7 +204,10 @@ int32_t cc_op_of_source(const cc_model *m, int32_t src_op);
 int cc_fold(const graph *g, graph **out, cc_folded **list, int32_t *n_list, npuc_err *err);
 
 /* Compiles a graph. The graph must outlive the model. Errors name the op or
- * tensor; unsupported ops are not errors (they run on the CPU). */
+ * tensor; unsupported ops are not errors (they run on the CPU), except a
+ * legacy uint8 op (asymmetric uint8 of TFLite 1.x) left on the CPU that the
+ * reference kernels do not run: it runs nowhere, so compiling fails with
+ * one line naming it and suggesting int8 re-quantization. */
 int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *err);
 void cc_model_free(cc_model *m);
 

@@ -50,6 +50,50 @@ void *interp_node_blob(interp_node *n, uint32_t kind, size_t size);
 /* graph_tensor shape -> kernel dims. */
 void interp_dims(const graph_tensor *t, k_dims *d);
 
+/* Shared checks and formatting for the group files (ops_util.c). Errors
+ * are set in err and returned as NPUC_E_*; NPUC_OK when the check passes. */
+/* The tensor's name for messages: "?" when it has none. */
+const char *interp_tname(const graph_tensor *t);
+/* The tensor's dtype name ("int8", "float32", ...). */
+const char *interp_dt(const graph_tensor *t);
+/* Writes "[d0,d1,...]" into buf (truncated to size) and returns buf. */
+const char *interp_shape_str(const int32_t *d, int32_t rank, char *buf, size_t size);
+/* The output tensor must have the computed shape d[0..rank). */
+int interp_check_out_shape(const graph_tensor *o, const int32_t *d, int32_t rank, npuc_err *err);
+/* min_in..max_in inputs (the first min_in present), n_out outputs (any count when < 0), all present. */
+int interp_check_counts(const interp_node *n, int32_t min_in, int32_t max_in, int32_t n_out, npuc_err *err);
+/* One input, one output (set in *in, *out), element count within int32. */
+int interp_check_unary_io(const interp_node *n, const graph_tensor **in, const graph_tensor **out, npuc_err *err);
+/* a and b have the same dtype; the message names them what_a and what_b. */
+int interp_check_same_dtype(const graph_tensor *a, const char *what_a, const graph_tensor *b, const char *what_b,
+                            npuc_err *err);
+/* The first scale of the tensor's quantization, 0 when it has none. */
+float interp_q_scale(const graph_tensor *t);
+/* The first zero point of the tensor's quantization, 0 when it has none. */
+int32_t interp_q_zp(const graph_tensor *t);
+/* The value range of an integer dtype (int8, uint8, int16; int32 otherwise). */
+void interp_type_range(graph_dtype d, int64_t *lo, int64_t *hi);
+/* Per-tensor scale (positive, normal) and zero point (in the dtype's range) of `what` tensor t. */
+int interp_qparams(const graph_tensor *t, const char *what, float *scale, int32_t *zp, npuc_err *err);
+/* Per-tensor int8/int16 quantization, usable scale, zero point in range ("<outside> the int8 range"). */
+int interp_check_quant(const graph_tensor *t, const char *what, const char *outside, npuc_err *err);
+/* Element i of a constant integer tensor (int8/16/32/64). */
+int64_t interp_const_int(const graph_tensor *t, size_t i);
+/* Reads a constant int32/int64 `what` tensor into v (at most max values); *count = values read. */
+int interp_read_const_ints(const graph_tensor *t, const char *what, int64_t *v, int32_t max, int32_t *count,
+                           npuc_err *err);
+/* The product of d[from..to). */
+int64_t interp_prod(const int32_t *d, int32_t from, int32_t to);
+/* Equal ranks and dims. */
+bool interp_dims_equal(const k_dims *a, const k_dims *b);
+/* Defines `const interp_op_impl *fn(int32_t *count)` returning the array `table`. */
+#define INTERP_OPS_TABLE(fn, table)                               \
+    const interp_op_impl *fn(int32_t *count)                      \
+    {                                                             \
+        *count = (int32_t)(sizeof table / sizeof table[0]);       \
+        return table;                                             \
+    }
+
 /* The op tables, one per group file. */
 const interp_op_impl *interp_ops_conv(int32_t *count);        /* conv, dw, fc, transpose_conv, svdf */
 const interp_op_impl *interp_ops_elementwise(int32_t *count); /* pool, add/sub/mul/min/max, mean */

@@ -31,45 +31,6 @@ typedef struct act_node {
 
 /* ---- helpers ---- */
 
-static const char *dt(const graph_tensor *t) { return graph_dtype_name(t->dtype); }
-
-static const char *tname(const graph_tensor *t) { return (t->name && t->name[0]) ? t->name : "?"; }
-
-static void type_range(graph_dtype d, int64_t *lo, int64_t *hi)
-{
-    switch (d) {
-    case GRAPH_I8: *lo = INT8_MIN; *hi = INT8_MAX; break;
-    case GRAPH_U8: *lo = 0; *hi = UINT8_MAX; break;
-    case GRAPH_I16: *lo = INT16_MIN; *hi = INT16_MAX; break;
-    default: *lo = INT32_MIN; *hi = INT32_MAX; break;
-    }
-}
-
-/* One input, one output, both present; element count fits the kernels. */
-static int check_io(const interp_node *n, npuc_err *err)
-{
-    if (n->op->n_in != 1)
-        return npuc_errf(err, NPUC_E_INVALID, "expected 1 input, got %d", n->op->n_in);
-    if (n->op->n_out != 1)
-        return npuc_errf(err, NPUC_E_INVALID, "expected 1 output, got %d", n->op->n_out);
-    if (!interp_node_in_t(n, 0)) return npuc_errf(err, NPUC_E_INVALID, "input 0 is missing");
-    if (!interp_node_out_t(n, 0)) return npuc_errf(err, NPUC_E_INVALID, "output 0 is missing");
-    if (graph_tensor_elems(interp_node_in_t(n, 0)) > (size_t)INT32_MAX)
-        return npuc_errf(err, NPUC_E_UNSUPPORTED, "input tensor '%s' has too many elements",
-                         tname(interp_node_in_t(n, 0)));
-    return NPUC_OK;
-}
-
-static void shape_str(const graph_tensor *t, char *buf, size_t size)
-{
-    size_t used = 0;
-    buf[0] = 0;
-    used += (size_t)snprintf(buf, size, "[");
-    for (int32_t i = 0; i < t->rank && used < size; i++)
-        used += (size_t)snprintf(buf + used, size - used, i ? ",%d" : "%d", (int)t->shape[i]);
-    if (used < size) snprintf(buf + used, size - used, "]");
-}
-
 /* Elementwise ops: the output shape is the input shape. */
 static int check_same_shape(const graph_tensor *in, const graph_tensor *out, npuc_err *err)
 {
@@ -77,11 +38,11 @@ static int check_same_shape(const graph_tensor *in, const graph_tensor *out, npu
     for (int32_t i = 0; same && i < in->rank; i++) same = in->shape[i] == out->shape[i];
     if (!same) {
         char a[96], b[96];
-        shape_str(out, a, sizeof a);
-        shape_str(in, b, sizeof b);
+        interp_shape_str(out->shape, out->rank, a, sizeof a);
+        interp_shape_str(in->shape, in->rank, b, sizeof b);
         return npuc_errf(err, NPUC_E_INVALID,
                          "output tensor '%s' has shape %s but the op produces %s (the input shape)",
-                         tname(out), a, b);
+                         interp_tname(out), a, b);
     }
     return NPUC_OK;
 }
@@ -92,31 +53,7 @@ static int check_same_type(const graph_tensor *in, const graph_tensor *out, cons
     if (in->dtype != out->dtype)
         return npuc_errf(err, NPUC_E_UNSUPPORTED,
                          "%s with input %s and output %s is not supported (types must match)", op,
-                         dt(in), dt(out));
-    return NPUC_OK;
-}
-
-/* Per-tensor scale and zero point of a quantized tensor. */
-static int qparams(const graph_tensor *t, const char *what, float *scale, int32_t *zp, npuc_err *err)
-{
-    if (t->q.n < 1 || !t->q.scale || !t->q.zero_point)
-        return npuc_errf(err, NPUC_E_INVALID, "%s tensor '%s' (%s) has no quantization parameters",
-                         what, tname(t), dt(t));
-    if (t->q.n > 1)
-        return npuc_errf(err, NPUC_E_UNSUPPORTED,
-                         "%s tensor '%s' has per-channel quantization (%d scales); only per-tensor "
-                         "is supported",
-                         what, tname(t), (int)t->q.n);
-    if (!(t->q.scale[0] > 0.0f) || !isnormal(t->q.scale[0]))
-        return npuc_errf(err, NPUC_E_INVALID, "%s tensor '%s' has invalid scale %g", what, tname(t),
-                         (double)t->q.scale[0]);
-    int64_t lo, hi;
-    type_range(t->dtype, &lo, &hi);
-    if (t->q.zero_point[0] < lo || t->q.zero_point[0] > hi)
-        return npuc_errf(err, NPUC_E_INVALID, "%s tensor '%s' zero point %lld is out of %s range",
-                         what, tname(t), (long long)t->q.zero_point[0], dt(t));
-    *scale = t->q.scale[0];
-    *zp = (int32_t)t->q.zero_point[0];
+                         interp_dt(in), interp_dt(out));
     return NPUC_OK;
 }
 
@@ -124,7 +61,7 @@ static int need_zp(const graph_tensor *t, const char *what, int32_t zp, int32_t 
 {
     if (zp != want)
         return npuc_errf(err, NPUC_E_UNSUPPORTED, "%s tensor '%s' (%s) has zero point %d; expected %d",
-                         what, tname(t), dt(t), (int)zp, (int)want);
+                         what, interp_tname(t), interp_dt(t), (int)zp, (int)want);
     return NPUC_OK;
 }
 
@@ -147,10 +84,8 @@ static act_node *new_params(interp_node *n, npuc_err *err)
 static int prepare_unary(interp_node *n, const char *op, const graph_tensor **in,
                          const graph_tensor **out, act_node **a, npuc_err *err)
 {
-    int rc = check_io(n, err);
+    int rc = interp_check_unary_io(n, in, out, err);
     if (rc) return rc;
-    *in = interp_node_in_t(n, 0);
-    *out = interp_node_out_t(n, 0);
     if ((rc = check_same_type(*in, *out, op, err))) return rc;
     if ((rc = check_same_shape(*in, *out, err))) return rc;
     *a = new_params(n, err);
@@ -161,7 +96,7 @@ static int unsupported_type(const char *op, const graph_tensor *t, const char *s
                             npuc_err *err)
 {
     return npuc_errf(err, NPUC_E_UNSUPPORTED, "%s is not supported for %s tensors (input '%s'); "
-                     "supported: %s", op, dt(t), tname(t), supported);
+                     "supported: %s", op, interp_dt(t), interp_tname(t), supported);
 }
 
 /* ---- RELU, RELU6, RELU_N1_TO_1 ---- */
@@ -187,14 +122,14 @@ static int relu_prepare_range(interp_node *n, const char *op, float lo, float hi
         return unsupported_type(op, in, "float32, int8, int16", err);
     float is, os;
     int32_t izp, ozp;
-    if ((rc = qparams(in, "input", &is, &izp, err))) return rc;
-    if ((rc = qparams(out, "output", &os, &ozp, err))) return rc;
+    if ((rc = interp_qparams(in, "input", &is, &izp, err))) return rc;
+    if ((rc = interp_qparams(out, "output", &os, &ozp, err))) return rc;
     if (in->dtype == GRAPH_I16) {
         if ((rc = need_zp(in, "input", izp, 0, err))) return rc;
         if ((rc = need_zp(out, "output", ozp, 0, err))) return rc;
     }
     int64_t qmin, qmax;
-    type_range(out->dtype, &qmin, &qmax);
+    interp_type_range(out->dtype, &qmin, &qmax);
     k_relu_prepare(is, izp, os, ozp, lo, hi, (int32_t)qmin, (int32_t)qmax, &a->relu);
     if (a->relu.shift > 31)
         return npuc_errf(err, NPUC_E_UNSUPPORTED,
@@ -236,8 +171,8 @@ static int leaky_prepare(interp_node *n, npuc_err *err)
         return unsupported_type("LEAKY_RELU", in, "float32, int8, int16", err);
     float is, os;
     int32_t izp, ozp;
-    if ((rc = qparams(in, "input", &is, &izp, err))) return rc;
-    if ((rc = qparams(out, "output", &os, &ozp, err))) return rc;
+    if ((rc = interp_qparams(in, "input", &is, &izp, err))) return rc;
+    if ((rc = interp_qparams(out, "output", &os, &ozp, err))) return rc;
     if (!isfinite(a->alpha))
         return npuc_errf(err, NPUC_E_INVALID, "alpha %g is not finite", (double)a->alpha);
     k_leaky_relu_prepare(is, izp, os, ozp, a->alpha, &a->leaky);
@@ -263,8 +198,8 @@ static int hswish_prepare(interp_node *n, npuc_err *err)
     if (in->dtype != GRAPH_I8) return unsupported_type("HARD_SWISH", in, "float32, int8", err);
     float is, os;
     int32_t izp, ozp;
-    if ((rc = qparams(in, "input", &is, &izp, err))) return rc;
-    if ((rc = qparams(out, "output", &os, &ozp, err))) return rc;
+    if ((rc = interp_qparams(in, "input", &is, &izp, err))) return rc;
+    if ((rc = interp_qparams(out, "output", &os, &ozp, err))) return rc;
     if (k_hard_swish_prepare(is, izp, os, ozp, &a->hswish) != K_OK)
         return npuc_errf(err, NPUC_E_UNSUPPORTED,
                          "input scale %g / output scale %g: the output multiplier needs a left "
@@ -291,8 +226,8 @@ static int sigmoid_prepare(interp_node *n, bool is_tanh, npuc_err *err)
         return unsupported_type(op, in, "float32, int8, int16", err);
     float is, os;
     int32_t izp, ozp;
-    if ((rc = qparams(in, "input", &is, &izp, err))) return rc;
-    if ((rc = qparams(out, "output", &os, &ozp, err))) return rc;
+    if ((rc = interp_qparams(in, "input", &is, &izp, err))) return rc;
+    if ((rc = interp_qparams(out, "output", &os, &ozp, err))) return rc;
     if (in->dtype == GRAPH_I8) {
         /* The kernels produce scale 1/256 zero point -128 (LOGISTIC) and
          * scale 1/128 zero point 0 (TANH). TFLite Micro checks only
@@ -309,11 +244,11 @@ static int sigmoid_prepare(interp_node *n, bool is_tanh, npuc_err *err)
     if (!k_checked_log2(os, &l2) || l2 != -15)
         return npuc_errf(err, NPUC_E_UNSUPPORTED,
                          "output tensor '%s' scale %g is not supported (int16 %s needs 2^-15)",
-                         tname(out), (double)os, op);
+                         interp_tname(out), (double)os, op);
     if (k_sigmoid_s16_prepare(is, is_tanh, &a->sig16) != K_OK)
         return npuc_errf(err, NPUC_E_UNSUPPORTED,
                          "input tensor '%s' scale %g is too large for int16 %s (at most ~2.67)",
-                         tname(in), (double)is, op);
+                         interp_tname(in), (double)is, op);
     a->kind = is_tanh ? K_OP_TANH_S16 : K_OP_LOGISTIC_S16;
     return NPUC_OK;
 }
@@ -332,11 +267,11 @@ static bool near_f(float a, float b, float eps)
 
 static int softmax_prepare(interp_node *n, npuc_err *err)
 {
-    int rc = check_io(n, err);
+    const graph_tensor *in, *out;
+    int rc = interp_check_unary_io(n, &in, &out, err);
     if (rc) return rc;
-    const graph_tensor *in = interp_node_in_t(n, 0), *out = interp_node_out_t(n, 0);
     if (in->rank < 1)
-        return npuc_errf(err, NPUC_E_INVALID, "input tensor '%s' must have rank >= 1", tname(in));
+        return npuc_errf(err, NPUC_E_INVALID, "input tensor '%s' must have rank >= 1", interp_tname(in));
     if ((rc = check_same_shape(in, out, err))) return rc;
     act_node *a = new_params(n, err);
     if (!a) return NPUC_E_NOMEM;
@@ -353,11 +288,11 @@ static int softmax_prepare(interp_node *n, npuc_err *err)
         return npuc_errf(err, NPUC_E_UNSUPPORTED,
                          "SOFTMAX with input %s and output %s is not supported (supported: "
                          "float32->float32, int8->int8, int8->int16, int16->int16)",
-                         dt(in), dt(out));
+                         interp_dt(in), interp_dt(out));
     float is, os;
     int32_t izp, ozp;
-    if ((rc = qparams(in, "input", &is, &izp, err))) return rc;
-    if ((rc = qparams(out, "output", &os, &ozp, err))) return rc;
+    if ((rc = interp_qparams(in, "input", &is, &izp, err))) return rc;
+    if ((rc = interp_qparams(out, "output", &os, &ozp, err))) return rc;
     if (!isfinite(a->beta))
         return npuc_errf(err, NPUC_E_INVALID, "beta %g is not finite", (double)a->beta);
     if (in->dtype == GRAPH_I16) {
@@ -366,7 +301,7 @@ static int softmax_prepare(interp_node *n, npuc_err *err)
         if (!near_f(os, 1.0f / 32768, 0.001f * 1.0f / 32768))
             return npuc_errf(err, NPUC_E_UNSUPPORTED,
                              "output tensor '%s' scale %g is not supported (int16 SOFTMAX needs "
-                             "1/32768)", tname(out), (double)os);
+                             "1/32768)", interp_tname(out), (double)os);
         if (k_softmax_s16_prepare(is, a->beta, &a->sm16) != K_OK)
             return npuc_errf(err, NPUC_E_UNSUPPORTED,
                              "input scale %g with beta %g is out of the supported range",
@@ -384,13 +319,13 @@ static int softmax_prepare(interp_node *n, npuc_err *err)
         if (!near_f(os, 1.0f / 65536, 0.001f * 1.0f / 65536))
             return npuc_errf(err, NPUC_E_UNSUPPORTED,
                              "output tensor '%s' scale %g is not supported (int8->int16 SOFTMAX "
-                             "needs 1/65536)", tname(out), (double)os);
+                             "needs 1/65536)", interp_tname(out), (double)os);
     } else {
         if ((rc = need_zp(out, "output", ozp, -128, err))) return rc;
         if (os != 1.0f / 256)
             return npuc_errf(err, NPUC_E_UNSUPPORTED,
                              "output tensor '%s' scale %g is not supported (int8 SOFTMAX needs "
-                             "1/256)", tname(out), (double)os);
+                             "1/256)", interp_tname(out), (double)os);
     }
     if (k_softmax_s8_prepare(is, a->beta, &a->sm8) != K_OK)
         return npuc_errf(err, NPUC_E_UNSUPPORTED,
@@ -404,9 +339,9 @@ static int softmax_prepare(interp_node *n, npuc_err *err)
 
 static int quantize_prepare(interp_node *n, npuc_err *err)
 {
-    int rc = check_io(n, err);
+    const graph_tensor *in, *out;
+    int rc = interp_check_unary_io(n, &in, &out, err);
     if (rc) return rc;
-    const graph_tensor *in = interp_node_in_t(n, 0), *out = interp_node_out_t(n, 0);
     if ((rc = check_same_shape(in, out, err))) return rc;
     act_node *a = new_params(n, err);
     if (!a) return NPUC_E_NOMEM;
@@ -416,8 +351,8 @@ static int quantize_prepare(interp_node *n, npuc_err *err)
         if (out->dtype != GRAPH_I8 && out->dtype != GRAPH_U8 && out->dtype != GRAPH_I16)
             return npuc_errf(err, NPUC_E_UNSUPPORTED,
                              "QUANTIZE from float32 to %s is not supported (supported outputs: "
-                             "int8, uint8, int16)", dt(out));
-        if ((rc = qparams(out, "output", &os, &ozp, err))) return rc;
+                             "int8, uint8, int16)", interp_dt(out));
+        if ((rc = interp_qparams(out, "output", &os, &ozp, err))) return rc;
         a->scale = os;
         a->zp = ozp;
         a->kind = out->dtype == GRAPH_I8 ? K_OP_QUANTIZE_F32_S8
@@ -438,11 +373,11 @@ static int quantize_prepare(interp_node *n, npuc_err *err)
         return npuc_errf(err, NPUC_E_UNSUPPORTED,
                          "QUANTIZE from %s to %s is not supported (supported: float32->int8/uint8/"
                          "int16, int8->int8/uint8/int16/int32, uint8->int8, int16->int8/int16/"
-                         "int32, int32->int8/int16)", dt(in), dt(out));
+                         "int32, int32->int8/int16)", interp_dt(in), interp_dt(out));
     float is;
     int32_t izp;
-    if ((rc = qparams(in, "input", &is, &izp, err))) return rc;
-    if ((rc = qparams(out, "output", &os, &ozp, err))) return rc;
+    if ((rc = interp_qparams(in, "input", &is, &izp, err))) return rc;
+    if ((rc = interp_qparams(out, "output", &os, &ozp, err))) return rc;
     k_requant_prepare(is, izp, os, ozp, &a->req);
     if (a->req.shift > 31)
         return npuc_errf(err, NPUC_E_UNSUPPORTED,
@@ -454,18 +389,18 @@ static int quantize_prepare(interp_node *n, npuc_err *err)
 
 static int dequantize_prepare(interp_node *n, npuc_err *err)
 {
-    int rc = check_io(n, err);
+    const graph_tensor *in, *out;
+    int rc = interp_check_unary_io(n, &in, &out, err);
     if (rc) return rc;
-    const graph_tensor *in = interp_node_in_t(n, 0), *out = interp_node_out_t(n, 0);
     if ((rc = check_same_shape(in, out, err))) return rc;
     if (out->dtype != GRAPH_F32)
         return npuc_errf(err, NPUC_E_UNSUPPORTED,
-                         "DEQUANTIZE to %s is not supported (output must be float32)", dt(out));
+                         "DEQUANTIZE to %s is not supported (output must be float32)", interp_dt(out));
     if (in->dtype != GRAPH_I8 && in->dtype != GRAPH_U8 && in->dtype != GRAPH_I16)
         return unsupported_type("DEQUANTIZE", in, "int8, uint8, int16", err);
     act_node *a = new_params(n, err);
     if (!a) return NPUC_E_NOMEM;
-    if ((rc = qparams(in, "input", &a->scale, &a->zp, err))) return rc;
+    if ((rc = interp_qparams(in, "input", &a->scale, &a->zp, err))) return rc;
     a->kind = in->dtype == GRAPH_I8 ? K_OP_DEQUANTIZE_S8_F32 : in->dtype == GRAPH_U8 ? K_OP_DEQUANTIZE_U8_F32 : K_OP_DEQUANTIZE_S16_F32;
     return NPUC_OK;
 }
@@ -529,20 +464,17 @@ ACT_OP(quantize)
 ACT_OP(dequantize)
 #undef ACT_OP
 
-const interp_op_impl *interp_ops_activation(int32_t *count)
-{
-    static const interp_op_impl table[] = {
-        {TFL_OP_RELU, relu_op, NULL},
-        {TFL_OP_RELU6, relu6_op, NULL},
-        {TFL_OP_RELU_N1_TO_1, relu1_op, NULL},
-        {TFL_OP_LEAKY_RELU, leaky_op, NULL},
-        {TFL_OP_HARD_SWISH, hswish_op, NULL},
-        {TFL_OP_LOGISTIC, logistic_op, NULL},
-        {TFL_OP_TANH, tanh_op, NULL},
-        {TFL_OP_SOFTMAX, softmax_op, NULL},
-        {TFL_OP_QUANTIZE, quantize_op, NULL},
-        {TFL_OP_DEQUANTIZE, dequantize_op, NULL},
-    };
-    *count = (int32_t)(sizeof table / sizeof table[0]);
-    return table;
-}
+static const interp_op_impl table[] = {
+    {TFL_OP_RELU, relu_op, NULL},
+    {TFL_OP_RELU6, relu6_op, NULL},
+    {TFL_OP_RELU_N1_TO_1, relu1_op, NULL},
+    {TFL_OP_LEAKY_RELU, leaky_op, NULL},
+    {TFL_OP_HARD_SWISH, hswish_op, NULL},
+    {TFL_OP_LOGISTIC, logistic_op, NULL},
+    {TFL_OP_TANH, tanh_op, NULL},
+    {TFL_OP_SOFTMAX, softmax_op, NULL},
+    {TFL_OP_QUANTIZE, quantize_op, NULL},
+    {TFL_OP_DEQUANTIZE, dequantize_op, NULL},
+};
+
+INTERP_OPS_TABLE(interp_ops_activation, table)

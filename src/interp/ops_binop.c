@@ -10,73 +10,35 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *tname(const graph_tensor *t) { return t->name ? t->name : ""; }
-
-static void shape_str(const k_dims *d, char *buf, size_t n)
-{
-    size_t o = (size_t)snprintf(buf, n, "[");
-    for (int32_t i = 0; i < d->rank && o < n; i++) o += (size_t)snprintf(buf + o, n - o, "%s%d", i ? "," : "", d->d[i]);
-    if (o < n) snprintf(buf + o, n - o, "]");
-}
-
-static int check_io(const interp_node *n, int32_t n_in, npuc_err *err)
-{
-    if (n->op->n_in != n_in)
-        return npuc_errf(err, NPUC_E_INVALID, "expected %d inputs, got %d", n_in, n->op->n_in);
-    if (n->op->n_out != 1) return npuc_errf(err, NPUC_E_INVALID, "expected 1 output, got %d", n->op->n_out);
-    for (int32_t i = 0; i < n_in; i++)
-        if (!interp_node_in_t(n, i)) return npuc_errf(err, NPUC_E_INVALID, "input %d is missing", i);
-    if (!interp_node_out_t(n, 0)) return npuc_errf(err, NPUC_E_INVALID, "output is missing");
-    return NPUC_OK;
-}
-
 static int check_rank(const graph_tensor *t, npuc_err *err)
 {
     if (t->rank > K_MAX_DIMS)
-        return npuc_errf(err, NPUC_E_UNSUPPORTED, "tensor '%s' has rank %d; at most %d dims are supported", tname(t),
+        return npuc_errf(err, NPUC_E_UNSUPPORTED, "tensor '%s' has rank %d; at most %d dims are supported", interp_tname(t),
                          t->rank, K_MAX_DIMS);
     return NPUC_OK;
 }
 
-/* Per-tensor quantization with a positive normal scale and a zero point in
- * the type's range. */
-static int check_quant(const graph_tensor *t, npuc_err *err)
+/* Per-tensor quantization of a, b and (when not NULL) c. */
+static int check_quants(const graph_tensor *a, const graph_tensor *b, const graph_tensor *c, npuc_err *err)
 {
-    if (t->q.n != 1)
-        return npuc_errf(err, t->q.n == 0 ? NPUC_E_INVALID : NPUC_E_UNSUPPORTED,
-                         "%s tensor '%s' must have per-tensor quantization (has %d scales)",
-                         graph_dtype_name(t->dtype), tname(t), t->q.n);
-    const float s = t->q.scale[0];
-    if (!(s > 0.0f) || !isnormal(s))
-        return npuc_errf(err, NPUC_E_INVALID, "tensor '%s' has invalid scale %g", tname(t), (double)s);
-    const int64_t zp = t->q.zero_point[0];
-    const int64_t lo = t->dtype == GRAPH_I8 ? INT8_MIN : INT16_MIN, hi = t->dtype == GRAPH_I8 ? INT8_MAX : INT16_MAX;
-    if (zp < lo || zp > hi)
-        return npuc_errf(err, NPUC_E_INVALID, "tensor '%s' zero point %lld is out of the %s range", tname(t),
-                         (long long)zp, graph_dtype_name(t->dtype));
-    return NPUC_OK;
+    int rc;
+    if ((rc = interp_check_quant(a, "tensor", "out of", err)) || (rc = interp_check_quant(b, "tensor", "out of", err)))
+        return rc;
+    return c ? interp_check_quant(c, "tensor", "out of", err) : NPUC_OK;
 }
 
 static int type_error(const char *op, const graph_tensor *t, const char *supported, npuc_err *err)
 {
     return npuc_errf(err, NPUC_E_UNSUPPORTED, "%s does not support %s tensor '%s' (TFLite Micro supports %s)", op,
-                     graph_dtype_name(t->dtype), tname(t), supported);
+                     graph_dtype_name(t->dtype), interp_tname(t), supported);
 }
 
 static int same_type(const graph_tensor *a, const graph_tensor *b, npuc_err *err)
 {
     if (a->dtype != b->dtype)
-        return npuc_errf(err, NPUC_E_UNSUPPORTED, "tensor '%s' is %s but '%s' is %s (types must match)", tname(a),
-                         graph_dtype_name(a->dtype), tname(b), graph_dtype_name(b->dtype));
+        return npuc_errf(err, NPUC_E_UNSUPPORTED, "tensor '%s' is %s but '%s' is %s (types must match)", interp_tname(a),
+                         graph_dtype_name(a->dtype), interp_tname(b), graph_dtype_name(b->dtype));
     return NPUC_OK;
-}
-
-static bool dims_equal(const k_dims *a, const k_dims *b)
-{
-    if (a->rank != b->rank) return false;
-    for (int32_t i = 0; i < a->rank; i++)
-        if (a->d[i] != b->d[i]) return false;
-    return true;
 }
 
 /* Fills d[0..n_in) and dout; the output must be the broadcast of the
@@ -99,20 +61,20 @@ static int shapes(interp_node *n, int32_t n_in, k_dims *d, k_dims *dout, int32_t
     char s1[96], s2[96];
     bool same = true;
     for (int32_t i = 1; i < n_in; i++) {
-        same = same && dims_equal(&d[0], &d[i]);
+        same = same && interp_dims_equal(&d[0], &d[i]);
         if (k_broadcast_shape(&want, &d[i], &next) != K_OK) {
-            shape_str(&want, s1, sizeof s1);
-            shape_str(&d[i], s2, sizeof s2);
+            interp_shape_str(want.d, want.rank, s1, sizeof s1);
+            interp_shape_str(d[i].d, d[i].rank, s2, sizeof s2);
             return npuc_errf(err, NPUC_E_INVALID, "input shapes %s and %s (input %d) cannot be broadcast together", s1,
                              s2, i);
         }
         want = next;
     }
-    if (!dims_equal(&want, dout)) {
-        shape_str(&want, s1, sizeof s1);
-        shape_str(dout, s2, sizeof s2);
+    if (!interp_dims_equal(&want, dout)) {
+        interp_shape_str(want.d, want.rank, s1, sizeof s1);
+        interp_shape_str(dout->d, dout->rank, s2, sizeof s2);
         return npuc_errf(err, NPUC_E_INVALID, "output '%s' has shape %s but the broadcast of the inputs is %s",
-                         tname(o), s2, s1);
+                         interp_tname(o), s2, s1);
     }
     if (!(same && same_any_rank) && dout->rank > max_rank)
         return npuc_errf(err, NPUC_E_UNSUPPORTED,
@@ -132,7 +94,7 @@ static int unquantized(const graph_tensor *t, npuc_err *err)
 {
     if (t->q.n != 0)
         return npuc_errf(err, NPUC_E_UNSUPPORTED, "quantized %s tensor '%s' is not supported (only plain %s)",
-                         graph_dtype_name(t->dtype), tname(t), graph_dtype_name(t->dtype));
+                         graph_dtype_name(t->dtype), interp_tname(t), graph_dtype_name(t->dtype));
     return NPUC_OK;
 }
 
@@ -170,7 +132,7 @@ static int mult_any(double real, int32_t *m, int32_t *s, const char *what, npuc_
 
 static int div_prepare(interp_node *n, npuc_err *err)
 {
-    int rc = check_io(n, 2, err);
+    int rc = interp_check_counts(n, 2, 2, 1, err);
     if (rc) return rc;
     const graph_tensor *a = interp_node_in_t(n, 0), *b = interp_node_in_t(n, 1), *o = interp_node_out_t(n, 0);
     k_op_binop_blob p = {0};
@@ -193,7 +155,7 @@ static int div_prepare(interp_node *n, npuc_err *err)
         p.act_max = act == TFL_ACT_RELU6 ? 6 : act == TFL_ACT_RELU_N1_TO_1 ? 1 : INT32_MAX;
         return EMIT(n, K_OP_DIV_S32, &p, err);
     case GRAPH_I8: {
-        if ((rc = check_quant(a, err)) || (rc = check_quant(b, err)) || (rc = check_quant(o, err))) return rc;
+        if ((rc = check_quants(a, b, o, err))) return rc;
         /* div.cc: the ratio is formed in float, then widened. */
         const float r = a->q.scale[0] / (b->q.scale[0] * o->q.scale[0]);
         k_quantize_multiplier((double)r, &p.out_mult, &p.out_shift);
@@ -213,7 +175,7 @@ static int div_prepare(interp_node *n, npuc_err *err)
 
 static int floor_prepare(interp_node *n, bool is_mod, npuc_err *err)
 {
-    int rc = check_io(n, 2, err);
+    int rc = interp_check_counts(n, 2, 2, 1, err);
     if (rc) return rc;
     const graph_tensor *a = interp_node_in_t(n, 0), *b = interp_node_in_t(n, 1), *o = interp_node_out_t(n, 0);
     k_op_binop_blob p = {0};
@@ -234,7 +196,7 @@ static int floor_mod_prepare(interp_node *n, npuc_err *err) { return floor_prepa
 
 static int sqdiff_prepare(interp_node *n, npuc_err *err)
 {
-    int rc = check_io(n, 2, err);
+    int rc = interp_check_counts(n, 2, 2, 1, err);
     if (rc) return rc;
     const graph_tensor *a = interp_node_in_t(n, 0), *b = interp_node_in_t(n, 1), *o = interp_node_out_t(n, 0);
     k_op_binop_blob p = {0};
@@ -250,7 +212,7 @@ static int sqdiff_prepare(interp_node *n, npuc_err *err)
     case GRAPH_I8:
     case GRAPH_I16: {
         const bool s16 = a->dtype == GRAPH_I16;
-        if ((rc = check_quant(a, err)) || (rc = check_quant(b, err)) || (rc = check_quant(o, err))) return rc;
+        if ((rc = check_quants(a, b, o, err))) return rc;
         if (s16 && (a->q.zero_point[0] || b->q.zero_point[0] || o->q.zero_point[0]))
             return npuc_errf(err, NPUC_E_UNSUPPORTED, "int16 SQUARED_DIFFERENCE needs zero points 0 (got %lld, %lld, %lld)",
                              (long long)a->q.zero_point[0], (long long)b->q.zero_point[0],
@@ -285,14 +247,14 @@ static const char *cmp_name(int32_t c)
 
 static int cmp_prepare(interp_node *n, int32_t cmp, npuc_err *err)
 {
-    int rc = check_io(n, 2, err);
+    int rc = interp_check_counts(n, 2, 2, 1, err);
     if (rc) return rc;
     const graph_tensor *a = interp_node_in_t(n, 0), *b = interp_node_in_t(n, 1), *o = interp_node_out_t(n, 0);
     k_op_binop_blob p = {0};
     k_dims d[2];
     if ((rc = same_type(a, b, err))) return rc;
     if (o->dtype != GRAPH_BOOL)
-        return npuc_errf(err, NPUC_E_INVALID, "output '%s' must be bool (is %s)", tname(o), graph_dtype_name(o->dtype));
+        return npuc_errf(err, NPUC_E_INVALID, "output '%s' must be bool (is %s)", interp_tname(o), graph_dtype_name(o->dtype));
     if ((rc = shapes(n, 2, d, &p.dout, 4, true, err))) return rc;
     p.d1 = d[0];
     p.d2 = d[1];
@@ -312,7 +274,7 @@ static int cmp_prepare(interp_node *n, int32_t cmp, npuc_err *err)
         if (cmp != K_CMP_GT) return type_error(cmp_name(cmp), a, supported, err);
         /* fall through */
     case GRAPH_I8: {
-        if ((rc = check_quant(a, err)) || (rc = check_quant(b, err))) return rc;
+        if ((rc = check_quants(a, b, NULL, err))) return rc;
         /* comparisons.cc: left shift 8, each side scaled by its own scale. */
         p.left_shift = 8;
         p.in1_offset = -(int32_t)a->q.zero_point[0];
@@ -337,7 +299,7 @@ static int less_equal_prepare(interp_node *n, npuc_err *err) { return cmp_prepar
 
 static int logical_prepare(interp_node *n, bool is_or, npuc_err *err)
 {
-    int rc = check_io(n, 2, err);
+    int rc = interp_check_counts(n, 2, 2, 1, err);
     if (rc) return rc;
     const graph_tensor *a = interp_node_in_t(n, 0), *b = interp_node_in_t(n, 1), *o = interp_node_out_t(n, 0);
     k_op_binop_blob p = {0};
@@ -360,7 +322,7 @@ static int logical_or_prepare(interp_node *n, npuc_err *err) { return logical_pr
 
 static int prelu_prepare(interp_node *n, npuc_err *err)
 {
-    int rc = check_io(n, 2, err);
+    int rc = interp_check_counts(n, 2, 2, 1, err);
     if (rc) return rc;
     const graph_tensor *in = interp_node_in_t(n, 0), *al = interp_node_in_t(n, 1), *o = interp_node_out_t(n, 0);
     k_op_binop_blob p = {0};
@@ -379,9 +341,9 @@ static int prelu_prepare(interp_node *n, npuc_err *err)
     case GRAPH_I8:
     case GRAPH_I16: {
         if (al->dtype != GRAPH_I8)
-            return npuc_errf(err, NPUC_E_UNSUPPORTED, "alpha '%s' must be int8 for %s input (is %s)", tname(al),
+            return npuc_errf(err, NPUC_E_UNSUPPORTED, "alpha '%s' must be int8 for %s input (is %s)", interp_tname(al),
                              graph_dtype_name(in->dtype), graph_dtype_name(al->dtype));
-        if ((rc = check_quant(in, err)) || (rc = check_quant(al, err)) || (rc = check_quant(o, err))) return rc;
+        if ((rc = check_quants(in, al, o, err))) return rc;
         const double si = in->q.scale[0], sa = al->q.scale[0], so = o->q.scale[0];
         if ((rc = mult_any(si / so, &p.out_mult, &p.out_shift, "PRELU positive rescale", err)) ||
             (rc = mult_any(si * sa / so, &p.out_mult2, &p.out_shift2, "PRELU negative rescale", err)))
@@ -402,13 +364,13 @@ static int prelu_prepare(interp_node *n, npuc_err *err)
 
 static int select_prepare(interp_node *n, npuc_err *err)
 {
-    int rc = check_io(n, 3, err);
+    int rc = interp_check_counts(n, 3, 3, 1, err);
     if (rc) return rc;
     const graph_tensor *c = interp_node_in_t(n, 0), *x = interp_node_in_t(n, 1), *y = interp_node_in_t(n, 2);
     const graph_tensor *o = interp_node_out_t(n, 0);
     k_op_binop_blob p = {0};
     if (c->dtype != GRAPH_BOOL)
-        return npuc_errf(err, NPUC_E_INVALID, "condition '%s' must be bool (is %s)", tname(c), graph_dtype_name(c->dtype));
+        return npuc_errf(err, NPUC_E_INVALID, "condition '%s' must be bool (is %s)", interp_tname(c), graph_dtype_name(c->dtype));
     if ((rc = same_type(x, y, err)) || (rc = same_type(x, o, err))) return rc;
     uint32_t kind;
     switch (x->dtype) {
@@ -441,7 +403,7 @@ static int add_n_prepare(interp_node *n, npuc_err *err)
     const int32_t n_in = n->op->n_in;
     if (n_in < 2) return npuc_errf(err, NPUC_E_INVALID, "ADD_N needs at least 2 inputs, got %d", n_in);
     if (n_in > 1024) return npuc_errf(err, NPUC_E_UNSUPPORTED, "ADD_N with %d inputs is not supported (at most 1024)", n_in);
-    int rc = check_io(n, n_in, err);
+    int rc = interp_check_counts(n, n_in, n_in, 1, err);
     if (rc) return rc;
     const graph_tensor *a = interp_node_in_t(n, 0), *o = interp_node_out_t(n, 0);
     k_op_binop_blob p = {0};
@@ -453,33 +415,33 @@ static int add_n_prepare(interp_node *n, npuc_err *err)
         k_dims dt;
         if ((rc = check_rank(t, err)) || (rc = same_type(a, t, err))) return rc;
         interp_dims(t, &dt);
-        if (!dims_equal(&dt, &p.d1)) {
+        if (!interp_dims_equal(&dt, &p.d1)) {
             char s1[96], s2[96];
-            shape_str(&dt, s1, sizeof s1);
-            shape_str(&p.d1, s2, sizeof s2);
+            interp_shape_str(dt.d, dt.rank, s1, sizeof s1);
+            interp_shape_str(p.d1.d, p.d1.rank, s2, sizeof s2);
             return npuc_errf(err, NPUC_E_INVALID, "input %d '%s' has shape %s, input 0 has %s (ADD_N does not broadcast)",
-                             i, tname(t), s1, s2);
+                             i, interp_tname(t), s1, s2);
         }
     }
-    if (!dims_equal(&p.d1, &p.dout)) {
+    if (!interp_dims_equal(&p.d1, &p.dout)) {
         char s1[96], s2[96];
-        shape_str(&p.dout, s1, sizeof s1);
-        shape_str(&p.d1, s2, sizeof s2);
-        return npuc_errf(err, NPUC_E_INVALID, "output '%s' has shape %s, the inputs %s", tname(o), s1, s2);
+        interp_shape_str(p.dout.d, p.dout.rank, s1, sizeof s1);
+        interp_shape_str(p.d1.d, p.d1.rank, s2, sizeof s2);
+        return npuc_errf(err, NPUC_E_INVALID, "output '%s' has shape %s, the inputs %s", interp_tname(o), s1, s2);
     }
     p.n_in = n_in;
     switch (a->dtype) {
     case GRAPH_F32: return EMIT(n, K_OP_ADD_N_F32, &p, err);
     case GRAPH_I8: {
-        if ((rc = check_quant(o, err))) return rc;
+        if ((rc = interp_check_quant(o, "tensor", "out of", err))) return rc;
         for (int32_t i = 0; i < n_in; i++) {
             const graph_tensor *t = interp_node_in_t(n, i);
-            if ((rc = check_quant(t, err))) return rc;
+            if ((rc = interp_check_quant(t, "tensor", "out of", err))) return rc;
             if (t->q.scale[0] != a->q.scale[0] || t->q.zero_point[0] != a->q.zero_point[0])
                 return npuc_errf(err, NPUC_E_UNSUPPORTED,
                                  "int8 ADD_N inputs must share one quantization ('%s' has scale %g zero point %lld, "
                                  "'%s' scale %g zero point %lld)",
-                                 tname(t), (double)t->q.scale[0], (long long)t->q.zero_point[0], tname(a),
+                                 interp_tname(t), (double)t->q.scale[0], (long long)t->q.zero_point[0], interp_tname(a),
                                  (double)a->q.scale[0], (long long)a->q.zero_point[0]);
         }
         p.left_shift = 20;
@@ -518,8 +480,4 @@ static const interp_op_impl impls[] = {
     {TFL_OP_ADD_N, add_n_prepare, NULL},
 };
 
-const interp_op_impl *interp_ops_binop(int32_t *count)
-{
-    *count = (int32_t)(sizeof impls / sizeof impls[0]);
-    return impls;
-}
+INTERP_OPS_TABLE(interp_ops_binop, impls)

@@ -11,31 +11,11 @@
 
 /* ---- helpers ---- */
 
-static const char *dt(const graph_tensor *t) { return graph_dtype_name(t->dtype); }
-
-static const char *tname(const graph_tensor *t) { return (t->name && t->name[0]) ? t->name : "?"; }
-
-static int check_io(const interp_node *n, int32_t min_in, int32_t max_in, npuc_err *err)
-{
-    if (n->op->n_in < min_in || n->op->n_in > max_in) {
-        if (min_in == max_in)
-            return npuc_errf(err, NPUC_E_INVALID, "expected %d inputs, got %d", min_in, n->op->n_in);
-        return npuc_errf(err, NPUC_E_INVALID, "expected %d to %d inputs, got %d", min_in, max_in,
-                         n->op->n_in);
-    }
-    if (n->op->n_out != 1 || !interp_node_out_t(n, 0))
-        return npuc_errf(err, NPUC_E_INVALID, "expected 1 output, got %d", n->op->n_out);
-    for (int32_t i = 0; i < min_in; i++)
-        if (!interp_node_in_t(n, i))
-            return npuc_errf(err, NPUC_E_INVALID, "required input %d is missing", i);
-    return NPUC_OK;
-}
-
 static int check_rank(const graph_tensor *t, const char *what, int32_t rank, npuc_err *err)
 {
     if (t->rank != rank)
         return npuc_errf(err, NPUC_E_INVALID, "%s tensor '%s' must have rank %d, has rank %d", what,
-                         tname(t), rank, t->rank);
+                         interp_tname(t), rank, t->rank);
     return NPUC_OK;
 }
 
@@ -46,7 +26,7 @@ static int check_nonempty(const graph_tensor *t, const char *what, npuc_err *err
     for (int32_t i = 0; i < t->rank; i++)
         if (t->shape[i] <= 0)
             return npuc_errf(err, NPUC_E_INVALID, "%s tensor '%s' has an empty dimension %d (size %d)", what,
-                             tname(t), (int)i, (int)t->shape[i]);
+                             interp_tname(t), (int)i, (int)t->shape[i]);
     return NPUC_OK;
 }
 
@@ -55,9 +35,9 @@ static int qparams(const graph_tensor *t, const char *what, float *scale, int32_
 {
     if (t->q.n < 1 || !t->q.scale || !t->q.zero_point)
         return npuc_errf(err, NPUC_E_INVALID, "%s tensor '%s' (%s) has no quantization parameters",
-                         what, tname(t), dt(t));
+                         what, interp_tname(t), interp_dt(t));
     if (!(t->q.scale[0] > 0.0f) || !isnormal(t->q.scale[0]))
-        return npuc_errf(err, NPUC_E_INVALID, "%s tensor '%s' has invalid scale %g", what, tname(t),
+        return npuc_errf(err, NPUC_E_INVALID, "%s tensor '%s' has invalid scale %g", what, interp_tname(t),
                          (double)t->q.scale[0]);
     *scale = t->q.scale[0];
     *zp = (int32_t)t->q.zero_point[0];
@@ -68,11 +48,11 @@ static int check_zp_range(const graph_tensor *t, const char *what, int32_t zp, n
 {
     if (t->dtype == GRAPH_I8 && (zp < -128 || zp > 127))
         return npuc_errf(err, NPUC_E_INVALID, "%s tensor '%s' zero point %d is out of int8 range", what,
-                         tname(t), (int)zp);
+                         interp_tname(t), (int)zp);
     if (t->dtype == GRAPH_I16 && zp != 0)
         return npuc_errf(err, NPUC_E_UNSUPPORTED,
                          "%s tensor '%s' is int16 with zero point %d (int16 needs zero point 0)", what,
-                         tname(t), (int)zp);
+                         interp_tname(t), (int)zp);
     return NPUC_OK;
 }
 
@@ -104,7 +84,7 @@ static int check_mult64(bool wide_acc, const char *what, const graph_tensor *w, 
         return npuc_errf(err, NPUC_E_UNSUPPORTED,
                          "%s tensor '%s' channel %d: effective scale %g (input scale * %s scale / output "
                          "scale) is too large for the int16 kernels (must be < 2^14)",
-                         what, tname(w), (int)c, eff, what);
+                         what, interp_tname(w), (int)c, eff, what);
     return NPUC_OK;
 }
 
@@ -120,24 +100,24 @@ static int conv_multipliers(interp_node *n, const graph_tensor *filter, int32_t 
     const graph_quant *q = &filter->q;
     if (q->n < 1 || !q->scale || !q->zero_point)
         return npuc_errf(err, NPUC_E_INVALID, "filter tensor '%s' (%s) has no quantization parameters",
-                         tname(filter), dt(filter));
+                         interp_tname(filter), interp_dt(filter));
     if (q->n != 1 && q->n != channels)
         return npuc_errf(err, NPUC_E_INVALID,
                          "filter tensor '%s' has %d scales; expected 1 or %d (one per output channel)",
-                         tname(filter), (int)q->n, (int)channels);
+                         interp_tname(filter), (int)q->n, (int)channels);
     if (q->n > 1 && q->axis != axis)
         return npuc_errf(err, NPUC_E_UNSUPPORTED,
-                         "filter tensor '%s' is quantized along dimension %d; expected %d", tname(filter),
+                         "filter tensor '%s' is quantized along dimension %d; expected %d", interp_tname(filter),
                          (int)q->axis, (int)axis);
     for (int32_t c = 0; c < q->n; c++) {
         if (q->zero_point[c] != 0)
             return npuc_errf(err, NPUC_E_UNSUPPORTED,
                              "filter tensor '%s' has zero point %lld at channel %d (weights must be "
                              "symmetric)",
-                             tname(filter), (long long)q->zero_point[c], (int)c);
+                             interp_tname(filter), (long long)q->zero_point[c], (int)c);
         if (!(q->scale[c] >= 0.0f) || !isfinite(q->scale[c]) || (q->scale[c] != 0.0f && !isnormal(q->scale[c])))
             return npuc_errf(err, NPUC_E_INVALID, "filter tensor '%s' has invalid scale %g at channel %d",
-                             tname(filter), (double)q->scale[c], (int)c);
+                             interp_tname(filter), (double)q->scale[c], (int)c);
     }
     int32_t *m = interp_node_alloc(n, sizeof(int32_t) * (size_t)channels);
     int32_t *s = interp_node_alloc(n, sizeof(int32_t) * (size_t)channels);
@@ -158,17 +138,17 @@ static int check_bias(const graph_tensor *bias, int32_t channels, npuc_err *err)
     if (!bias) return NPUC_OK;
     if ((int64_t)graph_tensor_elems(bias) != channels)
         return npuc_errf(err, NPUC_E_INVALID, "bias tensor '%s' has %lld elements; expected %d",
-                         tname(bias), (long long)graph_tensor_elems(bias), (int)channels);
+                         interp_tname(bias), (long long)graph_tensor_elems(bias), (int)channels);
     if (bias->dtype == GRAPH_I64) {
         /* 64-bit accumulators must stay inside TFLite's |acc| < 2^47 range;
          * bounding the bias at 2^48 also keeps the sums from overflowing */
         if (!bias->data)
-            return npuc_errf(err, NPUC_E_UNSUPPORTED, "int64 bias tensor '%s' must be constant", tname(bias));
+            return npuc_errf(err, NPUC_E_UNSUPPORTED, "int64 bias tensor '%s' must be constant", interp_tname(bias));
         const int64_t *b = bias->data;
         for (int32_t i = 0; i < channels; i++)
             if (b[i] > ((int64_t)1 << 48) || b[i] < -((int64_t)1 << 48))
                 return npuc_errf(err, NPUC_E_INVALID, "bias tensor '%s' value [%d] = %lld exceeds the int16x8 range (|bias| <= 2^48)",
-                                 tname(bias), (int)i, (long long)b[i]);
+                                 interp_tname(bias), (int)i, (long long)b[i]);
     }
     return NPUC_OK;
 }
@@ -180,25 +160,15 @@ static int check_padding(int32_t padding, npuc_err *err)
     return NPUC_OK;
 }
 
-static int shape_mismatch(const graph_tensor *out, const int32_t *want, int32_t rank, npuc_err *err)
-{
-    char a[128], b[128];
-    size_t la = 0, lb = 0;
-    a[0] = b[0] = 0;
-    for (int32_t i = 0; i < rank && la < sizeof a - 16; i++)
-        la += (size_t)snprintf(a + la, sizeof a - la, "%s%d", i ? "," : "", (int)want[i]);
-    for (int32_t i = 0; i < out->rank && lb < sizeof b - 16; i++)
-        lb += (size_t)snprintf(b + lb, sizeof b - lb, "%s%d", i ? "," : "", (int)out->shape[i]);
-    return npuc_errf(err, NPUC_E_INVALID, "output tensor '%s' has shape [%s]; the op computes [%s]",
-                     tname(out), b, a);
-}
-
+/* The output must have the computed shape want[0..rank). */
 static int check_out_shape(const graph_tensor *out, const int32_t *want, int32_t rank, npuc_err *err)
 {
-    if (out->rank != rank) return shape_mismatch(out, want, rank, err);
-    for (int32_t i = 0; i < rank; i++)
-        if (out->shape[i] != want[i]) return shape_mismatch(out, want, rank, err);
-    return NPUC_OK;
+    bool same = out->rank == rank;
+    for (int32_t i = 0; same && i < rank; i++) same = out->shape[i] == want[i];
+    if (same) return NPUC_OK;
+    char a[128], b[128];
+    return npuc_errf(err, NPUC_E_INVALID, "output tensor '%s' has shape %s; the op computes %s", interp_tname(out),
+                     interp_shape_str(out->shape, out->rank, b, sizeof b), interp_shape_str(want, rank, a, sizeof a));
 }
 
 /* Spatial output size and padding as TFLite's ComputePaddingHeightWidth. */
@@ -245,29 +215,29 @@ static int conv_types(interp_node *n, const graph_tensor *in, const graph_tensor
 {
     if (in->dtype != out->dtype)
         return npuc_errf(err, NPUC_E_UNSUPPORTED,
-                         "input %s with output %s is not supported (types must match)", dt(in), dt(out));
+                         "input %s with output %s is not supported (types must match)", interp_dt(in), interp_dt(out));
     if (in->dtype == GRAPH_F32) {
         if (filter->dtype != GRAPH_F32 || (bias && bias->dtype != GRAPH_F32))
             return npuc_errf(err, NPUC_E_UNSUPPORTED,
                              "input float32 with %s %s%s%s is not supported (hybrid models)", wname,
-                             dt(filter), bias ? ", bias " : "", bias ? dt(bias) : "");
+                             interp_dt(filter), bias ? ", bias " : "", bias ? interp_dt(bias) : "");
         *variant = V_F32;
         return NPUC_OK;
     }
     if (in->dtype == GRAPH_I8) {
         if (filter->dtype != GRAPH_I8)
             return npuc_errf(err, NPUC_E_UNSUPPORTED, "input int8 with %s %s is not supported", wname,
-                             dt(filter));
+                             interp_dt(filter));
         if (bias && bias->dtype != GRAPH_I32)
             return npuc_errf(err, NPUC_E_UNSUPPORTED,
-                             "input int8 with bias %s is not supported (bias must be int32)", dt(bias));
+                             "input int8 with bias %s is not supported (bias must be int32)", interp_dt(bias));
         *variant = V_S8;
         return NPUC_OK;
     }
     if (in->dtype == GRAPH_I16) {
         if (filter->dtype != GRAPH_I8)
             return npuc_errf(err, NPUC_E_UNSUPPORTED,
-                             "input int16 with %s %s is not supported (%s must be int8)", wname, dt(filter), wname);
+                             "input int16 with %s %s is not supported (%s must be int8)", wname, interp_dt(filter), wname);
         if (bias && bias->dtype == GRAPH_I64) {
             *variant = V_S16_B64;
         } else if (bias && bias->dtype == GRAPH_I32 && (b16 & B16_OK_I32)) {
@@ -276,7 +246,7 @@ static int conv_types(interp_node *n, const graph_tensor *in, const graph_tensor
             *variant = V_S16_B64;
         } else if (bias) {
             return npuc_errf(err, NPUC_E_UNSUPPORTED,
-                             "input int16 with bias %s is not supported (bias must be int64%s%s)", dt(bias),
+                             "input int16 with bias %s is not supported (bias must be int64%s%s)", interp_dt(bias),
                              (b16 & B16_OK_I32) ? " or int32" : "", (b16 & B16_OK_I16) ? " or int16" : "");
         } else {
             /* No bias: TFLite Micro picks the accumulator from
@@ -286,7 +256,7 @@ static int conv_types(interp_node *n, const graph_tensor *in, const graph_tensor
         }
         return NPUC_OK;
     }
-    return npuc_errf(err, NPUC_E_UNSUPPORTED, "input %s is not supported", dt(in));
+    return npuc_errf(err, NPUC_E_UNSUPPORTED, "input %s is not supported", interp_dt(in));
 }
 
 /* Quantization part shared by CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV. */
@@ -358,7 +328,7 @@ static int conv_emit(interp_node *n, uint32_t kind, const conv_node *c, npuc_err
 static int prepare_conv(interp_node *n, npuc_err *err)
 {
     int rc;
-    if ((rc = check_io(n, 2, 3, err))) return rc;
+    if ((rc = interp_check_counts(n, 2, 3, 1, err))) return rc;
     const graph_tensor *in = interp_node_in_t(n, 0), *filter = interp_node_in_t(n, 1);
     const graph_tensor *bias = interp_node_in_t(n, 2), *out = interp_node_out_t(n, 0);
     const tfl_options *o = &n->op->opt;
@@ -408,7 +378,7 @@ static int prepare_conv(interp_node *n, npuc_err *err)
 static int prepare_dwconv(interp_node *n, npuc_err *err)
 {
     int rc;
-    if ((rc = check_io(n, 2, 3, err))) return rc;
+    if ((rc = interp_check_counts(n, 2, 3, 1, err))) return rc;
     const graph_tensor *in = interp_node_in_t(n, 0), *filter = interp_node_in_t(n, 1);
     const graph_tensor *bias = interp_node_in_t(n, 2), *out = interp_node_out_t(n, 0);
     const tfl_options *o = &n->op->opt;
@@ -427,7 +397,7 @@ static int prepare_dwconv(interp_node *n, npuc_err *err)
     p->in_c = in->shape[3];
     if (filter->shape[0] != 1)
         return npuc_errf(err, NPUC_E_INVALID, "filter tensor '%s' dimension 0 is %d; expected 1",
-                         tname(filter), (int)filter->shape[0]);
+                         interp_tname(filter), (int)filter->shape[0]);
     p->filter_h = filter->shape[1];
     p->filter_w = filter->shape[2];
     p->out_c = filter->shape[3];
@@ -464,7 +434,7 @@ static int prepare_dwconv(interp_node *n, npuc_err *err)
 static int prepare_tconv(interp_node *n, npuc_err *err)
 {
     int rc;
-    if ((rc = check_io(n, 3, 4, err))) return rc;
+    if ((rc = interp_check_counts(n, 3, 4, 1, err))) return rc;
     const graph_tensor *oshape = interp_node_in_t(n, 0), *filter = interp_node_in_t(n, 1);
     const graph_tensor *in = interp_node_in_t(n, 2), *bias = interp_node_in_t(n, 3);
     const graph_tensor *out = interp_node_out_t(n, 0);
@@ -473,7 +443,7 @@ static int prepare_tconv(interp_node *n, npuc_err *err)
     if (oshape->dtype != GRAPH_I32 || oshape->rank != 1 || oshape->shape[0] != 4)
         return npuc_errf(err, NPUC_E_INVALID,
                          "output_shape tensor '%s' must be int32 with 4 elements (is %s, rank %d)",
-                         tname(oshape), dt(oshape), (int)oshape->rank);
+                         interp_tname(oshape), interp_dt(oshape), (int)oshape->rank);
     if ((rc = conv_types(n, in, filter, bias, out, "filter", B16_OK_I16, &c->variant, err))) return rc;
     /* An int16 bias is widened to int64 at eval (as TFLite Micro). */
     const bool bias_i16 = c->variant == V_S16_B64 && bias && bias->dtype == GRAPH_I16;
@@ -502,10 +472,10 @@ static int prepare_tconv(interp_node *n, npuc_err *err)
     p->depth_multiplier = 1;
     if (p->filter_c != p->in_c)
         return npuc_errf(err, NPUC_E_INVALID, "filter tensor '%s' has %d input channels; input has %d",
-                         tname(filter), (int)p->filter_c, (int)p->in_c);
+                         interp_tname(filter), (int)p->filter_c, (int)p->in_c);
     if (out->shape[0] != p->batches || out->shape[3] != p->out_c) {
         int32_t want[4] = {p->batches, out->shape[1], out->shape[2], p->out_c};
-        return shape_mismatch(out, want, 4, err);
+        return check_out_shape(out, want, 4, err);
     }
     p->out_h = out->shape[1];
     p->out_w = out->shape[2];
@@ -575,7 +545,7 @@ static int fc_emit(interp_node *n, const fc_node *f, npuc_err *err)
 static int prepare_fc(interp_node *n, npuc_err *err)
 {
     int rc;
-    if ((rc = check_io(n, 2, 3, err))) return rc;
+    if ((rc = interp_check_counts(n, 2, 3, 1, err))) return rc;
     const graph_tensor *in = interp_node_in_t(n, 0), *w = interp_node_in_t(n, 1);
     const graph_tensor *bias = interp_node_in_t(n, 2), *out = interp_node_out_t(n, 0);
     const tfl_options *o = &n->op->opt;
@@ -590,17 +560,17 @@ static int prepare_fc(interp_node *n, npuc_err *err)
     if ((rc = conv_types(n, in, w, bias, out, "weights", B16_OK_I32, &f->variant, err))) return rc;
     if (w->rank != 2)
         return npuc_errf(err, NPUC_E_UNSUPPORTED, "weights tensor '%s' must have rank 2, has rank %d",
-                         tname(w), (int)w->rank);
+                         interp_tname(w), (int)w->rank);
     k_fc_params *p = &f->p;
     p->out_c = w->shape[0];
     p->accum_depth = w->shape[1];
     if (p->out_c <= 0 || p->accum_depth <= 0)
-        return npuc_errf(err, NPUC_E_INVALID, "weights tensor '%s' has an empty dimension", tname(w));
+        return npuc_errf(err, NPUC_E_INVALID, "weights tensor '%s' has an empty dimension", interp_tname(w));
     size_t in_elems = graph_tensor_elems(in);
     if (in_elems % (size_t)p->accum_depth != 0)
         return npuc_errf(err, NPUC_E_INVALID,
                          "input tensor '%s' has %zu elements, not a multiple of the weights' depth %d",
-                         tname(in), in_elems, (int)p->accum_depth);
+                         interp_tname(in), in_elems, (int)p->accum_depth);
     p->batches = (int32_t)(in_elems / (size_t)p->accum_depth);
     /* Output shape as TFLite: keep_num_dims keeps the input's leading dims. */
     int32_t want[GRAPH_MAX_RANK];
@@ -634,11 +604,11 @@ static int prepare_fc(interp_node *n, npuc_err *err)
     const graph_quant *q = &w->q;
     if (q->n < 1 || !q->scale || !q->zero_point)
         return npuc_errf(err, NPUC_E_INVALID, "weights tensor '%s' has no quantization parameters",
-                         tname(w));
+                         interp_tname(w));
     for (int32_t c = 0; c < q->n; c++)
         if (!(q->scale[c] >= 0.0f) || !isfinite(q->scale[c]) || (q->scale[c] != 0.0f && !isnormal(q->scale[c])))
             return npuc_errf(err, NPUC_E_INVALID, "weights tensor '%s' has invalid scale %g at channel %d",
-                             tname(w), (double)q->scale[c], (int)c);
+                             interp_tname(w), (double)q->scale[c], (int)c);
     int32_t *m = interp_node_alloc(n, sizeof(int32_t) * (size_t)p->out_c);
     int32_t *s = interp_node_alloc(n, sizeof(int32_t) * (size_t)p->out_c);
     if (!m || !s) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
@@ -648,13 +618,13 @@ static int prepare_fc(interp_node *n, npuc_err *err)
         if (q->n != p->out_c || q->axis != 0)
             return npuc_errf(err, NPUC_E_INVALID,
                              "weights tensor '%s' has %d scales along dimension %d; expected %d along 0",
-                             tname(w), (int)q->n, (int)q->axis, (int)p->out_c);
+                             interp_tname(w), (int)q->n, (int)q->axis, (int)p->out_c);
         for (int32_t c = 0; c < p->out_c; c++) {
             if (q->zero_point[c] != 0)
                 return npuc_errf(err, NPUC_E_UNSUPPORTED,
                                  "weights tensor '%s' has zero point %lld at channel %d (per-channel "
                                  "weights must be symmetric)",
-                                 tname(w), (long long)q->zero_point[c], (int)c);
+                                 interp_tname(w), (long long)q->zero_point[c], (int)c);
             double eff = (double)in_scale * (double)q->scale[c] / (double)out_scale;
             k_quantize_multiplier(eff, &m[c], &s[c]);
             if ((rc = check_mult64(f->variant == V_S16_B64, "weights", w, c, eff, s[c], err))) return rc;
@@ -671,7 +641,7 @@ static int prepare_fc(interp_node *n, npuc_err *err)
             if (diff / (double)out_scale > 0.02)
                 return npuc_errf(err, NPUC_E_INVALID,
                                  "bias tensor '%s' scale %g differs from input scale * weights scale %g",
-                                 tname(bias), (double)bias->q.scale[0], ips);
+                                 interp_tname(bias), (double)bias->q.scale[0], ips);
         }
         int32_t mm, ss;
         k_quantize_multiplier(real, &mm, &ss);
@@ -683,7 +653,7 @@ static int prepare_fc(interp_node *n, npuc_err *err)
         int64_t wzp = q->zero_point[0];
         if (wzp < -128 || wzp > 127)
             return npuc_errf(err, NPUC_E_INVALID, "weights tensor '%s' zero point %lld is out of range",
-                             tname(w), (long long)wzp);
+                             interp_tname(w), (long long)wzp);
         /* TFLite Micro applies a per-tensor weights zero point (legacy). */
         p->filter_offset = (int32_t)-wzp;
     }
@@ -718,7 +688,7 @@ static int prepare_svdf(interp_node *n, npuc_err *err)
 {
     int rc;
     /* Five inputs; the bias (3) may be absent (-1). */
-    if ((rc = check_io(n, 3, 5, err))) return rc;
+    if ((rc = interp_check_counts(n, 3, 5, 1, err))) return rc;
     if (n->op->n_in != 5)
         return npuc_errf(err, NPUC_E_INVALID, "expected 5 inputs, got %d", n->op->n_in);
     if (!interp_node_in_t(n, 4))
@@ -734,7 +704,7 @@ static int prepare_svdf(interp_node *n, npuc_err *err)
         (rc = check_rank(out, "output", 2, err)))
         return rc;
     if (!st->is_variable)
-        return npuc_errf(err, NPUC_E_INVALID, "state tensor '%s' must be a variable tensor", tname(st));
+        return npuc_errf(err, NPUC_E_INVALID, "state tensor '%s' must be a variable tensor", interp_tname(st));
     p->rank = o->rank;
     p->batches = in->shape[0];
     p->input_size = in->shape[1];
@@ -755,7 +725,7 @@ static int prepare_svdf(interp_node *n, npuc_err *err)
         return rc;
     if (st->shape[0] != p->batches || (int64_t)st->shape[1] != (int64_t)p->memory * p->filters)
         return npuc_errf(err, NPUC_E_INVALID, "state tensor '%s' has shape [%d,%d]; expected [%d,%lld]",
-                         tname(st), (int)st->shape[0], (int)st->shape[1], (int)p->batches,
+                         interp_tname(st), (int)st->shape[0], (int)st->shape[1], (int)p->batches,
                          (long long)((int64_t)p->memory * p->filters));
     int32_t want[2] = {p->batches, units};
     if ((rc = check_out_shape(out, want, 2, err))) return rc;
@@ -766,7 +736,7 @@ static int prepare_svdf(interp_node *n, npuc_err *err)
             return npuc_errf(err, NPUC_E_UNSUPPORTED,
                              "input float32 with weights_feature %s, weights_time %s, state %s, output "
                              "%s is not supported (all must be float32)",
-                             dt(wf), dt(wt), dt(st), dt(out));
+                             interp_dt(wf), interp_dt(wt), interp_dt(st), interp_dt(out));
         if (o->activation < TFL_ACT_NONE || o->activation > TFL_ACT_SIGN_BIT)
             return npuc_errf(err, NPUC_E_UNSUPPORTED, "fused activation %d is not supported",
                              (int)o->activation);
@@ -775,10 +745,10 @@ static int prepare_svdf(interp_node *n, npuc_err *err)
         return svdf_emit(n, s, err);
     }
     if (in->dtype != GRAPH_I8)
-        return npuc_errf(err, NPUC_E_UNSUPPORTED, "input %s is not supported (int8 or float32)", dt(in));
+        return npuc_errf(err, NPUC_E_UNSUPPORTED, "input %s is not supported (int8 or float32)", interp_dt(in));
     if (wf->dtype != GRAPH_I8)
         return npuc_errf(err, NPUC_E_UNSUPPORTED, "input int8 with weights_feature %s is not supported",
-                         dt(wf));
+                         interp_dt(wf));
     if (wt->dtype == GRAPH_I16 && st->dtype == GRAPH_I16)
         s->variant = SV_S8_T16;
     else if (wt->dtype == GRAPH_I8 && st->dtype == GRAPH_I8)
@@ -787,12 +757,12 @@ static int prepare_svdf(interp_node *n, npuc_err *err)
         return npuc_errf(err, NPUC_E_UNSUPPORTED,
                          "input int8 with weights_time %s and state %s is not supported (both int16 or "
                          "both int8)",
-                         dt(wt), dt(st));
+                         interp_dt(wt), interp_dt(st));
     if (bias && bias->dtype != GRAPH_I32)
         return npuc_errf(err, NPUC_E_UNSUPPORTED, "input int8 with bias %s is not supported (int32)",
-                         dt(bias));
+                         interp_dt(bias));
     if (out->dtype != GRAPH_I8)
-        return npuc_errf(err, NPUC_E_UNSUPPORTED, "input int8 with output %s is not supported", dt(out));
+        return npuc_errf(err, NPUC_E_UNSUPPORTED, "input int8 with output %s is not supported", interp_dt(out));
     float in_s = 0.0f, wf_s = 0.0f, wt_s = 0.0f, st_s = 0.0f, out_s = 0.0f;
     int32_t in_zp = 0, wf_zp = 0, wt_zp = 0, st_zp = 0, out_zp = 0;
     if ((rc = qparams(in, "input", &in_s, &in_zp, err)) ||
@@ -804,8 +774,8 @@ static int prepare_svdf(interp_node *n, npuc_err *err)
         return rc;
     const int32_t st_lo = st->dtype == GRAPH_I8 ? INT8_MIN : INT16_MIN, st_hi = st->dtype == GRAPH_I8 ? INT8_MAX : INT16_MAX;
     if (st_zp < st_lo || st_zp > st_hi)
-        return npuc_errf(err, NPUC_E_INVALID, "state tensor '%s' zero point %d is out of the %s range", tname(st),
-                         (int)st_zp, dt(st));
+        return npuc_errf(err, NPUC_E_INVALID, "state tensor '%s' zero point %d is out of the %s range", interp_tname(st),
+                         (int)st_zp, interp_dt(st));
     /* TFLite Micro PrepareSvdf: the scale ratios are computed in float and
      * then widened to double. */
     const float e1 = in_s * wf_s / st_s;
@@ -815,7 +785,7 @@ static int prepare_svdf(interp_node *n, npuc_err *err)
         if (!(fabs((double)bias->q.scale[0] - (double)prod) < 1e-5))
             return npuc_errf(err, NPUC_E_INVALID,
                              "bias tensor '%s' scale %g differs from state scale * weights_time scale %g",
-                             tname(bias), (double)bias->q.scale[0], (double)prod);
+                             interp_tname(bias), (double)bias->q.scale[0], (double)prod);
     }
     k_quantize_multiplier((double)e1, &p->mult1, &p->shift1);
     k_quantize_multiplier((double)e2, &p->mult2, &p->shift2);
@@ -834,8 +804,4 @@ static const interp_op_impl conv_ops[] = {
     {TFL_OP_SVDF, prepare_svdf, NULL},
 };
 
-const interp_op_impl *interp_ops_conv(int32_t *count)
-{
-    *count = (int32_t)(sizeof conv_ops / sizeof conv_ops[0]);
-    return conv_ops;
-}
+INTERP_OPS_TABLE(interp_ops_conv, conv_ops)

@@ -213,8 +213,4 @@ static const interp_op_impl impls[] = {
     {TFL_OP_CUSTOM, prep_circbuf, "CIRCULAR_BUFFER"},
 };
 
-const interp_op_impl *interp_ops_custom(int32_t *count)
-{
-    *count = (int32_t)(sizeof impls / sizeof impls[0]);
-    return impls;
-}
+INTERP_OPS_TABLE(interp_ops_custom, impls)

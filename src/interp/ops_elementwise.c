@@ -24,65 +24,15 @@ static const char *act_name(int32_t act)
     return "unknown";
 }
 
-static void shape_str(const graph_tensor *t, char *buf, size_t n)
-{
-    size_t o = 0;
-    o += (size_t)snprintf(buf + o, n - o, "[");
-    for (int32_t i = 0; i < t->rank && o < n; i++)
-        o += (size_t)snprintf(buf + o, n - o, "%s%d", i ? "," : "", t->shape[i]);
-    if (o < n) snprintf(buf + o, n - o, "]");
-}
-
-static void dims_str(const k_dims *d, char *buf, size_t n)
-{
-    size_t o = 0;
-    o += (size_t)snprintf(buf + o, n - o, "[");
-    for (int32_t i = 0; i < d->rank && o < n; i++)
-        o += (size_t)snprintf(buf + o, n - o, "%s%d", i ? "," : "", d->d[i]);
-    if (o < n) snprintf(buf + o, n - o, "]");
-}
-
-static const char *tname(const graph_tensor *t) { return t->name ? t->name : ""; }
-
-static int check_io(const interp_node *n, int32_t n_in, npuc_err *err)
-{
-    if (n->op->n_in != n_in)
-        return npuc_errf(err, NPUC_E_INVALID, "expected %d inputs, got %d", n_in, n->op->n_in);
-    if (n->op->n_out != 1)
-        return npuc_errf(err, NPUC_E_INVALID, "expected 1 output, got %d", n->op->n_out);
-    for (int32_t i = 0; i < n_in; i++)
-        if (!interp_node_in_t(n, i)) return npuc_errf(err, NPUC_E_INVALID, "input %d is missing", i);
-    if (!interp_node_out_t(n, 0)) return npuc_errf(err, NPUC_E_INVALID, "output is missing");
-    return NPUC_OK;
-}
-
 static int check_rank(const graph_tensor *t, const char *what, npuc_err *err)
 {
     if (t->rank > K_MAX_DIMS)
         return npuc_errf(err, NPUC_E_UNSUPPORTED, "%s '%s' has rank %d; at most %d dims are supported", what,
-                         tname(t), t->rank, K_MAX_DIMS);
+                         interp_tname(t), t->rank, K_MAX_DIMS);
     return NPUC_OK;
 }
 
 static bool is_quant_type(graph_dtype d) { return d == GRAPH_I8 || d == GRAPH_I16; }
-
-/* Per-tensor quantization with a usable scale and an in-range zero point. */
-static int check_quant(const graph_tensor *t, const char *what, npuc_err *err)
-{
-    if (t->q.n != 1)
-        return npuc_errf(err, t->q.n == 0 ? NPUC_E_INVALID : NPUC_E_UNSUPPORTED,
-                         "%s '%s' (%s) must have per-tensor quantization (has %d scales)", what, tname(t),
-                         graph_dtype_name(t->dtype), t->q.n);
-    float s = t->q.scale[0];
-    if (!(s > 0.0f) || !isnormal(s))
-        return npuc_errf(err, NPUC_E_INVALID, "%s '%s' has invalid scale %g", what, tname(t), (double)s);
-    int64_t zp = t->q.zero_point[0];
-    int64_t lo = t->dtype == GRAPH_I8 ? INT8_MIN : INT16_MIN, hi = t->dtype == GRAPH_I8 ? INT8_MAX : INT16_MAX;
-    if (zp < lo || zp > hi)
-        return npuc_errf(err, NPUC_E_INVALID, "%s '%s' zero point %lld is out of the %s range", what, tname(t),
-                         (long long)zp, graph_dtype_name(t->dtype));
-    return NPUC_OK;
-}
 
 static int check_act(int32_t act, npuc_err *err)
 {
@@ -133,7 +83,7 @@ typedef struct ew_params {
  * output shape. Fills the dims. */
 static int binary_common(interp_node *n, ew_params *p, npuc_err *err)
 {
-    int rc = check_io(n, 2, err);
+    int rc = interp_check_counts(n, 2, 2, 1, err);
     if (rc) return rc;
     const graph_tensor *a = interp_node_in_t(n, 0), *b = interp_node_in_t(n, 1), *o = interp_node_out_t(n, 0);
     if ((rc = check_rank(a, "input 1", err)) || (rc = check_rank(b, "input 2", err)) ||
@@ -149,21 +99,21 @@ static int binary_common(interp_node *n, ew_params *p, npuc_err *err)
     k_dims want;
     char s1[96], s2[96];
     if (k_broadcast_shape(&p->d1, &p->d2, &want) != K_OK) {
-        shape_str(a, s1, sizeof s1);
-        shape_str(b, s2, sizeof s2);
+        interp_shape_str(a->shape, a->rank, s1, sizeof s1);
+        interp_shape_str(b->shape, b->rank, s2, sizeof s2);
         return npuc_errf(err, NPUC_E_INVALID, "input shapes %s and %s cannot be broadcast together", s1, s2);
     }
     bool same = want.rank == p->dout.rank;
     for (int32_t i = 0; same && i < want.rank; i++) same = want.d[i] == p->dout.d[i];
     if (!same) {
-        dims_str(&want, s1, sizeof s1);
-        shape_str(o, s2, sizeof s2);
-        return npuc_errf(err, NPUC_E_INVALID, "output '%s' has shape %s but the broadcast of the inputs is %s", tname(o),
+        interp_shape_str(want.d, want.rank, s1, sizeof s1);
+        interp_shape_str(o->shape, o->rank, s2, sizeof s2);
+        return npuc_errf(err, NPUC_E_INVALID, "output '%s' has shape %s but the broadcast of the inputs is %s", interp_tname(o),
                          s2, s1);
     }
     if (is_quant_type(a->dtype)) {
-        if ((rc = check_quant(a, "input 1", err)) || (rc = check_quant(b, "input 2", err)) ||
-            (rc = check_quant(o, "output", err)))
+        if ((rc = interp_check_quant(a, "input 1", "out of", err)) || (rc = interp_check_quant(b, "input 2", "out of", err)) ||
+            (rc = interp_check_quant(o, "output", "out of", err)))
             return rc;
     }
     return NPUC_OK;
@@ -172,7 +122,7 @@ static int binary_common(interp_node *n, ew_params *p, npuc_err *err)
 static int unsupported_type(const graph_tensor *t, const char *op, npuc_err *err)
 {
     return npuc_errf(err, NPUC_E_UNSUPPORTED, "%s with %s tensors is not supported (input '%s')", op,
-                     graph_dtype_name(t->dtype), tname(t));
+                     graph_dtype_name(t->dtype), interp_tname(t));
 }
 
 static int int32_unquantized(interp_node *n, npuc_err *err)
@@ -181,7 +131,7 @@ static int int32_unquantized(interp_node *n, npuc_err *err)
         const graph_tensor *t = i < 2 ? interp_node_in_t(n, i) : interp_node_out_t(n, 0);
         if (t->q.n != 0)
             return npuc_errf(err, NPUC_E_UNSUPPORTED, "quantized int32 tensor '%s' is not supported (only plain int32)",
-                             tname(t));
+                             interp_tname(t));
     }
     return NPUC_OK;
 }
@@ -411,7 +361,7 @@ typedef struct pool_params {
 
 static int pool_compute(interp_node *n, pool_params *p, bool is_max, npuc_err *err)
 {
-    int rc = check_io(n, 1, err);
+    int rc = interp_check_counts(n, 1, 1, 1, err);
     if (rc) return rc;
     const graph_tensor *in = interp_node_in_t(n, 0), *out = interp_node_out_t(n, 0);
     const char *opname = is_max ? "MAX_POOL_2D" : "AVERAGE_POOL_2D";
@@ -437,8 +387,8 @@ static int pool_compute(interp_node *n, pool_params *p, bool is_max, npuc_err *e
                          o->filter_w, in->shape[1], in->shape[2]);
     if (out->shape[0] != in->shape[0] || out->shape[1] != oh || out->shape[2] != ow || out->shape[3] != in->shape[3]) {
         char s1[96];
-        shape_str(out, s1, sizeof s1);
-        return npuc_errf(err, NPUC_E_INVALID, "output '%s' has shape %s, expected [%d,%d,%d,%d]", tname(out), s1,
+        interp_shape_str(out->shape, out->rank, s1, sizeof s1);
+        return npuc_errf(err, NPUC_E_INVALID, "output '%s' has shape %s, expected [%d,%d,%d,%d]", interp_tname(out), s1,
                          in->shape[0], oh, ow, in->shape[3]);
     }
     p->dtype = in->dtype;
@@ -453,7 +403,7 @@ static int pool_compute(interp_node *n, pool_params *p, bool is_max, npuc_err *e
     interp_dims(in, &p->din);
     interp_dims(out, &p->dout);
     if (is_quant_type(in->dtype)) {
-        if ((rc = check_quant(in, "input", err)) || (rc = check_quant(out, "output", err))) return rc;
+        if ((rc = interp_check_quant(in, "input", "out of", err)) || (rc = interp_check_quant(out, "output", "out of", err))) return rc;
         /* pooling_common.cc: input and output quantization must match. */
         if (fabs((double)in->q.scale[0] - (double)out->q.scale[0]) > 1.0e-6 ||
             in->q.zero_point[0] != out->q.zero_point[0])
@@ -501,7 +451,7 @@ typedef struct mean_params {
 
 static int mean_compute(interp_node *n, mean_params *p, npuc_err *err)
 {
-    int rc = check_io(n, 2, err);
+    int rc = interp_check_counts(n, 2, 2, 1, err);
     if (rc) return rc;
     const graph_tensor *in = interp_node_in_t(n, 0), *ax = interp_node_in_t(n, 1), *out = interp_node_out_t(n, 0);
     if ((rc = check_rank(in, "input", err)) || (rc = check_rank(out, "output", err))) return rc;
@@ -511,12 +461,12 @@ static int mean_compute(interp_node *n, mean_params *p, npuc_err *err)
         return npuc_errf(err, NPUC_E_UNSUPPORTED, "output type %s differs from input type %s",
                          graph_dtype_name(out->dtype), graph_dtype_name(in->dtype));
     if (ax->dtype != GRAPH_I32)
-        return npuc_errf(err, NPUC_E_UNSUPPORTED, "axis tensor '%s' must be int32 (is %s)", tname(ax),
+        return npuc_errf(err, NPUC_E_UNSUPPORTED, "axis tensor '%s' must be int32 (is %s)", interp_tname(ax),
                          graph_dtype_name(ax->dtype));
     if (!ax->data)
-        return npuc_errf(err, NPUC_E_UNSUPPORTED, "axis tensor '%s' must be constant", tname(ax));
+        return npuc_errf(err, NPUC_E_UNSUPPORTED, "axis tensor '%s' must be constant", interp_tname(ax));
     if (ax->rank > 1)
-        return npuc_errf(err, NPUC_E_INVALID, "axis tensor '%s' must be a scalar or 1-d (rank %d)", tname(ax), ax->rank);
+        return npuc_errf(err, NPUC_E_INVALID, "axis tensor '%s' must be a scalar or 1-d (rank %d)", interp_tname(ax), ax->rank);
     const size_t n_axis = graph_tensor_elems(ax);
     const int32_t *axis = ax->data;
     memset(&p->k, 0, sizeof p->k);
@@ -535,14 +485,14 @@ static int mean_compute(interp_node *n, mean_params *p, npuc_err *err)
     for (int32_t i = 0; same && i < want.rank; i++) same = want.d[i] == out->shape[i];
     if (!same) {
         char s1[96], s2[96];
-        shape_str(out, s1, sizeof s1);
-        dims_str(&want, s2, sizeof s2);
-        return npuc_errf(err, NPUC_E_INVALID, "output '%s' has shape %s, expected %s (keep_dims %s)", tname(out), s1, s2,
+        interp_shape_str(out->shape, out->rank, s1, sizeof s1);
+        interp_shape_str(want.d, want.rank, s2, sizeof s2);
+        return npuc_errf(err, NPUC_E_INVALID, "output '%s' has shape %s, expected %s (keep_dims %s)", interp_tname(out), s1, s2,
                          n->op->opt.keep_dims ? "true" : "false");
     }
     p->dtype = in->dtype;
     if (is_quant_type(in->dtype)) {
-        if ((rc = check_quant(in, "input", err)) || (rc = check_quant(out, "output", err))) return rc;
+        if ((rc = interp_check_quant(in, "input", "out of", err)) || (rc = interp_check_quant(out, "output", "out of", err))) return rc;
         const double real = (double)in->q.scale[0] / (double)out->q.scale[0];
         k_quantize_multiplier(real, &p->k.mult, &p->k.shift);
         if (p->k.shift < -31 || p->k.shift > 30)
@@ -580,8 +530,4 @@ static const interp_op_impl ops[] = {
     {TFL_OP_MEAN, mean_prepare, NULL},
 };
 
-const interp_op_impl *interp_ops_elementwise(int32_t *count)
-{
-    *count = (int32_t)(sizeof ops / sizeof ops[0]);
-    return ops;
-}
+INTERP_OPS_TABLE(interp_ops_elementwise, ops)

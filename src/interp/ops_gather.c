@@ -21,48 +21,6 @@
 
 /* ---- helpers -------------------------------------------------------------------- */
 
-static const char *tname(const graph_tensor *t) { return t->name ? t->name : "?"; }
-
-static const char *shape_str(const int32_t *d, int32_t rank, char *buf, size_t size)
-{
-    size_t n = 0;
-    n += (size_t)snprintf(buf + n, size - n, "[");
-    for (int32_t i = 0; i < rank && n < size; i++)
-        n += (size_t)snprintf(buf + n, size - n, i ? ",%d" : "%d", d[i]);
-    if (n < size) snprintf(buf + n, size - n, "]");
-    return buf;
-}
-
-static int check_out_shape(const graph_tensor *o, const int32_t *d, int32_t rank, npuc_err *err)
-{
-    bool same = o->rank == rank;
-    for (int32_t i = 0; same && i < rank; i++) same = o->shape[i] == d[i];
-    if (same) return NPUC_OK;
-    char a[128], b[128];
-    return npuc_errf(err, NPUC_E_INVALID, "output '%s' has shape %s but the op computes %s", tname(o),
-                     shape_str(o->shape, o->rank, a, sizeof a), shape_str(d, rank, b, sizeof b));
-}
-
-static int check_counts(const interp_node *n, int32_t n_in, int32_t n_out, npuc_err *err)
-{
-    if (n->op->n_in != n_in) return npuc_errf(err, NPUC_E_INVALID, "expected %d inputs, got %d", n_in, n->op->n_in);
-    if (n->op->n_out != n_out)
-        return npuc_errf(err, NPUC_E_INVALID, "expected %d outputs, got %d", n_out, n->op->n_out);
-    for (int32_t i = 0; i < n_in; i++)
-        if (!interp_node_in_t(n, i)) return npuc_errf(err, NPUC_E_INVALID, "input %d is missing", i);
-    for (int32_t i = 0; i < n_out; i++)
-        if (!interp_node_out_t(n, i)) return npuc_errf(err, NPUC_E_INVALID, "output %d is missing", i);
-    return NPUC_OK;
-}
-
-static int check_same_dtype(const graph_tensor *a, const char *what_a, const graph_tensor *b, const char *what_b,
-                            npuc_err *err)
-{
-    if (a->dtype == b->dtype) return NPUC_OK;
-    return npuc_errf(err, NPUC_E_INVALID, "%s '%s' is %s but %s '%s' is %s", what_a, tname(a),
-                     graph_dtype_name(a->dtype), what_b, tname(b), graph_dtype_name(b->dtype));
-}
-
 /* The op accepts `t` only in the listed types (TFLite Micro's). */
 static int check_dtype_in(const graph_tensor *t, const char *what, const graph_dtype *ok, int32_t n_ok,
                           const char *tflm_types, npuc_err *err)
@@ -70,39 +28,20 @@ static int check_dtype_in(const graph_tensor *t, const char *what, const graph_d
     for (int32_t i = 0; i < n_ok; i++)
         if (t->dtype == ok[i]) return NPUC_OK;
     return npuc_errf(err, NPUC_E_UNSUPPORTED, "%s '%s' of type %s is not supported (TFLite Micro supports %s)", what,
-                     tname(t), graph_dtype_name(t->dtype), tflm_types);
+                     interp_tname(t), graph_dtype_name(t->dtype), tflm_types);
 }
 
 static int check_rank(const graph_tensor *t, const char *what, int32_t lo, int32_t hi, npuc_err *err)
 {
     if (t->rank >= lo && t->rank <= hi) return NPUC_OK;
-    if (lo == hi) return npuc_errf(err, NPUC_E_INVALID, "%s '%s' must have rank %d, not %d", what, tname(t), lo, t->rank);
-    return npuc_errf(err, NPUC_E_UNSUPPORTED, "%s '%s' has rank %d; supported: %d to %d", what, tname(t), t->rank, lo,
+    if (lo == hi) return npuc_errf(err, NPUC_E_INVALID, "%s '%s' must have rank %d, not %d", what, interp_tname(t), lo, t->rank);
+    return npuc_errf(err, NPUC_E_UNSUPPORTED, "%s '%s' has rank %d; supported: %d to %d", what, interp_tname(t), t->rank, lo,
                      hi);
-}
-
-/* Element i of a constant integer tensor (int8/16/32/64). */
-static int64_t const_int(const graph_tensor *t, size_t i)
-{
-    const uint8_t *p = (const uint8_t *)t->data;
-    switch (t->dtype) {
-    case GRAPH_I8: { int8_t v; memcpy(&v, p + i, 1); return v; }
-    case GRAPH_I16: { int16_t v; memcpy(&v, p + 2 * i, 2); return v; }
-    case GRAPH_I32: { int32_t v; memcpy(&v, p + 4 * i, 4); return v; }
-    default: { int64_t v; memcpy(&v, p + 8 * i, 8); return v; }
-    }
-}
-
-static int64_t prod(const int32_t *d, int32_t from, int32_t to)
-{
-    int64_t p = 1;
-    for (int32_t i = from; i < to; i++) p *= d[i];
-    return p;
 }
 
 static int too_large(const graph_tensor *t, npuc_err *err)
 {
-    return npuc_errf(err, NPUC_E_UNSUPPORTED, "tensor '%s' is too large", tname(t));
+    return npuc_errf(err, NPUC_E_UNSUPPORTED, "tensor '%s' is too large", interp_tname(t));
 }
 
 #define BLOB(type, kind)                                                         \
@@ -122,16 +61,16 @@ static uint32_t kind_by_width(size_t w, uint32_t k8, uint32_t k16, uint32_t k32,
 
 static int shape_prepare(interp_node *n, npuc_err *err)
 {
-    int rc = check_counts(n, 1, 1, err);
+    int rc = interp_check_counts(n, 1, 1, 1, err);
     if (rc) return rc;
     const graph_tensor *in = interp_node_in_t(n, 0), *out = interp_node_out_t(n, 0);
     if (out->dtype != GRAPH_I32)
         return npuc_errf(err, NPUC_E_UNSUPPORTED,
                          "output '%s' of type %s is not supported (TFLite Micro's SHAPE writes int32 only)",
-                         tname(out), graph_dtype_name(out->dtype));
+                         interp_tname(out), graph_dtype_name(out->dtype));
     if (in->rank > K_OP_GATHER_MAX_RANK) return check_rank(in, "input", 0, K_OP_GATHER_MAX_RANK, err);
     const int32_t want[1] = {in->rank};
-    if ((rc = check_out_shape(out, want, 1, err))) return rc;
+    if ((rc = interp_check_out_shape(out, want, 1, err))) return rc;
     BLOB(k_op_shape_blob, K_OP_SHAPE_I32);
     b->n = in->rank;
     for (int32_t i = 0; i < in->rank; i++) b->v[i] = in->shape[i];
@@ -142,27 +81,27 @@ static int shape_prepare(interp_node *n, npuc_err *err)
 
 static int fill_prepare(interp_node *n, npuc_err *err)
 {
-    int rc = check_counts(n, 2, 1, err);
+    int rc = interp_check_counts(n, 2, 2, 1, err);
     if (rc) return rc;
     const graph_tensor *dims = interp_node_in_t(n, 0), *val = interp_node_in_t(n, 1), *out = interp_node_out_t(n, 0);
     static const graph_dtype vt[] = {GRAPH_F32, GRAPH_I32, GRAPH_I8};
     static const graph_dtype dt[] = {GRAPH_I8, GRAPH_I16, GRAPH_I32, GRAPH_I64};
     if ((rc = check_dtype_in(val, "value", vt, 3, "float32, int32, int8", err)) ||
-        (rc = check_same_dtype(val, "value", out, "output", err)) ||
+        (rc = interp_check_same_dtype(val, "value", out, "output", err)) ||
         (rc = check_dtype_in(dims, "dims", dt, 4, "int8, int16, int32, int64 dims", err)) ||
         (rc = check_rank(val, "value", 0, 0, err)) || (rc = check_rank(dims, "dims", 1, 1, err)) ||
         (rc = check_rank(out, "output", 0, K_OP_GATHER_MAX_RANK, err)))
         return rc;
     if (dims->shape[0] != out->rank)
-        return npuc_errf(err, NPUC_E_INVALID, "dims '%s' has %d values but output '%s' has rank %d", tname(dims),
-                         dims->shape[0], tname(out), out->rank);
+        return npuc_errf(err, NPUC_E_INVALID, "dims '%s' has %d values but output '%s' has rank %d", interp_tname(dims),
+                         dims->shape[0], interp_tname(out), out->rank);
     if (dims->data)
         for (int32_t i = 0; i < out->rank; i++)
-            if (const_int(dims, (size_t)i) != out->shape[i]) {
+            if (interp_const_int(dims, (size_t)i) != out->shape[i]) {
                 char a[128];
                 return npuc_errf(err, NPUC_E_INVALID, "dims '%s' value %lld at %d does not match output '%s' %s",
-                                 tname(dims), (long long)const_int(dims, (size_t)i), i, tname(out),
-                                 shape_str(out->shape, out->rank, a, sizeof a));
+                                 interp_tname(dims), (long long)interp_const_int(dims, (size_t)i), i, interp_tname(out),
+                                 interp_shape_str(out->shape, out->rank, a, sizeof a));
             }
     const size_t w = graph_dtype_size(out->dtype);
     BLOB(k_op_fill_blob, w == 1 ? K_OP_FILL_X8 : K_OP_FILL_X32);
@@ -176,7 +115,7 @@ static int fill_prepare(interp_node *n, npuc_err *err)
 
 static int bcast_tile_prepare(interp_node *n, bool tile, npuc_err *err)
 {
-    int rc = check_counts(n, 2, 1, err);
+    int rc = interp_check_counts(n, 2, 2, 1, err);
     if (rc) return rc;
     const graph_tensor *in = interp_node_in_t(n, 0), *shp = interp_node_in_t(n, 1), *out = interp_node_out_t(n, 0);
     const char *what = tile ? "multiples" : "shape";
@@ -184,16 +123,16 @@ static int bcast_tile_prepare(interp_node *n, bool tile, npuc_err *err)
     /* BROADCAST_TO: TFLite Micro supports up to 5 dims */
     const int32_t max_rank = tile ? K_MAX_DIMS : 5;
     if ((rc = check_dtype_in(in, "input", any_dtypes, 9, "any fixed-size type", err)) ||
-        (rc = check_same_dtype(in, "input", out, "output", err)) ||
+        (rc = interp_check_same_dtype(in, "input", out, "output", err)) ||
         (rc = check_dtype_in(shp, what, st, 2, "int32, int64", err)) || (rc = check_rank(shp, what, 1, 1, err)) ||
         (rc = check_rank(out, "output", tile ? 0 : 1, max_rank, err)))
         return rc;
     if (shp->shape[0] != out->rank)
-        return npuc_errf(err, NPUC_E_INVALID, "%s '%s' has %d values but output '%s' has rank %d", what, tname(shp),
-                         shp->shape[0], tname(out), out->rank);
+        return npuc_errf(err, NPUC_E_INVALID, "%s '%s' has %d values but output '%s' has rank %d", what, interp_tname(shp),
+                         shp->shape[0], interp_tname(out), out->rank);
     if (tile ? in->rank != out->rank : in->rank > out->rank)
-        return npuc_errf(err, NPUC_E_INVALID, "input '%s' of rank %d cannot give output '%s' of rank %d", tname(in),
-                         in->rank, tname(out), out->rank);
+        return npuc_errf(err, NPUC_E_INVALID, "input '%s' of rank %d cannot give output '%s' of rank %d", interp_tname(in),
+                         in->rank, interp_tname(out), out->rank);
     const int32_t r = out->rank, ext = r - in->rank;
     int32_t id[K_MAX_DIMS];
     char a[128], c[128];
@@ -202,14 +141,14 @@ static int bcast_tile_prepare(interp_node *n, bool tile, npuc_err *err)
         const bool ok = tile ? (id[i] == 0 ? out->shape[i] == 0 : out->shape[i] % id[i] == 0)
                              : (id[i] == 1 || id[i] == out->shape[i]);
         if (!ok)
-            return npuc_errf(err, NPUC_E_INVALID, "output '%s' %s cannot be %s from input '%s' %s", tname(out),
-                             shape_str(out->shape, r, a, sizeof a), tile ? "tiled" : "broadcast", tname(in),
-                             shape_str(in->shape, in->rank, c, sizeof c));
+            return npuc_errf(err, NPUC_E_INVALID, "output '%s' %s cannot be %s from input '%s' %s", interp_tname(out),
+                             interp_shape_str(out->shape, r, a, sizeof a), tile ? "tiled" : "broadcast", interp_tname(in),
+                             interp_shape_str(in->shape, in->rank, c, sizeof c));
         if (shp->data) {
-            const int64_t v = const_int(shp, (size_t)i);
+            const int64_t v = interp_const_int(shp, (size_t)i);
             if (tile ? (int64_t)id[i] * v != out->shape[i] || v < 0 : v != out->shape[i])
                 return npuc_errf(err, NPUC_E_INVALID, "%s '%s' value %lld at %d does not give output '%s' %s", what,
-                                 tname(shp), (long long)v, i, tname(out), shape_str(out->shape, r, a, sizeof a));
+                                 interp_tname(shp), (long long)v, i, interp_tname(out), interp_shape_str(out->shape, r, a, sizeof a));
         }
     }
     if (graph_tensor_elems(out) > INT32_MAX) return too_large(out, err);
@@ -234,17 +173,17 @@ static int tile_prepare(interp_node *n, npuc_err *err) { return bcast_tile_prepa
 
 static int broadcast_args_prepare(interp_node *n, npuc_err *err)
 {
-    int rc = check_counts(n, 2, 1, err);
+    int rc = interp_check_counts(n, 2, 2, 1, err);
     if (rc) return rc;
     const graph_tensor *s1 = interp_node_in_t(n, 0), *s2 = interp_node_in_t(n, 1), *out = interp_node_out_t(n, 0);
     static const graph_dtype st[] = {GRAPH_I32, GRAPH_I64};
     if ((rc = check_dtype_in(s1, "shape1", st, 2, "int32, int64", err)) ||
-        (rc = check_same_dtype(s1, "shape1", s2, "shape2", err)) ||
-        (rc = check_same_dtype(s1, "shape1", out, "output", err)) || (rc = check_rank(s1, "shape1", 1, 1, err)) ||
+        (rc = interp_check_same_dtype(s1, "shape1", s2, "shape2", err)) ||
+        (rc = interp_check_same_dtype(s1, "shape1", out, "output", err)) || (rc = check_rank(s1, "shape1", 1, 1, err)) ||
         (rc = check_rank(s2, "shape2", 1, 1, err)))
         return rc;
     const int32_t want[1] = {s1->shape[0] > s2->shape[0] ? s1->shape[0] : s2->shape[0]};
-    if ((rc = check_out_shape(out, want, 1, err))) return rc;
+    if ((rc = interp_check_out_shape(out, want, 1, err))) return rc;
     BLOB(k_op_bcast_args_blob, s1->dtype == GRAPH_I32 ? K_OP_BROADCAST_ARGS_I32 : K_OP_BROADCAST_ARGS_I64);
     b->n1 = s1->shape[0];
     b->n2 = s2->shape[0];
@@ -255,12 +194,12 @@ static int broadcast_args_prepare(interp_node *n, npuc_err *err)
 
 static int gather_prepare(interp_node *n, npuc_err *err)
 {
-    int rc = check_counts(n, 2, 1, err);
+    int rc = interp_check_counts(n, 2, 2, 1, err);
     if (rc) return rc;
     const graph_tensor *par = interp_node_in_t(n, 0), *idx = interp_node_in_t(n, 1), *out = interp_node_out_t(n, 0);
     static const graph_dtype it[] = {GRAPH_I32};
     if ((rc = check_dtype_in(par, "params", f32_i8, 2, "float32, int8", err)) ||
-        (rc = check_same_dtype(par, "params", out, "output", err)) ||
+        (rc = interp_check_same_dtype(par, "params", out, "output", err)) ||
         (rc = check_dtype_in(idx, "indices", it, 1, "int32 indices", err)))
         return rc;
     const int32_t pr = par->rank, ir = idx->rank;
@@ -268,31 +207,31 @@ static int gather_prepare(interp_node *n, npuc_err *err)
     if (axis < 0) axis += pr;
     if (axis < 0 || axis >= pr)
         return npuc_errf(err, NPUC_E_INVALID, "axis %d is out of range for params '%s' of rank %d", n->op->opt.axis,
-                         tname(par), pr);
+                         interp_tname(par), pr);
     if (bd < 0) bd += ir;
     if (bd < 0 || bd >= pr || bd > ir || bd > axis)
         return npuc_errf(err, NPUC_E_INVALID,
                          "batch_dims %d is invalid for params '%s' of rank %d, indices of rank %d and axis %d",
-                         n->op->opt.batch_dims, tname(par), pr, ir, axis);
+                         n->op->opt.batch_dims, interp_tname(par), pr, ir, axis);
     for (int32_t i = 0; i < bd; i++)
         if (par->shape[i] != idx->shape[i])
             return npuc_errf(err, NPUC_E_INVALID, "batch dim %d: params '%s' has %d but indices '%s' has %d", i,
-                             tname(par), par->shape[i], tname(idx), idx->shape[i]);
+                             interp_tname(par), par->shape[i], interp_tname(idx), idx->shape[i]);
     int32_t shp[GRAPH_MAX_RANK + GRAPH_MAX_RANK], r = 0;
     for (int32_t i = 0; i < axis; i++) shp[r++] = par->shape[i];
     for (int32_t i = bd; i < ir; i++) shp[r++] = idx->shape[i];
     for (int32_t i = axis + 1; i < pr; i++) shp[r++] = par->shape[i];
     if (r > GRAPH_MAX_RANK) return npuc_errf(err, NPUC_E_UNSUPPORTED, "output rank %d exceeds %d", r, GRAPH_MAX_RANK);
-    if ((rc = check_out_shape(out, shp, r, err))) return rc;
+    if ((rc = interp_check_out_shape(out, shp, r, err))) return rc;
     if (graph_tensor_elems(par) > INT32_MAX || graph_tensor_elems(out) > INT32_MAX ||
         graph_tensor_elems(idx) > INT32_MAX)
         return too_large(par, err);
     BLOB(k_op_gather_blob, par->dtype == GRAPH_I8 ? K_OP_GATHER_X8 : K_OP_GATHER_X32);
-    b->batch = (int32_t)prod(par->shape, 0, bd);
-    b->outer = (int32_t)prod(par->shape, bd, axis);
+    b->batch = (int32_t)interp_prod(par->shape, 0, bd);
+    b->outer = (int32_t)interp_prod(par->shape, bd, axis);
     b->axis_size = par->shape[axis];
-    b->inner = (int32_t)prod(par->shape, axis + 1, pr);
-    b->coord = (int32_t)prod(idx->shape, bd, ir);
+    b->inner = (int32_t)interp_prod(par->shape, axis + 1, pr);
+    b->coord = (int32_t)interp_prod(idx->shape, bd, ir);
     return NPUC_OK;
 }
 
@@ -300,38 +239,38 @@ static int gather_prepare(interp_node *n, npuc_err *err)
 
 static int gather_nd_prepare(interp_node *n, npuc_err *err)
 {
-    int rc = check_counts(n, 2, 1, err);
+    int rc = interp_check_counts(n, 2, 2, 1, err);
     if (rc) return rc;
     const graph_tensor *par = interp_node_in_t(n, 0), *idx = interp_node_in_t(n, 1), *out = interp_node_out_t(n, 0);
     static const graph_dtype it[] = {GRAPH_I32};
     if ((rc = check_dtype_in(par, "params", f32_i8, 2, "float32, int8", err)) ||
-        (rc = check_same_dtype(par, "params", out, "output", err)) ||
+        (rc = interp_check_same_dtype(par, "params", out, "output", err)) ||
         (rc = check_dtype_in(idx, "indices", it, 1, "int32 indices", err)) ||
         (rc = check_rank(par, "params", 1, GRAPH_MAX_RANK, err)) ||
         (rc = check_rank(idx, "indices", 1, GRAPH_MAX_RANK, err)))
         return rc;
     const int32_t pr = par->rank, ir = idx->rank, nd = idx->shape[ir - 1];
     if (nd > pr)
-        return npuc_errf(err, NPUC_E_INVALID, "indices '%s' index %d dims of params '%s' of rank %d", tname(idx), nd,
-                         tname(par), pr);
+        return npuc_errf(err, NPUC_E_INVALID, "indices '%s' index %d dims of params '%s' of rank %d", interp_tname(idx), nd,
+                         interp_tname(par), pr);
     if (nd > K_OP_GATHER_ND_MAX)
-        return npuc_errf(err, NPUC_E_UNSUPPORTED, "indices '%s' have %d components, at most %d supported", tname(idx),
+        return npuc_errf(err, NPUC_E_UNSUPPORTED, "indices '%s' have %d components, at most %d supported", interp_tname(idx),
                          nd, K_OP_GATHER_ND_MAX);
     int32_t shp[2 * GRAPH_MAX_RANK], r = 0;
     for (int32_t i = 0; i < ir - 1; i++) shp[r++] = idx->shape[i];
     for (int32_t i = nd; i < pr; i++) shp[r++] = par->shape[i];
-    if ((rc = check_out_shape(out, shp, r, err))) return rc;
+    if ((rc = interp_check_out_shape(out, shp, r, err))) return rc;
     if (graph_tensor_elems(par) > INT32_MAX || graph_tensor_elems(out) > INT32_MAX ||
         graph_tensor_elems(idx) > INT32_MAX)
         return too_large(par, err);
     BLOB(k_op_gather_nd_blob, par->dtype == GRAPH_I8 ? K_OP_GATHER_ND_X8 : K_OP_GATHER_ND_X32);
-    b->n_slices = (int32_t)prod(idx->shape, 0, ir - 1);
+    b->n_slices = (int32_t)interp_prod(idx->shape, 0, ir - 1);
     b->nd = nd;
-    b->slice_size = (int32_t)prod(par->shape, nd, pr);
+    b->slice_size = (int32_t)interp_prod(par->shape, nd, pr);
     b->params_count = (int32_t)graph_tensor_elems(par);
     for (int32_t j = 0; j < nd; j++) {
         b->dims[j] = par->shape[j];
-        b->stride[j] = (int32_t)prod(par->shape, j + 1, pr);
+        b->stride[j] = (int32_t)interp_prod(par->shape, j + 1, pr);
     }
     return NPUC_OK;
 }
@@ -340,7 +279,7 @@ static int gather_nd_prepare(interp_node *n, npuc_err *err)
 
 static int embedding_prepare(interp_node *n, npuc_err *err)
 {
-    int rc = check_counts(n, 2, 1, err);
+    int rc = interp_check_counts(n, 2, 2, 1, err);
     if (rc) return rc;
     const graph_tensor *ids = interp_node_in_t(n, 0), *val = interp_node_in_t(n, 1), *out = interp_node_out_t(n, 0);
     static const graph_dtype it[] = {GRAPH_I32};
@@ -349,20 +288,20 @@ static int embedding_prepare(interp_node *n, npuc_err *err)
         (rc = check_rank(val, "value", 2, GRAPH_MAX_RANK, err)))
         return rc;
     const bool hybrid = val->dtype == GRAPH_I8 && out->dtype == GRAPH_F32;
-    if (!hybrid && (rc = check_same_dtype(val, "value", out, "output", err))) return rc;
+    if (!hybrid && (rc = interp_check_same_dtype(val, "value", out, "output", err))) return rc;
     int32_t shp[GRAPH_MAX_RANK];
     memcpy(shp, val->shape, sizeof(int32_t) * (size_t)val->rank);
     shp[0] = ids->shape[0];
-    if ((rc = check_out_shape(out, shp, val->rank, err))) return rc;
+    if ((rc = interp_check_out_shape(out, shp, val->rank, err))) return rc;
     if (graph_tensor_elems(val) > INT32_MAX || graph_tensor_elems(out) > INT32_MAX) return too_large(val, err);
     float scale = 0.0f;
     if (hybrid) {
         if (val->q.n != 1)
             return npuc_errf(err, NPUC_E_UNSUPPORTED, "int8 value '%s' needs per-tensor quantization to be "
-                             "dequantized", tname(val));
+                             "dequantized", interp_tname(val));
         if (val->q.zero_point[0] != 0)
             return npuc_errf(err, NPUC_E_INVALID, "int8 value '%s' has zero point %lld; TFLite Micro requires 0",
-                             tname(val), (long long)val->q.zero_point[0]);
+                             interp_tname(val), (long long)val->q.zero_point[0]);
         scale = val->q.scale[0];
     }
     BLOB(k_op_embedding_blob, hybrid                      ? K_OP_EMBEDDING_LOOKUP_S8_F32
@@ -370,7 +309,7 @@ static int embedding_prepare(interp_node *n, npuc_err *err)
                                                        : K_OP_EMBEDDING_LOOKUP_X32);
     b->n_ids = ids->shape[0];
     b->rows = val->shape[0];
-    b->cols = (int32_t)prod(val->shape, 1, val->rank);
+    b->cols = (int32_t)interp_prod(val->shape, 1, val->rank);
     b->scale = scale;
     return NPUC_OK;
 }
@@ -379,28 +318,28 @@ static int embedding_prepare(interp_node *n, npuc_err *err)
 
 static int reverse_prepare(interp_node *n, npuc_err *err)
 {
-    int rc = check_counts(n, 2, 1, err);
+    int rc = interp_check_counts(n, 2, 2, 1, err);
     if (rc) return rc;
     const graph_tensor *in = interp_node_in_t(n, 0), *ax = interp_node_in_t(n, 1), *out = interp_node_out_t(n, 0);
     static const graph_dtype t[] = {GRAPH_I32, GRAPH_F32, GRAPH_U8, GRAPH_I8, GRAPH_I16, GRAPH_I64, GRAPH_BOOL};
     static const graph_dtype at[] = {GRAPH_I32};
     if ((rc = check_dtype_in(in, "input", t, 7, "int32, float32, uint8, int8, int16, int64, bool", err)) ||
-        (rc = check_same_dtype(in, "input", out, "output", err)) ||
+        (rc = interp_check_same_dtype(in, "input", out, "output", err)) ||
         (rc = check_dtype_in(ax, "axis", at, 1, "int32 axes", err)) || (rc = check_rank(ax, "axis", 1, 1, err)) ||
         (rc = check_rank(in, "input", 0, K_MAX_DIMS, err)))
         return rc;
-    if ((rc = check_out_shape(out, in->shape, in->rank, err))) return rc;
+    if ((rc = interp_check_out_shape(out, in->shape, in->rank, err))) return rc;
     if (ax->shape[0] > in->rank)
         return npuc_errf(err, NPUC_E_INVALID, "axis '%s' has %d values, more than the rank %d of input '%s'",
-                         tname(ax), ax->shape[0], in->rank, tname(in));
+                         interp_tname(ax), ax->shape[0], in->rank, interp_tname(in));
     if (ax->data) {
         int32_t a[K_MAX_DIMS];
         for (int32_t i = 0; i < ax->shape[0]; i++) {
-            int64_t v = const_int(ax, (size_t)i);
+            int64_t v = interp_const_int(ax, (size_t)i);
             if (v < 0) v += in->rank;
             if (v < 0 || v >= in->rank)
                 return npuc_errf(err, NPUC_E_INVALID, "axis %lld is out of range for input '%s' of rank %d",
-                                 (long long)const_int(ax, (size_t)i), tname(in), in->rank);
+                                 (long long)interp_const_int(ax, (size_t)i), interp_tname(in), in->rank);
             int32_t k = i;
             for (; k > 0 && a[k - 1] > v; k--) a[k] = a[k - 1];
             a[k] = (int32_t)v;
@@ -409,7 +348,7 @@ static int reverse_prepare(interp_node *n, npuc_err *err)
             if (a[i] != a[i - 1] + 1)
                 return npuc_errf(err, NPUC_E_UNSUPPORTED,
                                  "axes '%s' are not distinct and contiguous (TFLite Micro reverses contiguous axes "
-                                 "only)", tname(ax));
+                                 "only)", interp_tname(ax));
     }
     if (graph_tensor_elems(in) > INT32_MAX) return too_large(in, err);
     const size_t w = graph_dtype_size(in->dtype);
@@ -424,28 +363,28 @@ static int reverse_prepare(interp_node *n, npuc_err *err)
 
 static int mirror_pad_prepare(interp_node *n, npuc_err *err)
 {
-    int rc = check_counts(n, 2, 1, err);
+    int rc = interp_check_counts(n, 2, 2, 1, err);
     if (rc) return rc;
     const graph_tensor *in = interp_node_in_t(n, 0), *pads = interp_node_in_t(n, 1), *out = interp_node_out_t(n, 0);
     static const graph_dtype pt[] = {GRAPH_I32, GRAPH_I64};
     if ((rc = check_dtype_in(in, "input", f32_i8, 2, "float32, int8", err)) ||
-        (rc = check_same_dtype(in, "input", out, "output", err)) ||
+        (rc = interp_check_same_dtype(in, "input", out, "output", err)) ||
         (rc = check_dtype_in(pads, "paddings", pt, 2, "int32, int64", err)) ||
         (rc = check_rank(pads, "paddings", 2, 2, err)) || (rc = check_rank(in, "input", 0, K_MAX_DIMS, err)))
         return rc;
     if (pads->shape[0] != in->rank || pads->shape[1] != 2)
-        return npuc_errf(err, NPUC_E_INVALID, "paddings '%s' must have shape [%d,2] for input '%s'", tname(pads),
-                         in->rank, tname(in));
+        return npuc_errf(err, NPUC_E_INVALID, "paddings '%s' must have shape [%d,2] for input '%s'", interp_tname(pads),
+                         in->rank, interp_tname(in));
     if (out->rank != in->rank)
-        return npuc_errf(err, NPUC_E_INVALID, "output '%s' has rank %d but input '%s' has rank %d", tname(out),
-                         out->rank, tname(in), in->rank);
+        return npuc_errf(err, NPUC_E_INVALID, "output '%s' has rank %d but input '%s' has rank %d", interp_tname(out),
+                         out->rank, interp_tname(in), in->rank);
     const int32_t mode = n->op->opt.mirror_mode;
     if (mode != 0 && mode != 1) return npuc_errf(err, NPUC_E_INVALID, "mirror pad mode %d is unknown", mode);
     const int32_t offset = mode == 0 ? 1 : 0; /* REFLECT skips the edge */
     if (pads->data) {
         int32_t shp[K_MAX_DIMS];
         for (int32_t d = 0; d < in->rank; d++) {
-            const int64_t lo = const_int(pads, 2 * (size_t)d), hi = const_int(pads, 2 * (size_t)d + 1);
+            const int64_t lo = interp_const_int(pads, 2 * (size_t)d), hi = interp_const_int(pads, 2 * (size_t)d + 1);
             const int64_t lim = (int64_t)in->shape[d] - offset;
             /* TFLite Micro clamps a long right padding but reads out of
              * bounds for a long left one */
@@ -455,7 +394,7 @@ static int mirror_pad_prepare(interp_node *n, npuc_err *err)
                                  in->shape[d]);
             shp[d] = (int32_t)(in->shape[d] + lo + hi);
         }
-        if ((rc = check_out_shape(out, shp, in->rank, err))) return rc;
+        if ((rc = interp_check_out_shape(out, shp, in->rank, err))) return rc;
     }
     if (graph_tensor_elems(out) > INT32_MAX) return too_large(out, err);
     BLOB(k_op_mirror_pad_blob, in->dtype == GRAPH_I8 ? K_OP_MIRROR_PAD_X8 : K_OP_MIRROR_PAD_X32);
@@ -473,11 +412,11 @@ static int mirror_pad_prepare(interp_node *n, npuc_err *err)
 
 static int d2s_prepare(interp_node *n, bool d2s, npuc_err *err)
 {
-    int rc = check_counts(n, 1, 1, err);
+    int rc = interp_check_counts(n, 1, 1, 1, err);
     if (rc) return rc;
     const graph_tensor *in = interp_node_in_t(n, 0), *out = interp_node_out_t(n, 0);
     if ((rc = check_dtype_in(in, "input", f32_i8, 2, "float32, int8", err)) ||
-        (rc = check_same_dtype(in, "input", out, "output", err)) || (rc = check_rank(in, "input", 4, 4, err)))
+        (rc = interp_check_same_dtype(in, "input", out, "output", err)) || (rc = check_rank(in, "input", 4, 4, err)))
         return rc;
     const int32_t bs = n->op->opt.block_size;
     if (bs < 1) return npuc_errf(err, NPUC_E_INVALID, "block_size %d must be at least 1", bs);
@@ -486,17 +425,17 @@ static int d2s_prepare(interp_node *n, bool d2s, npuc_err *err)
     if (d2s) {
         if (s[3] % ((int64_t)bs * bs) != 0)
             return npuc_errf(err, NPUC_E_INVALID, "depth %d of input '%s' is not a multiple of block_size^2 = %lld",
-                             s[3], tname(in), (long long)bs * bs);
+                             s[3], interp_tname(in), (long long)bs * bs);
         if ((int64_t)s[1] * bs > INT32_MAX || (int64_t)s[2] * bs > INT32_MAX) return too_large(in, err);
         shp[0] = s[0], shp[1] = s[1] * bs, shp[2] = s[2] * bs, shp[3] = (int32_t)(s[3] / ((int64_t)bs * bs));
     } else {
         if (s[1] % bs || s[2] % bs)
             return npuc_errf(err, NPUC_E_INVALID, "height %d and width %d of input '%s' must be multiples of "
-                             "block_size %d", s[1], s[2], tname(in), bs);
+                             "block_size %d", s[1], s[2], interp_tname(in), bs);
         if ((int64_t)s[3] * bs * bs > INT32_MAX) return too_large(in, err);
         shp[0] = s[0], shp[1] = s[1] / bs, shp[2] = s[2] / bs, shp[3] = s[3] * bs * bs;
     }
-    if ((rc = check_out_shape(out, shp, 4, err))) return rc;
+    if ((rc = interp_check_out_shape(out, shp, 4, err))) return rc;
     if (graph_tensor_elems(in) > INT32_MAX) return too_large(in, err);
     const bool x8 = in->dtype == GRAPH_I8;
     BLOB(k_op_d2s_blob, d2s ? (x8 ? K_OP_DEPTH_TO_SPACE_X8 : K_OP_DEPTH_TO_SPACE_X32)
@@ -519,14 +458,14 @@ static void dims4(const graph_tensor *t, int32_t d[4])
 
 static int s2b_prepare(interp_node *n, bool b2s, npuc_err *err)
 {
-    int rc = check_counts(n, 3, 1, err);
+    int rc = interp_check_counts(n, 3, 3, 1, err);
     if (rc) return rc;
     const graph_tensor *in = interp_node_in_t(n, 0), *blk = interp_node_in_t(n, 1), *cr = interp_node_in_t(n, 2);
     const graph_tensor *out = interp_node_out_t(n, 0);
     const char *cw = b2s ? "crops" : "paddings";
     static const graph_dtype it[] = {GRAPH_I32};
     if ((rc = check_dtype_in(in, "input", f32_i8, 2, "float32, int8", err)) ||
-        (rc = check_same_dtype(in, "input", out, "output", err)) || (rc = check_rank(in, "input", 3, 4, err)) ||
+        (rc = interp_check_same_dtype(in, "input", out, "output", err)) || (rc = check_rank(in, "input", 3, 4, err)) ||
         (rc = check_rank(out, "output", in->rank, in->rank, err)) ||
         (rc = check_dtype_in(blk, "block_shape", it, 1, "int32 block_shape", err)) ||
         (rc = check_dtype_in(cr, cw, it, 1, "int32", err)) || (rc = check_rank(blk, "block_shape", 1, 1, err)) ||
@@ -535,27 +474,27 @@ static int s2b_prepare(interp_node *n, bool b2s, npuc_err *err)
     const int32_t ns = in->rank - 2;
     if (blk->shape[0] != ns || cr->shape[0] != ns || cr->shape[1] != 2)
         return npuc_errf(err, NPUC_E_INVALID, "block_shape '%s' must have %d values and %s '%s' shape [%d,2]",
-                         tname(blk), ns, cw, tname(cr), ns);
+                         interp_tname(blk), ns, cw, interp_tname(cr), ns);
     int32_t I[4], O[4];
     dims4(in, I);
     dims4(out, O);
     if (I[3] != O[3])
-        return npuc_errf(err, NPUC_E_INVALID, "input '%s' depth %d differs from output '%s' depth %d", tname(in), I[3],
-                         tname(out), O[3]);
+        return npuc_errf(err, NPUC_E_INVALID, "input '%s' depth %d differs from output '%s' depth %d", interp_tname(in), I[3],
+                         interp_tname(out), O[3]);
     if (blk->data && cr->data) {
         int64_t bs[2] = {1, 1}, c[4] = {0, 0, 0, 0};
         for (int32_t i = 0; i < ns; i++) {
-            bs[i] = const_int(blk, (size_t)i);
-            c[2 * i] = const_int(cr, 2 * (size_t)i), c[2 * i + 1] = const_int(cr, 2 * (size_t)i + 1);
+            bs[i] = interp_const_int(blk, (size_t)i);
+            c[2 * i] = interp_const_int(cr, 2 * (size_t)i), c[2 * i + 1] = interp_const_int(cr, 2 * (size_t)i + 1);
             if (bs[i] < 1 || c[2 * i] < 0 || c[2 * i + 1] < 0)
-                return npuc_errf(err, NPUC_E_INVALID, "block_shape '%s' must be >= 1 and %s '%s' >= 0", tname(blk), cw,
-                                 tname(cr));
+                return npuc_errf(err, NPUC_E_INVALID, "block_shape '%s' must be >= 1 and %s '%s' >= 0", interp_tname(blk), cw,
+                                 interp_tname(cr));
         }
         int64_t want[4];
         if (b2s) {
             if (I[0] % (bs[0] * bs[1]))
                 return npuc_errf(err, NPUC_E_INVALID, "batch %d of input '%s' is not a multiple of the block size "
-                                 "%lld", I[0], tname(in), (long long)(bs[0] * bs[1]));
+                                 "%lld", I[0], interp_tname(in), (long long)(bs[0] * bs[1]));
             want[0] = I[0] / (bs[0] * bs[1]);
             want[1] = I[1] * bs[0] - c[0] - c[1];
             want[2] = I[2] * bs[1] - c[2] - c[3];
@@ -563,7 +502,7 @@ static int s2b_prepare(interp_node *n, bool b2s, npuc_err *err)
             const int64_t h = I[1] + c[0] + c[1], w = I[2] + c[2] + c[3];
             if (h % bs[0] || w % bs[1])
                 return npuc_errf(err, NPUC_E_INVALID, "padded spatial dims of input '%s' are not multiples of the "
-                                 "block shape", tname(in));
+                                 "block shape", interp_tname(in));
             want[0] = I[0] * bs[0] * bs[1];
             want[1] = h / bs[0];
             want[2] = w / bs[1];
@@ -571,7 +510,7 @@ static int s2b_prepare(interp_node *n, bool b2s, npuc_err *err)
         if (want[0] != O[0] || want[1] != O[1] || want[2] != O[2]) {
             char a[128];
             return npuc_errf(err, NPUC_E_INVALID, "output '%s' %s does not match the block shape and %s '%s'",
-                             tname(out), shape_str(out->shape, out->rank, a, sizeof a), cw, tname(cr));
+                             interp_tname(out), interp_shape_str(out->shape, out->rank, a, sizeof a), cw, interp_tname(cr));
         }
     }
     if (graph_tensor_elems(in) > INT32_MAX || graph_tensor_elems(out) > INT32_MAX) return too_large(in, err);
@@ -585,7 +524,7 @@ static int s2b_prepare(interp_node *n, bool b2s, npuc_err *err)
     if (x8 && out->q.n > 0) {
         const int64_t zp = out->q.zero_point[0];
         if (zp < -128 || zp > 127)
-            return npuc_errf(err, NPUC_E_INVALID, "output '%s' zero point %lld is out of int8 range", tname(out),
+            return npuc_errf(err, NPUC_E_INVALID, "output '%s' zero point %lld is out of int8 range", interp_tname(out),
                              (long long)zp);
         b->pad_value = (int32_t)zp;
     }
@@ -612,8 +551,4 @@ static const interp_op_impl impls[] = {
     {TFL_OP_SPACE_TO_BATCH_ND, space_to_batch_prepare, NULL},
 };
 
-const interp_op_impl *interp_ops_gather(int32_t *count)
-{
-    *count = (int32_t)(sizeof impls / sizeof impls[0]);
-    return impls;
-}
+INTERP_OPS_TABLE(interp_ops_gather, impls)

@@ -40,18 +40,11 @@ static const char *const in_names[N_IN] = {
     "output_layer_norm_coefficients",
 };
 
-static const char *dt(const graph_tensor *t) { return graph_dtype_name(t->dtype); }
-
-static const char *tname(const graph_tensor *t) { return (t->name && t->name[0]) ? t->name : "?"; }
-
 static int shape_err(const graph_tensor *t, int32_t i, const char *want, npuc_err *err)
 {
-    char got[96] = "";
-    size_t at = 0;
-    for (int32_t d = 0; d < t->rank && at + 16 < sizeof got; d++)
-        at += (size_t)snprintf(got + at, sizeof got - at, "%s%d", d ? "," : "", (int)t->shape[d]);
-    return npuc_errf(err, NPUC_E_INVALID, "input %d (%s) tensor '%s' has shape [%s]; expected %s", (int)i,
-                     in_names[i], tname(t), got, want);
+    char got[96];
+    return npuc_errf(err, NPUC_E_INVALID, "input %d (%s) tensor '%s' has shape %s; expected %s", (int)i,
+                     in_names[i], interp_tname(t), interp_shape_str(t->shape, t->rank, got, sizeof got), want);
 }
 
 static int check_2d(const graph_tensor *t, int32_t i, int32_t d0, int32_t d1, npuc_err *err)
@@ -67,18 +60,18 @@ static int qparams(const graph_tensor *t, int32_t i, float *scale, int32_t *zp, 
 {
     if (t->q.n < 1 || !t->q.scale || !t->q.zero_point)
         return npuc_errf(err, NPUC_E_INVALID, "input %d (%s) tensor '%s' (%s) has no quantization parameters",
-                         (int)i, in_names[i], tname(t), dt(t));
+                         (int)i, in_names[i], interp_tname(t), interp_dt(t));
     if (t->q.n > 1)
         return npuc_errf(err, NPUC_E_UNSUPPORTED,
                          "input %d (%s) tensor '%s' is quantized per channel (%d scales); TFLite Micro's LSTM "
                          "supports per-tensor quantization only",
-                         (int)i, in_names[i], tname(t), (int)t->q.n);
+                         (int)i, in_names[i], interp_tname(t), (int)t->q.n);
     if (!(t->q.scale[0] > 0.0f) || !isnormal(t->q.scale[0]))
         return npuc_errf(err, NPUC_E_INVALID, "input %d (%s) tensor '%s' has invalid scale %g", (int)i, in_names[i],
-                         tname(t), (double)t->q.scale[0]);
+                         interp_tname(t), (double)t->q.scale[0]);
     if (t->q.zero_point[0] < INT16_MIN || t->q.zero_point[0] > INT16_MAX)
         return npuc_errf(err, NPUC_E_INVALID, "input %d (%s) tensor '%s' zero point %lld is out of range", (int)i,
-                         in_names[i], tname(t), (long long)t->q.zero_point[0]);
+                         in_names[i], interp_tname(t), (long long)t->q.zero_point[0]);
     *scale = t->q.scale[0];
     *zp = (int32_t)t->q.zero_point[0];
     return NPUC_OK;
@@ -88,7 +81,7 @@ static int zp_in(const graph_tensor *t, int32_t i, int32_t zp, int32_t lo, int32
 {
     if (zp < lo || zp > hi)
         return npuc_errf(err, NPUC_E_INVALID, "input %d (%s) tensor '%s' (%s) zero point %d is out of range", (int)i,
-                         in_names[i], tname(t), dt(t), (int)zp);
+                         in_names[i], interp_tname(t), interp_dt(t), (int)zp);
     return NPUC_OK;
 }
 
@@ -147,10 +140,10 @@ static int prepare_lstm(interp_node *n, npuc_err *err)
     for (int32_t i = IN_H; i <= IN_C; i++)
         if (!t[i]->is_variable)
             return npuc_errf(err, NPUC_E_INVALID, "input %d (%s) tensor '%s' must be a variable tensor", (int)i,
-                             in_names[i], tname(t[i]));
+                             in_names[i], interp_tname(t[i]));
     for (int32_t i = 0; i < N_IN; i++)
         if (t[i] && t[i] == out)
-            return npuc_errf(err, NPUC_E_INVALID, "output tensor '%s' is also input %d (%s)", tname(out), (int)i,
+            return npuc_errf(err, NPUC_E_INVALID, "output tensor '%s' is also input %d (%s)", interp_tname(out), (int)i,
                              in_names[i]);
 
     /* Sizes (TFLite Micro CreateLstmSizeInfo / ValidateTensorSize). */
@@ -184,10 +177,10 @@ static int prepare_lstm(interp_node *n, npuc_err *err)
         for (int32_t d = 0; d < t[i]->rank; d++) cnt *= t[i]->shape[d];
         if (cnt != bs)
             return npuc_errf(err, NPUC_E_INVALID, "input %d (%s) tensor '%s' has %lld elements; expected batch %d * units %d",
-                             (int)i, in_names[i], tname(t[i]), (long long)cnt, (int)bl.batch, (int)S);
+                             (int)i, in_names[i], interp_tname(t[i]), (long long)cnt, (int)bl.batch, (int)S);
     }
     if (out->rank != 3 || out->shape[0] != x->shape[0] || out->shape[1] != x->shape[1] || out->shape[2] != S)
-        return npuc_errf(err, NPUC_E_INVALID, "output tensor '%s' must have shape [%d,%d,%d]", tname(out),
+        return npuc_errf(err, NPUC_E_INVALID, "output tensor '%s' must have shape [%d,%d,%d]", interp_tname(out),
                          (int)x->shape[0], (int)x->shape[1], (int)S);
     if ((uint64_t)bs * (uint64_t)bl.steps > INT32_MAX || (uint64_t)x->shape[0] * x->shape[1] * (uint64_t)I > INT32_MAX ||
         (uint64_t)S * (uint64_t)(S > I ? S : I) > INT32_MAX || (uint64_t)bs * 4u > INT32_MAX)
@@ -196,16 +189,16 @@ static int prepare_lstm(interp_node *n, npuc_err *err)
     /* Types (TFLite Micro ValidateTensorStatus and the Eval dispatch). */
     if (h->dtype != x->dtype || out->dtype != x->dtype)
         return npuc_errf(err, NPUC_E_INVALID, "input %s, output_state %s and output %s must have the same type",
-                         dt(x), dt(h), dt(out));
+                         interp_dt(x), interp_dt(h), interp_dt(out));
     const graph_dtype wt = t[2]->dtype, bt = t[13]->dtype;
     for (int32_t i = 1; i <= 8; i++)
         if (t[i]->dtype != wt)
             return npuc_errf(err, NPUC_E_INVALID, "input %d (%s) is %s; the other weights are %s", (int)i, in_names[i],
-                             dt(t[i]), graph_dtype_name(wt));
+                             interp_dt(t[i]), graph_dtype_name(wt));
     for (int32_t i = 12; i <= 15; i++)
         if (t[i]->dtype != bt)
             return npuc_errf(err, NPUC_E_INVALID, "input %d (%s) is %s; the other biases are %s", (int)i, in_names[i],
-                             dt(t[i]), graph_dtype_name(bt));
+                             interp_dt(t[i]), graph_dtype_name(bt));
     if (o->activation != TFL_ACT_TANH)
         return npuc_errf(err, NPUC_E_UNSUPPORTED,
                          "cell activation %d is not supported (TFLite Micro's LSTM supports tanh and sigmoid)",
@@ -219,7 +212,7 @@ static int prepare_lstm(interp_node *n, npuc_err *err)
             return npuc_errf(err, NPUC_E_UNSUPPORTED,
                              "float32 cell state with input %s, weights %s, biases %s is not supported (all float32; "
                              "hybrid LSTM is not supported)",
-                             dt(x), graph_dtype_name(wt), graph_dtype_name(bt));
+                             interp_dt(x), graph_dtype_name(wt), graph_dtype_name(bt));
         kind = K_OP_LSTM_F32;
         cell_el = 4;
         if (o->cell_clip > 0.0f) {
@@ -238,7 +231,7 @@ static int prepare_lstm(interp_node *n, npuc_err *err)
             return npuc_errf(err, NPUC_E_UNSUPPORTED,
                              "input %s with weights %s and biases %s is not supported (int8 with int8 weights and "
                              "int32 biases, or int16 with int8 weights and int64 biases)",
-                             dt(x), graph_dtype_name(wt), graph_dtype_name(bt));
+                             interp_dt(x), graph_dtype_name(wt), graph_dtype_name(bt));
         const bool s8 = kind == K_OP_LSTM_S8;
         const int32_t lo = s8 ? INT8_MIN : INT16_MIN, hi = s8 ? INT8_MAX : INT16_MAX;
         float xs, hs, cs, ws[4], rs[4];
@@ -267,7 +260,7 @@ static int prepare_lstm(interp_node *n, npuc_err *err)
         }
         if (bl.tanh_shift > (bl.tanh_mult ? 31 : 13))
             return npuc_errf(err, NPUC_E_UNSUPPORTED, "cell_state tensor '%s' scale %g (2^%d) is not supported",
-                             tname(c), (double)cs, (int)power);
+                             interp_tname(c), (double)cs, (int)power);
         if (o->cell_clip > 0.0f) {
             double q = (double)o->cell_clip / (double)cs;
             q = q < -32768.0 ? -32768.0 : q;
@@ -306,7 +299,7 @@ static int prepare_lstm(interp_node *n, npuc_err *err)
         return npuc_errf(err, NPUC_E_UNSUPPORTED,
                          "cell_state tensor '%s' is %s; TFLite Micro's LSTM supports an int16 (quantized) or "
                          "float32 cell state",
-                         tname(c), dt(c));
+                         interp_tname(c), interp_dt(c));
     }
     n->scratch_size = (size_t)K_LSTM_SCRATCH_BUFFERS * (size_t)bs * cell_el;
     k_op_lstm_blob *b = interp_node_blob(n, kind, sizeof *b);
@@ -321,8 +314,4 @@ static const interp_op_impl impls[] = {
     {TFL_OP_UNIDIRECTIONAL_SEQUENCE_LSTM, prepare_lstm, NULL},
 };
 
-const interp_op_impl *interp_ops_lstm(int32_t *count)
-{
-    *count = (int32_t)(sizeof impls / sizeof impls[0]);
-    return impls;
-}
+INTERP_OPS_TABLE(interp_ops_lstm, impls)

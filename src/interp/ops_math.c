@@ -7,24 +7,6 @@
 #include <math.h>
 #include <string.h>
 
-static const char *dt(const graph_tensor *t) { return graph_dtype_name(t->dtype); }
-
-static const char *tname(const graph_tensor *t) { return (t->name && t->name[0]) ? t->name : "?"; }
-
-/* One input, one output, both present, the element count fits the kernels. */
-static int check_io(const interp_node *n, const graph_tensor **in, const graph_tensor **out, npuc_err *err)
-{
-    if (n->op->n_in != 1) return npuc_errf(err, NPUC_E_INVALID, "expected 1 input, got %d", n->op->n_in);
-    if (n->op->n_out != 1) return npuc_errf(err, NPUC_E_INVALID, "expected 1 output, got %d", n->op->n_out);
-    *in = interp_node_in_t(n, 0);
-    *out = interp_node_out_t(n, 0);
-    if (!*in) return npuc_errf(err, NPUC_E_INVALID, "input 0 is missing");
-    if (!*out) return npuc_errf(err, NPUC_E_INVALID, "output 0 is missing");
-    if (graph_tensor_elems(*in) > (size_t)INT32_MAX)
-        return npuc_errf(err, NPUC_E_UNSUPPORTED, "input tensor '%s' has too many elements", tname(*in));
-    return NPUC_OK;
-}
-
 static int check_same_shape(const graph_tensor *in, const graph_tensor *out, npuc_err *err)
 {
     bool same = in->rank == out->rank;
@@ -32,7 +14,7 @@ static int check_same_shape(const graph_tensor *in, const graph_tensor *out, npu
     if (!same)
         return npuc_errf(err, NPUC_E_INVALID,
                          "output tensor '%s' (rank %d) does not have the shape of input tensor '%s' (rank %d)",
-                         tname(out), (int)out->rank, tname(in), (int)in->rank);
+                         interp_tname(out), (int)out->rank, interp_tname(in), (int)in->rank);
     return NPUC_OK;
 }
 
@@ -41,37 +23,15 @@ static int check_same_type(const char *op, const graph_tensor *in, const graph_t
     if (in->dtype != out->dtype)
         return npuc_errf(err, NPUC_E_UNSUPPORTED,
                          "%s with input '%s' %s and output '%s' %s is not supported (types must match)", op,
-                         tname(in), dt(in), tname(out), dt(out));
+                         interp_tname(in), interp_dt(in), interp_tname(out), interp_dt(out));
     return NPUC_OK;
 }
 
 static int unsupported_type(const char *op, const graph_tensor *t, const char *supported, npuc_err *err)
 {
     return npuc_errf(err, NPUC_E_UNSUPPORTED,
-                     "%s is not supported for %s tensors (input '%s'); TFLite Micro supports: %s", op, dt(t),
-                     tname(t), supported);
-}
-
-/* Per-tensor scale and zero point of a quantized tensor. */
-static int qparams(const graph_tensor *t, const char *what, float *scale, int32_t *zp, npuc_err *err)
-{
-    if (t->q.n < 1 || !t->q.scale || !t->q.zero_point)
-        return npuc_errf(err, NPUC_E_INVALID, "%s tensor '%s' (%s) has no quantization parameters", what, tname(t),
-                         dt(t));
-    if (t->q.n > 1)
-        return npuc_errf(err, NPUC_E_UNSUPPORTED,
-                         "%s tensor '%s' has per-channel quantization (%d scales); only per-tensor is supported",
-                         what, tname(t), (int)t->q.n);
-    if (!(t->q.scale[0] > 0.0f) || !isnormal(t->q.scale[0]))
-        return npuc_errf(err, NPUC_E_INVALID, "%s tensor '%s' has invalid scale %g", what, tname(t),
-                         (double)t->q.scale[0]);
-    const int64_t lo = t->dtype == GRAPH_I8 ? INT8_MIN : INT16_MIN, hi = t->dtype == GRAPH_I8 ? INT8_MAX : INT16_MAX;
-    if (t->q.zero_point[0] < lo || t->q.zero_point[0] > hi)
-        return npuc_errf(err, NPUC_E_INVALID, "%s tensor '%s' zero point %lld is out of %s range", what, tname(t),
-                         (long long)t->q.zero_point[0], dt(t));
-    *scale = t->q.scale[0];
-    *zp = (int32_t)t->q.zero_point[0];
-    return NPUC_OK;
+                     "%s is not supported for %s tensors (input '%s'); TFLite Micro supports: %s", op, interp_dt(t),
+                     interp_tname(t), supported);
 }
 
 /* Allocates the node's blob (plus `extra` bytes of arrays) and stores b. */
@@ -91,7 +51,7 @@ static int emit(interp_node *n, uint32_t kind, k_op_math_blob *b, const void *ex
 static int start(interp_node *n, const char *op, const graph_tensor **in, const graph_tensor **out,
                  k_op_math_blob *b, npuc_err *err)
 {
-    int rc = check_io(n, in, out, err);
+    int rc = interp_check_unary_io(n, in, out, err);
     if (rc) return rc;
     if ((rc = check_same_type(op, *in, *out, err))) return rc;
     if ((rc = check_same_shape(*in, *out, err))) return rc;
@@ -134,12 +94,12 @@ static int abs_rsqrt_q(const char *op, const graph_tensor *in, const graph_tenso
                        k_op_math_blob *b, npuc_err *err)
 {
     int rc;
-    if ((rc = qparams(in, "input", is, &b->in_zp, err))) return rc;
-    if ((rc = qparams(out, "output", os, &b->out_zp, err))) return rc;
+    if ((rc = interp_qparams(in, "input", is, &b->in_zp, err))) return rc;
+    if ((rc = interp_qparams(out, "output", os, &b->out_zp, err))) return rc;
     if (in->dtype == GRAPH_I16 && (b->in_zp != 0 || b->out_zp != 0))
         return npuc_errf(err, NPUC_E_UNSUPPORTED,
-                         "%s int16 needs zero points 0 (input '%s' has %d, output '%s' has %d)", op, tname(in),
-                         (int)b->in_zp, tname(out), (int)b->out_zp);
+                         "%s int16 needs zero points 0 (input '%s' has %d, output '%s' has %d)", op, interp_tname(in),
+                         (int)b->in_zp, interp_tname(out), (int)b->out_zp);
     return NPUC_OK;
 }
 
@@ -176,7 +136,7 @@ static int rsqrt_prepare(interp_node *n, npuc_err *err)
         return unsupported_type("RSQRT", in, "float32, int8, int16 (quantized)", err);
     if (in->q.n == 0)
         return npuc_errf(err, NPUC_E_UNSUPPORTED, "RSQRT %s needs a quantized input; input '%s' has no quantization",
-                         dt(in), tname(in));
+                         interp_dt(in), interp_tname(in));
     float is, os;
     if ((rc = abs_rsqrt_q("RSQRT", in, out, &is, &os, &b, err))) return rc;
     k_quantize_multiplier(1.0 / (sqrt((double)is) * (double)os), &b.mult, &b.shift);
@@ -198,8 +158,8 @@ static int elu_prepare(interp_node *n, npuc_err *err)
     if (in->dtype != GRAPH_I8) return unsupported_type("ELU", in, "float32, int8", err);
     float is, os;
     int32_t izp, ozp;
-    if ((rc = qparams(in, "input", &is, &izp, err))) return rc;
-    if ((rc = qparams(out, "output", &os, &ozp, err))) return rc;
+    if ((rc = interp_qparams(in, "input", &is, &izp, err))) return rc;
+    if ((rc = interp_qparams(out, "output", &os, &ozp, err))) return rc;
     int8_t lut[256];
     k_elu_s8_lut(is, izp, os, ozp, lut);
     return emit(n, K_OP_ELU_S8, &b, lut, sizeof lut, err);
@@ -224,11 +184,11 @@ static int32_t cast_type(graph_dtype d, bool output)
 static int cast_prepare(interp_node *n, npuc_err *err)
 {
     const graph_tensor *in = NULL, *out = NULL;
-    int rc = check_io(n, &in, &out, err);
+    int rc = interp_check_unary_io(n, &in, &out, err);
     if (rc) return rc;
     if (graph_tensor_elems(in) != graph_tensor_elems(out))
         return npuc_errf(err, NPUC_E_INVALID, "output tensor '%s' has %zu elements but input tensor '%s' has %zu",
-                         tname(out), graph_tensor_elems(out), tname(in), graph_tensor_elems(in));
+                         interp_tname(out), graph_tensor_elems(out), interp_tname(in), graph_tensor_elems(in));
     k_op_math_blob b;
     memset(&b, 0, sizeof b);
     b.n = (int32_t)graph_tensor_elems(in);
@@ -238,12 +198,12 @@ static int cast_prepare(interp_node *n, npuc_err *err)
         return npuc_errf(err, NPUC_E_UNSUPPORTED,
                          "CAST from %s (input '%s') is not supported; npuc casts from int8, uint8, int16, int32, "
                          "uint32, float32, bool",
-                         dt(in), tname(in));
+                         interp_dt(in), interp_tname(in));
     if (!b.dst_type)
         return npuc_errf(err, NPUC_E_UNSUPPORTED,
                          "CAST to %s (output '%s') is not supported; npuc casts to int8, uint8, int16, int32, "
                          "uint32, float32",
-                         dt(out), tname(out));
+                         interp_dt(out), interp_tname(out));
     return emit(n, K_OP_CAST, &b, NULL, 0, err);
 }
 
@@ -279,7 +239,7 @@ static int rows(const char *op, const graph_tensor *in, k_op_math_blob *b, npuc_
 {
     if (in->rank < 1)
         return npuc_errf(err, NPUC_E_UNSUPPORTED, "%s needs an input of rank >= 1 (input '%s' is a scalar)", op,
-                         tname(in));
+                         interp_tname(in));
     int64_t outer = 1;
     for (int32_t i = 0; i + 1 < in->rank; i++) outer *= in->shape[i];
     b->outer = (int32_t)outer;
@@ -297,7 +257,7 @@ static int l2norm_prepare(interp_node *n, npuc_err *err)
         return unsupported_type("L2_NORMALIZATION", in, "float32, int8", err);
     if (in->rank > 4)
         return npuc_errf(err, NPUC_E_UNSUPPORTED, "L2_NORMALIZATION input '%s' has rank %d; TFLite Micro allows <= 4",
-                         tname(in), (int)in->rank);
+                         interp_tname(in), (int)in->rank);
     if (n->op->opt.activation != 0)
         return npuc_errf(err, NPUC_E_UNSUPPORTED,
                          "L2_NORMALIZATION with a fused activation (%d) is not supported (TFLite Micro: NONE only)",
@@ -307,7 +267,7 @@ static int l2norm_prepare(interp_node *n, npuc_err *err)
     /* The int8 output is always in Q(1/128, 0); TFLite Micro does not check
      * the output tensor's parameters, neither do we. */
     float is;
-    if ((rc = qparams(in, "input", &is, &b.in_zp, err))) return rc;
+    if ((rc = interp_qparams(in, "input", &is, &b.in_zp, err))) return rc;
     return emit(n, K_OP_L2NORM_S8, &b, NULL, 0, err);
 }
 
@@ -322,16 +282,16 @@ static int log_softmax_prepare(interp_node *n, npuc_err *err)
     if (in->dtype == GRAPH_F32) return emit(n, K_OP_LOG_SOFTMAX_F32, &b, NULL, 0, err);
     float is, os;
     int32_t izp, ozp;
-    if ((rc = qparams(in, "input", &is, &izp, err))) return rc;
-    if ((rc = qparams(out, "output", &os, &ozp, err))) return rc;
+    if ((rc = interp_qparams(in, "input", &is, &izp, err))) return rc;
+    if ((rc = interp_qparams(out, "output", &os, &ozp, err))) return rc;
     if (os != 16.0f / 256.0f || ozp != 127)
         return npuc_errf(err, NPUC_E_UNSUPPORTED,
                          "LOG_SOFTMAX int8 output '%s' must be quantized with scale 16/256 and zero point 127 "
                          "(has %g, %d)",
-                         tname(out), (double)os, (int)ozp);
+                         interp_tname(out), (double)os, (int)ozp);
     if (k_log_softmax_s8_prepare(is, &b))
         return npuc_errf(err, NPUC_E_UNSUPPORTED, "LOG_SOFTMAX input '%s' scale %g is out of the supported range",
-                         tname(in), (double)is);
+                         interp_tname(in), (double)is);
     return emit(n, K_OP_LOG_SOFTMAX_S8, &b, NULL, 0, err);
 }
 
@@ -356,8 +316,4 @@ static const interp_op_impl impls[] = {
     {TFL_OP_LOG_SOFTMAX, log_softmax_prepare, NULL},
 };
 
-const interp_op_impl *interp_ops_math(int32_t *count)
-{
-    *count = (int32_t)(sizeof impls / sizeof impls[0]);
-    return impls;
-}
+INTERP_OPS_TABLE(interp_ops_math, impls)

@@ -12,68 +12,29 @@
 
 /* ---- shared checks ------------------------------------------------------------ */
 
-static const char *tname(const graph_tensor *t) { return t->name ? t->name : ""; }
-
-static void shape_str(const int32_t *d, int32_t rank, char *buf, size_t n)
-{
-    size_t o = 0;
-    o += (size_t)snprintf(buf + o, n - o, "[");
-    for (int32_t i = 0; i < rank && o < n; i++) o += (size_t)snprintf(buf + o, n - o, "%s%d", i ? "," : "", d[i]);
-    if (o < n) snprintf(buf + o, n - o, "]");
-}
-
-static int check_io(const interp_node *n, int32_t n_in, npuc_err *err)
-{
-    if (n->op->n_in != n_in)
-        return npuc_errf(err, NPUC_E_INVALID, "expected %d inputs, got %d", n_in, n->op->n_in);
-    if (n->op->n_out != 1) return npuc_errf(err, NPUC_E_INVALID, "expected 1 output, got %d", n->op->n_out);
-    for (int32_t i = 0; i < n_in; i++)
-        if (!interp_node_in_t(n, i)) return npuc_errf(err, NPUC_E_INVALID, "input %d is missing", i);
-    if (!interp_node_out_t(n, 0)) return npuc_errf(err, NPUC_E_INVALID, "output is missing");
-    return NPUC_OK;
-}
-
 static int check_rank(const graph_tensor *t, const char *what, int32_t lo, int32_t hi, npuc_err *err)
 {
     if (t->rank < lo || t->rank > hi)
-        return npuc_errf(err, NPUC_E_UNSUPPORTED, "%s '%s' has rank %d; ranks %d..%d are supported", what, tname(t),
+        return npuc_errf(err, NPUC_E_UNSUPPORTED, "%s '%s' has rank %d; ranks %d..%d are supported", what, interp_tname(t),
                          t->rank, lo, hi);
     for (int32_t i = 0; i < t->rank; i++)
         if (t->shape[i] < 0 || t->shape[i] > K_OP_MAX_DIM)
-            return npuc_errf(err, NPUC_E_INVALID, "%s '%s' has invalid dimension %d", what, tname(t), t->shape[i]);
+            return npuc_errf(err, NPUC_E_INVALID, "%s '%s' has invalid dimension %d", what, interp_tname(t), t->shape[i]);
     return NPUC_OK;
 }
 
 static int unsupported_type(const graph_tensor *t, const char *what, const char *op, const char *types,
                             npuc_err *err)
 {
-    return npuc_errf(err, NPUC_E_UNSUPPORTED, "%s '%s' has type %s; TFLite Micro's %s supports %s", what, tname(t),
+    return npuc_errf(err, NPUC_E_UNSUPPORTED, "%s '%s' has type %s; TFLite Micro's %s supports %s", what, interp_tname(t),
                      graph_dtype_name(t->dtype), op, types);
 }
 
 static int check_same_type(const graph_tensor *out, const graph_tensor *in, npuc_err *err)
 {
     if (out->dtype != in->dtype)
-        return npuc_errf(err, NPUC_E_UNSUPPORTED, "output '%s' type %s differs from input type %s", tname(out),
+        return npuc_errf(err, NPUC_E_UNSUPPORTED, "output '%s' type %s differs from input type %s", interp_tname(out),
                          graph_dtype_name(out->dtype), graph_dtype_name(in->dtype));
-    return NPUC_OK;
-}
-
-/* Per-tensor quantization with a usable scale and an in-range zero point. */
-static int check_quant(const graph_tensor *t, const char *what, npuc_err *err)
-{
-    if (t->q.n != 1)
-        return npuc_errf(err, t->q.n == 0 ? NPUC_E_INVALID : NPUC_E_UNSUPPORTED,
-                         "%s '%s' (%s) must have per-tensor quantization (has %d scales)", what, tname(t),
-                         graph_dtype_name(t->dtype), t->q.n);
-    float s = t->q.scale[0];
-    if (!(s > 0.0f) || !isnormal(s))
-        return npuc_errf(err, NPUC_E_INVALID, "%s '%s' has invalid scale %g", what, tname(t), (double)s);
-    int64_t zp = t->q.zero_point[0];
-    int64_t lo = t->dtype == GRAPH_I8 ? INT8_MIN : INT16_MIN, hi = t->dtype == GRAPH_I8 ? INT8_MAX : INT16_MAX;
-    if (zp < lo || zp > hi)
-        return npuc_errf(err, NPUC_E_INVALID, "%s '%s' zero point %lld is outside the %s range", what, tname(t),
-                         (long long)zp, graph_dtype_name(t->dtype));
     return NPUC_OK;
 }
 
@@ -82,9 +43,9 @@ static int check_axis_tensor(const graph_tensor *ax, npuc_err *err)
 {
     if (ax->dtype != GRAPH_I32)
         return npuc_errf(err, NPUC_E_UNSUPPORTED, "axis tensor '%s' has type %s; TFLite Micro supports int32 only",
-                         tname(ax), graph_dtype_name(ax->dtype));
+                         interp_tname(ax), graph_dtype_name(ax->dtype));
     if (ax->rank > 1)
-        return npuc_errf(err, NPUC_E_INVALID, "axis tensor '%s' must be a scalar or 1-d (rank %d)", tname(ax),
+        return npuc_errf(err, NPUC_E_INVALID, "axis tensor '%s' must be a scalar or 1-d (rank %d)", interp_tname(ax),
                          ax->rank);
     return NPUC_OK;
 }
@@ -94,7 +55,7 @@ static int axis_value(const graph_tensor *ax, const graph_tensor *in, int32_t v,
     int64_t a = v < 0 ? (int64_t)v + in->rank : v;
     if (a < 0 || a >= in->rank)
         return npuc_errf(err, NPUC_E_INVALID, "axis %d (tensor '%s') is out of range for the rank-%d input '%s'", v,
-                         tname(ax), in->rank, tname(in));
+                         interp_tname(ax), in->rank, interp_tname(in));
     *out = (int32_t)a;
     return NPUC_OK;
 }
@@ -118,7 +79,7 @@ static bool arg_shape_ok(const graph_tensor *in, const graph_tensor *out, int32_
 
 static int arg_prepare(interp_node *n, bool is_max, npuc_err *err)
 {
-    int rc = check_io(n, 2, err);
+    int rc = interp_check_counts(n, 2, 2, 1, err);
     if (rc) return rc;
     const char *op = is_max ? "ARG_MAX" : "ARG_MIN";
     const graph_tensor *in = interp_node_in_t(n, 0), *ax = interp_node_in_t(n, 1), *out = interp_node_out_t(n, 0);
@@ -127,34 +88,34 @@ static int arg_prepare(interp_node *n, bool is_max, npuc_err *err)
     if ((rc = check_axis_tensor(ax, err))) return rc;
     if (out->dtype != GRAPH_I32)
         return npuc_errf(err, NPUC_E_UNSUPPORTED, "output '%s' has type %s; TFLite Micro's %s supports int32 only",
-                         tname(out), graph_dtype_name(out->dtype), op);
+                         interp_tname(out), graph_dtype_name(out->dtype), op);
     if ((rc = check_rank(in, "input", 1, K_MAX_DIMS, err)) || (rc = check_rank(out, "output", 0, K_MAX_DIMS, err)))
         return rc;
     const size_t n_axis = graph_tensor_elems(ax);
-    if (n_axis < 1) return npuc_errf(err, NPUC_E_INVALID, "axis tensor '%s' is empty", tname(ax));
+    if (n_axis < 1) return npuc_errf(err, NPUC_E_INVALID, "axis tensor '%s' is empty", interp_tname(ax));
     k_op_arg_blob b;
     memset(&b, 0, sizeof b);
     to_dims(in, &b.din);
     b.out_count = (int32_t)graph_tensor_elems(out);
     char s1[96], s2[96];
-    shape_str(in->shape, in->rank, s1, sizeof s1);
-    shape_str(out->shape, out->rank, s2, sizeof s2);
+    interp_shape_str(in->shape, in->rank, s1, sizeof s1);
+    interp_shape_str(out->shape, out->rank, s2, sizeof s2);
     if (ax->data) {
         if ((rc = axis_value(ax, in, ((const int32_t *)ax->data)[0], &b.axis, err))) return rc;
         if (!arg_shape_ok(in, out, b.axis))
             return npuc_errf(err, NPUC_E_INVALID, "output '%s' has shape %s; input %s reduced over axis %d needs %d dims",
-                             tname(out), s2, s1, b.axis, in->rank - 1);
+                             interp_tname(out), s2, s1, b.axis, in->rank - 1);
         if (in->shape[b.axis] == 0 && b.out_count > 0)
-            return npuc_errf(err, NPUC_E_INVALID, "input '%s' is empty along axis %d", tname(in), b.axis);
+            return npuc_errf(err, NPUC_E_INVALID, "input '%s' is empty along axis %d", interp_tname(in), b.axis);
     } else {
         /* The axis is read at run time; some axis must give the output shape. */
         if (n_axis > K_REDUCE_MAX_AXIS_ELEMS)
             return npuc_errf(err, NPUC_E_UNSUPPORTED, "non-constant axis tensor '%s' has %zu elements (at most %d)",
-                             tname(ax), n_axis, K_REDUCE_MAX_AXIS_ELEMS);
+                             interp_tname(ax), n_axis, K_REDUCE_MAX_AXIS_ELEMS);
         bool any = false;
         for (int32_t a = 0; a < in->rank; a++) any = any || arg_shape_ok(in, out, a);
         if (!any)
-            return npuc_errf(err, NPUC_E_INVALID, "output '%s' has shape %s: no axis of input %s gives it", tname(out),
+            return npuc_errf(err, NPUC_E_INVALID, "output '%s' has shape %s: no axis of input %s gives it", interp_tname(out),
                              s2, s1);
         b.axis_dynamic = 1;
         b.n_axis = (int32_t)n_axis;
@@ -176,7 +137,7 @@ enum { R_MAX, R_MIN, R_SUM };
 
 static int reduce_prepare(interp_node *n, int which, npuc_err *err)
 {
-    int rc = check_io(n, 2, err);
+    int rc = interp_check_counts(n, 2, 2, 1, err);
     if (rc) return rc;
     const char *op = which == R_MAX ? "REDUCE_MAX" : which == R_MIN ? "REDUCE_MIN" : "SUM";
     const graph_tensor *in = interp_node_in_t(n, 0), *ax = interp_node_in_t(n, 1), *out = interp_node_out_t(n, 0);
@@ -216,16 +177,16 @@ static int reduce_prepare(interp_node *n, int which, npuc_err *err)
         for (int32_t i = 0; same && i < wr; i++) same = want[i] == out->shape[i];
         if (!same) {
             char s1[96], s2[96];
-            shape_str(out->shape, out->rank, s1, sizeof s1);
-            shape_str(want, wr, s2, sizeof s2);
-            return npuc_errf(err, NPUC_E_INVALID, "output '%s' has shape %s, expected %s (keep_dims %s)", tname(out), s1,
+            interp_shape_str(out->shape, out->rank, s1, sizeof s1);
+            interp_shape_str(want, wr, s2, sizeof s2);
+            return npuc_errf(err, NPUC_E_INVALID, "output '%s' has shape %s, expected %s (keep_dims %s)", interp_tname(out), s1,
                              s2, n->op->opt.keep_dims ? "true" : "false");
         }
         (void)want_count;
     } else {
         if (n_axis > K_REDUCE_MAX_AXIS_ELEMS)
             return npuc_errf(err, NPUC_E_UNSUPPORTED, "non-constant axis tensor '%s' has %zu elements (at most %d)",
-                             tname(ax), n_axis, K_REDUCE_MAX_AXIS_ELEMS);
+                             interp_tname(ax), n_axis, K_REDUCE_MAX_AXIS_ELEMS);
         b.axis_dynamic = 1;
         b.n_axis = (int32_t)n_axis;
     }
@@ -233,14 +194,14 @@ static int reduce_prepare(interp_node *n, int which, npuc_err *err)
     if (in->dtype == GRAPH_F32) {
         kind = which == R_MAX ? K_OP_REDUCE_MAX_F32 : which == R_MIN ? K_OP_REDUCE_MIN_F32 : K_OP_SUM_F32;
     } else {
-        if ((rc = check_quant(in, "input", err)) || (rc = check_quant(out, "output", err))) return rc;
+        if ((rc = interp_check_quant(in, "input", "outside", err)) || (rc = interp_check_quant(out, "output", "outside", err))) return rc;
         if (!sum) {
             /* TFLite Micro (at eval): same scale and zero point in and out. */
             if ((double)in->q.scale[0] != (double)out->q.scale[0] || in->q.zero_point[0] != out->q.zero_point[0])
                 return npuc_errf(err, NPUC_E_UNSUPPORTED,
                                  "%s int8 needs the same quantization for input '%s' (%g, %lld) and output '%s' (%g, "
                                  "%lld) (TFLite Micro)",
-                                 op, tname(in), (double)in->q.scale[0], (long long)in->q.zero_point[0], tname(out),
+                                 op, interp_tname(in), (double)in->q.scale[0], (long long)in->q.zero_point[0], interp_tname(out),
                                  (double)out->q.scale[0], (long long)out->q.zero_point[0]);
             kind = which == R_MAX ? K_OP_REDUCE_MAX_S8 : K_OP_REDUCE_MIN_S8;
         } else {
@@ -248,7 +209,7 @@ static int reduce_prepare(interp_node *n, int which, npuc_err *err)
             k_quantize_multiplier(real, &b.mult, &b.shift);
             if (b.shift < -31 || b.shift > 30)
                 return npuc_errf(err, NPUC_E_UNSUPPORTED, "SUM rescale factor %g (input '%s' / output '%s') is out of range",
-                                 real, tname(in), tname(out));
+                                 real, interp_tname(in), interp_tname(out));
             b.in_zp = (int32_t)in->q.zero_point[0];
             b.out_zp = (int32_t)out->q.zero_point[0];
             kind = in->dtype == GRAPH_I8 ? K_OP_SUM_S8 : K_OP_SUM_S16;
@@ -268,14 +229,14 @@ static int sum_prepare(interp_node *n, npuc_err *err) { return reduce_prepare(n,
 
 static int cumsum_prepare(interp_node *n, npuc_err *err)
 {
-    int rc = check_io(n, 2, err);
+    int rc = interp_check_counts(n, 2, 2, 1, err);
     if (rc) return rc;
     const graph_tensor *in = interp_node_in_t(n, 0), *ax = interp_node_in_t(n, 1), *out = interp_node_out_t(n, 0);
     if (in->dtype != GRAPH_F32 && in->dtype != GRAPH_I8)
         return unsupported_type(in, "input", "CUMSUM", "float32 and int8", err);
     if ((rc = check_axis_tensor(ax, err))) return rc;
     if (graph_tensor_elems(ax) != 1)
-        return npuc_errf(err, NPUC_E_INVALID, "axis tensor '%s' must hold one value (has %zu)", tname(ax),
+        return npuc_errf(err, NPUC_E_INVALID, "axis tensor '%s' must hold one value (has %zu)", interp_tname(ax),
                          graph_tensor_elems(ax));
     if ((rc = check_same_type(out, in, err))) return rc;
     if ((rc = check_rank(in, "input", 1, K_MAX_DIMS, err))) return rc;
@@ -283,10 +244,10 @@ static int cumsum_prepare(interp_node *n, npuc_err *err)
     for (int32_t i = 0; same && i < in->rank; i++) same = out->shape[i] == in->shape[i];
     if (!same) {
         char s1[96], s2[96];
-        shape_str(out->shape, out->rank, s1, sizeof s1);
-        shape_str(in->shape, in->rank, s2, sizeof s2);
-        return npuc_errf(err, NPUC_E_INVALID, "output '%s' has shape %s, input '%s' %s: they must match", tname(out), s1,
-                         tname(in), s2);
+        interp_shape_str(out->shape, out->rank, s1, sizeof s1);
+        interp_shape_str(in->shape, in->rank, s2, sizeof s2);
+        return npuc_errf(err, NPUC_E_INVALID, "output '%s' has shape %s, input '%s' %s: they must match", interp_tname(out), s1,
+                         interp_tname(in), s2);
     }
     k_op_cumsum_blob b;
     memset(&b, 0, sizeof b);
@@ -300,7 +261,7 @@ static int cumsum_prepare(interp_node *n, npuc_err *err)
     b.reverse = n->op->opt.reverse ? 1 : 0;
     uint32_t kind = K_OP_CUMSUM_F32;
     if (in->dtype == GRAPH_I8) {
-        if ((rc = check_quant(in, "input", err)) || (rc = check_quant(out, "output", err))) return rc;
+        if ((rc = interp_check_quant(in, "input", "outside", err)) || (rc = interp_check_quant(out, "output", "outside", err))) return rc;
         /* TFLite Micro's 8-bit general rescale: inputs scaled by 1/2 after a
          * left shift of 20, outputs by 2 * in_scale / (2^20 * out_scale). */
         b.left_shift = 20;
@@ -312,7 +273,7 @@ static int cumsum_prepare(interp_node *n, npuc_err *err)
         if (!(real_out < 1.0))
             return npuc_errf(err, NPUC_E_UNSUPPORTED,
                              "CUMSUM output rescale %g (input '%s' scale / output '%s' scale too large) must be below 1",
-                             real_out, tname(in), tname(out));
+                             real_out, interp_tname(in), interp_tname(out));
         k_quantize_multiplier_lt1(real_in, &b.in_mult, &b.in_shift);
         k_quantize_multiplier_lt1(real_out, &b.out_mult, &b.out_shift);
         if (b.in_shift < -31 || b.in_shift > 0 || b.out_shift < -31 || b.out_shift > 0)
@@ -329,7 +290,7 @@ static int cumsum_prepare(interp_node *n, npuc_err *err)
 
 static int l2pool_prepare(interp_node *n, npuc_err *err)
 {
-    int rc = check_io(n, 1, err);
+    int rc = interp_check_counts(n, 1, 1, 1, err);
     if (rc) return rc;
     const graph_tensor *in = interp_node_in_t(n, 0), *out = interp_node_out_t(n, 0);
     if ((rc = check_rank(in, "input", 4, 4, err)) || (rc = check_rank(out, "output", 4, 4, err))) return rc;
@@ -364,9 +325,9 @@ static int l2pool_prepare(interp_node *n, npuc_err *err)
     for (int32_t i = 0; i < 4; i++) same = same && out->shape[i] == want[i];
     if (!same) {
         char s1[96], s2[96];
-        shape_str(out->shape, 4, s1, sizeof s1);
-        shape_str(want, 4, s2, sizeof s2);
-        return npuc_errf(err, NPUC_E_INVALID, "output '%s' has shape %s, expected %s", tname(out), s1, s2);
+        interp_shape_str(out->shape, 4, s1, sizeof s1);
+        interp_shape_str(want, 4, s2, sizeof s2);
+        return npuc_errf(err, NPUC_E_INVALID, "output '%s' has shape %s, expected %s", interp_tname(out), s1, s2);
     }
     k_activation_range_f(o->activation, &b.act_min, &b.act_max);
     k_op_l2pool_blob *p = interp_node_blob(n, K_OP_L2_POOL_F32, sizeof *p);
@@ -379,7 +340,7 @@ static int l2pool_prepare(interp_node *n, npuc_err *err)
 
 static int bmm_prepare(interp_node *n, npuc_err *err)
 {
-    int rc = check_io(n, 2, err);
+    int rc = interp_check_counts(n, 2, 2, 1, err);
     if (rc) return rc;
     const graph_tensor *l = interp_node_in_t(n, 0), *r = interp_node_in_t(n, 1), *out = interp_node_out_t(n, 0);
     const char *types = "float32, int8 and int16";
@@ -390,7 +351,7 @@ static int bmm_prepare(interp_node *n, npuc_err *err)
     if (l->dtype != r->dtype)
         return npuc_errf(err, NPUC_E_UNSUPPORTED,
                          "lhs '%s' (%s) and rhs '%s' (%s) differ in type (TFLite Micro has no hybrid BATCH_MATMUL)",
-                         tname(l), graph_dtype_name(l->dtype), tname(r), graph_dtype_name(r->dtype));
+                         interp_tname(l), graph_dtype_name(l->dtype), interp_tname(r), graph_dtype_name(r->dtype));
     if ((rc = check_same_type(out, l, err))) return rc;
     if ((rc = check_rank(l, "lhs", 2, 5, err)) || (rc = check_rank(r, "rhs", 2, 5, err)) ||
         (rc = check_rank(out, "output", 0, K_MAX_DIMS, err)))
@@ -404,14 +365,14 @@ static int bmm_prepare(interp_node *n, npuc_err *err)
         const int32_t ld = li >= 0 ? l->shape[li] : 1, rd = ri >= 0 ? r->shape[ri] : 1;
         if (ld != rd && ld != 1 && rd != 1)
             return npuc_errf(err, NPUC_E_INVALID, "batch dims of lhs '%s' (%d) and rhs '%s' (%d) do not broadcast",
-                             tname(l), ld, tname(r), rd);
+                             interp_tname(l), ld, interp_tname(r), rd);
         want[i] = ld == 1 ? rd : ld;
     }
     const int32_t A = adj_x ? l->shape[lr - 1] : l->shape[lr - 2], K = adj_x ? l->shape[lr - 2] : l->shape[lr - 1];
     const int32_t Kr = adj_y ? r->shape[rr - 1] : r->shape[rr - 2], C = adj_y ? r->shape[rr - 2] : r->shape[rr - 1];
     if (K != Kr)
         return npuc_errf(err, NPUC_E_INVALID, "lhs '%s' depth %d (adj_x %d) differs from rhs '%s' depth %d (adj_y %d)",
-                         tname(l), K, adj_x, tname(r), Kr, adj_y);
+                         interp_tname(l), K, adj_x, interp_tname(r), Kr, adj_y);
     want[orank - 2] = A;
     want[orank - 1] = C;
     for (int32_t i = 0; i < orank; i++) want_count *= (size_t)want[i];
@@ -419,11 +380,11 @@ static int bmm_prepare(interp_node *n, npuc_err *err)
      * count and a rank of at least the result's. */
     if (graph_tensor_elems(out) != want_count || out->rank < orank) {
         char s1[96], s2[96];
-        shape_str(out->shape, out->rank, s1, sizeof s1);
-        shape_str(want, orank, s2, sizeof s2);
-        return npuc_errf(err, NPUC_E_INVALID, "output '%s' has shape %s, expected %s", tname(out), s1, s2);
+        interp_shape_str(out->shape, out->rank, s1, sizeof s1);
+        interp_shape_str(want, orank, s2, sizeof s2);
+        return npuc_errf(err, NPUC_E_INVALID, "output '%s' has shape %s, expected %s", interp_tname(out), s1, s2);
     }
-    if (want_count > INT32_MAX) return npuc_errf(err, NPUC_E_UNSUPPORTED, "output '%s' is too large", tname(out));
+    if (want_count > INT32_MAX) return npuc_errf(err, NPUC_E_UNSUPPORTED, "output '%s' is too large", interp_tname(out));
     k_op_bmm_blob b;
     memset(&b, 0, sizeof b);
     to_dims(l, &b.lhs);
@@ -433,8 +394,8 @@ static int bmm_prepare(interp_node *n, npuc_err *err)
     b.out_count = (int32_t)want_count;
     uint32_t kind = K_OP_BATCH_MATMUL_F32;
     if (l->dtype != GRAPH_F32) {
-        if ((rc = check_quant(l, "lhs", err)) || (rc = check_quant(r, "rhs", err)) ||
-            (rc = check_quant(out, "output", err)))
+        if ((rc = interp_check_quant(l, "lhs", "outside", err)) || (rc = interp_check_quant(r, "rhs", "outside", err)) ||
+            (rc = interp_check_quant(out, "output", "outside", err)))
             return rc;
         b.lhs_zp = (int32_t)l->q.zero_point[0];
         b.rhs_zp = (int32_t)r->q.zero_point[0];
@@ -442,7 +403,7 @@ static int bmm_prepare(interp_node *n, npuc_err *err)
         if (l->dtype == GRAPH_I16 && (b.lhs_zp || b.rhs_zp || b.out_zp))
             return npuc_errf(err, NPUC_E_UNSUPPORTED,
                              "int16 BATCH_MATMUL needs zero points 0 (lhs '%s' %d, rhs '%s' %d, output '%s' %d)",
-                             tname(l), b.lhs_zp, tname(r), b.rhs_zp, tname(out), b.out_zp);
+                             interp_tname(l), b.lhs_zp, interp_tname(r), b.rhs_zp, interp_tname(out), b.out_zp);
         /* GetQuantizedConvolutionMultipler: the scale product in float. */
         const float prod = l->q.scale[0] * r->q.scale[0];
         const double real = (double)prod / (double)out->q.scale[0];
@@ -471,8 +432,4 @@ static const interp_op_impl impls[] = {
     {TFL_OP_BATCH_MATMUL, bmm_prepare, NULL},
 };
 
-const interp_op_impl *interp_ops_reduce(int32_t *count)
-{
-    *count = (int32_t)(sizeof impls / sizeof impls[0]);
-    return impls;
-}
+INTERP_OPS_TABLE(interp_ops_reduce, impls)

@@ -25,56 +25,6 @@
 
 #define SHAPE_MAX_INPUTS 1024
 
-static const char *tname(const graph_tensor *t) { return t->name ? t->name : "?"; }
-
-static const char *shape_str(const int32_t *d, int32_t rank, char *buf, size_t size)
-{
-    size_t n = 0;
-    n += (size_t)snprintf(buf + n, size - n, "[");
-    for (int32_t i = 0; i < rank && n < size; i++)
-        n += (size_t)snprintf(buf + n, size - n, i ? ",%d" : "%d", d[i]);
-    if (n < size) snprintf(buf + n, size - n, "]");
-    return buf;
-}
-
-/* Compares the computed shape with the output tensor's. */
-static int check_out_shape(const graph_tensor *o, const int32_t *d, int32_t rank, npuc_err *err)
-{
-    bool same = o->rank == rank;
-    for (int32_t i = 0; same && i < rank; i++) same = o->shape[i] == d[i];
-    if (same) return NPUC_OK;
-    char a[128], b[128];
-    return npuc_errf(err, NPUC_E_INVALID, "output '%s' has shape %s but the op computes %s", tname(o),
-                     shape_str(o->shape, o->rank, a, sizeof a), shape_str(d, rank, b, sizeof b));
-}
-
-static int check_counts(const interp_node *n, int32_t min_in, int32_t max_in, int32_t n_out, npuc_err *err)
-{
-    if (n->op->n_in < min_in || n->op->n_in > max_in) {
-        if (min_in == max_in)
-            return npuc_errf(err, NPUC_E_INVALID, "expected %d inputs, got %d", min_in, n->op->n_in);
-        return npuc_errf(err, NPUC_E_INVALID, "expected %d to %d inputs, got %d", min_in, max_in, n->op->n_in);
-    }
-    if (n_out >= 0 && n->op->n_out != n_out)
-        return npuc_errf(err, NPUC_E_INVALID, "expected %d outputs, got %d", n_out, n->op->n_out);
-    for (int32_t i = 0; i < min_in; i++)
-        if (!interp_node_in_t(n, i)) return npuc_errf(err, NPUC_E_INVALID, "input %d is missing", i);
-    for (int32_t i = 0; i < n->op->n_out; i++)
-        if (!interp_node_out_t(n, i)) return npuc_errf(err, NPUC_E_INVALID, "output %d is missing", i);
-    return NPUC_OK;
-}
-
-static int check_same_dtype(const graph_tensor *a, const char *what_a, const graph_tensor *b, const char *what_b,
-                            npuc_err *err)
-{
-    if (a->dtype == b->dtype) return NPUC_OK;
-    return npuc_errf(err, NPUC_E_INVALID, "%s '%s' is %s but %s '%s' is %s", what_a, tname(a),
-                     graph_dtype_name(a->dtype), what_b, tname(b), graph_dtype_name(b->dtype));
-}
-
-static float q_scale(const graph_tensor *t) { return t->q.n > 0 ? t->q.scale[0] : 0.0f; }
-static int32_t q_zp(const graph_tensor *t) { return t->q.n > 0 ? (int32_t)t->q.zero_point[0] : 0; }
-
 static bool is_quant_dtype(graph_dtype d) { return d == GRAPH_I8 || d == GRAPH_U8 || d == GRAPH_I16; }
 
 /* Per-tensor quantization required for quantized types (when present). */
@@ -82,7 +32,7 @@ static int check_per_tensor(const graph_tensor *t, npuc_err *err)
 {
     if (t->q.n > 1)
         return npuc_errf(err, NPUC_E_UNSUPPORTED, "tensor '%s' has per-axis quantization (%d scales), "
-                         "which this op does not support", tname(t), t->q.n);
+                         "which this op does not support", interp_tname(t), t->q.n);
     return NPUC_OK;
 }
 
@@ -92,11 +42,11 @@ static int check_same_quant(const graph_tensor *a, const char *what_a, const gra
                             npuc_err *err)
 {
     if (!is_quant_dtype(a->dtype)) return NPUC_OK;
-    if (q_zp(a) == q_zp(b) && q_scale(a) == q_scale(b)) return NPUC_OK;
+    if (interp_q_zp(a) == interp_q_zp(b) && interp_q_scale(a) == interp_q_scale(b)) return NPUC_OK;
     return npuc_errf(err, NPUC_E_INVALID,
                      "%s '%s' (scale %g, zero point %d) and %s '%s' (scale %g, zero point %d) must have the "
                      "same quantization: this op does not rescale",
-                     what_a, tname(a), (double)q_scale(a), q_zp(a), what_b, tname(b), (double)q_scale(b), q_zp(b));
+                     what_a, interp_tname(a), (double)interp_q_scale(a), interp_q_zp(a), what_b, interp_tname(b), (double)interp_q_scale(b), interp_q_zp(b));
 }
 
 /* Element width class for the data movement kernels: 1, 2 or 4 bytes. */
@@ -112,52 +62,17 @@ static int elem_width(const graph_tensor *t, const char *opname, npuc_err *err)
     default: break;
     }
     npuc_errf(err, NPUC_E_UNSUPPORTED, "%s with %s tensor '%s' is not supported", opname, graph_dtype_name(t->dtype),
-              tname(t));
+              interp_tname(t));
     return 0;
-}
-
-/* Reads a constant integer tensor (int32 or int64) into v (up to max values). */
-static int read_const_ints(const graph_tensor *t, const char *what, int64_t *v, int32_t max, int32_t *count,
-                           npuc_err *err)
-{
-    if (!t->data)
-        return npuc_errf(err, NPUC_E_UNSUPPORTED, "non-constant %s tensor '%s' is not supported", what, tname(t));
-    if (t->dtype != GRAPH_I32 && t->dtype != GRAPH_I64)
-        return npuc_errf(err, NPUC_E_INVALID, "%s tensor '%s' must be int32 or int64, not %s", what, tname(t),
-                         graph_dtype_name(t->dtype));
-    size_t ne = graph_tensor_elems(t);
-    if (ne > (size_t)max)
-        return npuc_errf(err, NPUC_E_INVALID, "%s tensor '%s' has %zu values, at most %d allowed", what, tname(t), ne,
-                         max);
-    for (size_t i = 0; i < ne; i++) {
-        if (t->dtype == GRAPH_I32) {
-            int32_t x;
-            memcpy(&x, (const uint8_t *)t->data + 4 * i, 4);
-            v[i] = x;
-        } else {
-            int64_t x;
-            memcpy(&x, (const uint8_t *)t->data + 8 * i, 8);
-            v[i] = x;
-        }
-    }
-    *count = (int32_t)ne;
-    return NPUC_OK;
 }
 
 static int to_i32(int64_t v, const char *what, const graph_tensor *t, int32_t *out, npuc_err *err)
 {
     if (v < INT32_MIN || v > INT32_MAX)
         return npuc_errf(err, NPUC_E_INVALID, "%s value %lld in '%s' does not fit in int32", what, (long long)v,
-                         tname(t));
+                         interp_tname(t));
     *out = (int32_t)v;
     return NPUC_OK;
-}
-
-static int64_t prod(const int32_t *d, int32_t from, int32_t to)
-{
-    int64_t p = 1;
-    for (int32_t i = from; i < to; i++) p *= d[i];
-    return p;
 }
 
 /* ---- RESHAPE / SQUEEZE / EXPAND_DIMS: copies ------------------------------- */
@@ -169,8 +84,8 @@ typedef struct copy_params {
 static int copy_finish(interp_node *n, const graph_tensor *in, const graph_tensor *out, npuc_err *err)
 {
     if (in->nbytes != out->nbytes)
-        return npuc_errf(err, NPUC_E_INVALID, "input '%s' has %zu bytes but output '%s' has %zu", tname(in),
-                         in->nbytes, tname(out), out->nbytes);
+        return npuc_errf(err, NPUC_E_INVALID, "input '%s' has %zu bytes but output '%s' has %zu", interp_tname(in),
+                         in->nbytes, interp_tname(out), out->nbytes);
     copy_params *p = interp_node_alloc(n, sizeof *p);
     if (!p) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     p->nbytes = in->nbytes;
@@ -193,11 +108,11 @@ static int copy_emit(interp_node *n, int rc, npuc_err *err)
 
 static int reshape_prepare(interp_node *n, npuc_err *err)
 {
-    int rc = check_counts(n, 1, 2, 1, err);
+    int rc = interp_check_counts(n, 1, 2, 1, err);
     if (rc) return rc;
     const graph_tensor *in = interp_node_in_t(n, 0), *out = interp_node_out_t(n, 0);
     const graph_tensor *st = interp_node_in_t(n, 1);
-    if ((rc = check_same_dtype(in, "input", out, "output", err))) return rc;
+    if ((rc = interp_check_same_dtype(in, "input", out, "output", err))) return rc;
 
     /* TFLite takes the new shape from the shape tensor when it is a 1-D
      * int32 tensor, else from ReshapeOptions.new_shape (a legacy [0] meaning
@@ -208,7 +123,7 @@ static int reshape_prepare(interp_node *n, npuc_err *err)
     if (st && st->rank == 1 && st->dtype == GRAPH_I32) {
         if (st->data) {
             int64_t v[GRAPH_MAX_RANK];
-            if ((rc = read_const_ints(st, "shape", v, GRAPH_MAX_RANK, &rank, err))) return rc;
+            if ((rc = interp_read_const_ints(st, "shape", v, GRAPH_MAX_RANK, &rank, err))) return rc;
             for (int32_t i = 0; i < rank; i++) shp[i] = (int32_t)v[i];
         }
     } else if (n->op->opt.has_new_shape) {
@@ -242,21 +157,21 @@ static int reshape_prepare(interp_node *n, npuc_err *err)
         }
         if (known != in_elems) {
             char a[128], b[128];
-            return npuc_errf(err, NPUC_E_INVALID, "cannot reshape input '%s' %s (%lld elements) to %s", tname(in),
-                             shape_str(in->shape, in->rank, a, sizeof a), (long long)in_elems,
-                             shape_str(shp, rank, b, sizeof b));
+            return npuc_errf(err, NPUC_E_INVALID, "cannot reshape input '%s' %s (%lld elements) to %s", interp_tname(in),
+                             interp_shape_str(in->shape, in->rank, a, sizeof a), (long long)in_elems,
+                             interp_shape_str(shp, rank, b, sizeof b));
         }
-        if ((rc = check_out_shape(out, shp, rank, err))) return rc;
+        if ((rc = interp_check_out_shape(out, shp, rank, err))) return rc;
     }
     return copy_finish(n, in, out, err);
 }
 
 static int squeeze_prepare(interp_node *n, npuc_err *err)
 {
-    int rc = check_counts(n, 1, 1, 1, err);
+    int rc = interp_check_counts(n, 1, 1, 1, err);
     if (rc) return rc;
     const graph_tensor *in = interp_node_in_t(n, 0), *out = interp_node_out_t(n, 0);
-    if ((rc = check_same_dtype(in, "input", out, "output", err))) return rc;
+    if ((rc = interp_check_same_dtype(in, "input", out, "output", err))) return rc;
     bool sq[GRAPH_MAX_RANK] = {false};
     const tfl_options *o = &n->op->opt;
     if (o->n_squeeze_dims == 0) {
@@ -267,39 +182,39 @@ static int squeeze_prepare(interp_node *n, npuc_err *err)
             int32_t c = a < 0 ? a + in->rank : a;
             if (c < 0 || c >= in->rank)
                 return npuc_errf(err, NPUC_E_INVALID, "squeeze dim %d is out of range for input '%s' of rank %d", a,
-                                 tname(in), in->rank);
+                                 interp_tname(in), in->rank);
             if (in->shape[c] != 1)
                 return npuc_errf(err, NPUC_E_INVALID, "cannot squeeze dim %d of input '%s': its size is %d, not 1", a,
-                                 tname(in), in->shape[c]);
+                                 interp_tname(in), in->shape[c]);
             sq[c] = true;
         }
     }
     int32_t shp[GRAPH_MAX_RANK], r = 0;
     for (int32_t i = 0; i < in->rank; i++)
         if (!sq[i]) shp[r++] = in->shape[i];
-    if ((rc = check_out_shape(out, shp, r, err))) return rc;
+    if ((rc = interp_check_out_shape(out, shp, r, err))) return rc;
     return copy_finish(n, in, out, err);
 }
 
 static int expand_dims_prepare(interp_node *n, npuc_err *err)
 {
-    int rc = check_counts(n, 2, 2, 1, err);
+    int rc = interp_check_counts(n, 2, 2, 1, err);
     if (rc) return rc;
     const graph_tensor *in = interp_node_in_t(n, 0), *ax = interp_node_in_t(n, 1), *out = interp_node_out_t(n, 0);
-    if ((rc = check_same_dtype(in, "input", out, "output", err))) return rc;
+    if ((rc = interp_check_same_dtype(in, "input", out, "output", err))) return rc;
     int64_t v[1];
     int32_t cnt = 0;
-    if ((rc = read_const_ints(ax, "axis", v, 1, &cnt, err))) return rc;
-    if (cnt != 1) return npuc_errf(err, NPUC_E_INVALID, "axis tensor '%s' must hold one value", tname(ax));
+    if ((rc = interp_read_const_ints(ax, "axis", v, 1, &cnt, err))) return rc;
+    if (cnt != 1) return npuc_errf(err, NPUC_E_INVALID, "axis tensor '%s' must hold one value", interp_tname(ax));
     int64_t a = v[0] < 0 ? v[0] + in->rank + 1 : v[0];
     if (a < 0 || a > in->rank)
         return npuc_errf(err, NPUC_E_INVALID, "axis %lld is out of range for input '%s' of rank %d", (long long)v[0],
-                         tname(in), in->rank);
+                         interp_tname(in), in->rank);
     if (in->rank + 1 > GRAPH_MAX_RANK)
         return npuc_errf(err, NPUC_E_UNSUPPORTED, "output rank %d exceeds %d", in->rank + 1, GRAPH_MAX_RANK);
     int32_t shp[GRAPH_MAX_RANK], r = 0;
     for (int32_t i = 0; i <= in->rank; i++) shp[r++] = i == a ? 1 : in->shape[i < a ? i : i - 1];
-    if ((rc = check_out_shape(out, shp, r, err))) return rc;
+    if ((rc = interp_check_out_shape(out, shp, r, err))) return rc;
     return copy_finish(n, in, out, err);
 }
 
@@ -327,13 +242,13 @@ static concat_params *concat_alloc(interp_node *n, int32_t count)
 
 static int concat_prepare(interp_node *n, npuc_err *err)
 {
-    int rc = check_counts(n, 1, SHAPE_MAX_INPUTS, 1, err);
+    int rc = interp_check_counts(n, 1, SHAPE_MAX_INPUTS, 1, err);
     if (rc) return rc;
     const int32_t ni = n->op->n_in;
     const graph_tensor *in0 = interp_node_in_t(n, 0), *out = interp_node_out_t(n, 0);
     for (int32_t i = 0; i < ni; i++)
         if (!interp_node_in_t(n, i)) return npuc_errf(err, NPUC_E_INVALID, "input %d is missing", i);
-    if ((rc = check_same_dtype(in0, "input 0", out, "output", err))) return rc;
+    if ((rc = interp_check_same_dtype(in0, "input 0", out, "output", err))) return rc;
     const int32_t rank = in0->rank;
     int32_t axis = n->op->opt.axis;
     if (axis < 0) axis += rank;
@@ -346,22 +261,22 @@ static int concat_prepare(interp_node *n, npuc_err *err)
         const graph_tensor *t = interp_node_in_t(n, i);
         char what[32];
         snprintf(what, sizeof what, "input %d", i);
-        if ((rc = check_same_dtype(t, what, out, "output", err))) return rc;
+        if ((rc = interp_check_same_dtype(t, what, out, "output", err))) return rc;
         if (t->rank != rank)
-            return npuc_errf(err, NPUC_E_INVALID, "input %d '%s' has rank %d but input 0 has rank %d", i, tname(t),
+            return npuc_errf(err, NPUC_E_INVALID, "input %d '%s' has rank %d but input 0 has rank %d", i, interp_tname(t),
                              t->rank, rank);
         for (int32_t d = 0; d < rank; d++)
             if (d != axis && t->shape[d] != in0->shape[d]) {
                 char a[128], b[128];
                 return npuc_errf(err, NPUC_E_INVALID, "input %d '%s' %s does not match input 0 %s outside axis %d", i,
-                                 tname(t), shape_str(t->shape, rank, a, sizeof a),
-                                 shape_str(in0->shape, rank, b, sizeof b), axis);
+                                 interp_tname(t), interp_shape_str(t->shape, rank, a, sizeof a),
+                                 interp_shape_str(in0->shape, rank, b, sizeof b), axis);
             }
         if (t->shape[axis] > INT32_MAX - shp[axis])
             return npuc_errf(err, NPUC_E_INVALID, "concatenated dim %d overflows int32 at input %d", axis, i);
         shp[axis] += t->shape[axis];
     }
-    if ((rc = check_out_shape(out, shp, rank, err))) return rc;
+    if ((rc = interp_check_out_shape(out, shp, rank, err))) return rc;
 
     const int act = n->op->opt.activation;
     if (act != TFL_ACT_NONE && act != TFL_ACT_RELU && act != TFL_ACT_RELU6 && act != TFL_ACT_RELU_N1_TO_1)
@@ -377,8 +292,8 @@ static int concat_prepare(interp_node *n, npuc_err *err)
     concat_params *p = concat_alloc(n, ni);
     if (!p) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     p->width = width;
-    p->q.c.outer = (int32_t)prod(shp, 0, axis);
-    p->q.c.inner = (int32_t)prod(shp, axis + 1, rank);
+    p->q.c.outer = (int32_t)interp_prod(shp, 0, axis);
+    p->q.c.inner = (int32_t)interp_prod(shp, axis + 1, rank);
     for (int32_t i = 0; i < ni; i++) ((int32_t *)p->q.c.axis_len)[i] = interp_node_in_t(n, i)->shape[axis];
     p->mode = CAT_COPY;
 
@@ -397,32 +312,32 @@ static int concat_prepare(interp_node *n, npuc_err *err)
         for (int32_t i = 0; i < ni; i++) {
             const graph_tensor *t = interp_node_in_t(n, i);
             if ((rc = check_per_tensor(t, err))) return rc;
-            sc[i] = q_scale(t);
-            zp[i] = q_zp(t);
-            if (sc[i] != q_scale(out) || zp[i] != q_zp(out)) same = false;
+            sc[i] = interp_q_scale(t);
+            zp[i] = interp_q_zp(t);
+            if (sc[i] != interp_q_scale(out) || zp[i] != interp_q_zp(out)) same = false;
         }
         if (!same) {
-            if (!(q_scale(out) > 0.0f) || !isnormal(q_scale(out)))
+            if (!(interp_q_scale(out) > 0.0f) || !isnormal(interp_q_scale(out)))
                 return npuc_errf(err, NPUC_E_INVALID, "output '%s' needs a positive scale to rescale inputs (has %g)",
-                                 tname(out), (double)q_scale(out));
+                                 interp_tname(out), (double)interp_q_scale(out));
             for (int32_t i = 0; i < ni; i++)
                 if (!(sc[i] > 0.0f) || !isnormal(sc[i]))
                     return npuc_errf(err, NPUC_E_INVALID, "input %d '%s' has invalid scale %g", i,
-                                     tname(interp_node_in_t(n, i)), (double)sc[i]);
+                                     interp_tname(interp_node_in_t(n, i)), (double)sc[i]);
             p->mode = out->dtype == GRAPH_I8 ? CAT_REQ_S8 : CAT_REQ_U8;
             p->q.in_scale = sc;
             p->q.in_zp = zp;
-            p->q.out_scale = q_scale(out);
-            p->q.out_zp = q_zp(out);
+            p->q.out_scale = interp_q_scale(out);
+            p->q.out_zp = interp_q_zp(out);
         }
     } else if (out->dtype == GRAPH_I16) {
         /* TFLite and TFLite Micro: int16 inputs and output must have zero
          * point 0; scales are not checked (values are copied). */
         for (int32_t i = 0; i <= ni; i++) {
             const graph_tensor *t = i < ni ? interp_node_in_t(n, i) : out;
-            if (q_zp(t) != 0)
+            if (interp_q_zp(t) != 0)
                 return npuc_errf(err, NPUC_E_INVALID, "int16 %s '%s' has zero point %d; int16 CONCATENATION "
-                                 "needs zero point 0", i < ni ? "input" : "output", tname(t), q_zp(t));
+                                 "needs zero point 0", i < ni ? "input" : "output", interp_tname(t), interp_q_zp(t));
         }
     }
     return NPUC_OK;
@@ -458,7 +373,7 @@ static int concat_emit(interp_node *n, int rc, npuc_err *err)
 
 static int pack_prepare(interp_node *n, npuc_err *err)
 {
-    int rc = check_counts(n, 1, SHAPE_MAX_INPUTS, 1, err);
+    int rc = interp_check_counts(n, 1, SHAPE_MAX_INPUTS, 1, err);
     if (rc) return rc;
     const int32_t ni = n->op->n_in;
     if (n->op->opt.num != ni)
@@ -476,28 +391,28 @@ static int pack_prepare(interp_node *n, npuc_err *err)
         if (!t) return npuc_errf(err, NPUC_E_INVALID, "input %d is missing", i);
         char what[32];
         snprintf(what, sizeof what, "input %d", i);
-        if ((rc = check_same_dtype(t, what, out, "output", err))) return rc;
+        if ((rc = interp_check_same_dtype(t, what, out, "output", err))) return rc;
         bool same = t->rank == rank;
         for (int32_t d = 0; same && d < rank; d++) same = t->shape[d] == in0->shape[d];
         if (!same) {
             char a[128], b[128];
-            return npuc_errf(err, NPUC_E_INVALID, "input %d '%s' %s differs from input 0 %s", i, tname(t),
-                             shape_str(t->shape, t->rank, a, sizeof a), shape_str(in0->shape, rank, b, sizeof b));
+            return npuc_errf(err, NPUC_E_INVALID, "input %d '%s' %s differs from input 0 %s", i, interp_tname(t),
+                             interp_shape_str(t->shape, t->rank, a, sizeof a), interp_shape_str(in0->shape, rank, b, sizeof b));
         }
         /* TFLite: packed quantized tensors must share the output's quantization. */
         if ((rc = check_same_quant(t, what, out, "output", err))) return rc;
     }
     int32_t shp[GRAPH_MAX_RANK];
     for (int32_t i = 0, j = 0; i <= rank; i++) shp[i] = i == axis ? ni : in0->shape[j++];
-    if ((rc = check_out_shape(out, shp, rank + 1, err))) return rc;
+    if ((rc = interp_check_out_shape(out, shp, rank + 1, err))) return rc;
     int width = elem_width(out, "PACK", err);
     if (!width) return NPUC_E_UNSUPPORTED;
     concat_params *p = concat_alloc(n, ni);
     if (!p) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     p->mode = CAT_COPY;
     p->width = width;
-    p->q.c.outer = (int32_t)prod(in0->shape, 0, axis);
-    p->q.c.inner = (int32_t)prod(in0->shape, axis, rank);
+    p->q.c.outer = (int32_t)interp_prod(in0->shape, 0, axis);
+    p->q.c.inner = (int32_t)interp_prod(in0->shape, axis, rank);
     for (int32_t i = 0; i < ni; i++) ((int32_t *)p->q.c.axis_len)[i] = 1;
     return NPUC_OK;
 }
@@ -525,9 +440,9 @@ static int read_axis(const graph_tensor *t, int32_t rank, int32_t *axis, npuc_er
 {
     int64_t v[1];
     int32_t cnt = 0;
-    int rc = read_const_ints(t, "axis", v, 1, &cnt, err);
+    int rc = interp_read_const_ints(t, "axis", v, 1, &cnt, err);
     if (rc) return rc;
-    if (cnt != 1) return npuc_errf(err, NPUC_E_INVALID, "axis tensor '%s' must hold one value", tname(t));
+    if (cnt != 1) return npuc_errf(err, NPUC_E_INVALID, "axis tensor '%s' must hold one value", interp_tname(t));
     int64_t a = v[0] < 0 ? v[0] + rank : v[0];
     if (a < 0 || a >= rank)
         return npuc_errf(err, NPUC_E_INVALID, "axis %lld is out of range for rank %d", (long long)v[0], rank);
@@ -546,7 +461,7 @@ static int split_finish(interp_node *n, const graph_tensor *in, int32_t axis, co
         const graph_tensor *o = interp_node_out_t(n, i);
         char what[32];
         snprintf(what, sizeof what, "output %d", i);
-        if ((rc = check_same_dtype(in, "input", o, what, err))) return rc;
+        if ((rc = interp_check_same_dtype(in, "input", o, what, err))) return rc;
         int32_t shp[GRAPH_MAX_RANK], r = 0;
         for (int32_t d = 0; d < in->rank; d++) {
             if (d == axis) {
@@ -555,7 +470,7 @@ static int split_finish(interp_node *n, const graph_tensor *in, int32_t axis, co
                 shp[r++] = in->shape[d];
             }
         }
-        if ((rc = check_out_shape(o, shp, r, err))) return npuc_err_prefix(err, "output %d", i);
+        if ((rc = interp_check_out_shape(o, shp, r, err))) return npuc_err_prefix(err, "output %d", i);
     }
     int width = elem_width(in, opname, err);
     if (!width) return NPUC_E_UNSUPPORTED;
@@ -563,8 +478,8 @@ static int split_finish(interp_node *n, const graph_tensor *in, int32_t axis, co
     if (!p) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     p->width = width;
     p->in_index = in_index;
-    p->s.outer = (int32_t)prod(in->shape, 0, axis);
-    p->s.inner = (int32_t)prod(in->shape, axis + 1, in->rank);
+    p->s.outer = (int32_t)interp_prod(in->shape, 0, axis);
+    p->s.inner = (int32_t)interp_prod(in->shape, axis + 1, in->rank);
     for (int32_t i = 0; i < no; i++) ((int32_t *)p->s.axis_len)[i] = lens[i];
     return NPUC_OK;
 }
@@ -572,7 +487,7 @@ static int split_finish(interp_node *n, const graph_tensor *in, int32_t axis, co
 static int split_prepare(interp_node *n, npuc_err *err)
 {
     /* SPLIT: input 0 is the axis, input 1 the data. */
-    int rc = check_counts(n, 2, 2, -1, err);
+    int rc = interp_check_counts(n, 2, 2, -1, err);
     if (rc) return rc;
     const graph_tensor *ax = interp_node_in_t(n, 0), *in = interp_node_in_t(n, 1);
     const int32_t no = n->op->n_out;
@@ -583,7 +498,7 @@ static int split_prepare(interp_node *n, npuc_err *err)
     if ((rc = read_axis(ax, in->rank, &axis, err))) return rc;
     if (in->shape[axis] % no != 0)
         return npuc_errf(err, NPUC_E_INVALID, "dim %d of input '%s' (size %d) does not split into %d equal parts",
-                         axis, tname(in), in->shape[axis], no);
+                         axis, interp_tname(in), in->shape[axis], no);
     int32_t *lens = interp_node_alloc(n, sizeof(int32_t) * (size_t)no);
     if (!lens) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     for (int32_t i = 0; i < no; i++) lens[i] = in->shape[axis] / no;
@@ -593,7 +508,7 @@ static int split_prepare(interp_node *n, npuc_err *err)
 static int split_v_prepare(interp_node *n, npuc_err *err)
 {
     /* SPLIT_V: input 0 data, input 1 size_splits, input 2 axis. */
-    int rc = check_counts(n, 3, 3, -1, err);
+    int rc = interp_check_counts(n, 3, 3, -1, err);
     if (rc) return rc;
     const graph_tensor *in = interp_node_in_t(n, 0), *sz = interp_node_in_t(n, 1), *ax = interp_node_in_t(n, 2);
     const int32_t no = n->op->n_out;
@@ -606,9 +521,9 @@ static int split_v_prepare(interp_node *n, npuc_err *err)
     int32_t *lens = interp_node_alloc(n, sizeof(int32_t) * (size_t)no);
     if (!v || !lens) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     int32_t cnt = 0;
-    if ((rc = read_const_ints(sz, "size_splits", v, no, &cnt, err))) return rc;
+    if ((rc = interp_read_const_ints(sz, "size_splits", v, no, &cnt, err))) return rc;
     if (cnt != no)
-        return npuc_errf(err, NPUC_E_INVALID, "size_splits '%s' has %d values for %d outputs", tname(sz), cnt, no);
+        return npuc_errf(err, NPUC_E_INVALID, "size_splits '%s' has %d values for %d outputs", interp_tname(sz), cnt, no);
     int32_t minus = -1;
     int64_t sum = 0;
     for (int32_t i = 0; i < no; i++) {
@@ -639,7 +554,7 @@ static int split_v_prepare(interp_node *n, npuc_err *err)
 
 static int unpack_prepare(interp_node *n, npuc_err *err)
 {
-    int rc = check_counts(n, 1, 1, -1, err);
+    int rc = interp_check_counts(n, 1, 1, -1, err);
     if (rc) return rc;
     const graph_tensor *in = interp_node_in_t(n, 0);
     const int32_t no = n->op->n_out;
@@ -651,7 +566,7 @@ static int unpack_prepare(interp_node *n, npuc_err *err)
         return npuc_errf(err, NPUC_E_INVALID, "axis %d is out of range for input of rank %d", n->op->opt.axis,
                          in->rank);
     if (in->shape[axis] != no)
-        return npuc_errf(err, NPUC_E_INVALID, "dim %d of input '%s' is %d but num is %d", axis, tname(in),
+        return npuc_errf(err, NPUC_E_INVALID, "dim %d of input '%s' is %d but num is %d", axis, interp_tname(in),
                          in->shape[axis], no);
     for (int32_t i = 0; i < no; i++) {
         const graph_tensor *o = interp_node_out_t(n, i);
@@ -695,22 +610,22 @@ typedef struct pad_params {
 
 static int pad_prepare(interp_node *n, npuc_err *err)
 {
-    int rc = check_counts(n, 2, 3, 1, err);
+    int rc = interp_check_counts(n, 2, 3, 1, err);
     if (rc) return rc;
     const graph_tensor *in = interp_node_in_t(n, 0), *pd = interp_node_in_t(n, 1), *out = interp_node_out_t(n, 0);
     const graph_tensor *cv = interp_node_in_t(n, 2);
-    if ((rc = check_same_dtype(in, "input", out, "output", err))) return rc;
+    if ((rc = interp_check_same_dtype(in, "input", out, "output", err))) return rc;
     if (in->rank > PAD_MAX_DIMS)
-        return npuc_errf(err, NPUC_E_UNSUPPORTED, "input '%s' has rank %d; PAD supports up to %d dims", tname(in),
+        return npuc_errf(err, NPUC_E_UNSUPPORTED, "input '%s' has rank %d; PAD supports up to %d dims", interp_tname(in),
                          in->rank, PAD_MAX_DIMS);
     if (pd->rank != 2 || pd->shape[0] != in->rank || pd->shape[1] != 2) {
         char a[128];
-        return npuc_errf(err, NPUC_E_INVALID, "paddings '%s' has shape %s; expected [%d,2]", tname(pd),
-                         shape_str(pd->shape, pd->rank, a, sizeof a), in->rank);
+        return npuc_errf(err, NPUC_E_INVALID, "paddings '%s' has shape %s; expected [%d,2]", interp_tname(pd),
+                         interp_shape_str(pd->shape, pd->rank, a, sizeof a), in->rank);
     }
     int64_t v[2 * PAD_MAX_DIMS];
     int32_t cnt = 0;
-    if ((rc = read_const_ints(pd, "paddings", v, 2 * PAD_MAX_DIMS, &cnt, err))) return rc;
+    if ((rc = interp_read_const_ints(pd, "paddings", v, 2 * PAD_MAX_DIMS, &cnt, err))) return rc;
     int width = elem_width(in, n->op->opcode == TFL_OP_PADV2 ? "PADV2" : "PAD", err);
     if (!width) return NPUC_E_UNSUPPORTED;
     pad_params *p = interp_node_alloc(n, sizeof *p);
@@ -722,36 +637,36 @@ static int pad_prepare(interp_node *n, npuc_err *err)
         if ((rc = to_i32(v[2 * d], "padding", pd, &p->k.before[d], err))) return rc;
         if ((rc = to_i32(v[2 * d + 1], "padding", pd, &p->k.after[d], err))) return rc;
         if (p->k.before[d] < 0 || p->k.after[d] < 0)
-            return npuc_errf(err, NPUC_E_INVALID, "paddings '%s' has a negative value for dim %d", tname(pd), d);
+            return npuc_errf(err, NPUC_E_INVALID, "paddings '%s' has a negative value for dim %d", interp_tname(pd), d);
         p->k.in_dims[d] = in->shape[d];
         int64_t o = (int64_t)in->shape[d] + p->k.before[d] + p->k.after[d];
         if (o > INT32_MAX) return npuc_errf(err, NPUC_E_INVALID, "padded dim %d overflows", d);
         shp[d] = (int32_t)o;
     }
-    if ((rc = check_out_shape(out, shp, in->rank, err))) return rc;
+    if ((rc = interp_check_out_shape(out, shp, in->rank, err))) return rc;
 
     memset(p->value, 0, sizeof p->value);
     if (cv) {
-        if ((rc = check_same_dtype(cv, "constant value", in, "input", err))) return rc;
+        if ((rc = interp_check_same_dtype(cv, "constant value", in, "input", err))) return rc;
         if (graph_tensor_elems(cv) != 1)
-            return npuc_errf(err, NPUC_E_INVALID, "constant value '%s' must be a single value, has %zu", tname(cv),
+            return npuc_errf(err, NPUC_E_INVALID, "constant value '%s' must be a single value, has %zu", interp_tname(cv),
                              graph_tensor_elems(cv));
         /* TFLite: a quantized pad value must be in the output's quantization
          * (TFLite Micro checks this for int8 only). */
         if ((in->dtype == GRAPH_I8 || in->dtype == GRAPH_U8 || (in->dtype == GRAPH_I16 && in->q.n > 0)) &&
-            (q_zp(cv) != q_zp(out) || q_scale(cv) != q_scale(out)))
+            (interp_q_zp(cv) != interp_q_zp(out) || interp_q_scale(cv) != interp_q_scale(out)))
             return npuc_errf(err, NPUC_E_INVALID,
                              "constant value '%s' (scale %g, zero point %d) must have the quantization of output "
                              "'%s' (scale %g, zero point %d)",
-                             tname(cv), (double)q_scale(cv), q_zp(cv), tname(out), (double)q_scale(out), q_zp(out));
+                             interp_tname(cv), (double)interp_q_scale(cv), interp_q_zp(cv), interp_tname(out), (double)interp_q_scale(out), interp_q_zp(out));
         p->value_from_tensor = true;
     } else if (in->dtype == GRAPH_I8 || in->dtype == GRAPH_U8) {
         /* Quantized PAD pads with the output zero point, which must be
          * representable. */
-        int32_t zp = q_zp(out);
+        int32_t zp = interp_q_zp(out);
         int32_t lo = in->dtype == GRAPH_I8 ? -128 : 0, hi = in->dtype == GRAPH_I8 ? 127 : 255;
         if (zp < lo || zp > hi)
-            return npuc_errf(err, NPUC_E_INVALID, "output '%s' zero point %d is outside the %s range", tname(out), zp,
+            return npuc_errf(err, NPUC_E_INVALID, "output '%s' zero point %d is outside the %s range", interp_tname(out), zp,
                              graph_dtype_name(out->dtype));
         p->value[0] = (uint8_t)zp;
     }
@@ -785,21 +700,21 @@ typedef struct slice_params {
 
 static int slice_prepare(interp_node *n, npuc_err *err)
 {
-    int rc = check_counts(n, 3, 3, 1, err);
+    int rc = interp_check_counts(n, 3, 3, 1, err);
     if (rc) return rc;
     const graph_tensor *in = interp_node_in_t(n, 0), *bt = interp_node_in_t(n, 1), *st = interp_node_in_t(n, 2);
     const graph_tensor *out = interp_node_out_t(n, 0);
-    if ((rc = check_same_dtype(in, "input", out, "output", err))) return rc;
+    if ((rc = interp_check_same_dtype(in, "input", out, "output", err))) return rc;
     if (in->rank > SLICE_MAX_DIMS)
-        return npuc_errf(err, NPUC_E_UNSUPPORTED, "input '%s' has rank %d; SLICE supports up to %d dims", tname(in),
+        return npuc_errf(err, NPUC_E_UNSUPPORTED, "input '%s' has rank %d; SLICE supports up to %d dims", interp_tname(in),
                          in->rank, SLICE_MAX_DIMS);
     if (bt->dtype != st->dtype)
         return npuc_errf(err, NPUC_E_INVALID, "begin '%s' (%s) and size '%s' (%s) must have the same type",
-                         tname(bt), graph_dtype_name(bt->dtype), tname(st), graph_dtype_name(st->dtype));
+                         interp_tname(bt), graph_dtype_name(bt->dtype), interp_tname(st), graph_dtype_name(st->dtype));
     int64_t b[SLICE_MAX_DIMS], s[SLICE_MAX_DIMS];
     int32_t nb = 0, ns = 0;
-    if ((rc = read_const_ints(bt, "begin", b, SLICE_MAX_DIMS, &nb, err))) return rc;
-    if ((rc = read_const_ints(st, "size", s, SLICE_MAX_DIMS, &ns, err))) return rc;
+    if ((rc = interp_read_const_ints(bt, "begin", b, SLICE_MAX_DIMS, &nb, err))) return rc;
+    if ((rc = interp_read_const_ints(st, "size", s, SLICE_MAX_DIMS, &ns, err))) return rc;
     if (nb != in->rank || ns != in->rank)
         return npuc_errf(err, NPUC_E_INVALID, "begin and size must have %d values (input rank), have %d and %d",
                          in->rank, nb, ns);
@@ -822,21 +737,21 @@ static int slice_prepare(interp_node *n, npuc_err *err)
         p->k.stride[d] = 1;
         shp[d] = (int32_t)size;
     }
-    if ((rc = check_out_shape(out, shp, in->rank, err))) return rc;
+    if ((rc = interp_check_out_shape(out, shp, in->rank, err))) return rc;
     n->params = p;
     return NPUC_OK;
 }
 
 static int strided_slice_prepare(interp_node *n, npuc_err *err)
 {
-    int rc = check_counts(n, 4, 4, 1, err);
+    int rc = interp_check_counts(n, 4, 4, 1, err);
     if (rc) return rc;
     const graph_tensor *in = interp_node_in_t(n, 0), *out = interp_node_out_t(n, 0);
     const graph_tensor *bt = interp_node_in_t(n, 1), *et = interp_node_in_t(n, 2), *st = interp_node_in_t(n, 3);
-    if ((rc = check_same_dtype(in, "input", out, "output", err))) return rc;
+    if ((rc = interp_check_same_dtype(in, "input", out, "output", err))) return rc;
     if (in->rank > SLICE_MAX_DIMS)
         return npuc_errf(err, NPUC_E_UNSUPPORTED, "input '%s' has rank %d; STRIDED_SLICE supports up to %d dims",
-                         tname(in), in->rank, SLICE_MAX_DIMS);
+                         interp_tname(in), in->rank, SLICE_MAX_DIMS);
     const graph_tensor *ix[3] = {bt, et, st};
     const char *nm[3] = {"begin", "end", "strides"};
     int64_t v[3][32];
@@ -844,10 +759,10 @@ static int strided_slice_prepare(interp_node *n, npuc_err *err)
     for (int k = 0; k < 3; k++) {
         if (ix[k]->dtype != GRAPH_I32)
             return npuc_errf(err, NPUC_E_UNSUPPORTED, "%s tensor '%s' is %s; only int32 is supported", nm[k],
-                             tname(ix[k]), graph_dtype_name(ix[k]->dtype));
+                             interp_tname(ix[k]), graph_dtype_name(ix[k]->dtype));
         if (ix[k]->rank != 1)
-            return npuc_errf(err, NPUC_E_INVALID, "%s tensor '%s' must be 1-D", nm[k], tname(ix[k]));
-        if ((rc = read_const_ints(ix[k], nm[k], v[k], 32, &cnt[k], err))) return rc;
+            return npuc_errf(err, NPUC_E_INVALID, "%s tensor '%s' must be 1-D", nm[k], interp_tname(ix[k]));
+        if ((rc = interp_read_const_ints(ix[k], nm[k], v[k], 32, &cnt[k], err))) return rc;
     }
     if (cnt[0] != cnt[1] || cnt[0] != cnt[2])
         return npuc_errf(err, NPUC_E_INVALID, "begin, end and strides have %d, %d and %d values", cnt[0], cnt[1],
@@ -879,7 +794,7 @@ static int strided_slice_prepare(interp_node *n, npuc_err *err)
                          "range; masks begin %d end %d ellipsis %d new_axis %d shrink %d)",
                          SLICE_MAX_DIMS, o->begin_mask, o->end_mask, o->ellipsis_mask, o->new_axis_mask,
                          o->shrink_axis_mask);
-    if ((rc = check_out_shape(out, dout.d, dout.rank, err))) return rc;
+    if ((rc = interp_check_out_shape(out, dout.d, dout.rank, err))) return rc;
     n->params = p;
     return NPUC_OK;
 }
@@ -904,18 +819,18 @@ typedef struct transpose_params {
 
 static int transpose_prepare(interp_node *n, npuc_err *err)
 {
-    int rc = check_counts(n, 2, 2, 1, err);
+    int rc = interp_check_counts(n, 2, 2, 1, err);
     if (rc) return rc;
     const graph_tensor *in = interp_node_in_t(n, 0), *pt = interp_node_in_t(n, 1), *out = interp_node_out_t(n, 0);
-    if ((rc = check_same_dtype(in, "input", out, "output", err))) return rc;
+    if ((rc = interp_check_same_dtype(in, "input", out, "output", err))) return rc;
     if (in->rank > K_MAX_DIMS)
         return npuc_errf(err, NPUC_E_UNSUPPORTED, "input '%s' has rank %d; TRANSPOSE supports up to %d dims",
-                         tname(in), in->rank, K_MAX_DIMS);
+                         interp_tname(in), in->rank, K_MAX_DIMS);
     int64_t v[K_MAX_DIMS];
     int32_t cnt = 0;
-    if ((rc = read_const_ints(pt, "perm", v, K_MAX_DIMS, &cnt, err))) return rc;
+    if ((rc = interp_read_const_ints(pt, "perm", v, K_MAX_DIMS, &cnt, err))) return rc;
     if (pt->rank != 1 || cnt != in->rank)
-        return npuc_errf(err, NPUC_E_INVALID, "perm '%s' must be 1-D with %d values, has %d", tname(pt), in->rank,
+        return npuc_errf(err, NPUC_E_INVALID, "perm '%s' must be 1-D with %d values, has %d", interp_tname(pt), in->rank,
                          cnt);
     int width = elem_width(in, "TRANSPOSE", err);
     if (!width) return NPUC_E_UNSUPPORTED;
@@ -928,13 +843,13 @@ static int transpose_prepare(interp_node *n, npuc_err *err)
     for (int32_t i = 0; i < in->rank; i++) {
         if (v[i] < 0 || v[i] >= in->rank || (seen >> v[i] & 1u))
             return npuc_errf(err, NPUC_E_INVALID, "perm '%s' is not a permutation of 0..%d (value %lld at %d)",
-                             tname(pt), in->rank - 1, (long long)v[i], i);
+                             interp_tname(pt), in->rank - 1, (long long)v[i], i);
         seen |= 1u << v[i];
         p->k.perm[i] = (int32_t)v[i];
         p->k.in_dims[i] = in->shape[i];
         shp[i] = in->shape[v[i]];
     }
-    if ((rc = check_out_shape(out, shp, in->rank, err))) return rc;
+    if ((rc = interp_check_out_shape(out, shp, in->rank, err))) return rc;
     n->params = p;
     return NPUC_OK;
 }
@@ -962,36 +877,36 @@ static int resize_prepare(interp_node *n, npuc_err *err)
 {
     const bool bilinear = n->op->opcode == TFL_OP_RESIZE_BILINEAR;
     const char *opname = bilinear ? "RESIZE_BILINEAR" : "RESIZE_NEAREST_NEIGHBOR";
-    int rc = check_counts(n, 2, 2, 1, err);
+    int rc = interp_check_counts(n, 2, 2, 1, err);
     if (rc) return rc;
     const graph_tensor *in = interp_node_in_t(n, 0), *sz = interp_node_in_t(n, 1), *out = interp_node_out_t(n, 0);
-    if ((rc = check_same_dtype(in, "input", out, "output", err))) return rc;
+    if ((rc = interp_check_same_dtype(in, "input", out, "output", err))) return rc;
     if (in->rank != 4)
-        return npuc_errf(err, NPUC_E_INVALID, "input '%s' must be 4-D (NHWC), has rank %d", tname(in), in->rank);
+        return npuc_errf(err, NPUC_E_INVALID, "input '%s' must be 4-D (NHWC), has rank %d", interp_tname(in), in->rank);
     if (sz->dtype != GRAPH_I32 || sz->rank != 1 || sz->shape[0] != 2)
-        return npuc_errf(err, NPUC_E_INVALID, "size tensor '%s' must be int32 with 2 values", tname(sz));
+        return npuc_errf(err, NPUC_E_INVALID, "size tensor '%s' must be int32 with 2 values", interp_tname(sz));
     int64_t v[2];
     int32_t cnt = 0;
-    if ((rc = read_const_ints(sz, "size", v, 2, &cnt, err))) return rc;
+    if ((rc = interp_read_const_ints(sz, "size", v, 2, &cnt, err))) return rc;
     if (v[0] <= 0 || v[1] <= 0 || v[0] > INT32_MAX || v[1] > INT32_MAX)
         return npuc_errf(err, NPUC_E_INVALID, "size %lldx%lld must be positive", (long long)v[0], (long long)v[1]);
     const tfl_options *o = &n->op->opt;
     if (o->align_corners && o->half_pixel_centers)
         return npuc_errf(err, NPUC_E_INVALID, "half_pixel_centers and align_corners cannot both be set");
     if (in->shape[1] <= 0 || in->shape[2] <= 0)
-        return npuc_errf(err, NPUC_E_INVALID, "input '%s' has an empty spatial dim", tname(in));
+        return npuc_errf(err, NPUC_E_INVALID, "input '%s' has an empty spatial dim", interp_tname(in));
     /* TFLite computes source positions in float: beyond 2^24 they are
      * inexact and can round past int32. */
     if (in->shape[1] > (1 << 24) || in->shape[2] > (1 << 24) || v[0] > (1 << 24) || v[1] > (1 << 24))
-        return npuc_errf(err, NPUC_E_UNSUPPORTED, "input '%s' %dx%d or size %lldx%lld exceeds 2^24", tname(in),
+        return npuc_errf(err, NPUC_E_UNSUPPORTED, "input '%s' %dx%d or size %lldx%lld exceeds 2^24", interp_tname(in),
                          in->shape[1], in->shape[2], (long long)v[0], (long long)v[1]);
     int32_t shp[4] = {in->shape[0], (int32_t)v[0], (int32_t)v[1], in->shape[3]};
-    if ((rc = check_out_shape(out, shp, 4, err))) return rc;
+    if ((rc = interp_check_out_shape(out, shp, 4, err))) return rc;
     int width = 0;
     if (bilinear) {
         if (in->dtype != GRAPH_F32 && in->dtype != GRAPH_I8 && in->dtype != GRAPH_I16)
             return npuc_errf(err, NPUC_E_UNSUPPORTED, "%s with %s input '%s' is not supported (float32, int8, int16)",
-                             opname, graph_dtype_name(in->dtype), tname(in));
+                             opname, graph_dtype_name(in->dtype), interp_tname(in));
     } else {
         width = elem_width(in, opname, err);
         if (!width) return NPUC_E_UNSUPPORTED;
@@ -1060,8 +975,4 @@ static const interp_op_impl shape_ops[] = {
     {TFL_OP_RESIZE_BILINEAR, resize_op, NULL},
 };
 
-const interp_op_impl *interp_ops_shape(int32_t *count)
-{
-    *count = (int32_t)(sizeof shape_ops / sizeof shape_ops[0]);
-    return shape_ops;
-}
+INTERP_OPS_TABLE(interp_ops_shape, shape_ops)

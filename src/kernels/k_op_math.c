@@ -325,9 +325,7 @@ int k_op_run_math(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_
     uint32_t ies, oes;
     io_sizes(kind, &b, &ies, &oes);
     if (!ies || !oes || b.n < 0) return K_E_INVALID;
-    if (row_kind(kind) && (b.outer < 0 || b.depth < 0 || (int64_t)b.outer * b.depth != b.n ||
-                           !k_op_work_ok((uint64_t)b.n, k_op_ext(k_op_ext(1, b.outer), b.depth))))
-        return K_E_INVALID;
+    if (row_kind(kind) && !k_op_rows_ok(b.outer, b.depth, b.n)) return K_E_INVALID;
     int rc = check(kind, &b);
     if (rc) return rc;
     const int8_t *lut = NULL;

@@ -7,28 +7,9 @@
  * wrap) are done in unsigned arithmetic here so they are defined in C. */
 #include "k_activation.h"
 
-static inline int32_t wadd(int32_t a, int32_t b)
-{
-    return (int32_t)((uint32_t)a + (uint32_t)b);
-}
-
-static inline int32_t wsub(int32_t a, int32_t b)
-{
-    return (int32_t)((uint32_t)a - (uint32_t)b);
-}
-
 static inline int32_t wneg(int32_t a)
 {
     return (int32_t)(0u - (uint32_t)a);
-}
-
-/* x * 2^e for 0 < e < 31, saturating to the int32 range. */
-static inline int32_t sat_shl(int32_t x, int e)
-{
-    int32_t limit = (int32_t)((1u << (31 - e)) - 1u);
-    if (x > limit) return INT32_MAX;
-    if (x < -limit) return INT32_MIN;
-    return (int32_t)((uint32_t)x << e);
 }
 
 /* Changes a value from Q(src) to Q(dst): saturating left shift when gaining
@@ -36,7 +17,7 @@ static inline int32_t sat_shl(int32_t x, int e)
 static inline int32_t rescale(int32_t x, int src, int dst)
 {
     int e = src - dst;
-    if (e > 0) return sat_shl(x, e);
+    if (e > 0) return k_sat_shl(x, e);
     if (e < 0) return k_rdpot(x, -e);
     return x;
 }
@@ -47,14 +28,14 @@ static int32_t exp_quarter_interval(int32_t a)
 {
     const int32_t exp_minus_one_eighth = 1895147668; /* exp(-1/8) in Q0 */
     const int32_t one_third = 715827883;             /* 1/3 in Q0 */
-    int32_t x = wadd(a, 1 << 28);                    /* a + 1/8 */
+    int32_t x = k_wrap_add32(a, 1 << 28);            /* a + 1/8 */
     int32_t x2 = k_srdhm(x, x);
     int32_t x3 = k_srdhm(x2, x);
     int32_t x4 = k_srdhm(x2, x2);
     int32_t x4_quarter = k_rdpot(x4, 2);
     /* (x^4/4 + x^3) / 3 + x^2, halved: x^4/24 + x^3/6 + x^2/2 */
-    int32_t poly = k_rdpot(wadd(k_srdhm(wadd(x4_quarter, x3), one_third), x2), 1);
-    return wadd(exp_minus_one_eighth, k_srdhm(exp_minus_one_eighth, wadd(x, poly)));
+    int32_t poly = k_rdpot(k_wrap_add32(k_srdhm(k_wrap_add32(x4_quarter, x3), one_third), x2), 1);
+    return k_wrap_add32(exp_minus_one_eighth, k_srdhm(exp_minus_one_eighth, k_wrap_add32(x, poly)));
 }
 
 int32_t k_fx_exp_on_negative_values(int32_t a, int ibits)
@@ -66,9 +47,9 @@ int32_t k_fx_exp_on_negative_values(int32_t a, int ibits)
     const int32_t quarter = (int32_t)1 << (fbits - 2);
     /* Split a = r + m with r in [-1/4, 0) and m a non-positive multiple of
      * 1/4; exp(a) = exp(r) * prod exp(-2^k) over the bits of -m. */
-    int32_t r = wsub(a & (quarter - 1), quarter);
+    int32_t r = k_wrap_sub32(a & (quarter - 1), quarter);
     int32_t result = exp_quarter_interval(rescale(r, ibits, 0));
-    int32_t rest = wsub(r, a);
+    int32_t rest = k_wrap_sub32(r, a);
     for (int k = -2; k <= 4; k++) {
         if (ibits > k) {
             int bit = fbits + k;
@@ -91,11 +72,11 @@ static int32_t reciprocal_newton(int32_t half_den)
     const int32_t c48_17 = 1515870810;      /* 48/17 in Q2 */
     const int32_t cneg32_17 = -1010580540;  /* -32/17 in Q2 */
     const int32_t one_q2 = 1 << 29;
-    int32_t x = wadd(c48_17, k_srdhm(half_den, cneg32_17));
+    int32_t x = k_wrap_add32(c48_17, k_srdhm(half_den, cneg32_17));
     for (int i = 0; i < 3; i++) {
         int32_t hd_x = k_srdhm(half_den, x);                 /* Q2 */
-        int32_t err = wsub(one_q2, hd_x);                    /* Q2 */
-        x = wadd(x, rescale(k_srdhm(x, err), 4, 2));         /* Q4 -> Q2 */
+        int32_t err = k_wrap_sub32(one_q2, hd_x);            /* Q2 */
+        x = k_wrap_add32(x, rescale(k_srdhm(x, err), 4, 2)); /* Q4 -> Q2 */
     }
     return x;
 }
@@ -119,7 +100,7 @@ int32_t k_fx_one_over_one_plus_x(int32_t a)
 static int32_t one_minus_x_over_one_plus_x(int32_t a)
 {
     int32_t x = reciprocal_newton(half_sum_with_one(a));
-    return rescale(wsub(x, 1 << 29), 2, 0);
+    return rescale(k_wrap_sub32(x, 1 << 29), 2, 0);
 }
 
 int32_t k_fx_tanh(int32_t a, int ibits)
@@ -138,5 +119,5 @@ int32_t k_fx_logistic(int32_t a, int ibits)
     bool positive = a > 0;
     int32_t abs_a = positive ? a : wneg(a);
     int32_t pos = k_fx_one_over_one_plus_x(k_fx_exp_on_negative_values(wneg(abs_a), ibits));
-    return positive ? pos : wsub(INT32_MAX, pos);
+    return positive ? pos : k_wrap_sub32(INT32_MAX, pos);
 }

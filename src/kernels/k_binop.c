@@ -92,15 +92,7 @@ static inline float act_f(float x, float lo, float hi)
     return (hi < x) ? hi : x;
 }
 
-/* gemmlowp/TFLite MultiplyByQuantizedMultiplierSmallerThanOneExp (shift <= 0). */
-static inline int32_t mbqm_lt1(int32_t x, int32_t m, int32_t shift)
-{
-    return k_rdpot(k_srdhm(x, m), -shift);
-}
-
 static inline int32_t wmul(int32_t a, int32_t b) { return (int32_t)((uint32_t)a * (uint32_t)b); }
-static inline int32_t wsub(int32_t a, int32_t b) { return (int32_t)((uint32_t)a - (uint32_t)b); }
-static inline int32_t wadd(int32_t a, int32_t b) { return (int32_t)((uint32_t)a + (uint32_t)b); }
 static inline int32_t shl(int32_t a, int32_t s) { return (int32_t)((uint32_t)a << s); }
 
 /* ---- DIV ------------------------------------------------------------------------ */
@@ -127,16 +119,6 @@ static int32_t cls32(int32_t x)
     return n - 1;
 }
 
-static int32_t clz32(uint32_t v)
-{
-    int32_t n = 0;
-    while (!(v & 0x80000000u)) {
-        v <<= 1;
-        n++;
-    }
-    return n;
-}
-
 /* TFLite's quantized DivElementwise for one pair of int8 codes. */
 static int div_q(const k_op_binop_blob *p, int32_t a, int32_t b, int32_t *res)
 {
@@ -147,7 +129,7 @@ static int div_q(const k_op_binop_blob *p, int32_t a, int32_t b, int32_t *res)
         v2 = -v2;
     }
     /* GetReciprocal(v2, 31): 1 / (1 + x) of the normalized divisor. */
-    const int32_t hp1 = clz32((uint32_t)v2);
+    const int32_t hp1 = k_clz32((uint32_t)v2);
     const int32_t recip_shift = 31 - hp1;
     const int32_t sum_minus_one = (int32_t)(((uint32_t)v2 << hp1) - 0x80000000u);
     const int32_t inv = k_fx_one_over_one_plus_x(sum_minus_one);
@@ -156,7 +138,7 @@ static int div_q(const k_op_binop_blob *p, int32_t a, int32_t b, int32_t *res)
     const int32_t total_shift = p->out_shift - recip_shift - headroom;
     /* gemmlowp's RoundingDivideByPOT asserts an exponent in [0, 31]. */
     if (total_shift > 0 || total_shift < -31) return K_E_UNSUPPORTED;
-    *res = k_add_clamp_i32(mbqm_lt1(unscaled, p->out_mult, total_shift), p->out_offset, p->act_min, p->act_max);
+    *res = k_add_clamp_i32(k_mbqm_lt1(unscaled, p->out_mult, total_shift), p->out_offset, p->act_min, p->act_max);
     return K_OK;
 }
 
@@ -184,15 +166,15 @@ BW_KERNEL(sqdiff_f32, 2, float, float, float, float, {
 })
 
 BW_KERNEL(sqdiff_s32, 2, int32_t, int32_t, int32_t, int32_t, {
-    const int32_t d = wsub(x, y);
+    const int32_t d = k_wrap_sub32(x, y);
     *o = wmul(d, d);
 })
 
 static inline int32_t sqdiff_q(const k_op_binop_blob *p, int32_t a, int32_t b)
 {
-    const int32_t s1 = mbqm_lt1(shl(p->in1_offset + a, p->left_shift), p->in1_mult, p->in1_shift);
-    const int32_t s2 = mbqm_lt1(shl(p->in2_offset + b, p->left_shift), p->in2_mult, p->in2_shift);
-    const int32_t d = wsub(s1, s2);
+    const int32_t s1 = k_mbqm_lt1(shl(p->in1_offset + a, p->left_shift), p->in1_mult, p->in1_shift);
+    const int32_t s2 = k_mbqm_lt1(shl(p->in2_offset + b, p->left_shift), p->in2_mult, p->in2_shift);
+    const int32_t d = k_wrap_sub32(s1, s2);
     return k_add_clamp_i32(k_mbqm(wmul(d, d), p->out_mult, p->out_shift), p->out_offset, p->act_min, p->act_max);
 }
 
@@ -214,7 +196,7 @@ BW_KERNEL(cmp_s64, 2, int64_t, int64_t, int64_t, uint8_t, { *o = (uint8_t)CMP_EV
  * rescaled by their own multiplier before the comparison. */
 static inline int32_t cmp_scale(int32_t v, int32_t offset, int32_t ls, int32_t m, int32_t s)
 {
-    return mbqm_lt1(shl(offset + v, ls), m, s);
+    return k_mbqm_lt1(shl(offset + v, ls), m, s);
 }
 
 #define CMP_Q_BODY                                                                           \
@@ -277,14 +259,14 @@ static int add_n_s8(const k_op_binop_blob *p, const void *const *in, void *out)
 {
     const int32_t n = k_dims_count(&p->dout);
     int8_t *o = out;
-    const int32_t init = mbqm_lt1(shl(p->in1_offset, p->left_shift), p->in1_mult, p->in1_shift);
+    const int32_t init = k_mbqm_lt1(shl(p->in1_offset, p->left_shift), p->in1_mult, p->in1_shift);
     for (int32_t i = 0; i < n; i++) {
         int32_t acc = init;
         for (int32_t j = 0; j < p->n_in; j++) {
             const int32_t v = p->in1_offset + ((const int8_t *)in[j])[i];
-            acc = wadd(acc, mbqm_lt1(shl(v, p->left_shift), p->in1_mult, p->in1_shift));
+            acc = k_wrap_add32(acc, k_mbqm_lt1(shl(v, p->left_shift), p->in1_mult, p->in1_shift));
         }
-        o[i] = (int8_t)k_add_clamp_i32(mbqm_lt1(acc, p->out_mult, p->out_shift), p->out_offset, p->act_min,
+        o[i] = (int8_t)k_add_clamp_i32(k_mbqm_lt1(acc, p->out_mult, p->out_shift), p->out_offset, p->act_min,
                                        p->act_max);
     }
     return K_OK;

@@ -88,6 +88,37 @@ static inline int32_t k_mbqm(int32_t x, int32_t m, int32_t shift)
     return k_rdpot(k_srdhm((int32_t)xs, m), right);
 }
 
+/* gemmlowp/TFLite MultiplyByQuantizedMultiplierSmallerThanOneExp: shift <= 0
+ * (a right shift), no left shift. */
+static inline int32_t k_mbqm_lt1(int32_t x, int32_t m, int32_t shift)
+{
+    return k_rdpot(k_srdhm(x, m), -shift);
+}
+
+/* Leading zero bits of x (32 for 0), as gemmlowp's CountLeadingZeros. */
+static inline int k_clz32(uint32_t x)
+{
+    if (x == 0) return 32;
+    int n = 0;
+    while (!(x & 0x80000000u)) {
+        x <<= 1;
+        n++;
+    }
+    return n;
+}
+
+/* x * 2^e saturated to the int32 range (gemmlowp SaturatingRoundingMultiplyByPOT
+ * with a non-negative exponent): e <= 0 gives x, e above 31 counts as 31. */
+static inline int32_t k_sat_shl(int32_t x, int e)
+{
+    if (e <= 0) return x;
+    if (e > 31) e = 31;
+    int32_t limit = (int32_t)((1u << (31 - e)) - 1u);
+    if (x > limit) return INT32_MAX;
+    if (x < -limit) return INT32_MIN;
+    return (int32_t)((uint32_t)x << e);
+}
+
 /* TFLite MultiplyByQuantizedMultiplier for 64-bit accumulators (int16x8). */
 static inline int32_t k_mbqm64(int64_t x, int32_t m, int32_t shift)
 {
@@ -124,6 +155,7 @@ static inline int32_t k_q_sat(int32_t zero_point, float q)
  * same value as TFLite's int32 sums whenever those are defined, and defined
  * for hostile weights/biases (e.g. bias INT32_MAX). */
 static inline int32_t k_wrap_add32(int32_t a, int32_t b) { return (int32_t)((uint32_t)a + (uint32_t)b); }
+static inline int32_t k_wrap_sub32(int32_t a, int32_t b) { return (int32_t)((uint32_t)a - (uint32_t)b); }
 #define K_ACC_ADD(ACC_T, acc, v)                                                              \
     ((acc) = _Generic((acc), float: (ACC_T)((acc) + (v)),                                     \
                       default: (ACC_T)((uint64_t)(int64_t)(acc) + (uint64_t)(int64_t)(v))))

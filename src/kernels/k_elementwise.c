@@ -126,13 +126,12 @@ static inline int32_t addq_scale(int32_t v, int32_t offset, int32_t left_shift, 
                                  int32_t shift)
 {
     int32_t shifted = (int32_t)((uint32_t)(v + offset) << left_shift);
-    return k_rdpot(k_srdhm(shifted, m), -shift);
+    return k_mbqm_lt1(shifted, m, shift);
 }
 
 static inline int32_t addq_finish(const k_add_params *p, int32_t raw)
 {
-    return k_add_clamp_i32(k_rdpot(k_srdhm(raw, p->out_mult), -p->out_shift), p->out_offset, p->act_min,
-                           p->act_max);
+    return k_add_clamp_i32(k_mbqm_lt1(raw, p->out_mult, p->out_shift), p->out_offset, p->act_min, p->act_max);
 }
 
 /* The scaled inputs' sum or difference wraps like TFLite's int32 arithmetic

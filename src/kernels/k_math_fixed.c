@@ -6,32 +6,6 @@
 #include "k_op_math.h"
 #include "k_activation.h"
 
-static inline int32_t wadd(int32_t a, int32_t b) { return (int32_t)((uint32_t)a + (uint32_t)b); }
-static inline int32_t wsub(int32_t a, int32_t b) { return (int32_t)((uint32_t)a - (uint32_t)b); }
-
-static int clz32(uint32_t x)
-{
-    if (x == 0) return 32;
-    int n = 0;
-    while (!(x & 0x80000000u)) {
-        x <<= 1;
-        n++;
-    }
-    return n;
-}
-
-/* x * 2^e, 0 <= e <= 31, saturating (gemmlowp SaturatingRoundingMultiplyByPOT
- * with a non-negative exponent). */
-static int32_t sat_shl(int32_t x, int e)
-{
-    if (e <= 0) return x;
-    if (e > 31) e = 31;
-    int32_t limit = (int32_t)((1u << (31 - e)) - 1u);
-    if (x > limit) return INT32_MAX;
-    if (x < -limit) return INT32_MIN;
-    return (int32_t)((uint32_t)x << e);
-}
-
 static int32_t sat_add(int32_t a, int32_t b)
 {
     int64_t s = (int64_t)a + b;
@@ -65,7 +39,7 @@ void k_inv_sqrt_multiplier(int32_t input, int32_t *mult, int32_t *shift)
         input /= 4;
         s++;
     }
-    const int max_left_shift_bits = clz32((uint32_t)input) - 1;
+    const int max_left_shift_bits = k_clz32((uint32_t)input) - 1;
     const int pairs = max_left_shift_bits / 2 - 1;
     s -= pairs;
     input = (int32_t)((uint32_t)input << (2 * pairs));
@@ -75,8 +49,8 @@ void k_inv_sqrt_multiplier(int32_t input, int32_t *mult, int32_t *shift)
     const int32_t three_halves = (1 << 28) + (1 << 27);
     int32_t x = 1 << 28;
     for (int i = 0; i < 5; i++) {
-        const int32_t x3 = sat_shl(k_srdhm(k_srdhm(x, x), x), 6);
-        x = sat_shl(wsub(k_srdhm(three_halves, x), k_srdhm(half_in, x3)), 3);
+        const int32_t x3 = k_sat_shl(k_srdhm(k_srdhm(x, x), x), 6);
+        x = k_sat_shl(k_wrap_sub32(k_srdhm(three_halves, x), k_srdhm(half_in, x3)), 3);
     }
     x = k_srdhm(x, 1518500250); /* sqrt(2) / 2 in Q0.31 */
     if (s < 0) {
@@ -101,29 +75,29 @@ int32_t k_fx_log_q12_to_q5(int32_t x)
     const int32_t shifted_quarter = k_rdpot(one_quarter, ACC_BITS); /* Q0 -> Q6 */
 
     /* z_a: x read as Q0; normalise it into [1/2, 1). */
-    const int za_headroom_plus_1 = clz32((uint32_t)x);
-    const int32_t r_a_tmp = sat_shl(x, za_headroom_plus_1 - 1);
-    const int32_t r_a = sat_shl(k_srdhm(r_a_tmp, sqrt_half), 1);
-    const int32_t za_pow2_adj = sat_add(sat_shl(IN_BITS - za_headroom_plus_1, 31 - ACC_BITS), shifted_quarter);
+    const int za_headroom_plus_1 = k_clz32((uint32_t)x);
+    const int32_t r_a_tmp = k_sat_shl(x, za_headroom_plus_1 - 1);
+    const int32_t r_a = k_sat_shl(k_srdhm(r_a_tmp, sqrt_half), 1);
+    const int32_t za_pow2_adj = sat_add(k_sat_shl(IN_BITS - za_headroom_plus_1, 31 - ACC_BITS), shifted_quarter);
 
     /* z_b: the same premultiplied by sqrt(1/2). */
     const int32_t z_b = k_srdhm(x, sqrt_half);
-    const int zb_headroom = clz32((uint32_t)z_b) - 1;
-    const int32_t r_b = sat_shl(x, zb_headroom);
-    const int32_t zb_pow2_adj = sat_sub(sat_shl(IN_BITS - zb_headroom, 31 - ACC_BITS), shifted_quarter);
+    const int zb_headroom = k_clz32((uint32_t)z_b) - 1;
+    const int32_t r_b = k_sat_shl(x, zb_headroom);
+    const int32_t zb_pow2_adj = sat_sub(k_sat_shl(IN_BITS - zb_headroom, 31 - ACC_BITS), shifted_quarter);
 
     const int32_t r = r_a < r_b ? r_a : r_b;
     const int32_t z_pow2_adj = za_pow2_adj > zb_pow2_adj ? za_pow2_adj : zb_pow2_adj;
 
     const int32_t p = rounding_half_sum(r, sqrt_sqrt_half);
-    int32_t q = wsub(r, sqrt_sqrt_half);
-    q = wadd(q, q);
+    int32_t q = k_wrap_sub32(r, sqrt_sqrt_half);
+    q = k_wrap_add32(q, q);
     const int32_t common_sq = k_srdhm(q, q);
-    const int32_t num = wadd(k_srdhm(q, r), k_srdhm(k_srdhm(q, common_sq), alpha_n));
-    const int32_t denom_minus_one =
-        wadd(k_srdhm(p, wadd(wadd(alpha_i, q), k_srdhm(alpha_d, common_sq))), k_srdhm(alpha_f, q));
+    const int32_t num = k_wrap_add32(k_srdhm(q, r), k_srdhm(k_srdhm(q, common_sq), alpha_n));
+    const int32_t denom_minus_one = k_wrap_add32(
+        k_srdhm(p, k_wrap_add32(k_wrap_add32(alpha_i, q), k_srdhm(alpha_d, common_sq))), k_srdhm(alpha_f, q));
     const int32_t recip_denom = k_fx_one_over_one_plus_x(denom_minus_one);
     const int32_t num_scaled = k_rdpot(num, ACC_BITS); /* Q0 -> Q6 */
-    const int32_t sum = wadd(k_srdhm(z_pow2_adj, log_2), k_srdhm(num_scaled, recip_denom));
-    return sat_shl(sum, 1); /* Q6 -> Q5 */
+    const int32_t sum = k_wrap_add32(k_srdhm(z_pow2_adj, log_2), k_srdhm(num_scaled, recip_denom));
+    return k_sat_shl(sum, 1); /* Q6 -> Q5 */
 }

@@ -102,9 +102,7 @@ int k_op_run_unary(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op
     if (b.n < 0) return K_E_INVALID;
     const bool softmax = kind == K_OP_SOFTMAX_S8 || kind == K_OP_SOFTMAX_S8_S16 || kind == K_OP_SOFTMAX_S16 ||
                          kind == K_OP_SOFTMAX_F32;
-    if (softmax && (b.outer < 0 || b.depth < 0 || (int64_t)b.outer * b.depth != b.n ||
-                    !k_op_work_ok((uint64_t)b.n, k_op_ext(k_op_ext(1, b.outer), b.depth))))
-        return K_E_INVALID;
+    if (softmax && !k_op_rows_ok(b.outer, b.depth, b.n)) return K_E_INVALID;
     int rc = check(kind, &b, ies, oes);
     if (rc) return rc;
     k_softmax_s16_params sm16 = {0};

@@ -63,7 +63,6 @@ static bool bcast_ok(const k_dims *const *in, int32_t n, const k_dims *dout)
     return same_dims(&acc, dout);
 }
 
-static bool off_ok(int32_t v, int32_t lim) { return v >= -lim && v <= lim; }
 static bool mult_ok(int32_t m) { return m >= 0; }
 
 static bool params_ok(uint32_t kind, const k_op_binop_blob *b, const kind_types *t)
@@ -74,27 +73,27 @@ static bool params_ok(uint32_t kind, const k_op_binop_blob *b, const kind_types 
         return false;
     switch (kind) {
     case K_OP_DIV_S8:
-        return off_ok(b->in1_offset, 256) && off_ok(b->in2_offset, 256) && off_ok(b->out_offset, 256) &&
+        return k_op_offset_ok(b->in1_offset, 256) && k_op_offset_ok(b->in2_offset, 256) && k_op_offset_ok(b->out_offset, 256) &&
                mult_ok(b->out_mult) && k_op_in_range(b->out_shift, -31, 31);
     case K_OP_SQDIFF_S8: case K_OP_SQDIFF_S16: case K_OP_CMP_S8: case K_OP_CMP_S16: {
         /* Offsets and shift keep (offset + code) << left_shift inside int32. */
         const int32_t lim = (kind == K_OP_SQDIFF_S8 || kind == K_OP_CMP_S8) ? 256 : 65536;
         const int32_t max_ls = (kind == K_OP_SQDIFF_S8 || kind == K_OP_CMP_S8) ? 22 : 14;
-        if (!off_ok(b->in1_offset, lim) || !off_ok(b->in2_offset, lim) || !k_op_in_range(b->left_shift, 0, max_ls) ||
+        if (!k_op_offset_ok(b->in1_offset, lim) || !k_op_offset_ok(b->in2_offset, lim) || !k_op_in_range(b->left_shift, 0, max_ls) ||
             !mult_ok(b->in1_mult) || !mult_ok(b->in2_mult) || !k_op_in_range(b->in1_shift, -31, 0) ||
             !k_op_in_range(b->in2_shift, -31, 0))
             return false;
         if (kind == K_OP_CMP_S8 || kind == K_OP_CMP_S16) return k_op_in_range(b->cmp, K_CMP_EQ, K_CMP_LE);
-        return off_ok(b->out_offset, 65536) && mult_ok(b->out_mult) && k_op_in_range(b->out_shift, -31, 30);
+        return k_op_offset_ok(b->out_offset, 65536) && mult_ok(b->out_mult) && k_op_in_range(b->out_shift, -31, 30);
     }
     case K_OP_CMP_BOOL: return k_op_in_range(b->cmp, K_CMP_EQ, K_CMP_NE);
     case K_OP_CMP_F32: case K_OP_CMP_S32: case K_OP_CMP_S64: return k_op_in_range(b->cmp, K_CMP_EQ, K_CMP_LE);
     case K_OP_PRELU_S8: case K_OP_PRELU_S16:
-        return off_ok(b->in1_offset, 65536) && off_ok(b->in2_offset, 256) && off_ok(b->out_offset, 65536) &&
+        return k_op_offset_ok(b->in1_offset, 65536) && k_op_offset_ok(b->in2_offset, 256) && k_op_offset_ok(b->out_offset, 65536) &&
                mult_ok(b->out_mult) && mult_ok(b->out_mult2) && k_op_in_range(b->out_shift, -31, 30) &&
                k_op_in_range(b->out_shift2, -31, 30);
     case K_OP_ADD_N_S8:
-        return off_ok(b->in1_offset, 256) && off_ok(b->out_offset, 256) && k_op_in_range(b->left_shift, 0, 22) &&
+        return k_op_offset_ok(b->in1_offset, 256) && k_op_offset_ok(b->out_offset, 256) && k_op_in_range(b->left_shift, 0, 22) &&
                mult_ok(b->in1_mult) && mult_ok(b->out_mult) && k_op_in_range(b->in1_shift, -31, 0) &&
                k_op_in_range(b->out_shift, -31, 0);
     default: return true;

@@ -45,8 +45,6 @@ static int multipliers(const uint8_t *blob, uint32_t size, uint32_t mult_off, ui
     return K_OK;
 }
 
-static bool offset_ok(int32_t v, int32_t lim) { return v >= -lim && v <= lim; }
-
 /* ---- CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV ------------------------------ */
 
 int k_op_run_conv(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io *io)
@@ -104,7 +102,7 @@ int k_op_run_conv(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_
         .act_max = b.act_max, .act_min_f = b.act_min_f, .act_max_f = b.act_max_f};
     if (tc) p.dilation_h = p.dilation_w = 1;
     if (s.integer) {
-        if (!offset_ok(b.input_offset, 256) || !offset_ok(b.output_offset, 65536)) return K_E_INVALID;
+        if (!k_op_offset_ok(b.input_offset, 256) || !k_op_offset_ok(b.output_offset, 65536)) return K_E_INVALID;
         if (!k_op_in_range(b.act_min, s.qmin, s.qmax) || !k_op_in_range(b.act_max, s.qmin, s.qmax))
             return K_E_INVALID;
         int rc = multipliers(blob, size, b.mult_off, b.shift_off, b.out_c, &s, &p.out_mult, &p.out_shift);
@@ -184,8 +182,8 @@ int k_op_run_fc(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io
     if (s.integer) {
         /* (weight + filter_offset) * (input + input_offset) stays in int32. */
         const int32_t in_lim = s.act == 1 ? 256 : 65536;
-        if (!offset_ok(b.input_offset, in_lim) || !offset_ok(b.filter_offset, 256) ||
-            !offset_ok(b.output_offset, 65536))
+        if (!k_op_offset_ok(b.input_offset, in_lim) || !k_op_offset_ok(b.filter_offset, 256) ||
+            !k_op_offset_ok(b.output_offset, 65536))
             return K_E_INVALID;
         if (!k_op_in_range(b.act_min, s.qmin, s.qmax) || !k_op_in_range(b.act_max, s.qmin, s.qmax))
             return K_E_INVALID;

@@ -22,8 +22,6 @@ static bool act_ok(int32_t lo, int32_t hi, int32_t qmin, int32_t qmax)
     return k_op_in_range(lo, qmin, qmax) && k_op_in_range(hi, qmin, qmax) && lo <= hi;
 }
 
-static bool offset_ok(int32_t v, int32_t lim) { return v >= -lim && v <= lim; }
-
 /* ---- pooling ---------------------------------------------------------------------- */
 
 int k_op_run_pool(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io *io)
@@ -83,7 +81,7 @@ int k_op_run_binary(uint32_t kind, const uint8_t *blob, uint32_t size, const k_o
     case K_OP_ADD_S8: case K_OP_ADD_S16: case K_OP_SUB_S8: case K_OP_SUB_S16: {
         const k_add_params *a = &b.p.add;
         const int32_t lim = es == 1 ? 256 : 65536;
-        if (!offset_ok(a->in1_offset, lim) || !offset_ok(a->in2_offset, lim) || !offset_ok(a->out_offset, 65536) ||
+        if (!k_op_offset_ok(a->in1_offset, lim) || !k_op_offset_ok(a->in2_offset, lim) || !k_op_offset_ok(a->out_offset, 65536) ||
             !k_op_in_range(a->left_shift, 0, 24) || !k_op_in_range(a->in1_shift, -31, 0) ||
             !k_op_in_range(a->in2_shift, -31, 0) || !k_op_in_range(a->out_shift, -31, 0) ||
             !act_ok(a->act_min, a->act_max, qmin, qmax))
@@ -99,8 +97,8 @@ int k_op_run_binary(uint32_t kind, const uint8_t *blob, uint32_t size, const k_o
     }
     case K_OP_MUL_S8: case K_OP_MUL_S16: {
         const k_mul_params *m = &b.p.mul;
-        if (!offset_ok(m->in1_offset, 65536) || !offset_ok(m->in2_offset, 65536) ||
-            !offset_ok(m->out_offset, 65536) || !k_op_in_range(m->out_shift, -31, 30) ||
+        if (!k_op_offset_ok(m->in1_offset, 65536) || !k_op_offset_ok(m->in2_offset, 65536) ||
+            !k_op_offset_ok(m->out_offset, 65536) || !k_op_in_range(m->out_shift, -31, 30) ||
             !act_ok(m->act_min, m->act_max, qmin, qmax))
             return K_E_INVALID;
         break;

@@ -39,6 +39,17 @@ static inline bool k_op_work_ok(uint64_t count, uint64_t ext)
 
 static inline bool k_op_in_range(int32_t v, int32_t lo, int32_t hi) { return v >= lo && v <= hi; }
 
+/* A zero-point offset within +-lim. */
+static inline bool k_op_offset_ok(int32_t v, int32_t lim) { return v >= -lim && v <= lim; }
+
+/* outer rows of depth elements that make up n elements, and a walk of
+ * bounded length (row-wise kernels: softmax, log-softmax, L2 norm). */
+static inline bool k_op_rows_ok(int32_t outer, int32_t depth, int32_t n)
+{
+    return outer >= 0 && depth >= 0 && (int64_t)outer * depth == n &&
+           k_op_work_ok((uint64_t)n, k_op_ext(k_op_ext(1, outer), depth));
+}
+
 /* A dimension-like value in [lo, K_OP_MAX_DIM]. */
 static inline bool k_op_dim(int32_t v, int32_t lo) { return v >= lo && v <= K_OP_MAX_DIM; }
 

@@ -130,41 +130,6 @@ static void fc_s8(const int8_t *x, int32_t x_off, const int8_t *w, int32_t w_off
     }
 }
 
-typedef struct lstm_t8 {
-    const int8_t *w[4], *r[4];
-    const int32_t *bias[4];
-} lstm_t8;
-
-static void step_s8(const k_op_lstm_blob *b, const lstm_t8 *t, const int8_t *x, int8_t *h, int16_t *c,
-                    int32_t rows, int16_t *buf, int8_t *out)
-{
-    const int32_t I = b->input_dim, S = b->state_dim, n = rows * S;
-    int16_t *b0 = buf, *b1 = buf + n, *b2 = buf + 2 * n, *b3 = buf + 3 * n;
-    int16_t *gates[4] = {b1, b0, b2, NULL};
-    /* Forget, input and cell gates from the old hidden state. */
-    static const int order[3] = {K_LSTM_GATE_FORGET, K_LSTM_GATE_INPUT, K_LSTM_GATE_CELL};
-    for (int k = 0; k < 3; k++) {
-        const int g = order[k];
-        fc_s8(x, -b->input_zp, t->w[g], -b->in_wzp[g], t->bias[g], rows, I, S, b->in_mult[g], b->in_shift[g],
-              gates[g]);
-        fc_s8(h, -b->hidden_zp, t->r[g], -b->rec_wzp[g], NULL, rows, S, S, b->rec_mult[g], b->rec_shift[g], b3);
-        gate_finish_s16(gates[g], b3, n, g == K_LSTM_GATE_CELL ? b->cell_act : K_LSTM_ACT_SIGMOID);
-    }
-    /* The output gate, still from the old hidden state: its input part
-     * into b3 now, its recurrent part into b2 once the cell update has
-     * consumed the cell gate. The cell update leaves tanh(cell) in b1. */
-    const int g = K_LSTM_GATE_OUTPUT;
-    fc_s8(x, -b->input_zp, t->w[g], -b->in_wzp[g], t->bias[g], rows, I, S, b->in_mult[g], b->in_shift[g], b3);
-    cell_update_s16(b, c, b0, b1, b2, b1, n);
-    fc_s8(h, -b->hidden_zp, t->r[g], -b->rec_wzp[g], NULL, rows, S, S, b->rec_mult[g], b->rec_shift[g], b2);
-    gate_finish_s16(b3, b2, n, K_LSTM_ACT_SIGMOID);
-    for (int32_t i = 0; i < n; i++) {
-        const int8_t v = (int8_t)hidden_value(b, b1[i], b3[i]);
-        h[i] = v;
-        out[i] = v;
-    }
-}
-
 /* ---- int16 activations ---- */
 
 /* As fc_s8 with int16 inputs, int64 accumulator and bias, 64-bit
@@ -185,34 +150,56 @@ static void fc_s16(const int16_t *x, int32_t x_off, const int8_t *w, int32_t w_o
     }
 }
 
-typedef struct lstm_t16 {
-    const int8_t *w[4], *r[4];
-    const int64_t *bias[4];
-} lstm_t16;
+/* ---- the integer step (int8 or int16 activations) ---- */
 
-static void step_s16(const k_op_lstm_blob *b, const lstm_t16 *t, const int16_t *x, int16_t *h, int16_t *c,
-                     int32_t rows, int16_t *buf, int16_t *out)
+typedef struct lstm_tq {
+    const int8_t *w[4], *r[4];
+    const void *bias[4]; /* int32 (int8 activations) or int64 (int16) */
+} lstm_tq;
+
+/* fc_s8 or fc_s16 as the activations are int8 or int16 (s16). */
+static void fc_q(bool s16, const void *x, int32_t x_off, const int8_t *w, int32_t w_off, const void *bias,
+                 int32_t rows, int32_t depth, int32_t units, int32_t m, int32_t s, int16_t *out)
+{
+    if (s16)
+        fc_s16(x, x_off, w, w_off, bias, rows, depth, units, m, s, out);
+    else
+        fc_s8(x, x_off, w, w_off, bias, rows, depth, units, m, s, out);
+}
+
+/* One time step; x, h and out are int8 or int16 (s16) tensors. */
+static void step_q(const k_op_lstm_blob *b, bool s16, const lstm_tq *t, const void *x, void *h, int16_t *c,
+                   int32_t rows, int16_t *buf, void *out)
 {
     const int32_t I = b->input_dim, S = b->state_dim, n = rows * S;
     int16_t *b0 = buf, *b1 = buf + n, *b2 = buf + 2 * n, *b3 = buf + 3 * n;
     int16_t *gates[4] = {b1, b0, b2, NULL};
+    /* Forget, input and cell gates from the old hidden state. */
     static const int order[3] = {K_LSTM_GATE_FORGET, K_LSTM_GATE_INPUT, K_LSTM_GATE_CELL};
     for (int k = 0; k < 3; k++) {
         const int g = order[k];
-        fc_s16(x, -b->input_zp, t->w[g], -b->in_wzp[g], t->bias[g], rows, I, S, b->in_mult[g], b->in_shift[g],
-               gates[g]);
-        fc_s16(h, -b->hidden_zp, t->r[g], -b->rec_wzp[g], NULL, rows, S, S, b->rec_mult[g], b->rec_shift[g], b3);
+        fc_q(s16, x, -b->input_zp, t->w[g], -b->in_wzp[g], t->bias[g], rows, I, S, b->in_mult[g], b->in_shift[g],
+             gates[g]);
+        fc_q(s16, h, -b->hidden_zp, t->r[g], -b->rec_wzp[g], NULL, rows, S, S, b->rec_mult[g], b->rec_shift[g], b3);
         gate_finish_s16(gates[g], b3, n, g == K_LSTM_GATE_CELL ? b->cell_act : K_LSTM_ACT_SIGMOID);
     }
+    /* The output gate, still from the old hidden state: its input part
+     * into b3 now, its recurrent part into b2 once the cell update has
+     * consumed the cell gate. The cell update leaves tanh(cell) in b1. */
     const int g = K_LSTM_GATE_OUTPUT;
-    fc_s16(x, -b->input_zp, t->w[g], -b->in_wzp[g], t->bias[g], rows, I, S, b->in_mult[g], b->in_shift[g], b3);
+    fc_q(s16, x, -b->input_zp, t->w[g], -b->in_wzp[g], t->bias[g], rows, I, S, b->in_mult[g], b->in_shift[g], b3);
     cell_update_s16(b, c, b0, b1, b2, b1, n);
-    fc_s16(h, -b->hidden_zp, t->r[g], -b->rec_wzp[g], NULL, rows, S, S, b->rec_mult[g], b->rec_shift[g], b2);
+    fc_q(s16, h, -b->hidden_zp, t->r[g], -b->rec_wzp[g], NULL, rows, S, S, b->rec_mult[g], b->rec_shift[g], b2);
     gate_finish_s16(b3, b2, n, K_LSTM_ACT_SIGMOID);
     for (int32_t i = 0; i < n; i++) {
-        const int16_t v = (int16_t)hidden_value(b, b1[i], b3[i]);
-        h[i] = v;
-        out[i] = v;
+        const int32_t v = hidden_value(b, b1[i], b3[i]);
+        if (s16) {
+            ((int16_t *)h)[i] = (int16_t)v;
+            ((int16_t *)out)[i] = (int16_t)v;
+        } else {
+            ((int8_t *)h)[i] = (int8_t)v;
+            ((int8_t *)out)[i] = (int8_t)v;
+        }
     }
 }
 
@@ -306,14 +293,12 @@ int k_op_run_lstm(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_
             (rc = k_op_in(io, IN_B + g, S * bel, bel, &bias[g])))
             return rc;
 
-    lstm_t8 t8;
-    lstm_t16 t16;
+    lstm_tq tq;
     lstm_tf tf;
     for (int g = 0; g < 4; g++) {
-        t8.w[g] = t16.w[g] = w[g];
-        t8.r[g] = t16.r[g] = r[g];
-        t8.bias[g] = bias[g];
-        t16.bias[g] = bias[g];
+        tq.w[g] = w[g];
+        tq.r[g] = r[g];
+        tq.bias[g] = bias[g];
         tf.w[g] = w[g];
         tf.r[g] = r[g];
         tf.bias[g] = bias[g];
@@ -327,12 +312,11 @@ int k_op_run_lstm(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_
         const size_t st_off = (size_t)ob * (size_t)S; /* 0 when time major */
         for (int32_t t = 0; t < b.steps; t++) {
             const size_t k = (size_t)ob * (size_t)b.steps + (size_t)t;
-            if (kind == K_OP_LSTM_S8) {
-                step_s8(&b, &t8, (const int8_t *)x + k * in_step, (int8_t *)h + st_off, (int16_t *)c + st_off, rows,
-                        scratch, (int8_t *)out + k * out_step);
-            } else if (kind == K_OP_LSTM_S16) {
-                step_s16(&b, &t16, (const int16_t *)x + k * in_step, (int16_t *)h + st_off, (int16_t *)c + st_off,
-                         rows, scratch, (int16_t *)out + k * out_step);
+            if (kind != K_OP_LSTM_F32) {
+                /* act: bytes per activation element (1 or 2) */
+                step_q(&b, kind == K_OP_LSTM_S16, &tq, (const uint8_t *)x + k * in_step * act,
+                       (uint8_t *)h + st_off * act, (int16_t *)c + st_off, rows, scratch,
+                       (uint8_t *)out + k * out_step * act);
             } else {
                 step_f32(&b, &tf, (const float *)x + k * in_step, (float *)h + st_off, (float *)c + st_off, rows,
                          scratch, (float *)out + k * out_step);

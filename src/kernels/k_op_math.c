@@ -110,6 +110,30 @@ static int rsqrt_q(const k_op_math_blob *b, int32_t x, int32_t qmin, int32_t qma
     return K_OK;
 }
 
+/* ABS or RSQRT over n int8 or int16 codes (the kind says which), stopping
+ * at the first error (RSQRT of a negative value). */
+static int map_q(uint32_t kind, const k_op_math_blob *b, const void *in, void *out, int32_t n)
+{
+    const bool s16 = kind == K_OP_ABS_S16 || kind == K_OP_RSQRT_S16;
+    const bool rsqrt = kind == K_OP_RSQRT_S8 || kind == K_OP_RSQRT_S16;
+    const int32_t qmin = s16 ? INT16_MIN : INT8_MIN, qmax = s16 ? INT16_MAX : INT8_MAX;
+    for (int32_t i = 0; i < n; i++) {
+        const int32_t x = s16 ? ((const int16_t *)in)[i] : ((const int8_t *)in)[i];
+        int32_t v;
+        if (!rsqrt) {
+            v = abs_q(b, x, qmin, qmax);
+        } else {
+            const int rc = rsqrt_q(b, x, qmin, qmax, &v);
+            if (rc) return rc;
+        }
+        if (s16)
+            ((int16_t *)out)[i] = (int16_t)v;
+        else
+            ((int8_t *)out)[i] = (int8_t)v;
+    }
+    return K_OK;
+}
+
 /* Float -> integer conversions that C leaves undefined out of range give
  * what x86-64 (TFLite Micro's reference host) gives: cvttss2si's
  * "integer indefinite" value. */
@@ -325,9 +349,7 @@ int k_op_run_math(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_
     uint32_t ies, oes;
     io_sizes(kind, &b, &ies, &oes);
     if (!ies || !oes || b.n < 0) return K_E_INVALID;
-    if (row_kind(kind) && (b.outer < 0 || b.depth < 0 || (int64_t)b.outer * b.depth != b.n ||
-                           !k_op_work_ok((uint64_t)b.n, k_op_ext(k_op_ext(1, b.outer), b.depth))))
-        return K_E_INVALID;
+    if (row_kind(kind) && !k_op_rows_ok(b.outer, b.depth, b.n)) return K_E_INVALID;
     int rc = check(kind, &b);
     if (rc) return rc;
     const int8_t *lut = NULL;
@@ -341,43 +363,12 @@ int k_op_run_math(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_
         return rc;
     const int32_t n = b.n;
     switch (kind) {
-    case K_OP_ABS_S8: {
-        const int8_t *x = in;
-        int8_t *y = out;
-        for (int32_t i = 0; i < n; i++) y[i] = (int8_t)abs_q(&b, x[i], INT8_MIN, INT8_MAX);
-        return K_OK;
-    }
-    case K_OP_ABS_S16: {
-        const int16_t *x = in;
-        int16_t *y = out;
-        for (int32_t i = 0; i < n; i++) y[i] = (int16_t)abs_q(&b, x[i], INT16_MIN, INT16_MAX);
-        return K_OK;
-    }
+    case K_OP_ABS_S8: case K_OP_ABS_S16: case K_OP_RSQRT_S8: case K_OP_RSQRT_S16: return map_q(kind, &b, in, out, n);
     case K_OP_ABS_S16_RAW: {
         /* std::abs on the promoted int, stored back: |-32768| wraps to -32768. */
         const int16_t *x = in;
         int16_t *y = out;
         for (int32_t i = 0; i < n; i++) y[i] = x[i] == INT16_MIN ? INT16_MIN : (int16_t)(x[i] < 0 ? -x[i] : x[i]);
-        return K_OK;
-    }
-    case K_OP_RSQRT_S8: {
-        const int8_t *x = in;
-        int8_t *y = out;
-        for (int32_t i = 0; i < n; i++) {
-            int32_t v;
-            if ((rc = rsqrt_q(&b, x[i], INT8_MIN, INT8_MAX, &v))) return rc;
-            y[i] = (int8_t)v;
-        }
-        return K_OK;
-    }
-    case K_OP_RSQRT_S16: {
-        const int16_t *x = in;
-        int16_t *y = out;
-        for (int32_t i = 0; i < n; i++) {
-            int32_t v;
-            if ((rc = rsqrt_q(&b, x[i], INT16_MIN, INT16_MAX, &v))) return rc;
-            y[i] = (int16_t)v;
-        }
         return K_OK;
     }
     case K_OP_ELU_S8: {

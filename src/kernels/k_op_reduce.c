@@ -23,22 +23,6 @@ static bool resolve_one(int32_t a, int32_t rank, int32_t *out)
     return true;
 }
 
-/* TFLite's ResolveAxis: negative axes wrapped, duplicates dropped (first
- * occurrence order kept); a rank-0 input ignores its axes. */
-static int resolve_axes(int32_t rank, const int32_t *axis, int32_t n_axis, int32_t out[K_MAX_DIMS], int32_t *n_out)
-{
-    *n_out = 0;
-    if (rank == 0) return K_OK;
-    for (int32_t i = 0; i < n_axis; i++) {
-        int32_t a;
-        if (!resolve_one(axis[i], rank, &a)) return K_E_INVALID;
-        bool dup = false;
-        for (int32_t j = 0; j < *n_out; j++) dup = dup || out[j] == a;
-        if (!dup) out[(*n_out)++] = a;
-    }
-    return K_OK;
-}
-
 /* Odometer over a set of dims with strides (elements), row-major. */
 typedef struct odo {
     int32_t n;
@@ -231,7 +215,8 @@ static int run_reduce(uint32_t kind, const uint8_t *blob, uint32_t size, const k
     if (b.axis_dynamic && !empty) {
         const int32_t *ap;
         if ((rc = dyn_axis(io, b.n_axis, &ap))) return rc;
-        if (resolve_axes(b.din.rank, ap, b.n_axis, axes, &n_axes)) return K_E_INVALID;
+        /* TFLite's ResolveAxis, as MEAN's (k_elementwise.h) */
+        if (k_mean_resolve_axes(b.din.rank, ap, b.n_axis, axes, &n_axes)) return K_E_INVALID;
     } else if (!b.axis_dynamic) {
         for (int32_t i = 0; i < n_axes; i++) axes[i] = b.axis[i];
     } else {

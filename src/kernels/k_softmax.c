@@ -108,17 +108,6 @@ static inline int16_t lut_lookup_s16(int16_t v, const int16_t *lut)
     return (int16_t)(uint16_t)((uint32_t)(int32_t)base + (uint32_t)delta);
 }
 
-static inline int clz32(uint32_t x)
-{
-    if (x == 0) return 32;
-    int n = 0;
-    while (!(x & 0x80000000u)) {
-        x <<= 1;
-        n++;
-    }
-    return n;
-}
-
 /* ---- int8 input ------------------------------------------------------------ */
 
 /* One row for an int8 input; out_bits 8 or 16 selects the output type
@@ -144,7 +133,7 @@ static int softmax_s8_row(const k_softmax_s8_params *p, const int8_t *in, int8_t
     }
 
     /* 1 / sum as a Q0.31 mantissa and a power of two (GetReciprocal). */
-    const int headroom_plus_one = clz32((uint32_t)sum);
+    const int headroom_plus_one = k_clz32((uint32_t)sum);
     const int bits_over_unit = 12 - headroom_plus_one;
     const int32_t sum_minus_one =
         (int32_t)(((uint32_t)sum << (headroom_plus_one & 31)) - (1u << 31));
@@ -227,7 +216,7 @@ int k_softmax_s16(const k_softmax_s16_params *p, const int16_t *input, int16_t *
 
         /* Normalise the sum to [1, 2) in Q1.14 steps, look up 1/(1+x) with
          * x = sum - 1 recentred to [-32768, 32767]. */
-        const int headroom_plus_one = clz32((uint32_t)sum);
+        const int headroom_plus_one = k_clz32((uint32_t)sum);
         int32_t shifted = (int32_t)(((sum << (headroom_plus_one - 1)) + (1 << 13)) >> 14);
         int32_t sym = shifted - ((1 << 15) + (1 << 16));
         sym = sym < INT16_MIN ? INT16_MIN : (sym > INT16_MAX ? INT16_MAX : sym);

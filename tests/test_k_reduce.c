@@ -4,6 +4,7 @@
  * what TFLite Micro rejects. */
 #include "test.h"
 #include "k_op_test.h"
+#include "test_model.h"
 #include "../src/tflite/tflite.h"
 #include "../src/util/util.h"
 
@@ -560,10 +561,8 @@ static void damage_model(const char *path, const char *in_path, bool reads_const
     npuc_err e = {0};
     tfl_model *tm = NULL;
     graph *g = NULL;
-    if (tfl_read_file(path, &tm, &e) || graph_import(tm, &g, &e)) {
-        fprintf(stderr, "%s: %s\n", path, e.msg);
+    if (t_load_model(path, &tm, &g)) {
         t_failures++;
-        if (tm) tfl_model_free(tm);
         return;
     }
     interp_options o = {.keep_all = true};

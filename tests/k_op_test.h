@@ -5,6 +5,7 @@
 #ifndef NPUC_K_OP_TEST_H
 #define NPUC_K_OP_TEST_H
 
+#include "test.h"
 #include "../src/interp/interp.h"
 #include "../src/kernels/k_op.h"
 
@@ -85,6 +86,19 @@ static inline int kt_run1(graph *g, int32_t opcode, const tfl_options *opt, int3
     }
     interp_free(ip);
     return rc;
+}
+
+/* A one-op graph (kt_op1) that must not prepare: kt_run1 on zeroed inputs
+ * fails (one check) with needle in the message (one check). Frees g. */
+static inline void kt_expect_reject(graph *g, int32_t opcode, const tfl_options *opt, int32_t n_in,
+                                    const int32_t *in, int32_t out, const char *needle)
+{
+    static const uint8_t zero[256];
+    const void *ins[8] = {zero, zero, zero, zero, zero, zero, zero, zero};
+    npuc_err e;
+    CHECK(kt_run1(g, opcode, opt, n_in, in, out, ins, NULL, &e) != 0);
+    CHECK_STR_CONTAINS(e.msg, needle);
+    graph_free(g);
 }
 
 #endif

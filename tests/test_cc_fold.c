@@ -9,6 +9,7 @@
 #include "../src/graph/graph.h"
 #include "../src/interp/interp.h"
 #include "../src/compiler/cc.h"
+#include "test_model.h"
 #include "../src/emit/emit.h"
 
 #include <unistd.h>
@@ -114,10 +115,7 @@ static uint8_t *run(const graph *g, size_t *n)
 
 static int sh(const char *cmd, char *out, size_t cap)
 {
-    FILE *p = popen(cmd, "r");
-    size_t n = p ? fread(out, 1, cap - 1, p) : 0;
-    out[n] = 0;
-    int rc = p ? pclose(p) : -1;
+    int rc = t_sh(cmd, out, cap, NULL);
     return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
 
@@ -129,13 +127,8 @@ int main(void)
     uint8_t *ref = run(g, &nref);
 
     cc_options co;
-    memset(&co, 0, sizeof co);
-    npuc_err e = {0};
-    CHECK_EQ_INT(cc_system_default(SIM_U55_256, &co.sys, &e), 0);
-    cc_model *cm = NULL;
-    int rc = cc_compile(g, &co, &cm, &e);
-    if (rc) fprintf(stderr, "compile: %s\n", e.msg);
-    CHECK_EQ_INT(rc, 0);
+    npuc_err e;
+    cc_model *cm = t_compile(g, SIM_U55_256, &co, &e, "fold");
     if (cm) {
         CHECK_EQ_INT(cm->n_folded, n_fold);
         CHECK(cm->folded_g != NULL && cm->g == cm->folded_g && cm->src == g);
@@ -226,7 +219,7 @@ int main(void)
         if (m) CHECK_EQ_INT(tfl_write_file(m, path, &e), 0);
         tfl_model_free(m);
         snprintf(cmd, sizeof cmd, "'%s' validate '%s' --random 3 2>&1", npuc, path);
-        rc = sh(cmd, out, sizeof out);
+        int rc = sh(cmd, out, sizeof out);
         if (rc) fprintf(stderr, "%s", out);
         CHECK_EQ_INT(rc, 0);
         CHECK_STR_CONTAINS(out, "bit-exact");

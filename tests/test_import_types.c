@@ -6,7 +6,7 @@
 #include "test.h"
 #include "../src/graph/graph.h"
 #include "../src/interp/interp.h"
-#include "../src/compiler/cc.h"
+#include "test_model.h"
 
 #include <stdint.h>
 #include <unistd.h>
@@ -70,18 +70,13 @@ static void check_cli(const char *npuc, const char *dir, const tcase *c, const u
     fclose(f);
     /* inspect reads it and names the type */
     snprintf(cmd, sizeof cmd, "'%s' inspect '%s' 2>&1", npuc, path);
-    FILE *p = popen(cmd, "r");
-    size_t n = p ? fread(out, 1, sizeof out - 1, p) : 0;
-    out[n] = 0;
-    int rc = p ? pclose(p) : -1;
+    size_t n = 0;
+    int rc = t_sh(cmd, out, sizeof out, &n);
     CHECK_EQ_INT(rc, 0);
     CHECK_STR_CONTAINS(out, c->name);
     /* run: one line naming op, operator, tensor and type; exit 1 */
     snprintf(cmd, sizeof cmd, "'%s' run '%s' --random-input 2>&1", npuc, path);
-    p = popen(cmd, "r");
-    n = p ? fread(out, 1, sizeof out - 1, p) : 0;
-    out[n] = 0;
-    rc = p ? pclose(p) : -1;
+    rc = t_sh(cmd, out, sizeof out, &n);
     CHECK(WIFEXITED(rc) && WEXITSTATUS(rc) == 1);
     char want[160];
     snprintf(want, sizeof want, "op 0 (RESHAPE): input 0 is tensor 0 ('x') of type %s", c->name);
@@ -94,20 +89,14 @@ static void check_cli(const char *npuc, const char *dir, const tcase *c, const u
     char od[300];
     snprintf(od, sizeof od, "%s/out_%s", dir, c->name);
     snprintf(cmd, sizeof cmd, "'%s' compile '%s' -o '%s' 2>&1", npuc, path, od);
-    p = popen(cmd, "r");
-    n = p ? fread(out, 1, sizeof out - 1, p) : 0;
-    out[n] = 0;
-    rc = p ? pclose(p) : -1;
+    rc = t_sh(cmd, out, sizeof out, &n);
     CHECK(WIFEXITED(rc) && WEXITSTATUS(rc) == 0);
     char reason[200];
     snprintf(reason, sizeof reason, "op 0 RESHAPE: input 0 is tensor 0 ('x') of type %s, which", c->name);
     CHECK_STR_CONTAINS(out, reason);
     /* the npuc runtime's format carries prepared CPU ops: refused, nothing written */
     snprintf(cmd, sizeof cmd, "rm -rf '%s'; '%s' compile '%s' -o '%s' --output-format bin 2>&1", od, npuc, path, od);
-    p = popen(cmd, "r");
-    n = p ? fread(out, 1, sizeof out - 1, p) : 0;
-    out[n] = 0;
-    rc = p ? pclose(p) : -1;
+    rc = t_sh(cmd, out, sizeof out, &n);
     CHECK(WIFEXITED(rc) && WEXITSTATUS(rc) == 1);
     CHECK_STR_CONTAINS(out, want);
     snprintf(cmd, sizeof cmd, "ls '%s' 2>/dev/null | grep -q .", od);
@@ -174,13 +163,8 @@ int main(void)
 
         /* compile: a CPU op whose reason names the tensor and type */
         cc_options co;
-        memset(&co, 0, sizeof co);
-        npuc_err ce = {0};
-        CHECK_EQ_INT(cc_system_default(SIM_U55_256, &co.sys, &ce), 0);
-        cc_model *cm = NULL;
-        int rc = cc_compile(g, &co, &cm, &ce);
-        if (rc) fprintf(stderr, "%s: compile: %s\n", c->name, ce.msg);
-        CHECK_EQ_INT(rc, 0);
+        npuc_err ce;
+        cc_model *cm = t_compile(g, SIM_U55_256, &co, &ce, c->name);
         if (cm) {
             CHECK(!cm->ops[0].npu);
             CHECK_STR_CONTAINS(cm->ops[0].why, c->name);

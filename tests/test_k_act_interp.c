@@ -5,36 +5,16 @@
  * inconsistent models. */
 #include "test.h"
 #include <math.h>
-#include "../src/interp/interp.h"
+#include "k_op_test.h"
 
 #include <stdint.h>
-
-static int32_t add_q(graph *g, const char *name, graph_dtype dt, int32_t rank, const int32_t *shape, float scale,
-                     int64_t zp)
-{
-    int32_t t = graph_add_tensor(g, name, dt, rank, shape, NULL);
-    if (t >= 0 && scale > 0.0f) graph_set_quant(g, t, 1, &scale, &zp, 0);
-    return t;
-}
 
 /* One-op graph in -> out; runs it with in_data, copies the output. */
 static int run1(graph *g, int32_t opcode, const tfl_options *opt, int32_t in, int32_t out, const void *in_data,
                 void *out_data, npuc_err *e)
 {
-    graph_add_op(g, opcode, opt, 1, &in, 1, &out);
-    graph_set_io(g, 1, &in, 1, &out);
-    interp *ip;
-    int rc = interp_create(g, NULL, &ip, e);
-    if (rc) return rc;
-    rc = interp_set_input(ip, 0, in_data, g->tensors[in].nbytes, e);
-    if (!rc) rc = interp_invoke(ip, e);
-    if (!rc) {
-        size_t n;
-        const void *o = interp_output(ip, 0, &n);
-        memcpy(out_data, o, n);
-    }
-    interp_free(ip);
-    return rc;
+    const void *ins[1] = {in_data};
+    return kt_run1(g, opcode, opt, 1, &in, out, ins, out_data, e);
 }
 
 static tfl_options opts(void)
@@ -48,8 +28,8 @@ static void test_relu6(void)
 {
     graph *g = graph_new("relu6");
     const int32_t s[2] = {1, 4};
-    int32_t x = add_q(g, "x", GRAPH_I8, 2, s, 0.5f, -10);
-    int32_t y = add_q(g, "y", GRAPH_I8, 2, s, 0.25f, 5);
+    int32_t x = kt_tensor(g, "x", GRAPH_I8, 2, s, NULL, 0.5f, -10);
+    int32_t y = kt_tensor(g, "y", GRAPH_I8, 2, s, NULL, 0.25f, 5);
     tfl_options o = opts();
     int8_t in[4] = {0, 2, 3, -11}, out[4];
     npuc_err e = {0};
@@ -64,8 +44,8 @@ static void test_leaky_s16(void)
 {
     graph *g = graph_new("leaky");
     const int32_t s[1] = {4};
-    int32_t x = add_q(g, "x", GRAPH_I16, 1, s, 1.0f / 4096, 0);
-    int32_t y = add_q(g, "y", GRAPH_I16, 1, s, 1.0f / 8192, 0);
+    int32_t x = kt_tensor(g, "x", GRAPH_I16, 1, s, NULL, 1.0f / 4096, 0);
+    int32_t y = kt_tensor(g, "y", GRAPH_I16, 1, s, NULL, 1.0f / 8192, 0);
     tfl_options o = opts();
     o.alpha = 0.2f;
     int16_t in[4] = {-32768, 7, 16383, 20000}, out[4];
@@ -80,8 +60,8 @@ static void test_softmax_s8_s16(void)
 {
     graph *g = graph_new("softmax");
     const int32_t s[2] = {1, 4};
-    int32_t x = add_q(g, "x", GRAPH_I8, 2, s, 0.0699627325f, 2);
-    int32_t y = add_q(g, "y", GRAPH_I16, 2, s, 1.0f / 65536, -32768);
+    int32_t x = kt_tensor(g, "x", GRAPH_I8, 2, s, NULL, 0.0699627325f, 2);
+    int32_t y = kt_tensor(g, "y", GRAPH_I16, 2, s, NULL, 1.0f / 65536, -32768);
     tfl_options o = opts();
     o.beta = 1.0f;
     int8_t in[4] = {7, -1, 7, 4};
@@ -97,8 +77,8 @@ static void test_softmax_s16(void)
 {
     graph *g = graph_new("softmax16");
     const int32_t s[2] = {1, 4};
-    int32_t x = add_q(g, "x", GRAPH_I16, 2, s, 1.0f / 4096, 0);
-    int32_t y = add_q(g, "y", GRAPH_I16, 2, s, 1.0f / 32768, 0);
+    int32_t x = kt_tensor(g, "x", GRAPH_I16, 2, s, NULL, 1.0f / 4096, 0);
+    int32_t y = kt_tensor(g, "y", GRAPH_I16, 2, s, NULL, 1.0f / 32768, 0);
     tfl_options o = opts();
     o.beta = 1.0f;
     int16_t in[4] = {100, 100, 100, 100}, out[4];
@@ -112,8 +92,8 @@ static void test_quantize_s16_s32(void)
 {
     graph *g = graph_new("quantize");
     const int32_t s[1] = {5};
-    int32_t x = add_q(g, "x", GRAPH_I16, 1, s, 1.0f / 32768, 0);
-    int32_t y = add_q(g, "y", GRAPH_I32, 1, s, 3.0f / 32768, 0);
+    int32_t x = kt_tensor(g, "x", GRAPH_I16, 1, s, NULL, 1.0f / 32768, 0);
+    int32_t y = kt_tensor(g, "y", GRAPH_I32, 1, s, NULL, 3.0f / 32768, 0);
     tfl_options o = opts();
     int16_t in[5] = {1, 2, -2, 32767, -32768};
     int32_t out[5];
@@ -128,8 +108,8 @@ static void test_quantize_dequantize_f32(void)
 {
     graph *g = graph_new("q");
     const int32_t s[1] = {3};
-    int32_t x = add_q(g, "x", GRAPH_F32, 1, s, 0.0f, 0);
-    int32_t y = add_q(g, "y", GRAPH_I8, 1, s, 0.5f, -1);
+    int32_t x = kt_tensor(g, "x", GRAPH_F32, 1, s, NULL, 0.0f, 0);
+    int32_t y = kt_tensor(g, "y", GRAPH_I8, 1, s, NULL, 0.5f, -1);
     tfl_options o = opts();
     float in[3] = {1.25f, -1.25f, 1000.0f};
     int8_t out[3];
@@ -141,8 +121,8 @@ static void test_quantize_dequantize_f32(void)
     graph_free(g);
 
     g = graph_new("dq");
-    x = add_q(g, "x", GRAPH_U8, 1, s, 0.25f, 128);
-    y = add_q(g, "y", GRAPH_F32, 1, s, 0.0f, 0);
+    x = kt_tensor(g, "x", GRAPH_U8, 1, s, NULL, 0.25f, 128);
+    y = kt_tensor(g, "y", GRAPH_F32, 1, s, NULL, 0.0f, 0);
     uint8_t uin[3] = {0, 255, 128};
     float fout[3];
     CHECK_EQ_INT(run1(g, TFL_OP_DEQUANTIZE, &o, x, y, uin, fout, &e), 0);
@@ -156,21 +136,15 @@ static void expect_error(int32_t opcode, graph_dtype din, float sin, int64_t zin
 {
     graph *g = graph_new("err");
     const int32_t s[2] = {1, 4};
-    int32_t x = add_q(g, "x", din, 2, s, sin, zin);
-    int32_t y = add_q(g, "y", dout, 2, out_shape ? out_shape : s, sout, zout);
+    int32_t x = kt_tensor(g, "x", din, 2, s, NULL, sin, zin);
+    int32_t y = kt_tensor(g, "y", dout, 2, out_shape ? out_shape : s, NULL, sout, zout);
     tfl_options o = opts();
     o.beta = 1.0f;
-    graph_add_op(g, opcode, &o, 1, &x, 1, &y);
-    graph_set_io(g, 1, &x, 1, &y);
-    interp *ip = NULL;
-    npuc_err e = {0};
-    int rc = interp_create(g, NULL, &ip, &e);
+    kt_op1(g, opcode, &o, 1, &x, y);
+    npuc_err e;
+    int rc = kt_try_create(g, &e);
     CHECK(rc != 0);
-    if (rc) {
-        CHECK_STR_CONTAINS(e.msg, needle);
-    } else {
-        interp_free(ip);
-    }
+    if (rc) CHECK_STR_CONTAINS(e.msg, needle);
     graph_free(g);
 }
 
@@ -204,17 +178,14 @@ static void test_errors(void)
         /* quantized SOFTMAX with a NaN beta (silently a zero multiplier) */
         graph *gb = graph_new("beta");
         const int32_t sb[2] = {1, 4};
-        int32_t xb = add_q(gb, "x", GRAPH_I16, 2, sb, 0.001f, 0);
-        int32_t yb = add_q(gb, "y", GRAPH_I16, 2, sb, 1.0f / 32768, 0);
+        int32_t xb = kt_tensor(gb, "x", GRAPH_I16, 2, sb, NULL, 0.001f, 0);
+        int32_t yb = kt_tensor(gb, "y", GRAPH_I16, 2, sb, NULL, 1.0f / 32768, 0);
         tfl_options ob = opts();
         ob.beta = NAN;
-        graph_add_op(gb, TFL_OP_SOFTMAX, &ob, 1, &xb, 1, &yb);
-        graph_set_io(gb, 1, &xb, 1, &yb);
-        interp *ipb = NULL;
-        npuc_err eb = {0};
-        CHECK_EQ_INT(interp_create(gb, NULL, &ipb, &eb), NPUC_E_INVALID);
+        kt_op1(gb, TFL_OP_SOFTMAX, &ob, 1, &xb, yb);
+        npuc_err eb;
+        CHECK_EQ_INT(kt_try_create(gb, &eb), NPUC_E_INVALID);
         CHECK_STR_CONTAINS(eb.msg, "beta nan is not finite");
-        interp_free(ipb);
         graph_free(gb);
     }
 
@@ -225,18 +196,13 @@ static void test_errors(void)
     const float sc[2] = {0.1f, 0.2f};
     const int64_t zp[2] = {0, 0};
     graph_set_quant(g, x, 2, sc, zp, 1);
-    int32_t y = add_q(g, "y", GRAPH_I8, 2, s, 0.1f, 0);
+    int32_t y = kt_tensor(g, "y", GRAPH_I8, 2, s, NULL, 0.1f, 0);
     tfl_options o = opts();
-    graph_add_op(g, TFL_OP_RELU, &o, 1, &x, 1, &y);
-    graph_set_io(g, 1, &x, 1, &y);
-    interp *ip = NULL;
-    npuc_err e = {0};
-    int rc = interp_create(g, NULL, &ip, &e);
+    kt_op1(g, TFL_OP_RELU, &o, 1, &x, y);
+    npuc_err e;
+    int rc = kt_try_create(g, &e);
     CHECK(rc != 0);
-    if (rc)
-        CHECK_STR_CONTAINS(e.msg, "per-channel");
-    else
-        interp_free(ip);
+    if (rc) CHECK_STR_CONTAINS(e.msg, "per-channel");
     graph_free(g);
 }
 

@@ -4,8 +4,7 @@
  * extra zero-point term), blob validation, tensor size checks, and the
  * interpreter's errors for the types TFLite Micro rejects. */
 #include "test.h"
-#include "../src/interp/interp.h"
-#include "../src/kernels/k_op.h"
+#include "k_op_test.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -22,10 +21,7 @@ static int run2(uint32_t kind, const k_op_binop_blob *b, const void *a, uint32_t
 {
     void *in[2] = {(void *)a, (void *)c};
     uint32_t in_size[2] = {sa, sc};
-    void *out[1] = {o};
-    uint32_t out_size[1] = {so};
-    k_op_io io = {in, in_size, 2, out, out_size, 1, NULL, 0, NULL, 0};
-    return k_op_run(kind, b, sizeof *b, &io);
+    return kt_run(kind, b, sizeof *b, 2, in, in_size, o, so);
 }
 
 static k_op_binop_blob blob2(int32_t n1, int32_t n2, int32_t nout)
@@ -252,15 +248,12 @@ static void test_add_n_select_logical(void)
     int16_t sx[3] = {1, 2, 3}, sy[1] = {-9}, so[6];
     void *in[3] = {cond, sx, sy};
     uint32_t isz[3] = {2, 6, 2};
-    void *out[1] = {so};
-    uint32_t osz[1] = {12};
-    k_op_io io = {in, isz, 3, out, osz, 1, NULL, 0, NULL, 0};
-    CHECK_EQ_INT(k_op_run(K_OP_SELECT_X16, &s, sizeof s, &io), K_OK);
+    CHECK_EQ_INT(kt_run(K_OP_SELECT_X16, &s, sizeof s, 3, in, isz, so, 12), K_OK);
     const int16_t want[6] = {1, 2, 3, -9, -9, -9};
     CHECK(memcmp(so, want, sizeof want) == 0);
     /* y too small. */
     isz[2] = 1;
-    CHECK_EQ_INT(k_op_run(K_OP_SELECT_X16, &s, sizeof s, &io), K_E_INVALID);
+    CHECK_EQ_INT(kt_run(K_OP_SELECT_X16, &s, sizeof s, 3, in, isz, so, 12), K_E_INVALID);
 
     k_op_binop_blob lb = blob2(4, 4, 4);
     uint8_t la[4] = {0, 0, 1, 1}, lc[4] = {0, 1, 0, 1}, lo[4];
@@ -348,14 +341,6 @@ static void test_validate(void)
 
 /* ---- interpreter errors for types TFLite Micro rejects ------------------------------------ */
 
-static int32_t tq(graph *g, const char *name, graph_dtype dt, int32_t rank, const int32_t *shape, float scale,
-                  int64_t zp)
-{
-    int32_t t = graph_add_tensor(g, name, dt, rank, shape, NULL);
-    if (t >= 0 && scale > 0.0f) graph_set_quant(g, t, 1, &scale, &zp, 0);
-    return t;
-}
-
 /* One-op graph: inputs of types ti[], output of type to; the
  * interp_create status and message. */
 static int try_shapes(int32_t opcode, int32_t n_in, const graph_dtype *ti, graph_dtype to, float scale,
@@ -366,18 +351,15 @@ static int try_shapes(int32_t opcode, int32_t n_in, const graph_dtype *ti, graph
     for (int32_t i = 0; i < n_in; i++) {
         char name[16];
         snprintf(name, sizeof name, "in%d", i);
-        in[i] = i == 0 ? tq(g, name, ti[i], rank1, s1, scale, 0) : tq(g, name, ti[i], rank, s, scale, 0);
+        in[i] = i == 0 ? kt_tensor(g, name, ti[i], rank1, s1, NULL, scale, 0) : kt_tensor(g, name, ti[i], rank, s, NULL, scale, 0);
     }
-    int32_t out = tq(g, "out", to, rank, s, scale, 0);
+    int32_t out = kt_tensor(g, "out", to, rank, s, NULL, scale, 0);
     tfl_options opt;
     tfl_options_default(&opt);
-    graph_add_op(g, opcode, &opt, n_in, in, 1, &out);
-    graph_set_io(g, n_in, in, 1, &out);
-    interp *ip = NULL;
-    npuc_err e = {0};
-    int rc = interp_create(g, NULL, &ip, &e);
+    kt_op1(g, opcode, &opt, n_in, in, out);
+    npuc_err e;
+    int rc = kt_try_create(g, &e);
     snprintf(msg, msg_size, "%s", e.msg);
-    if (!rc) interp_free(ip);
     graph_free(g);
     return rc;
 }
@@ -400,22 +382,29 @@ static void test_interp_rejects(void)
     const graph_dtype f32[2] = {GRAPH_F32, GRAPH_F32};
     const graph_dtype i8[2] = {GRAPH_I8, GRAPH_I8};
 
-    CHECK_EQ_INT(try_op(TFL_OP_DIV, 2, i16, GRAPH_I16, 0.1f, msg, sizeof msg), NPUC_E_UNSUPPORTED);
-    CHECK_STR_CONTAINS(msg, "DIV does not support int16");
-    CHECK_EQ_INT(try_op(TFL_OP_FLOOR_DIV, 2, i32, GRAPH_I32, 0, msg, sizeof msg), NPUC_E_UNSUPPORTED);
-    CHECK_STR_CONTAINS(msg, "FLOOR_DIV does not support int32");
-    CHECK_EQ_INT(try_op(TFL_OP_FLOOR_MOD, 2, i32, GRAPH_I32, 0, msg, sizeof msg), NPUC_E_UNSUPPORTED);
-    CHECK_STR_CONTAINS(msg, "FLOOR_MOD does not support int32");
-    CHECK_EQ_INT(try_op(TFL_OP_SQUARED_DIFFERENCE, 2, i64, GRAPH_I64, 0, msg, sizeof msg), NPUC_E_UNSUPPORTED);
-    CHECK_STR_CONTAINS(msg, "SQUARED_DIFFERENCE does not support int64");
-    CHECK_EQ_INT(try_op(TFL_OP_SELECT_V2, 3, sel32, GRAPH_I32, 0, msg, sizeof msg), NPUC_E_UNSUPPORTED);
-    CHECK_STR_CONTAINS(msg, "SELECT_V2 does not support int32");
-    CHECK_EQ_INT(try_op(TFL_OP_ADD_N, 2, i16, GRAPH_I16, 0.1f, msg, sizeof msg), NPUC_E_UNSUPPORTED);
-    CHECK_STR_CONTAINS(msg, "ADD_N does not support int16");
-    CHECK_EQ_INT(try_op(TFL_OP_LESS, 2, b8, GRAPH_BOOL, 0, msg, sizeof msg), NPUC_E_UNSUPPORTED);
-    CHECK_STR_CONTAINS(msg, "LESS does not support bool");
-    CHECK_EQ_INT(try_op(TFL_OP_LOGICAL_AND, 2, f32, GRAPH_F32, 0, msg, sizeof msg), NPUC_E_UNSUPPORTED);
-    CHECK_STR_CONTAINS(msg, "LOGICAL_AND does not support float32");
+    /* what TFLite Micro does not implement */
+    const struct {
+        int32_t opcode, n_in;
+        const graph_dtype *ti;
+        graph_dtype to;
+        float scale;
+        const char *msg;
+    } rejected[] = {
+        {TFL_OP_DIV, 2, i16, GRAPH_I16, 0.1f, "DIV does not support int16"},
+        {TFL_OP_FLOOR_DIV, 2, i32, GRAPH_I32, 0, "FLOOR_DIV does not support int32"},
+        {TFL_OP_FLOOR_MOD, 2, i32, GRAPH_I32, 0, "FLOOR_MOD does not support int32"},
+        {TFL_OP_SQUARED_DIFFERENCE, 2, i64, GRAPH_I64, 0, "SQUARED_DIFFERENCE does not support int64"},
+        {TFL_OP_SELECT_V2, 3, sel32, GRAPH_I32, 0, "SELECT_V2 does not support int32"},
+        {TFL_OP_ADD_N, 2, i16, GRAPH_I16, 0.1f, "ADD_N does not support int16"},
+        {TFL_OP_LESS, 2, b8, GRAPH_BOOL, 0, "LESS does not support bool"},
+        {TFL_OP_LOGICAL_AND, 2, f32, GRAPH_F32, 0, "LOGICAL_AND does not support float32"},
+    };
+    for (size_t i = 0; i < sizeof rejected / sizeof rejected[0]; i++) {
+        CHECK_EQ_INT(try_op(rejected[i].opcode, rejected[i].n_in, rejected[i].ti, rejected[i].to, rejected[i].scale, msg,
+                            sizeof msg),
+                     NPUC_E_UNSUPPORTED);
+        CHECK_STR_CONTAINS(msg, rejected[i].msg);
+    }
     /* Comparison output must be bool. */
     CHECK_EQ_INT(try_op(TFL_OP_EQUAL, 2, f32, GRAPH_F32, 0, msg, sizeof msg), NPUC_E_INVALID);
     CHECK_STR_CONTAINS(msg, "must be bool");

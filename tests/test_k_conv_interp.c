@@ -5,22 +5,7 @@
 
 #include <math.h>
 
-#include "interp/interp.h"
-
-static int32_t add_t(graph *g, const char *name, graph_dtype dt, int32_t rank, const int32_t *shape,
-                     const void *data, float scale, int64_t zp)
-{
-    int32_t t = graph_add_tensor(g, name, dt, rank, shape, data);
-    if (t >= 0 && scale > 0.0f) graph_set_quant(g, t, 1, &scale, &zp, 0);
-    return t;
-}
-
-/* Creates an interpreter; returns the npuc code and leaves the message in err. */
-static int make(graph *g, interp **ip, npuc_err *err)
-{
-    memset(err, 0, sizeof *err);
-    return interp_create(g, NULL, ip, err);
-}
+#include "k_op_test.h"
 
 static void test_fc_int8(void)
 {
@@ -32,10 +17,10 @@ static void test_fc_int8(void)
     const int8_t w[6] = {0, 1, 2, -1, -1, 4};
     const int32_t bias[2] = {1, -1};
     int32_t s_in[2] = {1, 3}, s_w[2] = {2, 3}, s_b[1] = {2}, s_out[2] = {1, 2};
-    int32_t ti = add_t(g, "in", GRAPH_I8, 2, s_in, NULL, 0.5f, 2);
-    int32_t tw = add_t(g, "w", GRAPH_I8, 2, s_w, w, 0.25f, -1);
-    int32_t tb = add_t(g, "b", GRAPH_I32, 1, s_b, bias, 0.125f, 0);
-    int32_t to = add_t(g, "out", GRAPH_I8, 2, s_out, NULL, 0.25f, -10);
+    int32_t ti = kt_tensor(g, "in", GRAPH_I8, 2, s_in, NULL, 0.5f, 2);
+    int32_t tw = kt_tensor(g, "w", GRAPH_I8, 2, s_w, w, 0.25f, -1);
+    int32_t tb = kt_tensor(g, "b", GRAPH_I32, 1, s_b, bias, 0.125f, 0);
+    int32_t to = kt_tensor(g, "out", GRAPH_I8, 2, s_out, NULL, 0.25f, -10);
     tfl_options o;
     tfl_options_default(&o);
     int32_t ins[3] = {ti, tw, tb};
@@ -43,7 +28,7 @@ static void test_fc_int8(void)
     graph_set_io(g, 1, &ti, 1, &to);
     interp *ip = NULL;
     npuc_err err;
-    CHECK_EQ_INT(make(g, &ip, &err), NPUC_OK);
+    CHECK_EQ_INT(kt_create(g, &ip, &err), NPUC_OK);
     if (ip) {
         const int8_t x[3] = {3, 4, 5};
         CHECK_EQ_INT(interp_set_input(ip, 0, x, 3, &err), NPUC_OK);
@@ -60,7 +45,7 @@ static void test_fc_int8(void)
     }
     /* Optional bias absent (-1): 14, 15 -> 7, 8 -> -3, -2. */
     g->ops[0].in[2] = -1;
-    CHECK_EQ_INT(make(g, &ip, &err), NPUC_OK);
+    CHECK_EQ_INT(kt_create(g, &ip, &err), NPUC_OK);
     if (ip) {
         const int8_t x[3] = {3, 4, 5};
         interp_set_input(ip, 0, x, 3, &err);
@@ -76,14 +61,14 @@ static void test_fc_int8(void)
     }
     /* weights_format other than DEFAULT is refused clearly. */
     g->ops[0].opt.weights_format = 1;
-    CHECK_EQ_INT(make(g, &ip, &err), NPUC_E_UNSUPPORTED);
+    CHECK_EQ_INT(kt_create(g, &ip, &err), NPUC_E_UNSUPPORTED);
     CHECK_STR_CONTAINS(err.msg, "weights_format");
     interp_free(ip);
     ip = NULL;
     g->ops[0].opt.weights_format = 0;
     /* Output shape must match. */
     g->tensors[to].shape[1] = 3;
-    CHECK_EQ_INT(make(g, &ip, &err), NPUC_E_INVALID);
+    CHECK_EQ_INT(kt_create(g, &ip, &err), NPUC_E_INVALID);
     CHECK_STR_CONTAINS(err.msg, "output tensor 'out'");
     interp_free(ip);
     graph_free(g);
@@ -95,9 +80,9 @@ static void test_fc_keep_num_dims_f32(void)
     graph *g = graph_new("fcf");
     const float w[6] = {1, 0, 0, 0, 1, 1};
     int32_t s_in[3] = {2, 1, 3}, s_w[2] = {2, 3}, s_out[3] = {2, 1, 2};
-    int32_t ti = add_t(g, "in", GRAPH_F32, 3, s_in, NULL, 0, 0);
-    int32_t tw = add_t(g, "w", GRAPH_F32, 2, s_w, w, 0, 0);
-    int32_t to = add_t(g, "out", GRAPH_F32, 3, s_out, NULL, 0, 0);
+    int32_t ti = kt_tensor(g, "in", GRAPH_F32, 3, s_in, NULL, 0, 0);
+    int32_t tw = kt_tensor(g, "w", GRAPH_F32, 2, s_w, w, 0, 0);
+    int32_t to = kt_tensor(g, "out", GRAPH_F32, 3, s_out, NULL, 0, 0);
     tfl_options o;
     tfl_options_default(&o);
     o.keep_num_dims = true;
@@ -107,7 +92,7 @@ static void test_fc_keep_num_dims_f32(void)
     graph_set_io(g, 1, &ti, 1, &to);
     interp *ip = NULL;
     npuc_err err;
-    CHECK_EQ_INT(make(g, &ip, &err), NPUC_OK);
+    CHECK_EQ_INT(kt_create(g, &ip, &err), NPUC_OK);
     if (ip) {
         const float x[6] = {1, 2, 3, -4, 5, -6};
         interp_set_input(ip, 0, x, sizeof x, &err);
@@ -127,10 +112,10 @@ static void test_conv_errors(void)
     int8_t w[4] = {1, 1, 1, 1};
     int16_t w16[4] = {1, 1, 1, 1};
     int32_t s_in[4] = {1, 2, 2, 1}, s_w[4] = {1, 2, 2, 1}, s_out[4] = {1, 1, 1, 1};
-    int32_t ti = add_t(g, "in", GRAPH_I16, 4, s_in, NULL, 1.0f, 0);
-    int32_t tw16 = add_t(g, "w16", GRAPH_I16, 4, s_w, w16, 1.0f, 0);
-    int32_t tw = add_t(g, "w", GRAPH_I8, 4, s_w, w, 1.0f, 0);
-    int32_t to = add_t(g, "out", GRAPH_I16, 4, s_out, NULL, 1.0f, 0);
+    int32_t ti = kt_tensor(g, "in", GRAPH_I16, 4, s_in, NULL, 1.0f, 0);
+    int32_t tw16 = kt_tensor(g, "w16", GRAPH_I16, 4, s_w, w16, 1.0f, 0);
+    int32_t tw = kt_tensor(g, "w", GRAPH_I8, 4, s_w, w, 1.0f, 0);
+    int32_t to = kt_tensor(g, "out", GRAPH_I16, 4, s_out, NULL, 1.0f, 0);
     tfl_options o;
     tfl_options_default(&o);
     o.padding = TFL_PAD_VALID;
@@ -140,13 +125,13 @@ static void test_conv_errors(void)
     graph_set_io(g, 1, &ti, 1, &to);
     interp *ip = NULL;
     npuc_err err;
-    CHECK_EQ_INT(make(g, &ip, &err), NPUC_E_UNSUPPORTED);
+    CHECK_EQ_INT(kt_create(g, &ip, &err), NPUC_E_UNSUPPORTED);
     CHECK_STR_CONTAINS(err.msg, "input int16 with filter int16");
     interp_free(ip);
     ip = NULL;
     /* int8 filter: fine; then a wrong output shape. */
     g->ops[0].in[1] = tw;
-    CHECK_EQ_INT(make(g, &ip, &err), NPUC_OK);
+    CHECK_EQ_INT(kt_create(g, &ip, &err), NPUC_OK);
     if (ip) {
         /* [10, 20; 30, 40] * 1 summed = 100, multiplier 1.0 (int64 path) */
         const int16_t x[4] = {10, 20, 30, 40};
@@ -159,14 +144,14 @@ static void test_conv_errors(void)
         ip = NULL;
     }
     g->tensors[to].shape[2] = 2;
-    CHECK_EQ_INT(make(g, &ip, &err), NPUC_E_INVALID);
+    CHECK_EQ_INT(kt_create(g, &ip, &err), NPUC_E_INVALID);
     CHECK_STR_CONTAINS(err.msg, "[1,1,1,1]");
     interp_free(ip);
     ip = NULL;
     g->tensors[to].shape[2] = 1;
     /* Fused TANH is refused. */
     g->ops[0].opt.activation = TFL_ACT_TANH;
-    CHECK_EQ_INT(make(g, &ip, &err), NPUC_E_UNSUPPORTED);
+    CHECK_EQ_INT(kt_create(g, &ip, &err), NPUC_E_UNSUPPORTED);
     CHECK_STR_CONTAINS(err.msg, "fused activation");
     interp_free(ip);
     graph_free(g);
@@ -178,10 +163,10 @@ static void test_dwconv_int16_bias32(void)
     int8_t w[4] = {1, 1, 1, 1};
     int32_t b[1] = {0};
     int32_t s_in[4] = {1, 2, 2, 1}, s_w[4] = {1, 2, 2, 1}, s_b[1] = {1}, s_out[4] = {1, 1, 1, 1};
-    int32_t ti = add_t(g, "in", GRAPH_I16, 4, s_in, NULL, 1.0f, 0);
-    int32_t tw = add_t(g, "w", GRAPH_I8, 4, s_w, w, 1.0f, 0);
-    int32_t tb = add_t(g, "b", GRAPH_I32, 1, s_b, b, 1.0f, 0);
-    int32_t to = add_t(g, "out", GRAPH_I16, 4, s_out, NULL, 1.0f, 0);
+    int32_t ti = kt_tensor(g, "in", GRAPH_I16, 4, s_in, NULL, 1.0f, 0);
+    int32_t tw = kt_tensor(g, "w", GRAPH_I8, 4, s_w, w, 1.0f, 0);
+    int32_t tb = kt_tensor(g, "b", GRAPH_I32, 1, s_b, b, 1.0f, 0);
+    int32_t to = kt_tensor(g, "out", GRAPH_I16, 4, s_out, NULL, 1.0f, 0);
     tfl_options o;
     tfl_options_default(&o);
     o.padding = TFL_PAD_VALID;
@@ -192,7 +177,7 @@ static void test_dwconv_int16_bias32(void)
     graph_set_io(g, 1, &ti, 1, &to);
     interp *ip = NULL;
     npuc_err err;
-    CHECK_EQ_INT(make(g, &ip, &err), NPUC_E_UNSUPPORTED);
+    CHECK_EQ_INT(kt_create(g, &ip, &err), NPUC_E_UNSUPPORTED);
     CHECK_STR_CONTAINS(err.msg, "bias int32");
     interp_free(ip);
     graph_free(g);
@@ -210,13 +195,13 @@ static void test_svdf_state(void)
     const int16_t st0[4] = {5, 6, 7, 8};
     int32_t s_in[2] = {1, 2}, s_wf[2] = {2, 2}, s_wt[2] = {2, 2}, s_b[1] = {1}, s_st[2] = {1, 4},
             s_out[2] = {1, 1};
-    int32_t ti = add_t(g, "in", GRAPH_I8, 2, s_in, NULL, 1.0f, 0);
-    int32_t twf = add_t(g, "wf", GRAPH_I8, 2, s_wf, wf, 0.5f, 0);
-    int32_t twt = add_t(g, "wt", GRAPH_I16, 2, s_wt, wt, 0.25f, 0);
-    int32_t tb = add_t(g, "b", GRAPH_I32, 1, s_b, bias, 0.25f, 0);
-    int32_t ts = add_t(g, "state", GRAPH_I16, 2, s_st, st0, 1.0f, 0);
+    int32_t ti = kt_tensor(g, "in", GRAPH_I8, 2, s_in, NULL, 1.0f, 0);
+    int32_t twf = kt_tensor(g, "wf", GRAPH_I8, 2, s_wf, wf, 0.5f, 0);
+    int32_t twt = kt_tensor(g, "wt", GRAPH_I16, 2, s_wt, wt, 0.25f, 0);
+    int32_t tb = kt_tensor(g, "b", GRAPH_I32, 1, s_b, bias, 0.25f, 0);
+    int32_t ts = kt_tensor(g, "state", GRAPH_I16, 2, s_st, st0, 1.0f, 0);
     g->tensors[ts].is_variable = true;
-    int32_t to = add_t(g, "out", GRAPH_I8, 2, s_out, NULL, 1.0f, -3);
+    int32_t to = kt_tensor(g, "out", GRAPH_I8, 2, s_out, NULL, 1.0f, -3);
     tfl_options o;
     tfl_options_default(&o);
     o.rank = 2;
@@ -226,7 +211,7 @@ static void test_svdf_state(void)
     graph_set_io(g, 1, &ti, 1, &to);
     interp *ip = NULL;
     npuc_err err;
-    CHECK_EQ_INT(make(g, &ip, &err), NPUC_OK);
+    CHECK_EQ_INT(kt_create(g, &ip, &err), NPUC_OK);
     if (!ip) {
         fprintf(stderr, "svdf: %s\n", err.msg);
     } else {
@@ -245,7 +230,7 @@ static void test_svdf_state(void)
     }
     /* Without bias (input 3 = -1): 15 + 15 = 30 -> SRDHM 15 -> RDPOT 7.5 -> 8; -3 -> 5. */
     g->ops[0].in[3] = -1;
-    CHECK_EQ_INT(make(g, &ip, &err), NPUC_OK);
+    CHECK_EQ_INT(kt_create(g, &ip, &err), NPUC_OK);
     if (ip) {
         const int8_t x[2] = {10, -4};
         interp_set_input(ip, 0, x, 2, &err);
@@ -258,7 +243,7 @@ static void test_svdf_state(void)
     }
     /* A state that is not a variable tensor is refused. */
     g->tensors[ts].is_variable = false;
-    CHECK_EQ_INT(make(g, &ip, &err), NPUC_E_INVALID);
+    CHECK_EQ_INT(kt_create(g, &ip, &err), NPUC_E_INVALID);
     CHECK_STR_CONTAINS(err.msg, "variable");
     interp_free(ip);
     graph_free(g);
@@ -277,11 +262,11 @@ static void test_tconv_int16_bias16(void)
     const int16_t b[1] = {7};
     int32_t s_os[1] = {4}, s_w[4] = {1, 1, 2, 1}, s_in[4] = {1, 1, 2, 1}, s_b[1] = {1},
             s_out[4] = {1, 1, 4, 1};
-    int32_t tos = add_t(g, "oshape", GRAPH_I32, 1, s_os, oshape, 0, 0);
-    int32_t tw = add_t(g, "w", GRAPH_I8, 4, s_w, w, 0.5f, 0);
-    int32_t ti = add_t(g, "in", GRAPH_I16, 4, s_in, NULL, 1.0f, 0);
-    int32_t tb = add_t(g, "b", GRAPH_I16, 1, s_b, b, 0.5f, 0);
-    int32_t to = add_t(g, "out", GRAPH_I16, 4, s_out, NULL, 1.0f, 0);
+    int32_t tos = kt_tensor(g, "oshape", GRAPH_I32, 1, s_os, oshape, 0, 0);
+    int32_t tw = kt_tensor(g, "w", GRAPH_I8, 4, s_w, w, 0.5f, 0);
+    int32_t ti = kt_tensor(g, "in", GRAPH_I16, 4, s_in, NULL, 1.0f, 0);
+    int32_t tb = kt_tensor(g, "b", GRAPH_I16, 1, s_b, b, 0.5f, 0);
+    int32_t to = kt_tensor(g, "out", GRAPH_I16, 4, s_out, NULL, 1.0f, 0);
     tfl_options o;
     tfl_options_default(&o);
     o.padding = TFL_PAD_VALID;
@@ -292,7 +277,7 @@ static void test_tconv_int16_bias16(void)
     graph_set_io(g, 1, &ti, 1, &to);
     interp *ip = NULL;
     npuc_err err;
-    CHECK_EQ_INT(make(g, &ip, &err), NPUC_OK);
+    CHECK_EQ_INT(kt_create(g, &ip, &err), NPUC_OK);
     if (!ip) {
         fprintf(stderr, "tconv: %s\n", err.msg);
     } else {
@@ -312,7 +297,7 @@ static void test_tconv_int16_bias16(void)
     }
     /* A constant output_shape that disagrees with the output tensor. */
     ((int32_t *)g->tensors[tos].data)[2] = 5;
-    CHECK_EQ_INT(make(g, &ip, &err), NPUC_E_INVALID);
+    CHECK_EQ_INT(kt_create(g, &ip, &err), NPUC_E_INVALID);
     CHECK_STR_CONTAINS(err.msg, "output tensor 'out'");
     interp_free(ip);
     ip = NULL;
@@ -320,7 +305,7 @@ static void test_tconv_int16_bias16(void)
     /* Fuzzer finding: a stride so large that input x * stride overflows
      * int32 in the scatter. */
     g->ops[0].opt.stride_w = 1560281089;
-    CHECK_EQ_INT(make(g, &ip, &err), NPUC_E_UNSUPPORTED);
+    CHECK_EQ_INT(kt_create(g, &ip, &err), NPUC_E_UNSUPPORTED);
     CHECK_STR_CONTAINS(err.msg, "strides 1 x 1560281089");
     interp_free(ip);
     graph_free(g);
@@ -332,9 +317,9 @@ static void test_conv_bad_models(void)
     graph *g = graph_new("conv");
     int8_t w[4] = {1, 1, 1, 1};
     int32_t s_in[4] = {1, 2, 2, 0}, s_w[4] = {1, 2, 2, 1}, s_out[4] = {1, 1, 1, 1};
-    int32_t ti = add_t(g, "in", GRAPH_I16, 4, s_in, NULL, 1.0f, 0);
-    int32_t tw = add_t(g, "w", GRAPH_I8, 4, s_w, w, 1.0f, 0);
-    int32_t to = add_t(g, "out", GRAPH_I16, 4, s_out, NULL, 1.0f, 0);
+    int32_t ti = kt_tensor(g, "in", GRAPH_I16, 4, s_in, NULL, 1.0f, 0);
+    int32_t tw = kt_tensor(g, "w", GRAPH_I8, 4, s_w, w, 1.0f, 0);
+    int32_t to = kt_tensor(g, "out", GRAPH_I16, 4, s_out, NULL, 1.0f, 0);
     tfl_options o;
     tfl_options_default(&o);
     o.padding = TFL_PAD_VALID;
@@ -345,25 +330,25 @@ static void test_conv_bad_models(void)
     interp *ip = NULL;
     npuc_err err;
     /* 0 input channels: was a division by zero (channel groups). */
-    CHECK_EQ_INT(make(g, &ip, &err), NPUC_E_INVALID);
+    CHECK_EQ_INT(kt_create(g, &ip, &err), NPUC_E_INVALID);
     CHECK_STR_CONTAINS(err.msg, "input tensor 'in' has an empty dimension 3");
     interp_free(ip);
     ip = NULL;
     g->tensors[ti].shape[3] = 1;
     g->tensors[ti].nbytes = 8;
-    CHECK_EQ_INT(make(g, &ip, &err), NPUC_OK);
+    CHECK_EQ_INT(kt_create(g, &ip, &err), NPUC_OK);
     interp_free(ip);
     ip = NULL;
     /* int16 with an effective scale >= 2^14: the 64-bit requantization
      * shift would be negative (was UB in k_mbqm64). */
     g->tensors[to].q.scale[0] = 1e-5f;
-    CHECK_EQ_INT(make(g, &ip, &err), NPUC_E_UNSUPPORTED);
+    CHECK_EQ_INT(kt_create(g, &ip, &err), NPUC_E_UNSUPPORTED);
     CHECK_STR_CONTAINS(err.msg, "too large for the int16 kernels");
     interp_free(ip);
     ip = NULL;
     /* Denormal output scale: rejected as invalid. */
     g->tensors[to].q.scale[0] = 1e-40f;
-    CHECK_EQ_INT(make(g, &ip, &err), NPUC_E_INVALID);
+    CHECK_EQ_INT(kt_create(g, &ip, &err), NPUC_E_INVALID);
     CHECK_STR_CONTAINS(err.msg, "output tensor 'out' has invalid scale");
     interp_free(ip);
     ip = NULL;
@@ -371,7 +356,7 @@ static void test_conv_bad_models(void)
     /* A dilated filter spanning more than 2^30 (int32 padding overflow). */
     g->ops[0].opt.padding = TFL_PAD_SAME;
     g->ops[0].opt.dilation_h = 0x40000000;
-    CHECK_EQ_INT(make(g, &ip, &err), NPUC_E_UNSUPPORTED);
+    CHECK_EQ_INT(kt_create(g, &ip, &err), NPUC_E_UNSUPPORTED);
     CHECK_STR_CONTAINS(err.msg, "dilation_h 1073741824");
     interp_free(ip);
     ip = NULL;
@@ -379,7 +364,7 @@ static void test_conv_bad_models(void)
     g->ops[0].opt.padding = TFL_PAD_VALID;
     /* NaN filter scale. */
     g->tensors[tw].q.scale[0] = NAN;
-    CHECK_EQ_INT(make(g, &ip, &err), NPUC_E_INVALID);
+    CHECK_EQ_INT(kt_create(g, &ip, &err), NPUC_E_INVALID);
     CHECK_STR_CONTAINS(err.msg, "filter tensor 'w' has invalid scale");
     interp_free(ip);
     graph_free(g);
@@ -388,17 +373,17 @@ static void test_conv_bad_models(void)
      * float -> int conversion in the multiplier). */
     g = graph_new("fc");
     int32_t f_in[2] = {1, 2}, f_w[2] = {1, 2}, f_out[2] = {1, 1};
-    ti = add_t(g, "in", GRAPH_I8, 2, f_in, NULL, 1.0f, 0);
-    tw = add_t(g, "w", GRAPH_I8, 2, f_w, w, 1.0f, 0);
-    to = add_t(g, "out", GRAPH_I8, 2, f_out, NULL, 1.0f, 0);
+    ti = kt_tensor(g, "in", GRAPH_I8, 2, f_in, NULL, 1.0f, 0);
+    tw = kt_tensor(g, "w", GRAPH_I8, 2, f_w, w, 1.0f, 0);
+    to = kt_tensor(g, "out", GRAPH_I8, 2, f_out, NULL, 1.0f, 0);
     tfl_options_default(&o);
     graph_add_op(g, TFL_OP_FULLY_CONNECTED, &o, 2, ins, 1, &to);
     graph_set_io(g, 1, &ti, 1, &to);
-    CHECK_EQ_INT(make(g, &ip, &err), NPUC_OK);
+    CHECK_EQ_INT(kt_create(g, &ip, &err), NPUC_OK);
     interp_free(ip);
     ip = NULL;
     g->tensors[tw].q.scale[0] = NAN;
-    CHECK_EQ_INT(make(g, &ip, &err), NPUC_E_INVALID);
+    CHECK_EQ_INT(kt_create(g, &ip, &err), NPUC_E_INVALID);
     CHECK_STR_CONTAINS(err.msg, "weights tensor 'w' has invalid scale");
     interp_free(ip);
     graph_free(g);

@@ -6,8 +6,7 @@
 #include "test.h"
 #include "flexbuf_build.h"
 #include "graph/graph.h"
-#include "interp/interp.h"
-#include "kernels/k_op.h"
+#include "k_op_test.h"
 #include "tflite/flexbuf.h"
 #include "validate/validate.h"
 #include "compiler/cc_system.h"
@@ -267,12 +266,8 @@ static graph *cb_graph(int32_t slots, const uint8_t *opts, uint32_t n_opts)
 {
     graph *g = graph_new("cb");
     const int32_t s_in[4] = {1, 1, 1, 2}, s_out[4] = {1, slots, 1, 2};
-    const int32_t ti = graph_add_tensor(g, "in", GRAPH_I8, 4, s_in, NULL);
-    const int32_t to = graph_add_tensor(g, "out", GRAPH_I8, 4, s_out, NULL);
-    const float sc = 0.5f;
-    const int64_t zp = 3;
-    graph_set_quant(g, ti, 1, &sc, &zp, 0);
-    graph_set_quant(g, to, 1, &sc, &zp, 0);
+    const int32_t ti = kt_tensor(g, "in", GRAPH_I8, 4, s_in, NULL, 0.5f, 3);
+    const int32_t to = kt_tensor(g, "out", GRAPH_I8, 4, s_out, NULL, 0.5f, 3);
     const int32_t oi = graph_add_op(g, TFL_OP_CUSTOM, NULL, 1, &ti, 1, &to);
     g->ops[oi].custom_code = npuc_arena_strdup(&g->arena, "CIRCULAR_BUFFER");
     if (n_opts) {
@@ -329,19 +324,20 @@ static void test_circbuf_interp(void)
     /* damaged custom_options: refused at create with the reader's message */
     uint8_t bad[3] = {0, 0, 3};
     g = cb_graph(2, bad, 3);
-    interp *ip = NULL;
-    npuc_err err = {0};
-    CHECK(interp_create(g, NULL, &ip, &err) != NPUC_OK);
+    npuc_err err;
+    CHECK(kt_try_create(g, &err) != NPUC_OK);
     CHECK_STR_CONTAINS(err.msg, "cycles_max");
     graph_free(g);
 }
 
 /* The compiled model (a CPU epoch run by the runtime, state in its
- * persistent memory) against the interpreter, period 1. */
-static void test_circbuf_compiled(void)
+ * persistent memory) against the interpreter over two input sets: period
+ * cycles_max; with period 2 the runtime's NPURT_NOT_READY on the first set
+ * must agree with the interpreter's not-ready, and the completed set match. */
+static void circbuf_compiled(uint64_t cycles_max, const char *name)
 {
     uint8_t buf[64];
-    fb_ent e1[1] = {{"cycles_max", FLEXBUF_INT, 1}};
+    fb_ent e1[1] = {{"cycles_max", FLEXBUF_INT, cycles_max}};
     graph *g = cb_graph(3, buf, (uint32_t)fb_build(buf, e1, 1, 1));
     static const int8_t in1[2] = {5, -6}, in2[2] = {7, 8};
     const uint8_t *sets[2] = {(const uint8_t *)in1, (const uint8_t *)in2};
@@ -353,7 +349,7 @@ static void test_circbuf_compiled(void)
     val_report *r = NULL;
     npuc_err err = {0};
     int rc = cc_system_default(SIM_U55_128, &o.cc.sys, &err);
-    if (!rc) rc = val_run(g, "cb", &o, &r, &err);
+    if (!rc) rc = val_run(g, name, &o, &r, &err);
     if (rc) fprintf(stderr, "val_run: %s\n", err.msg);
     CHECK_EQ_INT(rc, NPUC_OK);
     CHECK(r && r->bit_exact);
@@ -361,30 +357,9 @@ static void test_circbuf_compiled(void)
     graph_free(g);
 }
 
-/* Period 2 compiled: the runtime's NPURT_NOT_READY on the first set must
- * agree with the interpreter's not-ready, and the completed set match. */
-static void test_circbuf_compiled_not_ready(void)
-{
-    uint8_t buf[64];
-    fb_ent e2[1] = {{"cycles_max", FLEXBUF_INT, 2}};
-    graph *g = cb_graph(3, buf, (uint32_t)fb_build(buf, e2, 1, 1));
-    static const int8_t in1[2] = {5, -6}, in2[2] = {7, 8};
-    const uint8_t *sets[2] = {(const uint8_t *)in1, (const uint8_t *)in2};
-    val_options o;
-    memset(&o, 0, sizeof o);
-    o.tolerance = -1;
-    o.inputs = sets;
-    o.n_sets = 2;
-    val_report *r = NULL;
-    npuc_err err = {0};
-    int rc = cc_system_default(SIM_U55_128, &o.cc.sys, &err);
-    if (!rc) rc = val_run(g, "cb2", &o, &r, &err);
-    if (rc) fprintf(stderr, "val_run: %s\n", err.msg);
-    CHECK_EQ_INT(rc, NPUC_OK);
-    CHECK(r && r->bit_exact);
-    val_report_free(r);
-    graph_free(g);
-}
+static void test_circbuf_compiled(void) { circbuf_compiled(1, "cb"); }
+
+static void test_circbuf_compiled_not_ready(void) { circbuf_compiled(2, "cb2"); }
 
 static void test_detect_interp(void)
 {
@@ -434,7 +409,7 @@ static void test_detect_interp(void)
     e[4].key = "nms_iou_thresholds";
     g->ops[oi].n_custom_options = (uint32_t)fb_build(buf, e, (int)(sizeof e / sizeof e[0]), 4);
     g->ops[oi].custom_options = npuc_arena_memdup(&g->arena, buf, g->ops[oi].n_custom_options);
-    CHECK(interp_create(g, NULL, &ip, &err) != NPUC_OK);
+    CHECK(kt_try_create(g, &err) != NPUC_OK);
     CHECK_STR_CONTAINS(err.msg, "nms_iou_threshold");
     graph_free(g);
 }

@@ -2,56 +2,19 @@
  * preparation from tensor scales (checked against hand-derived results)
  * and the error messages for unsupported or inconsistent models. */
 #include "test.h"
-#include "../src/interp/interp.h"
+#include "k_op_test.h"
 
 #include <stdint.h>
 #include <string.h>
-
-static int32_t add_q(graph *g, const char *name, graph_dtype dt, int32_t rank, const int32_t *shape, float scale,
-                     int64_t zp, const void *data)
-{
-    int32_t t = graph_add_tensor(g, name, dt, rank, shape, data);
-    if (t >= 0 && scale > 0.0f) graph_set_quant(g, t, 1, &scale, &zp, 0);
-    return t;
-}
-
-/* Builds a one-op graph with inputs in[] (non-constant ones become graph
- * inputs) and runs it; returns the interp_create/invoke status. */
-static int run1(graph *g, int32_t opcode, const tfl_options *opt, int32_t n_in, const int32_t *in, int32_t out,
-                const void *const *in_data, void *out_data, npuc_err *e)
-{
-    int32_t gin[4], n_gin = 0;
-    for (int32_t i = 0; i < n_in; i++)
-        if (!g->tensors[in[i]].data) gin[n_gin++] = in[i];
-    graph_add_op(g, opcode, opt, n_in, in, 1, &out);
-    graph_set_io(g, n_gin, gin, 1, &out);
-    interp *ip;
-    int rc = interp_create(g, NULL, &ip, e);
-    if (rc) return rc;
-    for (int32_t i = 0, k = 0; i < n_in; i++)
-        if (!g->tensors[in[i]].data) {
-            rc = interp_set_input(ip, k, in_data[i], g->tensors[in[i]].nbytes, e);
-            k++;
-            if (rc) break;
-        }
-    if (!rc) rc = interp_invoke(ip, e);
-    if (!rc) {
-        size_t n;
-        const void *o = interp_output(ip, 0, &n);
-        memcpy(out_data, o, n);
-    }
-    interp_free(ip);
-    return rc;
-}
 
 static void test_add_broadcast(void)
 {
     /* scales 0.5, 0.5 -> 1.0: out = round_half_away((a + b) / 2). */
     graph *g = graph_new("add");
     const int32_t s4[4] = {1, 1, 2, 3}, s1[1] = {3};
-    int32_t a = add_q(g, "a", GRAPH_I8, 4, s4, 0.5f, 0, NULL);
-    int32_t b = add_q(g, "b", GRAPH_I8, 1, s1, 0.5f, 0, NULL);
-    int32_t o = add_q(g, "o", GRAPH_I8, 4, s4, 1.0f, 0, NULL);
+    int32_t a = kt_tensor(g, "a", GRAPH_I8, 4, s4, NULL, 0.5f, 0);
+    int32_t b = kt_tensor(g, "b", GRAPH_I8, 1, s1, NULL, 0.5f, 0);
+    int32_t o = kt_tensor(g, "o", GRAPH_I8, 4, s4, NULL, 1.0f, 0);
     tfl_options opt;
     tfl_options_default(&opt);
     int8_t av[6] = {3, -3, 1, 127, -128, 0}, bv[3] = {2, -2, 0};
@@ -59,7 +22,7 @@ static void test_add_broadcast(void)
     int8_t ov[6];
     npuc_err e = {0};
     const int32_t in[2] = {a, b};
-    CHECK_EQ_INT(run1(g, TFL_OP_ADD, &opt, 2, in, o, ins, ov, &e), 0);
+    CHECK_EQ_INT(kt_run1(g, TFL_OP_ADD, &opt, 2, in, o, ins, ov, &e), 0);
     /* 2.5->3, -2.5->-3, 0.5->1, (127+2)/2=64.5->65, (-128-2)/2=-65, 0 */
     const int8_t want[6] = {3, -3, 1, 65, -65, 0};
     for (int i = 0; i < 6; i++) CHECK_EQ_INT(ov[i], want[i]);
@@ -72,9 +35,9 @@ static void test_mean_interp(void)
     graph *g = graph_new("mean");
     const int32_t si[4] = {1, 2, 2, 2}, so[4] = {1, 1, 1, 2}, sa[1] = {2};
     const int32_t axes[2] = {2, -3};
-    int32_t x = add_q(g, "x", GRAPH_I8, 4, si, 0.25f, 3, NULL);
+    int32_t x = kt_tensor(g, "x", GRAPH_I8, 4, si, NULL, 0.25f, 3);
     int32_t ax = graph_add_tensor(g, "axes", GRAPH_I32, 1, sa, axes);
-    int32_t y = add_q(g, "y", GRAPH_I8, 4, so, 0.25f, 3, NULL);
+    int32_t y = kt_tensor(g, "y", GRAPH_I8, 4, so, NULL, 0.25f, 3);
     tfl_options opt;
     tfl_options_default(&opt);
     opt.keep_dims = true;
@@ -82,7 +45,7 @@ static void test_mean_interp(void)
     const void *ins[2] = {xv, NULL};
     npuc_err e = {0};
     const int32_t in[2] = {x, ax};
-    CHECK_EQ_INT(run1(g, TFL_OP_MEAN, &opt, 2, in, y, ins, yv, &e), 0);
+    CHECK_EQ_INT(kt_run1(g, TFL_OP_MEAN, &opt, 2, in, y, ins, yv, &e), 0);
     /* Multiplier (2^30, 1) with 1/4 folded in -> (2^30, -1), rounded twice:
      * channel 0: centred 1,2,3,3 = 9: srdhm 4.5 -> 5, 5/2 = 2.5 -> 3 (a
      * single rounding of 2.25 would give 2), + 3 = 6;
@@ -94,12 +57,12 @@ static void test_mean_interp(void)
 
     /* wrong output shape */
     g = graph_new("mean_bad");
-    x = add_q(g, "x", GRAPH_I8, 4, si, 0.25f, 3, NULL);
+    x = kt_tensor(g, "x", GRAPH_I8, 4, si, NULL, 0.25f, 3);
     ax = graph_add_tensor(g, "axes", GRAPH_I32, 1, sa, axes);
     const int32_t sbad[2] = {1, 2};
-    y = add_q(g, "y", GRAPH_I8, 2, sbad, 0.25f, 3, NULL);
+    y = kt_tensor(g, "y", GRAPH_I8, 2, sbad, NULL, 0.25f, 3);
     const int32_t in2[2] = {x, ax};
-    CHECK(run1(g, TFL_OP_MEAN, &opt, 2, in2, y, ins, yv, &e) != 0);
+    CHECK(kt_run1(g, TFL_OP_MEAN, &opt, 2, in2, y, ins, yv, &e) != 0);
     CHECK_STR_CONTAINS(e.msg, "expected [1,1,1,2]");
     graph_free(g);
 }
@@ -114,77 +77,65 @@ static void test_errors(void)
     /* pool output shape */
     graph *g = graph_new("pool");
     const int32_t si[4] = {1, 4, 4, 1}, so[4] = {1, 3, 3, 1};
-    int32_t x = add_q(g, "x", GRAPH_I8, 4, si, 0.5f, 0, NULL);
-    int32_t y = add_q(g, "y", GRAPH_I8, 4, so, 0.5f, 0, NULL);
+    int32_t x = kt_tensor(g, "x", GRAPH_I8, 4, si, NULL, 0.5f, 0);
+    int32_t y = kt_tensor(g, "y", GRAPH_I8, 4, so, NULL, 0.5f, 0);
     tfl_options_default(&opt);
     opt.padding = TFL_PAD_SAME;
     opt.stride_h = opt.stride_w = 2;
     opt.filter_h = opt.filter_w = 2;
-    CHECK(run1(g, TFL_OP_MAX_POOL_2D, &opt, 1, &x, y, ins, buf, &e) != 0);
-    CHECK_STR_CONTAINS(e.msg, "expected [1,2,2,1]");
-    graph_free(g);
+    kt_expect_reject(g, TFL_OP_MAX_POOL_2D, &opt, 1, &x, y, "expected [1,2,2,1]");
 
     /* pool quantization mismatch */
     g = graph_new("pool2");
     const int32_t so2[4] = {1, 2, 2, 1};
-    x = add_q(g, "x", GRAPH_I8, 4, si, 0.5f, 0, NULL);
-    y = add_q(g, "y", GRAPH_I8, 4, so2, 0.25f, 0, NULL);
-    CHECK(run1(g, TFL_OP_AVERAGE_POOL_2D, &opt, 1, &x, y, ins, buf, &e) != 0);
-    CHECK_STR_CONTAINS(e.msg, "quantization differ");
-    graph_free(g);
+    x = kt_tensor(g, "x", GRAPH_I8, 4, si, NULL, 0.5f, 0);
+    y = kt_tensor(g, "y", GRAPH_I8, 4, so2, NULL, 0.25f, 0);
+    kt_expect_reject(g, TFL_OP_AVERAGE_POOL_2D, &opt, 1, &x, y, "quantization differ");
 
     /* fused TANH is not supported */
     g = graph_new("tanh");
     const int32_t s1[1] = {4};
-    int32_t a = add_q(g, "a", GRAPH_I8, 1, s1, 0.5f, 0, NULL);
-    int32_t b = add_q(g, "b", GRAPH_I8, 1, s1, 0.5f, 0, NULL);
-    int32_t o = add_q(g, "o", GRAPH_I8, 1, s1, 0.5f, 0, NULL);
+    int32_t a = kt_tensor(g, "a", GRAPH_I8, 1, s1, NULL, 0.5f, 0);
+    int32_t b = kt_tensor(g, "b", GRAPH_I8, 1, s1, NULL, 0.5f, 0);
+    int32_t o = kt_tensor(g, "o", GRAPH_I8, 1, s1, NULL, 0.5f, 0);
     tfl_options_default(&opt);
     opt.activation = TFL_ACT_TANH;
     const int32_t in[2] = {a, b};
-    CHECK(run1(g, TFL_OP_MUL, &opt, 2, in, o, ins, buf, &e) != 0);
-    CHECK_STR_CONTAINS(e.msg, "TANH");
-    graph_free(g);
+    kt_expect_reject(g, TFL_OP_MUL, &opt, 2, in, o, "TANH");
 
     /* int16 MUL with a non-zero zero point */
     g = graph_new("mul16");
-    a = add_q(g, "a", GRAPH_I16, 1, s1, 0.5f, 1, NULL);
-    b = add_q(g, "b", GRAPH_I16, 1, s1, 0.5f, 0, NULL);
-    o = add_q(g, "o", GRAPH_I16, 1, s1, 0.5f, 0, NULL);
+    a = kt_tensor(g, "a", GRAPH_I16, 1, s1, NULL, 0.5f, 1);
+    b = kt_tensor(g, "b", GRAPH_I16, 1, s1, NULL, 0.5f, 0);
+    o = kt_tensor(g, "o", GRAPH_I16, 1, s1, NULL, 0.5f, 0);
     tfl_options_default(&opt);
     const int32_t in3[2] = {a, b};
-    CHECK(run1(g, TFL_OP_MUL, &opt, 2, in3, o, ins, buf, &e) != 0);
-    CHECK_STR_CONTAINS(e.msg, "zero points 0");
-    graph_free(g);
+    kt_expect_reject(g, TFL_OP_MUL, &opt, 2, in3, o, "zero points 0");
 
     /* shapes that do not broadcast */
     g = graph_new("bcast");
     const int32_t s3[1] = {3};
-    a = add_q(g, "a", GRAPH_I8, 1, s1, 0.5f, 0, NULL);
-    b = add_q(g, "b", GRAPH_I8, 1, s3, 0.5f, 0, NULL);
-    o = add_q(g, "o", GRAPH_I8, 1, s1, 0.5f, 0, NULL);
+    a = kt_tensor(g, "a", GRAPH_I8, 1, s1, NULL, 0.5f, 0);
+    b = kt_tensor(g, "b", GRAPH_I8, 1, s3, NULL, 0.5f, 0);
+    o = kt_tensor(g, "o", GRAPH_I8, 1, s1, NULL, 0.5f, 0);
     const int32_t in4[2] = {a, b};
-    CHECK(run1(g, TFL_OP_SUB, &opt, 2, in4, o, ins, buf, &e) != 0);
-    CHECK_STR_CONTAINS(e.msg, "cannot be broadcast");
-    graph_free(g);
+    kt_expect_reject(g, TFL_OP_SUB, &opt, 2, in4, o, "cannot be broadcast");
 
     /* mixed types */
     g = graph_new("mixed");
-    a = add_q(g, "a", GRAPH_I8, 1, s1, 0.5f, 0, NULL);
-    b = add_q(g, "b", GRAPH_I16, 1, s1, 0.5f, 0, NULL);
-    o = add_q(g, "o", GRAPH_I8, 1, s1, 0.5f, 0, NULL);
+    a = kt_tensor(g, "a", GRAPH_I8, 1, s1, NULL, 0.5f, 0);
+    b = kt_tensor(g, "b", GRAPH_I16, 1, s1, NULL, 0.5f, 0);
+    o = kt_tensor(g, "o", GRAPH_I8, 1, s1, NULL, 0.5f, 0);
     const int32_t in5[2] = {a, b};
-    CHECK(run1(g, TFL_OP_MAXIMUM, &opt, 2, in5, o, ins, buf, &e) != 0);
-    CHECK_STR_CONTAINS(e.msg, "input 2 int16");
-    graph_free(g);
+    kt_expect_reject(g, TFL_OP_MAXIMUM, &opt, 2, in5, o, "input 2 int16");
 
     /* Fuzzer findings. A denormal scale is refused (absurd multipliers). */
     g = graph_new("denormal");
-    a = add_q(g, "a", GRAPH_I8, 1, s1, 1e-40f, 0, NULL);
-    b = add_q(g, "b", GRAPH_I8, 1, s1, 0.5f, 0, NULL);
-    o = add_q(g, "o", GRAPH_I8, 1, s1, 0.5f, 0, NULL);
+    a = kt_tensor(g, "a", GRAPH_I8, 1, s1, NULL, 1e-40f, 0);
+    b = kt_tensor(g, "b", GRAPH_I8, 1, s1, NULL, 0.5f, 0);
+    o = kt_tensor(g, "o", GRAPH_I8, 1, s1, NULL, 0.5f, 0);
     const int32_t in6[2] = {a, b};
-    CHECK_EQ_INT(run1(g, TFL_OP_ADD, &opt, 2, in6, o, ins, buf, &e), NPUC_E_INVALID);
+    CHECK_EQ_INT(kt_run1(g, TFL_OP_ADD, &opt, 2, in6, o, ins, buf, &e), NPUC_E_INVALID);
     CHECK_STR_CONTAINS(e.msg, "input 1 'a' has invalid scale");
     graph_free(g);
 
@@ -192,14 +143,14 @@ static void test_errors(void)
      * overflowed int32; now it is computed in 64 bits: one output pixel. */
     g = graph_new("bigstride");
     const int32_t so1[4] = {1, 1, 1, 1};
-    x = add_q(g, "x", GRAPH_I8, 4, si, 0.5f, 0, NULL);
-    y = add_q(g, "y", GRAPH_I8, 4, so1, 0.5f, 0, NULL);
+    x = kt_tensor(g, "x", GRAPH_I8, 4, si, NULL, 0.5f, 0);
+    y = kt_tensor(g, "y", GRAPH_I8, 4, so1, NULL, 0.5f, 0);
     tfl_options_default(&opt);
     opt.padding = TFL_PAD_SAME;
     opt.stride_h = opt.stride_w = INT32_MAX;
     opt.filter_h = opt.filter_w = INT32_MAX;
     for (int i = 0; i < 16; i++) buf[i] = (int8_t)i;
-    CHECK_EQ_INT(run1(g, TFL_OP_MAX_POOL_2D, &opt, 1, &x, y, ins, buf, &e), NPUC_OK);
+    CHECK_EQ_INT(kt_run1(g, TFL_OP_MAX_POOL_2D, &opt, 1, &x, y, ins, buf, &e), NPUC_OK);
     CHECK_EQ_INT(buf[0], 15);
     graph_free(g);
 
@@ -208,23 +159,23 @@ static void test_errors(void)
      * overflow under UBSan); the results are unchanged. */
     g = graph_new("pool_pad");
     const int32_t s33[4] = {1, 3, 3, 1};
-    x = add_q(g, "x", GRAPH_I8, 4, s33, 0.5f, 0, NULL);
-    y = add_q(g, "y", GRAPH_I8, 4, s33, 0.5f, 0, NULL);
+    x = kt_tensor(g, "x", GRAPH_I8, 4, s33, NULL, 0.5f, 0);
+    y = kt_tensor(g, "y", GRAPH_I8, 4, s33, NULL, 0.5f, 0);
     tfl_options_default(&opt);
     opt.padding = TFL_PAD_SAME;
     opt.stride_h = opt.stride_w = 1;
     opt.filter_h = opt.filter_w = 3;
     const int8_t img[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
     memcpy(buf, img, sizeof img);
-    CHECK_EQ_INT(run1(g, TFL_OP_MAX_POOL_2D, &opt, 1, &x, y, ins, buf, &e), NPUC_OK);
+    CHECK_EQ_INT(kt_run1(g, TFL_OP_MAX_POOL_2D, &opt, 1, &x, y, ins, buf, &e), NPUC_OK);
     const int8_t want_max[9] = {5, 6, 6, 8, 9, 9, 8, 9, 9};
     CHECK(memcmp(buf, want_max, 9) == 0);
     graph_free(g);
     g = graph_new("avgpool_pad");
-    x = add_q(g, "x", GRAPH_I8, 4, s33, 0.5f, 0, NULL);
-    y = add_q(g, "y", GRAPH_I8, 4, s33, 0.5f, 0, NULL);
+    x = kt_tensor(g, "x", GRAPH_I8, 4, s33, NULL, 0.5f, 0);
+    y = kt_tensor(g, "y", GRAPH_I8, 4, s33, NULL, 0.5f, 0);
     memcpy(buf, img, sizeof img);
-    CHECK_EQ_INT(run1(g, TFL_OP_AVERAGE_POOL_2D, &opt, 1, &x, y, ins, buf, &e), NPUC_OK);
+    CHECK_EQ_INT(kt_run1(g, TFL_OP_AVERAGE_POOL_2D, &opt, 1, &x, y, ins, buf, &e), NPUC_OK);
     /* e.g. corner (1+2+4+5)/4 = 3, edge (1+2+3+4+5+6)/6 = 3.5 -> 4, centre 5 */
     const int8_t want_avg[9] = {3, 4, 4, 5, 5, 6, 6, 7, 7};
     CHECK(memcmp(buf, want_avg, 9) == 0);

@@ -3,8 +3,7 @@
  * computed indices / shapes / paddings, damaged blobs, wrong tensor sizes,
  * and the types TFLite Micro rejects. */
 #include "test.h"
-#include "../src/interp/interp.h"
-#include "../src/kernels/k_op.h"
+#include "k_op_test.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -16,22 +15,12 @@ typedef struct tio {
     uint32_t in_size[4];
     void *out[1];
     uint32_t out_size[1];
-    k_op_io io;
 } tio;
 
-static const k_op_io *mkio(tio *t, int32_t n_in)
+/* Runs kind on t's first n_in inputs and its output. */
+static int trun(uint32_t kind, const void *blob, uint32_t size, const tio *t, int32_t n_in)
 {
-    t->io.in = t->in;
-    t->io.in_size = t->in_size;
-    t->io.n_in = n_in;
-    t->io.out = t->out;
-    t->io.out_size = t->out_size;
-    t->io.n_out = 1;
-    t->io.scratch = NULL;
-    t->io.scratch_size = 0;
-    t->io.persistent = NULL;
-    t->io.persistent_size = 0;
-    return &t->io;
+    return kt_run(kind, blob, size, n_in, t->in, t->in_size, t->out[0], t->out_size[0]);
 }
 
 #define SET_IN(t, i, p, n) ((t).in[i] = (void *)(p), (t).in_size[i] = (uint32_t)(n))
@@ -50,7 +39,7 @@ static void test_tile(void)
     SET_IN(t, 0, in, sizeof in);
     SET_IN(t, 1, mult, sizeof mult);
     SET_OUT(t, out, sizeof out);
-    CHECK_EQ_INT(k_op_run(K_OP_TILE_X8, &b, sizeof b, mkio(&t, 2)), K_OK);
+    CHECK_EQ_INT(trun(K_OP_TILE_X8, &b, sizeof b, &t, 2), K_OK);
     const int8_t want[24] = {1, 2, 3, 1, 2, 3, 4, 5, 6, 4, 5, 6, 1, 2, 3, 1, 2, 3, 4, 5, 6, 4, 5, 6};
     CHECK(memcmp(out, want, sizeof want) == 0);
 
@@ -62,7 +51,7 @@ static void test_tile(void)
     SET_IN(t, 0, fin, sizeof fin);
     SET_IN(t, 1, m3, sizeof m3);
     SET_OUT(t, fout, sizeof fout);
-    CHECK_EQ_INT(k_op_run(K_OP_TILE_X32, &b3, sizeof b3, mkio(&t, 2)), K_OK);
+    CHECK_EQ_INT(trun(K_OP_TILE_X32, &b3, sizeof b3, &t, 2), K_OK);
     const float fw[12] = {1.5f, 1.5f, 1.5f, -2.0f, -2.0f, -2.0f, 1.5f, 1.5f, 1.5f, -2.0f, -2.0f, -2.0f};
     CHECK(memcmp(fout, fw, sizeof fw) == 0);
 
@@ -74,7 +63,7 @@ static void test_tile(void)
     SET_IN(t, 0, sin_, sizeof sin_);
     SET_IN(t, 1, m1, sizeof m1);
     SET_OUT(t, sout, sizeof sout);
-    CHECK_EQ_INT(k_op_run(K_OP_TILE_X16, &b1, sizeof b1, mkio(&t, 2)), K_OK);
+    CHECK_EQ_INT(trun(K_OP_TILE_X16, &b1, sizeof b1, &t, 2), K_OK);
     const int16_t sw[6] = {-1, 7, 300, -1, 7, 300};
     CHECK(memcmp(sout, sw, sizeof sw) == 0);
     k_op_tile_blob b64 = {.rank = 1, .in_dims = {2}, .out_dims = {2}, .shape_width = 4};
@@ -84,7 +73,7 @@ static void test_tile(void)
     SET_IN(t, 0, lin, sizeof lin);
     SET_IN(t, 1, one, sizeof one);
     SET_OUT(t, lout, sizeof lout);
-    CHECK_EQ_INT(k_op_run(K_OP_TILE_X64, &b64, sizeof b64, mkio(&t, 2)), K_OK);
+    CHECK_EQ_INT(trun(K_OP_TILE_X64, &b64, sizeof b64, &t, 2), K_OK);
     CHECK(lout[0] == INT64_MIN && lout[1] == 42);
 
     /* computed multiples that disagree with the static output shape */
@@ -92,10 +81,10 @@ static void test_tile(void)
     SET_IN(t, 0, in, sizeof in);
     SET_IN(t, 1, bad, sizeof bad);
     SET_OUT(t, out, sizeof out);
-    CHECK_EQ_INT(k_op_run(K_OP_TILE_X8, &b, sizeof b, mkio(&t, 2)), K_E_INVALID);
+    CHECK_EQ_INT(trun(K_OP_TILE_X8, &b, sizeof b, &t, 2), K_E_INVALID);
     const int32_t neg[2] = {-2, 2};
     SET_IN(t, 1, neg, sizeof neg);
-    CHECK_EQ_INT(k_op_run(K_OP_TILE_X8, &b, sizeof b, mkio(&t, 2)), K_E_INVALID);
+    CHECK_EQ_INT(trun(K_OP_TILE_X8, &b, sizeof b, &t, 2), K_E_INVALID);
     /* an output not a multiple of the input is a corrupt blob */
     k_op_tile_blob bb = b;
     bb.out_dims[1] = 5;
@@ -115,14 +104,14 @@ static void test_gather_indices(void)
     SET_IN(t, 0, par, sizeof par);
     SET_IN(t, 1, idx, sizeof idx);
     SET_OUT(t, out, sizeof out);
-    CHECK_EQ_INT(k_op_run(K_OP_GATHER_X32, &b, sizeof b, mkio(&t, 2)), K_OK);
+    CHECK_EQ_INT(trun(K_OP_GATHER_X32, &b, sizeof b, &t, 2), K_OK);
     CHECK(out[0] == 4 && out[1] == 5 && out[2] == 0 && out[3] == 1);
     idx[1] = 3;
-    CHECK_EQ_INT(k_op_run(K_OP_GATHER_X32, &b, sizeof b, mkio(&t, 2)), K_E_INVALID);
+    CHECK_EQ_INT(trun(K_OP_GATHER_X32, &b, sizeof b, &t, 2), K_E_INVALID);
     idx[1] = -1;
-    CHECK_EQ_INT(k_op_run(K_OP_GATHER_X32, &b, sizeof b, mkio(&t, 2)), K_E_INVALID);
+    CHECK_EQ_INT(trun(K_OP_GATHER_X32, &b, sizeof b, &t, 2), K_E_INVALID);
     idx[1] = INT32_MIN;
-    CHECK_EQ_INT(k_op_run(K_OP_GATHER_X32, &b, sizeof b, mkio(&t, 2)), K_E_INVALID);
+    CHECK_EQ_INT(trun(K_OP_GATHER_X32, &b, sizeof b, &t, 2), K_E_INVALID);
 
     /* GATHER_ND params [2,3] int8, indices [2,2] */
     k_op_gather_nd_blob nb = {.n_slices = 2, .nd = 2, .slice_size = 1, .params_count = 6, .dims = {2, 3},
@@ -133,12 +122,12 @@ static void test_gather_indices(void)
     SET_IN(t, 0, p8, sizeof p8);
     SET_IN(t, 1, ni, sizeof ni);
     SET_OUT(t, o8, sizeof o8);
-    CHECK_EQ_INT(k_op_run(K_OP_GATHER_ND_X8, &nb, sizeof nb, mkio(&t, 2)), K_OK);
+    CHECK_EQ_INT(trun(K_OP_GATHER_ND_X8, &nb, sizeof nb, &t, 2), K_OK);
     CHECK(o8[0] == 15 && o8[1] == 11);
     ni[3] = 3; /* inner component past its dim (flat offset still inside) */
-    CHECK_EQ_INT(k_op_run(K_OP_GATHER_ND_X8, &nb, sizeof nb, mkio(&t, 2)), K_E_INVALID);
+    CHECK_EQ_INT(trun(K_OP_GATHER_ND_X8, &nb, sizeof nb, &t, 2), K_E_INVALID);
     ni[3] = 1, ni[0] = -1;
-    CHECK_EQ_INT(k_op_run(K_OP_GATHER_ND_X8, &nb, sizeof nb, mkio(&t, 2)), K_E_INVALID);
+    CHECK_EQ_INT(trun(K_OP_GATHER_ND_X8, &nb, sizeof nb, &t, 2), K_E_INVALID);
     /* strides that reach past params are a corrupt blob */
     k_op_gather_nd_blob nb2 = nb;
     nb2.stride[0] = 4;
@@ -152,10 +141,10 @@ static void test_gather_indices(void)
     SET_IN(t, 0, ids, sizeof ids);
     SET_IN(t, 1, tab, sizeof tab);
     SET_OUT(t, eo, sizeof eo);
-    CHECK_EQ_INT(k_op_run(K_OP_EMBEDDING_LOOKUP_S8_F32, &eb, sizeof eb, mkio(&t, 2)), K_OK);
+    CHECK_EQ_INT(trun(K_OP_EMBEDDING_LOOKUP_S8_F32, &eb, sizeof eb, &t, 2), K_OK);
     CHECK(eo[0] == 50.0f && eo[1] == -64.0f && eo[2] == -2.0f && eo[3] == 1.5f);
     ids[0] = 2;
-    CHECK_EQ_INT(k_op_run(K_OP_EMBEDDING_LOOKUP_S8_F32, &eb, sizeof eb, mkio(&t, 2)), K_E_INVALID);
+    CHECK_EQ_INT(trun(K_OP_EMBEDDING_LOOKUP_S8_F32, &eb, sizeof eb, &t, 2), K_E_INVALID);
 }
 
 static void test_reverse_axes(void)
@@ -169,22 +158,22 @@ static void test_reverse_axes(void)
     SET_IN(t, 0, in, sizeof in);
     SET_IN(t, 1, ax, sizeof ax);
     SET_OUT(t, out, sizeof out);
-    CHECK_EQ_INT(k_op_run(K_OP_REVERSE_X16, &b, sizeof b, mkio(&t, 2)), K_OK);
+    CHECK_EQ_INT(trun(K_OP_REVERSE_X16, &b, sizeof b, &t, 2), K_OK);
     const int16_t w1[6] = {3, 2, 1, 6, 5, 4};
     CHECK(memcmp(out, w1, sizeof w1) == 0);
     b.n_axes = 2; /* {-1, 0}: both axes */
-    CHECK_EQ_INT(k_op_run(K_OP_REVERSE_X16, &b, sizeof b, mkio(&t, 2)), K_OK);
+    CHECK_EQ_INT(trun(K_OP_REVERSE_X16, &b, sizeof b, &t, 2), K_OK);
     const int16_t w2[6] = {6, 5, 4, 3, 2, 1};
     CHECK(memcmp(out, w2, sizeof w2) == 0);
     ax[1] = 1; /* repeated axis */
-    CHECK_EQ_INT(k_op_run(K_OP_REVERSE_X16, &b, sizeof b, mkio(&t, 2)), K_E_INVALID);
+    CHECK_EQ_INT(trun(K_OP_REVERSE_X16, &b, sizeof b, &t, 2), K_E_INVALID);
     ax[1] = 2; /* out of range */
-    CHECK_EQ_INT(k_op_run(K_OP_REVERSE_X16, &b, sizeof b, mkio(&t, 2)), K_E_INVALID);
+    CHECK_EQ_INT(trun(K_OP_REVERSE_X16, &b, sizeof b, &t, 2), K_E_INVALID);
     /* non-contiguous axes of a rank-3 tensor (TFLite Micro rejects them) */
     k_op_reverse_blob b3 = {.rank = 3, .dims = {1, 2, 3}, .n_axes = 2};
     const int32_t ax3[2] = {0, 2};
     SET_IN(t, 1, ax3, sizeof ax3);
-    CHECK_EQ_INT(k_op_run(K_OP_REVERSE_X16, &b3, sizeof b3, mkio(&t, 2)), K_E_INVALID);
+    CHECK_EQ_INT(trun(K_OP_REVERSE_X16, &b3, sizeof b3, &t, 2), K_E_INVALID);
 }
 
 static void test_shapes_at_run_time(void)
@@ -198,10 +187,10 @@ static void test_shapes_at_run_time(void)
     SET_IN(t, 0, dims, sizeof dims);
     SET_IN(t, 1, &v, 1);
     SET_OUT(t, out, sizeof out);
-    CHECK_EQ_INT(k_op_run(K_OP_FILL_X8, &fb, sizeof fb, mkio(&t, 2)), K_OK);
+    CHECK_EQ_INT(trun(K_OP_FILL_X8, &fb, sizeof fb, &t, 2), K_OK);
     for (int i = 0; i < 6; i++) CHECK_EQ_INT(out[i], -7);
     dims[1] = 4;
-    CHECK_EQ_INT(k_op_run(K_OP_FILL_X8, &fb, sizeof fb, mkio(&t, 2)), K_E_INVALID);
+    CHECK_EQ_INT(trun(K_OP_FILL_X8, &fb, sizeof fb, &t, 2), K_E_INVALID);
 
     /* BROADCAST_TO [2,1] -> [2,3] with a computed shape */
     k_op_bcast_to_blob bb = {.rank = 2, .in_dims = {2, 1}, .out_dims = {2, 3}, .shape_width = 8};
@@ -209,11 +198,11 @@ static void test_shapes_at_run_time(void)
     int64_t shp[2] = {2, 3};
     SET_IN(t, 0, bi, sizeof bi);
     SET_IN(t, 1, shp, sizeof shp);
-    CHECK_EQ_INT(k_op_run(K_OP_BROADCAST_TO_X8, &bb, sizeof bb, mkio(&t, 2)), K_OK);
+    CHECK_EQ_INT(trun(K_OP_BROADCAST_TO_X8, &bb, sizeof bb, &t, 2), K_OK);
     const int8_t bw[6] = {5, 5, 5, -5, -5, -5};
     CHECK(memcmp(out, bw, sizeof bw) == 0);
     shp[0] = 1;
-    CHECK_EQ_INT(k_op_run(K_OP_BROADCAST_TO_X8, &bb, sizeof bb, mkio(&t, 2)), K_E_INVALID);
+    CHECK_EQ_INT(trun(K_OP_BROADCAST_TO_X8, &bb, sizeof bb, &t, 2), K_E_INVALID);
 
     /* BROADCAST_ARGS [2,1,3] with [4,1]: [2,4,3]; [2,3] with [4] fails */
     k_op_bcast_args_blob ab = {.n1 = 3, .n2 = 2};
@@ -221,10 +210,10 @@ static void test_shapes_at_run_time(void)
     SET_IN(t, 0, s1, sizeof s1);
     SET_IN(t, 1, s2, sizeof s2);
     SET_OUT(t, so, sizeof so);
-    CHECK_EQ_INT(k_op_run(K_OP_BROADCAST_ARGS_I32, &ab, sizeof ab, mkio(&t, 2)), K_OK);
+    CHECK_EQ_INT(trun(K_OP_BROADCAST_ARGS_I32, &ab, sizeof ab, &t, 2), K_OK);
     CHECK(so[0] == 2 && so[1] == 4 && so[2] == 3);
     s2[1] = 2;
-    CHECK_EQ_INT(k_op_run(K_OP_BROADCAST_ARGS_I32, &ab, sizeof ab, mkio(&t, 2)), K_E_INVALID);
+    CHECK_EQ_INT(trun(K_OP_BROADCAST_ARGS_I32, &ab, sizeof ab, &t, 2), K_E_INVALID);
 
     /* MIRROR_PAD REFLECT [3] with paddings [2,1] -> [6]: c b | a b c | b */
     k_op_mirror_pad_blob mb = {.rank = 1, .in_dims = {3}, .out_dims = {6}, .offset = 1, .pad_width = 4};
@@ -234,19 +223,19 @@ static void test_shapes_at_run_time(void)
     SET_IN(t, 0, mi, sizeof mi);
     SET_IN(t, 1, pads, sizeof pads);
     SET_OUT(t, mo, sizeof mo);
-    CHECK_EQ_INT(k_op_run(K_OP_MIRROR_PAD_X32, &mb, sizeof mb, mkio(&t, 2)), K_OK);
+    CHECK_EQ_INT(trun(K_OP_MIRROR_PAD_X32, &mb, sizeof mb, &t, 2), K_OK);
     const float mw[6] = {3, 2, 1, 2, 3, 2};
     CHECK(memcmp(mo, mw, sizeof mw) == 0);
     pads[0] = 1, pads[1] = 2; /* same total: [b | a b c | b a] */
-    CHECK_EQ_INT(k_op_run(K_OP_MIRROR_PAD_X32, &mb, sizeof mb, mkio(&t, 2)), K_OK);
+    CHECK_EQ_INT(trun(K_OP_MIRROR_PAD_X32, &mb, sizeof mb, &t, 2), K_OK);
     const float mw2[6] = {2, 1, 2, 3, 2, 1};
     CHECK(memcmp(mo, mw2, sizeof mw2) == 0);
     pads[0] = 3, pads[1] = 0; /* REFLECT cannot pad 3 before a dim of 3 */
-    CHECK_EQ_INT(k_op_run(K_OP_MIRROR_PAD_X32, &mb, sizeof mb, mkio(&t, 2)), K_E_INVALID);
+    CHECK_EQ_INT(trun(K_OP_MIRROR_PAD_X32, &mb, sizeof mb, &t, 2), K_E_INVALID);
     pads[0] = 2, pads[1] = 2; /* total disagrees with the output */
-    CHECK_EQ_INT(k_op_run(K_OP_MIRROR_PAD_X32, &mb, sizeof mb, mkio(&t, 2)), K_E_INVALID);
+    CHECK_EQ_INT(trun(K_OP_MIRROR_PAD_X32, &mb, sizeof mb, &t, 2), K_E_INVALID);
     pads[0] = -1, pads[1] = 4;
-    CHECK_EQ_INT(k_op_run(K_OP_MIRROR_PAD_X32, &mb, sizeof mb, mkio(&t, 2)), K_E_INVALID);
+    CHECK_EQ_INT(trun(K_OP_MIRROR_PAD_X32, &mb, sizeof mb, &t, 2), K_E_INVALID);
 
     /* SPACE_TO_BATCH_ND int8 [1,2,2,1] block [2,2] -> [4,1,1,1]; then a
      * block that does not fit the static shapes */
@@ -259,19 +248,19 @@ static void test_shapes_at_run_time(void)
     SET_IN(t, 1, blk, sizeof blk);
     SET_IN(t, 2, crp, sizeof crp);
     SET_OUT(t, sout, sizeof sout);
-    CHECK_EQ_INT(k_op_run(K_OP_SPACE_TO_BATCH_X8, &sb, sizeof sb, mkio(&t, 3)), K_OK);
+    CHECK_EQ_INT(trun(K_OP_SPACE_TO_BATCH_X8, &sb, sizeof sb, &t, 3), K_OK);
     CHECK(sout[0] == 1 && sout[1] == 2 && sout[2] == 3 && sout[3] == 4);
     blk[1] = 1;
-    CHECK_EQ_INT(k_op_run(K_OP_SPACE_TO_BATCH_X8, &sb, sizeof sb, mkio(&t, 3)), K_E_INVALID);
+    CHECK_EQ_INT(trun(K_OP_SPACE_TO_BATCH_X8, &sb, sizeof sb, &t, 3), K_E_INVALID);
     blk[1] = 0;
-    CHECK_EQ_INT(k_op_run(K_OP_SPACE_TO_BATCH_X8, &sb, sizeof sb, mkio(&t, 3)), K_E_INVALID);
+    CHECK_EQ_INT(trun(K_OP_SPACE_TO_BATCH_X8, &sb, sizeof sb, &t, 3), K_E_INVALID);
     /* and back: BATCH_TO_SPACE_ND */
     k_op_s2b_blob bs = {.rank = 4, .in_dims = {4, 1, 1, 1}, .out_dims = {1, 2, 2, 1}, .pad_value = 0};
     blk[1] = 2;
     int8_t back[4];
     SET_IN(t, 0, sout, sizeof sout);
     SET_OUT(t, back, sizeof back);
-    CHECK_EQ_INT(k_op_run(K_OP_BATCH_TO_SPACE_X8, &bs, sizeof bs, mkio(&t, 3)), K_OK);
+    CHECK_EQ_INT(trun(K_OP_BATCH_TO_SPACE_X8, &bs, sizeof bs, &t, 3), K_OK);
     CHECK(memcmp(back, si, 4) == 0);
 }
 
@@ -300,7 +289,7 @@ static int run_exact(const fcase *c, const void *blob)
     }
     bufs[3] = malloc(c->out_size ? c->out_size : 1);
     SET_OUT(t, bufs[3], c->out_size);
-    int rc = k_op_run(c->kind, blob, c->size, mkio(&t, c->n_in));
+    int rc = trun(c->kind, blob, c->size, &t, c->n_in);
     for (int i = 0; i < 4; i++) free(bufs[i]);
     return rc;
 }
@@ -382,20 +371,29 @@ static void test_damage(void)
 static int prepare1(graph *g, int32_t opcode, const tfl_options *opt, int32_t n_in, const int32_t *in, int32_t out,
                     npuc_err *e, interp **ipp)
 {
-    int32_t gin[4], n_gin = 0;
-    for (int32_t i = 0; i < n_in; i++)
-        if (!g->tensors[in[i]].data) gin[n_gin++] = in[i];
-    graph_add_op(g, opcode, opt, n_in, in, 1, &out);
-    graph_set_io(g, n_gin, gin, 1, &out);
-    return interp_create(g, NULL, ipp, e);
+    kt_op1(g, opcode, opt, n_in, in, out);
+    return kt_create(g, ipp, e);
+}
+
+/* Preparing g (in[] -> out) fails, the message naming needle (and needle2
+ * unless NULL); frees g. */
+static void expect_reject(graph *g, int32_t opcode, const tfl_options *opt, int32_t n_in, const int32_t *in,
+                          int32_t out, const char *needle, const char *needle2)
+{
+    npuc_err e;
+    interp *ip = NULL;
+    int rc = prepare1(g, opcode, opt, n_in, in, out, &e, &ip);
+    CHECK(rc != 0);
+    CHECK_STR_CONTAINS(e.msg, needle);
+    if (needle2) CHECK_STR_CONTAINS(e.msg, needle2);
+    if (!rc) interp_free(ip);
+    graph_free(g);
 }
 
 static void test_interp_rejects(void)
 {
     tfl_options opt;
     tfl_options_default(&opt);
-    npuc_err e = {0};
-    interp *ip = NULL;
     {
         /* GATHER int16 params: TFLite Micro supports float32 and int8 */
         graph *g = graph_new("g");
@@ -404,10 +402,7 @@ static void test_interp_rejects(void)
         int32_t i = graph_add_tensor(g, "idx", GRAPH_I32, 1, si, NULL);
         int32_t o = graph_add_tensor(g, "out", GRAPH_I16, 2, so, NULL);
         const int32_t in[2] = {p, i};
-        CHECK(prepare1(g, TFL_OP_GATHER, &opt, 2, in, o, &e, &ip) != 0);
-        CHECK_STR_CONTAINS(e.msg, "int16");
-        CHECK_STR_CONTAINS(e.msg, "TFLite Micro supports float32, int8");
-        graph_free(g);
+        expect_reject(g, TFL_OP_GATHER, &opt, 2, in, o, "int16", "TFLite Micro supports float32, int8");
     }
     {
         /* SHAPE with an int64 output */
@@ -415,9 +410,7 @@ static void test_interp_rejects(void)
         const int32_t si[2] = {2, 3}, so[1] = {2};
         int32_t x = graph_add_tensor(g, "x", GRAPH_F32, 2, si, NULL);
         int32_t o = graph_add_tensor(g, "out", GRAPH_I64, 1, so, NULL);
-        CHECK(prepare1(g, TFL_OP_SHAPE, &opt, 1, &x, o, &e, &ip) != 0);
-        CHECK_STR_CONTAINS(e.msg, "int32 only");
-        graph_free(g);
+        expect_reject(g, TFL_OP_SHAPE, &opt, 1, &x, o, "int32 only", NULL);
     }
     {
         /* MIRROR_PAD int16 */
@@ -428,9 +421,7 @@ static void test_interp_rejects(void)
         int32_t p = graph_add_tensor(g, "pads", GRAPH_I32, 2, sp, pads);
         int32_t o = graph_add_tensor(g, "out", GRAPH_I16, 1, so, NULL);
         const int32_t in[2] = {x, p};
-        CHECK(prepare1(g, TFL_OP_MIRROR_PAD, &opt, 2, in, o, &e, &ip) != 0);
-        CHECK_STR_CONTAINS(e.msg, "int16");
-        graph_free(g);
+        expect_reject(g, TFL_OP_MIRROR_PAD, &opt, 2, in, o, "int16", NULL);
     }
     {
         /* REVERSE_V2 with constant non-contiguous axes */
@@ -441,9 +432,7 @@ static void test_interp_rejects(void)
         int32_t a = graph_add_tensor(g, "axes", GRAPH_I32, 1, sa, axes);
         int32_t o = graph_add_tensor(g, "out", GRAPH_F32, 3, si, NULL);
         const int32_t in[2] = {x, a};
-        CHECK(prepare1(g, TFL_OP_REVERSE_V2, &opt, 2, in, o, &e, &ip) != 0);
-        CHECK_STR_CONTAINS(e.msg, "contiguous");
-        graph_free(g);
+        expect_reject(g, TFL_OP_REVERSE_V2, &opt, 2, in, o, "contiguous", NULL);
     }
     {
         /* EMBEDDING_LOOKUP hybrid with a non-zero zero point */
@@ -457,9 +446,7 @@ static void test_interp_rejects(void)
         graph_set_quant(g, v, 1, &sc, &zp, 0);
         int32_t o = graph_add_tensor(g, "out", GRAPH_F32, 2, so, NULL);
         const int32_t in[2] = {i, v};
-        CHECK(prepare1(g, TFL_OP_EMBEDDING_LOOKUP, &opt, 2, in, o, &e, &ip) != 0);
-        CHECK_STR_CONTAINS(e.msg, "zero point");
-        graph_free(g);
+        expect_reject(g, TFL_OP_EMBEDDING_LOOKUP, &opt, 2, in, o, "zero point", NULL);
     }
     {
         /* FILL with constant dims that disagree with the output */
@@ -470,9 +457,7 @@ static void test_interp_rejects(void)
         int32_t v = graph_add_tensor(g, "value", GRAPH_F32, 0, NULL, NULL);
         int32_t o = graph_add_tensor(g, "out", GRAPH_F32, 2, so, NULL);
         const int32_t in[2] = {d, v};
-        CHECK(prepare1(g, TFL_OP_FILL, &opt, 2, in, o, &e, &ip) != 0);
-        CHECK_STR_CONTAINS(e.msg, "does not match");
-        graph_free(g);
+        expect_reject(g, TFL_OP_FILL, &opt, 2, in, o, "does not match", NULL);
     }
 }
 

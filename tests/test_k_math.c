@@ -3,8 +3,7 @@
  * damaged blobs and wrong tensor sizes, and the interpreter's errors for
  * the types TFLite Micro rejects. */
 #include "test.h"
-#include "../src/interp/interp.h"
-#include "../src/kernels/k_op.h"
+#include "k_op_test.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -15,10 +14,7 @@ static int run_k(uint32_t kind, const void *blob, uint32_t size, void *in, uint3
                  uint32_t out_size)
 {
     void *ins[1] = {in};
-    void *outs[1] = {out};
-    uint32_t isz[1] = {in_size}, osz[1] = {out_size};
-    k_op_io io = {.in = ins, .in_size = isz, .n_in = 1, .out = outs, .out_size = osz, .n_out = 1};
-    return k_op_run(kind, blob, size, &io);
+    return kt_run(kind, blob, size, 1, ins, &in_size, out, out_size);
 }
 
 static void test_abs_s8_ties(void)
@@ -346,30 +342,19 @@ static void test_damage(void)
 
 /* ---- interpreter errors ---- */
 
-static int32_t add_t(graph *g, const char *name, graph_dtype dt, int32_t n, float scale, int64_t zp)
-{
-    const int32_t shape[1] = {n};
-    int32_t t = graph_add_tensor(g, name, dt, 1, shape, NULL);
-    if (t >= 0 && scale > 0.0f) graph_set_quant(g, t, 1, &scale, &zp, 0);
-    return t;
-}
-
 /* Builds in -> op -> out and tries to create the interpreter; returns its
  * status and leaves the message in e. */
 static int try_op(int32_t opcode, graph_dtype in_dt, float in_s, int64_t in_zp, graph_dtype out_dt, float out_s,
                   int64_t out_zp, npuc_err *e)
 {
+    static const int32_t shape[1] = {4};
     graph *g = graph_new("m");
-    int32_t x = add_t(g, "x", in_dt, 4, in_s, in_zp);
-    int32_t y = add_t(g, "y", out_dt, 4, out_s, out_zp);
+    int32_t x = kt_tensor(g, "x", in_dt, 1, shape, NULL, in_s, in_zp);
+    int32_t y = kt_tensor(g, "y", out_dt, 1, shape, NULL, out_s, out_zp);
     tfl_options o;
     tfl_options_default(&o);
-    graph_add_op(g, opcode, &o, 1, &x, 1, &y);
-    graph_set_io(g, 1, &x, 1, &y);
-    interp *ip = NULL;
-    memset(e, 0, sizeof *e);
-    int rc = interp_create(g, NULL, &ip, e);
-    if (!rc) interp_free(ip);
+    kt_op1(g, opcode, &o, 1, &x, y);
+    int rc = kt_try_create(g, e);
     graph_free(g);
     return rc;
 }

@@ -11,6 +11,7 @@
 #include "test.h"
 #include "../src/validate/validate.h"
 #include "../src/tflite/tflite.h"
+#include "test_model.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -30,14 +31,6 @@ static bool op_selected(const char *op)
         p = e + 1;
     }
     return false;
-}
-
-static uint8_t *read_all(const char *path, size_t *size)
-{
-    uint8_t *d = NULL;
-    npuc_err e = {0};
-    if (npuc_read_file(path, &d, size, &e)) return NULL;
-    return d;
 }
 
 /* Splits a tab-separated line in place; returns the field count. */
@@ -136,8 +129,8 @@ static int run_case(const char *root, const char *name, const char *file, const 
             break;
         }
         strcat(path, ".tflite");
-        in[n_seeds] = read_all(pi, &in_n[n_seeds]);
-        out[n_seeds] = read_all(po, &out_n[n_seeds]);
+        in[n_seeds] = t_read_all(pi, &in_n[n_seeds]);
+        out[n_seeds] = t_read_all(po, &out_n[n_seeds]);
         if (!in[n_seeds] && in_n[n_seeds] == 0) in[n_seeds] = calloc(1, 1);
         if (!in[n_seeds] || !out[n_seeds]) {
             note(t, name, "cannot read its golden files");
@@ -240,7 +233,7 @@ int main(void)
     snprintf(root, sizeof root, "%s", manifest);
     *strrchr(root, '/') = 0;
     size_t n = 0;
-    char *text = (char *)read_all(manifest, &n);
+    char *text = (char *)t_read_all(manifest, &n);
     CHECK(text != NULL);
     if (!text) TEST_MAIN_END();
     text = realloc(text, n + 1);

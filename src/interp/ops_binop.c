@@ -83,6 +83,18 @@ static int shapes(interp_node *n, int32_t n_in, k_dims *d, k_dims *dout, int32_t
     return NPUC_OK;
 }
 
+/* The two inputs' and the output's geometry of a binary op into p. */
+static int binary_shapes(interp_node *n, k_op_binop_blob *p, int32_t max_rank, bool same_any_rank, npuc_err *err)
+{
+    k_dims d[2];
+    int rc = shapes(n, 2, d, &p->dout, max_rank, same_any_rank, err);
+    if (rc) return rc;
+    p->d1 = d[0];
+    p->d2 = d[1];
+    p->n_in = 2;
+    return NPUC_OK;
+}
+
 static int check_act(int32_t act, npuc_err *err)
 {
     if (act < TFL_ACT_NONE || act > TFL_ACT_RELU6)
@@ -136,13 +148,9 @@ static int div_prepare(interp_node *n, npuc_err *err)
     if (rc) return rc;
     const graph_tensor *a = interp_node_in_t(n, 0), *b = interp_node_in_t(n, 1), *o = interp_node_out_t(n, 0);
     k_op_binop_blob p = {0};
-    k_dims d[2];
     if ((rc = same_type(a, b, err)) || (rc = same_type(a, o, err))) return rc;
     /* div.h broadcasts through BroadcastBinaryOpSimple (up to 8 dims). */
-    if ((rc = shapes(n, 2, d, &p.dout, K_MAX_DIMS, true, err))) return rc;
-    p.d1 = d[0];
-    p.d2 = d[1];
-    p.n_in = 2;
+    if ((rc = binary_shapes(n, &p, K_MAX_DIMS, true, err))) return rc;
     const int32_t act = n->op->opt.activation;
     if ((rc = check_act(act, err))) return rc;
     switch (a->dtype) {
@@ -179,13 +187,9 @@ static int floor_prepare(interp_node *n, bool is_mod, npuc_err *err)
     if (rc) return rc;
     const graph_tensor *a = interp_node_in_t(n, 0), *b = interp_node_in_t(n, 1), *o = interp_node_out_t(n, 0);
     k_op_binop_blob p = {0};
-    k_dims d[2];
     if ((rc = same_type(a, b, err)) || (rc = same_type(a, o, err))) return rc;
     if (a->dtype != GRAPH_F32) return type_error(is_mod ? "FLOOR_MOD" : "FLOOR_DIV", a, "float32 only", err);
-    if ((rc = shapes(n, 2, d, &p.dout, 4, true, err))) return rc;
-    p.d1 = d[0];
-    p.d2 = d[1];
-    p.n_in = 2;
+    if ((rc = binary_shapes(n, &p, 4, true, err))) return rc;
     return EMIT(n, is_mod ? K_OP_FLOOR_MOD_F32 : K_OP_FLOOR_DIV_F32, &p, err);
 }
 
@@ -200,12 +204,8 @@ static int sqdiff_prepare(interp_node *n, npuc_err *err)
     if (rc) return rc;
     const graph_tensor *a = interp_node_in_t(n, 0), *b = interp_node_in_t(n, 1), *o = interp_node_out_t(n, 0);
     k_op_binop_blob p = {0};
-    k_dims d[2];
     if ((rc = same_type(a, b, err)) || (rc = same_type(a, o, err))) return rc;
-    if ((rc = shapes(n, 2, d, &p.dout, 4, true, err))) return rc;
-    p.d1 = d[0];
-    p.d2 = d[1];
-    p.n_in = 2;
+    if ((rc = binary_shapes(n, &p, 4, true, err))) return rc;
     switch (a->dtype) {
     case GRAPH_F32: return EMIT(n, K_OP_SQDIFF_F32, &p, err);
     case GRAPH_I32: return EMIT(n, K_OP_SQDIFF_S32, &p, err);
@@ -251,14 +251,10 @@ static int cmp_prepare(interp_node *n, int32_t cmp, npuc_err *err)
     if (rc) return rc;
     const graph_tensor *a = interp_node_in_t(n, 0), *b = interp_node_in_t(n, 1), *o = interp_node_out_t(n, 0);
     k_op_binop_blob p = {0};
-    k_dims d[2];
     if ((rc = same_type(a, b, err))) return rc;
     if (o->dtype != GRAPH_BOOL)
         return npuc_errf(err, NPUC_E_INVALID, "output '%s' must be bool (is %s)", interp_tname(o), graph_dtype_name(o->dtype));
-    if ((rc = shapes(n, 2, d, &p.dout, 4, true, err))) return rc;
-    p.d1 = d[0];
-    p.d2 = d[1];
-    p.n_in = 2;
+    if ((rc = binary_shapes(n, &p, 4, true, err))) return rc;
     p.cmp = cmp;
     const bool eq = cmp == K_CMP_EQ || cmp == K_CMP_NE;
     const char *supported = eq ? "bool, float32, int32, int64, int8"
@@ -303,15 +299,11 @@ static int logical_prepare(interp_node *n, bool is_or, npuc_err *err)
     if (rc) return rc;
     const graph_tensor *a = interp_node_in_t(n, 0), *b = interp_node_in_t(n, 1), *o = interp_node_out_t(n, 0);
     k_op_binop_blob p = {0};
-    k_dims d[2];
     for (int32_t i = 0; i < 3; i++) {
         const graph_tensor *t = i == 0 ? a : i == 1 ? b : o;
         if (t->dtype != GRAPH_BOOL) return type_error(is_or ? "LOGICAL_OR" : "LOGICAL_AND", t, "bool only", err);
     }
-    if ((rc = shapes(n, 2, d, &p.dout, 4, true, err))) return rc;
-    p.d1 = d[0];
-    p.d2 = d[1];
-    p.n_in = 2;
+    if ((rc = binary_shapes(n, &p, 4, true, err))) return rc;
     return EMIT(n, is_or ? K_OP_LOGICAL_OR : K_OP_LOGICAL_AND, &p, err);
 }
 
@@ -326,14 +318,10 @@ static int prelu_prepare(interp_node *n, npuc_err *err)
     if (rc) return rc;
     const graph_tensor *in = interp_node_in_t(n, 0), *al = interp_node_in_t(n, 1), *o = interp_node_out_t(n, 0);
     k_op_binop_blob p = {0};
-    k_dims d[2];
     if ((rc = same_type(in, o, err))) return rc;
     /* prelu_common.cc: float always goes through 4-d views (even equal
      * shapes); int8/int16 through BroadcastBinaryOpSimple (up to 8 dims). */
-    if ((rc = shapes(n, 2, d, &p.dout, in->dtype == GRAPH_F32 ? 4 : K_MAX_DIMS, false, err))) return rc;
-    p.d1 = d[0];
-    p.d2 = d[1];
-    p.n_in = 2;
+    if ((rc = binary_shapes(n, &p, in->dtype == GRAPH_F32 ? 4 : K_MAX_DIMS, false, err))) return rc;
     switch (in->dtype) {
     case GRAPH_F32:
         if ((rc = same_type(in, al, err))) return rc;

@@ -192,16 +192,29 @@ static int broadcast_args_prepare(interp_node *n, npuc_err *err)
 
 /* ---- GATHER --------------------------------------------------------------------------------- */
 
-static int gather_prepare(interp_node *n, npuc_err *err)
+/* GATHER and GATHER_ND: params (float32 or int8), int32 indices, and an
+ * output of the params' type. */
+static int gather_io(interp_node *n, const graph_tensor **par, const graph_tensor **idx, const graph_tensor **out,
+                     npuc_err *err)
 {
     int rc = interp_check_counts(n, 2, 2, 1, err);
     if (rc) return rc;
-    const graph_tensor *par = interp_node_in_t(n, 0), *idx = interp_node_in_t(n, 1), *out = interp_node_out_t(n, 0);
+    *par = interp_node_in_t(n, 0);
+    *idx = interp_node_in_t(n, 1);
+    *out = interp_node_out_t(n, 0);
     static const graph_dtype it[] = {GRAPH_I32};
-    if ((rc = check_dtype_in(par, "params", f32_i8, 2, "float32, int8", err)) ||
-        (rc = interp_check_same_dtype(par, "params", out, "output", err)) ||
-        (rc = check_dtype_in(idx, "indices", it, 1, "int32 indices", err)))
+    if ((rc = check_dtype_in(*par, "params", f32_i8, 2, "float32, int8", err)) ||
+        (rc = interp_check_same_dtype(*par, "params", *out, "output", err)) ||
+        (rc = check_dtype_in(*idx, "indices", it, 1, "int32 indices", err)))
         return rc;
+    return NPUC_OK;
+}
+
+static int gather_prepare(interp_node *n, npuc_err *err)
+{
+    const graph_tensor *par, *idx, *out;
+    int rc = gather_io(n, &par, &idx, &out, err);
+    if (rc) return rc;
     const int32_t pr = par->rank, ir = idx->rank;
     int32_t axis = n->op->opt.axis, bd = n->op->opt.batch_dims;
     if (axis < 0) axis += pr;
@@ -239,14 +252,10 @@ static int gather_prepare(interp_node *n, npuc_err *err)
 
 static int gather_nd_prepare(interp_node *n, npuc_err *err)
 {
-    int rc = interp_check_counts(n, 2, 2, 1, err);
+    const graph_tensor *par, *idx, *out;
+    int rc = gather_io(n, &par, &idx, &out, err);
     if (rc) return rc;
-    const graph_tensor *par = interp_node_in_t(n, 0), *idx = interp_node_in_t(n, 1), *out = interp_node_out_t(n, 0);
-    static const graph_dtype it[] = {GRAPH_I32};
-    if ((rc = check_dtype_in(par, "params", f32_i8, 2, "float32, int8", err)) ||
-        (rc = interp_check_same_dtype(par, "params", out, "output", err)) ||
-        (rc = check_dtype_in(idx, "indices", it, 1, "int32 indices", err)) ||
-        (rc = check_rank(par, "params", 1, GRAPH_MAX_RANK, err)) ||
+    if ((rc = check_rank(par, "params", 1, GRAPH_MAX_RANK, err)) ||
         (rc = check_rank(idx, "indices", 1, GRAPH_MAX_RANK, err)))
         return rc;
     const int32_t pr = par->rank, ir = idx->rank, nd = idx->shape[ir - 1];

@@ -102,7 +102,7 @@ static void io_free(io_copy *c)
     free(c->persistent);
 }
 
-static bool status_ok(int rc) { return rc == K_OK || rc == K_E_INVALID || rc == K_E_UNSUPPORTED; }
+static bool status_ok(int rc) { return rc == K_OK || rc == K_E_INVALID || rc == K_E_UNSUPPORTED || rc == K_OP_NOT_READY; }
 
 /* ---- damage ------------------------------------------------------------------------ */
 

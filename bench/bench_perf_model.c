@@ -12,6 +12,7 @@
  * variant). */
 
 #include "../src/sim/sim.h"
+#include "../src/target/target.h"
 #include "../src/tflite/tflite.h"
 
 #include <math.h>
@@ -95,7 +96,7 @@ static int estimate_model(const char *path, const sim_system *sys_or_null, model
             if (collect(b->data, b->size, &v, &ops, &e->dual_waits, err)) { rc = -1; free(ops.v); break; }
             sim_system sys;
             if (sys_or_null) sys = *sys_or_null;
-            else sim_system_default(v, &sys);
+            else target_default_sim(v, &sys);
             e->cycles += sim_perf_estimate(v, &sys, ops.v, ops.n);
             e->v = v;
             e->n_streams++;
@@ -172,7 +173,7 @@ static void run_config(const char *shared, const char *cfg, const char *sysname,
     }
     npuc_err err;
     sim_system sys;
-    if (sim_system_lookup(sysname, mode, &sys, &err)) {
+    if (target_lookup_sim(sysname, mode, &sys, &err)) {
         printf("%s: %s\n", cfg, err.msg);
         fclose(f);
         return;
@@ -239,7 +240,7 @@ int main(int argc, char **argv)
     sim_system sys;
     if (argc >= 3 && strcmp(argv[1], "-m") == 0) {
         model_est e;
-        bool have = argc >= 5 && sim_system_lookup(argv[3], argv[4], &sys, &err) == 0;
+        bool have = argc >= 5 && target_lookup_sim(argv[3], argv[4], &sys, &err) == 0;
         if (argc >= 5 && !have) {
             printf("%s\n", err.msg);
             return 1;
@@ -262,7 +263,7 @@ int main(int argc, char **argv)
     char pd[1024];
     snprintf(pd, sizeof pd, "%s/models/tflm/person_detect_vela.tflite", shared);
     model_est e;
-    sim_system_lookup("Ethos_U55_High_End_Embedded", "Shared_Sram", &sys, &err);
+    target_lookup_sim("Ethos_U55_High_End_Embedded", "Shared_Sram", &sys, &err);
     if (estimate_model(pd, &sys, &e, verbose, &err)) {
         printf("person_detect_vela: skipped: %s\n", err.msg);
     } else {

@@ -5,7 +5,7 @@
  *     indented), the reader accepts that again, and writing it once more
  *     gives the same text;
  *   - an error message is a non-empty line with a position;
- *   - a system cc_system_parse accepts is self-consistent (roles point at
+ *   - a system target_parse_json accepts is self-consistent (roles point at
  *     pools that can hold them, regions on ports 0/1, pools within the
  *     address space).
  * Seeds: the example files in configs/ (tools/run_fuzz.sh). */
@@ -78,7 +78,7 @@ static void check_system(const cc_system *s)
              (!p->absolute || (p->size > 0 && p->offset < limit && p->size <= limit - p->offset));
     }
     for (int r = 0; ok && r < 8; r++) ok = s->sim.region_port[r] <= 1;
-    ok = ok && s->sim.axi[0].name && s->sim.axi[1].name && s->sim.name;
+    ok = ok && s->sim.axi[0].name && s->sim.axi[1].name && s->sim.name[0];
     if (!ok) {
         fprintf(stderr, "inconsistent system accepted: %s\n", s->name);
         abort();
@@ -103,7 +103,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* the variant from the input's length, so every variant is reached */
     cc_system s;
     sim_variant var = (sim_variant)(size % 6);
-    if (cc_system_parse(text, size, "fuzz.json", var, &s, &err) == NPUC_OK) check_system(&s);
+    if (target_parse_json(text, size, "fuzz.json", var, &s, &err) == NPUC_OK) check_system(&s);
     else check_message(&err);
     return 0;
 }

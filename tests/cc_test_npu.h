@@ -44,7 +44,7 @@ static int eval_ethosu(void *user, interp *ip, const graph_op *op, npuc_err *err
     int rc;
     if (!r->npu) {
         sim_system sys;
-        sim_system_default(r->variant, &sys);
+        target_default_sim(r->variant, &sys);
         if ((rc = sim_npu_create(r->variant, &sys, &r->npu, err))) return rc;
     }
     rc = sim_run_ethosu_interp(r->npu, ip, op, err);

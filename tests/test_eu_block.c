@@ -20,6 +20,7 @@
 #include "sim_asm.h"
 
 #include "compiler/ethosu/eu_block.h"
+#include "target/target.h"
 #include "graph/graph.h"
 #include "sim/sim.h"
 #include "tflite/tflite.h"
@@ -339,7 +340,7 @@ static void compare_stream(const char *what, const uint8_t *payload, size_t size
         return;
     }
     sim_system sys;
-    sim_system_default(v, &sys);
+    target_default_sim(v, &sys);
     recs rv = {0}, ro = {0};
     sim_state s;
     sim_state_reset(&s);
@@ -932,7 +933,7 @@ static sim_op_info t_info(const eu_block_req *r, unsigned w, unsigned h, unsigne
 static void t_cost(const eu_block_req *r, unsigned w, unsigned h, unsigned d, uint64_t *cyc, uint64_t *comp)
 {
     sim_system def, sram;
-    sim_system_default(r->variant, &def);
+    target_default_sim(r->variant, &def);
     sram = def;
     for (int i = 0; i < 8; i++) sram.region_port[i] = 0;
     *cyc = *comp = 0;

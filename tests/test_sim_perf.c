@@ -6,6 +6,7 @@
 #include "test.h"
 
 #include "sim/sim.h"
+#include "target/target.h"
 #include "tflite/tflite.h"
 
 #include <stdint.h>
@@ -86,7 +87,7 @@ static long long estimate_file(const char *path, const sim_system *sys, recs *ke
             }
             CHECK_EQ_INT(r.dual_waits, 0);
             sim_system def;
-            if (!sys) sim_system_default(r.variant, &def);
+            if (!sys) target_default_sim(r.variant, &def);
             total += (long long)sim_perf_estimate(r.variant, sys ? sys : &def, r.v, r.n);
             for (size_t k = 0; k < r.n; k++) *macs += r.v[k].macs;
             if (keep && !keep->v) *keep = r;
@@ -102,7 +103,7 @@ static void test_systems(void)
 {
     npuc_err err = {0};
     sim_system s;
-    CHECK(sim_system_lookup("Ethos_U55_High_End_Embedded", "Shared_Sram", &s, &err) == NPUC_OK);
+    CHECK(target_lookup_sim("Ethos_U55_High_End_Embedded", "Shared_Sram", &s, &err) == NPUC_OK);
     CHECK(s.core_clock_hz == 500e6);
     CHECK_STR_CONTAINS(s.name, "Ethos_U55_High_End_Embedded");
     CHECK_STR_CONTAINS(s.axi[0].name, "Sram");
@@ -116,7 +117,7 @@ static void test_systems(void)
     CHECK_EQ_INT(s.region_port[1], 0);   /* arena in SRAM */
     CHECK_EQ_INT(s.region_port[2], 0);
 
-    CHECK(sim_system_lookup("Ethos_U65_High_End", "Dedicated_Sram", &s, &err) == NPUC_OK);
+    CHECK(target_lookup_sim("Ethos_U65_High_End", "Dedicated_Sram", &s, &err) == NPUC_OK);
     CHECK(s.core_clock_hz == 1e9);
     CHECK_STR_CONTAINS(s.axi[1].name, "Dram");
     CHECK(s.axi[1].clock_scale == 0.234375);
@@ -128,7 +129,7 @@ static void test_systems(void)
     CHECK_EQ_INT(s.region_port[2], 0);   /* fast scratch (cache) in SRAM */
 
     /* Sram_Only: constants move to AXI1 as "OnChipFlash" with SRAM timing */
-    CHECK(sim_system_lookup("Ethos_U55_Deep_Embedded", "Sram_Only", &s, &err) == NPUC_OK);
+    CHECK(target_lookup_sim("Ethos_U55_Deep_Embedded", "Sram_Only", &s, &err) == NPUC_OK);
     CHECK(s.core_clock_hz == 200e6);
     CHECK_STR_CONTAINS(s.axi[1].name, "OnChipFlash");
     CHECK(s.axi[1].clock_scale == 1.0);
@@ -136,34 +137,34 @@ static void test_systems(void)
     CHECK_EQ_INT(s.region_port[0], 1);
     CHECK_EQ_INT(s.region_port[1], 0);
 
-    CHECK(sim_system_lookup("Ethos_U65_Client_Server", "Dedicated_Sram_512KB", &s, &err) == NPUC_OK);
+    CHECK(target_lookup_sim("Ethos_U65_Client_Server", "Dedicated_Sram_512KB", &s, &err) == NPUC_OK);
     CHECK(s.axi[1].clock_scale == 0.75);
-    CHECK(sim_system_lookup("Ethos_U65_Mid_End", "Shared_Sram", &s, &err) == NPUC_OK);
+    CHECK(target_lookup_sim("Ethos_U65_Mid_End", "Shared_Sram", &s, &err) == NPUC_OK);
     CHECK(s.axi[1].clock_scale == 0.46875);
     CHECK_EQ_INT(s.region_port[1], 0);
-    CHECK(sim_system_lookup("Ethos_U65_Embedded", "Sram_Only", &s, &err) == NPUC_OK);
+    CHECK(target_lookup_sim("Ethos_U65_Embedded", "Sram_Only", &s, &err) == NPUC_OK);
 
     /* errors name the bad value and list the valid ones */
-    CHECK(sim_system_lookup("Ethos_U99", "Shared_Sram", &s, &err) == NPUC_E_INVALID);
+    CHECK(target_lookup_sim("Ethos_U99", "Shared_Sram", &s, &err) == NPUC_E_INVALID);
     CHECK_EQ_INT(err.code, NPUC_E_INVALID);
     CHECK_STR_CONTAINS(err.msg, "unknown system config 'Ethos_U99'");
     CHECK_STR_CONTAINS(err.msg, "Ethos_U55_Deep_Embedded, Ethos_U55_High_End_Embedded, Ethos_U65_Embedded, "
                                 "Ethos_U65_Mid_End, Ethos_U65_High_End, Ethos_U65_Client_Server");
-    CHECK(sim_system_lookup("Ethos_U65_High_End", "Sram_Everywhere", &s, &err) == NPUC_E_INVALID);
+    CHECK(target_lookup_sim("Ethos_U65_High_End", "Sram_Everywhere", &s, &err) == NPUC_E_INVALID);
     CHECK_STR_CONTAINS(err.msg, "unknown memory mode 'Sram_Everywhere'");
     CHECK_STR_CONTAINS(err.msg, "Sram_Only, Shared_Sram, Dedicated_Sram, Dedicated_Sram_512KB");
-    CHECK(sim_system_lookup(NULL, "Shared_Sram", &s, &err) == NPUC_E_INVALID);
+    CHECK(target_lookup_sim(NULL, "Shared_Sram", &s, &err) == NPUC_E_INVALID);
     CHECK_STR_CONTAINS(err.msg, "unknown system config");
     /* U55 systems have flash on AXI1: it cannot hold the arena (as Vela) */
-    CHECK(sim_system_lookup("Ethos_U55_High_End_Embedded", "Dedicated_Sram", &s, &err) == NPUC_E_INVALID);
+    CHECK(target_lookup_sim("Ethos_U55_High_End_Embedded", "Dedicated_Sram", &s, &err) == NPUC_E_INVALID);
     CHECK_STR_CONTAINS(err.msg, "Dedicated_Sram puts the tensor arena on AXI1, which is OffChipFlash");
     CHECK_STR_CONTAINS(err.msg, "Ethos_U55_High_End_Embedded");
 
     sim_system d;
-    sim_system_default(SIM_U55_128, &d);
+    target_default_sim(SIM_U55_128, &d);
     CHECK_STR_CONTAINS(d.name, "Ethos_U55_High_End_Embedded");
     CHECK_EQ_INT(d.region_port[1], 0);
-    sim_system_default(SIM_U65_512, &d);
+    target_default_sim(SIM_U65_512, &d);
     CHECK_STR_CONTAINS(d.name, "Ethos_U65_High_End");
     CHECK_EQ_INT(d.region_port[1], 1);
 }
@@ -210,7 +211,7 @@ static void test_timeline(void)
 {
     sim_system sys;
     npuc_err err;
-    CHECK(sim_system_lookup("Ethos_U55_High_End_Embedded", "Shared_Sram", &sys, &err) == 0);
+    CHECK(target_lookup_sim("Ethos_U55_High_End_Embedded", "Shared_Sram", &sys, &err) == 0);
 
     /* DMA weights, wait for it, conv; a second DMA overlaps the conv */
     sim_op_info ops[5];
@@ -265,16 +266,27 @@ static void test_timeline(void)
     CHECK(c2.cycles_compute > 3 * c1.cycles_compute);
     sim_op_info d1 = mk_dma(8192, 0, 1), d2 = d1;
     sim_system slow;
-    CHECK(sim_system_lookup("Ethos_U55_Deep_Embedded", "Shared_Sram", &slow, &err) == 0);
+    CHECK(target_lookup_sim("Ethos_U55_Deep_Embedded", "Shared_Sram", &slow, &err) == 0);
     sim_perf_estimate(SIM_U55_256, &sys, &d1, 1);
     sim_perf_estimate(SIM_U55_256, &slow, &d2, 1);
     CHECK_EQ_INT(d2.cycles, 2 * 8192 + 64);
     CHECK(d2.cycles > d1.cycles);
-    /* NULL system = the variant's default; no ops = 0 cycles */
+    /* the variant's default system (src/target) is this one; no ops = 0 cycles */
     sim_op_info d3 = mk_dma(8192, 0, 1);
-    sim_perf_estimate(SIM_U55_256, NULL, &d3, 1);
+    sim_system def;
+    target_default_sim(SIM_U55_256, &def);
+    sim_perf_estimate(SIM_U55_256, &def, &d3, 1);
     CHECK_EQ_INT(d3.cycles, d1.cycles);
     CHECK_EQ_INT(sim_perf_estimate(SIM_U55_256, &sys, NULL, 0), 0);
+    /* NULL system = ideal memory: all on AXI0 at the core clock, full AXI
+     * width (8 bytes on U55), no latency: 8192 bytes read and written */
+    sim_op_info d4 = mk_dma(8192, 0, 1), d5 = d4;
+    sim_system zero;
+    memset(&zero, 0, sizeof zero);
+    sim_perf_estimate(SIM_U55_256, NULL, &d4, 1);
+    sim_perf_estimate(SIM_U55_256, &zero, &d5, 1);
+    CHECK_EQ_INT(d4.cycles, d5.cycles);
+    CHECK(d4.cycles < d1.cycles);
 }
 
 /* ------------------------------------------------------ person_detect */
@@ -283,7 +295,7 @@ static void test_person_detect(const char *path)
 {
     sim_system sys;
     npuc_err err;
-    CHECK(sim_system_lookup("Ethos_U55_High_End_Embedded", "Shared_Sram", &sys, &err) == 0);
+    CHECK(target_lookup_sim("Ethos_U55_High_End_Embedded", "Shared_Sram", &sys, &err) == 0);
     recs r = {0};
     uint64_t macs = 0;
     long long total = estimate_file(path, &sys, &r, &macs);
@@ -402,7 +414,7 @@ static void test_vela_dir(const char *shared_csv, const char *sysname, const cha
     if (!f) return;
     sim_system sys;
     npuc_err err;
-    CHECK(sim_system_lookup(sysname, mode, &sys, &err) == 0);
+    CHECK(target_lookup_sim(sysname, mode, &sys, &err) == 0);
     char dir[1024];
     snprintf(dir, sizeof dir, "%s", shared_csv);
     char *slash = strrchr(dir, '/');

@@ -1,4 +1,4 @@
-/* npurt: the compiled-model container ("NPRT"), version 1.
+/* npurt: the compiled-model container ("NPRT"), version 1.1.
  *
  * One flat little-endian blob, position independent: every reference is a
  * byte offset from the start of the blob (or from the start of a pool), so
@@ -19,7 +19,7 @@
 
 #define NPURT_MAGIC 0x5452504Eu        /* "NPRT" */
 #define NPURT_VERSION_MAJOR 1u
-#define NPURT_VERSION_MINOR 0u
+#define NPURT_VERSION_MINOR 1u        /* 1: target_off (readers of 1.0 ignore it) */
 #define NPURT_MAX_POOLS 8u
 #define NPURT_MAX_RANK 6u
 #define NPURT_NO_NAME 0xFFFFFFFFu
@@ -53,7 +53,11 @@ typedef struct npurt_header {
     uint32_t io_off;          /* int32 tensor index [n_inputs + n_outputs] */
     uint32_t refs_off;        /* int32 tensor index [n_refs] (SW epoch operands) */
     uint32_t strings_off, strings_size;   /* NUL-terminated names */
-    uint32_t reserved1[5];
+    uint32_t target_off;      /* minor 1: the target the model was compiled for, a
+                                 string (one line of JSON, docs/system-config.md) in
+                                 strings; 0 or NPURT_NO_NAME: none. The runtime only
+                                 checks that it lies in the string table */
+    uint32_t reserved1[4];
 } npurt_header;               /* 96 bytes */
 
 /* Pool kinds. Region numbers of HW epochs: 0 = params (at the epoch's

@@ -3,6 +3,9 @@
 #define NPUC_CLI_H
 
 #include "../graph/graph.h"
+#include "../target/target.h"
+
+#include <stdio.h>
 
 /* Exit codes (documented in docs/cli.md). */
 enum { CLI_OK = 0, CLI_EMODEL = 1, CLI_EUSAGE = 2,
@@ -20,6 +23,21 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+
+/* The target options compile, run and validate share (cli_target.c,
+ * docs/cli.md "The target"): --target / --npu / --accelerator-config
+ * VARIANT, --system-config S, --memory-mode M, --config FILE.ini. If
+ * argv[*i] is one, takes it and its value into *spec (advancing *i) and
+ * returns true; *rc is then CLI_OK or, after printing the usage error,
+ * CLI_EUSAGE. */
+bool cli_target_option(const char *cmd, int argc, char **argv, int *i, target_spec *spec, int *rc);
+/* Prints the options' help lines (what `replays` says: run and validate
+ * take the recorded target by default). */
+void cli_target_help(FILE *f, bool replays);
+/* target_resolve, with the CLI's messages: prints the error and returns its
+ * exit status, or CLI_OK. */
+int cli_target_resolve(const char *cmd, const target_spec *spec, const target_desc *recorded,
+                       const sim_variant *model_variant, target_desc *out);
 
 /* --prefetch-headroom PERCENT (0..1000) as cc_options.prefetch_headroom;
  * false if v is not such a number. */

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -21,18 +22,14 @@ static void help(FILE *f)
             "consecutive NPU ops); the others stay CPU ops, each with the reason.\n"
             "\n"
             "options:\n"
-            "  -o, --output DIR      output folder (created if missing)\n"
-            "  --target VARIANT      ethos-u55-32, ethos-u55-64, ethos-u55-128,\n"
-            "                        ethos-u55-256 (default), ethos-u65-256, ethos-u65-512\n"
-            "  --system-config S     a built-in system name or a JSON memory-pool file\n"
-            "                        (docs/system-config.md); default: Vela's\n"
-            "                        Ethos_U55_High_End_Embedded + Shared_Sram for U55,\n"
-            "                        Ethos_U65_High_End + Dedicated_Sram for U65\n"
+            "  -o, --output DIR      output folder (created if missing; also --output-dir)\n");
+    cli_target_help(f, false);
+    fprintf(f,
             "  --output-format F     tflite (default), c, bin, reloc, or all\n"
             "  --split               reloc: parameters in a separate NAME_params.bin\n"
             "  --sign-key FILE       reloc: sign with this Ed25519 key (a 32-byte seed);\n"
             "                        the public key goes to NAME_rel.json\n"
-            "  --optimise G          performance (default) or size\n"
+            "  --optimise G          performance (default) or size, any letter case\n"
             "  --cascade C           auto (default: where it lowers peak SRAM), all, off\n"
             "  --prefetch-headroom P performance: how much, in percent of the activation\n"
             "                        peak, loading weights early may add to it (0-1000,\n"
@@ -51,6 +48,10 @@ static void help(FILE *f)
             "application installs at run time, docs/reloc.md; with --split also\n"
             "DIR/NAME_params.bin), and always DIR/NAME_report.json and DIR/NAME_report.csv, where\n"
             "NAME is MODEL's file name without .tflite. Nothing is written on error.\n"
+            "Every compiled form records the target it was compiled for, which `npuc run`\n"
+            "and `npuc validate` replay (docs/system-config.md). Vela's spellings\n"
+            "--accelerator-config, --output-dir, --config, --system-config, --memory-mode\n"
+            "and --optimise Performance|Size work as in Vela.\n"
             "\n"
             "Exit status: 0 success, 1 model or input error, 2 usage error.\n");
 }
@@ -84,7 +85,8 @@ static int make_dir(const char *dir, npuc_err *err)
 
 int cli_compile(int argc, char **argv)
 {
-    const char *model = NULL, *outdir = NULL, *target = "ethos-u55-256", *syscfg = NULL;
+    const char *model = NULL, *outdir = NULL;
+    target_spec tspec = {0};
     const char *format = "tflite", *optimise = "performance", *cascade = "auto";
     const char *headroom = NULL;
     bool verbose = false, quiet = false, split = false, no_fold = false;
@@ -92,6 +94,7 @@ int cli_compile(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         bool has_val = i + 1 < argc;
+        int trc;
 #define VAL(var)                                                                 \
     do {                                                                         \
         if (!has_val) return cli_usage_error("compile", "%s needs a value", a);  \
@@ -100,10 +103,10 @@ int cli_compile(int argc, char **argv)
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             help(stdout);
             return CLI_OK;
-        } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) VAL(outdir);
-        else if (!strcmp(a, "--target")) VAL(target);
-        else if (!strcmp(a, "--system-config")) VAL(syscfg);
-        else if (!strcmp(a, "--output-format")) VAL(format);
+        } else if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--output-dir")) VAL(outdir);
+        else if (cli_target_option("compile", argc, argv, &i, &tspec, &trc)) {
+            if (trc) return trc;
+        } else if (!strcmp(a, "--output-format")) VAL(format);
         else if (!strcmp(a, "--optimise") || !strcmp(a, "--optimize")) VAL(optimise);
         else if (!strcmp(a, "--cascade")) VAL(cascade);
         else if (!strcmp(a, "--prefetch-headroom")) VAL(headroom);
@@ -144,8 +147,8 @@ int cli_compile(int argc, char **argv)
     cc_options opt;
     memset(&opt, 0, sizeof opt);
     opt.no_fold = no_fold;
-    if (!strcmp(optimise, "performance")) opt.optimise = CC_OPT_PERFORMANCE;
-    else if (!strcmp(optimise, "size")) opt.optimise = CC_OPT_SIZE;
+    if (!strcasecmp(optimise, "performance")) opt.optimise = CC_OPT_PERFORMANCE;
+    else if (!strcasecmp(optimise, "size")) opt.optimise = CC_OPT_SIZE;
     else return cli_usage_error("compile", "unknown --optimise '%s' (performance or size)", optimise);
     if (!strcmp(cascade, "auto")) opt.cascade = CC_CASCADE_AUTO;
     else if (!strcmp(cascade, "all")) opt.cascade = CC_CASCADE_ALL;
@@ -154,10 +157,8 @@ int cli_compile(int argc, char **argv)
     if (headroom && !cli_parse_headroom(headroom, &opt.prefetch_headroom))
         return cli_usage_error("compile", "--prefetch-headroom needs a percentage from 0 to 1000, not '%s'", headroom);
     npuc_err err = {0};
-    sim_variant v;
-    if (cc_target_parse(target, &v, &err)) return cli_usage_error("compile", "%s", err.msg);
-    int rc = syscfg ? cc_system_load(syscfg, v, &opt.sys, &err) : cc_system_default(v, &opt.sys, &err);
-    if (rc) return cli_fail(&err);
+    int rc = cli_target_resolve("compile", &tspec, NULL, NULL, &opt.sys);
+    if (rc) return rc;
 
     tfl_model *tm = NULL;
     graph *g = NULL;

@@ -52,14 +52,12 @@ static void help(FILE *f)
             "                      NAME_params.bin beside NAME_rel.bin)\n"
             "  --public-key FILE   _rel.bin: require a signature by this 32-byte Ed25519\n"
             "                      public key\n"
-            "  --npu NAME          NPU to simulate: ethos-u55-32, -64, -128, -256,\n"
-            "                      ethos-u65-256, -512 (default: what the model was\n"
-            "                      compiled for)\n"
-            "  --system-config S   Vela system config for the cycle model, e.g.\n"
-            "                      Ethos_U55_High_End_Embedded (default per NPU)\n"
-            "  --memory-mode M     Vela memory mode: Sram_Only, Shared_Sram,\n"
-            "                      Dedicated_Sram, Dedicated_Sram_512KB\n"
             "  --help              this text\n"
+            "\n"
+            "The NPU and the system its cycle model assumes (the same options as\n"
+            "compile and validate):\n");
+    cli_target_help(f, true);
+    fprintf(f,
             "\n"
             "Exit status: 0 success, 1 model or input error, 2 usage error.\n");
 }
@@ -230,17 +228,11 @@ static int dump_tensors(const interp *ip, const char *dir, npuc_err *err)
 
 typedef struct npu_run {
     sim_npu *npu;
-    bool trace, profile, have_variant;
-    sim_variant variant;
-    const char *system_config, *memory_mode;
+    bool trace, profile;
+    target_desc target;       /* resolved before the run (cli_target_resolve) */
     uint64_t total_cycles;
     int n_runs;
 } npu_run;
-
-static const struct { const char *name; sim_variant v; } npu_names[] = {
-    {"ethos-u55-32", SIM_U55_32}, {"ethos-u55-64", SIM_U55_64}, {"ethos-u55-128", SIM_U55_128},
-    {"ethos-u55-256", SIM_U55_256}, {"ethos-u65-256", SIM_U65_256}, {"ethos-u65-512", SIM_U65_512},
-};
 
 static bool accept_ethosu(void *user, const graph_op *op)
 {
@@ -297,26 +289,8 @@ static void print_profile(npu_run *r, int32_t op_index)
 static int eval_ethosu(void *user, interp *ip, const graph_op *op, npuc_err *err)
 {
     npu_run *r = user;
-    const graph *g = interp_graph(ip);
     int rc;
-    if (!r->npu) {
-        sim_variant v = r->variant;
-        if (!r->have_variant && (rc = sim_ethosu_op_variant(g, op, &v, err)))
-            return rc;
-        sim_system sys;
-        if (r->system_config || r->memory_mode) {
-            sim_system def;
-            sim_system_default(v, &def);
-            bool u65 = sim_variant_is_u65(v);
-            rc = sim_system_lookup(r->system_config ? r->system_config : def.name,
-                                   r->memory_mode ? r->memory_mode : (u65 ? "Dedicated_Sram" : "Shared_Sram"), &sys,
-                                   err);
-            if (rc) return rc;
-        } else {
-            sim_system_default(v, &sys);
-        }
-        if ((rc = sim_npu_create(v, &sys, &r->npu, err))) return rc;
-    }
+    if (!r->npu && (rc = sim_npu_create(r->target.variant, &r->target.sim, &r->npu, err))) return rc;
     if (r->trace) {
         printf("ethos-u op %d: command stream\n", op->index);
         sim_npu_set_trace(r->npu, trace_line, r);
@@ -335,9 +309,31 @@ static int eval_ethosu(void *user, interp *ip, const graph_op *op, npuc_err *err
     return NPUC_OK;
 }
 
+/* The target of a TFLite model: the flags, else the record npuc wrote into
+ * it, else the NPU its first ethos-u op was compiled for (a payload that
+ * cannot say is reported when the op runs). */
+static int resolve_tflite(const target_spec *spec, const tfl_model *m, const graph *g, const char *path,
+                          target_desc *out)
+{
+    npuc_err err = {0};
+    target_found tf;
+    target_find_in_tflite(m, &tf);
+    target_desc rec;
+    bool have_rec, have_var;
+    sim_variant mv;
+    if (target_found_parse(&tf, path, &rec, &have_rec, &mv, &have_var, &err)) return cli_fail(&err);
+    for (int32_t i = 0; i < g->n_ops && !have_var; i++)
+        if (sim_is_ethosu_op(&g->ops[i])) {
+            have_var = sim_ethosu_op_variant(g, &g->ops[i], &mv, &err) == NPUC_OK;
+            break;
+        }
+    return cli_target_resolve("run", spec, have_rec ? &rec : NULL, have_var ? &mv : NULL, out);
+}
+
 int cli_run(int argc, char **argv)
 {
     npu_run nr = {0};
+    target_spec tspec = {0};
     const char *model_path = NULL, *output = NULL, *dump = NULL;
     const char *inputs[MAX_INPUTS];
     int n_inputs = 0;
@@ -347,6 +343,7 @@ int cli_run(int argc, char **argv)
     unsigned long long seed = 1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
+        int trc;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             help(stdout);
             return CLI_OK;
@@ -371,23 +368,8 @@ int cli_run(int argc, char **argv)
             } else if (strcmp(v, "xip")) {
                 return cli_usage_error("run", "--install: unknown mode '%s' (xip or copy)", v);
             }
-        } else if (!strcmp(a, "--npu") || !strcmp(a, "--system-config") || !strcmp(a, "--memory-mode")) {
-            if (i + 1 >= argc) return cli_usage_error("run", "%s needs a value", a);
-            const char *v = argv[++i];
-            if (!strcmp(a, "--npu")) {
-                size_t k;
-                for (k = 0; k < sizeof npu_names / sizeof npu_names[0]; k++)
-                    if (!strcmp(v, npu_names[k].name)) break;
-                if (k == sizeof npu_names / sizeof npu_names[0])
-                    return cli_usage_error("run", "--npu: unknown NPU '%s' (ethos-u55-32, ethos-u55-64, "
-                                                  "ethos-u55-128, ethos-u55-256, ethos-u65-256, ethos-u65-512)", v);
-                nr.variant = npu_names[k].v;
-                nr.have_variant = true;
-            } else if (!strcmp(a, "--system-config")) {
-                nr.system_config = v;
-            } else {
-                nr.memory_mode = v;
-            }
+        } else if (cli_target_option("run", argc, argv, &i, &tspec, &trc)) {
+            if (trc) return trc;
         } else if (!strcmp(a, "--input") || !strcmp(a, "--output") || !strcmp(a, "--seed") ||
                    !strcmp(a, "--dump-tensors")) {
             if (i + 1 >= argc) return cli_usage_error("run", "%s needs a value", a);
@@ -422,8 +404,7 @@ int cli_run(int argc, char **argv)
         cli_run_args ra = {.model = model_path, .inputs = inputs, .n_inputs = n_inputs,
                            .random_input = random_input, .quiet = quiet, .profile = nr.profile,
                            .trace = nr.trace, .poll = poll, .seed = seed, .output = output, .dump = dump,
-                           .have_variant = nr.have_variant, .variant = nr.variant,
-                           .system_config = nr.system_config, .memory_mode = nr.memory_mode,
+                           .target = &tspec,
                            .trace_fn = trace_line, .install_copy = install_copy,
                            .install_clear = install_clear, .params_path = params_path,
                            .public_key_path = public_key_path};
@@ -447,16 +428,8 @@ int cli_run(int argc, char **argv)
                                n_inputs < g->n_inputs ? " (use --random-input to fill the rest)" : "");
         goto out;
     }
-    if (nr.system_config || nr.memory_mode) {
-        /* validate the names before running anything */
-        sim_system sys, def;
-        sim_system_default(nr.have_variant ? nr.variant : SIM_U55_256, &def);
-        if (sim_system_lookup(nr.system_config ? nr.system_config : def.name,
-                              nr.memory_mode ? nr.memory_mode : "Shared_Sram", &sys, &err)) {
-            code = cli_usage_error("run", "%s", err.msg);
-            goto out;
-        }
-    }
+    /* the target, before running anything */
+    if ((code = resolve_tflite(&tspec, m, g, model_path, &nr.target))) goto out;
     interp_options opt = {.keep_all = dump != NULL, .custom_accept = accept_ethosu, .custom_eval = eval_ethosu,
                           .custom_user = &nr};
     rc = interp_create(g, &opt, &ip, &err);

@@ -13,9 +13,7 @@ typedef struct cli_run_args {
     bool random_input, quiet, profile, trace, poll;
     unsigned long long seed;
     const char *output, *dump;
-    bool have_variant;
-    sim_variant variant;
-    const char *system_config, *memory_mode;
+    const target_spec *target;   /* the target options (cli_target_option) */
     void (*trace_fn)(void *user, const char *line);
     /* runtime-loadable models */
     bool install_copy, install_clear;

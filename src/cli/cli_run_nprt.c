@@ -191,26 +191,17 @@ int cli_run_nprt(const cli_run_args *a)
                                (uint32_t)a->n_inputs < n_in ? " (use --random-input to fill the rest)" : "");
         goto out;
     }
+    /* the target: the flags, else the record npuc wrote into the model,
+     * else the NPU its command streams need */
+    target_found tf;
+    target_find_in_compiled(mp->blob, mp->size, &tf);
+    target_desc rec, tgt;
+    bool have_rec, have_var;
+    sim_variant mv;
+    if (target_found_parse(&tf, a->model, &rec, &have_rec, &mv, &have_var, &err)) goto fail;
+    if ((code = cli_target_resolve("run", a->target, have_rec ? &rec : NULL, have_var ? &mv : NULL, &tgt))) goto out;
     if (mp->h->npu_config) {
-        sim_variant v;
-        if (sim_variant_from_config(mp->h->npu_config, &v, &err)) {
-            npuc_err_prefix(&err, "%s: header npu_config", a->model);
-            goto fail;
-        }
-        if (a->have_variant) v = a->variant;
-        sim_system sys;
-        const sim_system *psys = NULL;
-        if (a->system_config || a->memory_mode) {
-            sim_system def;
-            sim_system_default(v, &def);
-            if (sim_system_lookup(a->system_config ? a->system_config : def.name,
-                                  a->memory_mode ? a->memory_mode : "Shared_Sram", &sys, &err)) {
-                code = cli_usage_error("run", "%s", err.msg);
-                goto out;
-            }
-            psys = &sys;
-        }
-        if ((rc = ethosu_host_npu_create(v, psys, &hnpu, &err))) goto fail;
+        if ((rc = ethosu_host_npu_create(tgt.variant, &tgt.sim, &hnpu, &err))) goto fail;
         if (ethosu_host_driver_init(&drv, hnpu, NULL, 0) != 0) {
             npuc_errf(&err, NPUC_E_RUNTIME, "ethosu_init failed on the virtual NPU");
             goto fail;

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #define MAX_INPUT_FILES 4096
@@ -36,10 +37,10 @@ static void help(FILE *f)
             "  --random N            N input sets of random values\n"
             "  --seed S              seed for --random (default 1)\n"
             "\n"
-            "the deployed model:\n"
-            "  --target VARIANT      ethos-u55-32, -64, -128, -256 (default), ethos-u65-256,\n"
-            "                        ethos-u65-512\n"
-            "  --system-config S     built-in system name or JSON memory-pool file\n"
+            "the deployed model (its target: with --compiled, the one it was compiled\n"
+            "for unless given; else as `npuc compile`):\n");
+    cli_target_help(f, true);
+    fprintf(f,
             "  --optimise G          performance (default) or size\n"
             "  --cascade C           auto (default: where it lowers peak SRAM), all, off\n"
             "  --prefetch-headroom P performance: how much, in percent of the activation\n"
@@ -47,8 +48,8 @@ static void help(FILE *f)
             "                        default 20; 0: never)\n"
             "  --compiled FILE       validate this compiled model (.nprt from\n"
             "                        --output-format bin, or NAME_rel.bin) instead of\n"
-            "                        compiling; give the --target it was compiled for to\n"
-            "                        get per-op figures\n"
+            "                        compiling; its recorded target gives the per-op\n"
+            "                        figures\n"
             "  --params FILE         --compiled NAME_rel.bin made with --split: its params\n"
             "                        (default NAME_params.bin beside it)\n"
             "\n"
@@ -135,7 +136,8 @@ static const char *base_of(const char *path)
 
 int cli_validate(int argc, char **argv)
 {
-    const char *model = NULL, *target = "ethos-u55-256", *syscfg = NULL, *optimise = "performance", *cascade = "auto";
+    const char *model = NULL, *optimise = "performance", *cascade = "auto";
+    target_spec tspec = {0};
     const char *headroom = NULL;
     const char *compiled = NULL, *params = NULL, *inputs_dir = NULL, *float_model = NULL;
     const char *json = NULL, *csv = NULL, *html = NULL;
@@ -148,6 +150,7 @@ int cli_validate(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         bool has_val = i + 1 < argc;
+        int trc;
 #define VAL(var)                                                                  \
     do {                                                                          \
         if (!has_val) return cli_usage_error("validate", "%s needs a value", a);  \
@@ -156,9 +159,9 @@ int cli_validate(int argc, char **argv)
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             help(stdout);
             return CLI_OK;
-        } else if (!strcmp(a, "--target")) VAL(target);
-        else if (!strcmp(a, "--system-config")) VAL(syscfg);
-        else if (!strcmp(a, "--optimise") || !strcmp(a, "--optimize")) VAL(optimise);
+        } else if (cli_target_option("validate", argc, argv, &i, &tspec, &trc)) {
+            if (trc) return trc;
+        } else if (!strcmp(a, "--optimise") || !strcmp(a, "--optimize")) VAL(optimise);
         else if (!strcmp(a, "--cascade")) VAL(cascade);
         else if (!strcmp(a, "--prefetch-headroom")) VAL(headroom);
         else if (!strcmp(a, "--compiled")) VAL(compiled);
@@ -216,8 +219,8 @@ int cli_validate(int argc, char **argv)
     val_options opt;
     memset(&opt, 0, sizeof opt);
     opt.tolerance = tolerance;
-    if (!strcmp(optimise, "performance")) opt.cc.optimise = CC_OPT_PERFORMANCE;
-    else if (!strcmp(optimise, "size")) opt.cc.optimise = CC_OPT_SIZE;
+    if (!strcasecmp(optimise, "performance")) opt.cc.optimise = CC_OPT_PERFORMANCE;
+    else if (!strcasecmp(optimise, "size")) opt.cc.optimise = CC_OPT_SIZE;
     else return cli_usage_error("validate", "unknown --optimise '%s' (performance or size)", optimise);
     if (!strcmp(cascade, "auto")) opt.cc.cascade = CC_CASCADE_AUTO;
     else if (!strcmp(cascade, "all")) opt.cc.cascade = CC_CASCADE_ALL;
@@ -226,10 +229,7 @@ int cli_validate(int argc, char **argv)
     if (headroom && !cli_parse_headroom(headroom, &opt.cc.prefetch_headroom))
         return cli_usage_error("validate", "--prefetch-headroom needs a percentage from 0 to 1000, not '%s'", headroom);
     npuc_err err = {0};
-    sim_variant v;
-    if (cc_target_parse(target, &v, &err)) return cli_usage_error("validate", "%s", err.msg);
-    int rc = syscfg ? cc_system_load(syscfg, v, &opt.cc.sys, &err) : cc_system_default(v, &opt.cc.sys, &err);
-    if (rc) return cli_fail(&err);
+    int rc;
 
     tfl_model *tm = NULL, *ftm = NULL;
     graph *g = NULL, *fg = NULL;
@@ -268,6 +268,21 @@ int cli_validate(int argc, char **argv)
             code = cli_usage_error("validate", "--params applies to a loadable model (NAME_rel.bin) only");
             goto out;
         }
+    }
+    /* the target: the flags, else (--compiled) the one the model records,
+     * else the NPU its command streams need, else the defaults */
+    {
+        target_found tf;
+        target_desc rec;
+        bool have_rec = false, have_var = false;
+        sim_variant mv;
+        if (cblob) {
+            target_find_in_compiled(cblob, opt.compiled_size, &tf);
+            if ((rc = target_found_parse(&tf, compiled, &rec, &have_rec, &mv, &have_var, &err))) goto fail;
+        }
+        if ((code = cli_target_resolve("validate", &tspec, have_rec ? &rec : NULL, have_var ? &mv : NULL,
+                                       &opt.cc.sys)))
+            goto out;
     }
 
     /* input sets */

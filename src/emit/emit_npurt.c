@@ -8,6 +8,7 @@
  * region 1 = activations, region 2 = fast scratch: a fourth pool, "fast", of
  * the compiler's fast peak when it placed buffers there (the runtime binds
  * region 2 to it), else the activations.
+ * The string table also holds the target record (header target_off).
  * SW epochs carry the kernel kind and parameter blob the reference
  * interpreter prepared for the op (kernels/k_op.h), so the runtime runs the
  * interpreter's exact arithmetic. */
@@ -302,6 +303,12 @@ int emit_npurt(const cc_model *m, const char *name, uint8_t **blob, size_t *size
         n_pools = 4;
     }
     uint32_t model_name = add_string(&b, name);
+    /* the target the model was compiled for (docs/system-config.md), so
+     * that `npuc run` and `npuc validate` replay it */
+    char *record = NULL;
+    if ((rc = target_record_write(&m->opt.sys, &record, NULL, err))) return builder_free(&b), rc;
+    uint32_t target_rec = add_string(&b, record);
+    free(record);
     if (b.strings.oom) return builder_free(&b), npuc_errf(err, NPUC_E_NOMEM, "out of memory");
 
     /* layout */
@@ -344,6 +351,7 @@ int emit_npurt(const cc_model *m, const char *name, uint8_t **blob, size_t *size
     }
     h.flags = b.flags;
     h.name_off = model_name;
+    h.target_off = target_rec;
     h.n_pools = (uint16_t)n_pools;
     h.n_tensors = (uint16_t)b.n_tensors;
     h.n_epochs = (uint16_t)b.n_epochs;

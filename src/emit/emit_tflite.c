@@ -1,6 +1,8 @@
 /* emit_tflite: the compiled model as a TFLite file in the layout Vela uses
  * (ethos-u.md 10), so it runs with TFLite Micro + Arm's driver on silicon
- * and with `npuc run` on the virtual NPU. */
+ * and with `npuc run` on the virtual NPU. Metadata: Vela's
+ * OfflineMemoryAllocation, and "npuc_target", the target the model was
+ * compiled for (docs/system-config.md), which `npuc run` replays. */
 #include "emit.h"
 
 #include <stdio.h>
@@ -39,16 +41,48 @@ static int32_t byte_tensor(graph *g, const char *name, const void *data, uint64_
     return k;
 }
 
+/* Appends a metadata entry with its own buffer to an exported model. */
+static int add_metadata(tfl_model *tm, const char *key, const void *data, size_t size, npuc_err *err)
+{
+    npuc_arena *a = &tm->arena;
+    tfl_buffer *nb = npuc_arena_calloc(a, (size_t)tm->n_buffers + 1, sizeof *nb);
+    tfl_metadata *md = npuc_arena_calloc(a, (size_t)tm->n_metadata + 1, sizeof *md);
+    char *name = npuc_arena_strdup(a, key);
+    if (!nb || !md || !name) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    if (tm->n_buffers) memcpy(nb, tm->buffers, sizeof *nb * (size_t)tm->n_buffers);
+    nb[tm->n_buffers].data = (uint8_t *)data;
+    nb[tm->n_buffers].size = size;
+    if (tm->n_metadata) memcpy(md, tm->metadata, sizeof *md * (size_t)tm->n_metadata);
+    md[tm->n_metadata].name = name;
+    md[tm->n_metadata].buffer = (uint32_t)tm->n_buffers;
+    tm->buffers = nb;
+    tm->n_buffers++;
+    tm->metadata = md;
+    tm->n_metadata++;
+    return NPUC_OK;
+}
+
+/* The target record (docs/system-config.md) as the metadata entry
+ * "npuc_target": the JSON text, without a NUL. */
+static int add_target_record(tfl_model *tm, const cc_model *m, npuc_err *err)
+{
+    char *text;
+    size_t len;
+    int rc = target_record_write(&m->opt.sys, &text, &len, err);
+    if (rc) return rc;
+    void *copy = npuc_arena_memdup(&tm->arena, text, len);
+    free(text);
+    if (!copy) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    return add_metadata(tm, TARGET_RECORD_METADATA, copy, len, err);
+}
+
 /* Appends the OfflineMemoryAllocation metadata buffer to an exported model. */
 static int add_offline_alloc(tfl_model *tm, const graph *g, npuc_err *err)
 {
     npuc_arena *a = &tm->arena;
     size_t words = 3 + (size_t)g->n_tensors;
     int32_t *w = npuc_arena_alloc(a, words * 4);
-    tfl_buffer *nb = npuc_arena_calloc(a, (size_t)tm->n_buffers + 1, sizeof *nb);
-    tfl_metadata *md = npuc_arena_calloc(a, (size_t)tm->n_metadata + 1, sizeof *md);
-    char *name = npuc_arena_strdup(a, "OfflineMemoryAllocation");
-    if (!w || !nb || !md || !name) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    if (!w) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     w[0] = 0;
     w[1] = 1;
     w[2] = g->n_tensors;
@@ -63,17 +97,7 @@ static int add_offline_alloc(tfl_model *tm, const graph *g, npuc_err *err)
         bytes[4 * i + 2] = (uint8_t)(v >> 16);
         bytes[4 * i + 3] = (uint8_t)(v >> 24);
     }
-    if (tm->n_buffers) memcpy(nb, tm->buffers, sizeof *nb * (size_t)tm->n_buffers);
-    nb[tm->n_buffers].data = bytes;
-    nb[tm->n_buffers].size = words * 4;
-    if (tm->n_metadata) memcpy(md, tm->metadata, sizeof *md * (size_t)tm->n_metadata);
-    md[tm->n_metadata].name = name;
-    md[tm->n_metadata].buffer = (uint32_t)tm->n_buffers;
-    tm->buffers = nb;
-    tm->n_buffers++;
-    tm->metadata = md;
-    tm->n_metadata++;
-    return NPUC_OK;
+    return add_metadata(tm, "OfflineMemoryAllocation", bytes, words * 4, err);
 }
 
 int emit_tflite_model(const cc_model *m, tfl_model **out, npuc_err *err)
@@ -166,7 +190,7 @@ int emit_tflite_model(const cc_model *m, tfl_model **out, npuc_err *err)
     if (graph_set_io(t.out, g->n_inputs, ins, g->n_outputs, outs)) goto oom;
     tfl_model *tm = NULL;
     if ((rc = graph_export(t.out, &tm, err))) goto done;
-    if (any_hw && (rc = add_offline_alloc(tm, t.out, err))) {
+    if ((any_hw && (rc = add_offline_alloc(tm, t.out, err))) || (rc = add_target_record(tm, m, err))) {
         tfl_model_free(tm);
         goto done;
     }

@@ -169,6 +169,9 @@ int npurt_model_load_ex(npurt_model *m, const void *blob, size_t size, bool chec
     if (h->strings_size && b[h->strings_off + h->strings_size - 1] != 0)
         return FAIL(NPURT_E_FORMAT, -1, h->strings_off + h->strings_size - 1, NPURT_TEXT("string table not NUL-terminated"));
     if (!name_ok(h, h->name_off)) return FAIL(NPURT_E_FORMAT, -1, 28, NPURT_TEXT("model name outside the string table"));
+    /* the target record (minor 1) is for tools; the runtime skips it, but
+     * it must point into the string table like every other name */
+    if (h->target_off && !name_ok(h, h->target_off)) return FAIL(NPURT_E_FORMAT, -1, 76, NPURT_TEXT("target record outside the string table"));
     m->blob = b;
     m->size = n;
     m->h = h;

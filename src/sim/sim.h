@@ -327,10 +327,16 @@ typedef struct sim_op_info {
 
 /* --------------------------------------------------- system / memory config */
 
-/* Where memory sits and how fast it is, as in Vela's vela.ini system configs
- * (ethos-u.md 1.4). region_port[r] says which AXI port region r uses. */
+/* Where memory sits and how fast it is, as the cycle model sees it (Vela's
+ * model, ethos-u.md 1.4): one memory per AXI port, and region_port[r] says
+ * which port region r uses. The target description fills it
+ * (src/target/target.h: Vela's built-in system configs, JSON memory-pool
+ * files, vela.ini, a compiled model's record). A zeroed sim_system, and NULL
+ * wherever a function takes one, is ideal memory: every region on AXI0,
+ * memory at the core clock and the full AXI width, 32-byte bursts, no
+ * latency. */
 typedef struct sim_memory {
-    const char *name;         /* "Sram", "OffChipFlash", "Dram" */
+    const char *name;         /* "Sram", "OffChipFlash", "Dram" (static strings) */
     double clock_scale;       /* memory clock = core clock * scale */
     unsigned burst_bytes;     /* burst length */
     unsigned read_latency, write_latency;   /* in memory clock cycles */
@@ -338,19 +344,11 @@ typedef struct sim_memory {
 } sim_memory;
 
 typedef struct sim_system {
-    const char *name;         /* "Ethos_U55_High_End_Embedded", ... */
+    char name[64];            /* "Ethos_U55_High_End_Embedded", "custom", ... */
     double core_clock_hz;
     sim_memory axi[2];
     uint8_t region_port[8];   /* 0 or 1 */
 } sim_system;
-
-/* Built-in Vela system configs combined with a memory mode, by name, e.g.
- * ("Ethos_U55_High_End_Embedded", "Shared_Sram"). */
-int sim_system_lookup(const char *system_config, const char *memory_mode,
-                      sim_system *out, npuc_err *err);
-/* The default for a variant: U55 → Ethos_U55_High_End_Embedded/Shared_Sram,
- * U65 → Ethos_U65_High_End/Dedicated_Sram. */
-void sim_system_default(sim_variant v, sim_system *out);
 
 /* Fills the geometry, MAC and traffic fields of *info for the NPU_OP_*
  * command `op` (index cmd_index in its stream) from the register state at
@@ -404,7 +402,7 @@ enum {
 
 typedef struct sim_npu sim_npu;
 
-/* A virtual NPU of the given variant; sys NULL = sim_system_default. */
+/* A virtual NPU of the given variant; sys NULL = ideal memory (above). */
 int sim_npu_create(sim_variant v, const sim_system *sys, sim_npu **out, npuc_err *err);
 void sim_npu_free(sim_npu *npu);
 sim_variant sim_npu_variant(const sim_npu *npu);

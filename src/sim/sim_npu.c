@@ -51,7 +51,7 @@ int sim_npu_create(sim_variant v, const sim_system *sys, sim_npu **out, npuc_err
     if (sys)
         n->sys = *sys;
     else
-        sim_system_default(v, &n->sys);
+        snprintf(n->sys.name, sizeof n->sys.name, "ideal");   /* zeroed: ideal memory (sim.h) */
     size_t shram = (size_t)sim_variant_shram_banks(v) * 1024;
     sim_ctx_init(&n->ctx, v, n->shram, shram);
     n->ctx.win = n->win;

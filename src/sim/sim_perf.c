@@ -1,8 +1,7 @@
 /* sim: the virtual NPU's cycle and traffic model.
  *
- * Three parts:
- *   - system configs: Vela's vela.ini system configs and memory modes
- *     (ethos-u.md 1.4), by name;
+ * Two parts (the system configs, Vela's vela.ini, are the target
+ * description's: src/target; this model takes a sim_system):
  *   - op records: geometry, MACs and bytes of one NPU_OP_* from the register
  *     state (sim_op_info_from_state);
  *   - the estimate: per-op compute cycles from the MAC array and the OFM
@@ -17,119 +16,6 @@
 
 #include <stdio.h>
 #include <string.h>
-
-/* ------------------------------------------------------- system configs */
-
-typedef struct sys_desc {
-    const char *name;
-    double clock;
-    sim_memory axi1;          /* AXI0 is always SRAM */
-} sys_desc;
-
-static const sim_memory SRAM = {"Sram", 1.0, 32, 32, 32, 16};
-
-static const sys_desc SYSTEMS[] = {
-    {"Ethos_U55_Deep_Embedded", 200e6, {"OffChipFlash", 0.0625, 128, 64, 64, 8}},
-    {"Ethos_U55_High_End_Embedded", 500e6, {"OffChipFlash", 0.125, 128, 64, 64, 8}},
-    {"Ethos_U65_Embedded", 500e6, {"OffChipFlash", 0.0625, 128, 64, 64, 16}},
-    {"Ethos_U65_Mid_End", 500e6, {"Dram", 0.46875, 128, 500, 250, 16}},
-    {"Ethos_U65_High_End", 1e9, {"Dram", 0.234375, 128, 500, 250, 16}},
-    {"Ethos_U65_Client_Server", 1e9, {"Dram", 0.75, 128, 500, 250, 16}},
-};
-#define N_SYSTEMS (sizeof SYSTEMS / sizeof SYSTEMS[0])
-
-typedef struct mode_desc {
-    const char *name;
-    uint8_t const_port, arena_port, cache_port;
-} mode_desc;
-
-static const mode_desc MODES[] = {
-    {"Sram_Only", 0, 0, 0},
-    {"Shared_Sram", 1, 0, 0},
-    {"Dedicated_Sram", 1, 1, 0},
-    {"Dedicated_Sram_512KB", 1, 1, 0},
-};
-#define N_MODES (sizeof MODES / sizeof MODES[0])
-
-static void list_names(char *buf, size_t size, bool systems)
-{
-    size_t n = systems ? N_SYSTEMS : N_MODES, used = 0;
-    buf[0] = 0;
-    for (size_t i = 0; i < n && used < size; i++) {
-        int k = snprintf(buf + used, size - used, "%s%s", i ? ", " : "",
-                         systems ? SYSTEMS[i].name : MODES[i].name);
-        if (k < 0) break;
-        used += (size_t)k;
-    }
-}
-
-int sim_system_lookup(const char *system_config, const char *memory_mode, sim_system *out,
-                      npuc_err *err)
-{
-    char names[256];
-    const sys_desc *sd = NULL;
-    const mode_desc *md = NULL;
-    for (size_t i = 0; system_config && i < N_SYSTEMS; i++)
-        if (strcmp(system_config, SYSTEMS[i].name) == 0) sd = &SYSTEMS[i];
-    if (!sd) {
-        list_names(names, sizeof names, true);
-        return npuc_errf(err, NPUC_E_INVALID, "unknown system config '%s' (valid: %s)",
-                         system_config ? system_config : "(null)", names);
-    }
-    for (size_t i = 0; memory_mode && i < N_MODES; i++)
-        if (strcmp(memory_mode, MODES[i].name) == 0) md = &MODES[i];
-    if (!md) {
-        list_names(names, sizeof names, false);
-        return npuc_errf(err, NPUC_E_INVALID, "unknown memory mode '%s' (valid: %s)",
-                         memory_mode ? memory_mode : "(null)", names);
-    }
-    sim_system s;
-    memset(&s, 0, sizeof s);
-    s.name = sd->name;
-    s.core_clock_hz = sd->clock;
-    s.axi[0] = SRAM;
-    s.axi[0].width_bytes = sd->axi1.width_bytes;
-    s.axi[1] = sd->axi1;
-    uint8_t cport = md->const_port;
-    /* Vela: constants may not live in SRAM; when everything is on one port
-     * the constants move to the other port as "OnChipFlash" with SRAM timing. */
-    if (strcmp(s.axi[cport].name, "Sram") == 0) {
-        if (md->const_port == md->arena_port && md->arena_port == md->cache_port) {
-            cport = (uint8_t)(1 - cport);
-            s.axi[cport] = SRAM;
-            s.axi[cport].name = "OnChipFlash";
-            s.axi[cport].width_bytes = sd->axi1.width_bytes;
-        } else {
-            return npuc_errf(err, NPUC_E_INVALID,
-                             "memory mode %s puts constants on AXI%u, which is %s in %s; "
-                             "constants need Dram or flash", md->name, cport,
-                             s.axi[cport].name, sd->name);
-        }
-    }
-    if (strcmp(s.axi[md->arena_port].name, "Sram") != 0 &&
-        strcmp(s.axi[md->arena_port].name, "Dram") != 0)
-        return npuc_errf(err, NPUC_E_INVALID,
-                         "memory mode %s puts the tensor arena on AXI%u, which is %s in %s; "
-                         "the arena needs Sram or Dram", md->name, md->arena_port,
-                         s.axi[md->arena_port].name, sd->name);
-    /* Region 0 constants, 1 arena, 2 fast scratch: the cache port only when
-     * it differs from the arena's ("spilling"), else the arena's. Regions
-     * 3-7 (not used by Vela) are taken as arena memory. */
-    for (int r = 0; r < 8; r++) s.region_port[r] = md->arena_port;
-    s.region_port[0] = cport;
-    if (md->cache_port != md->arena_port) s.region_port[2] = md->cache_port;
-    *out = s;
-    return NPUC_OK;
-}
-
-void sim_system_default(sim_variant v, sim_system *out)
-{
-    npuc_err err;
-    if (sim_variant_is_u65(v))
-        sim_system_lookup("Ethos_U65_High_End", "Dedicated_Sram", out, &err);
-    else
-        sim_system_lookup("Ethos_U55_High_End_Embedded", "Shared_Sram", out, &err);
-}
 
 /* ------------------------------------------------------ variant tables */
 
@@ -646,7 +532,8 @@ uint64_t sim_perf_estimate(sim_variant v, const sim_system *sys, sim_op_info *op
     sim_system def;
     memset(&c, 0, sizeof c);
     if (!sys) {
-        sim_system_default(v, &def);
+        /* ideal memory (sim.h) */
+        memset(&def, 0, sizeof def);
         sys = &def;
     }
     c.sys = sys;

@@ -300,7 +300,7 @@ static int setup_npu(vctx *c, npuc_err *err)
     sim_system sys;
     if (c->opt->sys) sys = *c->opt->sys;
     else if (c->opt->cc.sys.variant == v && c->opt->cc.sys.core_clock_hz > 0) sys = c->opt->cc.sys.sim;
-    else sim_system_default(v, &sys);
+    else target_default_sim(v, &sys);
     int rc = ethosu_host_npu_create(v, &sys, &c->hnpu, err);
     if (rc) return rc;
     if (ethosu_host_driver_init(&c->drv, c->hnpu, NULL, 0) != 0)
@@ -311,7 +311,7 @@ static int setup_npu(vctx *c, npuc_err *err)
     if ((rc = npurt_host_map(c->ip, err))) return rc;
     c->mapped = true;
     snprintf(c->r->target, sizeof c->r->target, "%s", cc_target_name(v));
-    snprintf(c->r->system, sizeof c->r->system, "%s", sys.name ? sys.name : "");
+    snprintf(c->r->system, sizeof c->r->system, "%s", sys.name);
     c->r->core_clock_hz = sys.core_clock_hz;
     c->r->macs_per_cycle = macs_per_cycle(v);
     return NPUC_OK;

@@ -27,6 +27,7 @@
  * costs much more). It also assumes a weight stream of one byte per weight
  * and no padding. */
 #include "eu_block.h"
+#include "../../target/target.h"
 
 #include <string.h>
 
@@ -709,7 +710,7 @@ int eu_block_choose(const eu_block_req *req, eu_block *out, npuc_err *err)
     /* the placements: everything in SRAM (AXI0 in every system), and
      * everything in the default system's arena memory if that is not SRAM */
     sim_system sram, arena;
-    sim_system_default(req->variant, &arena);
+    target_default_sim(req->variant, &arena);
     sram = arena;
     for (int i = 0; i < 8; i++) sram.region_port[i] = 0;
     const sim_system *sys[EU_PLACEMENTS] = {&sram, &arena};

@@ -50,8 +50,9 @@
 
 typedef struct ethosu_host_npu ethosu_host_npu;
 
-/* A virtual NPU of the given variant; sys NULL = the variant's default
- * system config. Starts its worker thread (threads build). */
+/* A virtual NPU of the given variant; sys NULL = ideal memory (sim.h;
+ * the variant's default system is target_default_sim, src/target).
+ * Starts its worker thread (threads build). */
 int ethosu_host_npu_create(sim_variant v, const sim_system *sys, ethosu_host_npu **out,
                            npuc_err *err);
 /* Stops the worker (a job in progress finishes or, if held, is dropped). */

@@ -1,17 +1,11 @@
-/* cc_system: the target system (NPU variant, core clock, memory pools) from
- * a built-in Vela name or a JSON memory-pool file. See cc_system.h and
- * docs/system-config.md.
+/* target_json: JSON memory-pool documents (docs/system-config.md) and the
+ * record a compiled model carries (the same format plus three keys), and
+ * the step every source of a target ends in (target_finish: roles and the
+ * cycle model's view).
  *
- * Both routes end in the same place: a list of pools, from which the roles
- * (params / activations / fast scratch) are chosen and the cycle model's
- * sim_system is derived (one memory per AXI port, regions 0/1/2 on the
- * ports of the params / activation / fast pools). Built-ins are made by
- * turning sim_system_lookup's answer into pools and deriving the sim_system
- * back from those pools, so the Vela tables live in one place (sim_perf.c)
- * and the pool-to-sim rule is exercised by every built-in. */
-#include "cc_system.h"
-
-#include "../util/json.h"
+ * Moved from the compiler's target_desc.c unchanged in behaviour: every
+ * check and message stays. */
+#include "target_int.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -22,135 +16,12 @@
 #define KIB 1024ull
 #define MAX_FILE_BYTES (1u << 20)   /* a system file is a few hundred bytes */
 
-/* ------------------------------------------------------------- helpers */
-
-static int ascii_lower(int c) { return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c; }
-
-/* Case-insensitive comparison of s[0..n) with the C string t. */
-static bool ieq_n(const char *s, size_t n, const char *t)
-{
-    size_t k = strlen(t);
-    if (k != n) return false;
-    for (size_t i = 0; i < n; i++)
-        if (ascii_lower((unsigned char)s[i]) != ascii_lower((unsigned char)t[i])) return false;
-    return true;
-}
-
-static bool ieq(const char *s, const char *t) { return ieq_n(s, strlen(s), t); }
-
-/* -------------------------------------------------------------- targets */
-
-static const struct {
-    const char *name;
-    sim_variant v;
-} TARGETS[] = {
-    {"ethos-u55-32", SIM_U55_32},   {"ethos-u55-64", SIM_U55_64},   {"ethos-u55-128", SIM_U55_128},
-    {"ethos-u55-256", SIM_U55_256}, {"ethos-u65-256", SIM_U65_256}, {"ethos-u65-512", SIM_U65_512},
-};
-#define N_TARGETS (sizeof TARGETS / sizeof TARGETS[0])
-#define TARGET_LIST "ethos-u55-32, ethos-u55-64, ethos-u55-128, ethos-u55-256, ethos-u65-256, ethos-u65-512"
-
-static bool variant_valid(sim_variant v) { return (unsigned)v <= (unsigned)SIM_U65_512; }
-
-int cc_target_parse(const char *name, sim_variant *out, npuc_err *err)
-{
-    for (size_t i = 0; name && i < N_TARGETS; i++) {
-        if (ieq(name, TARGETS[i].name)) {
-            *out = TARGETS[i].v;
-            return NPUC_OK;
-        }
-    }
-    return npuc_errf(err, NPUC_E_USAGE, "unknown target '%.80s' (valid: " TARGET_LIST ")",
-                     name ? name : "(null)");
-}
-
-const char *cc_target_name(sim_variant v)
-{
-    for (size_t i = 0; i < N_TARGETS; i++)
-        if (TARGETS[i].v == v) return TARGETS[i].name;
-    return "unknown";
-}
-
-/* ------------------------------------------------------ built-in tables */
-
-/* Vela's system configs (values in sim_perf.c) and which memory sits on
- * AXI1: flash systems cannot hold the arena there, so Dedicated_Sram (arena
- * in DRAM, SRAM as fast scratch) exists only for the DRAM systems. */
-static const struct {
-    const char *name;
-    bool u65;
-    bool dram;
-} SYSTEMS[] = {
-    {"Ethos_U55_Deep_Embedded", false, false},
-    {"Ethos_U55_High_End_Embedded", false, false},
-    {"Ethos_U65_Embedded", true, false},
-    {"Ethos_U65_Mid_End", true, true},
-    {"Ethos_U65_High_End", true, true},
-    {"Ethos_U65_Client_Server", true, true},
-};
-#define N_SYSTEMS (sizeof SYSTEMS / sizeof SYSTEMS[0])
-
-/* Memory modes; fast_size = Vela's arena_cache_size (the fast SRAM pool). */
-static const struct {
-    const char *name;
-    uint64_t fast_size;       /* 0: no separate fast pool */
-} MODES[] = {
-    {"Sram_Only", 0},
-    {"Shared_Sram", 0},
-    {"Dedicated_Sram", 384 * KIB},
-    {"Dedicated_Sram_512KB", 512 * KIB},
-};
-#define N_MODES (sizeof MODES / sizeof MODES[0])
-
-/* Every sensible SYSTEM:MODE (test_cc_system checks this list against the
- * tables above). */
-static const char *const NAMES[] = {
-    "Ethos_U55_Deep_Embedded:Sram_Only",
-    "Ethos_U55_Deep_Embedded:Shared_Sram",
-    "Ethos_U55_High_End_Embedded:Sram_Only",
-    "Ethos_U55_High_End_Embedded:Shared_Sram",
-    "Ethos_U65_Embedded:Sram_Only",
-    "Ethos_U65_Embedded:Shared_Sram",
-    "Ethos_U65_Mid_End:Sram_Only",
-    "Ethos_U65_Mid_End:Shared_Sram",
-    "Ethos_U65_Mid_End:Dedicated_Sram",
-    "Ethos_U65_Mid_End:Dedicated_Sram_512KB",
-    "Ethos_U65_High_End:Sram_Only",
-    "Ethos_U65_High_End:Shared_Sram",
-    "Ethos_U65_High_End:Dedicated_Sram",
-    "Ethos_U65_High_End:Dedicated_Sram_512KB",
-    "Ethos_U65_Client_Server:Sram_Only",
-    "Ethos_U65_Client_Server:Shared_Sram",
-    "Ethos_U65_Client_Server:Dedicated_Sram",
-    "Ethos_U65_Client_Server:Dedicated_Sram_512KB",
-    NULL,
-};
-
-const char *const *cc_system_names(void) { return NAMES; }
-
-/* Memory kinds: JSON spelling, sim_memory name (Vela's MemArea), and the
- * pool name built-ins use. */
-static const struct {
-    const char *json, *sim, *pool;
-} MEMORIES[] = {
-    {"sram", "Sram", "sram"},
-    {"dram", "Dram", "dram"},
-    {"onchip_flash", "OnChipFlash", "onchip_flash"},
-    {"offchip_flash", "OffChipFlash", "flash"},
-};
-#define N_MEMORIES (sizeof MEMORIES / sizeof MEMORIES[0])
+typedef target_ld ld;
+#define ieq_n target_ieq_n
+#define ieq target_ieq
 
 /* -------------------------------------------------- error context */
 
-/* Where messages point: the source name and, for files, the JSON nodes of
- * the pools so that checks across pools can name a line. */
-typedef struct ld {
-    const char *source;       /* NULL for built-ins */
-    npuc_err *err;
-    sim_variant v;
-    const npuc_json *pools_node;
-    const npuc_json *pool_node[CC_MAX_POOLS];
-} ld;
 
 #if defined(__GNUC__)
 __attribute__((format(printf, 5, 6)))
@@ -407,19 +278,19 @@ static int find_key(const char *key, const char *const *keys, size_t n)
 
 static uint64_t addr_limit(sim_variant v) { return sim_variant_is_u65(v) ? 1ull << 40 : 1ull << 32; }
 
-static const char *use_name(uint32_t use)
+const char *target_use_name(uint32_t use)
 {
     switch (use) {
-    case CC_POOL_PARAMS: return "params";
-    case CC_POOL_ACTIVATIONS: return "activations";
-    case CC_POOL_PARAMS | CC_POOL_ACTIVATIONS: return "mixed";
-    case CC_POOL_FAST: return "fast";
+    case TARGET_POOL_PARAMS: return "params";
+    case TARGET_POOL_ACTIVATIONS: return "activations";
+    case TARGET_POOL_PARAMS | TARGET_POOL_ACTIVATIONS: return "mixed";
+    case TARGET_POOL_FAST: return "fast";
     default: return "?";
     }
 }
 
 /* The preferred pool for a role: lowest priority, then first. */
-static int best_pool(const cc_system *s, uint32_t bit)
+static int best_pool(const target_desc *s, uint32_t bit)
 {
     int best = -1;
     for (int i = 0; i < s->n_pools; i++)
@@ -427,7 +298,7 @@ static int best_pool(const cc_system *s, uint32_t bit)
     return best;
 }
 
-static sim_memory pool_memory(const cc_pool *p)
+static sim_memory pool_memory(const target_pool *p)
 {
     sim_memory m;
     memset(&m, 0, sizeof m);
@@ -441,7 +312,7 @@ static sim_memory pool_memory(const cc_pool *p)
 }
 
 /* First timing field in which two pools differ, or NULL. */
-static const char *timing_diff(const cc_pool *a, const cc_pool *b)
+static const char *timing_diff(const target_pool *a, const target_pool *b)
 {
     if (strcmp(a->memory, b->memory) != 0) return "memory";
     if (a->clock_ratio != b->clock_ratio) return "clock_ratio";
@@ -460,7 +331,7 @@ static const npuc_json *pool_at(const ld *c, int i, const char *key)
 }
 
 /* Checks across pools, picks the roles and derives the sim_system. */
-static int finish_system(cc_system *s, const char *sim_name, const ld *c)
+int target_finish(target_desc *s, const char *sim_name, const ld *c)
 {
     char path[48];
     /* distinct names */
@@ -473,10 +344,10 @@ static int finish_system(cc_system *s, const char *sim_name, const ld *c)
             }
     /* absolute pools must not overlap */
     for (int i = 0; i < s->n_pools; i++) {
-        const cc_pool *a = &s->pools[i];
+        const target_pool *a = &s->pools[i];
         if (!a->absolute) continue;
         for (int j = 0; j < i; j++) {
-            const cc_pool *b = &s->pools[j];
+            const target_pool *b = &s->pools[j];
             if (b->absolute && a->offset < b->offset + b->size && b->offset < a->offset + a->size) {
                 snprintf(path, sizeof path, "pools[%d].offset", i);
                 return ld_fail(c, pool_at(c, i, "offset"), path,
@@ -487,9 +358,9 @@ static int finish_system(cc_system *s, const char *sim_name, const ld *c)
             }
         }
     }
-    s->params_pool = best_pool(s, CC_POOL_PARAMS);
-    s->act_pool = best_pool(s, CC_POOL_ACTIVATIONS);
-    s->fast_pool = best_pool(s, CC_POOL_FAST);
+    s->params_pool = best_pool(s, TARGET_POOL_PARAMS);
+    s->act_pool = best_pool(s, TARGET_POOL_ACTIVATIONS);
+    s->fast_pool = best_pool(s, TARGET_POOL_FAST);
     if (s->params_pool < 0)
         return ld_fail(c, c->pools_node, "pools",
                        "no pool can hold the parameters (give one pool \"use\": \"params\" or \"mixed\")");
@@ -501,7 +372,7 @@ static int finish_system(cc_system *s, const char *sim_name, const ld *c)
         return ld_fail(c, pool_at(c, s->fast_pool, "use"), path,
                        "a separate \"fast\" pool (Vela's Dedicated_Sram spilling) needs an Ethos-U65, but the "
                        "target is %s; on Ethos-U55 give that memory \"use\": \"activations\" instead",
-                       cc_target_name(c->v));
+                       target_variant_name(c->v));
     }
     /* The cycle model has one memory per AXI port: the pools it uses on
      * one port must describe the same memory. */
@@ -522,13 +393,13 @@ static int finish_system(cc_system *s, const char *sim_name, const ld *c)
             return ld_fail(c, pool_at(c, i > j ? i : j, d), path,
                            "\"%s\" (%s) and \"%s\" (%s) are both on AXI%d but differ in %s; the cycle model has "
                            "one memory per AXI port, so make them equal or move one to the other port",
-                           s->pools[i].name, use_name(s->pools[i].use), s->pools[j].name,
-                           use_name(s->pools[j].use), p, d);
+                           s->pools[i].name, target_use_name(s->pools[i].use), s->pools[j].name,
+                           target_use_name(s->pools[j].use), p, d);
         }
     }
     sim_system *m = &s->sim;
     memset(m, 0, sizeof *m);
-    m->name = sim_name;
+    snprintf(m->name, sizeof m->name, "%s", sim_name);
     m->core_clock_hz = s->core_clock_hz;
     for (int p = 0; p < 2; p++)
         if (on_port[p] >= 0) m->axi[p] = pool_memory(&s->pools[on_port[p]]);
@@ -541,115 +412,6 @@ static int finish_system(cc_system *s, const char *sim_name, const ld *c)
     m->region_port[0] = (uint8_t)s->pools[s->params_pool].axi_port;
     if (s->fast_pool >= 0) m->region_port[2] = (uint8_t)s->pools[s->fast_pool].axi_port;
     return 0;
-}
-
-/* ------------------------------------------------------------ built-ins */
-
-static int build_builtin(size_t si, size_t mi, sim_variant v, cc_system *out, npuc_err *err)
-{
-    const char *sys = SYSTEMS[si].name, *mode = MODES[mi].name;
-    if (SYSTEMS[si].u65 != sim_variant_is_u65(v))
-        return npuc_errf(err, NPUC_E_USAGE,
-                         "system '%s:%s' is for an Ethos-U%s, but the target is %s (choose one of the "
-                         "Ethos_U%s_* systems)", sys, mode, SYSTEMS[si].u65 ? "65" : "55", cc_target_name(v),
-                         sim_variant_is_u65(v) ? "65" : "55");
-    if (MODES[mi].fast_size && !SYSTEMS[si].dram)
-        return npuc_errf(err, NPUC_E_USAGE,
-                         "'%s:%s' is not a built-in system: %s keeps the tensor arena in DRAM on AXI1, but %s "
-                         "has flash there (%s needs Ethos_U65_Mid_End, Ethos_U65_High_End or "
-                         "Ethos_U65_Client_Server)", sys, mode, mode, sys, mode);
-    sim_system ref;
-    int rc = sim_system_lookup(sys, mode, &ref, err);
-    if (rc) return rc;
-
-    cc_system s;
-    memset(&s, 0, sizeof s);
-    snprintf(s.name, sizeof s.name, "%s:%s", sys, mode);
-    s.variant = v;
-    s.core_clock_hz = ref.core_clock_hz;
-    /* one pool per AXI port, holding what the memory mode puts there */
-    for (int p = 0; p < 2; p++) {
-        uint32_t use = 0;
-        if (ref.region_port[0] == p) use |= CC_POOL_PARAMS;
-        if (ref.region_port[1] == p) use |= CC_POOL_ACTIVATIONS;
-        if (ref.region_port[2] == p && ref.region_port[2] != ref.region_port[1]) use |= CC_POOL_FAST;
-        if (!use) continue;
-        cc_pool *q = &s.pools[s.n_pools++];
-        const sim_memory *m = &ref.axi[p];
-        const char *pool_name = "memory";
-        q->memory = m->name;   /* static in sim_perf.c; prefer our own literal */
-        for (size_t k = 0; k < N_MEMORIES; k++)
-            if (m->name && strcmp(m->name, MEMORIES[k].sim) == 0) {
-                q->memory = MEMORIES[k].sim;
-                pool_name = MEMORIES[k].pool;
-            }
-        snprintf(q->name, sizeof q->name, "%s", pool_name);
-        q->use = use;
-        /* Vela: in Shared_Sram the non-SRAM memory is read-only; whatever
-         * holds activations or scratch is written */
-        q->writable = (use & (CC_POOL_ACTIVATIONS | CC_POOL_FAST)) != 0;
-        q->absolute = false;
-        q->offset = 0;
-        /* Vela does not limit the arena by default; the fast pool is
-         * arena_cache_size */
-        q->size = (use & CC_POOL_FAST) ? MODES[mi].fast_size : 0;
-        q->axi_port = p;
-        q->clock_ratio = m->clock_scale;
-        q->byte_width = m->width_bytes;
-        q->burst_bytes = m->burst_bytes;
-        q->read_latency = m->read_latency;
-        q->write_latency = m->write_latency;
-        q->cacheable = false;
-        q->priority = 0;
-    }
-    ld c;
-    memset(&c, 0, sizeof c);
-    c.err = err;
-    c.v = v;
-    rc = finish_system(&s, ref.name, &c);
-    if (rc) return npuc_err_prefix(err, "built-in system %s:%s", sys, mode);
-    *out = s;
-    return NPUC_OK;
-}
-
-int cc_system_default(sim_variant v, cc_system *out, npuc_err *err)
-{
-    if (!variant_valid(v)) return npuc_errf(err, NPUC_E_USAGE, "invalid NPU variant %d", (int)v);
-    bool u65 = sim_variant_is_u65(v);
-    const char *sys = u65 ? "Ethos_U65_High_End" : "Ethos_U55_High_End_Embedded";
-    const char *mode = u65 ? "Dedicated_Sram" : "Shared_Sram";
-    size_t si = 0, mi = 0;
-    for (size_t i = 0; i < N_SYSTEMS; i++)
-        if (ieq(SYSTEMS[i].name, sys)) si = i;
-    for (size_t i = 0; i < N_MODES; i++)
-        if (ieq(MODES[i].name, mode)) mi = i;
-    return build_builtin(si, mi, v, out, err);
-}
-
-/* Tries `spec` as a built-in name. Returns 1 if it is not one (the caller
- * then tries a file), else the result of building it. */
-static int try_builtin(const char *spec, sim_variant v, cc_system *out, npuc_err *err)
-{
-    const char *colon = strchr(spec, ':');
-    size_t sn = colon ? (size_t)(colon - spec) : strlen(spec);
-    size_t si = N_SYSTEMS;
-    for (size_t i = 0; i < N_SYSTEMS; i++)
-        if (ieq_n(spec, sn, SYSTEMS[i].name)) si = i;
-    if (si == N_SYSTEMS) return 1;
-    size_t mi = N_MODES;
-    if (!colon) {
-        const char *def = SYSTEMS[si].dram ? "Dedicated_Sram" : "Shared_Sram";
-        for (size_t i = 0; i < N_MODES; i++)
-            if (ieq(MODES[i].name, def)) mi = i;
-    } else {
-        for (size_t i = 0; i < N_MODES; i++)
-            if (ieq(colon + 1, MODES[i].name)) mi = i;
-        if (mi == N_MODES)
-            return npuc_errf(err, NPUC_E_USAGE,
-                             "unknown memory mode '%.60s' in '%.120s' (valid: Sram_Only, Shared_Sram, "
-                             "Dedicated_Sram, Dedicated_Sram_512KB)", colon + 1, spec);
-    }
-    return build_builtin(si, mi, v, out, err);
 }
 
 /* ------------------------------------------------------------ JSON files */
@@ -671,7 +433,7 @@ static const bool POOL_REQUIRED[N_POOL_KEYS] = {
     [K_READ_LATENCY] = true, [K_WRITE_LATENCY] = true,
 };
 
-static int parse_pool(const ld *c, const npuc_json *obj, int idx, cc_pool *q)
+static int parse_pool(const ld *c, const npuc_json *obj, int idx, target_pool *q)
 {
     char path[96], base[24];
     snprintf(base, sizeof base, "pools[%d]", idx);
@@ -700,20 +462,20 @@ static int parse_pool(const ld *c, const npuc_json *obj, int idx, cc_pool *q)
     static const char *const memories[] = {"sram", "dram", "onchip_flash", "offchip_flash"};
     size_t e;
     if ((rc = get_enum(c, val[K_MEMORY], PATH(K_MEMORY), memories, 4, &e))) return rc;
-    q->memory = MEMORIES[e].sim;
+    q->memory = TARGET_MEM_VELA[e];
 
     static const char *const uses[] = {"params", "activations", "mixed", "fast"};
-    static const uint32_t use_bits[] = {CC_POOL_PARAMS, CC_POOL_ACTIVATIONS,
-                                        CC_POOL_PARAMS | CC_POOL_ACTIVATIONS, CC_POOL_FAST};
+    static const uint32_t use_bits[] = {TARGET_POOL_PARAMS, TARGET_POOL_ACTIVATIONS,
+                                        TARGET_POOL_PARAMS | TARGET_POOL_ACTIVATIONS, TARGET_POOL_FAST};
     if ((rc = get_enum(c, val[K_USE], PATH(K_USE), uses, 4, &e))) return rc;
     q->use = use_bits[e];
 
     static const char *const rights[] = {"r", "rw"};
     if ((rc = get_enum(c, val[K_RIGHTS], PATH(K_RIGHTS), rights, 2, &e))) return rc;
     q->writable = e == 1;
-    if (!q->writable && (q->use & (CC_POOL_ACTIVATIONS | CC_POOL_FAST)))
+    if (!q->writable && (q->use & (TARGET_POOL_ACTIVATIONS | TARGET_POOL_FAST)))
         return ld_fail(c, val[K_RIGHTS], PATH(K_RIGHTS), "a pool with \"use\": \"%s\" is written, so it needs \"rw\"",
-                       use_name(q->use));
+                       target_use_name(q->use));
 
     static const char *const modes[] = {"relative", "absolute"};
     e = 0;
@@ -724,11 +486,11 @@ static int parse_pool(const ld *c, const npuc_json *obj, int idx, cc_pool *q)
     if ((rc = get_bytes(c, val[K_SIZE], PATH(K_SIZE), true, &q->size))) return rc;
     if (q->size > limit)
         return ld_fail(c, val[K_SIZE], path, "0x%llx bytes is more than the %s can address (%d-bit addresses)",
-                       (unsigned long long)q->size, cc_target_name(c->v), sim_variant_is_u65(c->v) ? 40 : 32);
+                       (unsigned long long)q->size, target_variant_name(c->v), sim_variant_is_u65(c->v) ? 40 : 32);
     if (q->size == 0 && q->absolute)
         return ld_fail(c, val[K_SIZE], path, "an absolute pool needs its size (0 = unlimited is only for "
                        "relative pools)");
-    if (q->size == 0 && (q->use & CC_POOL_FAST))
+    if (q->size == 0 && (q->use & TARGET_POOL_FAST))
         return ld_fail(c, val[K_SIZE], path, "a fast pool needs its size (it is a hard limit, like Vela's "
                        "arena_cache_size)");
 
@@ -738,7 +500,7 @@ static int parse_pool(const ld *c, const npuc_json *obj, int idx, cc_pool *q)
         if (q->offset >= limit || q->size > limit - q->offset)
             return ld_fail(c, val[K_OFFSET], path, "0x%llx + 0x%llx bytes ends beyond the %d-bit address space of "
                            "the %s", (unsigned long long)q->offset, (unsigned long long)q->size,
-                           sim_variant_is_u65(c->v) ? 40 : 32, cc_target_name(c->v));
+                           sim_variant_is_u65(c->v) ? 40 : 32, target_variant_name(c->v));
     } else if (val[K_OFFSET]) {
         return ld_fail(c, val[K_OFFSET], PATH(K_OFFSET), "only allowed with \"mode\": \"absolute\" (a relative "
                        "pool is placed by the application)");
@@ -765,54 +527,85 @@ static int parse_pool(const ld *c, const npuc_json *obj, int idx, cc_pool *q)
     return 0;
 }
 
-enum { T_NAME, T_DESCRIPTION, T_TARGET, T_CLOCK_HZ, T_CLOCK_MHZ, T_POOLS, N_TOP_KEYS };
+/* The keys of a file; a record (TARGET_RECORD_VERSION) adds the last three. */
+enum {
+    T_NAME, T_DESCRIPTION, T_TARGET, T_CLOCK_HZ, T_CLOCK_MHZ, T_POOLS, N_FILE_KEYS,
+    T_VERSION = N_FILE_KEYS, T_SYSTEM_CONFIG, T_MEMORY_MODE, N_TOP_KEYS
+};
 static const char *const TOP_KEYS[N_TOP_KEYS] = {
     "name", "description", "target", "core_clock_hz", "core_clock_mhz", "pools",
+    "npuc_target", "system_config", "memory_mode",
 };
 
-static int parse_target(const ld *c, const npuc_json *v)
+static int parse_target(ld *c, const npuc_json *v, target_desc *s)
 {
     int rc = expect_type(c, v, "target", NPUC_JSON_STRING);
     if (rc) return rc;
     char b[64];
+    npuc_err ignore;
+    sim_variant tv;
+    bool full = target_variant_parse(v->str, &tv, &ignore) == NPUC_OK;
+    if (c->record) {
+        /* a record names its exact variant, which it is for */
+        if (!full)
+            return ld_fail(c, v, "target", "unknown target %s (valid: " TARGET_LIST ")", describe(v, b, sizeof b));
+        c->v = s->variant = tv;
+        return 0;
+    }
     bool u65 = sim_variant_is_u65(c->v);
     if (ieq(v->str, "ethos-u55") || ieq(v->str, "ethos-u65")) {
         if (ieq(v->str, "ethos-u65") != u65)
             return ld_fail(c, v, "target", "the file describes an %s system, but the target is %s", v->str,
-                           cc_target_name(c->v));
+                           target_variant_name(c->v));
         return 0;
     }
-    for (size_t i = 0; i < N_TARGETS; i++) {
-        if (ieq(v->str, TARGETS[i].name)) {
-            if (TARGETS[i].v != c->v)
-                return ld_fail(c, v, "target", "the file describes an %s system, but the target is %s",
-                               TARGETS[i].name, cc_target_name(c->v));
-            return 0;
-        }
+    if (full) {
+        if (tv != c->v)
+            return ld_fail(c, v, "target", "the file describes an %s system, but the target is %s",
+                           target_variant_name(tv), target_variant_name(c->v));
+        return 0;
     }
     return ld_fail(c, v, "target", "unknown target %s (valid: ethos-u55, ethos-u65, " TARGET_LIST ")",
                    describe(v, b, sizeof b));
 }
 
-static int parse_system(ld *c, const npuc_json *root, cc_system *s)
+static int parse_system(ld *c, const npuc_json *root, target_desc *s)
 {
     int rc = expect_type(c, root, "top level", NPUC_JSON_OBJECT);
     if (rc) return rc;
     const npuc_json *val[N_TOP_KEYS] = {0};
+    size_t n_keys = c->record ? N_TOP_KEYS : N_FILE_KEYS;
     for (size_t i = 0; i < root->n; i++) {
         const npuc_json_member *m = &root->members[i];
-        int k = find_key(m->key, TOP_KEYS, N_TOP_KEYS);
+        int k = find_key(m->key, TOP_KEYS, n_keys);
         if (k < 0) {
             char kb[48];
-            return unknown_key(c, m, show_key(m->key, kb, sizeof kb), TOP_KEYS, N_TOP_KEYS);
+            return unknown_key(c, m, show_key(m->key, kb, sizeof kb), TOP_KEYS, n_keys);
         }
         val[k] = m->value;
+    }
+    if (c->record) {
+        if (!val[T_VERSION]) return ld_fail(c, root, "top level", "missing key \"npuc_target\"");
+        int64_t ver;
+        if ((rc = get_int(c, val[T_VERSION], "npuc_target", 1, 1000000, &ver))) return rc;
+        if (ver != TARGET_RECORD_VERSION)
+            return ld_fail(c, val[T_VERSION], "npuc_target", "record version %lld is not supported (this npuc "
+                           "reads version %d)", (long long)ver, TARGET_RECORD_VERSION);
+        if (!val[T_TARGET]) return ld_fail(c, root, "top level", "missing key \"target\"");
+        if (val[T_SYSTEM_CONFIG] &&
+            (rc = get_name(c, val[T_SYSTEM_CONFIG], "system_config", s->system_config, sizeof s->system_config, false)))
+            return rc;
+        if (val[T_MEMORY_MODE] &&
+            (rc = get_name(c, val[T_MEMORY_MODE], "memory_mode", s->memory_mode, sizeof s->memory_mode, false)))
+            return rc;
+        if (!val[T_SYSTEM_CONFIG] != !val[T_MEMORY_MODE])
+            return ld_fail(c, root, "top level", "\"system_config\" and \"memory_mode\" go together");
     }
     if (!val[T_NAME]) return ld_fail(c, root, "top level", "missing key \"name\"");
     if ((rc = get_name(c, val[T_NAME], "name", s->name, sizeof s->name, false))) return rc;
     if (val[T_DESCRIPTION] && (rc = expect_type(c, val[T_DESCRIPTION], "description", NPUC_JSON_STRING)))
         return rc;
-    if (val[T_TARGET] && (rc = parse_target(c, val[T_TARGET]))) return rc;
+    if (val[T_TARGET] && (rc = parse_target(c, val[T_TARGET], s))) return rc;
     if (val[T_CLOCK_HZ] && val[T_CLOCK_MHZ])
         return ld_fail(c, val[T_CLOCK_MHZ], "core_clock_mhz", "give core_clock_hz or core_clock_mhz, not both");
     if (val[T_CLOCK_HZ]) {
@@ -827,33 +620,32 @@ static int parse_system(ld *c, const npuc_json *root, cc_system *s)
     const npuc_json *pools = val[T_POOLS];
     if (!pools) return ld_fail(c, root, "top level", "missing key \"pools\"");
     if ((rc = expect_type(c, pools, "pools", NPUC_JSON_ARRAY))) return rc;
-    if (pools->n == 0 || pools->n > CC_MAX_POOLS)
-        return ld_fail(c, pools, "pools", "expected 1 to %d pools, got %zu", CC_MAX_POOLS, pools->n);
+    if (pools->n == 0 || pools->n > TARGET_MAX_POOLS)
+        return ld_fail(c, pools, "pools", "expected 1 to %d pools, got %zu", TARGET_MAX_POOLS, pools->n);
     c->pools_node = pools;
     for (size_t i = 0; i < pools->n; i++) {
         c->pool_node[i] = pools->items[i];
         if ((rc = parse_pool(c, pools->items[i], (int)i, &s->pools[i]))) return rc;
         s->n_pools = (int)i + 1;
     }
-    return finish_system(s, "custom", c);
+    return target_finish(s, s->system_config[0] ? s->system_config : "custom", c);
 }
 
-int cc_system_parse(const char *text, size_t size, const char *source, sim_variant v, cc_system *out,
-                    npuc_err *err)
+static int parse_doc(const char *text, size_t size, const char *source, sim_variant v, bool record,
+                     target_desc *out, npuc_err *err)
 {
-    if (!out || (!text && size)) return npuc_errf(err, NPUC_E_USAGE, "cc_system_parse: NULL argument");
-    if (!variant_valid(v)) return npuc_errf(err, NPUC_E_USAGE, "invalid NPU variant %d", (int)v);
     ld c;
     memset(&c, 0, sizeof c);
-    c.source = source ? source : "<system>";
+    c.source = source;
     c.err = err;
     c.v = v;
+    c.record = record;
     npuc_arena arena;
     npuc_arena_init(&arena);
     npuc_json_opts opts = {.source = c.source, .max_depth = 16, .max_size = MAX_FILE_BYTES};
     const npuc_json *root;
     int rc = npuc_json_parse(text, size, &opts, &arena, &root, err);
-    cc_system s;
+    target_desc s;
     memset(&s, 0, sizeof s);
     s.variant = v;
     if (!rc) rc = parse_system(&c, root, &s);
@@ -862,32 +654,87 @@ int cc_system_parse(const char *text, size_t size, const char *source, sim_varia
     return rc;
 }
 
-static bool looks_like_path(const char *spec)
+int target_parse_json(const char *text, size_t size, const char *source, sim_variant v, target_desc *out,
+                      npuc_err *err)
 {
-    size_t n = strlen(spec);
-    return strchr(spec, '/') || strchr(spec, '\\') || (n >= 5 && ieq(spec + n - 5, ".json"));
+    if (!out || (!text && size)) return npuc_errf(err, NPUC_E_USAGE, "target_parse_json: NULL argument");
+    if (!target_variant_valid(v)) return npuc_errf(err, NPUC_E_USAGE, "invalid NPU variant %d", (int)v);
+    return parse_doc(text, size, source ? source : "<system>", v, false, out, err);
 }
 
-int cc_system_load(const char *spec, sim_variant v, cc_system *out, npuc_err *err)
+/* ------------------------------------------------------------ records */
+
+int target_record_parse(const char *text, size_t len, const char *source, target_desc *out, npuc_err *err)
 {
-    if (!out) return npuc_errf(err, NPUC_E_USAGE, "cc_system_load: NULL argument");
-    if (!variant_valid(v)) return npuc_errf(err, NPUC_E_USAGE, "invalid NPU variant %d", (int)v);
-    if (!spec) return cc_system_default(v, out, err);
-    int rc = try_builtin(spec, v, out, err);
-    if (rc != 1) return rc;
-    FILE *f = fopen(spec, "rb");
-    if (!f && !looks_like_path(spec))
-        return npuc_errf(err, NPUC_E_USAGE,
-                         "unknown system '%.100s': no such file, and not a built-in name (SYSTEM or SYSTEM:MODE "
-                         "with SYSTEM one of Ethos_U55_Deep_Embedded, Ethos_U55_High_End_Embedded, "
-                         "Ethos_U65_Embedded, Ethos_U65_Mid_End, Ethos_U65_High_End, Ethos_U65_Client_Server "
-                         "and MODE one of Sram_Only, Shared_Sram, Dedicated_Sram, Dedicated_Sram_512KB)", spec);
-    if (f) fclose(f);
-    uint8_t *data;
-    size_t size;
-    rc = npuc_read_file(spec, &data, &size, err);
+    if (!out || (!text && len)) return npuc_errf(err, NPUC_E_USAGE, "target_record_parse: NULL argument");
+    return parse_doc(text, len, source ? source : "<target record>", SIM_U55_256, true, out, err);
+}
+
+static const char *memory_json(const char *vela)
+{
+    for (int k = 0; k < TM_N; k++)
+        if (vela && strcmp(vela, TARGET_MEM_VELA[k]) == 0) return TARGET_MEM_JSON[k];
+    return NULL;
+}
+
+int target_record_write(const target_desc *t, char **text, size_t *len, npuc_err *err)
+{
+    *text = NULL;
+    if (len) *len = 0;
+    if (!target_variant_valid(t->variant)) return npuc_errf(err, NPUC_E_USAGE, "invalid NPU variant %d", (int)t->variant);
+    npuc_json_writer w;
+    npuc_json_writer_init(&w, 0);
+    npuc_json_write_object_begin(&w);
+    npuc_json_member_int(&w, "npuc_target", TARGET_RECORD_VERSION);
+    npuc_json_member_string(&w, "name", t->name);
+    npuc_json_member_string(&w, "target", target_variant_name(t->variant));
+    if (t->system_config[0]) {
+        npuc_json_member_string(&w, "system_config", t->system_config);
+        npuc_json_member_string(&w, "memory_mode", t->memory_mode);
+    }
+    npuc_json_member_double(&w, "core_clock_hz", t->core_clock_hz);
+    npuc_json_write_key(&w, "pools");
+    npuc_json_write_array_begin(&w);
+    int rc = NPUC_OK;
+    for (int i = 0; i < t->n_pools; i++) {
+        const target_pool *p = &t->pools[i];
+        const char *mem = memory_json(p->memory), *use = target_use_name(p->use);
+        if (!mem || !strcmp(use, "?")) {
+            rc = npuc_errf(err, NPUC_E_INVALID, "pool '%s' has no record form (memory %s, use 0x%x)", p->name,
+                           p->memory ? p->memory : "?", (unsigned)p->use);
+            break;
+        }
+        npuc_json_write_object_begin(&w);
+        npuc_json_member_string(&w, "name", p->name);
+        npuc_json_member_string(&w, "memory", mem);
+        npuc_json_member_string(&w, "use", use);
+        npuc_json_member_string(&w, "rights", p->writable ? "rw" : "r");
+        if (p->absolute) {
+            npuc_json_member_string(&w, "mode", "absolute");
+            npuc_json_member_uint(&w, "offset", p->offset);
+        }
+        npuc_json_member_uint(&w, "size", p->size);
+        npuc_json_member_int(&w, "axi_port", p->axi_port);
+        npuc_json_member_double(&w, "clock_ratio", p->clock_ratio);
+        npuc_json_member_uint(&w, "byte_width", p->byte_width);
+        npuc_json_member_uint(&w, "burst_bytes", p->burst_bytes);
+        npuc_json_member_uint(&w, "read_latency", p->read_latency);
+        npuc_json_member_uint(&w, "write_latency", p->write_latency);
+        if (p->cacheable) npuc_json_member_bool(&w, "cacheable", true);
+        if (p->priority) npuc_json_member_int(&w, "priority", p->priority);
+        npuc_json_write_object_end(&w);
+    }
+    npuc_json_write_array_end(&w);
+    npuc_json_write_object_end(&w);
+    if (rc) {
+        npuc_json_writer_free(&w);
+        return rc;
+    }
+    size_t n = 0;
+    rc = npuc_json_writer_finish(&w, text, &n, err);
     if (rc) return rc;
-    rc = cc_system_parse((const char *)data, size, spec, v, out, err);
-    free(data);
-    return rc;
+    /* one line: drop the writer's final newline */
+    while (n && ((*text)[n - 1] == '\n')) (*text)[--n] = 0;
+    if (len) *len = n;
+    return NPUC_OK;
 }

@@ -93,5 +93,72 @@ if [ -f "$vela" ]; then
   [ -e "$tmp/npu_out.bin" ] && { echo "FAIL: partial output after an NPU fault"; fails=$((fails+1)); }
 fi
 
+# the target options: the same grammar in every command
+expect 2 "--npu: unknown NPU 'ethos-u99'" -- "$npuc" run "$tmp/m.tflite" --random-input --npu ethos-u99
+expect 2 "--accelerator-config needs a value" -- "$npuc" run "$tmp/m.tflite" --accelerator-config
+expect 2 "unknown system config 'Bogus'" -- "$npuc" validate "$tmp/m.tflite" --system-config Bogus
+expect 2 "give the memory mode once" -- "$npuc" run "$tmp/m.tflite" --random-input \
+  --system-config Ethos_U55_Deep_Embedded:Sram_Only --memory-mode Shared_Sram
+expect 1 "nosuch.ini" -- "$npuc" run "$tmp/m.tflite" --random-input --config "$tmp/nosuch.ini"
+expect 0 "--config FILE.ini" -- "$npuc" run --help
+expect 0 "compiled for" -- "$npuc" validate --help
+
+# The recorded target: every compiled form carries the system it was
+# compiled for; run and validate replay it, flags override it.
+pd=${NPUC_SHARED:-/nonexistent}/models/tflm/person_detect.tflite
+if [ -f "$pd" ]; then
+  r=$tmp/rec
+  "$npuc" compile "$pd" --target ethos-u55-128 --system-config Ethos_U55_Deep_Embedded:Sram_Only -o "$r" \
+    --output-format all --quiet || { echo "FAIL: compile for a non-default system"; fails=$((fails+1)); }
+  grep -q '"npuc_target":1,"name":"Ethos_U55_Deep_Embedded:Sram_Only","target":"ethos-u55-128"' "$r/person_detect.nprt" ||
+    { echo "FAIL: no target record in the .nprt"; fails=$((fails+1)); }
+  grep -q '"npuc_target":1,"name":"Ethos_U55_Deep_Embedded:Sram_Only"' "$r/person_detect_npu.tflite" ||
+    { echo "FAIL: no target record in the _npu.tflite"; fails=$((fails+1)); }
+  # the runtime forms: the NPU's cycles are the compiler's estimate only on the system compiled for
+  for f in person_detect.nprt person_detect_rel.bin; do
+    expect 0 "total: NPU ([0-9]+) cycles \(compiler estimate \1\)" -- "$npuc" run "$r/$f" --random-input --profile
+    out=$("$npuc" run "$r/$f" --random-input --profile --system-config Ethos_U55_High_End_Embedded 2>&1)
+    grep -qE "total: NPU ([0-9]+) cycles \(compiler estimate \1\)" <<<"$out" &&
+      { echo "FAIL: $f: --system-config does not override the record"; fails=$((fails+1)); }
+    # the --target flag alone keeps the recorded system
+    expect 0 "total: NPU ([0-9]+) cycles \(compiler estimate \1\)" -- "$npuc" run "$r/$f" --random-input --profile \
+      --npu ethos-u55-128
+  done
+  cyc=$("$npuc" run "$r/person_detect.nprt" --random-input --profile | grep -oE 'total: NPU [0-9]+' | grep -oE '[0-9]+$')
+  # the TFLite form replays the same system: the same cycles
+  expect 0 "total: $cyc NPU cycles" -- "$npuc" run "$r/person_detect_npu.tflite" --random-input --profile --quiet
+  expect 0 "total: $cyc NPU cycles" -- "$npuc" run "$r/person_detect_npu.tflite" --random-input --profile --quiet \
+    --system-config Ethos_U55_Deep_Embedded --memory-mode Sram_Only
+  expect 0 "Ethos_U55_Deep_Embedded, 200 MHz" -- "$npuc" validate "$pd" --compiled "$r/person_detect.nprt"
+  expect 0 "NPU $cyc cycles \(compiler estimate $cyc\)" -- "$npuc" validate "$pd" --compiled "$r/person_detect_rel.bin"
+  out=$("$npuc" validate "$pd" --compiled "$r/person_detect.nprt" --json "$tmp/v.json" 2>&1)
+  grep -q '"op_detail": true' "$tmp/v.json" || { echo "FAIL: validate of the record lacks per-op detail"; fails=$((fails+1)); }
+  expect 0 "Ethos_U55_High_End_Embedded, 500 MHz" -- "$npuc" validate "$pd" --compiled "$r/person_detect.nprt" \
+    --system-config Ethos_U55_High_End_Embedded --target ethos-u55-128
+  # A model compiled for the U65 default (Dedicated_Sram), run on Ethos_U65_Embedded (flash on AXI1):
+  # both forms take the system's default mode (Shared_Sram) and agree; with the impossible mode
+  # both fail with the same message.
+  "$npuc" compile "$pd" --target ethos-u65-256 -o "$tmp/u65" --output-format all --quiet ||
+    { echo "FAIL: compile for ethos-u65-256"; fails=$((fails+1)); }
+  a=$("$npuc" run "$tmp/u65/person_detect.nprt" --random-input --profile --system-config Ethos_U65_Embedded 2>&1); ra=$?
+  b=$("$npuc" run "$tmp/u65/person_detect_npu.tflite" --random-input --profile --system-config Ethos_U65_Embedded 2>&1); rb=$?
+  ca=$(grep -oE 'total: NPU [0-9]+' <<<"$a" | grep -oE '[0-9]+$'); cb=$(grep -oE 'total: [0-9]+ NPU' <<<"$b" | grep -oE '[0-9]+')
+  if [ "$ra" != 0 ] || [ "$rb" != 0 ] || [ -z "$ca" ] || [ "$ca" != "$cb" ]; then
+    echo "FAIL: U65 on Ethos_U65_Embedded: .nprt exit $ra ($ca cycles), _npu.tflite exit $rb ($cb cycles)"
+    echo "$a" | tail -2; echo "$b" | tail -2; fails=$((fails+1))
+  fi
+  for f in person_detect.nprt person_detect_npu.tflite; do
+    expect 2 "'Ethos_U65_Embedded:Dedicated_Sram' is not a built-in system: Dedicated_Sram keeps the tensor arena in DRAM" -- \
+      "$npuc" run "$tmp/u65/$f" --random-input --system-config Ethos_U65_Embedded:Dedicated_Sram
+  done
+  # a damaged record is a clear error, not a silent default (the TFLite
+  # form: the container's checksum would catch it first)
+  cp "$r/person_detect_npu.tflite" "$tmp/bad_rec.tflite"
+  pos=$(grep -obUaP '"npuc_target":1' "$tmp/bad_rec.tflite" | head -1 | cut -d: -f1)
+  printf '9' | dd of="$tmp/bad_rec.tflite" bs=1 seek=$((pos + 14)) conv=notrunc 2>/dev/null
+  expect 1 "bad_rec.tflite: target record:1:16: npuc_target: record version 9 is not supported" -- \
+    "$npuc" run "$tmp/bad_rec.tflite" --random-input
+fi
+
 if [ $fails -ne 0 ]; then echo "$fails CLI checks failed"; exit 1; fi
 echo "CLI checks passed"

@@ -140,5 +140,59 @@ expect 2 "loadable models" "$npuc" run "$tmp/all/m.nprt" --random-input --clear
 : > "$tmp/afile"
 expect 1 "not a folder" "$npuc" compile "$model" -o "$tmp/afile"
 
+# Vela's spellings: --accelerator-config, --output-dir, --optimise Performance|Size
+same_dirs() {   # the same files with the same bytes (reports: but their compile time)
+  local a=$1 b=$2 f
+  [ "$(ls "$a")" = "$(ls "$b")" ] || { fail "$a and $b hold other files"; return; }
+  for f in $(ls "$a"); do
+    case $f in
+      *_report.json) cmp -s <(grep -v compile_time_s "$a/$f") <(grep -v compile_time_s "$b/$f") || fail "$f differs ($a, $b)";;
+      *) cmp -s "$a/$f" "$b/$f" || fail "$f differs ($a, $b)";;
+    esac
+  done
+}
+"$npuc" compile "$model" --target ethos-u65-256 -o "$tmp/np" --output-format all --quiet || fail "u65 compile"
+"$npuc" compile "$model" --accelerator-config ethos-u65-256 --output-dir "$tmp/vp" --output-format all --quiet \
+  --optimise Performance || fail "Vela's spellings"
+same_dirs "$tmp/np" "$tmp/vp"
+"$npuc" compile "$model" --optimise SIZE -o "$tmp/vsz" --quiet || fail "--optimise SIZE"
+same_dirs "$tmp/sz" "$tmp/vsz"
+expect 2 "--accelerator-config: unknown target 'ethos-u85-256'" "$npuc" compile "$model" --accelerator-config ethos-u85-256 \
+  -o "$tmp/e14"
+empty_dir "$tmp/e14"
+
+# Vela's configuration file: Arm's vela.ini gives exactly the built-in systems
+ini=${NPUC_SHARED:-/nonexistent}/oracle/vela.ini
+pd=${NPUC_SHARED:-/nonexistent}/models/tflm/person_detect.tflite
+if [ -f "$ini" ] && [ -f "$pd" ]; then
+  "$npuc" compile "$pd" -o "$tmp/pd_def" --output-format all --quiet || fail "person_detect default"
+  "$npuc" compile "$pd" --config "$ini" --system-config Ethos_U55_High_End_Embedded --memory-mode Shared_Sram \
+    -o "$tmp/pd_ini" --output-format all --quiet || fail "person_detect with vela.ini"
+  same_dirs "$tmp/pd_def" "$tmp/pd_ini"
+  "$npuc" compile "$pd" --target ethos-u65-512 -o "$tmp/pd65" --quiet || fail "person_detect u65"
+  "$npuc" compile "$pd" --accelerator-config ethos-u65-512 --config "$ini" --system-config Ethos_U65_High_End \
+    --output-dir "$tmp/pd65_ini" --quiet || fail "person_detect u65 with vela.ini"
+  same_dirs "$tmp/pd65" "$tmp/pd65_ini"
+  # SYSTEM:MODE with --config, and a memory mode only the file has
+  "$npuc" compile "$model" --target ethos-u65-256 --config "$ini" --system-config Ethos_U65_Mid_End:Dedicated_Sram_256KB \
+    -o "$tmp/ini256" --quiet || fail "vela.ini Dedicated_Sram_256KB"
+  expect 2 "no section \[Memory_Mode.Nope\]" "$npuc" compile "$model" --config "$ini" --memory-mode Nope -o "$tmp/e15"
+  empty_dir "$tmp/e15"
+  expect 2 "is for an Ethos-U85" "$npuc" compile "$model" --config "$ini" --system-config Ethos_U85_SYS_DRAM_Low -o "$tmp/e16"
+  empty_dir "$tmp/e16"
+  # a malformed file: the error names the file, the line and the key
+  sed -e 's/^Sram_burst_length=32$/Sram_burst_length=thirty-two/' "$ini" > "$tmp/bad.ini"
+  line=$(grep -n 'thirty-two' "$tmp/bad.ini" | head -1 | cut -d: -f1)
+  expect 1 "bad.ini:$line: \[System_Config.Ethos_U55_Deep_Embedded\] Sram_burst_length: expected a whole number" \
+    "$npuc" compile "$model" --config "$tmp/bad.ini" -o "$tmp/e17"
+  empty_dir "$tmp/e17"
+  printf '[Memory_Mode.A]\ninherit=Memory_Mode.B\n[Memory_Mode.B]\ninherit=Memory_Mode.A\n' > "$tmp/loop.ini"
+  expect 1 "loop.ini:2: \[Memory_Mode.A\] inherit: inheritance loop" "$npuc" compile "$model" --config "$tmp/loop.ini" \
+    -o "$tmp/e18"
+  empty_dir "$tmp/e18"
+fi
+expect 2 "is a Vela configuration file: give it with --config" "$npuc" compile "$model" --system-config "$tmp/loop.ini" \
+  -o "$tmp/e19"
+
 echo "$fails failures"
 [ "$fails" -eq 0 ]

@@ -181,5 +181,22 @@ expect 1 "nodir" "$npuc" validate "$m" --json "$tmp/j.json" --report "$tmp/nodir
 absent "$tmp/j.json"
 "$npuc" help validate | grep -q "usage: npuc validate" || fail "help validate"
 
+# the target options are compile's: --config with a vela.ini, and the
+# compiled model's recorded target replayed (its per-op detail with it)
+if [ -f "$shared/oracle/vela.ini" ]; then
+  "$npuc" validate "$tmp/tiny_fc.tflite" --input "$tmp/tiny_x.bin" --target ethos-u65-256 --config "$shared/oracle/vela.ini" \
+    --system-config Ethos_U65_Mid_End --memory-mode Dedicated_Sram_256KB > "$tmp/ini.txt" || fail "validate with vela.ini"
+  has "$tmp/ini.txt" "on ethos-u65-256 (Ethos_U65_Mid_End, 500 MHz)"
+  "$npuc" compile "$tmp/tiny_fc.tflite" --target ethos-u65-256 --config "$shared/oracle/vela.ini" \
+    --system-config Ethos_U65_Mid_End --memory-mode Dedicated_Sram_256KB --output-format bin -o "$tmp/ini" --quiet ||
+    fail "compile with vela.ini"
+  "$npuc" validate "$tmp/tiny_fc.tflite" --input "$tmp/tiny_x.bin" --compiled "$tmp/ini/tiny_fc.nprt" \
+    --json "$tmp/ini.json" > "$tmp/ini2.txt" || fail "validate the vela.ini model"
+  has "$tmp/ini2.txt" "on ethos-u65-256 (Ethos_U65_Mid_End, 500 MHz)"
+  has "$tmp/ini.json" '"op_detail": true'
+  expect 1 "nope.ini" "$npuc" validate "$tmp/tiny_fc.tflite" --config "$tmp/nope.ini" --json "$tmp/e6.json"
+  absent "$tmp/e6.json"
+fi
+
 if [ $fails -ne 0 ]; then echo "$fails failures"; exit 1; fi
 echo "validate CLI: all checks passed"

@@ -114,6 +114,8 @@ if [ -f "$pd" ]; then
     { echo "FAIL: no target record in the .nprt"; fails=$((fails+1)); }
   grep -q '"npuc_target":1,"name":"Ethos_U55_Deep_Embedded:Sram_Only"' "$r/person_detect_npu.tflite" ||
     { echo "FAIL: no target record in the _npu.tflite"; fails=$((fails+1)); }
+  expect 0 "target: Ethos_U55_Deep_Embedded:Sram_Only on ethos-u55-128" -- "$npuc" inspect "$r/person_detect_npu.tflite"
+  expect 0 "target: Ethos_U55_Deep_Embedded:Sram_Only on ethos-u55-128" -- "$npuc" inspect "$r/person_detect_rel.bin"
   # the runtime forms: the NPU's cycles are the compiler's estimate only on the system compiled for
   for f in person_detect.nprt person_detect_rel.bin; do
     expect 0 "total: NPU ([0-9]+) cycles \(compiler estimate \1\)" -- "$npuc" run "$r/$f" --random-input --profile

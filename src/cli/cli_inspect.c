@@ -66,6 +66,19 @@ static void options_str(const graph_op *op, char *b, size_t n)
     }
 }
 
+/* "target: SYSTEM:MODE on VARIANT (recorded)" for a model npuc compiled. */
+static void print_target(const target_found *tf, const char *indent)
+{
+    if (!tf->record) return;
+    target_desc t;
+    npuc_err err = {0};
+    if (target_record_parse(tf->record, tf->record_len, "target record", &t, &err))
+        printf("%starget: malformed record (%s)\n", indent, err.msg);
+    else
+        printf("%starget: %s on %s (recorded by npuc compile; npuc run and validate replay it)\n", indent, t.name,
+               target_variant_name(t.variant));
+}
+
 /* A runtime-loadable model: header checks, layout table, digest. */
 static int inspect_reloc(const char *path)
 {
@@ -97,6 +110,9 @@ static int inspect_reloc(const char *path)
     printf("  format %u.%u, needs runtime %u.%u, %u epochs, %u inputs, %u outputs\n", info.format_major,
            info.format_minor, info.runtime_major, info.runtime_minor, info.n_epochs, info.n_inputs, info.n_outputs);
     printf("  SHA-256 digest: %s\n", ok ? "ok" : "MISMATCH (corrupt or modified)");
+    target_found tf;
+    target_find_in_compiled(f, n, &tf);
+    print_target(&tf, "  ");
     free(f);
     if (!ok) {
         npuc_errf(&err, NPUC_E_FORMAT, "%s: file byte 0x%x: SHA-256 digest mismatch", path, body);
@@ -139,6 +155,9 @@ int cli_inspect(int argc, char **argv)
            m->description ? m->description : "", m->description ? "\"" : "");
     if (m->n_subgraphs > 1) printf("note: only subgraph 0 is inspected and run\n");
     for (int32_t i = 0; i < m->n_metadata; i++) printf("metadata '%s' (buffer %u)\n", m->metadata[i].name ? m->metadata[i].name : "", m->metadata[i].buffer);
+    target_found tf;
+    target_find_in_tflite(m, &tf);
+    print_target(&tf, "");
 
     char shape[96], q[96], opts[128], why[256];
     printf("\ninputs:\n");

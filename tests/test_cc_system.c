@@ -5,6 +5,7 @@
 #include "test.h"
 
 #include "compiler/cc_system.h"
+#include "npurt/npurt.h"
 #include "npurt/npurt_format.h"
 
 #include <math.h>
@@ -1225,6 +1226,28 @@ static void test_find(void)
     CHECK(!f.record);
     target_find_in_tflite(NULL, &f);
     CHECK(!f.record);
+
+    /* the runtime's loader skips the record but keeps it inside the
+     * string table (header byte 76) */
+    h->npu_config = 0;
+    h->strings_size = 1 + sizeof REC;
+    blob[96 + h->strings_size - 1] = 0;
+    static const uint32_t offs[] = {1, 0, NPURT_NO_NAME, 1 + sizeof REC, 1000};
+    for (size_t i = 0; i < sizeof offs / sizeof offs[0]; i++) {
+        h->target_off = offs[i];
+        h->crc32 = npurt_format_crc32(blob + 16, h->size - 16);
+        npurt_model m;
+        npurt_error e;
+        memset(&e, 0, sizeof e);
+        int rc = npurt_model_load(&m, blob, sizeof blob, &e);
+        if (i < 3) {
+            CHECK_EQ_INT(rc, NPURT_OK);
+        } else {
+            CHECK_EQ_INT(rc, NPURT_E_FORMAT);
+            CHECK_EQ_INT(e.offset, 76);
+            CHECK_STR_CONTAINS(e.what ? e.what : "", "target record outside the string table");
+        }
+    }
 }
 
 /* ------------------------------------------------------- the one rule */

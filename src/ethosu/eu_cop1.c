@@ -40,7 +40,15 @@ static eu_cop1_status fail(eu_cop1 *out, eu_cop1_status st, size_t pos, uint32_t
 
 eu_cop1_status eu_cop1_parse(const uint8_t *data, size_t size, eu_cop1 *out)
 {
-    *out = (eu_cop1){0};
+    /* field by field: no memset, so that the driver needs nothing from libc */
+    out->has_config = false;
+    out->config_param = 0;
+    out->config = out->id = 0;
+    out->config_offset = 0;
+    out->n_nops = 0;
+    out->stream_offset = out->stream_words = 0;
+    out->err_offset = 0;
+    out->err_word = 0;
     if (size % 4) return fail(out, EU_COP1_E_SIZE, 0, 0);
     if (size < 4) return fail(out, EU_COP1_E_SHORT, 0, 0);
     uint32_t magic = rd32(data);

@@ -1,6 +1,8 @@
 # The MCU build: included by the top-level CMakeLists when cross compiling
 # (cmake/arm-none-eabi.cmake). Builds only what runs on the microcontroller:
 #
+#   libnpuc_ethosu.a     src/ethosu/*.c: the Ethos-U hardware facts (register map,
+#                        command table, variants, COP1) the others use
 #   libethosu_driver.a   src/driver/*.c + the MMIO device backend
 #   libnpurt.a           src/runtime/*.c + src/crypto/*.c: compiled-model loader,
 #                        loadable-model install (SHA-256, Ed25519), epoch scheduler
@@ -39,6 +41,12 @@ find_program(NPUC_SIZE NAMES ${CMAKE_SIZE} arm-none-eabi-size)
 # Product libraries: freestanding, no heap -------------------------------------
 set(NPUC_MCU_LIBS "")
 
+file(GLOB MCU_ETHOSU_SRC CONFIGURE_DEPENDS src/ethosu/*.c)
+add_library(npuc_ethosu STATIC ${MCU_ETHOSU_SRC})
+target_include_directories(npuc_ethosu PUBLIC src)
+target_compile_options(npuc_ethosu PRIVATE -ffreestanding)
+list(APPEND NPUC_MCU_LIBS npuc_ethosu)
+
 file(GLOB MCU_KERNELS_SRC CONFIGURE_DEPENDS src/kernels/*.c)
 add_library(npurt_kernels STATIC ${MCU_KERNELS_SRC})
 target_include_directories(npurt_kernels PUBLIC src)
@@ -54,9 +62,11 @@ if(MCU_DRIVER_SRC)
   add_library(ethosu_driver_core OBJECT ${MCU_DRIVER_SRC})
   target_include_directories(ethosu_driver_core PUBLIC include src)
   target_compile_options(ethosu_driver_core PRIVATE -ffreestanding)
+  target_link_libraries(ethosu_driver_core PUBLIC npuc_ethosu)
   add_library(ethosu_driver STATIC $<TARGET_OBJECTS:ethosu_driver_core> ${MCU_DRIVER_MMIO_SRC})
   target_include_directories(ethosu_driver PUBLIC include src)
   target_compile_options(ethosu_driver PRIVATE -ffreestanding)
+  target_link_libraries(ethosu_driver PUBLIC npuc_ethosu)
   list(APPEND NPUC_MCU_LIBS ethosu_driver)
 endif()
 
@@ -65,7 +75,7 @@ if(MCU_RUNTIME_SRC)
   add_library(npurt STATIC ${MCU_RUNTIME_SRC})
   target_include_directories(npurt PUBLIC include src)
   target_compile_options(npurt PRIVATE -ffreestanding)
-  target_link_libraries(npurt PUBLIC npurt_kernels)
+  target_link_libraries(npurt PUBLIC npurt_kernels npuc_ethosu)
   list(APPEND NPUC_MCU_LIBS npurt)
 endif()
 
@@ -84,7 +94,7 @@ target_compile_definitions(ethosu_vnpu PRIVATE ETHOSU_HOST_THREADS=0)
 # The simulator formats uint32_t with %u/%x in its messages; uint32_t is
 # unsigned long on arm-none-eabi (same size, so harmless here).
 target_compile_options(ethosu_vnpu PRIVATE -Wno-format)
-target_link_libraries(ethosu_vnpu PUBLIC npurt_kernels)
+target_link_libraries(ethosu_vnpu PUBLIC npurt_kernels npuc_ethosu)
 
 # Checks (ctest in the MCU build dir) ------------------------------------------
 enable_testing()

@@ -1,6 +1,8 @@
 /* sim_asm.h: a small command-stream assembler and driver-style runner for
  * the virtual NPU's unit tests (header-only: every tests/test_*.c is its own
- * executable). Facts: ../shared/docs/ethos-u.md sections 2-4, 6.2-6.3, 7, 9.4-9.5.
+ * executable). Facts: docs/ethos-u.md sections 2-4, 6.2-6.3, 7, 9.4-9.5; every
+ * command word is made by the command table (src/ethosu/eu_cmd.h) from field
+ * values, registers and variants come from src/ethosu too.
  *
  *   sa_stream    command words; sa_cmd0 / sa_cmd1 append one command
  *   sa_fm        a feature-map descriptor (region, tile bases and geometry,
@@ -54,27 +56,32 @@ static inline void sa_word(sa_stream *s, uint32_t w)
     s->w[s->n++] = w;
 }
 
-/* cmd0: code = opcode (0x000-0x3FF), param in bits 31:16. */
-static inline void sa_cmd0(sa_stream *s, uint16_t code, uint16_t param)
+/* A command from its operand (cmd0: the param; cmd1: param << 32 |
+ * payload), unchecked: tests also write invalid ones. */
+static inline void sa_cmd(sa_stream *s, uint16_t code, uint64_t operand)
 {
-    sa_word(s, (uint32_t)code | (uint32_t)param << 16);
+    uint32_t w[2];
+    unsigned n = eu_cmd_words(code, operand, w);
+    for (unsigned i = 0; i < n; i++) sa_word(s, w[i]);
 }
 
-/* cmd1: code = 0x4000 | opcode; payload word; param (U65 address bits
- * 39:32, or the shift of OFM/OPA_SCALE). */
+/* cmd0: EU_OP_* / EU_SET_* code, raw param. */
+static inline void sa_cmd0(sa_stream *s, uint16_t code, uint16_t param) { sa_cmd(s, code, param); }
+
+/* cmd1: code, payload word, raw param (U65 address bits 39:32, or the shift
+ * of OFM/OPA_SCALE). */
 static inline void sa_cmd1(sa_stream *s, uint16_t code, uint32_t payload, uint16_t param)
 {
-    sa_word(s, (uint32_t)code | (uint32_t)param << 16);
-    sa_word(s, payload);
+    sa_cmd(s, code, (uint64_t)param << 32 | payload);
 }
 
-/* An address/stride/length register (40-bit value: bits 39:32 in param). */
-static inline void sa_addr(sa_stream *s, uint16_t code, uint64_t v)
-{
-    sa_cmd1(s, code, (uint32_t)v, (uint16_t)((v >> 32) & 0xFF));
-}
+/* A one-field command from its value (M1 registers: the size itself). */
+static inline void sa_set(sa_stream *s, uint16_t code, int64_t value) { sa_cmd(s, code, eu_pack1(code, value)); }
 
-static inline void sa_stop(sa_stream *s) { sa_cmd0(s, SIM_OP_STOP, 0xFFFF); }
+/* An address/stride/length register (40-bit value). */
+static inline void sa_addr(sa_stream *s, uint16_t code, uint64_t v) { sa_set(s, code, (int64_t)v); }
+
+static inline void sa_stop(sa_stream *s) { sa_set(s, EU_OP_STOP, 0xFFFF); }
 
 /* Stream bytes (little-endian words) into a malloc'd buffer. */
 static inline uint8_t *sa_stream_bytes(const sa_stream *s)
@@ -95,8 +102,8 @@ static inline uint8_t *sa_stream_bytes(const sa_stream *s)
 
 /* ------------------------------------------------------- feature maps */
 
-enum { SA_NHWC = 0, SA_NHCWB16 = 1 };
-enum { SA_ROUND_TFL = 0, SA_ROUND_TRUNCATE = 1, SA_ROUND_NATURAL = 2 };
+enum { SA_NHWC = EU_FMT_NHWC, SA_NHCWB16 = EU_FMT_NHCWB16 };
+enum { SA_ROUND_TFL = EU_ROUND_TFL, SA_ROUND_TRUNCATE = EU_ROUND_TRUNCATE, SA_ROUND_NATURAL = EU_ROUND_NATURAL };
 
 typedef struct sa_fm {
     uint8_t region;
@@ -225,67 +232,69 @@ static inline void sa_fm_read(const uint8_t *region, const sa_fm *f, int32_t *de
                 dense[((size_t)y * f->w + x) * f->c + c] = (int32_t)sa_fm_get(region, f, y, x, c);
 }
 
-static inline uint16_t sa_bits_code(uint8_t bits) { return bits == 8 ? 0 : bits == 16 ? 1 : bits == 32 ? 2 : 3; }
+/* The registers of one feature map: which = 0 IFM, 1 IFM2, 2 OFM. */
+static inline void sa_set_fm_common(sa_stream *s, const sa_fm *f, int which)
+{
+    static const uint16_t region[3] = {EU_SET_IFM_REGION, EU_SET_IFM2_REGION, EU_SET_OFM_REGION};
+    static const uint16_t base[3][4] = {
+        {EU_SET_IFM_BASE0, EU_SET_IFM_BASE1, EU_SET_IFM_BASE2, EU_SET_IFM_BASE3},
+        {EU_SET_IFM2_BASE0, EU_SET_IFM2_BASE1, EU_SET_IFM2_BASE2, EU_SET_IFM2_BASE3},
+        {EU_SET_OFM_BASE0, EU_SET_OFM_BASE1, EU_SET_OFM_BASE2, EU_SET_OFM_BASE3}};
+    static const uint16_t geom[3][3] = {   /* HEIGHT0, HEIGHT1, WIDTH0 */
+        {EU_SET_IFM_HEIGHT0_M1, EU_SET_IFM_HEIGHT1_M1, EU_SET_IFM_WIDTH0_M1},
+        {EU_SET_IFM2_HEIGHT0_M1, EU_SET_IFM2_HEIGHT1_M1, EU_SET_IFM2_WIDTH0_M1},
+        {EU_SET_OFM_HEIGHT0_M1, EU_SET_OFM_HEIGHT1_M1, EU_SET_OFM_WIDTH0_M1}};
+    static const uint16_t stride[3][3] = {   /* C, Y, X */
+        {EU_SET_IFM_STRIDE_C, EU_SET_IFM_STRIDE_Y, EU_SET_IFM_STRIDE_X},
+        {EU_SET_IFM2_STRIDE_C, EU_SET_IFM2_STRIDE_Y, EU_SET_IFM2_STRIDE_X},
+        {EU_SET_OFM_STRIDE_C, EU_SET_OFM_STRIDE_Y, EU_SET_OFM_STRIDE_X}};
+    sa_cmd(s, region[which], eu_pack_region(region[which], f->region));
+    for (int t = 0; t < 4; t++) sa_addr(s, base[which][t], f->base[t]);
+    sa_set(s, geom[which][0], f->h0);
+    sa_set(s, geom[which][1], f->h1);
+    sa_set(s, geom[which][2], f->w0);
+    if (which == 2) {
+        sa_set(s, EU_SET_OFM_HEIGHT_M1, f->h);
+        sa_set(s, EU_SET_OFM_WIDTH_M1, f->w);
+        sa_set(s, EU_SET_OFM_DEPTH_M1, f->c);
+    }
+    sa_addr(s, stride[which][0], f->sc);
+    sa_addr(s, stride[which][1], f->sy);
+    sa_addr(s, stride[which][2], f->sx);
+}
 
 /* IFM: region, tile bases/geometry, strides, zero point, precision, depth. */
 static inline void sa_set_ifm(sa_stream *s, const sa_fm *f)
 {
-    sa_cmd0(s, SIM_IFM_REGION, f->region);
-    for (int t = 0; t < 4; t++) sa_addr(s, (uint16_t)(SIM_IFM_BASE0 + t), f->base[t]);
-    sa_cmd0(s, SIM_IFM_HEIGHT0_M1, (uint16_t)(f->h0 - 1));
-    sa_cmd0(s, SIM_IFM_HEIGHT1_M1, (uint16_t)(f->h1 - 1));
-    sa_cmd0(s, SIM_IFM_WIDTH0_M1, (uint16_t)(f->w0 - 1));
-    sa_addr(s, SIM_IFM_STRIDE_C, f->sc);
-    sa_addr(s, SIM_IFM_STRIDE_Y, f->sy);
-    sa_addr(s, SIM_IFM_STRIDE_X, f->sx);
-    sa_cmd0(s, SIM_IFM_ZERO_POINT, (uint16_t)f->zp);
-    sa_cmd0(s, SIM_IFM_DEPTH_M1, (uint16_t)(f->c - 1));
-    sa_cmd0(s, SIM_IFM_PRECISION,
-            (uint16_t)((f->sgn ? 1 : 0) | sa_bits_code(f->bits) << 2 | f->format << 6 |
-                       f->scale_mode << 8 | f->round << 14));
+    sa_set_fm_common(s, f, 0);
+    sa_set(s, EU_SET_IFM_ZERO_POINT, f->zp);
+    sa_set(s, EU_SET_IFM_DEPTH_M1, f->c);
+    sa_cmd(s, EU_SET_IFM_PRECISION,
+           eu_pack_precision(EU_SET_IFM_PRECISION, f->sgn, f->bits, f->format, f->scale_mode, f->round));
 }
 
 static inline void sa_set_ifm2(sa_stream *s, const sa_fm *f)
 {
-    sa_cmd0(s, SIM_IFM2_REGION, f->region);
-    for (int t = 0; t < 4; t++) sa_addr(s, (uint16_t)(SIM_IFM2_BASE0 + t), f->base[t]);
-    sa_cmd0(s, SIM_IFM2_HEIGHT0_M1, (uint16_t)(f->h0 - 1));
-    sa_cmd0(s, SIM_IFM2_HEIGHT1_M1, (uint16_t)(f->h1 - 1));
-    sa_cmd0(s, SIM_IFM2_WIDTH0_M1, (uint16_t)(f->w0 - 1));
-    sa_addr(s, SIM_IFM2_STRIDE_C, f->sc);
-    sa_addr(s, SIM_IFM2_STRIDE_Y, f->sy);
-    sa_addr(s, SIM_IFM2_STRIDE_X, f->sx);
-    sa_cmd0(s, SIM_IFM2_ZERO_POINT, (uint16_t)f->zp);
-    sa_cmd0(s, SIM_IFM2_PRECISION,
-            (uint16_t)((f->sgn ? 1 : 0) | sa_bits_code(f->bits) << 2 | f->format << 6));
+    sa_set_fm_common(s, f, 1);
+    sa_set(s, EU_SET_IFM2_ZERO_POINT, f->zp);
+    sa_cmd(s, EU_SET_IFM2_PRECISION, eu_pack_precision(EU_SET_IFM2_PRECISION, f->sgn, f->bits, f->format, 0, 0));
 }
 
 /* Scalar IFM2: only precision and zero point (what Vela writes). */
 static inline void sa_set_ifm2_scalar(sa_stream *s, int32_t value, uint8_t bits, bool sgn,
                                       int32_t zp)
 {
-    sa_cmd0(s, SIM_IFM2_ZERO_POINT, (uint16_t)zp);
-    sa_cmd0(s, SIM_IFM2_PRECISION, (uint16_t)((sgn ? 1 : 0) | sa_bits_code(bits) << 2));
-    sa_cmd0(s, SIM_IFM2_SCALAR, (uint16_t)value);
+    sa_set(s, EU_SET_IFM2_ZERO_POINT, zp);
+    sa_cmd(s, EU_SET_IFM2_PRECISION, eu_pack_precision(EU_SET_IFM2_PRECISION, sgn, bits, EU_FMT_NHWC, 0, 0));
+    sa_set(s, EU_SET_IFM2_SCALAR, value);
 }
 
 static inline void sa_set_ofm(sa_stream *s, const sa_fm *f)
 {
-    sa_cmd0(s, SIM_OFM_REGION, f->region);
-    for (int t = 0; t < 4; t++) sa_addr(s, (uint16_t)(SIM_OFM_BASE0 + t), f->base[t]);
-    sa_cmd0(s, SIM_OFM_HEIGHT0_M1, (uint16_t)(f->h0 - 1));
-    sa_cmd0(s, SIM_OFM_HEIGHT1_M1, (uint16_t)(f->h1 - 1));
-    sa_cmd0(s, SIM_OFM_WIDTH0_M1, (uint16_t)(f->w0 - 1));
-    sa_cmd0(s, SIM_OFM_HEIGHT_M1, (uint16_t)(f->h - 1));
-    sa_cmd0(s, SIM_OFM_WIDTH_M1, (uint16_t)(f->w - 1));
-    sa_cmd0(s, SIM_OFM_DEPTH_M1, (uint16_t)(f->c - 1));
-    sa_addr(s, SIM_OFM_STRIDE_C, f->sc);
-    sa_addr(s, SIM_OFM_STRIDE_Y, f->sy);
-    sa_addr(s, SIM_OFM_STRIDE_X, f->sx);
-    sa_cmd0(s, SIM_OFM_ZERO_POINT, (uint16_t)f->zp);
-    sa_cmd0(s, SIM_OFM_PRECISION,
-            (uint16_t)((f->sgn ? 1 : 0) | sa_bits_code(f->bits) << 1 | f->format << 6 |
-                       (f->scale_mode & 1) << 8 | f->round << 14));
+    sa_set_fm_common(s, f, 2);
+    sa_set(s, EU_SET_OFM_ZERO_POINT, f->zp);
+    sa_cmd(s, EU_SET_OFM_PRECISION,
+           eu_pack_precision(EU_SET_OFM_PRECISION, f->sgn, f->bits, f->format, f->scale_mode & 1, f->round));
 }
 
 /* ------------------------------------------------------- kernel, pads */
@@ -294,22 +303,18 @@ static inline void sa_set_ofm(sa_stream *s, const sa_fm *f)
 static inline void sa_set_kernel(sa_stream *s, uint32_t kw, uint32_t kh, unsigned stride_x,
                                  unsigned stride_y, unsigned dil_x, unsigned dil_y, bool pkf)
 {
-    sa_cmd0(s, SIM_KERNEL_WIDTH_M1, (uint16_t)(dil_x * (kw - 1)));
-    sa_cmd0(s, SIM_KERNEL_HEIGHT_M1, (uint16_t)(dil_y * (kh - 1)));
-    unsigned sx = stride_x - 1, sy = stride_y - 1;
-    uint16_t p = (uint16_t)((sx & 1) | (sy & 1) << 1 | (pkf ? 1u : 0u) << 2 |
-                            (dil_x == 2 ? 1u : 0u) << 3 | (dil_y == 2 ? 1u : 0u) << 4 |
-                            (sx >> 1) << 6 | (sy >> 1) << 9);
-    sa_cmd0(s, SIM_KERNEL_STRIDE, p);
+    sa_set(s, EU_SET_KERNEL_WIDTH_M1, (int64_t)dil_x * (kw - 1) + 1);
+    sa_set(s, EU_SET_KERNEL_HEIGHT_M1, (int64_t)dil_y * (kh - 1) + 1);
+    sa_cmd(s, EU_SET_KERNEL_STRIDE, eu_pack_kernel_stride(stride_x, stride_y, dil_x, dil_y, pkf));
 }
 
 static inline void sa_set_pad(sa_stream *s, unsigned top, unsigned left, unsigned bottom,
                               unsigned right)
 {
-    sa_cmd0(s, SIM_IFM_PAD_TOP, (uint16_t)top);
-    sa_cmd0(s, SIM_IFM_PAD_LEFT, (uint16_t)left);
-    sa_cmd0(s, SIM_IFM_PAD_BOTTOM, (uint16_t)bottom);
-    sa_cmd0(s, SIM_IFM_PAD_RIGHT, (uint16_t)right);
+    sa_set(s, EU_SET_IFM_PAD_TOP, top);
+    sa_set(s, EU_SET_IFM_PAD_LEFT, left);
+    sa_set(s, EU_SET_IFM_PAD_BOTTOM, bottom);
+    sa_set(s, EU_SET_IFM_PAD_RIGHT, right);
 }
 
 /* Padding after the IFM so that the NPU's derived extent (ethos-u.md 5.2)
@@ -321,23 +326,24 @@ static inline unsigned sa_pad_after(uint32_t in, uint32_t out, uint32_t k, unsig
     return need > 0 ? (unsigned)need : 0;
 }
 
-static inline void sa_set_upscale(sa_stream *s, unsigned mode) { sa_cmd0(s, SIM_IFM_UPSCALE, (uint16_t)mode); }
+static inline void sa_set_upscale(sa_stream *s, unsigned mode) { sa_set(s, EU_SET_IFM_UPSCALE, mode); }
 
 /* ------------------------------------------------- block / SHRAM config */
 
 /* OFM micro-block of a variant (ethos-u.md 1.1). */
 static inline void sa_ublock(sim_variant v, unsigned *w, unsigned *h, unsigned *d)
 {
-    *w = (v == SIM_U55_32 || v == SIM_U55_64) ? 1 : 2;
-    *h = (v == SIM_U55_256 || v == SIM_U65_256 || v == SIM_U65_512) ? 2 : 1;
-    *d = sim_variant_ofm_ublock_depth(v);
+    const uint8_t *ub = eu_variant_get(v)->ofm_ublock;
+    *w = ub[0];
+    *h = ub[1];
+    *d = ub[2];
 }
 
 static inline void sa_set_block(sa_stream *s, uint32_t bw, uint32_t bh, uint32_t bd)
 {
-    sa_cmd0(s, SIM_OFM_BLK_WIDTH_M1, (uint16_t)(bw - 1));
-    sa_cmd0(s, SIM_OFM_BLK_HEIGHT_M1, (uint16_t)(bh - 1));
-    sa_cmd0(s, SIM_OFM_BLK_DEPTH_M1, (uint16_t)(bd - 1));
+    sa_set(s, EU_SET_OFM_BLK_WIDTH_M1, bw);
+    sa_set(s, EU_SET_OFM_BLK_HEIGHT_M1, bh);
+    sa_set(s, EU_SET_OFM_BLK_DEPTH_M1, bd);
 }
 
 /* SHRAM layout valid for the variant (ethos-u.md 1.2): the LUT's 2 banks at
@@ -345,14 +351,14 @@ static inline void sa_set_block(sa_stream *s, uint32_t bw, uint32_t bh, uint32_t
  * elementwise: IB_END = AB_START = LUT start, IFM2 from the middle. */
 static inline void sa_set_shram(sa_stream *s, sim_variant v, bool elementwise, bool ifm2_tensor)
 {
-    unsigned banks = sim_variant_shram_banks(v), lut_start = banks - 2;
+    unsigned banks = eu_variant_shram_banks(v), lut_start = banks - EU_LUT_BANKS;
     if (elementwise) {
-        sa_cmd0(s, SIM_IFM_IB_END, (uint16_t)lut_start);
-        sa_cmd0(s, SIM_AB_START, (uint16_t)lut_start);
-        if (ifm2_tensor) sa_cmd0(s, SIM_IFM2_IB_START, (uint16_t)((2 + lut_start) / 2 & ~1u));
+        sa_set(s, EU_SET_IFM_IB_END, lut_start);
+        sa_set(s, EU_SET_AB_START, lut_start);
+        if (ifm2_tensor) sa_set(s, EU_SET_IFM2_IB_START, (2 + lut_start) / 2 & ~1u);
     } else {
-        sa_cmd0(s, SIM_IFM_IB_END, 6);
-        sa_cmd0(s, SIM_AB_START, (uint16_t)(lut_start - 4));
+        sa_set(s, EU_SET_IFM_IB_END, 6);
+        sa_set(s, EU_SET_AB_START, lut_start - 4);
     }
 }
 
@@ -369,8 +375,8 @@ static inline uint32_t sa_set_config(sa_stream *s, sim_variant v, const sa_fm *o
     uint32_t bd = ofm->c <= 32 ? sa_round_up(ofm->c, ubd) : 32;
     sa_set_block(s, bw, bh, bd);
     sa_set_shram(s, v, elementwise, ifm2_tensor);
-    sa_cmd0(s, SIM_ACC_FORMAT, (uint16_t)(!elementwise && ifm_bits == 16 ? 1 : 0));
-    sa_cmd0(s, SIM_BLOCKDEP, 0);
+    sa_set(s, EU_SET_ACC_FORMAT, !elementwise && ifm_bits == 16 ? EU_ACC_INT40 : EU_ACC_INT32);
+    sa_set(s, EU_SET_BLOCKDEP, 0);
     return bd;
 }
 
@@ -378,42 +384,50 @@ static inline uint32_t sa_set_config(sa_stream *s, sim_variant v, const sa_fm *o
 
 static inline void sa_set_ofm_scale(sa_stream *s, uint32_t m, unsigned shift)
 {
-    sa_cmd1(s, SIM_OFM_SCALE, m, (uint16_t)shift);
+    sa_cmd(s, EU_SET_OFM_SCALE, eu_pack_scale(EU_SET_OFM_SCALE, m, shift));
 }
 
 static inline void sa_set_opa_scale(sa_stream *s, uint32_t m, unsigned shift)
 {
-    sa_cmd1(s, SIM_OPA_SCALE, m, (uint16_t)shift);
+    sa_cmd(s, EU_SET_OPA_SCALE, eu_pack_scale(EU_SET_OPA_SCALE, m, shift));
 }
 
-static inline void sa_set_opb_scale(sa_stream *s, uint32_t m) { sa_cmd1(s, SIM_OPB_SCALE, m, 0); }
+static inline void sa_set_opb_scale(sa_stream *s, uint32_t m)
+{
+    sa_cmd(s, EU_SET_OPB_SCALE, eu_pack_scale(EU_SET_OPB_SCALE, m, 0));
+}
 
-/* func: 0 clamp only, 3 TANH, 4 SIGMOID, 16+n LUT n; clip: 0/2/3/5. */
+/* func: EU_ACT_* (0 clamp only, 3 TANH, 4 SIGMOID, 16+n LUT n); clip: EU_CLIP_*. */
 static inline void sa_set_act(sa_stream *s, unsigned func, unsigned clip, int32_t lo, int32_t hi)
 {
-    sa_cmd0(s, SIM_ACTIVATION, (uint16_t)(func | clip << 12));
-    sa_cmd0(s, SIM_ACTIVATION_MIN, (uint16_t)lo);
-    sa_cmd0(s, SIM_ACTIVATION_MAX, (uint16_t)hi);
+    sa_cmd(s, EU_SET_ACTIVATION, eu_pack_activation(func, clip));
+    sa_set(s, EU_SET_ACTIVATION_MIN, lo);
+    sa_set(s, EU_SET_ACTIVATION_MAX, hi);
 }
 
-/* IFM2_BROADCAST: bit 0 H, 1 W, 2 C, 6 operand order (IFM2 first), 7 scalar. */
-enum { SA_BC_H = 1, SA_BC_W = 2, SA_BC_C = 4, SA_BC_IFM2_FIRST = 0x40, SA_BC_SCALAR = 0x80 };
-static inline void sa_set_bcast(sa_stream *s, unsigned bits) { sa_cmd0(s, SIM_IFM2_BROADCAST, (uint16_t)bits); }
+/* IFM2_BROADCAST as flags: H, W, C, operand order (IFM2 first), scalar. */
+enum { SA_BC_H = 1, SA_BC_W = 2, SA_BC_C = 4, SA_BC_IFM2_FIRST = 8, SA_BC_SCALAR = 16 };
+static inline void sa_set_bcast(sa_stream *s, unsigned flags)
+{
+    sa_cmd(s, EU_SET_IFM2_BROADCAST,
+           eu_pack_broadcast(flags & SA_BC_H, flags & SA_BC_W, flags & SA_BC_C, flags & SA_BC_IFM2_FIRST,
+                             flags & SA_BC_SCALAR));
+}
 
 /* ------------------------------------------------------ weights, scales */
 
 static inline void sa_set_weights(sa_stream *s, unsigned region, uint64_t base, uint64_t len)
 {
-    sa_cmd0(s, SIM_WEIGHT_REGION, (uint16_t)region);
-    sa_addr(s, SIM_WEIGHT_BASE, base);
-    sa_addr(s, SIM_WEIGHT_LENGTH, len);
+    sa_cmd(s, EU_SET_WEIGHT_REGION, eu_pack_region(EU_SET_WEIGHT_REGION, region));
+    sa_addr(s, EU_SET_WEIGHT_BASE, base);
+    sa_addr(s, EU_SET_WEIGHT_LENGTH, len);
 }
 
 static inline void sa_set_scales(sa_stream *s, unsigned region, uint64_t base, uint64_t len)
 {
-    sa_cmd0(s, SIM_SCALE_REGION, (uint16_t)region);
-    sa_addr(s, SIM_SCALE_BASE, base);
-    sa_addr(s, SIM_SCALE_LENGTH, len);
+    sa_cmd(s, EU_SET_SCALE_REGION, eu_pack_region(EU_SET_SCALE_REGION, region));
+    sa_addr(s, EU_SET_SCALE_BASE, base);
+    sa_addr(s, EU_SET_SCALE_LENGTH, len);
 }
 
 /* One 10-byte record: 40-bit bias, 32-bit scale, 6-bit shift (section 7). */
@@ -504,7 +518,7 @@ static inline sim_wgeom sa_wgeom(sim_variant v, uint32_t ofm_depth, uint32_t ifm
     g.dil_x = (uint8_t)dil_x;
     g.dil_y = (uint8_t)dil_y;
     g.ifm_bits = ifm_bits;
-    g.ofm_ublock = (uint8_t)sim_variant_ofm_ublock_depth(v);
+    g.ofm_ublock = (uint8_t)eu_variant_ofm_ublock_depth(v);
     g.part_kernel_first = pkf;
     g.depthwise = depthwise;
     return g;
@@ -532,26 +546,33 @@ static inline size_t sa_weights(const sim_wgeom *g, const int16_t *W, uint8_t *o
 
 /* --------------------------------------------------------------- DMA */
 
-/* DMA region param: external region r, or SHRAM (bit 8; core mask 3 = 0x103). */
-enum { SA_DMA_SHRAM = 0x103 };
+/* DMA end point: external region r (0-7), or SA_DMA_SHRAM (internal, core
+ * mask 3). */
+enum { SA_DMA_SHRAM = 0x100 };
+
+static inline uint64_t sa_dma_region(uint16_t code, uint16_t where)
+{
+    return where == SA_DMA_SHRAM ? eu_pack_dma_region(code, 3, true, EU_DMA_1D)
+                                 : eu_pack_dma_region(code, where, false, EU_DMA_1D);
+}
 
 /* 1D DMA + start + wait for it. */
 static inline void sa_dma(sa_stream *s, uint16_t src_region, uint64_t src, uint16_t dst_region,
                           uint64_t dst, uint64_t len)
 {
-    sa_cmd0(s, SIM_DMA0_SRC_REGION, src_region);
-    sa_cmd0(s, SIM_DMA0_DST_REGION, dst_region);
-    sa_addr(s, SIM_DMA0_SRC, src);
-    sa_addr(s, SIM_DMA0_DST, dst);
-    sa_addr(s, SIM_DMA0_LEN, len);
-    sa_cmd0(s, SIM_OP_DMA_START, 0);
-    sa_cmd0(s, SIM_OP_DMA_WAIT, 0);
+    sa_cmd(s, EU_SET_DMA0_SRC_REGION, sa_dma_region(EU_SET_DMA0_SRC_REGION, src_region));
+    sa_cmd(s, EU_SET_DMA0_DST_REGION, sa_dma_region(EU_SET_DMA0_DST_REGION, dst_region));
+    sa_addr(s, EU_SET_DMA0_SRC, src);
+    sa_addr(s, EU_SET_DMA0_DST, dst);
+    sa_addr(s, EU_SET_DMA0_LEN, len);
+    sa_set(s, EU_OP_DMA_START, 0);
+    sa_set(s, EU_OP_DMA_WAIT, 0);
 }
 
-/* SHRAM byte address of LUT slot n (ethos-u.md 5.7). */
+/* SHRAM byte address of LUT slot n (ethos-u.md 5.7): the top two banks. */
 static inline uint32_t sa_lut_addr(sim_variant v, unsigned n)
 {
-    return (sim_variant_shram_banks(v) - 2) * 1024 + 256 * n;
+    return (eu_variant_shram_banks(v) - EU_LUT_BANKS) * EU_SHRAM_BANK_BYTES + EU_LUT_SLOT_BYTES * n;
 }
 
 /* ------------------------------------------------------------ runner */
@@ -618,29 +639,27 @@ static inline uint32_t sa_run(sa_npu *m, const sa_stream *s)
             return 0;
         }
     }
-    sim_npu_write(n, SIM_REG_QBASE, SA_BUS_STREAM);
-    sim_npu_write(n, SIM_REG_QBASE_HI, 0);
-    sim_npu_write(n, SIM_REG_QSIZE, (uint32_t)sa_bytes(s));
-    for (unsigned r = 0; r < 8; r++) {
-        sim_npu_write(n, SIM_REG_BASEP0 + 8 * r, SA_BUS_REGION(r));
-        sim_npu_write(n, SIM_REG_BASEP0 + 8 * r + 4, 0);
+    sim_npu_write(n, EU_REG_QBASE, SA_BUS_STREAM);
+    sim_npu_write(n, EU_REG_QBASE_HI, 0);
+    sim_npu_write(n, EU_REG_QSIZE, (uint32_t)sa_bytes(s));
+    for (unsigned r = 0; r < EU_N_REGIONS; r++) {
+        sim_npu_write(n, EU_REG_BASEP_LO(r), SA_BUS_REGION(r));
+        sim_npu_write(n, EU_REG_BASEP_HI(r), 0);
     }
-    sim_npu_write(n, SIM_REG_CMD, (sim_npu_read(n, SIM_REG_CMD) & 0xC) | 1);
-    return sim_npu_read(n, SIM_REG_STATUS);
+    sim_npu_write(n, EU_REG_CMD, (sim_npu_read(n, EU_REG_CMD) & EU_CMD_Q_MASK) | EU_CMD_START);
+    return sim_npu_read(n, EU_REG_STATUS);
 }
 
 /* Success as the driver's IRQ handler judges it. */
 static inline bool sa_status_ok(uint32_t st)
 {
-    return (st & SIM_STATUS_CMD_END_REACHED) &&
-           !(st & (SIM_STATUS_BUS_STATUS | SIM_STATUS_CMD_PARSE_ERROR | SIM_STATUS_WD_FAULT |
-                   SIM_STATUS_ECC_FAULT));
+    return (st & EU_STATUS_CMD_END_REACHED) && !(st & EU_STATUS_ERRORS);
 }
 
 /* Clears the IRQ as the driver's handler does (CMD bit 1). */
 static inline void sa_ack(sa_npu *m)
 {
-    sim_npu_write(m->npu, SIM_REG_CMD, (sim_npu_read(m->npu, SIM_REG_CMD) & 0xC) | 2);
+    sim_npu_write(m->npu, EU_REG_CMD, (sim_npu_read(m->npu, EU_REG_CMD) & EU_CMD_Q_MASK) | EU_CMD_CLEAR_IRQ);
 }
 
 #endif

@@ -6,7 +6,8 @@
 #
 # Cross-builds (cmake/arm-none-eabi.cmake) at -O2 (Release) and -Os
 # (MinSizeRel), then reports for each:
-#   - linked: what libethosu_driver.a and libnpurt.a put into a minimal
+#   - linked: what libethosu_driver.a, libnpurt.a and the part of
+#     libnpuc_ethosu.a they use (the COP1 parser) put into a minimal
 #     firmware that loads and runs a model through the driver's MMIO backend
 #     (bench/m55_size_probe.c, kernels stubbed out), per object file, read
 #     from its link map (--gc-sections drops what is not called);
@@ -74,7 +75,7 @@ report() {   # report BUILD_TYPE LABEL [ERROR_TEXT]
   else
     echo "  linked into a minimal firmware (bench/m55_size_probe.c):"
     local rows flash ram
-    rows=$(mapsum "$build/m55_size_probe.map" | grep -E '^lib(ethosu_driver|npurt)\.a ' || true)
+    rows=$(mapsum "$build/m55_size_probe.map" | grep -E '^lib(ethosu_driver|npurt|npuc_ethosu)\.a ' || true)
     sched=$(grep -v npurt_model <<<"$rows")
     awk '{ printf "    %-18s %-22s code %5d  rodata %5d  data %3d  bss %4d\n", $1, $2, $3, $4, $5, $6 }' <<<"$rows"
     awk '{ c += $3; r += $4; d += $5; b += $6 }
@@ -96,7 +97,7 @@ report() {   # report BUILD_TYPE LABEL [ERROR_TEXT]
   fi
   local lib t d b
   echo "  archives (all functions):"
-  for lib in libethosu_driver.a libnpurt.a; do
+  for lib in libethosu_driver.a libnpurt.a libnpuc_ethosu.a; do
     [ -f "$build/$lib" ] || continue
     read -r t d b < <(arm-none-eabi-size "$build/$lib" |
                       awk 'NR > 1 { t += $1; d += $2; b += $3 } END { print t + 0, d + 0, b + 0 }')

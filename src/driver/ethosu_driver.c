@@ -14,26 +14,25 @@
  *     inference_end -> release power -> on failure soft reset -> IDLE. */
 #include "ethosu_driver.h"
 #include "driver/ethosu_device.h"
+#include "ethosu/eu_cmd.h"
+#include "ethosu/eu_cop1.h"
 
-#define COP1_MAGIC 0x31504F43u          /* 'C','O','P','1' */
-#define ACTION_RESERVED 0u
-#define ACTION_OPTIMIZER_CONFIG 1u
-#define ACTION_COMMAND_STREAM 2u
-#define ACTION_READ_APB 3u
-#define ACTION_DUMP_SHRAM 4u
-#define ACTION_NOP 5u
-
-#define MAX_BASE_ADDR 8
+#define MAX_BASE_ADDR EU_N_REGIONS
 #define SCRATCH_INDEX 1
 #define FAST_MEMORY_INDEX 2
 #define RESET_POLLS 100000
 
-/* Driver defaults for QCONFIG, REGIONCFG and AXI_LIMITn (ethos-u.md 9.4). */
+/* Driver defaults for QCONFIG, REGIONCFG and AXI_LIMITn (ethos-u.md 9.4):
+ * memory attribute 3 for region 0, 0 (U55) / 2 (U65) for region 1, 1 for
+ * regions 2-7; 32 reads + 16 writes outstanding on U55, 64 + 32 on U65. */
 #define QCONFIG_DEFAULT 2u
-#define REGIONCFG_U55 0x5553u           /* r0 = 3, r1 = 0, r2..7 = 1 */
-#define REGIONCFG_U65 0x555Bu           /* r0 = 3, r1 = 2, r2..7 = 1 */
-#define AXI_LIMIT_U55 ((31u << 16) | (15u << 24))   /* 32 reads, 16 writes */
-#define AXI_LIMIT_U65 ((63u << 16) | (31u << 24))   /* 64 reads, 32 writes */
+#define REGIONCFG_OTHERS                                                                   \
+    (EU_REGIONCFG(2, 1) | EU_REGIONCFG(3, 1) | EU_REGIONCFG(4, 1) | EU_REGIONCFG(5, 1) |   \
+     EU_REGIONCFG(6, 1) | EU_REGIONCFG(7, 1))
+#define REGIONCFG_U55 (EU_REGIONCFG(0, 3) | EU_REGIONCFG(1, 0) | REGIONCFG_OTHERS)
+#define REGIONCFG_U65 (EU_REGIONCFG(0, 3) | EU_REGIONCFG(1, 2) | REGIONCFG_OTHERS)
+#define AXI_LIMIT_U55 (EU_AXI_LIMIT_MAX_READS(32) | EU_AXI_LIMIT_MAX_WRITES(16))
+#define AXI_LIMIT_U65 (EU_AXI_LIMIT_MAX_READS(64) | EU_AXI_LIMIT_MAX_WRITES(32))
 
 /* ---------------------------------------------------------- global state */
 
@@ -234,49 +233,50 @@ static void wr(struct ethosu_driver *drv, uint32_t off, uint32_t v)
 
 static bool is_u65(struct ethosu_driver *drv)
 {
-    return ETHOSU_CONFIG_PRODUCT(rd(drv, ETHOSU_REG_CONFIG)) == ETHOSU_PRODUCT_U65;
+    return EU_CONFIG_PRODUCT(rd(drv, EU_REG_CONFIG)) == EU_PRODUCT_U65;
 }
 
 /* The RESET / PROT encoding of the requested levels: [0] privileged,
  * [1] non-secure. */
 static uint32_t access_levels(const struct ethosu_driver *drv)
 {
-    return (drv->dev.privileged ? 1u : 0u) | (drv->dev.secure ? 0u : 2u);
+    return (drv->dev.privileged ? (uint32_t)EU_PROT_PRIVILEGED : 0u) |
+           (drv->dev.secure ? 0u : (uint32_t)EU_PROT_NON_SECURE);
 }
 
 static int dev_soft_reset(struct ethosu_driver *drv)
 {
     uint32_t levels = access_levels(drv);
-    wr(drv, ETHOSU_REG_RESET, levels);
+    wr(drv, EU_REG_RESET, levels);
     int i = 0;
-    while ((rd(drv, ETHOSU_REG_STATUS) & ETHOSU_STATUS_RESET) && i < RESET_POLLS)
+    while ((rd(drv, EU_REG_STATUS) & EU_STATUS_RESET) && i < RESET_POLLS)
         i++;
-    if (rd(drv, ETHOSU_REG_STATUS) & ETHOSU_STATUS_RESET) {
+    if (rd(drv, EU_REG_STATUS) & EU_STATUS_RESET) {
         log_err(drv, ETHOSU_TEXT("soft reset did not complete"), RESET_POLLS);
         return -1;
     }
-    uint32_t prot = rd(drv, ETHOSU_REG_PROT) & 3u;
+    uint32_t prot = rd(drv, EU_REG_PROT) & EU_PROT_MASK;
     if (prot != levels) {
         log_err(drv, ETHOSU_TEXT("NPU did not take the requested security/privilege level (PROT)"), prot);
         return -1;
     }
     bool u65 = is_u65(drv);
-    wr(drv, ETHOSU_REG_QCONFIG, QCONFIG_DEFAULT);
-    wr(drv, ETHOSU_REG_REGIONCFG, u65 ? REGIONCFG_U65 : REGIONCFG_U55);
-    for (uint32_t k = 0; k < 4; k++)
-        wr(drv, ETHOSU_REG_AXI_LIMIT0 + 4 * k, u65 ? AXI_LIMIT_U65 : AXI_LIMIT_U55);
+    wr(drv, EU_REG_QCONFIG, QCONFIG_DEFAULT);
+    wr(drv, EU_REG_REGIONCFG, u65 ? REGIONCFG_U65 : REGIONCFG_U55);
+    for (uint32_t k = 0; k < EU_N_AXI_LIMIT; k++)
+        wr(drv, EU_REG_AXI_LIMIT(k), u65 ? AXI_LIMIT_U65 : AXI_LIMIT_U55);
     return 0;
 }
 
 static void set_clock_and_power(struct ethosu_driver *drv, enum ethosu_clock_q_request clock,
                                 enum ethosu_power_q_request power)
 {
-    uint32_t cmd = rd(drv, ETHOSU_REG_CMD) & ETHOSU_CMD_Q_MASK;
+    uint32_t cmd = rd(drv, EU_REG_CMD) & EU_CMD_Q_MASK;
     if (clock != ETHOSU_CLOCK_Q_UNCHANGED)
-        cmd = clock == ETHOSU_CLOCK_Q_ENABLE ? cmd | ETHOSU_CMD_CLOCK_Q : cmd & ~ETHOSU_CMD_CLOCK_Q;
+        cmd = clock == ETHOSU_CLOCK_Q_ENABLE ? cmd | EU_CMD_CLOCK_Q : cmd & ~EU_CMD_CLOCK_Q;
     if (power != ETHOSU_POWER_Q_UNCHANGED)
-        cmd = power == ETHOSU_POWER_Q_ENABLE ? cmd | ETHOSU_CMD_POWER_Q : cmd & ~ETHOSU_CMD_POWER_Q;
-    wr(drv, ETHOSU_REG_CMD, cmd);
+        cmd = power == ETHOSU_POWER_Q_ENABLE ? cmd | EU_CMD_POWER_Q : cmd & ~EU_CMD_POWER_Q;
+    wr(drv, EU_REG_CMD, cmd);
 }
 
 /* ------------------------------------------------------------ driver list */
@@ -347,19 +347,19 @@ int ethosu_init(struct ethosu_driver *drv, void *const base_address, const void 
     ethosu_set_basep_cache_mask(drv, 1u << SCRATCH_INDEX, 1u << SCRATCH_INDEX);
     reset_job(drv);
 
-    uint32_t product = ETHOSU_CONFIG_PRODUCT(rd(drv, ETHOSU_REG_CONFIG));
+    uint32_t product = EU_CONFIG_PRODUCT(rd(drv, EU_REG_CONFIG));
 #if defined(ETHOSU55)
-    if (product != ETHOSU_PRODUCT_U55) {
+    if (product != EU_PRODUCT_U55) {
         log_err(drv, ETHOSU_TEXT("ethosu_init: driver built for Ethos-U55, NPU product is"), product);
         return -1;
     }
 #elif defined(ETHOSU65)
-    if (product != ETHOSU_PRODUCT_U65) {
+    if (product != EU_PRODUCT_U65) {
         log_err(drv, ETHOSU_TEXT("ethosu_init: driver built for Ethos-U65, NPU product is"), product);
         return -1;
     }
 #else
-    if (product != ETHOSU_PRODUCT_U55 && product != ETHOSU_PRODUCT_U65) {
+    if (product != EU_PRODUCT_U55 && product != EU_PRODUCT_U65) {
         log_err(drv, ETHOSU_TEXT("ethosu_init: unknown NPU product (CONFIG[31:28])"), product);
         return -1;
     }
@@ -473,17 +473,17 @@ void ethosu_get_hw_info(struct ethosu_driver *drv, struct ethosu_hw_info *hw)
 {
     if (!drv || !hw)
         return;
-    uint32_t id = rd(drv, ETHOSU_REG_ID), cfg = rd(drv, ETHOSU_REG_CONFIG);
-    hw->version.version_status = ETHOSU_ID_VERSION_STATUS(id);
-    hw->version.version_minor = ETHOSU_ID_VERSION_MINOR(id);
-    hw->version.version_major = ETHOSU_ID_VERSION_MAJOR(id);
-    hw->version.product_major = ETHOSU_ID_PRODUCT_MAJOR(id);
-    hw->version.arch_patch_rev = ETHOSU_ID_ARCH_PATCH(id);
-    hw->version.arch_minor_rev = ETHOSU_ID_ARCH_MINOR(id);
-    hw->version.arch_major_rev = ETHOSU_ID_ARCH_MAJOR(id);
-    hw->cfg.macs_per_cc = ETHOSU_CONFIG_MACS(cfg);
-    hw->cfg.cmd_stream_version = ETHOSU_CONFIG_CMD_STREAM_VERSION(cfg);
-    hw->cfg.custom_dma = ETHOSU_CONFIG_CUSTOM_DMA(cfg);
+    uint32_t id = rd(drv, EU_REG_ID), cfg = rd(drv, EU_REG_CONFIG);
+    hw->version.version_status = EU_ID_VERSION_STATUS(id);
+    hw->version.version_minor = EU_ID_VERSION_MINOR(id);
+    hw->version.version_major = EU_ID_VERSION_MAJOR(id);
+    hw->version.product_major = EU_ID_PRODUCT_MAJOR(id);
+    hw->version.arch_patch_rev = EU_ID_ARCH_PATCH(id);
+    hw->version.arch_minor_rev = EU_ID_ARCH_MINOR(id);
+    hw->version.arch_major_rev = EU_ID_ARCH_MAJOR(id);
+    hw->cfg.macs_per_cc = EU_CONFIG_MACS_LOG2(cfg);
+    hw->cfg.cmd_stream_version = EU_CONFIG_CMD_STREAM_VERSION(cfg);
+    hw->cfg.custom_dma = EU_CONFIG_CUSTOM_DMA(cfg);
 }
 
 /* --------------------------------------------------------- payload checks */
@@ -496,36 +496,37 @@ static uint32_t word_at(const uint8_t *p)
 /* The OPTIMIZER_CONFIG check (ethos-u.md 9.2). */
 static int check_optimizer_config(struct ethosu_driver *drv, uint32_t cfg, uint32_t id)
 {
-    uint32_t hw_cfg = rd(drv, ETHOSU_REG_CONFIG), hw_id = rd(drv, ETHOSU_REG_ID);
+    uint32_t hw_cfg = rd(drv, EU_REG_CONFIG), hw_id = rd(drv, EU_REG_ID);
     int rc = 0;
     if (cfg != hw_cfg) {
-        if (ETHOSU_CONFIG_PRODUCT(cfg) != ETHOSU_CONFIG_PRODUCT(hw_cfg)) {
+        if (EU_CONFIG_PRODUCT(cfg) != EU_CONFIG_PRODUCT(hw_cfg)) {
             log_err(drv, ETHOSU_TEXT("payload: compiled for another NPU product (CONFIG)"), cfg);
             rc = -1;
         }
-        if (ETHOSU_CONFIG_MACS(cfg) != ETHOSU_CONFIG_MACS(hw_cfg)) {
+        if (EU_CONFIG_MACS_LOG2(cfg) != EU_CONFIG_MACS_LOG2(hw_cfg)) {
             log_err(drv, ETHOSU_TEXT("payload: compiled for another MACs/cycle configuration (CONFIG)"), cfg);
             rc = -1;
         }
-        if (ETHOSU_CONFIG_CMD_STREAM_VERSION(cfg) != ETHOSU_CONFIG_CMD_STREAM_VERSION(hw_cfg)) {
+        if (EU_CONFIG_CMD_STREAM_VERSION(cfg) != EU_CONFIG_CMD_STREAM_VERSION(hw_cfg)) {
             log_err(drv, ETHOSU_TEXT("payload: command stream version differs from the NPU's (CONFIG)"), cfg);
             rc = -1;
         }
-        if (ETHOSU_CONFIG_CUSTOM_DMA(cfg) && !ETHOSU_CONFIG_CUSTOM_DMA(hw_cfg)) {
+        if (EU_CONFIG_CUSTOM_DMA(cfg) && !EU_CONFIG_CUSTOM_DMA(hw_cfg)) {
             log_err(drv, ETHOSU_TEXT("payload: needs custom DMA, which the NPU lacks (CONFIG)"), cfg);
             rc = -1;
         }
     }
-    if (ETHOSU_ID_ARCH_MAJOR(id) != ETHOSU_ID_ARCH_MAJOR(hw_id) ||
-        ETHOSU_ID_ARCH_MINOR(hw_id) < ETHOSU_ID_ARCH_MINOR(id)) {
+    if (EU_ID_ARCH_MAJOR(id) != EU_ID_ARCH_MAJOR(hw_id) ||
+        EU_ID_ARCH_MINOR(hw_id) < EU_ID_ARCH_MINOR(id)) {
         log_err(drv, ETHOSU_TEXT("payload: compiled for a newer NPU architecture version (ID)"), id);
         rc = -1;
     }
     return rc;
 }
 
-/* Walks the driver actions. On success *stream / *stream_words give the one
- * command stream (16-byte aligned, inside the payload). */
+/* Walks the driver actions (eu_cop1_parse), then checks the optimizer
+ * config. On success *stream / *stream_words give the one command stream
+ * (16-byte aligned, inside the payload). */
 static int parse_payload(struct ethosu_driver *drv, const uint8_t *data, int size,
                          const uint8_t **stream, uint32_t *stream_words)
 {
@@ -533,70 +534,38 @@ static int parse_payload(struct ethosu_driver *drv, const uint8_t *data, int siz
         log_err(drv, ETHOSU_TEXT("payload: NULL or empty"), (uint64_t)(int64_t)size);
         return -1;
     }
-    if ((uintptr_t)data & 15u) {
+    if ((uintptr_t)data & (EU_COP1_ALIGN - 1)) {
         log_err(drv, ETHOSU_TEXT("payload: not 16-byte aligned"), (uint64_t)(uintptr_t)data);
         return -1;
     }
-    if (size % 4) {
-        log_err(drv, ETHOSU_TEXT("payload: size is not a multiple of 4 bytes"), (uint64_t)size);
+    eu_cop1 p;
+    eu_cop1_status st = eu_cop1_parse(data, (size_t)size, &p);
+    if (st) {
+        const char *why;
+        uint64_t value = p.err_offset / 4;   /* the word index */
+        switch (st) {
+        case EU_COP1_E_SIZE: why = ETHOSU_TEXT("payload: size is not a multiple of 4 bytes"); value = (uint64_t)size; break;
+        case EU_COP1_E_MAGIC: why = ETHOSU_TEXT("payload: bad magic (not COP1)"); value = p.err_word; break;
+        case EU_COP1_E_CONFIG_TRUNCATED: why = ETHOSU_TEXT("payload: OPTIMIZER_CONFIG truncated at word"); break;
+        case EU_COP1_E_CONFIG_TWICE: why = ETHOSU_TEXT("payload: more than one OPTIMIZER_CONFIG, at word"); break;
+        case EU_COP1_E_STREAM_TWICE: why = ETHOSU_TEXT("payload: more than one COMMAND_STREAM, at word"); break;
+        case EU_COP1_E_STREAM_PAST_END:
+            why = ETHOSU_TEXT("payload: command stream runs past the end of the payload (words)");
+            value = p.stream_words;
+            break;
+        case EU_COP1_E_STREAM_EMPTY: why = ETHOSU_TEXT("payload: empty COMMAND_STREAM at word"); break;
+        case EU_COP1_E_NO_STREAM: why = ETHOSU_TEXT("payload: no COMMAND_STREAM"); value = 0; break;
+        default: why = ETHOSU_TEXT("payload: unsupported driver action"); value = p.err_word; break;
+        }
+        log_err(drv, why, value);
         return -1;
     }
-    uint32_t n = (uint32_t)size / 4;
-    if (word_at(data) != COP1_MAGIC) {
-        log_err(drv, ETHOSU_TEXT("payload: bad magic (not COP1)"), word_at(data));
+    if (p.has_config && check_optimizer_config(drv, p.config, p.id))
         return -1;
-    }
-    *stream = NULL;
-    *stream_words = 0;
-    uint32_t i = 1;
-    while (i < n) {
-        uint32_t w = word_at(data + 4 * i);
-        switch (w & 0xFFu) {
-        case ACTION_OPTIMIZER_CONFIG:
-            if (n - i < 3) {
-                log_err(drv, ETHOSU_TEXT("payload: OPTIMIZER_CONFIG truncated at word"), i);
-                return -1;
-            }
-            if (check_optimizer_config(drv, word_at(data + 4 * (i + 1)), word_at(data + 4 * (i + 2))))
-                return -1;
-            i += 3;
-            break;
-        case ACTION_COMMAND_STREAM: {
-            uint32_t len = ((w >> 8) & 0xFFu) << 16 | (w >> 16);
-            if (*stream) {
-                log_err(drv, ETHOSU_TEXT("payload: more than one COMMAND_STREAM, at word"), i);
-                return -1;
-            }
-            if (len == 0) {
-                log_err(drv, ETHOSU_TEXT("payload: empty COMMAND_STREAM at word"), i);
-                return -1;
-            }
-            if (len > n - i - 1) {
-                log_err(drv, ETHOSU_TEXT("payload: command stream runs past the end of the payload (words)"), len);
-                return -1;
-            }
-            *stream = data + 4 * (i + 1);
-            *stream_words = len;
-            if ((uintptr_t)*stream & 15u) {
-                log_err(drv, ETHOSU_TEXT("payload: command stream not 16-byte aligned, at word"), i + 1);
-                return -1;
-            }
-            i += 1 + len;
-            break;
-        }
-        case ACTION_NOP:
-            i++;
-            break;
-        case ACTION_RESERVED:
-        case ACTION_READ_APB:
-        case ACTION_DUMP_SHRAM:
-        default:
-            log_err(drv, ETHOSU_TEXT("payload: unsupported driver action"), w);
-            return -1;
-        }
-    }
-    if (!*stream) {
-        log_err(drv, ETHOSU_TEXT("payload: no COMMAND_STREAM"), 0);
+    *stream = data + p.stream_offset;
+    *stream_words = (uint32_t)p.stream_words;
+    if ((uintptr_t)*stream & (EU_COP1_ALIGN - 1)) {
+        log_err(drv, ETHOSU_TEXT("payload: command stream not 16-byte aligned, at word"), p.stream_offset / 4);
         return -1;
     }
     return 0;
@@ -612,35 +581,36 @@ static int check_stream_regions(struct ethosu_driver *drv, const uint8_t *stream
     bool ifm2_scalar = false;
     for (uint32_t i = 0; i < words;) {
         uint32_t w = word_at(stream + 4 * i);
-        uint32_t code = w & 0xFFFFu, param = w >> 16;
-        if ((code & 0xC000u) == 0x4000u) {      /* cmd1: one payload word, no region */
+        uint16_t code = eu_word_code(w), param = eu_word_param(w);
+        if (eu_code_is_cmd1(code)) {      /* one payload word, no region */
             i += 2;
             continue;
         }
         i++;
         int used[4] = {-1, -1, -1, -1};
         switch (code) {
-        case 0x10F: ifm = (int)(param & 7); break;
-        case 0x11F: ofm = (int)(param & 7); break;
-        case 0x18F: ifm2 = (int)(param & 7); break;
-        case 0x128: weight = (int)(param & 7); break;
-        case 0x129: scale = (int)(param & 7); break;
-        case 0x130: dma_src = (int)param; break;
-        case 0x131: dma_dst = (int)param; break;
-        case 0x180: ifm2_scalar = (param >> 7) & 1; break;
-        case 0x002:   /* NPU_OP_CONV */
-        case 0x003:   /* NPU_OP_DEPTHWISE */
+        case EU_SET_IFM_REGION: ifm = (int)eu_param_region(param); break;
+        case EU_SET_OFM_REGION: ofm = (int)eu_param_region(param); break;
+        case EU_SET_IFM2_REGION: ifm2 = (int)eu_param_region(param); break;
+        case EU_SET_WEIGHT_REGION: weight = (int)eu_param_region(param); break;
+        case EU_SET_SCALE_REGION: scale = (int)eu_param_region(param); break;
+        /* DMA: SHRAM (internal) or a region */
+        case EU_SET_DMA0_SRC_REGION: dma_src = eu_param_dma_internal(param) ? -1 : (int)eu_param_region(param); break;
+        case EU_SET_DMA0_DST_REGION: dma_dst = eu_param_dma_internal(param) ? -1 : (int)eu_param_region(param); break;
+        case EU_SET_IFM2_BROADCAST: ifm2_scalar = eu_param_bcast_scalar(param); break;
+        case EU_OP_CONV:
+        case EU_OP_DEPTHWISE:
             used[0] = ifm; used[1] = ofm; used[2] = weight; used[3] = scale;
             break;
-        case 0x005:   /* NPU_OP_POOL */
+        case EU_OP_POOL:
             used[0] = ifm; used[1] = ofm;
             break;
-        case 0x006:   /* NPU_OP_ELEMENTWISE */
+        case EU_OP_ELEMENTWISE:
             used[0] = ifm; used[1] = ofm; used[2] = ifm2_scalar ? -1 : ifm2;
             break;
-        case 0x010:   /* NPU_OP_DMA_START: bit 8 = SHRAM, else a region */
-            used[0] = dma_src >= 0 && !(dma_src & 0x100) ? (dma_src & 7) : -1;
-            used[1] = dma_dst >= 0 && !(dma_dst & 0x100) ? (dma_dst & 7) : -1;
+        case EU_OP_DMA_START:
+            used[0] = dma_src;
+            used[1] = dma_dst;
             break;
         default:
             break;
@@ -695,12 +665,12 @@ static int check_base_pointers(struct ethosu_driver *drv, uint64_t *base_addr,
             bus[i] = 0;
             continue;
         }
-        if (base_addr[i] & 15u) {
+        if (base_addr[i] & (EU_COP1_ALIGN - 1)) {
             log_err(drv, ETHOSU_TEXT("base pointers: not 16-byte aligned (index)"), (uint64_t)i);
             return -1;
         }
         bus[i] = ethosu_address_remap(base_addr[i], i);
-        if (bus[i] > bus_max || (bus[i] & 15u)) {
+        if (bus[i] > bus_max || (bus[i] & (EU_COP1_ALIGN - 1))) {
             log_err(drv, ETHOSU_TEXT("base pointers: address not usable on the NPU's bus (index)"), (uint64_t)i);
             return -1;
         }
@@ -727,13 +697,11 @@ void __attribute__((weak)) ethosu_irq_handler(struct ethosu_driver *drv)
 {
     if (!drv)
         return;
-    uint32_t status = rd(drv, ETHOSU_REG_STATUS);
-    wr(drv, ETHOSU_REG_CMD, (rd(drv, ETHOSU_REG_CMD) & ETHOSU_CMD_Q_MASK) | ETHOSU_CMD_CLEAR_IRQ);
-    if (!(status & ETHOSU_STATUS_IRQ_RAISED))
+    uint32_t status = rd(drv, EU_REG_STATUS);
+    wr(drv, EU_REG_CMD, (rd(drv, EU_REG_CMD) & EU_CMD_Q_MASK) | EU_CMD_CLEAR_IRQ);
+    if (!(status & EU_STATUS_IRQ_RAISED))
         return;   /* spurious */
-    bool ok = !(status & (ETHOSU_STATUS_BUS_STATUS | ETHOSU_STATUS_CMD_PARSE_ERROR |
-                          ETHOSU_STATUS_WD_FAULT | ETHOSU_STATUS_ECC_FAULT)) &&
-              (status & ETHOSU_STATUS_CMD_END_REACHED);
+    bool ok = !(status & EU_STATUS_ERRORS) && (status & EU_STATUS_CMD_END_REACHED);
     /* a job that already timed out (or none) is left alone */
     if (!claim_job(drv))
         return;
@@ -756,13 +724,14 @@ int ethosu_invoke_async(struct ethosu_driver *drv, const void *custom_data_ptr,
     const uint8_t *stream;
     uint32_t stream_words;
     uint64_t bus[MAX_BASE_ADDR];
-    uint64_t bus_max = is_u65(drv) ? 0xFFFFFFFFFFull : 0xFFFFFFFFull;
+    /* U65: 40-bit addresses, U55: 32-bit */
+    uint64_t bus_max = is_u65(drv) ? (uint64_t)EU_ADDR_HI_MASK << 32 | 0xFFFFFFFFu : 0xFFFFFFFFu;
     if (parse_payload(drv, custom_data_ptr, custom_data_size, &stream, &stream_words) ||
         check_base_pointers(drv, base_addr, base_addr_size, num_base_addr, bus_max, bus) ||
         check_stream_regions(drv, stream, stream_words, base_addr, num_base_addr))
         return -1;
     uint64_t qbase = ethosu_address_remap((uint64_t)(uintptr_t)stream, -1);
-    if (qbase > bus_max || (qbase & 15u)) {
+    if (qbase > bus_max || (qbase & (EU_COP1_ALIGN - 1))) {
         log_err(drv, ETHOSU_TEXT("invoke: command stream address not usable on the NPU's bus"), qbase);
         return -1;
     }
@@ -784,16 +753,16 @@ int ethosu_invoke_async(struct ethosu_driver *drv, const void *custom_data_ptr,
     ethosu_inference_begin(drv, user_arg);
 
     bool u65 = bus_max > 0xFFFFFFFFull;
-    wr(drv, ETHOSU_REG_QBASE, (uint32_t)qbase);
+    wr(drv, EU_REG_QBASE, (uint32_t)qbase);
     if (u65)
-        wr(drv, ETHOSU_REG_QBASE_HI, (uint32_t)(qbase >> 32));
-    wr(drv, ETHOSU_REG_QSIZE, stream_words * 4u);
+        wr(drv, EU_REG_QBASE_HI, (uint32_t)(qbase >> 32));
+    wr(drv, EU_REG_QSIZE, stream_words * 4u);
     for (int i = 0; i < num_base_addr; i++) {
-        wr(drv, ETHOSU_REG_BASEP0 + 8u * (uint32_t)i, (uint32_t)bus[i]);
+        wr(drv, EU_REG_BASEP_LO(i), (uint32_t)bus[i]);
         if (u65)
-            wr(drv, ETHOSU_REG_BASEP0 + 8u * (uint32_t)i + 4u, (uint32_t)(bus[i] >> 32));
+            wr(drv, EU_REG_BASEP_HI(i), (uint32_t)(bus[i] >> 32));
     }
-    wr(drv, ETHOSU_REG_CMD, (rd(drv, ETHOSU_REG_CMD) & ETHOSU_CMD_Q_MASK) | ETHOSU_CMD_START);
+    wr(drv, EU_REG_CMD, (rd(drv, EU_REG_CMD) & EU_CMD_Q_MASK) | EU_CMD_START);
     return 0;
 }
 
@@ -807,7 +776,7 @@ static int finish_job(struct ethosu_driver *drv, bool block, uint64_t timeout)
     if (ethosu_semaphore_take(drv->semaphore, timeout) < 0) {
         if (claim_job(drv)) {
             set_job_result(drv, ETHOSU_JOB_RESULT_TIMEOUT);
-            log_err(drv, ETHOSU_TEXT("inference timed out; NPU QREAD"), rd(drv, ETHOSU_REG_QREAD));
+            log_err(drv, ETHOSU_TEXT("inference timed out; NPU QREAD"), rd(drv, EU_REG_QREAD));
         } else {
             /* the IRQ handler finished the job meanwhile: its give comes */
             (void)ethosu_semaphore_take(drv->semaphore, ETHOSU_SEMAPHORE_WAIT_FOREVER);
@@ -820,7 +789,7 @@ static int finish_job(struct ethosu_driver *drv, bool block, uint64_t timeout)
     enum ethosu_job_result result = job_result(drv);
     if (result != ETHOSU_JOB_RESULT_OK) {
         if (result == ETHOSU_JOB_RESULT_ERROR)
-            log_err(drv, ETHOSU_TEXT("NPU stopped with an error; STATUS"), rd(drv, ETHOSU_REG_STATUS));
+            log_err(drv, ETHOSU_TEXT("NPU stopped with an error; STATUS"), rd(drv, EU_REG_STATUS));
         (void)ethosu_soft_reset(drv);
         rc = -1;
     }

@@ -346,8 +346,9 @@ int emit_npurt(const cc_model *m, const char *name, uint8_t **blob, size_t *size
     bool any_hw = false;
     for (uint32_t i = 0; i < b.n_epochs; i++) any_hw |= ep[i].kind == NPURT_EPOCH_HW;
     if (any_hw) {
-        h.npu_config = sim_variant_config_word(m->opt.sys.variant);
-        h.npu_id = 0x10060000u;
+        const eu_variant_info *vi = eu_variant_get(m->opt.sys.variant);
+        h.npu_config = vi->config;
+        h.npu_id = vi->id;
     }
     h.flags = b.flags;
     h.name_off = model_name;

@@ -8,7 +8,9 @@
  *     (sim_state_apply) that an executor snapshots at each NPU_OP_*;
  *   - the MLW weight stream (sim_mlw_decode), the weight traversal order
  *     (sim_weight_traverse) and the scale/bias stream (sim_scale_parse).
- * Facts: /work/shared/docs/ethos-u.md sections 2, 3, 6, 7, 9.1. See docs/sim.md.
+ * Facts: docs/ethos-u.md sections 2, 3, 6, 7, 9.1; the encodings themselves
+ * (registers, commands and their fields, variants, COP1) come from src/ethosu.
+ * See docs/sim.md.
  * Library code: never prints or exits; errors come back in npuc_err. */
 #ifndef NPUC_SIM_H
 #define NPUC_SIM_H
@@ -17,29 +19,39 @@
 #include <stdint.h>
 #include <stdbool.h>
 
+#include "ethosu/eu_cmd.h"
+#include "ethosu/eu_cop1.h"
+#include "ethosu/eu_regs.h"
+#include "ethosu/eu_variant.h"
 #include "util/util.h"
 #include "graph/graph.h"
 #include "interp/interp.h"
 
 /* ---------------------------------------------------------------- variants */
 
-typedef enum sim_variant {
-    SIM_U55_32, SIM_U55_64, SIM_U55_128, SIM_U55_256, SIM_U65_256, SIM_U65_512
-} sim_variant;
+/* Transitional: removed by the integrator's rename. The variants are
+ * eu_variant (src/ethosu/eu_variant.h); these names keep the callers that
+ * still say sim_variant / SIM_U55_32 / sim_variant_name building. */
+typedef eu_variant sim_variant;
+#define SIM_U55_32 EU_U55_32
+#define SIM_U55_64 EU_U55_64
+#define SIM_U55_128 EU_U55_128
+#define SIM_U55_256 EU_U55_256
+#define SIM_U65_256 EU_U65_256
+#define SIM_U65_512 EU_U65_512
+#define sim_variant_name eu_variant_name
+#define sim_variant_is_u65 eu_variant_is_u65
+#define sim_variant_shram_banks eu_variant_shram_banks
+#define sim_variant_ofm_ublock_depth eu_variant_ofm_ublock_depth
+#define sim_variant_config_word eu_variant_config_word
 
-const char *sim_variant_name(sim_variant v);          /* "U55-128", ... */
-bool sim_variant_is_u65(sim_variant v);
-unsigned sim_variant_shram_banks(sim_variant v);      /* 1 KiB banks per core */
-unsigned sim_variant_ofm_ublock_depth(sim_variant v); /* 4 on U55-32, else 8 */
-/* The CONFIG word Vela writes into COP1 for this variant (ethos-u.md 1.3). */
-uint32_t sim_variant_config_word(sim_variant v);
-/* Variant from a COP1 CONFIG word (product bit 28, macs_per_cc [3:0]). */
+/* Variant from a COP1 CONFIG word (eu_variant_from_config) with an error
+ * that names the word. */
 int sim_variant_from_config(uint32_t config, sim_variant *out, npuc_err *err);
 
 /* ---------------------------------------------------------- COP1 payload */
 
-#define SIM_COP1_MAGIC 0x31504F43u /* 'C','O','P','1' */
-
+/* The payload as the simulator sees it (parsed by eu_cop1_parse). */
 typedef struct sim_cop1 {
     bool has_config;          /* OPTIMIZER_CONFIG present */
     unsigned config_rel, config_patch;
@@ -51,74 +63,136 @@ typedef struct sim_cop1 {
     size_t stream_offset;     /* byte offset of the stream in the payload */
 } sim_cop1;
 
-/* Parses the driver payload. Accepts exactly one COMMAND_STREAM (what Vela
- * emits); rejects bad magic, unknown / unsupported driver actions, an
- * OPTIMIZER_CONFIG version other than rel 0, truncation and a stream length
- * that runs past the payload. Errors name the payload byte offset. */
+/* Parses the driver payload (eu_cop1_parse). Accepts exactly one
+ * COMMAND_STREAM (what Vela emits); rejects bad magic, unknown /
+ * unsupported driver actions, an OPTIMIZER_CONFIG version other than rel 0,
+ * truncation and a stream length that runs past the payload. Errors name
+ * the payload byte offset. */
 int sim_cop1_parse(const uint8_t *data, size_t size, sim_cop1 *out, npuc_err *err);
 
 /* ------------------------------------------------------- command stream */
 
-/* Command codes: the low 16 bits of a command's first word, i.e. opcode
- * [9:0] plus the control bits (0x4000 = cmd1, two words). */
-enum {
-    /* cmd0 operations */
-    SIM_OP_STOP = 0x000, SIM_OP_IRQ = 0x001, SIM_OP_CONV = 0x002,
-    SIM_OP_DEPTHWISE = 0x003, SIM_OP_POOL = 0x005, SIM_OP_ELEMENTWISE = 0x006,
-    SIM_OP_DMA_START = 0x010, SIM_OP_DMA_WAIT = 0x011, SIM_OP_KERNEL_WAIT = 0x012,
-    SIM_OP_PMU_MASK = 0x013,
-    /* cmd0 register settings (param = value) */
-    SIM_IFM_PAD_TOP = 0x100, SIM_IFM_PAD_LEFT = 0x101, SIM_IFM_PAD_RIGHT = 0x102,
-    SIM_IFM_PAD_BOTTOM = 0x103, SIM_IFM_DEPTH_M1 = 0x104, SIM_IFM_PRECISION = 0x105,
-    SIM_IFM_UPSCALE = 0x107, SIM_IFM_ZERO_POINT = 0x109, SIM_IFM_WIDTH0_M1 = 0x10A,
-    SIM_IFM_HEIGHT0_M1 = 0x10B, SIM_IFM_HEIGHT1_M1 = 0x10C, SIM_IFM_IB_END = 0x10D,
-    SIM_IFM_REGION = 0x10F, SIM_OFM_WIDTH_M1 = 0x111, SIM_OFM_HEIGHT_M1 = 0x112,
-    SIM_OFM_DEPTH_M1 = 0x113, SIM_OFM_PRECISION = 0x114, SIM_OFM_BLK_WIDTH_M1 = 0x115,
-    SIM_OFM_BLK_HEIGHT_M1 = 0x116, SIM_OFM_BLK_DEPTH_M1 = 0x117,
-    SIM_OFM_ZERO_POINT = 0x118, SIM_OFM_WIDTH0_M1 = 0x11A, SIM_OFM_HEIGHT0_M1 = 0x11B,
-    SIM_OFM_HEIGHT1_M1 = 0x11C, SIM_OFM_REGION = 0x11F, SIM_KERNEL_WIDTH_M1 = 0x120,
-    SIM_KERNEL_HEIGHT_M1 = 0x121, SIM_KERNEL_STRIDE = 0x122, SIM_PARALLEL_MODE = 0x123,
-    SIM_ACC_FORMAT = 0x124, SIM_ACTIVATION = 0x125, SIM_ACTIVATION_MIN = 0x126,
-    SIM_ACTIVATION_MAX = 0x127, SIM_WEIGHT_REGION = 0x128, SIM_SCALE_REGION = 0x129,
-    SIM_AB_START = 0x12D, SIM_BLOCKDEP = 0x12F, SIM_DMA0_SRC_REGION = 0x130,
-    SIM_DMA0_DST_REGION = 0x131, SIM_DMA0_SIZE0 = 0x132, SIM_DMA0_SIZE1 = 0x133,
-    SIM_IFM2_BROADCAST = 0x180, SIM_IFM2_SCALAR = 0x181, SIM_IFM2_PRECISION = 0x185,
-    SIM_IFM2_ZERO_POINT = 0x189, SIM_IFM2_WIDTH0_M1 = 0x18A, SIM_IFM2_HEIGHT0_M1 = 0x18B,
-    SIM_IFM2_HEIGHT1_M1 = 0x18C, SIM_IFM2_IB_START = 0x18D, SIM_IFM2_REGION = 0x18F,
-    /* cmd1 register settings (payload = value) */
-    SIM_IFM_BASE0 = 0x4000, SIM_IFM_BASE1 = 0x4001, SIM_IFM_BASE2 = 0x4002,
-    SIM_IFM_BASE3 = 0x4003, SIM_IFM_STRIDE_X = 0x4004, SIM_IFM_STRIDE_Y = 0x4005,
-    SIM_IFM_STRIDE_C = 0x4006, SIM_OFM_BASE0 = 0x4010, SIM_OFM_BASE1 = 0x4011,
-    SIM_OFM_BASE2 = 0x4012, SIM_OFM_BASE3 = 0x4013, SIM_OFM_STRIDE_X = 0x4014,
-    SIM_OFM_STRIDE_Y = 0x4015, SIM_OFM_STRIDE_C = 0x4016, SIM_WEIGHT_BASE = 0x4020,
-    SIM_WEIGHT_LENGTH = 0x4021, SIM_SCALE_BASE = 0x4022, SIM_SCALE_LENGTH = 0x4023,
-    SIM_OFM_SCALE = 0x4024, SIM_OPA_SCALE = 0x4025, SIM_OPB_SCALE = 0x4026,
-    SIM_DMA0_SRC = 0x4030, SIM_DMA0_DST = 0x4031, SIM_DMA0_LEN = 0x4032,
-    SIM_DMA0_SKIP0 = 0x4033, SIM_DMA0_SKIP1 = 0x4034, SIM_IFM2_BASE0 = 0x4080,
-    SIM_IFM2_BASE1 = 0x4081, SIM_IFM2_BASE2 = 0x4082, SIM_IFM2_BASE3 = 0x4083,
-    SIM_IFM2_STRIDE_X = 0x4084, SIM_IFM2_STRIDE_Y = 0x4085, SIM_IFM2_STRIDE_C = 0x4086,
-    SIM_WEIGHT1_BASE = 0x4090, SIM_WEIGHT1_LENGTH = 0x4091, SIM_SCALE1_BASE = 0x4092,
-    SIM_SCALE1_LENGTH = 0x4093, SIM_USER_DEFINED0 = 0x40A0 /* ..0x40A7 */
-};
+/* Transitional: removed by the integrator's rename. Command codes are
+ * EU_OP_* / EU_SET_* (src/ethosu/eu_cmd.h); these names keep the callers
+ * that still say SIM_OP_CONV / SIM_IFM_REGION building. */
+#define SIM_OP_STOP EU_OP_STOP
+#define SIM_OP_IRQ EU_OP_IRQ
+#define SIM_OP_CONV EU_OP_CONV
+#define SIM_OP_DEPTHWISE EU_OP_DEPTHWISE
+#define SIM_OP_POOL EU_OP_POOL
+#define SIM_OP_ELEMENTWISE EU_OP_ELEMENTWISE
+#define SIM_OP_DMA_START EU_OP_DMA_START
+#define SIM_OP_DMA_WAIT EU_OP_DMA_WAIT
+#define SIM_OP_KERNEL_WAIT EU_OP_KERNEL_WAIT
+#define SIM_OP_PMU_MASK EU_OP_PMU_MASK
+#define SIM_IFM_PAD_TOP EU_SET_IFM_PAD_TOP
+#define SIM_IFM_PAD_LEFT EU_SET_IFM_PAD_LEFT
+#define SIM_IFM_PAD_RIGHT EU_SET_IFM_PAD_RIGHT
+#define SIM_IFM_PAD_BOTTOM EU_SET_IFM_PAD_BOTTOM
+#define SIM_IFM_DEPTH_M1 EU_SET_IFM_DEPTH_M1
+#define SIM_IFM_PRECISION EU_SET_IFM_PRECISION
+#define SIM_IFM_UPSCALE EU_SET_IFM_UPSCALE
+#define SIM_IFM_ZERO_POINT EU_SET_IFM_ZERO_POINT
+#define SIM_IFM_WIDTH0_M1 EU_SET_IFM_WIDTH0_M1
+#define SIM_IFM_HEIGHT0_M1 EU_SET_IFM_HEIGHT0_M1
+#define SIM_IFM_HEIGHT1_M1 EU_SET_IFM_HEIGHT1_M1
+#define SIM_IFM_IB_END EU_SET_IFM_IB_END
+#define SIM_IFM_REGION EU_SET_IFM_REGION
+#define SIM_OFM_WIDTH_M1 EU_SET_OFM_WIDTH_M1
+#define SIM_OFM_HEIGHT_M1 EU_SET_OFM_HEIGHT_M1
+#define SIM_OFM_DEPTH_M1 EU_SET_OFM_DEPTH_M1
+#define SIM_OFM_PRECISION EU_SET_OFM_PRECISION
+#define SIM_OFM_BLK_WIDTH_M1 EU_SET_OFM_BLK_WIDTH_M1
+#define SIM_OFM_BLK_HEIGHT_M1 EU_SET_OFM_BLK_HEIGHT_M1
+#define SIM_OFM_BLK_DEPTH_M1 EU_SET_OFM_BLK_DEPTH_M1
+#define SIM_OFM_ZERO_POINT EU_SET_OFM_ZERO_POINT
+#define SIM_OFM_WIDTH0_M1 EU_SET_OFM_WIDTH0_M1
+#define SIM_OFM_HEIGHT0_M1 EU_SET_OFM_HEIGHT0_M1
+#define SIM_OFM_HEIGHT1_M1 EU_SET_OFM_HEIGHT1_M1
+#define SIM_OFM_REGION EU_SET_OFM_REGION
+#define SIM_KERNEL_WIDTH_M1 EU_SET_KERNEL_WIDTH_M1
+#define SIM_KERNEL_HEIGHT_M1 EU_SET_KERNEL_HEIGHT_M1
+#define SIM_KERNEL_STRIDE EU_SET_KERNEL_STRIDE
+#define SIM_PARALLEL_MODE EU_SET_PARALLEL_MODE
+#define SIM_ACC_FORMAT EU_SET_ACC_FORMAT
+#define SIM_ACTIVATION EU_SET_ACTIVATION
+#define SIM_ACTIVATION_MIN EU_SET_ACTIVATION_MIN
+#define SIM_ACTIVATION_MAX EU_SET_ACTIVATION_MAX
+#define SIM_WEIGHT_REGION EU_SET_WEIGHT_REGION
+#define SIM_SCALE_REGION EU_SET_SCALE_REGION
+#define SIM_AB_START EU_SET_AB_START
+#define SIM_BLOCKDEP EU_SET_BLOCKDEP
+#define SIM_DMA0_SRC_REGION EU_SET_DMA0_SRC_REGION
+#define SIM_DMA0_DST_REGION EU_SET_DMA0_DST_REGION
+#define SIM_DMA0_SIZE0 EU_SET_DMA0_SIZE0
+#define SIM_DMA0_SIZE1 EU_SET_DMA0_SIZE1
+#define SIM_IFM2_BROADCAST EU_SET_IFM2_BROADCAST
+#define SIM_IFM2_SCALAR EU_SET_IFM2_SCALAR
+#define SIM_IFM2_PRECISION EU_SET_IFM2_PRECISION
+#define SIM_IFM2_ZERO_POINT EU_SET_IFM2_ZERO_POINT
+#define SIM_IFM2_WIDTH0_M1 EU_SET_IFM2_WIDTH0_M1
+#define SIM_IFM2_HEIGHT0_M1 EU_SET_IFM2_HEIGHT0_M1
+#define SIM_IFM2_HEIGHT1_M1 EU_SET_IFM2_HEIGHT1_M1
+#define SIM_IFM2_IB_START EU_SET_IFM2_IB_START
+#define SIM_IFM2_REGION EU_SET_IFM2_REGION
+#define SIM_IFM_BASE0 EU_SET_IFM_BASE0
+#define SIM_IFM_BASE1 EU_SET_IFM_BASE1
+#define SIM_IFM_BASE2 EU_SET_IFM_BASE2
+#define SIM_IFM_BASE3 EU_SET_IFM_BASE3
+#define SIM_IFM_STRIDE_X EU_SET_IFM_STRIDE_X
+#define SIM_IFM_STRIDE_Y EU_SET_IFM_STRIDE_Y
+#define SIM_IFM_STRIDE_C EU_SET_IFM_STRIDE_C
+#define SIM_OFM_BASE0 EU_SET_OFM_BASE0
+#define SIM_OFM_BASE1 EU_SET_OFM_BASE1
+#define SIM_OFM_BASE2 EU_SET_OFM_BASE2
+#define SIM_OFM_BASE3 EU_SET_OFM_BASE3
+#define SIM_OFM_STRIDE_X EU_SET_OFM_STRIDE_X
+#define SIM_OFM_STRIDE_Y EU_SET_OFM_STRIDE_Y
+#define SIM_OFM_STRIDE_C EU_SET_OFM_STRIDE_C
+#define SIM_WEIGHT_BASE EU_SET_WEIGHT_BASE
+#define SIM_WEIGHT_LENGTH EU_SET_WEIGHT_LENGTH
+#define SIM_SCALE_BASE EU_SET_SCALE_BASE
+#define SIM_SCALE_LENGTH EU_SET_SCALE_LENGTH
+#define SIM_OFM_SCALE EU_SET_OFM_SCALE
+#define SIM_OPA_SCALE EU_SET_OPA_SCALE
+#define SIM_OPB_SCALE EU_SET_OPB_SCALE
+#define SIM_DMA0_SRC EU_SET_DMA0_SRC
+#define SIM_DMA0_DST EU_SET_DMA0_DST
+#define SIM_DMA0_LEN EU_SET_DMA0_LEN
+#define SIM_DMA0_SKIP0 EU_SET_DMA0_SKIP0
+#define SIM_DMA0_SKIP1 EU_SET_DMA0_SKIP1
+#define SIM_IFM2_BASE0 EU_SET_IFM2_BASE0
+#define SIM_IFM2_BASE1 EU_SET_IFM2_BASE1
+#define SIM_IFM2_BASE2 EU_SET_IFM2_BASE2
+#define SIM_IFM2_BASE3 EU_SET_IFM2_BASE3
+#define SIM_IFM2_STRIDE_X EU_SET_IFM2_STRIDE_X
+#define SIM_IFM2_STRIDE_Y EU_SET_IFM2_STRIDE_Y
+#define SIM_IFM2_STRIDE_C EU_SET_IFM2_STRIDE_C
+#define SIM_WEIGHT1_BASE EU_SET_WEIGHT1_BASE
+#define SIM_WEIGHT1_LENGTH EU_SET_WEIGHT1_LENGTH
+#define SIM_SCALE1_BASE EU_SET_SCALE1_BASE
+#define SIM_SCALE1_LENGTH EU_SET_SCALE1_LENGTH
+#define SIM_USER_DEFINED0 EU_SET_USER_DEFINED0
+#define SIM_COP1_MAGIC EU_COP1_MAGIC
+#define sim_cmd_name eu_cmd_name
+#define sim_cmd_is_kernel_op eu_cmd_is_kernel_op
 
 typedef struct sim_cmd {
     size_t offset;        /* byte offset of the command in the stream */
     uint32_t word0;       /* first word as read */
     uint32_t payload;     /* second word (cmd1 only, else 0) */
     bool is_cmd1;         /* two-word command */
-    uint16_t code;        /* word0 & 0xFFFF: one of the SIM_* codes above */
+    uint16_t code;        /* word0 & 0xFFFF: one of the EU_OP_* / EU_SET_* codes */
     uint16_t opcode;      /* word0 & 0x3FF */
     uint16_t param;       /* word0 >> 16 */
     const char *name;     /* "NPU_SET_IFM_BASE0", "NPU_OP_CONV", ... */
+    const eu_cmd_info *info;  /* its row in the command table */
+    uint64_t operand;     /* param (cmd0) or param << 32 | payload (cmd1) */
 } sim_cmd;
 
-/* Name of a command code, or NULL if unknown. */
-const char *sim_cmd_name(uint16_t code);
-/* True for NPU_OP_CONV/DEPTHWISE/POOL/ELEMENTWISE. */
-bool sim_cmd_is_kernel_op(uint16_t code);
-
 /* Decodes and checks the command at byte `offset` of a stream of `size`
- * bytes (little-endian words; size and offset multiples of 4). On success
+ * bytes (little-endian words; size and offset multiples of 4) against the
+ * command table (every field of the command, for the variant). On success
  * fills *cmd and returns 0; the next command is at offset + 4 or + 8.
  * Errors (NPUC_E_FORMAT) read "command stream byte 0x0148: NAME: why". */
 int sim_cmd_decode(const uint8_t *stream, size_t size, size_t offset,
@@ -129,7 +203,8 @@ int sim_cmd_decode(const uint8_t *stream, size_t size, size_t offset,
 int sim_stream_decode(const uint8_t *stream, size_t size, sim_variant variant,
                       sim_cmd **cmds, size_t *n_cmds, npuc_err *err);
 
-/* One human-readable line (no newline) for a command, e.g.
+/* One human-readable line (no newline) for a command, its fields shown as
+ * the command table labels and names them, e.g.
  *   0x0028  00004000 00000000  cmd1 NPU_SET_IFM_BASE0           0x00000000 (0)
  *   0x0074  00010105           cmd0 NPU_SET_IFM_PRECISION       s8 NHWC scale_mode=0 round=TFL
  * Returns the length snprintf would write. */
@@ -366,39 +441,59 @@ uint64_t sim_perf_estimate(sim_variant v, const sim_system *sys,
 
 /* ------------------------------------------------ the NPU device (MMIO) */
 
-/* Register offsets (ethos-u.md 9.4). */
-enum {
-    SIM_REG_ID = 0x000, SIM_REG_STATUS = 0x004, SIM_REG_CMD = 0x008, SIM_REG_RESET = 0x00C,
-    SIM_REG_QBASE = 0x010, SIM_REG_QBASE_HI = 0x014, SIM_REG_QREAD = 0x018,
-    SIM_REG_QCONFIG = 0x01C, SIM_REG_QSIZE = 0x020, SIM_REG_PROT = 0x024,
-    SIM_REG_CONFIG = 0x028, SIM_REG_LOCK = 0x02C, SIM_REG_REGIONCFG = 0x03C,
-    SIM_REG_AXI_LIMIT0 = 0x040, /* ..3 at 0x04C */
-    SIM_REG_BASEP0 = 0x080,     /* BASEPn lo at 0x080 + 8n, hi at +4 */
-    SIM_REG_PMCR = 0x180, SIM_REG_PMCNTENSET = 0x184, SIM_REG_PMCNTENCLR = 0x188,
-    SIM_REG_PMOVSSET = 0x18C, SIM_REG_PMOVSCLR = 0x190, SIM_REG_PMINTSET = 0x194,
-    SIM_REG_PMINTCLR = 0x198, SIM_REG_PMCCNTR_LO = 0x1A0, SIM_REG_PMCCNTR_HI = 0x1A4,
-    SIM_REG_PMCCNTR_CFG = 0x1A8, SIM_REG_PMCAXI_CHAN = 0x1AC,
-    SIM_REG_PMEVCNTR0 = 0x300,  /* ..3, +4 each */
-    SIM_REG_PMEVTYPER0 = 0x380, /* ..3 */
-    SIM_REG_SIZE = 0x1000
-};
-
-/* STATUS bits. */
-enum {
-    SIM_STATUS_STATE = 1u << 0, SIM_STATUS_IRQ_RAISED = 1u << 1,
-    SIM_STATUS_BUS_STATUS = 1u << 2, SIM_STATUS_RESET = 1u << 3,
-    SIM_STATUS_CMD_PARSE_ERROR = 1u << 4, SIM_STATUS_CMD_END_REACHED = 1u << 5,
-    SIM_STATUS_PMU_IRQ = 1u << 6, SIM_STATUS_WD_FAULT = 1u << 7, SIM_STATUS_ECC_FAULT = 1u << 8
-};
-
-/* PMU event numbers the model counts (others read 0). */
-enum {
-    SIM_PMU_CYCLE = 17, SIM_PMU_NPU_IDLE = 32, SIM_PMU_NPU_ACTIVE = 35,
-    SIM_PMU_MAC_ACTIVE = 48, SIM_PMU_MAC_ACTIVE_8BIT = 49, SIM_PMU_MAC_ACTIVE_16BIT = 50,
-    SIM_PMU_AO_ACTIVE = 64, SIM_PMU_WD_ACTIVE = 80,
-    SIM_PMU_AXI0_RD_BEAT = 130, SIM_PMU_AXI0_WR_BEAT = 135,
-    SIM_PMU_AXI1_RD_BEAT = 386, SIM_PMU_AXI1_WR_BEAT = 391
-};
+/* Transitional: removed by the integrator's rename. Register offsets and
+ * STATUS bits, PMU events are EU_REG_* / EU_STATUS_* / EU_PMU_EV_*
+ * (src/ethosu/eu_regs.h). */
+#define SIM_REG_ID EU_REG_ID
+#define SIM_REG_STATUS EU_REG_STATUS
+#define SIM_REG_CMD EU_REG_CMD
+#define SIM_REG_RESET EU_REG_RESET
+#define SIM_REG_QBASE EU_REG_QBASE
+#define SIM_REG_QBASE_HI EU_REG_QBASE_HI
+#define SIM_REG_QREAD EU_REG_QREAD
+#define SIM_REG_QCONFIG EU_REG_QCONFIG
+#define SIM_REG_QSIZE EU_REG_QSIZE
+#define SIM_REG_PROT EU_REG_PROT
+#define SIM_REG_CONFIG EU_REG_CONFIG
+#define SIM_REG_LOCK EU_REG_LOCK
+#define SIM_REG_REGIONCFG EU_REG_REGIONCFG
+#define SIM_REG_AXI_LIMIT0 EU_REG_AXI_LIMIT0
+#define SIM_REG_BASEP0 EU_REG_BASEP0
+#define SIM_REG_PMCR EU_REG_PMCR
+#define SIM_REG_PMCNTENSET EU_REG_PMCNTENSET
+#define SIM_REG_PMCNTENCLR EU_REG_PMCNTENCLR
+#define SIM_REG_PMOVSSET EU_REG_PMOVSSET
+#define SIM_REG_PMOVSCLR EU_REG_PMOVSCLR
+#define SIM_REG_PMINTSET EU_REG_PMINTSET
+#define SIM_REG_PMINTCLR EU_REG_PMINTCLR
+#define SIM_REG_PMCCNTR_LO EU_REG_PMCCNTR_LO
+#define SIM_REG_PMCCNTR_HI EU_REG_PMCCNTR_HI
+#define SIM_REG_PMCCNTR_CFG EU_REG_PMCCNTR_CFG
+#define SIM_REG_PMCAXI_CHAN EU_REG_PMCAXI_CHAN
+#define SIM_REG_PMEVCNTR0 EU_REG_PMEVCNTR0
+#define SIM_REG_PMEVTYPER0 EU_REG_PMEVTYPER0
+#define SIM_REG_SIZE EU_REG_SIZE
+#define SIM_PMU_CYCLE EU_PMU_EV_CYCLE
+#define SIM_PMU_NPU_IDLE EU_PMU_EV_NPU_IDLE
+#define SIM_PMU_NPU_ACTIVE EU_PMU_EV_NPU_ACTIVE
+#define SIM_PMU_MAC_ACTIVE EU_PMU_EV_MAC_ACTIVE
+#define SIM_PMU_MAC_ACTIVE_8BIT EU_PMU_EV_MAC_ACTIVE_8BIT
+#define SIM_PMU_MAC_ACTIVE_16BIT EU_PMU_EV_MAC_ACTIVE_16BIT
+#define SIM_PMU_AO_ACTIVE EU_PMU_EV_AO_ACTIVE
+#define SIM_PMU_WD_ACTIVE EU_PMU_EV_WD_ACTIVE
+#define SIM_PMU_AXI0_RD_BEAT EU_PMU_EV_AXI0_RD_DATA_BEAT_RECEIVED
+#define SIM_PMU_AXI0_WR_BEAT EU_PMU_EV_AXI0_WR_DATA_BEAT_WRITTEN
+#define SIM_PMU_AXI1_RD_BEAT EU_PMU_EV_AXI1_RD_DATA_BEAT_RECEIVED
+#define SIM_PMU_AXI1_WR_BEAT EU_PMU_EV_AXI1_WR_DATA_BEAT_WRITTEN
+#define SIM_STATUS_STATE EU_STATUS_STATE
+#define SIM_STATUS_IRQ_RAISED EU_STATUS_IRQ_RAISED
+#define SIM_STATUS_BUS_STATUS EU_STATUS_BUS_STATUS
+#define SIM_STATUS_RESET EU_STATUS_RESET
+#define SIM_STATUS_CMD_PARSE_ERROR EU_STATUS_CMD_PARSE_ERROR
+#define SIM_STATUS_CMD_END_REACHED EU_STATUS_CMD_END_REACHED
+#define SIM_STATUS_PMU_IRQ EU_STATUS_PMU_IRQ
+#define SIM_STATUS_WD_FAULT EU_STATUS_WD_FAULT
+#define SIM_STATUS_ECC_FAULT EU_STATUS_ECC_FAULT
 
 typedef struct sim_npu sim_npu;
 

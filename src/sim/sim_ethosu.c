@@ -56,15 +56,18 @@ int sim_run_ethosu_op(sim_npu *npu, const graph *g, const graph_op *op, void *co
     sim_variant nv = sim_npu_variant(npu);
     if (c.has_config) {
         /* the driver's check (ethos-u.md 9.2): product and MACs must match */
-        uint32_t hw = sim_variant_config_word(nv);
-        if ((c.config & 0xF) != (hw & 0xF) || (c.config >> 28) != (hw >> 28))
+        const eu_variant_info *hw = eu_variant_get(nv);
+        if (EU_CONFIG_MACS_LOG2(c.config) != EU_CONFIG_MACS_LOG2(hw->config) ||
+            EU_CONFIG_PRODUCT(c.config) != EU_CONFIG_PRODUCT(hw->config))
             return npuc_errf(err, NPUC_E_INVALID,
                              "ethos-u op: compiled for CONFIG 0x%08x, but the NPU is %s "
-                             "(CONFIG 0x%08x)", c.config, sim_variant_name(nv), hw);
-        if ((c.id >> 28) != 1 || ((c.id >> 20) & 0xFF) > 0)
+                             "(CONFIG 0x%08x)", c.config, hw->name, hw->config);
+        if (EU_ID_ARCH_MAJOR(c.id) != EU_ID_ARCH_MAJOR(hw->id) ||
+            EU_ID_ARCH_MINOR(c.id) > EU_ID_ARCH_MINOR(hw->id))
             return npuc_errf(err, NPUC_E_UNSUPPORTED,
-                             "ethos-u op: compiled for architecture %u.%u, the NPU is 1.0",
-                             c.id >> 28, (c.id >> 20) & 0xFF);
+                             "ethos-u op: compiled for architecture %u.%u, the NPU is %u.%u",
+                             (unsigned)EU_ID_ARCH_MAJOR(c.id), (unsigned)EU_ID_ARCH_MINOR(c.id),
+                             (unsigned)EU_ID_ARCH_MAJOR(hw->id), (unsigned)EU_ID_ARCH_MINOR(hw->id));
     }
     int n_io = op->n_in + op->n_out;
     const graph_tensor *scratch = &g->tensors[op->in[2]];
@@ -116,8 +119,8 @@ int sim_run_ethosu_op(sim_npu *npu, const graph *g, const graph_op *op, void *co
     if (arena)
         MAP(arena, arena_size, true, arena_bus);
     /* base_addr[k-1] = tensor k for k >= 1 (inputs), then the outputs */
-    uint64_t basep[8] = {0};
-    for (int k = 1; k < n_io && k <= 8; k++) {
+    uint64_t basep[EU_N_REGIONS] = {0};
+    for (int k = 1; k < n_io && k <= EU_N_REGIONS; k++) {
         int32_t ti = k < op->n_in ? op->in[k] : op->out[k - op->n_in];
         uint64_t b = 0;
         if (ti >= 0) {
@@ -143,19 +146,18 @@ int sim_run_ethosu_op(sim_npu *npu, const graph *g, const graph_op *op, void *co
     (void)scratch;
     /* program the NPU as the driver does */
     uint64_t q = payload_bus + c.stream_offset;
-    sim_npu_write(npu, SIM_REG_QBASE, (uint32_t)q);
-    sim_npu_write(npu, SIM_REG_QBASE_HI, (uint32_t)(q >> 32));
-    sim_npu_write(npu, SIM_REG_QSIZE, (uint32_t)c.stream_size);
-    for (int i = 0; i < 8; i++) {
-        sim_npu_write(npu, SIM_REG_BASEP0 + 8 * i, (uint32_t)basep[i]);
-        sim_npu_write(npu, SIM_REG_BASEP0 + 8 * i + 4, (uint32_t)(basep[i] >> 32));
+    sim_npu_write(npu, EU_REG_QBASE, (uint32_t)q);
+    sim_npu_write(npu, EU_REG_QBASE_HI, (uint32_t)(q >> 32));
+    sim_npu_write(npu, EU_REG_QSIZE, (uint32_t)c.stream_size);
+    for (int i = 0; i < EU_N_REGIONS; i++) {
+        sim_npu_write(npu, EU_REG_BASEP_LO(i), (uint32_t)basep[i]);
+        sim_npu_write(npu, EU_REG_BASEP_HI(i), (uint32_t)(basep[i] >> 32));
     }
-    uint32_t cmd = sim_npu_read(npu, SIM_REG_CMD);
-    sim_npu_write(npu, SIM_REG_CMD, (cmd & 0xC) | 1);
-    uint32_t st = sim_npu_read(npu, SIM_REG_STATUS);
-    sim_npu_write(npu, SIM_REG_CMD, (cmd & 0xC) | 2);   /* the IRQ handler's clear */
-    if (st & (SIM_STATUS_BUS_STATUS | SIM_STATUS_CMD_PARSE_ERROR | SIM_STATUS_WD_FAULT |
-              SIM_STATUS_ECC_FAULT) || !(st & SIM_STATUS_CMD_END_REACHED)) {
+    uint32_t cmd = sim_npu_read(npu, EU_REG_CMD) & EU_CMD_Q_MASK;
+    sim_npu_write(npu, EU_REG_CMD, cmd | EU_CMD_START);
+    uint32_t st = sim_npu_read(npu, EU_REG_STATUS);
+    sim_npu_write(npu, EU_REG_CMD, cmd | EU_CMD_CLEAR_IRQ);   /* the IRQ handler's clear */
+    if ((st & EU_STATUS_ERRORS) || !(st & EU_STATUS_CMD_END_REACHED)) {
         rc = npuc_errf(err, NPUC_E_RUNTIME, "NPU stopped with STATUS 0x%08x: %s", st,
                        sim_npu_error(npu));
         goto done;

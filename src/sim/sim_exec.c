@@ -159,7 +159,7 @@ static int fm_open(sim_ctx *c, const sim_fm *fm, uint32_t H, uint32_t W, uint32_
                     H, W, C);
     v->es = fm->bits / 8;
     v->sgn = fm->is_signed;
-    v->brick = fm->format == 1;
+    v->brick = fm->format == EU_FMT_NHCWB16;
     v->w0 = fm->width0;
     v->h0 = fm->height0;
     v->h1 = fm->height1;
@@ -334,10 +334,10 @@ static int ostage_init(sim_ctx *c, const sim_state *s, const char *what, ostage 
     int64_t tlo, thi;
     type_range(s->ofm.bits, s->ofm.is_signed, &tlo, &thi);
     unsigned f = s->act_func;
-    if (f == 0 && s->act_clip)
+    if (f == EU_ACT_NONE && s->act_clip)
         return fail(c, SIM_FAULT_CMD, err, NPUC_E_FORMAT,
                     "%s: ACTIVATION clip range %u without a LUT", what, s->act_clip);
-    if (s->ofm.bits == 32 && f == 0) {
+    if (s->ofm.bits == 32 && f == EU_ACT_NONE) {
         /* 32-bit OFM without a LUT: the zero point and ACTIVATION_MIN/MAX do
          * not apply (ethos-u.md 5.1; Vela's int8 softmax writes int32
          * intermediates with the input's zero point, -1 in person_detect,
@@ -349,22 +349,22 @@ static int ostage_init(sim_ctx *c, const sim_state *s, const char *what, ostage 
     }
     o->lo = s->act_min > tlo ? s->act_min : tlo;
     o->hi = s->act_max < thi ? s->act_max : thi;
-    if (f == 0)
+    if (f == EU_ACT_NONE)
         return NPUC_OK;
-    if (f == 3 || f == 4) {
+    if (f == EU_ACT_TANH || f == EU_ACT_SIGMOID) {
         if (s->ofm.bits != 16 || !s->ofm.is_signed)
             return fail(c, SIM_FAULT_CMD, err, NPUC_E_UNSUPPORTED,
-                        "%s: built-in %s needs an int16 OFM", what, f == 3 ? "TANH" : "SIGMOID");
-        o->lut = f == 3 ? LUT_TANH : LUT_SIGMOID;
+                        "%s: built-in %s needs an int16 OFM", what, f == EU_ACT_TANH ? "TANH" : "SIGMOID");
+        o->lut = f == EU_ACT_TANH ? LUT_TANH : LUT_SIGMOID;
         return NPUC_OK;
     }
     /* LUT n: clip range selects the index type */
     unsigned clip = s->act_clip;
     unsigned idx_bits = s->ofm.bits;
     bool idx_signed = s->ofm.is_signed;
-    if (clip == 2) { idx_bits = 8; idx_signed = false; }
-    else if (clip == 3) { idx_bits = 8; idx_signed = true; }
-    else if (clip == 5) { idx_bits = 16; idx_signed = true; }
+    if (clip == EU_CLIP_UINT8) { idx_bits = 8; idx_signed = false; }
+    else if (clip == EU_CLIP_INT8) { idx_bits = 8; idx_signed = true; }
+    else if (clip == EU_CLIP_INT16) { idx_bits = 16; idx_signed = true; }
     int64_t clo, chi;
     type_range(idx_bits, idx_signed, &clo, &chi);
     if (clo > o->lo) o->lo = clo;
@@ -380,12 +380,12 @@ static int ostage_init(sim_ctx *c, const sim_state *s, const char *what, ostage 
                     "%s: LUT with %s%u index and %u-bit OFM is not a supported combination", what,
                     idx_signed ? "int" : "uint", idx_bits, s->ofm.bits);
     o->lut_signed_idx = idx_signed;
-    size_t lut_start = (size_t)(sim_variant_shram_banks(c->variant) - 2) * 1024;
-    size_t addr = lut_start + (size_t)(f - 16) * 256;
+    size_t lut_start = (size_t)(eu_variant_shram_banks(c->variant) - EU_LUT_BANKS) * EU_SHRAM_BANK_BYTES;
+    size_t addr = lut_start + (size_t)(f - EU_ACT_LUT0) * EU_LUT_SLOT_BYTES;
     if (addr + entry * entries > c->shram_size)
         return fail(c, SIM_FAULT_CMD, err, NPUC_E_FORMAT,
                     "%s: LUT %u of %zu bytes at SHRAM 0x%zx runs past the %zu-byte SHRAM", what,
-                    f - 16, entry * entries, addr, c->shram_size);
+                    f - EU_ACT_LUT0, entry * entries, addr, c->shram_size);
     o->table = c->shram + addr;
     return NPUC_OK;
 }
@@ -715,7 +715,7 @@ static int load_scales_core(sim_ctx *c, const sim_state *s, uint32_t n, const ch
  * core's share is decoded as a single-core op and interleaved. */
 static bool dual_core(const sim_ctx *c, const sim_state *s)
 {
-    return c->variant == SIM_U65_512 && s->parallel_mode;
+    return eu_variant_get(c->variant)->cores > 1 && s->parallel_mode;
 }
 
 static sim_state core_state(const sim_state *s, int k)
@@ -843,7 +843,7 @@ static int check_common(sim_ctx *c, const sim_state *s, const char *what, npuc_e
 static int check_shram(sim_ctx *c, const sim_state *s, bool elementwise, bool ifm2_tensor,
                        const char *what, npuc_err *err)
 {
-    unsigned banks = sim_variant_shram_banks(c->variant);
+    unsigned banks = eu_variant_shram_banks(c->variant);
     unsigned ib_end = s->ifm.ib, ab = s->ab_start;
     if (ib_end < 2 || ib_end > banks)
         return fail(c, SIM_FAULT_CMD, err, NPUC_E_FORMAT,
@@ -859,9 +859,8 @@ static int check_shram(sim_ctx *c, const sim_state *s, bool elementwise, bool if
         return fail(c, SIM_FAULT_CMD, err, NPUC_E_FORMAT,
                     "%s: IFM2_IB_START bank %u outside 2..%u", what, s->ifm2.ib, banks - 1);
     /* OFM block: multiples of the micro-block, within the limits */
-    unsigned ubw = 2, ubh = 2, ubd = sim_variant_ofm_ublock_depth(c->variant);
-    if (c->variant == SIM_U55_32 || c->variant == SIM_U55_64) ubw = ubh = 1;
-    else if (c->variant == SIM_U55_128) ubh = 1;
+    const uint8_t *ub = eu_variant_get(c->variant)->ofm_ublock;
+    unsigned ubw = ub[0], ubh = ub[1], ubd = ub[2];
     if (!s->blk_width || !s->blk_height || !s->blk_depth)
         return fail(c, SIM_FAULT_CMD, err, NPUC_E_FORMAT, "%s: OFM block size not programmed",
                     what);
@@ -919,7 +918,7 @@ static int exec_conv(sim_ctx *c, const sim_state *s, bool dw, npuc_err *err)
     ostage os;
     if ((rc = ostage_init(c, s, what, &os, err)))
         return rc;
-    bool global = s->ofm.scale_mode == 1;
+    bool global = s->ofm.scale_mode == EU_OFM_SCALE_GLOBAL;
     fm_view ov;
     if ((rc = fm_open(c, &s->ofm, g.OH, g.OW, g.OD, true, "OFM", &ov, err)))
         return rc;
@@ -1019,15 +1018,22 @@ static int exec_conv(sim_ctx *c, const sim_state *s, bool dw, npuc_err *err)
     return NPUC_OK;
 }
 
+/* The name of a POOL / ELEMENTWISE mode, as the command table has it. */
+static const char *mode_name(uint16_t code, unsigned mode)
+{
+    const char *n = eu_field_value_name(eu_cmd_field(eu_cmd_find(code), EU_F_VALUE), mode);
+    return n ? n : "?";
+}
+
 /* ------------------------------------------------------------- pool */
 
 static int64_t div_round(int64_t a, int64_t n, unsigned round)
 {
     if (n <= 1)
         return a;
-    if (round == 1)
+    if (round == EU_ROUND_TRUNCATE)
         return a / n;
-    if (round == 2) {   /* half toward +inf */
+    if (round == EU_ROUND_NATURAL) {   /* half toward +inf */
         int64_t q = (2 * a + n);
         int64_t d = 2 * n;
         return q >= 0 ? q / d : -((-q + d - 1) / d);
@@ -1055,12 +1061,12 @@ static void valid_taps(uint32_t start, uint32_t d, uint32_t k, uint32_t pad, uin
 
 static int exec_pool(sim_ctx *c, const sim_state *s, unsigned mode, npuc_err *err)
 {
-    const char *what = mode == 0 ? "NPU_OP_POOL MAX" : mode == 1 ? "NPU_OP_POOL AVERAGE"
-                                                                 : "NPU_OP_POOL REDUCE_SUM";
+    char what[48];
+    snprintf(what, sizeof what, "NPU_OP_POOL %s", mode_name(EU_OP_POOL, mode));
     geom g;
     int rc = geom_init(c, s, false, what, &g, err);
     if (rc) return rc;
-    if (mode == 2) {
+    if (mode == EU_POOL_REDUCE_SUM) {
         if (g.OD != 1)
             return fail(c, SIM_FAULT_CMD, err, NPUC_E_FORMAT,
                         "%s: OFM depth %u, REDUCE_SUM writes depth 1", what, g.OD);
@@ -1084,7 +1090,7 @@ static int exec_pool(sim_ctx *c, const sim_state *s, unsigned mode, npuc_err *er
     int64_t *acc = buf_get(c, SIM_BUF_ACC, (size_t)C * 2, sizeof *acc, err);
     if (!acc) return err->code;
     int32_t *outv = (int32_t *)(acc + C);
-    bool global = s->ofm.scale_mode == 1;
+    bool global = s->ofm.scale_mode == EU_OFM_SCALE_GLOBAL;
     size_t row = (size_t)g.PW * C;
     for (uint32_t oy = 0; oy < g.OH; oy++) {
         /* the valid (non-padding) taps form the rows ky0..ky1-1 and columns
@@ -1097,7 +1103,7 @@ static int exec_pool(sim_ctx *c, const sim_state *s, unsigned mode, npuc_err *er
             uint32_t kx0, kx1;
             valid_taps(ox * g.sx, g.dx, g.kw, g.pl, g.UW, &kx0, &kx1);
             uint32_t vx = kx1 - kx0;
-            if (mode == 0) {
+            if (mode == EU_POOL_MAX) {
                 /* padding taps are skipped; a window entirely in padding gives 0 */
                 if (!vx || !vy)
                     for (uint32_t ch = 0; ch < C; ch++) acc[ch] = 0;
@@ -1120,7 +1126,7 @@ static int exec_pool(sim_ctx *c, const sim_state *s, unsigned mode, npuc_err *er
                             acc[ch] += src[ch];
                     }
             }
-            if (mode == 2) {
+            if (mode == EU_POOL_REDUCE_SUM) {
                 int64_t sum = 0;
                 for (uint32_t ch = 0; ch < C; ch++) sum += acc[ch];
                 int64_t v = global ? rescale(sum, s->ofm_scale, s->ofm_shift, os.round) : sum;
@@ -1132,7 +1138,7 @@ static int exec_pool(sim_ctx *c, const sim_state *s, unsigned mode, npuc_err *er
                     int64_t v;
                     if (global)
                         v = rescale(a, s->ofm_scale, s->ofm_shift, os.round);
-                    else if (mode == 1)
+                    else if (mode == EU_POOL_AVERAGE)
                         v = div_round(a, n ? n : 1, os.round);
                     else
                         v = a;
@@ -1147,20 +1153,17 @@ static int exec_pool(sim_ctx *c, const sim_state *s, unsigned mode, npuc_err *er
 
 /* ------------------------------------------------------ elementwise */
 
-static const char *const ew_names[] = {"MUL", "ADD", "SUB", "MIN", "MAX",
-                                       "LRELU", "ABS", "CLZ", "SHR", "SHL"};
-
 static int exec_elementwise(sim_ctx *c, const sim_state *s, unsigned mode, npuc_err *err)
 {
     char what[48];
-    snprintf(what, sizeof what, "NPU_OP_ELEMENTWISE %s", mode < 10 ? ew_names[mode] : "?");
-    if (mode > 9)
-        return fail(c, SIM_FAULT_CMD, err, NPUC_E_FORMAT, "%s: mode %u out of range 0-9", what,
-                    mode);
+    snprintf(what, sizeof what, "NPU_OP_ELEMENTWISE %s", mode_name(EU_OP_ELEMENTWISE, mode));
+    if (mode > EU_EW_SHL)
+        return fail(c, SIM_FAULT_CMD, err, NPUC_E_FORMAT, "%s: mode %u out of range 0-%d", what,
+                    mode, EU_EW_SHL);
     geom g;
     int rc = geom_init(c, s, true, what, &g, err);
     if (rc) return rc;
-    bool binary = mode <= 4 || mode >= 8;
+    bool binary = eu_ew_is_binary(mode);
     bool scalar = binary && s->ifm2_scalar;
     bool ifm2_tensor = binary && !scalar;
     uint32_t H = g.OH, W = g.OW, C = g.OD;
@@ -1202,7 +1205,7 @@ static int exec_elementwise(sim_ctx *c, const sim_state *s, unsigned mode, npuc_
     }
     int32_t *outv = buf_get(c, SIM_BUF_ACC, C, sizeof *outv, err);
     if (!outv) return err->code;
-    bool global = s->ofm.scale_mode == 1;
+    bool global = s->ofm.scale_mode == EU_OFM_SCALE_GLOBAL;
     uint32_t om = global ? s->ofm_scale : 1;
     unsigned osh = global ? s->ofm_shift : 0;
     bool wide = s->ifm.bits == 32;
@@ -1222,16 +1225,16 @@ static int exec_elementwise(sim_ctx *c, const sim_state *s, unsigned mode, npuc_
                 if (swap) { int64_t t = a; a = b; b = t; }
                 int64_t v;
                 switch (mode) {
-                case 0:   /* MUL */
+                case EU_EW_MUL:
                     v = rescale(a * b, om, osh, os.round);
                     break;
-                case 1: case 2: {   /* ADD, SUB */
+                case EU_EW_ADD: case EU_EW_SUB: {
                     int64_t A2 = a, B2 = b;
                     if (!wide) {
-                        if (smode == 1) {
+                        if (smode == EU_IFM_SCALE_OPA_32) {
                             A2 = rescale(a * ((int64_t)1 << k), s->opa_scale, s->opa_shift + k, 0);
                             B2 = b * ((int64_t)1 << (k - 1));
-                        } else if (smode == 2) {
+                        } else if (smode == EU_IFM_SCALE_OPB_32) {
                             A2 = a * ((int64_t)1 << (k - 1));
                             B2 = rescale(b * ((int64_t)1 << k), s->opa_scale, s->opa_shift + k, 0);
                         } else {
@@ -1239,25 +1242,25 @@ static int exec_elementwise(sim_ctx *c, const sim_state *s, unsigned mode, npuc_
                             B2 = b * (int64_t)(s->opb_scale & 0xFFFF);
                         }
                     }
-                    v = rescale(mode == 1 ? A2 + B2 : A2 - B2, om, osh, os.round);
+                    v = rescale(mode == EU_EW_ADD ? A2 + B2 : A2 - B2, om, osh, os.round);
                     break;
                 }
-                case 3: v = rescale(a < b ? a : b, om, osh, os.round); break;
-                case 4: v = rescale(a > b ? a : b, om, osh, os.round); break;
-                case 5: v = a >= 0 ? a : rescale(a, om, osh, os.round); break;
-                case 6: v = rescale(a < 0 ? -a : a, om, osh, os.round); break;
-                case 7: {
+                case EU_EW_MIN: v = rescale(a < b ? a : b, om, osh, os.round); break;
+                case EU_EW_MAX: v = rescale(a > b ? a : b, om, osh, os.round); break;
+                case EU_EW_LRELU: v = a >= 0 ? a : rescale(a, om, osh, os.round); break;
+                case EU_EW_ABS: v = rescale(a < 0 ? -a : a, om, osh, os.round); break;
+                case EU_EW_CLZ: {
                     uint32_t u = (uint32_t)a;
                     v = u ? __builtin_clz(u) : 32;
                     break;
                 }
-                case 8: {   /* SHR with the OFM rounding */
+                case EU_EW_SHR: {   /* with the OFM rounding */
                     int64_t sh = b < 0 ? 0 : b > 63 ? 63 : b;
                     v = rescale(a, 1, (unsigned)sh, os.round);
                     v = rescale(v, om, osh, os.round);
                     break;
                 }
-                default: {  /* SHL */
+                default: {  /* EU_EW_SHL */
                     int64_t sh = b < 0 ? 0 : b > 32 ? 32 : b;
                     v = sim_shl_sat(a, (unsigned)sh);
                     v = rescale(v, om, osh, os.round);
@@ -1281,15 +1284,15 @@ static int exec_dma(sim_ctx *c, const sim_state *s, npuc_err *err)
     uint64_t rows = 1, planes = 1;
     unsigned mode = d->src_stride_mode > d->dst_stride_mode ? d->src_stride_mode
                                                              : d->dst_stride_mode;
-    if (mode >= 1) rows = d->size0 ? d->size0 : 1;
-    if (mode >= 2) planes = d->size1 ? d->size1 : 1;
+    if (mode >= EU_DMA_2D) rows = d->size0 ? d->size0 : 1;
+    if (mode >= EU_DMA_3D) planes = d->size1 ? d->size1 : 1;
     uint64_t len = d->len, total = len * rows * planes;
     if (!len)
         return NPUC_OK;
     /* extent of each side */
-    uint64_t src_span = d->src_stride_mode == 0 ? total
+    uint64_t src_span = d->src_stride_mode == EU_DMA_1D ? total
                         : (planes - 1) * d->skip1 + (rows - 1) * d->skip0 + len;
-    uint64_t dst_span = d->dst_stride_mode == 0 ? total
+    uint64_t dst_span = d->dst_stride_mode == EU_DMA_1D ? total
                         : (planes - 1) * d->skip1 + (rows - 1) * d->skip0 + len;
     uint8_t *src, *dst;
     int rc;
@@ -1331,23 +1334,23 @@ static int exec_dma(sim_ctx *c, const sim_state *s, npuc_err *err)
 int sim_exec_op(sim_ctx *c, const sim_state *s, const sim_cmd *op, npuc_err *err)
 {
     c->fault = SIM_FAULT_NONE;
-    if (op->code == SIM_OP_DMA_START)
+    if (op->code == EU_OP_DMA_START)
         return exec_dma(c, s, err);
     int rc = check_common(c, s, op->name, err);
     if (rc) return rc;
     switch (op->code) {
-    case SIM_OP_CONV:
-    case SIM_OP_DEPTHWISE:
+    case EU_OP_CONV:
+    case EU_OP_DEPTHWISE:
         if ((rc = check_shram(c, s, false, false, op->name, err)))
             return rc;
-        return exec_conv(c, s, op->code == SIM_OP_DEPTHWISE, err);
-    case SIM_OP_POOL:
+        return exec_conv(c, s, op->code == EU_OP_DEPTHWISE, err);
+    case EU_OP_POOL:
         if ((rc = check_shram(c, s, false, false, op->name, err)))
             return rc;
-        return exec_pool(c, s, op->param & 7, err);
-    case SIM_OP_ELEMENTWISE: {
-        unsigned mode = op->param & 0x3F;
-        bool ifm2_tensor = (mode <= 4 || mode >= 8) && !s->ifm2_scalar;
+        return exec_pool(c, s, (unsigned)eu_unpack(op->code, EU_F_VALUE, op->operand), err);
+    case EU_OP_ELEMENTWISE: {
+        unsigned mode = (unsigned)eu_unpack(op->code, EU_F_VALUE, op->operand);
+        bool ifm2_tensor = eu_ew_is_binary(mode) && !s->ifm2_scalar;
         if ((rc = check_shram(c, s, true, ifm2_tensor, op->name, err)))
             return rc;
         return exec_elementwise(c, s, mode, err);

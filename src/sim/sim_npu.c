@@ -8,19 +8,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SHRAM_MAX (96 * 1024)
+#define SHRAM_MAX (96 * EU_SHRAM_BANK_BYTES)   /* >= every variant's banks */
 
 struct sim_npu {
     sim_variant variant;
     sim_system sys;
     /* registers */
     uint32_t status, cmd, prot, qconfig, qsize, qread, regioncfg, lock;
-    uint32_t axi_limit[4];
+    uint32_t axi_limit[EU_N_AXI_LIMIT];
     uint64_t qbase;
-    uint64_t basep[8];
+    uint64_t basep[EU_N_REGIONS];
     uint32_t pmcr, pmcnten, pmovs, pmint, pmccntr_cfg, pmcaxi_chan;
     uint64_t pmccntr;
-    uint32_t pmevcntr[4], pmevtyper[4];
+    uint32_t pmevcntr[EU_PMU_NCOUNTERS], pmevtyper[EU_PMU_NCOUNTERS];
     /* memory */
     sim_window win[SIM_MAX_WINDOWS];
     size_t n_win;
@@ -42,7 +42,7 @@ struct sim_npu {
 int sim_npu_create(sim_variant v, const sim_system *sys, sim_npu **out, npuc_err *err)
 {
     *out = NULL;
-    if ((unsigned)v > SIM_U65_512)
+    if (!eu_variant_get(v))
         return npuc_errf(err, NPUC_E_INVALID, "unknown NPU variant %d", (int)v);
     sim_npu *n = calloc(1, sizeof *n);
     if (!n)
@@ -52,7 +52,7 @@ int sim_npu_create(sim_variant v, const sim_system *sys, sim_npu **out, npuc_err
         n->sys = *sys;
     else
         snprintf(n->sys.name, sizeof n->sys.name, "ideal");   /* zeroed: ideal memory (sim.h) */
-    size_t shram = (size_t)sim_variant_shram_banks(v) * 1024;
+    size_t shram = (size_t)eu_variant_shram_banks(v) * EU_SHRAM_BANK_BYTES;
     sim_ctx_init(&n->ctx, v, n->shram, shram);
     n->ctx.win = n->win;
     n->ctx.basep = n->basep;
@@ -82,12 +82,12 @@ int sim_npu_map(sim_npu *npu, uint64_t bus, void *host, size_t size, bool writab
     if (bus + size < bus)
         return npuc_errf(err, NPUC_E_INVALID, "NPU memory window at 0x%llx of %zu bytes wraps",
                          (unsigned long long)bus, size);
-    uint64_t limit = sim_variant_is_u65(npu->variant) ? (1ull << 40) : (1ull << 32);
+    uint64_t limit = eu_variant_is_u65(npu->variant) ? (1ull << 40) : (1ull << 32);
     if (bus + size > limit)
         return npuc_errf(err, NPUC_E_INVALID,
                          "NPU memory window 0x%llx + %zu bytes is beyond the %s's %d-bit bus",
-                         (unsigned long long)bus, size, sim_variant_name(npu->variant),
-                         sim_variant_is_u65(npu->variant) ? 40 : 32);
+                         (unsigned long long)bus, size, eu_variant_name(npu->variant),
+                         eu_variant_is_u65(npu->variant) ? 40 : 32);
     for (size_t i = 0; i < npu->n_win; i++) {
         const sim_window *w = &npu->win[i];
         if (bus < w->bus + w->size && w->bus < bus + size)
@@ -136,8 +136,8 @@ static void soft_reset(sim_npu *n, uint32_t reset_value)
 {
     n->status = 0;
     n->qread = 0;
-    n->cmd &= 0xC;   /* clock/power Q bits survive */
-    n->prot = reset_value & 3;
+    n->cmd &= EU_CMD_Q_MASK;   /* clock/power Q bits survive */
+    n->prot = reset_value & EU_PROT_MASK;
     sim_state_reset(&n->state);
     memset(n->shram, 0, sizeof n->shram);
     memset(n->basep, 0, sizeof n->basep);
@@ -149,33 +149,33 @@ static void soft_reset(sim_npu *n, uint32_t reset_value)
 
 static uint64_t event_count(const sim_npu *n, uint32_t ev)
 {
-    uint64_t beat = sim_variant_is_u65(n->variant) ? 16 : 8, sum = 0;
-    switch (ev & 0x3FF) {
-    case SIM_PMU_CYCLE:
-    case SIM_PMU_NPU_ACTIVE:
+    uint64_t beat = eu_variant_get(n->variant)->axi_bits / 8u, sum = 0;
+    switch (ev & EU_PMU_EVENT_MASK) {
+    case EU_PMU_EV_CYCLE:
+    case EU_PMU_EV_NPU_ACTIVE:
         return n->cycles;
-    case SIM_PMU_MAC_ACTIVE:
-    case SIM_PMU_MAC_ACTIVE_8BIT:
-    case SIM_PMU_MAC_ACTIVE_16BIT:
+    case EU_PMU_EV_MAC_ACTIVE:
+    case EU_PMU_EV_MAC_ACTIVE_8BIT:
+    case EU_PMU_EV_MAC_ACTIVE_16BIT:
         for (size_t i = 0; i < n->n_ops; i++) {
             const sim_op_info *o = &n->ops[i];
             if (o->kind == SIM_K_DMA || o->kind == SIM_K_ELEMENTWISE)
                 continue;
-            if ((ev == SIM_PMU_MAC_ACTIVE_8BIT && o->ifm_bits != 8) ||
-                (ev == SIM_PMU_MAC_ACTIVE_16BIT && o->ifm_bits != 16))
+            if ((ev == EU_PMU_EV_MAC_ACTIVE_8BIT && o->ifm_bits != 8) ||
+                (ev == EU_PMU_EV_MAC_ACTIVE_16BIT && o->ifm_bits != 16))
                 continue;
             sum += o->cycles_compute;
         }
         return sum;
-    case SIM_PMU_AO_ACTIVE:
+    case EU_PMU_EV_AO_ACTIVE:
         for (size_t i = 0; i < n->n_ops; i++)
             if (n->ops[i].kind != SIM_K_DMA)
                 sum += n->ops[i].cycles_compute;
         return sum;
-    case SIM_PMU_AXI0_RD_BEAT: case SIM_PMU_AXI0_WR_BEAT:
-    case SIM_PMU_AXI1_RD_BEAT: case SIM_PMU_AXI1_WR_BEAT: {
-        int port = (ev & 0x3FF) >= 384;
-        bool rd = (ev & 0x3FF) == SIM_PMU_AXI0_RD_BEAT || (ev & 0x3FF) == SIM_PMU_AXI1_RD_BEAT;
+    case EU_PMU_EV_AXI0_RD_DATA_BEAT_RECEIVED: case EU_PMU_EV_AXI0_WR_DATA_BEAT_WRITTEN:
+    case EU_PMU_EV_AXI1_RD_DATA_BEAT_RECEIVED: case EU_PMU_EV_AXI1_WR_DATA_BEAT_WRITTEN: {
+        int port = (ev & EU_PMU_EVENT_MASK) >= EU_PMU_EV_AXI1;
+        bool rd = (ev & EU_PMU_EVENT_MASK) == EU_PMU_EV_AXI0_RD_DATA_BEAT_RECEIVED || (ev & EU_PMU_EVENT_MASK) == EU_PMU_EV_AXI1_RD_DATA_BEAT_RECEIVED;
         for (size_t i = 0; i < n->n_ops; i++)
             sum += rd ? n->ops[i].axi_read[port] : n->ops[i].axi_write[port];
         return (sum + beat - 1) / beat;
@@ -187,11 +187,11 @@ static uint64_t event_count(const sim_npu *n, uint32_t ev)
 
 static void pmu_account(sim_npu *n)
 {
-    if (!(n->pmcr & 1))
+    if (!(n->pmcr & EU_PMCR_CNT_EN))
         return;
-    if (n->pmcnten & (1u << 31))
-        n->pmccntr = (n->pmccntr + n->cycles) & ((1ull << 48) - 1);
-    for (int i = 0; i < 4; i++) {
+    if (n->pmcnten & EU_PMU_CCNT_BIT)
+        n->pmccntr = (n->pmccntr + n->cycles) & ((1ull << EU_PMCCNTR_BITS) - 1);
+    for (int i = 0; i < EU_PMU_NCOUNTERS; i++) {
         if (!(n->pmcnten & (1u << i)))
             continue;
         uint64_t v = (uint64_t)n->pmevcntr[i] + event_count(n, n->pmevtyper[i]);
@@ -219,7 +219,7 @@ static int push_op(sim_npu *n, const sim_op_info *info)
 
 static void raise_irq(sim_npu *n)
 {
-    n->status |= SIM_STATUS_IRQ_RAISED;
+    n->status |= EU_STATUS_IRQ_RAISED;
     if (n->irq)
         n->irq(n->irq_user);
 }
@@ -246,11 +246,11 @@ static uint32_t run_queue(sim_npu *n)
                   "command stream at bus 0x%llx, %u bytes (QBASE/QSIZE) is %s",
                   (unsigned long long)n->qbase, n->qsize,
                   n->qsize ? "outside the memory mapped for the NPU" : "empty");
-        return SIM_STATUS_BUS_STATUS;   /* faulting channel 0: command read */
+        return EU_STATUS_BUS_STATUS;   /* faulting channel 0: command read */
     }
     if (n->qsize % 4) {
         npuc_errf(err, NPUC_E_FORMAT, "command stream: QSIZE %u is not a multiple of 4", n->qsize);
-        return SIM_STATUS_CMD_PARSE_ERROR;
+        return EU_STATUS_CMD_PARSE_ERROR;
     }
     size_t off = 0, index = 0;
     uint8_t wait_kind = 0, wait_count = 0;
@@ -259,28 +259,28 @@ static uint32_t run_queue(sim_npu *n)
         sim_cmd c;
         n->qread = (uint32_t)off;
         if (sim_cmd_decode(stream, n->qsize, off, n->variant, &c, err))
-            return SIM_STATUS_CMD_PARSE_ERROR;
+            return EU_STATUS_CMD_PARSE_ERROR;
         if (n->trace) {
             sim_cmd_format(&c, line, sizeof line);
             n->trace(n->trace_user, line);
         }
         off += c.is_cmd1 ? 8 : 4;
-        if (c.code == SIM_OP_STOP) {
+        if (c.code == EU_OP_STOP) {
             n->qread = (uint32_t)off;
             return 0;
         }
-        if (c.code == SIM_OP_IRQ) {
+        if (c.code == EU_OP_IRQ) {
             raise_irq(n);
-        } else if (c.code == SIM_OP_DMA_WAIT || c.code == SIM_OP_KERNEL_WAIT) {
-            wait_kind = c.code == SIM_OP_DMA_WAIT ? 1 : 2;
-            wait_count = (uint8_t)(c.param & 0xF);
-        } else if (sim_cmd_is_kernel_op(c.code) || c.code == SIM_OP_DMA_START) {
+        } else if (c.code == EU_OP_DMA_WAIT || c.code == EU_OP_KERNEL_WAIT) {
+            wait_kind = c.code == EU_OP_DMA_WAIT ? 1 : 2;
+            wait_count = (uint8_t)eu_unpack(c.code, EU_F_VALUE, c.operand);
+        } else if (eu_cmd_is_kernel_op(c.code) || c.code == EU_OP_DMA_START) {
             if (sim_exec_op(&n->ctx, &n->state, &c, err)) {
                 npuc_err_prefix(err, "command stream byte 0x%04zx", c.offset);
                 switch (n->ctx.fault) {
-                case SIM_FAULT_BUS: return SIM_STATUS_BUS_STATUS;
-                case SIM_FAULT_WD: return SIM_STATUS_WD_FAULT;
-                default: return SIM_STATUS_CMD_PARSE_ERROR;
+                case SIM_FAULT_BUS: return EU_STATUS_BUS_STATUS;
+                case SIM_FAULT_WD: return EU_STATUS_WD_FAULT;
+                default: return EU_STATUS_CMD_PARSE_ERROR;
                 }
             }
             sim_op_info info;
@@ -291,7 +291,7 @@ static uint32_t run_queue(sim_npu *n)
             wait_kind = wait_count = 0;
             if (push_op(n, &info)) {
                 npuc_errf(err, NPUC_E_NOMEM, "out of memory for operation records");
-                return SIM_STATUS_CMD_PARSE_ERROR;
+                return EU_STATUS_CMD_PARSE_ERROR;
             }
         } else {
             sim_state_apply(&n->state, &c, n->variant);
@@ -302,145 +302,154 @@ static uint32_t run_queue(sim_npu *n)
     npuc_errf(err, NPUC_E_FORMAT,
               "command stream byte 0x%04zx: stream of %u bytes ends without NPU_OP_STOP", off,
               n->qsize);
-    return SIM_STATUS_CMD_PARSE_ERROR;
+    return EU_STATUS_CMD_PARSE_ERROR;
 }
 
 static void start(sim_npu *n)
 {
-    if (n->status & SIM_STATUS_STATE)
+    if (n->status & EU_STATUS_STATE)
         return;
-    n->status &= ~(SIM_STATUS_CMD_END_REACHED | SIM_STATUS_CMD_PARSE_ERROR |
-                   SIM_STATUS_BUS_STATUS | SIM_STATUS_WD_FAULT | (0xFu << 12) | (1u << 11));
-    n->status |= SIM_STATUS_STATE;
+    n->status &= ~(EU_STATUS_CMD_END_REACHED | EU_STATUS_CMD_PARSE_ERROR |
+                   EU_STATUS_BUS_STATUS | EU_STATUS_WD_FAULT | EU_STATUS_FAULTING_CHANNEL_MASK |
+                   EU_STATUS_FAULTING_INTERFACE);
+    n->status |= EU_STATUS_STATE;
     uint32_t e = run_queue(n);
     if (n->n_ops)
         n->cycles = sim_perf_estimate(n->variant, &n->sys, n->ops, n->n_ops);
     pmu_account(n);
-    n->status &= ~SIM_STATUS_STATE;
+    n->status &= ~EU_STATUS_STATE;
     if (e) {
         n->status |= e;
-        if (e & SIM_STATUS_BUS_STATUS) {
+        if (e & EU_STATUS_BUS_STATUS) {
             /* faulting channel: 0 command read unless the message names data */
-            unsigned ch = 0;
-            if (strstr(n->err.msg, "OFM")) ch = 8;
-            else if (strstr(n->err.msg, "DMA destination")) ch = 9;
-            else if (strstr(n->err.msg, "DMA")) ch = 4;
-            else if (strstr(n->err.msg, "weight")) ch = 2;
-            else if (strstr(n->err.msg, "scale")) ch = 3;
-            else if (strstr(n->err.msg, "IFM")) ch = 1;
-            n->status |= ch << 12;
+            unsigned ch = EU_FAULT_CH_CMD;
+            if (strstr(n->err.msg, "OFM")) ch = EU_FAULT_CH_OFM;
+            else if (strstr(n->err.msg, "DMA destination")) ch = EU_FAULT_CH_MEM2MEM_WRITE;
+            else if (strstr(n->err.msg, "DMA")) ch = EU_FAULT_CH_MEM2MEM_READ;
+            else if (strstr(n->err.msg, "weight")) ch = EU_FAULT_CH_WEIGHTS;
+            else if (strstr(n->err.msg, "scale")) ch = EU_FAULT_CH_SCALES;
+            else if (strstr(n->err.msg, "IFM")) ch = EU_FAULT_CH_IFM;
+            n->status |= ch << EU_STATUS_FAULTING_CHANNEL_SHIFT;
         }
     } else {
-        n->status |= SIM_STATUS_CMD_END_REACHED;
+        n->status |= EU_STATUS_CMD_END_REACHED;
     }
     raise_irq(n);
 }
 
 /* ----------------------------------------------------------- MMIO */
 
+/* Index of a register of a bank (BASEPn pairs, PMEVCNTRn, ...) at off, or
+ * -1 if off is not in the bank. */
+static int bank_index(uint32_t off, uint32_t first, unsigned n, unsigned stride)
+{
+    return off >= first && off < first + n * stride ? (int)((off - first) / stride) : -1;
+}
+
 uint32_t sim_npu_read(sim_npu *n, uint32_t off)
 {
-    if (off >= SIM_REG_BASEP0 && off < SIM_REG_BASEP0 + 64) {
-        uint64_t b = n->basep[(off - SIM_REG_BASEP0) / 8];
-        return (off & 4) ? (uint32_t)(b >> 32) : (uint32_t)b;
-    }
-    if (off >= SIM_REG_PMEVCNTR0 && off < SIM_REG_PMEVCNTR0 + 16)
-        return n->pmevcntr[(off - SIM_REG_PMEVCNTR0) / 4];
-    if (off >= SIM_REG_PMEVTYPER0 && off < SIM_REG_PMEVTYPER0 + 16)
-        return n->pmevtyper[(off - SIM_REG_PMEVTYPER0) / 4];
-    if (off >= SIM_REG_AXI_LIMIT0 && off < SIM_REG_AXI_LIMIT0 + 16)
-        return n->axi_limit[(off - SIM_REG_AXI_LIMIT0) / 4];
+    int i;
+    if ((i = bank_index(off, EU_REG_BASEP0, EU_N_REGIONS, 8)) >= 0)
+        return off == EU_REG_BASEP_HI(i) ? (uint32_t)(n->basep[i] >> 32) : (uint32_t)n->basep[i];
+    if ((i = bank_index(off, EU_REG_PMEVCNTR0, EU_PMU_NCOUNTERS, 4)) >= 0)
+        return n->pmevcntr[i];
+    if ((i = bank_index(off, EU_REG_PMEVTYPER0, EU_PMU_NCOUNTERS, 4)) >= 0)
+        return n->pmevtyper[i];
+    if ((i = bank_index(off, EU_REG_AXI_LIMIT0, EU_N_AXI_LIMIT, 4)) >= 0)
+        return n->axi_limit[i];
     switch (off) {
-    case SIM_REG_ID: return 0x10060000u;   /* arch 1.0.6, as Vela expects */
-    case SIM_REG_STATUS: return n->status;
-    case SIM_REG_CMD: return n->cmd;
-    case SIM_REG_RESET: return 0;
-    case SIM_REG_QBASE: return (uint32_t)n->qbase;
-    case SIM_REG_QBASE_HI: return (uint32_t)(n->qbase >> 32);
-    case SIM_REG_QREAD: return n->qread;
-    case SIM_REG_QCONFIG: return n->qconfig;
-    case SIM_REG_QSIZE: return n->qsize;
-    case SIM_REG_PROT: return n->prot;
-    case SIM_REG_CONFIG: return sim_variant_config_word(n->variant);
-    case SIM_REG_LOCK: return n->lock;
-    case SIM_REG_REGIONCFG: return n->regioncfg;
-    case SIM_REG_PMCR: return (n->pmcr & 0xF) | (4u << 11);   /* 4 event counters */
-    case SIM_REG_PMCNTENSET: case SIM_REG_PMCNTENCLR: return n->pmcnten;
-    case SIM_REG_PMOVSSET: case SIM_REG_PMOVSCLR: return n->pmovs;
-    case SIM_REG_PMINTSET: case SIM_REG_PMINTCLR: return n->pmint;
-    case SIM_REG_PMCCNTR_LO: return (uint32_t)n->pmccntr;
-    case SIM_REG_PMCCNTR_HI: return (uint32_t)(n->pmccntr >> 32) & 0xFFFF;
-    case SIM_REG_PMCCNTR_CFG: return n->pmccntr_cfg;
-    case SIM_REG_PMCAXI_CHAN: return n->pmcaxi_chan;
+    case EU_REG_ID: return eu_variant_get(n->variant)->id;
+    case EU_REG_STATUS: return n->status;
+    case EU_REG_CMD: return n->cmd;
+    case EU_REG_RESET: return 0;
+    case EU_REG_QBASE: return (uint32_t)n->qbase;
+    case EU_REG_QBASE_HI: return (uint32_t)(n->qbase >> 32);
+    case EU_REG_QREAD: return n->qread;
+    case EU_REG_QCONFIG: return n->qconfig;
+    case EU_REG_QSIZE: return n->qsize;
+    case EU_REG_PROT: return n->prot;
+    case EU_REG_CONFIG: return eu_variant_config_word(n->variant);
+    case EU_REG_LOCK: return n->lock;
+    case EU_REG_REGIONCFG: return n->regioncfg;
+    case EU_REG_PMCR:
+        return (n->pmcr & EU_PMCR_RW_MASK) | (uint32_t)EU_PMU_NCOUNTERS << EU_PMCR_NUM_EVENT_CNT_SHIFT;
+    case EU_REG_PMCNTENSET: case EU_REG_PMCNTENCLR: return n->pmcnten;
+    case EU_REG_PMOVSSET: case EU_REG_PMOVSCLR: return n->pmovs;
+    case EU_REG_PMINTSET: case EU_REG_PMINTCLR: return n->pmint;
+    case EU_REG_PMCCNTR_LO: return (uint32_t)n->pmccntr;
+    case EU_REG_PMCCNTR_HI: return (uint32_t)(n->pmccntr >> 32) & EU_PMCCNTR_HI_MASK;
+    case EU_REG_PMCCNTR_CFG: return n->pmccntr_cfg;
+    case EU_REG_PMCAXI_CHAN: return n->pmcaxi_chan;
     default: return 0;
     }
 }
 
 void sim_npu_write(sim_npu *n, uint32_t off, uint32_t v)
 {
-    bool u65 = sim_variant_is_u65(n->variant);
-    if (off >= SIM_REG_BASEP0 && off < SIM_REG_BASEP0 + 64) {
-        uint64_t *b = &n->basep[(off - SIM_REG_BASEP0) / 8];
-        if (off & 4) {
+    bool u65 = eu_variant_is_u65(n->variant);
+    int i;
+    if ((i = bank_index(off, EU_REG_BASEP0, EU_N_REGIONS, 8)) >= 0) {
+        uint64_t *b = &n->basep[i];
+        if (off == EU_REG_BASEP_HI(i)) {
             if (u65)
-                *b = (*b & 0xFFFFFFFFu) | (uint64_t)(v & 0xFF) << 32;
+                *b = (*b & 0xFFFFFFFFu) | (uint64_t)(v & EU_ADDR_HI_MASK) << 32;
         } else {
             *b = (*b & ~0xFFFFFFFFull) | v;
         }
         return;
     }
-    if (off >= SIM_REG_PMEVCNTR0 && off < SIM_REG_PMEVCNTR0 + 16) {
-        n->pmevcntr[(off - SIM_REG_PMEVCNTR0) / 4] = v;
+    if ((i = bank_index(off, EU_REG_PMEVCNTR0, EU_PMU_NCOUNTERS, 4)) >= 0) {
+        n->pmevcntr[i] = v;
         return;
     }
-    if (off >= SIM_REG_PMEVTYPER0 && off < SIM_REG_PMEVTYPER0 + 16) {
-        n->pmevtyper[(off - SIM_REG_PMEVTYPER0) / 4] = v & 0x3FF;
+    if ((i = bank_index(off, EU_REG_PMEVTYPER0, EU_PMU_NCOUNTERS, 4)) >= 0) {
+        n->pmevtyper[i] = v & EU_PMU_EVENT_MASK;
         return;
     }
-    if (off >= SIM_REG_AXI_LIMIT0 && off < SIM_REG_AXI_LIMIT0 + 16) {
-        n->axi_limit[(off - SIM_REG_AXI_LIMIT0) / 4] = v;
+    if ((i = bank_index(off, EU_REG_AXI_LIMIT0, EU_N_AXI_LIMIT, 4)) >= 0) {
+        n->axi_limit[i] = v;
         return;
     }
     switch (off) {
-    case SIM_REG_CMD:
-        n->cmd = v & 0xC;
-        if (v & 2)
-            n->status &= ~(SIM_STATUS_IRQ_RAISED | SIM_STATUS_PMU_IRQ);
-        if (v >> 16)
-            n->status &= ~(v & 0xFFFF0000u);
-        if (v & 1)
+    case EU_REG_CMD:
+        n->cmd = v & EU_CMD_Q_MASK;
+        if (v & EU_CMD_CLEAR_IRQ)
+            n->status &= ~(uint32_t)(EU_STATUS_IRQ_RAISED | EU_STATUS_PMU_IRQ);
+        if (v & EU_CMD_CLEAR_IRQ_HISTORY_MASK)
+            n->status &= ~(v & EU_CMD_CLEAR_IRQ_HISTORY_MASK);
+        if (v & EU_CMD_START)
             start(n);
         break;
-    case SIM_REG_RESET: soft_reset(n, v); break;
-    case SIM_REG_QBASE: n->qbase = (n->qbase & ~0xFFFFFFFFull) | v; break;
-    case SIM_REG_QBASE_HI:
+    case EU_REG_RESET: soft_reset(n, v); break;
+    case EU_REG_QBASE: n->qbase = (n->qbase & ~0xFFFFFFFFull) | v; break;
+    case EU_REG_QBASE_HI:
         if (u65)
-            n->qbase = (n->qbase & 0xFFFFFFFFu) | (uint64_t)(v & 0xFF) << 32;
+            n->qbase = (n->qbase & 0xFFFFFFFFu) | (uint64_t)(v & EU_ADDR_HI_MASK) << 32;
         break;
-    case SIM_REG_QCONFIG: n->qconfig = v & 3; break;
-    case SIM_REG_QSIZE: n->qsize = v; break;
-    case SIM_REG_LOCK: n->lock = v; break;
-    case SIM_REG_REGIONCFG: n->regioncfg = v & 0xFFFF; break;
-    case SIM_REG_PMCR:
-        n->pmcr = v & 0xF;
-        if (v & 2)
+    case EU_REG_QCONFIG: n->qconfig = v & EU_QCONFIG_MASK; break;
+    case EU_REG_QSIZE: n->qsize = v; break;
+    case EU_REG_LOCK: n->lock = v; break;
+    case EU_REG_REGIONCFG: n->regioncfg = v & EU_REGIONCFG_MASK; break;
+    case EU_REG_PMCR:
+        n->pmcr = v & EU_PMCR_RW_MASK;
+        if (v & EU_PMCR_EVENT_CNT_RST)
             memset(n->pmevcntr, 0, sizeof n->pmevcntr);
-        if (v & 4)
+        if (v & EU_PMCR_CYCLE_CNT_RST)
             n->pmccntr = 0;
-        n->pmcr &= ~6u;
+        n->pmcr &= ~(uint32_t)(EU_PMCR_EVENT_CNT_RST | EU_PMCR_CYCLE_CNT_RST);   /* self-clearing */
         break;
-    case SIM_REG_PMCNTENSET: n->pmcnten |= v & 0x8000000Fu; break;
-    case SIM_REG_PMCNTENCLR: n->pmcnten &= ~v; break;
-    case SIM_REG_PMOVSSET: n->pmovs |= v & 0x8000000Fu; break;
-    case SIM_REG_PMOVSCLR: n->pmovs &= ~v; break;
-    case SIM_REG_PMINTSET: n->pmint |= v & 0x8000000Fu; break;
-    case SIM_REG_PMINTCLR: n->pmint &= ~v; break;
-    case SIM_REG_PMCCNTR_LO: n->pmccntr = (n->pmccntr & ~0xFFFFFFFFull) | v; break;
-    case SIM_REG_PMCCNTR_HI:
-        n->pmccntr = (n->pmccntr & 0xFFFFFFFFu) | (uint64_t)(v & 0xFFFF) << 32;
+    case EU_REG_PMCNTENSET: n->pmcnten |= v & EU_PMU_CNT_BITS; break;
+    case EU_REG_PMCNTENCLR: n->pmcnten &= ~v; break;
+    case EU_REG_PMOVSSET: n->pmovs |= v & EU_PMU_CNT_BITS; break;
+    case EU_REG_PMOVSCLR: n->pmovs &= ~v; break;
+    case EU_REG_PMINTSET: n->pmint |= v & EU_PMU_CNT_BITS; break;
+    case EU_REG_PMINTCLR: n->pmint &= ~v; break;
+    case EU_REG_PMCCNTR_LO: n->pmccntr = (n->pmccntr & ~0xFFFFFFFFull) | v; break;
+    case EU_REG_PMCCNTR_HI:
+        n->pmccntr = (n->pmccntr & 0xFFFFFFFFu) | (uint64_t)(v & EU_PMCCNTR_HI_MASK) << 32;
         break;
-    case SIM_REG_PMCCNTR_CFG: n->pmccntr_cfg = v & 0x03FF03FF; break;
-    case SIM_REG_PMCAXI_CHAN: n->pmcaxi_chan = v & 0x7FF; break;
+    case EU_REG_PMCCNTR_CFG: n->pmccntr_cfg = v & EU_PMCCNTR_CFG_MASK; break;
+    case EU_REG_PMCAXI_CHAN: n->pmcaxi_chan = v & EU_PMCAXI_CHAN_MASK; break;
     default: break;   /* read-only or unmodelled debug registers */
     }
 }

@@ -31,32 +31,35 @@ typedef struct perf_arch {
 
 static perf_arch arch_of(sim_variant v)
 {
+    const eu_variant_info *r = eu_variant_get(v);
     perf_arch a;
     memset(&a, 0, sizeof a);
-    a.ncores = 1;
-    a.axi_bytes = 8;
-    a.max_dma = 1;
-    a.ub_w = a.ub_h = 2;
-    a.ub_d = a.iub_d = 8;
-    static const double o32[8] = {2, 3, 3, 3, 4, 6, 1, 2}, a32[3] = {1, 1, 0};
-    static const double o64[8] = {1, 1.5, 1.5, 1.5, 2, 3, 0.5, 1}, a64[3] = {1, 1, 0};
-    static const double o128[8] = {0.75, 1.25, 0.75, 0.75, 1, 1.5, 0.25, 0.5}, a128[3] = {1, 0.5, 0};
-    static const double o256[8] = {0.625, 1.125, 0.5, 0.375, 0.5, 0.75, 0.125, 0.25},
-                        a256[3] = {1, 0.25, 0};
-    static const double o512[8] = {0.3125, 0.5625, 0.25, 0.1875, 0.25, 0.375, 0.0625, 0.125},
-                        a512[3] = {0.5, 0.125, 0};
-    const double *o = o256, *ac = a256;
-    switch (v) {
-    case SIM_U55_32: a.ub_w = a.ub_h = 1; a.ub_d = 4; a.u55_32 = true; o = o32; ac = a32; break;
-    case SIM_U55_64: a.ub_w = a.ub_h = 1; a.u55_64_128 = true; o = o64; ac = a64; break;
-    case SIM_U55_128: a.ub_h = 1; a.u55_64_128 = true; o = o128; ac = a128; break;
-    case SIM_U55_256: break;
-    case SIM_U65_256: a.axi_bytes = 16; a.max_dma = 2; break;
-    case SIM_U65_512: a.axi_bytes = 16; a.max_dma = 2; a.ncores = 2; o = o512; ac = a512; break;
-    }
-    memcpy(a.out_cpe, o, sizeof a.out_cpe);
-    memcpy(a.act_cpe, ac, sizeof a.act_cpe);
+    a.ub_w = r->ofm_ublock[0];
+    a.ub_h = r->ofm_ublock[1];
+    a.ub_d = r->ofm_ublock[2];
+    a.iub_d = r->ifm_ublock[2];
+    a.ncores = r->cores;
+    a.axi_bytes = r->axi_bits / 8u;
+    a.max_dma = r->max_dma;
+    /* Vela's accumulator-delay classes */
+    a.u55_32 = r->product == EU_PRODUCT_U55 && r->macs == 32;
+    a.u55_64_128 = r->product == EU_PRODUCT_U55 && (r->macs == 64 || r->macs == 128);
+    memcpy(a.out_cpe, r->out_cpe, sizeof a.out_cpe);
+    memcpy(a.act_cpe, r->act_cpe, sizeof a.act_cpe);
     return a;
+}
+
+/* The single-core variant with one core of v (v itself if it has one):
+ * the same product with the MACs of one core. */
+static sim_variant one_core(sim_variant v)
+{
+    const eu_variant_info *r = eu_variant_get(v);
+    for (int i = 0; r->cores > 1 && i < EU_N_VARIANTS; i++) {
+        const eu_variant_info *o = eu_variant_get((eu_variant)i);
+        if (o->cores == 1 && o->product == r->product && o->macs == r->macs / r->cores)
+            return (eu_variant)i;
+    }
+    return v;
 }
 
 /* ------------------------------------------------------------ op records */
@@ -78,7 +81,7 @@ static uint32_t max32(uint32_t a, uint32_t b) { return a > b ? a : b; }
 /* Bytes of a w×h×d feature map as stored: NHCWB16 rounds depth to 16. */
 static uint64_t fm_bytes(uint32_t w, uint32_t h, uint32_t d, uint8_t bits, uint8_t format)
 {
-    uint64_t dd = format == 1 ? round_up64(d, 16) : d;
+    uint64_t dd = format == EU_FMT_NHCWB16 ? round_up64(d, 16) : d;
     return (uint64_t)w * h * dd * (bits ? bits / 8u : 1u);
 }
 
@@ -92,26 +95,24 @@ static uint32_t ifm_extent(uint32_t ofm, unsigned stride, uint32_t kdil, unsigne
     return (uint32_t)u;
 }
 
-static bool ew_is_binary(unsigned mode) { return !(mode == 5 || mode == 6 || mode == 7); }
-
 void sim_op_info_from_state(const sim_state *s, const sim_cmd *op, size_t cmd_index,
                             sim_variant v, sim_op_info *info)
 {
     memset(info, 0, sizeof *info);
-    info->single_core = v == SIM_U65_512 && !s->parallel_mode;
+    info->single_core = eu_variant_get(v)->cores > 1 && !s->parallel_mode;
     info->cmd_index = cmd_index;
     info->cmd_offset = op->offset;
     info->blockdep = s->blockdep;
     info->dma_src_region = info->dma_dst_region = 0xFF;
     switch (op->code) {
-    case SIM_OP_CONV: info->kind = SIM_K_CONV; break;
-    case SIM_OP_DEPTHWISE: info->kind = SIM_K_DEPTHWISE; break;
-    case SIM_OP_POOL: info->kind = SIM_K_POOL; info->mode = (uint8_t)(op->param & 7); break;
-    case SIM_OP_ELEMENTWISE: info->kind = SIM_K_ELEMENTWISE; info->mode = (uint8_t)(op->param & 0x3F); break;
+    case EU_OP_CONV: info->kind = SIM_K_CONV; break;
+    case EU_OP_DEPTHWISE: info->kind = SIM_K_DEPTHWISE; break;
+    case EU_OP_POOL: info->kind = SIM_K_POOL; info->mode = (uint8_t)eu_unpack(op->code, EU_F_VALUE, op->operand); break;
+    case EU_OP_ELEMENTWISE: info->kind = SIM_K_ELEMENTWISE; info->mode = (uint8_t)eu_unpack(op->code, EU_F_VALUE, op->operand); break;
     default: {
         /* NPU_OP_DMA_START (anything else gives an empty DMA record) */
         info->kind = SIM_K_DMA;
-        if (op->code != SIM_OP_DMA_START) return;
+        if (op->code != EU_OP_DMA_START) return;
         const sim_dma *d = &s->dma;
         info->dma_src_region = d->src_internal ? 0xFF : d->src_region;
         info->dma_dst_region = d->dst_internal ? 0xFF : d->dst_region;
@@ -130,7 +131,7 @@ void sim_op_info_from_state(const sim_state *s, const sim_cmd *op, size_t cmd_in
     info->ifm_region = s->ifm.region;
     info->ofm_region = s->ofm.region;
     info->act_func = s->act_func;
-    info->acc_bits = s->acc_format == 1 ? 40 : 32;
+    info->acc_bits = s->acc_format == EU_ACC_INT40 ? 40 : 32;
     info->blk_w = s->blk_width ? s->blk_width : min32(info->ofm_w, 64);
     info->blk_h = s->blk_height ? s->blk_height : min32(info->ofm_h, 32);
     info->blk_d = s->blk_depth ? s->blk_depth : min32(info->ofm_d, 128);
@@ -141,7 +142,7 @@ void sim_op_info_from_state(const sim_state *s, const sim_cmd *op, size_t cmd_in
         info->ifm_w = info->ofm_w;
         info->ifm_h = info->ofm_h;
         info->ifm_d = info->ofm_d;
-        if (ew_is_binary(info->mode) && !s->ifm2_scalar) {
+        if (eu_ew_is_binary(info->mode) && !s->ifm2_scalar) {
             info->ifm2_tensor = true;
             info->ifm2_broadcast = s->bcast_h || s->bcast_w || s->bcast_c;
             info->ifm2_bits = s->ifm2.bits ? s->ifm2.bits : info->ifm_bits;
@@ -149,7 +150,7 @@ void sim_op_info_from_state(const sim_state *s, const sim_cmd *op, size_t cmd_in
             info->ifm2_bytes = fm_bytes(s->bcast_w ? 1 : info->ofm_w, s->bcast_h ? 1 : info->ofm_h,
                                         s->bcast_c ? 1 : info->ofm_d, info->ifm2_bits,
                                         s->ifm2.format);
-        } else if (ew_is_binary(info->mode)) {
+        } else if (eu_ew_is_binary(info->mode)) {
             info->ifm2_bits = s->ifm2.bits ? s->ifm2.bits : info->ifm_bits;
         }
     } else {
@@ -171,7 +172,7 @@ void sim_op_info_from_state(const sim_state *s, const sim_cmd *op, size_t cmd_in
     case SIM_K_DEPTHWISE: info->macs = ofm_elems * taps; break;
     case SIM_K_POOL:
         /* REDUCE_SUM also sums over the IFM channels */
-        info->macs = ofm_elems * taps * (info->mode == 2 ? info->ifm_d : 1);
+        info->macs = ofm_elems * taps * (info->mode == EU_POOL_REDUCE_SUM ? info->ifm_d : 1);
         break;
     default: break;
     }
@@ -247,7 +248,7 @@ static kq make_query(const perf_ctx *c, const sim_op_info *o)
     switch (o->kind) {
     case SIM_K_CONV: q.bt = BT_CONV; break;
     case SIM_K_DEPTHWISE: q.bt = BT_DW; break;
-    case SIM_K_POOL: q.bt = o->mode == 2 ? BT_RSUM : BT_POOL; break;
+    case SIM_K_POOL: q.bt = o->mode == EU_POOL_REDUCE_SUM ? BT_RSUM : BT_POOL; break;
     default: q.bt = BT_EW; break;
     }
     q.ifm = (shp){o->ifm_w, o->ifm_h, o->ifm_d};
@@ -300,7 +301,7 @@ static double burst_scaled(const perf_ctx *c, const port_perf *p, bool read, uin
                            unsigned bits, shp blk, shp shape, double bytes)
 {
     double burst_bits;
-    if (fmt == 1) {
+    if (fmt == EU_FMT_NHCWB16) {
         double cstride = (double)bits * 16 * (double)shape.w / 8;
         if (cstride == (double)blk.d) burst_bits = (double)bits * blk.d * blk.w;
         else if (read) burst_bits = 16.0 * bits * blk.w;
@@ -337,13 +338,13 @@ static double out_cycles_per_elem(const perf_ctx *c, const kq *q, const sim_op_i
 {
     int idx;
     bool ew = q->bt == BT_EW;
-    if (ew && q->ifm_bits == 32) idx = ew_is_binary(o->mode) ? 0 : 1;
-    else if (ew && o->mode == 0 && q->ofm_bits == 32) idx = 2;
-    else if ((ew && o->mode == 0) || (!ew && q->acc40)) idx = 3;
-    else if (ew && (o->mode == 1 || o->mode == 2)) idx = 5;
-    else if (q->bt == BT_POOL && o->mode == 0) idx = 6;
+    if (ew && q->ifm_bits == 32) idx = eu_ew_is_binary(o->mode) ? 0 : 1;
+    else if (ew && o->mode == EU_EW_MUL && q->ofm_bits == 32) idx = 2;
+    else if ((ew && o->mode == EU_EW_MUL) || (!ew && q->acc40)) idx = 3;
+    else if (ew && (o->mode == EU_EW_ADD || o->mode == EU_EW_SUB)) idx = 5;
+    else if (q->bt == BT_POOL && o->mode == EU_POOL_MAX) idx = 6;
     else idx = 7;
-    int aidx = (o->act_func == 3 || o->act_func == 4 || o->act_func >= 16) ? 0 : 2;
+    int aidx = (o->act_func == EU_ACT_TANH || o->act_func == EU_ACT_SIGMOID || o->act_func >= EU_ACT_LUT0) ? 0 : 2;
     double cpe = c->a.out_cpe[idx];
     if (c->a.act_cpe[aidx] > cpe) cpe = c->a.act_cpe[aidx];
     if (ew) {
@@ -437,7 +438,7 @@ static double conv_cycles(const perf_ctx *c, const kq *q, const sim_op_info *o, 
 static double ew_cycles(const perf_ctx *c, const kq *q, const sim_op_info *o)
 {
     shp r = q->ofm;
-    if (q->ofm_fmt == 1) r.d = round_up64(r.d, 16);
+    if (q->ofm_fmt == EU_FMT_NHCWB16) r.d = round_up64(r.d, 16);
     return ceil_nn(out_cycles_per_elem(c, q, o) * (double)shp_elems(r));
 }
 
@@ -453,8 +454,8 @@ static double fm_elem_bytes(unsigned bits) { return bits / 8.0; }
 static void kernel_traffic(const perf_ctx *c, const kq *q, const sim_op_info *o, traffic *t)
 {
     memset(t, 0, sizeof *t);
-    shp iround = {1, 1, q->ifm_fmt == 1 ? 16 : 1};
-    shp oround = {1, 1, q->ofm_fmt == 1 ? 16 : 1};
+    shp iround = {1, 1, q->ifm_fmt == EU_FMT_NHCWB16 ? 16 : 1};
+    shp oround = {1, 1, q->ofm_fmt == EU_FMT_NHCWB16 ? 16 : 1};
     double ifm_el = 0, ifm2_el = 0, w_bytes = 0, s_bytes = 0;
     if (q->bt != BT_EW) {
         shp iblk = shp_min(q->ifm, q->iblk), oblk = shp_min(q->ofm, q->oblk);
@@ -540,7 +541,7 @@ uint64_t sim_perf_estimate(sim_variant v, const sim_system *sys, sim_op_info *op
     c.a = arch_of(v);
     /* a U65-512 stream in single-core mode (PARALLEL_MODE 0) runs its
      * kernels on one core: a U65-256's throughput, same AXI and DMA */
-    const perf_arch a_all = c.a, a_one = arch_of(v == SIM_U65_512 ? SIM_U65_256 : v);
+    const perf_arch a_all = c.a, a_one = arch_of(one_core(v));
     for (int p = 0; p < 2; p++) {
         const sim_memory *m = &sys->axi[p];
         unsigned w = m->width_bytes && m->width_bytes < c.a.axi_bytes ? m->width_bytes : c.a.axi_bytes;

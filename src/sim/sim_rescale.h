@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ethosu/eu_cmd.h"   /* EU_ROUND_* */
+
 /* A 128-bit two's complement value as two halves. */
 typedef struct sim_i128 {
     uint64_t hi, lo;
@@ -78,12 +80,12 @@ static inline int64_t sim_rescale_portable(int64_t acc, uint32_t m, unsigned s, 
 {
     sim_i128 p = sim_i128_mul(acc, m);
     if (s == 0) return sim_i128_sat64(p);
-    if (round == 1) {
+    if (round == EU_ROUND_TRUNCATE) {
         if (!sim_i128_is_neg(p)) return sim_i128_sat64(sim_i128_sar(p, s));
         return sim_i128_sat64(sim_i128_negate(sim_i128_sar(sim_i128_negate(p), s)));
     }
     int64_t add = (int64_t)1 << (s - 1);
-    if (round == 0 && s > 31) add += acc >= 0 ? ((int64_t)1 << 30) : -((int64_t)1 << 30);
+    if (round == EU_ROUND_TFL && s > 31) add += acc >= 0 ? ((int64_t)1 << 30) : -((int64_t)1 << 30);
     return sim_i128_sat64(sim_i128_sar(sim_i128_add(p, sim_i128_from_i64(add)), s));
 }
 
@@ -94,12 +96,12 @@ static inline int64_t sim_rescale_int128(int64_t acc, uint32_t m, unsigned s, un
     __int128 r;
     if (s == 0) {
         r = p;
-    } else if (round == 1) {
+    } else if (round == EU_ROUND_TRUNCATE) {
         __int128 d = (__int128)1 << s;
         r = p >= 0 ? p / d : -((-p) / d);
     } else {
         __int128 add = (__int128)1 << (s - 1);
-        if (round == 0 && s > 31) add += acc >= 0 ? ((__int128)1 << 30) : -((__int128)1 << 30);
+        if (round == EU_ROUND_TFL && s > 31) add += acc >= 0 ? ((__int128)1 << 30) : -((__int128)1 << 30);
         r = (p + add) >> s;
     }
     if (r > INT64_MAX) return INT64_MAX;

@@ -311,10 +311,10 @@ int sim_wgeom_from_state(const sim_state *s, sim_variant variant, bool depthwise
     g->kh = (s->kernel_height - 1) / g->dil_y + 1;
     g->block_depth = s->blk_depth;
     g->ifm_bits = s->ifm.bits ? s->ifm.bits : 8;
-    g->ofm_ublock = (uint8_t)sim_variant_ofm_ublock_depth(variant);
+    g->ofm_ublock = (uint8_t)eu_variant_ofm_ublock_depth(variant);
     g->part_kernel_first = s->part_kernel_first;
     g->depthwise = depthwise;
-    if (variant == SIM_U65_512 && s->parallel_mode)
+    if (eu_variant_get(variant)->cores > 1 && s->parallel_mode)
         return npuc_errf(err, NPUC_E_UNSUPPORTED, "weight geometry: dual-core split not supported");
     return NPUC_OK;
 }

@@ -33,7 +33,8 @@
 
 /* ------------------------------------------------------------ variants */
 
-/* SHRAM granules (banks), in Vela's SHRAMElements order (ethos-u.md 1.2). */
+/* SHRAM granules (banks), in Vela's SHRAMElements order (ethos-u.md 1.2):
+ * indices into eu_variant_info.granules. */
 enum { G_IFM8, G_IFM16, G_IFM8_EW, G_IFM16_EW, G_IFM32, G_ACC16, G_ACC32, G_ACC40 };
 
 typedef struct eu_arch {
@@ -46,20 +47,25 @@ typedef struct eu_arch {
     double out_cpe[8], act_cpe[3];   /* ethos-u.md 1.6 */
 } eu_arch;
 
-static const eu_arch EU_ARCH[] = {
-    [SIM_U55_32] = {1, 1, 4, 16, 0, 1, true, false, {2, 2, 2, 2, 4, 4, 4, 4},
-                    {2, 3, 3, 3, 4, 6, 1, 2}, {1, 1, 0}},
-    [SIM_U55_64] = {1, 1, 8, 16, 0, 1, false, true, {2, 2, 2, 2, 4, 4, 4, 8},
-                    {1, 1.5, 1.5, 1.5, 2, 3, 0.5, 1}, {1, 1, 0}},
-    [SIM_U55_128] = {2, 1, 8, 24, 2, 1, false, true, {4, 4, 4, 4, 8, 4, 8, 12},
-                     {0.75, 1.25, 0.75, 0.75, 1, 1.5, 0.25, 0.5}, {1, 0.5, 0}},
-    [SIM_U55_256] = {2, 2, 8, 48, 2, 1, false, false, {8, 8, 8, 8, 16, 8, 16, 20},
-                     {0.625, 1.125, 0.5, 0.375, 0.5, 0.75, 0.125, 0.25}, {1, 0.25, 0}},
-    [SIM_U65_256] = {2, 2, 8, 48, 2, 1, false, false, {8, 8, 8, 8, 16, 8, 16, 20},
-                     {0.625, 1.125, 0.5, 0.375, 0.5, 0.75, 0.125, 0.25}, {1, 0.25, 0}},
-    [SIM_U65_512] = {2, 2, 8, 48, 2, 2, false, false, {8, 8, 8, 8, 16, 8, 16, 20},
-                     {0.3125, 0.5625, 0.25, 0.1875, 0.25, 0.375, 0.0625, 0.125}, {0.5, 0.125, 0}},
-};
+/* The row of the variant table (src/ethosu/eu_variant.h), as the model
+ * reads it. */
+static eu_arch eu_arch_of(sim_variant v)
+{
+    const eu_variant_info *r = eu_variant_get(v);
+    eu_arch a;
+    a.ub_w = r->ofm_ublock[0];
+    a.ub_h = r->ofm_ublock[1];
+    a.ub_d = r->ofm_ublock[2];
+    a.banks = r->shram_banks;
+    a.reserved_end = r->reserved_banks;
+    a.ncores = r->cores;
+    a.u55_32 = r->product == EU_PRODUCT_U55 && r->macs == 32;
+    a.u55_64_128 = r->product == EU_PRODUCT_U55 && (r->macs == 64 || r->macs == 128);
+    memcpy(a.gran, r->granules, sizeof a.gran);
+    memcpy(a.out_cpe, r->out_cpe, sizeof a.out_cpe);
+    memcpy(a.act_cpe, r->act_cpe, sizeof a.act_cpe);
+    return a;
+}
 
 enum { EU_BLK_MAX_W = 64, EU_BLK_MAX_H = 32, EU_BLK_MAX_D = 128, EU_BANK = 1024, EU_ROUND_TAB = 66 };
 
@@ -518,7 +524,7 @@ static void eu_model_init(eu_model *m, const eu_block_req *r, const eu_arch *a,
 
     /* one port per placement: every access goes where region 1 is
      * (sim_perf_estimate's port setup) */
-    unsigned axi_bytes = sim_variant_is_u65(r->variant) ? 16 : 8;
+    unsigned axi_bytes = eu_variant_get(r->variant)->axi_bits / 8u;
     m->n_port = n_sys;
     for (unsigned p = 0; p < n_sys; p++) {
         const sim_memory *mem = &sys[p]->axi[sys[p]->region_port[1]];
@@ -667,7 +673,7 @@ static void eu_keep(eu_cand *top, unsigned *n_top, unsigned w, unsigned h, unsig
 
 static int eu_check_req(const eu_block_req *r, npuc_err *err)
 {
-    if ((unsigned)r->variant > SIM_U65_512)
+    if (!eu_variant_get(r->variant))
         return npuc_errf(err, NPUC_E_INVALID, "eu_block: unknown NPU variant %d", (int)r->variant);
     if (r->kind != SIM_K_CONV && r->kind != SIM_K_DEPTHWISE && r->kind != SIM_K_POOL &&
         r->kind != SIM_K_ELEMENTWISE)
@@ -704,7 +710,7 @@ int eu_block_choose(const eu_block_req *req, eu_block *out, npuc_err *err)
 {
     int rc = eu_check_req(req, err);
     if (rc) return rc;
-    const eu_arch *a = &EU_ARCH[req->variant];
+    const eu_arch arch = eu_arch_of(req->variant), *a = &arch;
     eu_rules u;
     eu_rules_init(&u, req, a);
     /* the placements: everything in SRAM (AXI0 in every system), and

@@ -6,17 +6,21 @@
  * streams are as compact as Vela's. Regions: 0 = the epoch's constants
  * (flash tensor), 1 = the arena, 2 = the fast scratch (buffers cc_allocate
  * put in the fast pool), as Arm's TFLite Micro integration and driver set
- * them up (ethos-u.md 9.3). */
+ * them up (ethos-u.md 9.3). Every command word is made by the command
+ * table of src/ethosu/eu_cmd.h from field values (eu_pack*); the payload by
+ * eu_cop1_write. */
 #include "../cc.h"
+#include "ethosu/eu_cmd.h"
+#include "ethosu/eu_cop1.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 typedef struct cs {
     uint32_t *w; size_t n, cap;
-    /* shadow: value+1 of every cmd0 / cmd1 register (0 = never written) */
-    uint64_t shadow0[1024];
-    uint64_t shadow1[1024];
+    /* shadow: operand+1 of every cmd0 / cmd1 register (0 = never written) */
+    uint64_t shadow0[EU_CODE_OPCODE_MASK + 1];
+    uint64_t shadow1[EU_CODE_OPCODE_MASK + 1];
     bool oom;
 } cs;
 
@@ -36,38 +40,40 @@ static void put(cs *s, uint32_t v)
     s->w[s->n++] = v;
 }
 
-/* cmd0 operation (always emitted). */
-static void op0(cs *s, uint16_t code, uint16_t param) { put(s, ((uint32_t)param << 16) | code); }
-
-/* cmd0 register write, skipped when unchanged. */
-static void reg0(cs *s, uint16_t code, uint32_t param)
+static void words(cs *s, uint16_t code, uint64_t operand)
 {
-    uint64_t key = (uint64_t)(param & 0xFFFF) + 1;
-    if (s->shadow0[code & 0x3FF] == key) return;
-    s->shadow0[code & 0x3FF] = key;
-    put(s, ((param & 0xFFFF) << 16) | code);
+    uint32_t w[2];
+    unsigned n = eu_cmd_words(code, operand, w);
+    for (unsigned i = 0; i < n; i++) put(s, w[i]);
 }
 
-/* cmd1 register write (param = high bits for 40-bit addresses / shifts). */
-static void reg1(cs *s, uint16_t code, uint32_t payload, uint16_t param)
+/* An operation (always emitted) with its one field's value (mode, count). */
+static void op(cs *s, uint16_t code, int64_t value) { words(s, code, eu_pack1(code, value)); }
+
+/* A register write, skipped when unchanged. */
+static void reg(cs *s, uint16_t code, uint64_t operand)
 {
-    uint64_t key = (((uint64_t)param << 32) | payload) + 1;
-    if (s->shadow1[code & 0x3FF] == key) return;
-    s->shadow1[code & 0x3FF] = key;
-    put(s, ((uint32_t)param << 16) | code);
-    put(s, payload);
+    uint64_t *shadow = eu_code_is_cmd1(code) ? s->shadow1 : s->shadow0;
+    unsigned k = eu_code_opcode(code);
+    if (shadow[k] == operand + 1) return;
+    shadow[k] = operand + 1;
+    words(s, code, operand);
 }
 
+/* A one-field register from its value (sizes, not sizes - 1). */
+static void set(cs *s, uint16_t code, int64_t value) { reg(s, code, eu_pack1(code, value)); }
+
+/* An address, stride or length: 40 bits on U65, 32 on U55. */
 static void addr(cs *s, uint16_t code, uint64_t a, bool u65)
 {
-    reg1(s, code, (uint32_t)a, u65 ? (uint16_t)((a >> 32) & 0xFF) : 0);
+    set(s, code, (int64_t)(u65 ? a : (uint32_t)a));
 }
 
 static uint64_t fm_addr(const cc_model *m, const eu_fm *f)
 {
     /* a depth slice starts c0 channels in: one brick stride per 16 channels
      * in NHCWB16 (c0 is then a multiple of 16), c0 elements in NHWC */
-    uint64_t slice = f->format == 1 ? (uint64_t)(f->c0 / 16) * f->sc + (f->c0 % 16) * (f->bits / 8u)
+    uint64_t slice = f->format == EU_FMT_NHCWB16 ? (uint64_t)(f->c0 / 16) * f->sc + (f->c0 % 16) * (f->bits / 8u)
                                     : (uint64_t)f->c0 * (f->bits / 8u);
     if (f->buf < 0) return f->off + slice;
     return (uint64_t)m->bufs[f->buf].offset + f->off + slice;
@@ -81,42 +87,46 @@ static uint8_t buf_region(const cc_model *m, int32_t b)
 
 static uint8_t fm_region(const cc_model *m, const eu_fm *f) { return f->buf < 0 ? 0 : buf_region(m, f->buf); }
 
-/* *_PRECISION: [0] signed, bits at [3:2] for IFM/IFM2 but [2:1] for the
- * OFM (ethos-u.md 2.3), [7:6] format. */
-static uint32_t precision(const eu_fm *f, bool ofm)
+/* *_PRECISION of a feature map. */
+static uint64_t precision(uint16_t code, const eu_fm *f, unsigned scale_mode, unsigned round)
 {
-    uint32_t bits = f->bits == 8 ? 0 : f->bits == 16 ? 1 : 2;
-    return (f->is_signed ? 1u : 0u) | (bits << (ofm ? 1 : 2)) | ((uint32_t)f->format << 6);
+    return eu_pack_precision(code, f->is_signed, f->bits, f->format, scale_mode, round);
 }
 
 /* IFM / IFM2 / OFM descriptor (one tile). */
 static void emit_fm(cs *s, const cc_model *m, const eu_fm *f, int which, bool u65)
 {
     /* which: 0 IFM, 1 IFM2, 2 OFM */
-    static const uint16_t region[3] = {SIM_IFM_REGION, SIM_IFM2_REGION, SIM_OFM_REGION};
-    static const uint16_t base0[3] = {SIM_IFM_BASE0, SIM_IFM2_BASE0, SIM_OFM_BASE0};
-    static const uint16_t stride_x[3] = {SIM_IFM_STRIDE_X, SIM_IFM2_STRIDE_X, SIM_OFM_STRIDE_X};
-    static const uint16_t width0[3] = {SIM_IFM_WIDTH0_M1, SIM_IFM2_WIDTH0_M1, SIM_OFM_WIDTH0_M1};
-    static const uint16_t height0[3] = {SIM_IFM_HEIGHT0_M1, SIM_IFM2_HEIGHT0_M1, SIM_OFM_HEIGHT0_M1};
-    static const uint16_t height1[3] = {SIM_IFM_HEIGHT1_M1, SIM_IFM2_HEIGHT1_M1, SIM_OFM_HEIGHT1_M1};
-    static const uint16_t zp[3] = {SIM_IFM_ZERO_POINT, SIM_IFM2_ZERO_POINT, SIM_OFM_ZERO_POINT};
-    reg0(s, region[which], fm_region(m, f));
+    static const uint16_t region[3] = {EU_SET_IFM_REGION, EU_SET_IFM2_REGION, EU_SET_OFM_REGION};
+    static const uint16_t base[3][4] = {
+        {EU_SET_IFM_BASE0, EU_SET_IFM_BASE1, EU_SET_IFM_BASE2, EU_SET_IFM_BASE3},
+        {EU_SET_IFM2_BASE0, EU_SET_IFM2_BASE1, EU_SET_IFM2_BASE2, EU_SET_IFM2_BASE3},
+        {EU_SET_OFM_BASE0, EU_SET_OFM_BASE1, EU_SET_OFM_BASE2, EU_SET_OFM_BASE3}};
+    static const uint16_t stride[3][3] = {
+        {EU_SET_IFM_STRIDE_X, EU_SET_IFM_STRIDE_Y, EU_SET_IFM_STRIDE_C},
+        {EU_SET_IFM2_STRIDE_X, EU_SET_IFM2_STRIDE_Y, EU_SET_IFM2_STRIDE_C},
+        {EU_SET_OFM_STRIDE_X, EU_SET_OFM_STRIDE_Y, EU_SET_OFM_STRIDE_C}};
+    static const uint16_t width0[3] = {EU_SET_IFM_WIDTH0_M1, EU_SET_IFM2_WIDTH0_M1, EU_SET_OFM_WIDTH0_M1};
+    static const uint16_t height0[3] = {EU_SET_IFM_HEIGHT0_M1, EU_SET_IFM2_HEIGHT0_M1, EU_SET_OFM_HEIGHT0_M1};
+    static const uint16_t height1[3] = {EU_SET_IFM_HEIGHT1_M1, EU_SET_IFM2_HEIGHT1_M1, EU_SET_OFM_HEIGHT1_M1};
+    static const uint16_t zp[3] = {EU_SET_IFM_ZERO_POINT, EU_SET_IFM2_ZERO_POINT, EU_SET_OFM_ZERO_POINT};
+    reg(s, region[which], eu_pack_region(region[which], fm_region(m, f)));
     uint64_t a = fm_addr(m, f);
     /* a wrapping rolling buffer: tile 0 above tile_h, tile 2 below */
     bool wrap = f->tile_h && f->tile_h < f->h;
     uint64_t a2 = wrap ? a - f->off + f->tile_off2 : a;
     uint32_t h0 = wrap ? f->tile_h : f->h;
-    addr(s, base0[which], a, u65);
-    addr(s, (uint16_t)(base0[which] + 1), a, u65);
-    addr(s, (uint16_t)(base0[which] + 2), a2, u65);
-    addr(s, (uint16_t)(base0[which] + 3), a2, u65);
-    reg0(s, height0[which], h0 - 1);
-    reg0(s, height1[which], h0 - 1);
-    reg0(s, width0[which], f->w - 1);
-    reg1(s, stride_x[which], (uint32_t)f->sx, 0);
-    reg1(s, (uint16_t)(stride_x[which] + 1), (uint32_t)f->sy, 0);
-    reg1(s, (uint16_t)(stride_x[which] + 2), (uint32_t)f->sc, 0);
-    reg0(s, zp[which], (uint32_t)(f->zp & 0xFFFF));
+    addr(s, base[which][0], a, u65);
+    addr(s, base[which][1], a, u65);
+    addr(s, base[which][2], a2, u65);
+    addr(s, base[which][3], a2, u65);
+    set(s, height0[which], h0);
+    set(s, height1[which], h0);
+    set(s, width0[which], f->w);
+    set(s, stride[which][0], (uint32_t)f->sx);
+    set(s, stride[which][1], (uint32_t)f->sy);
+    set(s, stride[which][2], (uint32_t)f->sc);
+    set(s, zp[which], f->zp);
 }
 
 /* Byte range of a feature map in its region (for BLOCKDEP). */
@@ -133,7 +143,7 @@ static void fm_range(const cc_model *m, const eu_fm *f, uint64_t *lo, uint64_t *
     /* the last element: in NHCWB16 the channel stride sc steps from one
      * 16-channel brick to the next and channels inside a brick are eb
      * apart (c0 is then a multiple of 16) */
-    uint64_t last_c = f->format == 1 ? (uint64_t)((f->c - 1) / 16) * f->sc + ((f->c - 1) % 16) * eb
+    uint64_t last_c = f->format == EU_FMT_NHCWB16 ? (uint64_t)((f->c - 1) / 16) * f->sc + ((f->c - 1) % 16) * eb
                                      : (uint64_t)(f->c - 1) * f->sc;
     *hi = a + (uint64_t)(f->h - 1) * f->sy + (uint64_t)(f->w - 1) * f->sx + last_c + eb;
 }
@@ -184,12 +194,13 @@ static void emit_lut_dma(cs *s, const cc_model *m, const cc_epoch *e, int32_t k,
 {
     const eu_op *o = &e->ops[k];
     const eu_lut *l = &e->luts[o->lut];
-    reg0(s, SIM_DMA0_SRC_REGION, 0);
-    addr(s, SIM_DMA0_SRC, l->off, sim_variant_is_u65(m->opt.sys.variant));
-    reg0(s, SIM_DMA0_DST_REGION, 0x103);
-    reg1(s, SIM_DMA0_DST, o->blk.lut_start_bank * 1024u + l->slot * 256u, 0);
-    reg1(s, SIM_DMA0_LEN, (uint32_t)l->size, 0);
-    op0(s, SIM_OP_DMA_START, 0);
+    reg(s, EU_SET_DMA0_SRC_REGION, eu_pack_dma_region(EU_SET_DMA0_SRC_REGION, 0, false, EU_DMA_1D));
+    addr(s, EU_SET_DMA0_SRC, l->off, eu_variant_is_u65(m->opt.sys.variant));
+    /* into SHRAM (internal), core mask 3 as Vela writes it */
+    reg(s, EU_SET_DMA0_DST_REGION, eu_pack_dma_region(EU_SET_DMA0_DST_REGION, 3, true, EU_DMA_1D));
+    set(s, EU_SET_DMA0_DST, o->blk.lut_start_bank * EU_SHRAM_BANK_BYTES + l->slot * EU_LUT_SLOT_BYTES);
+    set(s, EU_SET_DMA0_LEN, (uint32_t)l->size);
+    op(s, EU_OP_DMA_START, 0);
     q->started++;
     if (q->n_for < 2 * e->n_eu + 1) q->dma_for[q->n_for++] = k;
 }
@@ -198,14 +209,17 @@ static int emit_op(cs *s, const cc_model *m, const cc_epoch *e, int32_t k, dmaq 
                    int32_t *lut_resident, npuc_err *err)
 {
     const eu_op *o = &e->ops[k], *prev = k ? &e->ops[k - 1] : NULL;
-    sim_variant v = m->opt.sys.variant;
-    bool u65 = sim_variant_is_u65(v);
+    const eu_variant_info *vi = eu_variant_get(m->opt.sys.variant);
+    bool u65 = vi->product == EU_PRODUCT_U65;
+    /* an op without a LUT may overwrite the LUT banks where no banks are
+     * reserved at the top (16-bank parts, ethos-u.md 1.2) */
+    bool lut_shared = vi->reserved_banks < EU_LUT_BANKS;
     /* LUT: DMA the table into the LUT banks unless it is already there */
     uint8_t act = o->act_func;
     if (o->lut >= 0) {
-        act = (uint8_t)(16 + e->luts[o->lut].slot);
+        act = (uint8_t)(EU_ACT_LUT0 + e->luts[o->lut].slot);
         if (*lut_resident != o->lut) {
-            if (prev) op0(s, SIM_OP_KERNEL_WAIT, 0);
+            if (prev) op(s, EU_OP_KERNEL_WAIT, 0);
             emit_lut_dma(s, m, e, k, q);
             *lut_resident = o->lut;
             q->lut = q->started - 1;
@@ -213,101 +227,94 @@ static int emit_op(cs *s, const cc_model *m, const cc_epoch *e, int32_t k, dmaq 
             q->lut = q->lut_pre;   /* preloaded: wait for it once */
             q->lut_pre = -1;
         }
-    } else if (sim_variant_shram_banks(v) <= 16) {
-        /* 16-bank parts: an op without a LUT may overwrite the LUT banks */
+    } else if (lut_shared) {
         *lut_resident = -1;
     }
     if (o->kind == SIM_K_ELEMENTWISE) {
-        reg1(s, SIM_OFM_SCALE, o->ofm_scale, o->ofm_shift);
+        reg(s, EU_SET_OFM_SCALE, eu_pack_scale(EU_SET_OFM_SCALE, o->ofm_scale, o->ofm_shift));
         if (o->has_opab) {
-            reg1(s, SIM_OPA_SCALE, o->opa_scale, o->opa_shift);
-            reg1(s, SIM_OPB_SCALE, o->opb_scale, 0);
+            reg(s, EU_SET_OPA_SCALE, eu_pack_scale(EU_SET_OPA_SCALE, o->opa_scale, o->opa_shift));
+            reg(s, EU_SET_OPB_SCALE, eu_pack_scale(EU_SET_OPB_SCALE, o->opb_scale, 0));
         }
     }
     /* IFM */
     emit_fm(s, m, &o->ifm, 0, u65);
-    uint32_t ifm_prec = precision(&o->ifm, false) | ((uint32_t)o->ifm_scale_mode << 8);
-    reg0(s, SIM_IFM_PRECISION, ifm_prec);
-    reg0(s, SIM_IFM_UPSCALE, o->upscale);
+    reg(s, EU_SET_IFM_PRECISION, precision(EU_SET_IFM_PRECISION, &o->ifm, o->ifm_scale_mode, EU_ROUND_TFL));
+    set(s, EU_SET_IFM_UPSCALE, o->upscale);
     if (o->kind != SIM_K_ELEMENTWISE) {
-        reg0(s, SIM_IFM_PAD_TOP, o->pad_t);
-        reg0(s, SIM_IFM_PAD_LEFT, o->pad_l);
-        reg0(s, SIM_IFM_PAD_BOTTOM, o->pad_b);
-        reg0(s, SIM_IFM_PAD_RIGHT, o->pad_r);
+        set(s, EU_SET_IFM_PAD_TOP, o->pad_t);
+        set(s, EU_SET_IFM_PAD_LEFT, o->pad_l);
+        set(s, EU_SET_IFM_PAD_BOTTOM, o->pad_b);
+        set(s, EU_SET_IFM_PAD_RIGHT, o->pad_r);
     }
-    reg0(s, SIM_IFM_DEPTH_M1, o->ifm.c - 1);
+    set(s, EU_SET_IFM_DEPTH_M1, o->ifm.c);
     /* OFM */
     emit_fm(s, m, &o->ofm, 2, u65);
-    reg0(s, SIM_OFM_WIDTH_M1, o->ofm.w - 1);
-    reg0(s, SIM_OFM_HEIGHT_M1, o->ofm.h - 1);
-    reg0(s, SIM_OFM_DEPTH_M1, o->ofm.c - 1);
-    uint32_t ofm_prec = precision(&o->ofm, true) | ((uint32_t)o->ofm_scale_mode << 8) |
-                        ((uint32_t)o->round << 14);
-    reg0(s, SIM_OFM_PRECISION, ofm_prec);
+    set(s, EU_SET_OFM_WIDTH_M1, o->ofm.w);
+    set(s, EU_SET_OFM_HEIGHT_M1, o->ofm.h);
+    set(s, EU_SET_OFM_DEPTH_M1, o->ofm.c);
+    reg(s, EU_SET_OFM_PRECISION, precision(EU_SET_OFM_PRECISION, &o->ofm, o->ofm_scale_mode, o->round));
     if (o->kind != SIM_K_ELEMENTWISE) {
-        reg0(s, SIM_KERNEL_WIDTH_M1, (o->kw - 1) * o->dil_x);
-        reg0(s, SIM_KERNEL_HEIGHT_M1, (o->kh - 1) * o->dil_y);
-        uint32_t sx = o->stride_x - 1u, sy = o->stride_y - 1u;
-        uint32_t ks = (sx & 1) | ((sy & 1) << 1) | ((o->pkf ? 1u : 0u) << 2) |
-                      ((o->dil_x == 2 ? 1u : 0u) << 3) | ((o->dil_y == 2 ? 1u : 0u) << 4) |
-                      (((sx >> 1) & 1) << 6) | (((sy >> 1) & 1) << 9);
-        reg0(s, SIM_KERNEL_STRIDE, ks);
+        /* the dilated extent */
+        set(s, EU_SET_KERNEL_WIDTH_M1, (int64_t)(o->kw - 1) * o->dil_x + 1);
+        set(s, EU_SET_KERNEL_HEIGHT_M1, (int64_t)(o->kh - 1) * o->dil_y + 1);
+        reg(s, EU_SET_KERNEL_STRIDE, eu_pack_kernel_stride(o->stride_x, o->stride_y, o->dil_x, o->dil_y, o->pkf));
     }
     if (o->kind == SIM_K_CONV || o->kind == SIM_K_DEPTHWISE) {
         /* from the arena copy when buffered, else straight from flash */
-        uint8_t reg = o->wbuf >= 0 ? buf_region(m, o->wbuf) : 0;
+        uint8_t region = o->wbuf >= 0 ? buf_region(m, o->wbuf) : 0;
         uint64_t sb = o->wbuf >= 0 ? (uint64_t)m->bufs[o->wbuf].offset : o->s_off;
         uint64_t wb = sb + (o->w_off - o->s_off);
-        reg0(s, SIM_WEIGHT_REGION, reg);
-        addr(s, SIM_WEIGHT_BASE, wb, u65);
-        reg1(s, SIM_WEIGHT_LENGTH, (uint32_t)o->w_len, 0);
-        reg0(s, SIM_SCALE_REGION, reg);
-        addr(s, SIM_SCALE_BASE, sb, u65);
-        reg1(s, SIM_SCALE_LENGTH, (uint32_t)o->s_len, 0);
-        if (v == SIM_U65_512) {
+        reg(s, EU_SET_WEIGHT_REGION, eu_pack_region(EU_SET_WEIGHT_REGION, region));
+        addr(s, EU_SET_WEIGHT_BASE, wb, u65);
+        set(s, EU_SET_WEIGHT_LENGTH, (uint32_t)o->w_len);
+        reg(s, EU_SET_SCALE_REGION, eu_pack_region(EU_SET_SCALE_REGION, region));
+        addr(s, EU_SET_SCALE_BASE, sb, u65);
+        set(s, EU_SET_SCALE_LENGTH, (uint32_t)o->s_len);
+        if (vi->cores > 1) {
             /* dual-core mode: core 1's records and stream follow core 0's
              * (length 0 when it has no channel) */
             uint64_t sb1 = o->s1_len ? sb + (o->s1_off - o->s_off) : sb;
             uint64_t wb1 = o->w1_len ? sb + (o->w1_off - o->s_off) : wb;
-            addr(s, SIM_WEIGHT1_BASE, wb1, u65);
-            reg1(s, SIM_WEIGHT1_LENGTH, (uint32_t)o->w1_len, 0);
-            addr(s, SIM_SCALE1_BASE, sb1, u65);
-            reg1(s, SIM_SCALE1_LENGTH, (uint32_t)o->s1_len, 0);
+            addr(s, EU_SET_WEIGHT1_BASE, wb1, u65);
+            set(s, EU_SET_WEIGHT1_LENGTH, (uint32_t)o->w1_len);
+            addr(s, EU_SET_SCALE1_BASE, sb1, u65);
+            set(s, EU_SET_SCALE1_LENGTH, (uint32_t)o->s1_len);
         }
     } else if (o->kind == SIM_K_POOL) {
-        reg1(s, SIM_OFM_SCALE, o->ofm_scale, o->ofm_shift);
+        reg(s, EU_SET_OFM_SCALE, eu_pack_scale(EU_SET_OFM_SCALE, o->ofm_scale, o->ofm_shift));
     }
     /* activation */
-    reg0(s, SIM_ACTIVATION, act | ((uint32_t)o->act_clip << 12));
-    reg0(s, SIM_ACTIVATION_MIN, (uint32_t)(o->act_min & 0xFFFF));
-    reg0(s, SIM_ACTIVATION_MAX, (uint32_t)(o->act_max & 0xFFFF));
+    reg(s, EU_SET_ACTIVATION, eu_pack_activation(act, o->act_clip));
+    set(s, EU_SET_ACTIVATION_MIN, o->act_min);
+    set(s, EU_SET_ACTIVATION_MAX, o->act_max);
     /* block and SHRAM */
-    reg0(s, SIM_OFM_BLK_HEIGHT_M1, o->blk.h - 1);
-    reg0(s, SIM_OFM_BLK_WIDTH_M1, o->blk.w - 1);
-    reg0(s, SIM_OFM_BLK_DEPTH_M1, o->blk.d - 1);
-    reg0(s, SIM_IFM_IB_END, o->blk.ifm_ib_end);
-    reg0(s, SIM_AB_START, o->blk.ab_start);
-    if (o->kind != SIM_K_ELEMENTWISE) reg0(s, SIM_ACC_FORMAT, o->blk.acc_format);
+    set(s, EU_SET_OFM_BLK_HEIGHT_M1, o->blk.h);
+    set(s, EU_SET_OFM_BLK_WIDTH_M1, o->blk.w);
+    set(s, EU_SET_OFM_BLK_DEPTH_M1, o->blk.d);
+    set(s, EU_SET_IFM_IB_END, o->blk.ifm_ib_end);
+    set(s, EU_SET_AB_START, o->blk.ab_start);
+    if (o->kind != SIM_K_ELEMENTWISE) set(s, EU_SET_ACC_FORMAT, o->blk.acc_format);
     /* IFM2 */
     if (o->kind == SIM_K_ELEMENTWISE && (o->ifm2_tensor || o->ifm2_scalar)) {
-        uint32_t bc = (o->bcast_h ? 1u : 0u) | (o->bcast_w ? 2u : 0u) | (o->bcast_c ? 4u : 0u) |
-                      (o->reversed ? 0x40u : 0u) | (o->ifm2_scalar ? 0x80u : 0u);
+        uint64_t bc = eu_pack_broadcast(o->bcast_h, o->bcast_w, o->bcast_c, o->reversed, o->ifm2_scalar);
+        uint64_t prec = precision(EU_SET_IFM2_PRECISION, &o->ifm2, 0, 0);
         if (o->ifm2_scalar) {
-            reg0(s, SIM_IFM2_PRECISION, precision(&o->ifm2, false));
-            reg0(s, SIM_IFM2_ZERO_POINT, (uint32_t)(o->ifm2.zp & 0xFFFF));
-            reg0(s, SIM_IFM2_SCALAR, (uint32_t)(o->scalar & 0xFFFF));
+            reg(s, EU_SET_IFM2_PRECISION, prec);
+            set(s, EU_SET_IFM2_ZERO_POINT, o->ifm2.zp);
+            set(s, EU_SET_IFM2_SCALAR, o->scalar);
         } else {
             emit_fm(s, m, &o->ifm2, 1, u65);
-            reg0(s, SIM_IFM2_PRECISION, precision(&o->ifm2, false));
-            reg0(s, SIM_IFM2_IB_START, o->blk.ifm2_ib_start);
+            reg(s, EU_SET_IFM2_PRECISION, prec);
+            set(s, EU_SET_IFM2_IB_START, o->blk.ifm2_ib_start);
         }
-        reg0(s, SIM_IFM2_BROADCAST, bc);
+        reg(s, EU_SET_IFM2_BROADCAST, bc);
     }
     /* BLOCKDEP: this op may start while the previous one finishes, unless
      * it reads what that op writes, or writes what that op reads or writes
      * (the allocator lets an output reuse the bytes of an input of the
      * previous op) */
-    uint32_t bd = 3;
+    unsigned bd = EU_BLOCKDEP_MAX;
     if (prev) {
         uint64_t lo, hi;
         fm_range(m, &o->ofm, &lo, &hi);
@@ -315,11 +322,11 @@ static int emit_op(cs *s, const cc_model *m, const cc_epoch *e, int32_t k, dmaq 
             (o->ifm2_tensor && overlaps(m, &o->ifm2, &prev->ofm)) ||
             (o->ofm.buf >= 0 && op_touches(m, prev, fm_region(m, &o->ofm), lo, hi)))
             bd = 0;
-        if (sim_variant_shram_banks(v) <= 16 && prev->lut >= 0) bd = 0;
+        if (lut_shared && prev->lut >= 0) bd = 0;
     } else {
         bd = 0;
     }
-    reg0(s, SIM_BLOCKDEP, bd);
+    set(s, EU_SET_BLOCKDEP, bd);
     /* wait for the DMAs this op needs (its weights, its LUT), not for those
      * started after them for later ops (they finish in order) */
     int32_t need = q->lut;
@@ -334,15 +341,14 @@ static int emit_op(cs *s, const cc_model *m, const cc_epoch *e, int32_t k, dmaq 
         /* the queue holds at most `depth` DMAs (a start on a full queue
          * waits): one followed by that many is finished already */
         int32_t after = q->started - 1 - need;
-        int32_t depth = sim_variant_is_u65(m->opt.sys.variant) ? 2 : 1;
-        if (after < depth) op0(s, SIM_OP_DMA_WAIT, (uint16_t)after);
+        int32_t depth = vi->max_dma;
+        if (after < depth) op(s, EU_OP_DMA_WAIT, after);
         q->done = need + 1;
     }
-    uint16_t code = o->kind == SIM_K_CONV ? SIM_OP_CONV
-                    : o->kind == SIM_K_DEPTHWISE ? SIM_OP_DEPTHWISE
-                    : o->kind == SIM_K_POOL ? SIM_OP_POOL : SIM_OP_ELEMENTWISE;
-    uint16_t param = (o->kind == SIM_K_POOL || o->kind == SIM_K_ELEMENTWISE) ? o->mode : 0;
-    op0(s, code, param);
+    uint16_t code = o->kind == SIM_K_CONV ? EU_OP_CONV
+                    : o->kind == SIM_K_DEPTHWISE ? EU_OP_DEPTHWISE
+                    : o->kind == SIM_K_POOL ? EU_OP_POOL : EU_OP_ELEMENTWISE;
+    op(s, code, o->mode);   /* CONV and DEPTHWISE have no field: ignored */
     if (s->oom) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     return NPUC_OK;
 }
@@ -355,18 +361,18 @@ static int emit_op(cs *s, const cc_model *m, const cc_epoch *e, int32_t k, dmaq 
 static void emit_weight_dma(cs *s, const cc_model *m, const cc_epoch *e, int32_t k, int32_t after, dmaq *q)
 {
     const eu_op *o = &e->ops[k];
-    bool u65 = sim_variant_is_u65(m->opt.sys.variant);
+    bool u65 = eu_variant_is_u65(m->opt.sys.variant);
     const cc_buf *b = &m->bufs[o->wbuf];
     uint64_t lo = (uint64_t)b->offset, hi = lo + b->size;
     uint8_t region = buf_region(m, o->wbuf);
-    if (after >= 0 && op_touches(m, &e->ops[after], region, lo, hi)) op0(s, SIM_OP_KERNEL_WAIT, 0);
-    else if (after >= 1 && op_touches(m, &e->ops[after - 1], region, lo, hi)) op0(s, SIM_OP_KERNEL_WAIT, 1);
-    reg0(s, SIM_DMA0_SRC_REGION, 0);
-    addr(s, SIM_DMA0_SRC, o->s_off, u65);
-    reg0(s, SIM_DMA0_DST_REGION, region);
-    addr(s, SIM_DMA0_DST, lo, u65);
-    reg1(s, SIM_DMA0_LEN, (uint32_t)b->size, 0);
-    op0(s, SIM_OP_DMA_START, 0);
+    if (after >= 0 && op_touches(m, &e->ops[after], region, lo, hi)) op(s, EU_OP_KERNEL_WAIT, 0);
+    else if (after >= 1 && op_touches(m, &e->ops[after - 1], region, lo, hi)) op(s, EU_OP_KERNEL_WAIT, 1);
+    reg(s, EU_SET_DMA0_SRC_REGION, eu_pack_dma_region(EU_SET_DMA0_SRC_REGION, 0, false, EU_DMA_1D));
+    addr(s, EU_SET_DMA0_SRC, o->s_off, u65);
+    reg(s, EU_SET_DMA0_DST_REGION, eu_pack_dma_region(EU_SET_DMA0_DST_REGION, region, false, EU_DMA_1D));
+    addr(s, EU_SET_DMA0_DST, lo, u65);
+    set(s, EU_SET_DMA0_LEN, (uint32_t)b->size);
+    op(s, EU_OP_DMA_START, 0);
     q->of_op[k] = q->started++;
     if (q->n_for < 2 * e->n_eu + 1) q->dma_for[q->n_for++] = k;
 }
@@ -404,15 +410,11 @@ int eu_generate(cc_model *m, cc_epoch *e, npuc_err *err)
 {
     cs *s = calloc(1, sizeof *s);
     if (!s) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
-    sim_variant v = m->opt.sys.variant;
+    const eu_variant_info *vi = eu_variant_get(m->opt.sys.variant);
     int rc = NPUC_OK;
     /* PARALLEL_MODE = cores - 1 (ethos-u.md 1.5): a U65-512 splits every
      * op's OFM channels over its two cores */
-    if (sim_variant_is_u65(v)) {
-        uint16_t pm = v == SIM_U65_512 ? 1 : 0;
-        op0(s, SIM_PARALLEL_MODE, pm);
-        s->shadow0[SIM_PARALLEL_MODE & 0x3FF] = (uint64_t)pm + 1;
-    }
+    if (vi->product == EU_PRODUCT_U65) set(s, EU_SET_PARALLEL_MODE, vi->cores - 1);
     int32_t lut_resident = -1;
     dmaq q = {0, 0, calloc((size_t)e->n_eu + 1, sizeof(int32_t)), -1, -1,
               malloc(sizeof(int32_t) * (2 * (size_t)e->n_eu + 1)), 0};
@@ -425,7 +427,7 @@ int eu_generate(cc_model *m, cc_epoch *e, npuc_err *err)
     /* where no op but LUT users touches the LUT banks (more than 16 banks,
      * ethos-u.md 1.2) an epoch's only LUT is loaded once, up front, while
      * the DMA channel is idle, rather than in front of its first user */
-    if (!rc && e->n_luts == 1 && sim_variant_shram_banks(v) > 16)
+    if (!rc && e->n_luts == 1 && vi->reserved_banks >= EU_LUT_BANKS)
         for (int32_t k = 0; k < e->n_eu; k++)
             if (e->ops[k].lut == 0) {
                 emit_lut_dma(s, m, e, k, &q);
@@ -442,32 +444,24 @@ int eu_generate(cc_model *m, cc_epoch *e, npuc_err *err)
     e->dma_op = q.dma_for;
     e->n_dma = q.n_for;
     if (!rc) {
-        op0(s, SIM_OP_STOP, 0xFFFF);
+        op(s, EU_OP_STOP, 0xFFFF);   /* Vela's mask */
         if (s->oom) rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     }
-    if (!rc && s->n >= (1u << 24))
+    if (!rc && s->n > EU_COP1_MAX_STREAM_WORDS)
         rc = npuc_errf(err, NPUC_E_UNSUPPORTED, "command stream of %zu words exceeds the driver's "
                        "24-bit length", s->n);
     if (!rc) {
         /* COP1 payload: magic, OPTIMIZER_CONFIG, NOPs to align the stream
          * to 16 bytes, COMMAND_STREAM header, the stream */
-        size_t words = 4 + 3 + 1 + s->n;
+        size_t words = eu_cop1_words(s->n);
         uint32_t *p = calloc(words, sizeof *p);
         if (!p) {
             rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
         } else {
-            size_t k = 0;
-            p[k++] = 0x31504F43u;
-            p[k++] = 0x00100001u;
-            p[k++] = sim_variant_config_word(v);
-            p[k++] = 0x10060000u;
-            while ((k + 1) % 4) p[k++] = 5;   /* NOP */
-            p[k++] = 2u | ((uint32_t)((s->n >> 16) & 0xFF) << 8) | ((uint32_t)(s->n & 0xFFFF) << 16);
-            memcpy(p + k, s->w, s->n * sizeof *p);
-            k += s->n;
+            words = eu_cop1_write(p, vi->config, vi->id, s->w, s->n);
             free(e->payload);
             e->payload = (uint8_t *)p;
-            e->payload_size = k * 4;
+            e->payload_size = words * 4;
         }
     }
     free(s->w);

@@ -28,7 +28,7 @@
 #endif
 
 #define HOST_NPU_MAGIC 0x4E505548u      /* "HUPN" */
-#define SNAP_WORDS 256                  /* registers 0x000..0x3FC */
+#define SNAP_WORDS 256                  /* registers 0x000..0x3FC (ID to the PMU) */
 #define MAX_PENDING 64
 
 enum { PH_IDLE, PH_QUEUED, PH_RUNNING };
@@ -73,7 +73,7 @@ static void run_job(ethosu_host_npu *n)
     n->irq_seen = false;
     uint32_t cmd = n->start_cmd;
     UNLOCK(n);
-    sim_npu_write(n->sim, SIM_REG_CMD, cmd);
+    sim_npu_write(n->sim, EU_REG_CMD, cmd);
     LOCK(n);
     n->stats.jobs_run++;
     for (size_t i = 0; i < n->n_pending; i++)
@@ -220,24 +220,23 @@ static void do_reset(ethosu_host_npu *n, uint32_t v)
             WAIT(n);
 #endif
     n->n_pending = 0;
-    sim_npu_write(n->sim, SIM_REG_RESET, v);
+    sim_npu_write(n->sim, EU_REG_RESET, v);
 }
 
 static void take_snapshot(ethosu_host_npu *n)
 {
     for (uint32_t i = 0; i < SNAP_WORDS; i++)
         n->snap[i] = sim_npu_read(n->sim, 4 * i);
-    uint32_t st = n->snap[SIM_REG_STATUS / 4];
-    st &= ~(uint32_t)(SIM_STATUS_CMD_END_REACHED | SIM_STATUS_CMD_PARSE_ERROR |
-                      SIM_STATUS_BUS_STATUS | SIM_STATUS_WD_FAULT | SIM_STATUS_ECC_FAULT |
-                      (0xFu << 12) | (1u << 11));
-    n->snap[SIM_REG_STATUS / 4] = st | SIM_STATUS_STATE;
-    n->snap[SIM_REG_QREAD / 4] = 0;
+    uint32_t st = n->snap[EU_REG_STATUS / 4];
+    st &= ~(uint32_t)(EU_STATUS_CMD_END_REACHED | EU_STATUS_ERRORS | EU_STATUS_FAULTING_CHANNEL_MASK |
+                      EU_STATUS_FAULTING_INTERFACE);
+    n->snap[EU_REG_STATUS / 4] = st | EU_STATUS_STATE;
+    n->snap[EU_REG_QREAD / 4] = 0;
 }
 
 uint32_t ethosu_host_npu_read(ethosu_host_npu *n, uint32_t off)
 {
-    if (!n || n->magic != HOST_NPU_MAGIC || off >= SIM_REG_SIZE || (off & 3))
+    if (!n || n->magic != HOST_NPU_MAGIC || off >= EU_REG_SIZE || (off & 3))
         return 0;
     LOCK(n);
     uint32_t v;
@@ -251,22 +250,22 @@ uint32_t ethosu_host_npu_read(ethosu_host_npu *n, uint32_t off)
 
 void ethosu_host_npu_write(ethosu_host_npu *n, uint32_t off, uint32_t v)
 {
-    if (!n || n->magic != HOST_NPU_MAGIC || off >= SIM_REG_SIZE || (off & 3))
+    if (!n || n->magic != HOST_NPU_MAGIC || off >= EU_REG_SIZE || (off & 3))
         return;
     LOCK(n);
-    if (off == SIM_REG_RESET) {
+    if (off == EU_REG_RESET) {
         do_reset(n, v);
     } else if (n->phase != PH_IDLE) {
         /* busy: the NPU ignores a second start; other writes land later */
-        if (off == SIM_REG_CMD)
-            v &= ~(uint32_t)ETHOSU_CMD_START;
+        if (off == EU_REG_CMD)
+            v &= ~(uint32_t)EU_CMD_START;
         if (n->n_pending < MAX_PENDING) {
             n->pending[n->n_pending].off = off;
             n->pending[n->n_pending].val = v;
             n->n_pending++;
         }
-    } else if (off == SIM_REG_CMD && (v & ETHOSU_CMD_START)) {
-        sim_npu_write(n->sim, SIM_REG_CMD, v & ~(uint32_t)ETHOSU_CMD_START);
+    } else if (off == EU_REG_CMD && (v & EU_CMD_START)) {
+        sim_npu_write(n->sim, EU_REG_CMD, v & ~(uint32_t)EU_CMD_START);
         take_snapshot(n);
         n->start_cmd = v;
         n->phase = PH_QUEUED;

@@ -3,7 +3,7 @@
  * interrupt calls the driver's IRQ handler.
  *
  *   ethosu_host_npu *npu;
- *   ethosu_host_npu_create(SIM_U55_128, NULL, &npu, &err);
+ *   ethosu_host_npu_create(EU_U55_128, NULL, &npu, &err);
  *   ethosu_host_driver_init(&drv, npu, NULL, 0);     -- ethosu_init + IRQ line
  *   ethosu_host_map(payload, payload_size, false, &err);   -- what the NPU may reach
  *   ethosu_host_map(arena, arena_size, true, &err);

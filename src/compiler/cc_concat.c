@@ -18,7 +18,7 @@
  *     of len*W pixels, batch stride;
  *   - N: contiguous at a byte offset.
  * Constant inputs are read from the epoch's flash. */
-#include "cc_lower.h"
+#include "lower/lower.h"
 #include "../interp/interp.h"
 
 #include <stdio.h>

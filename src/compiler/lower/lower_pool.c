@@ -38,10 +38,10 @@
  * scale (1, 0) writes the centred sums of the Rb-element rows into an int32
  * temporary (exact: they are parts of A), a second pool with zero point 0
  * adds the Ra partials of each output and applies the scale above. */
-#include "cc_lower.h"
-#include "../kernels/k_common.h"
-#include "../kernels/k_elementwise.h"
-#include "../interp/interp.h"
+#include "lower.h"
+#include "../../kernels/k_common.h"
+#include "../../kernels/k_elementwise.h"
+#include "../../interp/interp.h"
 
 #include <string.h>
 

@@ -3,7 +3,7 @@
 #ifndef NPUC_CC_LOWER_H
 #define NPUC_CC_LOWER_H
 
-#include "cc.h"
+#include "../cc.h"
 
 typedef struct lower_ctx {
     cc_model *m;

@@ -37,10 +37,10 @@
  * so the decision repeats every check lower_conv_like and
  * cc_encode_weighted make (types, shapes, strides, kernel, padding, weight
  * zero points, per-channel rescales, biases, block configurations). */
-#include "cc_lower.h"
-#include "ethosu/eu_weights.h"
-#include "../interp/interp.h"
-#include "../kernels/k_common.h"
+#include "lower.h"
+#include "../ethosu/eu_weights.h"
+#include "../../interp/interp.h"
+#include "../../kernels/k_common.h"
 
 #include <stdio.h>
 #include <string.h>

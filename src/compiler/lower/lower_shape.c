@@ -27,8 +27,8 @@
  * NCHW one depth-1 op (H and W merge), a channel-strided slice one op per
  * output row, or one op when the rows are uniform (H and W merge), and a
  * reversed axis one op per index. */
-#include "cc_lower.h"
-#include "../interp/interp.h"
+#include "lower.h"
+#include "../../interp/interp.h"
 
 #include <string.h>
 

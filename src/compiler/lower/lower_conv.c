@@ -47,10 +47,10 @@
  * The NPU's accumulator is 32 bits for int8 and 40 bits for int16; forms
  * whose worst-case sum could leave that range stay on the CPU (TFLite wraps
  * int32 sums, the NPU's behaviour there is not pinned down). */
-#include "cc_lower.h"
-#include "ethosu/eu_weights.h"
-#include "../interp/interp.h"
-#include "../kernels/k_common.h"
+#include "lower.h"
+#include "../ethosu/eu_weights.h"
+#include "../../interp/interp.h"
+#include "../../kernels/k_common.h"
 
 #include <stdio.h>
 #include <stdlib.h>

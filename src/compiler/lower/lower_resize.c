@@ -29,8 +29,8 @@
  *    padded AVERAGE_POOL form) is the weighted sum / 2^20 rounded half
  *    away from zero that the kernel computes: the taps repeat each input
  *    value the same number of times, so both are the same rational. */
-#include "cc_lower.h"
-#include "../interp/interp.h"
+#include "lower.h"
+#include "../../interp/interp.h"
 
 #include <stdlib.h>
 #include <string.h>

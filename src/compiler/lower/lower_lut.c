@@ -34,11 +34,11 @@
  * 5.7 specify), and keeps the op on the CPU with the reason if a single
  * value differs. HARD_SWISH has no int16 reference kernel, so it stays on
  * the CPU with the reference's reason. */
-#include "cc_lower.h"
-#include "../interp/interp.h"
-#include "../kernels/k_activation.h"
-#include "../kernels/k_common.h"
-#include "../sim/sim_rescale.h"
+#include "lower.h"
+#include "../../interp/interp.h"
+#include "../../kernels/k_activation.h"
+#include "../../kernels/k_common.h"
+#include "../../sim/sim_rescale.h"
 
 #include <math.h>
 #include <stdlib.h>

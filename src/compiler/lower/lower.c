@@ -8,12 +8,12 @@
  * ethos-u.md 5.6 proves equivalent. Pointwise int8 functions become LUTs
  * whose 256 entries are computed by running the reference interpreter on
  * every input value, so they are exact by construction. */
-#include "cc_lower.h"
-#include "ethosu/eu_weights.h"
-#include "../interp/interp.h"
-#include "../kernels/k_common.h"
-#include "../kernels/kernels.h"
-#include "../kernels/k_shape.h"
+#include "lower.h"
+#include "../ethosu/eu_weights.h"
+#include "../../interp/interp.h"
+#include "../../kernels/k_common.h"
+#include "../../kernels/kernels.h"
+#include "../../kernels/k_shape.h"
 
 #include <math.h>
 #include <stdarg.h>

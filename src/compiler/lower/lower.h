@@ -31,6 +31,9 @@ typedef struct lower_ctx {
 /* The size of a reason buffer (cc_op_info.why). */
 #define CC_WHY_SIZE sizeof(((cc_op_info *)0)->why)
 
+/* The largest extent (height, width, depth) of one NPU op's feature map. */
+#define CC_DIM_MAX 65536
+
 /* ------------------------------------------------------------ op tables */
 
 typedef int (*lower_fn)(lower_ctx *c, const graph_op *op, npuc_err *err);
@@ -108,6 +111,11 @@ void cc_fm_dense(eu_fm *fm, int32_t buf, uint64_t off, uint32_t h, uint32_t w, u
 /* A feature map covering a whole graph tensor viewed as h x w x c NHWC. */
 void cc_fm_whole(const lower_ctx *c, int32_t tensor, uint32_t h, uint32_t w, uint32_t ch,
                  eu_fm *fm);
+
+/* A raw copy on the op's feature maps: a 1x1 MAX pool over one tap (the
+ * value itself), no rescale, the full clamp of `bits`-bit values; the zero
+ * points are the caller's. */
+void cc_copy_op(eu_op *o, unsigned bits);
 
 /* Adds (or finds an identical) LUT in the epoch's constants: 256 bytes
  * (int8), 1024 (int32) or 2048 (int16). */

@@ -26,8 +26,6 @@
 
 #include <string.h>
 
-#define NPU_DIM_MAX 65536u
-
 /* The reference's rescaling of every int8 value from `in`'s quantization
  * to `out`'s: a one-input CONCATENATION run on the interpreter. */
 static int requant_table(const lower_ctx *c, const graph_tensor *in, const graph_tensor *out, int8_t table[256],
@@ -71,7 +69,7 @@ bool cc_concat_slice_at(const int32_t o[4], int ax, uint32_t start, uint32_t len
         } else {
             h = N, w = (uint64_t)len * W, c = C;
             s->osy = H * W * C * es;
-            s->full_w = (uint32_t)(w > NPU_DIM_MAX ? 0 : w);
+            s->full_w = (uint32_t)(w > CC_DIM_MAX ? 0 : w);
         }
         s->off = (uint64_t)start * W * C * es;
         break;
@@ -80,7 +78,7 @@ bool cc_concat_slice_at(const int32_t o[4], int ax, uint32_t start, uint32_t len
         s->off = (uint64_t)start * H * W * C * es;
         break;
     }
-    if (!h || !w || !c || h > NPU_DIM_MAX || w > NPU_DIM_MAX || c > NPU_DIM_MAX) return false;
+    if (!h || !w || !c || h > CC_DIM_MAX || w > CC_DIM_MAX || c > CC_DIM_MAX) return false;
     s->h = (uint32_t)h;
     s->w = (uint32_t)w;
     s->c = (uint32_t)c;
@@ -125,15 +123,8 @@ static int copy_input(lower_ctx *c, const graph_op *op, int32_t i, const cc_conc
     o->ofm.zp = 0;
     o->flex = s->flex;
     o->round = 0;
-    if (rescale) {
-        cc_lut_op(o, lut);
-    } else {
-        o->kind = SIM_K_POOL;
-        o->mode = 0;   /* MAX over one tap: the value itself */
-        o->ofm_scale_mode = 0;
-        o->act_min = out->dtype == GRAPH_I16 ? INT16_MIN : INT8_MIN;
-        o->act_max = out->dtype == GRAPH_I16 ? INT16_MAX : INT8_MAX;
-    }
+    if (rescale) cc_lut_op(o, lut);
+    else cc_copy_op(o, o->ofm.bits);
     return cc_block_or_cpu(c, o, err);
 }
 

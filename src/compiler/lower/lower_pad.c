@@ -53,7 +53,6 @@ typedef struct pad_plan {
 } pad_plan;
 
 #define PAD_MAX_BATCHES 64
-#define NPU_DIM_MAX 65536
 
 /* Checks a PAD for the NPU forms and fills the plan; false with the reason
  * otherwise. */
@@ -96,7 +95,7 @@ static bool pad_analyse(const lower_ctx *c, const graph_op *op, pad_plan *p, cha
                 a = ((const int64_t *)pd->data)[2 * k + 1];
             }
         }
-        if (b < 0 || a < 0 || b > NPU_DIM_MAX || a > NPU_DIM_MAX)
+        if (b < 0 || a < 0 || b > CC_DIM_MAX || a > CC_DIM_MAX)
             return cc_reason(why, n, "padding %lld/%lld of dimension %d", (long long)b, (long long)a, k);
         p->b[i] = (int32_t)b;
         p->a[i] = (int32_t)a;
@@ -224,15 +223,12 @@ static int emit_fill(lower_ctx *c, const pad_plan *p, const int32_t od[4], uint6
                      uint32_t c0, uint32_t ch, npuc_err *err)
 {
     if (!h || !w || !ch) return NPUC_OK;
-    if (h > NPU_DIM_MAX) return cc_cpu(c, "a padding band of %u rows is too large for one NPU op", h);
+    if (h > CC_DIM_MAX) return cc_cpu(c, "a padding band of %u rows is too large for one NPU op", h);
     eu_op *o = cc_new_eu(c, err);
     if (!o) return err->code;
-    o->kind = SIM_K_POOL;
-    o->mode = 0;
     out_region(c, p, od, off, h, w, c0, ch, &o->ofm);
     o->ifm = o->ofm;
-    o->ofm_scale_mode = 0;
-    o->round = 0;
+    cc_copy_op(o, o->ofm.bits);
     o->act_min = p->value;
     o->act_max = p->value;
     o->flex = off == 0;   /* byte offsets address NHWC rows / columns */
@@ -256,7 +252,7 @@ static int lower_pad(lower_ctx *c, const graph_op *op, npuc_err *err)
     /* N x H rows with no height padding are one tall image */
     if (p.b[1] == 0 && p.a[1] == 0 && p.d[0] > 1) {
         int64_t rows = (int64_t)p.d[0] * p.d[1];
-        if (rows <= NPU_DIM_MAX) {
+        if (rows <= CC_DIM_MAX) {
             p.b[1] = p.b[0] * p.d[1];
             p.a[1] = p.a[0] * p.d[1];
             p.d[1] = (int32_t)rows;
@@ -267,7 +263,7 @@ static int lower_pad(lower_ctx *c, const graph_op *op, npuc_err *err)
     int32_t od[4];
     for (int i = 0; i < 4; i++) {
         int64_t v = (int64_t)p.d[i] + p.b[i] + p.a[i];
-        if (i > 0 && (v > NPU_DIM_MAX || p.d[i] > NPU_DIM_MAX))
+        if (i > 0 && (v > CC_DIM_MAX || p.d[i] > CC_DIM_MAX))
             return cc_cpu(c, "padded dimension %lld above the NPU's 65536", (long long)v);
         if (v > INT32_MAX) return cc_cpu(c, "padded dimension too large");
         od[i] = (int32_t)v;
@@ -310,17 +306,12 @@ static int lower_pad(lower_ctx *c, const graph_op *op, npuc_err *err)
             rc = err->code;
             break;
         }
-        o->kind = SIM_K_POOL;
-        o->mode = 0;
         cc_fm_whole(c, p.in, H, W, C, &o->ifm);
         o->ifm.off = (p.tin->data ? flash_off : 0) + (uint64_t)n * in_batch;
         if (p.tin->data) o->ifm.buf = -1;
         o->ifm.zp = 0;
         out_region(c, &p, od, inner, H, W, (uint32_t)p.b[3], C, &o->ofm);
-        o->ofm_scale_mode = 0;
-        o->round = 0;
-        o->act_min = p.tin->dtype == GRAPH_I16 ? INT16_MIN : INT8_MIN;
-        o->act_max = p.tin->dtype == GRAPH_I16 ? INT16_MAX : INT8_MAX;
+        cc_copy_op(o, o->ofm.bits);
         o->flex = inner == 0 && o->ifm.off == 0;
         rc = cc_block_or_cpu(c, o, err);
     }

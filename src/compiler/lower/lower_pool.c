@@ -54,7 +54,6 @@
 #include <string.h>
 
 #define POOL_MAX_K 256u
-#define FM_MAX 65536u
 
 /* --------------------------------------------------------------- pooling */
 
@@ -196,7 +195,7 @@ static int mean_geometry(lower_ctx *c, const graph_tensor *in, const graph_tenso
         K2 = K;
         K = 1;
     }
-    if (K > FM_MAX || K2 > FM_MAX) return cc_cpu(c, "kept extent %llu x %llu exceeds the NPU's 65536",
+    if (K > CC_DIM_MAX || K2 > CC_DIM_MAX) return cc_cpu(c, "kept extent %llu x %llu exceeds the NPU's 65536",
                                                  (unsigned long long)K, (unsigned long long)K2);
     *g = (mean_geom){K, R, K2, count};
     return 0;
@@ -287,14 +286,14 @@ static int two_passes(lower_ctx *c, const mean_geom *g, int32_t bin, int32_t bou
         if (R % b) continue;
         uint64_t a = R / b;
         if (K > 1) {
-            if (a <= POOL_MAX_K && K * a <= FM_MAX) {
+            if (a <= POOL_MAX_K && K * a <= CC_DIM_MAX) {
                 Ra = (uint32_t)a;
                 Rb = (uint32_t)b;
                 Pb = Ra;
             }
             continue;
         }
-        if (a > FM_MAX) continue;
+        if (a > CC_DIM_MAX) continue;
         for (uint64_t pa = 1; pa <= POOL_MAX_K && pa <= a; pa++)
             if (a % pa == 0 && a / pa <= POOL_MAX_K) {
                 Ra = (uint32_t)a;

@@ -220,17 +220,13 @@ static int pool_op(lower_ctx *c, uint8_t mode, const eu_fm *ifm, const eu_fm *of
 {
     eu_op *o = cc_new_eu(c, err);
     if (!o) return err->code;
-    o->kind = SIM_K_POOL;
-    o->mode = mode;
     o->ifm = *ifm;
     o->ofm = *ofm;
+    cc_copy_op(o, ifm->bits);
+    o->mode = mode;   /* MAX: a copy (one tap), or AVERAGE */
     o->upscale = upscale;
     o->kh = o->kw = k;
     o->pad_b = o->pad_r = pad_br;
-    o->ofm_scale_mode = 0;
-    o->round = 0;
-    o->act_min = ifm->bits == 16 ? INT16_MIN : INT8_MIN;
-    o->act_max = ifm->bits == 16 ? INT16_MAX : INT8_MAX;
     o->flex = false;
     return cc_block_or_cpu(c, o, err);
 }

@@ -36,7 +36,6 @@
 
 #include <string.h>
 
-#define NPU_DIM_MAX 65536
 #define STRIDE_MAX 0xFFFFFFFFll   /* 32-bit stride registers */
 
 /* ------------------------------------------------------- strided copies */
@@ -76,7 +75,7 @@ static int copy_axes(lower_ctx *c, const graph_tensor *out, int32_t rank, const 
         if (na > 0) {
             cp_axis *in_ax = &a[na - 1];
             if (ax[d].is == in_ax->is * in_ax->n && ax[d].os == in_ax->os * in_ax->n &&
-                ax[d].n * in_ax->n <= NPU_DIM_MAX) {
+                ax[d].n * in_ax->n <= CC_DIM_MAX) {
                 in_ax->n *= ax[d].n;
                 continue;
             }
@@ -90,8 +89,8 @@ static int copy_axes(lower_ctx *c, const graph_tensor *out, int32_t rank, const 
         a[na - 1 - i] = t;
     }
     for (int32_t i = 0; i < na; i++)
-        if (a[i].n > NPU_DIM_MAX) return cc_cpu(c, "a copied axis of %lld positions (NPU limit %d)",
-                                               (long long)a[i].n, NPU_DIM_MAX);
+        if (a[i].n > CC_DIM_MAX) return cc_cpu(c, "a copied axis of %lld positions (NPU limit %d)",
+                                               (long long)a[i].n, CC_DIM_MAX);
     p->na = na;
     return 0;
 }
@@ -152,8 +151,6 @@ static int copy_op(lower_ctx *c, const cp_plan *p, int32_t bin, int32_t bout, ui
              oh = ih >= 0 ? (uint32_t)a[ih].n : 1;
     eu_op *o = cc_new_eu(c, err);
     if (!o) return err->code;
-    o->kind = SIM_K_POOL;
-    o->mode = 0;   /* MAX over one tap: the value itself */
     eu_fm *f[2] = {&o->ifm, &o->ofm};
     for (int s = 0; s < 2; s++) {
         eu_fm *fm = f[s];
@@ -171,10 +168,7 @@ static int copy_op(lower_ctx *c, const cp_plan *p, int32_t bin, int32_t bout, ui
         fm->format = 0;
         fm->zp = 0;
     }
-    o->ofm_scale_mode = 0;
-    o->round = 0;
-    o->act_min = es == 2 ? INT16_MIN : INT8_MIN;
-    o->act_max = es == 2 ? INT16_MAX : INT8_MAX;
+    cc_copy_op(o, (unsigned)(8 * es));
     o->flex = false;   /* addressed with NHWC byte strides */
     return cc_block_or_cpu(c, o, err);
 }
@@ -359,8 +353,6 @@ static int lower_slice(lower_ctx *c, const graph_op *op, npuc_err *err)
     uint64_t es = graph_dtype_size(in->dtype);
     eu_op *o = cc_new_eu(c, err);
     if (!o) return err->code;
-    o->kind = SIM_K_POOL;
-    o->mode = 0;   /* MAX over one tap: the value itself */
     cc_fm_whole(c, op->in[0], (uint32_t)cntd[1], (uint32_t)cntd[2], (uint32_t)cntd[3], &o->ifm);
     uint64_t C = (uint64_t)dim[3], W = (uint64_t)dim[2], H = (uint64_t)dim[1];
     o->ifm.off = ((((uint64_t)st[0] * H + (uint64_t)st[1]) * W + (uint64_t)st[2]) * C + (uint64_t)st[3]) * es;
@@ -372,9 +364,7 @@ static int lower_slice(lower_ctx *c, const graph_op *op, npuc_err *err)
     cc_fm_whole(c, op->out[0], (uint32_t)cntd[1], (uint32_t)cntd[2], (uint32_t)cntd[3], &o->ofm);
     o->ifm.zp = 0;
     o->ofm.zp = 0;
-    o->ofm_scale_mode = 0;
-    o->act_min = in->dtype == GRAPH_I16 ? INT16_MIN : INT8_MIN;
-    o->act_max = in->dtype == GRAPH_I16 ? INT16_MAX : INT8_MAX;
+    cc_copy_op(o, o->ofm.bits);
     o->flex = false;   /* the IFM is addressed with the input's NHWC strides */
     return cc_block_or_cpu(c, o, err);
 }

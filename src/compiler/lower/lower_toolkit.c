@@ -163,6 +163,16 @@ void cc_fm_whole(const lower_ctx *c, int32_t tensor, uint32_t h, uint32_t w, uin
     fm->is_signed = t->dtype != GRAPH_U8;
 }
 
+void cc_copy_op(eu_op *o, unsigned bits)
+{
+    o->kind = SIM_K_POOL;
+    o->mode = 0;   /* MAX over one tap: the value itself */
+    o->ofm_scale_mode = 0;
+    o->round = 0;
+    o->act_min = bits == 16 ? INT16_MIN : INT8_MIN;
+    o->act_max = bits == 16 ? INT16_MAX : INT8_MAX;
+}
+
 /* ----------------------------------------------------------- constants */
 
 int cc_flash_add(cc_epoch *e, const void *data, uint64_t size, uint64_t *off, npuc_err *err)

@@ -1,6 +1,6 @@
 /* compiler: TFLite graph -> compiled model for an Ethos-U55/U65.
  *
- * Passes (each in its own file): cc_lower.c (legalize + partition: every op
+ * Passes (each in its own file): lower/ (legalize + partition: every op
  * becomes NPU operations or stays a CPU op, with the reason), cc_concat.c
  * (concatenation inputs written in place into their slices), cc_alloc.c
  * (live ranges -> arena offsets), ethosu/eu_gen.c (block configs, weights,
@@ -224,8 +224,11 @@ int cc_layout(cc_model *m, npuc_err *err);
 int cc_cascade(cc_model *m, npuc_err *err);
 /* Chooses every NPU op's block again once storage formats (cc_layout) and
  * cascade bands are known; CONV/DEPTHWISE keep their block depth, which
- * their weight streams are encoded for (cc_lower.c). */
+ * their weight streams are encoded for (cc_reblock.c). */
 void cc_reblock(cc_model *m);
+/* The block request of an NPU op as the lowering makes it (whole NHWC
+ * tensors; lower/lower_toolkit.c). */
+void cc_block_req(sim_variant v, const eu_op *o, eu_block_req *r);
 int cc_allocate(cc_model *m, npuc_err *err);
 int eu_generate(cc_model *m, cc_epoch *e, npuc_err *err);
 int cc_prefetch(cc_model *m, npuc_err *err);
@@ -238,7 +241,7 @@ int cc_generate_all(cc_model *m, npuc_err *err);
 int32_t cc_concat_slice_of(const cc_model *m, int32_t t);
 
 /* Appends bytes to an epoch's flash, 16-byte aligned; returns the offset
- * via *off. */
+ * via *off (lower/lower_toolkit.c). */
 int cc_flash_add(cc_epoch *e, const void *data, uint64_t size, uint64_t *off, npuc_err *err);
 
 #endif

@@ -1,232 +1,12 @@
-/* cc_concat: CONCATENATION on the NPU (int8 / int16, rank 1..4, any axis).
- *
- * One NPU op per (non-empty) input writes it into its slice of the output
- * (ethos-u.md 5.10: concat = copies with OFM base and strides set):
- *   - raw copy (int16; int8 with the output's scale and zero point): a 1x1
- *     MAX pool, zero points 0, full clamp;
- *   - int8 with another quantization: TFLite rescales with float math per
- *     value (k_concat_requant_s8), a function of the int8 value only, so the
- *     op is an ELEMENTWISE ADD of scalar 0 through a 256-entry LUT whose
- *     entries are the reference kernel's own outputs for every input value
- *     (a one-input CONCATENATION with that quantization run on the
- *     interpreter): exact by construction.
- * Slices, on the output viewed as N x H x W x C (leading 1s):
- *   - C: a channel slice (c0 = offset, full depth); the output may be
- *     NHCWB16 (the op addresses it by channels only);
- *   - W: rows of N*H, the slice's columns at a byte offset;
- *   - H: N = 1: contiguous rows at a byte offset; N > 1: per batch one row
- *     of len*W pixels, batch stride;
- *   - N: contiguous at a byte offset.
- * Constant inputs are read from the epoch's flash. */
-#include "cc_lower.h"
-#include "../interp/interp.h"
-
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#define NPU_DIM_MAX 65536u
-
-/* The reference's rescaling of every int8 value from `in`'s quantization
- * to `out`'s: a one-input CONCATENATION run on the interpreter. */
-static int requant_table(const graph_tensor *in, const graph_tensor *out, int8_t table[256], npuc_err *err)
-{
-    graph *t = graph_new("concat_lut");
-    if (!t) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
-    int32_t shape[4] = {1, 1, 1, 256};
-    int rc = NPUC_OK;
-    interp *ip = NULL;
-    int32_t ti = graph_add_tensor(t, "x", GRAPH_I8, 4, shape, NULL);
-    int32_t to = graph_add_tensor(t, "y", GRAPH_I8, 4, shape, NULL);
-    if (ti < 0 || to < 0 || graph_set_quant(t, ti, in->q.n, in->q.scale, in->q.zero_point, in->q.axis) ||
-        graph_set_quant(t, to, out->q.n, out->q.scale, out->q.zero_point, out->q.axis)) {
-        rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
-        goto done;
-    }
-    tfl_options o;
-    memset(&o, 0, sizeof o);
-    o.axis = 3;
-    if (graph_add_op(t, TFL_OP_CONCATENATION, &o, 1, &ti, 1, &to) < 0 || graph_set_io(t, 1, &ti, 1, &to)) {
-        rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
-        goto done;
-    }
-    interp_options io;
-    memset(&io, 0, sizeof io);
-    if ((rc = interp_create(t, &io, &ip, err))) goto done;
-    int8_t x[256];
-    for (int i = 0; i < 256; i++) x[i] = (int8_t)(i - 128);
-    if ((rc = interp_set_input(ip, 0, x, sizeof x, err)) || (rc = interp_invoke(ip, err))) goto done;
-    size_t n = 0;
-    const void *y = interp_output(ip, 0, &n);
-    if (n != 256) {
-        rc = npuc_errf(err, NPUC_E_RUNTIME, "rescale table evaluation gave %zu bytes", n);
-        goto done;
-    }
-    memcpy(table, y, 256);
-done:
-    interp_free(ip);
-    graph_free(t);
-    return rc;
-}
-
-/* Where input `i` goes: its (whole, contiguous) view and the output slice. */
-typedef struct slice {
-    uint32_t h, w, c;         /* extent (the input viewed so, and the slice) */
-    uint64_t off;             /* output byte offset */
-    uint32_t c0;              /* output first channel */
-    uint64_t osx, osy;        /* output strides */
-    uint32_t full_w, full_c;
-    bool flex;
-} slice;
-
-static bool slice_of(const int32_t o[4], int ax, uint32_t start, uint32_t len, uint64_t es, slice *s)
-{
-    uint64_t N = (uint64_t)o[0], H = (uint64_t)o[1], W = (uint64_t)o[2], C = (uint64_t)o[3];
-    uint64_t h, w, c;
-    memset(s, 0, sizeof *s);
-    s->osx = C * es;
-    s->osy = W * C * es;
-    s->full_w = (uint32_t)W;
-    s->full_c = (uint32_t)C;
-    switch (ax) {
-    case 3:
-        h = N * H, w = W, c = len;
-        s->c0 = start;
-        s->flex = true;
-        break;
-    case 2:
-        h = N * H, w = len, c = C;
-        s->off = (uint64_t)start * C * es;
-        break;
-    case 1:
-        if (N == 1) {
-            h = len, w = W, c = C;
-        } else {
-            h = N, w = (uint64_t)len * W, c = C;
-            s->osy = H * W * C * es;
-            s->full_w = (uint32_t)(w > NPU_DIM_MAX ? 0 : w);
-        }
-        s->off = (uint64_t)start * W * C * es;
-        break;
-    default:
-        h = (uint64_t)len * H, w = W, c = C;
-        s->off = (uint64_t)start * H * W * C * es;
-        break;
-    }
-    if (!h || !w || !c || h > NPU_DIM_MAX || w > NPU_DIM_MAX || c > NPU_DIM_MAX) return false;
-    s->h = (uint32_t)h;
-    s->w = (uint32_t)w;
-    s->c = (uint32_t)c;
-    return true;
-}
-
-int cc_lower_concat(lower_ctx *c, const graph_op *op, npuc_err *err)
-{
-    const graph_tensor *out = cc_tout(c, op, 0);
-    if (!out || op->n_in < 1 || op->n_out != 1) return cc_cpu(c, "missing input or output");
-    if (!cc_npu_dtype(out->dtype))
-        return cc_cpu(c, "%s tensors (the NPU form copies int8 or int16)", graph_dtype_name(out->dtype));
-    for (int32_t i = 0; i < op->n_in; i++) {
-        const graph_tensor *t = cc_tin(c, op, i);
-        if (!t) return cc_cpu(c, "input %d is missing", i);
-        if (t->dtype != out->dtype)
-            return cc_cpu(c, "input %d is %s, the output %s", i, graph_dtype_name(t->dtype),
-                          graph_dtype_name(out->dtype));
-        if (t->rank != out->rank) return cc_cpu(c, "input %d has rank %d, the output %d", i, t->rank, out->rank);
-    }
-    if (out->rank < 1 || out->rank > 4) return cc_cpu(c, "rank %d (the NPU form takes 1 to 4 dimensions)", out->rank);
-    char rwhy[160];
-    if (!interp_op_supported(c->g, op, rwhy, sizeof rwhy)) return cc_cpu(c, "the reference rejects it: %.130s", rwhy);
-    if (op->opt.activation != TFL_ACT_NONE)
-        return cc_cpu(c, "fused activation %s", tfl_activation_name(op->opt.activation));
-    int32_t axis = op->opt.axis < 0 ? op->opt.axis + out->rank : op->opt.axis;
-    if (axis < 0 || axis >= out->rank) return cc_cpu(c, "axis %d out of range", op->opt.axis);
-    int32_t o4[4];
-    int sh = 4 - out->rank;
-    for (int i = 0; i < 4; i++) o4[i] = i - sh >= 0 ? out->shape[i - sh] : 1;
-    for (int i = 0; i < 4; i++)
-        if (o4[i] <= 0) return cc_cpu(c, "empty output");
-    int ax = axis + sh;
-    uint64_t es = graph_dtype_size(out->dtype);
-    int32_t n0 = c->e->n_eu;
-    uint32_t start = 0;
-    int rc = NPUC_OK;
-    for (int32_t i = 0; i < op->n_in && !rc; i++) {
-        const graph_tensor *t = cc_tin(c, op, i);
-        uint32_t len = (uint32_t)t->shape[axis];
-        if (!len) continue;
-        slice s;
-        if (!slice_of(o4, ax, start, len, es, &s)) {
-            rc = cc_cpu(c, "the slice of input %d is too large for one NPU op", i);
-            break;
-        }
-        bool rescale = out->dtype == GRAPH_I8 && out->q.n >= 1 && t->q.n >= 1 &&
-                       (t->q.scale[0] != out->q.scale[0] || t->q.zero_point[0] != out->q.zero_point[0]);
-        if (rescale && (!cc_has_q1(t) || !cc_has_q1(out))) {
-            rc = cc_cpu(c, "input %d is not quantized per tensor", i);
-            break;
-        }
-        int32_t lut = -1;
-        if (rescale) {
-            int8_t table[256];
-            npuc_err e2;
-            memset(&e2, 0, sizeof e2);
-            if (requant_table(t, out, table, &e2)) {
-                rc = cc_cpu(c, "the reference rejects the rescale of input %d: %.100s", i, e2.msg);
-                break;
-            }
-            if ((rc = cc_add_lut(c, table, 256, &lut, err))) break;
-        }
-        uint64_t foff = 0;
-        if (t->data && (rc = cc_flash_add(c->e, t->data, t->nbytes, &foff, err))) break;
-        eu_op *o = cc_new_eu(c, err);
-        if (!o) {
-            rc = err->code;
-            break;
-        }
-        cc_fm_whole(c, op->in[i], s.h, s.w, s.c, &o->ifm);
-        if (t->data) {
-            o->ifm.buf = -1;
-            o->ifm.off = foff;
-        }
-        cc_fm_whole(c, op->out[0], s.h, s.w, s.c, &o->ofm);
-        o->ofm.off = s.off;
-        o->ofm.c0 = s.c0;
-        o->ofm.sx = s.osx;
-        o->ofm.sy = s.osy;
-        o->ofm.full_w = s.full_w;
-        o->ofm.full_c = s.full_c;
-        o->ifm.zp = 0;
-        o->ofm.zp = 0;
-        o->flex = s.flex;
-        o->round = 0;
-        if (rescale) {
-            cc_lut_op(o, lut);
-        } else {
-            o->kind = SIM_K_POOL;
-            o->mode = 0;   /* MAX over one tap: the value itself */
-            o->ofm_scale_mode = 0;
-            o->act_min = out->dtype == GRAPH_I16 ? INT16_MIN : INT8_MIN;
-            o->act_max = out->dtype == GRAPH_I16 ? INT16_MAX : INT8_MAX;
-        }
-        rc = cc_choose_block(c, o, err);
-        if (rc == NPUC_E_UNSUPPORTED) rc = cc_cpu(c, "%s", err->msg);
-        start += len;
-    }
-    if (rc) c->e->n_eu = n0;
-    return rc;
-}
-
-/* ------------------------------------------------------ slices in place
- *
- * cc_concat_place (after cc_lower, before cc_layout) takes the copy of an
- * input T away when the ops that produce T can write it straight into its
- * slice of the output's buffer (ethos-u.md 5.10: "concat by writing
- * producers into slices of one buffer"). T then has no buffer of its own:
- * buf_of[T] is the output's buffer, and every feature map of the epoch
- * that addressed T's bytes (its producer's OFM, the IFM of any other NPU op
- * that reads T, the copy of T into another concatenation) is rewritten to
- * address the same elements inside the slice. Conditions, per input:
+/* cc_concat: the pass cc_concat_place (after cc_lower, before cc_layout)
+ * takes the copy of a CONCATENATION input T away when the ops that produce
+ * T can write it straight into its slice of the output's buffer (ethos-u.md
+ * 5.10: "concat by writing producers into slices of one buffer"). T then
+ * has no buffer of its own: buf_of[T] is the output's buffer, and every
+ * feature map of the epoch that addressed T's bytes (its producer's OFM,
+ * the IFM of any other NPU op that reads T, the copy of T into another
+ * concatenation) is rewritten to address the same elements inside the
+ * slice. Conditions, per input:
  *   - the copy is a raw one (same quantization; not the LUT rescale), T is
  *     not a constant, a graph input or output or a state tensor, and is
  *     given to this concatenation once;
@@ -244,7 +24,14 @@ int cc_lower_concat(lower_ctx *c, const graph_op *op, npuc_err *err)
  * be stored NHCWB16 is the layout pass's usual decision on the rewritten
  * feature maps: channel slices at 16-aligned c0 keep bricks, slices at byte
  * offsets (H, W) are NHWC. The members of a cascade address whole tensors,
- * so a producer writing into a slice never joins one. */
+ * so a producer writing into a slice never joins one.
+ *
+ * The lowering of CONCATENATION (one copy per input, the copies this pass
+ * removes) is lower/lower_concat.c. */
+#include "lower/lower.h"
+
+#include <stdlib.h>
+#include <string.h>
 
 int32_t cc_concat_slice_of(const cc_model *m, int32_t t)
 {
@@ -264,7 +51,7 @@ int32_t cc_concat_slice_of(const cc_model *m, int32_t t)
 /* The same elements as f (an NHWC view of a tensor seen by the
  * concatenation as s->h x s->w x s->c) inside the slice s of buffer `buf`.
  * False when f does not map onto the slice with one set of strides. */
-static bool map_fm(const eu_fm *f, const slice *s, uint64_t es, int32_t buf, eu_fm *o)
+static bool map_fm(const eu_fm *f, const cc_concat_slice *s, uint64_t es, int32_t buf, eu_fm *o)
 {
     if (f->format || f->tile_h || f->bits / 8u != es || f->sc != es || !f->h || !f->w || !f->c) return false;
     uint64_t pix = (uint64_t)s->c * es, row = (uint64_t)s->w * pix, size = (uint64_t)s->h * row;
@@ -329,7 +116,7 @@ static bool in_list(const int32_t *a, int32_t n, int32_t v)
  * epoch into slice s) can be written in place, and if so does it: every
  * feature map on the input's buffer is rewritten, the tensors on it move to
  * the output's buffer. The copy op is left for the caller to remove. */
-static bool place_input(cc_model *m, int32_t ci, int32_t in, int32_t k, const slice *s, uint64_t es)
+static bool place_input(cc_model *m, int32_t ci, int32_t in, int32_t k, const cc_concat_slice *s, uint64_t es)
 {
     const graph *g = m->g;
     const graph_op *op = &g->ops[ci];
@@ -501,8 +288,8 @@ int cc_concat_place(cc_model *m, npuc_err *err)
             uint32_t len = (uint32_t)g->tensors[op->in[i]].shape[axis];
             if (!len) continue;
             start += len;
-            slice s;
-            if (!slice_of(o4, axis + sh, start - len, len, es, &s)) {
+            cc_concat_slice s;
+            if (!cc_concat_slice_at(o4, axis + sh, start - len, len, es, &s)) {
                 k++;
                 continue;
             }

@@ -1,7 +1,12 @@
-/* cc_act16: int16 pointwise ops on the NPU. TANH, LOGISTIC, LEAKY_RELU,
- * RELU, RELU6, RELU_N1_TO_1, HARD_SWISH and QUANTIZE whose input or output
- * is int16 (the other side int8 or int16); the int8 -> int8 forms stay with
- * cc_lower.c's LUTs. Forms (ethos-u.md 5.5-5.8):
+/* lower_lut: the pointwise ops LOGISTIC, TANH, HARD_SWISH, LEAKY_RELU, RELU,
+ * RELU6, RELU_N1_TO_1 and QUANTIZE.
+ *
+ * int8 -> int8: an ADD of the scalar 0 through a 256-entry LUT whose
+ * entries are the reference interpreter's own outputs for every input value
+ * (cc_reference_all): exact by construction.
+ *
+ * int16 (lower_act16): the same ops whose input or output is int16, the
+ * other side int8 or int16. Forms (ethos-u.md 5.5-5.8):
  *
  *   RELU, RELU6, RELU_N1_TO_1, QUANTIZE   1x1 AVERAGE pool with a global
  *       scale: y = clamp(R_TFL(x - zi, M, 31 - shift) + zo, act_min, act_max),
@@ -34,11 +39,11 @@
  * 5.7 specify), and keeps the op on the CPU with the reason if a single
  * value differs. HARD_SWISH has no int16 reference kernel, so it stays on
  * the CPU with the reference's reason. */
-#include "cc_lower.h"
-#include "../interp/interp.h"
-#include "../kernels/k_activation.h"
-#include "../kernels/k_common.h"
-#include "../sim/sim_rescale.h"
+#include "lower.h"
+#include "../../interp/interp.h"
+#include "../../kernels/k_activation.h"
+#include "../../kernels/k_common.h"
+#include "../../sim/sim_rescale.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -48,20 +53,10 @@ enum { RND_TFL = 0, RND_NATURAL = 2 };
 enum { FN_NONE = 0, FN_TANH = 3, FN_SIGMOID = 4 };
 enum { EW_MUL = 0, EW_MIN = 3, EW_MAX = 4, EW_LRELU = 5 };
 
-static bool is_act16_opcode(int32_t opcode)
+/* Whether the int16 forms take the op: an int8 or int16 input and output,
+ * one of them int16. */
+static bool takes_int16(const lower_ctx *c, const graph_op *op)
 {
-    switch (opcode) {
-    case TFL_OP_LOGISTIC: case TFL_OP_TANH: case TFL_OP_HARD_SWISH: case TFL_OP_LEAKY_RELU:
-    case TFL_OP_RELU: case TFL_OP_RELU6: case TFL_OP_RELU_N1_TO_1: case TFL_OP_QUANTIZE:
-        return true;
-    default:
-        return false;
-    }
-}
-
-bool cc_is_lut16_op(const lower_ctx *c, const graph_op *op)
-{
-    if (!is_act16_opcode(op->opcode)) return false;
     const graph_tensor *in = cc_tin(c, op, 0), *out = cc_tout(c, op, 0);
     if (!in || !out) return false;
     if (!cc_npu_dtype(in->dtype) || !cc_npu_dtype(out->dtype)) return false;
@@ -129,64 +124,6 @@ static int32_t form_apply(const form *f, int32_t x)
 }
 
 /* ------------------------------------------------ the reference's answers */
-
-/* Runs the op alone on the reference interpreter for every input value
- * (1 x 1 x 1 x n, n = 256 or 65536) and returns the outputs as int32. */
-static int reference_all(const lower_ctx *c, const graph_op *op, int32_t *y, int32_t *n_out,
-                         npuc_err *err)
-{
-    const graph_tensor *in = cc_tin(c, op, 0), *out = cc_tout(c, op, 0);
-    int32_t n = in->dtype == GRAPH_I16 ? 65536 : 256;
-    graph *t = graph_new("act16");
-    if (!t) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
-    int32_t shape[4] = {1, 1, 1, n};
-    int rc = NPUC_OK;
-    interp *ip = NULL;
-    void *x = NULL;
-    int32_t ti = graph_add_tensor(t, "x", in->dtype, 4, shape, NULL);
-    int32_t to = graph_add_tensor(t, "y", out->dtype, 4, shape, NULL);
-    if (ti < 0 || to < 0 || graph_set_quant(t, ti, in->q.n, in->q.scale, in->q.zero_point, in->q.axis) ||
-        graph_set_quant(t, to, out->q.n, out->q.scale, out->q.zero_point, out->q.axis)) {
-        rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
-        goto done;
-    }
-    int32_t oi = graph_add_op(t, op->opcode, &op->opt, 1, &ti, 1, &to);
-    if (oi < 0 || graph_set_io(t, 1, &ti, 1, &to)) {
-        rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
-        goto done;
-    }
-    t->ops[oi].version = op->version;
-    interp_options io;
-    memset(&io, 0, sizeof io);
-    if ((rc = interp_create(t, &io, &ip, err))) goto done;
-    size_t es = graph_dtype_size(in->dtype);
-    x = malloc((size_t)n * es);
-    if (!x) {
-        rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
-        goto done;
-    }
-    for (int32_t i = 0; i < n; i++) {
-        if (es == 2) ((int16_t *)x)[i] = (int16_t)(i - n / 2);
-        else ((int8_t *)x)[i] = (int8_t)(i - n / 2);
-    }
-    if ((rc = interp_set_input(ip, 0, x, (size_t)n * es, err))) goto done;
-    if ((rc = interp_invoke(ip, err))) goto done;
-    size_t nb = 0;
-    const void *yb = interp_output(ip, 0, &nb);
-    size_t oes = graph_dtype_size(out->dtype);
-    if (nb != (size_t)n * oes) {
-        rc = npuc_errf(err, NPUC_E_RUNTIME, "the reference gave %zu bytes for %d values", nb, n);
-        goto done;
-    }
-    for (int32_t i = 0; i < n; i++)
-        y[i] = oes == 2 ? ((const int16_t *)yb)[i] : ((const int8_t *)yb)[i];
-    *n_out = n;
-done:
-    free(x);
-    interp_free(ip);
-    graph_free(t);
-    return rc;
-}
 
 /* The first input value where the form differs from the reference, or
  * INT32_MIN when none does. */
@@ -302,37 +239,6 @@ static int choose_form(lower_ctx *c, const graph_op *op, form *f)
 
 /* ------------------------------------------------------------- emitting */
 
-static bool hwc(const graph_tensor *t, uint32_t *h, uint32_t *w, uint32_t *ch)
-{
-    uint64_t hh = 1;
-    for (int32_t i = 0; i + 2 < t->rank; i++) hh *= (uint64_t)t->shape[i];
-    uint64_t ww = t->rank >= 2 ? (uint64_t)t->shape[t->rank - 2] : 1;
-    uint64_t cc = t->rank >= 1 ? (uint64_t)t->shape[t->rank - 1] : 1;
-    if (!hh || !ww || !cc || hh > 65536 || ww > 65536 || cc > 65536) return false;
-    *h = (uint32_t)hh;
-    *w = (uint32_t)ww;
-    *ch = (uint32_t)cc;
-    return true;
-}
-
-/* A dense NHWC int16 scratch feature map. */
-static eu_fm fm_temp(int32_t buf, uint32_t h, uint32_t w, uint32_t ch, int32_t zp)
-{
-    eu_fm f;
-    memset(&f, 0, sizeof f);
-    f.buf = buf;
-    f.h = h;
-    f.w = w;
-    f.c = ch;
-    f.sc = 2;
-    f.sx = (uint64_t)ch * 2;
-    f.sy = (uint64_t)w * ch * 2;
-    f.bits = 16;
-    f.is_signed = true;
-    f.zp = zp;
-    return f;
-}
-
 /* A 1x1 AVERAGE pool applying stage st from ifm to ofm (a MUL by the
  * scalar -1 when the stage negates). */
 static eu_op *emit_stage(lower_ctx *c, const stage *st, const eu_fm *ifm, const eu_fm *ofm, npuc_err *err)
@@ -367,7 +273,97 @@ static eu_op *emit_stage(lower_ctx *c, const stage *st, const eu_fm *ifm, const 
     return o;
 }
 
-int cc_lower_act16(lower_ctx *c, const graph_op *op, npuc_err *err)
+/* Checks form f against the reference for every input value: 0 (f may
+ * switch the order of its MAX / MIN branches), 1 (CPU, with the first
+ * differing input) or an error. */
+static int verify_form(lower_ctx *c, const graph_op *op, form *f, npuc_err *err)
+{
+    const graph_tensor *in = cc_tin(c, op, 0), *out = cc_tout(c, op, 0);
+    int32_t *ref = malloc(65536 * sizeof *ref);
+    if (!ref) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    int32_t n = in->dtype == GRAPH_I16 ? 65536 : 256;
+    npuc_err e2;
+    memset(&e2, 0, sizeof e2);
+    int rc = cc_reference_all(c, op, in, out, ref, &e2);
+    if (rc) {
+        free(ref);
+        if (rc == NPUC_E_NOMEM) return npuc_errf(err, rc, "%s", e2.msg);
+        return cc_cpu(c, "the reference rejects it: %s", e2.msg);
+    }
+    int32_t bad = first_mismatch(f, ref, n);
+    int32_t want = bad != INT32_MIN ? ref[bad + n / 2] : 0, got = bad != INT32_MIN ? form_apply(f, bad) : 0;
+    if (bad != INT32_MIN && f->kind == F_MAXMIN) {
+        /* the other order of the two branches */
+        form g = *f;
+        g.ew_mode = f->ew_mode == EW_MAX ? EW_MIN : EW_MAX;
+        if (first_mismatch(&g, ref, n) == INT32_MIN) {
+            *f = g;
+            bad = INT32_MIN;
+        }
+    }
+    free(ref);
+    if (bad != INT32_MIN && f->kind == F_MAXMIN && f->b.neg)
+        return cc_cpu(c, "alpha %g < 0: TFLite rounds alpha * x before negating, the NPU's negated "
+                      "rescale differs at input %d (%d, reference %d)", (double)op->opt.alpha, bad, got, want);
+    if (bad != INT32_MIN)
+        return cc_cpu(c, "the NPU's rescale differs from the reference at input %d (%d, reference %d)",
+                      bad, got, want);
+    return 0;
+}
+
+/* The eu_ops of form f over the op's h x w x ch tensors (scratch buffers
+ * for the two branches of F_MAXMIN); blocks not yet chosen. */
+static int emit_form(lower_ctx *c, const graph_op *op, const form *f, uint32_t h, uint32_t w, uint32_t ch,
+                     npuc_err *err)
+{
+    eu_fm fin, fout;
+    cc_fm_whole(c, op->in[0], h, w, ch, &fin);
+    cc_fm_whole(c, op->out[0], h, w, ch, &fout);
+    if (f->kind == F_REQUANT) return emit_stage(c, &f->a, &fin, &fout, err) ? NPUC_OK : err->code;
+    eu_op *o;
+    if (f->kind == F_LRELU) {
+        if (!(o = cc_new_eu(c, err))) return err->code;
+        o->kind = SIM_K_ELEMENTWISE;
+        o->mode = EW_LRELU;
+        o->ifm = fin;
+        o->ofm = fout;
+        o->ifm.zp = f->a.zi;
+        o->ofm.zp = f->a.zo;
+        o->ofm_scale_mode = 1;
+        o->ofm_scale = f->a.m;
+        o->ofm_shift = f->a.s;
+        o->round = f->a.round;
+        o->act_min = f->a.lo;
+        o->act_max = f->a.hi;
+        o->flex = true;
+        return NPUC_OK;
+    }
+    uint64_t bytes = (uint64_t)h * w * ch * 2;
+    int32_t b1 = cc_temp_buf(c, bytes, err);
+    if (b1 < 0) return err->code;
+    int32_t b2 = cc_temp_buf(c, bytes, err);
+    if (b2 < 0) return err->code;
+    eu_fm t1, t2;
+    cc_fm_dense(&t1, b1, 0, h, w, ch, 16, 0);
+    cc_fm_dense(&t2, b2, 0, h, w, ch, 16, 0);
+    if (!emit_stage(c, &f->a, &fin, &t1, err) || !emit_stage(c, &f->b, &fin, &t2, err)) return err->code;
+    if (!(o = cc_new_eu(c, err))) return err->code;
+    o->kind = SIM_K_ELEMENTWISE;
+    o->mode = f->ew_mode;
+    o->ifm = t1;
+    o->ifm2 = t2;
+    o->ifm2_tensor = true;
+    o->ofm = fout;
+    o->ifm.zp = o->ifm2.zp = o->ofm.zp = 0;
+    o->ofm_scale_mode = 1;
+    o->ofm_scale = 1;
+    o->ofm_shift = 0;
+    o->round = RND_TFL;
+    o->flex = true;
+    return NPUC_OK;
+}
+
+static int lower_act16(lower_ctx *c, const graph_op *op, npuc_err *err)
 {
     const graph_tensor *in = cc_tin(c, op, 0), *out = cc_tout(c, op, 0);
     if (!in || !out || op->n_out != 1) return cc_cpu(c, "missing input or output");
@@ -379,95 +375,71 @@ int cc_lower_act16(lower_ctx *c, const graph_op *op, npuc_err *err)
     if (c->m->buf_of[op->in[0]] < 0) return cc_cpu(c, "constant input");
     if (graph_tensor_elems(in) != graph_tensor_elems(out)) return cc_cpu(c, "input and output sizes differ");
     uint32_t h, w, ch;
-    if (!hwc(out, &h, &w, &ch)) return cc_cpu(c, "tensor too large for one NPU op");
+    if (!cc_hwc_of(out, &h, &w, &ch)) return cc_cpu(c, "tensor too large for one NPU op");
     form f;
     int rc = choose_form(c, op, &f);
+    if (!rc) rc = verify_form(c, op, &f, err);
     if (rc) return rc;
-
-    /* every input value, against the reference */
-    int32_t *ref = malloc(65536 * sizeof *ref);
-    if (!ref) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
-    int32_t n = 0;
-    npuc_err e2;
-    memset(&e2, 0, sizeof e2);
-    rc = reference_all(c, op, ref, &n, &e2);
-    if (rc) {
-        free(ref);
-        if (rc == NPUC_E_NOMEM) return npuc_errf(err, rc, "%s", e2.msg);
-        return cc_cpu(c, "the reference rejects it: %s", e2.msg);
-    }
-    int32_t bad = first_mismatch(&f, ref, n);
-    int32_t want = bad != INT32_MIN ? ref[bad + n / 2] : 0, got = bad != INT32_MIN ? form_apply(&f, bad) : 0;
-    if (bad != INT32_MIN && f.kind == F_MAXMIN) {
-        /* the other order of the two branches */
-        form g = f;
-        g.ew_mode = f.ew_mode == EW_MAX ? EW_MIN : EW_MAX;
-        if (first_mismatch(&g, ref, n) == INT32_MIN) {
-            f = g;
-            bad = INT32_MIN;
-        }
-    }
-    free(ref);
-    if (bad != INT32_MIN && f.kind == F_MAXMIN && f.b.neg)
-        return cc_cpu(c, "alpha %g < 0: TFLite rounds alpha * x before negating, the NPU's negated "
-                      "rescale differs at input %d (%d, reference %d)", (double)op->opt.alpha, bad, got, want);
-    if (bad != INT32_MIN)
-        return cc_cpu(c, "the NPU's rescale differs from the reference at input %d (%d, reference %d)",
-                      bad, got, want);
-
     cc_epoch *e = c->e;
     int32_t n_eu0 = e->n_eu, n_bufs0 = c->m->n_bufs;
-    eu_fm fin, fout;
-    cc_fm_whole(c, op->in[0], h, w, ch, &fin);
-    cc_fm_whole(c, op->out[0], h, w, ch, &fout);
-    rc = NPUC_OK;
-    if (f.kind == F_REQUANT) {
-        if (!emit_stage(c, &f.a, &fin, &fout, err)) return err->code;
-    } else if (f.kind == F_LRELU) {
-        eu_op *o = cc_new_eu(c, err);
-        if (!o) return err->code;
-        o->kind = SIM_K_ELEMENTWISE;
-        o->mode = EW_LRELU;
-        o->ifm = fin;
-        o->ofm = fout;
-        o->ifm.zp = f.a.zi;
-        o->ofm.zp = f.a.zo;
-        o->ofm_scale_mode = 1;
-        o->ofm_scale = f.a.m;
-        o->ofm_shift = f.a.s;
-        o->round = f.a.round;
-        o->act_min = f.a.lo;
-        o->act_max = f.a.hi;
-        o->flex = true;
-    } else {
-        uint64_t bytes = (uint64_t)h * w * ch * 2;
-        int32_t b1 = cc_temp_buf(c, bytes, err);
-        if (b1 < 0) return err->code;
-        int32_t b2 = cc_temp_buf(c, bytes, err);
-        if (b2 < 0) return err->code;
-        eu_fm t1 = fm_temp(b1, h, w, ch, 0), t2 = fm_temp(b2, h, w, ch, 0);
-        if (!emit_stage(c, &f.a, &fin, &t1, err) || !emit_stage(c, &f.b, &fin, &t2, err)) return err->code;
-        eu_op *o = cc_new_eu(c, err);
-        if (!o) return err->code;
-        o->kind = SIM_K_ELEMENTWISE;
-        o->mode = f.ew_mode;
-        o->ifm = t1;
-        o->ifm2 = t2;
-        o->ifm2_tensor = true;
-        o->ofm = fout;
-        o->ifm.zp = o->ifm2.zp = o->ofm.zp = 0;
-        o->ofm_scale_mode = 1;
-        o->ofm_scale = 1;
-        o->ofm_shift = 0;
-        o->round = RND_TFL;
-        o->flex = true;
-    }
-    for (int32_t k = n_eu0; k < e->n_eu && rc == NPUC_OK; k++) rc = cc_choose_block(c, &e->ops[k], err);
+    if ((rc = emit_form(c, op, &f, h, w, ch, err))) return rc;
+    for (int32_t k = n_eu0; k < e->n_eu && rc == NPUC_OK; k++) rc = cc_block_or_cpu(c, &e->ops[k], err);
     if (rc) {
         e->n_eu = n_eu0;
         c->m->n_bufs = n_bufs0;
-        if (rc == NPUC_E_UNSUPPORTED) return cc_cpu(c, "%s", err->msg);
-        return rc;
     }
-    return NPUC_OK;
+    return rc;
 }
+
+/* ------------------------------------------------------------ int8 LUTs */
+
+static int lower_lut8(lower_ctx *c, const graph_op *op, npuc_err *err)
+{
+    const graph_tensor *in = cc_tin(c, op, 0), *out = cc_tout(c, op, 0);
+    if (!in || !out) return cc_cpu(c, "missing input or output");
+    if (in->dtype != GRAPH_I8 || out->dtype != GRAPH_I8)
+        return cc_cpu(c, "%s -> %s (NPU lookup tables are built for int8)", graph_dtype_name(in->dtype),
+                      graph_dtype_name(out->dtype));
+    for (int32_t i = 1; i < op->n_in; i++) {
+        const graph_tensor *x = cc_tin(c, op, i);
+        if (x && !x->data) return cc_cpu(c, "input %d is not constant", i);
+    }
+    if (graph_tensor_elems(in) != graph_tensor_elems(out)) return cc_cpu(c, "input and output sizes differ");
+    uint32_t h, w, ch;
+    if (!cc_hwc_of(out, &h, &w, &ch)) return cc_cpu(c, "tensor too large for one NPU op");
+    char why[160];
+    if (!interp_op_supported(c->g, op, why, sizeof why)) return cc_cpu(c, "%s", why);
+    int32_t y[256];
+    npuc_err e2;
+    memset(&e2, 0, sizeof e2);
+    int rc = cc_reference_all(c, op, in, out, y, &e2);
+    if (rc) return cc_cpu(c, "the reference rejects it: %s", e2.msg);
+    int8_t table[256];
+    for (int i = 0; i < 256; i++) table[i] = (int8_t)y[i];
+    int32_t li;
+    if ((rc = cc_add_lut(c, table, 256, &li, err))) return rc;
+    eu_op *o = cc_new_eu(c, err);
+    if (!o) return err->code;
+    cc_fm_whole(c, op->in[0], h, w, ch, &o->ifm);
+    cc_fm_whole(c, op->out[0], h, w, ch, &o->ofm);
+    cc_lut_op(o, li);
+    return cc_block_or_cpu(c, o, err);
+}
+
+static int lower_pointwise(lower_ctx *c, const graph_op *op, npuc_err *err)
+{
+    return takes_int16(c, op) ? lower_act16(c, op, err) : lower_lut8(c, op, err);
+}
+
+static const lower_impl lut_ops[] = {
+    {TFL_OP_LOGISTIC, lower_pointwise},
+    {TFL_OP_TANH, lower_pointwise},
+    {TFL_OP_HARD_SWISH, lower_pointwise},
+    {TFL_OP_LEAKY_RELU, lower_pointwise},
+    {TFL_OP_RELU, lower_pointwise},
+    {TFL_OP_RELU6, lower_pointwise},
+    {TFL_OP_RELU_N1_TO_1, lower_pointwise},
+    {TFL_OP_QUANTIZE, lower_pointwise},
+};
+
+LOWER_OPS_TABLE(lower_ops_lut, lut_ops)

@@ -1,4 +1,4 @@
-/* cc_resize: RESIZE_NEAREST_NEIGHBOR and RESIZE_BILINEAR (int8, int16,
+/* lower_resize: RESIZE_NEAREST_NEIGHBOR and RESIZE_BILINEAR (int8, int16,
  * batch 1) on the NPU.
  *
  * Both resizes are separable: output row y reads input rows chosen by
@@ -29,8 +29,8 @@
  *    padded AVERAGE_POOL form) is the weighted sum / 2^20 rounded half
  *    away from zero that the kernel computes: the taps repeat each input
  *    value the same number of times, so both are the same rational. */
-#include "cc_lower.h"
-#include "../interp/interp.h"
+#include "lower.h"
+#include "../../interp/interp.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -208,22 +208,10 @@ static int32_t progressions(const int32_t *map, int32_t n_out, prog *p, int32_t 
 static void fm_at(eu_fm *f, int32_t buf, uint64_t off, uint32_t h, uint32_t w, uint32_t ch, uint32_t full_w,
                   uint64_t step_x, uint64_t step_y, uint8_t bits)
 {
-    memset(f, 0, sizeof *f);
-    uint64_t es = bits / 8u;
-    f->buf = buf;
-    f->off = off;
-    f->h = h;
-    f->w = w;
-    f->c = ch;
+    cc_fm_dense(f, buf, off, h, w, ch, bits, 0);
     f->full_w = full_w;
-    f->full_c = ch;
-    f->sc = es;
-    f->sx = (uint64_t)ch * es * step_x;
-    f->sy = (uint64_t)full_w * ch * es * step_y;
-    f->bits = bits;
-    f->is_signed = true;
-    f->format = 0;
-    f->zp = 0;
+    f->sx *= step_x;
+    f->sy = (uint64_t)full_w * ch * (bits / 8u) * step_y;
 }
 
 /* A 1x1 (or kh x kw) pool op; block chosen. */
@@ -232,19 +220,15 @@ static int pool_op(lower_ctx *c, uint8_t mode, const eu_fm *ifm, const eu_fm *of
 {
     eu_op *o = cc_new_eu(c, err);
     if (!o) return err->code;
-    o->kind = SIM_K_POOL;
-    o->mode = mode;
     o->ifm = *ifm;
     o->ofm = *ofm;
+    cc_copy_op(o, ifm->bits);
+    o->mode = mode;   /* MAX: a copy (one tap), or AVERAGE */
     o->upscale = upscale;
     o->kh = o->kw = k;
     o->pad_b = o->pad_r = pad_br;
-    o->ofm_scale_mode = 0;
-    o->round = 0;
-    o->act_min = ifm->bits == 16 ? INT16_MIN : INT8_MIN;
-    o->act_max = ifm->bits == 16 ? INT16_MAX : INT8_MAX;
     o->flex = false;
-    return cc_choose_block(c, o, err);
+    return cc_block_or_cpu(c, o, err);
 }
 
 /* k = log2(n_out / n_in) when map[v] == v >> k for all v (k >= 1), else 0. */
@@ -319,7 +303,7 @@ done:
     return rc;
 }
 
-int cc_lower_resize(lower_ctx *c, const graph_op *op, npuc_err *err)
+static int lower_resize(lower_ctx *c, const graph_op *op, npuc_err *err)
 {
     bool bilinear = op->opcode == TFL_OP_RESIZE_BILINEAR;
     const graph_tensor *in = cc_tin(c, op, 0), *out = cc_tout(c, op, 0);
@@ -339,7 +323,6 @@ int cc_lower_resize(lower_ctx *c, const graph_op *op, npuc_err *err)
     if (c->m->buf_of[op->in[0]] < 0 || c->m->buf_of[op->out[0]] < 0) return cc_cpu(c, "constant input");
     int32_t *ym = malloc(sizeof *ym * (size_t)OH), *xm = malloc(sizeof *xm * (size_t)OW);
     int32_t *wy = NULL, *wx = NULL;
-    int32_t before = c->e->n_eu;
     int rc = NPUC_OK;
     if (!ym || !xm) {
         rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
@@ -388,9 +371,12 @@ done:
     free(xm);
     free(wy);
     free(wx);
-    if (rc && rc != 1) {
-        c->e->n_eu = before;
-        if (rc == NPUC_E_UNSUPPORTED) return cc_cpu(c, "%s", err->msg);
-    }
     return rc;
 }
+
+static const lower_impl resize_ops[] = {
+    {TFL_OP_RESIZE_NEAREST_NEIGHBOR, lower_resize},
+    {TFL_OP_RESIZE_BILINEAR, lower_resize},
+};
+
+LOWER_OPS_TABLE(lower_ops_resize, resize_ops)

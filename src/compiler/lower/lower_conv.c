@@ -1,4 +1,14 @@
-/* cc_tconv: the NPU form of TRANSPOSE_CONV (ethos-u.md 5.2, 5.3, 5.10).
+/* lower_conv: the weighted ops. CONV_2D, DEPTHWISE_CONV_2D and
+ * FULLY_CONNECTED become one CONV or DEPTHWISE eu_op (ethos-u.md 5.2, 5.10)
+ * whose weights and scales lower_weights.c encodes: FULLY_CONNECTED a 1x1
+ * CONV over `batches x 1 x depth`; DEPTHWISE_CONV_2D a DEPTHWISE for
+ * multiplier 1, a CONV for input depth 1, and for a multiplier above 1 on
+ * up to CC_DW_DENSE_MAX_DEPTH input channels a dense CONV whose weights are
+ * zero outside each output channel's own input channel. The checks are one
+ * pure function (cc_conv_plan), which PAD folding (lower_pad.c) repeats to
+ * know that the conv after a PAD will be on the NPU.
+ *
+ * TRANSPOSE_CONV (ethos-u.md 5.2, 5.3, 5.10).
  *
  * TFLite's transpose conv scatters every input pixel into the output:
  *
@@ -47,14 +57,200 @@
  * The NPU's accumulator is 32 bits for int8 and 40 bits for int16; forms
  * whose worst-case sum could leave that range stay on the CPU (TFLite wraps
  * int32 sums, the NPU's behaviour there is not pinned down). */
-#include "cc_lower.h"
-#include "ethosu/eu_weights.h"
-#include "../interp/interp.h"
-#include "../kernels/k_common.h"
+#include "lower.h"
+#include "../ethosu/eu_weights.h"
+#include "../../interp/interp.h"
+#include "../../kernels/k_common.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+
+/* ------------------------------------------- CONV_2D, DEPTHWISE, FC */
+
+/* Operand types, quantization, bias and fused activation. */
+static bool conv_types_ok(const wop *p, int32_t act, char *why, size_t why_size)
+{
+    if (!p->in || !p->w || !p->out) return cc_reason(why, why_size, "missing input or output");
+    if (!p->w->data) return cc_reason(why, why_size, "weights are not constant");
+    if (p->w->dtype != GRAPH_I8)
+        return cc_reason(why, why_size, "weights are %s (the NPU takes int8)", graph_dtype_name(p->w->dtype));
+    if (!cc_npu_dtype(p->in->dtype) || p->out->dtype != p->in->dtype)
+        return cc_reason(why, why_size, "%s -> %s tensors (the NPU takes int8 or int16 in and out)",
+                         graph_dtype_name(p->in->dtype), graph_dtype_name(p->out->dtype));
+    if (!cc_has_q1(p->in) || !cc_has_q1(p->out) || p->w->q.n < 1)
+        return cc_reason(why, why_size, "tensors are not quantized");
+    if (p->in->dtype == GRAPH_I16) {
+        if (cc_zp(p->in) || cc_zp(p->out))
+            return cc_reason(why, why_size, "int16 tensors with a non-zero zero point");
+        if (p->bias && p->bias->dtype != GRAPH_I64)
+            return cc_reason(why, why_size, "int16 op with a %s bias (the NPU path matches the int64-bias kernels)",
+                             graph_dtype_name(p->bias->dtype));
+    } else if (p->bias && p->bias->dtype != GRAPH_I32) {
+        return cc_reason(why, why_size, "int8 op with a %s bias", graph_dtype_name(p->bias->dtype));
+    }
+    if (p->bias && !p->bias->data) return cc_reason(why, why_size, "bias is not constant");
+    if (!cc_act_ok(act)) return cc_reason(why, why_size, "fused activation %s", tfl_activation_name(act));
+    return true;
+}
+
+/* FULLY_CONNECTED: a 1x1 CONV over the input as batches x 1 x depth. */
+static bool fc_plan(const graph_op *op, conv_plan *pl, char *why, size_t why_size)
+{
+    wop *p = &pl->p;
+    if (op->opt.weights_format != 0) return cc_reason(why, why_size, "shuffled FC weights");
+    if (p->w->rank != 2) return cc_reason(why, why_size, "FC weights of rank %d", p->w->rank);
+    p->O = (uint32_t)p->w->shape[0];
+    p->I = (uint32_t)p->w->shape[1];
+    size_t n_in = graph_tensor_elems(p->in);
+    if (!p->I || n_in % p->I) return cc_reason(why, why_size, "input size is not a multiple of the depth");
+    pl->batches = (uint32_t)(n_in / p->I);
+    if (pl->batches > 65536 || p->I > 65536 || p->O > 65536)
+        return cc_reason(why, why_size, "FC dimensions too large");
+    p->kh = p->kw = 1;
+    p->layout = 0;
+    p->wdata = p->w->data;
+    /* per-tensor weights: TFLite multiplies the two scales in float */
+    p->fc_float_product = p->w->q.n == 1;
+    if (p->fc_float_product) p->wzp = (int32_t)p->w->q.zero_point[0];
+    pl->kind = SIM_K_CONV;
+    return true;
+}
+
+/* The weights' layout and the NPU op kind of a CONV_2D / DEPTHWISE_CONV_2D. */
+static bool conv_form(const graph_op *op, conv_plan *pl, char *why, size_t why_size)
+{
+    wop *p = &pl->p;
+    int32_t C = pl->C, OC = pl->OC;
+    if (op->opcode != TFL_OP_DEPTHWISE_CONV_2D) {
+        if (p->w->shape[3] != C) return cc_reason(why, why_size, "grouped convolution");
+        if (p->w->shape[0] != OC) return cc_reason(why, why_size, "weights do not match the output");
+        p->I = (uint32_t)C;
+        p->layout = 0;
+        pl->kind = SIM_K_CONV;
+        if (p->w->q.n > 1 && p->w->q.axis != 0)
+            return cc_reason(why, why_size, "weights quantized along axis %d", p->w->q.axis);
+        return true;
+    }
+    int32_t mult = op->opt.depth_multiplier > 0 ? op->opt.depth_multiplier : 1;
+    if (p->w->shape[3] != OC) return cc_reason(why, why_size, "depthwise weights do not match the output");
+    if (OC == C) {
+        p->depthwise = true;
+        p->layout = 1;
+        p->I = (uint32_t)C;
+        pl->kind = SIM_K_DEPTHWISE;
+    } else if (C == 1) {
+        p->layout = 2;
+        p->I = 1;
+        pl->kind = SIM_K_CONV;
+    } else if (OC == C * mult && C <= CC_DW_DENSE_MAX_DEPTH) {
+        /* a CONV whose weights are zero outside each output channel's own
+         * input channel: the same sums */
+        p->layout = 4;
+        p->I = (uint32_t)C;
+        pl->kind = SIM_K_CONV;
+    } else {
+        return cc_reason(why, why_size, "depth multiplier %d on %d input channels (the NPU takes multiplier 1, "
+                         "input depth 1, or up to %d input channels as a dense conv)", mult, C,
+                         CC_DW_DENSE_MAX_DEPTH);
+    }
+    if (p->w->q.n > 1 && p->w->q.axis != 3)
+        return cc_reason(why, why_size, "weights quantized along axis %d", p->w->q.axis);
+    return true;
+}
+
+/* CONV_2D / DEPTHWISE_CONV_2D: shapes, form, stride, dilation, kernel,
+ * padding. */
+static bool conv_geometry(const graph_op *op, conv_plan *pl, char *why, size_t why_size)
+{
+    const tfl_options *opt = &op->opt;
+    wop *p = &pl->p;
+    if (p->in->rank != 4 || p->out->rank != 4 || p->w->rank != 4)
+        return cc_reason(why, why_size, "tensors are not 4-d");
+    if (p->in->shape[0] != 1) return cc_reason(why, why_size, "batch %d (the NPU op takes 1)", p->in->shape[0]);
+    pl->H = p->in->shape[1];
+    pl->W = p->in->shape[2];
+    pl->C = p->in->shape[3];
+    pl->OH = p->out->shape[1];
+    pl->OW = p->out->shape[2];
+    pl->OC = p->out->shape[3];
+    p->kh = (uint32_t)p->w->shape[1];
+    p->kw = (uint32_t)p->w->shape[2];
+    p->O = (uint32_t)pl->OC;
+    p->wdata = p->w->data;
+    if (!conv_form(op, pl, why, why_size)) return false;
+    int32_t sx = opt->stride_w, sy = opt->stride_h;
+    int32_t dx = opt->dilation_w > 0 ? opt->dilation_w : 1, dy = opt->dilation_h > 0 ? opt->dilation_h : 1;
+    if (sx < 1 || sx > 3 || sy < 1 || sy > 3)
+        return cc_reason(why, why_size, "stride %dx%d (the NPU takes 1..3)", sx, sy);
+    if (dx > 2 || dy > 2) return cc_reason(why, why_size, "dilation %dx%d (the NPU takes 1..2)", dx, dy);
+    if ((int64_t)(p->kh - 1) * dy + 1 > 64 || (int64_t)(p->kw - 1) * dx + 1 > 64)
+        return cc_reason(why, why_size, "kernel %ux%u too large", p->kw, p->kh);
+    cc_pad_of(opt->padding, pl->H, (int32_t)p->kh, sy, dy, pl->OH, &pl->pt, &pl->pb);
+    cc_pad_of(opt->padding, pl->W, (int32_t)p->kw, sx, dx, pl->OW, &pl->pl, &pl->pr);
+    if (pl->pt > 127 || pl->pl > 127 || pl->pb > 128 || pl->pr > 128)
+        return cc_reason(why, why_size, "padding too large");
+    pl->sx = sx;
+    pl->sy = sy;
+    pl->dx = dx;
+    pl->dy = dy;
+    return true;
+}
+
+bool cc_conv_plan(const lower_ctx *c, const graph_op *op, conv_plan *pl, char *why, size_t why_size)
+{
+    memset(pl, 0, sizeof *pl);
+    wop *p = &pl->p;
+    p->in = cc_tin(c, op, 0);
+    p->w = cc_tin(c, op, 1);
+    p->bias = cc_tin(c, op, 2);
+    p->out = cc_tout(c, op, 0);
+    pl->fc = op->opcode == TFL_OP_FULLY_CONNECTED;
+    if (!conv_types_ok(p, op->opt.activation, why, why_size)) return false;
+    return pl->fc ? fc_plan(op, pl, why, why_size) : conv_geometry(op, pl, why, why_size);
+}
+
+void cc_conv_fill(const lower_ctx *c, const graph_op *op, const conv_plan *pl, eu_op *o)
+{
+    const wop *p = &pl->p;
+    o->kind = pl->kind;
+    if (pl->fc) {
+        cc_fm_whole(c, op->in[0], pl->batches, 1, p->I, &o->ifm);
+        cc_fm_whole(c, op->out[0], pl->batches, 1, p->O, &o->ofm);
+    } else {
+        o->stride_x = (uint8_t)pl->sx;
+        o->stride_y = (uint8_t)pl->sy;
+        o->dil_x = (uint8_t)pl->dx;
+        o->dil_y = (uint8_t)pl->dy;
+        o->pad_t = (uint8_t)pl->pt;
+        o->pad_b = (uint8_t)pl->pb;
+        o->pad_l = (uint8_t)pl->pl;
+        o->pad_r = (uint8_t)pl->pr;
+        o->kh = p->kh;
+        o->kw = p->kw;
+        cc_fm_whole(c, op->in[0], (uint32_t)pl->H, (uint32_t)pl->W, (uint32_t)pl->C, &o->ifm);
+        cc_fm_whole(c, op->out[0], (uint32_t)pl->OH, (uint32_t)pl->OW, (uint32_t)pl->OC, &o->ofm);
+    }
+    /* Vela always streams fully-connected weights depth-first */
+    o->pkf = !p->depthwise && !pl->fc && eu_prefer_part_kernel_first(p->I, p->kh, p->kw, o->ifm.bits);
+    o->flex = !pl->fc;
+}
+
+static int lower_conv_like(lower_ctx *c, const graph_op *op, npuc_err *err)
+{
+    conv_plan pl;
+    if (!cc_conv_plan(c, op, &pl, c->why, CC_WHY_SIZE)) return 1;
+    eu_op *o = cc_new_eu(c, err);
+    if (!o) return err->code;
+    cc_conv_fill(c, op, &pl, o);
+    if (!pl.fc) cc_pad_fold(c, op, o);   /* a PAD before it becomes its padding (lower_pad.c) */
+    int rc = cc_block_or_cpu(c, o, err);
+    if (rc) return rc;
+    return cc_encode_weighted(c, o, &pl.p, err);
+}
+
+/* -------------------------------------------------------- TRANSPOSE_CONV */
 
 /* Output phases of the general form (one NPU op each). */
 #define MAX_PHASES 16
@@ -125,19 +321,13 @@ static double worst_acc(const int8_t *w, size_t per_ch, uint32_t oc, double xmax
 
 /* A CONV eu_op reading `ifm` (set by the caller, with the kernel, padding
  * and feature maps) through the weights of p: block, weights, scales.
- * 0 done, 1 CPU (reason set), else error; the op is dropped on failure. */
+ * 0 done, 1 CPU (reason set), else error. */
 static int finish_op(lower_ctx *c, eu_op *o, const wop *p, npuc_err *err)
 {
     o->pkf = eu_prefer_part_kernel_first(p->I, p->kh, p->kw, o->ifm.bits);
-    int rc = cc_choose_block(c, o, err);
-    if (rc) {
-        c->e->n_eu--;
-        if (rc == NPUC_E_UNSUPPORTED) return cc_cpu(c, "%s", err->msg);
-        return rc;
-    }
-    rc = cc_encode_weighted(c, o, p, err);
-    if (rc) c->e->n_eu--;
-    return rc;
+    int rc = cc_block_or_cpu(c, o, err);
+    if (rc) return rc;
+    return cc_encode_weighted(c, o, p, err);
 }
 
 /* Strides 1x1 and 2x2: one CONV over the (zero-upscaled) IFM with the
@@ -293,7 +483,7 @@ static int lower_phases(lower_ctx *c, const graph_op *op, wop *p, const tc_axis 
     return rc;
 }
 
-int cc_lower_tconv(lower_ctx *c, const graph_op *op, npuc_err *err)
+static int lower_tconv(lower_ctx *c, const graph_op *op, npuc_err *err)
 {
     const graph_tensor *in = cc_tin(c, op, 2), *w = cc_tin(c, op, 1), *bias = cc_tin(c, op, 3);
     const graph_tensor *out = cc_tout(c, op, 0);
@@ -373,3 +563,12 @@ int cc_lower_tconv(lower_ctx *c, const graph_op *op, npuc_err *err)
     free(wide_bias);
     return rc;
 }
+
+static const lower_impl conv_ops[] = {
+    {TFL_OP_CONV_2D, lower_conv_like},
+    {TFL_OP_DEPTHWISE_CONV_2D, lower_conv_like},
+    {TFL_OP_FULLY_CONNECTED, lower_conv_like},
+    {TFL_OP_TRANSPOSE_CONV, lower_tconv},
+};
+
+LOWER_OPS_TABLE(lower_ops_conv, conv_ops)

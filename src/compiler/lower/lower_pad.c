@@ -1,4 +1,4 @@
-/* cc_pad: PAD / PADV2 on the NPU, standalone or folded into the padding of
+/* lower_pad: PAD / PADV2 on the NPU, standalone or folded into the padding of
  * the convolution that reads it.
  *
  * Standalone (int8 / int16, rank 1..4 viewed as N x H x W x C): every byte
@@ -34,15 +34,13 @@
  * graph: when the PAD is lowered (no ops, buffers shared) and when the conv
  * is (cc_pad_fold, called by lower_conv_like once its IFM and padding are
  * set). A PAD emits no ops only if the conv will certainly go to the NPU,
- * so the decision repeats every check lower_conv_like and
- * cc_encode_weighted make (types, shapes, strides, kernel, padding, weight
- * zero points, per-channel rescales, biases, block configurations). */
-#include "cc_lower.h"
-#include "ethosu/eu_weights.h"
-#include "../interp/interp.h"
-#include "../kernels/k_common.h"
+ * so the decision makes every check lower_conv_like and
+ * cc_encode_weighted make, through the same functions (cc_conv_plan: types,
+ * shapes, strides, kernel, padding; cc_weighted_scales: weight zero points,
+ * per-channel rescales, biases; the block configuration). */
+#include "lower.h"
+#include "../../interp/interp.h"
 
-#include <stdio.h>
 #include <string.h>
 
 typedef struct pad_plan {
@@ -55,7 +53,6 @@ typedef struct pad_plan {
 } pad_plan;
 
 #define PAD_MAX_BATCHES 64
-#define NPU_DIM_MAX 65536
 
 /* Checks a PAD for the NPU forms and fills the plan; false with the reason
  * otherwise. */
@@ -63,35 +60,23 @@ static bool pad_analyse(const lower_ctx *c, const graph_op *op, pad_plan *p, cha
 {
     memset(p, 0, sizeof *p);
     const graph_tensor *in = cc_tin(c, op, 0), *pd = cc_tin(c, op, 1), *out = cc_tout(c, op, 0);
-    if (!in || !pd || !out || op->n_out != 1) {
-        snprintf(why, n, "missing input or output");
-        return false;
-    }
-    if (!cc_npu_dtype(in->dtype) || out->dtype != in->dtype) {
-        snprintf(why, n, "%s -> %s tensors (the NPU form copies int8 or int16)", graph_dtype_name(in->dtype),
-                 graph_dtype_name(out->dtype));
-        return false;
-    }
-    if (in->rank < 1 || in->rank > 4 || out->rank != in->rank) {
-        snprintf(why, n, "rank %d (the NPU form takes 1 to 4 dimensions)", in->rank);
-        return false;
-    }
+    if (!in || !pd || !out || op->n_out != 1)
+        return cc_reason(why, n, "missing input or output");
+    if (!cc_npu_dtype(in->dtype) || out->dtype != in->dtype)
+        return cc_reason(why, n, "%s -> %s tensors (the NPU form copies int8 or int16)",
+                         graph_dtype_name(in->dtype), graph_dtype_name(out->dtype));
+    if (in->rank < 1 || in->rank > 4 || out->rank != in->rank)
+        return cc_reason(why, n, "rank %d (the NPU form takes 1 to 4 dimensions)", in->rank);
     if (!pd->data || (pd->dtype != GRAPH_I32 && pd->dtype != GRAPH_I64) || pd->rank != 2 ||
-        pd->shape[0] != in->rank || pd->shape[1] != 2) {
-        snprintf(why, n, "paddings are not a constant [%d, 2] integer tensor", in->rank);
-        return false;
-    }
+        pd->shape[0] != in->rank || pd->shape[1] != 2)
+        return cc_reason(why, n, "paddings are not a constant [%d, 2] integer tensor", in->rank);
     char rwhy[160];
-    if (!interp_op_supported(c->g, op, rwhy, sizeof rwhy)) {
-        snprintf(why, n, "the reference rejects it: %.130s", rwhy);
-        return false;
-    }
+    if (!interp_op_supported(c->g, op, rwhy, sizeof rwhy))
+        return cc_reason(why, n, "the reference rejects it: %.130s", rwhy);
     const graph_tensor *cv = cc_tin(c, op, 2);
     if (cv) {
-        if (!cv->data || graph_tensor_elems(cv) != 1 || cv->dtype != in->dtype) {
-            snprintf(why, n, "the pad value is not a constant");
-            return false;
-        }
+        if (!cv->data || graph_tensor_elems(cv) != 1 || cv->dtype != in->dtype)
+            return cc_reason(why, n, "the pad value is not a constant");
         p->value = in->dtype == GRAPH_I8 ? ((const int8_t *)cv->data)[0] : ((const int16_t *)cv->data)[0];
     } else {
         p->value = in->dtype == GRAPH_I8 ? cc_zp(out) : 0;
@@ -110,20 +95,14 @@ static bool pad_analyse(const lower_ctx *c, const graph_op *op, pad_plan *p, cha
                 a = ((const int64_t *)pd->data)[2 * k + 1];
             }
         }
-        if (b < 0 || a < 0 || b > NPU_DIM_MAX || a > NPU_DIM_MAX) {
-            snprintf(why, n, "padding %lld/%lld of dimension %d", (long long)b, (long long)a, k);
-            return false;
-        }
+        if (b < 0 || a < 0 || b > CC_DIM_MAX || a > CC_DIM_MAX)
+            return cc_reason(why, n, "padding %lld/%lld of dimension %d", (long long)b, (long long)a, k);
         p->b[i] = (int32_t)b;
         p->a[i] = (int32_t)a;
-        if (k >= 0 && (int64_t)in->shape[k] + b + a != out->shape[k]) {
-            snprintf(why, n, "output shape does not match the padding");
-            return false;
-        }
-        if (p->d[i] == 0) {
-            snprintf(why, n, "empty input");
-            return false;
-        }
+        if (k >= 0 && (int64_t)in->shape[k] + b + a != out->shape[k])
+            return cc_reason(why, n, "output shape does not match the padding");
+        if (p->d[i] == 0)
+            return cc_reason(why, n, "empty input");
     }
     p->in = op->in[0];
     p->out = op->out[0];
@@ -135,133 +114,39 @@ static bool pad_analyse(const lower_ctx *c, const graph_op *op, pad_plan *p, cha
 
 /* ------------------------------------------------------------- folding */
 
-static int32_t dil_of(int32_t d) { return d > 0 ? d : 1; }
-
-/* Whether the block configuration search accepts a conv / depthwise op of
- * this geometry (the same request lower_conv_like makes). */
-static bool block_ok(lower_ctx *c, sim_op_kind kind, uint32_t oh, uint32_t ow, uint32_t oc, uint32_t ic,
-                     uint32_t kh, uint32_t kw, int32_t sx, int32_t sy, int32_t dx, int32_t dy, unsigned bits,
-                     bool pkf)
-{
-    eu_op t;
-    memset(&t, 0, sizeof t);
-    t.kind = kind;
-    t.ofm.h = oh;
-    t.ofm.w = ow;
-    t.ofm.c = oc;
-    t.ifm.c = ic;
-    t.kh = kh;
-    t.kw = kw;
-    t.stride_x = (uint8_t)sx;
-    t.stride_y = (uint8_t)sy;
-    t.dil_x = (uint8_t)dx;
-    t.dil_y = (uint8_t)dy;
-    t.ifm.bits = (uint8_t)bits;
-    t.ofm.bits = (uint8_t)bits;
-    t.pkf = pkf;
-    t.lut = -1;
-    npuc_err e;
-    memset(&e, 0, sizeof e);
-    return cc_choose_block(c, &t, &e) == NPUC_OK;
-}
-
-/* Whether lower_conv_like puts `conv` (whose input is the PAD's output) on
- * the NPU, and the padding it gets with the PAD folded in: fp = top,
- * bottom, left, right. Mirrors every check of lower_conv_like and of
- * cc_encode_weighted's first pass, for CONV_2D / DEPTHWISE_CONV_2D. */
+/* Whether the conv lowering puts `conv` (whose input is the PAD's output)
+ * on the NPU, and the padding it gets with the PAD folded in: fp = top,
+ * bottom, left, right. The same checks as the conv lowering and
+ * cc_encode_weighted make (cc_conv_plan, cc_weighted_scales, the block). */
 static bool conv_takes(lower_ctx *c, const graph_op *conv, const pad_plan *pp, int32_t fp[4])
 {
     const graph *g = c->g;
     for (int32_t i = 0; i < conv->n_out; i++)
         if (conv->out[i] >= 0 && g->tensors[conv->out[i]].is_variable) return false;
-    if (cc_is_lut16_op(c, conv)) return false;
-    bool dw = conv->opcode == TFL_OP_DEPTHWISE_CONV_2D;
-    const graph_tensor *in = cc_tin(c, conv, 0), *w = cc_tin(c, conv, 1), *bias = cc_tin(c, conv, 2),
-                       *out = cc_tout(c, conv, 0);
-    const tfl_options *opt = &conv->opt;
-    if (!in || !w || !out || !w->data || w->dtype != GRAPH_I8) return false;
-    if (!cc_npu_dtype(in->dtype) || out->dtype != in->dtype) return false;
-    if (!cc_has_q1(in) || !cc_has_q1(out) || w->q.n < 1) return false;
-    if (in->dtype == GRAPH_I16) {
-        if (cc_zp(in) || cc_zp(out)) return false;
-        if (bias && bias->dtype != GRAPH_I64) return false;
-    } else if (bias && bias->dtype != GRAPH_I32) {
-        return false;
-    }
-    if (bias && !bias->data) return false;
-    if (!cc_act_ok(opt->activation)) return false;
-    if (in->rank != 4 || out->rank != 4 || w->rank != 4 || in->shape[0] != 1) return false;
-    int32_t H = in->shape[1], W = in->shape[2], C = in->shape[3];
-    int32_t OH = out->shape[1], OW = out->shape[2], OC = out->shape[3];
-    uint32_t kh = (uint32_t)w->shape[1], kw = (uint32_t)w->shape[2], I;
-    bool depthwise = false;
-    sim_op_kind kind = SIM_K_CONV;
-    if (dw) {
-        if (w->shape[3] != OC) return false;
-        if (OC == C) {
-            depthwise = true;
-            kind = SIM_K_DEPTHWISE;
-            I = (uint32_t)C;
-        } else if (C == 1) {
-            I = 1;
-        } else if (OC == C * (opt->depth_multiplier > 0 ? opt->depth_multiplier : 1) &&
-                   C <= CC_DW_DENSE_MAX_DEPTH) {
-            I = (uint32_t)C;   /* the dense form */
-        } else {
-            return false;
-        }
-        if (w->q.n > 1 && w->q.axis != 3) return false;
-    } else {
-        if (w->shape[3] != C || w->shape[0] != OC) return false;
-        I = (uint32_t)C;
-        if (w->q.n > 1 && w->q.axis != 0) return false;
-    }
-    int32_t sx = opt->stride_w, sy = opt->stride_h, dx = dil_of(opt->dilation_w), dy = dil_of(opt->dilation_h);
-    if (sx < 1 || sx > 3 || sy < 1 || sy > 3 || dx > 2 || dy > 2) return false;
-    int64_t effh = (int64_t)(kh - 1) * dy + 1, effw = (int64_t)(kw - 1) * dx + 1;
-    if (!kh || !kw || effh > 64 || effw > 64) return false;
-    int32_t pt, pb, pl, pr;
-    cc_pad_of(opt->padding, H, (int32_t)kh, sy, dy, OH, &pt, &pb);
-    cc_pad_of(opt->padding, W, (int32_t)kw, sx, dx, OW, &pl, &pr);
-    if (pt > 127 || pl > 127 || pb > 128 || pr > 128) return false;
+    conv_plan pl;
+    if (!cc_conv_plan(c, conv, &pl, NULL, 0)) return false;
     /* folded: the conv reads the PAD's input (h x w) with the PAD's padding
      * added before, and after it whatever its taps still reach */
+    int64_t effh = (int64_t)(pl.p.kh - 1) * pl.dy + 1, effw = (int64_t)(pl.p.kw - 1) * pl.dx + 1;
     int64_t h = pp->d[1], wd = pp->d[2];
-    int64_t ft = (int64_t)pt + pp->b[1], fl = (int64_t)pl + pp->b[2];
-    int64_t fb = ((int64_t)OH - 1) * sy + effh - ft - h, fr = ((int64_t)OW - 1) * sx + effw - fl - wd;
+    int64_t ft = (int64_t)pl.pt + pp->b[1], fl = (int64_t)pl.pl + pp->b[2];
+    int64_t fb = ((int64_t)pl.OH - 1) * pl.sy + effh - ft - h, fr = ((int64_t)pl.OW - 1) * pl.sx + effw - fl - wd;
     if (fb < 0) fb = 0;
     if (fr < 0) fr = 0;
     if (ft > 127 || fl > 127 || fb > 128 || fr > 128) return false;
     /* the extent the NPU derives (ethos-u.md 5.2) must reach into the input */
-    if (((int64_t)OH - 1) * sy + effh - ft - fb < 1 || ((int64_t)OW - 1) * sx + effw - fl - fr < 1) return false;
-    /* cc_encode_weighted's checks */
-    const graph_quant *q = &w->q;
-    if (q->n != 1 && q->n != OC) return false;
-    bool wide = in->dtype == GRAPH_I16;
-    for (int32_t ch = 0; ch < OC; ch++) {
-        int32_t qi = q->n > 1 ? ch : 0;
-        if (q->zero_point[qi] != 0) return false;
-        double eff = (double)in->q.scale[0] * (double)q->scale[qi] / (double)out->q.scale[0];
-        int32_t mm, ss;
-        uint32_t hm;
-        uint8_t hs;
-        k_quantize_multiplier(eff, &mm, &ss);
-        bool ok = wide ? cc_hw_scale_natural16(mm, ss, &hm, &hs) : cc_hw_scale_tfl(mm, ss, &hm, &hs);
-        if (!ok || (wide && ss > 14)) return false;
-        int64_t bv = 0;
-        if (bias && bias->data) {
-            if (bias->dtype == GRAPH_I32) bv = ((const int32_t *)bias->data)[ch];
-            else bv = ((const int64_t *)bias->data)[ch];
-        }
-        if (bv > ((int64_t)1 << 39) - 1 || bv < -((int64_t)1 << 39)) return false;
-    }
-    unsigned bits = (unsigned)(8 * graph_dtype_size(in->dtype));
-    bool pkf = !depthwise && eu_prefer_part_kernel_first(I, kh, kw, bits);
-    if (!block_ok(c, kind, (uint32_t)OH, (uint32_t)OW, (uint32_t)OC, (uint32_t)C, kh, kw, sx, sy, dx, dy, bits, pkf))
+    if (((int64_t)pl.OH - 1) * pl.sy + effh - ft - fb < 1 || ((int64_t)pl.OW - 1) * pl.sx + effw - fl - fr < 1)
         return false;
+    if (!cc_weighted_scales(&pl.p, NULL, NULL, 0)) return false;
     /* cc_encode_weighted may split the op along its output channels; the
      * block search that fits the whole depth fits any smaller one (its
      * smallest candidate block only shrinks), so the chunks need no check */
+    eu_op t;
+    cc_eu_init(c, &t);
+    cc_conv_fill(c, conv, &pl, &t);
+    npuc_err e;
+    memset(&e, 0, sizeof e);
+    if (cc_choose_block(c, &t, &e) != NPUC_OK) return false;
     fp[0] = (int32_t)ft;
     fp[1] = (int32_t)fb;
     fp[2] = (int32_t)fl;
@@ -278,8 +163,7 @@ static bool fold_plan(lower_ctx *c, int32_t pi, pad_plan *pp, int32_t fp[4])
     const graph_op *pad = &g->ops[pi], *conv = &g->ops[pi + 1];
     if (pad->opcode != TFL_OP_PAD && pad->opcode != TFL_OP_PADV2) return false;
     if (conv->opcode != TFL_OP_CONV_2D && conv->opcode != TFL_OP_DEPTHWISE_CONV_2D) return false;
-    char why[8];
-    if (!pad_analyse(c, pad, pp, why, sizeof why)) return false;
+    if (!pad_analyse(c, pad, pp, NULL, 0)) return false;
     if (pp->tin->rank != 4 || pp->b[0] || pp->a[0] || pp->b[3] || pp->a[3]) return false;
     if (pp->tin->data || c->m->buf_of[pp->in] < 0 || pp->tin->is_variable || pp->tout->is_variable) return false;
     if (pp->value != cc_zp(pp->tout)) return false;
@@ -333,38 +217,25 @@ static void out_region(const lower_ctx *c, const pad_plan *p, const int32_t od[4
     f->zp = 0;
 }
 
-static int finish(lower_ctx *c, eu_op *o, npuc_err *err)
-{
-    int rc = cc_choose_block(c, o, err);
-    if (rc) {
-        if (rc == NPUC_E_UNSUPPORTED) return cc_cpu(c, "%s", err->msg);
-        return rc;
-    }
-    return NPUC_OK;
-}
-
 /* A band of the output set to the pad value: a 1x1 MAX pool over the band
  * itself with the clamp [v, v]. */
 static int emit_fill(lower_ctx *c, const pad_plan *p, const int32_t od[4], uint64_t off, uint32_t h, uint32_t w,
                      uint32_t c0, uint32_t ch, npuc_err *err)
 {
     if (!h || !w || !ch) return NPUC_OK;
-    if (h > NPU_DIM_MAX) return cc_cpu(c, "a padding band of %u rows is too large for one NPU op", h);
+    if (h > CC_DIM_MAX) return cc_cpu(c, "a padding band of %u rows is too large for one NPU op", h);
     eu_op *o = cc_new_eu(c, err);
     if (!o) return err->code;
-    o->kind = SIM_K_POOL;
-    o->mode = 0;
     out_region(c, p, od, off, h, w, c0, ch, &o->ofm);
     o->ifm = o->ofm;
-    o->ofm_scale_mode = 0;
-    o->round = 0;
+    cc_copy_op(o, o->ofm.bits);
     o->act_min = p->value;
     o->act_max = p->value;
     o->flex = off == 0;   /* byte offsets address NHWC rows / columns */
-    return finish(c, o, err);
+    return cc_block_or_cpu(c, o, err);
 }
 
-int cc_lower_pad(lower_ctx *c, const graph_op *op, npuc_err *err)
+static int lower_pad(lower_ctx *c, const graph_op *op, npuc_err *err)
 {
     pad_plan p;
     int32_t fp[4];
@@ -377,12 +248,11 @@ int cc_lower_pad(lower_ctx *c, const graph_op *op, npuc_err *err)
         if (ob >= 0 && ob != c->m->buf_of[p.in]) c->m->bufs[ob].size = 0;
         return NPUC_OK;
     }
-    char why[160];
-    if (!pad_analyse(c, op, &p, why, sizeof why)) return cc_cpu(c, "%s", why);
+    if (!pad_analyse(c, op, &p, c->why, CC_WHY_SIZE)) return 1;
     /* N x H rows with no height padding are one tall image */
     if (p.b[1] == 0 && p.a[1] == 0 && p.d[0] > 1) {
         int64_t rows = (int64_t)p.d[0] * p.d[1];
-        if (rows <= NPU_DIM_MAX) {
+        if (rows <= CC_DIM_MAX) {
             p.b[1] = p.b[0] * p.d[1];
             p.a[1] = p.a[0] * p.d[1];
             p.d[1] = (int32_t)rows;
@@ -393,7 +263,7 @@ int cc_lower_pad(lower_ctx *c, const graph_op *op, npuc_err *err)
     int32_t od[4];
     for (int i = 0; i < 4; i++) {
         int64_t v = (int64_t)p.d[i] + p.b[i] + p.a[i];
-        if (i > 0 && (v > NPU_DIM_MAX || p.d[i] > NPU_DIM_MAX))
+        if (i > 0 && (v > CC_DIM_MAX || p.d[i] > CC_DIM_MAX))
             return cc_cpu(c, "padded dimension %lld above the NPU's 65536", (long long)v);
         if (v > INT32_MAX) return cc_cpu(c, "padded dimension too large");
         od[i] = (int32_t)v;
@@ -436,20 +306,22 @@ int cc_lower_pad(lower_ctx *c, const graph_op *op, npuc_err *err)
             rc = err->code;
             break;
         }
-        o->kind = SIM_K_POOL;
-        o->mode = 0;
         cc_fm_whole(c, p.in, H, W, C, &o->ifm);
         o->ifm.off = (p.tin->data ? flash_off : 0) + (uint64_t)n * in_batch;
         if (p.tin->data) o->ifm.buf = -1;
         o->ifm.zp = 0;
         out_region(c, &p, od, inner, H, W, (uint32_t)p.b[3], C, &o->ofm);
-        o->ofm_scale_mode = 0;
-        o->round = 0;
-        o->act_min = p.tin->dtype == GRAPH_I16 ? INT16_MIN : INT8_MIN;
-        o->act_max = p.tin->dtype == GRAPH_I16 ? INT16_MAX : INT8_MAX;
+        cc_copy_op(o, o->ofm.bits);
         o->flex = inner == 0 && o->ifm.off == 0;
-        rc = finish(c, o, err);
+        rc = cc_block_or_cpu(c, o, err);
     }
     if (rc) c->e->n_eu = n0;
     return rc;
 }
+
+static const lower_impl pad_ops[] = {
+    {TFL_OP_PAD, lower_pad},
+    {TFL_OP_PADV2, lower_pad},
+};
+
+LOWER_OPS_TABLE(lower_ops_pad, pad_ops)

@@ -1,4 +1,4 @@
-/* cc_softmax: SOFTMAX on the NPU (ethos-u.md 5.10): int8 -> int8, int8 ->
+/* lower_softmax: SOFTMAX on the NPU (ethos-u.md 5.10): int8 -> int8, int8 ->
  * int16 and int16 -> int16, over the last axis, rows [.., C] viewed as an
  * R x 1 x C feature map. Everything else stays on the CPU with the reason.
  *
@@ -54,10 +54,10 @@
  * guaranteed for C <= 511 since each term is at most 2^19; for larger C
  * a row of equal values already breaks it), and its 32-bit sum wraps where
  * the NPU saturates (int16 output: C <= 4095 keeps sum < 2^31). */
-#include "cc_lower.h"
-#include "../interp/interp.h"
-#include "../kernels/k_activation.h"
-#include "../kernels/k_common.h"
+#include "lower.h"
+#include "../../interp/interp.h"
+#include "../../kernels/k_activation.h"
+#include "../../kernels/k_common.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -79,22 +79,11 @@ typedef struct sm_ctx {
 
 static uint64_t align16(uint64_t x) { return (x + 15) & ~(uint64_t)15; }
 
-/* A dense NHWC feature map in an arena buffer. */
+/* A dense NHWC feature map in an arena buffer (-1: the flash). */
 static eu_fm fm_buf(int32_t buf, uint64_t off, uint32_t h, uint32_t w, uint32_t ch, uint8_t bits)
 {
     eu_fm f;
-    memset(&f, 0, sizeof f);
-    unsigned es = bits / 8u;
-    f.buf = buf;
-    f.off = off;
-    f.h = h;
-    f.w = w;
-    f.c = ch;
-    f.sc = es;
-    f.sx = (uint64_t)ch * es;
-    f.sy = (uint64_t)w * ch * es;
-    f.bits = bits;
-    f.is_signed = true;
+    cc_fm_dense(&f, buf, off, h, w, ch, bits, 0);
     return f;
 }
 
@@ -179,6 +168,40 @@ static void exp_table(const k_softmax_s8_params *p, int32_t lut[256])
     }
 }
 
+/* Ops 9-26 of the int8 form: gemmlowp's one_over_one_plus_x_for_x_in_0_1
+ * on the half denominator hd (row values, 1 x 1 x R), Newton-Raphson in
+ * Q2.29, the result (Q0.31) in the S_P slot. */
+static int reciprocal(sm_ctx *s, const eu_fm *hd, npuc_err *err)
+{
+    eu_fm kneg32_17, k48_17, kone_q2, k4, k2;
+    int rc;
+    if ((rc = fm_const(s, -1010580540, &kneg32_17, err)) || (rc = fm_const(s, 1515870810, &k48_17, err)) ||
+        (rc = fm_const(s, 1 << 29, &kone_q2, err)) || (rc = fm_const(s, 4, &k4, err)) ||
+        (rc = fm_const(s, 2, &k2, err)))
+        return rc;
+
+    /* 9-10: x0 = 48/17 + srdhm(hd, -32/17), Q2.29 */
+    eu_fm xs[2] = {fm_vec(s, S_X0, 32), fm_vec(s, S_X1, 32)};
+    eu_fm pp = fm_vec(s, S_P, 32), qq = fm_vec(s, S_Q, 32);
+    sm_ew(s, EW_MUL, hd, &kneg32_17, false, &pp, 1u << 30, 31, RND_TFL);
+    sm_ew(s, EW_ADD, &pp, &k48_17, false, &xs[0], 1, 0, RND_TFL);
+
+    /* 11-25: three Newton-Raphson steps x += 4 * srdhm(x, 1 - srdhm(hd, x)) */
+    int cur = 0;
+    for (int i = 0; i < 3; i++) {
+        sm_ew(s, EW_MUL, hd, &xs[cur], false, &pp, 1u << 30, 31, RND_TFL);
+        sm_ew(s, EW_SUB, &pp, &kone_q2, true, &qq, 1, 0, RND_TFL);
+        sm_ew(s, EW_MUL, &xs[cur], &qq, false, &pp, 1u << 30, 31, RND_TFL);
+        sm_ew(s, EW_MUL, &pp, &k4, false, &qq, 1, 0, RND_TFL);
+        sm_ew(s, EW_ADD, &xs[cur], &qq, false, &xs[1 - cur], 1, 0, RND_TFL);
+        cur = 1 - cur;
+    }
+
+    /* 26: scale = saturate(2 x), Q0.31 */
+    sm_ew(s, EW_MUL, &xs[cur], &k2, false, &pp, 1, 0, RND_TFL);
+    return NPUC_OK;
+}
+
 static int build_s8(sm_ctx *s, const graph_op *op, const k_softmax_s8_params *p, int out_bits,
                     npuc_err *err)
 {
@@ -203,11 +226,9 @@ static int build_s8(sm_ctx *s, const graph_op *op, const k_softmax_s8_params *p,
     int32_t lut;
     if ((rc = cc_add_lut(c, bytes, sizeof bytes, &lut, err))) return rc;
 
-    eu_fm k12, kexp, k1, kneg32_17, k48_17, kone_q2, k4, k2;
+    eu_fm k12, kexp, k1;
     if ((rc = fm_const(s, 12, &k12, err)) || (rc = fm_const(s, 12 + 31 - out_bits, &kexp, err)) ||
-        (rc = fm_const(s, 1, &k1, err)) || (rc = fm_const(s, -1010580540, &kneg32_17, err)) ||
-        (rc = fm_const(s, 1515870810, &k48_17, err)) || (rc = fm_const(s, 1 << 29, &kone_q2, err)) ||
-        (rc = fm_const(s, 4, &k4, err)) || (rc = fm_const(s, 2, &k2, err)))
+        (rc = fm_const(s, 1, &k1, err)))
         return rc;
 
     /* 1: row maximum, MAX pool over x viewed as R x C x 1 */
@@ -256,25 +277,8 @@ static int build_s8(sm_ctx *s, const graph_op *op, const k_softmax_s8_params *p,
     sm_ew(s, EW_SUB, &clz, &k1, false, &h1, 1, 0, RND_TFL);
     sm_ew(s, EW_SHL, &sumv, &h1, false, &hd, 1, 0, RND_TFL);
 
-    /* 9-10: x0 = 48/17 + srdhm(hd, -32/17), Q2.29 */
-    eu_fm xs[2] = {fm_vec(s, S_X0, 32), fm_vec(s, S_X1, 32)};
-    eu_fm pp = fm_vec(s, S_P, 32), qq = fm_vec(s, S_Q, 32);
-    sm_ew(s, EW_MUL, &hd, &kneg32_17, false, &pp, 1u << 30, 31, RND_TFL);
-    sm_ew(s, EW_ADD, &pp, &k48_17, false, &xs[0], 1, 0, RND_TFL);
-
-    /* 11-25: three Newton-Raphson steps x += 4 * srdhm(x, 1 - srdhm(hd, x)) */
-    int cur = 0;
-    for (int i = 0; i < 3; i++) {
-        sm_ew(s, EW_MUL, &hd, &xs[cur], false, &pp, 1u << 30, 31, RND_TFL);
-        sm_ew(s, EW_SUB, &pp, &kone_q2, true, &qq, 1, 0, RND_TFL);
-        sm_ew(s, EW_MUL, &xs[cur], &qq, false, &pp, 1u << 30, 31, RND_TFL);
-        sm_ew(s, EW_MUL, &pp, &k4, false, &qq, 1, 0, RND_TFL);
-        sm_ew(s, EW_ADD, &xs[cur], &qq, false, &xs[1 - cur], 1, 0, RND_TFL);
-        cur = 1 - cur;
-    }
-
-    /* 26: scale = saturate(2 x), Q0.31 */
-    sm_ew(s, EW_MUL, &xs[cur], &k2, false, &pp, 1, 0, RND_TFL);
+    /* 9-26: scale = 1 / (1 + x) into the S_P slot */
+    if ((rc = reciprocal(s, &hd, err))) return rc;
 
     /* 27: y = srdhm(e, scale) into the t buffer (scale as R x 1 x 1) */
     eu_fm scl = fm_row(s, S_P, 32), rsh = fm_row(s, S_RSH, 32);
@@ -422,7 +426,7 @@ static int build_s16(sm_ctx *s, const graph_op *op, const k_softmax_s16_params *
     return NPUC_OK;
 }
 
-int cc_lower_softmax(lower_ctx *c, const graph_op *op, npuc_err *err)
+static int lower_softmax(lower_ctx *c, const graph_op *op, npuc_err *err)
 {
     const graph *g = c->g;
     if (op->n_in < 1 || op->n_out < 1 || op->in[0] < 0 || op->out[0] < 0)
@@ -475,13 +479,7 @@ int cc_lower_softmax(lower_ctx *c, const graph_op *op, npuc_err *err)
     sm_ctx *s = calloc(1, sizeof *s);
     if (!s) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     s->c = c;
-    eu_op *t = cc_new_eu(c, err);   /* cc_new_eu's defaults, as a template */
-    if (!t) {
-        free(s);
-        return err->code;
-    }
-    s->tmpl = *t;
-    e->n_eu--;
+    cc_eu_init(c, &s->tmpl);   /* cc_new_eu's defaults, as a template */
     s->R = (uint32_t)R;
     s->C = (uint32_t)C;
     int rc = s16 ? build_s16(s, op, &p16, err) : build_s8(s, op, &p8, out_bits, err);
@@ -501,3 +499,9 @@ int cc_lower_softmax(lower_ctx *c, const graph_op *op, npuc_err *err)
     if (rc == NPUC_E_UNSUPPORTED) return cc_cpu(c, "%s", err->msg);
     return rc;
 }
+
+static const lower_impl softmax_ops[] = {
+    {TFL_OP_SOFTMAX, lower_softmax},
+};
+
+LOWER_OPS_TABLE(lower_ops_softmax, softmax_ops)

@@ -1,0 +1,28 @@
+/* cc_reblock: every NPU op's block chosen again once the storage formats
+ * (cc_layout) and cascade bands (cc_cascade) are known. The lowering chose
+ * each block for whole NHWC tensors; NHCWB16 bursts and band heights change
+ * what is fastest. A CONV / DEPTHWISE keeps its block depth, which its
+ * weight stream is encoded for (ethos-u.md 6.2); an op whose new request
+ * finds no block keeps the one it has. */
+#include "cc.h"
+
+#include <string.h>
+
+void cc_reblock(cc_model *m)
+{
+    for (int32_t i = 0; i < m->n_epochs; i++) {
+        cc_epoch *e = &m->epochs[i];
+        for (int32_t k = 0; e->kind == CC_EPOCH_HW && k < e->n_eu; k++) {
+            eu_op *o = &e->ops[k];
+            eu_block_req r;
+            cc_block_req(m->opt.sys.variant, o, &r);
+            r.ifm_format = o->ifm.format;
+            r.ofm_format = o->ofm.format;
+            /* a weight stream is encoded for its block depth */
+            if (o->kind == SIM_K_CONV || o->kind == SIM_K_DEPTHWISE) r.fixed_d = o->blk.d;
+            eu_block b;
+            npuc_err e2 = {0};
+            if (eu_block_choose(&r, &b, &e2) == NPUC_OK) o->blk = b;
+        }
+    }
+}

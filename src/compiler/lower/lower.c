@@ -1,0 +1,219 @@
+/* lower: legalize + partition (cc_lower). Every graph op becomes NPU
+ * operations (eu_op, ethos-u.md 5.10 forms), a no-copy view, or a CPU op
+ * with the reason; consecutive NPU ops form one HW epoch.
+ *
+ * Each op goes to the lowering its opcode has in the op tables of the
+ * family files (lower.h); an opcode in no table stays on the CPU. How each
+ * form stays bit-exact is told in its family file: register values come
+ * from the reference kernels' own quantization arithmetic (lower_toolkit.c),
+ * tables from the reference interpreter run at compile time. */
+#include "lower.h"
+#include "../../interp/interp.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* -------------------------------------------------------------- dispatch */
+
+static const lower_impl *find_lower(int32_t opcode)
+{
+    const lower_impl *(*families[])(int32_t *) = {
+        lower_ops_conv, lower_ops_pool,   lower_ops_elementwise, lower_ops_lut,    lower_ops_softmax,
+        lower_ops_shape, lower_ops_pad,   lower_ops_concat,      lower_ops_resize};
+    for (size_t fi = 0; fi < sizeof families / sizeof families[0]; fi++) {
+        int32_t n = 0;
+        const lower_impl *t = families[fi](&n);
+        for (int32_t i = 0; i < n; i++)
+            if (t[i].opcode == opcode) return &t[i];
+    }
+    return NULL;
+}
+
+/* Lowers one op into the open epoch: 0 = on the NPU, 1 = CPU (reason set),
+ * other = error. */
+static int lower_op(lower_ctx *c, const graph_op *op, npuc_err *err)
+{
+    for (int32_t i = 0; i < op->n_out; i++)
+        if (op->out[i] >= 0 && c->g->tensors[op->out[i]].is_variable)
+            return cc_cpu(c, "writes a state tensor");
+    const lower_impl *impl = find_lower(op->opcode);
+    if (!impl) return cc_cpu(c, "%s has no NPU form in this compiler", graph_op_name(op));
+    return impl->lower(c, op, err);
+}
+
+/* ------------------------------------------------------ buffers, epochs */
+
+static bool is_view(int32_t opcode)
+{
+    return opcode == TFL_OP_RESHAPE || opcode == TFL_OP_SQUEEZE || opcode == TFL_OP_EXPAND_DIMS;
+}
+
+static int add_buf(cc_model *m, int32_t tensor, npuc_err *err)
+{
+    cc_buf *b = cc_new_buf(m, m->g->tensors[tensor].nbytes, tensor, err);
+    if (!b) return err->code;
+    m->buf_of[tensor] = (int32_t)(b - m->bufs);
+    return NPUC_OK;
+}
+
+/* Buffers: every non-constant tensor gets one; a view's output shares its
+ * input's buffer (the bytes are the same in NHWC). */
+static int make_buffers(cc_model *m, npuc_err *err)
+{
+    const graph *g = m->g;
+    for (int32_t t = 0; t < g->n_tensors; t++) m->buf_of[t] = -1;
+    for (int32_t t = 0; t < g->n_tensors; t++) {
+        const graph_tensor *x = &g->tensors[t];
+        if (x->data || x->producer >= 0) continue;
+        int rc = add_buf(m, t, err);
+        if (rc) return rc;
+    }
+    for (int32_t i = 0; i < g->n_ops; i++) {
+        const graph_op *op = &g->ops[i];
+        bool alias = is_view(op->opcode) && op->n_in >= 1 && op->n_out == 1 && op->in[0] >= 0 &&
+                     op->out[0] >= 0 && m->buf_of[op->in[0]] >= 0 &&
+                     g->tensors[op->in[0]].dtype == g->tensors[op->out[0]].dtype &&
+                     g->tensors[op->in[0]].nbytes == g->tensors[op->out[0]].nbytes;
+        for (int32_t k = 0; k < op->n_out; k++) {
+            int32_t t = op->out[k];
+            if (t < 0 || m->buf_of[t] >= 0) continue;
+            if (alias) {
+                m->buf_of[t] = m->buf_of[op->in[0]];
+            } else {
+                int rc = add_buf(m, t, err);
+                if (rc) return rc;
+            }
+        }
+    }
+    return NPUC_OK;
+}
+
+static cc_epoch *new_epoch(cc_model *m, cc_epoch_kind k, int32_t first, npuc_err *err)
+{
+    if (!cc_grow((void **)&m->epochs, &m->cap_epochs, m->n_epochs, sizeof *m->epochs, err)) return NULL;
+    cc_epoch *e = &m->epochs[m->n_epochs++];
+    memset(e, 0, sizeof *e);
+    e->kind = k;
+    e->first_op = first;
+    return e;
+}
+
+/* A SW epoch holding op j alone. */
+static int sw_epoch(cc_model *m, int32_t j, npuc_err *err)
+{
+    cc_epoch *se = new_epoch(m, CC_EPOCH_SW, j, err);
+    if (!se) return err->code;
+    se->n_ops = 1;
+    m->ops[j].npu = false;
+    m->ops[j].epoch = m->n_epochs - 1;
+    return NPUC_OK;
+}
+
+/* Closes the open HW epoch. One without ops is dropped; one holding only
+ * views (no NPU op to run) becomes one SW epoch per view: the views stay
+ * with the CPU ops around them, and run as nothing (their output aliases
+ * their input's buffer). */
+static int close_epoch(lower_ctx *c, npuc_err *err)
+{
+    cc_model *m = c->m;
+    cc_epoch *e = c->e;
+    c->e = NULL;
+    if (!e) return NPUC_OK;
+    int32_t first = e->first_op, n = e->n_ops;
+    bool only_views = e->n_eu == 0;
+    for (int32_t j = first; j < first + n && only_views; j++) only_views = is_view(m->g->ops[j].opcode);
+    if (n > 0 && !only_views) return NPUC_OK;
+    free(e->ops);
+    free(e->flash);
+    free(e->luts);
+    m->n_epochs--;
+    for (int32_t j = first; j < first + n; j++) {
+        int rc = sw_epoch(m, j, err);
+        if (rc) return rc;
+        cc_op_info *info = &m->ops[j];
+        info->first_eu = info->n_eu = 0;
+        snprintf(info->why, sizeof info->why,
+                 "%s with no NPU op to join: a CPU op that moves no bytes (its output aliases its "
+                 "input's buffer)", graph_op_name(&m->g->ops[j]));
+    }
+    return NPUC_OK;
+}
+
+/* Closes the open HW epoch and gives op i a SW epoch of its own. */
+static int cpu_op(lower_ctx *c, int32_t i, npuc_err *err)
+{
+    int rc = close_epoch(c, err);
+    return rc ? rc : sw_epoch(c->m, i, err);
+}
+
+/* ---------------------------------------------------------------- driver */
+
+/* float16, int4, string, ...: a tensor type neither the NPU nor (unless
+ * the op opts in) the reference kernels take. */
+static bool exotic_types(const graph *g, const graph_op *op)
+{
+    for (int32_t k = 0; k < op->n_in + op->n_out; k++) {
+        int32_t t = k < op->n_in ? op->in[k] : op->out[k - op->n_in];
+        if (t >= 0 && !interp_dtype_runs(g->tensors[t].dtype)) return true;
+    }
+    return false;
+}
+
+/* Op i into the open HW epoch (opened here if none is): a view joins it,
+ * an op the NPU takes adds its eu_ops, any other op ends it. */
+static int lower_in_epoch(lower_ctx *c, int32_t i, npuc_err *err)
+{
+    cc_model *m = c->m;
+    const graph_op *op = &m->g->ops[i];
+    cc_op_info *info = &m->ops[i];
+    bool view = is_view(op->opcode) && op->n_out == 1 && op->out[0] >= 0 && op->in[0] >= 0 &&
+                m->buf_of[op->out[0]] == m->buf_of[op->in[0]] && m->buf_of[op->in[0]] >= 0;
+    if (!c->e && !(c->e = new_epoch(m, CC_EPOCH_HW, i, err))) return err->code;
+    int32_t before = c->e->n_eu;
+    if (!view) {
+        int rc = lower_op(c, op, err);
+        if (rc == 1) {
+            /* CPU op: drop what it appended, close the HW epoch, add a SW epoch */
+            c->e->n_eu = before;
+            return cpu_op(c, i, err);
+        }
+        if (rc) return npuc_err_prefix(err, "op %d (%s)", i, graph_op_name(op)), rc;
+    }
+    /* a view moves no bytes: part of the HW epoch around it (one opened by
+     * a view joins the NPU ops after it; close_epoch hands views with no
+     * NPU op in their epoch back to the CPU) */
+    info->npu = true;
+    info->epoch = (int32_t)(c->e - m->epochs);
+    info->first_eu = before;
+    if (!view) info->n_eu = c->e->n_eu - before;
+    c->e->n_ops = i - c->e->first_op + 1;
+    return NPUC_OK;
+}
+
+int cc_lower(cc_model *m, npuc_err *err)
+{
+    const graph *g = m->g;
+    int rc = make_buffers(m, err);
+    if (rc) return rc;
+    lower_ctx c;
+    memset(&c, 0, sizeof c);
+    c.m = m;
+    c.g = g;
+    for (int32_t i = 0; i < g->n_ops && !rc; i++) {
+        const graph_op *op = &g->ops[i];
+        cc_op_info *info = &m->ops[i];
+        c.op_index = i;
+        c.why = info->why;
+        info->macs = graph_op_macs(g, op);
+        if (!exotic_types(g, op)) {
+            rc = lower_in_epoch(&c, i, err);
+            continue;
+        }
+        /* the reason names the tensor */
+        if (interp_op_supported(g, op, info->why, sizeof info->why))
+            snprintf(info->why, sizeof info->why, "a tensor type the NPU does not take");
+        rc = cpu_op(&c, i, err);
+    }
+    return rc ? rc : close_epoch(&c, err);
+}

@@ -1,0 +1,360 @@
+/* lower_pool: MAX_POOL_2D, AVERAGE_POOL_2D and MEAN as NPU pools.
+ *
+ * MAX_POOL_2D / AVERAGE_POOL_2D: one POOL op on raw values (TFLite pools
+ * without zero points). An unpadded average takes Vela's global scale
+ * (ethos-u.md 5.5), checked at compile time against TFLite's rounded mean
+ * for every sum its taps can produce; a padded one the hardware's average
+ * over the valid taps.
+ *
+ * MEAN (int8, int16): AVERAGE pools with a global scale.
+ *
+ * The reference (k_mean.c, TFLite Micro's QuantizedMeanOrSum) computes per
+ * output element
+ *
+ *     out = clamp(MBQM(S - zi * n, m', s') + zo)
+ *
+ * where S is the sum of the n reduced inputs, (m, s) = QuantizeMultiplier
+ * (s_in / s_out), sh = min(floor(log2 n), 32, 31 + s), m' = (m << sh) / n,
+ * s' = s - sh, and MBQM is TFLite's double-rounding multiply.
+ *
+ * An AVERAGE pool in global-scale mode computes R_TFL(sum of (x - zi) over
+ * the window, m, 31 - s') + zo, clamped (ethos-u.md 5.5, 5.6). With the
+ * window equal to the reduced block that is A = S - zi * n, and TFL rounding
+ * with (m', 31 - s') equals MBQM(A, m', s') for every A that fits int32 and
+ * any m' >= 0 (the proof of ethos-u.md 5.6 never uses m' >= 2^30, which
+ * m' / n breaks):
+ *  - s' >= 0 (left shift l = s', hardware shift 31 - l >= 1):
+ *    SRDHM(A * 2^l, m') = floor((A m' 2^l + 2^30) / 2^31)
+ *                       = floor((A m' + 2^(30 - l)) / 2^(31 - l)), which is
+ *    R_TFL for a shift <= 31, provided A * 2^l does not wrap in int32;
+ *  - s' = -r < 0 (r = 1..31): y = floor((A m' + 2^30) / 2^31), then
+ *    RoundingDivideByPOT(y, r): for A >= 0 this is
+ *    floor((A m' + 2^30 + 2^(30 + r)) / 2^(31 + r)), for y < 0
+ *    floor((A m' - 2^30 + 2^(30 + r)) / 2^(31 + r)), and for A < 0 with
+ *    y = 0 both sides give 0: exactly R_TFL with its +-2^30 term (s > 31).
+ * So the form is exact when |A| * 2^max(s', 0) < 2^31 for every input
+ * (then neither the reference's wrapping int32 sum nor its shift wraps, and
+ * the NPU's 32-bit pooling accumulator holds A) and -31 <= s' <= 30 (the
+ * reference's RoundingDivideByPOT is only defined up to 31).
+ *
+ * Geometry: size-1 dims are dropped and neighbouring dims that are both
+ * reduced or both kept are merged, giving [K] [R] [K2] (outer kept, reduced,
+ * inner kept). The tensor is viewed as K x R x K2 with a 1 x R window
+ * (K = 1: R1 x R2 x K2 with R = R1 R2), the output (same bytes for any
+ * keep_dims) as K x 1 x K2. Windows beyond one pool (256 x 256, or 1 x 256
+ * when K > 1) are summed in two passes: R = Ra x Rb, an AVERAGE pool with
+ * scale (1, 0) writes the centred sums of the Rb-element rows into an int32
+ * temporary (exact: they are parts of A), a second pool with zero point 0
+ * adds the Ra partials of each output and applies the scale above. */
+#include "lower.h"
+#include "../../kernels/k_common.h"
+#include "../../kernels/k_elementwise.h"
+#include "../../interp/interp.h"
+
+#include <string.h>
+
+#define POOL_MAX_K 256u
+
+/* --------------------------------------------------------------- pooling */
+
+/* Vela's global average-pool scale (ethos-u.md 5.5) for n taps. */
+static void avg_scale(uint32_t n, uint32_t *m, uint8_t *s)
+{
+    unsigned kbits = 0;
+    while (kbits < 32 && ((uint64_t)1 << kbits) <= (uint64_t)(n - 1)) kbits++;
+    if (n == 1) kbits = 0;
+    unsigned N = 31;
+    uint64_t scale = (((uint64_t)1 << (N + kbits)) + ((uint64_t)1 << kbits)) / n;
+    *m = (uint32_t)scale;
+    *s = (uint8_t)(N + kbits);
+}
+
+/* Whether the global scale reproduces TFLite's rounded division for every
+ * sum an op with n taps of `bits`-bit values can produce. */
+static bool avg_scale_exact(uint32_t n, unsigned bits, uint32_t m, uint8_t s)
+{
+    if (n == 1) return m == 1u << 31 || true;
+    int64_t lo = bits == 8 ? -128 : -32768, hi = bits == 8 ? 127 : 32767;
+    int64_t smin = lo * n, smax = hi * n;
+    if (smax - smin > 4000000) return false;   /* too wide to check at compile time */
+    for (int64_t a = smin; a <= smax; a++) {
+        __int128 p = (__int128)a * m;
+        __int128 add = (__int128)1 << (s - 1);
+        if (s > 31) add += a >= 0 ? ((__int128)1 << 30) : -((__int128)1 << 30);
+        int64_t hw = (int64_t)((p + add) >> s);
+        int64_t ref = a >= 0 ? (a + (int64_t)n / 2) / (int64_t)n : (a - (int64_t)n / 2) / (int64_t)n;
+        if (hw != ref) return false;
+    }
+    return true;
+}
+
+static int lower_pool(lower_ctx *c, const graph_op *op, npuc_err *err)
+{
+    bool is_max = op->opcode == TFL_OP_MAX_POOL_2D;
+    const graph_tensor *in = cc_tin(c, op, 0), *out = cc_tout(c, op, 0);
+    const tfl_options *opt = &op->opt;
+    if (!in || !out) return cc_cpu(c, "missing input or output");
+    if (!cc_npu_dtype(in->dtype) || out->dtype != in->dtype) return cc_cpu(c, "%s tensors", graph_dtype_name(in->dtype));
+    if (in->rank != 4 || out->rank != 4 || in->shape[0] != 1) return cc_cpu(c, "not a 4-d batch-1 tensor");
+    if (!cc_has_q1(in) || !cc_has_q1(out)) return cc_cpu(c, "tensors are not quantized");
+    if (!cc_act_ok(opt->activation)) return cc_cpu(c, "fused activation %s", tfl_activation_name(opt->activation));
+    int32_t sx = opt->stride_w, sy = opt->stride_h, fw = opt->filter_w, fh = opt->filter_h;
+    if (sx < 1 || sx > 3 || sy < 1 || sy > 3) return cc_cpu(c, "pool stride %dx%d (the NPU takes 1..3)", sx, sy);
+    if (fw < 1 || fh < 1 || fw > 256 || fh > 256) return cc_cpu(c, "pool window %dx%d", fw, fh);
+    int32_t H = in->shape[1], W = in->shape[2], C = in->shape[3];
+    int32_t OH = out->shape[1], OW = out->shape[2];
+    int32_t pt, pb, pl, pr;
+    cc_pad_of(opt->padding, H, fh, sy, 1, OH, &pt, &pb);
+    cc_pad_of(opt->padding, W, fw, sx, 1, OW, &pl, &pr);
+    bool padded = pt || pb || pl || pr;
+    if (pt > 127 || pl > 127 || pb > 128 || pr > 128) return cc_cpu(c, "padding too large");
+    if (!is_max && padded && (fw > 8 || fh > 8)) return cc_cpu(c, "average pool %dx%d with padding (NPU limit 8x8)", fw, fh);
+    eu_op *o = cc_new_eu(c, err);
+    if (!o) return err->code;
+    o->kind = SIM_K_POOL;
+    o->mode = is_max ? 0 : 1;
+    o->flex = true;
+    o->kh = (uint32_t)fh;
+    o->kw = (uint32_t)fw;
+    o->stride_x = (uint8_t)sx;
+    o->stride_y = (uint8_t)sy;
+    o->pad_t = (uint8_t)pt;
+    o->pad_b = (uint8_t)pb;
+    o->pad_l = (uint8_t)pl;
+    o->pad_r = (uint8_t)pr;
+    cc_fm_whole(c, op->in[0], (uint32_t)H, (uint32_t)W, (uint32_t)C, &o->ifm);
+    cc_fm_whole(c, op->out[0], (uint32_t)OH, (uint32_t)OW, (uint32_t)C, &o->ofm);
+    /* TFLite pools raw values: zero points do not enter */
+    o->ifm.zp = 0;
+    o->ofm.zp = 0;
+    o->round = 0;
+    if (is_max || padded) {
+        o->ofm_scale_mode = 0;
+    } else {
+        uint32_t n = (uint32_t)(fw * fh);
+        avg_scale(n, &o->ofm_scale, &o->ofm_shift);
+        if (!avg_scale_exact(n, o->ifm.bits, o->ofm_scale, o->ofm_shift))
+            return cc_cpu(c, "average pool over %u taps: the NPU's scaled sum is not TFLite's rounded mean", n);
+        o->ofm_scale_mode = 1;
+    }
+    cc_set_act(o, out, opt->activation);
+    /* set_act used the output zero point; raw values are clamped */
+    return cc_block_or_cpu(c, o, err);
+}
+
+/* ------------------------------------------------------------------ MEAN */
+
+/* The tensor as K x R x K2 (outer kept, reduced, inner kept) and the count
+ * of values averaged per output. */
+typedef struct mean_geom {
+    uint64_t K, R, K2, count;
+} mean_geom;
+
+/* The reduced dims, as the reference resolves them, merged into the
+ * K x R x K2 view. 0 or 1 (CPU, reason set). */
+static int mean_geometry(lower_ctx *c, const graph_tensor *in, const graph_tensor *ax, mean_geom *g)
+{
+    int32_t axes[K_MAX_DIMS], n_axes = 0;
+    if (k_mean_resolve_axes(in->rank, ax->data, (int32_t)graph_tensor_elems(ax), axes, &n_axes) != K_OK)
+        return cc_cpu(c, "invalid axes");
+    bool red[K_MAX_DIMS] = {false};
+    for (int32_t i = 0; i < n_axes; i++) red[axes[i]] = true;
+    uint64_t seg[K_MAX_DIMS];
+    bool segr[K_MAX_DIMS];
+    int32_t ns = 0;
+    uint64_t count = 1, total = 1;
+    for (int32_t i = 0; i < in->rank; i++) {
+        uint64_t d = (uint64_t)in->shape[i];
+        total *= d;
+        if (red[i]) count *= d;
+        if (d == 1) continue;
+        if (ns && segr[ns - 1] == red[i]) {
+            seg[ns - 1] *= d;
+        } else {
+            seg[ns] = d;
+            segr[ns++] = red[i];
+        }
+    }
+    if (!total) return cc_cpu(c, "empty tensor");
+    uint64_t K = 1, R = 1, K2 = 1;
+    int n_red = 0;
+    for (int32_t i = 0; i < ns; i++) {
+        if (segr[i]) {
+            n_red++;
+            R = seg[i];
+        } else if (n_red) {
+            K2 *= seg[i];
+        } else {
+            K *= seg[i];
+        }
+    }
+    if (n_red > 1) return cc_cpu(c, "the reduced axes are not adjacent (after dropping size-1 dims)");
+    if (!n_red && K > 1 && K2 == 1) {
+        /* nothing reduced: a requantizing copy, viewed as 1 x K x 1 ... keep
+         * the elements in the depth where the extents allow */
+        K2 = K;
+        K = 1;
+    }
+    if (K > CC_DIM_MAX || K2 > CC_DIM_MAX) return cc_cpu(c, "kept extent %llu x %llu exceeds the NPU's 65536",
+                                                 (unsigned long long)K, (unsigned long long)K2);
+    *g = (mean_geom){K, R, K2, count};
+    return 0;
+}
+
+/* The reference's multiplier with 1/count folded in, as the NPU's global
+ * scale. 0 or 1 (CPU, reason set). */
+static int mean_scale(lower_ctx *c, const graph_tensor *in, const graph_tensor *out, uint64_t count,
+                      uint32_t *hm, uint8_t *hs)
+{
+    int32_t m, s;
+    k_quantize_multiplier((double)in->q.scale[0] / (double)out->q.scale[0], &m, &s);
+    int32_t sh = 0;
+    for (uint64_t v = count; v > 1; v >>= 1) sh++;
+    if (sh > 32) sh = 32;
+    if (sh > 31 + s) sh = 31 + s;
+    int64_t mm = ((int64_t)m << sh) / (int64_t)count;
+    int32_t s2 = s - sh;
+    if (s2 < -31 || s2 > 30)
+        return cc_cpu(c, "MEAN over %llu elements: scale shift %d outside what the NPU reproduces",
+                      (unsigned long long)count, s2);
+    int32_t zi = cc_zp(in);
+    bool wide = in->dtype == GRAPH_I16;
+    int64_t qmin = wide ? INT16_MIN : INT8_MIN, qmax = wide ? INT16_MAX : INT8_MAX;
+    int64_t dmax = qmax - zi > zi - qmin ? qmax - zi : zi - qmin;
+    int32_t left = s2 > 0 ? s2 : 0;
+    if ((double)dmax * (double)count * (double)((int64_t)1 << left) >= 2147483648.0)
+        return cc_cpu(c, "MEAN over %llu elements: the centred sum can overflow int32 (the reference wraps)",
+                      (unsigned long long)count);
+    if (!cc_hw_scale_tfl((int32_t)mm, s2, hm, hs) || (mm && *hs < 1))
+        return cc_cpu(c, "MEAN rescale out of the NPU's range");
+    return 0;
+}
+
+/* An AVERAGE pool with a global scale over an h x w x c view, window
+ * kh x kw = the whole h x w of each output (stride 1: the output is
+ * (h - kh + 1) x (w - kw + 1)); block chosen. */
+static int avg_op(lower_ctx *c, const eu_fm *ifm, const eu_fm *ofm, uint32_t kh, uint32_t kw,
+                  uint32_t scale, uint8_t shift, int32_t lo, int32_t hi, npuc_err *err)
+{
+    eu_op *o = cc_new_eu(c, err);
+    if (!o) return err->code;
+    o->kind = SIM_K_POOL;
+    o->mode = 1;
+    o->ifm = *ifm;
+    o->ofm = *ofm;
+    o->kh = kh;
+    o->kw = kw;
+    o->ofm_scale_mode = 1;
+    o->ofm_scale = scale;
+    o->ofm_shift = shift;
+    o->round = 0;   /* TFL */
+    o->act_min = lo;
+    o->act_max = hi;
+    o->flex = false;   /* views that reinterpret the tensor's shape */
+    return cc_block_or_cpu(c, o, err);
+}
+
+/* The window R in one pool: R1 x R2 (K = 1: both up to 256) or 1 x R;
+ * false when it does not fit. */
+static bool one_pass(const mean_geom *g, uint32_t *R1, uint32_t *R2)
+{
+    if (g->K == 1) {
+        for (uint64_t a = 1; a <= POOL_MAX_K && a <= g->R; a++)
+            if (g->R % a == 0 && g->R / a <= POOL_MAX_K) {
+                *R1 = (uint32_t)a;
+                *R2 = (uint32_t)(g->R / a);
+                return true;
+            }
+    } else if (g->R <= POOL_MAX_K) {
+        *R1 = 1;
+        *R2 = (uint32_t)g->R;
+        return true;
+    }
+    return false;
+}
+
+/* Two passes: R = Ra x Rb; rows of Rb summed first into int32 partials
+ * (K*Ra) x 1 x K2, then the Ra partials of each output: a 1 x Ra window
+ * (K > 1) or Pa x Pb = Ra (K = 1). ifm/ofm: the input's and output's
+ * buffers and zero points. */
+static int two_passes(lower_ctx *c, const mean_geom *g, int32_t bin, int32_t bout, uint8_t bits, int32_t zi,
+                      int32_t zo, uint32_t hm, uint8_t hs, int32_t qmin, int32_t qmax, npuc_err *err)
+{
+    uint64_t K = g->K, R = g->R, K2 = g->K2;
+    uint32_t Ra = 0, Rb = 0, Pa = 1, Pb = 0;
+    for (uint64_t b = POOL_MAX_K; b >= 2 && !Ra; b--) {
+        if (R % b) continue;
+        uint64_t a = R / b;
+        if (K > 1) {
+            if (a <= POOL_MAX_K && K * a <= CC_DIM_MAX) {
+                Ra = (uint32_t)a;
+                Rb = (uint32_t)b;
+                Pb = Ra;
+            }
+            continue;
+        }
+        if (a > CC_DIM_MAX) continue;
+        for (uint64_t pa = 1; pa <= POOL_MAX_K && pa <= a; pa++)
+            if (a % pa == 0 && a / pa <= POOL_MAX_K) {
+                Ra = (uint32_t)a;
+                Rb = (uint32_t)b;
+                Pa = (uint32_t)pa;
+                Pb = (uint32_t)(a / pa);
+                break;
+            }
+    }
+    if (!Ra)
+        return cc_cpu(c, "MEAN over %llu elements per output: no split into pool windows of up to 256",
+                      (unsigned long long)R);
+    int32_t tb = cc_temp_buf(c, K * Ra * K2 * 4, err);
+    if (tb < 0) return err->code;
+    eu_fm ifm, ofm, part, part_in;
+    cc_fm_dense(&ifm, bin, 0, (uint32_t)(K * Ra), Rb, (uint32_t)K2, bits, zi);
+    cc_fm_dense(&part, tb, 0, (uint32_t)(K * Ra), 1, (uint32_t)K2, 32, 0);
+    int rc = avg_op(c, &ifm, &part, 1, Rb, 1, 0, INT16_MIN, INT16_MAX, err);
+    if (rc) return rc;
+    cc_fm_dense(&part_in, tb, 0, (uint32_t)K * Pa, Pb, (uint32_t)K2, 32, 0);
+    cc_fm_dense(&ofm, bout, 0, (uint32_t)K, 1, (uint32_t)K2, bits, zo);
+    return avg_op(c, &part_in, &ofm, Pa, Pb, hm, hs, qmin, qmax, err);
+}
+
+static int lower_mean(lower_ctx *c, const graph_op *op, npuc_err *err)
+{
+    const graph_tensor *in = cc_tin(c, op, 0), *ax = cc_tin(c, op, 1), *out = cc_tout(c, op, 0);
+    if (!in || !ax || !out) return cc_cpu(c, "missing input or output");
+    if (!cc_npu_dtype(in->dtype) || out->dtype != in->dtype)
+        return cc_cpu(c, "%s -> %s tensors (the NPU form takes int8 or int16)", graph_dtype_name(in->dtype),
+                      graph_dtype_name(out->dtype));
+    char why[160];
+    if (!interp_op_supported(c->g, op, why, sizeof why)) return cc_cpu(c, "%s", why);
+    if (!cc_has_q1(in) || !cc_has_q1(out)) return cc_cpu(c, "tensors are not quantized");
+    if (in->rank < 1 || in->rank > K_MAX_DIMS) return cc_cpu(c, "rank %d input", in->rank);
+    if (!ax->data || ax->dtype != GRAPH_I32) return cc_cpu(c, "axes are not constant int32");
+    mean_geom g = {0, 0, 0, 0};
+    uint32_t hm = 0;
+    uint8_t hs = 0;
+    int rc = mean_geometry(c, in, ax, &g);
+    if (!rc) rc = mean_scale(c, in, out, g.count, &hm, &hs);
+    if (rc) return rc;
+    int32_t zi = cc_zp(in), zo = cc_zp(out);
+    bool wide = in->dtype == GRAPH_I16;
+    int32_t qmin = wide ? INT16_MIN : INT8_MIN, qmax = wide ? INT16_MAX : INT8_MAX;
+    uint8_t bits = wide ? 16 : 8;
+    int32_t bin = c->m->buf_of[op->in[0]], bout = c->m->buf_of[op->out[0]];
+    if (bin < 0 || bout < 0) return cc_cpu(c, "constant input");
+    uint32_t R1 = 0, R2 = 0;
+    if (!one_pass(&g, &R1, &R2)) return two_passes(c, &g, bin, bout, bits, zi, zo, hm, hs, qmin, qmax, err);
+    eu_fm ifm, ofm;
+    if (g.K == 1) cc_fm_dense(&ifm, bin, 0, R1, R2, (uint32_t)g.K2, bits, zi);
+    else cc_fm_dense(&ifm, bin, 0, (uint32_t)g.K, R2, (uint32_t)g.K2, bits, zi);
+    cc_fm_dense(&ofm, bout, 0, (uint32_t)g.K, 1, (uint32_t)g.K2, bits, zo);
+    return avg_op(c, &ifm, &ofm, R1, R2, hm, hs, qmin, qmax, err);
+}
+
+static const lower_impl pool_ops[] = {
+    {TFL_OP_MAX_POOL_2D, lower_pool},
+    {TFL_OP_AVERAGE_POOL_2D, lower_pool},
+    {TFL_OP_MEAN, lower_mean},
+};
+
+LOWER_OPS_TABLE(lower_ops_pool, pool_ops)

@@ -1,0 +1,415 @@
+/* lower_toolkit: the helpers every lowering uses (lower.h), each defined
+ * once. Bit-exactness comes from deriving every register value from the
+ * same quantization arithmetic the reference kernels use
+ * (k_quantize_multiplier, k_activation_range_q, ...), mapped onto the NPU's
+ * output stage as ethos-u.md 5.6 proves equivalent; tables (LUTs) come from
+ * the reference interpreter itself (cc_reference_all). */
+#include "lower.h"
+#include "../../interp/interp.h"
+#include "../../kernels/k_common.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------- reasons */
+
+int cc_cpu(lower_ctx *c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->why, CC_WHY_SIZE, fmt, ap);
+    va_end(ap);
+    return 1;
+}
+
+bool cc_reason(char *why, size_t size, const char *fmt, ...)
+{
+    if (!why) return false;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, size, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+/* ------------------------------------------------------------ operands */
+
+const graph_tensor *cc_tin(const lower_ctx *c, const graph_op *op, int i)
+{
+    return (i < op->n_in && op->in[i] >= 0) ? &c->g->tensors[op->in[i]] : NULL;
+}
+
+const graph_tensor *cc_tout(const lower_ctx *c, const graph_op *op, int i)
+{
+    return (i < op->n_out && op->out[i] >= 0) ? &c->g->tensors[op->out[i]] : NULL;
+}
+
+bool cc_npu_dtype(graph_dtype d) { return d == GRAPH_I8 || d == GRAPH_I16; }
+
+bool cc_has_q1(const graph_tensor *t)
+{
+    return t->q.n >= 1 && t->q.scale && t->q.zero_point && t->q.scale[0] > 0.0f &&
+           isnormal(t->q.scale[0]);
+}
+
+int32_t cc_zp(const graph_tensor *t) { return t->q.n >= 1 ? (int32_t)t->q.zero_point[0] : 0; }
+
+bool cc_hwc_of(const graph_tensor *t, uint32_t *h, uint32_t *w, uint32_t *ch)
+{
+    uint64_t hh = 1;
+    for (int32_t i = 0; i + 2 < t->rank; i++) hh *= (uint64_t)t->shape[i];
+    uint64_t ww = t->rank >= 2 ? (uint64_t)t->shape[t->rank - 2] : 1;
+    uint64_t cc = t->rank >= 1 ? (uint64_t)t->shape[t->rank - 1] : 1;
+    if (!hh || !ww || !cc || hh > 65536 || ww > 65536 || cc > 65536) return false;
+    *h = (uint32_t)hh;
+    *w = (uint32_t)ww;
+    *ch = (uint32_t)cc;
+    return true;
+}
+
+/* ------------------------------------------------------------- buffers */
+
+bool cc_grow(void **arr, int32_t *cap, int32_t n, size_t elem, npuc_err *err)
+{
+    if (n < *cap) return true;
+    int32_t ncap = *cap ? *cap * 2 : 16;
+    void *p = realloc(*arr, elem * (size_t)ncap);
+    if (!p) {
+        npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+        return false;
+    }
+    *arr = p;
+    *cap = ncap;
+    return true;
+}
+
+cc_buf *cc_new_buf(cc_model *m, uint64_t size, int32_t tensor, npuc_err *err)
+{
+    if (!cc_grow((void **)&m->bufs, &m->cap_bufs, m->n_bufs, sizeof *m->bufs, err)) return NULL;
+    cc_buf *b = &m->bufs[m->n_bufs++];
+    memset(b, 0, sizeof *b);
+    b->size = size;
+    b->first = INT32_MAX;
+    b->last = -1;
+    b->offset = -1;
+    b->tensor = tensor;
+    b->epoch = -1;
+    return b;
+}
+
+int32_t cc_temp_buf(lower_ctx *c, uint64_t size, npuc_err *err)
+{
+    cc_buf *b = cc_new_buf(c->m, size, -1, err);
+    if (!b) return -1;
+    b->first = b->last = b->op = c->op_index;
+    b->temp = true;
+    return (int32_t)(b - c->m->bufs);
+}
+
+/* ------------------------------------------------------------- NPU ops */
+
+void cc_eu_init(const lower_ctx *c, eu_op *o)
+{
+    memset(o, 0, sizeof *o);
+    o->lut = -1;
+    o->wbuf = -1;
+    o->src_op = c->op_index;
+    o->dil_x = o->dil_y = 1;
+    o->stride_x = o->stride_y = 1;
+    o->kh = o->kw = 1;
+    o->act_min = -32768;
+    o->act_max = 32767;
+}
+
+eu_op *cc_new_eu(lower_ctx *c, npuc_err *err)
+{
+    cc_epoch *e = c->e;
+    if (!cc_grow((void **)&e->ops, &e->cap_eu, e->n_eu, sizeof *e->ops, err)) return NULL;
+    eu_op *o = &e->ops[e->n_eu++];
+    cc_eu_init(c, o);
+    return o;
+}
+
+void cc_fm_dense(eu_fm *fm, int32_t buf, uint64_t off, uint32_t h, uint32_t w, uint32_t ch,
+                 uint8_t bits, int32_t zp)
+{
+    uint64_t es = bits / 8u;
+    memset(fm, 0, sizeof *fm);
+    fm->buf = buf;
+    fm->off = off;
+    fm->h = h;
+    fm->w = w;
+    fm->c = ch;
+    fm->full_w = w;
+    fm->full_c = ch;
+    fm->sc = es;
+    fm->sx = (uint64_t)ch * es;
+    fm->sy = (uint64_t)w * ch * es;
+    fm->bits = bits;
+    fm->is_signed = true;
+    fm->format = 0;
+    fm->zp = zp;
+}
+
+void cc_fm_whole(const lower_ctx *c, int32_t tensor, uint32_t h, uint32_t w, uint32_t ch,
+                 eu_fm *fm)
+{
+    const graph_tensor *t = &c->g->tensors[tensor];
+    uint8_t bits = (uint8_t)(8 * graph_dtype_size(t->dtype));
+    cc_fm_dense(fm, c->m->buf_of[tensor], 0, h, w, ch, bits, cc_zp(t));
+    fm->is_signed = t->dtype != GRAPH_U8;
+}
+
+void cc_copy_op(eu_op *o, unsigned bits)
+{
+    o->kind = SIM_K_POOL;
+    o->mode = 0;   /* MAX over one tap: the value itself */
+    o->ofm_scale_mode = 0;
+    o->round = 0;
+    o->act_min = bits == 16 ? INT16_MIN : INT8_MIN;
+    o->act_max = bits == 16 ? INT16_MAX : INT8_MAX;
+}
+
+/* ----------------------------------------------------------- constants */
+
+int cc_flash_add(cc_epoch *e, const void *data, uint64_t size, uint64_t *off, npuc_err *err)
+{
+    uint64_t start = (e->flash_size + 15) & ~(uint64_t)15;
+    uint64_t end = start + ((size + 15) & ~(uint64_t)15);
+    if (end > e->flash_cap) {
+        uint64_t cap = e->flash_cap ? e->flash_cap * 2 : 4096;
+        while (cap < end) cap *= 2;
+        uint8_t *p = realloc(e->flash, cap);
+        if (!p) return npuc_errf(err, NPUC_E_NOMEM, "out of memory for %llu bytes of constants",
+                                 (unsigned long long)cap);
+        e->flash = p;
+        e->flash_cap = cap;
+    }
+    memset(e->flash + e->flash_size, 0, end - e->flash_size);
+    if (size) memcpy(e->flash + start, data, size);
+    e->flash_size = end;
+    *off = start;
+    return NPUC_OK;
+}
+
+int cc_add_lut(lower_ctx *c, const void *table, uint64_t size, int32_t *index, npuc_err *err)
+{
+    cc_epoch *e = c->e;
+    for (int32_t i = 0; i < e->n_luts; i++)
+        if (e->luts[i].size == size && !memcmp(e->flash + e->luts[i].off, table, size)) {
+            *index = i;
+            return NPUC_OK;
+        }
+    eu_lut *nl = realloc(e->luts, sizeof *nl * (size_t)(e->n_luts + 1));
+    if (!nl) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    e->luts = nl;
+    eu_lut *l = &e->luts[e->n_luts];
+    memset(l, 0, sizeof *l);
+    l->size = size;
+    l->slot = 0;
+    int rc = cc_flash_add(e, table, size, &l->off, err);
+    if (rc) return rc;
+    *index = e->n_luts++;
+    return NPUC_OK;
+}
+
+void cc_lut_op(eu_op *o, int32_t lut)
+{
+    o->kind = SIM_K_ELEMENTWISE;
+    o->mode = 1;
+    o->ifm.zp = 0;
+    o->ofm.zp = 0;
+    o->ifm2_scalar = true;
+    o->scalar = 0;
+    o->ifm2.bits = 8;
+    o->ifm2.is_signed = true;
+    o->ifm2.buf = -1;
+    o->ofm_scale_mode = 1;
+    o->ofm_scale = 1;
+    o->ofm_shift = 0;
+    o->has_opab = true;
+    o->ifm_scale_mode = 0;
+    o->opa_scale = 1;
+    o->opa_shift = 0;
+    o->opb_scale = 1;
+    o->act_min = INT8_MIN;
+    o->act_max = INT8_MAX;
+    o->lut = lut;
+    o->act_func = 16;   /* slot assigned at generation */
+}
+
+/* The one-op graph of cc_reference_all: x (n values) -> y, op's further
+ * inputs copied. */
+static int reference_graph(const lower_ctx *c, const graph_op *op, const graph_tensor *in,
+                           const graph_tensor *out, int32_t n, graph **gp, npuc_err *err)
+{
+    if (op->n_in > 8) return npuc_errf(err, NPUC_E_INVALID, "%d inputs", op->n_in);
+    graph *t = graph_new("reference_all");
+    if (!t) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    int32_t shape[4] = {1, 1, 1, n};
+    int32_t ti = graph_add_tensor(t, "x", in->dtype, 4, shape, NULL);
+    int32_t to = graph_add_tensor(t, "y", out->dtype, 4, shape, NULL);
+    int32_t ins[8] = {ti, -1, -1, -1, -1, -1, -1, -1};
+    bool ok = ti >= 0 && to >= 0 &&
+              !graph_set_quant(t, ti, in->q.n, in->q.scale, in->q.zero_point, in->q.axis) &&
+              !graph_set_quant(t, to, out->q.n, out->q.scale, out->q.zero_point, out->q.axis);
+    /* further (constant) inputs, e.g. a PRELU alpha, are copied */
+    for (int32_t i = 1; i < op->n_in && ok; i++) {
+        const graph_tensor *x = cc_tin(c, op, i);
+        if (!x) continue;
+        ins[i] = graph_add_tensor(t, x->name, x->dtype, x->rank, x->shape, x->data);
+        ok = ins[i] >= 0 && !graph_set_quant(t, ins[i], x->q.n, x->q.scale, x->q.zero_point, x->q.axis);
+    }
+    int32_t oi = ok ? graph_add_op(t, op->opcode, &op->opt, op->n_in, ins, 1, &to) : -1;
+    if (oi < 0 || graph_set_io(t, 1, &ti, 1, &to)) {
+        graph_free(t);
+        return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    }
+    t->ops[oi].version = op->version;
+    *gp = t;
+    return NPUC_OK;
+}
+
+int cc_reference_all(const lower_ctx *c, const graph_op *op, const graph_tensor *in,
+                     const graph_tensor *out, int32_t *y, npuc_err *err)
+{
+    int32_t n = in->dtype == GRAPH_I16 ? 65536 : 256;
+    graph *t = NULL;
+    int rc = reference_graph(c, op, in, out, n, &t, err);
+    if (rc) return rc;
+    interp *ip = NULL;
+    size_t es = graph_dtype_size(in->dtype), oes = graph_dtype_size(out->dtype);
+    void *x = NULL;
+    interp_options io;
+    memset(&io, 0, sizeof io);
+    if ((rc = interp_create(t, &io, &ip, err))) goto done;
+    x = malloc((size_t)n * es);
+    if (!x) {
+        rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+        goto done;
+    }
+    for (int32_t i = 0; i < n; i++) {
+        if (es == 2) ((int16_t *)x)[i] = (int16_t)(i - n / 2);
+        else ((int8_t *)x)[i] = (int8_t)(i - n / 2);
+    }
+    if ((rc = interp_set_input(ip, 0, x, (size_t)n * es, err))) goto done;
+    if ((rc = interp_invoke(ip, err))) goto done;
+    size_t nb = 0;
+    const void *yb = interp_output(ip, 0, &nb);
+    if (nb != (size_t)n * oes) {
+        rc = npuc_errf(err, NPUC_E_RUNTIME, "the reference gave %zu bytes for %d values", nb, n);
+        goto done;
+    }
+    for (int32_t i = 0; i < n; i++)
+        y[i] = oes == 2 ? ((const int16_t *)yb)[i] : ((const int8_t *)yb)[i];
+done:
+    free(x);
+    interp_free(ip);
+    graph_free(t);
+    return rc;
+}
+
+/* -------------------------------------------------------------- blocks */
+
+void cc_block_req(sim_variant v, const eu_op *o, eu_block_req *r)
+{
+    memset(r, 0, sizeof *r);
+    r->variant = v;
+    r->kind = o->kind;
+    r->mode = o->mode;
+    r->ofm_w = o->ofm.w;
+    r->ofm_h = o->ofm.h;
+    r->ofm_d = o->ofm.c;
+    r->ifm_d = o->ifm.c;
+    r->kernel_w = (o->kw - 1) * o->dil_x + 1;
+    r->kernel_h = (o->kh - 1) * o->dil_y + 1;
+    r->stride_x = o->stride_x;
+    r->stride_y = o->stride_y;
+    r->upscale = o->upscale != 0;
+    r->ifm_bits = o->ifm.bits;
+    r->ofm_bits = o->ofm.bits;
+    r->acc40 = (o->kind == SIM_K_CONV || o->kind == SIM_K_DEPTHWISE) && o->ifm.bits == 16;
+    r->ifm2_tensor = o->ifm2_tensor;
+    r->uses_lut = o->act_func >= 16;
+    r->part_kernel_first = o->pkf;
+}
+
+int cc_choose_block(lower_ctx *c, eu_op *o, npuc_err *err)
+{
+    eu_block_req r;
+    cc_block_req(c->m->opt.sys.variant, o, &r);
+    return eu_block_choose(&r, &o->blk, err);
+}
+
+int cc_block_or_cpu(lower_ctx *c, eu_op *o, npuc_err *err)
+{
+    int rc = cc_choose_block(c, o, err);
+    if (rc == NPUC_E_UNSUPPORTED) return cc_cpu(c, "%s", err->msg);
+    return rc;
+}
+
+/* ------------------------------------------------------ output stage */
+
+/* The hardware pair for TFLite's (m, shift) (ethos-u.md 5.6): TFL rounding
+ * with s = 31 - shift. False when s does not fit 0..63. */
+bool cc_hw_scale_tfl(int32_t m, int32_t shift, uint32_t *hm, uint8_t *hs)
+{
+    if (m == 0) {
+        *hm = 0;
+        *hs = 0;
+        return true;
+    }
+    int32_t s = 31 - shift;
+    if (s < 0 || s > 63) return false;
+    *hm = (uint32_t)m;
+    *hs = (uint8_t)s;
+    return true;
+}
+
+/* For 64-bit (int16x8) accumulators: TFLite's reduced multiplier with
+ * single rounding = NATURAL mode (ethos-u.md 5.6). */
+bool cc_hw_scale_natural16(int32_t m, int32_t shift, uint32_t *hm, uint8_t *hs)
+{
+    int32_t reduced = (m < 0x7FFF0000) ? ((m + (1 << 15)) >> 16) : 0x7FFF;
+    int32_t s = 15 - shift;
+    if (s < 1 || s > 63) return false;
+    *hm = (uint32_t)reduced;
+    *hs = (uint8_t)s;
+    return true;
+}
+
+bool cc_act_ok(int32_t act)
+{
+    return act == TFL_ACT_NONE || act == TFL_ACT_RELU || act == TFL_ACT_RELU6 ||
+           act == TFL_ACT_RELU_N1_TO_1;
+}
+
+/* Clamp of the output stage: the activation range in OFM units. */
+void cc_set_act(eu_op *o, const graph_tensor *out, int32_t act)
+{
+    int32_t qmin = out->dtype == GRAPH_I16 ? INT16_MIN : INT8_MIN;
+    int32_t qmax = out->dtype == GRAPH_I16 ? INT16_MAX : INT8_MAX;
+    int32_t lo = qmin, hi = qmax;
+    if (cc_has_q1(out))
+        k_activation_range_q(act, out->q.scale[0], cc_zp(out), qmin, qmax, &lo, &hi);
+    o->act_min = lo;
+    o->act_max = hi;
+}
+
+int cc_pad_of(int32_t padding, int32_t in, int32_t filter, int32_t stride, int32_t dil,
+              int32_t out, int32_t *before, int32_t *after)
+{
+    int32_t kp = K_PAD_VALID;
+    if (padding == TFL_PAD_SAME) kp = K_PAD_SAME;
+    int32_t eff = (filter - 1) * dil + 1;
+    int32_t b = kp == K_PAD_SAME ? k_pad_before(kp, in, filter, stride, dil, out, NULL) : 0;
+    int32_t total = (out - 1) * stride + eff - in;
+    int32_t a = kp == K_PAD_SAME ? total - b : 0;
+    if (a < 0) a = 0;
+    *before = b;
+    *after = a;
+    return 0;
+}

@@ -1,0 +1,260 @@
+/* lower_weights: the constants of a CONV / DEPTHWISE eu_op. Per output
+ * channel a scale record (TFLite's multiplier mapped onto the NPU's output
+ * stage, ethos-u.md 5.6, and the 40-bit bias), the weights in the order the
+ * weight encoder (ethosu/eu_weights.c) streams them, both appended to the
+ * epoch's flash; with --optimise performance an arena copy filled by DMA,
+ * and the op split into output-channel chunks whose copies overlap the ops
+ * before them. On a U65-512 each chunk holds the two cores' parts. */
+#include "lower.h"
+#include "../ethosu/eu_weights.h"
+#include "../../kernels/k_common.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Bytes of raw weights per NPU op above which a buffered conv is split. */
+#define CHUNK_BYTES 8192u
+
+static int16_t wget(const wop *p, uint32_t o, uint32_t ky, uint32_t kx, uint32_t i)
+{
+    size_t idx;
+    if (p->layout == 0)
+        idx = (((size_t)o * p->kh + ky) * p->kw + kx) * p->I + i;
+    else if (p->layout == 3)   /* OHWI turned by 180 degrees (transpose conv) */
+        idx = (((size_t)o * p->kh + (p->kh - 1 - ky)) * p->kw + (p->kw - 1 - kx)) * p->I + i;
+    else if (p->layout == 4) { /* 1HWO depthwise, multiplier O/I, as a dense conv */
+        if (i != o / (p->O / p->I)) return 0;
+        idx = ((size_t)ky * p->kw + kx) * p->O + o;
+    }
+    else
+        idx = ((size_t)ky * p->kw + kx) * p->O + o;
+    return (int16_t)(p->wdata[idx] - p->wzp);
+}
+
+/* Whether weights are worth copying from the params pool before use: when
+ * the params memory is slower than the memory the copy goes to (the fast
+ * scratch when the system has one apart from the arena, else the arena) and
+ * the goal is performance (the copy overlaps the previous op). */
+static bool buffer_weights(const lower_ctx *c)
+{
+    const cc_options *o = &c->m->opt;
+    if (o->optimise != CC_OPT_PERFORMANCE) return false;
+    const cc_system *sys = &o->sys;
+    const sim_system *s = &sys->sim;
+    int dst = sys->fast_pool >= 0 && sys->fast_pool != sys->act_pool ? 2 : 1;
+    const sim_memory *pm = &s->axi[s->region_port[0] & 1], *am = &s->axi[s->region_port[dst] & 1];
+    double pbw = pm->clock_scale * pm->width_bytes, abw = am->clock_scale * am->width_bytes;
+    return pbw < abw;
+}
+
+/* Encodes the scale records and weight stream of `n` output channels (w:
+ * their weights [n][kh][kw][I], recs: their records) with OFM block depth
+ * `bd`, appended to the epoch's constants: scales at *s_off, weights at
+ * *w_off. */
+static int encode_part(lower_ctx *c, const eu_op *o, const wop *p, const int16_t *w,
+                       const sim_scale_rec *recs, uint32_t n, uint32_t bd, uint64_t *s_off,
+                       uint64_t *s_len, uint64_t *w_off, uint64_t *w_len, npuc_err *err)
+{
+    sim_wgeom wg;
+    memset(&wg, 0, sizeof wg);
+    wg.ofm_depth = n;
+    wg.ifm_depth = p->depthwise ? 1 : p->I;
+    wg.kh = p->kh;
+    wg.kw = p->kw;
+    wg.block_depth = bd;
+    wg.dil_x = o->dil_x;
+    wg.dil_y = o->dil_y;
+    wg.ifm_bits = o->ifm.bits;
+    wg.ofm_ublock = (uint8_t)sim_variant_ofm_ublock_depth(c->m->opt.sys.variant);
+    wg.part_kernel_first = o->pkf;
+    wg.depthwise = p->depthwise;
+    uint8_t *wbuf = NULL, *sbuf = NULL;
+    size_t wlen = 0, slen = eu_scale_stream_size(n);
+    int rc = eu_encode_weights(&wg, w, &wbuf, &wlen, err);
+    if (rc) return rc;
+    sbuf = malloc(slen ? slen : 1);
+    if (!sbuf) {
+        rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+        goto done;
+    }
+    if ((rc = eu_encode_scales(recs, n, sbuf, err))) goto done;
+    if ((rc = cc_flash_add(c->e, sbuf, slen, s_off, err))) goto done;
+    *s_len = slen;
+    if ((rc = cc_flash_add(c->e, wbuf, wlen, w_off, err))) goto done;
+    *w_len = wlen;
+done:
+    free(wbuf);
+    free(sbuf);
+    return rc;
+}
+
+/* U65-512 dual-core mode: core k takes channels 2j + k with block depth
+ * (B + 1 - k) / 2, its part encoded after core 0's. */
+static int encode_dual(lower_ctx *c, eu_op *o, const wop *p, const int16_t *w,
+                       const sim_scale_rec *recs, uint32_t n, npuc_err *err)
+{
+    if (o->blk.d % 2)
+        return npuc_errf(err, NPUC_E_INVALID, "internal: odd OFM block depth %u on a dual-core NPU", o->blk.d);
+    size_t per_ch = (size_t)p->kh * p->kw * (p->depthwise ? 1 : p->I);
+    int16_t *wk = malloc(sizeof *wk * per_ch * ((n + 1) / 2) + 1);
+    sim_scale_rec *rk = malloc(sizeof *rk * ((n + 1) / 2) + 1);
+    int rc = wk && rk ? NPUC_OK : npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    for (uint32_t k = 0; k < 2 && !rc; k++) {
+        uint32_t nk = (n + 1 - k) / 2;
+        for (uint32_t j = 0; j < nk; j++) {
+            memcpy(wk + (size_t)j * per_ch, w + (size_t)(2 * j + k) * per_ch, sizeof *wk * per_ch);
+            rk[j] = recs[2 * j + k];
+        }
+        if (!nk) break;   /* one channel: core 1 has nothing */
+        rc = encode_part(c, o, p, wk, rk, nk, (o->blk.d + 1 - k) / 2, k ? &o->s1_off : &o->s_off,
+                         k ? &o->s1_len : &o->s_len, k ? &o->w1_off : &o->w_off,
+                         k ? &o->w1_len : &o->w_len, err);
+    }
+    free(wk);
+    free(rk);
+    return rc;
+}
+
+/* Encodes the weights and scale records of one NPU op covering `n` output
+ * channels (w: their weights [n][kh][kw][I], recs: their records) into the
+ * epoch's constants, with an arena copy when `buffered`. */
+static int encode_chunk(lower_ctx *c, eu_op *o, const wop *p, const int16_t *w,
+                        const sim_scale_rec *recs, uint32_t n, bool buffered, npuc_err *err)
+{
+    int rc;
+    o->dual = c->m->opt.sys.variant == SIM_U65_512;
+    o->w1_off = o->w1_len = o->s1_off = o->s1_len = 0;
+    if (!o->dual)
+        rc = encode_part(c, o, p, w, recs, n, o->blk.d, &o->s_off, &o->s_len, &o->w_off, &o->w_len, err);
+    else
+        rc = encode_dual(c, o, p, w, recs, n, err);
+    if (rc) return rc;
+    o->wbuf = -1;
+    if (buffered) {
+        /* an arena copy of all of it, filled by DMA while the previous NPU
+         * op runs */
+        int32_t me = (int32_t)(o - c->e->ops);
+        uint64_t end = o->s1_len ? o->w1_off + o->w1_len : o->w_off + o->w_len;
+        o->wbuf = cc_temp_buf(c, end - o->s_off, err);
+        if (o->wbuf < 0) return err->code;
+        cc_buf *b = &c->m->bufs[o->wbuf];
+        b->epoch = (int32_t)(c->e - c->m->epochs);
+        b->wcopy = true;
+        b->eu_first = me > 0 ? me - 1 : me;
+        b->eu_last = me;
+    }
+    return NPUC_OK;
+}
+
+bool cc_weighted_scales(const wop *p, sim_scale_rec *recs, char *why, size_t why_size)
+{
+    const graph_tensor *in = p->in, *out = p->out;
+    bool wide = in->dtype == GRAPH_I16;
+    const graph_quant *q = &p->w->q;
+    if (q->n != 1 && q->n != (int32_t)p->O)
+        return cc_reason(why, why_size, "weights have %d scales for %u output channels", q->n, p->O);
+    for (size_t ch = 0; ch < p->O; ch++) {
+        float fs = q->n > 1 ? q->scale[ch] : q->scale[0];
+        if (q->zero_point[q->n > 1 ? ch : 0] != 0 && !(p->layout == 0 && p->fc_float_product))
+            return cc_reason(why, why_size, "weights have zero point %lld (the NPU takes symmetric weights here)",
+                             (long long)q->zero_point[q->n > 1 ? ch : 0]);
+        double eff;
+        if (p->fc_float_product) {
+            float prod = in->q.scale[0] * fs;
+            eff = (double)prod / (double)out->q.scale[0];
+        } else {
+            eff = (double)in->q.scale[0] * (double)fs / (double)out->q.scale[0];
+        }
+        int32_t mm, ss;
+        sim_scale_rec r;
+        k_quantize_multiplier(eff, &mm, &ss);
+        bool ok = wide ? cc_hw_scale_natural16(mm, ss, &r.scale, &r.shift) : cc_hw_scale_tfl(mm, ss, &r.scale, &r.shift);
+        if (!ok || (wide && ss > 14))
+            return cc_reason(why, why_size, "output channel %zu: rescale factor %g is outside the NPU's range", ch, eff);
+        int64_t b = 0;
+        if (p->bias && p->bias->data) {
+            if (p->bias->dtype == GRAPH_I32) b = ((const int32_t *)p->bias->data)[ch];
+            else if (p->bias->dtype == GRAPH_I64) b = ((const int64_t *)p->bias->data)[ch];
+        }
+        if (b > ((int64_t)1 << 39) - 1 || b < -((int64_t)1 << 39))
+            return cc_reason(why, why_size, "bias %lld of channel %zu does not fit 40 bits", (long long)b, ch);
+        r.bias = b;
+        if (recs) recs[ch] = r;
+    }
+    return true;
+}
+
+/* The weights of p as [O][kh][kw][I] (I = 1 for depthwise), zero point
+ * removed. NULL on out of memory. */
+static int16_t *gather_weights(const wop *p)
+{
+    uint32_t I = p->depthwise ? 1 : p->I;
+    size_t nw = (size_t)p->O * p->kh * p->kw * I;
+    int16_t *wv = malloc(nw * sizeof *wv + 1);
+    if (!wv) return NULL;
+    for (uint32_t oc = 0; oc < p->O; oc++)
+        for (uint32_t ky = 0; ky < p->kh; ky++)
+            for (uint32_t kx = 0; kx < p->kw; kx++)
+                for (uint32_t i = 0; i < I; i++)
+                    wv[(((size_t)oc * p->kh + ky) * p->kw + kx) * I + i] = wget(p, oc, ky, kx, i);
+    return wv;
+}
+
+int cc_encode_weighted(lower_ctx *c, eu_op *o, const wop *p, npuc_err *err)
+{
+    const graph_tensor *out = p->out;
+    bool wide = p->in->dtype == GRAPH_I16;
+    sim_scale_rec *recs = calloc(p->O ? p->O : 1, sizeof *recs);
+    int16_t *wv = NULL;
+    int rc = NPUC_OK;
+    if (!recs) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    if (!cc_weighted_scales(p, recs, c->why, CC_WHY_SIZE)) {
+        rc = 1;
+        goto done;
+    }
+    if (!(wv = gather_weights(p))) {
+        rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+        goto done;
+    }
+    o->ofm_scale_mode = 0;
+    o->round = wide ? 2 : 0;
+    cc_set_act(o, out, c->g->ops[c->op_index].opt.activation);
+    /* When weights are copied into SRAM, a conv with many weights is split
+     * along its output channels into ops whose weights are copied one after
+     * another: each copy overlaps the previous op and only two chunks need
+     * SRAM at a time (ethos-u.md 6.1: one stream per OFM depth range). */
+    bool buffered = buffer_weights(c);
+    size_t per_ch = (size_t)p->kh * p->kw * (p->depthwise ? 1 : p->I);
+    uint32_t chunk = p->O;
+    if (buffered && !p->depthwise && o->blk.d && per_ch * p->O > CHUNK_BYTES) {
+        /* chunks of whole 16-channel groups, each its own op with its own
+         * block: small chunks keep the DMA going behind every op */
+        uint32_t n = (uint32_t)(CHUNK_BYTES / per_ch) / 16u * 16u;
+        chunk = n < 16u ? 16u : n;
+        if (chunk > p->O) chunk = p->O;
+    }
+    eu_op tmpl = *o;
+    int32_t idx0 = (int32_t)(o - c->e->ops);
+    for (uint32_t c0 = 0; c0 < p->O && !rc; c0 += chunk) {
+        uint32_t n = p->O - c0 < chunk ? p->O - c0 : chunk;
+        eu_op *oj;
+        if (c0 == 0) {
+            oj = &c->e->ops[idx0];
+        } else {
+            oj = cc_new_eu(c, err);
+            if (!oj) {
+                rc = err->code;
+                break;
+            }
+            *oj = tmpl;
+        }
+        oj->ofm.c = n;
+        oj->ofm.c0 = tmpl.ofm.c0 + c0;
+        if (n != p->O && (rc = cc_choose_block(c, oj, err))) break;
+        rc = encode_chunk(c, oj, p, wv + (size_t)c0 * per_ch, recs + c0, n, buffered, err);
+    }
+done:
+    free(recs);
+    free(wv);
+    return rc;
+}

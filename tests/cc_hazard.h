@@ -1,6 +1,6 @@
 /* cc_hazard: checks that a command stream's waits and BLOCKDEP values keep
  * every pair of operations that may run at the same time apart in memory
- * (ethos-u.md 8.2, 8.3). The virtual NPU runs commands one after another,
+ * (docs/ethos-u.md 8.2, 8.3). The virtual NPU runs commands one after another,
  * so a missing wait never changes its output; this check is what catches
  * one.
  *

@@ -122,7 +122,7 @@ typedef struct sa_fm {
 
 static inline uint32_t sa_round_up(uint32_t v, uint32_t m) { return (v + m - 1) / m * m; }
 
-/* Fills the defaults: one tile, Vela's strides (ethos-u.md 4.1, 4.2). */
+/* Fills the defaults: one tile, Vela's strides (docs/ethos-u.md 4.1, 4.2). */
 static inline void sa_fm_finish(sa_fm *f)
 {
     uint64_t es = f->bits / 8;
@@ -317,7 +317,7 @@ static inline void sa_set_pad(sa_stream *s, unsigned top, unsigned left, unsigne
     sa_set(s, EU_SET_IFM_PAD_RIGHT, right);
 }
 
-/* Padding after the IFM so that the NPU's derived extent (ethos-u.md 5.2)
+/* Padding after the IFM so that the NPU's derived extent (docs/ethos-u.md 5.2)
  * covers `in` stored elements: max(0, (out-1)*stride + dil*(k-1)+1 - before - in). */
 static inline unsigned sa_pad_after(uint32_t in, uint32_t out, uint32_t k, unsigned stride,
                                     unsigned dil, unsigned before)
@@ -330,7 +330,7 @@ static inline void sa_set_upscale(sa_stream *s, unsigned mode) { sa_set(s, EU_SE
 
 /* ------------------------------------------------- block / SHRAM config */
 
-/* OFM micro-block of a variant (ethos-u.md 1.1). */
+/* OFM micro-block of a variant (docs/ethos-u.md 1.1). */
 static inline void sa_ublock(sim_variant v, unsigned *w, unsigned *h, unsigned *d)
 {
     const uint8_t *ub = eu_variant_get(v)->ofm_ublock;
@@ -346,7 +346,7 @@ static inline void sa_set_block(sa_stream *s, uint32_t bw, uint32_t bh, uint32_t
     sa_set(s, EU_SET_OFM_BLK_DEPTH_M1, bd);
 }
 
-/* SHRAM layout valid for the variant (ethos-u.md 1.2): the LUT's 2 banks at
+/* SHRAM layout valid for the variant (docs/ethos-u.md 1.2): the LUT's 2 banks at
  * the top stay free; kernel ops: IFM banks 2..5, accumulators below the LUT;
  * elementwise: IB_END = AB_START = LUT start, IFM2 from the middle. */
 static inline void sa_set_shram(sa_stream *s, sim_variant v, bool elementwise, bool ifm2_tensor)
@@ -442,7 +442,7 @@ static inline void sa_scale_rec(uint8_t *p, int64_t bias, uint32_t scale, unsign
 static inline size_t sa_scale_len(size_t n) { return (10 * n + 15) / 16 * 16; }
 
 /* Hardware (m, s) from TFLite's (mult, shift): real = m * 2^-s
- * (ethos-u.md 5.6: s = 31 - shift). */
+ * (docs/ethos-u.md 5.6: s = 31 - shift). */
 static inline unsigned sa_hw_shift(int32_t tfl_shift) { return (unsigned)(31 - tfl_shift); }
 
 /* Bit writer for MLW streams. */
@@ -464,7 +464,7 @@ static inline void sa_bits_put(sa_bits *w, uint32_t v, unsigned n)
     }
 }
 
-/* The "simplest valid encoding" (ethos-u.md 6.3): one section of
+/* The "simplest valid encoding" (docs/ethos-u.md 6.3): one section of
  * uncompressed slices (ZDIV 6, WDIV 7, no palette, 9-bit sign-magnitude
  * codes, <= 32768 values each), end marker, 0xFF padding to 16 bytes.
  * Values must be in -255..255. Returns the length, 0 if cap is too small. */
@@ -569,7 +569,7 @@ static inline void sa_dma(sa_stream *s, uint16_t src_region, uint64_t src, uint1
     sa_set(s, EU_OP_DMA_WAIT, 0);
 }
 
-/* SHRAM byte address of LUT slot n (ethos-u.md 5.7): the top two banks. */
+/* SHRAM byte address of LUT slot n (docs/ethos-u.md 5.7): the top two banks. */
 static inline uint32_t sa_lut_addr(sim_variant v, unsigned n)
 {
     return (eu_variant_shram_banks(v) - EU_LUT_BANKS) * EU_SHRAM_BANK_BYTES + EU_LUT_SLOT_BYTES * n;
@@ -619,7 +619,7 @@ static inline void sa_region(sa_npu *m, unsigned r, void *mem, size_t size, bool
     m->rw[r] = writable;
 }
 
-/* Runs the stream as a driver would (ethos-u.md 9.5): maps the stream and
+/* Runs the stream as a driver would (docs/ethos-u.md 9.5): maps the stream and
  * the region buffers, writes QBASE, QSIZE, BASEP0..7 (every region gets its
  * bus address, mapped or not) and CMD = (CMD & 0xC) | 1. Returns STATUS as
  * read after the IRQ (the IRQ is left raised). */

@@ -1,4 +1,4 @@
-/* Ethos-U65-512 dual-core mode (ethos-u.md 1.5, 6.4). Single-op graphs
+/* Ethos-U65-512 dual-core mode (docs/ethos-u.md 1.5, 6.4). Single-op graphs
  *
  *   int8 / int16 [1, H, W, C] -> CONV_2D | DEPTHWISE_CONV_2D (multiplier 1
  *   or more) | FULLY_CONNECTED -> [1, OH, OW, OC]

@@ -490,7 +490,7 @@ static void test_bad_payloads(void)
     EXPECT_REJECT(ethosu_invoke_v3(&drv55, mini, 8, base, sz, 2, NULL), "OPTIMIZER_CONFIG truncated");
     EXPECT_REJECT(ethosu_invoke_v3(&drv55, mini, size - 4, base, sz, 2, NULL), "runs past the end");
     EXPECT_REJECT(ethosu_invoke_v3(&drv55, mini, 28, base, sz, 2, NULL), "no COMMAND_STREAM");
-    /* optimizer config (ethos-u.md 9.2) */
+    /* optimizer config (docs/ethos-u.md 9.2) */
     size = dma_payload(64, true, CFG_U65_256);
     EXPECT_REJECT(ethosu_invoke_v3(&drv55, mini, size, base, sz, 2, NULL), "CONFIG");
     size = dma_payload(64, true, CFG_U55_128 | 1u << 28);
@@ -689,7 +689,7 @@ static void test_pmu(void)
         if (ETHOSU_PMU_Get_EVTYPER(&drv55, num) != (enum ethosu_pmu_event_type)t) bad++;
     }
     CHECK_EQ_INT(bad, 0);
-    /* the hardware numbers (ethos-u.md 9.4) */
+    /* the hardware numbers (docs/ethos-u.md 9.4) */
     ETHOSU_PMU_Set_EVTYPER(&drv55, 0, ETHOSU_PMU_CYCLE);
     CHECK_EQ_INT(ethosu_host_npu_read(npu55, 0x380), 0x11);
     ETHOSU_PMU_Set_EVTYPER(&drv55, 1, ETHOSU_PMU_NPU_IDLE);

@@ -1,6 +1,6 @@
 /* Shared by test_driver.c and test_driver_stress.c: Vela-compiled models run
  * through the ethos-u driver the way TensorFlow Lite Micro's ethos-u kernel
- * does it (ethos-u.md 9.3, 10), and their reference outputs from the
+ * does it (docs/ethos-u.md 9.3, 10), and their reference outputs from the
  * original model on the reference interpreter.
  *
  * A dm_model holds what an application has in flash: the COP1 payload and

@@ -53,7 +53,7 @@ static unsigned umin(unsigned a, unsigned b) { return a < b ? a : b; }
 
 /* ------------------------------------------- SHRAM rules (independent copy) */
 
-/* ethos-u.md 1.1 / 1.2, written from the document. */
+/* docs/ethos-u.md 1.1 / 1.2, written from the document. */
 typedef struct t_arch {
     unsigned ubw, ubh, ubd, banks, reserved;
     unsigned g[8];   /* IFM8, IFM16, IFM8-EW, IFM16-EW, IFM32, ACC16, ACC32, ACC40 */
@@ -114,7 +114,7 @@ static t_layout_t t_layout(const eu_block_req *r, unsigned up_mode, unsigned w, 
     return L;
 }
 
-/* Legal block sizes (ethos-u.md 1.2). */
+/* Legal block sizes (docs/ethos-u.md 1.2). */
 static bool t_block_legal(const eu_block_req *r, unsigned w, unsigned h, unsigned d, char *why, size_t n)
 {
     const t_arch *a = &T_ARCH[r->variant];

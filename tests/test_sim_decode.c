@@ -42,7 +42,7 @@ static void bw_put(bw *w, uint32_t v, unsigned n)
         if ((v >> i) & 1) w->b[w->pos >> 3] |= (uint8_t)(1u << (w->pos & 7));
 }
 
-/* The "simplest valid encoding" of ethos-u.md 6.3: one uncompressed slice of
+/* The "simplest valid encoding" of docs/ethos-u.md 6.3: one uncompressed slice of
  * 9-bit sign-magnitude codes, end marker, 0xFF padding to 16 bytes. */
 static size_t mlw_encode_plain(const int16_t *w, size_t n, uint8_t *out)
 {

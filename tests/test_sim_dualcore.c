@@ -1,4 +1,4 @@
-/* U65-512 dual-core mode (PARALLEL_MODE 1, ethos-u.md 6.4): the same CONV
+/* U65-512 dual-core mode (PARALLEL_MODE 1, docs/ethos-u.md 6.4): the same CONV
  * and DEPTHWISE split over two cores (core k: OFM channels 2j + k, its own
  * weight stream with block depth B/2, its own scale records) must give the
  * bytes of the single-core op on a U65-256. */

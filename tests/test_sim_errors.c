@@ -3,7 +3,7 @@
  * (cmd_parse_error, bus_status with the faulting channel, wd_fault), raise
  * the IRQ, and explain itself in sim_npu_error() with the failing command's
  * byte offset. Plus register-file behaviour: ID/CONFIG per variant, RESET,
- * IRQ clear, QREAD and the PMU counters (ethos-u.md 9.4, 9.5). */
+ * IRQ clear, QREAD and the PMU counters (docs/ethos-u.md 9.4, 9.5). */
 #include "test.h"
 #include "sim_asm.h"
 

@@ -2,7 +2,7 @@
  * streams run through the register file exactly as a driver would
  * (tests/sim_asm.h). Results are compared bit for bit with the reference
  * kernels (TFLite integer semantics) or, where the kernels have no
- * counterpart, with values worked out by hand from ethos-u.md sections 4-8
+ * counterpart, with values worked out by hand from docs/ethos-u.md sections 4-8
  * (the arithmetic is in the comments). */
 #include "test.h"
 #include "sim_asm.h"
@@ -464,7 +464,7 @@ static void test_conv(void)
  * TFLite scatters in(iy) * w[ky] to out(2 iy + ky) (SAME, stride 2, 3x3:
  * pad before 0); the NPU gathers U(oy - 2 + ky') with U = the zero-inserted
  * IFM, so with pad top/left 2 and bottom/right 0 the weights are flipped:
- * W_npu[ky'][kx'] = w[2 - ky'][2 - kx'] (ethos-u.md 5.2, 5.10). */
+ * W_npu[ky'][kx'] = w[2 - ky'][2 - kx'] (docs/ethos-u.md 5.2, 5.10). */
 static void test_transpose_conv(void)
 {
     const uint32_t IH = 3, IW = 4, IC = 5, OC = 6, OH = 6, OW = 8, KH = 3, KW = 3;
@@ -588,7 +588,7 @@ static void test_pool_max(void)
     check_same("POOL MAX int16 2x2/2 vs k_maxpool_s16", g16, w16, 2 * 3 * 3);
 }
 
-/* Vela's global average scale (ethos-u.md 5.5) for n = kh*kw taps, rescale 1:
+/* Vela's global average scale (docs/ethos-u.md 5.5) for n = kh*kw taps, rescale 1:
  * kbits = bitlength(n-1), shift = 31 + kbits, scale = (2^shift + 2^kbits) / n. */
 static void avg_scale(uint32_t n, uint32_t *m, unsigned *shift)
 {
@@ -732,7 +732,7 @@ static void test_pool_reduce_sum(void)
     d.ifm.zp = 2;
     d.ofm = sa_fm_make(3, 0, H, W, 1, 32, true, SA_NHWC);
     d.ofm.scale_mode = 1;
-    d.ofm.zp = -1;   /* ignored for a 32-bit OFM without LUT (ethos-u.md 5.1) */
+    d.ofm.zp = -1;   /* ignored for a 32-bit OFM without LUT (docs/ethos-u.md 5.1) */
     d.ofm_m = 1;
     d.ofm_s = 0;
     CHECK(sa_status_ok(run_op(&d, in, NULL, got, NULL)));
@@ -754,7 +754,7 @@ static void test_pool_reduce_sum(void)
 
 /* ------------------------------------------------------------ rounding */
 
-/* Output scaling R_mode(acc, m, s) of ethos-u.md 5.6 through a 1x1 AVERAGE
+/* Output scaling R_mode(acc, m, s) of docs/ethos-u.md 5.6 through a 1x1 AVERAGE
  * pool with global scale (v = R(x - zi, m, s) + zo), int16 in and out. */
 static void rounding_case(uint32_t m, unsigned s, const int32_t *x, size_t n,
                           const int32_t *want_tfl, const int32_t *want_trunc,
@@ -877,7 +877,7 @@ static void ew_desc(const ew_case *e, op_desc *d, int32_t scalar)
     d->act_max = type_max(e->bits, true);
 }
 
-/* ADD/SUB with different input scales ("advanced", ethos-u.md 5.8): the
+/* ADD/SUB with different input scales ("advanced", docs/ethos-u.md 5.8): the
  * operand with the smaller scale goes through OPA_SCALE (IFM scale mode 1
  * for the first operand A, 2 for B), the other is shifted by k-1; the sum
  * through OFM_SCALE. Programmed from TFLite's own multipliers (hardware

@@ -301,7 +301,7 @@ static void test_person_detect(const char *path)
     long long total = estimate_file(path, &sys, &r, &macs);
     CHECK(total > 0);
     CHECK_EQ_INT(r.variant, SIM_U55_256);
-    /* 87 kernel ops + 55 DMAs (ethos-u.md 11.1) */
+    /* 87 kernel ops + 55 DMAs (docs/ethos-u.md 11.1) */
     CHECK_EQ_INT(r.n, 142);
     size_t nk = 0, nd = 0, n_wait_dma = 0, n_wait_kernel = 0, n_flash_weights = 0;
     uint64_t dma_bytes = 0, dma_lut = 0, weight_bytes = 0;
@@ -317,7 +317,7 @@ static void test_person_detect(const char *path)
             if (o->weight_region == 1) {
                 weight_bytes += o->weight_bytes + o->scale_bytes;
             } else if (o->weight_bytes) {
-                /* the last layer reads its weights from flash (ethos-u.md 6.5) */
+                /* the last layer reads its weights from flash (docs/ethos-u.md 6.5) */
                 CHECK_EQ_INT(o->weight_region, 0);
                 CHECK_EQ_INT(o->weight_bytes, 752);
                 CHECK_EQ_INT(o->scale_bytes, 32);
@@ -348,7 +348,7 @@ static void test_person_detect(const char *path)
     CHECK_EQ_INT(o->dma_bytes, 224);
     CHECK_EQ_INT(o->cmd_index, 5);
     CHECK_EQ_INT(o->cmd_offset, 0x20);
-    /* record 1: the first CONV (ethos-u.md 5.2/5.3: IFM 96×48×2, OFM
+    /* record 1: the first CONV (docs/ethos-u.md 5.2/5.3: IFM 96×48×2, OFM
      * 48×48×8, kernel 2×3, stride 1×2) */
     o = &r.v[1];
     CHECK_EQ_INT(o->kind, SIM_K_CONV);

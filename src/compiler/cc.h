@@ -41,7 +41,7 @@ typedef struct cc_options {
 
 /* ------------------------------------------------------------ NPU ops */
 
-/* One feature map as an NPU operation sees it (ethos-u.md 3.1, 4). */
+/* One feature map as an NPU operation sees it (docs/ethos-u.md 3.1, 4). */
 typedef struct eu_fm {
     int32_t buf;              /* arena buffer (cc_buf index); -1 = constant in flash */
     uint64_t off;             /* byte offset inside the buffer (or the flash area) */
@@ -53,7 +53,7 @@ typedef struct eu_fm {
     bool is_signed;
     uint8_t format;           /* 0 NHWC, 1 NHCWB16 */
     int32_t zp;
-    /* a rolling buffer's wrap (ethos-u.md 4.3): rows >= tile_h come from
+    /* a rolling buffer's wrap (docs/ethos-u.md 4.3): rows >= tile_h come from
      * byte offset tile_off2 of the buffer (tile 2); 0 = one tile */
     uint32_t tile_h;
     uint64_t tile_off2;
@@ -76,7 +76,7 @@ typedef struct eu_op {
     /* constants (offsets into the epoch's flash area): scale records at
      * s_off, the weight stream right after them at w_off */
     uint64_t w_off, w_len, s_off, s_len;
-    /* U65-512 dual-core mode (ethos-u.md 6.4): core 0 takes the OFM
+    /* U65-512 dual-core mode (docs/ethos-u.md 6.4): core 0 takes the OFM
      * channels 2j (the streams above), core 1 the channels 2j+1 with its
      * own scale records and weight stream, stored right after core 0's */
     bool dual;
@@ -126,7 +126,7 @@ typedef struct cc_buf {
     uint8_t pool;             /* CC_IN_ARENA or CC_IN_FAST (set by cc_allocate) */
     int32_t tensor;           /* a representative graph tensor (for names), -1 temp */
     bool temp;                /* an op's internal buffer, live only at that op */
-    bool brick;               /* stored NHCWB16 (ethos-u.md 4.2) */
+    bool brick;               /* stored NHCWB16 (docs/ethos-u.md 4.2) */
     bool wcopy;               /* an op's weight copy, filled by DMA (eu_op.wbuf) */
     int32_t epoch;            /* >= 0: live over NPU ops eu_first..eu_last of
                                  that epoch instead of whole graph ops */

@@ -1,5 +1,5 @@
 /* cc_cascade: runs chains of NPU ops band by band so that the feature maps
- * between them never exist whole (ethos-u.md 4.3).
+ * between them never exist whole (docs/ethos-u.md 4.3).
  *
  * A chain X1 -> X2 -> ... -> Xn is a run of consecutive NPU ops of one HW
  * epoch where each Xj+1 reads, whole, what Xj writes, whole, and nothing

@@ -1,6 +1,6 @@
 /* cc_concat: the pass cc_concat_place (after cc_lower, before cc_layout)
  * takes the copy of a CONCATENATION input T away when the ops that produce
- * T can write it straight into its slice of the output's buffer (ethos-u.md
+ * T can write it straight into its slice of the output's buffer (docs/ethos-u.md
  * 5.10: "concat by writing producers into slices of one buffer"). T then
  * has no buffer of its own: buf_of[T] is the output's buffer, and every
  * feature map of the epoch that addressed T's bytes (its producer's OFM,

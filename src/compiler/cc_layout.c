@@ -1,5 +1,5 @@
 /* cc_layout: chooses the storage format of every arena buffer. Vela keeps
- * intermediate feature maps in NHCWB16 (ethos-u.md 4.2): 16-channel bricks
+ * intermediate feature maps in NHCWB16 (docs/ethos-u.md 4.2): 16-channel bricks
  * make the NPU's memory bursts long, which the cycle model (and hardware)
  * rewards. A buffer may be stored that way only when nothing but NPU ops
  * that address whole tensors or 16-aligned channel slices touch it: not a

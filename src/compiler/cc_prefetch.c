@@ -8,7 +8,7 @@
  * pass replays the stream's timeline with each op's and each DMA's cycles
  * from the last estimate (one kernel pipeline, at most two kernel ops
  * issued ahead, a DMA queue of the variant's depth: 1 on U55, 2 on U65,
- * ethos-u.md 8.2) and issues each DMA, in the order of its users, at the
+ * docs/ethos-u.md 8.2) and issues each DMA, in the order of its users, at the
  * first point of the stream where (a) the DMA channel is free or will be
  * before the command stream could issue its next kernel op anyway (a DMA
  * start on a full queue stalls the stream, so an earlier start would delay

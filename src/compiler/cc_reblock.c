@@ -2,7 +2,7 @@
  * (cc_layout) and cascade bands (cc_cascade) are known. The lowering chose
  * each block for whole NHWC tensors; NHCWB16 bursts and band heights change
  * what is fastest. A CONV / DEPTHWISE keeps its block depth, which its
- * weight stream is encoded for (ethos-u.md 6.2); an op whose new request
+ * weight stream is encoded for (docs/ethos-u.md 6.2); an op whose new request
  * finds no block keeps the one it has. */
 #include "cc.h"
 

@@ -1,7 +1,7 @@
 /* ethosu_driver: the ethos-u driver API (include/ethosu_driver.h) over the
  * device layer (ethosu_device.h). Freestanding: no libc beyond the
  * compiler's own headers; shared state between a thread and the IRQ
- * handler goes through __atomic builtins. Facts: ethos-u.md 9.1-9.6.
+ * handler goes through __atomic builtins. Facts: docs/ethos-u.md 9.1-9.6.
  *
  * Life of a job:
  *   invoke_async: validate payload and base pointers (nothing touches the
@@ -22,7 +22,7 @@
 #define FAST_MEMORY_INDEX 2
 #define RESET_POLLS 100000
 
-/* Driver defaults for QCONFIG, REGIONCFG and AXI_LIMITn (ethos-u.md 9.4):
+/* Driver defaults for QCONFIG, REGIONCFG and AXI_LIMITn (docs/ethos-u.md 9.4):
  * memory attribute 3 for region 0, 0 (U55) / 2 (U65) for region 1, 1 for
  * regions 2-7; 32 reads + 16 writes outstanding on U55, 64 + 32 on U65. */
 #define QCONFIG_DEFAULT 2u
@@ -493,7 +493,7 @@ static uint32_t word_at(const uint8_t *p)
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-/* The OPTIMIZER_CONFIG check (ethos-u.md 9.2). */
+/* The OPTIMIZER_CONFIG check (docs/ethos-u.md 9.2). */
 static int check_optimizer_config(struct ethosu_driver *drv, uint32_t cfg, uint32_t id)
 {
     uint32_t hw_cfg = rd(drv, EU_REG_CONFIG), hw_id = rd(drv, EU_REG_ID);

@@ -1,6 +1,6 @@
 /* ethosu_pmu: the PMU functions of include/pmu_ethosu.h over the device
  * layer. Event numbers: the PMEVTYPER encoding of the Ethos-U55/U65
- * (EU_PMU_EV_*, src/ethosu/eu_regs.h; ethos-u.md 9.4), indexed by enum
+ * (EU_PMU_EV_*, src/ethosu/eu_regs.h; docs/ethos-u.md 9.4), indexed by enum
  * ethosu_pmu_event_type. */
 #include "pmu_ethosu.h"
 #include "driver/ethosu_device.h"

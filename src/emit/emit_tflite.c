@@ -1,5 +1,5 @@
 /* emit_tflite: the compiled model as a TFLite file in the layout Vela uses
- * (ethos-u.md 10), so it runs with TFLite Micro + Arm's driver on silicon
+ * (docs/ethos-u.md 10), so it runs with TFLite Micro + Arm's driver on silicon
  * and with `npuc run` on the virtual NPU. Metadata: Vela's
  * OfflineMemoryAllocation, and "npuc_target", the target the model was
  * compiled for (docs/system-config.md), which `npuc run` replays. */

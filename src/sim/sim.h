@@ -212,7 +212,7 @@ int sim_cmd_format(const sim_cmd *cmd, char *buf, size_t size);
 
 /* ------------------------------------------------------- register state */
 
-/* Feature-map descriptor (ethos-u.md 3.1). Raw *_M1 registers are stored
+/* Feature-map descriptor (docs/ethos-u.md 3.1). Raw *_M1 registers are stored
  * decoded (+1); raw precision and zero point are kept as written. */
 typedef struct sim_fm {
     uint8_t region;           /* 0..7 */
@@ -284,7 +284,7 @@ typedef struct sim_state {
     uint32_t written[2][32];
 } sim_state;
 
-/* Zeroes the state (reset values are undocumented; see ethos-u.md 2.1). */
+/* Zeroes the state (reset values are undocumented; see docs/ethos-u.md 2.1). */
 void sim_state_reset(sim_state *s);
 /* Applies one decoded register command (operations leave the state alone).
  * The command must come from sim_cmd_decode with the same variant. */
@@ -299,14 +299,14 @@ typedef struct sim_mlw_info {
     size_t end_byte;          /* byte offset just after the first end marker (aligned) */
 } sim_mlw_info;
 
-/* Decodes one MLW stream (ethos-u.md 6.3) into a malloc'd array of signed
+/* Decodes one MLW stream (docs/ethos-u.md 6.3) into a malloc'd array of signed
  * 9-bit weights (*out, caller frees; may be NULL if zero weights). At most
  * max_weights values are produced (0 = 1 << 24). Errors (NPUC_E_FORMAT)
  * name the bit and byte offset and the slice. info may be NULL. */
 int sim_mlw_decode(const uint8_t *data, size_t size, size_t max_weights,
                    int16_t **out, sim_mlw_info *info, npuc_err *err);
 
-/* Weight traversal geometry of one CONV/DEPTHWISE op (ethos-u.md 6.2). */
+/* Weight traversal geometry of one CONV/DEPTHWISE op (docs/ethos-u.md 6.2). */
 typedef struct sim_wgeom {
     uint32_t ofm_depth;       /* O */
     uint32_t ifm_depth;       /* I (ignored for depthwise) */
@@ -328,7 +328,7 @@ int sim_wgeom_from_state(const sim_state *s, sim_variant variant, bool depthwise
  * zero padding slot. */
 size_t sim_weight_traverse(const sim_wgeom *g, int64_t *map, size_t map_size);
 
-/* One per-channel record of the scale/bias stream (ethos-u.md 7). */
+/* One per-channel record of the scale/bias stream (docs/ethos-u.md 7). */
 typedef struct sim_scale_rec {
     int64_t bias;             /* 40-bit two's complement */
     uint32_t scale;
@@ -403,7 +403,7 @@ typedef struct sim_op_info {
 /* --------------------------------------------------- system / memory config */
 
 /* Where memory sits and how fast it is, as the cycle model sees it (Vela's
- * model, ethos-u.md 1.4): one memory per AXI port, and region_port[r] says
+ * model, docs/ethos-u.md 1.4): one memory per AXI port, and region_port[r] says
  * which port region r uses. The target description fills it
  * (src/target/target.h: Vela's built-in system configs, JSON memory-pool
  * files, vela.ini, a compiled model's record). A zeroed sim_system, and NULL

@@ -1,6 +1,6 @@
 /* sim_cmd: COP1 payload, command-stream decoder + checks, register state,
  * trace formatter, all over the command table of src/ethosu/eu_cmd.h (the
- * encodings) and eu_cop1 (the payload). Facts: ethos-u.md sections 1.3,
+ * encodings) and eu_cop1 (the payload). Facts: docs/ethos-u.md sections 1.3,
  * 1.5, 2, 3, 9.1. */
 #include "sim/sim.h"
 

@@ -1,6 +1,6 @@
 /* sim_ethosu: runs a Vela "ethos-u" custom operator on the virtual NPU the
  * way TensorFlow Lite Micro's ethos-u kernel and the driver do it
- * (ethos-u.md 9.1-9.5, 10): payload check, base addresses, register
+ * (docs/ethos-u.md 9.1-9.5, 10): payload check, base addresses, register
  * programming, start, completion status. */
 #include "sim/sim.h"
 
@@ -55,7 +55,7 @@ int sim_run_ethosu_op(sim_npu *npu, const graph *g, const graph_op *op, void *co
         return rc;
     sim_variant nv = sim_npu_variant(npu);
     if (c.has_config) {
-        /* the driver's check (ethos-u.md 9.2): product and MACs must match */
+        /* the driver's check (docs/ethos-u.md 9.2): product and MACs must match */
         const eu_variant_info *hw = eu_variant_get(nv);
         if (EU_CONFIG_MACS_LOG2(c.config) != EU_CONFIG_MACS_LOG2(hw->config) ||
             EU_CONFIG_PRODUCT(c.config) != EU_CONFIG_PRODUCT(hw->config))
@@ -73,7 +73,7 @@ int sim_run_ethosu_op(sim_npu *npu, const graph *g, const graph_op *op, void *co
     const graph_tensor *scratch = &g->tensors[op->in[2]];
     /* one arena for every tensor with an offline offset; scratch_fast
      * (input 3) is the driver's separate fast memory, as when ethosu_init
-     * is given one (ethos-u.md 9.3) */
+     * is given one (docs/ethos-u.md 9.3) */
     size_t arena_size = 0;
     for (int k = 2; k < n_io; k++) {
         if (k == 3)

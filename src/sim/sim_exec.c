@@ -1,5 +1,5 @@
 /* sim_exec: the virtual NPU's executor. Runs one NPU_OP_* with a register
- * state snapshot, bit-exactly (ethos-u.md sections 4, 5, 6, 7, 8).
+ * state snapshot, bit-exactly (docs/ethos-u.md sections 4, 5, 6, 7, 8).
  *
  * Every op follows the same plan, chosen for host speed:
  *   1. resolve every feature-map tile, weight, scale and LUT range to host
@@ -305,7 +305,7 @@ static void type_range(unsigned bits, bool sgn, int64_t *lo, int64_t *hi)
 
 /* ------------------------------------------------------- output stage */
 
-/* R_mode(acc, m, s) of ethos-u.md 5.6. */
+/* R_mode(acc, m, s) of docs/ethos-u.md 5.6. */
 static inline int64_t rescale(int64_t acc, uint32_t m, unsigned s, unsigned round)
 {
     return sim_rescale(acc, m, s, round);     /* sim_rescale.h */
@@ -339,7 +339,7 @@ static int ostage_init(sim_ctx *c, const sim_state *s, const char *what, ostage 
                     "%s: ACTIVATION clip range %u without a LUT", what, s->act_clip);
     if (s->ofm.bits == 32 && f == EU_ACT_NONE) {
         /* 32-bit OFM without a LUT: the zero point and ACTIVATION_MIN/MAX do
-         * not apply (ethos-u.md 5.1; Vela's int8 softmax writes int32
+         * not apply (docs/ethos-u.md 5.1; Vela's int8 softmax writes int32
          * intermediates with the input's zero point, -1 in person_detect,
          * and is only exact if it is ignored) */
         o->zo = 0;
@@ -401,7 +401,7 @@ static inline int32_t ostage_apply(const ostage *o, int64_t v)
 {
     if (o->lut >= LUT_TANH) {
         /* built-in functions on the scaled value (1.0 = 0x3000), TFLite's
-         * int16 interpolation; then the clamp (ethos-u.md 5.7) */
+         * int16 interpolation; then the clamp (docs/ethos-u.md 5.7) */
         int32_t x = v < -(1 << 24) ? -(1 << 24) : v > (1 << 24) ? (1 << 24) : (int32_t)v;
         int64_t r = (o->lut == LUT_TANH ? k_tanh_s16_value(x) : k_logistic_s16_value(x)) + o->zo;
         return (int32_t)(r < o->lo ? o->lo : r > o->hi ? o->hi : r);
@@ -709,7 +709,7 @@ static int load_scales_core(sim_ctx *c, const sim_state *s, uint32_t n, const ch
     return NPUC_OK;
 }
 
-/* U65-512 dual-core mode (PARALLEL_MODE 1, ethos-u.md 6.4): core k computes
+/* U65-512 dual-core mode (PARALLEL_MODE 1, docs/ethos-u.md 6.4): core k computes
  * the OFM channels o = 2j + k with its own weight stream (WEIGHT1_* for
  * core 1), block depth (B + 1 - k) / 2 and scale records (SCALE1_*). Each
  * core's share is decoded as a single-core op and interleaved. */
@@ -839,7 +839,7 @@ static int check_common(sim_ctx *c, const sim_state *s, const char *what, npuc_e
     return NPUC_OK;
 }
 
-/* SHRAM layout consistency (ethos-u.md 1.2). */
+/* SHRAM layout consistency (docs/ethos-u.md 1.2). */
 static int check_shram(sim_ctx *c, const sim_state *s, bool elementwise, bool ifm2_tensor,
                        const char *what, npuc_err *err)
 {
@@ -1095,7 +1095,7 @@ static int exec_pool(sim_ctx *c, const sim_state *s, unsigned mode, npuc_err *er
     for (uint32_t oy = 0; oy < g.OH; oy++) {
         /* the valid (non-padding) taps form the rows ky0..ky1-1 and columns
          * kx0..kx1-1 of the window; ZEROS-upscaling holes are taps of value
-         * zero point (ethos-u.md 5.2) and count as valid */
+         * zero point (docs/ethos-u.md 5.2) and count as valid */
         uint32_t ky0, ky1;
         valid_taps(oy * g.sy, g.dy, g.kh, g.pt, g.UH, &ky0, &ky1);
         uint32_t vy = ky1 - ky0;

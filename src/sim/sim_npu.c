@@ -1,4 +1,4 @@
-/* sim_npu: the virtual NPU's register file (ethos-u.md 9.4, 9.5). A driver
+/* sim_npu: the virtual NPU's register file (docs/ethos-u.md 9.4, 9.5). A driver
  * programs it exactly as it would the hardware: QBASE/QSIZE, BASEPn, then
  * CMD = start; the command queue runs, STATUS reports completion or the
  * fault, and the IRQ callback fires. */

@@ -11,7 +11,7 @@
  * The per-op formulas follow the structure of Vela's performance model
  * (npu_performance.py: block-based DPU/output cycles, minimum memory cycles
  * per block, burst efficiency, mem-to-mem DMA cost) and its constants
- * (ethos-u.md 1.1, 1.6). See docs/sim.md, "Cycle and traffic model". */
+ * (docs/ethos-u.md 1.1, 1.6). See docs/sim.md, "Cycle and traffic model". */
 #include "sim/sim.h"
 
 #include <stdio.h>
@@ -85,7 +85,7 @@ static uint64_t fm_bytes(uint32_t w, uint32_t h, uint32_t d, uint8_t bits, uint8
     return (uint64_t)w * h * dd * (bits ? bits / 8u : 1u);
 }
 
-/* IFM extent along one axis (ethos-u.md 5.2), in IFM (not upscaled) units. */
+/* IFM extent along one axis (docs/ethos-u.md 5.2), in IFM (not upscaled) units. */
 static uint32_t ifm_extent(uint32_t ofm, unsigned stride, uint32_t kdil, unsigned pad_a,
                            unsigned pad_b, uint8_t upscale)
 {

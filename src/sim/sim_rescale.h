@@ -1,5 +1,5 @@
 /* sim_rescale.h: the NPU output stage's 64-bit x 32-bit rescale
- * (ethos-u.md 5.6) without a 128-bit integer type, so that the virtual NPU
+ * (docs/ethos-u.md 5.6) without a 128-bit integer type, so that the virtual NPU
  * also builds for 32-bit targets (the QEMU Cortex-M55 example builds it
  * into the firmware). Where the compiler has __int128, sim_rescale is the
  * direct form and tests/test_sim_rescale.c checks the two agree. */

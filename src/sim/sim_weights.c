@@ -1,5 +1,5 @@
 /* sim_weights: MLW weight-stream decoder, weight traversal order, scale/bias
- * records. Facts: ethos-u.md sections 6.2, 6.3, 7. */
+ * records. Facts: docs/ethos-u.md sections 6.2, 6.3, 7. */
 #include "sim/sim.h"
 
 #include <stdarg.h>

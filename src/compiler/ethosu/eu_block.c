@@ -1,6 +1,6 @@
 /* eu_block: OFM block and SHRAM layout of one NPU kernel operation.
  *
- * The block does not change what an operation computes (ethos-u.md 3.2),
+ * The block does not change what an operation computes (docs/ethos-u.md 3.2),
  * only how fast it runs and how much SHRAM it needs. The choice
  * (docs/block-config.md):
  *
@@ -10,7 +10,7 @@
  *      depth every legal size (at most nine). A brute force over every
  *      legal block finds nothing better (tests/test_eu_block.c).
  *   2. For every candidate (w, h, d), smallest first, the SHRAM layout by
- *      Vela's rules (architecture_allocator.py, ethos-u.md 1.2). Buffers
+ *      Vela's rules (architecture_allocator.py, docs/ethos-u.md 1.2). Buffers
  *      only grow with the block, so the first block that does not fit ends
  *      the scan along that axis.
  *   3. Every fitting block is scored by a fast, table-driven copy of the
@@ -22,7 +22,7 @@
  *
  * The request does not say where tensors live, so the estimate is the sum
  * over two placements of every tensor: SRAM (AXI0), and the tensor arena of
- * the variant's default system (ethos-u.md 1.4: SRAM on U55, so one
+ * the variant's default system (docs/ethos-u.md 1.4: SRAM on U55, so one
  * placement; DRAM on U65, where a block that re-reads its IFM or weights
  * costs much more). It also assumes a weight stream of one byte per weight
  * and no padding. */
@@ -33,7 +33,7 @@
 
 /* ------------------------------------------------------------ variants */
 
-/* SHRAM granules (banks), in Vela's SHRAMElements order (ethos-u.md 1.2):
+/* SHRAM granules (banks), in Vela's SHRAMElements order (docs/ethos-u.md 1.2):
  * indices into eu_variant_info.granules. */
 enum { G_IFM8, G_IFM16, G_IFM8_EW, G_IFM16_EW, G_IFM32, G_ACC16, G_ACC32, G_ACC40 };
 
@@ -44,7 +44,7 @@ typedef struct eu_arch {
     unsigned ncores;
     bool u55_32, u55_64_128;     /* classes of the cycle model's accumulator delay */
     uint8_t gran[8];
-    double out_cpe[8], act_cpe[3];   /* ethos-u.md 1.6 */
+    double out_cpe[8], act_cpe[3];   /* docs/ethos-u.md 1.6 */
 } eu_arch;
 
 /* The row of the variant table (src/ethosu/eu_variant.h), as the model
@@ -632,7 +632,7 @@ static unsigned eu_axis_sizes(uint32_t x, unsigned ub, unsigned max, unsigned *o
 }
 
 /* Depth: every legal size, ascending. Below the OFM depth a block depth
- * must be a multiple of 16 (ethos-u.md 1.2), so there are at most nine;
+ * must be a multiple of 16 (docs/ethos-u.md 1.2), so there are at most nine;
  * the cycle model is not monotone within one block count here (burst
  * efficiency depends on the exact depth). */
 static unsigned eu_depth_sizes(uint32_t x, unsigned ub, unsigned *out)

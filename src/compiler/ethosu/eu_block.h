@@ -1,5 +1,5 @@
 /* eu_block: block configuration and SHRAM layout of one NPU kernel
- * operation (ethos-u.md 1.2): the OFM block the NPU works in, and where the
+ * operation (docs/ethos-u.md 1.2): the OFM block the NPU works in, and where the
  * IFM, IFM2 and accumulator buffers sit in SHRAM. Host-only. */
 #ifndef NPUC_EU_BLOCK_H
 #define NPUC_EU_BLOCK_H
@@ -26,7 +26,7 @@ typedef struct eu_block_req {
      * the block shape differently per format. */
     uint8_t ifm_format, ofm_format;
     /* Nonzero: the block depth must be this (a legal one for the OFM): the
-     * op's weight stream is already encoded for it (ethos-u.md 6.2). */
+     * op's weight stream is already encoded for it (docs/ethos-u.md 6.2). */
     uint32_t fixed_d;
 } eu_block_req;
 
@@ -41,7 +41,7 @@ typedef struct eu_block {
 
 /* Chooses the block configuration with the fewest estimated cycles among
  * those whose buffers fit the variant's SHRAM, following the rules of
- * ethos-u.md 1.2 (block limits 64x32x128, micro-block multiples, depth a
+ * docs/ethos-u.md 1.2 (block limits 64x32x128, micro-block multiples, depth a
  * multiple of 16 when smaller than the OFM depth, IFM/accumulator bank
  * granules, IB_END <= AB_START, LUT banks kept free). NPUC_E_UNSUPPORTED
  * when nothing fits. Fast: called once per op at compile time. */

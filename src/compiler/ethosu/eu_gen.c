@@ -1,12 +1,12 @@
-/* eu_gen: the command stream of one HW epoch (ethos-u.md 2-3, 8) and its
- * driver payload (ethos-u.md 9.1).
+/* eu_gen: the command stream of one HW epoch (docs/ethos-u.md 2-3, 8) and its
+ * driver payload (docs/ethos-u.md 9.1).
  *
  * Registers are written in Vela's order per operation and only when their
  * value changes (one shadow set for DMA registers, one for the rest), so
  * streams are as compact as Vela's. Regions: 0 = the epoch's constants
  * (flash tensor), 1 = the arena, 2 = the fast scratch (buffers cc_allocate
  * put in the fast pool), as Arm's TFLite Micro integration and driver set
- * them up (ethos-u.md 9.3). Every command word is made by the command
+ * them up (docs/ethos-u.md 9.3). Every command word is made by the command
  * table of src/ethosu/eu_cmd.h from field values (eu_pack*); the payload by
  * eu_cop1_write. */
 #include "../cc.h"
@@ -212,7 +212,7 @@ static int emit_op(cs *s, const cc_model *m, const cc_epoch *e, int32_t k, dmaq 
     const eu_variant_info *vi = eu_variant_get(m->opt.sys.variant);
     bool u65 = vi->product == EU_PRODUCT_U65;
     /* an op without a LUT may overwrite the LUT banks where no banks are
-     * reserved at the top (16-bank parts, ethos-u.md 1.2) */
+     * reserved at the top (16-bank parts, docs/ethos-u.md 1.2) */
     bool lut_shared = vi->reserved_banks < EU_LUT_BANKS;
     /* LUT: DMA the table into the LUT banks unless it is already there */
     uint8_t act = o->act_func;
@@ -357,7 +357,7 @@ static int emit_op(cs *s, const cc_model *m, const cc_epoch *e, int32_t k, dmaq 
  * scratch), issued after op `after` (-1: before the first op). The kernel
  * ops that may still run then (the last two issued, `after` and the one
  * before) must not touch the destination: wait for them if they do
- * (ethos-u.md 8.2). */
+ * (docs/ethos-u.md 8.2). */
 static void emit_weight_dma(cs *s, const cc_model *m, const cc_epoch *e, int32_t k, int32_t after, dmaq *q)
 {
     const eu_op *o = &e->ops[k];
@@ -412,7 +412,7 @@ int eu_generate(cc_model *m, cc_epoch *e, npuc_err *err)
     if (!s) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     const eu_variant_info *vi = eu_variant_get(m->opt.sys.variant);
     int rc = NPUC_OK;
-    /* PARALLEL_MODE = cores - 1 (ethos-u.md 1.5): a U65-512 splits every
+    /* PARALLEL_MODE = cores - 1 (docs/ethos-u.md 1.5): a U65-512 splits every
      * op's OFM channels over its two cores */
     if (vi->product == EU_PRODUCT_U65) set(s, EU_SET_PARALLEL_MODE, vi->cores - 1);
     int32_t lut_resident = -1;
@@ -425,7 +425,7 @@ int eu_generate(cc_model *m, cc_epoch *e, npuc_err *err)
      * copy, loaded before its first band); only the first op's before it */
     if (!rc) emit_dmas_after(s, m, e, -1, &q);
     /* where no op but LUT users touches the LUT banks (more than 16 banks,
-     * ethos-u.md 1.2) an epoch's only LUT is loaded once, up front, while
+     * docs/ethos-u.md 1.2) an epoch's only LUT is loaded once, up front, while
      * the DMA channel is idle, rather than in front of its first user */
     if (!rc && e->n_luts == 1 && vi->reserved_banks >= EU_LUT_BANKS)
         for (int32_t k = 0; k < e->n_eu; k++)

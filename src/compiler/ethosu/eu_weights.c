@@ -1,6 +1,6 @@
 /* eu_weights: MLW weight-stream encoder, weight reordering, scale/bias
  * records, Vela's scale quantisation and traversal heuristic.
- * Facts: ethos-u.md 5.6, 6.2, 6.3, 7. Encoder choices: docs/weights.md.
+ * Facts: docs/ethos-u.md 5.6, 6.2, 6.3, 7. Encoder choices: docs/weights.md.
  *
  * The encoder works in three steps, all driven by bit-cost estimates that
  * are exact up to per-slice chunk padding:
@@ -10,7 +10,7 @@
  *      EU_BLOCK coded values picks each slice's Rice / truncated /
  *      uncompressed weight parameter and zero-run parameter, paying a slice
  *      header for every change;
- *   3. writing (put_slice): the chunk interleaving of ethos-u.md 6.3, in the
+ *   3. writing (put_slice): the chunk interleaving of docs/ethos-u.md 6.3, in the
  *      order the decoder (sim_mlw_decode) reads it.
  * Speed matters (the whole compiler has a few milliseconds for a model):
  * the passes over the weights avoid data-dependent branches (histogram,
@@ -845,7 +845,7 @@ static void zgen_chunk(eu_zgen *g, unsigned len, eu_chunk *c)
 }
 
 /* Body of a zero-run slice: the weight and zero-run unary streams in
- * chunks, interleaved as the decoder reads them (ethos-u.md 6.3): the
+ * chunks, interleaved as the decoder reads them (docs/ethos-u.md 6.3): the
  * balance between completed weight and run symbols decides which streams
  * take part in an iteration, and remainders lag one chunk behind. */
 static void put_zero_run_body(eu_bitw *wp, const uint16_t *idx, size_t n, const uint32_t *runs,

@@ -1,7 +1,7 @@
 /* eu_weights: the constant data of one NPU kernel operation in the form the
  * hardware reads it: weights reordered into the traversal order and MLW
- * compressed (docs ethos-u.md 6.2, 6.3), and the 10-byte per-channel
- * bias/scale records (ethos-u.md 7). Host-only, part of compiler/ethosu. */
+ * compressed (docs/ethos-u.md 6.2, 6.3), and the 10-byte per-channel
+ * bias/scale records (docs/ethos-u.md 7). Host-only, part of compiler/ethosu. */
 #ifndef NPUC_EU_WEIGHTS_H
 #define NPUC_EU_WEIGHTS_H
 
@@ -31,13 +31,13 @@ int eu_encode_weights(const sim_wgeom *g, const int16_t *w, uint8_t **out,
 size_t eu_scale_stream_size(size_t n);
 int eu_encode_scales(const sim_scale_rec *recs, size_t n, uint8_t *out, npuc_err *err);
 
-/* Vela's quantise_scale (ethos-u.md 5.6): r = f*2^e with f in [0.5,1);
+/* Vela's quantise_scale (docs/ethos-u.md 5.6): r = f*2^e with f in [0.5,1);
  * m = round_half_away(f*2^31), s = 31 - e; (0, 16) when s is outside 0..63
  * or r == 0. m may be 2^31. */
 void eu_quantise_scale(double r, uint32_t *m, uint8_t *s);
 
 /* Whether Vela's heuristic would choose part-kernel-first traversal for an
- * op with ifm_depth I, kernel kh x kw and ifm_bits (ethos-u.md 6.2 notes). */
+ * op with ifm_depth I, kernel kh x kw and ifm_bits (docs/ethos-u.md 6.2 notes). */
 bool eu_prefer_part_kernel_first(uint32_t ifm_depth, uint32_t kh, uint32_t kw, unsigned ifm_bits);
 
 #endif

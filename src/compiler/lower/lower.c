@@ -1,5 +1,5 @@
 /* lower: legalize + partition (cc_lower). Every graph op becomes NPU
- * operations (eu_op, ethos-u.md 5.10 forms), a no-copy view, or a CPU op
+ * operations (eu_op, docs/ethos-u.md 5.10 forms), a no-copy view, or a CPU op
  * with the reason; consecutive NPU ops form one HW epoch.
  *
  * Each op goes to the lowering its opcode has in the op tables of the

@@ -138,7 +138,7 @@ int cc_choose_block(lower_ctx *c, eu_op *o, npuc_err *err);
 int cc_block_or_cpu(lower_ctx *c, eu_op *o, npuc_err *err);
 
 /* TFLite (m, shift) -> NPU (scale, shift) in TFL rounding / the int16x8
- * NATURAL form (ethos-u.md 5.6). False when out of range. */
+ * NATURAL form (docs/ethos-u.md 5.6). False when out of range. */
 bool cc_hw_scale_tfl(int32_t m, int32_t shift, uint32_t *hm, uint8_t *hs);
 bool cc_hw_scale_natural16(int32_t m, int32_t shift, uint32_t *hm, uint8_t *hs);
 /* Fused activation: whether the NPU clamp expresses it, and the clamp. */

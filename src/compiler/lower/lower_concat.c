@@ -2,7 +2,7 @@
  * axis).
  *
  * One NPU op per (non-empty) input writes it into its slice of the output
- * (ethos-u.md 5.10: concat = copies with OFM base and strides set):
+ * (docs/ethos-u.md 5.10: concat = copies with OFM base and strides set):
  *   - raw copy (int16; int8 with the output's scale and zero point): a 1x1
  *     MAX pool, zero points 0, full clamp;
  *   - int8 with another quantization: TFLite rescales with float math per

@@ -1,5 +1,5 @@
 /* lower_conv: the weighted ops. CONV_2D, DEPTHWISE_CONV_2D and
- * FULLY_CONNECTED become one CONV or DEPTHWISE eu_op (ethos-u.md 5.2, 5.10)
+ * FULLY_CONNECTED become one CONV or DEPTHWISE eu_op (docs/ethos-u.md 5.2, 5.10)
  * whose weights and scales lower_weights.c encodes: FULLY_CONNECTED a 1x1
  * CONV over `batches x 1 x depth`; DEPTHWISE_CONV_2D a DEPTHWISE for
  * multiplier 1, a CONV for input depth 1, and for a multiplier above 1 on
@@ -8,7 +8,7 @@
  * pure function (cc_conv_plan), which PAD folding (lower_pad.c) repeats to
  * know that the conv after a PAD will be on the NPU.
  *
- * TRANSPOSE_CONV (ethos-u.md 5.2, 5.3, 5.10).
+ * TRANSPOSE_CONV (docs/ethos-u.md 5.2, 5.3, 5.10).
  *
  * TFLite's transpose conv scatters every input pixel into the output:
  *

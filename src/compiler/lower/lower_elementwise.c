@@ -1,5 +1,5 @@
 /* lower_elementwise: ADD, SUB, MUL, MINIMUM and MAXIMUM as one binary
- * ELEMENTWISE op (ethos-u.md 5.5, 5.6, 5.10).
+ * ELEMENTWISE op (docs/ethos-u.md 5.5, 5.6, 5.10).
  *
  * The operand with the output's shape is the IFM; the other one (IFM2) may
  * broadcast along H, W or C (the operand-order bit keeps SUB's order when

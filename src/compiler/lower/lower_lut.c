@@ -6,11 +6,11 @@
  * (cc_reference_all): exact by construction.
  *
  * int16 (lower_act16): the same ops whose input or output is int16, the
- * other side int8 or int16. Forms (ethos-u.md 5.5-5.8):
+ * other side int8 or int16. Forms (docs/ethos-u.md 5.5-5.8):
  *
  *   RELU, RELU6, RELU_N1_TO_1, QUANTIZE   1x1 AVERAGE pool with a global
  *       scale: y = clamp(R_TFL(x - zi, M, 31 - shift) + zo, act_min, act_max),
- *       TFLite's MultiplyByQuantizedMultiplier (ethos-u.md 5.6) with the
+ *       TFLite's MultiplyByQuantizedMultiplier (docs/ethos-u.md 5.6) with the
  *       kernel's own (M, shift) and clamp (k_relu_prepare, k_requant_prepare).
  *   TANH, LOGISTIC                        1x1 AVERAGE pool scaled by TFLite's
  *       16-bit input multiplier with NATURAL rounding ((x*m + 2^(s-1)) >> s,
@@ -35,7 +35,7 @@
  * op alone on the reference interpreter for every possible input value
  * (65536 for int16 input, 256 for int8) and evaluates the chosen form with
  * the NPU's output-stage arithmetic (sim_rescale.h: the simulator's own
- * rescale; then zero point, clamp, built-in function as ethos-u.md 5.1 and
+ * rescale; then zero point, clamp, built-in function as docs/ethos-u.md 5.1 and
  * 5.7 specify), and keeps the op on the CPU with the reason if a single
  * value differs. HARD_SWISH has no int16 reference kernel, so it stays on
  * the CPU with the reference's reason. */

@@ -11,7 +11,7 @@
  *     interior pixels) and, for batch padding, whole leading / trailing
  *     batches. Each band is a 1x1 MAX pool that reads the band itself and
  *     has the clamp [v, v], so it writes the pad value v whatever the bytes
- *     held before (ethos-u.md 5.1: the clamp is the last step of the output
+ *     held before (docs/ethos-u.md 5.1: the clamp is the last step of the output
  *     stage). v is what the reference pads with: PADV2's constant, PAD's
  *     output zero point for int8, 0 for int16 (TFLite Micro).
  *   Ops that address the output at a byte offset (rows, columns, batches)
@@ -24,7 +24,7 @@
  * DEPTHWISE_CONV_2D that goes to the NPU in the same epoch, padding height
  * and width only, with the conv input's zero point as the value: the NPU's
  * conv padding contributes nothing to the sum, exactly as a tap on the
- * zero point does (ethos-u.md 5.2), so the conv reads the PAD's input with
+ * zero point does (docs/ethos-u.md 5.2), so the conv reads the PAD's input with
  * its own padding plus the PAD's (within 127 top/left, 128 bottom/right).
  * The PAD then has no NPU ops (npu, n_eu = 0, like a reshape view) and its
  * output shares the input's arena buffer (so that the input lives until
@@ -134,7 +134,7 @@ static bool conv_takes(lower_ctx *c, const graph_op *conv, const pad_plan *pp, i
     if (fb < 0) fb = 0;
     if (fr < 0) fr = 0;
     if (ft > 127 || fl > 127 || fb > 128 || fr > 128) return false;
-    /* the extent the NPU derives (ethos-u.md 5.2) must reach into the input */
+    /* the extent the NPU derives (docs/ethos-u.md 5.2) must reach into the input */
     if (((int64_t)pl.OH - 1) * pl.sy + effh - ft - fb < 1 || ((int64_t)pl.OW - 1) * pl.sx + effw - fl - fr < 1)
         return false;
     if (!cc_weighted_scales(&pl.p, NULL, NULL, 0)) return false;

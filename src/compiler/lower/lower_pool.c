@@ -2,7 +2,7 @@
  *
  * MAX_POOL_2D / AVERAGE_POOL_2D: one POOL op on raw values (TFLite pools
  * without zero points). An unpadded average takes Vela's global scale
- * (ethos-u.md 5.5), checked at compile time against TFLite's rounded mean
+ * (docs/ethos-u.md 5.5), checked at compile time against TFLite's rounded mean
  * for every sum its taps can produce; a padded one the hardware's average
  * over the valid taps.
  *
@@ -18,10 +18,10 @@
  * s' = s - sh, and MBQM is TFLite's double-rounding multiply.
  *
  * An AVERAGE pool in global-scale mode computes R_TFL(sum of (x - zi) over
- * the window, m, 31 - s') + zo, clamped (ethos-u.md 5.5, 5.6). With the
+ * the window, m, 31 - s') + zo, clamped (docs/ethos-u.md 5.5, 5.6). With the
  * window equal to the reduced block that is A = S - zi * n, and TFL rounding
  * with (m', 31 - s') equals MBQM(A, m', s') for every A that fits int32 and
- * any m' >= 0 (the proof of ethos-u.md 5.6 never uses m' >= 2^30, which
+ * any m' >= 0 (the proof of docs/ethos-u.md 5.6 never uses m' >= 2^30, which
  * m' / n breaks):
  *  - s' >= 0 (left shift l = s', hardware shift 31 - l >= 1):
  *    SRDHM(A * 2^l, m') = floor((A m' 2^l + 2^30) / 2^31)
@@ -57,7 +57,7 @@
 
 /* --------------------------------------------------------------- pooling */
 
-/* Vela's global average-pool scale (ethos-u.md 5.5) for n taps. */
+/* Vela's global average-pool scale (docs/ethos-u.md 5.5) for n taps. */
 static void avg_scale(uint32_t n, uint32_t *m, uint8_t *s)
 {
     unsigned kbits = 0;

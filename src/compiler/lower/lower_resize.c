@@ -24,7 +24,7 @@
  *    (checked on the probes: even outputs copy input v/2, odd ones take
  *    512/1024 of v/2 and v/2 + 1, or the last row alone): IFM_UPSCALE
  *    NEAREST into a 2x2 AVERAGE pool, stride 1, padding 1 at the bottom and
- *    right (ethos-u.md 5.10). Every window holds 1, 2 or 4 valid taps whose
+ *    right (docs/ethos-u.md 5.10). Every window holds 1, 2 or 4 valid taps whose
  *    sum divided by their count (half away from zero, TFL rounding, as the
  *    padded AVERAGE_POOL form) is the weighted sum / 2^20 rounded half
  *    away from zero that the kernel computes: the taps repeat each input

@@ -9,9 +9,9 @@
  * Both ops only move elements: output element (i0, ..., ik) is the input
  * element at base + sum(i_d * s_d) for signed element strides s_d, and the
  * output is written contiguously. The planner maps such a gather onto 1x1
- * MAX pools over one tap (a raw copy, zero points 0, no rescale: ethos-u.md
+ * MAX pools over one tap (a raw copy, zero points 0, no rescale: docs/ethos-u.md
  * 5.10), which address their IFM and OFM with arbitrary byte strides
- * (ethos-u.md 4.1: NHWC strides may be any multiple of the element size;
+ * (docs/ethos-u.md 4.1: NHWC strides may be any multiple of the element size;
  * Vela swaps X/Y strides to transpose):
  *  - axes of extent 1 are dropped, and neighbouring axes that step over the
  *    input as one axis (outer stride = inner stride x inner extent) merge,

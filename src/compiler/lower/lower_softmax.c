@@ -1,4 +1,4 @@
-/* lower_softmax: SOFTMAX on the NPU (ethos-u.md 5.10): int8 -> int8, int8 ->
+/* lower_softmax: SOFTMAX on the NPU (docs/ethos-u.md 5.10): int8 -> int8, int8 ->
  * int16 and int16 -> int16, over the last axis, rows [.., C] viewed as an
  * R x 1 x C feature map. Everything else stays on the CPU with the reason.
  *
@@ -31,7 +31,7 @@
  *
  * int16 input: 10 operations, see build_s16.
  *
- * Facts relied on (ethos-u.md 5.5-5.8, docs/sim.md): 32-bit elementwise
+ * Facts relied on (docs/ethos-u.md 5.5-5.8, docs/sim.md): 32-bit elementwise
  * operations ignore the OFM_SCALE multiplier and apply only its shift, so MUL
  * with shift 31 and TFL rounding is gemmlowp's SaturatingRoundingDoublingHighMul
  * (floor((a*b + 2^30) / 2^31)); 32-bit results saturate; SHR rounds with the
@@ -299,7 +299,7 @@ static int build_s8(sm_ctx *s, const graph_op *op, const k_softmax_s8_params *p,
     return NPUC_OK;
 }
 
-/* A 2 KiB int16 LUT (ethos-u.md 5.7) from TFLite's 513-entry table: entry i
+/* A 2 KiB int16 LUT (docs/ethos-u.md 5.7) from TFLite's 513-entry table: entry i
  * holds base = t[i] (low half) and slope = t[i + 1] - t[i] (high half), so
  * base + ((slope * frac + 64) >> 7) is TFLite's interpolation. */
 static int lut16(lower_ctx *c, const int16_t t[K_SOFTMAX_LUT_SIZE], int32_t *index, npuc_err *err)
@@ -332,7 +332,7 @@ static int lut16(lower_ctx *c, const int16_t t[K_SOFTMAX_LUT_SIZE], int32_t *ind
  *
  * TFLite's ((sum << (h-1)) + 2^13) >> 14 - 98304 equals op 8 because
  * 98304 * 2^14 is a multiple of 2^14. Step 2 is TFLite's
- * MultiplyByQuantizedMultiplier in TFL rounding (ethos-u.md 5.6); it needs
+ * MultiplyByQuantizedMultiplier in TFL rounding (docs/ethos-u.md 5.6); it needs
  * diff << shift to fit 32 bits (|diff| < 2^16: shift <= 15). */
 static int build_s16(sm_ctx *s, const graph_op *op, const k_softmax_s16_params *p, npuc_err *err)
 {

@@ -2,7 +2,7 @@
  * once. Bit-exactness comes from deriving every register value from the
  * same quantization arithmetic the reference kernels use
  * (k_quantize_multiplier, k_activation_range_q, ...), mapped onto the NPU's
- * output stage as ethos-u.md 5.6 proves equivalent; tables (LUTs) come from
+ * output stage as docs/ethos-u.md 5.6 proves equivalent; tables (LUTs) come from
  * the reference interpreter itself (cc_reference_all). */
 #include "lower.h"
 #include "../../interp/interp.h"
@@ -353,7 +353,7 @@ int cc_block_or_cpu(lower_ctx *c, eu_op *o, npuc_err *err)
 
 /* ------------------------------------------------------ output stage */
 
-/* The hardware pair for TFLite's (m, shift) (ethos-u.md 5.6): TFL rounding
+/* The hardware pair for TFLite's (m, shift) (docs/ethos-u.md 5.6): TFL rounding
  * with s = 31 - shift. False when s does not fit 0..63. */
 bool cc_hw_scale_tfl(int32_t m, int32_t shift, uint32_t *hm, uint8_t *hs)
 {
@@ -370,7 +370,7 @@ bool cc_hw_scale_tfl(int32_t m, int32_t shift, uint32_t *hm, uint8_t *hs)
 }
 
 /* For 64-bit (int16x8) accumulators: TFLite's reduced multiplier with
- * single rounding = NATURAL mode (ethos-u.md 5.6). */
+ * single rounding = NATURAL mode (docs/ethos-u.md 5.6). */
 bool cc_hw_scale_natural16(int32_t m, int32_t shift, uint32_t *hm, uint8_t *hs)
 {
     int32_t reduced = (m < 0x7FFF0000) ? ((m + (1 << 15)) >> 16) : 0x7FFF;

@@ -1,6 +1,6 @@
 /* lower_weights: the constants of a CONV / DEPTHWISE eu_op. Per output
  * channel a scale record (TFLite's multiplier mapped onto the NPU's output
- * stage, ethos-u.md 5.6, and the 40-bit bias), the weights in the order the
+ * stage, docs/ethos-u.md 5.6, and the 40-bit bias), the weights in the order the
  * weight encoder (ethosu/eu_weights.c) streams them, both appended to the
  * epoch's flash; with --optimise performance an arena copy filled by DMA,
  * and the op split into output-channel chunks whose copies overlap the ops
@@ -222,7 +222,7 @@ int cc_encode_weighted(lower_ctx *c, eu_op *o, const wop *p, npuc_err *err)
     /* When weights are copied into SRAM, a conv with many weights is split
      * along its output channels into ops whose weights are copied one after
      * another: each copy overlaps the previous op and only two chunks need
-     * SRAM at a time (ethos-u.md 6.1: one stream per OFM depth range). */
+     * SRAM at a time (docs/ethos-u.md 6.1: one stream per OFM depth range). */
     bool buffered = buffer_weights(c);
     size_t per_ch = (size_t)p->kh * p->kw * (p->depthwise ? 1 : p->I);
     uint32_t chunk = p->O;

@@ -3,6 +3,7 @@
 #define NPUC_CLI_H
 
 #include "../graph/graph.h"
+#include "../api/api.h"
 
 /* Exit codes (documented in docs/cli.md). */
 enum { CLI_OK = 0, CLI_EMODEL = 1, CLI_EUSAGE = 2,
@@ -15,6 +16,8 @@ int cli_validate(int argc, char **argv);
 
 /* Prints "npuc: error: ..." to stderr and returns the exit code for err. */
 int cli_fail(const npuc_err *err);
+/* cli_fail for the host API's last error (npuc_last_error). */
+int cli_fail_last(void);
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
@@ -42,8 +45,5 @@ void cli_shape_str(const graph_tensor *t, char *buf, size_t n);
  * be aligned); *out is free()d by the caller. */
 int cli_read_aligned(const char *path, uint8_t **out, size_t *size, npuc_err *err);
 
-/* The params file of a split loadable model: "dir/x_rel.bin" ->
- * "dir/x_params.bin" (any other name: NAME.params.bin). */
-void cli_params_path(const char *model, char *out, size_t cap);
 
 #endif

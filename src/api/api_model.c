@@ -7,6 +7,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The public numbers are the internal ones. */
+_Static_assert((int)NPUC_DT_FLOAT32 == (int)GRAPH_F32 && (int)NPUC_DT_INT8 == (int)GRAPH_I8 &&
+                   (int)NPUC_DT_INT16 == (int)GRAPH_I16 && (int)NPUC_DT_UINT8 == (int)GRAPH_U8 &&
+                   (int)NPUC_DT_INT32 == (int)GRAPH_I32 && (int)NPUC_DT_INT64 == (int)GRAPH_I64 &&
+                   (int)NPUC_DT_BOOL == (int)GRAPH_BOOL && (int)NPUC_DT_UINT16 == (int)GRAPH_U16 &&
+                   (int)NPUC_DT_UINT32 == (int)GRAPH_U32 && (int)NPUC_DT_INT4 == (int)GRAPH_I4,
+               "npuc_dtype is the TFLite TensorType numbering, as graph_dtype");
+_Static_assert((int)NPUC_EPOCH_HW == (int)NPURT_EPOCH_HW && (int)NPUC_EPOCH_SW == (int)NPURT_EPOCH_SW &&
+                   (int)NPUC_EPOCH_HYBRID == (int)NPURT_EPOCH_HYBRID,
+               "npuc_epoch_kind is the runtime's epoch kind");
+_Static_assert(NPUC_MAX_RANK >= NPURT_MAX_RANK && NPUC_MAX_RANK == GRAPH_MAX_RANK, "ranks fit");
+
 void *api_alloc16(size_t n)
 {
     size_t sz = n < 16 ? 16 : (n + 15) / 16 * 16;

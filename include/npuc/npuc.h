@@ -22,7 +22,8 @@
  *   failed and where (file, byte offset, op, tensor). Nothing prints,
  *   nothing exits.
  * - Handles are opaque. Closing or freeing NULL does nothing; every other
- *   function refuses a NULL handle with NPUC_STATUS_USAGE.
+ *   function refuses a NULL handle with NPUC_STATUS_USAGE (counts are 0,
+ *   pointers NULL). A closed handle is gone: close it once (as free).
  * - Strings and pointers a handle hands out stay valid until the handle is
  *   closed (run data: until the next run).
  * - A handle is used by one thread at a time; different handles may run on
@@ -396,8 +397,9 @@ int npuc_get_profile(const npuc_model *m, const npuc_profile **out);
 
 /* ---------------------------------------------------------------------- tensors */
 
-/* Every tensor of a TFLite model opened with keep_tensors, after a run
- * (compiled models: 0 tensors). */
+/* Every tensor of a TFLite model (compiled models: none). The data of
+ * constants is always there; that of the others after a run of a model
+ * opened with keep_tensors (else NULL). */
 uint32_t npuc_tensor_count(const npuc_model *m);
 int npuc_tensor_info_get(const npuc_model *m, uint32_t i, npuc_tensor_info *out);
 const void *npuc_tensor_data(const npuc_model *m, uint32_t i);

@@ -158,13 +158,6 @@ static const struct { const char *name; sim_variant v; } npu_names[] = {
     {"ethos-u55-256", SIM_U55_256}, {"ethos-u65-256", SIM_U65_256}, {"ethos-u65-512", SIM_U65_512},
 };
 
-int cli_fail_last(void)
-{
-    npuc_err err;
-    npuc_last_err(&err);
-    return cli_fail(&err);
-}
-
 void cli_tensor_view(const npuc_tensor_info *ti, graph_tensor *t)
 {
     memset(t, 0, sizeof *t);

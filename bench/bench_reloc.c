@@ -157,7 +157,7 @@ static void bench_model(const char *path, sim_variant v, totals *tot)
         /* a CPU kernel may refuse random inputs (shape tensors): no figure */
         if (ok) run = median(tr, RUN_RUNS);
     }
-    npuc_model_close(rm);
+    npuc_model_close(&rm);
     if (xip < 0 || copy < 0) {
         printf("%-24s %-9s install failed\n", name, sim_variant_name(v));
     } else {

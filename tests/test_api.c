@@ -4,7 +4,7 @@
  * the reference interpreter's on the source model; compile to memory and
  * to a folder; the profile and the trace; tensor dumps; bad input (missing
  * file, truncated models, wrong sizes, bad target names, calls out of
- * order) with its error text; NULL handles. */
+ * order) with its error text; NULL handles and closing twice. */
 #include "test.h"
 #include "test_model.h"
 #include "npuc/npuc.h"
@@ -173,7 +173,7 @@ static void open_run_close(const char *path, const void *data, size_t size, cons
         return;
     }
     check_run(m, s, form, what);
-    npuc_model_close(m);
+    npuc_model_close(&m);
 }
 
 static const npuc_output_file *find_file(const npuc_compiled *c, const char *suffix, npuc_output_file *f)
@@ -270,9 +270,9 @@ static void test_forms(const char *rel, const char *npu, bool stateless)
             check_run(m, &s, NPUC_FORM_NPRT, "second run");
             check_run(m, &s, NPUC_FORM_NPRT, "second run");
         }
-        npuc_model_close(m);
+        npuc_model_close(&m);
     }
-    npuc_compiled_free(c);
+    npuc_compiled_free(&c);
 
     /* split and signed loadable models */
     co.formats = NPUC_FORMAT_RELOC;
@@ -309,7 +309,7 @@ static void test_forms(const char *rel, const char *npu, bool stateless)
         CHECK_EQ_INT(npuc_model_open_memory(f.data, f.size, NULL, &named, &m), NPUC_STATUS_USAGE);
         CHECK_STR_CONTAINS(npuc_last_error(), "x_rel.bin is split: its params file is needed");
     }
-    npuc_compiled_free(c);
+    npuc_compiled_free(&c);
     source_free(&s);
 }
 
@@ -387,7 +387,11 @@ static void test_errors(void)
     CHECK_EQ_INT(npuc_dump_tensors(m, "/tmp/never"), NPUC_STATUS_USAGE);
     CHECK_STR_CONTAINS(npuc_last_error(), "keep_tensors");
     CHECK_EQ_INT(npuc_epoch_count(m), 0);
-    npuc_model_close(m);
+    /* closed: the handle is NULL, a second close does nothing */
+    npuc_model_close(&m);
+    CHECK(m == NULL);
+    npuc_model_close(&m);
+    CHECK_EQ_INT(npuc_run(m, NULL), NPUC_STATUS_USAGE);
 
     /* compiled models cut short */
     npuc_compile_options co = {.formats = NPUC_FORMAT_NPRT | NPUC_FORMAT_RELOC};
@@ -419,9 +423,9 @@ static void test_errors(void)
         CHECK_EQ_INT(npuc_set_input(m, 0, in, ti.size), NPUC_STATUS_OK);
         CHECK_EQ_INT(npuc_run(m, NULL), NPUC_STATUS_RUNTIME);
         CHECK(npuc_last_error()[0] != 0);
-        npuc_model_close(m);
+        npuc_model_close(&m);
     }
-    npuc_compiled_free(c);
+    npuc_compiled_free(&c);
 
     /* compile errors */
     c = (npuc_compiled *)&c;
@@ -444,7 +448,9 @@ static void test_errors(void)
     npuc_compiled_file(c, 0, &f0);
     CHECK(!strcmp(f0.name, "hello_world_int8_npu.tflite"));
     CHECK_STR_CONTAINS(npuc_compiled_summary(c), "hello_world_int8.tflite");
-    npuc_compiled_free(c);
+    npuc_compiled_free(&c);
+    CHECK(c == NULL);
+    npuc_compiled_free(&c);
     free(data);
 }
 
@@ -452,8 +458,11 @@ static void test_errors(void)
 static void test_null(void)
 {
     npuc_model_close(NULL);
-    npuc_model_close(NULL);
     npuc_compiled_free(NULL);
+    npuc_model *none = NULL;
+    npuc_model_close(&none);
+    npuc_compiled *cnone = NULL;
+    npuc_compiled_free(&cnone);
     CHECK_EQ_INT(npuc_run(NULL, NULL), NPUC_STATUS_USAGE);
     CHECK_EQ_INT(npuc_set_input(NULL, 0, "x", 1), NPUC_STATUS_USAGE);
     CHECK_EQ_INT(npuc_model_get_info(NULL, NULL), NPUC_STATUS_USAGE);
@@ -516,7 +525,7 @@ static void test_tensors(void)
     /* not again into the same (now non-empty) folder */
     CHECK_EQ_INT(npuc_dump_tensors(m, dir), NPUC_STATUS_IO);
     CHECK_STR_CONTAINS(npuc_last_error(), "exists and is not empty");
-    npuc_model_close(m);
+    npuc_model_close(&m);
     source_free(&s);
 }
 

@@ -380,7 +380,7 @@ static void locate_first_diff(const graph *src, const graph *cg, const cc_model 
     fprintf(stderr, "    (no differing intermediate tensor found by name)\n");
 out:
     interp_free(a);
-    npuc_model_close(b);
+    npuc_model_close(&b);
 }
 
 static void print_repro(uint64_t seed, const model_cfg *mc, uint64_t rseed, const char *only_env)
@@ -672,7 +672,7 @@ out:
     st->npu_cycles += npu_cycles;
     st->npu_invocations += npu_runs;
     interp_free(ref);
-    npuc_model_close(npu_m);
+    npuc_model_close(&npu_m);
     graph_free(cg);
     tfl_model_free(rt);
     free(bytes);

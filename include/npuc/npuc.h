@@ -14,16 +14,17 @@
  *   npuc_run(m, NULL);
  *   size_t n;
  *   const int8_t *scores = npuc_output(m, 0, &n);
- *   npuc_model_close(m);
+ *   npuc_model_close(&m);
  *
  * Conventions:
  * - Functions that can fail return an npuc_status: 0 (NPUC_STATUS_OK) or
  *   an error code. npuc_last_error() then gives one line that says what
  *   failed and where (file, byte offset, op, tensor). Nothing prints,
  *   nothing exits.
- * - Handles are opaque. Closing or freeing NULL does nothing; every other
- *   function refuses a NULL handle with NPUC_STATUS_USAGE (counts are 0,
- *   pointers NULL). A closed handle is gone: close it once (as free).
+ * - Handles are opaque. Close and free take the handle's address and set
+ *   it to NULL, so closing twice is harmless and closing NULL does
+ *   nothing; every other function refuses a NULL handle with
+ *   NPUC_STATUS_USAGE (counts are 0, pointers NULL).
  * - Strings and pointers a handle hands out stay valid until the handle is
  *   closed (run data: until the next run).
  * - A handle is used by one thread at a time; different handles may run on
@@ -134,7 +135,8 @@ typedef struct npuc_compiled npuc_compiled;
  * Errors name the source (the path, or opt->name for memory). */
 int npuc_compile_file(const char *path, const npuc_compile_options *opt, npuc_compiled **out);
 int npuc_compile_memory(const void *data, size_t size, const npuc_compile_options *opt, npuc_compiled **out);
-void npuc_compiled_free(npuc_compiled *c);
+/* Frees *c and sets *c to NULL (c or *c NULL: nothing). */
+void npuc_compiled_free(npuc_compiled **c);
 
 /* One output file, in memory. */
 typedef struct npuc_output_file {
@@ -218,8 +220,9 @@ int npuc_model_open_file(const char *path, const npuc_target_spec *target, const
                          npuc_model **out);
 int npuc_model_open_memory(const void *data, size_t size, const npuc_target_spec *target,
                            const npuc_open_options *opt, npuc_model **out);
-/* Frees everything the model holds (the virtual NPU, pools, copies). */
-void npuc_model_close(npuc_model *m);
+/* Frees everything the model holds (the virtual NPU, pools, copies) and
+ * sets *m to NULL (m or *m NULL: nothing). */
+void npuc_model_close(npuc_model **m);
 
 typedef struct npuc_model_info {
     npuc_form form;

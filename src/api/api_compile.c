@@ -29,9 +29,11 @@ struct npuc_compiled {
     char *summary;
 };
 
-void npuc_compiled_free(npuc_compiled *c)
+void npuc_compiled_free(npuc_compiled **cp)
 {
+    npuc_compiled *c = cp ? *cp : NULL;
     if (!c) return;
+    *cp = NULL;
     for (size_t i = 0; i < c->n_files; i++) free(c->files[i].data);
     free(c->summary);
     cc_model_free(c->cm);
@@ -215,7 +217,7 @@ static int compile_source(const char *path, const void *data, size_t size, const
         rc = compile_graph(c, source, name, o, &err);
     }
     if (rc) {
-        npuc_compiled_free(c);
+        npuc_compiled_free(&c);
         return api_result(rc, &err);
     }
     *out = c;

@@ -150,7 +150,7 @@ int npuc_model_open_ext(const char *path, const void *data, size_t size, const n
     m->ready = true;
     int rc = open_model(m, path, data, size, target, opt ? opt : &none, sys, &err);
     if (rc) {
-        npuc_model_close(m);
+        npuc_model_close(&m);
         return api_result(rc, &err);
     }
     *out = m;
@@ -173,9 +173,11 @@ int npuc_model_open_memory(const void *data, size_t size, const npuc_target_spec
     return npuc_model_open_ext(NULL, data, size, target, opt, NULL, out);
 }
 
-void npuc_model_close(npuc_model *m)
+void npuc_model_close(npuc_model **mp)
 {
+    npuc_model *m = mp ? *mp : NULL;
     if (!m) return;
+    *mp = NULL;
     if (m->form == NPUC_FORM_TFLITE) api_close_tflite(m);
     else api_close_compiled(m);
     for (uint32_t i = 0; m->in && i < m->n_in; i++) free(m->in[i].value);

@@ -159,13 +159,13 @@ int cli_compile(int argc, char **argv)
 
     npuc_compiled *c = NULL;
     if (npuc_compile_file(model, &co, &c) || npuc_compiled_write(c, outdir)) {
-        npuc_compiled_free(c);
+        npuc_compiled_free(&c);
         return cli_fail_last();
     }
     if (!quiet) {
         fputs(npuc_compiled_summary(c), stdout);
         if (verbose) print_ops(c);
     }
-    npuc_compiled_free(c);
+    npuc_compiled_free(&c);
     return CLI_OK;
 }

@@ -423,6 +423,6 @@ int cli_run(int argc, char **argv)
                        .quiet = quiet, .profile = nr.profile, .trace = nr.trace, .poll = poll, .seed = seed,
                        .output = output, .dump = dump};
     int code = run_model(&ra, m);
-    npuc_model_close(m);
+    npuc_model_close(&m);
     return code;
 }

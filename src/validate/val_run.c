@@ -399,7 +399,7 @@ void val_report_free(val_report *r)
 
 static void free_ctx(vctx *c)
 {
-    npuc_model_close(c->m);
+    npuc_model_close(&c->m);
     cc_model_free(c->cm);
 }
 

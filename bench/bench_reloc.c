@@ -5,14 +5,14 @@
  * time of RUNS installs in each mode, split into the SHA-256 digest check
  * (timed on its own over the file body) and the rest (header, pool,
  * model and relocation checks, copies, clears, patching). For comparison:
- * the median time of one npurt_reloc_run on the virtual NPU (host time of
- * the simulator and the CPU kernels, not NPU time). Asserts nothing.
+ * the median time of one run of the installed model on the virtual NPU
+ * through the host API (npuc_run: host time of the simulator and the CPU
+ * kernels, not NPU time). Asserts nothing.
  * Models come from $NPUC_SHARED, else ../shared, else the shared folder
  * next to the source tree. */
 #include "../src/compiler/cc.h"
-#include "../src/driver/host/ethosu_host.h"
 #include "../src/emit/emit.h"
-#include "../src/runtime/host/npurt_host.h"
+#include "npuc/npuc.h"
 #include "npurt/npurt_crypto.h"
 #include "npurt/reloc.h"
 
@@ -42,31 +42,6 @@ static double median(double *t, int n)
 {
     qsort(t, (size_t)n, sizeof t[0], cmp_double);
     return t[n / 2];
-}
-
-static void *alloc16(size_t n)
-{
-    size_t sz = (n + 15) / 16 * 16;
-    void *p = aligned_alloc(16, sz ? sz : 16);
-    if (p) memset(p, 0xA5, sz ? sz : 16);
-    return p;
-}
-
-static ethosu_host_npu *npus[6];
-static struct ethosu_driver drvs[6];
-
-static struct ethosu_driver *driver_for(sim_variant v)
-{
-    if (!npus[v]) {
-        npuc_err err = {0};
-        if (ethosu_host_npu_create(v, NULL, &npus[v], &err)) return NULL;
-        if (ethosu_host_driver_init(&drvs[v], npus[v], NULL, 0)) {
-            ethosu_host_npu_free(npus[v]);
-            npus[v] = NULL;
-            return NULL;
-        }
-    }
-    return &drvs[v];
 }
 
 typedef struct totals {
@@ -114,16 +89,18 @@ static void bench_model(const char *path, sim_variant v, totals *tot)
         tfl_model_free(tm);
         return;
     }
-    uint8_t *file = alloc16(out.file_size);
-    memcpy(file, out.file, out.file_size);
+    /* install wants the file and its RAM 16-byte aligned */
+    npuc_arena arena;
+    npuc_arena_init(&arena);
+    uint8_t *file = npuc_arena_memdup(&arena, out.file, out.file_size);
     uint32_t size = (uint32_t)out.file_size;
     npurt_reloc_info info;
     npurt_error e;
-    if (npurt_reloc_get_info(file, size, &info, &e)) {
-        printf("%-24s %-9s skipped: %s\n", name, sim_variant_name(v), e.what);
+    if (!file || npurt_reloc_get_info(file, size, &info, &e)) {
+        printf("%-24s %-9s skipped: %s\n", name, sim_variant_name(v), file ? e.what : "out of memory");
         goto done;
     }
-    uint8_t *ram = alloc16(info.ram_copy);
+    uint8_t *ram = npuc_arena_alloc(&arena, info.ram_copy ? info.ram_copy : 1);
     /* the digest install checks: SHA-256 of everything before the trailer */
     double ts[RUNS];
     uint8_t d[32];
@@ -147,41 +124,40 @@ static void bench_model(const char *path, sim_variant v, totals *tot)
     double load = median(ts, RUNS);
     double xip = time_install(file, size, ram, info.ram_xip, NPURT_RELOC_XIP);
     double copy = time_install(file, size, ram, info.ram_copy, NPURT_RELOC_COPY);
-    /* one run, XIP, random inputs */
+    /* one run, XIP, random inputs, through the host API on the NPU the model was compiled for */
     double run = -1;
-    npurt_reloc_config cfg = {.exec_ram = ram, .exec_ram_size = info.ram_xip, .mode = NPURT_RELOC_XIP};
-    npurt_reloc_instance ri;
-    if (xip >= 0 && copy >= 0 && !npurt_reloc_install(file, size, &cfg, &ri, &e)) {
-        ri.rt.drv = info.npu_config ? driver_for(v) : NULL;
-        if (!info.npu_config || (ri.rt.drv && !npurt_host_map(&ri.rt, &err))) {
-            npuc_rng rng;
-            npuc_rng_seed(&rng, 1);
-            for (uint32_t i = 0; i < npurt_reloc_n_inputs(&ri); i++) {
-                uint32_t n;
-                uint8_t *p = npurt_reloc_input(&ri, i, &n);
-                for (uint32_t k = 0; k < n; k++) p[k] = (uint8_t)npuc_rng_next(&rng);
-                /* a TRANSPOSE_CONV output shape: the one value its kernel takes */
-                for (int32_t o = 0; o < g->n_ops; o++) {
-                    const graph_op *op = &g->ops[o];
-                    const graph_tensor *sh = &g->tensors[g->inputs[i]];
-                    if (op->opcode == TFL_OP_TRANSPOSE_CONV && op->n_in > 0 && op->in[0] == g->inputs[i] &&
-                        sh->dtype == GRAPH_I32 && n == (uint32_t)g->tensors[op->out[0]].rank * 4)
-                        memcpy(p, g->tensors[op->out[0]].shape, n);
-                }
+    npuc_model *rm = NULL;
+    if (xip >= 0 && copy >= 0 && !npuc_model_open_memory(file, size, NULL, NULL, &rm)) {
+        npuc_rng rng;
+        npuc_rng_seed(&rng, 1);
+        for (uint32_t i = 0; i < npuc_input_count(rm); i++) {
+            npuc_tensor_info ti;
+            npuc_input_info(rm, i, &ti);
+            uint8_t *p = malloc(ti.size + 1);
+            uint32_t n = (uint32_t)ti.size;
+            for (uint32_t k = 0; k < n; k++) p[k] = (uint8_t)npuc_rng_next(&rng);
+            /* a TRANSPOSE_CONV output shape: the one value its kernel takes */
+            for (int32_t o = 0; o < g->n_ops; o++) {
+                const graph_op *op = &g->ops[o];
+                const graph_tensor *sh = &g->tensors[g->inputs[i]];
+                if (op->opcode == TFL_OP_TRANSPOSE_CONV && op->n_in > 0 && op->in[0] == g->inputs[i] &&
+                    sh->dtype == GRAPH_I32 && n == (uint32_t)g->tensors[op->out[0]].rank * 4)
+                    memcpy(p, g->tensors[op->out[0]].shape, n);
             }
-            double tr[RUN_RUNS];
-            int ok = 1;
-            for (int r = 0; r < RUN_RUNS && ok; r++) {
-                double t0 = now_us();
-                ok = npurt_reloc_run(&ri) == NPURT_OK;
-                tr[r] = now_us() - t0;
-            }
-            /* a CPU kernel may refuse random inputs (shape tensors): no figure */
-            if (ok) run = median(tr, RUN_RUNS);
-            npurt_host_unmap(&ri.rt);
+            npuc_set_input(rm, i, p, ti.size);
+            free(p);
         }
-        npurt_reloc_uninstall(&ri);
+        double tr[RUN_RUNS];
+        int ok = 1;
+        for (int r = 0; r < RUN_RUNS && ok; r++) {
+            double t0 = now_us();
+            ok = npuc_run(rm, NULL) == NPUC_STATUS_OK;
+            tr[r] = now_us() - t0;
+        }
+        /* a CPU kernel may refuse random inputs (shape tensors): no figure */
+        if (ok) run = median(tr, RUN_RUNS);
     }
+    npuc_model_close(&rm);
     if (xip < 0 || copy < 0) {
         printf("%-24s %-9s install failed\n", name, sim_variant_name(v));
     } else {
@@ -198,9 +174,8 @@ static void bench_model(const char *path, sim_variant v, totals *tot)
         tot->copy += copy;
         if (run > 0) tot->run += run;
     }
-    free(ram);
 done:
-    free(file);
+    npuc_arena_free(&arena);
     emit_reloc_out_free(&out);
     cc_model_free(cm);
     graph_free(g);
@@ -288,7 +263,7 @@ int main(void)
     printf("install time of runtime-loadable models (single file, median of %d installs, microseconds);\n"
            "sha256 = the digest check install makes, rest = install minus it; NPRT = for comparison, a\n"
            "standalone npurt_model_load of the container (CRC-32 + record checks; install skips the CRC-32,\n"
-           "the SHA-256 covers those bytes); run = one npurt_reloc_run on the virtual NPU\n"
+           "the SHA-256 covers those bytes); run = one run on the virtual NPU (npuc_run)\n"
            "(host time), median of %d. A signed install adds an Ed25519 verify: %.1f us.\n",
            RUNS, RUN_RUNS, median(tv, RUNS));
     printf("%-24s %-7s %8s %8s %6s %8s %8s %8s %8s %8s %8s %8s %8s %10s\n", "model", "target", "file B", "params B",
@@ -306,10 +281,5 @@ int main(void)
             printf("%s, %d models, sums: sha256 %.0f us, NPRT load %.0f us, XIP install %.0f us, COPY install %.0f us, "
                    "runs %.0f us\n", sim_variant_name(vs[k]), tot[k].models, tot[k].sha, tot[k].load, tot[k].xip,
                    tot[k].copy, tot[k].run);
-    for (int v = 0; v < 6; v++)
-        if (npus[v]) {
-            ethosu_host_driver_deinit(&drvs[v]);
-            ethosu_host_npu_free(npus[v]);
-        }
     return 0;
 }

@@ -6,9 +6,9 @@
  *   genmodel_build -> cc_compile -> emit_tflite_model -> tfl_write (memory)
  *   -> tfl_read -> graph_import            (the compiled model, as a user gets it)
  *
- * then the compiled graph runs with its "ethos-u" ops on a virtual NPU of
- * that variant and every other op on the reference kernels (through the
- * interpreter's custom hooks, as `npuc run` does), and the source graph runs
+ * then the compiled model runs through the host API as `npuc run` runs it
+ * (npuc.h: its "ethos-u" ops on a virtual NPU of that variant, every other
+ * op on the reference kernels), and the source graph runs
  * on the reference interpreter, on the same random inputs (several draws per
  * model, full int8/int16 range as `npuc run --random-input`). Every output
  * must be byte-identical. A compile error fails the test unless the
@@ -36,6 +36,7 @@
 #include "../src/emit/emit.h"
 #include "../src/interp/interp.h"
 #include "../src/sim/sim.h"
+#include "../src/api/api.h"
 #include "../tools/genmodel/genmodel.h"
 #include "cc_hazard.h"
 
@@ -182,41 +183,14 @@ static int reason_cmp(const void *a, const void *b)
 
 /* ----------------------------------------------- ethos-u ops on the sim */
 
-typedef struct npu_ctx {
-    sim_npu *npu;
-    sim_variant variant;
-    int n_runs;
-    uint64_t cycles;
-} npu_ctx;
-
-static bool accept_ethosu(void *user, const graph_op *op)
+/* The compiled TFLite in memory, opened as `npuc run` opens a file: its
+ * ethos-u ops on a virtual NPU of variant tname (which refuses streams
+ * compiled for another), the other ops on the reference kernels. */
+static int open_compiled(const uint8_t *bytes, size_t n, const char *tname, bool keep, npuc_model **m, npuc_err *err)
 {
-    (void)user;
-    return sim_is_ethosu_op(op);
-}
-
-/* As cli_run.c's eval_ethosu: one NPU per run, data pointers from the
- * interpreter (constants: their buffers). */
-static int eval_ethosu(void *user, interp *ip, const graph_op *op, npuc_err *err)
-{
-    npu_ctx *r = user;
-    const graph *g = interp_graph(ip);
-    int rc;
-    sim_variant v;
-    if ((rc = sim_ethosu_op_variant(g, op, &v, err))) return rc;
-    if (v != r->variant)
-        return npuc_errf(err, NPUC_E_INVALID, "ethos-u op %d was compiled for %s, not %s", op->index,
-                         sim_variant_name(v), sim_variant_name(r->variant));
-    if (!r->npu) {
-        sim_system sys;
-        target_default_sim(r->variant, &sys);
-        if ((rc = sim_npu_create(r->variant, &sys, &r->npu, err))) return rc;
-    }
-    rc = sim_run_ethosu_interp(r->npu, ip, op, err);
-    if (rc) return rc;
-    r->cycles += sim_npu_run_cycles(r->npu);
-    r->n_runs++;
-    return NPUC_OK;
+    npuc_target_spec t = {.npu = tname};
+    npuc_open_options oo = {.keep_tensors = keep};
+    return npuc_model_open_memory(bytes, n, &t, &oo, m) ? npuc_last_err(err) : NPUC_OK;
 }
 
 /* ------------------------------------------------------------- inputs */
@@ -257,6 +231,31 @@ static int set_inputs(interp *ip, const graph *g, uint64_t rseed, npuc_err *err)
         free(buf);
         if (rc) return rc;
     }
+    return NPUC_OK;
+}
+
+/* The same inputs for the compiled model; then one run, with the profile
+ * (*streams: the command streams it ran, *cycles their NPU cycles). */
+static int run_compiled(npuc_model *m, const graph *g, uint64_t rseed, long *streams, uint64_t *cycles,
+                        npuc_err *err)
+{
+    npuc_rng rng;
+    npuc_rng_seed(&rng, rseed);
+    for (int32_t i = 0; i < g->n_inputs; i++) {
+        const graph_tensor *t = &g->tensors[g->inputs[i]];
+        uint8_t *buf = malloc(t->nbytes ? t->nbytes : 1);
+        if (!buf) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+        fill_random(&rng, t, buf);
+        int rc = npuc_set_input(m, (uint32_t)i, buf, t->nbytes);
+        free(buf);
+        if (rc) return npuc_last_err(err);
+    }
+    npuc_run_options ro = {.profile = true};
+    if (npuc_run(m, &ro)) return npuc_last_err(err);
+    const npuc_profile *p;
+    npuc_get_profile(m, &p);
+    *streams += (long)p->n_streams;
+    *cycles += p->npu_cycles;
     return NPUC_OK;
 }
 
@@ -326,18 +325,18 @@ static void print_placement(const cc_model *cm, const graph *g)
 /* Runs both graphs with keep_all and reports the first tensor (in source
  * op order) that both graphs have, by name, and that differs: the culprit
  * is the op producing it, or an earlier op of the same NPU epoch. */
-static void locate_first_diff(const graph *src, const graph *cg, const cc_model *cm, sim_variant v,
-                              uint64_t rseed)
+static void locate_first_diff(const graph *src, const graph *cg, const cc_model *cm, const uint8_t *bytes,
+                              size_t nbytes, const char *tname, uint64_t rseed)
 {
     if (!detail) return;
     npuc_err e = {0};
-    interp *a = NULL, *b = NULL;
-    npu_ctx nc = {.variant = v};
+    interp *a = NULL;
+    npuc_model *b = NULL;
+    long streams = 0;
+    uint64_t cycles = 0;
     interp_options oa = {.keep_all = true};
-    interp_options ob = {.keep_all = true, .custom_accept = accept_ethosu, .custom_eval = eval_ethosu,
-                         .custom_user = &nc};
-    if (interp_create(src, &oa, &a, &e) || interp_create(cg, &ob, &b, &e) || set_inputs(a, src, rseed, &e) ||
-        set_inputs(b, src, rseed, &e) || interp_invoke(a, &e) || interp_invoke(b, &e)) {
+    if (interp_create(src, &oa, &a, &e) || open_compiled(bytes, nbytes, tname, true, &b, &e) ||
+        set_inputs(a, src, rseed, &e) || interp_invoke(a, &e) || run_compiled(b, src, rseed, &streams, &cycles, &e)) {
         fprintf(stderr, "    (keep_all rerun failed: %s)\n", e.msg);
         goto out;
     }
@@ -355,7 +354,7 @@ static void locate_first_diff(const graph *src, const graph *cg, const cc_model 
                 break;
             }
             if (u < 0) continue;
-            const void *da = interp_tensor_data(a, t), *db = interp_tensor_data(b, u);
+            const void *da = interp_tensor_data(a, t), *db = npuc_tensor_data(b, (uint32_t)u);
             if (!da || !db) continue;
             long nd;
             long long at = first_diff(st->dtype, da, db, st->nbytes, &nd);
@@ -381,8 +380,7 @@ static void locate_first_diff(const graph *src, const graph *cg, const cc_model 
     fprintf(stderr, "    (no differing intermediate tensor found by name)\n");
 out:
     interp_free(a);
-    interp_free(b);
-    sim_npu_free(nc.npu);
+    npuc_model_close(&b);
 }
 
 static void print_repro(uint64_t seed, const model_cfg *mc, uint64_t rseed, const char *only_env)
@@ -451,8 +449,10 @@ static bool test_model(uint64_t seed, const int32_t *only, int32_t n_only, const
     tfl_model *tm = NULL, *rt = NULL;
     uint8_t *bytes = NULL;
     size_t nbytes = 0;
-    interp *ref = NULL, *npu_ip = NULL;
-    npu_ctx nc = {.variant = mc.variant};
+    interp *ref = NULL;
+    npuc_model *npu_m = NULL;
+    long npu_runs = 0;          /* ethos-u op runs (command streams) */
+    uint64_t npu_cycles = 0;
     bool ok = false;
     double t0 = now_s();
     st->models++;
@@ -564,13 +564,12 @@ static bool test_model(uint64_t seed, const int32_t *only, int32_t n_only, const
     }
 
     interp_options ro = {0};
-    interp_options no = {.custom_accept = accept_ethosu, .custom_eval = eval_ethosu, .custom_user = &nc};
     if (interp_create(src, &ro, &ref, &e)) {
         fprintf(stderr, "FAIL seed %llu (%s): the reference interpreter rejects the source model: %s\n",
                 (unsigned long long)seed, src->name, e.msg);
         goto out;
     }
-    if (interp_create(cg, &no, &npu_ip, &e)) {
+    if (open_compiled(bytes, nbytes, tname, false, &npu_m, &e)) {
         fprintf(stderr, "FAIL seed %llu (%s, %s): the compiled model does not prepare: %s\n",
                 (unsigned long long)seed, src->name, tname, e.msg);
         print_placement(cm, src);
@@ -580,7 +579,6 @@ static bool test_model(uint64_t seed, const int32_t *only, int32_t n_only, const
     int draws_run = 0;
     for (int d = 0; d < draws; d++) {
         uint64_t rs = input_seed(seed, d);
-        int runs_before = nc.n_runs;
         double a0 = now_s();
         if (set_inputs(ref, src, rs, &e)) {
             fprintf(stderr, "FAIL seed %llu (%s): reference inputs: %s\n", (unsigned long long)seed, src->name,
@@ -593,7 +591,9 @@ static bool test_model(uint64_t seed, const int32_t *only, int32_t n_only, const
              * question: skip the draw, but the compiled model must reject them
              * too (the op runs on the same kernel there) and it is counted. */
             npuc_err e2 = {0};
-            bool both = set_inputs(npu_ip, src, rs, &e2) || interp_invoke(npu_ip, &e2);
+            long rejected_runs = 0;
+            uint64_t rejected_cycles = 0;
+            bool both = run_compiled(npu_m, src, rs, &rejected_runs, &rejected_cycles, &e2) != NPUC_OK;
             if (!both) {
                 fprintf(stderr,
                         "FAIL seed %llu (%s, %s), input seed %llu: the reference run fails (%s) but the compiled "
@@ -604,14 +604,13 @@ static bool test_model(uint64_t seed, const int32_t *only, int32_t n_only, const
                 goto out;
             }
             st->ref_rejected_draws++;
-            nc.n_runs = runs_before;   /* the compiled run stopped part way */
             printf("note: seed %llu (%s), input seed %llu: draw skipped, the reference interpreter rejects the "
                    "inputs: %s\n",
                    (unsigned long long)seed, src->name, (unsigned long long)rs, e.msg);
             continue;
         }
         double a1 = now_s();
-        if (set_inputs(npu_ip, src, rs, &e) || interp_invoke(npu_ip, &e)) {
+        if (run_compiled(npu_m, src, rs, &npu_runs, &npu_cycles, &e)) {
             fprintf(stderr, "FAIL seed %llu (%s, %s): compiled model run (input seed %llu): %s\n",
                     (unsigned long long)seed, src->name, tname, (unsigned long long)rs, e.msg);
             print_placement(cm, src);
@@ -626,7 +625,7 @@ static bool test_model(uint64_t seed, const int32_t *only, int32_t n_only, const
         bool same = true;
         for (int32_t i = 0; i < src->n_outputs; i++) {
             size_t na, nb;
-            const void *oa = interp_output(ref, i, &na), *ob = interp_output(npu_ip, i, &nb);
+            const void *oa = interp_output(ref, i, &na), *ob = npuc_output(npu_m, (uint32_t)i, &nb);
             const graph_tensor *t = &src->tensors[src->outputs[i]];
             long nd = 0;
             long long at = na != nb ? 0 : first_diff(t->dtype, oa, ob, na, &nd);
@@ -653,7 +652,7 @@ static bool test_model(uint64_t seed, const int32_t *only, int32_t n_only, const
         if (!same) {
             if (detail) fprintf(stderr, "    placement (%s):\n", tname);
             print_placement(cm, src);
-            locate_first_diff(src, cg, cm, mc.variant, rs);
+            locate_first_diff(src, cg, cm, bytes, nbytes, tname, rs);
             print_repro(seed, &mc, rs, only_env);
             goto out;
         }
@@ -662,19 +661,18 @@ static bool test_model(uint64_t seed, const int32_t *only, int32_t n_only, const
         /* the harness really ran every ethos-u op on the virtual NPU */
         int32_t n_eu_ops = 0;
         for (int32_t i = 0; i < cg->n_ops; i++) n_eu_ops += sim_is_ethosu_op(&cg->ops[i]);
-        if (nc.n_runs != n_eu_ops * draws_run) {
-            fprintf(stderr, "FAIL seed %llu (%s, %s): %d ethos-u op runs for %d ops x %d draws\n",
-                    (unsigned long long)seed, src->name, tname, nc.n_runs, n_eu_ops, draws_run);
+        if (npu_runs != (long)n_eu_ops * draws_run) {
+            fprintf(stderr, "FAIL seed %llu (%s, %s): %ld ethos-u op runs for %d ops x %d draws\n",
+                    (unsigned long long)seed, src->name, tname, npu_runs, n_eu_ops, draws_run);
             goto out;
         }
     }
     ok = true;
 out:
-    st->npu_cycles += nc.cycles;
-    st->npu_invocations += nc.n_runs;
+    st->npu_cycles += npu_cycles;
+    st->npu_invocations += npu_runs;
     interp_free(ref);
-    interp_free(npu_ip);
-    sim_npu_free(nc.npu);
+    npuc_model_close(&npu_m);
     graph_free(cg);
     tfl_model_free(rt);
     free(bytes);

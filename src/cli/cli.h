@@ -3,6 +3,7 @@
 #define NPUC_CLI_H
 
 #include "../graph/graph.h"
+#include "../api/api.h"
 #include "../target/target.h"
 
 #include <stdio.h>
@@ -18,6 +19,8 @@ int cli_validate(int argc, char **argv);
 
 /* Prints "npuc: error: ..." to stderr and returns the exit code for err. */
 int cli_fail(const npuc_err *err);
+/* cli_fail for the host API's last error (npuc_last_error). */
+int cli_fail_last(void);
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
@@ -31,6 +34,8 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
  * returns true; *rc is then CLI_OK or, after printing the usage error,
  * CLI_EUSAGE. */
 bool cli_target_option(const char *cmd, int argc, char **argv, int *i, target_spec *spec, int *rc);
+/* The same strings as the host API's target spec. */
+npuc_target_spec cli_target_api(const target_spec *spec);
 /* Prints the options' help lines (what `replays` says: run and validate
  * take the recorded target by default). */
 void cli_target_help(FILE *f, bool replays);
@@ -60,8 +65,5 @@ void cli_shape_str(const graph_tensor *t, char *buf, size_t n);
  * be aligned); *out is free()d by the caller. */
 int cli_read_aligned(const char *path, uint8_t **out, size_t *size, npuc_err *err);
 
-/* The params file of a split loadable model: "dir/x_rel.bin" ->
- * "dir/x_params.bin" (any other name: NAME.params.bin). */
-void cli_params_path(const char *model, char *out, size_t cap);
 
 #endif

@@ -1,16 +1,14 @@
 /* npuc compile: TFLite in; Ethos-U command streams, weights and memory plan
- * out, as TFLite (+ C sources), with JSON/CSV reports and a summary. */
+ * out, as TFLite (+ C sources), with JSON/CSV reports and a summary. The
+ * compile and the files are the host API's (npuc_compile_file,
+ * npuc_compiled_write); this is argument parsing and printing. */
 #include "cli.h"
 #include "../compiler/cc.h"
-#include "../emit/emit.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 static void help(FILE *f)
 {
@@ -56,31 +54,23 @@ static void help(FILE *f)
             "Exit status: 0 success, 1 model or input error, 2 usage error.\n");
 }
 
-static void base_name(const char *path, char *out, size_t n)
+/* --verbose: every op of the source model, where it runs and why. */
+static void print_ops(const npuc_compiled *c)
 {
-    const char *b = strrchr(path, '/');
-    b = b ? b + 1 : path;
-    snprintf(out, n, "%s", b);
-    size_t l = strlen(out);
-    if (l > 7 && !strcmp(out + l - 7, ".tflite")) out[l - 7] = 0;
-    for (char *p = out; *p; p++)
-        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-              *p == '_'))
-            *p = '_';
-    if (!out[0]) snprintf(out, n, "model");
-}
-
-static int make_dir(const char *dir, npuc_err *err)
-{
-    struct stat st;
-    if (!stat(dir, &st)) {
-        if (!S_ISDIR(st.st_mode))
-            return npuc_errf(err, NPUC_E_IO, "output '%s' exists and is not a folder", dir);
-        return NPUC_OK;
+    for (size_t i = 0; i < npuc_compiled_op_count(c); i++) {
+        npuc_op_placement o;
+        npuc_compiled_op(c, i, &o);
+        if (o.folded)
+            printf("  op %3zu %-24s folded into a constant at compile time\n", i, o.op);
+        else if (o.npu && o.cascade >= 0)
+            printf("  op %3zu %-24s NPU  epoch %d, %d NPU op(s), %llu cycles, cascade from op %d\n", i, o.op,
+                   o.epoch, o.n_npu_ops, (unsigned long long)o.cycles, o.cascade);
+        else if (o.npu)
+            printf("  op %3zu %-24s NPU  epoch %d, %d NPU op(s), %llu cycles\n", i, o.op, o.epoch, o.n_npu_ops,
+                   (unsigned long long)o.cycles);
+        else
+            printf("  op %3zu %-24s CPU  %s\n", i, o.op, o.why);
     }
-    if (mkdir(dir, 0777))
-        return npuc_errf(err, NPUC_E_IO, "cannot create output folder '%s': %s", dir, strerror(errno));
-    return NPUC_OK;
 }
 
 int cli_compile(int argc, char **argv)
@@ -144,134 +134,38 @@ int cli_compile(int argc, char **argv)
         memcpy(seed, k, 32);
         free(k);
     }
-    cc_options opt;
-    memset(&opt, 0, sizeof opt);
-    opt.no_fold = no_fold;
-    if (!strcasecmp(optimise, "performance")) opt.optimise = CC_OPT_PERFORMANCE;
-    else if (!strcasecmp(optimise, "size")) opt.optimise = CC_OPT_SIZE;
+    npuc_compile_options co = {
+        .target = cli_target_api(&tspec),
+        .no_fold = no_fold,
+        .formats = (want_tflite ? NPUC_FORMAT_TFLITE : 0) | (want_c ? NPUC_FORMAT_C : 0) |
+                   (want_bin ? NPUC_FORMAT_NPRT : 0) | (want_reloc ? NPUC_FORMAT_RELOC : 0),
+        .split = split,
+        .sign_seed = sign_key ? seed : NULL,
+    };
+    if (!strcasecmp(optimise, "performance")) co.optimise = NPUC_OPTIMISE_PERFORMANCE;
+    else if (!strcasecmp(optimise, "size")) co.optimise = NPUC_OPTIMISE_SIZE;
     else return cli_usage_error("compile", "unknown --optimise '%s' (performance or size)", optimise);
-    if (!strcmp(cascade, "auto")) opt.cascade = CC_CASCADE_AUTO;
-    else if (!strcmp(cascade, "all")) opt.cascade = CC_CASCADE_ALL;
-    else if (!strcmp(cascade, "off")) opt.cascade = CC_CASCADE_OFF;
+    if (!strcmp(cascade, "auto")) co.cascade = NPUC_CASCADE_AUTO;
+    else if (!strcmp(cascade, "all")) co.cascade = NPUC_CASCADE_ALL;
+    else if (!strcmp(cascade, "off")) co.cascade = NPUC_CASCADE_OFF;
     else return cli_usage_error("compile", "unknown --cascade '%s' (auto, all or off)", cascade);
-    if (headroom && !cli_parse_headroom(headroom, &opt.prefetch_headroom))
+    if (headroom && !cli_parse_headroom(headroom, &co.prefetch_headroom))
         return cli_usage_error("compile", "--prefetch-headroom needs a percentage from 0 to 1000, not '%s'", headroom);
-    npuc_err err = {0};
-    int rc = cli_target_resolve("compile", &tspec, NULL, NULL, &opt.sys);
+    /* the target, checked before the model is read (npuc_compile resolves
+     * the same strings again) */
+    target_desc sys;
+    int rc = cli_target_resolve("compile", &tspec, NULL, NULL, &sys);
     if (rc) return rc;
 
-    tfl_model *tm = NULL;
-    graph *g = NULL;
-    cc_model *cm = NULL;
-    char *summary = NULL, *rtable = NULL;
-    emit_reloc_out rel = {0};
-    if ((rc = tfl_read_file(model, &tm, &err)) || (rc = graph_import(tm, &g, &err))) {
-        npuc_err_prefix(&err, "%s", model);
-        goto fail;
+    npuc_compiled *c = NULL;
+    if (npuc_compile_file(model, &co, &c) || npuc_compiled_write(c, outdir)) {
+        npuc_compiled_free(&c);
+        return cli_fail_last();
     }
-    if ((rc = cc_compile(g, &opt, &cm, &err))) {
-        npuc_err_prefix(&err, "%s", model);
-        goto fail;
-    }
-    char name[256], path[4096];
-    base_name(model, name, sizeof name);
-    if ((rc = make_dir(outdir, &err))) goto fail;
-    /* every file is written atomically; on a failure the ones already
-     * written are removed so that no partial output remains */
-    const char *written[12];
-    char paths[12][4096];
-    int nw = 0;
-#define OUT(fmt, ...) (snprintf(paths[nw], sizeof paths[nw], fmt, __VA_ARGS__), paths[nw])
-    if (want_tflite) {
-        if ((rc = emit_tflite_file(cm, OUT("%s/%s_npu.tflite", outdir, name), &err))) goto undo;
-        written[nw] = paths[nw];
-        nw++;
-    }
-    if (want_c) {
-        char id[200];
-        emit_c_ident(name, id, sizeof id);
-        if ((rc = emit_c_sources(cm, name, outdir, &err))) goto undo;
-        written[nw] = OUT("%s/%s_model.h", outdir, id);
-        nw++;
-        written[nw] = OUT("%s/%s_model.c", outdir, id);
-        nw++;
-    }
-    if (want_bin) {
-        if ((rc = emit_npurt_file(cm, name, OUT("%s/%s.nprt", outdir, name), &err))) goto undo;
-        written[nw] = paths[nw];
-        nw++;
-    }
-    if (want_reloc) {
-        emit_reloc_options ro = {.split = split, .sign_seed = sign_key ? seed : NULL};
-        char *json = NULL;
-        if ((rc = emit_reloc(cm, name, &ro, &rel, &err))) goto undo;
-        rc = npuc_write_file(OUT("%s/%s_rel.bin", outdir, name), rel.file, rel.file_size, &err);
-        if (rc) goto undo;
-        written[nw] = paths[nw];
-        nw++;
-        if (split) {
-            if ((rc = npuc_write_file(OUT("%s/%s_params.bin", outdir, name), rel.params, rel.params_size, &err))) goto undo;
-            written[nw] = paths[nw];
-            nw++;
-        }
-        char fname[300];
-        snprintf(fname, sizeof fname, "%s_rel.bin", name);
-        if ((rc = emit_reloc_json(&rel, ro.sign_seed, &json, &err))) goto undo;
-        rc = npuc_write_file(OUT("%s/%s_rel.json", outdir, name), json, strlen(json), &err);
-        free(json);
-        if (rc) goto undo;
-        written[nw] = paths[nw];
-        nw++;
-        if ((rc = emit_reloc_table(&rel, fname, &rtable, &err))) goto undo;
-    }
-    if ((rc = emit_report_json(cm, model, OUT("%s/%s_report.json", outdir, name), &err))) goto undo;
-    written[nw] = paths[nw];
-    nw++;
-    if ((rc = emit_report_csv(cm, OUT("%s/%s_report.csv", outdir, name), &err))) goto undo;
-    written[nw] = paths[nw];
-    nw++;
-#undef OUT
-    (void)path;
     if (!quiet) {
-        if ((rc = emit_summary(cm, model, &summary, &err))) goto undo;
-        fputs(summary, stdout);
-        if (rtable) fputs(rtable, stdout);
-        if (verbose) {
-            for (int32_t i = 0; i < g->n_ops; i++) {
-                int32_t ci = cc_op_of_source(cm, i);
-                if (ci < 0) {
-                    printf("  op %3d %-24s folded into a constant at compile time\n", i, graph_op_name(&g->ops[i]));
-                    continue;
-                }
-                const cc_op_info *oi = &cm->ops[ci];
-                if (oi->npu && oi->cascade >= 0)
-                    printf("  op %3d %-24s NPU  epoch %d, %d NPU op(s), %llu cycles, cascade from op %d\n", i,
-                           graph_op_name(&g->ops[i]), oi->epoch, oi->n_eu,
-                           (unsigned long long)oi->cycles, oi->cascade);
-                else if (oi->npu)
-                    printf("  op %3d %-24s NPU  epoch %d, %d NPU op(s), %llu cycles\n", i,
-                           graph_op_name(&g->ops[i]), oi->epoch, oi->n_eu,
-                           (unsigned long long)oi->cycles);
-                else
-                    printf("  op %3d %-24s CPU  %s\n", i, graph_op_name(&g->ops[i]), oi->why);
-            }
-        }
+        fputs(npuc_compiled_summary(c), stdout);
+        if (verbose) print_ops(c);
     }
-    free(summary);
-    free(rtable);
-    emit_reloc_out_free(&rel);
-    cc_model_free(cm);
-    graph_free(g);
-    tfl_model_free(tm);
+    npuc_compiled_free(&c);
     return CLI_OK;
-undo:
-    for (int i = 0; i < nw; i++) unlink(written[i]);
-fail:
-    free(summary);
-    free(rtable);
-    emit_reloc_out_free(&rel);
-    cc_model_free(cm);
-    if (g) graph_free(g);
-    tfl_model_free(tm);
-    return cli_fail(&err);
 }

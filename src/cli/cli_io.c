@@ -294,15 +294,6 @@ int cli_read_aligned(const char *path, uint8_t **out, size_t *size, npuc_err *er
     return NPUC_OK;
 }
 
-void cli_params_path(const char *model, char *out, size_t cap)
-{
-    size_t n = strlen(model);
-    const char *suf = "_rel.bin";
-    size_t k = strlen(suf);
-    if (n >= k && !strcmp(model + n - k, suf)) snprintf(out, cap, "%.*s_params.bin", (int)(n - k), model);
-    else snprintf(out, cap, "%s.params.bin", model);
-}
-
 bool cli_parse_headroom(const char *v, int32_t *out)
 {
     char *end;

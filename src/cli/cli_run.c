@@ -1,15 +1,13 @@
-/* npuc run: execute a model on the reference interpreter. */
+/* npuc run: a model on the virtual NPU through the host API (npuc.h):
+ * argument parsing and printing; opening, running and profiling are the
+ * API's. */
 #include "cli.h"
 #include "cli_run_int.h"
-#include "../interp/interp.h"
-#include "../sim/sim.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #define MAX_INPUTS 64
 
@@ -54,8 +52,7 @@ static void help(FILE *f)
             "                      public key\n"
             "  --help              this text\n"
             "\n"
-            "The NPU and the system its cycle model assumes (the same options as\n"
-            "compile and validate):\n");
+            "The target (the NPU to simulate and its system, for the cycle model):\n");
     cli_target_help(f, true);
     fprintf(f,
             "\n"
@@ -146,194 +143,179 @@ void cli_print_output(int32_t idx, const graph_tensor *t, const void *d)
     }
 }
 
-static void safe_name(const char *in, char *out, size_t n)
-{
-    size_t o = 0;
-    for (size_t i = 0; in[i] && o + 1 < n && o < 60; i++) {
-        char c = in[i];
-        out[o++] = ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_')
-                       ? c
-                       : '_';
-    }
-    out[o] = 0;
-}
-
-static int dump_tensors(const interp *ip, const char *dir, npuc_err *err)
-{
-    const graph *g = interp_graph(ip);
-    struct stat st;
-    if (stat(dir, &st) == 0) {
-        if (!S_ISDIR(st.st_mode)) return npuc_errf(err, NPUC_E_IO, "%s exists and is not a directory", dir);
-        if (rmdir(dir) != 0) return npuc_errf(err, NPUC_E_IO, "%s exists and is not empty", dir);
-    }
-    size_t dl = strlen(dir) + 32;
-    char *tmp = malloc(dl);
-    if (!tmp) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
-    snprintf(tmp, dl, "%s.tmp%ld", dir, (long)getpid());
-    if (mkdir(tmp, 0777) != 0) {
-        int e = errno;
-        free(tmp);
-        return npuc_errf(err, NPUC_E_IO, "%s: cannot create directory: %s", dir, strerror(e));
-    }
-    size_t cap = 4096 + (size_t)g->n_tensors * 256, len = 0;
-    char *index = malloc(cap);
-    int rc = index ? NPUC_OK : npuc_errf(err, NPUC_E_NOMEM, "out of memory");
-    if (!rc)
-        len += (size_t)snprintf(index + len, cap - len,
-                                "# index name dtype shape scale zero_point kind file\n");
-    for (int32_t i = 0; i < g->n_tensors && !rc; i++) {
-        const graph_tensor *t = &g->tensors[i];
-        const char *kind = t->data ? "const" : (t->is_variable ? "state" : (t->producer < 0 ? "input" : "activation"));
-        char sn[64], file[96], shape[96], path[4096];
-        safe_name(t->name, sn, sizeof sn);
-        snprintf(file, sizeof file, "t%04d_%s.bin", i, sn);
-        snprintf(path, sizeof path, "%s/%s", tmp, file);
-        cli_shape_str(t, shape, sizeof shape);
-        const void *d = interp_tensor_data(ip, i);
-        bool unused = !t->data && !t->is_variable && t->producer < 0;
-        for (int32_t k = 0; k < g->n_inputs; k++)
-            if (g->inputs[k] == i) unused = false;
-        if (unused) continue;
-        rc = npuc_write_file(path, d, t->nbytes, err);
-        if (!rc)
-            len += (size_t)snprintf(index + len, cap - len, "%d %s %s %s %g %lld %s %s\n", i, t->name[0] ? t->name : "-",
-                                    graph_dtype_name(t->dtype), shape, t->q.n ? (double)t->q.scale[0] : 0.0,
-                                    t->q.n ? (long long)t->q.zero_point[0] : 0LL, kind, file);
-    }
-    if (!rc) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s/tensors.txt", tmp);
-        rc = npuc_write_file(path, index, len, err);
-    }
-    if (!rc && rename(tmp, dir) != 0) rc = npuc_errf(err, NPUC_E_IO, "%s: cannot create: %s", dir, strerror(errno));
-    if (rc) {
-        /* remove the partial temporary directory */
-        for (int32_t i = 0; i < g->n_tensors; i++) {
-            char sn[64], path[4096];
-            safe_name(g->tensors[i].name, sn, sizeof sn);
-            snprintf(path, sizeof path, "%s/t%04d_%s.bin", tmp, i, sn);
-            remove(path);
-        }
-        char path[4096];
-        snprintf(path, sizeof path, "%s/tensors.txt", tmp);
-        remove(path);
-        rmdir(tmp);
-    }
-    free(index);
-    free(tmp);
-    return rc;
-}
-
-/* ------------------------------------------------ ethos-u ops on the sim */
-
-typedef struct npu_run {
-    sim_npu *npu;
+/* --trace and --profile. */
+typedef struct run_flags {
     bool trace, profile;
-    target_desc target;       /* resolved before the run (cli_target_resolve) */
-    uint64_t total_cycles;
-    int n_runs;
-} npu_run;
+} run_flags;
 
-static bool accept_ethosu(void *user, const graph_op *op)
+void cli_tensor_view(const npuc_tensor_info *ti, graph_tensor *t)
 {
-    (void)user;
-    return sim_is_ethosu_op(op);
+    memset(t, 0, sizeof *t);
+    t->name = (char *)ti->name;
+    t->dtype = (graph_dtype)ti->dtype;
+    t->rank = ti->rank;
+    for (int32_t d = 0; d < ti->rank && d < GRAPH_MAX_RANK; d++) t->shape[d] = ti->shape[d];
+    t->nbytes = ti->size;
+    t->q.n = ti->quant_n;
+    t->q.scale = (float *)ti->scale;
+    t->q.zero_point = (int64_t *)ti->zero_point;
+    t->q.axis = ti->quant_axis;
+    t->producer = -1;
+    t->arena_offset = -1;
 }
 
-static void trace_line(void *user, const char *line)
-{
-    (void)user;
-    printf("  %s\n", line);
-}
+/* ------------------------------------------------------------ the run */
 
-static const char *kind_name(const sim_op_info *o)
+/* One ethos-u op's command stream: its NPU operations with the cycle
+ * model's figures, and the PMU read back through its registers. */
+static void print_stream(const npuc_stream_profile *s)
 {
-    static const char *const ew[] = {"MUL", "ADD", "SUB", "MIN", "MAX", "LRELU", "ABS", "CLZ", "SHR", "SHL"};
-    static const char *const pool[] = {"MAXPOOL", "AVGPOOL", "REDUCESUM"};
-    switch (o->kind) {
-    case SIM_K_CONV: return "CONV";
-    case SIM_K_DEPTHWISE: return "DEPTHWISE";
-    case SIM_K_POOL: return o->mode < 3 ? pool[o->mode] : "POOL";
-    case SIM_K_ELEMENTWISE: return o->mode < 10 ? ew[o->mode] : "ELEMENTWISE";
-    default: return "DMA";
-    }
-}
-
-static void print_profile(npu_run *r, int32_t op_index)
-{
-    size_t n;
-    const sim_op_info *ops = sim_npu_ops(r->npu, &n);
-    printf("ethos-u op %d on %s: %zu NPU operations\n", op_index, sim_variant_name(sim_npu_variant(r->npu)), n);
+    printf("ethos-u op %d on %s: %zu NPU operations\n", s->index, s->npu, s->n_ops);
     printf("  %4s %6s  %-10s %-14s %10s %9s %9s %9s %10s\n", "#", "cmd", "op", "OFM WxHxD", "MACs", "compute",
            "memory", "cycles", "end");
-    for (size_t i = 0; i < n; i++) {
-        const sim_op_info *o = &ops[i];
+    for (size_t i = 0; i < s->n_ops; i++) {
+        const npuc_npu_op *o = &s->ops[i];
         char shape[32];
-        if (o->kind == SIM_K_DMA)
-            snprintf(shape, sizeof shape, "%llu B", (unsigned long long)o->dma_bytes);
-        else
-            snprintf(shape, sizeof shape, "%ux%ux%u", o->ofm_w, o->ofm_h, o->ofm_d);
-        printf("  %4zu 0x%04zx  %-10s %-14s %10llu %9llu %9llu %9llu %10llu\n", i, o->cmd_offset, kind_name(o), shape,
+        if (o->kind == NPUC_NPU_DMA) snprintf(shape, sizeof shape, "%llu B", (unsigned long long)o->dma_bytes);
+        else snprintf(shape, sizeof shape, "%ux%ux%u", o->ofm_w, o->ofm_h, o->ofm_d);
+        printf("  %4zu 0x%04x  %-10s %-14s %10llu %9llu %9llu %9llu %10llu\n", i, o->cmd_offset, o->name, shape,
                (unsigned long long)o->macs, (unsigned long long)o->cycles_compute,
                (unsigned long long)o->cycles_memory, (unsigned long long)o->cycles, (unsigned long long)o->end);
     }
-    /* the PMU, read back through its registers as an application would */
-    uint64_t cc = sim_npu_read(r->npu, SIM_REG_PMCCNTR_LO) | (uint64_t)sim_npu_read(r->npu, SIM_REG_PMCCNTR_HI) << 32;
     printf("  total: %llu NPU cycles (PMU cycle counter %llu); PMU NPU_ACTIVE %u, MAC_ACTIVE %u, "
            "AXI0 read beats %u, AXI1 read beats %u\n",
-           (unsigned long long)sim_npu_run_cycles(r->npu), (unsigned long long)cc,
-           sim_npu_read(r->npu, SIM_REG_PMEVCNTR0), sim_npu_read(r->npu, SIM_REG_PMEVCNTR0 + 4),
-           sim_npu_read(r->npu, SIM_REG_PMEVCNTR0 + 8), sim_npu_read(r->npu, SIM_REG_PMEVCNTR0 + 12));
+           (unsigned long long)s->cycles, (unsigned long long)s->pmu_cycles, s->pmu_events[0], s->pmu_events[1],
+           s->pmu_events[2], s->pmu_events[3]);
 }
 
-static int eval_ethosu(void *user, interp *ip, const graph_op *op, npuc_err *err)
+typedef struct trace_ctx {
+    const cli_run_args *a;
+    npuc_model *m;
+    bool tflite;
+} trace_ctx;
+
+/* --trace: every command the NPU executes; TFLite models also name each
+ * ethos-u op and, with --profile, print its profile when it ends. */
+static void on_trace(void *user, const npuc_event *ev)
 {
-    npu_run *r = user;
-    int rc;
-    if (!r->npu && (rc = sim_npu_create(r->target.variant, &r->target.sim, &r->npu, err))) return rc;
-    if (r->trace) {
-        printf("ethos-u op %d: command stream\n", op->index);
-        sim_npu_set_trace(r->npu, trace_line, r);
+    trace_ctx *c = user;
+    if (ev->kind == NPUC_EVENT_COMMAND) {
+        printf("  %s\n", ev->text);
+    } else if (c->tflite && ev->kind == NPUC_EVENT_STREAM_BEGIN) {
+        printf("ethos-u op %d: command stream\n", ev->index);
+    } else if (c->tflite && ev->kind == NPUC_EVENT_STREAM_END && c->a->profile) {
+        const npuc_profile *p;
+        if (!npuc_get_profile(c->m, &p) && p->n_streams) print_stream(&p->streams[p->n_streams - 1]);
     }
-    /* PMU: cycle counter and four events, as an application would set it up */
-    static const uint32_t events[4] = {SIM_PMU_NPU_ACTIVE, SIM_PMU_MAC_ACTIVE, SIM_PMU_AXI0_RD_BEAT,
-                                       SIM_PMU_AXI1_RD_BEAT};
-    for (int i = 0; i < 4; i++) sim_npu_write(r->npu, SIM_REG_PMEVTYPER0 + 4 * i, events[i]);
-    sim_npu_write(r->npu, SIM_REG_PMCNTENSET, 0x8000000Fu);
-    sim_npu_write(r->npu, SIM_REG_PMCR, 1 | 2 | 4);
-    rc = sim_run_ethosu_interp(r->npu, ip, op, err);
-    if (rc) return rc;
-    r->total_cycles += sim_npu_run_cycles(r->npu);
-    r->n_runs++;
-    if (r->profile) print_profile(r, op->index);
+}
+
+/* The inputs from their files, the rest random. */
+static int set_inputs(const cli_run_args *a, npuc_model *m, npuc_err *err)
+{
+    npuc_rng rng;
+    npuc_rng_seed(&rng, a->seed);
+    for (uint32_t i = 0; i < npuc_input_count(m); i++) {
+        npuc_tensor_info ti;
+        graph_tensor t;
+        npuc_input_info(m, i, &ti);
+        cli_tensor_view(&ti, &t);
+        uint8_t *buf = NULL;
+        int rc;
+        if (i < (uint32_t)a->n_inputs) {
+            if ((rc = cli_read_input(a->inputs[i], &t, &buf, err))) return npuc_err_prefix(err, "input %u", i), rc;
+        } else {
+            if (!(buf = malloc(ti.size ? ti.size : 1))) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+            cli_fill_random(&rng, &t, buf);
+        }
+        rc = npuc_set_input(m, i, buf, ti.size);
+        free(buf);
+        if (rc) return npuc_last_err(err);
+    }
     return NPUC_OK;
 }
 
-/* The target of a TFLite model: the flags, else the record npuc wrote into
- * it, else the NPU its first ethos-u op was compiled for (a payload that
- * cannot say is reported when the op runs). */
-static int resolve_tflite(const target_spec *spec, const tfl_model *m, const graph *g, const char *path,
-                          target_desc *out)
+/* --output: every output's bytes, concatenated in output order. */
+static int write_outputs(const char *path, const npuc_model *m, npuc_err *err)
 {
+    size_t total = 0, o = 0, n;
+    for (uint32_t i = 0; i < npuc_output_count(m); i++) total += (npuc_output(m, i, &n), n);
+    uint8_t *buf = malloc(total ? total : 1);
+    if (!buf) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    for (uint32_t i = 0; i < npuc_output_count(m); i++) {
+        const void *d = npuc_output(m, i, &n);
+        memcpy(buf + o, d, n);
+        o += n;
+    }
+    int rc = npuc_write_file(path, buf, total, err);
+    free(buf);
+    return rc;
+}
+
+static void print_outputs(const npuc_model *m)
+{
+    for (uint32_t i = 0; i < npuc_output_count(m); i++) {
+        npuc_tensor_info ti;
+        graph_tensor t;
+        npuc_output_info(m, i, &ti);
+        cli_tensor_view(&ti, &t);
+        cli_print_output((int32_t)i, &t, npuc_output(m, i, NULL));
+    }
+}
+
+/* The profiles of the ethos-u ops that ran (without --trace, which
+ * printed each as it ended). */
+static void print_streams(const cli_run_args *a, const npuc_model *m)
+{
+    const npuc_profile *p;
+    if (a->profile && !a->trace && !npuc_get_profile(m, &p))
+        for (size_t i = 0; i < p->n_streams; i++) print_stream(&p->streams[i]);
+}
+
+static int run_model(const cli_run_args *a, npuc_model *m)
+{
+    npuc_model_info info;
+    npuc_model_get_info(m, &info);
+    bool tflite = info.form == NPUC_FORM_TFLITE;
+    uint32_t n_in = npuc_input_count(m);
+    if ((uint32_t)a->n_inputs > n_in || ((uint32_t)a->n_inputs < n_in && !a->random_input))
+        return cli_usage_error("run", "model has %u input%s but %d --input given%s", n_in, n_in == 1 ? "" : "s",
+                               a->n_inputs,
+                               (uint32_t)a->n_inputs < n_in ? " (use --random-input to fill the rest)" : "");
     npuc_err err = {0};
-    target_found tf;
-    target_find_in_tflite(m, &tf);
-    target_desc rec;
-    bool have_rec, have_var;
-    sim_variant mv;
-    if (target_found_parse(&tf, path, &rec, &have_rec, &mv, &have_var, &err)) return cli_fail(&err);
-    for (int32_t i = 0; i < g->n_ops && !have_var; i++)
-        if (sim_is_ethosu_op(&g->ops[i])) {
-            have_var = sim_ethosu_op_variant(g, &g->ops[i], &mv, &err) == NPUC_OK;
-            break;
-        }
-    return cli_target_resolve("run", spec, have_rec ? &rec : NULL, have_var ? &mv : NULL, out);
+    if (set_inputs(a, m, &err)) return cli_fail(&err);
+    trace_ctx tc = {.a = a, .m = m, .tflite = tflite};
+    npuc_run_options ro = {.trace = a->trace ? on_trace : NULL, .trace_user = &tc, .poll = a->poll,
+                           .profile = a->profile};
+    int rc = npuc_run(m, &ro);
+    if (tflite) print_streams(a, m);
+    if (rc) return cli_fail_last();
+    if (!npuc_outputs_ready(m))
+        fprintf(stderr, "note: %s: outputs not ready: an op (CIRCULAR_BUFFER off its period) ended the %s early\n",
+                a->model, tflite ? "invocation" : "run");
+    if (a->output && write_outputs(a->output, m, &err)) return cli_fail(&err);
+    if (a->dump && npuc_dump_tensors(m, a->dump)) {
+        if (a->output) remove(a->output);
+        return cli_fail_last();
+    }
+    if (a->quiet) return CLI_OK;
+    npuc_model_get_info(m, &info);
+    if (tflite) {
+        printf("model %s: %u ops, activation arena %llu bytes\n", a->model, info.n_ops,
+               (unsigned long long)info.activations_size);
+        print_outputs(m);
+    } else {
+        cli_print_compiled(a->model, m, &info);
+        print_outputs(m);
+        if (a->profile) cli_print_epoch_profile(m);
+    }
+    return CLI_OK;
 }
 
 int cli_run(int argc, char **argv)
 {
-    npu_run nr = {0};
+    run_flags nr = {0};
     target_spec tspec = {0};
+    int trc;
     const char *model_path = NULL, *output = NULL, *dump = NULL;
     const char *inputs[MAX_INPUTS];
     int n_inputs = 0;
@@ -343,7 +325,6 @@ int cli_run(int argc, char **argv)
     unsigned long long seed = 1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        int trc;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             help(stdout);
             return CLI_OK;
@@ -400,106 +381,23 @@ int cli_run(int argc, char **argv)
         }
     }
     if (!model_path) return cli_usage_error("run", "no model given");
-    if (cli_is_nprt(model_path)) {
-        cli_run_args ra = {.model = model_path, .inputs = inputs, .n_inputs = n_inputs,
-                           .random_input = random_input, .quiet = quiet, .profile = nr.profile,
-                           .trace = nr.trace, .poll = poll, .seed = seed, .output = output, .dump = dump,
-                           .target = &tspec,
-                           .trace_fn = trace_line, .install_copy = install_copy,
-                           .install_clear = install_clear, .params_path = params_path,
-                           .public_key_path = public_key_path};
-        return cli_run_nprt(&ra);
-    }
-    if (reloc_opt)
+    npuc_form form = npuc_probe_file(model_path);
+    bool compiled = form == NPUC_FORM_NPRT || form == NPUC_FORM_RELOC;
+    if (compiled && dump) return cli_usage_error("run", "--dump-tensors works on .tflite models only");
+    if (form != NPUC_FORM_RELOC && reloc_opt)
         return cli_usage_error("run", "--install, --clear, --params and --public-key work on loadable models (_rel.bin) only");
-    if (poll) return cli_usage_error("run", "--poll works on compiled models (.nprt) only");
+    if (!compiled && poll) return cli_usage_error("run", "--poll works on compiled models (.nprt) only");
+    npuc_target_spec target = cli_target_api(&tspec);
 
-    npuc_err err = {0};
-    tfl_model *m = NULL;
-    graph *g = NULL;
-    interp *ip = NULL;
-    uint8_t *buf = NULL, *outbuf = NULL;
-    int rc = cli_load_graph(model_path, &m, &g, &err);
-    if (rc) return cli_fail(&err);
-    int code = CLI_OK;
-    if (n_inputs > g->n_inputs || (n_inputs < g->n_inputs && !random_input)) {
-        code = cli_usage_error("run", "model has %d input%s but %d --input given%s", g->n_inputs,
-                               g->n_inputs == 1 ? "" : "s", n_inputs,
-                               n_inputs < g->n_inputs ? " (use --random-input to fill the rest)" : "");
-        goto out;
-    }
-    /* the target, before running anything */
-    if ((code = resolve_tflite(&tspec, m, g, model_path, &nr.target))) goto out;
-    interp_options opt = {.keep_all = dump != NULL, .custom_accept = accept_ethosu, .custom_eval = eval_ethosu,
-                          .custom_user = &nr};
-    rc = interp_create(g, &opt, &ip, &err);
-    if (rc) goto fail;
-    npuc_rng rng;
-    npuc_rng_seed(&rng, seed);
-    for (int32_t i = 0; i < g->n_inputs; i++) {
-        const graph_tensor *t = &g->tensors[g->inputs[i]];
-        if (i < n_inputs) {
-            rc = cli_read_input(inputs[i], t, &buf, &err);
-            if (rc) {
-                npuc_err_prefix(&err, "input %d", i);
-                goto fail;
-            }
-        } else {
-            buf = malloc(t->nbytes ? t->nbytes : 1);
-            if (!buf) {
-                rc = npuc_errf(&err, NPUC_E_NOMEM, "out of memory");
-                goto fail;
-            }
-            cli_fill_random(&rng, t, buf);
-        }
-        rc = interp_set_input(ip, i, buf, t->nbytes, &err);
-        free(buf);
-        buf = NULL;
-        if (rc) goto fail;
-    }
-    rc = interp_invoke(ip, &err);
-    if (rc) goto fail;
-    if (interp_not_ready(ip))
-        fprintf(stderr, "note: %s: outputs not ready: an op (CIRCULAR_BUFFER off its period) ended the invocation "
-                        "early\n", model_path);
-    size_t total = 0;
-    for (int32_t i = 0; i < g->n_outputs; i++) total += g->tensors[g->outputs[i]].nbytes;
-    if (output) {
-        outbuf = malloc(total ? total : 1);
-        if (!outbuf) {
-            rc = npuc_errf(&err, NPUC_E_NOMEM, "out of memory");
-            goto fail;
-        }
-        size_t o = 0;
-        for (int32_t i = 0; i < g->n_outputs; i++) {
-            size_t n;
-            const void *d = interp_output(ip, i, &n);
-            memcpy(outbuf + o, d, n);
-            o += n;
-        }
-        rc = npuc_write_file(output, outbuf, total, &err);
-        if (rc) goto fail;
-    }
-    if (dump) {
-        rc = dump_tensors(ip, dump, &err);
-        if (rc) {
-            if (output) remove(output);
-            goto fail;
-        }
-    }
-    if (!quiet) {
-        printf("model %s: %d ops, activation arena %zu bytes\n", model_path, g->n_ops, interp_arena_size(ip));
-        for (int32_t i = 0; i < g->n_outputs; i++)
-            cli_print_output(i, &g->tensors[g->outputs[i]], interp_output(ip, i, NULL));
-    }
-    goto out;
-fail:
-    code = cli_fail(&err);
-out:
-    sim_npu_free(nr.npu);
-    free(outbuf);
-    interp_free(ip);
-    graph_free(g);
-    tfl_model_free(m);
+    npuc_open_options oo = {.keep_tensors = dump != NULL, .install = install_copy ? NPUC_INSTALL_COPY : NPUC_INSTALL_XIP,
+                            .install_clear = install_clear, .params_path = params_path,
+                            .public_key_path = public_key_path};
+    npuc_model *m = NULL;
+    if (npuc_model_open_file(model_path, &target, &oo, &m)) return cli_fail_last();
+    cli_run_args ra = {.model = model_path, .inputs = inputs, .n_inputs = n_inputs, .random_input = random_input,
+                       .quiet = quiet, .profile = nr.profile, .trace = nr.trace, .poll = poll, .seed = seed,
+                       .output = output, .dump = dump};
+    int code = run_model(&ra, m);
+    npuc_model_close(&m);
     return code;
 }

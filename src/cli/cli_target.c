@@ -41,6 +41,13 @@ bool cli_target_option(const char *cmd, int argc, char **argv, int *i, target_sp
     return true;
 }
 
+npuc_target_spec cli_target_api(const target_spec *spec)
+{
+    npuc_target_spec t = {.npu = spec->target, .config = spec->config, .system_config = spec->system_config,
+                          .memory_mode = spec->memory_mode};
+    return t;
+}
+
 void cli_target_help(FILE *f, bool replays)
 {
     fputs("  --target VARIANT      the NPU: ethos-u55-32, ethos-u55-64, ethos-u55-128,\n"

@@ -41,7 +41,7 @@ static void help(FILE *f)
             "for unless given; else as `npuc compile`):\n");
     cli_target_help(f, true);
     fprintf(f,
-            "  --optimise G          performance (default) or size\n"
+            "  --optimise G          performance (default) or size, any letter case\n"
             "  --cascade C           auto (default: where it lowers peak SRAM), all, off\n"
             "  --prefetch-headroom P performance: how much, in percent of the activation\n"
             "                        peak, loading weights early may add to it (0-1000,\n"
@@ -132,6 +132,134 @@ static const char *base_of(const char *path)
 {
     const char *s = strrchr(path, '/');
     return s ? s + 1 : path;
+}
+
+/* Where the input sets come from: files (one set), a folder, or random. */
+typedef struct input_spec {
+    const char *const *files;
+    int n_files;
+    const char *dir;
+    long random_sets;
+    unsigned long long seed;
+} input_spec;
+
+typedef struct input_sets {
+    uint8_t **sets;           /* [n_sets * k]: input i of set s at s * k + i */
+    size_t n_alloc;
+    int32_t n_sets;
+    char **dir_files;
+    int n_dir_files;
+} input_sets;
+
+static void free_sets(input_sets *is)
+{
+    for (size_t i = 0; is->sets && i < is->n_alloc; i++) free(is->sets[i]);
+    free(is->sets);
+    for (int i = 0; i < is->n_dir_files; i++) free(is->dir_files[i]);
+    free(is->dir_files);
+}
+
+/* The input sets for graph g. Returns a CLI exit code (usage errors are
+ * printed here) or, with *code == -1, an npuc error in err. */
+static int read_sets(const graph *g, const input_spec *in, input_sets *is, npuc_err *err, int *code)
+{
+    *code = CLI_OK;
+    int32_t k = g->n_inputs, n_sets;
+    int rc;
+    if (in->n_files > 0) {
+        if (in->n_files != k) {
+            *code = cli_usage_error("validate", "model has %d input%s but %d --input given", k, k == 1 ? "" : "s",
+                                    in->n_files);
+            return NPUC_OK;
+        }
+        n_sets = 1;
+    } else if (in->dir) {
+        if ((rc = list_dir(in->dir, &is->dir_files, &is->n_dir_files, err))) return rc;
+        if (is->n_dir_files == 0 || k == 0 || is->n_dir_files % k) {
+            *code = cli_usage_error("validate", "%s holds %d file%s; the model has %d input%s, so it needs a "
+                                    "non-zero multiple of %d", in->dir, is->n_dir_files,
+                                    is->n_dir_files == 1 ? "" : "s", k, k == 1 ? "" : "s", k);
+            return NPUC_OK;
+        }
+        n_sets = is->n_dir_files / k;
+    } else {
+        n_sets = in->random_sets > 0 ? (int32_t)in->random_sets : 1;
+    }
+    is->n_sets = n_sets;
+    is->n_alloc = (size_t)n_sets * (size_t)k;
+    is->sets = calloc(is->n_alloc + 1, sizeof *is->sets);
+    if (!is->sets) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    npuc_rng rng;
+    npuc_rng_seed(&rng, in->seed);
+    for (int32_t s = 0; s < n_sets; s++)
+        for (int32_t i = 0; i < k; i++) {
+            const graph_tensor *t = &g->tensors[g->inputs[i]];
+            size_t at = (size_t)s * (size_t)k + (size_t)i;
+            const char *file = in->n_files ? in->files[i] : in->dir ? is->dir_files[at] : NULL;
+            if (file) {
+                if ((rc = cli_read_input(file, t, &is->sets[at], err))) return npuc_err_prefix(err, "input %d", i);
+            } else {
+                if (!(is->sets[at] = calloc(t->nbytes + 1, 1))) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+                cli_fill_random(&rng, t, is->sets[at]);
+            }
+        }
+    return NPUC_OK;
+}
+
+typedef struct report_spec {
+    const char *json, *csv, *html;
+    bool profile, quiet;
+} report_spec;
+
+/* Renders every report before writing any, so a failure leaves no file. */
+static int write_reports(const val_report *rep, const report_spec *rs, npuc_err *err)
+{
+    char *texts[4] = {NULL, NULL, NULL, NULL};
+    const char *paths[4] = {NULL, rs->json, rs->csv, rs->html};
+    int rc = val_report_text(rep, rs->profile, &texts[0], err);
+    if (!rc && rs->json) rc = val_report_json(rep, &texts[1], err);
+    if (!rc && rs->csv) rc = val_report_csv(rep, &texts[2], err);
+    if (!rc && rs->html) rc = val_report_html(rep, &texts[3], err);
+    for (int i = 1; i < 4 && !rc; i++) {
+        if (!paths[i]) continue;
+        if ((rc = npuc_write_file(paths[i], texts[i], strlen(texts[i]), err)))
+            for (int j = 1; j < i; j++)
+                if (paths[j]) remove(paths[j]);
+    }
+    if (!rc && !rs->quiet) fputs(texts[0], stdout);
+    for (int i = 0; i < 4; i++) free(texts[i]);
+    return rc;
+}
+
+/* Loads the models and the inputs, validates, reports. */
+static int validate(const char *model, const char *float_model, const input_spec *in, val_options *opt,
+                    const report_spec *rs)
+{
+    npuc_err err = {0};
+    tfl_model *tm = NULL, *ftm = NULL;
+    graph *g = NULL, *fg = NULL;
+    input_sets is;
+    memset(&is, 0, sizeof is);
+    val_report *rep = NULL;
+    int code = CLI_OK, rc;
+    if (!(rc = cli_load_graph(model, &tm, &g, &err)) && float_model &&
+        !(rc = cli_load_graph(float_model, &ftm, &fg, &err)))
+        opt->float_graph = fg;
+    if (!rc) rc = read_sets(g, in, &is, &err, &code);
+    if (!rc && code == CLI_OK) {
+        opt->inputs = (const uint8_t *const *)is.sets;
+        opt->n_sets = is.n_sets;
+        if ((rc = val_run(g, base_of(model), opt, &rep, &err))) npuc_err_prefix(&err, "%s", model);
+        else if (!(rc = write_reports(rep, rs, &err))) code = rep->pass ? CLI_OK : CLI_EVALIDATE;
+    }
+    if (rc) code = cli_fail(&err);
+    val_report_free(rep);
+    free_sets(&is);
+    graph_free(g);
+    graph_free(fg);
+    tfl_model_free(tm);
+    tfl_model_free(ftm);
+    return code;
 }
 
 int cli_validate(int argc, char **argv)
@@ -228,151 +356,35 @@ int cli_validate(int argc, char **argv)
     else return cli_usage_error("validate", "unknown --cascade '%s' (auto, all or off)", cascade);
     if (headroom && !cli_parse_headroom(headroom, &opt.cc.prefetch_headroom))
         return cli_usage_error("validate", "--prefetch-headroom needs a percentage from 0 to 1000, not '%s'", headroom);
-    npuc_err err = {0};
-    int rc;
-
-    tfl_model *tm = NULL, *ftm = NULL;
-    graph *g = NULL, *fg = NULL;
-    uint8_t *cblob = NULL, *pblob = NULL;
-    uint8_t **sets = NULL;
-    size_t n_sets_alloc = 0;
-    char **dir_files = NULL;
-    int n_dir_files = 0;
-    val_report *rep = NULL;
-    char *texts[4] = {NULL, NULL, NULL, NULL};
-    int code = CLI_OK;
-
-    if ((rc = cli_load_graph(model, &tm, &g, &err))) goto fail;
-    if (float_model) {
-        if ((rc = cli_load_graph(float_model, &ftm, &fg, &err))) goto fail;
-        opt.float_graph = fg;
-    }
-    if (compiled) {
-        size_t size;
-        if ((rc = cli_read_aligned(compiled, &cblob, &size, &err))) goto fail;
-        opt.compiled = cblob;
-        opt.compiled_size = size;
-        if (size >= 4 && !memcmp(cblob, "NPRL", 4)) {
-            char path[4096];
-            if (params) snprintf(path, sizeof path, "%s", params);
-            else cli_params_path(compiled, path, sizeof path);
-            FILE *pf = fopen(path, "rb");
-            if (pf || params) {
-                if (pf) fclose(pf);
-                size_t psize;
-                if ((rc = cli_read_aligned(path, &pblob, &psize, &err))) goto fail;
-                opt.compiled_params = pblob;
-                opt.compiled_params_size = psize;
-            }
-        } else if (params) {
-            code = cli_usage_error("validate", "--params applies to a loadable model (NAME_rel.bin) only");
-            goto out;
-        }
-    }
     /* the target: the flags, else (--compiled) the one the model records,
      * else the NPU its command streams need, else the defaults */
     {
-        target_found tf;
+        npuc_err err = {0};
         target_desc rec;
         bool have_rec = false, have_var = false;
         sim_variant mv;
-        if (cblob) {
-            target_find_in_compiled(cblob, opt.compiled_size, &tf);
-            if ((rc = target_found_parse(&tf, compiled, &rec, &have_rec, &mv, &have_var, &err))) goto fail;
+        if (compiled) {
+            uint8_t *blob;
+            size_t size;
+            if (npuc_read_file(compiled, &blob, &size, &err)) return cli_fail(&err);
+            target_found tf;
+            target_find_in_compiled(blob, size, &tf);
+            int rc = target_found_parse(&tf, compiled, &rec, &have_rec, &mv, &have_var, &err);
+            free(blob);
+            if (rc) return cli_fail(&err);
         }
-        if ((code = cli_target_resolve("validate", &tspec, have_rec ? &rec : NULL, have_var ? &mv : NULL,
-                                       &opt.cc.sys)))
-            goto out;
+        int rc = cli_target_resolve("validate", &tspec, have_rec ? &rec : NULL, have_var ? &mv : NULL, &opt.cc.sys);
+        if (rc) return rc;
     }
 
-    /* input sets */
-    int32_t k = g->n_inputs;
-    int32_t n_sets;
-    if (n_input_files > 0) {
-        if (n_input_files != k) {
-            code = cli_usage_error("validate", "model has %d input%s but %d --input given", k, k == 1 ? "" : "s",
-                                   n_input_files);
-            goto out;
-        }
-        n_sets = 1;
-    } else if (inputs_dir) {
-        if ((rc = list_dir(inputs_dir, &dir_files, &n_dir_files, &err))) goto fail;
-        if (n_dir_files == 0 || k == 0 || n_dir_files % k) {
-            code = cli_usage_error("validate", "%s holds %d file%s; the model has %d input%s, so it needs a non-zero "
-                                   "multiple of %d", inputs_dir, n_dir_files, n_dir_files == 1 ? "" : "s", k,
-                                   k == 1 ? "" : "s", k);
-            goto out;
-        }
-        n_sets = n_dir_files / k;
-    } else {
-        n_sets = random_sets > 0 ? (int32_t)random_sets : 1;
+    if (compiled) {
+        if (params && npuc_probe_file(compiled) != NPUC_FORM_RELOC)
+            return cli_usage_error("validate", "--params applies to a loadable model (NAME_rel.bin) only");
+        opt.compiled_path = compiled;
+        opt.compiled_params_path = params;
     }
-    n_sets_alloc = (size_t)n_sets * (size_t)k;
-    sets = calloc(n_sets_alloc + 1, sizeof *sets);
-    if (!sets) {
-        npuc_errf(&err, NPUC_E_NOMEM, "out of memory");
-        goto fail;
-    }
-    npuc_rng rng;
-    npuc_rng_seed(&rng, seed);
-    for (int32_t s = 0; s < n_sets; s++)
-        for (int32_t i = 0; i < k; i++) {
-            const graph_tensor *t = &g->tensors[g->inputs[i]];
-            size_t at = (size_t)s * (size_t)k + (size_t)i;
-            const char *file = n_input_files ? input_files[i] : inputs_dir ? dir_files[at] : NULL;
-            if (file) {
-                if ((rc = cli_read_input(file, t, &sets[at], &err))) {
-                    npuc_err_prefix(&err, "input %d", i);
-                    goto fail;
-                }
-            } else {
-                sets[at] = calloc(t->nbytes + 1, 1);
-                if (!sets[at]) {
-                    npuc_errf(&err, NPUC_E_NOMEM, "out of memory");
-                    goto fail;
-                }
-                cli_fill_random(&rng, t, sets[at]);
-            }
-        }
-    opt.inputs = (const uint8_t *const *)sets;
-    opt.n_sets = n_sets;
-
-    if ((rc = val_run(g, base_of(model), &opt, &rep, &err))) {
-        npuc_err_prefix(&err, "%s", model);
-        goto fail;
-    }
-    /* render every report before writing any, so a failure leaves no file */
-    if ((rc = val_report_text(rep, profile, &texts[0], &err))) goto fail;
-    if (json && (rc = val_report_json(rep, &texts[1], &err))) goto fail;
-    if (csv && (rc = val_report_csv(rep, &texts[2], &err))) goto fail;
-    if (html && (rc = val_report_html(rep, &texts[3], &err))) goto fail;
-    const char *paths[4] = {NULL, json, csv, html};
-    for (int i = 1; i < 4; i++) {
-        if (!paths[i]) continue;
-        if ((rc = npuc_write_file(paths[i], texts[i], strlen(texts[i]), &err))) {
-            for (int j = 1; j < i; j++)
-                if (paths[j]) remove(paths[j]);
-            goto fail;
-        }
-    }
-    if (!quiet) fputs(texts[0], stdout);
-    code = rep->pass ? CLI_OK : CLI_EVALIDATE;
-    goto out;
-fail:
-    code = cli_fail(&err);
-out:
-    for (int i = 0; i < 4; i++) free(texts[i]);
-    val_report_free(rep);
-    if (sets)
-        for (size_t i = 0; i < n_sets_alloc; i++) free(sets[i]);
-    free(sets);
-    for (int i = 0; i < n_dir_files; i++) free(dir_files[i]);
-    free(dir_files);
-    free(cblob);
-    free(pblob);
-    graph_free(g);
-    graph_free(fg);
-    tfl_model_free(tm);
-    tfl_model_free(ftm);
-    return code;
+    input_spec in = {.files = input_files, .n_files = n_input_files, .dir = inputs_dir,
+                     .random_sets = random_sets, .seed = seed};
+    report_spec rs = {.json = json, .csv = csv, .html = html, .profile = profile, .quiet = quiet};
+    return validate(model, float_model, &in, &opt, &rs);
 }

@@ -30,6 +30,13 @@ int cli_fail(const npuc_err *err)
     return err->code == NPUC_E_USAGE ? CLI_EUSAGE : CLI_EMODEL;
 }
 
+int cli_fail_last(void)
+{
+    npuc_err err;
+    npuc_last_err(&err);
+    return cli_fail(&err);
+}
+
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;

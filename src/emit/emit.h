@@ -18,6 +18,9 @@ int emit_tflite_file(const cc_model *m, const char *path, npuc_err *err);
  * summary printed by `npuc compile`. `model_name` names the source. */
 int emit_report_json(const cc_model *m, const char *model_name, const char *path, npuc_err *err);
 int emit_report_csv(const cc_model *m, const char *path, npuc_err *err);
+/* The same reports as text in memory (*out malloc'd, *len its length). */
+int emit_report_json_text(const cc_model *m, const char *model_name, char **out, size_t *len, npuc_err *err);
+int emit_report_csv_text(const cc_model *m, char **out, size_t *len, npuc_err *err);
 /* Writes the summary into a malloc'd string (*out). */
 int emit_summary(const cc_model *m, const char *model_name, char **out, npuc_err *err);
 
@@ -33,6 +36,9 @@ uint32_t emit_crc32(const uint8_t *p, size_t n);
  * 16-byte aligned const array ID_model[] plus ID_MODEL_SIZE and the pool
  * sizes, where ID = emit_c_ident(name). Both files or neither. */
 int emit_c_sources(const cc_model *m, const char *name, const char *dir, npuc_err *err);
+/* The same two files in memory (malloc'd texts and their lengths). */
+int emit_c_sources_text(const cc_model *m, const char *name, char **h, size_t *h_len, char **c, size_t *c_len,
+                        npuc_err *err);
 void emit_c_ident(const char *name, char *out, size_t cap);
 
 /* The runtime-loadable model (include/npurt/reloc_format.h, docs/reloc.md):

@@ -404,6 +404,29 @@ void emit_c_ident(const char *name, char *out, size_t cap)
 
 int emit_c_sources(const cc_model *m, const char *name, const char *dir, npuc_err *err)
 {
+    char *hd = NULL, *c = NULL;
+    size_t hl = 0, len = 0;
+    int rc = emit_c_sources_text(m, name, &hd, &hl, &c, &len, err);
+    if (rc) return rc;
+    char id[200];
+    emit_c_ident(name, id, sizeof id);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s_model.h", dir, id);
+    rc = npuc_write_file(path, hd, hl, err);
+    if (!rc) {
+        char path_c[4096];
+        snprintf(path_c, sizeof path_c, "%s/%s_model.c", dir, id);
+        rc = npuc_write_file(path_c, c, len, err);
+        if (rc) remove(path);
+    }
+    free(c);
+    free(hd);
+    return rc;
+}
+
+int emit_c_sources_text(const cc_model *m, const char *name, char **h_out, size_t *h_len, char **c_out,
+                        size_t *c_len, npuc_err *err)
+{
     uint8_t *blob;
     size_t n;
     int rc = emit_npurt(m, name, &blob, &n, err);
@@ -445,17 +468,10 @@ int emit_c_sources(const cc_model *m, const char *name, const char *dir, npuc_er
         len += (size_t)snprintf(c + len, cap - len, "%s0x%02x,%s", i % 16 ? "" : "    ", blob[i],
                                 i % 16 == 15 || i + 1 == n ? "\n" : "");
     len += (size_t)snprintf(c + len, cap - len, "};\n");
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s_model.h", dir, id);
-    rc = npuc_write_file(path, hd, (size_t)hl, err);
-    if (!rc) {
-        char path_c[4096];
-        snprintf(path_c, sizeof path_c, "%s/%s_model.c", dir, id);
-        rc = npuc_write_file(path_c, c, len, err);
-        if (rc) remove(path);
-    }
-    free(c);
-    free(hd);
     free(blob);
-    return rc;
+    *h_out = hd;
+    *h_len = (size_t)hl;
+    *c_out = c;
+    *c_len = len;
+    return NPUC_OK;
 }

@@ -65,6 +65,17 @@ static const eu_op *first_eu(const cc_model *m, int32_t op)
 
 int emit_report_json(const cc_model *m, const char *model_name, const char *path, npuc_err *err)
 {
+    char *text = NULL;
+    size_t len = 0;
+    int rc = emit_report_json_text(m, model_name, &text, &len, err);
+    if (rc) return rc;
+    rc = npuc_write_file(path, text, len, err);
+    free(text);
+    return rc;
+}
+
+int emit_report_json_text(const cc_model *m, const char *model_name, char **out, size_t *out_len, npuc_err *err)
+{
     const graph *g = m->g;
     const cc_system *s = &m->opt.sys;
     npuc_json_writer w;
@@ -228,13 +239,8 @@ int emit_report_json(const cc_model *m, const char *model_name, const char *path
     }
     npuc_json_write_array_end(&w);
     npuc_json_write_object_end(&w);
-    char *text = NULL;
-    size_t len = 0;
-    int rc = npuc_json_writer_finish(&w, &text, &len, err);
+    int rc = npuc_json_writer_finish(&w, out, out_len, err);
     npuc_json_writer_free(&w);
-    if (rc) return rc;
-    rc = npuc_write_file(path, text, len, err);
-    free(text);
     return rc;
 }
 
@@ -246,6 +252,17 @@ static void csv_field(npuc_sbuf *b, const char *s)
 }
 
 int emit_report_csv(const cc_model *m, const char *path, npuc_err *err)
+{
+    char *text = NULL;
+    size_t len = 0;
+    int rc = emit_report_csv_text(m, &text, &len, err);
+    if (rc) return rc;
+    rc = npuc_write_file(path, text, len, err);
+    free(text);
+    return rc;
+}
+
+int emit_report_csv_text(const cc_model *m, char **out, size_t *out_len, npuc_err *err)
 {
     const graph *g = m->g;
     npuc_sbuf b = {0};
@@ -270,9 +287,8 @@ int emit_report_csv(const cc_model *m, const char *path, npuc_err *err)
         free(b.p);
         return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     }
-    int rc = npuc_write_file(path, b.p, b.n, err);
-    free(b.p);
-    return rc;
+    *out_len = b.n;
+    return npuc_sb_finish(&b, out, err);
 }
 
 int emit_summary(const cc_model *m, const char *model_name, char **out, npuc_err *err)

@@ -1,14 +1,10 @@
-/* val_run: compile (or take) a deployed model, run it on the npuc runtime
- * over a virtual NPU and the source graph on the reference interpreter,
- * compare, and profile. See validate.h. */
+/* val_run: compile (or take) a deployed model, run it through the host API
+ * (the npuc runtime over a virtual NPU) and the source graph on the
+ * reference interpreter, compare, and profile. See validate.h. */
 #include "validate.h"
+#include "../api/api.h"
 #include "../emit/emit.h"
 #include "../interp/interp.h"
-#include "../driver/host/ethosu_host.h"
-#include "../runtime/host/npurt_host.h"
-#include "../kernels/k_op.h"
-#include "npurt/npurt.h"
-#include "npurt/reloc.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -21,82 +17,36 @@ typedef struct vctx {
     val_report *r;
     cc_model *cm;               /* compiled here (or recompiled for op detail); may be NULL */
     bool detail;                /* cm's epochs are the running model's epochs */
-    uint8_t *blob;              /* owned: emitted here or an aligned copy */
-    size_t blob_size;
-    npurt_model model;
-    npurt_instance inst;
-    npurt_reloc_instance *ri;
-    uint8_t *exec_ram;
-    npurt_model *mp;
-    npurt_instance *ip;
-    ethosu_host_npu *hnpu;
-    struct ethosu_driver drv;
-    bool drv_up, mapped;
-    uint8_t *act, *state, *fast;
-    npurt_epoch_profile *prof;
-    /* filled by the epoch callback during a run */
+    npuc_model *m;              /* the deployed model, open on its virtual NPU */
+    uint32_t n_epochs;
+    /* set while the NPU records of a run are taken apart */
     int capture_error;
     char capture_msg[200];
 } vctx;
 
-static void *alloc16(size_t n)
+static void add_traffic(uint64_t *rd, uint64_t *wr, const npuc_npu_op *o)
 {
-    size_t sz = (n + 15) / 16 * 16;
-    void *p = aligned_alloc(16, sz ? sz : 16);
-    if (p) memset(p, 0, sz ? sz : 16);
-    return p;
-}
-
-static uint32_t macs_per_cycle(sim_variant v)
-{
-    switch (v) {
-    case SIM_U55_32: return 32;
-    case SIM_U55_64: return 64;
-    case SIM_U55_128: return 128;
-    case SIM_U55_256: return 256;
-    case SIM_U65_256: return 256;
-    case SIM_U65_512: return 512;
+    for (int m = 0; m < VAL_N_MEM; m++) {
+        rd[m] += o->bytes_read[m];
+        wr[m] += o->bytes_written[m];
     }
-    return 0;
 }
 
-/* Region r of an epoch's base pointers is params (0), activations (1) or
- * fast scratch (2) (npurt_run.c); anything else counts as activations. */
-static int region_mem(uint8_t region)
-{
-    return region == 0 ? VAL_MEM_PARAMS : region == 2 ? VAL_MEM_FAST : VAL_MEM_ACTIVATIONS;
-}
-
-static void add_traffic(uint64_t *rd, uint64_t *wr, const sim_op_info *o)
-{
-    if (o->kind == SIM_K_DMA) {
-        if (o->dma_src_region != 0xFF) rd[region_mem(o->dma_src_region)] += o->dma_bytes;
-        if (o->dma_dst_region != 0xFF) wr[region_mem(o->dma_dst_region)] += o->dma_bytes;
-        return;
-    }
-    rd[region_mem(o->ifm_region)] += o->ifm_bytes;
-    if (o->ifm2_tensor) rd[region_mem(o->ifm2_region)] += o->ifm2_bytes;
-    rd[region_mem(o->weight_region)] += o->weight_bytes;
-    rd[region_mem(o->scale_region)] += o->scale_bytes;
-    wr[region_mem(o->ofm_region)] += o->ofm_bytes;
-}
-
-/* After each HW epoch: the NPU's records of the stream it just ran, summed
- * per epoch and (with detail) per graph op. A DMA belongs to the kernel
+/* After a run: the NPU's records of each HW epoch's stream, summed per
+ * epoch and (with detail) per graph op. A DMA belongs to the kernel
  * operation that follows it (it brings that operation's weights). */
-static void on_event(void *user, int event, uint32_t epoch)
+static void capture_stream(vctx *c, const npuc_stream_profile *s)
 {
-    vctx *c = user;
-    if (event != NPURT_CB_EPOCH_END || !c->hnpu || epoch >= c->mp->h->n_epochs) return;
-    if (c->mp->epochs[epoch].kind != NPURT_EPOCH_HW) return;
-    size_t n = 0;
-    const sim_op_info *rec = sim_npu_ops(ethosu_host_npu_sim(c->hnpu), &n);
+    if (s->index < 0 || (uint32_t)s->index >= c->n_epochs) return;
+    uint32_t epoch = (uint32_t)s->index;
+    const npuc_npu_op *rec = s->ops;
+    size_t n = s->n_ops;
     val_epoch *ve = &c->r->epochs[epoch];
     for (size_t k = 0; k < n; k++) add_traffic(ve->bytes_read, ve->bytes_written, &rec[k]);
     if (!c->detail) return;
     const cc_epoch *ce = &c->cm->epochs[epoch];
     size_t n_kernel = 0;
-    for (size_t k = 0; k < n; k++) n_kernel += rec[k].kind != SIM_K_DMA;
+    for (size_t k = 0; k < n; k++) n_kernel += rec[k].kind != NPUC_NPU_DMA;
     if (n_kernel != (size_t)ce->n_eu) {
         if (!c->capture_error)
             snprintf(c->capture_msg, sizeof c->capture_msg,
@@ -108,7 +58,7 @@ static void on_event(void *user, int event, uint32_t epoch)
     for (size_t k = 0; k < n; k++) {
         /* the graph op of this record: its own (kernel) or the next kernel's (DMA) */
         size_t j = next;
-        if (rec[k].kind != SIM_K_DMA) next++;
+        if (rec[k].kind != NPUC_NPU_DMA) next++;
         if (j >= (size_t)ce->n_eu) j = (size_t)ce->n_eu - 1;
         int32_t src = ce->ops[j].src_op;
         if (src < 0 || src >= c->r->n_ops) continue;
@@ -191,18 +141,20 @@ static void fill_memory_plan(vctx *c)
 }
 
 /* Does the compiled model's epoch list equal the one cc_model planned? */
-static bool same_structure(const cc_model *cm, const npurt_model *mp, char *why, size_t cap)
+static bool same_structure(const cc_model *cm, const npuc_model *m, char *why, size_t cap)
 {
-    if ((uint32_t)cm->n_epochs != mp->h->n_epochs) {
-        snprintf(why, cap, "it has %u epochs, compiling the model here gives %d", mp->h->n_epochs, cm->n_epochs);
+    uint32_t n = npuc_epoch_count(m);
+    if ((uint32_t)cm->n_epochs != n) {
+        snprintf(why, cap, "it has %u epochs, compiling the model here gives %d", n, cm->n_epochs);
         return false;
     }
     for (int32_t i = 0; i < cm->n_epochs; i++) {
         const cc_epoch *a = &cm->epochs[i];
-        const npurt_epoch_rec *b = &mp->epochs[i];
-        bool hw = b->kind == NPURT_EPOCH_HW;
-        if (hw != (a->kind == CC_EPOCH_HW) || (uint32_t)a->first_op != b->first_op ||
-            (uint32_t)a->n_ops != b->n_ops || (hw && a->payload_size != b->cmd_size)) {
+        npuc_epoch_info b;
+        npuc_epoch_info_get(m, (uint32_t)i, &b);
+        bool hw = b.kind == NPUC_EPOCH_HW;
+        if (hw != (a->kind == CC_EPOCH_HW) || (uint32_t)a->first_op != b.first_op ||
+            (uint32_t)a->n_ops != b.n_ops || (hw && a->payload_size != b.cmd_size)) {
             snprintf(why, cap, "its epoch %d differs from the one compiling the model here gives", i);
             return false;
         }
@@ -210,58 +162,38 @@ static bool same_structure(const cc_model *cm, const npurt_model *mp, char *why,
     return true;
 }
 
-static int load_model(vctx *c, npuc_err *err)
+/* The deployed model on its virtual NPU: the system it was compiled for
+ * when that is the NPU it runs on. blob: the model in memory, or NULL for
+ * opt->compiled_path. */
+static int open_deployed(vctx *c, const uint8_t *blob, size_t size, npuc_err *err)
 {
     const val_options *o = c->opt;
-    npurt_error e = {0};
-    char msg[512];
-    bool reloc = c->blob_size >= 4 && !memcmp(c->blob, "NPRL", 4);
-    if (reloc) {
-        npurt_reloc_info info;
-        if (npurt_reloc_get_info(c->blob, c->blob_size, &info, &e)) {
-            npurt_host_error_text(NULL, &e, msg, sizeof msg);
-            return npuc_errf(err, NPUC_E_FORMAT, "compiled model: %s", msg);
-        }
-        npurt_reloc_config cfg;
-        memset(&cfg, 0, sizeof cfg);
-        cfg.mode = NPURT_RELOC_XIP;
-        if (info.flags & NPURL_F_SPLIT) {
-            if (!o->compiled_params)
-                return npuc_errf(err, NPUC_E_USAGE, "compiled model is split: its params file is needed");
-            cfg.ext_params = o->compiled_params;
-            cfg.ext_params_size = (uint32_t)o->compiled_params_size;
-        }
-        c->exec_ram = alloc16(info.ram_xip);
-        c->ri = calloc(1, sizeof *c->ri);
-        if (!c->exec_ram || !c->ri) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
-        cfg.exec_ram = c->exec_ram;
-        cfg.exec_ram_size = info.ram_xip;
-        if (npurt_reloc_install(c->blob, c->blob_size, &cfg, c->ri, &e)) {
-            npurt_host_error_text(NULL, &e, msg, sizeof msg);
-            return npuc_errf(err, NPUC_E_FORMAT, "compiled model: install: %s", msg);
-        }
-        c->mp = &c->ri->model;
-        c->ip = &c->ri->rt;
-        return NPUC_OK;
+    npuc_form form = blob ? npuc_probe_memory(blob, size) : npuc_probe_file(o->compiled_path);
+    if (form == NPUC_FORM_TFLITE)
+        return npuc_errf(err, NPUC_E_UNSUPPORTED,
+                         "the compiled model is a TFLite file: validate takes the runtime's forms (.nprt from "
+                         "--output-format bin, NAME_rel.bin from --output-format reloc); `npuc run` runs TFLite "
+                         "files with ethos-u ops on the virtual NPU");
+    npuc_open_options oo = {.name = NULL};
+    if (form == NPUC_FORM_RELOC) {
+        oo.params_path = o->compiled_params_path;
+        oo.params = o->compiled_params;
+        oo.params_size = o->compiled_params_size;
     }
-    c->mp = &c->model;
-    c->ip = &c->inst;
-    if (npurt_model_load(c->mp, c->blob, c->blob_size, &e)) {
-        npurt_host_error_text(NULL, &e, msg, sizeof msg);
-        return npuc_errf(err, NPUC_E_FORMAT, "compiled model: %s", msg);
+    npuc_open_system sys = {.sys = o->cc.sys.core_clock_hz > 0 ? &o->cc.sys.sim : NULL,
+                            .sys_variant = o->cc.sys.variant};
+    if (npuc_model_open_ext(blob ? NULL : o->compiled_path, blob, size, NULL, &oo, &sys, &c->m)) {
+        npuc_last_err(err);
+        return npuc_err_prefix(err, "compiled model");
     }
-    uint32_t act = npurt_model_pool_size(c->mp, NPURT_POOL_ACTIVATIONS);
-    uint32_t st = npurt_model_pool_size(c->mp, NPURT_POOL_STATE);
-    uint32_t fa = npurt_model_pool_size(c->mp, NPURT_POOL_FAST);
-    c->act = alloc16(act);
-    c->state = alloc16(st);
-    c->fast = alloc16(fa);
-    if (!c->act || !c->state || !c->fast) return npuc_errf(err, NPUC_E_NOMEM, "out of memory (%u activation bytes)", act);
-    npurt_memory mem = {.activations = c->act, .activations_size = act, .state = c->state, .state_size = st,
-                        .fast = fa ? c->fast : NULL, .fast_size = fa};
-    if (npurt_init(c->ip, c->mp, &mem, &e)) {
-        npurt_host_error_text(c->mp, &e, msg, sizeof msg);
-        return npuc_errf(err, NPUC_E_INVALID, "compiled model: %s", msg);
+    c->n_epochs = npuc_epoch_count(c->m);
+    npuc_model_info info;
+    npuc_model_get_info(c->m, &info);
+    if (info.npu[0]) {
+        snprintf(c->r->target, sizeof c->r->target, "%s", info.npu);
+        snprintf(c->r->system, sizeof c->r->system, "%s", info.system_config);
+        c->r->core_clock_hz = info.core_clock_hz;
+        c->r->macs_per_cycle = info.macs_per_cycle;
     }
     return NPUC_OK;
 }
@@ -270,50 +202,25 @@ static int load_model(vctx *c, npuc_err *err)
 static int check_io(vctx *c, npuc_err *err)
 {
     const graph *g = c->g;
-    const npurt_model *m = c->mp;
-    if (npurt_model_n_inputs(m) != (uint32_t)g->n_inputs || npurt_model_n_outputs(m) != (uint32_t)g->n_outputs)
+    const npuc_model *m = c->m;
+    if (npuc_input_count(m) != (uint32_t)g->n_inputs || npuc_output_count(m) != (uint32_t)g->n_outputs)
         return npuc_errf(err, NPUC_E_INVALID,
                          "compiled model has %u inputs and %u outputs, the source model %d and %d: not compiled from it",
-                         npurt_model_n_inputs(m), npurt_model_n_outputs(m), g->n_inputs, g->n_outputs);
+                         npuc_input_count(m), npuc_output_count(m), g->n_inputs, g->n_outputs);
     for (int32_t k = 0; k < g->n_inputs + g->n_outputs; k++) {
         bool in = k < g->n_inputs;
         int32_t i = in ? k : k - g->n_inputs;
         const graph_tensor *t = &g->tensors[in ? g->inputs[i] : g->outputs[i]];
-        const npurt_tensor_rec *rec = in ? npurt_model_input(m, (uint32_t)i) : npurt_model_output(m, (uint32_t)i);
-        if (rec->size != t->nbytes || npurt_host_graph_dtype(rec->dtype) != t->dtype)
+        npuc_tensor_info ti;
+        if (in) npuc_input_info(m, (uint32_t)i, &ti);
+        else npuc_output_info(m, (uint32_t)i, &ti);
+        if (ti.size != t->nbytes || (graph_dtype)ti.dtype != t->dtype)
             return npuc_errf(err, NPUC_E_INVALID,
-                             "compiled model %s %d is %s of %u bytes, the source model's '%s' is %s of %zu bytes: "
+                             "compiled model %s %d is %s of %zu bytes, the source model's '%s' is %s of %zu bytes: "
                              "not compiled from it",
-                             in ? "input" : "output", i, graph_dtype_name(npurt_host_graph_dtype(rec->dtype)), rec->size, t->name,
+                             in ? "input" : "output", i, graph_dtype_name((graph_dtype)ti.dtype), ti.size, t->name,
                              graph_dtype_name(t->dtype), t->nbytes);
     }
-    return NPUC_OK;
-}
-
-static int setup_npu(vctx *c, npuc_err *err)
-{
-    bool any_hw = false;
-    for (uint32_t i = 0; i < c->mp->h->n_epochs; i++) any_hw |= c->mp->epochs[i].kind == NPURT_EPOCH_HW;
-    if (!any_hw || !c->mp->h->npu_config) return NPUC_OK;
-    sim_variant v;
-    if (sim_variant_from_config(c->mp->h->npu_config, &v, err)) return npuc_err_prefix(err, "compiled model header");
-    sim_system sys;
-    if (c->opt->sys) sys = *c->opt->sys;
-    else if (c->opt->cc.sys.variant == v && c->opt->cc.sys.core_clock_hz > 0) sys = c->opt->cc.sys.sim;
-    else target_default_sim(v, &sys);
-    int rc = ethosu_host_npu_create(v, &sys, &c->hnpu, err);
-    if (rc) return rc;
-    if (ethosu_host_driver_init(&c->drv, c->hnpu, NULL, 0) != 0)
-        return npuc_errf(err, NPUC_E_RUNTIME, "ethosu_init failed on the virtual NPU");
-    c->drv_up = true;
-    c->ip->drv = &c->drv;
-    c->ip->wait = NPURT_WAIT_IRQ;
-    if ((rc = npurt_host_map(c->ip, err))) return rc;
-    c->mapped = true;
-    snprintf(c->r->target, sizeof c->r->target, "%s", cc_target_name(v));
-    snprintf(c->r->system, sizeof c->r->system, "%s", sys.name);
-    c->r->core_clock_hz = sys.core_clock_hz;
-    c->r->macs_per_cycle = macs_per_cycle(v);
     return NPUC_OK;
 }
 
@@ -337,21 +244,22 @@ static void fill_ops(vctx *c)
             if (!oi->npu) snprintf(vo->why, sizeof vo->why, "%s", oi->why);
         }
     }
-    for (uint32_t e = 0; e < c->mp->h->n_epochs; e++) {
-        const npurt_epoch_rec *er = &c->mp->epochs[e];
+    for (uint32_t e = 0; e < c->n_epochs; e++) {
+        npuc_epoch_info er;
+        npuc_epoch_info_get(c->m, e, &er);
         val_epoch *ve = &r->epochs[e];
-        ve->kind = er->kind;
-        ve->first_op = (int32_t)er->first_op;
-        ve->n_ops = (int32_t)er->n_ops;
-        ve->est_cycles = er->kind == NPURT_EPOCH_HW ? er->est_cycles : 0;
-        if (er->kind == NPURT_EPOCH_HW) snprintf(ve->work, sizeof ve->work, "command stream %u B", er->cmd_size);
-        else snprintf(ve->work, sizeof ve->work, "%s", k_op_name(er->kernel) ? k_op_name(er->kernel) : "kernel");
-        for (uint32_t k = er->first_op; k < er->first_op + er->n_ops && k < (uint32_t)g->n_ops; k++) {
+        ve->kind = (uint8_t)er.kind;
+        ve->first_op = (int32_t)er.first_op;
+        ve->n_ops = (int32_t)er.n_ops;
+        ve->est_cycles = er.kind == NPUC_EPOCH_HW ? er.est_cycles : 0;
+        if (er.kind == NPUC_EPOCH_HW) snprintf(ve->work, sizeof ve->work, "command stream %u B", er.cmd_size);
+        else snprintf(ve->work, sizeof ve->work, "%s", er.kernel ? er.kernel : "kernel");
+        for (uint32_t k = er.first_op; k < er.first_op + er.n_ops && k < (uint32_t)g->n_ops; k++) {
             val_op *vo = &r->ops[k];
             vo->epoch = (int32_t)e;
-            vo->kind = er->kind;
+            vo->kind = (uint8_t)er.kind;
             ve->macs += vo->macs;
-            if (er->kind != NPURT_EPOCH_HW) {
+            if (er.kind != NPUC_EPOCH_HW) {
                 /* CPU ops touch their operands: constants in params, the rest in activations */
                 const graph_op *op = &g->ops[k];
                 for (int32_t j = 0; j < op->n_in; j++) {
@@ -370,8 +278,8 @@ static void fill_ops(vctx *c)
     }
 }
 
-/* One input set through the interpreter (ref) and the runtime (got); both
- * buffers hold all outputs concatenated. */
+/* One input set through the interpreter (ref) and the deployed model
+ * (got); both buffers hold all outputs concatenated. */
 static int run_set(vctx *c, interp *ip, const uint8_t *const *in, uint8_t *ref, uint8_t *got, npuc_err *err)
 {
     const graph *g = c->g;
@@ -379,41 +287,39 @@ static int run_set(vctx *c, interp *ip, const uint8_t *const *in, uint8_t *ref, 
         const graph_tensor *t = &g->tensors[g->inputs[i]];
         int rc = interp_set_input(ip, i, in[i], t->nbytes, err);
         if (rc) return npuc_err_prefix(err, "reference interpreter");
-        uint32_t n = 0;
-        void *dst = npurt_input(c->ip, (uint32_t)i, &n);
-        memcpy(dst, in[i], n);
+        if (npuc_set_input(c->m, (uint32_t)i, in[i], t->nbytes)) return npuc_last_err(err);
     }
     int rc = interp_invoke(ip, err);
     if (rc) return npuc_err_prefix(err, "reference interpreter");
-    memset(c->prof, 0, sizeof *c->prof * (c->mp->h->n_epochs + 1u));
-    int st = c->ri ? npurt_reloc_run(c->ri) : npurt_run(c->ip);
-    if ((st == NPURT_NOT_READY) != interp_not_ready(ip))
-        return npuc_errf(err, NPUC_E_RUNTIME, "deployed model: its outputs are %sready, the reference's are %s",
-                         st == NPURT_NOT_READY ? "not " : "", interp_not_ready(ip) ? "not" : "");
-    if (st == NPURT_NOT_READY) st = NPURT_OK;
-    if (st) {
-        char msg[512], npu_msg[256] = "";
-        npurt_host_error_text(c->mp, &c->ip->err, msg, sizeof msg);
-        if (c->hnpu) ethosu_host_npu_error(c->hnpu, npu_msg, sizeof npu_msg);
-        return npuc_errf(err, NPUC_E_RUNTIME, "deployed model: %s%s%s", msg, *npu_msg ? ": " : "", npu_msg);
+    npuc_run_options ro = {.profile = true};
+    if (npuc_run(c->m, &ro)) {
+        npuc_last_err(err);
+        return npuc_err_prefix(err, "deployed model");
     }
+    bool not_ready = !npuc_outputs_ready(c->m);
+    if (not_ready != interp_not_ready(ip))
+        return npuc_errf(err, NPUC_E_RUNTIME, "deployed model: its outputs are %sready, the reference's are %s",
+                         not_ready ? "not " : "", interp_not_ready(ip) ? "not" : "");
     size_t o = 0;
     for (int32_t i = 0; i < g->n_outputs; i++) {
         size_t n = 0;
         const void *rd = interp_output(ip, i, &n);
         memcpy(ref + o, rd, n);
-        memcpy(got + o, npurt_output(c->ip, (uint32_t)i, NULL), n);
+        memcpy(got + o, npuc_output(c->m, (uint32_t)i, NULL), n);
         o += n;
     }
     /* per-epoch profile of this run */
-    for (uint32_t e = 0; e < c->mp->h->n_epochs; e++) {
-        const npurt_epoch_profile *p = &c->prof[e];
+    const npuc_profile *p;
+    npuc_get_profile(c->m, &p);
+    for (uint32_t e = 0; e < c->n_epochs && e < p->n_epochs; e++) {
+        const npuc_epoch_profile *ep = &p->epochs[e];
         val_epoch *ve = &c->r->epochs[e];
-        ve->npu_cycles += p->npu_cycles;
+        ve->npu_cycles += ep->npu_cycles;
         /* CPU time: a kernel's whole run; around an NPU stream only the
          * driver work before and after it (the wait is NPU time) */
-        ve->cpu_ns += (double)(p->pre + p->post) + (ve->kind == NPURT_EPOCH_HW ? 0.0 : (double)p->hw);
+        ve->cpu_ns += (double)(ep->pre_ns + ep->post_ns) + (ve->kind == NPURT_EPOCH_HW ? 0.0 : (double)ep->run_ns);
     }
+    for (size_t k = 0; k < p->n_streams; k++) capture_stream(c, &p->streams[k]);
     return NPUC_OK;
 }
 
@@ -493,161 +399,112 @@ void val_report_free(val_report *r)
 
 static void free_ctx(vctx *c)
 {
-    if (c->mapped) npurt_host_unmap(c->ip);
-    if (c->drv_up) ethosu_host_driver_deinit(&c->drv);
-    ethosu_host_npu_free(c->hnpu);
-    if (c->ri) npurt_reloc_uninstall(c->ri);
-    free(c->ri);
-    free(c->exec_ram);
-    free(c->act);
-    free(c->state);
-    free(c->fast);
-    free(c->prof);
-    free(c->blob);
+    npuc_model_close(&c->m);
     cc_model_free(c->cm);
 }
 
-int val_run(const graph *g, const char *model_name, const val_options *opt, val_report **out, npuc_err *err)
+/* The deployed model: compiled here, or given (then recompiled for op
+ * detail), open on its virtual NPU and checked against the graph. */
+static int deploy(vctx *c, npuc_err *err)
 {
-    *out = NULL;
-    if (!opt || opt->n_sets < 1 || !opt->inputs)
-        return npuc_errf(err, NPUC_E_USAGE, "validate needs at least one input set");
-    /* a legacy uint8 model: one clear error before anything is compiled */
-    {
-        int rc = interp_check_legacy_uint8(g, NULL, NULL, err);
-        if (rc) return rc;
-    }
-    if (opt->float_graph) {
-        int rc = check_float_twin(g, opt->float_graph, err);
-        if (rc) return rc;
-    }
-    for (int32_t s = 0; s < opt->n_sets; s++)
-        for (int32_t i = 0; i < g->n_inputs; i++)
-            if (!opt->inputs[(size_t)s * (size_t)g->n_inputs + (size_t)i])
-                return npuc_errf(err, NPUC_E_USAGE, "input set %d has no data for input %d", s, i);
-
-    vctx c;
-    memset(&c, 0, sizeof c);
-    c.g = g;
-    c.opt = opt;
-    val_report *r = calloc(1, sizeof *r);
-    if (!r) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
-    c.r = r;
-    snprintf(r->model, sizeof r->model, "%s", model_name ? model_name : "model");
-    r->n_sets = opt->n_sets;
-    r->tolerance = opt->tolerance;
-    r->compiled_here = opt->compiled == NULL;
-    interp *ip = NULL, *fip = NULL;
-    uint8_t *ref = NULL, *got = NULL;
-    float **fin = NULL;
-    val_acc *acc = NULL;
-    int rc = NPUC_OK;
-
-    /* the deployed model: compiled here, or given (then recompiled for op detail) */
-    int crc = cc_compile(g, &opt->cc, &c.cm, err);
+    const val_options *opt = c->opt;
+    val_report *r = c->r;
+    int rc = cc_compile(c->g, &opt->cc, &c->cm, err);
     /* per-op detail follows the deployed graph (constant folding may have
-     * removed ops); the reference interpreter runs the source graph g */
-    if (!crc && c.cm) c.g = c.cm->g;
-    if (opt->compiled == NULL) {
-        if (crc) goto fail;
-        if ((rc = emit_npurt(c.cm, r->model, &c.blob, &c.blob_size, err))) goto fail;
-        /* emit's blob comes from malloc; the runtime wants it 16-byte aligned */
-        uint8_t *al = alloc16(c.blob_size);
-        if (!al) {
-            rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
-            goto fail;
-        }
-        memcpy(al, c.blob, c.blob_size);
-        free(c.blob);
-        c.blob = al;
-    } else {
-        if (crc) {
+     * removed ops); the reference interpreter runs the source graph */
+    if (!rc && c->cm) c->g = c->cm->g;
+    if (!r->compiled_here) {
+        if (rc) {
             snprintf(r->note, sizeof r->note, "per-op detail unavailable: the model does not compile here (%.160s)",
                      err->msg);
             memset(err, 0, sizeof *err);
         }
-        c.blob = alloc16(opt->compiled_size);
-        if (!c.blob) {
-            rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
-            goto fail;
-        }
-        memcpy(c.blob, opt->compiled, opt->compiled_size);
-        c.blob_size = opt->compiled_size;
+        rc = open_deployed(c, opt->compiled, opt->compiled_size, err);
+    } else if (!rc) {
+        uint8_t *blob = NULL;
+        size_t size = 0;
+        rc = emit_npurt(c->cm, r->model, &blob, &size, err);
+        if (!rc) rc = open_deployed(c, blob, size, err);
+        free(blob);
     }
-    if (c.blob_size >= 8 && !memcmp(c.blob + 4, "TFL3", 4)) {
-        rc = npuc_errf(err, NPUC_E_UNSUPPORTED,
-                       "the compiled model is a TFLite file: validate takes the runtime's forms (.nprt from "
-                       "--output-format bin, NAME_rel.bin from --output-format reloc); `npuc run` runs TFLite "
-                       "files with ethos-u ops on the virtual NPU");
-        goto fail;
-    }
-    if ((rc = load_model(&c, err))) goto fail;
-    if ((rc = check_io(&c, err))) goto fail;
-    if (c.cm) {
+    if (!rc) rc = check_io(c, err);
+    if (rc) return rc;
+    if (c->cm) {
         char why[120];
-        c.detail = same_structure(c.cm, c.mp, why, sizeof why);
-        if (!c.detail)
+        c->detail = same_structure(c->cm, c->m, why, sizeof why);
+        if (!c->detail)
             snprintf(r->note, sizeof r->note, "per-op detail unavailable: %s (pass the same --target and "
                      "--system-config the model was compiled with)", why);
     }
-    r->op_detail = c.detail;
+    r->op_detail = c->detail;
+    return NPUC_OK;
+}
 
-    uint32_t n_ep = c.mp->h->n_epochs;
+/* The report's tables, sized for the model (ops of the source graph g). */
+static int alloc_report(vctx *c, const graph *g, npuc_err *err)
+{
+    val_report *r = c->r;
     r->n_ops = g->n_ops;
-    r->n_epochs = (int32_t)n_ep;
+    r->n_epochs = (int32_t)c->n_epochs;
     r->n_outputs = g->n_outputs;
     r->ops = calloc((size_t)g->n_ops + 1, sizeof *r->ops);
-    r->epochs = calloc((size_t)n_ep + 1, sizeof *r->epochs);
+    r->epochs = calloc((size_t)c->n_epochs + 1, sizeof *r->epochs);
     r->outputs = calloc((size_t)g->n_outputs + 1, sizeof *r->outputs);
-    c.prof = calloc((size_t)n_ep + 1, sizeof *c.prof);
-    if (!r->ops || !r->epochs || !r->outputs || !c.prof) {
-        rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
-        goto fail;
-    }
-    c.ip->profile = c.prof;
-    c.ip->profile_cap = n_ep;
-    npurt_set_callback(c.ip, on_event, &c);
-    if ((rc = setup_npu(&c, err))) goto fail;
+    if (!r->ops || !r->epochs || !r->outputs) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     if (!r->target[0]) {
-        snprintf(r->target, sizeof r->target, "%s", c.cm ? cc_target_name(c.cm->opt.sys.variant) : "none");
-        snprintf(r->system, sizeof r->system, "%s", c.cm ? c.cm->opt.sys.sim.name : "");
-        r->core_clock_hz = c.cm ? c.cm->opt.sys.core_clock_hz : 0;
+        snprintf(r->target, sizeof r->target, "%s", c->cm ? cc_target_name(c->cm->opt.sys.variant) : "none");
+        snprintf(r->system, sizeof r->system, "%s", c->cm ? c->cm->opt.sys.sim.name : "");
+        r->core_clock_hz = c->cm ? c->cm->opt.sys.core_clock_hz : 0;
     }
-    fill_ops(&c);
+    fill_ops(c);
+    return NPUC_OK;
+}
 
+/* The comparison: reference (and float twin) interpreters, the outputs of
+ * one set, and per output four accumulators (stored units, dequantized,
+ * deployed vs float, reference vs float). */
+typedef struct vcmp {
+    const graph *g, *fg;      /* source graph, float twin (or NULL) */
+    interp *ip, *fip;
+    uint8_t *ref, *got;
+    float **fin;
+    val_acc *acc;
+} vcmp;
+
+static void cmp_free(vcmp *v)
+{
+    if (v->fin)
+        for (int32_t i = 0; i < v->g->n_inputs; i++) free(v->fin[i]);
+    free(v->fin);
+    free(v->acc);
+    free(v->ref);
+    free(v->got);
+    interp_free(v->ip);
+    interp_free(v->fip);
+}
+
+static int cmp_init(vcmp *v, const graph *g, const graph *fg, val_report *r, npuc_err *err)
+{
+    memset(v, 0, sizeof *v);
+    v->g = g;
+    v->fg = fg;
     interp_options io;
     memset(&io, 0, sizeof io);
-    if ((rc = interp_create(g, &io, &ip, err))) {
-        npuc_err_prefix(err, "reference interpreter");
-        goto fail;
-    }
+    if (interp_create(g, &io, &v->ip, err)) return npuc_err_prefix(err, "reference interpreter");
     size_t out_total = 0;
     for (int32_t i = 0; i < g->n_outputs; i++) out_total += g->tensors[g->outputs[i]].nbytes;
-    ref = malloc(out_total + 1);
-    got = malloc(out_total + 1);
-    acc = calloc((size_t)g->n_outputs * 4 + 1, sizeof *acc);
-    if (!ref || !got || !acc) {
-        rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
-        goto fail;
-    }
-    for (int32_t i = 0; i < g->n_outputs * 4; i++) val_acc_init(&acc[i]);
-    const graph *fg = opt->float_graph;
+    v->ref = malloc(out_total + 1);
+    v->got = malloc(out_total + 1);
+    v->acc = calloc((size_t)g->n_outputs * 4 + 1, sizeof *v->acc);
+    if (!v->ref || !v->got || !v->acc) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    for (int32_t i = 0; i < g->n_outputs * 4; i++) val_acc_init(&v->acc[i]);
     if (fg) {
-        if ((rc = interp_create(fg, &io, &fip, err))) {
-            npuc_err_prefix(err, "float model");
-            goto fail;
-        }
-        fin = calloc((size_t)g->n_inputs + 1, sizeof *fin);
-        if (!fin) {
-            rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
-            goto fail;
-        }
+        if (interp_create(fg, &io, &v->fip, err)) return npuc_err_prefix(err, "float model");
+        v->fin = calloc((size_t)g->n_inputs + 1, sizeof *v->fin);
+        if (!v->fin) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
         for (int32_t i = 0; i < g->n_inputs; i++) {
-            fin[i] = calloc(graph_tensor_elems(&g->tensors[g->inputs[i]]) + 1, sizeof(float) * 2);
-            if (!fin[i]) {
-                rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
-                goto fail;
-            }
+            v->fin[i] = calloc(graph_tensor_elems(&g->tensors[g->inputs[i]]) + 1, sizeof(float) * 2);
+            if (!v->fin[i]) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
         }
     }
     for (int32_t i = 0; i < g->n_outputs; i++) {
@@ -664,86 +521,109 @@ int val_run(const graph *g, const char *model_name, const val_options *opt, val_
         vo->classifier = is_classifier(t);
         vo->has_float = fg != NULL;
     }
+    return NPUC_OK;
+}
 
-    for (int32_t s = 0; s < opt->n_sets; s++) {
-        const uint8_t *const *in = opt->inputs + (size_t)s * (size_t)g->n_inputs;
-        if ((rc = run_set(&c, ip, in, ref, got, err))) {
-            if (opt->n_sets > 1) npuc_err_prefix(err, "input set %d", s);
-            goto fail;
-        }
-        if (c.capture_error) {
-            /* the stream did not match the plan: drop the per-op NPU figures */
-            c.detail = false;
-            r->op_detail = false;
-            snprintf(r->note, sizeof r->note, "per-op detail unavailable: %s", c.capture_msg);
-            c.capture_error = 0;
-        }
-        if (fg) {
-            if ((rc = float_inputs(g, fg, in, fin, err))) goto fail;
-            for (int32_t i = 0; i < g->n_inputs; i++) {
-                const graph_tensor *f = &fg->tensors[fg->inputs[i]];
-                if ((rc = interp_set_input(fip, i, fin[i], f->nbytes, err))) {
-                    npuc_err_prefix(err, "float model");
-                    goto fail;
-                }
-            }
-            if ((rc = interp_invoke(fip, err))) {
-                npuc_err_prefix(err, "float model");
-                goto fail;
-            }
-        }
-        size_t o = 0;
-        for (int32_t i = 0; i < g->n_outputs; i++) {
-            val_output *vo = &r->outputs[i];
-            const graph_tensor *t = &g->tensors[g->outputs[i]];
-            size_t n = graph_tensor_elems(t);
-            val_acc_add_tensor(&acc[4 * i], t->dtype, ref + o, got + o, n, 0, 0);
-            if (vo->scale > 0)
-                val_acc_add_tensor(&acc[4 * i + 1], t->dtype, ref + o, got + o, n, vo->scale, vo->zero_point);
-            if (vo->classifier) {
-                vo->top1_n++;
-                vo->top1_agree += argmax(t->dtype, ref + o, n) == argmax(t->dtype, got + o, n);
-            }
-            if (fg) {
-                size_t fn = 0;
-                const float *fo = interp_output(fip, i, &fn);
-                const graph_tensor *ft = &fg->tensors[fg->outputs[i]];
-                double sc = vo->scale > 0 ? vo->scale : 1.0;
-                double zp = vo->scale > 0 ? (double)vo->zero_point : 0.0;
-                if (t->dtype == GRAPH_F32) {
-                    sc = 1;
-                    zp = 0;
-                }
-                for (size_t k = 0; k < n; k++) {
-                    double fv = val_elem(ft->dtype, fo, k);
-                    double rq = val_elem(t->dtype, ref + o, k), gq = val_elem(t->dtype, got + o, k);
-                    val_acc_add(&acc[4 * i + 2], fv, (gq - zp) * sc);
-                    val_acc_add(&acc[4 * i + 3], fv, (rq - zp) * sc);
-                }
-            }
-            o += t->nbytes;
-        }
+/* The float twin on the set's inputs, dequantized. */
+static int run_float(vcmp *v, const uint8_t *const *in, npuc_err *err)
+{
+    int rc = float_inputs(v->g, v->fg, in, v->fin, err);
+    if (rc) return rc;
+    for (int32_t i = 0; i < v->g->n_inputs; i++) {
+        const graph_tensor *f = &v->fg->tensors[v->fg->inputs[i]];
+        if (interp_set_input(v->fip, i, v->fin[i], f->nbytes, err)) return npuc_err_prefix(err, "float model");
     }
+    if (interp_invoke(v->fip, err)) return npuc_err_prefix(err, "float model");
+    return NPUC_OK;
+}
 
-    /* outputs */
-    r->pass = true;
-    r->bit_exact = true;
+/* Adds one set's outputs (ref, got, float twin) to the accumulators. */
+static void accumulate(vcmp *v, val_report *r)
+{
+    const graph *g = v->g;
+    size_t o = 0;
     for (int32_t i = 0; i < g->n_outputs; i++) {
         val_output *vo = &r->outputs[i];
-        val_metrics_finish(&acc[4 * i], &vo->q);
-        if (vo->scale > 0) val_metrics_finish(&acc[4 * i + 1], &vo->deq);
-        if (fg) {
-            val_metrics_finish(&acc[4 * i + 2], &vo->float_deployed);
-            val_metrics_finish(&acc[4 * i + 3], &vo->float_reference);
+        const graph_tensor *t = &g->tensors[g->outputs[i]];
+        const uint8_t *ref = v->ref + o, *got = v->got + o;
+        size_t n = graph_tensor_elems(t);
+        val_acc_add_tensor(&v->acc[4 * i], t->dtype, ref, got, n, 0, 0);
+        if (vo->scale > 0) val_acc_add_tensor(&v->acc[4 * i + 1], t->dtype, ref, got, n, vo->scale, vo->zero_point);
+        if (vo->classifier) {
+            vo->top1_n++;
+            vo->top1_agree += argmax(t->dtype, ref, n) == argmax(t->dtype, got, n);
         }
-        vo->pass = opt->tolerance < 0 ? vo->q.bit_exact : vo->q.max_abs <= opt->tolerance;
+        if (v->fg) {
+            size_t fn = 0;
+            const float *fo = interp_output(v->fip, i, &fn);
+            const graph_tensor *ft = &v->fg->tensors[v->fg->outputs[i]];
+            double sc = vo->scale > 0 ? vo->scale : 1.0;
+            double zp = vo->scale > 0 ? (double)vo->zero_point : 0.0;
+            if (t->dtype == GRAPH_F32) {
+                sc = 1;
+                zp = 0;
+            }
+            for (size_t k = 0; k < n; k++) {
+                double fv = val_elem(ft->dtype, fo, k);
+                double rq = val_elem(t->dtype, ref, k), gq = val_elem(t->dtype, got, k);
+                val_acc_add(&v->acc[4 * i + 2], fv, (gq - zp) * sc);
+                val_acc_add(&v->acc[4 * i + 3], fv, (rq - zp) * sc);
+            }
+        }
+        o += t->nbytes;
+    }
+}
+
+/* Every input set through both, compared. */
+static int run_sets(vctx *c, vcmp *v, npuc_err *err)
+{
+    const val_options *opt = c->opt;
+    val_report *r = c->r;
+    for (int32_t s = 0; s < opt->n_sets; s++) {
+        const uint8_t *const *in = opt->inputs + (size_t)s * (size_t)v->g->n_inputs;
+        int rc = run_set(c, v->ip, in, v->ref, v->got, err);
+        if (rc) {
+            if (opt->n_sets > 1) npuc_err_prefix(err, "input set %d", s);
+            return rc;
+        }
+        if (c->capture_error) {
+            /* the stream did not match the plan: drop the per-op NPU figures */
+            c->detail = false;
+            r->op_detail = false;
+            snprintf(r->note, sizeof r->note, "per-op detail unavailable: %s", c->capture_msg);
+            c->capture_error = 0;
+        }
+        if (v->fg && (rc = run_float(v, in, err))) return rc;
+        accumulate(v, r);
+    }
+    return NPUC_OK;
+}
+
+static void finish_outputs(vcmp *v, val_report *r, double tolerance)
+{
+    r->pass = true;
+    r->bit_exact = true;
+    for (int32_t i = 0; i < v->g->n_outputs; i++) {
+        val_output *vo = &r->outputs[i];
+        val_metrics_finish(&v->acc[4 * i], &vo->q);
+        if (vo->scale > 0) val_metrics_finish(&v->acc[4 * i + 1], &vo->deq);
+        if (v->fg) {
+            val_metrics_finish(&v->acc[4 * i + 2], &vo->float_deployed);
+            val_metrics_finish(&v->acc[4 * i + 3], &vo->float_reference);
+        }
+        vo->pass = tolerance < 0 ? vo->q.bit_exact : vo->q.max_abs <= tolerance;
         r->pass &= vo->pass;
         r->bit_exact &= vo->q.bit_exact;
     }
+}
 
-    /* profile: per inference */
-    double ns = (double)opt->n_sets;
-    for (uint32_t e = 0; e < n_ep; e++) {
+/* Per inference: the sums over all sets divided by their number. */
+static void finish_profile(vctx *c, const graph *g)
+{
+    val_report *r = c->r;
+    int32_t n_sets = c->opt->n_sets;
+    double ns = (double)n_sets;
+    for (uint32_t e = 0; e < c->n_epochs; e++) {
         val_epoch *ve = &r->epochs[e];
         ve->npu_cycles = (uint64_t)llround((double)ve->npu_cycles / ns);
         ve->cpu_ns /= ns;
@@ -760,16 +640,14 @@ int val_run(const graph *g, const char *model_name, const val_options *opt, val_
             if (ve->kind != NPURT_EPOCH_HW) {
                 for (int32_t k = ve->first_op; k < ve->first_op + ve->n_ops && k < g->n_ops; k++)
                     r->ops[k].cpu_ns = ve->cpu_ns / ve->n_ops;
-            } else if (!c.detail && ve->n_ops == 1) {
+            } else if (!c->detail && ve->n_ops == 1) {
                 val_op *vo = &r->ops[ve->first_op];
-                vo->npu_cycles = ve->npu_cycles * (uint64_t)opt->n_sets;
+                vo->npu_cycles = ve->npu_cycles * (uint64_t)n_sets;
                 vo->est_cycles = ve->est_cycles;
                 vo->n_npu_ops = 0;
-                memcpy(vo->bytes_read, ve->bytes_read, sizeof vo->bytes_read);
-                memcpy(vo->bytes_written, ve->bytes_written, sizeof vo->bytes_written);
                 for (int m = 0; m < VAL_N_MEM; m++) {
-                    vo->bytes_read[m] *= (uint64_t)opt->n_sets;
-                    vo->bytes_written[m] *= (uint64_t)opt->n_sets;
+                    vo->bytes_read[m] = ve->bytes_read[m] * (uint64_t)n_sets;
+                    vo->bytes_written[m] = ve->bytes_written[m] * (uint64_t)n_sets;
                 }
             }
         }
@@ -793,17 +671,23 @@ int val_run(const graph *g, const char *model_name, const val_options *opt, val_
     r->npu_s = r->core_clock_hz > 0 ? (double)r->npu_cycles / r->core_clock_hz : 0;
     double t = r->npu_s + r->cpu_ns * 1e-9;
     r->inferences_per_s = t > 0 ? 1.0 / t : 0;
+}
 
-    /* memory */
+/* The pools the model reserves (named and bounded by the system it was
+ * compiled for) and, with detail, the memory plan over time. */
+static void finish_memory(vctx *c)
+{
     static const char *const dflt[VAL_N_MEM] = {"params", "activations", "fast"};
-    static const unsigned kinds[VAL_N_MEM] = {NPURT_POOL_PARAMS, NPURT_POOL_ACTIVATIONS, NPURT_POOL_FAST};
+    npuc_model_info info;
+    npuc_model_get_info(c->m, &info);
+    const uint64_t used[VAL_N_MEM] = {info.params_size, info.activations_size, info.fast_size};
     for (int m = 0; m < VAL_N_MEM; m++) {
-        val_pool *p = &r->pools[m];
+        val_pool *p = &c->r->pools[m];
         snprintf(p->name, sizeof p->name, "%s", dflt[m]);
-        p->used = npurt_model_pool_size(c.mp, kinds[m]);
+        p->used = used[m];
         p->peak = p->used;
-        if (c.cm) {
-            const cc_system *s = &c.cm->opt.sys;
+        if (c->cm) {
+            const cc_system *s = &c->cm->opt.sys;
             int idx = m == 0 ? s->params_pool : m == 1 ? s->act_pool : s->fast_pool;
             if (idx >= 0 && idx < s->n_pools) {
                 snprintf(p->name, sizeof p->name, "%s", s->pools[idx].name);
@@ -811,22 +695,52 @@ int val_run(const graph *g, const char *model_name, const val_options *opt, val_
             }
         }
     }
-    if (c.detail) fill_memory_plan(&c);
+    if (c->detail) fill_memory_plan(c);
+}
 
-    *out = r;
-    r = NULL;
-    goto done;
-fail:
-    if (!rc) rc = NPUC_E_RUNTIME;
-done:
-    if (fin)
-        for (int32_t i = 0; i < g->n_inputs; i++) free(fin[i]);
-    free(fin);
-    free(acc);
-    free(ref);
-    free(got);
-    interp_free(ip);
-    interp_free(fip);
+static int check_options(const graph *g, const val_options *opt, npuc_err *err)
+{
+    if (!opt || opt->n_sets < 1 || !opt->inputs)
+        return npuc_errf(err, NPUC_E_USAGE, "validate needs at least one input set");
+    /* a legacy uint8 model: one clear error before anything is compiled */
+    int rc = interp_check_legacy_uint8(g, NULL, NULL, err);
+    if (rc) return rc;
+    if (opt->float_graph && (rc = check_float_twin(g, opt->float_graph, err))) return rc;
+    for (int32_t s = 0; s < opt->n_sets; s++)
+        for (int32_t i = 0; i < g->n_inputs; i++)
+            if (!opt->inputs[(size_t)s * (size_t)g->n_inputs + (size_t)i])
+                return npuc_errf(err, NPUC_E_USAGE, "input set %d has no data for input %d", s, i);
+    return NPUC_OK;
+}
+
+int val_run(const graph *g, const char *model_name, const val_options *opt, val_report **out, npuc_err *err)
+{
+    *out = NULL;
+    int rc = check_options(g, opt, err);
+    if (rc) return rc;
+    vctx c;
+    memset(&c, 0, sizeof c);
+    c.g = g;
+    c.opt = opt;
+    val_report *r = calloc(1, sizeof *r);
+    if (!r) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    c.r = r;
+    snprintf(r->model, sizeof r->model, "%s", model_name ? model_name : "model");
+    r->n_sets = opt->n_sets;
+    r->tolerance = opt->tolerance;
+    r->compiled_here = opt->compiled == NULL && opt->compiled_path == NULL;
+    vcmp v;
+    memset(&v, 0, sizeof v);
+    v.g = g;
+    if (!(rc = deploy(&c, err)) && !(rc = alloc_report(&c, g, err)) &&
+        !(rc = cmp_init(&v, g, opt->float_graph, r, err)) && !(rc = run_sets(&c, &v, err))) {
+        finish_outputs(&v, r, opt->tolerance);
+        finish_profile(&c, g);
+        finish_memory(&c);
+        *out = r;
+        r = NULL;
+    }
+    cmp_free(&v);
     free_ctx(&c);
     val_report_free(r);
     return rc;

@@ -1,10 +1,11 @@
 /* validate: checks a deployed model against its source and profiles it.
  *
  * val_run compiles a TFLite graph (or takes a model npuc compiled before),
- * runs the deployed form on the npuc runtime with HW epochs on a virtual
- * NPU (through the ethos-u driver, as on the MCU) and the source graph on
- * the reference interpreter, for one or more input sets, and fills a
- * val_report: per output the comparison figures, per epoch and per graph op
+ * runs the deployed form through the host API (src/api/: the npuc runtime
+ * with HW epochs on a virtual NPU through the ethos-u driver, as on the
+ * MCU; the NPU's system is the one the model was compiled for) and the
+ * source graph on the reference interpreter, for one or more input sets,
+ * and fills a val_report: per output the comparison figures, per epoch and per graph op
  * the measured profile, and the activation memory plan over time. The
  * writers turn a report into JSON (everything), CSV (one row per op), a
  * text summary and one self-contained HTML page. Host-only; never prints. */
@@ -55,12 +56,16 @@ void val_acc_add_tensor(val_acc *a, graph_dtype dt, const void *ref, const void 
 typedef struct val_options {
     cc_options cc;                    /* how to compile (target, pools) */
     /* A model npuc compiled before (an NPRT blob, `--output-format bin`, or
-     * a loadable NAME_rel.bin; 16-byte aligned), run instead of compiling.
-     * NULL: compile the graph. Split loadable files need their params. */
+     * a loadable NAME_rel.bin), run instead of compiling: in memory, or the
+     * file compiled_path. Both NULL: compile the graph. Split loadable
+     * models need their params: in memory, or the file compiled_params_path
+     * (default for a file: NAME_params.bin beside NAME_rel.bin). */
     const uint8_t *compiled;
     size_t compiled_size;
+    const char *compiled_path;
     const uint8_t *compiled_params;
     size_t compiled_params_size;
+    const char *compiled_params_path;
     /* Input sets: inputs[s * n_inputs + i] is input i of set s, exactly the
      * tensor's size. n_sets >= 1. */
     const uint8_t *const *inputs;
@@ -72,8 +77,6 @@ typedef struct val_options {
     /* Acceptance: every output bit-exact (tolerance < 0), or max_abs (in
      * stored units) <= tolerance for every output. */
     double tolerance;
-    /* The system the cycle model assumes (NULL: cc.sys's). */
-    const sim_system *sys;
 } val_options;
 
 /* -------------------------------------------------------------- report */

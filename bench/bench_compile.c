@@ -107,8 +107,8 @@ int main(int argc, char **argv)
     cc_options opt;
     memset(&opt, 0, sizeof opt);
     npuc_err err;
-    sim_variant v;
-    if (cc_target_parse(target, &v, &err) || cc_system_default(v, &opt.sys, &err)) {
+    eu_variant v;
+    if (target_variant_parse(target, &v, &err) || target_default(v, &opt.sys, &err)) {
         fprintf(stderr, "bench_compile: %s\n", err.msg);
         return 1;
     }

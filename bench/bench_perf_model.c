@@ -36,7 +36,7 @@ static int push(ops_vec *o, const sim_op_info *x)
 }
 
 /* Op records of one COP1 payload, with the wait in front of each op. */
-static int collect(const uint8_t *payload, size_t size, sim_variant *variant, ops_vec *out,
+static int collect(const uint8_t *payload, size_t size, eu_variant *variant, ops_vec *out,
                    size_t *dual_waits, npuc_err *err)
 {
     sim_cop1 cop;
@@ -51,11 +51,11 @@ static int collect(const uint8_t *payload, size_t size, sim_variant *variant, op
     for (size_t i = 0; i < n; i++) {
         const sim_cmd *c = &cmds[i];
         sim_state_apply(&s, c, *variant);
-        if (c->code == SIM_OP_DMA_WAIT || c->code == SIM_OP_KERNEL_WAIT) {
+        if (c->code == EU_OP_DMA_WAIT || c->code == EU_OP_KERNEL_WAIT) {
             if (wk) (*dual_waits)++;
-            wk = c->code == SIM_OP_DMA_WAIT ? 1 : 2;
+            wk = c->code == EU_OP_DMA_WAIT ? 1 : 2;
             wc = (uint8_t)c->param;
-        } else if (sim_cmd_is_kernel_op(c->code) || c->code == SIM_OP_DMA_START) {
+        } else if (eu_cmd_is_kernel_op(c->code) || c->code == EU_OP_DMA_START) {
             sim_op_info info;
             sim_op_info_from_state(&s, c, i, *variant, &info);
             info.wait_kind = wk;
@@ -74,7 +74,7 @@ static int collect(const uint8_t *payload, size_t size, sim_variant *variant, op
 typedef struct model_est {
     uint64_t cycles, compute_sum, macs;
     size_t n_streams, n_ops, dual_waits;
-    sim_variant v;
+    eu_variant v;
 } model_est;
 
 static int estimate_model(const char *path, const sim_system *sys_or_null, model_est *e, bool verbose,
@@ -92,7 +92,7 @@ static int estimate_model(const char *path, const sim_system *sys_or_null, model
             const tfl_tensor *t = &m->subgraphs[g].tensors[op->inputs[0]];
             const tfl_buffer *b = &m->buffers[t->buffer];
             ops_vec ops = {0};
-            sim_variant v = SIM_U55_256;
+            eu_variant v = EU_U55_256;
             if (collect(b->data, b->size, &v, &ops, &e->dual_waits, err)) { rc = -1; free(ops.v); break; }
             sim_system sys;
             if (sys_or_null) sys = *sys_or_null;
@@ -250,7 +250,7 @@ int main(int argc, char **argv)
             return 1;
         }
         printf("%s (%s): %zu ops, %llu cycles (compute alone %llu), MACs %llu\n", argv[2],
-               sim_variant_name(e.v), e.n_ops, (unsigned long long)e.cycles,
+               eu_variant_name(e.v), e.n_ops, (unsigned long long)e.cycles,
                (unsigned long long)e.compute_sum, (unsigned long long)e.macs);
         return 0;
     }
@@ -269,7 +269,7 @@ int main(int argc, char **argv)
     } else {
         printf("person_detect_vela (%s, Ethos_U55_High_End_Embedded/Shared_Sram): %zu ops, "
                "%llu cycles (compute alone %llu), MACs %llu\n",
-               sim_variant_name(e.v), e.n_ops, (unsigned long long)e.cycles,
+               eu_variant_name(e.v), e.n_ops, (unsigned long long)e.cycles,
                (unsigned long long)e.compute_sum, (unsigned long long)e.macs);
         printf("  Vela: 301796 total, 288328 NPU -> ours/total %.3f, ours/npu %.3f\n",
                (double)e.cycles / 301796.0, (double)e.cycles / 288328.0);

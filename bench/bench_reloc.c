@@ -66,7 +66,7 @@ static double time_install(const uint8_t *file, uint32_t size, uint8_t *ram, uin
     return median(t, RUNS);
 }
 
-static void bench_model(const char *path, sim_variant v, totals *tot)
+static void bench_model(const char *path, eu_variant v, totals *tot)
 {
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
@@ -81,9 +81,9 @@ static void bench_model(const char *path, sim_variant v, totals *tot)
     npuc_err err = {0};
     cc_options opt;
     memset(&opt, 0, sizeof opt);
-    if (tfl_read_file(path, &tm, &err) || graph_import(tm, &g, &err) || cc_system_default(v, &opt.sys, &err) ||
+    if (tfl_read_file(path, &tm, &err) || graph_import(tm, &g, &err) || target_default(v, &opt.sys, &err) ||
         cc_compile(g, &opt, &cm, &err) || emit_reloc(cm, name, NULL, &out, &err)) {
-        printf("%-24s %-9s skipped: %s\n", name, sim_variant_name(v), err.msg);
+        printf("%-24s %-9s skipped: %s\n", name, eu_variant_name(v), err.msg);
         cc_model_free(cm);
         graph_free(g);
         tfl_model_free(tm);
@@ -97,7 +97,7 @@ static void bench_model(const char *path, sim_variant v, totals *tot)
     npurt_reloc_info info;
     npurt_error e;
     if (!file || npurt_reloc_get_info(file, size, &info, &e)) {
-        printf("%-24s %-9s skipped: %s\n", name, sim_variant_name(v), file ? e.what : "out of memory");
+        printf("%-24s %-9s skipped: %s\n", name, eu_variant_name(v), file ? e.what : "out of memory");
         goto done;
     }
     uint8_t *ram = npuc_arena_alloc(&arena, info.ram_copy ? info.ram_copy : 1);
@@ -159,12 +159,12 @@ static void bench_model(const char *path, sim_variant v, totals *tot)
     }
     npuc_model_close(&rm);
     if (xip < 0 || copy < 0) {
-        printf("%-24s %-9s install failed\n", name, sim_variant_name(v));
+        printf("%-24s %-9s install failed\n", name, eu_variant_name(v));
     } else {
         char rs[32];
         if (run >= 0) snprintf(rs, sizeof rs, "%10.1f", run);
         else snprintf(rs, sizeof rs, "%10s", "-");
-        printf("%-24s %-7s %8u %8u %6u %8u %8u %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %s\n", name, sim_variant_name(v),
+        printf("%-24s %-7s %8u %8u %6u %8u %8u %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %s\n", name, eu_variant_name(v),
                info.file_size, info.params_size, info.n_relocs, info.ram_xip, info.ram_copy, sha, xip, xip - sha,
                load, copy, copy - sha, rs);
         tot->models++;
@@ -268,7 +268,7 @@ int main(void)
            RUNS, RUN_RUNS, median(tv, RUNS));
     printf("%-24s %-7s %8s %8s %6s %8s %8s %8s %8s %8s %8s %8s %8s %10s\n", "model", "target", "file B", "params B",
            "relocs", "RAM XIP", "RAM COPY", "sha256", "XIP", "XIP rest", "of: NPRT", "COPY", "COPYrest", "run");
-    static const sim_variant vs[] = {SIM_U55_128, SIM_U65_256};
+    static const eu_variant vs[] = {EU_U55_128, EU_U65_256};
     totals tot[2];
     memset(tot, 0, sizeof tot);
     for (size_t i = 0; i < n; i++) {
@@ -279,7 +279,7 @@ int main(void)
     for (int k = 0; k < 2; k++)
         if (tot[k].models)
             printf("%s, %d models, sums: sha256 %.0f us, NPRT load %.0f us, XIP install %.0f us, COPY install %.0f us, "
-                   "runs %.0f us\n", sim_variant_name(vs[k]), tot[k].models, tot[k].sha, tot[k].load, tot[k].xip,
+                   "runs %.0f us\n", eu_variant_name(vs[k]), tot[k].models, tot[k].sha, tot[k].load, tot[k].xip,
                    tot[k].copy, tot[k].run);
     return 0;
 }

@@ -54,7 +54,7 @@ static double time_npu(const char *path, const char *label, uint64_t *macs_out, 
         if (sim_is_ethosu_op(&g->ops[i])) op = &g->ops[i];
     double per = 0;
     npuc_err err;
-    sim_variant v;
+    eu_variant v;
     sim_npu *npu = NULL;
     void *data[64] = {0};
     if (!op || op->n_in + op->n_out > 64 || sim_ethosu_op_variant(g, op, &v, &err) ||
@@ -145,7 +145,7 @@ static void row(const char *label, const char *vela, const char *orig)
  * through the register interface. */
 static void generated_conv(void)
 {
-    const sim_variant v = SIM_U55_256;
+    const eu_variant v = EU_U55_256;
     const uint32_t H = 56, W = 56, C = 64, O = 64, K = 3;
     sa_stream s;
     sa_init(&s);
@@ -181,7 +181,7 @@ static void generated_conv(void)
     sa_set_scales(&s, 0, soff, sa_scale_len(O));
     sa_set_ofm_scale(&s, 0, 0);
     sa_set_act(&s, 0, 0, -128, 127);
-    sa_cmd0(&s, SIM_OP_CONV, 0);
+    sa_cmd0(&s, EU_OP_CONV, 0);
     sa_stop(&s);
     sa_region(&m, 0, cst, 1 << 20, false);
     sa_region(&m, 1, in, in_size, false);

@@ -54,7 +54,7 @@ static int load_ops(const char *path, wop *ops, int max_ops)
         const tfl_buffer *bcs = &m->buffers[sg->tensors[op->inputs[0]].buffer];
         const tfl_buffer *bfl = &m->buffers[sg->tensors[op->inputs[1]].buffer];
         sim_cop1 cop;
-        sim_variant v;
+        eu_variant v;
         sim_cmd *cmds = NULL;
         size_t nc = 0;
         if (sim_cop1_parse(bcs->data, bcs->size, &cop, &err) ||
@@ -75,14 +75,14 @@ static int load_ops(const char *path, wop *ops, int max_ops)
             const sim_cmd *c = &cmds[i];
             sim_state_apply(&s, c, v);
             const sim_dma *d = &s.dma;
-            if (c->code == SIM_OP_DMA_START && !d->dst_internal && !d->src_internal &&
+            if (c->code == EU_OP_DMA_START && !d->dst_internal && !d->src_internal &&
                 d->src_region < 3 && d->dst_region < 3 && d->src + d->len <= rsz[d->src_region] &&
                 d->dst + d->len <= rsz[d->dst_region])
                 memmove(reg[d->dst_region] + d->dst, reg[d->src_region] + d->src, d->len);
-            if (c->code != SIM_OP_CONV && c->code != SIM_OP_DEPTHWISE) continue;
+            if (c->code != EU_OP_CONV && c->code != EU_OP_DEPTHWISE) continue;
             if (s.weight_region > 2 || s.weight_base[0] + s.weight_length[0] > rsz[s.weight_region])
                 continue;
-            bool dw = c->code == SIM_OP_DEPTHWISE;
+            bool dw = c->code == EU_OP_DEPTHWISE;
             wop *o = &ops[n_ops];
             sim_mlw_info info;
             if (sim_wgeom_from_state(&s, v, dw, &o->g, &err) ||

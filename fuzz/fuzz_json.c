@@ -1,4 +1,4 @@
-/* libFuzzer target: the JSON reader and writer, and cc_system's checks of a
+/* libFuzzer target: the JSON reader and writer, and target_desc's checks of a
  * memory-pool file, on arbitrary bytes. Any input must end in a result or
  * an error message, never in a crash, hang or sanitizer report. Oracles:
  *   - what the reader accepts, the writer writes back (compact and
@@ -10,7 +10,7 @@
  *     address space).
  * Seeds: the example files in configs/ (tools/run_fuzz.sh). */
 #include "../src/util/json.h"
-#include "../src/compiler/cc_system.h"
+#include "../src/target/target.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -63,17 +63,17 @@ static void check_message(const npuc_err *err)
     }
 }
 
-static void check_system(const cc_system *s)
+static void check_system(const target_desc *s)
 {
-    bool ok = s->n_pools >= 1 && s->n_pools <= CC_MAX_POOLS && s->params_pool >= 0 &&
+    bool ok = s->n_pools >= 1 && s->n_pools <= TARGET_MAX_POOLS && s->params_pool >= 0 &&
               s->params_pool < s->n_pools && s->act_pool >= 0 && s->act_pool < s->n_pools &&
               s->fast_pool < s->n_pools && s->core_clock_hz > 0;
-    ok = ok && (s->pools[s->params_pool].use & CC_POOL_PARAMS) && (s->pools[s->act_pool].use & CC_POOL_ACTIVATIONS) &&
+    ok = ok && (s->pools[s->params_pool].use & TARGET_POOL_PARAMS) && (s->pools[s->act_pool].use & TARGET_POOL_ACTIVATIONS) &&
          s->pools[s->act_pool].writable;
-    if (ok && s->fast_pool >= 0) ok = (s->pools[s->fast_pool].use & CC_POOL_FAST) && sim_variant_is_u65(s->variant);
-    uint64_t limit = sim_variant_is_u65(s->variant) ? 1ull << 40 : 1ull << 32;
+    if (ok && s->fast_pool >= 0) ok = (s->pools[s->fast_pool].use & TARGET_POOL_FAST) && eu_variant_is_u65(s->variant);
+    uint64_t limit = eu_variant_is_u65(s->variant) ? 1ull << 40 : 1ull << 32;
     for (int i = 0; ok && i < s->n_pools; i++) {
-        const cc_pool *p = &s->pools[i];
+        const target_pool *p = &s->pools[i];
         ok = p->name[0] && p->memory && (p->axi_port == 0 || p->axi_port == 1) && p->size <= limit &&
              (!p->absolute || (p->size > 0 && p->offset < limit && p->size <= limit - p->offset));
     }
@@ -101,8 +101,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     npuc_arena_free(&a);
 
     /* the variant from the input's length, so every variant is reached */
-    cc_system s;
-    sim_variant var = (sim_variant)(size % 6);
+    target_desc s;
+    eu_variant var = (eu_variant)(size % 6);
     if (target_parse_json(text, size, "fuzz.json", var, &s, &err) == NPUC_OK) check_system(&s);
     else check_message(&err);
     return 0;

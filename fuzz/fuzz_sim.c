@@ -45,7 +45,7 @@ static uint32_t rd32(rd *r) { uint32_t v = rd16(r); return v | (uint32_t)rd16(r)
 
 /* The skeleton's fixed arena (region 0 by default): IFM at 0, OFM at
  * 1024, IFM2 at 1536, weights at 2048, scales at 6144, LUT at 8192. */
-static size_t fill_arena(uint8_t *a, sim_variant v, const uint8_t *data, size_t size)
+static size_t fill_arena(uint8_t *a, eu_variant v, const uint8_t *data, size_t size)
 {
     for (size_t i = 0; i < ARENA_SIZE; i++) a[i] = size ? data[i % size] : (uint8_t)i;
     /* a valid weight stream for the skeleton conv (8 -> 8, 3x3, block 8) */
@@ -61,15 +61,15 @@ static size_t fill_arena(uint8_t *a, sim_variant v, const uint8_t *data, size_t 
 }
 
 /* A valid op of the given kind minus its operation command. */
-static void skeleton(sa_stream *s, sim_variant v, unsigned kind, unsigned mode, size_t wlen)
+static void skeleton(sa_stream *s, eu_variant v, unsigned kind, unsigned mode, size_t wlen)
 {
     if (kind == 0) {
         if (mode & 8) {
-            sa_cmd0(s, SIM_DMA0_SRC_REGION, 0);
-            sa_cmd0(s, SIM_DMA0_DST_REGION, mode & 1 ? SA_DMA_SHRAM : 1);
-            sa_addr(s, SIM_DMA0_SRC, 0);
-            sa_addr(s, SIM_DMA0_DST, (mode & 6) * 256u);
-            sa_addr(s, SIM_DMA0_LEN, 64);
+            sa_cmd0(s, EU_SET_DMA0_SRC_REGION, 0);
+            sa_cmd0(s, EU_SET_DMA0_DST_REGION, mode & 1 ? SA_DMA_SHRAM : 1);
+            sa_addr(s, EU_SET_DMA0_SRC, 0);
+            sa_addr(s, EU_SET_DMA0_DST, (mode & 6) * 256u);
+            sa_addr(s, EU_SET_DMA0_LEN, 64);
         }
         return;
     }
@@ -80,15 +80,15 @@ static void skeleton(sa_stream *s, sim_variant v, unsigned kind, unsigned mode, 
         uint32_t lut = sa_lut_addr(v, 0), len = 2048 - 256 * slot;
         sa_dma(s, 0, 8192, SA_DMA_SHRAM, lut + 256 * slot, len);
         static const unsigned clips[4] = {0, 2, 3, 5};
-        sa_cmd0(s, SIM_ACTIVATION, (uint16_t)((16 + slot) | clips[mode & 3] << 12));
+        sa_cmd0(s, EU_SET_ACTIVATION, (uint16_t)((16 + slot) | clips[mode & 3] << 12));
     }
     sa_fm ifm = sa_fm_make(0, 0, 4, 4, 8, 8, true, SA_NHWC);
     sa_fm ofm = sa_fm_make(0, 1024, 4, 4, 8, 8, true, SA_NHWC);
     sa_set_ifm(s, &ifm);
     sa_set_ofm(s, &ofm);
     sa_set_ofm_scale(s, 1, 0);
-    sa_cmd0(s, SIM_ACTIVATION_MIN, (uint16_t)-128);
-    sa_cmd0(s, SIM_ACTIVATION_MAX, 127);
+    sa_cmd0(s, EU_SET_ACTIVATION_MIN, (uint16_t)-128);
+    sa_cmd0(s, EU_SET_ACTIVATION_MAX, 127);
     if (kind == 3) {
         sa_fm ifm2 = sa_fm_make(0, 1536, 4, 4, 8, 8, true, SA_NHWC);
         sa_set_opa_scale(s, 1, 0);
@@ -111,7 +111,7 @@ static void skeleton(sa_stream *s, sim_variant v, unsigned kind, unsigned mode, 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     rd r = {data, size, 0};
-    sim_variant v = (sim_variant)(rd8(&r) % 6);
+    eu_variant v = (eu_variant)(rd8(&r) % 6);
     uint8_t flags = rd8(&r), b2 = rd8(&r);
     unsigned kind = flags & 3, mode = flags >> 4;
     unsigned n_win = (b2 & 3) + 1, n_regw = (b2 >> 4) & 7;
@@ -149,11 +149,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             bus = rd32(&r);
         if ((kind || (mode & 8)) && i == 0 && sel < 0x80)
             bus = ARENA_BUS;   /* usually the arena */
-        sim_npu_write(npu, SIM_REG_BASEP0 + 8 * i, bus);
+        sim_npu_write(npu, EU_REG_BASEP0 + 8 * i, bus);
     }
     for (unsigned i = 0; i < n_regw; i++) {
         uint32_t off = rd16(&r) & 0xFFCu, val = rd32(&r);
-        if (off == SIM_REG_CMD) val &= ~1u;   /* the start comes below */
+        if (off == EU_REG_CMD) val &= ~1u;   /* the start comes below */
         sim_npu_write(npu, off, val);
     }
 
@@ -162,10 +162,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     sa_init(&s);
     skeleton(&s, v, kind, mode, wlen);
     while (r.pos + 4 <= r.n) sa_word(&s, rd32(&r));
-    if (kind == 0 && (mode & 8)) sa_cmd0(&s, SIM_OP_DMA_START, 0);
-    if (kind == 1) sa_cmd0(&s, mode & 1 ? SIM_OP_DEPTHWISE : SIM_OP_CONV, 0);
-    else if (kind == 2) sa_cmd0(&s, SIM_OP_POOL, (uint16_t)(mode % 3));
-    else if (kind == 3) sa_cmd0(&s, SIM_OP_ELEMENTWISE, (uint16_t)(mode % 10));
+    if (kind == 0 && (mode & 8)) sa_cmd0(&s, EU_OP_DMA_START, 0);
+    if (kind == 1) sa_cmd0(&s, mode & 1 ? EU_OP_DEPTHWISE : EU_OP_CONV, 0);
+    else if (kind == 2) sa_cmd0(&s, EU_OP_POOL, (uint16_t)(mode % 3));
+    else if (kind == 3) sa_cmd0(&s, EU_OP_ELEMENTWISE, (uint16_t)(mode % 10));
     if ((flags & 8) || kind) sa_stop(&s);
     uint8_t *q = sa_stream_bytes(&s);
     size_t qsize = sa_bytes(&s);
@@ -175,15 +175,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         qbase += (uint32_t)(data[size - 1] & 0x3C);
         qs ^= (uint32_t)(data[size / 2] & 0x1F);
     }
-    sim_npu_write(npu, SIM_REG_QBASE, qbase);
-    sim_npu_write(npu, SIM_REG_QSIZE, qs);
-    sim_npu_write(npu, SIM_REG_CMD, (sim_npu_read(npu, SIM_REG_CMD) & 0xC) | 1);
-    uint32_t st = sim_npu_read(npu, SIM_REG_STATUS);
+    sim_npu_write(npu, EU_REG_QBASE, qbase);
+    sim_npu_write(npu, EU_REG_QSIZE, qs);
+    sim_npu_write(npu, EU_REG_CMD, (sim_npu_read(npu, EU_REG_CMD) & 0xC) | 1);
+    uint32_t st = sim_npu_read(npu, EU_REG_STATUS);
     /* the run ended: either the end was reached or an error bit is set */
-    if (!(st & (SIM_STATUS_CMD_END_REACHED | SIM_STATUS_CMD_PARSE_ERROR | SIM_STATUS_BUS_STATUS |
-                SIM_STATUS_WD_FAULT)))
+    if (!(st & (EU_STATUS_CMD_END_REACHED | EU_STATUS_CMD_PARSE_ERROR | EU_STATUS_BUS_STATUS |
+                EU_STATUS_WD_FAULT)))
         abort();
-    if ((st & SIM_STATUS_CMD_END_REACHED) && sim_npu_error(npu)[0])
+    if ((st & EU_STATUS_CMD_END_REACHED) && sim_npu_error(npu)[0])
         abort();
     size_t n_ops;
     sim_npu_ops(npu, &n_ops);

@@ -80,7 +80,7 @@ static bool hz_conflict(const hz_op *a, const hz_op *b, char *msg, size_t n)
  * consecutive kernel ops against BLOCKDEP too (Vela lets an op with
  * BLOCKDEP 3 overwrite the input of the previous one, on its own reasoning
  * about which blocks run together; the compiler does not). */
-static int cc_hazard_check(const uint8_t *payload, size_t size, sim_variant v, bool kernel_pairs, char *msg,
+static int cc_hazard_check(const uint8_t *payload, size_t size, eu_variant v, bool kernel_pairs, char *msg,
                            size_t n)
 {
     npuc_err err = {0};
@@ -92,7 +92,7 @@ static int cc_hazard_check(const uint8_t *payload, size_t size, sim_variant v, b
         snprintf(msg, n, "payload does not decode: %.200s", err.msg);
         return -1;
     }
-    size_t max_dma = sim_variant_is_u65(v) ? 2 : 1;
+    size_t max_dma = eu_variant_is_u65(v) ? 2 : 1;
     hz_op kq[3], dq[3];       /* outstanding kernel ops / DMAs, oldest first */
     size_t nk = 0, nd = 0;
     sim_state s;
@@ -101,15 +101,15 @@ static int cc_hazard_check(const uint8_t *payload, size_t size, sim_variant v, b
     for (size_t i = 0; i < nc && !rc; i++) {
         const sim_cmd *c = &cmds[i];
         sim_state_apply(&s, c, v);
-        if (c->code == SIM_OP_KERNEL_WAIT || c->code == SIM_OP_DMA_WAIT) {
-            hz_op *q = c->code == SIM_OP_KERNEL_WAIT ? kq : dq;
-            size_t *nq = c->code == SIM_OP_KERNEL_WAIT ? &nk : &nd;
+        if (c->code == EU_OP_KERNEL_WAIT || c->code == EU_OP_DMA_WAIT) {
+            hz_op *q = c->code == EU_OP_KERNEL_WAIT ? kq : dq;
+            size_t *nq = c->code == EU_OP_KERNEL_WAIT ? &nk : &nd;
             size_t keep = c->param;
             while (*nq > keep) memmove(q, q + 1, sizeof *q * --*nq);
             continue;
         }
-        bool dma = c->code == SIM_OP_DMA_START;
-        if (!dma && !sim_cmd_is_kernel_op(c->code)) continue;
+        bool dma = c->code == EU_OP_DMA_START;
+        if (!dma && !eu_cmd_is_kernel_op(c->code)) continue;
         hz_op o;
         memset(&o, 0, sizeof o);
         o.cmd = i;
@@ -129,7 +129,7 @@ static int cc_hazard_check(const uint8_t *payload, size_t size, sim_variant v, b
             hz_fm(&o, &s.ifm2, s.bcast_h ? 1 : info.ofm_h, s.bcast_w ? 1 : info.ofm_w,
                   s.bcast_c ? 1 : info.ofm_d, false);
         hz_fm(&o, &s.ofm, info.ofm_h, info.ofm_w, info.ofm_d, true);
-        if (c->code == SIM_OP_CONV || c->code == SIM_OP_DEPTHWISE) {
+        if (c->code == EU_OP_CONV || c->code == EU_OP_DEPTHWISE) {
             for (int k = 0; k < 2; k++) {
                 hz_add(&o, s.weight_region, s.weight_base[k], s.weight_length[k], false);
                 hz_add(&o, s.scale_region, s.scale_base[k], s.scale_length[k], false);

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const sim_variant variants[6] = {SIM_U55_32, SIM_U55_64, SIM_U55_128,
-                                        SIM_U55_256, SIM_U65_256, SIM_U65_512};
+static const eu_variant variants[6] = {EU_U55_32, EU_U55_64, EU_U55_128,
+                                        EU_U55_256, EU_U65_256, EU_U65_512};
 
 static long env_long(const char *name, long def)
 {
@@ -28,7 +28,7 @@ static long env_long(const char *name, long def)
 /* interp_options.custom_user: the NPU (created on first use) and its runs */
 typedef struct npu_ctx {
     sim_npu *npu;
-    sim_variant variant;
+    eu_variant variant;
     int n_runs;
 } npu_ctx;
 
@@ -66,7 +66,7 @@ typedef struct cc_twin {
 
 /* Fills *t (zero it first); on failure *stage names the step that failed
  * ("emit / read back" or "interp_create") and err says why. */
-static int cc_twin_open(cc_twin *t, const graph *src, const cc_model *cm, sim_variant v, const char **stage,
+static int cc_twin_open(cc_twin *t, const graph *src, const cc_model *cm, eu_variant v, const char **stage,
                         npuc_err *err)
 {
     tfl_model *tm = NULL, *rt = NULL;
@@ -101,9 +101,9 @@ static void cc_twin_close(cc_twin *t)
 }
 
 /* Compiles g for variant v (its default system) with the rest of opt. */
-static inline int cc_compile_for(const graph *g, sim_variant v, cc_options opt, cc_model **cm, npuc_err *err)
+static inline int cc_compile_for(const graph *g, eu_variant v, cc_options opt, cc_model **cm, npuc_err *err)
 {
-    int rc = cc_system_default(v, &opt.sys, err);
+    int rc = target_default(v, &opt.sys, err);
     return rc ? rc : cc_compile(g, &opt, cm, err);
 }
 

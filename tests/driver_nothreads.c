@@ -45,7 +45,7 @@ int main(void)
     npuc_err err = {0};
     ethosu_host_npu *npu;
     struct ethosu_driver drv;
-    CHECK_EQ_INT(ethosu_host_npu_create(SIM_U55_128, NULL, &npu, &err), 0);
+    CHECK_EQ_INT(ethosu_host_npu_create(EU_U55_128, NULL, &npu, &err), 0);
     CHECK_EQ_INT(ethosu_host_driver_init(&drv, npu, NULL, 0), 0);
     uint8_t *src = dm_aligned(1024), *dst = dm_aligned(1024);
     for (int i = 0; i < 1024; i++) src[i] = (uint8_t)(i * 13 + 1);

@@ -331,7 +331,7 @@ static inline void sa_set_upscale(sa_stream *s, unsigned mode) { sa_set(s, EU_SE
 /* ------------------------------------------------- block / SHRAM config */
 
 /* OFM micro-block of a variant (docs/ethos-u.md 1.1). */
-static inline void sa_ublock(sim_variant v, unsigned *w, unsigned *h, unsigned *d)
+static inline void sa_ublock(eu_variant v, unsigned *w, unsigned *h, unsigned *d)
 {
     const uint8_t *ub = eu_variant_get(v)->ofm_ublock;
     *w = ub[0];
@@ -349,7 +349,7 @@ static inline void sa_set_block(sa_stream *s, uint32_t bw, uint32_t bh, uint32_t
 /* SHRAM layout valid for the variant (docs/ethos-u.md 1.2): the LUT's 2 banks at
  * the top stay free; kernel ops: IFM banks 2..5, accumulators below the LUT;
  * elementwise: IB_END = AB_START = LUT start, IFM2 from the middle. */
-static inline void sa_set_shram(sa_stream *s, sim_variant v, bool elementwise, bool ifm2_tensor)
+static inline void sa_set_shram(sa_stream *s, eu_variant v, bool elementwise, bool ifm2_tensor)
 {
     unsigned banks = eu_variant_shram_banks(v), lut_start = banks - EU_LUT_BANKS;
     if (elementwise) {
@@ -365,7 +365,7 @@ static inline void sa_set_shram(sa_stream *s, sim_variant v, bool elementwise, b
 /* A valid block for the OFM (multiples of the micro-block; depth 16/32 or
  * the rounded OFM depth), the SHRAM layout, ACC_FORMAT (INT40 for 16-bit
  * IFM kernel ops) and BLOCKDEP 0. Returns the block depth (weight order). */
-static inline uint32_t sa_set_config(sa_stream *s, sim_variant v, const sa_fm *ofm, uint8_t ifm_bits,
+static inline uint32_t sa_set_config(sa_stream *s, eu_variant v, const sa_fm *ofm, uint8_t ifm_bits,
                                      bool elementwise, bool ifm2_tensor)
 {
     unsigned ubw, ubh, ubd;
@@ -504,7 +504,7 @@ static inline size_t sa_mlw_encode(const int16_t *v, size_t n, uint8_t *out, siz
 }
 
 /* Weight geometry as the executor derives it from the registers. */
-static inline sim_wgeom sa_wgeom(sim_variant v, uint32_t ofm_depth, uint32_t ifm_depth, uint32_t kh,
+static inline sim_wgeom sa_wgeom(eu_variant v, uint32_t ofm_depth, uint32_t ifm_depth, uint32_t kh,
                                  uint32_t kw, uint32_t blk_depth, unsigned dil_x, unsigned dil_y,
                                  uint8_t ifm_bits, bool pkf, bool depthwise)
 {
@@ -570,7 +570,7 @@ static inline void sa_dma(sa_stream *s, uint16_t src_region, uint64_t src, uint1
 }
 
 /* SHRAM byte address of LUT slot n (docs/ethos-u.md 5.7): the top two banks. */
-static inline uint32_t sa_lut_addr(sim_variant v, unsigned n)
+static inline uint32_t sa_lut_addr(eu_variant v, unsigned n)
 {
     return (eu_variant_shram_banks(v) - EU_LUT_BANKS) * EU_SHRAM_BANK_BYTES + EU_LUT_SLOT_BYTES * n;
 }
@@ -584,7 +584,7 @@ static inline uint32_t sa_lut_addr(sim_variant v, unsigned n)
 
 typedef struct sa_npu {
     sim_npu *npu;
-    sim_variant v;
+    eu_variant v;
     uint8_t *mem[8];
     size_t size[8];
     bool rw[8];
@@ -595,7 +595,7 @@ typedef struct sa_npu {
 
 static inline void sa_irq_count(void *user) { ((sa_npu *)user)->irqs++; }
 
-static inline int sa_open(sa_npu *m, sim_variant v)
+static inline int sa_open(sa_npu *m, eu_variant v)
 {
     memset(m, 0, sizeof *m);
     m->v = v;

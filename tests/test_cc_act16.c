@@ -51,7 +51,7 @@ typedef struct cfg {
     int32_t shape[4];
     int n;
     op_cfg ops[MAX_CHAIN];
-    sim_variant variant;
+    eu_variant variant;
     cc_optimise optimise;
 } cfg;
 
@@ -68,7 +68,7 @@ static void cfg_str(const cfg *c, char *buf, size_t size)
             o += (size_t)snprintf(buf + o, size - o, " %s scale %.9g zp %lld", graph_dtype_name(p->out_dt),
                                   (double)p->os, (long long)p->ozp);
     }
-    if (o < size) snprintf(buf + o, size - o, ", %s%s", cc_target_name(c->variant),
+    if (o < size) snprintf(buf + o, size - o, ", %s%s", target_variant_name(c->variant),
                            c->optimise == CC_OPT_SIZE ? " (size)" : "");
 }
 
@@ -408,7 +408,7 @@ int main(void)
         base.is = 0.001f;
         base.shape[0] = 1; base.shape[1] = 16; base.shape[2] = 64; base.shape[3] = 64;
         base.n = 1;
-        base.variant = SIM_U55_128;
+        base.variant = EU_U55_128;
         cfg c = base;
         /* HARD_SWISH: no int16 reference kernel */
         c.ops[0] = (op_cfg){.opcode = TFL_OP_HARD_SWISH, .out_dt = GRAPH_I16, .os = 0.001f, .expect = X_CPU};

@@ -44,7 +44,7 @@ typedef struct stats {
 } stats;
 
 typedef struct run_opts {
-    sim_variant v;
+    eu_variant v;
     cc_optimise optimise;
     cc_cascade_mode cascade;
     cc_concat_mode concat;
@@ -66,7 +66,7 @@ static bool run_case(const char *name, graph *g, const run_opts *ro, int32_t cat
     st->cases++;
     cc_options opt = {.optimise = ro->optimise, .cascade = ro->cascade, .concat = ro->concat};
     if (cc_compile_for(g, ro->v, opt, &cm, &e)) {
-        fprintf(stderr, "FAIL %s (%s), seed %llu: compile: %s\n", name, cc_target_name(ro->v),
+        fprintf(stderr, "FAIL %s (%s), seed %llu: compile: %s\n", name, target_variant_name(ro->v),
                 (unsigned long long)g_seed, e.msg);
         goto out;
     }
@@ -78,7 +78,7 @@ static bool run_case(const char *name, graph *g, const run_opts *ro, int32_t cat
         }
     if (cat >= 0 && copies >= 0 && cm->ops[cat].n_eu != copies) {
         fprintf(stderr, "FAIL %s (%s), seed %llu, mode %d: the concatenation keeps %d copies, expected %d\n", name,
-                cc_target_name(ro->v), (unsigned long long)g_seed, (int)ro->concat, cm->ops[cat].n_eu, copies);
+                target_variant_name(ro->v), (unsigned long long)g_seed, (int)ro->concat, cm->ops[cat].n_eu, copies);
         goto out;
     }
     const char *stage;
@@ -102,7 +102,7 @@ static bool run_case(const char *name, graph *g, const run_opts *ro, int32_t cat
         }
         const char *side;
         if (cc_twin_invoke(&tw, &side, &e)) {
-            fprintf(stderr, "FAIL %s (%s), seed %llu: %s: %s\n", name, cc_target_name(ro->v),
+            fprintf(stderr, "FAIL %s (%s), seed %llu: %s: %s\n", name, target_variant_name(ro->v),
                     (unsigned long long)g_seed, side, e.msg);
             goto out;
         }
@@ -110,7 +110,7 @@ static bool run_case(const char *name, graph *g, const run_opts *ro, int32_t cat
             size_t at, na;
             if (!cc_twin_same(&tw, k, &at, &na)) {
                 fprintf(stderr, "FAIL %s (%s), seed %llu, mode %d, draw %d: output %d differs at byte %zu of %zu\n",
-                        name, cc_target_name(ro->v), (unsigned long long)g_seed, (int)ro->concat, d, k, at, na);
+                        name, target_variant_name(ro->v), (unsigned long long)g_seed, (int)ro->concat, d, k, at, na);
                 goto out;
             }
         }
@@ -613,7 +613,7 @@ static void default_cases(npuc_rng *r, stats *st)
             CHECK(on->npu_cycles < off->npu_cycles);
             if (k < 6)
                 printf("%s, %s: activations %llu -> %llu bytes, NPU cycles %llu -> %llu (copies -> in place)\n",
-                       name, cc_target_name(ro.v), (unsigned long long)(off->arena_size + off->fast_size),
+                       name, target_variant_name(ro.v), (unsigned long long)(off->arena_size + off->fast_size),
                        (unsigned long long)(on->arena_size + on->fast_size),
                        (unsigned long long)off->npu_cycles, (unsigned long long)on->npu_cycles);
             /* the inputs have no bytes of their own */

@@ -131,12 +131,12 @@ static int check_streams(const cc_model *cm, const char *cs)
         sim_cmd *cmds = NULL;
         size_t n = 0;
         if (sim_cop1_parse(e->payload, e->payload_size, &cop, &err) ||
-            sim_stream_decode(cop.stream, cop.stream_size, SIM_U65_512, &cmds, &n, &err)) {
+            sim_stream_decode(cop.stream, cop.stream_size, EU_U65_512, &cmds, &n, &err)) {
             fprintf(stderr, "FAIL %s: own stream does not decode: %s\n", cs, err.msg);
             free(cmds);
             return -1;
         }
-        if (!n || cmds[0].code != SIM_PARALLEL_MODE || cmds[0].param != 1) {
+        if (!n || cmds[0].code != EU_SET_PARALLEL_MODE || cmds[0].param != 1) {
             fprintf(stderr, "FAIL %s: the stream does not start with PARALLEL_MODE 1\n", cs);
             free(cmds);
             return -1;
@@ -144,8 +144,8 @@ static int check_streams(const cc_model *cm, const char *cs)
         sim_state s;
         sim_state_reset(&s);
         for (size_t i = 0; i < n; i++) {
-            sim_state_apply(&s, &cmds[i], SIM_U65_512);
-            if (cmds[i].code != SIM_OP_CONV && cmds[i].code != SIM_OP_DEPTHWISE) continue;
+            sim_state_apply(&s, &cmds[i], EU_U65_512);
+            if (cmds[i].code != EU_OP_CONV && cmds[i].code != EU_OP_DEPTHWISE) continue;
             n_w++;
             uint32_t d = s.ofm.depth;
             uint64_t want0 = eu_scale_stream_size((d + 1) / 2), want1 = d / 2 ? eu_scale_stream_size(d / 2) : 0;
@@ -184,7 +184,7 @@ static bool run_config(const dc_cfg *c, stats *st)
         fprintf(stderr, "FAIL %s: graph build\n", cs);
         goto out;
     }
-    if (cc_compile_for(src, SIM_U65_512, (cc_options){.optimise = c->optimise}, &cm, &e)) {
+    if (cc_compile_for(src, EU_U65_512, (cc_options){.optimise = c->optimise}, &cm, &e)) {
         fprintf(stderr, "FAIL %s: compile: %s\n", cs, e.msg);
         goto out;
     }
@@ -201,7 +201,7 @@ static bool run_config(const dc_cfg *c, stats *st)
     }
     st->weighted_ops += nw;
     const char *stage;
-    if (cc_twin_open(&tw, src, cm, SIM_U65_512, &stage, &e)) {
+    if (cc_twin_open(&tw, src, cm, EU_U65_512, &stage, &e)) {
         fprintf(stderr, "FAIL %s: %s: %s\n", cs, stage, e.msg);
         goto out;
     }

@@ -128,7 +128,7 @@ int main(void)
 
     cc_options co;
     npuc_err e;
-    cc_model *cm = t_compile(g, SIM_U55_256, &co, &e, "fold");
+    cc_model *cm = t_compile(g, EU_U55_256, &co, &e, "fold");
     if (cm) {
         CHECK_EQ_INT(cm->n_folded, n_fold);
         CHECK(cm->folded_g != NULL && cm->g == cm->folded_g && cm->src == g);

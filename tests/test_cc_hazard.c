@@ -10,8 +10,8 @@
 #include "../src/tflite/tflite.h"
 #include "cc_hazard.h"
 
-static const sim_variant VARIANTS[6] = {SIM_U55_32, SIM_U55_64, SIM_U55_128,
-                                        SIM_U55_256, SIM_U65_256, SIM_U65_512};
+static const eu_variant VARIANTS[6] = {EU_U55_32, EU_U55_64, EU_U55_128,
+                                        EU_U55_256, EU_U65_256, EU_U65_512};
 
 static void check_model(const char *path)
 {
@@ -30,10 +30,10 @@ static void check_model(const char *path)
             memset(&opt, 0, sizeof opt);
             opt.optimise = mode == 3 ? CC_OPT_SIZE : CC_OPT_PERFORMANCE;
             opt.cascade = mode == 1 ? CC_CASCADE_OFF : mode == 2 ? CC_CASCADE_ALL : CC_CASCADE_AUTO;
-            CHECK_EQ_INT(cc_system_default(VARIANTS[vi], &opt.sys, &err), NPUC_OK);
+            CHECK_EQ_INT(target_default(VARIANTS[vi], &opt.sys, &err), NPUC_OK);
             cc_model *cm = NULL;
             if (cc_compile(g, &opt, &cm, &err)) {
-                fprintf(stderr, "%s on %s: %s\n", path, cc_target_name(VARIANTS[vi]), err.msg);
+                fprintf(stderr, "%s on %s: %s\n", path, target_variant_name(VARIANTS[vi]), err.msg);
                 CHECK(0);
                 continue;
             }
@@ -44,7 +44,7 @@ static void check_model(const char *path)
                 int rc = cc_hazard_check(e->payload, e->payload_size, VARIANTS[vi], true, msg, sizeof msg);
                 if (rc)
                     fprintf(stderr, "%s on %s (mode %d), epoch %d: %s\n", path,
-                            cc_target_name(VARIANTS[vi]), mode, (int)i, msg);
+                            target_variant_name(VARIANTS[vi]), mode, (int)i, msg);
                 CHECK_EQ_INT(rc, 0);
             }
             cc_model_free(cm);
@@ -70,7 +70,7 @@ static void check_vela(const char *path)
         if (!oc->custom_code || strcmp(oc->custom_code, "ethos-u") != 0 || op->n_inputs < 1) continue;
         const tfl_buffer *b = &m->buffers[sg->tensors[op->inputs[0]].buffer];
         sim_cop1 cop;
-        sim_variant v;
+        eu_variant v;
         char msg[320];
         CHECK_EQ_INT(sim_cop1_parse(b->data, b->size, &cop, &err), NPUC_OK);
         CHECK_EQ_INT(sim_variant_from_config(cop.config, &v, &err), NPUC_OK);
@@ -92,41 +92,41 @@ static int run_negative(bool wait, uint32_t dst)
     size_t n = 0;
 #define C0(code, p) (w[n++] = (uint32_t)(code) | ((uint32_t)(p) << 16))
 #define C1(code, v) (w[n++] = (uint32_t)(code) | 0x4000u, w[n++] = (uint32_t)(v))
-    C0(SIM_IFM_REGION, 1);
-    C1(SIM_IFM_BASE0, 0x0);
-    C1(SIM_IFM_STRIDE_X, 8);
-    C1(SIM_IFM_STRIDE_Y, 64);
-    C1(SIM_IFM_STRIDE_C, 1);
-    C0(SIM_IFM_WIDTH0_M1, 7);
-    C0(SIM_IFM_HEIGHT0_M1, 0);
-    C0(SIM_IFM_HEIGHT1_M1, 0);
-    C0(SIM_IFM_DEPTH_M1, 7);
-    C0(SIM_OFM_REGION, 1);
-    C1(SIM_OFM_BASE0, 0x200);
-    C1(SIM_OFM_STRIDE_X, 8);
-    C1(SIM_OFM_STRIDE_Y, 64);
-    C1(SIM_OFM_STRIDE_C, 1);
-    C0(SIM_OFM_WIDTH0_M1, 7);
-    C0(SIM_OFM_HEIGHT0_M1, 0);
-    C0(SIM_OFM_HEIGHT1_M1, 0);
-    C0(SIM_OFM_WIDTH_M1, 7);
-    C0(SIM_OFM_HEIGHT_M1, 0);
-    C0(SIM_OFM_DEPTH_M1, 7);
-    C0(SIM_WEIGHT_REGION, 1);
-    C1(SIM_WEIGHT_BASE, 0x100);
-    C1(SIM_WEIGHT_LENGTH, 16);
-    C0(SIM_SCALE_REGION, 1);
-    C1(SIM_SCALE_BASE, 0x180);
-    C1(SIM_SCALE_LENGTH, 80);
-    C0(SIM_OP_CONV, 0);
-    if (wait) C0(SIM_OP_KERNEL_WAIT, 0);
-    C0(SIM_DMA0_SRC_REGION, 0);
-    C1(SIM_DMA0_SRC, 0);
-    C0(SIM_DMA0_DST_REGION, 1);
-    C1(SIM_DMA0_DST, dst);
-    C1(SIM_DMA0_LEN, 16);
-    C0(SIM_OP_DMA_START, 0);
-    C0(SIM_OP_STOP, 0xFFFF);
+    C0(EU_SET_IFM_REGION, 1);
+    C1(EU_SET_IFM_BASE0, 0x0);
+    C1(EU_SET_IFM_STRIDE_X, 8);
+    C1(EU_SET_IFM_STRIDE_Y, 64);
+    C1(EU_SET_IFM_STRIDE_C, 1);
+    C0(EU_SET_IFM_WIDTH0_M1, 7);
+    C0(EU_SET_IFM_HEIGHT0_M1, 0);
+    C0(EU_SET_IFM_HEIGHT1_M1, 0);
+    C0(EU_SET_IFM_DEPTH_M1, 7);
+    C0(EU_SET_OFM_REGION, 1);
+    C1(EU_SET_OFM_BASE0, 0x200);
+    C1(EU_SET_OFM_STRIDE_X, 8);
+    C1(EU_SET_OFM_STRIDE_Y, 64);
+    C1(EU_SET_OFM_STRIDE_C, 1);
+    C0(EU_SET_OFM_WIDTH0_M1, 7);
+    C0(EU_SET_OFM_HEIGHT0_M1, 0);
+    C0(EU_SET_OFM_HEIGHT1_M1, 0);
+    C0(EU_SET_OFM_WIDTH_M1, 7);
+    C0(EU_SET_OFM_HEIGHT_M1, 0);
+    C0(EU_SET_OFM_DEPTH_M1, 7);
+    C0(EU_SET_WEIGHT_REGION, 1);
+    C1(EU_SET_WEIGHT_BASE, 0x100);
+    C1(EU_SET_WEIGHT_LENGTH, 16);
+    C0(EU_SET_SCALE_REGION, 1);
+    C1(EU_SET_SCALE_BASE, 0x180);
+    C1(EU_SET_SCALE_LENGTH, 80);
+    C0(EU_OP_CONV, 0);
+    if (wait) C0(EU_OP_KERNEL_WAIT, 0);
+    C0(EU_SET_DMA0_SRC_REGION, 0);
+    C1(EU_SET_DMA0_SRC, 0);
+    C0(EU_SET_DMA0_DST_REGION, 1);
+    C1(EU_SET_DMA0_DST, dst);
+    C1(EU_SET_DMA0_LEN, 16);
+    C0(EU_OP_DMA_START, 0);
+    C0(EU_OP_STOP, 0xFFFF);
 #undef C0
 #undef C1
     /* COP1 payload around the stream */
@@ -134,14 +134,14 @@ static int run_negative(bool wait, uint32_t dst)
     size_t k = 0;
     p[k++] = 0x31504F43u;
     p[k++] = 0x00100001u;
-    p[k++] = sim_variant_config_word(SIM_U55_256);
+    p[k++] = eu_variant_config_word(EU_U55_256);
     p[k++] = 0x10060000u;
     while ((k + 1) % 4) p[k++] = 5;
     p[k++] = 2u | ((uint32_t)(n & 0xFFFF) << 16);
     memcpy(p + k, w, n * sizeof *w);
     k += n;
     char msg[320];
-    return cc_hazard_check((const uint8_t *)p, k * 4, SIM_U55_256, true, msg, sizeof msg);
+    return cc_hazard_check((const uint8_t *)p, k * 4, EU_U55_256, true, msg, sizeof msg);
 }
 
 int main(void)

@@ -35,7 +35,7 @@ typedef struct cfg {
     bool align, half;
     float s_in, s_out;
     int64_t zi, zo;
-    sim_variant variant;
+    eu_variant variant;
 } cfg;
 
 static void cfg_str(const cfg *c, char *buf, size_t size)
@@ -50,10 +50,10 @@ static void cfg_str(const cfg *c, char *buf, size_t size)
         for (int32_t i = 0; i < c->n_axes && o < size; i++) o += (size_t)snprintf(buf + o, size - o, " %d", c->axes[i]);
         if (o < size)
             snprintf(buf + o, size - o, " keep %d scales %.6g/%.6g zp %lld/%lld %s", c->keep, (double)c->s_in,
-                     (double)c->s_out, (long long)c->zi, (long long)c->zo, cc_target_name(c->variant));
+                     (double)c->s_out, (long long)c->zi, (long long)c->zo, target_variant_name(c->variant));
     } else {
         snprintf(buf + o, size - o, "] -> %dx%d align %d half %d %s", c->size[0], c->size[1], c->align, c->half,
-                 cc_target_name(c->variant));
+                 target_variant_name(c->variant));
     }
 }
 
@@ -241,7 +241,7 @@ static void mean_base(cfg *c, graph_dtype dt, int32_t rank, const int32_t *shape
     c->s_out = 0.04f;
     c->zi = dt == GRAPH_I8 ? 3 : 0;
     c->zo = dt == GRAPH_I8 ? -5 : 0;
-    c->variant = SIM_U55_256;
+    c->variant = EU_U55_256;
 }
 
 static void random_mean(npuc_rng *r, cfg *c)
@@ -340,7 +340,7 @@ static void test_mean(long n_configs, uint64_t seed0)
         CHECK(run_config(&c, 33, 1, NULL, 4, &st));
         int32_t s4[4] = {1, 300, 300, 2};
         mean_base(&c, GRAPH_I8, 4, s4, 2, a, true);
-        c.variant = SIM_U65_512;
+        c.variant = EU_U65_512;
         CHECK(run_config(&c, 34, 1, NULL, 3, &st));
         /* int16 at the sum limit: 32768 elements of |x - zp| <= 32768 fit */
         int32_t s5[4] = {1, 128, 256, 1};
@@ -391,7 +391,7 @@ static void resize_base(cfg *c, int32_t opcode, graph_dtype dt, int32_t h, int32
     c->align = align;
     c->half = half;
     c->s_in = c->s_out = 0.1f;
-    c->variant = SIM_U55_128;
+    c->variant = EU_U55_128;
 }
 
 static void random_resize(npuc_rng *r, cfg *c, int32_t opcode)

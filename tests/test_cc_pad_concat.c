@@ -49,7 +49,7 @@ static uint64_t g_seed;
 
 /* Compiles g for variant v, checks placements and runs `draws` random
  * inputs through both. Returns the arena size (0 on failure). */
-static uint64_t run_case(const char *name, graph *g, sim_variant v, cc_optimise optim, const expect *x, int draws,
+static uint64_t run_case(const char *name, graph *g, eu_variant v, cc_optimise optim, const expect *x, int draws,
                          stats *st)
 {
     npuc_err e;
@@ -67,7 +67,7 @@ static uint64_t run_case(const char *name, graph *g, sim_variant v, cc_optimise 
     }
     /* constant inputs here test the NPU forms of PAD and CONCATENATION: no folding */
     if (cc_compile_for(g, v, (cc_options){.optimise = optim, .no_fold = true}, &cm, &e)) {
-        fprintf(stderr, "FAIL %s (%s): compile: %s\n", name, cc_target_name(v), e.msg);
+        fprintf(stderr, "FAIL %s (%s): compile: %s\n", name, target_variant_name(v), e.msg);
         goto out;
     }
     bool any_npu = false;
@@ -87,7 +87,7 @@ static uint64_t run_case(const char *name, graph *g, sim_variant v, cc_optimise 
         if (w == X_NOFOLD && (!oi->npu || folded)) bad = "expected on the NPU, not folded";
         if (bad) {
             fprintf(stderr, "FAIL %s (%s), seed %llu: op %d (%s): %s; got %s (%d NPU ops)%s%s\n", name,
-                    cc_target_name(v), (unsigned long long)g_seed, i, graph_op_name(&g->ops[i]), bad,
+                    target_variant_name(v), (unsigned long long)g_seed, i, graph_op_name(&g->ops[i]), bad,
                     oi->npu ? "NPU" : "CPU", oi->n_eu, oi->npu ? "" : ": ", oi->npu ? "" : oi->why);
             goto out;
         }
@@ -118,14 +118,14 @@ static uint64_t run_case(const char *name, graph *g, sim_variant v, cc_optimise 
         }
         const char *side;
         if (cc_twin_invoke(&tw, &side, &e)) {
-            fprintf(stderr, "FAIL %s (%s): %s: %s\n", name, cc_target_name(v), side, e.msg);
+            fprintf(stderr, "FAIL %s (%s): %s: %s\n", name, target_variant_name(v), side, e.msg);
             goto out;
         }
         for (int32_t k = 0; k < g->n_outputs; k++) {
             size_t at, na;
             if (!cc_twin_same(&tw, k, &at, &na)) {
                 fprintf(stderr, "FAIL %s (%s), seed %llu, draw %d: output %d differs at byte %zu of %zu\n", name,
-                        cc_target_name(v), (unsigned long long)g_seed, d, k, at, na);
+                        target_variant_name(v), (unsigned long long)g_seed, d, k, at, na);
                 goto out;
             }
         }
@@ -488,13 +488,13 @@ static void fold_saving(npuc_rng *r, stats *st)
     memset(&x, 0, sizeof x);
     x.where[0] = X_FOLD;
     x.where[1] = X_NPU;
-    uint64_t a_fold = run_case("PAD -> CONV 48x48x16 folded", g, SIM_U55_256, CC_OPT_PERFORMANCE, &x, 2, st);
+    uint64_t a_fold = run_case("PAD -> CONV 48x48x16 folded", g, EU_U55_256, CC_OPT_PERFORMANCE, &x, 2, st);
     graph_free(g);
     /* the same with PADV2 at another value: not folded */
     c.v2 = c.v2_other = true;
     g = fold_graph(&c, r);
     x.where[0] = X_NOFOLD;
-    uint64_t a_pad = run_case("PADV2 -> CONV 48x48x16 not folded", g, SIM_U55_256, CC_OPT_PERFORMANCE, &x, 2, st);
+    uint64_t a_pad = run_case("PADV2 -> CONV 48x48x16 not folded", g, EU_U55_256, CC_OPT_PERFORMANCE, &x, 2, st);
     graph_free(g);
     printf("PAD -> CONV 48x48x16 (pad bottom/right 1, 3x3/2): arena %llu bytes folded, %llu standalone\n",
            (unsigned long long)a_fold, (unsigned long long)a_pad);
@@ -617,7 +617,7 @@ static void cpu_cases(npuc_rng *r, stats *st)
         memset(&x, 0, sizeof x);
         x.where[0] = X_CPU;
         x.why[0] = "tensors (the NPU form copies int8 or int16)";
-        run_case("PAD float32", g, SIM_U55_128, CC_OPT_PERFORMANCE, &x, 1, st);
+        run_case("PAD float32", g, EU_U55_128, CC_OPT_PERFORMANCE, &x, 1, st);
         graph_free(g);
     }
     /* rank 5 PAD and CONCATENATION */
@@ -645,7 +645,7 @@ static void cpu_cases(npuc_rng *r, stats *st)
         x.why[0] = "rank 5";
         x.where[1] = X_CPU;
         x.why[1] = "rank 5";
-        run_case("PAD / CONCATENATION rank 5", g, SIM_U65_256, CC_OPT_PERFORMANCE, &x, 2, st);
+        run_case("PAD / CONCATENATION rank 5", g, EU_U65_256, CC_OPT_PERFORMANCE, &x, 2, st);
         graph_free(g);
     }
     /* paddings from a graph input; PADV2 value from a graph input */
@@ -665,7 +665,7 @@ static void cpu_cases(npuc_rng *r, stats *st)
         memset(&x, 0, sizeof x);
         x.where[0] = X_CPU;
         x.why[0] = "pad value is not a constant";
-        run_case("PADV2 with a variable value", g, SIM_U55_64, CC_OPT_PERFORMANCE, &x, 2, st);
+        run_case("PADV2 with a variable value", g, EU_U55_64, CC_OPT_PERFORMANCE, &x, 2, st);
         graph_free(g);
     }
     /* int16 CONCATENATION with a non-zero zero point: the reference rejects */
@@ -688,7 +688,7 @@ static void cpu_cases(npuc_rng *r, stats *st)
         cc_options opt;
         memset(&opt, 0, sizeof opt);
         cc_model *cm = NULL;
-        if (!cc_system_default(SIM_U55_256, &opt.sys, &e) && !cc_compile(g, &opt, &cm, &e)) {
+        if (!target_default(EU_U55_256, &opt.sys, &e) && !cc_compile(g, &opt, &cm, &e)) {
             ok = !cm->ops[0].npu && strstr(cm->ops[0].why, "the reference rejects it") != NULL;
             if (!ok) fprintf(stderr, "FAIL int16 concat zp: %s\n", cm->ops[0].why);
         }
@@ -735,7 +735,7 @@ static void brick_cases(npuc_rng *r, stats *st)
         memset(&opt, 0, sizeof opt);
         npuc_err e;
         cc_model *cm = NULL;
-        if (ok && !cc_system_default(variants[k % 6], &opt.sys, &e) && !cc_compile(g, &opt, &cm, &e)) {
+        if (ok && !target_default(variants[k % 6], &opt.sys, &e) && !cc_compile(g, &opt, &cm, &e)) {
             CHECK(cm->bufs[cm->buf_of[p]].brick);
             CHECK(cm->bufs[cm->buf_of[cc]].brick);
         }

@@ -73,7 +73,7 @@ static void fill(npuc_rng *r, int pattern, graph_dtype dt, void *buf, size_t nby
 
 /* Compiles g for v, checks the placement against x and runs compiled vs
  * reference n_draws times. */
-static bool run_graph(const char *name, graph *g, sim_variant v, const expect *x, int n_draws, stats *st)
+static bool run_graph(const char *name, graph *g, eu_variant v, const expect *x, int n_draws, stats *st)
 {
     npuc_err e = {0};
     cc_model *cm = NULL;
@@ -91,7 +91,7 @@ static bool run_graph(const char *name, graph *g, sim_variant v, const expect *x
         }
     }
     if (cc_compile_for(g, v, (cc_options){0}, &cm, &e)) {
-        fprintf(stderr, "FAIL %s (%s): compile: %s\n", name, cc_target_name(v), e.msg);
+        fprintf(stderr, "FAIL %s (%s): compile: %s\n", name, target_variant_name(v), e.msg);
         goto out;
     }
     for (int32_t i = 0; i < g->n_ops && i < 8; i++) {
@@ -103,7 +103,7 @@ static bool run_graph(const char *name, graph *g, sim_variant v, const expect *x
         }
         if (!oi->npu && getenv("NPUC_ST_VERBOSE")) printf("CPU %s op %d: %s\n", name, i, oi->why);
         if (x->where[i] >= 0 && oi->npu != (x->where[i] == 1)) {
-            fprintf(stderr, "FAIL %s (%s): op %d (%s) expected on the %s, got %s%s\n", name, cc_target_name(v), i,
+            fprintf(stderr, "FAIL %s (%s): op %d (%s) expected on the %s, got %s%s\n", name, target_variant_name(v), i,
                     graph_op_name(&g->ops[i]), x->where[i] ? "NPU" : "CPU", oi->npu ? "NPU" : "CPU: ",
                     oi->npu ? "" : oi->why);
             goto out;
@@ -138,7 +138,7 @@ static bool run_graph(const char *name, graph *g, sim_variant v, const expect *x
     }
     const char *stage;
     if (cc_twin_open(&tw, g, cm, v, &stage, &e)) {
-        fprintf(stderr, "FAIL %s (%s): %s: %s\n", name, cc_target_name(v), stage, e.msg);
+        fprintf(stderr, "FAIL %s (%s): %s: %s\n", name, target_variant_name(v), stage, e.msg);
         goto out;
     }
     const graph_tensor *ti = &g->tensors[g->inputs[0]];
@@ -150,7 +150,7 @@ static bool run_graph(const char *name, graph *g, sim_variant v, const expect *x
         fill(&rng, d < 4 ? d : 0, ti->dtype, in, ti->nbytes);
         const char *side = "set input";
         if (cc_twin_set_input(&tw, 0, in, ti->nbytes, &e) || cc_twin_invoke(&tw, &side, &e)) {
-            fprintf(stderr, "FAIL %s (%s): %s: %s\n", name, cc_target_name(v), side, e.msg);
+            fprintf(stderr, "FAIL %s (%s): %s: %s\n", name, target_variant_name(v), side, e.msg);
             goto out;
         }
         st->draws++;
@@ -158,7 +158,7 @@ static bool run_graph(const char *name, graph *g, sim_variant v, const expect *x
             size_t at, na;
             if (!cc_twin_same(&tw, k, &at, &na)) {
                 fprintf(stderr, "FAIL %s (%s), draw %d: output %d differs at byte %zu of %zu\n", name,
-                        cc_target_name(v), d, k, at, na);
+                        target_variant_name(v), d, k, at, na);
                 goto out;
             }
         }
@@ -255,7 +255,7 @@ static graph *slice_graph(const slice_cfg *c)
     return g;
 }
 
-static bool slice_case(const slice_cfg *c, sim_variant v, int where, int n_eu, const char *why, stats *st)
+static bool slice_case(const slice_cfg *c, eu_variant v, int where, int n_eu, const char *why, stats *st)
 {
     char name[300];
     slice_name(c, name, sizeof name);
@@ -355,7 +355,7 @@ static void test_slices(long n_configs, uint64_t seed0)
     memcpy(c.strides, st1, sizeof st1);
     for (int k = 0; k < 6; k++) CHECK(slice_case(&c, variants[k], 1, 1, NULL, &st));
     c.dt = GRAPH_I16;
-    CHECK(slice_case(&c, SIM_U55_128, 1, 1, NULL, &st));
+    CHECK(slice_case(&c, EU_U55_128, 1, 1, NULL, &st));
     /* spatial stride 2 too: one op per output row (4 rows) */
     c.strides[1] = c.strides[2] = 2;
     for (int k = 0; k < 6; k++) CHECK(slice_case(&c, variants[k], 1, 4, NULL, &st));
@@ -366,7 +366,7 @@ static void test_slices(long n_configs, uint64_t seed0)
     c.begin[3] = -1;
     c.end[3] = 8;
     c.end_mask = 0;
-    CHECK(slice_case(&c, SIM_U65_256, 1, 7, NULL, &st));
+    CHECK(slice_case(&c, EU_U65_256, 1, 7, NULL, &st));
     /* a reversed row axis: one op per row */
     c.strides[3] = 1;
     c.begin[3] = 0;
@@ -374,7 +374,7 @@ static void test_slices(long n_configs, uint64_t seed0)
     c.strides[1] = -2;
     c.begin[1] = 7;
     c.end[1] = 0;
-    CHECK(slice_case(&c, SIM_U55_64, 1, 4, NULL, &st));
+    CHECK(slice_case(&c, EU_U55_64, 1, 4, NULL, &st));
     /* every axis reversed past 64 copies: CPU */
     memset(&c, 0, sizeof c);
     c.strided = true;
@@ -385,7 +385,7 @@ static void test_slices(long n_configs, uint64_t seed0)
     memcpy(c.begin, b2, sizeof b2);
     memcpy(c.end, e2, sizeof e2);
     memcpy(c.strides, st2, sizeof st2);
-    CHECK(slice_case(&c, SIM_U55_256, 0, 0, "needs 810 NPU copies (limit 64)", &st));
+    CHECK(slice_case(&c, EU_U55_256, 0, 0, "needs 810 NPU copies (limit 64)", &st));
     /* SLICE keeping 2 of 3 batches: one copy */
     memset(&c, 0, sizeof c);
     c.dt = GRAPH_I16;
@@ -395,7 +395,7 @@ static void test_slices(long n_configs, uint64_t seed0)
     memcpy(c.begin, b3, sizeof b3);
     memcpy(c.end, z3, sizeof z3);
     for (int k = 0; k < 4; k++) c.strides[k] = 1;
-    CHECK(slice_case(&c, SIM_U65_512, 1, 1, NULL, &st));
+    CHECK(slice_case(&c, EU_U65_512, 1, 1, NULL, &st));
     /* 2 batches, a 2x2 window in each, every other channel: 2 x 2 ops */
     int32_t b4[4] = {1, 1, 2, 0}, z4[4] = {2, 2, 2, 6};
     c.strided = true;
@@ -404,17 +404,17 @@ static void test_slices(long n_configs, uint64_t seed0)
     for (int k = 0; k < 4; k++) c.end[k] = b4[k] + z4[k];
     c.end[3] = 6;
     c.strides[3] = 2;
-    CHECK(slice_case(&c, SIM_U55_32, 1, 2, NULL, &st));
+    CHECK(slice_case(&c, EU_U55_32, 1, 2, NULL, &st));
     /* the single-op form is unchanged: a window with spatial strides */
     int32_t b5[4] = {0, 1, 0, 2}, e5[4] = {1, 4, 5, 5}, st5[4] = {1, 2, 2, 1};
     c.shape[0] = 1;
     memcpy(c.begin, b5, sizeof b5);
     memcpy(c.end, e5, sizeof e5);
     memcpy(c.strides, st5, sizeof st5);
-    CHECK(slice_case(&c, SIM_U55_128, 1, 1, NULL, &st));
+    CHECK(slice_case(&c, EU_U55_128, 1, 1, NULL, &st));
     /* different output quantization: CPU */
     c.qdiff = true;
-    CHECK(slice_case(&c, SIM_U55_128, 0, 0, "quantization differ", &st));
+    CHECK(slice_case(&c, EU_U55_128, 0, 0, "quantization differ", &st));
     printf("slices: %d graphs, %d failed\n", st.graphs, st.failed);
 }
 
@@ -444,7 +444,7 @@ static graph *transpose_graph(graph_dtype dt, int32_t rank, const int32_t *shape
 }
 
 static bool transpose_case(graph_dtype dt, int32_t rank, const int32_t *shape, const int32_t *perm, bool perm64,
-                           sim_variant v, int where, int n_eu, const char *why, stats *st)
+                           eu_variant v, int where, int n_eu, const char *why, stats *st)
 {
     char name[200];
     size_t o = (size_t)snprintf(name, sizeof name, "TRANSPOSE %s [", graph_dtype_name(dt));
@@ -521,17 +521,17 @@ static void test_transposes(long n_configs, uint64_t seed0)
         CHECK(transpose_case(GRAPH_I8, 4, a, nhwc, false, variants[v], 1, 1, NULL, &st));
     }
     /* C,W,H: no axes merge, one op per index of the shortest axis */
-    CHECK(transpose_case(GRAPH_I8, 4, a, cwh, false, SIM_U55_128, 1, 3, NULL, &st));
+    CHECK(transpose_case(GRAPH_I8, 4, a, cwh, false, EU_U55_128, 1, 3, NULL, &st));
     /* past the copy limit: CPU with the count */
     int32_t big[4] = {1, 70, 66, 65};
-    CHECK(transpose_case(GRAPH_I8, 4, big, cwh, false, SIM_U55_128, 0, 0, "needs 65 NPU copies (limit 64)", &st));
+    CHECK(transpose_case(GRAPH_I8, 4, big, cwh, false, EU_U55_128, 0, 0, "needs 65 NPU copies (limit 64)", &st));
     /* float32: CPU */
-    CHECK(transpose_case(GRAPH_F32, 4, a, hw, false, SIM_U55_128, 0, 0, "float32", &st));
+    CHECK(transpose_case(GRAPH_F32, 4, a, hw, false, EU_U55_128, 0, 0, "float32", &st));
     /* rank 5 and 6 with size-1 axes dropped */
     int32_t s5[5] = {1, 3, 1, 4, 5}, p5[5] = {4, 2, 0, 3, 1};
-    CHECK(transpose_case(GRAPH_I8, 5, s5, p5, false, SIM_U65_256, 1, 0, NULL, &st));
+    CHECK(transpose_case(GRAPH_I8, 5, s5, p5, false, EU_U65_256, 1, 0, NULL, &st));
     int32_t s6[6] = {2, 1, 3, 1, 4, 5}, p6[6] = {5, 1, 0, 3, 4, 2};
-    CHECK(transpose_case(GRAPH_I16, 6, s6, p6, true, SIM_U55_64, 1, 0, NULL, &st));
+    CHECK(transpose_case(GRAPH_I16, 6, s6, p6, true, EU_U55_64, 1, 0, NULL, &st));
     /* random shapes and permutations: CPU only past the copy limit */
     npuc_rng r;
     int rnd = 0, rnd_limit = st.limit;
@@ -625,13 +625,13 @@ static void test_views(void)
         ex.n_eu[3] = 1;
         ex.hw_epochs = 1;
         ex.sw_epochs = 2;
-        if (ok) CHECK(run_graph("input -> RESHAPE -> slice (CPU) -> RESHAPE -> TRANSPOSE", g, SIM_U55_128, &ex, 3, &st));
+        if (ok) CHECK(run_graph("input -> RESHAPE -> slice (CPU) -> RESHAPE -> TRANSPOSE", g, EU_U55_128, &ex, 3, &st));
         /* the HW epoch starts at the view and reads the slice's output */
         cc_options opt;
         memset(&opt, 0, sizeof opt);
         npuc_err e = {0};
         cc_model *cm = NULL;
-        if (ok && !cc_system_default(SIM_U55_256, &opt.sys, &e) && !cc_compile(g, &opt, &cm, &e)) {
+        if (ok && !target_default(EU_U55_256, &opt.sys, &e) && !cc_compile(g, &opt, &cm, &e)) {
             const cc_epoch *ep = &cm->epochs[cm->ops[2].epoch];
             CHECK(ep->kind == CC_EPOCH_HW && ep->first_op == 2 && ep->n_ops == 2 && ep->n_eu == 1);
             CHECK(ep->n_inputs == 1 && ep->inputs[0] == q);
@@ -668,7 +668,7 @@ static void test_views(void)
         ex.why[2] = "float32";
         ex.hw_epochs = 0;
         ex.sw_epochs = 3;
-        if (ok) CHECK(run_graph("float TRANSPOSE -> RESHAPE -> TRANSPOSE", g, SIM_U65_512, &ex, 2, &st));
+        if (ok) CHECK(run_graph("float TRANSPOSE -> RESHAPE -> TRANSPOSE", g, EU_U65_512, &ex, 2, &st));
         graph_free(g);
 
         g = graph_new("views4");
@@ -683,7 +683,7 @@ static void test_views(void)
         ex.why[0] = "no NPU op to join";
         ex.hw_epochs = 0;
         ex.sw_epochs = 1;
-        if (ok) CHECK(run_graph("input -> RESHAPE -> output", g, SIM_U55_32, &ex, 2, &st));
+        if (ok) CHECK(run_graph("input -> RESHAPE -> output", g, EU_U55_32, &ex, 2, &st));
         graph_free(g);
     }
     printf("views: %d graphs, %d failed\n", st.graphs, st.failed);

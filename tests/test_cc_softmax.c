@@ -38,7 +38,7 @@ typedef struct sm_cfg {
     float scale, beta;
     int32_t zp;
     graph_dtype in_dt, out_dt;
-    sim_variant variant;
+    eu_variant variant;
     bool chain;               /* SOFTMAX -> (int8: LOGISTIC ->) SOFTMAX: LUT reloads in one epoch */
 } sm_cfg;
 
@@ -48,7 +48,7 @@ static void cfg_str(const sm_cfg *c, char *buf, size_t size)
     for (int32_t d = 0; d < c->rank && o < size; d++) o += (size_t)snprintf(buf + o, size - o, "%s%d", d ? "," : "", c->shape[d]);
     if (o < size)
         snprintf(buf + o, size - o, "] scale %.9g zp %d beta %.9g %s", (double)c->scale, c->zp, (double)c->beta,
-                 cc_target_name(c->variant));
+                 target_variant_name(c->variant));
 }
 
 static graph *build_graph(const sm_cfg *c)
@@ -477,7 +477,7 @@ int main(void)
         c.out_dt = GRAPH_I8;
         c.scale = 0.1f;
         c.beta = 1.0f;
-        c.variant = SIM_U55_128;
+        c.variant = EU_U55_128;
         set_shape(&c, &r, 2, 1, 512);   /* all-equal rows leave TFLite's shift range */
         run_config(&c, 1, 0, 0, &st);
         c.out_dt = GRAPH_I16;

@@ -1,10 +1,10 @@
-/* compiler/cc_system: targets, every built-in system (its sim_system equals
+/* compiler/target_desc: targets, every built-in system (its sim_system equals
  * target_lookup_sim's), the example files in configs/, and one check per
  * kind of error in a JSON memory-pool file (with the exact message where
  * the position matters). */
 #include "test.h"
 
-#include "compiler/cc_system.h"
+#include "target/target.h"
 #include "npurt/npurt.h"
 #include "npurt/npurt_format.h"
 
@@ -12,12 +12,21 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+
+/* A --system-config value alone (built-in name, SYSTEM:MODE or JSON file;
+ * NULL = the default), as every command reads it. */
+static int load_system(const char *spec, eu_variant v, target_desc *out, npuc_err *err)
+{
+    target_spec s = {.system_config = spec};
+    return target_load(&s, v, out, err);
+}
+
 static const char *const SYS[] = {
     "Ethos_U55_Deep_Embedded", "Ethos_U55_High_End_Embedded", "Ethos_U65_Embedded",
     "Ethos_U65_Mid_End", "Ethos_U65_High_End", "Ethos_U65_Client_Server",
 };
 static const char *const MODE[] = {"Sram_Only", "Shared_Sram", "Dedicated_Sram", "Dedicated_Sram_512KB"};
-static const sim_variant ALL[] = {SIM_U55_32, SIM_U55_64, SIM_U55_128, SIM_U55_256, SIM_U65_256, SIM_U65_512};
+static const eu_variant ALL[] = {EU_U55_32, EU_U55_64, EU_U55_128, EU_U55_256, EU_U65_256, EU_U65_512};
 
 #define CHECK_STR_EQ(a, b)                                                              \
     do {                                                                                \
@@ -49,28 +58,28 @@ static void test_targets(void)
 {
     npuc_err err;
     for (size_t i = 0; i < sizeof ALL / sizeof ALL[0]; i++) {
-        sim_variant v = SIM_U55_32;
-        const char *name = cc_target_name(ALL[i]);
-        CHECK_EQ_INT(cc_target_parse(name, &v, &err), NPUC_OK);
+        eu_variant v = EU_U55_32;
+        const char *name = target_variant_name(ALL[i]);
+        CHECK_EQ_INT(target_variant_parse(name, &v, &err), NPUC_OK);
         CHECK_EQ_INT(v, ALL[i]);
     }
-    CHECK_STR_EQ(cc_target_name(SIM_U55_128), "ethos-u55-128");
-    CHECK_STR_EQ(cc_target_name(SIM_U65_512), "ethos-u65-512");
-    sim_variant v;
-    CHECK_EQ_INT(cc_target_parse("Ethos-U65-256", &v, &err), NPUC_OK);   /* any letter case */
-    CHECK_EQ_INT(v, SIM_U65_256);
-    CHECK_EQ_INT(cc_target_parse("ethos-u55-512", &v, &err), NPUC_E_USAGE);
+    CHECK_STR_EQ(target_variant_name(EU_U55_128), "ethos-u55-128");
+    CHECK_STR_EQ(target_variant_name(EU_U65_512), "ethos-u65-512");
+    eu_variant v;
+    CHECK_EQ_INT(target_variant_parse("Ethos-U65-256", &v, &err), NPUC_OK);   /* any letter case */
+    CHECK_EQ_INT(v, EU_U65_256);
+    CHECK_EQ_INT(target_variant_parse("ethos-u55-512", &v, &err), NPUC_E_USAGE);
     CHECK_STR_EQ(err.msg, "unknown target 'ethos-u55-512' (valid: ethos-u55-32, ethos-u55-64, ethos-u55-128, "
                           "ethos-u55-256, ethos-u65-256, ethos-u65-512)");
-    CHECK_EQ_INT(cc_target_parse(NULL, &v, &err), NPUC_E_USAGE);
+    CHECK_EQ_INT(target_variant_parse(NULL, &v, &err), NPUC_E_USAGE);
 }
 
-static void check_builtin(const char *name, sim_variant v, const char *sys, const char *mode)
+static void check_builtin(const char *name, eu_variant v, const char *sys, const char *mode)
 {
     npuc_err err;
-    cc_system s;
+    target_desc s;
     memset(&s, 0xA5, sizeof s);
-    int rc = cc_system_load(name, v, &s, &err);
+    int rc = load_system(name, v, &s, &err);
     CHECK_EQ_INT(rc, NPUC_OK);
     if (rc) {
         fprintf(stderr, "  %s: %s\n", name, err.msg);
@@ -102,12 +111,12 @@ static void check_builtin(const char *name, sim_variant v, const char *sys, cons
     if (dedicated) {
         CHECK(s.fast_pool >= 0);
         if (s.fast_pool >= 0) {
-            const cc_pool *f = &s.pools[s.fast_pool];
+            const target_pool *f = &s.pools[s.fast_pool];
             CHECK_EQ_INT(f->size, strcmp(mode, "Dedicated_Sram") == 0 ? 384 * 1024 : 512 * 1024);
             CHECK_EQ_INT(f->axi_port, 0);
             CHECK_STR_EQ(f->memory, "Sram");
-            CHECK_EQ_INT(f->use, CC_POOL_FAST);
-            CHECK_EQ_INT(s.pools[s.act_pool].use, CC_POOL_PARAMS | CC_POOL_ACTIVATIONS);
+            CHECK_EQ_INT(f->use, TARGET_POOL_FAST);
+            CHECK_EQ_INT(s.pools[s.act_pool].use, TARGET_POOL_PARAMS | TARGET_POOL_ACTIVATIONS);
             CHECK_STR_EQ(s.pools[s.act_pool].memory, "Dram");
         }
     } else {
@@ -120,7 +129,7 @@ static void check_builtin(const char *name, sim_variant v, const char *sys, cons
         CHECK(s.pools[i].memory != NULL);
     }
     /* copying by value keeps every name valid (static strings, arrays) */
-    cc_system copy = s;
+    target_desc copy = s;
     memset(&s, 0, sizeof s);
     CHECK(copy.sim.axi[0].name && copy.sim.axi[1].name && copy.sim.name[0]);
 }
@@ -147,12 +156,12 @@ static void test_builtins(void)
             listed += in_list;
             bool u65 = si >= 2;
             for (size_t vi = 0; vi < 6; vi++) {
-                sim_variant v = ALL[vi];
-                if (in_list && sim_variant_is_u65(v) == u65) {
+                eu_variant v = ALL[vi];
+                if (in_list && eu_variant_is_u65(v) == u65) {
                     check_builtin(name, v, SYS[si], MODE[mi]);
                 } else {
-                    cc_system s;
-                    CHECK_EQ_INT(cc_system_load(name, v, &s, &err), NPUC_E_USAGE);
+                    target_desc s;
+                    CHECK_EQ_INT(load_system(name, v, &s, &err), NPUC_E_USAGE);
                 }
             }
         }
@@ -160,62 +169,62 @@ static void test_builtins(void)
     CHECK_EQ_INT(listed, n);
 
     /* bare system names take the system's default mode */
-    check_builtin("Ethos_U55_Deep_Embedded", SIM_U55_64, "Ethos_U55_Deep_Embedded", "Shared_Sram");
-    check_builtin("Ethos_U55_High_End_Embedded", SIM_U55_128, "Ethos_U55_High_End_Embedded", "Shared_Sram");
-    check_builtin("Ethos_U65_Embedded", SIM_U65_256, "Ethos_U65_Embedded", "Shared_Sram");
-    check_builtin("Ethos_U65_Mid_End", SIM_U65_256, "Ethos_U65_Mid_End", "Dedicated_Sram");
-    check_builtin("Ethos_U65_High_End", SIM_U65_512, "Ethos_U65_High_End", "Dedicated_Sram");
-    check_builtin("Ethos_U65_Client_Server", SIM_U65_256, "Ethos_U65_Client_Server", "Dedicated_Sram");
+    check_builtin("Ethos_U55_Deep_Embedded", EU_U55_64, "Ethos_U55_Deep_Embedded", "Shared_Sram");
+    check_builtin("Ethos_U55_High_End_Embedded", EU_U55_128, "Ethos_U55_High_End_Embedded", "Shared_Sram");
+    check_builtin("Ethos_U65_Embedded", EU_U65_256, "Ethos_U65_Embedded", "Shared_Sram");
+    check_builtin("Ethos_U65_Mid_End", EU_U65_256, "Ethos_U65_Mid_End", "Dedicated_Sram");
+    check_builtin("Ethos_U65_High_End", EU_U65_512, "Ethos_U65_High_End", "Dedicated_Sram");
+    check_builtin("Ethos_U65_Client_Server", EU_U65_256, "Ethos_U65_Client_Server", "Dedicated_Sram");
     /* any letter case */
-    check_builtin("ethos_u55_high_end_embedded:SRAM_ONLY", SIM_U55_256, "Ethos_U55_High_End_Embedded", "Sram_Only");
+    check_builtin("ethos_u55_high_end_embedded:SRAM_ONLY", EU_U55_256, "Ethos_U55_High_End_Embedded", "Sram_Only");
 
     /* Sram_Only: constants on AXI1 as "OnChipFlash" with SRAM timing (Vela) */
-    cc_system s;
-    CHECK_EQ_INT(cc_system_load("Ethos_U55_High_End_Embedded:Sram_Only", SIM_U55_256, &s, &err), NPUC_OK);
+    target_desc s;
+    CHECK_EQ_INT(load_system("Ethos_U55_High_End_Embedded:Sram_Only", EU_U55_256, &s, &err), NPUC_OK);
     CHECK_STR_EQ(s.pools[s.params_pool].memory, "OnChipFlash");
     CHECK_EQ_INT(s.pools[s.params_pool].axi_port, 1);
     CHECK_EQ_INT(s.pools[s.params_pool].read_latency, 32);
 
     /* defaults */
     for (size_t vi = 0; vi < 6; vi++) {
-        cc_system d, l;
+        target_desc d, l;
         sim_system ref;
-        CHECK_EQ_INT(cc_system_default(ALL[vi], &d, &err), NPUC_OK);
-        CHECK_EQ_INT(cc_system_load(NULL, ALL[vi], &l, &err), NPUC_OK);
+        CHECK_EQ_INT(target_default(ALL[vi], &d, &err), NPUC_OK);
+        CHECK_EQ_INT(load_system(NULL, ALL[vi], &l, &err), NPUC_OK);
         target_default_sim(ALL[vi], &ref);
         CHECK(sim_eq(&d.sim, &ref));
         CHECK(sim_eq(&l.sim, &ref));
-        CHECK_STR_EQ(d.name, sim_variant_is_u65(ALL[vi]) ? "Ethos_U65_High_End:Dedicated_Sram"
+        CHECK_STR_EQ(d.name, eu_variant_is_u65(ALL[vi]) ? "Ethos_U65_High_End:Dedicated_Sram"
                                                          : "Ethos_U55_High_End_Embedded:Shared_Sram");
         CHECK_STR_EQ(d.sim.name, ref.name);
-        CHECK_EQ_INT(d.fast_pool >= 0, sim_variant_is_u65(ALL[vi]));
+        CHECK_EQ_INT(d.fast_pool >= 0, eu_variant_is_u65(ALL[vi]));
         if (d.fast_pool >= 0) CHECK_EQ_INT(d.pools[d.fast_pool].size, 384 * 1024);
     }
-    CHECK_EQ_INT(cc_system_default((sim_variant)17, &s, &err), NPUC_E_USAGE);
+    CHECK_EQ_INT(target_default((eu_variant)17, &s, &err), NPUC_E_USAGE);
 
     /* errors */
-    CHECK_EQ_INT(cc_system_load("Ethos_U65_High_End:Dedicated_Sram", SIM_U55_256, &s, &err), NPUC_E_USAGE);
+    CHECK_EQ_INT(load_system("Ethos_U65_High_End:Dedicated_Sram", EU_U55_256, &s, &err), NPUC_E_USAGE);
     CHECK_STR_EQ(err.msg, "system 'Ethos_U65_High_End:Dedicated_Sram' is for an Ethos-U65, but the target is "
                           "ethos-u55-256 (choose one of the Ethos_U55_* systems)");
-    CHECK_EQ_INT(cc_system_load("Ethos_U55_High_End_Embedded", SIM_U65_512, &s, &err), NPUC_E_USAGE);
+    CHECK_EQ_INT(load_system("Ethos_U55_High_End_Embedded", EU_U65_512, &s, &err), NPUC_E_USAGE);
     CHECK_STR_EQ(err.msg, "system 'Ethos_U55_High_End_Embedded:Shared_Sram' is for an Ethos-U55, but the target "
                           "is ethos-u65-512 (choose one of the Ethos_U65_* systems)");
-    CHECK_EQ_INT(cc_system_load("Ethos_U65_Embedded:Dedicated_Sram", SIM_U65_256, &s, &err), NPUC_E_USAGE);
+    CHECK_EQ_INT(load_system("Ethos_U65_Embedded:Dedicated_Sram", EU_U65_256, &s, &err), NPUC_E_USAGE);
     CHECK_STR_EQ(err.msg, "'Ethos_U65_Embedded:Dedicated_Sram' is not a built-in system: Dedicated_Sram keeps the "
                           "tensor arena in DRAM on AXI1, but Ethos_U65_Embedded has flash there (Dedicated_Sram "
                           "needs Ethos_U65_Mid_End, Ethos_U65_High_End or Ethos_U65_Client_Server)");
-    CHECK_EQ_INT(cc_system_load("Ethos_U55_High_End_Embedded:Dedicated_Sram", SIM_U55_256, &s, &err), NPUC_E_USAGE);
+    CHECK_EQ_INT(load_system("Ethos_U55_High_End_Embedded:Dedicated_Sram", EU_U55_256, &s, &err), NPUC_E_USAGE);
     CHECK_STR_CONTAINS(err.msg, "is not a built-in system");
-    CHECK_EQ_INT(cc_system_load("Ethos_U55_High_End_Embedded:Shared", SIM_U55_256, &s, &err), NPUC_E_USAGE);
+    CHECK_EQ_INT(load_system("Ethos_U55_High_End_Embedded:Shared", EU_U55_256, &s, &err), NPUC_E_USAGE);
     CHECK_STR_EQ(err.msg, "unknown memory mode 'Shared' in 'Ethos_U55_High_End_Embedded:Shared' (valid: "
                           "Sram_Only, Shared_Sram, Dedicated_Sram, Dedicated_Sram_512KB)");
-    CHECK_EQ_INT(cc_system_load("Corstone_300", SIM_U55_256, &s, &err), NPUC_E_USAGE);
+    CHECK_EQ_INT(load_system("Corstone_300", EU_U55_256, &s, &err), NPUC_E_USAGE);
     CHECK_STR_CONTAINS(err.msg, "unknown system config 'Corstone_300': no such file, and not a built-in name (SYSTEM or "
                                 "SYSTEM:MODE with SYSTEM one of Ethos_U55_Deep_Embedded");
-    CHECK_EQ_INT(cc_system_load("no/such/dir/sys.json", SIM_U55_256, &s, &err), NPUC_E_IO);
+    CHECK_EQ_INT(load_system("no/such/dir/sys.json", EU_U55_256, &s, &err), NPUC_E_IO);
     CHECK_STR_CONTAINS(err.msg, "no/such/dir/sys.json: cannot open");
-    CHECK_EQ_INT(cc_system_load("nosuchfile.json", SIM_U55_256, &s, &err), NPUC_E_IO);
-    CHECK_EQ_INT(cc_system_load("x", (sim_variant)9, &s, &err), NPUC_E_USAGE);
+    CHECK_EQ_INT(load_system("nosuchfile.json", EU_U55_256, &s, &err), NPUC_E_IO);
+    CHECK_EQ_INT(load_system("x", (eu_variant)9, &s, &err), NPUC_E_USAGE);
 }
 
 /* ------------------------------------------------------------ files */
@@ -242,12 +251,12 @@ static void test_example_files(void)
 {
     char root[512], path[600];
     npuc_err err;
-    cc_system s;
+    target_desc s;
     sim_system ref;
     const char *dir = src_dir(root, sizeof root);
 
     snprintf(path, sizeof path, "%s/configs/corstone-300-u55.json", dir);
-    int rc = cc_system_load(path, SIM_U55_128, &s, &err);
+    int rc = load_system(path, EU_U55_128, &s, &err);
     CHECK_EQ_INT(rc, NPUC_OK);
     if (rc) fprintf(stderr, "  %s\n", err.msg);
     if (!rc) {
@@ -264,9 +273,9 @@ static void test_example_files(void)
         target_lookup_sim("Ethos_U55_High_End_Embedded", "Shared_Sram", &ref, &err);
         CHECK(sim_eq(&s.sim, &ref));
     }
-    CHECK_EQ_INT(cc_system_load(path, SIM_U55_32, &s, &err), NPUC_OK);
+    CHECK_EQ_INT(load_system(path, EU_U55_32, &s, &err), NPUC_OK);
     /* a U55 file with a U65 target */
-    CHECK_EQ_INT(cc_system_load(path, SIM_U65_256, &s, &err), NPUC_E_INVALID);
+    CHECK_EQ_INT(load_system(path, EU_U65_256, &s, &err), NPUC_E_INVALID);
     char want[800];
     snprintf(want, sizeof want, "%s:4:13: target: the file describes an ethos-u55 system, but the target is "
                                 "ethos-u65-256", path);
@@ -274,7 +283,7 @@ static void test_example_files(void)
 
     snprintf(path, sizeof path, "%s/configs/u65-dram-example.json", dir);
     for (int k = 0; k < 2; k++) {
-        rc = cc_system_load(path, k ? SIM_U65_512 : SIM_U65_256, &s, &err);
+        rc = load_system(path, k ? EU_U65_512 : EU_U65_256, &s, &err);
         CHECK_EQ_INT(rc, NPUC_OK);
         if (rc) {
             fprintf(stderr, "  %s\n", err.msg);
@@ -290,7 +299,7 @@ static void test_example_files(void)
         CHECK(sim_eq(&s.sim, &ref));
     }
     /* the U65 Dedicated_Sram file with a U55 target: a clear error */
-    CHECK_EQ_INT(cc_system_load(path, SIM_U55_256, &s, &err), NPUC_E_INVALID);
+    CHECK_EQ_INT(load_system(path, EU_U55_256, &s, &err), NPUC_E_INVALID);
     snprintf(want, sizeof want, "%s:4:13: target: the file describes an ethos-u65 system, but the target is "
                                 "ethos-u55-256", path);
     CHECK_STR_EQ(err.msg, want);
@@ -326,16 +335,16 @@ static char *edit(const char *doc, const char *from, const char *to, int skip)
     return out;
 }
 
-static int parse_doc(const char *doc, sim_variant v, cc_system *s, npuc_err *err)
+static int parse_doc(const char *doc, eu_variant v, target_desc *s, npuc_err *err)
 {
     memset(err, 0, sizeof *err);
     return target_parse_json(doc, strlen(doc), "t.json", v, s, err);
 }
 
 /* Expects an error whose message contains `want`, with the given code. */
-static void expect(const char *doc, sim_variant v, int code, const char *want, int line)
+static void expect(const char *doc, eu_variant v, int code, const char *want, int line)
 {
-    cc_system s;
+    target_desc s;
     npuc_err err;
     int rc = parse_doc(doc, v, &s, &err);
     t_checks++;
@@ -357,9 +366,9 @@ static void expect(const char *doc, sim_variant v, int code, const char *want, i
 
 static void test_base_and_values(void)
 {
-    cc_system s;
+    target_desc s;
     npuc_err err;
-    int rc = parse_doc(BASE, SIM_U55_256, &s, &err);
+    int rc = parse_doc(BASE, EU_U55_256, &s, &err);
     CHECK_EQ_INT(rc, NPUC_OK);
     if (rc) fprintf(stderr, "  %s\n", err.msg);
     sim_system ref;
@@ -380,7 +389,7 @@ static void test_base_and_values(void)
         char to[64];
         snprintf(to, sizeof to, "\"size\": %s,", SIZES[i].text);
         char *d = edit(BASE, "\"size\": 0,", to, 0);
-        rc = parse_doc(d, SIM_U55_256, &s, &err);
+        rc = parse_doc(d, EU_U55_256, &s, &err);
         CHECK_EQ_INT(rc, NPUC_OK);
         if (rc) fprintf(stderr, "  %s: %s\n", SIZES[i].text, err.msg);
         else CHECK_EQ_INT(s.pools[0].size, SIZES[i].bytes);
@@ -388,31 +397,31 @@ static void test_base_and_values(void)
     }
     /* core_clock_mhz */
     char *d = edit(BASE, "\"core_clock_hz\": 5e8", "\"core_clock_mhz\": 250", 0);
-    CHECK_EQ_INT(parse_doc(d, SIM_U55_256, &s, &err), NPUC_OK);
+    CHECK_EQ_INT(parse_doc(d, EU_U55_256, &s, &err), NPUC_OK);
     CHECK(s.core_clock_hz == 250e6);
     CHECK(s.sim.core_clock_hz == 250e6);
     free(d);
     /* absolute pools; 40-bit addresses on U65 */
     d = edit(BASE, "\"size\": 0,", "\"mode\": \"absolute\", \"offset\": \"0x20000000\", \"size\": \"1MB\",", 0);
-    CHECK_EQ_INT(parse_doc(d, SIM_U55_256, &s, &err), NPUC_OK);
+    CHECK_EQ_INT(parse_doc(d, EU_U55_256, &s, &err), NPUC_OK);
     CHECK(s.pools[0].absolute && s.pools[0].offset == 0x20000000u);
     free(d);
     d = edit(BASE, "\"size\": 0,", "\"mode\": \"absolute\", \"offset\": 1099510579200, \"size\": \"1MB\",", 0);
-    CHECK_EQ_INT(parse_doc(d, SIM_U65_256, &s, &err), NPUC_OK);   /* 2^40 - 1 MiB */
+    CHECK_EQ_INT(parse_doc(d, EU_U65_256, &s, &err), NPUC_OK);   /* 2^40 - 1 MiB */
     free(d);
     /* optional keys */
     d = edit(BASE, "\"size\": 0,", "\"size\": 0, \"cacheable\": true, \"priority\": -3, \"description\": \"d\",", 0);
-    CHECK_EQ_INT(parse_doc(d, SIM_U55_256, &s, &err), NPUC_OK);
+    CHECK_EQ_INT(parse_doc(d, EU_U55_256, &s, &err), NPUC_OK);
     CHECK(s.pools[0].cacheable && s.pools[0].priority == -3);
     free(d);
     d = edit(BASE, "{\"name\": \"t\",", "{\"name\": \"t\", \"description\": \"x\", \"target\": \"ethos-u55-128\",", 0);
-    CHECK_EQ_INT(parse_doc(d, SIM_U55_128, &s, &err), NPUC_OK);
+    CHECK_EQ_INT(parse_doc(d, EU_U55_128, &s, &err), NPUC_OK);
     free(d);
 
     /* one mixed pool: both roles, every region on its port */
     d = edit(BASE, "\"use\": \"activations\"", "\"use\": \"mixed\"", 0);
     char *d2 = edit(d, "\"use\": \"params\", \"rights\": \"r\"", "\"use\": \"mixed\", \"rights\": \"rw\"", 0);
-    CHECK_EQ_INT(parse_doc(d2, SIM_U55_256, &s, &err), NPUC_OK);
+    CHECK_EQ_INT(parse_doc(d2, EU_U55_256, &s, &err), NPUC_OK);
     CHECK_EQ_INT(s.params_pool, 0);
     CHECK_EQ_INT(s.act_pool, 0);
     for (int r = 0; r < 8; r++) CHECK_EQ_INT(s.sim.region_port[r], 0);
@@ -422,11 +431,11 @@ static void test_base_and_values(void)
 
     /* priority picks among candidates; ties go to the first */
     d = edit(BASE, "\"use\": \"params\", \"rights\": \"r\"", "\"use\": \"mixed\", \"rights\": \"rw\"", 0);
-    CHECK_EQ_INT(parse_doc(d, SIM_U55_256, &s, &err), NPUC_OK);
+    CHECK_EQ_INT(parse_doc(d, EU_U55_256, &s, &err), NPUC_OK);
     CHECK_EQ_INT(s.act_pool, 0);
     CHECK_EQ_INT(s.params_pool, 1);
     d2 = edit(d, "\"size\": 0,", "\"size\": 0, \"priority\": -1,", 1);
-    CHECK_EQ_INT(parse_doc(d2, SIM_U55_256, &s, &err), NPUC_OK);
+    CHECK_EQ_INT(parse_doc(d2, EU_U55_256, &s, &err), NPUC_OK);
     CHECK_EQ_INT(s.act_pool, 1);
     CHECK_EQ_INT(s.sim.region_port[1], 1);
     free(d);
@@ -436,13 +445,13 @@ static void test_base_and_values(void)
     d = edit(BASE, "\"use\": \"activations\", \"rights\": \"rw\", \"size\": 0",
              "\"use\": \"fast\", \"rights\": \"rw\", \"size\": \"256KB\"", 0);
     d2 = edit(d, "\"use\": \"params\", \"rights\": \"r\"", "\"use\": \"mixed\", \"rights\": \"rw\"", 0);
-    CHECK_EQ_INT(parse_doc(d2, SIM_U65_256, &s, &err), NPUC_OK);
+    CHECK_EQ_INT(parse_doc(d2, EU_U65_256, &s, &err), NPUC_OK);
     CHECK_EQ_INT(s.fast_pool, 0);
     CHECK_EQ_INT(s.sim.region_port[0], 1);
     CHECK_EQ_INT(s.sim.region_port[1], 1);
     CHECK_EQ_INT(s.sim.region_port[2], 0);
     /* ... and on U55: refused */
-    EXPECT(d2, SIM_U55_256, NPUC_E_INVALID,
+    EXPECT(d2, EU_U55_256, NPUC_E_INVALID,
            "t.json:2:43: pools[0].use: a separate \"fast\" pool (Vela's Dedicated_Sram spilling) needs an "
            "Ethos-U65, but the target is ethos-u55-256; on Ethos-U55 give that memory \"use\": \"activations\" "
            "instead");
@@ -452,7 +461,7 @@ static void test_base_and_values(void)
 
 static void test_errors(void)
 {
-    const sim_variant V = SIM_U55_256;
+    const eu_variant V = EU_U55_256;
     /* syntax errors come from the reader, with the source name */
     EXPECT_EDIT("\"size\": 0,", "\"size\": 0,,", 0, V, NPUC_E_FORMAT, "t.json:2:84: expected a string key, found ','");
     EXPECT_EDIT("\"size\": 0,", "\"size\": 0, \"size\": 1,", 0, V, NPUC_E_FORMAT,
@@ -534,9 +543,9 @@ static void test_errors(void)
                 "pools[0].size: 0x200000000 bytes is more than the ethos-u55-256 can address (32-bit addresses)");
     {
         char *d = edit(BASE, "\"size\": 0,", "\"size\": \"8GiB\",", 0);
-        cc_system s;
+        target_desc s;
         npuc_err err;
-        CHECK_EQ_INT(parse_doc(d, SIM_U65_256, &s, &err), NPUC_OK);   /* 40-bit on U65 */
+        CHECK_EQ_INT(parse_doc(d, EU_U65_256, &s, &err), NPUC_OK);   /* 40-bit on U65 */
         free(d);
     }
     EXPECT_EDIT("\"core_clock_hz\": 5e8", "\"core_clock_hz\": -5", 0, V, NPUC_E_INVALID,
@@ -589,7 +598,7 @@ static void test_errors(void)
                "pools[1].offset: 0x2000..0x200f overlaps pools[0] \"sram\" at 0x1000..0x2fff");
         free(d2);
         d2 = edit(d, "\"size\": 0,", "\"mode\": \"absolute\", \"offset\": \"0x3000\", \"size\": 16,", 0);
-        cc_system s;
+        target_desc s;
         npuc_err err;
         CHECK_EQ_INT(parse_doc(d2, V, &s, &err), NPUC_OK);   /* adjacent is fine */
         free(d2);
@@ -603,7 +612,7 @@ static void test_errors(void)
     EXPECT_EDIT("\"use\": \"activations\"", "\"use\": \"params\"", 0, V, NPUC_E_INVALID,
                 "pools: no pool can hold the activations (give one pool \"use\": \"activations\" or \"mixed\")");
     EXPECT_EDIT("\"use\": \"activations\", \"rights\": \"rw\", \"size\": 0",
-                "\"use\": \"fast\", \"rights\": \"rw\", \"size\": 0", 0, SIM_U65_256, NPUC_E_INVALID,
+                "\"use\": \"fast\", \"rights\": \"rw\", \"size\": 0", 0, EU_U65_256, NPUC_E_INVALID,
                 "pools[0].size: a fast pool needs its size (it is a hard limit, like Vela's arena_cache_size)");
     /* two used pools on one port must describe one memory */
     EXPECT_EDIT("\"axi_port\": 1", "\"axi_port\": 0", 0, V, NPUC_E_INVALID,
@@ -645,7 +654,7 @@ static void test_errors(void)
                 o += (size_t)snprintf(doc + o, sizeof doc - o, pool, i);
             }
             snprintf(doc + o, sizeof doc - o, "]}");
-            cc_system s;
+            target_desc s;
             npuc_err err;
             if (n == 8) {
                 CHECK_EQ_INT(parse_doc(doc, V, &s, &err), NPUC_OK);
@@ -662,7 +671,7 @@ static void test_errors(void)
         char *big = malloc(n);
         memset(big, ' ', n);
         memcpy(big, BASE, strlen(BASE));
-        cc_system s;
+        target_desc s;
         npuc_err err;
         CHECK_EQ_INT(target_parse_json(big, n, "big.json", V, &s, &err), NPUC_E_FORMAT);
         CHECK_STR_EQ(err.msg, "big.json: 1048586 bytes, more than the limit of 1048576 for this file");
@@ -670,10 +679,10 @@ static void test_errors(void)
     }
     /* arguments */
     {
-        cc_system s;
+        target_desc s;
         npuc_err err;
         CHECK_EQ_INT(target_parse_json(NULL, 3, "x", V, &s, &err), NPUC_E_USAGE);
-        CHECK_EQ_INT(target_parse_json(BASE, strlen(BASE), NULL, (sim_variant)-1, &s, &err), NPUC_E_USAGE);
+        CHECK_EQ_INT(target_parse_json(BASE, strlen(BASE), NULL, (eu_variant)-1, &s, &err), NPUC_E_USAGE);
         /* no source name: "<system>" */
         CHECK_EQ_INT(target_parse_json("[", 1, NULL, V, &s, &err), NPUC_E_FORMAT);
         CHECK_STR_EQ(err.msg, "<system>:1:2: expected a value, found end of input");
@@ -690,9 +699,9 @@ static void test_file_errors(void)
     FILE *f = fdopen(fd, "w");
     fputs("{\n  \"name\": \"x\",\n  \"core_clock_hz\": 1e9,\n  \"pools\": [\n    {\"name\": \"m\", \"size\": \"1XB\"}\n  ]\n}\n", f);
     fclose(f);
-    cc_system s;
+    target_desc s;
     npuc_err err;
-    CHECK_EQ_INT(cc_system_load(path, SIM_U55_256, &s, &err), NPUC_E_INVALID);
+    CHECK_EQ_INT(load_system(path, EU_U55_256, &s, &err), NPUC_E_INVALID);
     char want[300];
     snprintf(want, sizeof want, "%s:5:5: pools[0]: missing key \"memory\"", path);
     CHECK_STR_EQ(err.msg, want);
@@ -701,7 +710,7 @@ static void test_file_errors(void)
 
 /* ------------------------------------------------------ the grammar */
 
-static int load3(const char *config, const char *sys, const char *mode, sim_variant v, target_desc *t,
+static int load3(const char *config, const char *sys, const char *mode, eu_variant v, target_desc *t,
                  npuc_err *err)
 {
     target_spec s = {.config = config, .system_config = sys, .memory_mode = mode};
@@ -735,62 +744,62 @@ static void test_grammar(void)
     npuc_err err;
     target_desc a, b;
     /* SYSTEM:MODE = SYSTEM with --memory-mode MODE = target_builtin */
-    CHECK_EQ_INT(load3(NULL, "Ethos_U65_Mid_End:Shared_Sram", NULL, SIM_U65_256, &a, &err), NPUC_OK);
-    CHECK_EQ_INT(load3(NULL, "Ethos_U65_Mid_End", "Shared_Sram", SIM_U65_256, &b, &err), NPUC_OK);
+    CHECK_EQ_INT(load3(NULL, "Ethos_U65_Mid_End:Shared_Sram", NULL, EU_U65_256, &a, &err), NPUC_OK);
+    CHECK_EQ_INT(load3(NULL, "Ethos_U65_Mid_End", "Shared_Sram", EU_U65_256, &b, &err), NPUC_OK);
     CHECK(desc_eq(&a, &b));
-    CHECK_EQ_INT(target_builtin("ethos_u65_mid_end", "shared_sram", SIM_U65_256, &b, &err), NPUC_OK);
+    CHECK_EQ_INT(target_builtin("ethos_u65_mid_end", "shared_sram", EU_U65_256, &b, &err), NPUC_OK);
     CHECK(desc_eq(&a, &b));
     CHECK_STR_EQ(a.system_config, "Ethos_U65_Mid_End");
     CHECK_STR_EQ(a.memory_mode, "Shared_Sram");
     /* --memory-mode alone: the variant's default system config */
-    CHECK_EQ_INT(load3(NULL, NULL, "Sram_Only", SIM_U55_64, &a, &err), NPUC_OK);
+    CHECK_EQ_INT(load3(NULL, NULL, "Sram_Only", EU_U55_64, &a, &err), NPUC_OK);
     CHECK_STR_EQ(a.name, "Ethos_U55_High_End_Embedded:Sram_Only");
-    CHECK_EQ_INT(load3(NULL, NULL, "Dedicated_Sram_512KB", SIM_U65_512, &a, &err), NPUC_OK);
+    CHECK_EQ_INT(load3(NULL, NULL, "Dedicated_Sram_512KB", EU_U65_512, &a, &err), NPUC_OK);
     CHECK_STR_EQ(a.name, "Ethos_U65_High_End:Dedicated_Sram_512KB");
     /* nothing: the default */
-    CHECK_EQ_INT(load3(NULL, NULL, NULL, SIM_U65_256, &a, &err), NPUC_OK);
-    CHECK_EQ_INT(target_default(SIM_U65_256, &b, &err), NPUC_OK);
+    CHECK_EQ_INT(load3(NULL, NULL, NULL, EU_U65_256, &a, &err), NPUC_OK);
+    CHECK_EQ_INT(target_default(EU_U65_256, &b, &err), NPUC_OK);
     CHECK(desc_eq(&a, &b));
-    CHECK_EQ_INT(target_load(NULL, SIM_U65_256, &a, &err), NPUC_OK);
+    CHECK_EQ_INT(target_load(NULL, EU_U65_256, &a, &err), NPUC_OK);
     CHECK(desc_eq(&a, &b));
     /* a bare system takes its default mode: Dedicated_Sram where AXI1 is
      * Dram on an Ethos-U65, Shared_Sram elsewhere (the bug of `run`: one
      * rule now, whatever the command) */
-    CHECK_EQ_INT(load3(NULL, "Ethos_U65_Embedded", NULL, SIM_U65_256, &a, &err), NPUC_OK);
+    CHECK_EQ_INT(load3(NULL, "Ethos_U65_Embedded", NULL, EU_U65_256, &a, &err), NPUC_OK);
     CHECK_STR_EQ(a.name, "Ethos_U65_Embedded:Shared_Sram");
     /* errors */
-    CHECK_EQ_INT(load3(NULL, "Ethos_U65_Mid_End:Shared_Sram", "Sram_Only", SIM_U65_256, &a, &err), NPUC_E_USAGE);
+    CHECK_EQ_INT(load3(NULL, "Ethos_U65_Mid_End:Shared_Sram", "Sram_Only", EU_U65_256, &a, &err), NPUC_E_USAGE);
     CHECK_STR_EQ(err.msg, "'Ethos_U65_Mid_End:Shared_Sram' names a memory mode, and --memory-mode gives another: "
                           "give the memory mode once");
-    CHECK_EQ_INT(load3(NULL, "Ethos_U65_Mid_End", "Nope", SIM_U65_256, &a, &err), NPUC_E_USAGE);
+    CHECK_EQ_INT(load3(NULL, "Ethos_U65_Mid_End", "Nope", EU_U65_256, &a, &err), NPUC_E_USAGE);
     CHECK_STR_EQ(err.msg, "unknown memory mode 'Nope' in 'Ethos_U65_Mid_End:Nope' (valid: Sram_Only, Shared_Sram, "
                           "Dedicated_Sram, Dedicated_Sram_512KB)");
-    CHECK_EQ_INT(load3(NULL, NULL, "Nope", SIM_U55_256, &a, &err), NPUC_E_USAGE);
+    CHECK_EQ_INT(load3(NULL, NULL, "Nope", EU_U55_256, &a, &err), NPUC_E_USAGE);
     CHECK_STR_CONTAINS(err.msg, "unknown memory mode 'Nope'");
-    CHECK_EQ_INT(load3(NULL, "Bogus", NULL, SIM_U55_256, &a, &err), NPUC_E_USAGE);
+    CHECK_EQ_INT(load3(NULL, "Bogus", NULL, EU_U55_256, &a, &err), NPUC_E_USAGE);
     CHECK_STR_CONTAINS(err.msg, "unknown system config 'Bogus'");
-    CHECK_EQ_INT(load3(NULL, "cfg/vela.ini", NULL, SIM_U55_256, &a, &err), NPUC_E_USAGE);
+    CHECK_EQ_INT(load3(NULL, "cfg/vela.ini", NULL, EU_U55_256, &a, &err), NPUC_E_USAGE);
     CHECK_STR_EQ(err.msg, "'cfg/vela.ini' is a Vela configuration file: give it with --config and name its section "
                           "with --system-config (and --memory-mode)");
-    CHECK_EQ_INT(load3("x.ini", "board.json", NULL, SIM_U55_256, &a, &err), NPUC_E_USAGE);
+    CHECK_EQ_INT(load3("x.ini", "board.json", NULL, EU_U55_256, &a, &err), NPUC_E_USAGE);
     CHECK_STR_CONTAINS(err.msg, "names a JSON file, but --config gives a vela.ini");
-    CHECK_EQ_INT(load3(NULL, "", NULL, SIM_U55_256, &a, &err), NPUC_E_USAGE);
-    CHECK_EQ_INT(load3(NULL, NULL, NULL, (sim_variant)7, &a, &err), NPUC_E_USAGE);
+    CHECK_EQ_INT(load3(NULL, "", NULL, EU_U55_256, &a, &err), NPUC_E_USAGE);
+    CHECK_EQ_INT(load3(NULL, NULL, NULL, (eu_variant)7, &a, &err), NPUC_E_USAGE);
     /* --memory-mode with a JSON file */
     char root[512], path[600];
     snprintf(path, sizeof path, "%s/configs/corstone-300-u55.json", src_dir(root, sizeof root));
-    CHECK_EQ_INT(load3(NULL, path, NULL, SIM_U55_256, &a, &err), NPUC_OK);
+    CHECK_EQ_INT(load3(NULL, path, NULL, EU_U55_256, &a, &err), NPUC_OK);
     CHECK_STR_EQ(a.system_config, "");
-    CHECK_EQ_INT(load3(NULL, path, "Shared_Sram", SIM_U55_256, &a, &err), NPUC_E_USAGE);
+    CHECK_EQ_INT(load3(NULL, path, "Shared_Sram", EU_U55_256, &a, &err), NPUC_E_USAGE);
     CHECK_STR_CONTAINS(err.msg, "--memory-mode applies to built-in and vela.ini systems");
     /* a --config file that is not there */
-    CHECK_EQ_INT(load3("/no/such/vela.ini", NULL, NULL, SIM_U55_256, &a, &err), NPUC_E_IO);
+    CHECK_EQ_INT(load3("/no/such/vela.ini", NULL, NULL, EU_U55_256, &a, &err), NPUC_E_IO);
     CHECK_STR_CONTAINS(err.msg, "/no/such/vela.ini");
 }
 
 /* -------------------------------------------------------------- vela.ini */
 
-static int ini(const char *text, const char *sys, const char *mode, sim_variant v, target_desc *t, npuc_err *err)
+static int ini(const char *text, const char *sys, const char *mode, eu_variant v, target_desc *t, npuc_err *err)
 {
     memset(err, 0, sizeof *err);
     return target_parse_ini(text, strlen(text), "v.ini", sys, mode, v, t, err);
@@ -842,24 +851,24 @@ static void test_vela_ini_reference(void)
     }
     /* its other memory modes: arena_cache_size through inheritance */
     target_desc t;
-    CHECK_EQ_INT(target_parse_ini(text, size, path, "Ethos_U65_High_End", "Dedicated_Sram_256KB", SIM_U65_256, &t,
+    CHECK_EQ_INT(target_parse_ini(text, size, path, "Ethos_U65_High_End", "Dedicated_Sram_256KB", EU_U65_256, &t,
                                   &err), NPUC_OK);
     CHECK(t.fast_pool >= 0 && t.pools[t.fast_pool].size == 256 * 1024);
-    CHECK_EQ_INT(target_parse_ini(text, size, path, "Ethos_U65_Client_Server", "Dedicated_Sram_384KB", SIM_U65_512,
+    CHECK_EQ_INT(target_parse_ini(text, size, path, "Ethos_U65_Client_Server", "Dedicated_Sram_384KB", EU_U65_512,
                                   &t, &err), NPUC_OK);
     CHECK(t.fast_pool >= 0 && t.pools[t.fast_pool].size == 384 * 1024);
     CHECK_STR_EQ(t.name, "Ethos_U65_Client_Server:Dedicated_Sram_384KB");
     /* the Ethos-U85 sections are read (and checked), but not for these NPUs */
-    CHECK_EQ_INT(target_parse_ini(text, size, path, "Ethos_U85_SYS_DRAM_High", "Shared_Sram", SIM_U55_256, &t, &err),
+    CHECK_EQ_INT(target_parse_ini(text, size, path, "Ethos_U85_SYS_DRAM_High", "Shared_Sram", EU_U55_256, &t, &err),
                  NPUC_E_USAGE);
     CHECK_STR_EQ(err.msg, "system 'Ethos_U85_SYS_DRAM_High:Shared_Sram' is for an Ethos-U85, which npuc does not "
                           "compile for (choose one of the Ethos_U55_* systems)");
     /* the same through target_load (--config) */
     target_desc a;
-    CHECK_EQ_INT(load3(path, "Ethos_U55_Deep_Embedded:Sram_Only", NULL, SIM_U55_32, &a, &err), NPUC_OK);
-    CHECK_EQ_INT(target_builtin("Ethos_U55_Deep_Embedded", "Sram_Only", SIM_U55_32, &t, &err), NPUC_OK);
+    CHECK_EQ_INT(load3(path, "Ethos_U55_Deep_Embedded:Sram_Only", NULL, EU_U55_32, &a, &err), NPUC_OK);
+    CHECK_EQ_INT(target_builtin("Ethos_U55_Deep_Embedded", "Sram_Only", EU_U55_32, &t, &err), NPUC_OK);
     CHECK(desc_eq(&a, &t));
-    CHECK_EQ_INT(load3(path, "Ethos_U55_Deep_Embedded", "Nope", SIM_U55_32, &a, &err), NPUC_E_USAGE);
+    CHECK_EQ_INT(load3(path, "Ethos_U55_Deep_Embedded", "Nope", EU_U55_32, &a, &err), NPUC_E_USAGE);
     char want[900];
     snprintf(want, sizeof want, "%s: no section [Memory_Mode.Nope] (memory modes in the file: Sram_Only, "
              "Shared_Sram, Dedicated_Sram, Dedicated_Sram_256KB, Dedicated_Sram_384KB, Dedicated_Sram_512KB)", path);
@@ -913,7 +922,7 @@ static void test_vela_ini_inheritance(void)
 {
     npuc_err err;
     target_desc t;
-    CHECK_EQ_INT(ini(INI, "Faster", "Dedicated_1MB", SIM_U65_256, &t, &err), NPUC_OK);
+    CHECK_EQ_INT(ini(INI, "Faster", "Dedicated_1MB", EU_U65_256, &t, &err), NPUC_OK);
     if (err.msg[0]) fprintf(stderr, "  %s\n", err.msg);
     CHECK_STR_EQ(t.name, "Faster:Dedicated_1MB");
     CHECK_STR_EQ(t.sim.name, "Faster");
@@ -925,28 +934,28 @@ static void test_vela_ini_inheritance(void)
     CHECK_EQ_INT(t.pools[1].byte_width, 16);                /* the U65's AXI width */
     CHECK_STR_EQ(t.pools[1].memory, "Dram");
     /* the parent keeps its values */
-    CHECK_EQ_INT(ini(INI, "Base", "Dedicated", SIM_U65_256, &t, &err), NPUC_OK);
+    CHECK_EQ_INT(ini(INI, "Base", "Dedicated", EU_U65_256, &t, &err), NPUC_OK);
     CHECK(t.core_clock_hz == 500e6 && t.pools[1].clock_ratio == 0.5);
     CHECK_EQ_INT(t.pools[0].size, 384 * 1024);               /* no arena_cache_size: 384 KiB, as built in */
     /* no mode given: Dedicated_Sram is the default on a U65 with DRAM, and this file has none */
-    CHECK_EQ_INT(ini(INI, "Base", NULL, SIM_U65_256, &t, &err), NPUC_E_USAGE);
+    CHECK_EQ_INT(ini(INI, "Base", NULL, EU_U65_256, &t, &err), NPUC_E_USAGE);
     CHECK_STR_EQ(err.msg, "v.ini: no section [Memory_Mode.Dedicated_Sram] (memory modes in the file: Dedicated, "
                           "Dedicated_1MB, Shared_256KB)");
     /* no system given: the variant's default name */
-    CHECK_EQ_INT(ini(INI, NULL, "Dedicated", SIM_U65_256, &t, &err), NPUC_E_USAGE);
+    CHECK_EQ_INT(ini(INI, NULL, "Dedicated", EU_U65_256, &t, &err), NPUC_E_USAGE);
     CHECK_STR_EQ(err.msg, "v.ini: no section [System_Config.Ethos_U65_High_End] (the default for ethos-u65-256) "
                           "(system configs in the file: Base, Fast_Dram, Faster)");
     /* arena_cache_size without spilling limits the arena */
-    CHECK_EQ_INT(ini(INI, "Base", "Shared_256KB", SIM_U55_128, &t, &err), NPUC_OK);
+    CHECK_EQ_INT(ini(INI, "Base", "Shared_256KB", EU_U55_128, &t, &err), NPUC_OK);
     CHECK_EQ_INT(t.pools[t.act_pool].size, 262144);
     CHECK_EQ_INT(t.fast_pool, -1);
     CHECK_EQ_INT(t.pools[t.act_pool].byte_width, 8);
     /* spilling needs an Ethos-U65 */
-    CHECK_EQ_INT(ini(INI, "Base", "Dedicated", SIM_U55_128, &t, &err), NPUC_E_INVALID);
+    CHECK_EQ_INT(ini(INI, "Base", "Dedicated", EU_U55_128, &t, &err), NPUC_E_INVALID);
     CHECK_STR_EQ(err.msg, "v.ini:25: [Memory_Mode.Dedicated]: the cache (AXI0) is apart from the tensor arena (AXI1): "
                           "Vela's spilling, which needs an Ethos-U65, but the target is ethos-u55-128");
     /* a record of an ini system carries the names and replays exactly */
-    CHECK_EQ_INT(ini(INI, "Faster", "Dedicated_1MB", SIM_U65_512, &t, &err), NPUC_OK);
+    CHECK_EQ_INT(ini(INI, "Faster", "Dedicated_1MB", EU_U65_512, &t, &err), NPUC_OK);
     char *text;
     size_t len;
     CHECK_EQ_INT(target_record_write(&t, &text, &len, &err), NPUC_OK);
@@ -1056,7 +1065,7 @@ static void test_vela_ini_errors(void)
         memset(&err, 0, sizeof err);
         size_t n = strlen(CASES[i].text);
         if (strstr(CASES[i].msg, "NUL")) n += 2;   /* the text holds a NUL */
-        int rc = target_parse_ini(CASES[i].text, n, "v.ini", CASES[i].sys, CASES[i].mode, SIM_U65_256, &t, &err);
+        int rc = target_parse_ini(CASES[i].text, n, "v.ini", CASES[i].sys, CASES[i].mode, EU_U65_256, &t, &err);
         t_checks++;
         if (rc != CASES[i].code || strncmp(err.msg, CASES[i].msg, strlen(CASES[i].msg)) != 0) {
             t_failures++;
@@ -1070,16 +1079,16 @@ static void test_vela_ini_errors(void)
     size_t n = (1u << 20) + 1;
     char *big = malloc(n);
     memset(big, ';', n);
-    CHECK_EQ_INT(target_parse_ini(big, n, "big.ini", NULL, NULL, SIM_U55_256, &t, &err), NPUC_E_FORMAT);
+    CHECK_EQ_INT(target_parse_ini(big, n, "big.ini", NULL, NULL, EU_U55_256, &t, &err), NPUC_E_FORMAT);
     CHECK_STR_EQ(err.msg, "big.ini: 1048577 bytes, more than the limit of 1048576 for this file");
     free(big);
-    CHECK_EQ_INT(target_parse_ini(NULL, 1, "x", NULL, NULL, SIM_U55_256, &t, &err), NPUC_E_USAGE);
+    CHECK_EQ_INT(target_parse_ini(NULL, 1, "x", NULL, NULL, EU_U55_256, &t, &err), NPUC_E_USAGE);
     /* CRLF line ends, a UTF-8 byte order mark, ':' as the separator */
     const char *crlf = "\xEF\xBB\xBF[System_Config.S]\r\ncore_clock: 1e9\r\naxi0_port=Sram\r\naxi1_port=Dram\r\n"
                        "Sram_clock_scale=1\r\nSram_burst_length=32\r\nSram_read_latency=32\r\nSram_write_latency=32\r\n"
                        "Dram_clock_scale=1\r\nDram_burst_length=32\r\nDram_read_latency=32\r\nDram_write_latency=32\r\n"
                        "[Memory_Mode.M]\r\nconst_mem_area=axi1\r\narena_mem_area=AXI0\r\ncache_mem_area=Axi0\r\n";
-    CHECK_EQ_INT(ini(crlf, "S", "M", SIM_U55_256, &t, &err), NPUC_OK);
+    CHECK_EQ_INT(ini(crlf, "S", "M", EU_U55_256, &t, &err), NPUC_OK);
     if (err.msg[0]) fprintf(stderr, "  %s\n", err.msg);
 }
 
@@ -1110,7 +1119,7 @@ static void test_records(void)
     }
     /* the default's record, exactly (docs/system-config.md shows it) */
     target_desc t, r;
-    CHECK_EQ_INT(target_default(SIM_U55_256, &t, &err), NPUC_OK);
+    CHECK_EQ_INT(target_default(EU_U55_256, &t, &err), NPUC_OK);
     char *text;
     size_t len;
     CHECK_EQ_INT(target_record_write(&t, &text, &len, &err), NPUC_OK);
@@ -1126,11 +1135,11 @@ static void test_records(void)
     /* a JSON file with absolute, cacheable and prioritised pools */
     char root[512], path[600];
     snprintf(path, sizeof path, "%s/configs/u65-dram-example.json", src_dir(root, sizeof root));
-    CHECK_EQ_INT(load3(NULL, path, NULL, SIM_U65_512, &t, &err), NPUC_OK);
+    CHECK_EQ_INT(load3(NULL, path, NULL, EU_U65_512, &t, &err), NPUC_OK);
     char *d = edit(BASE, "\"size\": 0,", "\"mode\": \"absolute\", \"offset\": \"0x20000000\", \"size\": \"1MB\", "
                    "\"priority\": -2, \"cacheable\": true,", 0);
     target_desc j;
-    CHECK_EQ_INT(parse_doc(d, SIM_U55_64, &j, &err), NPUC_OK);
+    CHECK_EQ_INT(parse_doc(d, EU_U55_64, &j, &err), NPUC_OK);
     free(d);
     const target_desc *files[2] = {&t, &j};
     for (int k = 0; k < 2; k++) {
@@ -1167,7 +1176,7 @@ static void test_records(void)
         }
     }
     /* the record's keys are not a file's */
-    EXPECT("{\"npuc_target\": 1, \"name\": \"t\"}", SIM_U55_256, NPUC_E_INVALID, "npuc_target: unknown key");
+    EXPECT("{\"npuc_target\": 1, \"name\": \"t\"}", EU_U55_256, NPUC_E_INVALID, "npuc_target: unknown key");
 }
 
 /* Finding the record in a compiled model without loading it. */
@@ -1212,13 +1221,13 @@ static void test_find(void)
     target_find_in_compiled(blob, sizeof blob, &f);
     target_desc rec;
     bool have_rec, have_var;
-    sim_variant v;
+    eu_variant v;
     npuc_err err;
     CHECK_EQ_INT(target_found_parse(&f, "m.nprt", &rec, &have_rec, &v, &have_var, &err), NPUC_E_FORMAT);
     CHECK_STR_CONTAINS(err.msg, "m.nprt: target record:1:1: top level: missing key \"target\"");
     f.record = NULL;
     CHECK_EQ_INT(target_found_parse(&f, "m.nprt", &rec, &have_rec, &v, &have_var, &err), NPUC_OK);
-    CHECK(!have_rec && have_var && v == SIM_U55_128);
+    CHECK(!have_rec && have_var && v == EU_U55_128);
     f.npu_config = 0x00000003u;   /* 8 MACs: no such NPU */
     CHECK(target_found_parse(&f, "m.nprt", &rec, &have_rec, &v, &have_var, &err) != NPUC_OK);
     CHECK_STR_CONTAINS(err.msg, "m.nprt: NPU configuration 0x00000003");
@@ -1256,17 +1265,17 @@ static void test_resolve(void)
 {
     npuc_err err;
     target_desc t, rec, def;
-    sim_variant u65 = SIM_U65_256, u55 = SIM_U55_128;
+    eu_variant u65 = EU_U65_256, u55 = EU_U55_128;
     /* nothing: ethos-u55-256 with its default */
     CHECK_EQ_INT(target_resolve(NULL, NULL, NULL, &t, &err), NPUC_OK);
-    CHECK_EQ_INT(target_default(SIM_U55_256, &def, &err), NPUC_OK);
+    CHECK_EQ_INT(target_default(EU_U55_256, &def, &err), NPUC_OK);
     CHECK(desc_eq(&t, &def));
     /* the model's NPU */
     CHECK_EQ_INT(target_resolve(NULL, NULL, &u65, &t, &err), NPUC_OK);
-    CHECK_EQ_INT(target_default(SIM_U65_256, &def, &err), NPUC_OK);
+    CHECK_EQ_INT(target_default(EU_U65_256, &def, &err), NPUC_OK);
     CHECK(desc_eq(&t, &def));
     /* the record wins over the defaults */
-    CHECK_EQ_INT(load3(NULL, "Ethos_U65_Mid_End:Sram_Only", NULL, SIM_U65_256, &rec, &err), NPUC_OK);
+    CHECK_EQ_INT(load3(NULL, "Ethos_U65_Mid_End:Sram_Only", NULL, EU_U65_256, &rec, &err), NPUC_OK);
     CHECK_EQ_INT(target_resolve(NULL, &rec, &u65, &t, &err), NPUC_OK);
     CHECK(desc_eq(&t, &rec));
     target_spec none = {0};
@@ -1275,18 +1284,18 @@ static void test_resolve(void)
     /* another variant of the same family keeps the recorded system */
     target_spec s512 = {.target = "ethos-u65-512"};
     CHECK_EQ_INT(target_resolve(&s512, &rec, &u65, &t, &err), NPUC_OK);
-    CHECK_EQ_INT(t.variant, SIM_U65_512);
+    CHECK_EQ_INT(t.variant, EU_U65_512);
     CHECK_STR_EQ(t.name, "Ethos_U65_Mid_End:Sram_Only");
     /* another family: that variant's default */
     target_spec s55 = {.target = "ethos-u55-64"};
     CHECK_EQ_INT(target_resolve(&s55, &rec, &u65, &t, &err), NPUC_OK);
-    CHECK_EQ_INT(target_default(SIM_U55_64, &def, &err), NPUC_OK);
+    CHECK_EQ_INT(target_default(EU_U55_64, &def, &err), NPUC_OK);
     CHECK(desc_eq(&t, &def));
     /* flags override the record: the system, or only the mode */
     target_spec sys = {.system_config = "Ethos_U65_Embedded"};
     CHECK_EQ_INT(target_resolve(&sys, &rec, &u65, &t, &err), NPUC_OK);
     CHECK_STR_EQ(t.name, "Ethos_U65_Embedded:Shared_Sram");
-    CHECK_EQ_INT(t.variant, SIM_U65_256);
+    CHECK_EQ_INT(t.variant, EU_U65_256);
     target_spec mode = {.memory_mode = "Shared_Sram"};
     CHECK_EQ_INT(target_resolve(&mode, &rec, &u65, &t, &err), NPUC_OK);
     CHECK_STR_EQ(t.name, "Ethos_U65_High_End:Shared_Sram");
@@ -1299,10 +1308,10 @@ static void test_resolve(void)
     CHECK_STR_CONTAINS(err.msg, "unknown target 'ethos-u75'");
     /* the default's cycle-model view */
     sim_system ss;
-    target_default_sim(SIM_U65_512, &ss);
-    CHECK_EQ_INT(target_default(SIM_U65_512, &def, &err), NPUC_OK);
+    target_default_sim(EU_U65_512, &ss);
+    CHECK_EQ_INT(target_default(EU_U65_512, &def, &err), NPUC_OK);
     CHECK(sim_eq(&ss, &def.sim));
-    target_default_sim((sim_variant)11, &ss);
+    target_default_sim((eu_variant)11, &ss);
     CHECK_EQ_INT(ss.core_clock_hz, 0);
 }
 

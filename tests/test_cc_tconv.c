@@ -41,7 +41,7 @@ typedef struct tc_cfg {
     float in_scale, out_scale, w_scale;
     int64_t bias_max;         /* |bias| drawn up to this */
     bool big_bias;            /* one bias at the accumulator's limit */
-    sim_variant variant;
+    eu_variant variant;
     cc_optimise optimise;
     bool chain;               /* a second transpose conv (stride 1, k 3, SAME) after it */
     uint64_t seed;
@@ -54,7 +54,7 @@ static void cfg_str(const tc_cfg *c, char *buf, size_t size)
              "%s [%d,%d,%d,%d] -> [%d,%d,%d] k %dx%d s %dx%d %s act %d bias %s zp %d/%d %s %s%s seed %llu",
              graph_dtype_name(c->dt), c->batch, c->H, c->W, c->C, c->OH, c->OW, c->OC, c->kh, c->kw, c->sh, c->sw,
              c->padding == TFL_PAD_SAME ? "SAME" : "VALID", c->act, bn[c->bias], c->in_zp, c->out_zp,
-             cc_target_name(c->variant), c->optimise == CC_OPT_SIZE ? "size" : "perf",
+             target_variant_name(c->variant), c->optimise == CC_OPT_SIZE ? "size" : "perf",
              c->chain ? " chain" : "", (unsigned long long)c->seed);
 }
 

@@ -59,8 +59,8 @@
 #define SANITIZED_COUNT 300
 #define DEFAULT_DRAWS 4
 
-static const sim_variant variants[6] = {SIM_U55_32, SIM_U55_64, SIM_U55_128,
-                                        SIM_U55_256, SIM_U65_256, SIM_U65_512};
+static const eu_variant variants[6] = {EU_U55_32, EU_U55_64, EU_U55_128,
+                                        EU_U55_256, EU_U65_256, EU_U65_512};
 
 static double now_s(void)
 {
@@ -84,7 +84,7 @@ typedef struct model_cfg {
     bool int16;
     int32_t n_ops;      /* 0 = genmodel's random 3..12 */
     int32_t max_dim;
-    sim_variant variant;
+    eu_variant variant;
     bool size;          /* CC_OPT_SIZE (--optimise size) */
     cc_cascade_mode cascade;
 } model_cfg;
@@ -393,7 +393,7 @@ static void print_repro(uint64_t seed, const model_cfg *mc, uint64_t rseed, cons
             "               npuc run d/m_npu.tflite --random-input --seed %llu --output npu.bin && cmp ref.bin npu.bin\n"
             "      (or: NPUC_GENMODEL_FIRST=%llu NPUC_GENMODEL_COUNT=1%s%s test_compile_genmodel)\n",
             (unsigned long long)seed, mc->int16 ? " --int16" : "", mc->n_ops, mc->max_dim,
-            only_env ? " --only " : "", only_env ? only_env : "", cc_target_name(mc->variant),
+            only_env ? " --only " : "", only_env ? only_env : "", target_variant_name(mc->variant),
             mc->size ? " --optimise size" : "",
             mc->cascade == CC_CASCADE_ALL ? " --cascade all" : mc->cascade == CC_CASCADE_OFF ? " --cascade off" : "",
             (unsigned long long)rseed, (unsigned long long)rseed, (unsigned long long)seed,
@@ -433,7 +433,7 @@ static bool test_model(uint64_t seed, const int32_t *only, int32_t n_only, const
                        bool verbose, stats *st)
 {
     model_cfg mc = cfg_for_seed(seed);
-    const char *tname = cc_target_name(mc.variant);
+    const char *tname = target_variant_name(mc.variant);
     detail = n_detailed < DETAILED_FAILURES;
     genmodel_config gc;
     genmodel_config_default(&gc);
@@ -475,15 +475,15 @@ static bool test_model(uint64_t seed, const int32_t *only, int32_t n_only, const
     opt.optimise = mc.size ? CC_OPT_SIZE : CC_OPT_PERFORMANCE;
     opt.cascade = mc.cascade;
     {
-        sim_variant pv = mc.variant;
-        if (cc_target_parse(tname, &pv, &e) || pv != mc.variant) {
-            fprintf(stderr, "FAIL seed %llu: cc_target_parse(%s): %s\n", (unsigned long long)seed, tname,
+        eu_variant pv = mc.variant;
+        if (target_variant_parse(tname, &pv, &e) || pv != mc.variant) {
+            fprintf(stderr, "FAIL seed %llu: target_variant_parse(%s): %s\n", (unsigned long long)seed, tname,
                     pv != mc.variant ? "wrong variant" : e.msg);
             goto out;
         }
     }
-    if (cc_system_default(mc.variant, &opt.sys, &e)) {
-        fprintf(stderr, "FAIL seed %llu: cc_system_default(%s): %s\n", (unsigned long long)seed, tname, e.msg);
+    if (target_default(mc.variant, &opt.sys, &e)) {
+        fprintf(stderr, "FAIL seed %llu: target_default(%s): %s\n", (unsigned long long)seed, tname, e.msg);
         goto out;
     }
     if (cc_compile(src, &opt, &cm, &e)) {

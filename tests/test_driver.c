@@ -587,7 +587,7 @@ static void test_bad_payloads(void)
         struct ethosu_driver small;
         ethosu_host_npu *n;
         npuc_err err = {0};
-        CHECK_EQ_INT(ethosu_host_npu_create(SIM_U55_128, NULL, &n, &err), 0);
+        CHECK_EQ_INT(ethosu_host_npu_create(EU_U55_128, NULL, &n, &err), 0);
         CHECK_EQ_INT(ethosu_host_driver_init(&small, n, fast55, 256), 0);
         size = dma_payload(64, false, 0);
         uint64_t b3[3] = {(uintptr_t)src_buf, (uintptr_t)dst_buf, (uintptr_t)dst_buf};
@@ -963,7 +963,7 @@ static void test_models(void)
                 CHECK(0);
                 continue;
             }
-            CHECK_EQ_INT(m.variant, c == 0 ? SIM_U55_128 : SIM_U65_256);
+            CHECK_EQ_INT(m.variant, c == 0 ? EU_U55_128 : EU_U65_256);
             CHECK_EQ_INT(m.n_in, ref.n_in);
             CHECK_EQ_INT(m.n_out, ref.n_out);
             dm_arena a;
@@ -1135,10 +1135,10 @@ int main(void)
     /* Vela's default systems (the PMU checks below count flash and DRAM
      * traffic on AXI1; NULL would be ideal memory, all on AXI0) */
     sim_system sys55, sys65;
-    target_default_sim(SIM_U55_128, &sys55);
-    target_default_sim(SIM_U65_256, &sys65);
-    CHECK_EQ_INT(ethosu_host_npu_create(SIM_U55_128, &sys55, &npu55, &err), 0);
-    CHECK_EQ_INT(ethosu_host_npu_create(SIM_U65_256, &sys65, &npu65, &err), 0);
+    target_default_sim(EU_U55_128, &sys55);
+    target_default_sim(EU_U65_256, &sys65);
+    CHECK_EQ_INT(ethosu_host_npu_create(EU_U55_128, &sys55, &npu55, &err), 0);
+    CHECK_EQ_INT(ethosu_host_npu_create(EU_U65_256, &sys65, &npu65, &err), 0);
     fast55 = dm_aligned(FAST_SIZE);
     fast65 = dm_aligned(FAST_SIZE);
     src_buf = dm_aligned(BUF_SIZE);

@@ -26,7 +26,7 @@
 
 typedef struct dm_model {
     char name[96];
-    sim_variant variant;      /* from the payload's CONFIG word */
+    eu_variant variant;      /* from the payload's CONFIG word */
     uint8_t *payload;         /* aligned, mapped read-only */
     size_t payload_size;
     uint8_t *flash;           /* aligned, mapped read-only (NULL if empty) */

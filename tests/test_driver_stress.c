@@ -164,7 +164,7 @@ int main(void)
             rc = dm_load(&models[mi][vi], path, msg, sizeof msg);
             if (rc) fprintf(stderr, "%s\n", msg);
             CHECK_EQ_INT(rc, 0);
-            CHECK_EQ_INT(models[mi][vi].variant, vi ? SIM_U65_256 : SIM_U55_128);
+            CHECK_EQ_INT(models[mi][vi].variant, vi ? EU_U65_256 : EU_U55_128);
         }
     }
     if (t_failures)
@@ -174,7 +174,7 @@ int main(void)
     ethosu_host_npu *npu[2];
     struct ethosu_driver drv[2];
     uint8_t *fast[2];
-    const sim_variant variants[2] = {SIM_U55_128, SIM_U65_256};
+    const eu_variant variants[2] = {EU_U55_128, EU_U65_256};
     for (int k = 0; k < 2; k++) {
         CHECK_EQ_INT(ethosu_host_npu_create(variants[k], NULL, &npu[k], &err), 0);
         fast[k] = dm_aligned(FAST_SIZE);

@@ -147,7 +147,7 @@ static bool t_sim_accepts(const eu_block_req *r, const eu_block *b, char *why, s
         (b->d % a->ubd && b->d < r->ofm_d))
         return snprintf(why, n, "block not a micro-block multiple"), false;
     if (b->acc_format > 2) return snprintf(why, n, "ACC_FORMAT range"), false;
-    if (r->variant == SIM_U65_512 && b->d % 2) return snprintf(why, n, "odd depth on U65-512"), false;
+    if (r->variant == EU_U65_512 && b->d % 2) return snprintf(why, n, "odd depth on U65-512"), false;
     return true;
 }
 
@@ -184,15 +184,15 @@ static bool t_check_choice(const eu_block_req *r, unsigned up_mode_true, const e
 
 static unsigned up_mode_of(const sim_state *s) { return s->upscale; }
 
-static eu_block_req req_from_state(const sim_state *s, const sim_cmd *c, sim_variant v)
+static eu_block_req req_from_state(const sim_state *s, const sim_cmd *c, eu_variant v)
 {
     eu_block_req r;
     memset(&r, 0, sizeof r);
     r.variant = v;
     switch (c->code) {
-    case SIM_OP_CONV: r.kind = SIM_K_CONV; break;
-    case SIM_OP_DEPTHWISE: r.kind = SIM_K_DEPTHWISE; break;
-    case SIM_OP_POOL: r.kind = SIM_K_POOL; r.mode = (uint8_t)(c->param & 7); break;
+    case EU_OP_CONV: r.kind = SIM_K_CONV; break;
+    case EU_OP_DEPTHWISE: r.kind = SIM_K_DEPTHWISE; break;
+    case EU_OP_POOL: r.kind = SIM_K_POOL; r.mode = (uint8_t)(c->param & 7); break;
     default: r.kind = SIM_K_ELEMENTWISE; r.mode = (uint8_t)(c->param & 0x3F); break;
     }
     bool ew = r.kind == SIM_K_ELEMENTWISE;
@@ -314,7 +314,7 @@ static void totals_add(totals *t, const totals *x)
     }
 }
 
-static uint64_t one_op_cycles(sim_variant v, const sim_system *sys, const sim_op_info *o)
+static uint64_t one_op_cycles(eu_variant v, const sim_system *sys, const sim_op_info *o)
 {
     sim_op_info c = *o;
     c.wait_kind = 0;
@@ -326,7 +326,7 @@ static void compare_stream(const char *what, const uint8_t *payload, size_t size
 {
     npuc_err err = {0};
     sim_cop1 cop;
-    sim_variant v;
+    eu_variant v;
     if (sim_cop1_parse(payload, size, &cop, &err) || sim_variant_from_config(cop.config, &v, &err)) {
         fprintf(stderr, "%s: %s\n", what, err.msg);
         CHECK(0);
@@ -349,18 +349,18 @@ static void compare_stream(const char *what, const uint8_t *payload, size_t size
     for (size_t i = 0; i < n; i++) {
         const sim_cmd *c = &cmds[i];
         sim_state_apply(&s, c, v);
-        if (c->code == SIM_OP_DMA_WAIT || c->code == SIM_OP_KERNEL_WAIT) {
-            wk = c->code == SIM_OP_DMA_WAIT ? 1 : 2;
+        if (c->code == EU_OP_DMA_WAIT || c->code == EU_OP_KERNEL_WAIT) {
+            wk = c->code == EU_OP_DMA_WAIT ? 1 : 2;
             wc = (uint8_t)c->param;
             continue;
         }
-        if (!sim_cmd_is_kernel_op(c->code) && c->code != SIM_OP_DMA_START) continue;
+        if (!eu_cmd_is_kernel_op(c->code) && c->code != EU_OP_DMA_START) continue;
         sim_op_info info;
         sim_op_info_from_state(&s, c, i, v, &info);
         info.wait_kind = wk;
         info.wait_count = wc;
         wk = wc = 0;
-        if (c->code == SIM_OP_DMA_START) {
+        if (c->code == EU_OP_DMA_START) {
             recs_push(&rv, &info);
             recs_push(&ro, &info);
             continue;
@@ -513,17 +513,17 @@ static int fx_run(sim_npu *npu, fx_mem *m, const uint8_t *stream, size_t size, c
             if (sim_npu_map(npu, basep[k - 1], m->own[k], t->nbytes, true, &err)) goto fail;
         }
     }
-    sim_npu_write(npu, SIM_REG_QBASE, (uint32_t)stream_bus);
-    sim_npu_write(npu, SIM_REG_QBASE_HI, (uint32_t)(stream_bus >> 32));
-    sim_npu_write(npu, SIM_REG_QSIZE, (uint32_t)size);
+    sim_npu_write(npu, EU_REG_QBASE, (uint32_t)stream_bus);
+    sim_npu_write(npu, EU_REG_QBASE_HI, (uint32_t)(stream_bus >> 32));
+    sim_npu_write(npu, EU_REG_QSIZE, (uint32_t)size);
     for (int i = 0; i < 8; i++) {
-        sim_npu_write(npu, SIM_REG_BASEP0 + 8 * i, (uint32_t)basep[i]);
-        sim_npu_write(npu, SIM_REG_BASEP0 + 8 * i + 4, (uint32_t)(basep[i] >> 32));
+        sim_npu_write(npu, EU_REG_BASEP0 + 8 * i, (uint32_t)basep[i]);
+        sim_npu_write(npu, EU_REG_BASEP0 + 8 * i + 4, (uint32_t)(basep[i] >> 32));
     }
-    uint32_t cmd = sim_npu_read(npu, SIM_REG_CMD);
-    sim_npu_write(npu, SIM_REG_CMD, (cmd & 0xC) | 1);
-    uint32_t st = sim_npu_read(npu, SIM_REG_STATUS);
-    sim_npu_write(npu, SIM_REG_CMD, (cmd & 0xC) | 2);
+    uint32_t cmd = sim_npu_read(npu, EU_REG_CMD);
+    sim_npu_write(npu, EU_REG_CMD, (cmd & 0xC) | 1);
+    uint32_t st = sim_npu_read(npu, EU_REG_STATUS);
+    sim_npu_write(npu, EU_REG_CMD, (cmd & 0xC) | 2);
     sim_npu_unmap_all(npu);
     if (!sa_status_ok(st)) {
         snprintf(msg, msg_size, "STATUS 0x%08x: %s", st, sim_npu_error(npu));
@@ -647,7 +647,7 @@ static void fx_op(const char *what, const graph *g, const graph_op *op, fx_stats
     npuc_err err = {0};
     const graph_tensor *pt = &g->tensors[op->in[0]], *ft = &g->tensors[op->in[1]];
     sim_cop1 cop;
-    sim_variant v;
+    eu_variant v;
     if (sim_cop1_parse(pt->data, pt->nbytes, &cop, &err) || sim_variant_from_config(cop.config, &v, &err)) {
         fprintf(stderr, "%s: %s\n", what, err.msg);
         CHECK(0);
@@ -682,14 +682,14 @@ static void fx_op(const char *what, const graph *g, const graph_op *op, fx_stats
     for (size_t i = 0; i < n && ok; i++) {
         const sim_cmd *c = &cmds[i];
         sim_state_apply(&s, c, v);
-        if (c->code == SIM_OP_DMA_START) {
+        if (c->code == EU_OP_DMA_START) {
             dma_rec d = {s.dma.src_region, s.dma.dst_region, s.dma.dst_internal, s.dma.src, s.dma.dst, s.dma.len};
             if (s.dma.src_internal) d.src_region = 0xFF;
             memmove(dmas + 1, dmas, (n_dma < 63 ? n_dma : 63) * sizeof *dmas);
             dmas[0] = d;
             if (n_dma < 64) n_dma++;
         }
-        if (sim_cmd_is_kernel_op(c->code)) {
+        if (eu_cmd_is_kernel_op(c->code)) {
             eu_block_req r = req_from_state(&s, c, v);
             eu_block b;
             if (eu_block_choose(&r, &b, &err)) {
@@ -698,13 +698,13 @@ static void fx_op(const char *what, const graph *g, const graph_op *op, fx_stats
                 break;
             }
             fs->ops++;
-            ws_cmd0(&ns, SIM_OFM_BLK_HEIGHT_M1, b.h - 1);
-            ws_cmd0(&ns, SIM_OFM_BLK_WIDTH_M1, b.w - 1);
-            ws_cmd0(&ns, SIM_OFM_BLK_DEPTH_M1, b.d - 1);
-            ws_cmd0(&ns, SIM_IFM_IB_END, b.ifm_ib_end);
-            ws_cmd0(&ns, SIM_AB_START, b.ab_start);
-            if (r.kind == SIM_K_ELEMENTWISE && r.ifm2_tensor) ws_cmd0(&ns, SIM_IFM2_IB_START, b.ifm2_ib_start);
-            ws_cmd0(&ns, SIM_ACC_FORMAT, b.acc_format);
+            ws_cmd0(&ns, EU_SET_OFM_BLK_HEIGHT_M1, b.h - 1);
+            ws_cmd0(&ns, EU_SET_OFM_BLK_WIDTH_M1, b.w - 1);
+            ws_cmd0(&ns, EU_SET_OFM_BLK_DEPTH_M1, b.d - 1);
+            ws_cmd0(&ns, EU_SET_IFM_IB_END, b.ifm_ib_end);
+            ws_cmd0(&ns, EU_SET_AB_START, b.ab_start);
+            if (r.kind == SIM_K_ELEMENTWISE && r.ifm2_tensor) ws_cmd0(&ns, EU_SET_IFM2_IB_START, b.ifm2_ib_start);
+            ws_cmd0(&ns, EU_SET_ACC_FORMAT, b.acc_format);
             if (r.kind == SIM_K_CONV || r.kind == SIM_K_DEPTHWISE) {
                 uint8_t wreg = s.weight_region;
                 uint64_t wbase = s.weight_base[0], wlen = s.weight_length[0];
@@ -762,16 +762,16 @@ static void fx_op(const char *what, const graph *g, const graph_op *op, fx_stats
                     free(map);
                     free(vals);
                 }
-                ws_cmd0(&ns, SIM_WEIGHT_REGION, wreg);
-                ws_cmd1(&ns, SIM_WEIGHT_BASE, (uint32_t)wbase);
-                ws_cmd1(&ns, SIM_WEIGHT_LENGTH, (uint32_t)wlen);
+                ws_cmd0(&ns, EU_SET_WEIGHT_REGION, wreg);
+                ws_cmd1(&ns, EU_SET_WEIGHT_BASE, (uint32_t)wbase);
+                ws_cmd1(&ns, EU_SET_WEIGHT_LENGTH, (uint32_t)wlen);
             }
         }
         /* the command itself, as read */
         const uint8_t *p = cop.stream + c->offset;
         ws_word(&ns, (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24);
         if (c->is_cmd1) ws_word(&ns, c->payload);
-        if (sim_cmd_is_kernel_op(c->code)) n_k++;
+        if (eu_cmd_is_kernel_op(c->code)) n_k++;
     }
     CHECK(ok);
     if (ok) {
@@ -1015,7 +1015,7 @@ static void sweep_one_mode(const eu_block_req *r, unsigned up_mode, sweep_stats 
         st->bad++;
         CHECK(0);
         fprintf(stderr, "  %s kind %d mode %u ofm %ux%ux%u ifm_d %u k %ux%u s %ux%u bits %u: %ux%ux%u: %s\n",
-                sim_variant_name(r->variant), (int)r->kind, r->mode, r->ofm_w, r->ofm_h, r->ofm_d,
+                eu_variant_name(r->variant), (int)r->kind, r->mode, r->ofm_w, r->ofm_h, r->ofm_d,
                 r->ifm_d, r->kernel_w, r->kernel_h, r->stride_x, r->stride_y, r->ifm_bits, b.w, b.h, b.d,
                 why);
     }
@@ -1032,7 +1032,7 @@ static void sweep_one_mode(const eu_block_req *r, unsigned up_mode, sweep_stats 
             st->brute_worst = ratio;
             snprintf(st->brute_worst_what, sizeof st->brute_worst_what,
                      "%s kind %d ofm %ux%ux%u ifm_d %u k %ux%u s %u bits %u: ours %ux%ux%u %llu, best %ux%ux%u %llu",
-                     sim_variant_name(r->variant), (int)r->kind, r->ofm_w, r->ofm_h, r->ofm_d, r->ifm_d,
+                     eu_variant_name(r->variant), (int)r->kind, r->ofm_w, r->ofm_h, r->ofm_d, r->ifm_d,
                      r->kernel_w, r->kernel_h, r->stride_x, r->ifm_bits, b.w, b.h, b.d,
                      (unsigned long long)ours, bw, bh, bd, (unsigned long long)best);
         }
@@ -1044,7 +1044,7 @@ static void sweep_one(const eu_block_req *r, sweep_stats *st, bool brute)
     sweep_one_mode(r, r->upscale ? 1 : 0, st, brute);
 }
 
-static eu_block_req base_req(sim_variant v, sim_op_kind kind)
+static eu_block_req base_req(eu_variant v, sim_op_kind kind)
 {
     eu_block_req r;
     memset(&r, 0, sizeof r);
@@ -1074,7 +1074,7 @@ static void test_sweep(void)
     sweep_stats st;
     memset(&st, 0, sizeof st);
     size_t idx = 0;
-    for (int v = SIM_U55_32; v <= SIM_U65_512; v++) {
+    for (int v = EU_U55_32; v <= EU_U65_512; v++) {
         /* conv */
         for (size_t ki = 0; ki < sizeof kernels / sizeof kernels[0]; ki++)
             for (unsigned s = 1; s <= 3; s++)
@@ -1082,7 +1082,7 @@ static void test_sweep(void)
                     for (size_t ii = 0; ii < sizeof ifm_depths / sizeof ifm_depths[0]; ii++)
                         for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
                             for (unsigned bits = 8; bits <= 16; bits += 8) {
-                                eu_block_req r = base_req((sim_variant)v, SIM_K_CONV);
+                                eu_block_req r = base_req((eu_variant)v, SIM_K_CONV);
                                 r.kernel_w = r.kernel_h = kernels[ki];
                                 if (ki == 1) r.kernel_h = 3;   /* one non-square kernel */
                                 r.stride_x = r.stride_y = (uint8_t)s;
@@ -1104,7 +1104,7 @@ static void test_sweep(void)
                         for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
                             for (unsigned bits = 8; bits <= 32; bits *= 2) {
                                 if (kind == 0 && bits == 32) continue;
-                                eu_block_req r = base_req((sim_variant)v, kind == 0 ? SIM_K_DEPTHWISE : SIM_K_POOL);
+                                eu_block_req r = base_req((eu_variant)v, kind == 0 ? SIM_K_DEPTHWISE : SIM_K_POOL);
                                 r.mode = (uint8_t)(kind == 0 ? 0 : kind - 1);
                                 r.kernel_w = r.kernel_h = kernels[ki];
                                 r.stride_x = r.stride_y = (uint8_t)s;
@@ -1127,7 +1127,7 @@ static void test_sweep(void)
                     for (size_t di = 0; di < sizeof depths / sizeof depths[0]; di++)
                         for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
                             for (unsigned bits = 8; bits <= 32; bits *= 2) {
-                                eu_block_req r = base_req((sim_variant)v, SIM_K_ELEMENTWISE);
+                                eu_block_req r = base_req((eu_variant)v, SIM_K_ELEMENTWISE);
                                 r.mode = modes[mi];
                                 bool binary = !(r.mode == 5 || r.mode == 6 || r.mode == 7);
                                 r.ifm2_tensor = binary && tensor;
@@ -1143,7 +1143,7 @@ static void test_sweep(void)
         /* upscaled (transpose conv, NEAREST resize) and dilated kernels */
         for (size_t ki = 0; ki < sizeof kernels / sizeof kernels[0]; ki++)
             for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
-                eu_block_req r = base_req((sim_variant)v, SIM_K_CONV);
+                eu_block_req r = base_req((eu_variant)v, SIM_K_CONV);
                 r.kernel_w = r.kernel_h = kernels[ki];
                 r.upscale = true;
                 r.ofm_w = sizes[si][0] * 2;
@@ -1156,7 +1156,7 @@ static void test_sweep(void)
                 r.upscale = false;
                 r.kernel_w = r.kernel_h = 2 * kernels[ki] + 1;   /* dilation 2 */
                 sweep_one(&r, &st, idx++ % 7 == 0);
-                eu_block_req p = base_req((sim_variant)v, SIM_K_POOL);
+                eu_block_req p = base_req((eu_variant)v, SIM_K_POOL);
                 p.mode = 1;
                 p.upscale = true;
                 p.ofm_w = r.ofm_w;
@@ -1185,7 +1185,7 @@ static void test_errors(void)
     eu_block keep = b;
     /* 32-bit conv, 8x8 kernel, 32-deep IFM blocks on a 16-bank U55-32: the
      * double-buffered 8x8x32x4-byte IFM block alone needs 16 banks */
-    eu_block_req r = base_req(SIM_U55_32, SIM_K_CONV);
+    eu_block_req r = base_req(EU_U55_32, SIM_K_CONV);
     r.ofm_w = r.ofm_h = 10;
     r.ofm_d = 16;
     r.ifm_d = 32;
@@ -1197,7 +1197,7 @@ static void test_errors(void)
     CHECK(memcmp(&b, &keep, sizeof b) == 0);
     printf("unsupported: %s\n", err.msg);
     /* bad requests */
-    eu_block_req x = base_req(SIM_U55_256, SIM_K_CONV);
+    eu_block_req x = base_req(EU_U55_256, SIM_K_CONV);
     x.ofm_w = x.ofm_h = x.ofm_d = x.ifm_d = 8;
     CHECK_EQ_INT(eu_block_choose(&x, &b, &err), NPUC_OK);
     x.ofm_w = 0;
@@ -1213,10 +1213,10 @@ static void test_errors(void)
     x.stride_x = 0;
     CHECK_EQ_INT(eu_block_choose(&x, &b, &err), NPUC_E_INVALID);
     x.stride_x = 1;
-    x.variant = (sim_variant)9;
+    x.variant = (eu_variant)9;
     CHECK_EQ_INT(eu_block_choose(&x, &b, &err), NPUC_E_INVALID);
     /* a LUT user keeps the last two banks of a 16-bank part free; a non-user may take them */
-    eu_block_req e = base_req(SIM_U55_64, SIM_K_ELEMENTWISE);
+    eu_block_req e = base_req(EU_U55_64, SIM_K_ELEMENTWISE);
     e.ofm_w = e.ofm_h = 64;
     e.ofm_d = 64;
     e.ifm2_tensor = true;
@@ -1235,7 +1235,7 @@ static void test_errors(void)
 /* One op run with a given block on the virtual NPU; returns the OFM
  * bytes (malloc'd) or NULL on a failed run. */
 typedef struct syn_op {
-    sim_variant v;
+    eu_variant v;
     uint16_t op, mode;
     uint32_t ih, iw, ic, oh, ow, oc, k, stride;
     bool ifm2;
@@ -1245,7 +1245,7 @@ typedef struct syn_op {
 static uint8_t *syn_run(const syn_op *o, const eu_block *b, const int32_t *a, const int32_t *a2,
                         const int16_t *W, size_t *osz_out)
 {
-    bool ew = o->op == SIM_OP_ELEMENTWISE, dw = o->op == SIM_OP_DEPTHWISE, conv = o->op == SIM_OP_CONV;
+    bool ew = o->op == EU_OP_ELEMENTWISE, dw = o->op == EU_OP_DEPTHWISE, conv = o->op == EU_OP_CONV;
     sa_fm ifm = sa_fm_make(1, 0, o->ih, o->iw, o->ic, (uint8_t)o->bits, true, SA_NHWC);
     sa_fm ifm2 = sa_fm_make(2, 0, o->oh, o->ow, o->oc, (uint8_t)o->bits, true, SA_NHCWB16);
     sa_fm ofm = sa_fm_make(3, 0, o->oh, o->ow, o->oc, (uint8_t)o->bits, true, SA_NHCWB16);
@@ -1292,14 +1292,14 @@ static uint8_t *syn_run(const syn_op *o, const eu_block *b, const int32_t *a, co
     int32_t lo = o->bits == 16 ? -32768 : -128, hi = o->bits == 16 ? 32767 : 127;
     sa_set_act(&s, 0, 0, lo, hi);
     sa_set_block(&s, b->w, b->h, b->d);
-    sa_cmd0(&s, SIM_IFM_IB_END, b->ifm_ib_end);
-    sa_cmd0(&s, SIM_AB_START, b->ab_start);
-    sa_cmd0(&s, SIM_ACC_FORMAT, b->acc_format);
-    sa_cmd0(&s, SIM_BLOCKDEP, 0);
+    sa_cmd0(&s, EU_SET_IFM_IB_END, b->ifm_ib_end);
+    sa_cmd0(&s, EU_SET_AB_START, b->ab_start);
+    sa_cmd0(&s, EU_SET_ACC_FORMAT, b->acc_format);
+    sa_cmd0(&s, EU_SET_BLOCKDEP, 0);
     if (ew) {
         if (o->ifm2) {
             sa_set_ifm2(&s, &ifm2);
-            sa_cmd0(&s, SIM_IFM2_IB_START, b->ifm2_ib_start);
+            sa_cmd0(&s, EU_SET_IFM2_IB_START, b->ifm2_ib_start);
             sa_set_bcast(&s, 0);
         } else {
             sa_set_ifm2_scalar(&s, 3, (uint8_t)o->bits, true, 0);
@@ -1336,33 +1336,33 @@ static void test_synthetic_runs(void)
     size_t runs = 0, same = 0;
     npuc_rng rng;
     npuc_rng_seed(&rng, 42);
-    for (int v = SIM_U55_32; v <= SIM_U65_512; v++) {
+    for (int v = EU_U55_32; v <= EU_U65_512; v++) {
         static const struct { uint16_t op, mode; uint32_t k, stride; bool ifm2; unsigned bits; } C[] = {
-            {SIM_OP_CONV, 0, 3, 1, false, 8},   {SIM_OP_CONV, 0, 1, 1, false, 16},
-            {SIM_OP_CONV, 0, 5, 2, false, 8},   {SIM_OP_DEPTHWISE, 0, 3, 2, false, 8},
-            {SIM_OP_DEPTHWISE, 0, 3, 1, false, 16}, {SIM_OP_POOL, 0, 3, 2, false, 8},
-            {SIM_OP_POOL, 1, 3, 1, false, 16},  {SIM_OP_ELEMENTWISE, 1, 1, 1, true, 8},
-            {SIM_OP_ELEMENTWISE, 0, 1, 1, false, 16}, {SIM_OP_ELEMENTWISE, 4, 1, 1, true, 16},
+            {EU_OP_CONV, 0, 3, 1, false, 8},   {EU_OP_CONV, 0, 1, 1, false, 16},
+            {EU_OP_CONV, 0, 5, 2, false, 8},   {EU_OP_DEPTHWISE, 0, 3, 2, false, 8},
+            {EU_OP_DEPTHWISE, 0, 3, 1, false, 16}, {EU_OP_POOL, 0, 3, 2, false, 8},
+            {EU_OP_POOL, 1, 3, 1, false, 16},  {EU_OP_ELEMENTWISE, 1, 1, 1, true, 8},
+            {EU_OP_ELEMENTWISE, 0, 1, 1, false, 16}, {EU_OP_ELEMENTWISE, 4, 1, 1, true, 16},
         };
         for (size_t ci = 0; ci < sizeof C / sizeof C[0]; ci++) {
             syn_op o;
             memset(&o, 0, sizeof o);
-            o.v = (sim_variant)v;
+            o.v = (eu_variant)v;
             o.op = C[ci].op;
             o.mode = C[ci].mode;
             o.k = C[ci].k;
             o.stride = C[ci].stride;
             o.ifm2 = C[ci].ifm2;
             o.bits = C[ci].bits;
-            bool conv = o.op == SIM_OP_CONV, ew = o.op == SIM_OP_ELEMENTWISE;
+            bool conv = o.op == EU_OP_CONV, ew = o.op == EU_OP_ELEMENTWISE;
             o.oh = 13 + (uint32_t)ci % 3;
             o.ow = 21 + (uint32_t)v;
             o.oc = conv ? 40 : 36;
             o.ic = conv ? 20 : o.oc;
             o.ih = ew ? o.oh : (o.oh - 1) * o.stride + 1;
             o.iw = ew ? o.ow : (o.ow - 1) * o.stride + 1;
-            eu_block_req r = base_req(o.v, conv ? SIM_K_CONV : o.op == SIM_OP_DEPTHWISE ? SIM_K_DEPTHWISE
-                                               : o.op == SIM_OP_POOL ? SIM_K_POOL : SIM_K_ELEMENTWISE);
+            eu_block_req r = base_req(o.v, conv ? SIM_K_CONV : o.op == EU_OP_DEPTHWISE ? SIM_K_DEPTHWISE
+                                               : o.op == EU_OP_POOL ? SIM_K_POOL : SIM_K_ELEMENTWISE);
             r.mode = (uint8_t)o.mode;
             r.ofm_w = o.ow;
             r.ofm_h = o.oh;
@@ -1371,7 +1371,7 @@ static void test_synthetic_runs(void)
             r.kernel_w = r.kernel_h = ew ? 1 : o.k;
             r.stride_x = r.stride_y = (uint8_t)o.stride;
             r.ifm_bits = r.ofm_bits = (uint8_t)o.bits;
-            r.acc40 = (conv || o.op == SIM_OP_DEPTHWISE) && o.bits == 16;
+            r.acc40 = (conv || o.op == EU_OP_DEPTHWISE) && o.bits == 16;
             r.ifm2_tensor = o.ifm2;
             r.ifm_format = 0;
             r.ofm_format = 1;
@@ -1404,7 +1404,7 @@ static void test_synthetic_runs(void)
             CHECK(r1 && r2);
             if (r1 && r2 && s1 == s2 && memcmp(r1, r2, s1) == 0) same++;
             else fprintf(stderr, "  %s op %zu: block %ux%ux%u and %ux%ux%u give different OFMs\n",
-                         sim_variant_name(o.v), ci, ours.w, ours.h, ours.d, small.w, small.h, small.d);
+                         eu_variant_name(o.v), ci, ours.w, ours.h, ours.d, small.w, small.h, small.d);
             free(r1);
             free(r2);
             free(in);
@@ -1542,17 +1542,17 @@ static void test_sweep_timing(void)
 {
     /* a typical spread of op shapes on U55-256 */
     eu_block_req rs[6];
-    rs[0] = base_req(SIM_U55_256, SIM_K_CONV);
+    rs[0] = base_req(EU_U55_256, SIM_K_CONV);
     rs[0].ofm_w = rs[0].ofm_h = 112; rs[0].ofm_d = 64; rs[0].ifm_d = 32; rs[0].kernel_w = rs[0].kernel_h = 3;
-    rs[1] = base_req(SIM_U55_256, SIM_K_DEPTHWISE);
+    rs[1] = base_req(EU_U55_256, SIM_K_DEPTHWISE);
     rs[1].ofm_w = rs[1].ofm_h = 56; rs[1].ofm_d = rs[1].ifm_d = 128; rs[1].kernel_w = rs[1].kernel_h = 3;
-    rs[2] = base_req(SIM_U55_256, SIM_K_CONV);
+    rs[2] = base_req(EU_U55_256, SIM_K_CONV);
     rs[2].ofm_w = rs[2].ofm_h = 7; rs[2].ofm_d = 1024; rs[2].ifm_d = 1024;
-    rs[3] = base_req(SIM_U55_256, SIM_K_ELEMENTWISE);
+    rs[3] = base_req(EU_U55_256, SIM_K_ELEMENTWISE);
     rs[3].ofm_w = rs[3].ofm_h = 28; rs[3].ofm_d = 256; rs[3].ifm2_tensor = true;
-    rs[4] = base_req(SIM_U55_32, SIM_K_CONV);
+    rs[4] = base_req(EU_U55_32, SIM_K_CONV);
     rs[4].ofm_w = rs[4].ofm_h = 112; rs[4].ofm_d = 64; rs[4].ifm_d = 64; rs[4].kernel_w = rs[4].kernel_h = 3;
-    rs[5] = base_req(SIM_U55_256, SIM_K_POOL);
+    rs[5] = base_req(EU_U55_256, SIM_K_POOL);
     rs[5].ofm_w = rs[5].ofm_h = 56; rs[5].ofm_d = rs[5].ifm_d = 64; rs[5].kernel_w = rs[5].kernel_h = 3;
     rs[5].stride_x = rs[5].stride_y = 2;
     const char *names[] = {"conv 3x3 112x112x64", "depthwise 3x3 56x56x128", "conv 1x1 7x7x1024",

@@ -354,7 +354,7 @@ typedef struct vela_totals {
 
 /* One CONV/DEPTHWISE: re-encodes Vela's decoded stream, and (from the
  * weights recovered through the traversal map) the op's weights. */
-static void check_vela_op(const char *what, const sim_state *s, sim_variant v, bool dw,
+static void check_vela_op(const char *what, const sim_state *s, eu_variant v, bool dw,
                           const uint8_t *ws, const uint8_t *ss, vela_totals *tot)
 {
     npuc_err err = {0};
@@ -457,7 +457,7 @@ static int test_vela_model(const char *path, vela_totals *tot)
         const tfl_buffer *bcs = &m->buffers[sg->tensors[op->inputs[0]].buffer];
         const tfl_buffer *bfl = &m->buffers[sg->tensors[op->inputs[1]].buffer];
         sim_cop1 cop;
-        sim_variant v;
+        eu_variant v;
         sim_cmd *cmds = NULL;
         size_t n = 0;
         if (sim_cop1_parse(bcs->data, bcs->size, &cop, &err) ||
@@ -482,13 +482,13 @@ static int test_vela_model(const char *path, vela_totals *tot)
         for (size_t i = 0; i < n; i++) {
             const sim_cmd *c = &cmds[i];
             sim_state_apply(&s, c, v);
-            if (c->code == SIM_OP_DMA_START && !s.dma.dst_internal && !s.dma.src_internal &&
+            if (c->code == EU_OP_DMA_START && !s.dma.dst_internal && !s.dma.src_internal &&
                 s.dma.src_region < 3 && s.dma.dst_region < 3 &&
                 s.dma.src + s.dma.len <= rsz[s.dma.src_region] &&
                 s.dma.dst + s.dma.len <= rsz[s.dma.dst_region])
                 memmove(reg[s.dma.dst_region] + s.dma.dst, reg[s.dma.src_region] + s.dma.src,
                         s.dma.len);
-            if (c->code != SIM_OP_CONV && c->code != SIM_OP_DEPTHWISE) continue;
+            if (c->code != EU_OP_CONV && c->code != EU_OP_DEPTHWISE) continue;
             if (s.weight_region > 2 || s.scale_region > 2 ||
                 s.weight_base[0] + s.weight_length[0] > rsz[s.weight_region] ||
                 s.scale_base[0] + s.scale_length[0] > rsz[s.scale_region]) {
@@ -497,7 +497,7 @@ static int test_vela_model(const char *path, vela_totals *tot)
             }
             char what[128];
             snprintf(what, sizeof what, "op at 0x%zx", c->offset);
-            check_vela_op(what, &s, v, c->code == SIM_OP_DEPTHWISE,
+            check_vela_op(what, &s, v, c->code == EU_OP_DEPTHWISE,
                           reg[s.weight_region] + s.weight_base[0],
                           reg[s.scale_region] + s.scale_base[0], tot);
         }

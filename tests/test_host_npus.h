@@ -12,7 +12,7 @@
 static ethosu_host_npu *npus[6];
 static struct ethosu_driver drvs[6];
 
-static struct ethosu_driver *driver_for(sim_variant v)
+static struct ethosu_driver *driver_for(eu_variant v)
 {
     if (!npus[v]) {
         npuc_err err = {0};

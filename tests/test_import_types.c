@@ -164,7 +164,7 @@ int main(void)
         /* compile: a CPU op whose reason names the tensor and type */
         cc_options co;
         npuc_err ce;
-        cc_model *cm = t_compile(g, SIM_U55_256, &co, &ce, c->name);
+        cc_model *cm = t_compile(g, EU_U55_256, &co, &ce, c->name);
         if (cm) {
             CHECK(!cm->ops[0].npu);
             CHECK_STR_CONTAINS(cm->ops[0].why, c->name);

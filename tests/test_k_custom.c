@@ -9,7 +9,7 @@
 #include "k_op_test.h"
 #include "tflite/flexbuf.h"
 #include "validate/validate.h"
-#include "compiler/cc_system.h"
+#include "target/target.h"
 
 /* ---- detection, direct ---- */
 
@@ -348,7 +348,7 @@ static void circbuf_compiled(uint64_t cycles_max, const char *name)
     o.n_sets = 2;
     val_report *r = NULL;
     npuc_err err = {0};
-    int rc = cc_system_default(SIM_U55_128, &o.cc.sys, &err);
+    int rc = target_default(EU_U55_128, &o.cc.sys, &err);
     if (!rc) rc = val_run(g, name, &o, &r, &err);
     if (rc) fprintf(stderr, "val_run: %s\n", err.msg);
     CHECK_EQ_INT(rc, NPUC_OK);

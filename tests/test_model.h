@@ -7,7 +7,7 @@
 #define NPUC_TEST_MODEL_H
 
 #include "../src/compiler/cc.h"
-#include "../src/compiler/cc_system.h"
+#include "../src/target/target.h"
 #include "../src/graph/graph.h"
 #include "../src/interp/interp.h"
 #include "../src/tflite/tflite.h"
@@ -62,11 +62,11 @@ static inline bool t_set_inputs(interp *ip, const graph *g, const uint8_t *in, s
 /* Compiles g with default options (*co, cleared) for the default system
  * of variant v: two checks (the system, the compile; its error printed
  * after label, and left in *e). The model, or NULL. */
-static inline cc_model *t_compile(const graph *g, sim_variant v, cc_options *co, npuc_err *e, const char *label)
+static inline cc_model *t_compile(const graph *g, eu_variant v, cc_options *co, npuc_err *e, const char *label)
 {
     memset(co, 0, sizeof *co);
     memset(e, 0, sizeof *e);
-    CHECK_EQ_INT(cc_system_default(v, &co->sys, e), 0);
+    CHECK_EQ_INT(target_default(v, &co->sys, e), 0);
     cc_model *cm = NULL;
     int rc = cc_compile(g, co, &cm, e);
     if (rc) fprintf(stderr, "%s: compile: %s\n", label, e->msg);

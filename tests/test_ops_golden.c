@@ -202,7 +202,7 @@ static int run_case(const char *root, const char *name, const char *file, const 
         o.inputs = sets;
         o.n_sets = n_seeds;
         val_report *r = NULL;
-        if (cc_system_default(SIM_U55_128, &o.cc.sys, &e) || val_run(g, name, &o, &r, &e)) {
+        if (target_default(EU_U55_128, &o.cc.sys, &e) || val_run(g, name, &o, &r, &e)) {
             note(t, name, e.msg);
             result = 0;
         } else if (!r->bit_exact) {

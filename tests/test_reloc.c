@@ -260,14 +260,14 @@ static void relfile_free(relfile *rf)
     memset(rf, 0, sizeof *rf);
 }
 
-static int compile(const graph *g, sim_variant v, bool size_opt, cc_model **cm)
+static int compile(const graph *g, eu_variant v, bool size_opt, cc_model **cm)
 {
     cc_options opt;
     memset(&opt, 0, sizeof opt);
     opt.optimise = size_opt ? CC_OPT_SIZE : CC_OPT_PERFORMANCE;
     npuc_err err = {0};
-    if (cc_system_default(v, &opt.sys, &err) || cc_compile(g, &opt, cm, &err)) {
-        fprintf(stderr, "compile (%s): %s\n", sim_variant_name(v), err.msg);
+    if (target_default(v, &opt.sys, &err) || cc_compile(g, &opt, cm, &err)) {
+        fprintf(stderr, "compile (%s): %s\n", eu_variant_name(v), err.msg);
         return -1;
     }
     return 0;
@@ -275,7 +275,7 @@ static int compile(const graph *g, sim_variant v, bool size_opt, cc_model **cm)
 
 /* Header, get_info and every pool descriptor agree with each other and
  * with what the writer returned. */
-static int check_info(const relfile *rf, const char *name, sim_variant v, npurt_reloc_info *info)
+static int check_info(const relfile *rf, const char *name, eu_variant v, npurt_reloc_info *info)
 {
     int bad = t_failures;
     npurt_error e = {0};
@@ -294,11 +294,11 @@ static int check_info(const relfile *rf, const char *name, sim_variant v, npurt_
     CHECK_EQ_INT(info->params_file_size, rf->params_size);
     if (rf->split) CHECK_EQ_INT(info->params_file_size, info->params_size);
     if (info->npu_config) {
-        CHECK_EQ_INT(info->npu_config & 0xF000000Fu, sim_variant_config_word(v) & 0xF000000Fu);
-        CHECK_EQ_INT(info->npu_product, sim_variant_is_u65(v) ? 1 : 0);
+        CHECK_EQ_INT(info->npu_config & 0xF000000Fu, eu_variant_config_word(v) & 0xF000000Fu);
+        CHECK_EQ_INT(info->npu_product, eu_variant_is_u65(v) ? 1 : 0);
         static const uint32_t macs[6] = {32, 64, 128, 256, 256, 512};
         CHECK_EQ_INT(info->npu_macs, macs[v]);
-        CHECK(strstr(npurt_reloc_npu_name(info->npu_config), sim_variant_name(v)) != NULL);
+        CHECK(strstr(npurt_reloc_npu_name(info->npu_config), eu_variant_name(v)) != NULL);
     } else {
         /* no HW epochs (install checks that against the model) */
         CHECK_EQ_INT(info->npu_macs, 0);
@@ -433,7 +433,7 @@ static bool in_int8_state(const npurt_reloc_instance *ri, const uint8_t *a)
     return false;
 }
 
-static int install(installed *in, const relfile *rf, const npurt_reloc_info *info, const inst_opts *o, sim_variant v,
+static int install(installed *in, const relfile *rf, const npurt_reloc_info *info, const inst_opts *o, eu_variant v,
                    const char *what)
 {
     memset(in, 0, sizeof *in);
@@ -460,7 +460,7 @@ static int install(installed *in, const relfile *rf, const npurt_reloc_info *inf
         npurt_ed25519_public_key(seed_key, pub);
         cfg.public_key = pub;
     }
-    if (o->target) cfg.npu_config = sim_variant_config_word(v);
+    if (o->target) cfg.npu_config = eu_variant_config_word(v);
     npurt_error e = {0};
     int rc = npurt_reloc_install(rf->file, rf->size, &cfg, &in->ri, &e);
     if (rc) {
@@ -709,10 +709,10 @@ static int run_compare(npurt_reloc_instance *ri, const fenced *f1, const fenced 
 
 /* Install with one form, run, compare, uninstall. */
 static void try_form(source *s, const relfile *rf, const npurt_reloc_info *info, int form, const inst_opts *o,
-                     sim_variant v)
+                     eu_variant v)
 {
     char what[256];
-    snprintf(what, sizeof what, "%s (%s, %s%s)", s->name, sim_variant_name(v), form_name[form], o->ext ? ", ext RAM" : "");
+    snprintf(what, sizeof what, "%s (%s, %s%s)", s->name, eu_variant_name(v), form_name[form], o->ext ? ", ext RAM" : "");
     installed in;
     int rc = install(&in, rf, info, o, v, what);
     st.installs[form]++;
@@ -754,7 +754,7 @@ static void check_signature_refusals(const relfile *signed_rf, const relfile *pl
 }
 
 /* One model on one variant: three files, every install form. */
-static void model_variant(source *s, sim_variant v, bool size_opt, int idx)
+static void model_variant(source *s, eu_variant v, bool size_opt, int idx)
 {
     cc_model *cm = NULL;
     if (compile(s->g, v, size_opt, &cm)) {
@@ -780,7 +780,7 @@ static void model_variant(source *s, sim_variant v, bool size_opt, int idx)
     npurt_reloc_info is, ip, ig;
     if (check_info(&single, s->name, v, &is) || check_info(&split, s->name, v, &ip) ||
         check_info(&sig, s->name, v, &ig)) {
-        fprintf(stderr, "%s (%s): header / info / pool descriptors disagree\n", s->name, sim_variant_name(v));
+        fprintf(stderr, "%s (%s): header / info / pool descriptors disagree\n", s->name, eu_variant_name(v));
         st.fails++;
     } else {
         /* the three files describe one model */
@@ -866,7 +866,7 @@ static void test_models(void)
     const char *env = getenv("NPUC_RELOC_ALL");
     bool all = env && *env && strcmp(env, "0");
     int n_var = all ? 6 : 2;
-    static const sim_variant vs[] = {SIM_U55_128, SIM_U65_256, SIM_U55_64, SIM_U55_256, SIM_U65_512, SIM_U55_32};
+    static const eu_variant vs[] = {EU_U55_128, EU_U65_256, EU_U55_64, EU_U55_256, EU_U65_512, EU_U55_32};
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (int i = 0; i < n; i++) {
@@ -903,7 +903,7 @@ typedef struct prepared {
     npurt_reloc_info info;
 } prepared;
 
-static int prepare(prepared *p, const char *rel, sim_variant v, bool split, uint64_t seed)
+static int prepare(prepared *p, const char *rel, eu_variant v, bool split, uint64_t seed)
 {
     memset(p, 0, sizeof *p);
     char buf[512];
@@ -930,7 +930,7 @@ static void unprepare(prepared *p)
 }
 
 /* Installs into [ram, ram + size) (part of a bigger buffer) and maps. */
-static int install_at(npurt_reloc_instance *ri, prepared *p, uint8_t *ram, uint32_t size, uint32_t mode, sim_variant v)
+static int install_at(npurt_reloc_instance *ri, prepared *p, uint8_t *ram, uint32_t size, uint32_t mode, eu_variant v)
 {
     npurt_reloc_config cfg = {.exec_ram = ram, .exec_ram_size = size, .mode = mode};
     if (p->rf.split) {
@@ -966,7 +966,7 @@ static int run_fresh(npurt_reloc_instance *ri, prepared *p, uint64_t seed, const
 
 static void test_side_by_side(void)
 {
-    const sim_variant v = SIM_U55_128;
+    const eu_variant v = EU_U55_128;
     prepared p[4];
     static const char *const rel[4] = {
         "models/tflm/person_detect.tflite", "models/tflm/micro_speech_quantized.tflite",
@@ -1090,7 +1090,7 @@ static void check_uninstalled(npurt_reloc_instance *ri)
     CHECK_EQ_INT(npurt_reloc_run(ri), NPURT_E_ARG);
 }
 
-static void api_model(const char *relpath, sim_variant v, bool split)
+static void api_model(const char *relpath, eu_variant v, bool split)
 {
     prepared p;
     if (prepare(&p, relpath, v, split, 7)) {
@@ -1110,7 +1110,7 @@ static void api_model(const char *relpath, sim_variant v, bool split)
     CHECK_EQ_INT(npurt_reloc_install(p.rf.file, p.rf.size, &cfg, &ri, &e), NPURT_E_MEMORY);
     check_uninstalled(&ri);
     cfg.mode = NPURT_RELOC_XIP;
-    cfg.npu_config = sim_variant_config_word(sim_variant_is_u65(v) ? SIM_U55_128 : SIM_U65_256);
+    cfg.npu_config = eu_variant_config_word(eu_variant_is_u65(v) ? EU_U55_128 : EU_U65_256);
     if (p.info.npu_config) {
         CHECK_EQ_INT(npurt_reloc_install(p.rf.file, p.rf.size, &cfg, &ri, &e), NPURT_E_TARGET);
         check_uninstalled(&ri);
@@ -1183,7 +1183,7 @@ static void api_model(const char *relpath, sim_variant v, bool split)
         for (uint32_t i = 0; i < p.s.n_out; i++) CHECK(!memcmp(npurt_reloc_output(r, i, NULL), p.s.ref[i], p.s.ref_n[i]));
     CHECK_EQ_INT(log.run_start, 3);
     printf("api: %s (%s%s): %u epochs, %u inputs, %u outputs, %u relocations; callbacks %d/%d/%d/%d\n",
-           p.info.name, sim_variant_name(v), split ? ", split" : "", ne, p.info.n_inputs, p.info.n_outputs,
+           p.info.name, eu_variant_name(v), split ? ", split" : "", ne, p.info.n_inputs, p.info.n_outputs,
            p.info.n_relocs, log.run_start, log.epoch_start, log.epoch_end, log.run_end);
     uninstall(&in);
     check_uninstalled(&in.ri);
@@ -1193,9 +1193,9 @@ static void api_model(const char *relpath, sim_variant v, bool split)
 
 static void test_api(void)
 {
-    api_model("models/tflm/person_detect.tflite", SIM_U55_128, false);
+    api_model("models/tflm/person_detect.tflite", EU_U55_128, false);
     /* HW and CPU epochs (5 + 9), split */
-    api_model("models/tflm/keyword_scrambled_8bit.tflite", SIM_U65_256, true);
+    api_model("models/tflm/keyword_scrambled_8bit.tflite", EU_U65_256, true);
 }
 
 int main(void)

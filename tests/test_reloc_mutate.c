@@ -946,15 +946,15 @@ static void ram_mutants(base *b)
 
 static void target_mutants(base *b)
 {
-    static const sim_variant vs[] = {SIM_U55_32, SIM_U55_64, SIM_U55_128, SIM_U55_256, SIM_U65_256, SIM_U65_512};
+    static const eu_variant vs[] = {EU_U55_32, EU_U55_64, EU_U55_128, EU_U55_256, EU_U65_256, EU_U65_512};
     const uint32_t a = b->h.npu_config;
     char what[96];
     for (size_t i = 0; i < sizeof vs / sizeof vs[0]; i++) {
-        uint32_t w = sim_variant_config_word(vs[i]);
+        uint32_t w = eu_variant_config_word(vs[i]);
         npurt_reloc_config c = cfg_for(b);
         c.npu_config = w;
         bool same = (a >> 28) == (w >> 28) && (a & 0xFu) == (w & 0xFu) && ((a >> 4) & 0xFu) == ((w >> 4) & 0xFu);
-        snprintf(what, sizeof what, "NPU %s", sim_variant_name(vs[i]));
+        snprintf(what, sizeof what, "NPU %s", eu_variant_name(vs[i]));
         expect_at(C_TARGET, b->name, what, b->work, b->size, &c, same ? OK : NPURT_E_TARGET, same ? 0 : HO(npu_config),
                   same ? 0 : HO(npu_config));
     }
@@ -1001,7 +1001,7 @@ typedef struct compiled {
     cc_model *cm;
 } compiled;
 
-static bool compile(const char *rel, sim_variant v, compiled *c)
+static bool compile(const char *rel, eu_variant v, compiled *c)
 {
     memset(c, 0, sizeof *c);
     char buf[512];
@@ -1011,7 +1011,7 @@ static bool compile(const char *rel, sim_variant v, compiled *c)
     cc_options opt;
     memset(&opt, 0, sizeof opt);
     opt.optimise = CC_OPT_PERFORMANCE;
-    if (tfl_read_file(path, &c->tm, &err) || graph_import(c->tm, &c->g, &err) || cc_system_default(v, &opt.sys, &err) ||
+    if (tfl_read_file(path, &c->tm, &err) || graph_import(c->tm, &c->g, &err) || target_default(v, &opt.sys, &err) ||
         cc_compile(c->g, &opt, &c->cm, &err)) {
         fprintf(stderr, "%s: %s\n", rel, err.msg);
         CHECK(0);
@@ -1097,7 +1097,7 @@ static void write_corpus(const base *bs, int n)
     /* a small one too: the fuzzer gets through it fast */
     compiled hw;
     base b;
-    if (compile("models/tflm/hello_world_int8.tflite", SIM_U55_64, &hw) && make_base(&b, "hello_world", hw.cm, false, false)) {
+    if (compile("models/tflm/hello_world_int8.tflite", EU_U55_64, &hw) && make_base(&b, "hello_world", hw.cm, false, false)) {
         write_seeds(dir, &b);
         free_base(&b);
     }
@@ -1111,8 +1111,8 @@ int main(void)
     for (int i = 0; i < 32; i++) sign_seed[i] = (uint8_t)(i + 1);
     npurt_ed25519_public_key(sign_seed, pub_key);
     compiled pd, kws;
-    bool have = compile("models/tflm/person_detect.tflite", SIM_U55_128, &pd);
-    have = compile("models/tflm/keyword_scrambled_8bit.tflite", SIM_U55_128, &kws) && have;
+    bool have = compile("models/tflm/person_detect.tflite", EU_U55_128, &pd);
+    have = compile("models/tflm/keyword_scrambled_8bit.tflite", EU_U55_128, &kws) && have;
     if (!have) {
         printf("skip: shared models not found\n");
         compiled_free(&pd);

@@ -44,12 +44,12 @@ static void *alloc16(size_t n)
     return p;
 }
 
-static int compile_blob(const graph *g, sim_variant v, bool size_opt, uint8_t **blob, size_t *n, npuc_err *err)
+static int compile_blob(const graph *g, eu_variant v, bool size_opt, uint8_t **blob, size_t *n, npuc_err *err)
 {
     cc_options opt;
     memset(&opt, 0, sizeof opt);
     opt.optimise = size_opt ? CC_OPT_SIZE : CC_OPT_PERFORMANCE;
-    int rc = cc_system_default(v, &opt.sys, err);
+    int rc = target_default(v, &opt.sys, err);
     if (rc) return rc;
     cc_model *cm = NULL;
     if ((rc = cc_compile(g, &opt, &cm, err))) return rc;
@@ -164,7 +164,7 @@ static int compare_with_reference(const graph *g, rt *r, const char *what)
 }
 
 /* Runs a blob with random inputs and compares with the reference. */
-static int check_blob(const graph *g, const uint8_t *blob, size_t n, sim_variant v, uint64_t seed, bool poll,
+static int check_blob(const graph *g, const uint8_t *blob, size_t n, eu_variant v, uint64_t seed, bool poll,
                       const char *what, long *hw_epochs, long *sw_epochs)
 {
     rt r;
@@ -258,7 +258,7 @@ static void test_models(void)
         snprintf(d2, sizeof d2, "%s/seanet/%s", dir, sub[s]);
         n += list_models(d2, files + n, 256 - n);
     }
-    static const sim_variant vs[] = {SIM_U55_128, SIM_U65_256, SIM_U55_64, SIM_U55_256, SIM_U65_512, SIM_U55_32};
+    static const eu_variant vs[] = {EU_U55_128, EU_U65_256, EU_U55_64, EU_U55_256, EU_U65_512, EU_U55_32};
     int models = 0, runs = 0, fails = 0;
     long hw = 0, sw = 0;
     for (int i = 0; i < n; i++) {
@@ -274,16 +274,16 @@ static void test_models(void)
         models++;
         int n_var = T_SLOW ? 1 : 2;
         for (int k = 0; k < n_var; k++) {
-            sim_variant v = vs[(i + k) % 6];
+            eu_variant v = vs[(i + k) % 6];
             uint8_t *blob = NULL;
             size_t bn = 0;
             if (compile_blob(g, v, (i + k) % 4 == 3, &blob, &bn, &err)) {
-                fprintf(stderr, "%s (%s): compile: %s\n", files[i], sim_variant_name(v), err.msg);
+                fprintf(stderr, "%s (%s): compile: %s\n", files[i], eu_variant_name(v), err.msg);
                 fails++;
                 continue;
             }
             char what[700];
-            snprintf(what, sizeof what, "%.600s (%s)", files[i], sim_variant_name(v));
+            snprintf(what, sizeof what, "%.600s (%s)", files[i], eu_variant_name(v));
             int rc = check_blob(g, blob, bn, v, (uint64_t)i * 7 + (uint64_t)k, (i + k) % 2 == 1, what, &hw, &sw);
             if (rc < 0) fails++;
             runs++;
@@ -335,7 +335,7 @@ static void test_genmodels(void)
     long count = T_SLOW ? 40 : 200;
     const char *env = getenv("NPUC_RUNTIME_GENMODELS");
     if (env && *env) count = strtol(env, NULL, 0);
-    static const sim_variant vs[] = {SIM_U55_32, SIM_U55_64, SIM_U55_128, SIM_U55_256, SIM_U65_256, SIM_U65_512};
+    static const eu_variant vs[] = {EU_U55_32, EU_U55_64, EU_U55_128, EU_U55_256, EU_U65_256, EU_U65_512};
     int built = 0, skipped = 0, fails = 0, draws_skipped = 0;
     long hw = 0, sw = 0;
     for (long s = 1; s <= count; s++) {
@@ -354,7 +354,7 @@ static void test_genmodels(void)
             graph_free(g);
             continue;
         }
-        sim_variant v = vs[s % 6];
+        eu_variant v = vs[s % 6];
         uint8_t *blob = NULL;
         size_t bn = 0;
         if (compile_blob(g, v, s % 5 == 0, &blob, &bn, &err)) {
@@ -364,7 +364,7 @@ static void test_genmodels(void)
             memset(&io, 0, sizeof io);
             npuc_err e2 = {0};
             if (interp_create(g, &io, &ip, &e2) == 0) {
-                fprintf(stderr, "genmodel seed %ld (%s): compile: %s\n", s + 5000, sim_variant_name(v), err.msg);
+                fprintf(stderr, "genmodel seed %ld (%s): compile: %s\n", s + 5000, eu_variant_name(v), err.msg);
                 fails++;
             } else {
                 skipped++;
@@ -375,7 +375,7 @@ static void test_genmodels(void)
         }
         built++;
         char what[128];
-        snprintf(what, sizeof what, "genmodel seed %ld (%s)", s + 5000, sim_variant_name(v));
+        snprintf(what, sizeof what, "genmodel seed %ld (%s)", s + 5000, eu_variant_name(v));
         for (int d = 0; d < 2; d++) {
             int rc = check_blob(g, blob, bn, v, (uint64_t)s * 31 + (uint64_t)d, d == 1, what, &hw, &sw);
             if (rc < 0) fails++;
@@ -393,7 +393,7 @@ static void test_genmodels(void)
 
 /* ------------------------------------------------------- bad blobs and memory */
 
-static uint8_t *load_and_compile(const char *rel, sim_variant v, graph **gout, tfl_model **tmout, size_t *n)
+static uint8_t *load_and_compile(const char *rel, eu_variant v, graph **gout, tfl_model **tmout, size_t *n)
 {
     char buf[512];
     const char *path = t_shared(rel, buf, sizeof buf);
@@ -425,7 +425,7 @@ static void test_bad_blobs(void)
     graph *g = NULL;
     tfl_model *tm = NULL;
     size_t n = 0;
-    uint8_t *blob = load_and_compile("models/tflm/person_detect.tflite", SIM_U55_128, &g, &tm, &n);
+    uint8_t *blob = load_and_compile("models/tflm/person_detect.tflite", EU_U55_128, &g, &tm, &n);
     if (!blob) {
         printf("skip: person_detect not found\n");
         return;
@@ -549,21 +549,21 @@ static void test_bad_blobs(void)
         uint32_t magic_at = pools[0].data_off + ep[0].cmd_off;
         b[magic_at] ^= 0xFF; /* COP1 magic */
         fix_crc(b);
-        CHECK_EQ_INT(rt_open(&r, b, n, driver_for(SIM_U55_128), &e), NPURT_OK);
+        CHECK_EQ_INT(rt_open(&r, b, n, driver_for(EU_U55_128), &e), NPURT_OK);
         CHECK_EQ_INT(npurt_run(&r.inst), NPURT_E_NPU);
         CHECK_EQ_INT(r.inst.err.epoch, 0);
         rt_close(&r);
         long hw = 0, sw = 0;
-        CHECK_EQ_INT(check_blob(g, blob, n, SIM_U55_128, 3, false, "person_detect after a failed run", &hw, &sw), 0);
+        CHECK_EQ_INT(check_blob(g, blob, n, EU_U55_128, 3, false, "person_detect after a failed run", &hw, &sw), 0);
     }
     /* compiled for U65-256, run on a U55-128: the driver refuses the payload */
     {
         uint8_t *b65 = NULL;
         size_t n65 = 0;
         npuc_err err = {0};
-        CHECK_EQ_INT(compile_blob(g, SIM_U65_256, false, &b65, &n65, &err), 0);
+        CHECK_EQ_INT(compile_blob(g, EU_U65_256, false, &b65, &n65, &err), 0);
         rt r;
-        CHECK_EQ_INT(rt_open(&r, b65, n65, driver_for(SIM_U55_128), &e), NPURT_OK);
+        CHECK_EQ_INT(rt_open(&r, b65, n65, driver_for(EU_U55_128), &e), NPURT_OK);
         CHECK_EQ_INT(npurt_run(&r.inst), NPURT_E_NPU);
         rt_close(&r);
         free(b65);
@@ -581,7 +581,7 @@ static void test_bad_kernel(void)
     tfl_model *tm = NULL;
     size_t n = 0;
     /* the keyword model's SVDF ops stay on the CPU */
-    uint8_t *blob = load_and_compile("models/tflm/keyword_scrambled_8bit.tflite", SIM_U55_128, &g, &tm, &n);
+    uint8_t *blob = load_and_compile("models/tflm/keyword_scrambled_8bit.tflite", EU_U55_128, &g, &tm, &n);
     if (!blob) {
         printf("skip: keyword_scrambled_8bit not found\n");
         return;
@@ -598,14 +598,14 @@ static void test_bad_kernel(void)
         uint32_t saved = ep[sw].kernel;
         ep[sw].kernel = 60000; /* unknown kind */
         fix_crc(blob);
-        CHECK_EQ_INT(rt_open(&r, blob, n, driver_for(SIM_U55_128), &e), NPURT_OK);
+        CHECK_EQ_INT(rt_open(&r, blob, n, driver_for(EU_U55_128), &e), NPURT_OK);
         CHECK_EQ_INT(npurt_run(&r.inst), NPURT_E_KERNEL);
         CHECK_EQ_INT(r.inst.err.epoch, sw);
         rt_close(&r);
         ep[sw].kernel = saved;
         ep[sw].params_size = 4; /* truncated parameters */
         fix_crc(blob);
-        CHECK_EQ_INT(rt_open(&r, blob, n, driver_for(SIM_U55_128), &e), NPURT_OK);
+        CHECK_EQ_INT(rt_open(&r, blob, n, driver_for(EU_U55_128), &e), NPURT_OK);
         CHECK_EQ_INT(npurt_run(&r.inst), NPURT_E_KERNEL);
         rt_close(&r);
     }
@@ -622,7 +622,7 @@ static void test_fast_pool(void)
     graph *g = NULL;
     tfl_model *tm = NULL;
     size_t n = 0;
-    uint8_t *blob = load_and_compile("models/tflm/person_detect.tflite", SIM_U65_256, &g, &tm, &n);
+    uint8_t *blob = load_and_compile("models/tflm/person_detect.tflite", EU_U65_256, &g, &tm, &n);
     if (!blob) {
         printf("skip: person_detect not found\n");
         return;
@@ -644,7 +644,7 @@ static void test_fast_pool(void)
     free(fast);
     free(act);
     rt r;
-    CHECK_EQ_INT(rt_open(&r, blob, n, driver_for(SIM_U65_256), &e), NPURT_OK);
+    CHECK_EQ_INT(rt_open(&r, blob, n, driver_for(EU_U65_256), &e), NPURT_OK);
     CHECK_EQ_INT(npurt_run(&r.inst), NPURT_OK);
     rt_close(&r);
     free(blob);
@@ -659,8 +659,8 @@ static void test_serial(void)
     graph *g1 = NULL, *g2 = NULL;
     tfl_model *t1 = NULL, *t2 = NULL;
     size_t n1 = 0, n2 = 0;
-    uint8_t *b1 = load_and_compile("models/tflm/person_detect.tflite", SIM_U55_128, &g1, &t1, &n1);
-    uint8_t *b2 = load_and_compile("models/tflm/micro_speech_quantized.tflite", SIM_U55_128, &g2, &t2, &n2);
+    uint8_t *b1 = load_and_compile("models/tflm/person_detect.tflite", EU_U55_128, &g1, &t1, &n1);
+    uint8_t *b2 = load_and_compile("models/tflm/micro_speech_quantized.tflite", EU_U55_128, &g2, &t2, &n2);
     if (!b1 || !b2) {
         printf("skip: models not found\n");
         return;
@@ -685,7 +685,7 @@ static void test_serial(void)
     r2.m = m2;
     CHECK_EQ_INT(npurt_init(&r1.inst, &r1.m, &mem1, &e), 0);
     CHECK_EQ_INT(npurt_init(&r2.inst, &r2.m, &mem2, &e), 0);
-    r1.inst.drv = r2.inst.drv = driver_for(SIM_U55_128);
+    r1.inst.drv = r2.inst.drv = driver_for(EU_U55_128);
     npuc_err err = {0};
     CHECK_EQ_INT(npurt_host_map(&r1.inst, &err), 0);
     CHECK_EQ_INT(npurt_host_map(&r2.inst, &err), 0);
@@ -856,8 +856,8 @@ static void test_epoch_level(void)
     graph *g1 = NULL, *g2 = NULL;
     tfl_model *t1 = NULL, *t2 = NULL;
     size_t n1 = 0, n2 = 0, nl = 0;
-    uint8_t *b1 = load_and_compile("models/tflm/person_detect.tflite", SIM_U55_256, &g1, &t1, &n1);
-    uint8_t *b2 = load_and_compile("models/tflm/keyword_scrambled_8bit.tflite", SIM_U55_256, &g2, &t2, &n2);
+    uint8_t *b1 = load_and_compile("models/tflm/person_detect.tflite", EU_U55_256, &g1, &t1, &n1);
+    uint8_t *b2 = load_and_compile("models/tflm/keyword_scrambled_8bit.tflite", EU_U55_256, &g2, &t2, &n2);
     if (!b1 || !b2) {
         printf("skip: models not found\n");
         return;
@@ -868,7 +868,7 @@ static void test_epoch_level(void)
     pthread_mutex_init(&p.lock, NULL);
     p.start_sem = npurt_osal_sem_create();
     p.trigger_epoch = 5;
-    struct ethosu_driver *drv = driver_for(SIM_U55_256);
+    struct ethosu_driver *drv = driver_for(EU_U55_256);
     npurt_error e = {0};
     CHECK_EQ_INT(rt_open(&p.low, bl, nl, drv, &e), 0);
     CHECK_EQ_INT(rt_open(&p.mid, b2, n2, drv, &e), 0);

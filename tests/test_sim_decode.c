@@ -23,7 +23,7 @@ static size_t words_to_bytes(const uint32_t *w, size_t n, uint8_t *out)
 }
 
 /* Decodes a synthetic stream and returns the error code; message in err. */
-static int decode_words(const uint32_t *w, size_t n, sim_variant v, npuc_err *err)
+static int decode_words(const uint32_t *w, size_t n, eu_variant v, npuc_err *err)
 {
     uint8_t buf[256];
     size_t size = words_to_bytes(w, n, buf);
@@ -114,11 +114,11 @@ static bool walk_op(const char *what, const tfl_model *m, const tfl_operator *op
     }
     CHECK(cop.has_config);
     CHECK(cop.stream_offset % 16 == 0);
-    sim_variant v;
+    eu_variant v;
     if (sim_variant_from_config(cop.config, &v, &err)) { fprintf(stderr, "%s: %s\n", what, err.msg); return false; }
     if (variant_want >= 0 && (int)v != variant_want) {
         fprintf(stderr, "%s: CONFIG 0x%08x is %s, expected %s\n", what, cop.config,
-                sim_variant_name(v), sim_variant_name((sim_variant)variant_want));
+                eu_variant_name(v), eu_variant_name((eu_variant)variant_want));
         ok = false;
     }
     sim_cmd *cmds = NULL;
@@ -170,12 +170,12 @@ static bool walk_op(const char *what, const tfl_model *m, const tfl_operator *op
         if (c->is_cmd1) st->n_cmd1++; else st->n_cmd0++;
         sim_state_apply(&s, c, v);
         switch (c->code) {
-        case SIM_OP_STOP: st->stop++; break;
-        case SIM_OP_DMA_WAIT: st->dma_wait++; break;
-        case SIM_OP_KERNEL_WAIT: st->kernel_wait++; break;
-        case SIM_OP_POOL: st->pool[c->param]++; break;
-        case SIM_OP_ELEMENTWISE: st->elt[c->param]++; break;
-        case SIM_OP_DMA_START: {
+        case EU_OP_STOP: st->stop++; break;
+        case EU_OP_DMA_WAIT: st->dma_wait++; break;
+        case EU_OP_KERNEL_WAIT: st->kernel_wait++; break;
+        case EU_OP_POOL: st->pool[c->param]++; break;
+        case EU_OP_ELEMENTWISE: st->elt[c->param]++; break;
+        case EU_OP_DMA_START: {
             st->dma++;
             const sim_dma *d = &s.dma;
             if (d->src_internal || !in_range(&reg[d->src_region], d->src, d->len)) {
@@ -195,8 +195,8 @@ static bool walk_op(const char *what, const tfl_model *m, const tfl_operator *op
             }
             break;
         }
-        case SIM_OP_CONV: case SIM_OP_DEPTHWISE: {
-            bool dw = c->code == SIM_OP_DEPTHWISE;
+        case EU_OP_CONV: case EU_OP_DEPTHWISE: {
+            bool dw = c->code == EU_OP_DEPTHWISE;
             if (dw) st->dw++; else st->conv++;
             const region *wr = &reg[s.weight_region], *sr = &reg[s.scale_region];
             if (!in_range(wr, s.weight_base[0], s.weight_length[0]) ||
@@ -313,90 +313,90 @@ static void test_errors(void)
     npuc_err err = {0};
     /* truncated cmd1 at the end */
     uint32_t t1[] = {0x0001010f, 0x00004000};
-    CHECK(decode_words(t1, 2, SIM_U55_128, &err) == NPUC_E_FORMAT);
+    CHECK(decode_words(t1, 2, EU_U55_128, &err) == NPUC_E_FORMAT);
     CHECK_STR_CONTAINS(err.msg, "byte 0x0004");
     CHECK_STR_CONTAINS(err.msg, "NPU_SET_IFM_BASE0: truncated");
     /* unknown opcode */
     uint32_t t2[] = {0x00000130, 0x00000004, 0xffff0000};
-    CHECK(decode_words(t2, 3, SIM_U55_128, &err) == NPUC_E_FORMAT);
+    CHECK(decode_words(t2, 3, EU_U55_128, &err) == NPUC_E_FORMAT);
     CHECK_STR_CONTAINS(err.msg, "byte 0x0004: unknown cmd0 opcode 0x004");
     uint32_t t2b[] = {0x00000130, 0x00004077, 0, 0xffff0000};
-    CHECK(decode_words(t2b, 4, SIM_U55_128, &err) == NPUC_E_FORMAT);
+    CHECK(decode_words(t2b, 4, EU_U55_128, &err) == NPUC_E_FORMAT);
     CHECK_STR_CONTAINS(err.msg, "byte 0x0004: unknown cmd1 opcode 0x077");
     uint32_t t2c[] = {0x00008130};
-    CHECK(decode_words(t2c, 1, SIM_U55_128, &err) == NPUC_E_FORMAT);
+    CHECK(decode_words(t2c, 1, EU_U55_128, &err) == NPUC_E_FORMAT);
     CHECK_STR_CONTAINS(err.msg, "reserved control bits 2");
     /* U65 commands on U55 */
     uint32_t t3[] = {0x00000130, 0x00000123, 0xffff0000};
-    CHECK(decode_words(t3, 3, SIM_U55_256, &err) == NPUC_E_FORMAT);
+    CHECK(decode_words(t3, 3, EU_U55_256, &err) == NPUC_E_FORMAT);
     CHECK_STR_CONTAINS(err.msg, "byte 0x0004: NPU_SET_PARALLEL_MODE is U65-only, not valid on U55-256");
-    CHECK(decode_words(t3, 3, SIM_U65_256, &err) == NPUC_OK);
+    CHECK(decode_words(t3, 3, EU_U65_256, &err) == NPUC_OK);
     uint32_t t3b[] = {0x00004091, 0x00000010, 0xffff0000};
-    CHECK(decode_words(t3b, 3, SIM_U55_64, &err) == NPUC_E_FORMAT);
+    CHECK(decode_words(t3b, 3, EU_U55_64, &err) == NPUC_E_FORMAT);
     CHECK_STR_CONTAINS(err.msg, "byte 0x0000: NPU_SET_WEIGHT1_LENGTH is U65-only");
     uint32_t t3c[] = {0x000040a0, 0x00000010, 0xffff0000};
-    CHECK(decode_words(t3c, 3, SIM_U65_512, &err) == NPUC_E_FORMAT);
+    CHECK(decode_words(t3c, 3, EU_U65_512, &err) == NPUC_E_FORMAT);
     CHECK_STR_CONTAINS(err.msg, "NPU_SET_USER_DEFINED0 is U55-only");
     uint32_t t3d[] = {0x02000130, 0xffff0000}; /* 2D DMA stride mode */
-    CHECK(decode_words(t3d, 2, SIM_U55_128, &err) == NPUC_E_FORMAT);
+    CHECK(decode_words(t3d, 2, EU_U55_128, &err) == NPUC_E_FORMAT);
     CHECK_STR_CONTAINS(err.msg, "2D stride mode is U65-only");
-    CHECK(decode_words(t3d, 2, SIM_U65_256, &err) == NPUC_OK);
+    CHECK(decode_words(t3d, 2, EU_U65_256, &err) == NPUC_OK);
     uint32_t t3e[] = {0x00014000, 0x100, 0xffff0000}; /* 40-bit address on U55 */
-    CHECK(decode_words(t3e, 3, SIM_U55_128, &err) == NPUC_E_FORMAT);
+    CHECK(decode_words(t3e, 3, EU_U55_128, &err) == NPUC_E_FORMAT);
     CHECK_STR_CONTAINS(err.msg, "must be 0 on U55-128");
-    CHECK(decode_words(t3e, 3, SIM_U65_256, &err) == NPUC_OK);
+    CHECK(decode_words(t3e, 3, EU_U65_256, &err) == NPUC_OK);
     /* region out of range */
     uint32_t t4[] = {0x00000100, 0x00000101, 0x0009010f, 0xffff0000};
-    CHECK(decode_words(t4, 4, SIM_U55_128, &err) == NPUC_E_FORMAT);
+    CHECK(decode_words(t4, 4, EU_U55_128, &err) == NPUC_E_FORMAT);
     CHECK_STR_CONTAINS(err.msg, "byte 0x0008: NPU_SET_IFM_REGION: region 9 out of range 0-7");
     uint32_t t4b[] = {0x80010128, 0xffff0000}; /* custom DMA bit on U65 */
-    CHECK(decode_words(t4b, 2, SIM_U65_256, &err) == NPUC_E_FORMAT);
+    CHECK(decode_words(t4b, 2, EU_U65_256, &err) == NPUC_E_FORMAT);
     CHECK_STR_CONTAINS(err.msg, "custom DMA bit 15 is U55-only");
-    CHECK(decode_words(t4b, 2, SIM_U55_256, &err) == NPUC_OK);
+    CHECK(decode_words(t4b, 2, EU_U55_256, &err) == NPUC_OK);
     /* other field checks */
     uint32_t t5[] = {0x00800100, 0xffff0000}; /* pad top 128 */
-    CHECK(decode_words(t5, 2, SIM_U55_128, &err) == NPUC_E_FORMAT);
+    CHECK(decode_words(t5, 2, EU_U55_128, &err) == NPUC_E_FORMAT);
     CHECK_STR_CONTAINS(err.msg, "NPU_SET_IFM_PAD_TOP: padding 128 out of range (max 127)");
     uint32_t t5b[] = {0x00800102, 0xffff0000}; /* pad right 128 is fine */
-    CHECK(decode_words(t5b, 2, SIM_U55_128, &err) == NPUC_OK);
+    CHECK(decode_words(t5b, 2, EU_U55_128, &err) == NPUC_OK);
     uint32_t t6[] = {0x00020105, 0xffff0000}; /* IFM precision reserved bit 1 */
-    CHECK(decode_words(t6, 2, SIM_U55_128, &err) == NPUC_E_FORMAT);
+    CHECK(decode_words(t6, 2, EU_U55_128, &err) == NPUC_E_FORMAT);
     CHECK_STR_CONTAINS(err.msg, "NPU_SET_IFM_PRECISION: reserved param bits 0x0002");
     uint32_t t6b[] = {0x000c0105, 0xffff0000}; /* 64-bit IFM */
-    CHECK(decode_words(t6b, 2, SIM_U55_128, &err) == NPUC_E_FORMAT);
+    CHECK(decode_words(t6b, 2, EU_U55_128, &err) == NPUC_E_FORMAT);
     CHECK_STR_CONTAINS(err.msg, "64-bit precision");
     uint32_t t6c[] = {0xc0000114, 0xffff0000}; /* round mode 3 */
-    CHECK(decode_words(t6c, 2, SIM_U55_128, &err) == NPUC_E_FORMAT);
+    CHECK(decode_words(t6c, 2, EU_U55_128, &err) == NPUC_E_FORMAT);
     CHECK_STR_CONTAINS(err.msg, "round mode 3 is reserved");
     uint32_t t7[] = {0x00400115, 0xffff0000}; /* block width-1 64 */
-    CHECK(decode_words(t7, 2, SIM_U55_128, &err) == NPUC_E_FORMAT);
+    CHECK(decode_words(t7, 2, EU_U55_128, &err) == NPUC_E_FORMAT);
     CHECK_STR_CONTAINS(err.msg, "NPU_SET_OFM_BLK_WIDTH_M1: block width-1 64 out of range (max 63)");
     uint32_t t7b[] = {0x00200116, 0xffff0000};
-    CHECK(decode_words(t7b, 2, SIM_U55_128, &err) == NPUC_E_FORMAT);
+    CHECK(decode_words(t7b, 2, EU_U55_128, &err) == NPUC_E_FORMAT);
     CHECK_STR_CONTAINS(err.msg, "block height-1 32 out of range (max 31)");
     uint32_t t8[] = {0x001a010d, 0xffff0000}; /* IB_END 26 > 24 banks of U55-128 */
-    CHECK(decode_words(t8, 2, SIM_U55_128, &err) == NPUC_E_FORMAT);
+    CHECK(decode_words(t8, 2, EU_U55_128, &err) == NPUC_E_FORMAT);
     CHECK_STR_CONTAINS(err.msg, "SHRAM bank 26 out of range (U55-128 has 24 banks)");
     uint32_t t9[] = {0x00040012, 0xffff0000}; /* kernel wait 4 */
-    CHECK(decode_words(t9, 2, SIM_U55_128, &err) == NPUC_E_FORMAT);
+    CHECK(decode_words(t9, 2, EU_U55_128, &err) == NPUC_E_FORMAT);
     CHECK_STR_CONTAINS(err.msg, "kernel wait count 4 out of range");
     uint32_t t10[] = {0x000a0006, 0xffff0000}; /* elementwise mode 10 */
-    CHECK(decode_words(t10, 2, SIM_U55_128, &err) == NPUC_E_FORMAT);
+    CHECK(decode_words(t10, 2, EU_U55_128, &err) == NPUC_E_FORMAT);
     CHECK_STR_CONTAINS(err.msg, "elementwise mode 10 out of range");
     uint32_t t11[] = {0x00010125, 0xffff0000}; /* activation function 1 */
-    CHECK(decode_words(t11, 2, SIM_U55_128, &err) == NPUC_E_FORMAT);
+    CHECK(decode_words(t11, 2, EU_U55_128, &err) == NPUC_E_FORMAT);
     CHECK_STR_CONTAINS(err.msg, "activation function 1 is reserved");
     uint32_t t12[] = {0x00004020, 0x00000008, 0xffff0000}; /* weight base not 16-aligned */
-    CHECK(decode_words(t12, 3, SIM_U55_128, &err) == NPUC_E_FORMAT);
+    CHECK(decode_words(t12, 3, EU_U55_128, &err) == NPUC_E_FORMAT);
     CHECK_STR_CONTAINS(err.msg, "NPU_SET_WEIGHT_BASE: 0x8 is not a multiple of 16");
     uint32_t t13[] = {0x00404024, 0x1234, 0xffff0000}; /* shift 64 */
-    CHECK(decode_words(t13, 3, SIM_U55_128, &err) == NPUC_E_FORMAT);
+    CHECK(decode_words(t13, 3, EU_U55_128, &err) == NPUC_E_FORMAT);
     CHECK_STR_CONTAINS(err.msg, "shift 64 out of range");
     uint32_t t14[] = {0x0001010f};           /* no STOP */
-    CHECK(decode_words(t14, 1, SIM_U55_128, &err) == NPUC_E_FORMAT);
+    CHECK(decode_words(t14, 1, EU_U55_128, &err) == NPUC_E_FORMAT);
     CHECK_STR_CONTAINS(err.msg, "without NPU_OP_STOP");
     uint32_t t15[] = {0xffff0000, 0x0001010f}; /* command after STOP */
-    CHECK(decode_words(t15, 2, SIM_U55_128, &err) == NPUC_E_FORMAT);
+    CHECK(decode_words(t15, 2, EU_U55_128, &err) == NPUC_E_FORMAT);
     CHECK_STR_CONTAINS(err.msg, "byte 0x0004: command after NPU_OP_STOP");
 
     /* state tracking */
@@ -406,11 +406,11 @@ static void test_errors(void)
     size_t size = words_to_bytes(st, sizeof st / sizeof st[0], buf);
     sim_cmd *cmds;
     size_t n;
-    CHECK(sim_stream_decode(buf, size, SIM_U65_256, &cmds, &n, &err) == NPUC_OK);
+    CHECK(sim_stream_decode(buf, size, EU_U65_256, &cmds, &n, &err) == NPUC_OK);
     if (n == 8) {
         sim_state s;
         sim_state_reset(&s);
-        for (size_t i = 0; i < n; i++) sim_state_apply(&s, &cmds[i], SIM_U65_256);
+        for (size_t i = 0; i < n; i++) sim_state_apply(&s, &cmds[i], EU_U65_256);
         CHECK_EQ_INT(s.ifm.region, 1);
         CHECK(s.ifm.base[0] == 0x0712345670ull);
         CHECK_EQ_INT(s.stride_x, 4);   /* param 0x0245: bit0 = 1, bit6 = 1 -> stride-1 = 3 */
@@ -424,8 +424,8 @@ static void test_errors(void)
         CHECK_EQ_INT(s.bcast_h, 1);
         CHECK_EQ_INT(s.ifm2_scalar, 1);
         CHECK_EQ_INT(s.ifm2_first, 1);
-        CHECK(sim_state_written(&s, SIM_IFM_BASE0));
-        CHECK(!sim_state_written(&s, SIM_IFM_BASE1));
+        CHECK(sim_state_written(&s, EU_SET_IFM_BASE0));
+        CHECK(!sim_state_written(&s, EU_SET_IFM_BASE1));
     } else {
         CHECK_EQ_INT(n, 8);
     }
@@ -435,7 +435,7 @@ static void test_errors(void)
 static void test_cop1(void)
 {
     npuc_err err = {0};
-    uint32_t p[] = {SIM_COP1_MAGIC, 0x00100001, 0x00003008, 0x10060000, 5, 5, 5,
+    uint32_t p[] = {EU_COP1_MAGIC, 0x00100001, 0x00003008, 0x10060000, 5, 5, 5,
                     0x00020002, 0x0001010f, 0xffff0000};
     uint8_t buf[64];
     size_t size = words_to_bytes(p, 10, buf);
@@ -446,18 +446,18 @@ static void test_cop1(void)
     CHECK_EQ_INT(c.n_nops, 3);
     CHECK_EQ_INT(c.config, 0x3008);
     CHECK_EQ_INT(c.config_patch, 1);
-    sim_variant v;
-    CHECK(sim_variant_from_config(c.config, &v, &err) == NPUC_OK && v == SIM_U55_256);
-    CHECK(sim_variant_from_config(0x10006009, &v, &err) == NPUC_OK && v == SIM_U65_512);
+    eu_variant v;
+    CHECK(sim_variant_from_config(c.config, &v, &err) == NPUC_OK && v == EU_U55_256);
+    CHECK(sim_variant_from_config(0x10006009, &v, &err) == NPUC_OK && v == EU_U65_512);
     CHECK(sim_variant_from_config(0x20003008, &v, &err) != NPUC_OK);
-    for (int k = SIM_U55_32; k <= SIM_U65_512; k++)
-        CHECK(sim_variant_from_config(sim_variant_config_word((sim_variant)k), &v, &err) == NPUC_OK &&
+    for (int k = EU_U55_32; k <= EU_U65_512; k++)
+        CHECK(sim_variant_from_config(eu_variant_config_word((eu_variant)k), &v, &err) == NPUC_OK &&
               (int)v == k);
     /* bad magic */
     put32(buf, 0x31504F44);
     CHECK(sim_cop1_parse(buf, size, &c, &err) == NPUC_E_FORMAT);
     CHECK_STR_CONTAINS(err.msg, "bad magic 0x31504f44");
-    put32(buf, SIM_COP1_MAGIC);
+    put32(buf, EU_COP1_MAGIC);
     /* bad version */
     put32(buf + 4, 0x00010001);
     CHECK(sim_cop1_parse(buf, size, &c, &err) == NPUC_E_UNSUPPORTED);
@@ -626,7 +626,7 @@ static void test_listing(const char *model, const char *listing)
     sim_cmd *cmds = NULL;
     size_t n = 0;
     CHECK(sim_cop1_parse(b->data, b->size, &c, &err) == NPUC_OK);
-    CHECK(sim_stream_decode(c.stream, c.stream_size, SIM_U55_256, &cmds, &n, &err) == NPUC_OK);
+    CHECK(sim_stream_decode(c.stream, c.stream_size, EU_U55_256, &cmds, &n, &err) == NPUC_OK);
     FILE *f = fopen(listing, "r");
     CHECK(f != NULL);
     size_t k = 0;
@@ -680,7 +680,7 @@ int main(void)
     else printf("SKIP listing check: person_detect_vela.cmds.txt absent\n");
     stats st;
     memset(&st, 0, sizeof st);
-    CHECK_EQ_INT(walk_model(pd, SIM_U55_256, &st, true), 1);
+    CHECK_EQ_INT(walk_model(pd, EU_U55_256, &st, true), 1);
     CHECK_EQ_INT(st.n_cmds, 1393);
     CHECK_EQ_INT(st.n_cmd0, 752);
     CHECK_EQ_INT(st.n_cmd1, 641);
@@ -704,8 +704,8 @@ int main(void)
     CHECK_EQ_INT(st.scale_records, 2738);
     test_mlw_corrupt(pd);
 
-    static const struct { const char *dir; sim_variant v; } cfg[] = {
-        {"models/vela/u55-128", SIM_U55_128}, {"models/vela/u65-256", SIM_U65_256}};
+    static const struct { const char *dir; eu_variant v; } cfg[] = {
+        {"models/vela/u55-128", EU_U55_128}, {"models/vela/u65-256", EU_U65_256}};
     for (size_t k = 0; k < 2; k++) {
         char dir[1024];
         const char *base = getenv("NPUC_SHARED");

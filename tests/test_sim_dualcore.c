@@ -12,7 +12,7 @@ static uint8_t g_in[8192], g_out[2][8192], g_cst[1 << 16];
 /* Runs the op; dual = U65-512 with PARALLEL_MODE 1. */
 static void run(bool dual, bool dw, uint8_t *out)
 {
-    sim_variant v = dual ? SIM_U65_512 : SIM_U65_256;
+    eu_variant v = dual ? EU_U65_512 : EU_U65_256;
     uint32_t od = dw ? C : O;
     sa_stream s;
     sa_init(&s);
@@ -24,7 +24,7 @@ static void run(bool dual, bool dw, uint8_t *out)
     ofm.zp = -5;
     sa_fm_finish(&ifm);
     sa_fm_finish(&ofm);
-    sa_cmd0(&s, SIM_PARALLEL_MODE, dual ? 1 : 0);
+    sa_cmd0(&s, EU_SET_PARALLEL_MODE, dual ? 1 : 0);
     sa_set_ifm(&s, &ifm);
     sa_set_pad(&s, 1, 1, 1, 1);
     sa_set_upscale(&s, 0);
@@ -57,16 +57,16 @@ static void run(bool dual, bool dw, uint8_t *out)
             sa_set_weights(&s, 0, pos, wlen);
             sa_set_scales(&s, 0, soff, sa_scale_len(ok));
         } else {
-            sa_addr(&s, SIM_WEIGHT1_BASE, pos);
-            sa_addr(&s, SIM_WEIGHT1_LENGTH, wlen);
-            sa_addr(&s, SIM_SCALE1_BASE, soff);
-            sa_addr(&s, SIM_SCALE1_LENGTH, sa_scale_len(ok));
+            sa_addr(&s, EU_SET_WEIGHT1_BASE, pos);
+            sa_addr(&s, EU_SET_WEIGHT1_LENGTH, wlen);
+            sa_addr(&s, EU_SET_SCALE1_BASE, soff);
+            sa_addr(&s, EU_SET_SCALE1_LENGTH, sa_scale_len(ok));
         }
         pos = (pos + wlen + 15) / 16 * 16;
     }
     sa_set_ofm_scale(&s, 0, 0);
     sa_set_act(&s, 0, 0, -128, 127);
-    sa_cmd0(&s, dw ? SIM_OP_DEPTHWISE : SIM_OP_CONV, 0);
+    sa_cmd0(&s, dw ? EU_OP_DEPTHWISE : EU_OP_CONV, 0);
     sa_stop(&s);
     for (size_t i = 0; i < sizeof g_in; i++) g_in[i] = (uint8_t)(i * 37 + 11);
     memset(out, 0, 8192);

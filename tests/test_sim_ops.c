@@ -90,7 +90,7 @@ static int32_t type_max(uint8_t bits, bool sgn)
  * region 2, the OFM in region 3 (filled with 0xA5 first) and constants
  * (weights, scale records, LUT table) in region 0, mapped read-only. */
 typedef struct op_desc {
-    sim_variant v;
+    eu_variant v;
     uint16_t op, mode;            /* SIM_OP_* and its param */
     sa_fm ifm, ifm2, ofm;         /* region numbers are overwritten */
     bool ifm2_tensor;             /* binary elementwise with an IFM2 map */
@@ -117,7 +117,7 @@ typedef struct op_desc {
     unsigned lut_slot;
 } op_desc;
 
-static void op_init(op_desc *d, sim_variant v, uint16_t op, uint16_t mode)
+static void op_init(op_desc *d, eu_variant v, uint16_t op, uint16_t mode)
 {
     memset(d, 0, sizeof *d);
     d->v = v;
@@ -155,8 +155,8 @@ static uint32_t run_op(const op_desc *d, const int32_t *a, const int32_t *b, int
     memset(ob, 0xA5, osz);
     sa_fm_write(ib, &ifm, a);
     if (d->ifm2_tensor) sa_fm_write(i2b, &ifm2, b);
-    bool ew = d->op == SIM_OP_ELEMENTWISE;
-    bool dw = d->op == SIM_OP_DEPTHWISE;
+    bool ew = d->op == EU_OP_ELEMENTWISE;
+    bool dw = d->op == EU_OP_DEPTHWISE;
 
     sa_stream s;
     sa_init(&s);
@@ -255,7 +255,7 @@ static uint32_t run_op(const op_desc *d, const int32_t *a, const int32_t *b, int
 
 typedef struct conv_case {
     const char *name;
-    sim_variant v;
+    eu_variant v;
     bool dw;
     uint8_t bits;                 /* 8: k_conv_s8, 16: k_conv_s16 (int64 bias) */
     uint32_t ih, iw, ic, oh, ow, oc;
@@ -372,7 +372,7 @@ static void conv_case_run(const conv_case *cc)
         for (size_t i = 0; i < n_out; i++) want[i] += 128;
     }
     op_desc d;
-    op_init(&d, cc->v, cc->dw ? SIM_OP_DEPTHWISE : SIM_OP_CONV, 0);
+    op_init(&d, cc->v, cc->dw ? EU_OP_DEPTHWISE : EU_OP_CONV, 0);
     d.ifm = sa_fm_make(1, 0, cc->ih, cc->iw, C, cc->bits, !cc->u8, cc->ifmt);
     d.ifm.zp = cc->zi + uo;
     d.ofm = sa_fm_make(3, 0, cc->oh, cc->ow, cc->oc, cc->bits, !cc->u8, cc->ofmt);
@@ -392,7 +392,7 @@ static void conv_case_run(const conv_case *cc)
     d.act_max = cc->act_max + uo;
     uint32_t st = run_op(&d, in, NULL, got, NULL);
     char what[160];
-    snprintf(what, sizeof what, "%s on %s", cc->name, sim_variant_name(cc->v));
+    snprintf(what, sizeof what, "%s on %s", cc->name, eu_variant_name(cc->v));
     if (!sa_status_ok(st)) fprintf(stderr, "%s: run failed\n", what);
     CHECK(sa_status_ok(st));
     check_same(what, got, want, n_out);
@@ -406,55 +406,55 @@ static void test_conv(void)
 {
     /* name, v, dw, bits, ih iw ic, oh ow oc, kh kw, sx sy dx dy, pt pl, pkf, fmts, zi zo, act, big, up */
     const conv_case cases[] = {
-        {"conv 3x3 SAME", SIM_U55_128, false, 8, 7, 9, 3, 7, 9, 5, 3, 3, 1, 1, 1, 1, 1, 1, false,
+        {"conv 3x3 SAME", EU_U55_128, false, 8, 7, 9, 3, 7, 9, 5, 3, 3, 1, 1, 1, 1, 1, 1, false,
          SA_NHWC, SA_NHWC, -3, 4, -128, 127, false, 0, false},
-        {"conv 3x3 stride 2, clamp", SIM_U55_128, false, 8, 9, 8, 8, 5, 4, 12, 3, 3, 2, 2, 1, 1, 1, 1,
+        {"conv 3x3 stride 2, clamp", EU_U55_128, false, 8, 9, 8, 8, 5, 4, 12, 3, 3, 2, 2, 1, 1, 1, 1,
          true, SA_NHWC, SA_NHWC, 5, -7, -100, 90, false, 0, false},
-        {"conv 3x2 stride 3x1 dilation 2", SIM_U55_256, false, 8, 10, 13, 5, 6, 4, 7, 3, 2, 3, 1, 2, 2,
+        {"conv 3x2 stride 3x1 dilation 2", EU_U55_256, false, 8, 10, 13, 5, 6, 4, 7, 3, 2, 3, 1, 2, 2,
          0, 0, false, SA_NHWC, SA_NHWC, 0, 0, -128, 127, false, 0, false},
-        {"conv 2x3 stride 4x3 pad T2 L0", SIM_U65_256, false, 8, 11, 14, 6, 4, 4, 9, 2, 3, 4, 3, 1, 1,
+        {"conv 2x3 stride 4x3 pad T2 L0", EU_U65_256, false, 8, 11, 14, 6, 4, 4, 9, 2, 3, 4, 3, 1, 1,
          2, 0, false, SA_NHWC, SA_NHWC, -1, 2, -128, 127, false, 0, false},
-        {"conv 1x1 (fully connected)", SIM_U55_64, false, 8, 1, 1, 70, 1, 1, 24, 1, 1, 1, 1, 1, 1, 0,
+        {"conv 1x1 (fully connected)", EU_U55_64, false, 8, 1, 1, 70, 1, 1, 24, 1, 1, 1, 1, 1, 1, 0,
          0, false, SA_NHWC, SA_NHWC, 3, -4, -128, 127, false, 0, false},
-        {"conv 5x5 pad 2 NHCWB16 in/out", SIM_U55_128, false, 8, 6, 7, 20, 6, 7, 18, 5, 5, 1, 1, 1, 1,
+        {"conv 5x5 pad 2 NHCWB16 in/out", EU_U55_128, false, 8, 6, 7, 20, 6, 7, 18, 5, 5, 1, 1, 1, 1,
          2, 2, false, SA_NHCWB16, SA_NHCWB16, 7, 1, -128, 127, false, 0, false},
-        {"conv 9x9 (sub-kernels) dilation 1x2", SIM_U55_256, false, 8, 12, 10, 3, 2, 2, 8, 5, 9, 1, 1,
+        {"conv 9x9 (sub-kernels) dilation 1x2", EU_U55_256, false, 8, 12, 10, 3, 2, 2, 8, 5, 9, 1, 1,
          1, 2, 0, 0, true, SA_NHWC, SA_NHCWB16, -2, 0, -128, 127, false, 0, false},
-        {"conv int16 3x3 NATURAL 40-bit bias", SIM_U55_256, false, 16, 6, 5, 20, 6, 5, 10, 3, 3, 1,
+        {"conv int16 3x3 NATURAL 40-bit bias", EU_U55_256, false, 16, 6, 5, 20, 6, 5, 10, 3, 3, 1,
          1, 1, 1, 1, 1, false, SA_NHWC, SA_NHWC, 0, 0, -32768, 32767, true, 0, false},
-        {"conv int16 2x2 stride 2 pkf clamp", SIM_U55_128, false, 16, 8, 8, 12, 4, 4, 9, 2, 2, 2, 2,
+        {"conv int16 2x2 stride 2 pkf clamp", EU_U55_128, false, 16, 8, 8, 12, 4, 4, 9, 2, 2, 2, 2,
          1, 1, 0, 0, true, SA_NHCWB16, SA_NHWC, 0, 0, -20000, 15000, true, 0, false},
-        {"depthwise 3x3 stride 2 C20", SIM_U55_64, true, 8, 8, 7, 20, 4, 4, 20, 3, 3, 2, 2, 1, 1, 1, 1,
+        {"depthwise 3x3 stride 2 C20", EU_U55_64, true, 8, 8, 7, 20, 4, 4, 20, 3, 3, 2, 2, 1, 1, 1, 1,
          false, SA_NHCWB16, SA_NHWC, -6, 3, -128, 127, false, 0, false},
-        {"depthwise 3x3 dilation 2", SIM_U65_256, true, 8, 9, 9, 11, 5, 5, 11, 3, 3, 1, 1, 2, 2, 0, 0,
+        {"depthwise 3x3 dilation 2", EU_U65_256, true, 8, 9, 9, 11, 5, 5, 11, 3, 3, 1, 1, 2, 2, 0, 0,
          false, SA_NHWC, SA_NHCWB16, 2, -2, -90, 100, false, 0, false},
-        {"depthwise 5x4 stride 1x2", SIM_U55_32, true, 8, 7, 9, 6, 7, 5, 6, 5, 4, 2, 1, 1, 1, 2, 1,
+        {"depthwise 5x4 stride 1x2", EU_U55_32, true, 8, 7, 9, 6, 7, 5, 6, 5, 4, 2, 1, 1, 1, 2, 1,
          false, SA_NHWC, SA_NHWC, 0, 5, -128, 127, false, 0, false},
-        {"depthwise int16 3x3", SIM_U55_256, true, 16, 5, 6, 17, 5, 6, 17, 3, 3, 1, 1, 1, 1, 1, 1,
+        {"depthwise int16 3x3", EU_U55_256, true, 16, 5, 6, 17, 5, 6, 17, 3, 3, 1, 1, 1, 1, 1, 1,
          false, SA_NHCWB16, SA_NHCWB16, 0, 0, -32768, 32767, true, 0, false},
         /* IFM_UPSCALE: NEAREST (resize) and ZEROS (transpose conv); the
          * reference runs on the host-upscaled IFM */
-        {"depthwise 3x3 on NEAREST x2", SIM_U55_128, true, 8, 3, 4, 5, 6, 8, 5, 3, 3, 1, 1, 1, 1, 1, 1,
+        {"depthwise 3x3 on NEAREST x2", EU_U55_128, true, 8, 3, 4, 5, 6, 8, 5, 3, 3, 1, 1, 1, 1, 1, 1,
          false, SA_NHWC, SA_NHWC, -4, 2, -128, 127, false, 1, false},
-        {"conv 3x3 on ZEROS x2", SIM_U55_128, false, 8, 3, 4, 6, 6, 8, 7, 3, 3, 1, 1, 1, 1, 2, 2,
+        {"conv 3x3 on ZEROS x2", EU_U55_128, false, 8, 3, 4, 6, 6, 8, 7, 3, 3, 1, 1, 1, 1, 2, 2,
          false, SA_NHWC, SA_NHWC, 3, -1, -128, 127, false, 2, false},
         /* uint8 feature maps (zero points 128 + z) */
-        {"conv uint8 3x3 stride 2", SIM_U55_128, false, 8, 7, 8, 9, 4, 4, 10, 3, 3, 2, 2, 1, 1, 1, 1,
+        {"conv uint8 3x3 stride 2", EU_U55_128, false, 8, 7, 8, 9, 4, 4, 10, 3, 3, 2, 2, 1, 1, 1, 1,
          false, SA_NHWC, SA_NHCWB16, 3, -2, -128, 100, false, 0, true},
-        {"depthwise uint8 3x3", SIM_U65_256, true, 8, 5, 5, 18, 5, 5, 18, 3, 3, 1, 1, 1, 1, 1, 1,
+        {"depthwise uint8 3x3", EU_U65_256, true, 8, 5, 5, 18, 5, 5, 18, 3, 3, 1, 1, 1, 1, 1, 1,
          false, SA_NHCWB16, SA_NHWC, -5, 0, -128, 127, false, 0, true},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) conv_case_run(&cases[i]);
 
     /* IFM depth 40 (> 32: two IFM depth blocks) and OFM depth 40 (two OFM
      * blocks of 32 + 8), on every variant, depth-first and part-kernel-first */
-    for (int v = SIM_U55_32; v <= SIM_U65_512; v++)
+    for (int v = EU_U55_32; v <= EU_U65_512; v++)
         for (int pkf = 0; pkf < 2; pkf++) {
-            conv_case cc = {"conv 3x3 IFM depth 40, OFM depth 40", (sim_variant)v, false, 8, 5, 6, 40,
+            conv_case cc = {"conv 3x3 IFM depth 40, OFM depth 40", (eu_variant)v, false, 8, 5, 6, 40,
                             5, 5, 40, 3, 3, 1, 1, 1, 1, 0, 1, pkf != 0, SA_NHCWB16, SA_NHCWB16, -9,
                             6, -128, 127, false, 0, false};
             conv_case_run(&cc);
-            conv_case dc = {"depthwise 3x3 C40", (sim_variant)v, true, 8, 6, 5, 40, 3, 3, 40, 3, 3, 2,
+            conv_case dc = {"depthwise 3x3 C40", (eu_variant)v, true, 8, 6, 5, 40, 3, 3, 40, 3, 3, 2,
                             2, 1, 1, 1, 1, false, SA_NHWC, SA_NHCWB16, 1, 1, -128, 127, false, 0, false};
             if (!pkf) conv_case_run(&dc);
         }
@@ -506,7 +506,7 @@ static void test_transpose_conv(void)
     from_s8(o8, want, OH * OW * OC);
 
     op_desc d;
-    op_init(&d, SIM_U55_256, SIM_OP_CONV, 0);
+    op_init(&d, EU_U55_256, EU_OP_CONV, 0);
     d.ifm = sa_fm_make(1, 0, IH, IW, IC, 8, true, SA_NHWC);
     d.ifm.zp = zi;
     d.ofm = sa_fm_make(3, 0, OH, OW, OC, 8, true, SA_NHCWB16);
@@ -546,9 +546,9 @@ static void test_pool_max(void)
     k_dims din = dims4(H, W, C), dout = dims4(OH, OW, C);
     CHECK_EQ_INT(k_maxpool_s8(&kp, &din, i8, &dout, o8), K_OK);
     from_s8(o8, want, OH * OW * C);
-    for (int v = SIM_U55_32; v <= SIM_U65_512; v++) {
+    for (int v = EU_U55_32; v <= EU_U65_512; v++) {
         op_desc d;
-        op_init(&d, (sim_variant)v, SIM_OP_POOL, 0);
+        op_init(&d, (eu_variant)v, EU_OP_POOL, 0);
         d.ifm = sa_fm_make(1, 0, H, W, C, 8, true, v & 1 ? SA_NHCWB16 : SA_NHWC);
         d.ifm.zp = 5;
         d.ofm = sa_fm_make(3, 0, OH, OW, C, 8, true, SA_NHWC);
@@ -579,7 +579,7 @@ static void test_pool_max(void)
     CHECK_EQ_INT(k_maxpool_s16(&kp, &din, a16, &dout, b16), K_OK);
     from_s16(b16, w16, 2 * 3 * 3);
     op_desc d;
-    op_init(&d, SIM_U55_128, SIM_OP_POOL, 0);
+    op_init(&d, EU_U55_128, EU_OP_POOL, 0);
     d.ifm = sa_fm_make(1, 0, 4, 6, 3, 16, true, SA_NHWC);
     d.ofm = sa_fm_make(3, 0, 2, 3, 3, 16, true, SA_NHCWB16);
     d.kw = d.kh = 2;
@@ -627,7 +627,7 @@ static void test_pool_average(void)
         CHECK_EQ_INT(k_avgpool_s8(&kp, &din, i8, &dout, o8), K_OK);
         from_s8(o8, want, OH * OW * C);
         op_desc d;
-        op_init(&d, SIM_U55_256, SIM_OP_POOL, 1);
+        op_init(&d, EU_U55_256, EU_OP_POOL, 1);
         d.ifm = sa_fm_make(1, 0, H, W, C, 8, true, SA_NHWC);
         d.ofm = sa_fm_make(3, 0, OH, OW, C, 8, true, SA_NHWC);
         d.ofm.scale_mode = 1;
@@ -666,7 +666,7 @@ static void test_pool_average(void)
         CHECK_EQ_INT(k_avgpool_s8(&kp, &din, i8, &din, o8), K_OK);
         from_s8(o8, want, H * W * C);
         op_desc d;
-        op_init(&d, SIM_U55_128, SIM_OP_POOL, 1);
+        op_init(&d, EU_U55_128, EU_OP_POOL, 1);
         d.ifm = sa_fm_make(1, 0, H, W, C, 8, true, SA_NHCWB16);
         d.ofm = sa_fm_make(3, 0, H, W, C, 8, true, SA_NHWC);
         d.kw = kw;
@@ -696,7 +696,7 @@ static void test_pool_average(void)
     };
     for (unsigned r = 0; r < 3; r++) {
         op_desc d;
-        op_init(&d, SIM_U55_64, SIM_OP_POOL, 1);
+        op_init(&d, EU_U55_64, EU_OP_POOL, 1);
         d.ifm = sa_fm_make(1, 0, 1, 3, 3, 8, true, SA_NHWC);
         d.ofm = sa_fm_make(3, 0, 1, 3, 3, 8, true, SA_NHWC);
         d.ofm.round = (uint8_t)r;
@@ -727,7 +727,7 @@ static void test_pool_reduce_sum(void)
         want[i] = s;
     }
     op_desc d;
-    op_init(&d, SIM_U55_128, SIM_OP_POOL, 2);
+    op_init(&d, EU_U55_128, EU_OP_POOL, 2);
     d.ifm = sa_fm_make(1, 0, H, W, C, 8, true, SA_NHWC);
     d.ifm.zp = 2;
     d.ofm = sa_fm_make(3, 0, H, W, 1, 32, true, SA_NHWC);
@@ -742,7 +742,7 @@ static void test_pool_reduce_sum(void)
      *   values - 0: (1,2) (3,-4) / (-5,6) (7,100) -> 1+2+3-4-5+6+7+100 = 110 */
     static const int32_t in2[8] = {1, 2, 3, -4, -5, 6, 7, 100};
     int32_t g2[1];
-    op_init(&d, SIM_U55_128, SIM_OP_POOL, 2);
+    op_init(&d, EU_U55_128, EU_OP_POOL, 2);
     d.ifm = sa_fm_make(1, 0, 2, 2, 2, 8, true, SA_NHWC);
     d.ofm = sa_fm_make(3, 0, 1, 1, 1, 32, true, SA_NHWC);
     d.ofm.scale_mode = 1;
@@ -763,7 +763,7 @@ static void rounding_case(uint32_t m, unsigned s, const int32_t *x, size_t n,
     const int32_t *want[3] = {want_tfl, want_trunc, want_nat};
     for (unsigned r = 0; r < 3; r++) {
         op_desc d;
-        op_init(&d, SIM_U55_128, SIM_OP_POOL, 1);
+        op_init(&d, EU_U55_128, EU_OP_POOL, 1);
         d.ifm = sa_fm_make(1, 0, 1, (uint32_t)n, 1, 16, true, SA_NHWC);
         d.ofm = sa_fm_make(3, 0, 1, (uint32_t)n, 1, 16, true, SA_NHWC);
         d.ofm.scale_mode = 1;
@@ -841,7 +841,7 @@ static void test_rounding(void)
 
 typedef struct ew_case {
     const char *name;
-    sim_variant v;
+    eu_variant v;
     unsigned mode;            /* 0 MUL .. 9 SHL */
     uint8_t bits;
     uint32_t h, w, c;
@@ -860,7 +860,7 @@ static void ew_ifm2_dims(const ew_case *e, uint32_t *h2, uint32_t *w2, uint32_t 
 /* Fills a descriptor for e (IFM, IFM2 tensor or scalar, OFM, all NHWC). */
 static void ew_desc(const ew_case *e, op_desc *d, int32_t scalar)
 {
-    op_init(d, e->v, SIM_OP_ELEMENTWISE, (uint16_t)e->mode);
+    op_init(d, e->v, EU_OP_ELEMENTWISE, (uint16_t)e->mode);
     uint32_t h2, w2, c2;
     ew_ifm2_dims(e, &h2, &w2, &c2);
     d->ifm = sa_fm_make(1, 0, e->h, e->w, e->c, e->bits, true, SA_NHWC);
@@ -952,19 +952,19 @@ static void test_add_sub(void)
 {
     /* name, v, mode, bits, h w c, bcast, z1 z2 zo */
     const ew_case cases[] = {
-        {"ADD int8 advanced (A smaller)", SIM_U55_128, 1, 8, 3, 4, 5, 0, -3, 7, -2},
-        {"SUB int8 advanced", SIM_U55_256, 2, 8, 3, 4, 5, 0, 10, -20, 4},
-        {"ADD int8 broadcast H", SIM_U55_64, 1, 8, 3, 4, 5, SA_BC_H, 1, 2, 3},
-        {"ADD int8 broadcast W", SIM_U65_256, 1, 8, 3, 4, 5, SA_BC_W, -1, 0, 0},
-        {"ADD int8 broadcast C", SIM_U55_32, 1, 8, 3, 4, 17, SA_BC_C, 0, 5, -5},
-        {"ADD int8 broadcast H+W", SIM_U65_512, 1, 8, 4, 3, 6, SA_BC_H | SA_BC_W, 2, -2, 1},
-        {"ADD int8 scalar", SIM_U55_128, 1, 8, 2, 5, 7, SA_BC_SCALAR, 3, -8, 0},
-        {"SUB int8 broadcast W, IFM2 first", SIM_U55_128, 2, 8, 3, 4, 5, SA_BC_W | SA_BC_IFM2_FIRST,
+        {"ADD int8 advanced (A smaller)", EU_U55_128, 1, 8, 3, 4, 5, 0, -3, 7, -2},
+        {"SUB int8 advanced", EU_U55_256, 2, 8, 3, 4, 5, 0, 10, -20, 4},
+        {"ADD int8 broadcast H", EU_U55_64, 1, 8, 3, 4, 5, SA_BC_H, 1, 2, 3},
+        {"ADD int8 broadcast W", EU_U65_256, 1, 8, 3, 4, 5, SA_BC_W, -1, 0, 0},
+        {"ADD int8 broadcast C", EU_U55_32, 1, 8, 3, 4, 17, SA_BC_C, 0, 5, -5},
+        {"ADD int8 broadcast H+W", EU_U65_512, 1, 8, 4, 3, 6, SA_BC_H | SA_BC_W, 2, -2, 1},
+        {"ADD int8 scalar", EU_U55_128, 1, 8, 2, 5, 7, SA_BC_SCALAR, 3, -8, 0},
+        {"SUB int8 broadcast W, IFM2 first", EU_U55_128, 2, 8, 3, 4, 5, SA_BC_W | SA_BC_IFM2_FIRST,
          4, -4, 2},
-        {"SUB int8 scalar, IFM2 first", SIM_U55_256, 2, 8, 2, 3, 9, SA_BC_SCALAR | SA_BC_IFM2_FIRST,
+        {"SUB int8 scalar, IFM2 first", EU_U55_256, 2, 8, 2, 3, 9, SA_BC_SCALAR | SA_BC_IFM2_FIRST,
          -7, 12, -1},
-        {"ADD int16 advanced", SIM_U55_128, 1, 16, 3, 4, 5, 0, 0, 0, 0},
-        {"SUB int16 broadcast C", SIM_U65_256, 2, 16, 2, 3, 20, SA_BC_C, 0, 0, 0},
+        {"ADD int16 advanced", EU_U55_128, 1, 16, 3, 4, 5, 0, 0, 0, 0},
+        {"SUB int16 broadcast C", EU_U65_256, 2, 16, 2, 3, 20, SA_BC_C, 0, 0, 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         add_case(&cases[i], 0.02f, 0.05f, 0.08f);     /* IFM has the smaller scale */
@@ -987,7 +987,7 @@ static void test_add_sub(void)
         static const int32_t add_nat[8] = {1, -3, -2, 0, 98, -128, 125, -2};
         static const int32_t sub_tfl[8] = {1, -2, 0, -2, -1, -1, -1, 2};
         for (int t = 0; t < 3; t++) {
-            ew_case e = {"equal-scale", SIM_U55_128, t == 2 ? 2u : 1u, 8, 1, 1, 8, 0, 1, 1, -1};
+            ew_case e = {"equal-scale", EU_U55_128, t == 2 ? 2u : 1u, 8, 1, 1, 8, 0, 1, 1, -1};
             op_desc d;
             ew_desc(&e, &d, 0);
             d.opa_m = 32768;
@@ -1011,7 +1011,7 @@ static void test_add_sub(void)
         static const int32_t a[4] = {7, -7, 1 << 30, INT32_MIN};
         static const int32_t b[4] = {2, -2, 1 << 30, 1};
         static const int32_t want[4] = {5, -4, 1 << 30, -1073741823};
-        ew_case e = {"ADD int32", SIM_U55_128, 1, 32, 1, 1, 4, 0, 0, 0, 0};
+        ew_case e = {"ADD int32", EU_U55_128, 1, 32, 1, 1, 4, 0, 0, 0, 0};
         op_desc d;
         ew_desc(&e, &d, 0);
         d.ofm_m = 12345;   /* ignored for 32-bit operations */
@@ -1087,20 +1087,20 @@ static void binary_case(const ew_case *e, float s1, float s2, float so)
 static void test_mul_min_max(void)
 {
     const ew_case cases[] = {
-        {"MUL int8", SIM_U55_128, 0, 8, 3, 4, 5, 0, 2, -5, 3},
-        {"MUL int8 broadcast C", SIM_U55_256, 0, 8, 3, 4, 18, SA_BC_C, -1, 4, 0},
-        {"MUL int8 broadcast H, IFM2 first", SIM_U55_64, 0, 8, 3, 4, 5, SA_BC_H | SA_BC_IFM2_FIRST,
+        {"MUL int8", EU_U55_128, 0, 8, 3, 4, 5, 0, 2, -5, 3},
+        {"MUL int8 broadcast C", EU_U55_256, 0, 8, 3, 4, 18, SA_BC_C, -1, 4, 0},
+        {"MUL int8 broadcast H, IFM2 first", EU_U55_64, 0, 8, 3, 4, 5, SA_BC_H | SA_BC_IFM2_FIRST,
          6, 1, -3},
-        {"MUL int8 scalar", SIM_U65_256, 0, 8, 2, 5, 6, SA_BC_SCALAR, 0, -5, 1},
-        {"MUL int16", SIM_U55_128, 0, 16, 3, 4, 5, 0, 0, 0, 0},
-        {"MUL int16 broadcast W", SIM_U55_32, 0, 16, 3, 4, 5, SA_BC_W, 0, 0, 0},
-        {"MIN int8", SIM_U55_128, 3, 8, 3, 4, 5, 0, 3, 3, 3},
-        {"MIN int8 broadcast W", SIM_U65_512, 3, 8, 3, 4, 5, SA_BC_W, -2, -2, -2},
-        {"MIN int8 scalar, IFM2 first", SIM_U55_256, 3, 8, 2, 3, 7, SA_BC_SCALAR | SA_BC_IFM2_FIRST,
+        {"MUL int8 scalar", EU_U65_256, 0, 8, 2, 5, 6, SA_BC_SCALAR, 0, -5, 1},
+        {"MUL int16", EU_U55_128, 0, 16, 3, 4, 5, 0, 0, 0, 0},
+        {"MUL int16 broadcast W", EU_U55_32, 0, 16, 3, 4, 5, SA_BC_W, 0, 0, 0},
+        {"MIN int8", EU_U55_128, 3, 8, 3, 4, 5, 0, 3, 3, 3},
+        {"MIN int8 broadcast W", EU_U65_512, 3, 8, 3, 4, 5, SA_BC_W, -2, -2, -2},
+        {"MIN int8 scalar, IFM2 first", EU_U55_256, 3, 8, 2, 3, 7, SA_BC_SCALAR | SA_BC_IFM2_FIRST,
          0, 0, 0},
-        {"MAX int8", SIM_U55_64, 4, 8, 3, 4, 5, 0, -9, -9, -9},
-        {"MAX int8 broadcast H+C", SIM_U55_128, 4, 8, 3, 4, 5, SA_BC_H | SA_BC_C, 1, 1, 1},
-        {"MAX int8 scalar", SIM_U55_128, 4, 8, 3, 4, 5, SA_BC_SCALAR, 4, 4, 4},
+        {"MAX int8", EU_U55_64, 4, 8, 3, 4, 5, 0, -9, -9, -9},
+        {"MAX int8 broadcast H+C", EU_U55_128, 4, 8, 3, 4, 5, SA_BC_H | SA_BC_C, 1, 1, 1},
+        {"MAX int8 scalar", EU_U55_128, 4, 8, 3, 4, 5, SA_BC_SCALAR, 4, 4, 4},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         binary_case(&cases[i], 0.05f, 0.04f, 0.2f);
@@ -1109,7 +1109,7 @@ static void test_mul_min_max(void)
 }
 
 /* Unary and shift modes, by hand. */
-static void unary_run(sim_variant v, unsigned mode, uint8_t bits, const int32_t *a, const int32_t *b,
+static void unary_run(eu_variant v, unsigned mode, uint8_t bits, const int32_t *a, const int32_t *b,
                       size_t n, int32_t z1, int32_t zo, uint32_t m, unsigned s, uint8_t round,
                       const int32_t *want, const char *what)
 {
@@ -1136,8 +1136,8 @@ static void test_unary_shift(void)
         static const int32_t x[5] = {-128, -1, 0, 5, 127};
         static const int32_t w1[5] = {126, -1, 0, 5, 127};
         static const int32_t w2[5] = {63, -1, 0, 2, 63};
-        unary_run(SIM_U55_128, 6, 8, x, NULL, 5, -1, -1, 1, 0, 0, w1, "ABS int8 (1,0)");
-        unary_run(SIM_U55_128, 6, 8, x, NULL, 5, -1, -1, 1u << 30, 31, 0, w2, "ABS int8 x0.5");
+        unary_run(EU_U55_128, 6, 8, x, NULL, 5, -1, -1, 1, 0, 0, w1, "ABS int8 (1,0)");
+        unary_run(EU_U55_128, 6, 8, x, NULL, 5, -1, -1, 1u << 30, 31, 0, w2, "ABS int8 x0.5");
     }
     /* LRELU against k_leaky_relu_s8 (equal IFM/OFM quantisation as Vela
      * requires): OFM_SCALE = quantise(alpha) applies to the negative side */
@@ -1151,7 +1151,7 @@ static void test_unary_shift(void)
         k_leaky_relu_prepare(0.1f, 3, 0.1f, 3, 0.3f, &lp);
         CHECK_EQ_INT(k_leaky_relu_s8(&lp, i8, o8, 64), K_OK);
         from_s8(o8, want, 64);
-        ew_case e = {"LRELU int8", SIM_U55_256, 5, 8, 1, 4, 16, 0, 3, 0, 3};
+        ew_case e = {"LRELU int8", EU_U55_256, 5, 8, 1, 4, 16, 0, 3, 0, 3};
         op_desc d;
         ew_desc(&e, &d, 0);
         d.ifm2_tensor = false;
@@ -1165,7 +1165,7 @@ static void test_unary_shift(void)
     {
         static const int32_t x[7] = {0, 1, -1, 1 << 16, INT32_MIN, INT32_MAX, 255};
         static const int32_t w[7] = {32, 31, 0, 15, 0, 1, 24};
-        unary_run(SIM_U55_128, 7, 32, x, NULL, 7, 0, 0, 1, 0, 0, w, "CLZ int32");
+        unary_run(EU_U55_128, 7, 32, x, NULL, 7, 0, 0, 1, 0, 0, w, "CLZ int32");
     }
     /* SHL (int32, IFM2 = shift): 1<<3 = 8, -5<<2 = -20, 3<<0 = 3,
      * 7<<28 = 1879048192, 2^16<<14 = 2^30, -1<<31 = INT32_MIN, 9 << -1 -> shift 0 = 9 */
@@ -1173,7 +1173,7 @@ static void test_unary_shift(void)
         static const int32_t a[7] = {1, -5, 3, 7, 1 << 16, -1, 9};
         static const int32_t b[7] = {3, 2, 0, 28, 14, 31, -1};
         static const int32_t w[7] = {8, -20, 3, 1879048192, 1 << 30, INT32_MIN, 9};
-        unary_run(SIM_U55_256, 9, 32, a, b, 7, 0, 0, 1, 0, 0, w, "SHL int32");
+        unary_run(EU_U55_256, 9, 32, a, b, 7, 0, 0, 1, 0, 0, w, "SHL int32");
     }
     /* SHR (int32) with the OFM rounding mode, shifts up to 40:
      *   a     -5   5   -6   -7   INT32_MIN  INT32_MAX  100   -1
@@ -1189,9 +1189,9 @@ static void test_unary_shift(void)
         static const int32_t nat[8] = {-2, 3, -1, -2, 0, 1, 100, 0};
         static const int32_t tr[8] = {-2, 2, -1, -1, 0, 0, 100, 0};
         static const int32_t tfl[8] = {-2, 3, -1, -2, -1, 1, 100, 0};
-        unary_run(SIM_U55_128, 8, 32, a, b, 8, 0, 0, 1, 0, SA_ROUND_NATURAL, nat, "SHR NATURAL");
-        unary_run(SIM_U55_128, 8, 32, a, b, 8, 0, 0, 1, 0, SA_ROUND_TRUNCATE, tr, "SHR TRUNCATE");
-        unary_run(SIM_U55_128, 8, 32, a, b, 8, 0, 0, 1, 0, SA_ROUND_TFL, tfl, "SHR TFL");
+        unary_run(EU_U55_128, 8, 32, a, b, 8, 0, 0, 1, 0, SA_ROUND_NATURAL, nat, "SHR NATURAL");
+        unary_run(EU_U55_128, 8, 32, a, b, 8, 0, 0, 1, 0, SA_ROUND_TRUNCATE, tr, "SHR TRUNCATE");
+        unary_run(EU_U55_128, 8, 32, a, b, 8, 0, 0, 1, 0, SA_ROUND_TFL, tfl, "SHR TFL");
     }
 }
 
@@ -1239,7 +1239,7 @@ static void test_layouts(void)
 
     for (int lay = 0; lay < 6; lay++) {
         op_desc d;
-        op_init(&d, SIM_U55_256, SIM_OP_DEPTHWISE, 0);
+        op_init(&d, EU_U55_256, EU_OP_DEPTHWISE, 0);
         sa_fm ifm = sa_fm_make(1, 0, H, W, C, 8, true, SA_NHWC);
         sa_fm ofm = sa_fm_make(3, 0, H, W, C, 8, true, SA_NHWC);
         const char *what = "";
@@ -1326,7 +1326,7 @@ static void test_layouts(void)
         fill_rand(a, 90, -60, 60);
         fill_rand(b, 90, -60, 60);
         for (int i = 0; i < 90; i++) ref[i] = (a[i] - 1) + (b[i] + 2) + 5;   /* zp 1, -2, 5 */
-        ew_case e = {"ADD tiles", SIM_U55_128, 1, 8, h, w, c, 0, 1, -2, 5};
+        ew_case e = {"ADD tiles", EU_U55_128, 1, 8, h, w, c, 0, 1, -2, 5};
         op_desc d;
         ew_desc(&e, &d, 0);
         d.ifm.w0 = 2; d.ifm.h0 = 3; d.ifm.h1 = 1;
@@ -1361,7 +1361,7 @@ static void test_upscale(void)
                     want[(y * 8 + x) * 2 + c] = hole ? 7 : in[((y / 2) * 4 + x / 2) * 2 + c] - 3 + 7;
                 }
         op_desc d;
-        op_init(&d, SIM_U55_256, SIM_OP_POOL, 1);
+        op_init(&d, EU_U55_256, EU_OP_POOL, 1);
         d.ifm = sa_fm_make(1, 0, 3, 4, 2, 8, true, SA_NHWC);
         d.ifm.zp = 3;
         d.ofm = sa_fm_make(3, 0, 6, 8, 2, 8, true, SA_NHCWB16);
@@ -1382,7 +1382,7 @@ static void test_lut(void)
     /* int8 LUT n = 3 (table at lut_start + 768), via a 1x1 AVERAGE pool
      * (v = x - zi + zo, clamped to MIN/MAX), index v + 128 */
     for (int vi = 0; vi < 3; vi++) {
-        static const sim_variant vs[3] = {SIM_U55_64, SIM_U55_128, SIM_U65_256};
+        static const eu_variant vs[3] = {EU_U55_64, EU_U55_128, EU_U65_256};
         uint8_t table[256];
         for (int i = 0; i < 256; i++) table[i] = (uint8_t)rnd();
         int32_t in[64], got[64], want[64];
@@ -1394,7 +1394,7 @@ static void test_lut(void)
             want[i] = (int8_t)table[v + 128];
         }
         op_desc d;
-        op_init(&d, vs[vi], SIM_OP_POOL, 1);
+        op_init(&d, vs[vi], EU_OP_POOL, 1);
         d.ifm = sa_fm_make(1, 0, 4, 4, 4, 8, true, SA_NHWC);
         d.ifm.zp = 2;
         d.ofm = sa_fm_make(3, 0, 4, 4, 4, 8, true, SA_NHWC);
@@ -1423,7 +1423,7 @@ static void test_lut(void)
             want[i] = t == 0 ? table[v] : (int8_t)table[v];
         }
         op_desc d;
-        op_init(&d, SIM_U55_256, SIM_OP_POOL, 1);
+        op_init(&d, EU_U55_256, EU_OP_POOL, 1);
         d.ifm = sa_fm_make(1, 0, 4, 4, 4, 8, t != 0, SA_NHWC);
         d.ifm.zp = t == 0 ? 100 : 0;
         d.ofm = sa_fm_make(3, 0, 4, 4, 4, 8, t != 0, SA_NHCWB16);
@@ -1454,7 +1454,7 @@ static void test_lut(void)
                                 (uint32_t)e[3] << 24);
         }
         op_desc d;
-        op_init(&d, SIM_U55_256, SIM_OP_POOL, 1);
+        op_init(&d, EU_U55_256, EU_OP_POOL, 1);
         d.ifm = sa_fm_make(1, 0, 1, 40, 1, 16, true, SA_NHWC);
         d.ifm.zp = -10;
         d.ofm = sa_fm_make(3, 0, 1, 40, 1, 32, true, SA_NHWC);
@@ -1501,7 +1501,7 @@ static void test_lut(void)
             if (t == 0) CHECK_EQ_INT(want[i], v);
         }
         op_desc d;
-        op_init(&d, SIM_U65_256, SIM_OP_POOL, 1);
+        op_init(&d, EU_U65_256, EU_OP_POOL, 1);
         d.ifm = sa_fm_make(1, 0, 4, 4, 4, 16, true, SA_NHWC);
         d.ofm = sa_fm_make(3, 0, 4, 4, 4, 16, true, SA_NHWC);
         d.ofm.scale_mode = 1;
@@ -1530,7 +1530,7 @@ static void test_dma(void)
     sa_dma(&s, SA_DMA_SHRAM, 0x100, 1, 96, 32);
     sa_stop(&s);
     sa_npu m;
-    CHECK(sa_open(&m, SIM_U55_128) == 0);
+    CHECK(sa_open(&m, EU_U55_128) == 0);
     sa_region(&m, 0, src, sizeof src, false);
     sa_region(&m, 1, dst, sizeof dst, true);
     uint32_t st = sa_run(&m, &s);
@@ -1573,20 +1573,20 @@ static void test_sticky_state(void)
     sa_set_ifm(&s, &ifm);
     sa_set_ofm(&s, &ofm);
     sa_set_act(&s, 0, 0, -128, 127);
-    sa_set_config(&s, SIM_U55_128, &ofm, 8, true, true);
+    sa_set_config(&s, EU_U55_128, &ofm, 8, true, true);
     sa_set_ifm2(&s, &ifm2);
     sa_set_bcast(&s, 0);
-    sa_cmd0(&s, SIM_OP_ELEMENTWISE, 1);            /* o1 = a + b */
-    sa_addr(&s, SIM_OFM_BASE0, 16);
-    sa_addr(&s, SIM_OFM_BASE1, 16);
-    sa_addr(&s, SIM_OFM_BASE2, 16);
-    sa_addr(&s, SIM_OFM_BASE3, 16);
-    sa_cmd0(&s, SIM_OP_ELEMENTWISE, 2);            /* o2 = a - b */
+    sa_cmd0(&s, EU_OP_ELEMENTWISE, 1);            /* o1 = a + b */
+    sa_addr(&s, EU_SET_OFM_BASE0, 16);
+    sa_addr(&s, EU_SET_OFM_BASE1, 16);
+    sa_addr(&s, EU_SET_OFM_BASE2, 16);
+    sa_addr(&s, EU_SET_OFM_BASE3, 16);
+    sa_cmd0(&s, EU_OP_ELEMENTWISE, 2);            /* o2 = a - b */
     sa_stop(&s);
     uint8_t obuf[32];
     memset(obuf, 0, sizeof obuf);
     sa_npu m;
-    CHECK(sa_open(&m, SIM_U55_128) == 0);
+    CHECK(sa_open(&m, EU_U55_128) == 0);
     sa_region(&m, 1, a, 8, true);
     sa_region(&m, 2, b, 8, true);
     sa_region(&m, 3, obuf, 32, true);

@@ -13,7 +13,7 @@
 
 /* ------------------------------------------------------------ helpers */
 
-typedef struct recs { sim_op_info *v; size_t n, cap; sim_variant variant; size_t dual_waits; } recs;
+typedef struct recs { sim_op_info *v; size_t n, cap; eu_variant variant; size_t dual_waits; } recs;
 
 static void recs_push(recs *r, const sim_op_info *x)
 {
@@ -40,11 +40,11 @@ static int collect(const uint8_t *payload, size_t size, recs *r, npuc_err *err)
     for (size_t i = 0; i < n; i++) {
         const sim_cmd *c = &cmds[i];
         sim_state_apply(&s, c, r->variant);
-        if (c->code == SIM_OP_DMA_WAIT || c->code == SIM_OP_KERNEL_WAIT) {
+        if (c->code == EU_OP_DMA_WAIT || c->code == EU_OP_KERNEL_WAIT) {
             if (wk) r->dual_waits++;
-            wk = c->code == SIM_OP_DMA_WAIT ? 1 : 2;
+            wk = c->code == EU_OP_DMA_WAIT ? 1 : 2;
             wc = (uint8_t)c->param;
-        } else if (sim_cmd_is_kernel_op(c->code) || c->code == SIM_OP_DMA_START) {
+        } else if (eu_cmd_is_kernel_op(c->code) || c->code == EU_OP_DMA_START) {
             sim_op_info info;
             sim_op_info_from_state(&s, c, i, r->variant, &info);
             CHECK_EQ_INT(info.cmd_index, i);
@@ -161,10 +161,10 @@ static void test_systems(void)
     CHECK_STR_CONTAINS(err.msg, "Ethos_U55_High_End_Embedded");
 
     sim_system d;
-    target_default_sim(SIM_U55_128, &d);
+    target_default_sim(EU_U55_128, &d);
     CHECK_STR_CONTAINS(d.name, "Ethos_U55_High_End_Embedded");
     CHECK_EQ_INT(d.region_port[1], 0);
-    target_default_sim(SIM_U65_512, &d);
+    target_default_sim(EU_U65_512, &d);
     CHECK_STR_CONTAINS(d.name, "Ethos_U65_High_End");
     CHECK_EQ_INT(d.region_port[1], 1);
 }
@@ -223,7 +223,7 @@ static void test_timeline(void)
     ops[3].wait_kind = 1; ops[3].wait_count = 0;
     ops[4] = mk_dma(1024, 0, 0xFF);                 /* LUT into SHRAM */
     ops[4].wait_kind = 2; ops[4].wait_count = 0;    /* after both convs */
-    uint64_t total = sim_perf_estimate(SIM_U55_256, &sys, ops, 5);
+    uint64_t total = sim_perf_estimate(EU_U55_256, &sys, ops, 5);
     /* flash: 1 byte/cycle (8 B × 0.125) plus 64 cycles read latency */
     CHECK_EQ_INT(ops[0].cycles, 4096 + 64);
     CHECK_EQ_INT(ops[0].axi_read[1], 4096);
@@ -251,8 +251,8 @@ static void test_timeline(void)
     b[0] = a[0];
     b[1] = a[0];
     b[1].blockdep = 3;
-    uint64_t ta = sim_perf_estimate(SIM_U55_256, &sys, a, 2);
-    uint64_t tb = sim_perf_estimate(SIM_U55_256, &sys, b, 2);
+    uint64_t ta = sim_perf_estimate(EU_U55_256, &sys, a, 2);
+    uint64_t tb = sim_perf_estimate(EU_U55_256, &sys, b, 2);
     CHECK(a[0].cycles_compute > a[0].cycles_memory);
     CHECK_EQ_INT(a[1].start, a[0].end);
     CHECK(b[1].start < b[0].end);
@@ -261,30 +261,30 @@ static void test_timeline(void)
 
     /* the same op is slower on a smaller NPU and on a slower system */
     sim_op_info c1 = mk_conv(32, 32, 256, 256, 0), c2 = c1;
-    sim_perf_estimate(SIM_U55_256, &sys, &c1, 1);
-    sim_perf_estimate(SIM_U55_64, &sys, &c2, 1);
+    sim_perf_estimate(EU_U55_256, &sys, &c1, 1);
+    sim_perf_estimate(EU_U55_64, &sys, &c2, 1);
     CHECK(c2.cycles_compute > 3 * c1.cycles_compute);
     sim_op_info d1 = mk_dma(8192, 0, 1), d2 = d1;
     sim_system slow;
     CHECK(target_lookup_sim("Ethos_U55_Deep_Embedded", "Shared_Sram", &slow, &err) == 0);
-    sim_perf_estimate(SIM_U55_256, &sys, &d1, 1);
-    sim_perf_estimate(SIM_U55_256, &slow, &d2, 1);
+    sim_perf_estimate(EU_U55_256, &sys, &d1, 1);
+    sim_perf_estimate(EU_U55_256, &slow, &d2, 1);
     CHECK_EQ_INT(d2.cycles, 2 * 8192 + 64);
     CHECK(d2.cycles > d1.cycles);
     /* the variant's default system (src/target) is this one; no ops = 0 cycles */
     sim_op_info d3 = mk_dma(8192, 0, 1);
     sim_system def;
-    target_default_sim(SIM_U55_256, &def);
-    sim_perf_estimate(SIM_U55_256, &def, &d3, 1);
+    target_default_sim(EU_U55_256, &def);
+    sim_perf_estimate(EU_U55_256, &def, &d3, 1);
     CHECK_EQ_INT(d3.cycles, d1.cycles);
-    CHECK_EQ_INT(sim_perf_estimate(SIM_U55_256, &sys, NULL, 0), 0);
+    CHECK_EQ_INT(sim_perf_estimate(EU_U55_256, &sys, NULL, 0), 0);
     /* NULL system = ideal memory: all on AXI0 at the core clock, full AXI
      * width (8 bytes on U55), no latency: 8192 bytes read and written */
     sim_op_info d4 = mk_dma(8192, 0, 1), d5 = d4;
     sim_system zero;
     memset(&zero, 0, sizeof zero);
-    sim_perf_estimate(SIM_U55_256, NULL, &d4, 1);
-    sim_perf_estimate(SIM_U55_256, &zero, &d5, 1);
+    sim_perf_estimate(EU_U55_256, NULL, &d4, 1);
+    sim_perf_estimate(EU_U55_256, &zero, &d5, 1);
     CHECK_EQ_INT(d4.cycles, d5.cycles);
     CHECK(d4.cycles < d1.cycles);
 }
@@ -300,7 +300,7 @@ static void test_person_detect(const char *path)
     uint64_t macs = 0;
     long long total = estimate_file(path, &sys, &r, &macs);
     CHECK(total > 0);
-    CHECK_EQ_INT(r.variant, SIM_U55_256);
+    CHECK_EQ_INT(r.variant, EU_U55_256);
     /* 87 kernel ops + 55 DMAs (docs/ethos-u.md 11.1) */
     CHECK_EQ_INT(r.n, 142);
     size_t nk = 0, nd = 0, n_wait_dma = 0, n_wait_kernel = 0, n_flash_weights = 0;

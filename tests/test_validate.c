@@ -50,13 +50,13 @@ static graph *tiny_fc(const int8_t w[12])
     return g;
 }
 
-static int compile_blob(const graph *g, sim_variant v, uint8_t **blob, size_t *size)
+static int compile_blob(const graph *g, eu_variant v, uint8_t **blob, size_t *size)
 {
     npuc_err err = {0};
     cc_options opt;
     memset(&opt, 0, sizeof opt);
     cc_model *cm = NULL;
-    if (cc_system_default(v, &opt.sys, &err) || cc_compile(g, &opt, &cm, &err) ||
+    if (target_default(v, &opt.sys, &err) || cc_compile(g, &opt, &cm, &err) ||
         emit_npurt(cm, "perturbed", blob, size, &err)) {
         fprintf(stderr, "compile: %s\n", err.msg);
         cc_model_free(cm);
@@ -66,12 +66,12 @@ static int compile_blob(const graph *g, sim_variant v, uint8_t **blob, size_t *s
     return 0;
 }
 
-static void default_opts(val_options *o, sim_variant v)
+static void default_opts(val_options *o, eu_variant v)
 {
     npuc_err err = {0};
     memset(o, 0, sizeof *o);
     o->tolerance = -1;
-    if (cc_system_default(v, &o->cc.sys, &err)) fprintf(stderr, "system: %s\n", err.msg);
+    if (target_default(v, &o->cc.sys, &err)) fprintf(stderr, "system: %s\n", err.msg);
 }
 
 static void test_hand_computed(void)
@@ -87,7 +87,7 @@ static void test_hand_computed(void)
 
     /* the model itself: bit-exact, runs on the NPU */
     val_options o;
-    default_opts(&o, SIM_U55_128);
+    default_opts(&o, EU_U55_128);
     o.inputs = inputs;
     o.n_sets = 1;
     val_report *r = NULL;
@@ -127,7 +127,7 @@ static void test_hand_computed(void)
      * ref y_q = 2*[1,6,0]+1 = [3,13,1], got = [11,13,1] */
     uint8_t *blob = NULL;
     size_t size = 0;
-    if (compile_blob(gp, SIM_U55_128, &blob, &size)) {
+    if (compile_blob(gp, EU_U55_128, &blob, &size)) {
         t_failures++;
         graph_free(g);
         graph_free(gp);
@@ -243,7 +243,7 @@ static void test_float_twin(void)
     const int8_t xv[4] = {1, 2, 3, 60};
     const uint8_t *inputs[1] = {(const uint8_t *)xv};
     val_options vo;
-    default_opts(&vo, SIM_U55_64);
+    default_opts(&vo, EU_U55_64);
     vo.inputs = inputs;
     vo.n_sets = 1;
     vo.float_graph = fg;
@@ -334,7 +334,7 @@ static void test_person_detect(void)
     CHECK(img != NULL);
     const uint8_t *inputs[1] = {img};
     val_options o;
-    default_opts(&o, SIM_U55_256);
+    default_opts(&o, EU_U55_256);
     o.inputs = inputs;
     o.n_sets = 1;
     val_report *r = NULL;
@@ -424,7 +424,7 @@ static void test_person_detect(void)
         w[0] = (int8_t)(w[0] ^ 0x40);
         uint8_t *blob = NULL;
         size_t size = 0;
-        int crc = compile_blob(g, SIM_U55_256, &blob, &size);
+        int crc = compile_blob(g, EU_U55_256, &blob, &size);
         w[0] = keep;
         CHECK(crc == 0);
         o.compiled = blob;
@@ -445,7 +445,7 @@ static void test_person_detect(void)
     graph *tiny = tiny_fc(w12);
     uint8_t *blob = NULL;
     size_t size = 0;
-    if (!compile_blob(tiny, SIM_U55_256, &blob, &size)) {
+    if (!compile_blob(tiny, EU_U55_256, &blob, &size)) {
         o.compiled = blob;
         o.compiled_size = size;
         r = NULL;
@@ -455,7 +455,7 @@ static void test_person_detect(void)
     free(blob);
     graph_free(tiny);
     /* the same model compiled for another NPU: runs (bit-exact), no op detail */
-    if (!compile_blob(g, SIM_U55_64, &blob, &size)) {
+    if (!compile_blob(g, EU_U55_64, &blob, &size)) {
         o.compiled = blob;
         o.compiled_size = size;
         r = NULL;
@@ -577,7 +577,7 @@ static void test_seanet(void)
                 inputs[g->n_inputs + k] = bufs[g->n_inputs + k];
             }
             val_options o;
-            default_opts(&o, SIM_U55_128);
+            default_opts(&o, EU_U55_128);
             o.inputs = inputs;
             o.n_sets = 2;
             val_report *r = NULL;
@@ -612,7 +612,7 @@ static void test_bad_options(void)
     const int8_t w[12] = {0};
     graph *g = tiny_fc(w);
     val_options o;
-    default_opts(&o, SIM_U55_128);
+    default_opts(&o, EU_U55_128);
     val_report *r = NULL;
     npuc_err err = {0};
     CHECK(val_run(g, "x", &o, &r, &err) == NPUC_E_USAGE && !r);

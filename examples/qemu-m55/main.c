@@ -47,11 +47,11 @@ void ethosu_log_hook(struct ethosu_driver *drv, enum ethosu_log_level level, con
 /* ------------------------------------------------------- virtual NPU */
 
 #if defined(ETHOSU65)
-#define EXAMPLE_VARIANT (ETHOSU_MACS == 512 ? SIM_U65_512 : SIM_U65_256)
+#define EXAMPLE_VARIANT (ETHOSU_MACS == 512 ? EU_U65_512 : EU_U65_256)
 #else
 #define EXAMPLE_VARIANT                                                                \
-    (ETHOSU_MACS == 32 ? SIM_U55_32 : ETHOSU_MACS == 64 ? SIM_U55_64                   \
-                                    : ETHOSU_MACS == 128 ? SIM_U55_128 : SIM_U55_256)
+    (ETHOSU_MACS == 32 ? EU_U55_32 : ETHOSU_MACS == 64 ? EU_U55_64                   \
+                                    : ETHOSU_MACS == 128 ? EU_U55_128 : EU_U55_256)
 #endif
 
 static struct ethosu_driver npu_driver;

@@ -18,7 +18,7 @@ int npuc_last_err(npuc_err *err);
  * resolved once, for compiling and for running). */
 typedef struct npuc_open_system {
     const sim_system *sys;
-    sim_variant sys_variant;
+    eu_variant sys_variant;
 } npuc_open_system;
 
 /* npuc_model_open_file (path != NULL) or _memory (data, size) with an

@@ -149,7 +149,7 @@ static int driver_up(npuc_model *m, npuc_err *err)
     bool any_hw = false;
     for (uint32_t i = 0; i < mp->h->n_epochs; i++) any_hw |= mp->epochs[i].kind == NPURT_EPOCH_HW;
     if (!any_hw || !mp->h->npu_config) return NPUC_OK;
-    sim_variant v = m->target.variant;
+    eu_variant v = m->target.variant;
     sim_system sys;
     api_model_system(m, &sys);
     int rc = ethosu_host_npu_create(v, &sys, &m->hnpu, err);

@@ -29,7 +29,7 @@ void api_target_spec(const npuc_target_spec *t, target_spec *out);
 /* The one rule (target_resolve) for a model being opened: the caller's
  * spec (m->open_spec), what the model's bytes say (its record and the NPU
  * its command streams need; NULL: nothing). Fills m->target. */
-int api_resolve_target(npuc_model *m, const target_found *found, const sim_variant *stream_variant,
+int api_resolve_target(npuc_model *m, const target_found *found, const eu_variant *stream_variant,
                        npuc_err *err);
 
 /* --------------------------------------------------------------------- model */
@@ -50,7 +50,7 @@ struct npuc_model {
     target_desc target;               /* resolved at open (api_resolve_target) */
     bool have_sys;                    /* npuc_open_system */
     sim_system given_sys;
-    sim_variant given_variant;
+    eu_variant given_variant;
     char npu_name[32];                /* "ethos-u55-128" once the NPU exists */
     const char *sys_name;
     double core_clock_hz;
@@ -94,7 +94,7 @@ struct npuc_model {
  * it is for the resolved target's NPU, else the resolved target's. */
 void api_model_system(const npuc_model *m, sim_system *out);
 /* Notes the NPU the model runs on (npuc_model_info). */
-void api_note_npu(npuc_model *m, sim_variant v, const sim_system *sys);
+void api_note_npu(npuc_model *m, eu_variant v, const sim_system *sys);
 
 /* 16-byte aligned zeroed memory of at least n bytes (at least 16). */
 void *api_alloc16(size_t n);

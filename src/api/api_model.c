@@ -39,7 +39,7 @@ void api_model_system(const npuc_model *m, sim_system *out)
     *out = m->have_sys && m->given_variant == m->target.variant ? m->given_sys : m->target.sim;
 }
 
-void api_note_npu(npuc_model *m, sim_variant v, const sim_system *sys)
+void api_note_npu(npuc_model *m, eu_variant v, const sim_system *sys)
 {
     const eu_variant_info *row = eu_variant_get(v);
     snprintf(m->npu_name, sizeof m->npu_name, "%s", eu_variant_target(v));

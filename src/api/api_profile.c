@@ -15,11 +15,11 @@ void api_profile_reset(npuc_model *m)
 
 void api_pmu_setup(sim_npu *npu)
 {
-    static const uint32_t events[4] = {SIM_PMU_NPU_ACTIVE, SIM_PMU_MAC_ACTIVE, SIM_PMU_AXI0_RD_BEAT,
-                                       SIM_PMU_AXI1_RD_BEAT};
-    for (int i = 0; i < 4; i++) sim_npu_write(npu, SIM_REG_PMEVTYPER0 + 4 * i, events[i]);
-    sim_npu_write(npu, SIM_REG_PMCNTENSET, 0x8000000Fu);
-    sim_npu_write(npu, SIM_REG_PMCR, 1 | 2 | 4);
+    static const uint32_t events[4] = {EU_PMU_EV_NPU_ACTIVE, EU_PMU_EV_MAC_ACTIVE, EU_PMU_EV_AXI0_RD_DATA_BEAT_RECEIVED,
+                                       EU_PMU_EV_AXI1_RD_DATA_BEAT_RECEIVED};
+    for (int i = 0; i < 4; i++) sim_npu_write(npu, EU_REG_PMEVTYPER0 + 4 * i, events[i]);
+    sim_npu_write(npu, EU_REG_PMCNTENSET, 0x8000000Fu);
+    sim_npu_write(npu, EU_REG_PMCR, 1 | 2 | 4);
 }
 
 static const char *op_name(const sim_op_info *o)
@@ -91,11 +91,11 @@ int api_profile_stream(npuc_model *m, int32_t index, sim_npu *npu, bool read_pmu
     npuc_stream_profile *s = &m->streams[k];
     memset(s, 0, sizeof *s);
     s->index = index;
-    s->npu = sim_variant_name(sim_npu_variant(npu));
+    s->npu = eu_variant_name(sim_npu_variant(npu));
     s->cycles = sim_npu_run_cycles(npu);
     if (read_pmu) {
-        s->pmu_cycles = sim_npu_read(npu, SIM_REG_PMCCNTR_LO) | (uint64_t)sim_npu_read(npu, SIM_REG_PMCCNTR_HI) << 32;
-        for (int i = 0; i < 4; i++) s->pmu_events[i] = sim_npu_read(npu, SIM_REG_PMEVCNTR0 + 4 * (uint32_t)i);
+        s->pmu_cycles = sim_npu_read(npu, EU_REG_PMCCNTR_LO) | (uint64_t)sim_npu_read(npu, EU_REG_PMCCNTR_HI) << 32;
+        for (int i = 0; i < 4; i++) s->pmu_events[i] = sim_npu_read(npu, EU_REG_PMEVCNTR0 + 4 * (uint32_t)i);
     }
     s->n_ops = n;
     for (size_t i = 0; i < n; i++) {

@@ -74,14 +74,14 @@ void api_target_spec(const npuc_target_spec *t, target_spec *out)
     out->memory_mode = t->memory_mode;
 }
 
-int api_resolve_target(npuc_model *m, const target_found *found, const sim_variant *stream_variant,
+int api_resolve_target(npuc_model *m, const target_found *found, const eu_variant *stream_variant,
                        npuc_err *err)
 {
     target_spec spec;
     api_target_spec(m->open_spec, &spec);
     target_desc rec;
     bool have_rec = false, have_var = false;
-    sim_variant v;
+    eu_variant v;
     int rc;
     if (found && (rc = target_found_parse(found, m->name ? m->name : "model", &rec, &have_rec, &v, &have_var, err)))
         return rc;

@@ -76,7 +76,7 @@ int api_open_tflite(npuc_model *m, const npuc_open_options *o, npuc_err *err)
      * model, else the NPU its first ethos-u op was compiled for (a payload
      * that cannot say is reported when the op runs) */
     bool have_var = false;
-    sim_variant v;
+    eu_variant v;
     npuc_err ignored = {0};
     for (int32_t i = 0; i < g->n_ops; i++)
         if (sim_is_ethosu_op(&g->ops[i]) && !m->n_ethosu++)

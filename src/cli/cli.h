@@ -42,7 +42,7 @@ void cli_target_help(FILE *f, bool replays);
 /* target_resolve, with the CLI's messages: prints the error and returns its
  * exit status, or CLI_OK. */
 int cli_target_resolve(const char *cmd, const target_spec *spec, const target_desc *recorded,
-                       const sim_variant *model_variant, target_desc *out);
+                       const eu_variant *model_variant, target_desc *out);
 
 /* --prefetch-headroom PERCENT (0..1000) as cc_options.prefetch_headroom;
  * false if v is not such a number. */

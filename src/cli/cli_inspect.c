@@ -186,7 +186,7 @@ int cli_inspect(int argc, char **argv)
         cc_options co;
         memset(&co, 0, sizeof co);
         npuc_err ce = {0};
-        if (target_default(SIM_U55_256, &co.sys, &ce) || cc_compile(g, &co, &cm, &ce)) {
+        if (target_default(EU_U55_256, &co.sys, &ce) || cc_compile(g, &co, &cm, &ce)) {
             printf("  (the compiler rejects the model: %s)\n", ce.msg);
             cm = NULL;
         }

@@ -23,7 +23,7 @@ bool cli_target_option(const char *cmd, int argc, char **argv, int *i, target_sp
     const char *v = argv[++*i];
     if (slot == &spec->target) {
         /* the variant is checked at once, in the words of the option used */
-        sim_variant var;
+        eu_variant var;
         npuc_err err = {0};
         if (target_variant_parse(v, &var, &err)) {
             if (!strcmp(a, "--npu"))
@@ -72,7 +72,7 @@ void cli_target_help(FILE *f, bool replays)
 }
 
 int cli_target_resolve(const char *cmd, const target_spec *spec, const target_desc *recorded,
-                       const sim_variant *model_variant, target_desc *out)
+                       const eu_variant *model_variant, target_desc *out)
 {
     npuc_err err = {0};
     int rc = target_resolve(spec, recorded, model_variant, out, &err);

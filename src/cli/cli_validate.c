@@ -362,7 +362,7 @@ int cli_validate(int argc, char **argv)
         npuc_err err = {0};
         target_desc rec;
         bool have_rec = false, have_var = false;
-        sim_variant mv;
+        eu_variant mv;
         if (compiled) {
             uint8_t *blob;
             size_t size;

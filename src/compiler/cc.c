@@ -93,7 +93,7 @@ static int estimate(cc_model *m, cc_epoch *e, npuc_err *err)
     sim_cop1 cop;
     int rc = sim_cop1_parse(e->payload, e->payload_size, &cop, err);
     if (rc) return npuc_err_prefix(err, "internal: own payload"), rc;
-    sim_variant v = m->opt.sys.variant;
+    eu_variant v = m->opt.sys.variant;
     sim_cmd *cmds = NULL;
     size_t n = 0;
     if ((rc = sim_stream_decode(cop.stream, cop.stream_size, v, &cmds, &n, err)))
@@ -121,17 +121,17 @@ static int estimate(cc_model *m, cc_epoch *e, npuc_err *err)
     for (size_t i = 0; i < n; i++) {
         const sim_cmd *c = &cmds[i];
         sim_state_apply(&s, c, v);
-        if (c->code == SIM_OP_DMA_WAIT || c->code == SIM_OP_KERNEL_WAIT) {
-            wk = c->code == SIM_OP_DMA_WAIT ? 1 : 2;
+        if (c->code == EU_OP_DMA_WAIT || c->code == EU_OP_KERNEL_WAIT) {
+            wk = c->code == EU_OP_DMA_WAIT ? 1 : 2;
             wc = (uint8_t)c->param;
-        } else if (sim_cmd_is_kernel_op(c->code) || c->code == SIM_OP_DMA_START) {
+        } else if (eu_cmd_is_kernel_op(c->code) || c->code == EU_OP_DMA_START) {
             sim_op_info_from_state(&s, c, i, v, &ops[no]);
             ops[no].wait_kind = wk;
             ops[no].wait_count = wc;
             wk = wc = 0;
             /* a DMA belongs to the kernel op it feeds */
             int32_t k = kernel;
-            if (c->code == SIM_OP_DMA_START) k = dma < e->n_dma ? e->dma_op[dma++] : e->n_eu;
+            if (c->code == EU_OP_DMA_START) k = dma < e->n_dma ? e->dma_op[dma++] : e->n_eu;
             else kernel++;
             eu_of[no] = k < e->n_eu ? k : -1;
             owner[no] = k < e->n_eu ? e->ops[k].src_op : -1;

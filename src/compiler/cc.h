@@ -10,7 +10,7 @@
 #define NPUC_CC_H
 
 #include "../graph/graph.h"
-#include "cc_system.h"
+#include "../target/target.h"
 #include "ethosu/eu_block.h"
 
 typedef enum cc_optimise { CC_OPT_PERFORMANCE = 0, CC_OPT_SIZE = 1 } cc_optimise;
@@ -31,7 +31,7 @@ typedef enum cc_concat_mode { CC_CONCAT_AUTO = 0, CC_CONCAT_OFF = 1, CC_CONCAT_A
 #define CC_HEADROOM_DEFAULT 20
 
 typedef struct cc_options {
-    cc_system sys;            /* target NPU and memories */
+    target_desc sys;            /* target NPU and memories */
     cc_optimise optimise;
     cc_cascade_mode cascade;
     cc_concat_mode concat;
@@ -228,7 +228,7 @@ int cc_cascade(cc_model *m, npuc_err *err);
 void cc_reblock(cc_model *m);
 /* The block request of an NPU op as the lowering makes it (whole NHWC
  * tensors; lower/lower_toolkit.c). */
-void cc_block_req(sim_variant v, const eu_op *o, eu_block_req *r);
+void cc_block_req(eu_variant v, const eu_op *o, eu_block_req *r);
 int cc_allocate(cc_model *m, npuc_err *err);
 int eu_generate(cc_model *m, cc_epoch *e, npuc_err *err);
 int cc_prefetch(cc_model *m, npuc_err *err);

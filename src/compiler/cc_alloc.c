@@ -91,7 +91,7 @@ static uint64_t place(cc_model *m, const int32_t *idx, int32_t n, uint8_t pool, 
 }
 
 /* Whether the system has a fast scratch pool apart from the arena. */
-static bool has_fast_pool(const cc_system *s)
+static bool has_fast_pool(const target_desc *s)
 {
     return s->fast_pool >= 0 && s->fast_pool < s->n_pools && s->fast_pool != s->act_pool;
 }
@@ -176,7 +176,7 @@ static int place_pools(cc_model *m, npuc_err *err)
     }
     for (int32_t i = 0; i < n; i++) idx[i] = i;
     sort_idx(idx, idx + n, n, m->bufs);
-    const cc_system *s = &m->opt.sys;
+    const target_desc *s = &m->opt.sys;
     bool fast = has_fast_pool(s);
     uint64_t cap = fast ? s->pools[s->fast_pool].size : 0;
     if (fast) {
@@ -312,9 +312,9 @@ int cc_allocate(cc_model *m, npuc_err *err)
 
     int rc = place_pools(m, err);
     if (rc) return rc;
-    const cc_system *s = &m->opt.sys;
+    const target_desc *s = &m->opt.sys;
     if (s->act_pool >= 0 && s->act_pool < s->n_pools) {
-        const cc_pool *p = &s->pools[s->act_pool];
+        const target_pool *p = &s->pools[s->act_pool];
         if (p->size && m->arena_size > p->size)
             return npuc_errf(err, NPUC_E_UNSUPPORTED,
                              "the model needs %llu bytes of activations, pool '%s' has %llu",
@@ -322,7 +322,7 @@ int cc_allocate(cc_model *m, npuc_err *err)
                              (unsigned long long)p->size);
     }
     if (m->fast_size) {
-        const cc_pool *p = &s->pools[s->fast_pool];
+        const target_pool *p = &s->pools[s->fast_pool];
         if (p->size && m->fast_size > p->size)
             return npuc_errf(err, NPUC_E_UNSUPPORTED,
                              "the fast scratch needs %llu bytes, fast pool '%s' has %llu",

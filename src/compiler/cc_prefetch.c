@@ -117,7 +117,7 @@ static void plan_epoch(pf_ctx *c, cc_epoch *e)
 {
     cc_model *m = c->m;
     int32_t n = e->n_eu;
-    unsigned qdepth = sim_variant_is_u65(m->opt.sys.variant) ? 2 : 1;
+    unsigned qdepth = eu_variant_is_u65(m->opt.sys.variant) ? 2 : 1;
     uint64_t t_cmd = 0, dend[2] = {0, 0};   /* last two DMA ends, newest in [1] */
     uint64_t kend_1 = 0, kend_2 = 0;        /* ends of the last two kernel ops */
     uint64_t *wready = calloc((size_t)n + 1, sizeof *wready);
@@ -253,7 +253,7 @@ static bool plan_placed(pf_ctx *c, const pf_saved *sv, const pf_saved *bare, con
         m->arena_size = top[0];
         m->fast_size = top[1];
         ok = !fast_cap || top[1] <= fast_cap;
-        const cc_system *s = &m->opt.sys;
+        const target_desc *s = &m->opt.sys;
         if (ok && s->act_pool >= 0 && s->act_pool < s->n_pools && s->pools[s->act_pool].size)
             ok = top[0] <= s->pools[s->act_pool].size;
     }
@@ -334,7 +334,7 @@ int cc_prefetch(cc_model *m, npuc_err *err)
     }
     snap(m, &orig);
     snap(m, &best);
-    const cc_system *s = &m->opt.sys;
+    const target_desc *s = &m->opt.sys;
     bool fast_pool = s->fast_pool >= 0 && s->fast_pool < s->n_pools && s->fast_pool != s->act_pool &&
                      s->pools[s->fast_pool].size;
     uint64_t lim[2];

@@ -289,9 +289,9 @@ static const char *kind_name(uint8_t k)
 /* The --target name of a CONFIG word (the compiler's own table). */
 static const char *npu_name(uint32_t c)
 {
-    sim_variant v;
+    eu_variant v;
     if (!c) return "none";
-    return sim_variant_from_config(c, &v, NULL) ? "unknown" : cc_target_name(v);
+    return sim_variant_from_config(c, &v, NULL) ? "unknown" : target_variant_name(v);
 }
 
 /* Also used by `npuc inspect` on files from elsewhere: the header's table

@@ -35,13 +35,13 @@ static uint64_t sram_bytes(const cc_model *m)
 /* Whether the system has a fast scratch pool apart from the arena. */
 static bool has_fast(const cc_model *m)
 {
-    const cc_system *s = &m->opt.sys;
+    const target_desc *s = &m->opt.sys;
     return s->fast_pool >= 0 && s->fast_pool < s->n_pools && s->fast_pool != s->act_pool;
 }
 
 static const char *pool_name(const cc_model *m, int idx, const char *dflt)
 {
-    const cc_system *s = &m->opt.sys;
+    const target_desc *s = &m->opt.sys;
     return idx >= 0 && idx < s->n_pools ? s->pools[idx].name : dflt;
 }
 
@@ -49,7 +49,7 @@ static const char *pool_name(const cc_model *m, int idx, const char *dflt)
  * unless that is taken by the params or arena key. */
 static const char *fast_key(const cc_model *m)
 {
-    const cc_system *s = &m->opt.sys;
+    const target_desc *s = &m->opt.sys;
     const char *n = pool_name(m, s->fast_pool, "fast");
     const char *arena = s->act_pool == s->params_pool ? "arena" : pool_name(m, s->act_pool, "arena");
     if (!strcmp(n, arena) || !strcmp(n, pool_name(m, s->params_pool, "flash"))) return "fast";
@@ -77,12 +77,12 @@ int emit_report_json(const cc_model *m, const char *model_name, const char *path
 int emit_report_json_text(const cc_model *m, const char *model_name, char **out, size_t *out_len, npuc_err *err)
 {
     const graph *g = m->g;
-    const cc_system *s = &m->opt.sys;
+    const target_desc *s = &m->opt.sys;
     npuc_json_writer w;
     npuc_json_writer_init(&w, 2);
     npuc_json_write_object_begin(&w);
     npuc_json_member_string(&w, "model", model_name);
-    npuc_json_member_string(&w, "target", cc_target_name(s->variant));
+    npuc_json_member_string(&w, "target", target_variant_name(s->variant));
     npuc_json_member_string(&w, "system_config", s->name);
     npuc_json_member_double(&w, "core_clock_hz", s->core_clock_hz);
     npuc_json_member_string(&w, "optimise", m->opt.optimise == CC_OPT_SIZE ? "size" : "performance");
@@ -130,7 +130,7 @@ int emit_report_json_text(const cc_model *m, const char *model_name, char **out,
     npuc_json_write_key(&w, "pools");
     npuc_json_write_array_begin(&w);
     for (int i = 0; i < s->n_pools; i++) {
-        const cc_pool *p = &s->pools[i];
+        const target_pool *p = &s->pools[i];
         npuc_json_write_object_begin(&w);
         npuc_json_member_string(&w, "name", p->name);
         npuc_json_member_uint(&w, "size", p->size);
@@ -294,7 +294,7 @@ int emit_report_csv_text(const cc_model *m, char **out, size_t *out_len, npuc_er
 int emit_summary(const cc_model *m, const char *model_name, char **out, npuc_err *err)
 {
     const graph *g = m->g;
-    const cc_system *s = &m->opt.sys;
+    const target_desc *s = &m->opt.sys;
     npuc_sbuf b = {0};
     uint64_t macs = 0;
     int32_t n_npu = 0, n_hw = 0;
@@ -305,7 +305,7 @@ int emit_summary(const cc_model *m, const char *model_name, char **out, npuc_err
     for (int32_t i = 0; i < m->n_epochs; i++) n_hw += m->epochs[i].kind == CC_EPOCH_HW;
     double secs = s->core_clock_hz > 0 ? (double)m->npu_cycles / s->core_clock_hz : 0;
     npuc_sb_printf(&b, "Network summary for %s\n", model_name);
-    npuc_sb_printf(&b, "  Accelerator configuration   %s\n", cc_target_name(s->variant));
+    npuc_sb_printf(&b, "  Accelerator configuration   %s\n", target_variant_name(s->variant));
     npuc_sb_printf(&b, "  System configuration        %s\n", s->name);
     npuc_sb_printf(&b, "  Accelerator clock           %.0f MHz\n", s->core_clock_hz / 1e6);
     npuc_sb_printf(&b, "  Optimise for                %s\n",

@@ -29,25 +29,10 @@
 
 /* ---------------------------------------------------------------- variants */
 
-/* Transitional: removed by the integrator's rename. The variants are
- * eu_variant (src/ethosu/eu_variant.h); these names keep the callers that
- * still say sim_variant / SIM_U55_32 / sim_variant_name building. */
-typedef eu_variant sim_variant;
-#define SIM_U55_32 EU_U55_32
-#define SIM_U55_64 EU_U55_64
-#define SIM_U55_128 EU_U55_128
-#define SIM_U55_256 EU_U55_256
-#define SIM_U65_256 EU_U65_256
-#define SIM_U65_512 EU_U65_512
-#define sim_variant_name eu_variant_name
-#define sim_variant_is_u65 eu_variant_is_u65
-#define sim_variant_shram_banks eu_variant_shram_banks
-#define sim_variant_ofm_ublock_depth eu_variant_ofm_ublock_depth
-#define sim_variant_config_word eu_variant_config_word
 
 /* Variant from a COP1 CONFIG word (eu_variant_from_config) with an error
  * that names the word. */
-int sim_variant_from_config(uint32_t config, sim_variant *out, npuc_err *err);
+int sim_variant_from_config(uint32_t config, eu_variant *out, npuc_err *err);
 
 /* ---------------------------------------------------------- COP1 payload */
 
@@ -72,110 +57,6 @@ int sim_cop1_parse(const uint8_t *data, size_t size, sim_cop1 *out, npuc_err *er
 
 /* ------------------------------------------------------- command stream */
 
-/* Transitional: removed by the integrator's rename. Command codes are
- * EU_OP_* / EU_SET_* (src/ethosu/eu_cmd.h); these names keep the callers
- * that still say SIM_OP_CONV / SIM_IFM_REGION building. */
-#define SIM_OP_STOP EU_OP_STOP
-#define SIM_OP_IRQ EU_OP_IRQ
-#define SIM_OP_CONV EU_OP_CONV
-#define SIM_OP_DEPTHWISE EU_OP_DEPTHWISE
-#define SIM_OP_POOL EU_OP_POOL
-#define SIM_OP_ELEMENTWISE EU_OP_ELEMENTWISE
-#define SIM_OP_DMA_START EU_OP_DMA_START
-#define SIM_OP_DMA_WAIT EU_OP_DMA_WAIT
-#define SIM_OP_KERNEL_WAIT EU_OP_KERNEL_WAIT
-#define SIM_OP_PMU_MASK EU_OP_PMU_MASK
-#define SIM_IFM_PAD_TOP EU_SET_IFM_PAD_TOP
-#define SIM_IFM_PAD_LEFT EU_SET_IFM_PAD_LEFT
-#define SIM_IFM_PAD_RIGHT EU_SET_IFM_PAD_RIGHT
-#define SIM_IFM_PAD_BOTTOM EU_SET_IFM_PAD_BOTTOM
-#define SIM_IFM_DEPTH_M1 EU_SET_IFM_DEPTH_M1
-#define SIM_IFM_PRECISION EU_SET_IFM_PRECISION
-#define SIM_IFM_UPSCALE EU_SET_IFM_UPSCALE
-#define SIM_IFM_ZERO_POINT EU_SET_IFM_ZERO_POINT
-#define SIM_IFM_WIDTH0_M1 EU_SET_IFM_WIDTH0_M1
-#define SIM_IFM_HEIGHT0_M1 EU_SET_IFM_HEIGHT0_M1
-#define SIM_IFM_HEIGHT1_M1 EU_SET_IFM_HEIGHT1_M1
-#define SIM_IFM_IB_END EU_SET_IFM_IB_END
-#define SIM_IFM_REGION EU_SET_IFM_REGION
-#define SIM_OFM_WIDTH_M1 EU_SET_OFM_WIDTH_M1
-#define SIM_OFM_HEIGHT_M1 EU_SET_OFM_HEIGHT_M1
-#define SIM_OFM_DEPTH_M1 EU_SET_OFM_DEPTH_M1
-#define SIM_OFM_PRECISION EU_SET_OFM_PRECISION
-#define SIM_OFM_BLK_WIDTH_M1 EU_SET_OFM_BLK_WIDTH_M1
-#define SIM_OFM_BLK_HEIGHT_M1 EU_SET_OFM_BLK_HEIGHT_M1
-#define SIM_OFM_BLK_DEPTH_M1 EU_SET_OFM_BLK_DEPTH_M1
-#define SIM_OFM_ZERO_POINT EU_SET_OFM_ZERO_POINT
-#define SIM_OFM_WIDTH0_M1 EU_SET_OFM_WIDTH0_M1
-#define SIM_OFM_HEIGHT0_M1 EU_SET_OFM_HEIGHT0_M1
-#define SIM_OFM_HEIGHT1_M1 EU_SET_OFM_HEIGHT1_M1
-#define SIM_OFM_REGION EU_SET_OFM_REGION
-#define SIM_KERNEL_WIDTH_M1 EU_SET_KERNEL_WIDTH_M1
-#define SIM_KERNEL_HEIGHT_M1 EU_SET_KERNEL_HEIGHT_M1
-#define SIM_KERNEL_STRIDE EU_SET_KERNEL_STRIDE
-#define SIM_PARALLEL_MODE EU_SET_PARALLEL_MODE
-#define SIM_ACC_FORMAT EU_SET_ACC_FORMAT
-#define SIM_ACTIVATION EU_SET_ACTIVATION
-#define SIM_ACTIVATION_MIN EU_SET_ACTIVATION_MIN
-#define SIM_ACTIVATION_MAX EU_SET_ACTIVATION_MAX
-#define SIM_WEIGHT_REGION EU_SET_WEIGHT_REGION
-#define SIM_SCALE_REGION EU_SET_SCALE_REGION
-#define SIM_AB_START EU_SET_AB_START
-#define SIM_BLOCKDEP EU_SET_BLOCKDEP
-#define SIM_DMA0_SRC_REGION EU_SET_DMA0_SRC_REGION
-#define SIM_DMA0_DST_REGION EU_SET_DMA0_DST_REGION
-#define SIM_DMA0_SIZE0 EU_SET_DMA0_SIZE0
-#define SIM_DMA0_SIZE1 EU_SET_DMA0_SIZE1
-#define SIM_IFM2_BROADCAST EU_SET_IFM2_BROADCAST
-#define SIM_IFM2_SCALAR EU_SET_IFM2_SCALAR
-#define SIM_IFM2_PRECISION EU_SET_IFM2_PRECISION
-#define SIM_IFM2_ZERO_POINT EU_SET_IFM2_ZERO_POINT
-#define SIM_IFM2_WIDTH0_M1 EU_SET_IFM2_WIDTH0_M1
-#define SIM_IFM2_HEIGHT0_M1 EU_SET_IFM2_HEIGHT0_M1
-#define SIM_IFM2_HEIGHT1_M1 EU_SET_IFM2_HEIGHT1_M1
-#define SIM_IFM2_IB_START EU_SET_IFM2_IB_START
-#define SIM_IFM2_REGION EU_SET_IFM2_REGION
-#define SIM_IFM_BASE0 EU_SET_IFM_BASE0
-#define SIM_IFM_BASE1 EU_SET_IFM_BASE1
-#define SIM_IFM_BASE2 EU_SET_IFM_BASE2
-#define SIM_IFM_BASE3 EU_SET_IFM_BASE3
-#define SIM_IFM_STRIDE_X EU_SET_IFM_STRIDE_X
-#define SIM_IFM_STRIDE_Y EU_SET_IFM_STRIDE_Y
-#define SIM_IFM_STRIDE_C EU_SET_IFM_STRIDE_C
-#define SIM_OFM_BASE0 EU_SET_OFM_BASE0
-#define SIM_OFM_BASE1 EU_SET_OFM_BASE1
-#define SIM_OFM_BASE2 EU_SET_OFM_BASE2
-#define SIM_OFM_BASE3 EU_SET_OFM_BASE3
-#define SIM_OFM_STRIDE_X EU_SET_OFM_STRIDE_X
-#define SIM_OFM_STRIDE_Y EU_SET_OFM_STRIDE_Y
-#define SIM_OFM_STRIDE_C EU_SET_OFM_STRIDE_C
-#define SIM_WEIGHT_BASE EU_SET_WEIGHT_BASE
-#define SIM_WEIGHT_LENGTH EU_SET_WEIGHT_LENGTH
-#define SIM_SCALE_BASE EU_SET_SCALE_BASE
-#define SIM_SCALE_LENGTH EU_SET_SCALE_LENGTH
-#define SIM_OFM_SCALE EU_SET_OFM_SCALE
-#define SIM_OPA_SCALE EU_SET_OPA_SCALE
-#define SIM_OPB_SCALE EU_SET_OPB_SCALE
-#define SIM_DMA0_SRC EU_SET_DMA0_SRC
-#define SIM_DMA0_DST EU_SET_DMA0_DST
-#define SIM_DMA0_LEN EU_SET_DMA0_LEN
-#define SIM_DMA0_SKIP0 EU_SET_DMA0_SKIP0
-#define SIM_DMA0_SKIP1 EU_SET_DMA0_SKIP1
-#define SIM_IFM2_BASE0 EU_SET_IFM2_BASE0
-#define SIM_IFM2_BASE1 EU_SET_IFM2_BASE1
-#define SIM_IFM2_BASE2 EU_SET_IFM2_BASE2
-#define SIM_IFM2_BASE3 EU_SET_IFM2_BASE3
-#define SIM_IFM2_STRIDE_X EU_SET_IFM2_STRIDE_X
-#define SIM_IFM2_STRIDE_Y EU_SET_IFM2_STRIDE_Y
-#define SIM_IFM2_STRIDE_C EU_SET_IFM2_STRIDE_C
-#define SIM_WEIGHT1_BASE EU_SET_WEIGHT1_BASE
-#define SIM_WEIGHT1_LENGTH EU_SET_WEIGHT1_LENGTH
-#define SIM_SCALE1_BASE EU_SET_SCALE1_BASE
-#define SIM_SCALE1_LENGTH EU_SET_SCALE1_LENGTH
-#define SIM_USER_DEFINED0 EU_SET_USER_DEFINED0
-#define SIM_COP1_MAGIC EU_COP1_MAGIC
-#define sim_cmd_name eu_cmd_name
-#define sim_cmd_is_kernel_op eu_cmd_is_kernel_op
 
 typedef struct sim_cmd {
     size_t offset;        /* byte offset of the command in the stream */
@@ -196,11 +77,11 @@ typedef struct sim_cmd {
  * fills *cmd and returns 0; the next command is at offset + 4 or + 8.
  * Errors (NPUC_E_FORMAT) read "command stream byte 0x0148: NAME: why". */
 int sim_cmd_decode(const uint8_t *stream, size_t size, size_t offset,
-                   sim_variant variant, sim_cmd *cmd, npuc_err *err);
+                   eu_variant variant, sim_cmd *cmd, npuc_err *err);
 
 /* Decodes the whole stream into a malloc'd array (*cmds, caller frees).
  * The stream must end with NPU_OP_STOP as its last command. */
-int sim_stream_decode(const uint8_t *stream, size_t size, sim_variant variant,
+int sim_stream_decode(const uint8_t *stream, size_t size, eu_variant variant,
                       sim_cmd **cmds, size_t *n_cmds, npuc_err *err);
 
 /* One human-readable line (no newline) for a command, its fields shown as
@@ -288,7 +169,7 @@ typedef struct sim_state {
 void sim_state_reset(sim_state *s);
 /* Applies one decoded register command (operations leave the state alone).
  * The command must come from sim_cmd_decode with the same variant. */
-void sim_state_apply(sim_state *s, const sim_cmd *cmd, sim_variant variant);
+void sim_state_apply(sim_state *s, const sim_cmd *cmd, eu_variant variant);
 bool sim_state_written(const sim_state *s, uint16_t code);
 
 /* ---------------------------------------------------------- weights */
@@ -319,7 +200,7 @@ typedef struct sim_wgeom {
 } sim_wgeom;
 
 /* Geometry from the register state at an NPU_OP_CONV / NPU_OP_DEPTHWISE. */
-int sim_wgeom_from_state(const sim_state *s, sim_variant variant, bool depthwise,
+int sim_wgeom_from_state(const sim_state *s, eu_variant variant, bool depthwise,
                          sim_wgeom *g, npuc_err *err);
 
 /* Walks the hardware weight order. Returns the number of stream positions.
@@ -430,77 +311,24 @@ typedef struct sim_system {
  * that op. The wait fields describe the wait command(s) directly before it
  * and are filled by the caller. */
 void sim_op_info_from_state(const sim_state *s, const sim_cmd *op, size_t cmd_index,
-                            sim_variant v, sim_op_info *info);
+                            eu_variant v, sim_op_info *info);
 
 /* Fills cycles_*, start/end and axi_* of every record, honouring waits and
  * BLOCKDEP (DMA overlapped with kernel ops as the waits allow), and returns
  * the total NPU cycles. */
-uint64_t sim_perf_estimate(sim_variant v, const sim_system *sys,
+uint64_t sim_perf_estimate(eu_variant v, const sim_system *sys,
                            sim_op_info *ops, size_t n_ops);
 
 
 /* ------------------------------------------------ the NPU device (MMIO) */
 
-/* Transitional: removed by the integrator's rename. Register offsets and
- * STATUS bits, PMU events are EU_REG_* / EU_STATUS_* / EU_PMU_EV_*
- * (src/ethosu/eu_regs.h). */
-#define SIM_REG_ID EU_REG_ID
-#define SIM_REG_STATUS EU_REG_STATUS
-#define SIM_REG_CMD EU_REG_CMD
-#define SIM_REG_RESET EU_REG_RESET
-#define SIM_REG_QBASE EU_REG_QBASE
-#define SIM_REG_QBASE_HI EU_REG_QBASE_HI
-#define SIM_REG_QREAD EU_REG_QREAD
-#define SIM_REG_QCONFIG EU_REG_QCONFIG
-#define SIM_REG_QSIZE EU_REG_QSIZE
-#define SIM_REG_PROT EU_REG_PROT
-#define SIM_REG_CONFIG EU_REG_CONFIG
-#define SIM_REG_LOCK EU_REG_LOCK
-#define SIM_REG_REGIONCFG EU_REG_REGIONCFG
-#define SIM_REG_AXI_LIMIT0 EU_REG_AXI_LIMIT0
-#define SIM_REG_BASEP0 EU_REG_BASEP0
-#define SIM_REG_PMCR EU_REG_PMCR
-#define SIM_REG_PMCNTENSET EU_REG_PMCNTENSET
-#define SIM_REG_PMCNTENCLR EU_REG_PMCNTENCLR
-#define SIM_REG_PMOVSSET EU_REG_PMOVSSET
-#define SIM_REG_PMOVSCLR EU_REG_PMOVSCLR
-#define SIM_REG_PMINTSET EU_REG_PMINTSET
-#define SIM_REG_PMINTCLR EU_REG_PMINTCLR
-#define SIM_REG_PMCCNTR_LO EU_REG_PMCCNTR_LO
-#define SIM_REG_PMCCNTR_HI EU_REG_PMCCNTR_HI
-#define SIM_REG_PMCCNTR_CFG EU_REG_PMCCNTR_CFG
-#define SIM_REG_PMCAXI_CHAN EU_REG_PMCAXI_CHAN
-#define SIM_REG_PMEVCNTR0 EU_REG_PMEVCNTR0
-#define SIM_REG_PMEVTYPER0 EU_REG_PMEVTYPER0
-#define SIM_REG_SIZE EU_REG_SIZE
-#define SIM_PMU_CYCLE EU_PMU_EV_CYCLE
-#define SIM_PMU_NPU_IDLE EU_PMU_EV_NPU_IDLE
-#define SIM_PMU_NPU_ACTIVE EU_PMU_EV_NPU_ACTIVE
-#define SIM_PMU_MAC_ACTIVE EU_PMU_EV_MAC_ACTIVE
-#define SIM_PMU_MAC_ACTIVE_8BIT EU_PMU_EV_MAC_ACTIVE_8BIT
-#define SIM_PMU_MAC_ACTIVE_16BIT EU_PMU_EV_MAC_ACTIVE_16BIT
-#define SIM_PMU_AO_ACTIVE EU_PMU_EV_AO_ACTIVE
-#define SIM_PMU_WD_ACTIVE EU_PMU_EV_WD_ACTIVE
-#define SIM_PMU_AXI0_RD_BEAT EU_PMU_EV_AXI0_RD_DATA_BEAT_RECEIVED
-#define SIM_PMU_AXI0_WR_BEAT EU_PMU_EV_AXI0_WR_DATA_BEAT_WRITTEN
-#define SIM_PMU_AXI1_RD_BEAT EU_PMU_EV_AXI1_RD_DATA_BEAT_RECEIVED
-#define SIM_PMU_AXI1_WR_BEAT EU_PMU_EV_AXI1_WR_DATA_BEAT_WRITTEN
-#define SIM_STATUS_STATE EU_STATUS_STATE
-#define SIM_STATUS_IRQ_RAISED EU_STATUS_IRQ_RAISED
-#define SIM_STATUS_BUS_STATUS EU_STATUS_BUS_STATUS
-#define SIM_STATUS_RESET EU_STATUS_RESET
-#define SIM_STATUS_CMD_PARSE_ERROR EU_STATUS_CMD_PARSE_ERROR
-#define SIM_STATUS_CMD_END_REACHED EU_STATUS_CMD_END_REACHED
-#define SIM_STATUS_PMU_IRQ EU_STATUS_PMU_IRQ
-#define SIM_STATUS_WD_FAULT EU_STATUS_WD_FAULT
-#define SIM_STATUS_ECC_FAULT EU_STATUS_ECC_FAULT
 
 typedef struct sim_npu sim_npu;
 
 /* A virtual NPU of the given variant; sys NULL = ideal memory (above). */
-int sim_npu_create(sim_variant v, const sim_system *sys, sim_npu **out, npuc_err *err);
+int sim_npu_create(eu_variant v, const sim_system *sys, sim_npu **out, npuc_err *err);
 void sim_npu_free(sim_npu *npu);
-sim_variant sim_npu_variant(const sim_npu *npu);
+eu_variant sim_npu_variant(const sim_npu *npu);
 
 /* Memory the NPU can reach: host buffer at a bus address. Windows may not
  * overlap. */
@@ -508,7 +336,7 @@ int sim_npu_map(sim_npu *npu, uint64_t bus, void *host, size_t size, bool writab
                 npuc_err *err);
 void sim_npu_unmap_all(sim_npu *npu);
 
-/* 32-bit register access at a byte offset (multiple of 4, < SIM_REG_SIZE).
+/* 32-bit register access at a byte offset (multiple of 4, < EU_REG_SIZE).
  * Writing CMD bit 0 runs the command queue at QBASE/QSIZE to completion
  * (or the first error), updates STATUS/QREAD/PMU, then raises the IRQ. */
 uint32_t sim_npu_read(sim_npu *npu, uint32_t offset);
@@ -541,7 +369,7 @@ uint64_t sim_npu_run_cycles(const sim_npu *npu);
 bool sim_is_ethosu_op(const graph_op *op);
 
 /* The NPU variant an ethos-u op's COP1 payload was compiled for. */
-int sim_ethosu_op_variant(const graph *g, const graph_op *op, sim_variant *v, npuc_err *err);
+int sim_ethosu_op_variant(const graph *g, const graph_op *op, eu_variant *v, npuc_err *err);
 
 /* Runs one ethos-u op as TFLite Micro + the Ethos-U driver would: checks
  * the payload's CONFIG against the NPU, places the op's tensors in one

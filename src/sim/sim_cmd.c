@@ -10,7 +10,7 @@
 
 /* ---------------------------------------------------------------- variants */
 
-int sim_variant_from_config(uint32_t config, sim_variant *out, npuc_err *err)
+int sim_variant_from_config(uint32_t config, eu_variant *out, npuc_err *err)
 {
     if (!eu_variant_from_config(config, out)) return NPUC_OK;
     return npuc_errf(err, NPUC_E_UNSUPPORTED,
@@ -145,7 +145,7 @@ static int field_error(const sim_cmd *c, eu_variant v, eu_check k, const eu_fiel
     }
 }
 
-int sim_cmd_decode(const uint8_t *stream, size_t size, size_t offset, sim_variant variant,
+int sim_cmd_decode(const uint8_t *stream, size_t size, size_t offset, eu_variant variant,
                    sim_cmd *cmd, npuc_err *err)
 {
     memset(cmd, 0, sizeof *cmd);
@@ -193,7 +193,7 @@ int sim_cmd_decode(const uint8_t *stream, size_t size, size_t offset, sim_varian
     return field_error(cmd, variant, k, f, raw, where, err);
 }
 
-int sim_stream_decode(const uint8_t *stream, size_t size, sim_variant variant, sim_cmd **cmds,
+int sim_stream_decode(const uint8_t *stream, size_t size, eu_variant variant, sim_cmd **cmds,
                       size_t *n_cmds, npuc_err *err)
 {
     *cmds = NULL;
@@ -269,7 +269,7 @@ static void set_region(uint8_t *region, bool *custom_dma, const sim_cmd *c)
     *custom_dma = fval(c, EU_F_CUSTOM_DMA);
 }
 
-void sim_state_apply(sim_state *s, const sim_cmd *c, sim_variant variant)
+void sim_state_apply(sim_state *s, const sim_cmd *c, eu_variant variant)
 {
     (void)variant;   /* the decoder has checked the command for it */
     {

@@ -34,7 +34,7 @@ static int payload_of(const graph *g, const graph_op *op, sim_cop1 *c, npuc_err 
     return NPUC_OK;
 }
 
-int sim_ethosu_op_variant(const graph *g, const graph_op *op, sim_variant *v, npuc_err *err)
+int sim_ethosu_op_variant(const graph *g, const graph_op *op, eu_variant *v, npuc_err *err)
 {
     sim_cop1 c;
     int rc = payload_of(g, op, &c, err);
@@ -53,7 +53,7 @@ int sim_run_ethosu_op(sim_npu *npu, const graph *g, const graph_op *op, void *co
     int rc = payload_of(g, op, &c, err);
     if (rc)
         return rc;
-    sim_variant nv = sim_npu_variant(npu);
+    eu_variant nv = sim_npu_variant(npu);
     if (c.has_config) {
         /* the driver's check (docs/ethos-u.md 9.2): product and MACs must match */
         const eu_variant_info *hw = eu_variant_get(nv);

@@ -22,7 +22,7 @@
 
 /* ------------------------------------------------------------ buffers */
 
-void sim_ctx_init(sim_ctx *c, sim_variant v, uint8_t *shram, size_t shram_size)
+void sim_ctx_init(sim_ctx *c, eu_variant v, uint8_t *shram, size_t shram_size)
 {
     memset(c, 0, sizeof *c);
     c->variant = v;

@@ -31,7 +31,7 @@ typedef struct sim_wentry {
 #define SIM_DEFAULT_MAX_WORK 1e11
 
 typedef struct sim_ctx {
-    sim_variant variant;
+    eu_variant variant;
     const sim_window *win;
     size_t n_win;
     const uint64_t *basep;    /* [8] */
@@ -46,7 +46,7 @@ typedef struct sim_ctx {
 
 enum { SIM_FAULT_NONE, SIM_FAULT_CMD, SIM_FAULT_BUS, SIM_FAULT_WD };
 
-void sim_ctx_init(sim_ctx *c, sim_variant v, uint8_t *shram, size_t shram_size);
+void sim_ctx_init(sim_ctx *c, eu_variant v, uint8_t *shram, size_t shram_size);
 void sim_ctx_free(sim_ctx *c);
 
 /* Executes one NPU_OP_CONV/DEPTHWISE/POOL/ELEMENTWISE/DMA_START with the

@@ -11,7 +11,7 @@
 #define SHRAM_MAX (96 * EU_SHRAM_BANK_BYTES)   /* >= every variant's banks */
 
 struct sim_npu {
-    sim_variant variant;
+    eu_variant variant;
     sim_system sys;
     /* registers */
     uint32_t status, cmd, prot, qconfig, qsize, qread, regioncfg, lock;
@@ -39,7 +39,7 @@ struct sim_npu {
     uint64_t cycles;
 };
 
-int sim_npu_create(sim_variant v, const sim_system *sys, sim_npu **out, npuc_err *err)
+int sim_npu_create(eu_variant v, const sim_system *sys, sim_npu **out, npuc_err *err)
 {
     *out = NULL;
     if (!eu_variant_get(v))
@@ -70,7 +70,7 @@ void sim_npu_free(sim_npu *npu)
     free(npu);
 }
 
-sim_variant sim_npu_variant(const sim_npu *npu) { return npu->variant; }
+eu_variant sim_npu_variant(const sim_npu *npu) { return npu->variant; }
 
 int sim_npu_map(sim_npu *npu, uint64_t bus, void *host, size_t size, bool writable, npuc_err *err)
 {

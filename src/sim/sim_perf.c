@@ -29,7 +29,7 @@ typedef struct perf_arch {
     double out_cpe[8], act_cpe[3];
 } perf_arch;
 
-static perf_arch arch_of(sim_variant v)
+static perf_arch arch_of(eu_variant v)
 {
     const eu_variant_info *r = eu_variant_get(v);
     perf_arch a;
@@ -51,7 +51,7 @@ static perf_arch arch_of(sim_variant v)
 
 /* The single-core variant with one core of v (v itself if it has one):
  * the same product with the MACs of one core. */
-static sim_variant one_core(sim_variant v)
+static eu_variant one_core(eu_variant v)
 {
     const eu_variant_info *r = eu_variant_get(v);
     for (int i = 0; r->cores > 1 && i < EU_N_VARIANTS; i++) {
@@ -96,7 +96,7 @@ static uint32_t ifm_extent(uint32_t ofm, unsigned stride, uint32_t kdil, unsigne
 }
 
 void sim_op_info_from_state(const sim_state *s, const sim_cmd *op, size_t cmd_index,
-                            sim_variant v, sim_op_info *info)
+                            eu_variant v, sim_op_info *info)
 {
     memset(info, 0, sizeof *info);
     info->single_core = eu_variant_get(v)->cores > 1 && !s->parallel_mode;
@@ -527,7 +527,7 @@ static double dma_cycles(const perf_ctx *c, const sim_op_info *o, traffic *t)
 
 static uint64_t to_cycles(double x) { return x <= 0 ? 0 : (uint64_t)ceil_nn(x - 1e-9); }
 
-uint64_t sim_perf_estimate(sim_variant v, const sim_system *sys, sim_op_info *ops, size_t n_ops)
+uint64_t sim_perf_estimate(eu_variant v, const sim_system *sys, sim_op_info *ops, size_t n_ops)
 {
     perf_ctx c;
     sim_system def;

@@ -292,7 +292,7 @@ fail:
 
 /* ------------------------------------------------------ traversal order */
 
-int sim_wgeom_from_state(const sim_state *s, sim_variant variant, bool depthwise, sim_wgeom *g,
+int sim_wgeom_from_state(const sim_state *s, eu_variant variant, bool depthwise, sim_wgeom *g,
                          npuc_err *err)
 {
     memset(g, 0, sizeof *g);

@@ -34,16 +34,16 @@ bool target_ieq(const char *s, const char *t) { return target_ieq_n(s, strlen(s)
 
 static const struct {
     const char *name;
-    sim_variant v;
+    eu_variant v;
 } TARGETS[] = {
-    {"ethos-u55-32", SIM_U55_32},   {"ethos-u55-64", SIM_U55_64},   {"ethos-u55-128", SIM_U55_128},
-    {"ethos-u55-256", SIM_U55_256}, {"ethos-u65-256", SIM_U65_256}, {"ethos-u65-512", SIM_U65_512},
+    {"ethos-u55-32", EU_U55_32},   {"ethos-u55-64", EU_U55_64},   {"ethos-u55-128", EU_U55_128},
+    {"ethos-u55-256", EU_U55_256}, {"ethos-u65-256", EU_U65_256}, {"ethos-u65-512", EU_U65_512},
 };
 #define N_TARGETS (sizeof TARGETS / sizeof TARGETS[0])
 
-bool target_variant_valid(sim_variant v) { return (unsigned)v <= (unsigned)SIM_U65_512; }
+bool target_variant_valid(eu_variant v) { return (unsigned)v <= (unsigned)EU_U65_512; }
 
-int target_variant_parse(const char *name, sim_variant *out, npuc_err *err)
+int target_variant_parse(const char *name, eu_variant *out, npuc_err *err)
 {
     for (size_t i = 0; name && i < N_TARGETS; i++) {
         if (target_ieq(name, TARGETS[i].name)) {
@@ -55,14 +55,14 @@ int target_variant_parse(const char *name, sim_variant *out, npuc_err *err)
                      name ? name : "(null)");
 }
 
-const char *target_variant_name(sim_variant v)
+const char *target_variant_name(eu_variant v)
 {
     for (size_t i = 0; i < N_TARGETS; i++)
         if (TARGETS[i].v == v) return TARGETS[i].name;
     return "unknown";
 }
 
-unsigned target_axi_bytes(sim_variant v) { return sim_variant_is_u65(v) ? 16 : 8; }
+unsigned target_axi_bytes(eu_variant v) { return eu_variant_is_u65(v) ? 16 : 8; }
 
 /* ------------------------------------------------------- memory areas */
 
@@ -135,14 +135,14 @@ const char *const *target_builtin_names(void) { return NAMES; }
 
 /* ------------------------------------------------------ defaulting rules */
 
-const char *target_default_system_name(sim_variant v)
+const char *target_default_system_name(eu_variant v)
 {
-    return sim_variant_is_u65(v) ? "Ethos_U65_High_End" : "Ethos_U55_High_End_Embedded";
+    return eu_variant_is_u65(v) ? "Ethos_U65_High_End" : "Ethos_U55_High_End_Embedded";
 }
 
-const char *target_default_mode_name(const vela_system *s, sim_variant v)
+const char *target_default_mode_name(const vela_system *s, eu_variant v)
 {
-    return sim_variant_is_u65(v) && s->axi[1] == TM_DRAM ? "Dedicated_Sram" : "Shared_Sram";
+    return eu_variant_is_u65(v) && s->axi[1] == TM_DRAM ? "Dedicated_Sram" : "Shared_Sram";
 }
 
 int target_name_family(const char *system)
@@ -156,9 +156,9 @@ int target_name_family(const char *system)
     return 0;
 }
 
-int target_check_family(const char *system, const char *mode, sim_variant v, npuc_err *err)
+int target_check_family(const char *system, const char *mode, eu_variant v, npuc_err *err)
 {
-    int fam = target_name_family(system), want = sim_variant_is_u65(v) ? 65 : 55;
+    int fam = target_name_family(system), want = eu_variant_is_u65(v) ? 65 : 55;
     if (!fam || fam == want) return NPUC_OK;
     if (fam == 85)
         return npuc_errf(err, NPUC_E_USAGE, "system '%s:%s' is for an Ethos-U85, which npuc does not compile for "
@@ -169,7 +169,7 @@ int target_check_family(const char *system, const char *mode, sim_variant v, npu
 
 /* ------------------------------------------- Vela's model -> description */
 
-int target_from_vela(const vela_system *s, const vela_mode *m, sim_variant v, target_desc *out, npuc_err *err)
+int target_from_vela(const vela_system *s, const vela_mode *m, eu_variant v, target_desc *out, npuc_err *err)
 {
     int kind[2] = {s->axi[0], s->axi[1]};
     vela_timing tm[2] = {s->mem[s->axi[0]], s->mem[s->axi[1]]};
@@ -254,7 +254,7 @@ static int find_mode(const char *name)
     return -1;
 }
 
-static int build_builtin(int si, int mi, sim_variant v, target_desc *out, npuc_err *err)
+static int build_builtin(int si, int mi, eu_variant v, target_desc *out, npuc_err *err)
 {
     const vela_system *s = &SYSTEMS[si];
     const vela_mode *m = &MODES[mi];
@@ -269,7 +269,7 @@ static int build_builtin(int si, int mi, sim_variant v, target_desc *out, npuc_e
     return NPUC_OK;
 }
 
-int target_builtin(const char *system, const char *mode, sim_variant v, target_desc *out, npuc_err *err)
+int target_builtin(const char *system, const char *mode, eu_variant v, target_desc *out, npuc_err *err)
 {
     if (!out) return npuc_errf(err, NPUC_E_USAGE, "target_builtin: NULL argument");
     if (!target_variant_valid(v)) return npuc_errf(err, NPUC_E_USAGE, "invalid NPU variant %d", (int)v);
@@ -285,13 +285,13 @@ int target_builtin(const char *system, const char *mode, sim_variant v, target_d
     return build_builtin(si, mi, v, out, err);
 }
 
-int target_default(sim_variant v, target_desc *out, npuc_err *err)
+int target_default(eu_variant v, target_desc *out, npuc_err *err)
 {
     if (!target_variant_valid(v)) return npuc_errf(err, NPUC_E_USAGE, "invalid NPU variant %d", (int)v);
     return target_builtin(target_default_system_name(v), NULL, v, out, err);
 }
 
-void target_default_sim(sim_variant v, sim_system *out)
+void target_default_sim(eu_variant v, sim_system *out)
 {
     target_desc t;
     npuc_err err;
@@ -313,7 +313,7 @@ int target_lookup_sim(const char *system_config, const char *memory_mode, sim_sy
         return npuc_errf(err, NPUC_E_INVALID, "unknown memory mode '%s' (valid: " MODE_LIST ")",
                          memory_mode ? memory_mode : "(null)");
     /* the system's own NPU family decides the AXI width */
-    sim_variant v = target_name_family(SYSTEMS[si].name) == 65 ? SIM_U65_256 : SIM_U55_256;
+    eu_variant v = target_name_family(SYSTEMS[si].name) == 65 ? EU_U65_256 : EU_U55_256;
     target_desc t;
     int rc = target_from_vela(&SYSTEMS[si], &MODES[mi], v, &t, err);
     if (rc) return rc;
@@ -335,8 +335,8 @@ static bool looks_like_json(const char *spec)
     return strchr(spec, '/') || strchr(spec, '\\') || ends_with(spec, ".json");
 }
 
-static int load_file(const char *path, sim_variant v, target_desc *out, npuc_err *err,
-                     int (*parse)(const char *, size_t, const char *, const char *, const char *, sim_variant,
+static int load_file(const char *path, eu_variant v, target_desc *out, npuc_err *err,
+                     int (*parse)(const char *, size_t, const char *, const char *, const char *, eu_variant,
                                   target_desc *, npuc_err *),
                      const char *system, const char *mode)
 {
@@ -350,14 +350,14 @@ static int load_file(const char *path, sim_variant v, target_desc *out, npuc_err
 }
 
 static int parse_json_file(const char *text, size_t size, const char *source, const char *system,
-                           const char *mode, sim_variant v, target_desc *out, npuc_err *err)
+                           const char *mode, eu_variant v, target_desc *out, npuc_err *err)
 {
     (void)system;
     (void)mode;
     return target_parse_json(text, size, source, v, out, err);
 }
 
-int target_load(const target_spec *spec, sim_variant v, target_desc *out, npuc_err *err)
+int target_load(const target_spec *spec, eu_variant v, target_desc *out, npuc_err *err)
 {
     if (!out) return npuc_errf(err, NPUC_E_USAGE, "target_load: NULL argument");
     if (!target_variant_valid(v)) return npuc_errf(err, NPUC_E_USAGE, "invalid NPU variant %d", (int)v);
@@ -405,14 +405,14 @@ int target_load(const target_spec *spec, sim_variant v, target_desc *out, npuc_e
     return load_file(sys, v, out, err, parse_json_file, NULL, NULL);
 }
 
-int target_resolve(const target_spec *spec, const target_desc *recorded, const sim_variant *model_variant,
+int target_resolve(const target_spec *spec, const target_desc *recorded, const eu_variant *model_variant,
                    target_desc *out, npuc_err *err)
 {
     if (!out) return npuc_errf(err, NPUC_E_USAGE, "target_resolve: NULL argument");
     if (recorded && model_variant && recorded->variant != *model_variant)
         return npuc_errf(err, NPUC_E_FORMAT, "the model's target record says %s, but its command streams are for %s",
                          target_variant_name(recorded->variant), target_variant_name(*model_variant));
-    sim_variant v = SIM_U55_256;
+    eu_variant v = EU_U55_256;
     int rc;
     if (spec && spec->target) {
         if ((rc = target_variant_parse(spec->target, &v, err))) return rc;
@@ -423,7 +423,7 @@ int target_resolve(const target_spec *spec, const target_desc *recorded, const s
     }
     if (!target_variant_valid(v)) return npuc_errf(err, NPUC_E_USAGE, "invalid NPU variant %d", (int)v);
     if (spec && (spec->system_config || spec->memory_mode || spec->config)) return target_load(spec, v, out, err);
-    if (recorded && sim_variant_is_u65(recorded->variant) == sim_variant_is_u65(v)) {
+    if (recorded && eu_variant_is_u65(recorded->variant) == eu_variant_is_u65(v)) {
         *out = *recorded;
         out->variant = v;
         return NPUC_OK;

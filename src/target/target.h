@@ -52,7 +52,7 @@ typedef struct target_pool {
 
 typedef struct target_desc {
     char name[TARGET_NAME_MAX];   /* "SYSTEM:MODE", or a JSON file's "name" */
-    sim_variant variant;
+    eu_variant variant;
     double core_clock_hz;
     target_pool pools[TARGET_MAX_POOLS];
     int n_pools;
@@ -73,9 +73,9 @@ typedef struct target_desc {
 
 /* "ethos-u55-32|64|128|256", "ethos-u65-256|512", any letter case. The
  * error names the valid choices. */
-int target_variant_parse(const char *name, sim_variant *out, npuc_err *err);
-const char *target_variant_name(sim_variant v);   /* "ethos-u55-256", ... */
-bool target_variant_valid(sim_variant v);
+int target_variant_parse(const char *name, eu_variant *out, npuc_err *err);
+const char *target_variant_name(eu_variant v);   /* "ethos-u55-256", ... */
+bool target_variant_valid(eu_variant v);
 
 /* ------------------------------------------------------- the one rule */
 
@@ -90,10 +90,10 @@ typedef struct target_spec {
 
 /* The default target of a variant: Ethos_U55_High_End_Embedded:Shared_Sram
  * for U55, Ethos_U65_High_End:Dedicated_Sram for U65 (as Vela). */
-int target_default(sim_variant v, target_desc *out, npuc_err *err);
+int target_default(eu_variant v, target_desc *out, npuc_err *err);
 /* Its cycle-model view (cannot fail for a valid variant; an invalid one
  * gives a zeroed system). */
-void target_default_sim(sim_variant v, sim_system *out);
+void target_default_sim(eu_variant v, sim_system *out);
 
 /* The system part of a spec for a known variant (spec->target is ignored):
  *   - system_config names a JSON file (a path, or *.json): the file; then
@@ -105,7 +105,7 @@ void target_default_sim(sim_variant v, sim_system *out);
  * system config is the variant's default one; a missing memory mode is the
  * system's default mode: Dedicated_Sram on an Ethos-U65 whose AXI1 memory
  * is Dram, else Shared_Sram. spec NULL or empty: target_default. */
-int target_load(const target_spec *spec, sim_variant v, target_desc *out, npuc_err *err);
+int target_load(const target_spec *spec, eu_variant v, target_desc *out, npuc_err *err);
 
 /* The one defaulting rule every command uses.
  *   variant: spec->target, else the recorded target's, else model_variant
@@ -115,14 +115,14 @@ int target_load(const target_spec *spec, sim_variant v, target_desc *out, npuc_e
  *            NPU family as the variant; else the variant's default.
  * recorded and model_variant may be NULL. A record whose variant disagrees
  * with model_variant is an error (NPUC_E_FORMAT). */
-int target_resolve(const target_spec *spec, const target_desc *recorded, const sim_variant *model_variant,
+int target_resolve(const target_spec *spec, const target_desc *recorded, const eu_variant *model_variant,
                    target_desc *out, npuc_err *err);
 
 /* ------------------------------------------------------------- sources */
 
 /* Built-in SYSTEM with MODE (NULL: the system's default mode), any letter
  * case. NPUC_E_USAGE for names that are not built in or do not fit v. */
-int target_builtin(const char *system, const char *mode, sim_variant v, target_desc *out, npuc_err *err);
+int target_builtin(const char *system, const char *mode, eu_variant v, target_desc *out, npuc_err *err);
 /* NULL-terminated list of every built-in "SYSTEM:MODE". */
 const char *const *target_builtin_names(void);
 /* The cycle-model view of a built-in system config and memory mode (exact
@@ -134,7 +134,7 @@ int target_lookup_sim(const char *system_config, const char *memory_mode, sim_sy
 /* A JSON memory-pool document (text[0..size), need not be NUL-terminated);
  * `source` names it in messages (NULL = "<system>"). Checks everything:
  * errors name the key path and line:column. */
-int target_parse_json(const char *text, size_t size, const char *source, sim_variant v, target_desc *out,
+int target_parse_json(const char *text, size_t size, const char *source, eu_variant v, target_desc *out,
                       npuc_err *err);
 
 /* A Vela configuration file (text[0..size)); `source` names it in
@@ -143,7 +143,7 @@ int target_parse_json(const char *text, size_t size, const char *source, sim_var
  * (NULL: the system's default mode) are looked up. Errors name the file, the
  * line and the key. */
 int target_parse_ini(const char *text, size_t size, const char *source, const char *system, const char *mode,
-                     sim_variant v, target_desc *out, npuc_err *err);
+                     eu_variant v, target_desc *out, npuc_err *err);
 
 /* ------------------------------------------------- the recorded target */
 
@@ -180,6 +180,6 @@ void target_find_in_tflite(const tfl_model *tm, target_found *out);
  * *have_variant say what was found. A malformed record or CONFIG word is an
  * error naming `source`. */
 int target_found_parse(const target_found *f, const char *source, target_desc *recorded, bool *have_record,
-                       sim_variant *variant, bool *have_variant, npuc_err *err);
+                       eu_variant *variant, bool *have_variant, npuc_err *err);
 
 #endif

@@ -492,7 +492,7 @@ static int read_mode(const ini *f, const sec *s, vela_mode *out)
 }
 
 int target_parse_ini(const char *text, size_t size, const char *source, const char *system, const char *mode,
-                     sim_variant v, target_desc *out, npuc_err *err)
+                     eu_variant v, target_desc *out, npuc_err *err)
 {
     if (!out || (!text && size)) return npuc_errf(err, NPUC_E_USAGE, "target_parse_ini: NULL argument");
     if (!target_variant_valid(v)) return npuc_errf(err, NPUC_E_USAGE, "invalid NPU variant %d", (int)v);
@@ -512,7 +512,7 @@ int target_parse_ini(const char *text, size_t size, const char *source, const ch
     if (!rc) rc = select_section(&f, SEC_MODE, mname, NULL, &mi);
     if (!rc) rc = read_mode(&f, &f.s[mi], &vm);
     if (!rc) rc = target_check_family(vs.name, vm.name, v, err);
-    if (!rc && vm.cache_port != vm.arena_port && !sim_variant_is_u65(v))
+    if (!rc && vm.cache_port != vm.arena_port && !eu_variant_is_u65(v))
         rc = fail(&f, NPUC_E_INVALID, f.s[mi].line, "[Memory_Mode.%s]: the cache (AXI%d) is apart from the tensor "
                   "arena (AXI%d): Vela's spilling, which needs an Ethos-U65, but the target is %s", vm.name,
                   vm.cache_port, vm.arena_port, target_variant_name(v));

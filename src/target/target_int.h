@@ -41,30 +41,30 @@ typedef struct vela_mode {
 #define TARGET_DEFAULT_CACHE_SIZE (384u * 1024u)
 
 /* The variant's default system config name. */
-const char *target_default_system_name(sim_variant v);
+const char *target_default_system_name(eu_variant v);
 /* The default memory mode name of a system for a variant. */
-const char *target_default_mode_name(const vela_system *s, sim_variant v);
+const char *target_default_mode_name(const vela_system *s, eu_variant v);
 /* "system 'S:M' is for an Ethos-U65, but the target is ..." when the name
  * says which NPU a system is for (Ethos_U55_*, Ethos_U65_*, Ethos_U85_*)
  * and v is another; else 0. */
-int target_check_family(const char *system, const char *mode, sim_variant v, npuc_err *err);
+int target_check_family(const char *system, const char *mode, eu_variant v, npuc_err *err);
 /* Builds the description of a system with a memory mode for a variant.
  * Vela's rules: constants in SRAM with everything on one port move to the
  * other port as OnChipFlash with SRAM timing; constants need Dram or flash,
  * the arena Sram or Dram, the cache Sram. Errors: NPUC_E_INVALID. */
-int target_from_vela(const vela_system *s, const vela_mode *m, sim_variant v, target_desc *out, npuc_err *err);
+int target_from_vela(const vela_system *s, const vela_mode *m, eu_variant v, target_desc *out, npuc_err *err);
 /* 55, 65 or 85 when a system config's name says which Ethos-U it is for
  * (Ethos_U55_*, ...), else 0. */
 int target_name_family(const char *system);
 /* The NPU's AXI data width in bytes: 8 on Ethos-U55, 16 on Ethos-U65. */
-unsigned target_axi_bytes(sim_variant v);
+unsigned target_axi_bytes(eu_variant v);
 
 /* Where messages about a JSON document point (the source name and the
  * nodes of its pools); all NULL for descriptions built from Vela names. */
 typedef struct target_ld {
     const char *source;
     npuc_err *err;
-    sim_variant v;
+    eu_variant v;
     const npuc_json *pools_node;
     const npuc_json *pool_node[TARGET_MAX_POOLS];
     bool record;              /* a compiled model's record, not a file */

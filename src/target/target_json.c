@@ -276,7 +276,7 @@ static int find_key(const char *key, const char *const *keys, size_t n)
 
 /* ----------------------------------------------- pools → roles → sim */
 
-static uint64_t addr_limit(sim_variant v) { return sim_variant_is_u65(v) ? 1ull << 40 : 1ull << 32; }
+static uint64_t addr_limit(eu_variant v) { return eu_variant_is_u65(v) ? 1ull << 40 : 1ull << 32; }
 
 const char *target_use_name(uint32_t use)
 {
@@ -367,7 +367,7 @@ int target_finish(target_desc *s, const char *sim_name, const ld *c)
     if (s->act_pool < 0)
         return ld_fail(c, c->pools_node, "pools",
                        "no pool can hold the activations (give one pool \"use\": \"activations\" or \"mixed\")");
-    if (s->fast_pool >= 0 && !sim_variant_is_u65(c->v)) {
+    if (s->fast_pool >= 0 && !eu_variant_is_u65(c->v)) {
         snprintf(path, sizeof path, "pools[%d].use", s->fast_pool);
         return ld_fail(c, pool_at(c, s->fast_pool, "use"), path,
                        "a separate \"fast\" pool (Vela's Dedicated_Sram spilling) needs an Ethos-U65, but the "
@@ -486,7 +486,7 @@ static int parse_pool(const ld *c, const npuc_json *obj, int idx, target_pool *q
     if ((rc = get_bytes(c, val[K_SIZE], PATH(K_SIZE), true, &q->size))) return rc;
     if (q->size > limit)
         return ld_fail(c, val[K_SIZE], path, "0x%llx bytes is more than the %s can address (%d-bit addresses)",
-                       (unsigned long long)q->size, target_variant_name(c->v), sim_variant_is_u65(c->v) ? 40 : 32);
+                       (unsigned long long)q->size, target_variant_name(c->v), eu_variant_is_u65(c->v) ? 40 : 32);
     if (q->size == 0 && q->absolute)
         return ld_fail(c, val[K_SIZE], path, "an absolute pool needs its size (0 = unlimited is only for "
                        "relative pools)");
@@ -500,7 +500,7 @@ static int parse_pool(const ld *c, const npuc_json *obj, int idx, target_pool *q
         if (q->offset >= limit || q->size > limit - q->offset)
             return ld_fail(c, val[K_OFFSET], path, "0x%llx + 0x%llx bytes ends beyond the %d-bit address space of "
                            "the %s", (unsigned long long)q->offset, (unsigned long long)q->size,
-                           sim_variant_is_u65(c->v) ? 40 : 32, target_variant_name(c->v));
+                           eu_variant_is_u65(c->v) ? 40 : 32, target_variant_name(c->v));
     } else if (val[K_OFFSET]) {
         return ld_fail(c, val[K_OFFSET], PATH(K_OFFSET), "only allowed with \"mode\": \"absolute\" (a relative "
                        "pool is placed by the application)");
@@ -543,7 +543,7 @@ static int parse_target(ld *c, const npuc_json *v, target_desc *s)
     if (rc) return rc;
     char b[64];
     npuc_err ignore;
-    sim_variant tv;
+    eu_variant tv;
     bool full = target_variant_parse(v->str, &tv, &ignore) == NPUC_OK;
     if (c->record) {
         /* a record names its exact variant, which it is for */
@@ -552,7 +552,7 @@ static int parse_target(ld *c, const npuc_json *v, target_desc *s)
         c->v = s->variant = tv;
         return 0;
     }
-    bool u65 = sim_variant_is_u65(c->v);
+    bool u65 = eu_variant_is_u65(c->v);
     if (ieq(v->str, "ethos-u55") || ieq(v->str, "ethos-u65")) {
         if (ieq(v->str, "ethos-u65") != u65)
             return ld_fail(c, v, "target", "the file describes an %s system, but the target is %s", v->str,
@@ -631,7 +631,7 @@ static int parse_system(ld *c, const npuc_json *root, target_desc *s)
     return target_finish(s, s->system_config[0] ? s->system_config : "custom", c);
 }
 
-static int parse_doc(const char *text, size_t size, const char *source, sim_variant v, bool record,
+static int parse_doc(const char *text, size_t size, const char *source, eu_variant v, bool record,
                      target_desc *out, npuc_err *err)
 {
     ld c;
@@ -654,7 +654,7 @@ static int parse_doc(const char *text, size_t size, const char *source, sim_vari
     return rc;
 }
 
-int target_parse_json(const char *text, size_t size, const char *source, sim_variant v, target_desc *out,
+int target_parse_json(const char *text, size_t size, const char *source, eu_variant v, target_desc *out,
                       npuc_err *err)
 {
     if (!out || (!text && size)) return npuc_errf(err, NPUC_E_USAGE, "target_parse_json: NULL argument");
@@ -667,7 +667,7 @@ int target_parse_json(const char *text, size_t size, const char *source, sim_var
 int target_record_parse(const char *text, size_t len, const char *source, target_desc *out, npuc_err *err)
 {
     if (!out || (!text && len)) return npuc_errf(err, NPUC_E_USAGE, "target_record_parse: NULL argument");
-    return parse_doc(text, len, source ? source : "<target record>", SIM_U55_256, true, out, err);
+    return parse_doc(text, len, source ? source : "<target record>", EU_U55_256, true, out, err);
 }
 
 static const char *memory_json(const char *vela)

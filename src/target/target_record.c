@@ -77,7 +77,7 @@ void target_find_in_tflite(const tfl_model *tm, target_found *out)
 }
 
 int target_found_parse(const target_found *f, const char *source, target_desc *recorded, bool *have_record,
-                       sim_variant *variant, bool *have_variant, npuc_err *err)
+                       eu_variant *variant, bool *have_variant, npuc_err *err)
 {
     *have_record = *have_variant = false;
     if (f->npu_config) {

@@ -452,7 +452,7 @@ static int alloc_report(vctx *c, const graph *g, npuc_err *err)
     r->outputs = calloc((size_t)g->n_outputs + 1, sizeof *r->outputs);
     if (!r->ops || !r->epochs || !r->outputs) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     if (!r->target[0]) {
-        snprintf(r->target, sizeof r->target, "%s", c->cm ? cc_target_name(c->cm->opt.sys.variant) : "none");
+        snprintf(r->target, sizeof r->target, "%s", c->cm ? target_variant_name(c->cm->opt.sys.variant) : "none");
         snprintf(r->system, sizeof r->system, "%s", c->cm ? c->cm->opt.sys.sim.name : "");
         r->core_clock_hz = c->cm ? c->cm->opt.sys.core_clock_hz : 0;
     }
@@ -687,7 +687,7 @@ static void finish_memory(vctx *c)
         p->used = used[m];
         p->peak = p->used;
         if (c->cm) {
-            const cc_system *s = &c->cm->opt.sys;
+            const target_desc *s = &c->cm->opt.sys;
             int idx = m == 0 ? s->params_pool : m == 1 ? s->act_pool : s->fast_pool;
             if (idx >= 0 && idx < s->n_pools) {
                 snprintf(p->name, sizeof p->name, "%s", s->pools[idx].name);

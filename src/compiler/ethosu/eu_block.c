@@ -49,7 +49,7 @@ typedef struct eu_arch {
 
 /* The row of the variant table (src/ethosu/eu_variant.h), as the model
  * reads it. */
-static eu_arch eu_arch_of(sim_variant v)
+static eu_arch eu_arch_of(eu_variant v)
 {
     const eu_variant_info *r = eu_variant_get(v);
     eu_arch a;
@@ -784,7 +784,7 @@ int eu_block_choose(const eu_block_req *req, eu_block *out, npuc_err *err)
                          "%ux%ux%u, kernel %ux%u, stride %ux%u, %u-bit IFM: the smallest block "
                          "%ux%ux%u needs %u IFM + %u IFM2 + %u accumulator banks, %u are free "
                          "(2 output banks, %u LUT banks)",
-                         a->banks, sim_variant_name(req->variant), eu_kind_name(req), req->ofm_w,
+                         a->banks, eu_variant_name(req->variant), eu_kind_name(req), req->ofm_w,
                          req->ofm_h, req->ofm_d, req->kernel_w, req->kernel_h, req->stride_x,
                          req->stride_y, req->ifm_bits, w, h, d, n.ifm, n.ifm2, n.acc,
                          u.lut_start - 2, a->banks - u.lut_start);

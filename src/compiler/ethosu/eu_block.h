@@ -8,7 +8,7 @@
 #include "../../sim/sim.h"
 
 typedef struct eu_block_req {
-    sim_variant variant;
+    eu_variant variant;
     sim_op_kind kind;          /* SIM_K_CONV, _DEPTHWISE, _POOL, _ELEMENTWISE */
     uint8_t mode;              /* pool / elementwise mode (as in NPU_OP_*) */
     uint32_t ofm_w, ofm_h, ofm_d;

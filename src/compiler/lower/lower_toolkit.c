@@ -314,7 +314,7 @@ done:
 
 /* -------------------------------------------------------------- blocks */
 
-void cc_block_req(sim_variant v, const eu_op *o, eu_block_req *r)
+void cc_block_req(eu_variant v, const eu_op *o, eu_block_req *r)
 {
     memset(r, 0, sizeof *r);
     r->variant = v;

@@ -39,7 +39,7 @@ static bool buffer_weights(const lower_ctx *c)
 {
     const cc_options *o = &c->m->opt;
     if (o->optimise != CC_OPT_PERFORMANCE) return false;
-    const cc_system *sys = &o->sys;
+    const target_desc *sys = &o->sys;
     const sim_system *s = &sys->sim;
     int dst = sys->fast_pool >= 0 && sys->fast_pool != sys->act_pool ? 2 : 1;
     const sim_memory *pm = &s->axi[s->region_port[0] & 1], *am = &s->axi[s->region_port[dst] & 1];
@@ -65,7 +65,7 @@ static int encode_part(lower_ctx *c, const eu_op *o, const wop *p, const int16_t
     wg.dil_x = o->dil_x;
     wg.dil_y = o->dil_y;
     wg.ifm_bits = o->ifm.bits;
-    wg.ofm_ublock = (uint8_t)sim_variant_ofm_ublock_depth(c->m->opt.sys.variant);
+    wg.ofm_ublock = (uint8_t)eu_variant_ofm_ublock_depth(c->m->opt.sys.variant);
     wg.part_kernel_first = o->pkf;
     wg.depthwise = p->depthwise;
     uint8_t *wbuf = NULL, *sbuf = NULL;
@@ -122,7 +122,7 @@ static int encode_chunk(lower_ctx *c, eu_op *o, const wop *p, const int16_t *w,
                         const sim_scale_rec *recs, uint32_t n, bool buffered, npuc_err *err)
 {
     int rc;
-    o->dual = c->m->opt.sys.variant == SIM_U65_512;
+    o->dual = c->m->opt.sys.variant == EU_U65_512;
     o->w1_off = o->w1_len = o->s1_off = o->s1_len = 0;
     if (!o->dual)
         rc = encode_part(c, o, p, w, recs, n, o->blk.d, &o->s_off, &o->s_len, &o->w_off, &o->w_len, err);

@@ -141,7 +141,7 @@ static void *worker_main(void *arg)
 }
 #endif
 
-int ethosu_host_npu_create(sim_variant v, const sim_system *sys, ethosu_host_npu **out,
+int ethosu_host_npu_create(eu_variant v, const sim_system *sys, ethosu_host_npu **out,
                            npuc_err *err)
 {
     *out = NULL;

@@ -53,7 +53,7 @@ typedef struct ethosu_host_npu ethosu_host_npu;
 /* A virtual NPU of the given variant; sys NULL = ideal memory (sim.h;
  * the variant's default system is target_default_sim, src/target).
  * Starts its worker thread (threads build). */
-int ethosu_host_npu_create(sim_variant v, const sim_system *sys, ethosu_host_npu **out,
+int ethosu_host_npu_create(eu_variant v, const sim_system *sys, ethosu_host_npu **out,
                            npuc_err *err);
 /* Stops the worker (a job in progress finishes or, if held, is dropped). */
 void ethosu_host_npu_free(ethosu_host_npu *npu);

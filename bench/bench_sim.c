@@ -4,6 +4,7 @@
  * Vela models. Prints figures; asserts nothing.
  *   usage: bench_sim [SHARED_DIR]   (default ../shared, or $NPUC_SHARED) */
 #include "../src/interp/interp.h"
+#include "../src/interp/interp_ethosu.h"
 #include "../src/sim/sim.h"
 #include "../tests/sim_asm.h"
 
@@ -51,13 +52,13 @@ static double time_npu(const char *path, const char *label, uint64_t *macs_out, 
     const graph *g = l.g;
     const graph_op *op = NULL;
     for (int32_t i = 0; i < g->n_ops && !op; i++)
-        if (sim_is_ethosu_op(&g->ops[i])) op = &g->ops[i];
+        if (interp_is_ethosu_op(&g->ops[i])) op = &g->ops[i];
     double per = 0;
     npuc_err err;
     eu_variant v;
     sim_npu *npu = NULL;
     void *data[64] = {0};
-    if (!op || op->n_in + op->n_out > 64 || sim_ethosu_op_variant(g, op, &v, &err) ||
+    if (!op || op->n_in + op->n_out > 64 || interp_ethosu_variant(g, op, &v, &err) ||
         sim_npu_create(v, NULL, &npu, &err)) {
         printf("%-34s skipped: no runnable ethos-u op\n", label);
         goto out;
@@ -75,7 +76,7 @@ static double time_npu(const char *path, const char *label, uint64_t *macs_out, 
             for (size_t b = 0; b < gt->nbytes; b++) ((uint8_t *)data[k])[b] = (uint8_t)npuc_rng_next(&r);
         }
     }
-    if (sim_run_ethosu_op(npu, g, op, data, &err)) {   /* warm-up: fills the weight cache */
+    if (interp_run_ethosu_op(npu, g, op, data, &err)) {   /* warm-up: fills the weight cache */
         printf("%-34s failed: %s\n", label, err.msg);
         goto out;
     }
@@ -86,7 +87,7 @@ static double time_npu(const char *path, const char *label, uint64_t *macs_out, 
     int runs = 0;
     double t0 = now(), t1 = t0;
     do {
-        if (sim_run_ethosu_op(npu, g, op, data, &err)) break;
+        if (interp_run_ethosu_op(npu, g, op, data, &err)) break;
         runs++;
         t1 = now();
     } while (t1 - t0 < 1.0 || runs < 3);

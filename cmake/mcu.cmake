@@ -39,17 +39,20 @@ find_program(NPUC_NM NAMES ${CMAKE_NM} arm-none-eabi-nm)
 find_program(NPUC_SIZE NAMES ${CMAKE_SIZE} arm-none-eabi-size)
 
 # Product libraries: freestanding, no heap -------------------------------------
+# Each sees only its own room and what it links (cmake/rooms.cmake), as in the
+# host build.
+include(${CMAKE_SOURCE_DIR}/cmake/rooms.cmake)
 set(NPUC_MCU_LIBS "")
 
 file(GLOB MCU_ETHOSU_SRC CONFIGURE_DEPENDS src/ethosu/*.c)
 add_library(npuc_ethosu STATIC ${MCU_ETHOSU_SRC})
-target_include_directories(npuc_ethosu PUBLIC src)
+npuc_room(npuc_ethosu ethosu)
 target_compile_options(npuc_ethosu PRIVATE -ffreestanding)
 list(APPEND NPUC_MCU_LIBS npuc_ethosu)
 
 file(GLOB MCU_KERNELS_SRC CONFIGURE_DEPENDS src/kernels/*.c)
 add_library(npurt_kernels STATIC ${MCU_KERNELS_SRC})
-target_include_directories(npurt_kernels PUBLIC src)
+npuc_room(npurt_kernels kernels)
 target_compile_options(npurt_kernels PRIVATE -ffreestanding)
 list(APPEND NPUC_MCU_LIBS npurt_kernels)
 
@@ -60,11 +63,11 @@ if(MCU_DRIVER_SRC)
   # The driver proper, without a device backend: the example links it with
   # the virtual NPU's backend instead of MMIO.
   add_library(ethosu_driver_core OBJECT ${MCU_DRIVER_SRC})
-  target_include_directories(ethosu_driver_core PUBLIC include src)
+  npuc_room(ethosu_driver_core driver)
   target_compile_options(ethosu_driver_core PRIVATE -ffreestanding)
   target_link_libraries(ethosu_driver_core PUBLIC npuc_ethosu)
   add_library(ethosu_driver STATIC $<TARGET_OBJECTS:ethosu_driver_core> ${MCU_DRIVER_MMIO_SRC})
-  target_include_directories(ethosu_driver PUBLIC include src)
+  npuc_room(ethosu_driver driver)
   target_compile_options(ethosu_driver PRIVATE -ffreestanding)
   target_link_libraries(ethosu_driver PUBLIC npuc_ethosu)
   list(APPEND NPUC_MCU_LIBS ethosu_driver)
@@ -73,23 +76,25 @@ endif()
 file(GLOB MCU_RUNTIME_SRC CONFIGURE_DEPENDS src/runtime/*.c src/crypto/*.c)
 if(MCU_RUNTIME_SRC)
   add_library(npurt STATIC ${MCU_RUNTIME_SRC})
-  target_include_directories(npurt PUBLIC include src)
+  npuc_room(npurt runtime)
+  npuc_room(npurt crypto)
   target_compile_options(npurt PRIVATE -ffreestanding)
   target_link_libraries(npurt PUBLIC npurt_kernels npuc_ethosu)
   list(APPEND NPUC_MCU_LIBS npurt)
 endif()
 
 # The virtual NPU for the example firmware -------------------------------------
-# Test equipment, not product code: the simulator (without sim_ethosu.c,
-# which needs the reference interpreter) and what it needs from util,
-# hosted on newlib (malloc allowed), plus the driver's host device backend
-# built without threads (the NPU runs inside the CMD register write and
-# calls the driver's IRQ handler directly).
+# Test equipment, not product code: the simulator (the whole room: it knows
+# nothing of graphs or the interpreter) and what it needs from util, hosted
+# on newlib (malloc allowed), plus the driver's host device backend built
+# without threads (the NPU runs inside the CMD register write and calls the
+# driver's IRQ handler directly).
 file(GLOB VNPU_SIM_SRC CONFIGURE_DEPENDS src/sim/*.c)
-list(FILTER VNPU_SIM_SRC EXCLUDE REGEX ".*/sim_ethosu\\.c$")
 file(GLOB VNPU_DEVICE_SRC CONFIGURE_DEPENDS src/driver/host/*.c)
 add_library(ethosu_vnpu STATIC ${VNPU_SIM_SRC} src/util/util.c ${VNPU_DEVICE_SRC})
-target_include_directories(ethosu_vnpu PUBLIC include src)
+npuc_room(ethosu_vnpu sim)
+npuc_room(ethosu_vnpu util)
+npuc_room(ethosu_vnpu driver)
 target_compile_definitions(ethosu_vnpu PRIVATE ETHOSU_HOST_THREADS=0)
 # The simulator formats uint32_t with %u/%x in its messages; uint32_t is
 # unsigned long on arm-none-eabi (same size, so harmless here).

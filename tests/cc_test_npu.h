@@ -8,6 +8,7 @@
 #include "../src/compiler/cc.h"
 #include "../src/emit/emit.h"
 #include "../src/interp/interp.h"
+#include "../src/interp/interp_ethosu.h"
 #include "../src/sim/sim.h"
 
 #include <stdlib.h>
@@ -35,7 +36,7 @@ typedef struct npu_ctx {
 static bool accept_ethosu(void *user, const graph_op *op)
 {
     (void)user;
-    return sim_is_ethosu_op(op);
+    return interp_is_ethosu_op(op);
 }
 
 static int eval_ethosu(void *user, interp *ip, const graph_op *op, npuc_err *err)
@@ -47,7 +48,7 @@ static int eval_ethosu(void *user, interp *ip, const graph_op *op, npuc_err *err
         target_default_sim(r->variant, &sys);
         if ((rc = sim_npu_create(r->variant, &sys, &r->npu, err))) return rc;
     }
-    rc = sim_run_ethosu_interp(r->npu, ip, op, err);
+    rc = interp_run_ethosu(r->npu, ip, op, err);
     if (rc) return rc;
     r->n_runs++;
     return NPUC_OK;

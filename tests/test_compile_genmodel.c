@@ -35,6 +35,7 @@
 #include "../src/compiler/cc.h"
 #include "../src/emit/emit.h"
 #include "../src/interp/interp.h"
+#include "../src/interp/interp_ethosu.h"
 #include "../src/sim/sim.h"
 #include "../src/api/api.h"
 #include "../tools/genmodel/genmodel.h"
@@ -660,7 +661,7 @@ static bool test_model(uint64_t seed, const int32_t *only, int32_t n_only, const
     {
         /* the harness really ran every ethos-u op on the virtual NPU */
         int32_t n_eu_ops = 0;
-        for (int32_t i = 0; i < cg->n_ops; i++) n_eu_ops += sim_is_ethosu_op(&cg->ops[i]);
+        for (int32_t i = 0; i < cg->n_ops; i++) n_eu_ops += interp_is_ethosu_op(&cg->ops[i]);
         if (npu_runs != (long)n_eu_ops * draws_run) {
             fprintf(stderr, "FAIL seed %llu (%s, %s): %ld ethos-u op runs for %d ops x %d draws\n",
                     (unsigned long long)seed, src->name, tname, npu_runs, n_eu_ops, draws_run);

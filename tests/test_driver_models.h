@@ -20,6 +20,7 @@
 #include "ethosu_driver.h"
 #include "driver/host/ethosu_host.h"
 #include "interp/interp.h"
+#include "interp/interp_ethosu.h"
 #include "tflite/tflite.h"
 
 #define DM_MAX_IO 8
@@ -70,12 +71,12 @@ static inline int dm_load(dm_model *m, const char *path, char *msg, size_t msg_s
         snprintf(msg, msg_size, "%.400s: %.400s", path, err.msg);
         goto out;
     }
-    if (g->n_ops != 1 || !sim_is_ethosu_op(&g->ops[0])) {
+    if (g->n_ops != 1 || !interp_is_ethosu_op(&g->ops[0])) {
         snprintf(msg, msg_size, "%.400s: not a single ethos-u op", path);
         goto out;
     }
     const graph_op *op = &g->ops[0];
-    if (sim_ethosu_op_variant(g, op, &m->variant, &err)) {
+    if (interp_ethosu_variant(g, op, &m->variant, &err)) {
         snprintf(msg, msg_size, "%.400s: %.400s", path, err.msg);
         goto out;
     }

@@ -21,6 +21,7 @@
 
 #include "compiler/ethosu/eu_block.h"
 #include "target/target.h"
+#include "interp/interp_ethosu.h"
 #include "graph/graph.h"
 #include "sim/sim.h"
 #include "tflite/tflite.h"
@@ -462,7 +463,7 @@ static void print_totals(const char *name, const totals *t)
 /* --------------------------------------- (b) our blocks back into the stream */
 
 /* One ethos-u op's memory as TFLite Micro + the driver lay it out
- * (sim_ethosu.c): tensors with an offline offset in one arena, scratch_fast
+ * (interp_ethosu.c): tensors with an offline offset in one arena, scratch_fast
  * separately, constants (flash) and tensors without an offset on their own. */
 typedef struct fx_mem {
     const graph *g;
@@ -872,7 +873,7 @@ static void fx_file(const char *path, fx_stats *fs)
     }
     for (int32_t i = 0; i < g->n_ops; i++) {
         const graph_op *op = &g->ops[i];
-        if (!sim_is_ethosu_op(op) || op->n_in < 4) continue;
+        if (!interp_is_ethosu_op(op) || op->n_in < 4) continue;
         char what[1200];
         const char *base = strrchr(path, '/');
         snprintf(what, sizeof what, "%s op %d", base ? base + 1 : path, i);

@@ -6,8 +6,8 @@
 #define NPUC_API_H
 
 #include "npuc/npuc.h"
-#include "../util/util.h"
-#include "../sim/sim.h"
+#include "util/util.h"
+#include "sim/sim.h"
 
 /* The last error of this thread (npuc_last_error) as an npuc_err: code and
  * message. Returns the code (NPUC_OK after a success). */

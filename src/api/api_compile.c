@@ -2,7 +2,7 @@
  * formats asked for, in memory (emit_*); npuc_compiled_write puts them in
  * a folder, all or none. */
 #include "api_int.h"
-#include "../emit/emit.h"
+#include "emit/emit.h"
 
 #include <errno.h>
 #include <stdio.h>

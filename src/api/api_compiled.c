@@ -3,7 +3,7 @@
  * CPU epochs run the prepared kernels. The sequence an MCU application
  * follows: load (or install), bind pools, driver up, memory mapped, run. */
 #include "api_int.h"
-#include "../runtime/host/npurt_host.h"
+#include "runtime/host/npurt_host.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,9 +4,9 @@
 #define NPUC_API_INT_H
 
 #include "api.h"
-#include "../compiler/cc.h"
-#include "../interp/interp.h"
-#include "../driver/host/ethosu_host.h"
+#include "compiler/cc.h"
+#include "interp/interp.h"
+#include "driver/host/ethosu_host.h"
 #include "npurt/npurt.h"
 #include "npurt/reloc.h"
 

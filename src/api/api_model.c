@@ -1,7 +1,7 @@
 /* npuc_model: open by form, close, queries, inputs, outputs, run. The
  * forms' own parts are in api_tflite.c and api_compiled.c. */
 #include "api_int.h"
-#include "../kernels/k_op.h"
+#include "kernels/k_op.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,6 +3,7 @@
  * interface, as TFLite Micro with the Ethos-U driver would. Also the
  * tensor queries and the tensor dump. */
 #include "api_int.h"
+#include "interp/interp_ethosu.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -14,7 +15,7 @@
 static bool accept_ethosu(void *user, const graph_op *op)
 {
     (void)user;
-    return sim_is_ethosu_op(op);
+    return interp_is_ethosu_op(op);
 }
 
 /* The virtual NPU, at the first ethos-u op: the resolved target's (by
@@ -38,7 +39,7 @@ static int eval_ethosu(void *user, interp *ip, const graph_op *op, npuc_err *err
     api_event(m, NPUC_EVENT_STREAM_BEGIN, op->index);
     sim_npu_set_trace(m->npu, trace ? api_trace_line : NULL, m);
     api_pmu_setup(m->npu);
-    if ((rc = sim_run_ethosu_interp(m->npu, ip, op, err))) return rc;
+    if ((rc = interp_run_ethosu(m->npu, ip, op, err))) return rc;
     if (m->run && m->run->profile && (rc = api_profile_stream(m, op->index, m->npu, true)))
         return npuc_errf(err, rc, "out of memory");
     api_event(m, NPUC_EVENT_STREAM_END, op->index);
@@ -79,8 +80,8 @@ int api_open_tflite(npuc_model *m, const npuc_open_options *o, npuc_err *err)
     eu_variant v;
     npuc_err ignored = {0};
     for (int32_t i = 0; i < g->n_ops; i++)
-        if (sim_is_ethosu_op(&g->ops[i]) && !m->n_ethosu++)
-            have_var = sim_ethosu_op_variant(g, &g->ops[i], &v, &ignored) == NPUC_OK;
+        if (interp_is_ethosu_op(&g->ops[i]) && !m->n_ethosu++)
+            have_var = interp_ethosu_variant(g, &g->ops[i], &v, &ignored) == NPUC_OK;
     target_found found;
     target_find_in_tflite(m->tm, &found);
     if ((rc = api_resolve_target(m, &found, have_var ? &v : NULL, err))) return api_prefix(m, err);

@@ -2,9 +2,9 @@
 #ifndef NPUC_CLI_H
 #define NPUC_CLI_H
 
-#include "../graph/graph.h"
-#include "../api/api.h"
-#include "../target/target.h"
+#include "graph/graph.h"
+#include "api/api.h"
+#include "target/target.h"
 
 #include <stdio.h>
 

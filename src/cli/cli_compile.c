@@ -3,7 +3,7 @@
  * compile and the files are the host API's (npuc_compile_file,
  * npuc_compiled_write); this is argument parsing and printing. */
 #include "cli.h"
-#include "../compiler/cc.h"
+#include "compiler/cc.h"
 
 #include <stdio.h>
 #include <stdlib.h>

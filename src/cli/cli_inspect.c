@@ -1,9 +1,9 @@
 /* npuc inspect: what is in a model. */
 #include "cli.h"
-#include "../interp/interp.h"
-#include "../compiler/cc.h"
-#include "../emit/emit.h"
-#include "../runtime/host/npurt_host.h"
+#include "interp/interp.h"
+#include "compiler/cc.h"
+#include "emit/emit.h"
+#include "runtime/host/npurt_host.h"
 #include "npurt/npurt_crypto.h"
 #include "npurt/reloc.h"
 

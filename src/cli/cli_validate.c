@@ -3,7 +3,7 @@
  * reports (src/validate/). */
 #include "cli.h"
 #include "cli_run_int.h"
-#include "../validate/validate.h"
+#include "validate/validate.h"
 
 #include <dirent.h>
 #include <errno.h>

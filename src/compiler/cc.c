@@ -3,7 +3,7 @@
  * uses, run over the streams we emitted, so compiler reports and `npuc run
  * --profile` agree by construction). */
 #include "cc.h"
-#include "../interp/interp.h"
+#include "interp/interp.h"
 
 #include <stdlib.h>
 #include <string.h>

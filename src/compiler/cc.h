@@ -9,8 +9,8 @@
 #ifndef NPUC_CC_H
 #define NPUC_CC_H
 
-#include "../graph/graph.h"
-#include "../target/target.h"
+#include "graph/graph.h"
+#include "target/target.h"
 #include "ethosu/eu_block.h"
 
 typedef enum cc_optimise { CC_OPT_PERFORMANCE = 0, CC_OPT_SIZE = 1 } cc_optimise;

@@ -15,7 +15,7 @@
  * The result is bit-exact by construction: the interpreter is the oracle
  * the deployed model is checked against. */
 #include "cc.h"
-#include "../interp/interp.h"
+#include "interp/interp.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
 #ifndef NPUC_EMIT_H
 #define NPUC_EMIT_H
 
-#include "../compiler/cc.h"
+#include "compiler/cc.h"
 
 /* Builds the TFLite model of a compiled model (ethos-u.md 10): SW epochs
  * keep their original operator, each HW epoch becomes a CUSTOM "ethos-u"

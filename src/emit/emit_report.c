@@ -1,7 +1,7 @@
 /* emit_report: what the compiler did, for people (summary) and scripts
  * (JSON with everything, CSV with one row per graph op). */
 #include "emit.h"
-#include "../util/json.h"
+#include "util/json.h"
 
 #include <stdarg.h>
 #include <stdio.h>

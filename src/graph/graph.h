@@ -4,8 +4,8 @@
 #ifndef NPUC_GRAPH_H
 #define NPUC_GRAPH_H
 
-#include "../util/util.h"
-#include "../tflite/tflite.h"
+#include "util/util.h"
+#include "tflite/tflite.h"
 
 #define GRAPH_MAX_RANK 8
 

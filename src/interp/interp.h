@@ -3,7 +3,7 @@
 #ifndef NPUC_INTERP_H
 #define NPUC_INTERP_H
 
-#include "../graph/graph.h"
+#include "graph/graph.h"
 
 typedef struct interp interp;
 

@@ -5,7 +5,7 @@
 #define NPUC_INTERP_OPS_H
 
 #include "interp.h"
-#include "../kernels/kernels.h"
+#include "kernels/kernels.h"
 
 /* One prepared op: a k_op kind and its params blob, run by k_op_run with
  * the node's tensors (the interpreter's only evaluation path, shared with

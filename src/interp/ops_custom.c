@@ -2,7 +2,7 @@
  * Parameters come from the op's custom_options (a FlexBuffer map, read by
  * tflite/flexbuf.h) with TFLite Micro's defaults; docs/kernels-custom.md. */
 #include "interp_ops.h"
-#include "../tflite/flexbuf.h"
+#include "tflite/flexbuf.h"
 
 #include <string.h>
 

@@ -24,8 +24,6 @@
 #include "ethosu/eu_regs.h"
 #include "ethosu/eu_variant.h"
 #include "util/util.h"
-#include "graph/graph.h"
-#include "interp/interp.h"
 
 /* ---------------------------------------------------------------- variants */
 
@@ -361,30 +359,5 @@ const char *sim_npu_error(const sim_npu *npu);
 const sim_op_info *sim_npu_ops(const sim_npu *npu, size_t *n);
 uint64_t sim_npu_run_cycles(const sim_npu *npu);
 
-
-/* --------------------------------------- running a Vela "ethos-u" op */
-
-
-/* True for a CUSTOM op with custom code "ethos-u". */
-bool sim_is_ethosu_op(const graph_op *op);
-
-/* The NPU variant an ethos-u op's COP1 payload was compiled for. */
-int sim_ethosu_op_variant(const graph *g, const graph_op *op, eu_variant *v, npuc_err *err);
-
-/* Runs one ethos-u op as TFLite Micro + the Ethos-U driver would: checks
- * the payload's CONFIG against the NPU, places the op's tensors in one
- * arena at their OfflineMemoryAllocation offsets (scratch, scratch_fast,
- * inputs, outputs), maps flash/arena/payload into the NPU's memory, writes
- * QBASE/QSIZE/BASEP0..n, starts it through CMD and checks STATUS.
- * data[k] is the host memory of tensor op->in[k] (k < n_in), then
- * op->out[k - n_in]; inputs are read, outputs written. Errors carry the
- * NPU's message (command byte offset and reason). */
-int sim_run_ethosu_op(sim_npu *npu, const graph *g, const graph_op *op, void *const *data,
-                      npuc_err *err);
-
-/* sim_run_ethosu_op for an op met by the reference interpreter's CUSTOM-op
- * hook (interp_options.custom_eval): its tensors are the interpreter's
- * (constants: their buffers). */
-int sim_run_ethosu_interp(sim_npu *npu, interp *ip, const graph_op *op, npuc_err *err);
 
 #endif

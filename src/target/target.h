@@ -16,9 +16,9 @@
 #ifndef NPUC_TARGET_H
 #define NPUC_TARGET_H
 
-#include "../util/util.h"
-#include "../sim/sim.h"
-#include "../tflite/tflite.h"
+#include "util/util.h"
+#include "sim/sim.h"
+#include "tflite/tflite.h"
 
 #define TARGET_MAX_POOLS 8
 #define TARGET_NAME_MAX 64          /* names, NUL included */

@@ -4,7 +4,7 @@
 #define NPUC_TARGET_INT_H
 
 #include "target.h"
-#include "../util/json.h"
+#include "util/json.h"
 
 #define TARGET_LIST \
     "ethos-u55-32, ethos-u55-64, ethos-u55-128, ethos-u55-256, ethos-u65-256, ethos-u65-512"

@@ -13,7 +13,7 @@
 #ifndef NPUC_FLEXBUF_H
 #define NPUC_FLEXBUF_H
 
-#include "../util/util.h"
+#include "util/util.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -4,7 +4,7 @@
 #ifndef NPUC_TFLITE_H
 #define NPUC_TFLITE_H
 
-#include "../util/util.h"
+#include "util/util.h"
 
 /* TensorType values (schema numbering). */
 enum {

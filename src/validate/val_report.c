@@ -1,7 +1,7 @@
 /* val_report: a validation report as JSON (everything), CSV (one row per
  * graph op) and text (the lines `npuc validate` prints). */
 #include "validate.h"
-#include "../util/json.h"
+#include "util/json.h"
 
 #include <math.h>
 #include <stdarg.h>

@@ -2,9 +2,9 @@
  * (the npuc runtime over a virtual NPU) and the source graph on the
  * reference interpreter, compare, and profile. See validate.h. */
 #include "validate.h"
-#include "../api/api.h"
-#include "../emit/emit.h"
-#include "../interp/interp.h"
+#include "api/api.h"
+#include "emit/emit.h"
+#include "interp/interp.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -12,7 +12,7 @@
 #ifndef NPUC_VALIDATE_H
 #define NPUC_VALIDATE_H
 
-#include "../compiler/cc.h"
+#include "compiler/cc.h"
 #include "npurt/npurt_format.h"   /* NPURT_EPOCH_* */
 
 /* ------------------------------------------------------------ metrics */

@@ -27,7 +27,7 @@
  * costs much more). It also assumes a weight stream of one byte per weight
  * and no padding. */
 #include "eu_block.h"
-#include "../../target/target.h"
+#include "target/target.h"
 
 #include <string.h>
 

@@ -4,8 +4,8 @@
 #ifndef NPUC_EU_BLOCK_H
 #define NPUC_EU_BLOCK_H
 
-#include "../../util/util.h"
-#include "../../sim/sim.h"
+#include "util/util.h"
+#include "sim/sim.h"
 
 typedef struct eu_block_req {
     eu_variant variant;

@@ -9,7 +9,7 @@
  * them up (docs/ethos-u.md 9.3). Every command word is made by the command
  * table of src/ethosu/eu_cmd.h from field values (eu_pack*); the payload by
  * eu_cop1_write. */
-#include "../cc.h"
+#include "compiler/cc.h"
 #include "ethosu/eu_cmd.h"
 #include "ethosu/eu_cop1.h"
 

@@ -5,8 +5,8 @@
 #ifndef NPUC_EU_WEIGHTS_H
 #define NPUC_EU_WEIGHTS_H
 
-#include "../../util/util.h"
-#include "../../sim/sim.h"
+#include "util/util.h"
+#include "sim/sim.h"
 
 /* Compresses a sequence of signed 9-bit values (-255..255) into one MLW
  * stream: sections, palettes, zero runs and Rice parameters chosen to make

@@ -8,7 +8,7 @@
  * from the reference kernels' own quantization arithmetic (lower_toolkit.c),
  * tables from the reference interpreter run at compile time. */
 #include "lower.h"
-#include "../../interp/interp.h"
+#include "interp/interp.h"
 
 #include <stdio.h>
 #include <stdlib.h>

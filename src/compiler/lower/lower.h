@@ -18,7 +18,7 @@
 #ifndef NPUC_LOWER_H
 #define NPUC_LOWER_H
 
-#include "../cc.h"
+#include "compiler/cc.h"
 
 typedef struct lower_ctx {
     cc_model *m;

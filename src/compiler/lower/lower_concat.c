@@ -22,7 +22,7 @@
  * (cc_concat.c) later removes the copies whose producers can write straight
  * into their slices. */
 #include "lower.h"
-#include "../../interp/interp.h"
+#include "interp/interp.h"
 
 #include <string.h>
 

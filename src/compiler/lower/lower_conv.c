@@ -58,9 +58,9 @@
  * whose worst-case sum could leave that range stay on the CPU (TFLite wraps
  * int32 sums, the NPU's behaviour there is not pinned down). */
 #include "lower.h"
-#include "../ethosu/eu_weights.h"
-#include "../../interp/interp.h"
-#include "../../kernels/k_common.h"
+#include "compiler/ethosu/eu_weights.h"
+#include "interp/interp.h"
+#include "kernels/k_common.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -12,7 +12,7 @@
  *   - MUL: one output multiplier for the product of the scales;
  *   - MINIMUM / MAXIMUM: raw values, as TFLite compares them. */
 #include "lower.h"
-#include "../../kernels/k_common.h"
+#include "kernels/k_common.h"
 
 #include <math.h>
 #include <string.h>

@@ -40,10 +40,10 @@
  * value differs. HARD_SWISH has no int16 reference kernel, so it stays on
  * the CPU with the reference's reason. */
 #include "lower.h"
-#include "../../interp/interp.h"
-#include "../../kernels/k_activation.h"
-#include "../../kernels/k_common.h"
-#include "../../sim/sim_rescale.h"
+#include "interp/interp.h"
+#include "kernels/k_activation.h"
+#include "kernels/k_common.h"
+#include "sim/sim_rescale.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -39,7 +39,7 @@
  * shapes, strides, kernel, padding; cc_weighted_scales: weight zero points,
  * per-channel rescales, biases; the block configuration). */
 #include "lower.h"
-#include "../../interp/interp.h"
+#include "interp/interp.h"
 
 #include <string.h>
 

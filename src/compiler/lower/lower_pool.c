@@ -47,9 +47,9 @@
  * temporary (exact: they are parts of A), a second pool with zero point 0
  * adds the Ra partials of each output and applies the scale above. */
 #include "lower.h"
-#include "../../kernels/k_common.h"
-#include "../../kernels/k_elementwise.h"
-#include "../../interp/interp.h"
+#include "kernels/k_common.h"
+#include "kernels/k_elementwise.h"
+#include "interp/interp.h"
 
 #include <string.h>
 

@@ -30,7 +30,7 @@
  *    away from zero that the kernel computes: the taps repeat each input
  *    value the same number of times, so both are the same rational. */
 #include "lower.h"
-#include "../../interp/interp.h"
+#include "interp/interp.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -31,8 +31,8 @@
  * output row, or one op when the rows are uniform (H and W merge), and a
  * reversed axis one op per index. */
 #include "lower.h"
-#include "../../interp/interp.h"
-#include "../../kernels/k_shape.h"
+#include "interp/interp.h"
+#include "kernels/k_shape.h"
 
 #include <string.h>
 

@@ -55,9 +55,9 @@
  * a row of equal values already breaks it), and its 32-bit sum wraps where
  * the NPU saturates (int16 output: C <= 4095 keeps sum < 2^31). */
 #include "lower.h"
-#include "../../interp/interp.h"
-#include "../../kernels/k_activation.h"
-#include "../../kernels/k_common.h"
+#include "interp/interp.h"
+#include "kernels/k_activation.h"
+#include "kernels/k_common.h"
 
 #include <stdlib.h>
 #include <string.h>

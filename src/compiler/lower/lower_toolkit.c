@@ -5,8 +5,8 @@
  * output stage as docs/ethos-u.md 5.6 proves equivalent; tables (LUTs) come from
  * the reference interpreter itself (cc_reference_all). */
 #include "lower.h"
-#include "../../interp/interp.h"
-#include "../../kernels/k_common.h"
+#include "interp/interp.h"
+#include "kernels/k_common.h"
 
 #include <math.h>
 #include <stdarg.h>

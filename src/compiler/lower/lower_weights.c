@@ -6,8 +6,8 @@
  * and the op split into output-channel chunks whose copies overlap the ops
  * before them. On a U65-512 each chunk holds the two cores' parts. */
 #include "lower.h"
-#include "../ethosu/eu_weights.h"
-#include "../../kernels/k_common.h"
+#include "compiler/ethosu/eu_weights.h"
+#include "kernels/k_common.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,8 +1,8 @@
-/* sim_ethosu: runs a Vela "ethos-u" custom operator on the virtual NPU the
- * way TensorFlow Lite Micro's ethos-u kernel and the driver do it
+/* interp_ethosu: runs a Vela "ethos-u" custom operator on the virtual NPU
+ * the way TensorFlow Lite Micro's ethos-u kernel and the driver do it
  * (docs/ethos-u.md 9.1-9.5, 10): payload check, base addresses, register
  * programming, start, completion status. */
-#include "sim/sim.h"
+#include "interp/interp_ethosu.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +10,7 @@
 #define BUS_BASE 0x10000000ull
 #define BUS_STEP 0x08000000ull   /* 128 MiB per window */
 
-bool sim_is_ethosu_op(const graph_op *op)
+bool interp_is_ethosu_op(const graph_op *op)
 {
     return op->opcode == TFL_OP_CUSTOM && op->custom_code && !strcmp(op->custom_code, "ethos-u");
 }
@@ -34,7 +34,7 @@ static int payload_of(const graph *g, const graph_op *op, sim_cop1 *c, npuc_err 
     return NPUC_OK;
 }
 
-int sim_ethosu_op_variant(const graph *g, const graph_op *op, eu_variant *v, npuc_err *err)
+int interp_ethosu_variant(const graph *g, const graph_op *op, eu_variant *v, npuc_err *err)
 {
     sim_cop1 c;
     int rc = payload_of(g, op, &c, err);
@@ -46,7 +46,7 @@ int sim_ethosu_op_variant(const graph *g, const graph_op *op, eu_variant *v, npu
     return sim_variant_from_config(c.config, v, err);
 }
 
-int sim_run_ethosu_op(sim_npu *npu, const graph *g, const graph_op *op, void *const *data,
+int interp_run_ethosu_op(sim_npu *npu, const graph *g, const graph_op *op, void *const *data,
                       npuc_err *err)
 {
     sim_cop1 c;
@@ -178,7 +178,7 @@ done:
     return rc;
 }
 
-int sim_run_ethosu_interp(sim_npu *npu, interp *ip, const graph_op *op, npuc_err *err)
+int interp_run_ethosu(sim_npu *npu, interp *ip, const graph_op *op, npuc_err *err)
 {
     const graph *g = interp_graph(ip);
     void *data[64];
@@ -188,5 +188,5 @@ int sim_run_ethosu_interp(sim_npu *npu, interp *ip, const graph_op *op, npuc_err
         int32_t t = k < op->n_in ? op->in[k] : op->out[k - op->n_in];
         data[k] = t < 0 ? NULL : g->tensors[t].data ? (void *)g->tensors[t].data : interp_tensor_mut(ip, t);
     }
-    return sim_run_ethosu_op(npu, g, op, data, err);
+    return interp_run_ethosu_op(npu, g, op, data, err);
 }

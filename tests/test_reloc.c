@@ -298,7 +298,7 @@ static int check_info(const relfile *rf, const char *name, eu_variant v, npurt_r
         CHECK_EQ_INT(info->npu_product, eu_variant_is_u65(v) ? 1 : 0);
         static const uint32_t macs[6] = {32, 64, 128, 256, 256, 512};
         CHECK_EQ_INT(info->npu_macs, macs[v]);
-        CHECK(strstr(npurt_reloc_npu_name(info->npu_config), eu_variant_name(v)) != NULL);
+        CHECK(!strcmp(npurt_reloc_npu_name(info->npu_config), eu_variant_target(v)));
     } else {
         /* no HW epochs (install checks that against the model) */
         CHECK_EQ_INT(info->npu_macs, 0);

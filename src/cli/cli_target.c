@@ -27,8 +27,7 @@ bool cli_target_option(const char *cmd, int argc, char **argv, int *i, target_sp
         npuc_err err = {0};
         if (target_variant_parse(v, &var, &err)) {
             if (!strcmp(a, "--npu"))
-                *rc = cli_usage_error(cmd, "--npu: unknown NPU '%s' (ethos-u55-32, ethos-u55-64, ethos-u55-128, "
-                                           "ethos-u55-256, ethos-u65-256, ethos-u65-512)", v);
+                *rc = cli_usage_error(cmd, "--npu: unknown NPU '%s' (%s)", v, EU_VARIANT_TARGETS + 2);
             else
                 *rc = cli_usage_error(cmd, "%s: %s", a, err.msg);
             return true;

@@ -50,6 +50,11 @@
 /* The ID word Vela writes (architecture 1.0.6) and the virtual NPU reports. */
 #define EU_ID_VELA EU_ID_WORD(1, 0, 6)
 
+/* Every target name as one string literal, each after ", ":
+ * ", ethos-u55-32, ethos-u55-64, ..." (for messages: skip the first two). */
+#define EU_VARIANT_TARGET_(id, target, ...) ", " target
+#define EU_VARIANT_TARGETS EU_VARIANT_ROWS(EU_VARIANT_TARGET_)
+
 #define EU_VARIANT_ENUM_(id, ...) EU_##id,
 #define EU_VARIANT_COUNT_(...) +1
 typedef enum eu_variant { EU_VARIANT_ROWS(EU_VARIANT_ENUM_) } eu_variant;

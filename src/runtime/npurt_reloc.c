@@ -10,6 +10,7 @@
 #include "npurt/npurt_crypto.h"
 
 #include "npurt_int.h"
+#include "ethosu/eu_variant.h"
 
 #include <string.h>
 
@@ -48,20 +49,8 @@ static uint32_t security_have(void)
 const char *npurt_reloc_npu_name(uint32_t c)
 {
     if (!c) return "none";
-    unsigned macs = c & 0xFu, product = (c >> 28) & 0xFu;
-    if (product == 0) {
-        switch (macs) {
-        case 5: return "Ethos-U55-32";
-        case 6: return "Ethos-U55-64";
-        case 7: return "Ethos-U55-128";
-        case 8: return "Ethos-U55-256";
-        default: break;
-        }
-    } else if (product == 1) {
-        if (macs == 8) return "Ethos-U65-256";
-        if (macs == 9) return "Ethos-U65-512";
-    }
-    return "unknown Ethos-U";
+    eu_variant v;
+    return eu_variant_from_config(c, &v) ? "unknown Ethos-U" : eu_variant_target(v);
 }
 
 static bool range_in(uint64_t off, uint64_t len, uint64_t lo, uint64_t hi)

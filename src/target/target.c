@@ -32,35 +32,16 @@ bool target_ieq(const char *s, const char *t) { return target_ieq_n(s, strlen(s)
 
 /* -------------------------------------------------------------- variants */
 
-static const struct {
-    const char *name;
-    eu_variant v;
-} TARGETS[] = {
-    {"ethos-u55-32", EU_U55_32},   {"ethos-u55-64", EU_U55_64},   {"ethos-u55-128", EU_U55_128},
-    {"ethos-u55-256", EU_U55_256}, {"ethos-u65-256", EU_U65_256}, {"ethos-u65-512", EU_U65_512},
-};
-#define N_TARGETS (sizeof TARGETS / sizeof TARGETS[0])
-
-bool target_variant_valid(eu_variant v) { return (unsigned)v <= (unsigned)EU_U65_512; }
+bool target_variant_valid(eu_variant v) { return eu_variant_get(v) != NULL; }
 
 int target_variant_parse(const char *name, eu_variant *out, npuc_err *err)
 {
-    for (size_t i = 0; name && i < N_TARGETS; i++) {
-        if (target_ieq(name, TARGETS[i].name)) {
-            *out = TARGETS[i].v;
-            return NPUC_OK;
-        }
-    }
-    return npuc_errf(err, NPUC_E_USAGE, "unknown target '%.80s' (valid: " TARGET_LIST ")",
-                     name ? name : "(null)");
+    if (name && !eu_variant_by_target(name, out)) return NPUC_OK;
+    return npuc_errf(err, NPUC_E_USAGE, "unknown target '%.80s' (valid: %s)",
+                     name ? name : "(null)", TARGET_LIST);
 }
 
-const char *target_variant_name(eu_variant v)
-{
-    for (size_t i = 0; i < N_TARGETS; i++)
-        if (TARGETS[i].v == v) return TARGETS[i].name;
-    return "unknown";
-}
+const char *target_variant_name(eu_variant v) { return eu_variant_target(v); }
 
 unsigned target_axi_bytes(eu_variant v) { return eu_variant_is_u65(v) ? 16 : 8; }
 

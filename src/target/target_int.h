@@ -6,8 +6,8 @@
 #include "target.h"
 #include "util/json.h"
 
-#define TARGET_LIST \
-    "ethos-u55-32, ethos-u55-64, ethos-u55-128, ethos-u55-256, ethos-u65-256, ethos-u65-512"
+/* "ethos-u55-32, ..., ethos-u65-512": every variant, from the table */
+#define TARGET_LIST (EU_VARIANT_TARGETS + 2)
 
 /* Vela's memory areas. */
 enum { TM_SRAM, TM_DRAM, TM_ONCHIP_FLASH, TM_OFFCHIP_FLASH, TM_N };

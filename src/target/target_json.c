@@ -548,7 +548,7 @@ static int parse_target(ld *c, const npuc_json *v, target_desc *s)
     if (c->record) {
         /* a record names its exact variant, which it is for */
         if (!full)
-            return ld_fail(c, v, "target", "unknown target %s (valid: " TARGET_LIST ")", describe(v, b, sizeof b));
+            return ld_fail(c, v, "target", "unknown target %s (valid: %s)", describe(v, b, sizeof b), TARGET_LIST);
         c->v = s->variant = tv;
         return 0;
     }
@@ -565,8 +565,8 @@ static int parse_target(ld *c, const npuc_json *v, target_desc *s)
                            target_variant_name(tv), target_variant_name(c->v));
         return 0;
     }
-    return ld_fail(c, v, "target", "unknown target %s (valid: ethos-u55, ethos-u65, " TARGET_LIST ")",
-                   describe(v, b, sizeof b));
+    return ld_fail(c, v, "target", "unknown target %s (valid: ethos-u55, ethos-u65, %s)", describe(v, b, sizeof b),
+                   TARGET_LIST);
 }
 
 static int parse_system(ld *c, const npuc_json *root, target_desc *s)

@@ -52,7 +52,7 @@ struct npuc_model {
     sim_system given_sys;
     eu_variant given_variant;
     char npu_name[32];                /* "ethos-u55-128" once the NPU exists */
-    const char *sys_name;
+    char sys_name[64];                /* the system config the NPU runs (a copy) */
     double core_clock_hz;
     uint32_t macs_per_cycle;
     /* TFLite */

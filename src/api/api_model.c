@@ -43,7 +43,7 @@ void api_note_npu(npuc_model *m, eu_variant v, const sim_system *sys)
 {
     const eu_variant_info *row = eu_variant_get(v);
     snprintf(m->npu_name, sizeof m->npu_name, "%s", eu_variant_target(v));
-    m->sys_name = sys->name;
+    snprintf(m->sys_name, sizeof m->sys_name, "%s", sys->name);
     m->core_clock_hz = sys->core_clock_hz;
     m->macs_per_cycle = row ? row->macs : 0;
 }
@@ -186,7 +186,7 @@ int npuc_model_get_info(const npuc_model *m, npuc_model_info *out)
     memset(out, 0, sizeof *out);
     out->form = m->form;
     out->npu = m->npu_name;
-    out->system_config = m->sys_name ? m->sys_name : "";
+    out->system_config = m->sys_name;
     out->core_clock_hz = m->core_clock_hz;
     out->macs_per_cycle = m->macs_per_cycle;
     if (m->form == NPUC_FORM_TFLITE) {

@@ -27,7 +27,7 @@ bool cli_target_option(const char *cmd, int argc, char **argv, int *i, target_sp
         npuc_err err = {0};
         if (target_variant_parse(v, &var, &err)) {
             if (!strcmp(a, "--npu"))
-                *rc = cli_usage_error(cmd, "--npu: unknown NPU '%s' (%s)", v, EU_VARIANT_TARGETS + 2);
+                *rc = cli_usage_error(cmd, "--npu: unknown NPU '%s' (%s)", v, &EU_VARIANT_TARGETS[2]);
             else
                 *rc = cli_usage_error(cmd, "%s: %s", a, err.msg);
             return true;

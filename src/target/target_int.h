@@ -7,7 +7,7 @@
 #include "util/json.h"
 
 /* "ethos-u55-32, ..., ethos-u65-512": every variant, from the table */
-#define TARGET_LIST (EU_VARIANT_TARGETS + 2)
+#define TARGET_LIST (&EU_VARIANT_TARGETS[2])
 
 /* Vela's memory areas. */
 enum { TM_SRAM, TM_DRAM, TM_ONCHIP_FLASH, TM_OFFCHIP_FLASH, TM_N };

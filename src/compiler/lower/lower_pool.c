@@ -4,7 +4,9 @@
  * without zero points). An unpadded average takes Vela's global scale
  * (docs/ethos-u.md 5.5), checked at compile time against TFLite's rounded mean
  * for every sum its taps can produce; a padded one the hardware's average
- * over the valid taps.
+ * over the valid taps. Strides above 3 (KERNEL_STRIDE takes 1..3,
+ * docs/ethos-u.md 2.3): an axis with one output takes stride 1, others
+ * become one op per output band over the input slice it reads (pool_bands).
  *
  * MEAN (int8, int16): AVERAGE pools with a global scale.
  *

@@ -1,5 +1,7 @@
-/* MAX_POOL_2D and AVERAGE_POOL_2D with strides above 3 on the NPU
- * (src/compiler/lower/lower_pool.c: a pool whose output has one row or
+/* MAX_POOL_2D, AVERAGE_POOL_2D, CONV_2D and DEPTHWISE_CONV_2D (VALID)
+ * with strides above 3 on the NPU (lower_conv.c: lower_wide_stride, bands
+ * sharing one weight stream; pools:
+ * src/compiler/lower/lower_pool.c: a pool whose output has one row or
  * column along such an axis takes stride 1; others become one NPU op per
  * output row / column band over the slice of the input it reads).
  * Single-op graphs with random shapes, kernels, strides (mostly above 3),
@@ -28,6 +30,9 @@
 #include "cc_hazard.h"
 
 typedef struct cfg {
+    int kind;                     /* 0 pool, 1 CONV_2D, 2 DEPTHWISE_CONV_2D */
+    int32_t oc, dy, dx;           /* convs: output depth, dilation */
+    uint64_t wseed;               /* convs: weights, bias, scales */
     bool is_max;
     graph_dtype dt;
     int32_t h, w, ch;
@@ -40,6 +45,14 @@ typedef struct cfg {
 
 static void cfg_str(const cfg *c, char *buf, size_t size)
 {
+    if (c->kind) {
+        snprintf(buf, size, "%s %s %dx%dx%d -> %d kernel %dx%d stride %dx%d dilation %dx%d %s act %d zp %lld wseed %llu %s",
+                 c->kind == 1 ? "CONV_2D" : "DEPTHWISE_CONV_2D", graph_dtype_name(c->dt), c->h, c->w, c->ch, c->oc,
+                 c->fh, c->fw, c->sy, c->sx, c->dy, c->dx,
+                 c->padding == TFL_PAD_SAME ? "SAME" : "VALID", c->act, (long long)c->zp, (unsigned long long)c->wseed,
+                 target_variant_name(c->variant));
+        return;
+    }
     snprintf(buf, size, "%s %s %dx%dx%d kernel %dx%d stride %dx%d %s act %d scale %.6g zp %lld %s",
              c->is_max ? "MAX_POOL" : "AVERAGE_POOL", graph_dtype_name(c->dt), c->h, c->w, c->ch, c->fh, c->fw, c->sy,
              c->sx, c->padding == TFL_PAD_SAME ? "SAME" : "VALID", c->act, (double)c->scale, (long long)c->zp,
@@ -51,8 +64,11 @@ static int32_t out_extent(int32_t padding, int32_t in, int32_t k, int32_t s)
     return padding == TFL_PAD_SAME ? (in + s - 1) / s : (in - k + s) / s;
 }
 
+static graph *build_conv(const cfg *c);
+
 static graph *build_graph(const cfg *c)
 {
+    if (c->kind) return build_conv(c);
     graph *g = graph_new("stride");
     if (!g) return NULL;
     tfl_options opt;
@@ -80,6 +96,7 @@ static graph *build_graph(const cfg *c)
 
 typedef struct stats {
     int configs, npu, cpu, draws, failed, rejected, split;
+    long long outs, inner;        /* output values compared, not at a type limit */
 } stats;
 
 static void fill(npuc_rng *r, int pattern, graph_dtype dt, void *buf, size_t n)
@@ -193,6 +210,12 @@ static bool run_config(const cfg *c, uint64_t seed, int expect_npu, const char *
                     (unsigned long long)seed, d, pat, at / es, va, vb);
             goto out;
         }
+        for (size_t i = 0; i < size / es; i++) {
+            int32_t v = es == 1 ? ((const int8_t *)interp_output(tw.ref, 0, &size))[i]
+                                : ((const int16_t *)interp_output(tw.ref, 0, &size))[i];
+            st->outs++;
+            st->inner += es == 1 ? v > -128 && v < 127 : v > -32768 && v < 32767;
+        }
     }
     if (tw.nc.n_runs != n_draws) {
         fprintf(stderr, "FAIL %s: %d NPU runs for %d draws\n", cs, tw.nc.n_runs, n_draws);
@@ -271,6 +294,103 @@ static void random_cfg(npuc_rng *r, cfg *c)
     c->variant = variants[npuc_rng_range(r, 0, 5)];
 }
 
+
+/* A CONV_2D / DEPTHWISE_CONV_2D (multiplier 1 or oc / ch) with VALID
+ * padding, per-channel int8 weights, bias int32 (int8) / int64 (int16). */
+static graph *build_conv(const cfg *c)
+{
+    graph *g = graph_new("stride_conv");
+    if (!g) return NULL;
+    npuc_rng r;
+    npuc_rng_seed(&r, c->wseed);
+    int32_t effh = (c->fh - 1) * c->dy + 1, effw = (c->fw - 1) * c->dx + 1;
+    int32_t oh = (c->h - effh) / c->sy + 1, ow = (c->w - effw) / c->sx + 1;
+    if (c->padding == TFL_PAD_SAME) {
+        oh = (c->h + c->sy - 1) / c->sy;
+        ow = (c->w + c->sx - 1) / c->sx;
+    }
+    bool dw = c->kind == 2;
+    int32_t per = dw ? 1 : c->ch, k = c->fh * c->fw * per;
+    int32_t ishape[4] = {1, c->h, c->w, c->ch}, oshape[4] = {1, oh, ow, c->oc};
+    int32_t wshape[4] = {dw ? 1 : c->oc, c->fh, c->fw, dw ? c->oc : c->ch}, bshape = c->oc;
+    size_t nw = (size_t)c->oc * (size_t)k;
+    int8_t *w = malloc(nw);
+    int64_t *b64 = malloc(sizeof *b64 * (size_t)c->oc);
+    int32_t *b32 = malloc(sizeof *b32 * (size_t)c->oc);
+    float *ws = malloc(sizeof *ws * (size_t)c->oc), *bs = malloc(sizeof *bs * (size_t)c->oc);
+    int64_t *zp0 = calloc((size_t)c->oc, sizeof *zp0);
+    graph *res = NULL;
+    if (!w || !b64 || !b32 || !ws || !bs || !zp0) goto out;
+    for (size_t i = 0; i < nw; i++) w[i] = (int8_t)npuc_rng_range(&r, -127, 127);
+    float si = c->scale;
+    for (int32_t o = 0; o < c->oc; o++) {
+        ws[o] = (float)(0.002 * pow(2.0, npuc_rng_unit(&r) * 4));
+        bs[o] = si * ws[o];
+        double range = (c->dt == GRAPH_I16 ? 200000.0 : 2000.0) * sqrt((double)k);
+        b64[o] = (int64_t)((npuc_rng_unit(&r) * 2 - 1) * range);
+        b32[o] = (int32_t)b64[o];
+    }
+    /* the output scale about the spread of the sums */
+    float so = (float)((double)si * (double)ws[0] * sqrt((double)k) * (c->dt == GRAPH_I16 ? 60.0 : 20.0) *
+                       pow(2.0, npuc_rng_unit(&r) * 2 - 1));
+    tfl_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.padding = c->padding == TFL_PAD_SAME ? TFL_PAD_SAME : TFL_PAD_VALID;
+    opt.stride_h = c->sy;
+    opt.stride_w = c->sx;
+    opt.dilation_h = c->dy;
+    opt.dilation_w = c->dx;
+    opt.depth_multiplier = dw ? c->oc / c->ch : 0;
+    opt.activation = c->act;
+    int32_t ti = graph_add_tensor(g, "x", c->dt, 4, ishape, NULL);
+    int32_t tw = graph_add_tensor(g, "w", GRAPH_I8, 4, wshape, w);
+    int32_t tb = graph_add_tensor(g, "b", c->dt == GRAPH_I16 ? GRAPH_I64 : GRAPH_I32, 1, &bshape,
+                                  c->dt == GRAPH_I16 ? (const void *)b64 : (const void *)b32);
+    int32_t to = graph_add_tensor(g, "y", c->dt, 4, oshape, NULL);
+    int64_t zo = c->dt == GRAPH_I8 ? npuc_rng_range(&r, -100, 100) : 0;
+    int32_t ins[3] = {ti, tw, tb};
+    bool ok = ti >= 0 && tw >= 0 && tb >= 0 && to >= 0 && !graph_set_quant(g, ti, 1, &si, &c->zp, 0) &&
+              !graph_set_quant(g, tw, c->oc, ws, zp0, dw ? 3 : 0) && !graph_set_quant(g, tb, c->oc, bs, zp0, 0) &&
+              !graph_set_quant(g, to, 1, &so, &zo, 0) &&
+              graph_add_op(g, dw ? TFL_OP_DEPTHWISE_CONV_2D : TFL_OP_CONV_2D, &opt, 3, ins, 1, &to) >= 0 &&
+              !graph_set_io(g, 1, &ti, 1, &to);
+    if (ok) res = g;
+out:
+    if (!res) graph_free(g);
+    free(w);
+    free(b64);
+    free(b32);
+    free(ws);
+    free(bs);
+    free(zp0);
+    return res;
+}
+
+static void random_conv(npuc_rng *r, cfg *c)
+{
+    memset(c, 0, sizeof *c);
+    c->kind = (int)npuc_rng_range(r, 1, 2);
+    c->padding = TFL_PAD_VALID;
+    c->dt = npuc_rng_range(r, 0, 2) ? GRAPH_I8 : GRAPH_I16;
+    c->ch = (int32_t)npuc_rng_range(r, 1, 24);
+    c->oc = c->kind == 2 ? c->ch * (c->ch <= 8 && !npuc_rng_range(r, 0, 3) ? 2 : 1) : (int32_t)npuc_rng_range(r, 1, 40);
+    c->fh = (int32_t)npuc_rng_range(r, 1, 6);
+    c->fw = (int32_t)npuc_rng_range(r, 1, 6);
+    c->dy = (int32_t)npuc_rng_range(r, 1, 4) == 1 ? 2 : 1;
+    c->dx = (int32_t)npuc_rng_range(r, 1, 4) == 1 ? 2 : 1;
+    c->sy = rnd_stride(r);
+    c->sx = rnd_stride(r);
+    int32_t effh = (c->fh - 1) * c->dy + 1, effw = (c->fw - 1) * c->dx + 1;
+    c->h = effh + (int32_t)npuc_rng_range(r, 0, 30);
+    c->w = effw + (int32_t)npuc_rng_range(r, 0, 30);
+    static const int32_t acts[4] = {TFL_ACT_NONE, TFL_ACT_RELU, TFL_ACT_RELU6, TFL_ACT_RELU_N1_TO_1};
+    c->act = acts[npuc_rng_range(r, 0, 3)];
+    c->scale = (float)(0.01 * pow(2.0, npuc_rng_unit(r) * 4));
+    c->zp = c->dt == GRAPH_I8 ? npuc_rng_range(r, -128, 127) : 0;
+    c->wseed = npuc_rng_range(r, 1, 1000000);
+    c->variant = variants[npuc_rng_range(r, 0, 5)];
+}
+
 int main(void)
 {
     long n = env_long("NPUC_ST_CONFIGS", 500);
@@ -320,5 +440,48 @@ int main(void)
            "NPU, %d on the CPU, %d rejected by the reference, %d draws, %d failed\n",
            st.configs, n, rnd_npu, big_npu, rnd_split, st.npu, st.cpu, st.rejected, st.draws, st.failed);
     CHECK(big_npu >= 200 || n < 500);
+
+    /* convolutions with strides above 3, VALID */
+    stats cs = {0};
+    int cbig = 0;
+    for (long i = 0; i < n; i++) {
+        npuc_rng r;
+        npuc_rng_seed(&r, seed0 + 7000003u + (uint64_t)i);
+        random_conv(&r, &c);
+        int before = cs.npu;
+        CHECK(run_config(&c, seed0 + (uint64_t)i, -1, NULL, 6, &cs));
+        if (cs.npu > before && (c.sx > 3 || c.sy > 3)) cbig++;
+    }
+    int crnd_npu = cs.npu, crnd_split = cs.split;
+    /* one output per axis, bands of rows, of columns, both; SAME stays */
+    static const int32_t cc[][8] = {
+        /* kind, h, w, ch, oc, k, s, dt16 */
+        {1, 8, 8, 3, 16, 8, 8, 0}, {1, 16, 16, 3, 8, 4, 4, 0}, {2, 20, 9, 16, 16, 3, 5, 1}, {1, 12, 30, 5, 70, 2, 6, 1},
+        {1, 9, 40, 32, 64, 3, 4, 0}, /* weights in output-channel chunks */
+    };
+    for (size_t i = 0; i < sizeof cc / sizeof cc[0]; i++) {
+        npuc_rng r;
+        npuc_rng_seed(&r, 500 + i);
+        random_conv(&r, &c);
+        c.kind = cc[i][0];
+        c.h = cc[i][1];
+        c.w = cc[i][2];
+        c.ch = cc[i][3];
+        c.oc = cc[i][4];
+        c.fh = c.fw = cc[i][5];
+        c.sy = c.sx = cc[i][6];
+        c.dy = c.dx = 1;
+        c.dt = cc[i][7] ? GRAPH_I16 : GRAPH_I8;
+        if (c.dt == GRAPH_I16) c.zp = 0;
+        c.variant = variants[i % 6];
+        CHECK(run_config(&c, 600 + i, 1, NULL, 6, &cs));
+    }
+    /* SAME with a stride above 3 stays on the CPU, with the reason */
+    c.padding = TFL_PAD_SAME;
+    CHECK(run_config(&c, 700, 0, "SAME padding", 2, &cs));
+    printf("CONV stride: %d configs (%ld random: %d on the NPU, %d with a stride above 3, %d split), %d on the "
+           "NPU, %d on the CPU, %d rejected by the reference, %d draws, %d failed; %.0f%% of the outputs inside the type's range\n",
+           cs.configs, n, crnd_npu, cbig, crnd_split, cs.npu, cs.cpu, cs.rejected, cs.draws, cs.failed, 100.0 * (double)cs.inner / (double)(cs.outs ? cs.outs : 1));
+    CHECK(cbig >= 200 || n < 500);
     TEST_MAIN_END();
 }

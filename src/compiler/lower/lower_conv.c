@@ -4,7 +4,9 @@
  * CONV over `batches x 1 x depth`; DEPTHWISE_CONV_2D a DEPTHWISE for
  * multiplier 1, a CONV for input depth 1, and for a multiplier above 1 on
  * up to CC_DW_DENSE_MAX_DEPTH input channels a dense CONV whose weights are
- * zero outside each output channel's own input channel. The checks are one
+ * zero outside each output channel's own input channel. Strides above 3
+ * (VALID): one op per output band sharing one weight stream
+ * (lower_wide_stride). The checks are one
  * pure function (cc_conv_plan), which PAD folding (lower_pad.c) repeats to
  * know that the conv after a PAD will be on the NPU.
  *
@@ -162,7 +164,7 @@ static bool conv_form(const graph_op *op, conv_plan *pl, char *why, size_t why_s
 
 /* CONV_2D / DEPTHWISE_CONV_2D: shapes, form, stride, dilation, kernel,
  * padding. */
-static bool conv_geometry(const graph_op *op, conv_plan *pl, char *why, size_t why_size)
+static bool conv_geometry(const graph_op *op, conv_plan *pl, char *why, size_t why_size, bool wide)
 {
     const tfl_options *opt = &op->opt;
     wop *p = &pl->p;
@@ -182,8 +184,11 @@ static bool conv_geometry(const graph_op *op, conv_plan *pl, char *why, size_t w
     if (!conv_form(op, pl, why, why_size)) return false;
     int32_t sx = opt->stride_w, sy = opt->stride_h;
     int32_t dx = opt->dilation_w > 0 ? opt->dilation_w : 1, dy = opt->dilation_h > 0 ? opt->dilation_h : 1;
-    if (sx < 1 || sx > 3 || sy < 1 || sy > 3)
+    if (sx < 1 || sy < 1 || (!wide && (sx > 3 || sy > 3)))
         return cc_reason(why, why_size, "stride %dx%d (the NPU takes 1..3)", sx, sy);
+    if ((sx > 3 || sy > 3) && opt->padding != TFL_PAD_VALID)
+        return cc_reason(why, why_size, "stride %dx%d with SAME padding (the NPU takes 1..3; larger strides are "
+                         "split with VALID padding only)", sx, sy);
     if (dx > 2 || dy > 2) return cc_reason(why, why_size, "dilation %dx%d (the NPU takes 1..2)", dx, dy);
     if ((int64_t)(p->kh - 1) * dy + 1 > 64 || (int64_t)(p->kw - 1) * dx + 1 > 64)
         return cc_reason(why, why_size, "kernel %ux%u too large", p->kw, p->kh);
@@ -198,7 +203,10 @@ static bool conv_geometry(const graph_op *op, conv_plan *pl, char *why, size_t w
     return true;
 }
 
-bool cc_conv_plan(const lower_ctx *c, const graph_op *op, conv_plan *pl, char *why, size_t why_size)
+/* wide: strides above 3 too (VALID only; lower_wide_stride), which the
+ * PAD folding never sees (cc_conv_plan). */
+static bool conv_plan_x(const lower_ctx *c, const graph_op *op, conv_plan *pl, char *why, size_t why_size,
+                        bool wide)
 {
     memset(pl, 0, sizeof *pl);
     wop *p = &pl->p;
@@ -208,7 +216,12 @@ bool cc_conv_plan(const lower_ctx *c, const graph_op *op, conv_plan *pl, char *w
     p->out = cc_tout(c, op, 0);
     pl->fc = op->opcode == TFL_OP_FULLY_CONNECTED;
     if (!conv_types_ok(p, op->opt.activation, why, why_size)) return false;
-    return pl->fc ? fc_plan(op, pl, why, why_size) : conv_geometry(op, pl, why, why_size);
+    return pl->fc ? fc_plan(op, pl, why, why_size) : conv_geometry(op, pl, why, why_size, wide);
+}
+
+bool cc_conv_plan(const lower_ctx *c, const graph_op *op, conv_plan *pl, char *why, size_t why_size)
+{
+    return conv_plan_x(c, op, pl, why, why_size, false);
 }
 
 void cc_conv_fill(const lower_ctx *c, const graph_op *op, const conv_plan *pl, eu_op *o)
@@ -237,10 +250,75 @@ void cc_conv_fill(const lower_ctx *c, const graph_op *op, const conv_plan *pl, e
     o->flex = !pl->fc;
 }
 
+/* The most output bands a strided conv is split into. */
+#define CONV_MAX_BANDS 64
+
+/* CONV_2D / DEPTHWISE_CONV_2D with a stride above 3 (VALID): the NPU's
+ * KERNEL_STRIDE takes 1..3 (docs/ethos-u.md 2.3). An axis with one output
+ * takes stride 1 (the stride does not matter); otherwise each output row
+ * (column) is a band of its own: one op with stride 1 over the dilated
+ * kernel's extent of input rows from o * s, writing that output row. All
+ * bands have one geometry, so they share the first one's block, weight
+ * stream and scale records (weights encoded once); copies are ordered
+ * chunk by chunk (cc_encode_weighted's output-channel chunks), so each
+ * weight copy in SRAM lives from the op before its first band to its last,
+ * loaded once (eu_gen.c, cc_prefetch.c: later users of a copy reuse it). */
+static int lower_wide_stride(lower_ctx *c, const graph_op *op, const conv_plan *pl, npuc_err *err)
+{
+    int32_t effh = (int32_t)(pl->p.kh - 1) * pl->dy + 1, effw = (int32_t)(pl->p.kw - 1) * pl->dx + 1;
+    int32_t nby = pl->sy > 3 && pl->OH > 1 ? pl->OH : 1, nbx = pl->sx > 3 && pl->OW > 1 ? pl->OW : 1;
+    int32_t nb = nby * nbx;
+    if ((int64_t)nby * nbx > CONV_MAX_BANDS)
+        return cc_cpu(c, "stride %dx%d over a %dx%d output: %d NPU operations (the NPU takes strides 1..3, a "
+                      "larger one is split into at most %d)", pl->sx, pl->sy, pl->OW, pl->OH, nb, CONV_MAX_BANDS);
+    eu_op *o = cc_new_eu(c, err);
+    if (!o) return err->code;
+    cc_conv_fill(c, op, pl, o);
+    if (pl->sy > 3) o->stride_y = 1;
+    if (pl->sx > 3) o->stride_x = 1;
+    if (nby > 1) {
+        o->ifm.h = (uint32_t)effh;
+        o->ofm.h = 1;
+    }
+    if (nbx > 1) {
+        o->ifm.w = (uint32_t)effw;
+        o->ofm.w = 1;
+    }
+    if (nb > 1) o->flex = false;   /* slices by byte offsets */
+    int32_t idx0 = (int32_t)(o - c->e->ops);
+    int rc = cc_block_or_cpu(c, o, err);
+    if (!rc) rc = cc_encode_weighted(c, o, &pl->p, err);
+    if (rc || nb == 1) return rc;
+    int32_t k = c->e->n_eu - idx0;   /* output-channel chunks */
+    eu_op *tm = malloc(sizeof *tm * (size_t)k);
+    if (!tm) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    memcpy(tm, c->e->ops + idx0, sizeof *tm * (size_t)k);
+    for (int32_t i = k; i < k * nb && !rc; i++)
+        if (!cc_new_eu(c, err)) rc = err->code;
+    for (int32_t j = 0; j < k && !rc; j++) {
+        int32_t pos0 = idx0 + j * nb;
+        for (int32_t b = 0; b < nb; b++) {
+            eu_op *x = &c->e->ops[pos0 + b];
+            int32_t oy = nby > 1 ? b / nbx : 0, ox = nbx > 1 ? b % nbx : 0;
+            *x = tm[j];
+            x->ifm.off += (uint64_t)oy * (uint64_t)pl->sy * x->ifm.sy + (uint64_t)ox * (uint64_t)pl->sx * x->ifm.sx;
+            x->ofm.off += (uint64_t)oy * x->ofm.sy + (uint64_t)ox * x->ofm.sx;
+        }
+        if (tm[j].wbuf >= 0) {
+            cc_buf *wb = &c->m->bufs[tm[j].wbuf];
+            wb->eu_first = pos0 > 0 ? pos0 - 1 : pos0;
+            wb->eu_last = pos0 + nb - 1;
+        }
+    }
+    free(tm);
+    return rc;
+}
+
 static int lower_conv_like(lower_ctx *c, const graph_op *op, npuc_err *err)
 {
     conv_plan pl;
-    if (!cc_conv_plan(c, op, &pl, c->why, CC_WHY_SIZE)) return 1;
+    if (!conv_plan_x(c, op, &pl, c->why, CC_WHY_SIZE, true)) return 1;
+    if (!pl.fc && (pl.sx > 3 || pl.sy > 3)) return lower_wide_stride(c, op, &pl, err);
     eu_op *o = cc_new_eu(c, err);
     if (!o) return err->code;
     cc_conv_fill(c, op, &pl, o);

@@ -4,7 +4,9 @@
  * without zero points). An unpadded average takes Vela's global scale
  * (docs/ethos-u.md 5.5), checked at compile time against TFLite's rounded mean
  * for every sum its taps can produce; a padded one the hardware's average
- * over the valid taps.
+ * over the valid taps. Strides above 3 (KERNEL_STRIDE takes 1..3,
+ * docs/ethos-u.md 2.3): an axis with one output takes stride 1, others
+ * become one op per output band over the input slice it reads (pool_bands).
  *
  * MEAN (int8, int16): AVERAGE pools with a global scale.
  *
@@ -69,23 +71,87 @@ static void avg_scale(uint32_t n, uint32_t *m, uint8_t *s)
     *s = (uint8_t)(N + kbits);
 }
 
+/* The global-scale pool's result for the window sum a (TFL rounding,
+ * docs/ethos-u.md 5.6) and TFLite's rounded mean. */
+static int64_t avg_hw(int64_t a, uint32_t m, uint8_t s)
+{
+    __int128 add = (__int128)1 << (s - 1);
+    if (s > 31) add += a >= 0 ? ((__int128)1 << 30) : -((__int128)1 << 30);
+    return (int64_t)(((__int128)a * m + add) >> s);
+}
+
+static int64_t avg_ref(int64_t a, int64_t n)
+{
+    return a >= 0 ? (a + n / 2) / n : (a - n / 2) / n;
+}
+
 /* Whether the global scale reproduces TFLite's rounded division for every
- * sum an op with n taps of `bits`-bit values can produce. */
+ * sum an op with n taps of `bits`-bit values can produce. Both sides are
+ * non-decreasing in the sum on each of [smin, -1] and [0, smax] (the
+ * hardware's rounding term only changes sign at 0), so they agree on a run
+ * of sums where TFLite's quotient is constant when they agree at its two
+ * ends: two checks per quotient, not one per sum. */
 static bool avg_scale_exact(uint32_t n, unsigned bits, uint32_t m, uint8_t s)
 {
-    if (n == 1) return m == 1u << 31 || true;
+    if (n == 1) return true;
     int64_t lo = bits == 8 ? -128 : -32768, hi = bits == 8 ? 127 : 32767;
-    int64_t smin = lo * n, smax = hi * n;
-    if (smax - smin > 4000000) return false;   /* too wide to check at compile time */
-    for (int64_t a = smin; a <= smax; a++) {
-        __int128 p = (__int128)a * m;
-        __int128 add = (__int128)1 << (s - 1);
-        if (s > 31) add += a >= 0 ? ((__int128)1 << 30) : -((__int128)1 << 30);
-        int64_t hw = (int64_t)((p + add) >> s);
-        int64_t ref = a >= 0 ? (a + (int64_t)n / 2) / (int64_t)n : (a - (int64_t)n / 2) / (int64_t)n;
-        if (hw != ref) return false;
+    int64_t N = n, h = N / 2, smin = lo * N, smax = hi * N;
+    for (int64_t a = smin; a <= smax;) {
+        int64_t end;   /* the last sum of a's run (TFLite's quotient constant) */
+        if (a >= 0) {
+            end = ((a + h) / N + 1) * N - h - 1;
+        } else {
+            end = h - ((-a + h) / N) * N;
+            if (end > -1) end = -1;
+        }
+        if (end > smax) end = smax;
+        int64_t q = avg_ref(a, N);
+        if (avg_ref(end, N) != q || avg_hw(a, m, s) != q || avg_hw(end, m, s) != q) return false;
+        a = end + 1;
     }
     return true;
+}
+
+/* One axis of a pool split into bands of output rows (or columns), each
+ * band one NPU op over the slice of the input it reads. */
+typedef struct pool_band {
+    int32_t o0, n;            /* first output index, count */
+    int32_t i0, ni;           /* first input index read, count */
+    int32_t pb, pa;           /* padding before, after */
+    int32_t s;                /* hardware stride */
+} pool_band;
+
+/* The bands of one axis (input extent in, kernel k, stride s, padding
+ * pbefore/pafter as TFLite gives them, out outputs) into b (out entries);
+ * returns the band count. A stride of 1..3 is one band over the whole
+ * axis; a single output any stride (it does not matter, 1 is written);
+ * a larger stride one band per output, stride 1, reading only its window
+ * (the hardware's KERNEL_STRIDE takes 1..3, docs/ethos-u.md 2.3). */
+static int32_t pool_bands(int32_t in, int32_t k, int32_t s, int32_t pbefore, int32_t pafter, int32_t out,
+                          pool_band *b)
+{
+    if (s <= 3 || out == 1) {
+        b[0] = (pool_band){0, out, 0, in, pbefore, pafter, s <= 3 ? s : 1};
+        return 1;
+    }
+    for (int32_t o = 0; o < out; o++) {
+        int32_t start = o * s - pbefore, end = start + k;   /* [start, end) */
+        int32_t i0 = start < 0 ? 0 : start, i1 = end > in ? in : end;
+        b[o] = (pool_band){o, 1, i0, i1 - i0, i0 - start, end - i1, 1};
+    }
+    return out;
+}
+
+/* The most NPU ops one pool becomes (bands of rows x bands of columns). */
+#define POOL_MAX_SPLIT 64
+
+/* A feature map over a slice (rows y0.., columns x0.., h x w) of a whole
+ * tensor's map f, addressed with the tensor's own strides. */
+static void fm_slice(eu_fm *f, uint32_t y0, uint32_t x0, uint32_t h, uint32_t w)
+{
+    f->off += y0 * f->sy + x0 * f->sx;
+    f->h = h;
+    f->w = w;
 }
 
 static int lower_pool(lower_ctx *c, const graph_op *op, npuc_err *err)
@@ -99,47 +165,79 @@ static int lower_pool(lower_ctx *c, const graph_op *op, npuc_err *err)
     if (!cc_has_q1(in) || !cc_has_q1(out)) return cc_cpu(c, "tensors are not quantized");
     if (!cc_act_ok(opt->activation)) return cc_cpu(c, "fused activation %s", tfl_activation_name(opt->activation));
     int32_t sx = opt->stride_w, sy = opt->stride_h, fw = opt->filter_w, fh = opt->filter_h;
-    if (sx < 1 || sx > 3 || sy < 1 || sy > 3) return cc_cpu(c, "pool stride %dx%d (the NPU takes 1..3)", sx, sy);
+    if (sx < 1 || sy < 1) return cc_cpu(c, "pool stride %dx%d", sx, sy);
     if (fw < 1 || fh < 1 || fw > 256 || fh > 256) return cc_cpu(c, "pool window %dx%d", fw, fh);
     int32_t H = in->shape[1], W = in->shape[2], C = in->shape[3];
     int32_t OH = out->shape[1], OW = out->shape[2];
+    if (OH < 1 || OW < 1 || H < 1 || W < 1 || C < 1) return cc_cpu(c, "empty tensor");
     int32_t pt, pb, pl, pr;
     cc_pad_of(opt->padding, H, fh, sy, 1, OH, &pt, &pb);
     cc_pad_of(opt->padding, W, fw, sx, 1, OW, &pl, &pr);
-    bool padded = pt || pb || pl || pr;
-    if (pt > 127 || pl > 127 || pb > 128 || pr > 128) return cc_cpu(c, "padding too large");
-    if (!is_max && padded && (fw > 8 || fh > 8)) return cc_cpu(c, "average pool %dx%d with padding (NPU limit 8x8)", fw, fh);
-    eu_op *o = cc_new_eu(c, err);
-    if (!o) return err->code;
-    o->kind = SIM_K_POOL;
-    o->mode = is_max ? 0 : 1;
-    o->flex = true;
-    o->kh = (uint32_t)fh;
-    o->kw = (uint32_t)fw;
-    o->stride_x = (uint8_t)sx;
-    o->stride_y = (uint8_t)sy;
-    o->pad_t = (uint8_t)pt;
-    o->pad_b = (uint8_t)pb;
-    o->pad_l = (uint8_t)pl;
-    o->pad_r = (uint8_t)pr;
-    cc_fm_whole(c, op->in[0], (uint32_t)H, (uint32_t)W, (uint32_t)C, &o->ifm);
-    cc_fm_whole(c, op->out[0], (uint32_t)OH, (uint32_t)OW, (uint32_t)C, &o->ofm);
-    /* TFLite pools raw values: zero points do not enter */
-    o->ifm.zp = 0;
-    o->ofm.zp = 0;
-    o->round = 0;
-    if (is_max || padded) {
-        o->ofm_scale_mode = 0;
-    } else {
-        uint32_t n = (uint32_t)(fw * fh);
-        avg_scale(n, &o->ofm_scale, &o->ofm_shift);
-        if (!avg_scale_exact(n, o->ifm.bits, o->ofm_scale, o->ofm_shift))
-            return cc_cpu(c, "average pool over %u taps: the NPU's scaled sum is not TFLite's rounded mean", n);
-        o->ofm_scale_mode = 1;
+    /* strides above 3: bands of output rows / columns (pool_bands) */
+    int32_t nby = sy <= 3 || OH == 1 ? 1 : OH, nbx = sx <= 3 || OW == 1 ? 1 : OW;
+    if ((int64_t)nby * nbx > POOL_MAX_SPLIT)
+        return cc_cpu(c, "pool stride %dx%d over a %dx%d output: %d NPU operations (the NPU takes strides 1..3, "
+                      "a larger one is split into at most %d)", sx, sy, OW, OH, nby * nbx, POOL_MAX_SPLIT);
+    pool_band by[POOL_MAX_SPLIT], bx[POOL_MAX_SPLIT];
+    pool_bands(H, fh, sy, pt, pb, OH, by);
+    pool_bands(W, fw, sx, pl, pr, OW, bx);
+    bool split = nby * nbx > 1;
+    uint32_t n = (uint32_t)(fw * fh);
+    uint32_t gm = 0;
+    uint8_t gs = 0;
+    bool gexact = false, gchecked = false;
+    for (int32_t iy = 0; iy < nby; iy++) {
+        for (int32_t ix = 0; ix < nbx; ix++) {
+            const pool_band *a = &by[iy], *b = &bx[ix];
+            bool padded = a->pb || a->pa || b->pb || b->pa;
+            if (a->pb > 127 || b->pb > 127 || a->pa > 128 || b->pa > 128) return cc_cpu(c, "padding too large");
+            if (!is_max && padded && (fw > 8 || fh > 8))
+                return cc_cpu(c, "average pool %dx%d with padding (NPU limit 8x8)", fw, fh);
+            if (!is_max && !padded && !gchecked) {
+                avg_scale(n, &gm, &gs);
+                gexact = avg_scale_exact(n, 8 * (unsigned)graph_dtype_size(in->dtype), gm, gs);
+                gchecked = true;
+            }
+            if (!is_max && !padded && !gexact)
+                return cc_cpu(c, "average pool over %u taps: the NPU's scaled sum is not TFLite's rounded mean", n);
+            eu_op *o = cc_new_eu(c, err);
+            if (!o) return err->code;
+            o->kind = SIM_K_POOL;
+            o->mode = is_max ? 0 : 1;
+            /* a single op addresses whole tensors; bands address slices */
+            o->flex = !split;
+            o->kh = (uint32_t)fh;
+            o->kw = (uint32_t)fw;
+            o->stride_x = (uint8_t)b->s;
+            o->stride_y = (uint8_t)a->s;
+            o->pad_t = (uint8_t)a->pb;
+            o->pad_b = (uint8_t)a->pa;
+            o->pad_l = (uint8_t)b->pb;
+            o->pad_r = (uint8_t)b->pa;
+            cc_fm_whole(c, op->in[0], (uint32_t)H, (uint32_t)W, (uint32_t)C, &o->ifm);
+            cc_fm_whole(c, op->out[0], (uint32_t)OH, (uint32_t)OW, (uint32_t)C, &o->ofm);
+            if (split) {
+                fm_slice(&o->ifm, (uint32_t)a->i0, (uint32_t)b->i0, (uint32_t)a->ni, (uint32_t)b->ni);
+                fm_slice(&o->ofm, (uint32_t)a->o0, (uint32_t)b->o0, (uint32_t)a->n, (uint32_t)b->n);
+            }
+            /* TFLite pools raw values: zero points do not enter */
+            o->ifm.zp = 0;
+            o->ofm.zp = 0;
+            o->round = 0;
+            if (is_max || padded) {
+                o->ofm_scale_mode = 0;
+            } else {
+                o->ofm_scale = gm;
+                o->ofm_shift = gs;
+                o->ofm_scale_mode = 1;
+            }
+            /* set_act uses the output zero point; raw values are clamped */
+            cc_set_act(o, out, opt->activation);
+            int rc = cc_block_or_cpu(c, o, err);
+            if (rc) return rc;
+        }
     }
-    cc_set_act(o, out, opt->activation);
-    /* set_act used the output zero point; raw values are clamped */
-    return cc_block_or_cpu(c, o, err);
+    return 0;
 }
 
 /* ------------------------------------------------------------------ MEAN */

@@ -1,0 +1,487 @@
+/* MAX_POOL_2D, AVERAGE_POOL_2D, CONV_2D and DEPTHWISE_CONV_2D (VALID)
+ * with strides above 3 on the NPU (lower_conv.c: lower_wide_stride, bands
+ * sharing one weight stream; pools:
+ * src/compiler/lower/lower_pool.c: a pool whose output has one row or
+ * column along such an axis takes stride 1; others become one NPU op per
+ * output row / column band over the slice of the input it reads).
+ * Single-op graphs with random shapes, kernels, strides (mostly above 3),
+ * padding, fused activations and quantization, int8 and int16, plus the
+ * global-pool form of the armkws ds_cnn models (kernel = stride = input),
+ * are compiled for a random Ethos-U variant (cc_compile ->
+ * emit_tflite_model -> tfl_write -> tfl_read -> graph_import), the command
+ * streams checked for hazards (cc_hazard.h), run with the ethos-u op on
+ * the virtual NPU and compared byte for byte with the reference
+ * interpreter on the source graph over uniform inputs and the extremes.
+ * Edge cases assert the placement.
+ *
+ * Environment: NPUC_ST_CONFIGS (random configurations, default 500),
+ * NPUC_ST_SEED (first seed, default 1), NPUC_ST_VERBOSE (print the reason
+ * of every configuration left on the CPU). */
+#include "test.h"
+#include "../src/compiler/cc.h"
+#include "../src/emit/emit.h"
+#include "../src/interp/interp.h"
+#include "../src/sim/sim.h"
+
+#include <math.h>
+#include <stdint.h>
+
+#include "cc_test_npu.h"
+#include "cc_hazard.h"
+
+typedef struct cfg {
+    int kind;                     /* 0 pool, 1 CONV_2D, 2 DEPTHWISE_CONV_2D */
+    int32_t oc, dy, dx;           /* convs: output depth, dilation */
+    uint64_t wseed;               /* convs: weights, bias, scales */
+    bool is_max;
+    graph_dtype dt;
+    int32_t h, w, ch;
+    int32_t fh, fw, sy, sx;
+    int32_t padding, act;
+    float scale;
+    int64_t zp;
+    eu_variant variant;
+} cfg;
+
+static void cfg_str(const cfg *c, char *buf, size_t size)
+{
+    if (c->kind) {
+        snprintf(buf, size, "%s %s %dx%dx%d -> %d kernel %dx%d stride %dx%d dilation %dx%d %s act %d zp %lld wseed %llu %s",
+                 c->kind == 1 ? "CONV_2D" : "DEPTHWISE_CONV_2D", graph_dtype_name(c->dt), c->h, c->w, c->ch, c->oc,
+                 c->fh, c->fw, c->sy, c->sx, c->dy, c->dx,
+                 c->padding == TFL_PAD_SAME ? "SAME" : "VALID", c->act, (long long)c->zp, (unsigned long long)c->wseed,
+                 target_variant_name(c->variant));
+        return;
+    }
+    snprintf(buf, size, "%s %s %dx%dx%d kernel %dx%d stride %dx%d %s act %d scale %.6g zp %lld %s",
+             c->is_max ? "MAX_POOL" : "AVERAGE_POOL", graph_dtype_name(c->dt), c->h, c->w, c->ch, c->fh, c->fw, c->sy,
+             c->sx, c->padding == TFL_PAD_SAME ? "SAME" : "VALID", c->act, (double)c->scale, (long long)c->zp,
+             target_variant_name(c->variant));
+}
+
+static int32_t out_extent(int32_t padding, int32_t in, int32_t k, int32_t s)
+{
+    return padding == TFL_PAD_SAME ? (in + s - 1) / s : (in - k + s) / s;
+}
+
+static graph *build_conv(const cfg *c);
+
+static graph *build_graph(const cfg *c)
+{
+    if (c->kind) return build_conv(c);
+    graph *g = graph_new("stride");
+    if (!g) return NULL;
+    tfl_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.filter_h = c->fh;
+    opt.filter_w = c->fw;
+    opt.stride_h = c->sy;
+    opt.stride_w = c->sx;
+    opt.padding = c->padding;
+    opt.activation = c->act;
+    int32_t ishape[4] = {1, c->h, c->w, c->ch};
+    int32_t oshape[4] = {1, out_extent(c->padding, c->h, c->fh, c->sy), out_extent(c->padding, c->w, c->fw, c->sx),
+                         c->ch};
+    int32_t ti = graph_add_tensor(g, "x", c->dt, 4, ishape, NULL);
+    int32_t to = graph_add_tensor(g, "y", c->dt, 4, oshape, NULL);
+    bool ok = ti >= 0 && to >= 0 && !graph_set_quant(g, ti, 1, &c->scale, &c->zp, 0) &&
+              !graph_set_quant(g, to, 1, &c->scale, &c->zp, 0) &&
+              graph_add_op(g, c->is_max ? TFL_OP_MAX_POOL_2D : TFL_OP_AVERAGE_POOL_2D, &opt, 1, &ti, 1, &to) >= 0;
+    if (!ok || graph_set_io(g, 1, &ti, 1, &to)) {
+        graph_free(g);
+        return NULL;
+    }
+    return g;
+}
+
+typedef struct stats {
+    int configs, npu, cpu, draws, failed, rejected, split;
+    long long outs, inner;        /* output values compared, not at a type limit */
+} stats;
+
+static void fill(npuc_rng *r, int pattern, graph_dtype dt, void *buf, size_t n)
+{
+    int64_t lo = dt == GRAPH_I8 ? -128 : -32768, hi = dt == GRAPH_I8 ? 127 : 32767;
+    int64_t base = npuc_rng_range(r, lo, hi);
+    for (size_t i = 0; i < n; i++) {
+        int64_t v;
+        switch (pattern) {
+        case 0: v = npuc_rng_range(r, lo, hi); break;
+        case 1: v = lo; break;
+        case 2: v = hi; break;
+        case 3: v = npuc_rng_range(r, 0, 1) ? lo : hi; break;
+        case 4: v = base; break;
+        default: {
+            v = base + npuc_rng_range(r, -2, 2);
+            v = v < lo ? lo : v > hi ? hi : v;
+            break;
+        }
+        }
+        if (dt == GRAPH_I8) ((int8_t *)buf)[i] = (int8_t)v;
+        else ((int16_t *)buf)[i] = (int16_t)v;
+    }
+}
+
+/* Compiles and checks one configuration. expect_npu: 1 on the NPU, 0 on
+ * the CPU (with `why` in the reason when given), -1 either. */
+static bool run_config(const cfg *c, uint64_t seed, int expect_npu, const char *why, int n_draws, stats *st)
+{
+    char cs[300];
+    cfg_str(c, cs, sizeof cs);
+    npuc_err e = {0};
+    graph *src = build_graph(c);
+    cc_model *cm = NULL;
+    uint8_t *in = NULL;
+    cc_twin tw;
+    memset(&tw, 0, sizeof tw);
+    bool ok = false;
+    st->configs++;
+    if (!src) {
+        fprintf(stderr, "FAIL %s: graph build\n", cs);
+        goto out;
+    }
+    char rwhy[160];
+    if (!interp_op_supported(src, &src->ops[0], rwhy, sizeof rwhy)) {
+        st->rejected++;
+        ok = expect_npu < 0;
+        if (!ok) fprintf(stderr, "FAIL %s: the reference rejects it: %s\n", cs, rwhy);
+        goto out;
+    }
+    if (cc_compile_for(src, c->variant, (cc_options){0}, &cm, &e)) {
+        fprintf(stderr, "FAIL %s: compile: %s\n", cs, e.msg);
+        goto out;
+    }
+    bool npu = cm->ops[0].npu;
+    npu ? st->npu++ : st->cpu++;
+    if (expect_npu >= 0 && npu != (expect_npu == 1)) {
+        fprintf(stderr, "FAIL %s: expected on the %s, got %s%s\n", cs, expect_npu ? "NPU" : "CPU",
+                npu ? "NPU" : "CPU: ", npu ? "" : cm->ops[0].why);
+        goto out;
+    }
+    if (!npu) {
+        if (!cm->ops[0].why[0]) {
+            fprintf(stderr, "FAIL %s: CPU without a reason\n", cs);
+            goto out;
+        }
+        if (getenv("NPUC_ST_VERBOSE")) printf("CPU %s: %s\n", cs, cm->ops[0].why);
+        if (why && !strstr(cm->ops[0].why, why)) {
+            fprintf(stderr, "FAIL %s: reason \"%s\", expected \"%s\"\n", cs, cm->ops[0].why, why);
+            goto out;
+        }
+        ok = true;
+        goto out;
+    }
+    if (cm->ops[0].n_eu > 1) st->split++;
+    for (int32_t i = 0; i < cm->n_epochs; i++) {
+        const cc_epoch *ep = &cm->epochs[i];
+        char hz[320];
+        if (ep->kind == CC_EPOCH_HW && cc_hazard_check(ep->payload, ep->payload_size, c->variant, true, hz, sizeof hz)) {
+            fprintf(stderr, "FAIL %s: epoch %d: %s\n", cs, (int)i, hz);
+            goto out;
+        }
+    }
+    const char *stage;
+    if (cc_twin_open(&tw, src, cm, c->variant, &stage, &e)) {
+        fprintf(stderr, "FAIL %s: %s: %s\n", cs, stage, e.msg);
+        goto out;
+    }
+    const graph_tensor *ti = &src->tensors[src->inputs[0]];
+    in = malloc(ti->nbytes + 1);
+    if (!in) goto out;
+    npuc_rng rng;
+    npuc_rng_seed(&rng, seed);
+    size_t es = graph_dtype_size(c->dt), n = ti->nbytes / es;
+    for (int d = 0; d < n_draws; d++) {
+        int pat = d < 6 ? d : (int)npuc_rng_range(&rng, 0, 5);
+        fill(&rng, pat, c->dt, in, n);
+        const char *side = "set input";
+        if (cc_twin_set_input(&tw, 0, in, ti->nbytes, &e) || cc_twin_invoke(&tw, &side, &e)) {
+            fprintf(stderr, "FAIL %s: %s: %s\n", cs, side, e.msg);
+            goto out;
+        }
+        st->draws++;
+        size_t at, size;
+        if (!cc_twin_same(&tw, 0, &at, &size)) {
+            const uint8_t *oa = interp_output(tw.ref, 0, &size), *ob = interp_output(tw.npu, 0, &size);
+            at -= at % es;
+            long long va = es == 1 ? (int8_t)oa[at] : ((const int16_t *)oa)[at / 2];
+            long long vb = es == 1 ? (int8_t)ob[at] : ((const int16_t *)ob)[at / 2];
+            fprintf(stderr, "FAIL %s, seed %llu, draw %d (pattern %d): element %zu reference %lld, NPU %lld\n", cs,
+                    (unsigned long long)seed, d, pat, at / es, va, vb);
+            goto out;
+        }
+        for (size_t i = 0; i < size / es; i++) {
+            int32_t v = es == 1 ? ((const int8_t *)interp_output(tw.ref, 0, &size))[i]
+                                : ((const int16_t *)interp_output(tw.ref, 0, &size))[i];
+            st->outs++;
+            st->inner += es == 1 ? v > -128 && v < 127 : v > -32768 && v < 32767;
+        }
+    }
+    if (tw.nc.n_runs != n_draws) {
+        fprintf(stderr, "FAIL %s: %d NPU runs for %d draws\n", cs, tw.nc.n_runs, n_draws);
+        goto out;
+    }
+    ok = true;
+out:
+    if (!ok) st->failed++;
+    free(in);
+    cc_twin_close(&tw);
+    cc_model_free(cm);
+    graph_free(src);
+    return ok;
+}
+
+static void base(cfg *c, bool is_max, graph_dtype dt, int32_t h, int32_t w, int32_t ch, int32_t fh, int32_t fw,
+                 int32_t sy, int32_t sx, int32_t padding)
+{
+    memset(c, 0, sizeof *c);
+    c->is_max = is_max;
+    c->dt = dt;
+    c->h = h;
+    c->w = w;
+    c->ch = ch;
+    c->fh = fh;
+    c->fw = fw;
+    c->sy = sy;
+    c->sx = sx;
+    c->padding = padding;
+    c->act = TFL_ACT_NONE;
+    c->scale = 0.05f;
+    c->zp = dt == GRAPH_I8 ? -3 : 0;
+    c->variant = EU_U55_128;
+}
+
+/* A stride: above 3 two times in three. */
+static int32_t rnd_stride(npuc_rng *r)
+{
+    return (int32_t)(npuc_rng_range(r, 0, 2) ? npuc_rng_range(r, 4, 9) : npuc_rng_range(r, 1, 3));
+}
+
+static void random_cfg(npuc_rng *r, cfg *c)
+{
+    memset(c, 0, sizeof *c);
+    c->is_max = npuc_rng_range(r, 0, 1);
+    c->dt = npuc_rng_range(r, 0, 2) ? GRAPH_I8 : GRAPH_I16;
+    c->ch = (int32_t)(npuc_rng_range(r, 0, 3) ? npuc_rng_range(r, 1, 20) : npuc_rng_range(r, 20, 70));
+    int form = (int)npuc_rng_range(r, 0, 3);
+    if (form == 0) {
+        /* global: kernel = input, stride = kernel or random (one output) */
+        c->h = (int32_t)npuc_rng_range(r, 1, 30);
+        c->w = (int32_t)npuc_rng_range(r, 1, 30);
+        c->fh = c->h;
+        c->fw = c->w;
+        c->sy = npuc_rng_range(r, 0, 1) ? c->h : rnd_stride(r);
+        c->sx = npuc_rng_range(r, 0, 1) ? c->w : rnd_stride(r);
+        c->padding = npuc_rng_range(r, 0, 1) ? TFL_PAD_VALID : TFL_PAD_SAME;
+    } else {
+        c->h = (int32_t)npuc_rng_range(r, 1, form == 3 ? 60 : 24);
+        c->w = (int32_t)npuc_rng_range(r, 1, form == 3 ? 60 : 24);
+        c->sy = rnd_stride(r);
+        c->sx = rnd_stride(r);
+        c->padding = npuc_rng_range(r, 0, 1) ? TFL_PAD_VALID : TFL_PAD_SAME;
+        int32_t kmax = form == 2 ? 10 : 6;
+        c->fh = (int32_t)npuc_rng_range(r, 1, kmax);
+        c->fw = (int32_t)npuc_rng_range(r, 1, kmax);
+        if (c->padding == TFL_PAD_VALID) {
+            if (c->fh > c->h) c->fh = c->h;
+            if (c->fw > c->w) c->fw = c->w;
+        }
+    }
+    static const int32_t acts[4] = {TFL_ACT_NONE, TFL_ACT_RELU, TFL_ACT_RELU6, TFL_ACT_RELU_N1_TO_1};
+    c->act = acts[npuc_rng_range(r, 0, 3)];
+    c->scale = (float)(0.001 * pow(2.0, npuc_rng_unit(r) * 8));
+    c->zp = c->dt == GRAPH_I8 ? npuc_rng_range(r, -128, 127) : 0;
+    c->variant = variants[npuc_rng_range(r, 0, 5)];
+}
+
+
+/* A CONV_2D / DEPTHWISE_CONV_2D (multiplier 1 or oc / ch) with VALID
+ * padding, per-channel int8 weights, bias int32 (int8) / int64 (int16). */
+static graph *build_conv(const cfg *c)
+{
+    graph *g = graph_new("stride_conv");
+    if (!g) return NULL;
+    npuc_rng r;
+    npuc_rng_seed(&r, c->wseed);
+    int32_t effh = (c->fh - 1) * c->dy + 1, effw = (c->fw - 1) * c->dx + 1;
+    int32_t oh = (c->h - effh) / c->sy + 1, ow = (c->w - effw) / c->sx + 1;
+    if (c->padding == TFL_PAD_SAME) {
+        oh = (c->h + c->sy - 1) / c->sy;
+        ow = (c->w + c->sx - 1) / c->sx;
+    }
+    bool dw = c->kind == 2;
+    int32_t per = dw ? 1 : c->ch, k = c->fh * c->fw * per;
+    int32_t ishape[4] = {1, c->h, c->w, c->ch}, oshape[4] = {1, oh, ow, c->oc};
+    int32_t wshape[4] = {dw ? 1 : c->oc, c->fh, c->fw, dw ? c->oc : c->ch}, bshape = c->oc;
+    size_t nw = (size_t)c->oc * (size_t)k;
+    int8_t *w = malloc(nw);
+    int64_t *b64 = malloc(sizeof *b64 * (size_t)c->oc);
+    int32_t *b32 = malloc(sizeof *b32 * (size_t)c->oc);
+    float *ws = malloc(sizeof *ws * (size_t)c->oc), *bs = malloc(sizeof *bs * (size_t)c->oc);
+    int64_t *zp0 = calloc((size_t)c->oc, sizeof *zp0);
+    graph *res = NULL;
+    if (!w || !b64 || !b32 || !ws || !bs || !zp0) goto out;
+    for (size_t i = 0; i < nw; i++) w[i] = (int8_t)npuc_rng_range(&r, -127, 127);
+    float si = c->scale;
+    for (int32_t o = 0; o < c->oc; o++) {
+        ws[o] = (float)(0.002 * pow(2.0, npuc_rng_unit(&r) * 4));
+        bs[o] = si * ws[o];
+        double range = (c->dt == GRAPH_I16 ? 200000.0 : 2000.0) * sqrt((double)k);
+        b64[o] = (int64_t)((npuc_rng_unit(&r) * 2 - 1) * range);
+        b32[o] = (int32_t)b64[o];
+    }
+    /* the output scale about the spread of the sums */
+    float so = (float)((double)si * (double)ws[0] * sqrt((double)k) * (c->dt == GRAPH_I16 ? 60.0 : 20.0) *
+                       pow(2.0, npuc_rng_unit(&r) * 2 - 1));
+    tfl_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.padding = c->padding == TFL_PAD_SAME ? TFL_PAD_SAME : TFL_PAD_VALID;
+    opt.stride_h = c->sy;
+    opt.stride_w = c->sx;
+    opt.dilation_h = c->dy;
+    opt.dilation_w = c->dx;
+    opt.depth_multiplier = dw ? c->oc / c->ch : 0;
+    opt.activation = c->act;
+    int32_t ti = graph_add_tensor(g, "x", c->dt, 4, ishape, NULL);
+    int32_t tw = graph_add_tensor(g, "w", GRAPH_I8, 4, wshape, w);
+    int32_t tb = graph_add_tensor(g, "b", c->dt == GRAPH_I16 ? GRAPH_I64 : GRAPH_I32, 1, &bshape,
+                                  c->dt == GRAPH_I16 ? (const void *)b64 : (const void *)b32);
+    int32_t to = graph_add_tensor(g, "y", c->dt, 4, oshape, NULL);
+    int64_t zo = c->dt == GRAPH_I8 ? npuc_rng_range(&r, -100, 100) : 0;
+    int32_t ins[3] = {ti, tw, tb};
+    bool ok = ti >= 0 && tw >= 0 && tb >= 0 && to >= 0 && !graph_set_quant(g, ti, 1, &si, &c->zp, 0) &&
+              !graph_set_quant(g, tw, c->oc, ws, zp0, dw ? 3 : 0) && !graph_set_quant(g, tb, c->oc, bs, zp0, 0) &&
+              !graph_set_quant(g, to, 1, &so, &zo, 0) &&
+              graph_add_op(g, dw ? TFL_OP_DEPTHWISE_CONV_2D : TFL_OP_CONV_2D, &opt, 3, ins, 1, &to) >= 0 &&
+              !graph_set_io(g, 1, &ti, 1, &to);
+    if (ok) res = g;
+out:
+    if (!res) graph_free(g);
+    free(w);
+    free(b64);
+    free(b32);
+    free(ws);
+    free(bs);
+    free(zp0);
+    return res;
+}
+
+static void random_conv(npuc_rng *r, cfg *c)
+{
+    memset(c, 0, sizeof *c);
+    c->kind = (int)npuc_rng_range(r, 1, 2);
+    c->padding = TFL_PAD_VALID;
+    c->dt = npuc_rng_range(r, 0, 2) ? GRAPH_I8 : GRAPH_I16;
+    c->ch = (int32_t)npuc_rng_range(r, 1, 24);
+    c->oc = c->kind == 2 ? c->ch * (c->ch <= 8 && !npuc_rng_range(r, 0, 3) ? 2 : 1) : (int32_t)npuc_rng_range(r, 1, 40);
+    c->fh = (int32_t)npuc_rng_range(r, 1, 6);
+    c->fw = (int32_t)npuc_rng_range(r, 1, 6);
+    c->dy = (int32_t)npuc_rng_range(r, 1, 4) == 1 ? 2 : 1;
+    c->dx = (int32_t)npuc_rng_range(r, 1, 4) == 1 ? 2 : 1;
+    c->sy = rnd_stride(r);
+    c->sx = rnd_stride(r);
+    int32_t effh = (c->fh - 1) * c->dy + 1, effw = (c->fw - 1) * c->dx + 1;
+    c->h = effh + (int32_t)npuc_rng_range(r, 0, 30);
+    c->w = effw + (int32_t)npuc_rng_range(r, 0, 30);
+    static const int32_t acts[4] = {TFL_ACT_NONE, TFL_ACT_RELU, TFL_ACT_RELU6, TFL_ACT_RELU_N1_TO_1};
+    c->act = acts[npuc_rng_range(r, 0, 3)];
+    c->scale = (float)(0.01 * pow(2.0, npuc_rng_unit(r) * 4));
+    c->zp = c->dt == GRAPH_I8 ? npuc_rng_range(r, -128, 127) : 0;
+    c->wseed = npuc_rng_range(r, 1, 1000000);
+    c->variant = variants[npuc_rng_range(r, 0, 5)];
+}
+
+int main(void)
+{
+    long n = env_long("NPUC_ST_CONFIGS", 500);
+    uint64_t seed0 = (uint64_t)env_long("NPUC_ST_SEED", 1);
+    stats st = {0};
+    int big_npu = 0;
+    for (long i = 0; i < n; i++) {
+        npuc_rng r;
+        npuc_rng_seed(&r, seed0 + (uint64_t)i);
+        cfg c;
+        random_cfg(&r, &c);
+        int before = st.npu;
+        CHECK(run_config(&c, seed0 + (uint64_t)i, -1, NULL, 6, &st));
+        if (st.npu > before && (c.sx > 3 || c.sy > 3)) big_npu++;
+    }
+    int rnd_npu = st.npu, rnd_split = st.split;
+    cfg c;
+    /* the armkws ds_cnn pool: 5x25 over 5x25 (stride 5x25), and its
+     * neighbours; int8 and int16, max and average, every variant */
+    for (int v = 0; v < 6; v++) {
+        base(&c, v & 1, v & 2 ? GRAPH_I16 : GRAPH_I8, 5, 25, 64, 5, 25, 5, 25, TFL_PAD_VALID);
+        c.variant = variants[v];
+        CHECK(run_config(&c, 10 + (uint64_t)v, 1, NULL, 6, &st));
+    }
+    /* the ResNet-style 7x7 global pool with stride 7, one band of rows
+     * each (stride 4, VALID and SAME), one op per output (both axes) */
+    base(&c, false, GRAPH_I8, 7, 7, 32, 7, 7, 7, 7, TFL_PAD_VALID);
+    CHECK(run_config(&c, 20, 1, NULL, 6, &st));
+    base(&c, false, GRAPH_I8, 17, 9, 8, 2, 3, 4, 1, TFL_PAD_VALID);
+    CHECK(run_config(&c, 21, 1, NULL, 6, &st));
+    base(&c, false, GRAPH_I8, 17, 9, 8, 3, 3, 5, 2, TFL_PAD_SAME);
+    CHECK(run_config(&c, 22, 1, NULL, 6, &st));
+    base(&c, true, GRAPH_I16, 13, 14, 5, 4, 5, 6, 7, TFL_PAD_SAME);
+    CHECK(run_config(&c, 23, 1, NULL, 6, &st));
+    /* on the CPU with the reason: too many bands, an unprovable int16
+     * average, a padded average over more than 8x8 */
+    base(&c, true, GRAPH_I8, 40, 40, 3, 2, 2, 4, 4, TFL_PAD_VALID);
+    CHECK(run_config(&c, 30, 0, "split into at most", 2, &st));
+    base(&c, false, GRAPH_I16, 5, 25, 4, 5, 25, 5, 25, TFL_PAD_VALID);
+    c.variant = EU_U65_256;
+    CHECK(run_config(&c, 31, 1, NULL, 4, &st));
+    base(&c, false, GRAPH_I8, 20, 20, 3, 10, 10, 10, 10, TFL_PAD_SAME);
+    CHECK(run_config(&c, 32, 1, NULL, 4, &st));
+    base(&c, false, GRAPH_I8, 21, 21, 3, 10, 10, 10, 10, TFL_PAD_SAME);
+    CHECK(run_config(&c, 33, 0, "NPU limit 8x8", 2, &st));
+    printf("POOL stride: %d configs (%ld random: %d on the NPU, %d with a stride above 3, %d split), %d on the "
+           "NPU, %d on the CPU, %d rejected by the reference, %d draws, %d failed\n",
+           st.configs, n, rnd_npu, big_npu, rnd_split, st.npu, st.cpu, st.rejected, st.draws, st.failed);
+    CHECK(big_npu >= 200 || n < 500);
+
+    /* convolutions with strides above 3, VALID */
+    stats cs = {0};
+    int cbig = 0;
+    for (long i = 0; i < n; i++) {
+        npuc_rng r;
+        npuc_rng_seed(&r, seed0 + 7000003u + (uint64_t)i);
+        random_conv(&r, &c);
+        int before = cs.npu;
+        CHECK(run_config(&c, seed0 + (uint64_t)i, -1, NULL, 6, &cs));
+        if (cs.npu > before && (c.sx > 3 || c.sy > 3)) cbig++;
+    }
+    int crnd_npu = cs.npu, crnd_split = cs.split;
+    /* one output per axis, bands of rows, of columns, both; SAME stays */
+    static const int32_t cc[][8] = {
+        /* kind, h, w, ch, oc, k, s, dt16 */
+        {1, 8, 8, 3, 16, 8, 8, 0}, {1, 16, 16, 3, 8, 4, 4, 0}, {2, 20, 9, 16, 16, 3, 5, 1}, {1, 12, 30, 5, 70, 2, 6, 1},
+        {1, 9, 40, 32, 64, 3, 4, 0}, /* weights in output-channel chunks */
+    };
+    for (size_t i = 0; i < sizeof cc / sizeof cc[0]; i++) {
+        npuc_rng r;
+        npuc_rng_seed(&r, 500 + i);
+        random_conv(&r, &c);
+        c.kind = cc[i][0];
+        c.h = cc[i][1];
+        c.w = cc[i][2];
+        c.ch = cc[i][3];
+        c.oc = cc[i][4];
+        c.fh = c.fw = cc[i][5];
+        c.sy = c.sx = cc[i][6];
+        c.dy = c.dx = 1;
+        c.dt = cc[i][7] ? GRAPH_I16 : GRAPH_I8;
+        if (c.dt == GRAPH_I16) c.zp = 0;
+        c.variant = variants[i % 6];
+        CHECK(run_config(&c, 600 + i, 1, NULL, 6, &cs));
+    }
+    /* SAME with a stride above 3 stays on the CPU, with the reason */
+    c.padding = TFL_PAD_SAME;
+    CHECK(run_config(&c, 700, 0, "SAME padding", 2, &cs));
+    printf("CONV stride: %d configs (%ld random: %d on the NPU, %d with a stride above 3, %d split), %d on the "
+           "NPU, %d on the CPU, %d rejected by the reference, %d draws, %d failed; %.0f%% of the outputs inside the type's range\n",
+           cs.configs, n, crnd_npu, cbig, crnd_split, cs.npu, cs.cpu, cs.rejected, cs.draws, cs.failed, 100.0 * (double)cs.inner / (double)(cs.outs ? cs.outs : 1));
+    CHECK(cbig >= 200 || n < 500);
+    TEST_MAIN_END();
+}

@@ -232,6 +232,10 @@ void cc_block_req(eu_variant v, const eu_op *o, eu_block_req *r);
 int cc_allocate(cc_model *m, npuc_err *err);
 int eu_generate(cc_model *m, cc_epoch *e, npuc_err *err);
 int cc_prefetch(cc_model *m, npuc_err *err);
+/* cc_prefetch, and weight copies only where they pay: the copies of ops that
+ * read each weight byte once are dropped (the op streams them from flash)
+ * unless that costs cycles (cc_prefetch.c). */
+int cc_place_weights(cc_model *m, npuc_err *err);
 /* Generates and estimates every HW epoch's stream (cc.c), for cc_prefetch
  * to compare schedules. */
 int cc_generate_all(cc_model *m, npuc_err *err);

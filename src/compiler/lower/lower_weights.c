@@ -115,6 +115,43 @@ static int encode_dual(lower_ctx *c, eu_op *o, const wop *p, const int16_t *w,
     return rc;
 }
 
+/* The end of op o's constants in the epoch's flash (scales, weights, and
+ * on a dual-core NPU core 1's scales and weights, stored in that order). */
+static uint64_t consts_end(const eu_op *o)
+{
+    return o->s1_len ? o->w1_off + o->w1_len : o->w_off + o->w_len;
+}
+
+/* Shared constants: when an earlier op of the epoch has byte-identical
+ * constants laid out alike (the same block depth, layout, scales and bias
+ * give the same streams: an unrolled LSTM's gates share one weight tensor
+ * over dozens of FULLY_CONNECTED ops), op o's copy, just appended at the
+ * end of the flash, is dropped and o points at the earlier one. Only the
+ * flash copy is shared: each op keeps its own arena copy (eu_op.wbuf). */
+static void share_consts(cc_epoch *e, eu_op *o)
+{
+    uint64_t start = o->s_off, end = consts_end(o), len = end - start;
+    if (!len || ((e->flash_size - end) & ~(uint64_t)15)) return;   /* not the tail */
+    int32_t me = (int32_t)(o - e->ops);
+    for (int32_t j = 0; j < me; j++) {
+        const eu_op *p = &e->ops[j];
+        if (p->kind != o->kind || p->dual != o->dual || p->s_len != o->s_len || p->w_len != o->w_len ||
+            p->s1_len != o->s1_len || p->w1_len != o->w1_len || !p->w_len)
+            continue;
+        if (p->w_off - p->s_off != o->w_off - start || consts_end(p) - p->s_off != len || p->s_off + len > start)
+            continue;
+        if (o->s1_len && (p->s1_off - p->s_off != o->s1_off - start || p->w1_off - p->s_off != o->w1_off - start))
+            continue;
+        if (memcmp(e->flash + p->s_off, e->flash + start, len)) continue;
+        e->flash_size = start;
+        o->w_off = p->w_off;
+        o->s_off = p->s_off;
+        o->w1_off = p->w1_off;
+        o->s1_off = p->s1_off;
+        return;
+    }
+}
+
 /* Encodes the weights and scale records of one NPU op covering `n` output
  * channels (w: their weights [n][kh][kw][I], recs: their records) into the
  * epoch's constants, with an arena copy when `buffered`. */
@@ -129,13 +166,13 @@ static int encode_chunk(lower_ctx *c, eu_op *o, const wop *p, const int16_t *w,
     else
         rc = encode_dual(c, o, p, w, recs, n, err);
     if (rc) return rc;
+    share_consts(c->e, o);
     o->wbuf = -1;
     if (buffered) {
         /* an arena copy of all of it, filled by DMA while the previous NPU
          * op runs */
         int32_t me = (int32_t)(o - c->e->ops);
-        uint64_t end = o->s1_len ? o->w1_off + o->w1_len : o->w_off + o->w_len;
-        o->wbuf = cc_temp_buf(c, end - o->s_off, err);
+        o->wbuf = cc_temp_buf(c, consts_end(o) - o->s_off, err);
         if (o->wbuf < 0) return err->code;
         cc_buf *b = &c->m->bufs[o->wbuf];
         b->epoch = (int32_t)(c->e - c->m->epochs);

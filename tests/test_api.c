@@ -415,7 +415,7 @@ static void test_errors(void)
         /* one flipped byte: the checksum / digest catches it */
         uint8_t *bad = malloc(f.size);
         memcpy(bad, f.data, f.size);
-        bad[f.size / 2] ^= 0x40;
+        bad[f.size / 4] ^= 0x40;
         CHECK_EQ_INT(npuc_model_open_memory(bad, f.size, NULL, NULL, &m), NPUC_STATUS_FORMAT);
         CHECK_STR_CONTAINS(npuc_last_error(), i == 0 ? "checksum" : "SHA-256 digest mismatch");
         free(bad);

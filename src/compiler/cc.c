@@ -247,7 +247,10 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
         if (e->kind == CC_EPOCH_HW && (rc = epoch_io(m, e, err))) goto fail;
     }
     if ((rc = cc_generate_all(m, err))) goto fail;
-    if ((rc = cc_prefetch(m, err))) goto fail;
+    if ((rc = cc_place_weights(m, err))) goto fail;
+    bool shared;
+    if ((rc = cc_share_flash(m, &shared, err))) goto fail;
+    if (shared && (rc = cc_generate_all(m, err))) goto fail;
     for (int32_t i = 0; i < m->n_epochs; i++) {
         cc_epoch *e = &m->epochs[i];
         if (e->kind != CC_EPOCH_HW) continue;

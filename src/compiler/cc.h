@@ -143,6 +143,10 @@ typedef struct cc_epoch {
     eu_op *ops; int32_t n_eu, cap_eu;
     eu_lut *luts; int32_t n_luts;
     uint8_t *flash; uint64_t flash_size, flash_cap;   /* weights, scales, LUTs */
+    int32_t flash_shared;     /* > 0: the epoch has no flash of its own and
+                                 addresses that of epoch flash_shared - 1,
+                                 which holds the constants of both
+                                 (cc_share_flash); 0: its own */
     uint8_t *payload; uint64_t payload_size;          /* COP1 blob */
     int32_t *inputs; int32_t n_inputs;    /* graph tensors read from outside */
     int32_t *outputs; int32_t n_outputs;  /* graph tensors used outside */
@@ -232,6 +236,22 @@ void cc_block_req(eu_variant v, const eu_op *o, eu_block_req *r);
 int cc_allocate(cc_model *m, npuc_err *err);
 int eu_generate(cc_model *m, cc_epoch *e, npuc_err *err);
 int cc_prefetch(cc_model *m, npuc_err *err);
+/* cc_prefetch, and weight copies only where they pay: the copies of ops that
+ * read each weight byte once are dropped (the op streams them from flash)
+ * unless that costs cycles (cc_prefetch.c). */
+int cc_place_weights(cc_model *m, npuc_err *err);
+/* One flash for the HW epochs when that saves bytes: the constants of every
+ * epoch in one area, each range the ops address as a whole stored once
+ * (an unrolled LSTM's steps share one weight stream); the first epoch with
+ * constants keeps it, the others point at it (cc_epoch.flash_shared) and
+ * their ops' offsets are moved. *shared: whether it was done (the streams
+ * must be generated again). (lower/lower_weights.c) */
+int cc_share_flash(cc_model *m, bool *shared, npuc_err *err);
+/* The epoch whose flash e addresses (e itself unless it shares one). */
+static inline const cc_epoch *cc_flash_epoch(const cc_model *m, const cc_epoch *e)
+{
+    return e->flash_shared > 0 ? &m->epochs[e->flash_shared - 1] : e;
+}
 /* Generates and estimates every HW epoch's stream (cc.c), for cc_prefetch
  * to compare schedules. */
 int cc_generate_all(cc_model *m, npuc_err *err);

@@ -385,3 +385,138 @@ int cc_prefetch(cc_model *m, npuc_err *err)
     free(bare);
     return rc;
 }
+
+/* ------------------------------------------------ weights where they pay */
+
+/* Whether op k of e reads each byte of its weights once: one OFM block
+ * covers its whole OFM plane (the weight stream is fetched once per OFM
+ * block position) and no other op (a cascade band) shares its copy. */
+static bool read_once(const cc_epoch *e, int32_t k)
+{
+    const eu_op *o = &e->ops[k];
+    if (o->wbuf < 0 || !o->blk.w || !o->blk.h || o->blk.w < o->ofm.w || o->blk.h < o->ofm.h) return false;
+    for (int32_t j = 0; j < e->n_eu; j++)
+        if (j != k && e->ops[j].wbuf == o->wbuf) return false;
+    return true;
+}
+
+/* A weight copy that may be dropped. */
+typedef struct pw_cand { int32_t epoch, op, wbuf; } pw_cand;
+
+/* The model as placed and estimated: every buffer, the pools' peaks, the
+ * cycles (per epoch too). */
+typedef struct pw_state {
+    cc_buf *bufs;
+    uint64_t arena, fast, cycles;
+    uint64_t *ecycles;
+} pw_state;
+
+static void pw_snap(const cc_model *m, pw_state *st)
+{
+    memcpy(st->bufs, m->bufs, sizeof *m->bufs * (size_t)m->n_bufs);
+    st->arena = m->arena_size;
+    st->fast = m->fast_size;
+    st->cycles = m->npu_cycles;
+    for (int32_t i = 0; i < m->n_epochs; i++) st->ecycles[i] = m->epochs[i].cycles;
+}
+
+/* Back to st (streams not regenerated), every candidate's copy in place. */
+static void pw_restore(cc_model *m, const pw_state *st, const pw_cand *cand, int32_t nc)
+{
+    memcpy(m->bufs, st->bufs, sizeof *m->bufs * (size_t)m->n_bufs);
+    m->arena_size = st->arena;
+    m->fast_size = st->fast;
+    for (int32_t i = 0; i < nc; i++) m->epochs[cand[i].epoch].ops[cand[i].op].wbuf = cand[i].wbuf;
+}
+
+/* From `bare` (placed, not prefetched), the candidates of the epochs in
+ * `drop` read their weights from flash: placed, generated, prefetched
+ * anew. An allocation failure leaves the model as in `bare` (rc 0, *ok
+ * false). */
+static int pw_trial(cc_model *m, const pw_state *bare, const pw_cand *cand, int32_t nc, const bool *drop,
+                    bool *ok, npuc_err *err)
+{
+    pw_restore(m, bare, cand, nc);
+    for (int32_t i = 0; i < nc; i++) {
+        if (!drop[cand[i].epoch]) continue;
+        m->bufs[cand[i].wbuf].size = 0;
+        m->epochs[cand[i].epoch].ops[cand[i].op].wbuf = -1;
+    }
+    npuc_err e2 = {0};
+    *ok = cc_allocate(m, &e2) == NPUC_OK;
+    if (!*ok) {
+        pw_restore(m, bare, cand, nc);
+        return NPUC_OK;
+    }
+    int rc = cc_generate_all(m, err);
+    if (!rc) rc = cc_prefetch(m, err);
+    return rc;
+}
+
+static bool pw_better(const cc_model *m, const pw_state *st)
+{
+    return m->npu_cycles < st->cycles ||
+           (m->npu_cycles == st->cycles && m->arena_size + m->fast_size < st->arena + st->fast);
+}
+
+int cc_place_weights(cc_model *m, npuc_err *err)
+{
+    if (m->opt.optimise != CC_OPT_PERFORMANCE) return cc_prefetch(m, err);
+    int32_t nc = 0;
+    for (int32_t i = 0; i < m->n_epochs; i++)
+        for (int32_t k = 0; m->epochs[i].kind == CC_EPOCH_HW && k < m->epochs[i].n_eu; k++)
+            nc += read_once(&m->epochs[i], k);
+    if (!nc) return cc_prefetch(m, err);
+    pw_cand *cand = malloc(sizeof *cand * (size_t)nc);
+    pw_state bare = {0}, with = {0};
+    bool *drop = calloc((size_t)m->n_epochs + 1, sizeof *drop);
+    bare.bufs = malloc(sizeof *bare.bufs * ((size_t)m->n_bufs + 1));
+    with.bufs = malloc(sizeof *with.bufs * ((size_t)m->n_bufs + 1));
+    bare.ecycles = malloc(sizeof(uint64_t) * ((size_t)m->n_epochs + 1));
+    with.ecycles = malloc(sizeof(uint64_t) * ((size_t)m->n_epochs + 1));
+    int rc = NPUC_OK;
+    if (!cand || !drop || !bare.bufs || !with.bufs || !bare.ecycles || !with.ecycles) {
+        rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+        goto done;
+    }
+    nc = 0;
+    for (int32_t i = 0; i < m->n_epochs; i++)
+        for (int32_t k = 0; m->epochs[i].kind == CC_EPOCH_HW && k < m->epochs[i].n_eu; k++)
+            if (read_once(&m->epochs[i], k)) {
+                cand[nc++] = (pw_cand){i, k, m->epochs[i].ops[k].wbuf};
+                drop[i] = true;
+            }
+    /* the copies as the lowering made them, prefetched */
+    pw_snap(m, &bare);
+    if ((rc = cc_prefetch(m, err))) goto done;
+    pw_snap(m, &with);
+    /* every read-once op reading from flash; if that loses cycles, only
+     * in the epochs that did not lose */
+    bool ok;
+    if ((rc = pw_trial(m, &bare, cand, nc, drop, &ok, err))) goto done;
+    if (ok && !pw_better(m, &with)) {
+        bool some = false, all = true;
+        for (int32_t i = 0; i < m->n_epochs; i++) {
+            if (!drop[i]) continue;
+            drop[i] = m->epochs[i].cycles <= with.ecycles[i];
+            some |= drop[i];
+            all &= drop[i];
+        }
+        ok = some && !all;
+        if (ok && (rc = pw_trial(m, &bare, cand, nc, drop, &ok, err))) goto done;
+        ok = ok && pw_better(m, &with);
+    }
+    if (!ok) {
+        /* no gain: the copies stay as they were */
+        pw_restore(m, &with, cand, nc);
+        rc = cc_generate_all(m, err);
+    }
+done:
+    free(cand);
+    free(drop);
+    free(bare.bufs);
+    free(with.bufs);
+    free(bare.ecycles);
+    free(with.ecycles);
+    return rc;
+}

@@ -62,6 +62,7 @@ typedef struct builder {
     uint32_t n_tensors, n_epochs, n_refs;
     uint64_t scratch_max, state_size;
     uint32_t flags;
+    uint32_t *flash_off;      /* per compiler epoch: where its flash went */
 } builder;
 
 static uint32_t add_string(builder *b, const char *s)
@@ -202,8 +203,10 @@ static int add_hw_epoch(builder *b, int32_t ei)
     e.n_ops = (uint32_t)ce->n_ops;
     e.cmd_off = (uint32_t)bytes_add(&b->params, ce->payload, ce->payload_size, NPURT_ALIGN);
     e.cmd_size = (uint32_t)ce->payload_size;
-    e.flash_off = (uint32_t)bytes_add(&b->params, ce->flash, ce->flash_size, NPURT_ALIGN);
-    e.flash_size = (uint32_t)ce->flash_size;
+    const cc_epoch *fe = cc_flash_epoch(b->m, ce);   /* a shared flash is stored once */
+    if (fe == ce) b->flash_off[ei] = (uint32_t)bytes_add(&b->params, ce->flash, ce->flash_size, NPURT_ALIGN);
+    e.flash_off = b->flash_off[fe - b->m->epochs];
+    e.flash_size = (uint32_t)fe->flash_size;
     e.est_cycles = ce->cycles > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)ce->cycles;
     bytes_add(&b->epochs, &e, sizeof e, 4);
     b->n_epochs++;
@@ -219,6 +222,7 @@ static void builder_free(builder *b)
     free(b->strings.p);
     free(b->tmap);
     free(b->const_off);
+    free(b->flash_off);
     interp_free(b->ip);
 }
 
@@ -233,7 +237,8 @@ int emit_npurt(const cc_model *m, const char *name, uint8_t **blob, size_t *size
     b.g = g;
     b.tmap = malloc(sizeof(int32_t) * ((size_t)g->n_tensors + 1));
     b.const_off = malloc(sizeof(int64_t) * ((size_t)g->n_tensors + 1));
-    if (!b.tmap || !b.const_off) {
+    b.flash_off = calloc((size_t)m->n_epochs + 1, sizeof *b.flash_off);
+    if (!b.tmap || !b.const_off || !b.flash_off) {
         builder_free(&b);
         return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     }

@@ -159,6 +159,7 @@ int emit_report_json_text(const cc_model *m, const char *model_name, char **out,
             npuc_json_member_uint(&w, "cycles", e->cycles);
             npuc_json_member_uint(&w, "command_stream_bytes", e->payload_size);
             npuc_json_member_uint(&w, "constant_bytes", e->flash_size);
+            if (e->flash_shared > 0) npuc_json_member_int(&w, "constants_of_epoch", e->flash_shared - 1);
         }
         npuc_json_write_object_end(&w);
     }

@@ -110,7 +110,9 @@ int emit_tflite_model(const cc_model *m, tfl_model **out, npuc_err *err)
     t.map = malloc(sizeof(int32_t) * ((size_t)g->n_tensors + 1));
     int rc = NPUC_OK;
     int32_t *ins = NULL, *outs = NULL;
-    if (!t.out || !t.map) {
+    /* each epoch's flash tensor (epochs sharing one flash share it) */
+    int32_t *flash_t = malloc(sizeof(int32_t) * ((size_t)m->n_epochs + 1));
+    if (!t.out || !t.map || !flash_t) {
         rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
         goto done;
     }
@@ -164,7 +166,10 @@ int emit_tflite_model(const cc_model *m, tfl_model **out, npuc_err *err)
         snprintf(name, sizeof name, "npuc_command_stream_%d", ei);
         int32_t cmd = byte_tensor(t.out, name, e->payload, e->payload_size);
         snprintf(name, sizeof name, "npuc_flash_%d", ei);
-        int32_t flash = byte_tensor(t.out, name, e->flash ? e->flash : (const uint8_t *)"", e->flash_size);
+        int32_t flash = e->flash_shared > 0 && e->flash_shared - 1 < ei
+                            ? flash_t[e->flash_shared - 1]
+                            : byte_tensor(t.out, name, e->flash ? e->flash : (const uint8_t *)"", e->flash_size);
+        flash_t[ei] = flash;
         if (cmd < 0 || flash < 0) goto oom;
         int32_t n = 0;
         ins[n++] = cmd;
@@ -201,6 +206,7 @@ oom:
 done:
     free(ins);
     free(outs);
+    free(flash_t);
     free(t.map);
     if (t.out) graph_free(t.out);
     return rc;

@@ -115,6 +115,43 @@ static int encode_dual(lower_ctx *c, eu_op *o, const wop *p, const int16_t *w,
     return rc;
 }
 
+/* The end of op o's constants in the epoch's flash (scales, weights, and
+ * on a dual-core NPU core 1's scales and weights, stored in that order). */
+static uint64_t consts_end(const eu_op *o)
+{
+    return o->s1_len ? o->w1_off + o->w1_len : o->w_off + o->w_len;
+}
+
+/* Shared constants: when an earlier op of the epoch has byte-identical
+ * constants laid out alike (the same block depth, layout, scales and bias
+ * give the same streams: an unrolled LSTM's gates share one weight tensor
+ * over dozens of FULLY_CONNECTED ops), op o's copy, just appended at the
+ * end of the flash, is dropped and o points at the earlier one. Only the
+ * flash copy is shared: each op keeps its own arena copy (eu_op.wbuf). */
+static void share_consts(cc_epoch *e, eu_op *o)
+{
+    uint64_t start = o->s_off, end = consts_end(o), len = end - start;
+    if (!len || ((e->flash_size - end) & ~(uint64_t)15)) return;   /* not the tail */
+    int32_t me = (int32_t)(o - e->ops);
+    for (int32_t j = 0; j < me; j++) {
+        const eu_op *p = &e->ops[j];
+        if (p->kind != o->kind || p->dual != o->dual || p->s_len != o->s_len || p->w_len != o->w_len ||
+            p->s1_len != o->s1_len || p->w1_len != o->w1_len || !p->w_len)
+            continue;
+        if (p->w_off - p->s_off != o->w_off - start || consts_end(p) - p->s_off != len || p->s_off + len > start)
+            continue;
+        if (o->s1_len && (p->s1_off - p->s_off != o->s1_off - start || p->w1_off - p->s_off != o->w1_off - start))
+            continue;
+        if (memcmp(e->flash + p->s_off, e->flash + start, len)) continue;
+        e->flash_size = start;
+        o->w_off = p->w_off;
+        o->s_off = p->s_off;
+        o->w1_off = p->w1_off;
+        o->s1_off = p->s1_off;
+        return;
+    }
+}
+
 /* Encodes the weights and scale records of one NPU op covering `n` output
  * channels (w: their weights [n][kh][kw][I], recs: their records) into the
  * epoch's constants, with an arena copy when `buffered`. */
@@ -129,13 +166,13 @@ static int encode_chunk(lower_ctx *c, eu_op *o, const wop *p, const int16_t *w,
     else
         rc = encode_dual(c, o, p, w, recs, n, err);
     if (rc) return rc;
+    share_consts(c->e, o);
     o->wbuf = -1;
     if (buffered) {
         /* an arena copy of all of it, filled by DMA while the previous NPU
          * op runs */
         int32_t me = (int32_t)(o - c->e->ops);
-        uint64_t end = o->s1_len ? o->w1_off + o->w1_len : o->w_off + o->w_len;
-        o->wbuf = cc_temp_buf(c, end - o->s_off, err);
+        o->wbuf = cc_temp_buf(c, consts_end(o) - o->s_off, err);
         if (o->wbuf < 0) return err->code;
         cc_buf *b = &c->m->bufs[o->wbuf];
         b->epoch = (int32_t)(c->e - c->m->epochs);
@@ -256,5 +293,189 @@ int cc_encode_weighted(lower_ctx *c, eu_op *o, const wop *p, npuc_err *err)
 done:
     free(recs);
     free(wv);
+    return rc;
+}
+
+/* ------------------------------------------------ constants shared across epochs */
+
+/* A range [lo, hi) of one epoch's flash, placed at `to` in the shared flash. */
+typedef struct fl_piece { uint64_t lo, hi, to; } fl_piece;
+
+typedef struct fl_pieces { fl_piece *p; int32_t n, cap; } fl_pieces;
+
+static bool fl_push(fl_pieces *v, uint64_t lo, uint64_t hi)
+{
+    if (hi <= lo) return true;
+    if (v->n == v->cap) {
+        int32_t cap = v->cap ? 2 * v->cap : 16;
+        fl_piece *p = realloc(v->p, sizeof *p * (size_t)cap);
+        if (!p) return false;
+        v->p = p;
+        v->cap = cap;
+    }
+    v->p[v->n++] = (fl_piece){lo, hi, 0};
+    return true;
+}
+
+static int fl_cmp(const void *a, const void *b)
+{
+    const fl_piece *x = a, *y = b;
+    return x->lo < y->lo ? -1 : x->lo > y->lo ? 1 : 0;
+}
+
+/* The ranges of e's flash the eu_ops address as wholes (a weight stream,
+ * its scale records, a LUT; an op's constants together when it copies them
+ * into SRAM in one DMA), merged where they overlap, and the gaps between
+ * them (other constants: an op addresses them inside one gap), in order,
+ * each starting 16-byte aligned. */
+static bool fl_split(const cc_epoch *e, fl_pieces *out)
+{
+    fl_pieces r = {0};
+    bool ok = true;
+    for (int32_t k = 0; k < e->n_eu && ok; k++) {
+        const eu_op *o = &e->ops[k];
+        if (!o->w_len && !o->s_len) continue;
+        if (o->wbuf >= 0) {
+            ok = fl_push(&r, o->s_off, consts_end(o));
+            continue;
+        }
+        ok = fl_push(&r, o->s_off, o->s_off + o->s_len) && fl_push(&r, o->w_off, o->w_off + o->w_len) &&
+             (!o->s1_len || fl_push(&r, o->s1_off, o->s1_off + o->s1_len)) &&
+             (!o->w1_len || fl_push(&r, o->w1_off, o->w1_off + o->w1_len));
+    }
+    for (int32_t i = 0; i < e->n_luts && ok; i++) ok = fl_push(&r, e->luts[i].off, e->luts[i].off + e->luts[i].size);
+    if (ok && r.n) qsort(r.p, (size_t)r.n, sizeof *r.p, fl_cmp);
+    uint64_t at = 0;
+    for (int32_t i = 0; i < r.n && ok; ) {
+        uint64_t lo = r.p[i].lo, hi = r.p[i].hi;
+        for (i++; i < r.n && r.p[i].lo < hi; i++)
+            if (r.p[i].hi > hi) hi = r.p[i].hi;
+        ok = fl_push(out, at, lo) && fl_push(out, lo, hi);
+        at = (hi + 15) & ~(uint64_t)15;
+    }
+    ok = ok && fl_push(out, at, e->flash_size);
+    free(r.p);
+    return ok;
+}
+
+/* Where byte `off` of the epoch's flash went (pieces in order). */
+static uint64_t fl_map(const fl_pieces *v, uint64_t off)
+{
+    int32_t a = 0, b = v->n - 1;
+    if (b < 0) return off;
+    while (a < b) {   /* the last piece with lo <= off */
+        int32_t mid = (a + b + 1) / 2;
+        if (v->p[mid].lo <= off) a = mid;
+        else b = mid - 1;
+    }
+    return v->p[a].to + (off - v->p[a].lo);
+}
+
+static uint64_t fl_hash(const uint8_t *p, uint64_t n)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (uint64_t i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ull;
+    return h ^ n;
+}
+
+/* The shared flash being built: bytes, and a hash table of the pieces in it. */
+typedef struct fl_shared {
+    uint8_t *b; uint64_t size, cap;
+    struct { uint64_t hash, off, len; } *slot; uint64_t n_slots;
+} fl_shared;
+
+/* Places piece p (bytes src): at an identical earlier piece, else appended. */
+static bool fl_place(fl_shared *s, fl_piece *p, const uint8_t *src)
+{
+    uint64_t len = p->hi - p->lo, h = fl_hash(src, len), i = h & (s->n_slots - 1);
+    for (; s->slot[i].len; i = (i + 1) & (s->n_slots - 1))
+        if (s->slot[i].hash == h && s->slot[i].len == len && !memcmp(s->b + s->slot[i].off, src, len)) {
+            p->to = s->slot[i].off;
+            return true;
+        }
+    uint64_t start = (s->size + 15) & ~(uint64_t)15, end = start + len;
+    if (end > s->cap) {
+        uint64_t cap = s->cap ? s->cap : 4096;
+        while (cap < end) cap *= 2;
+        uint8_t *nb = realloc(s->b, cap);
+        if (!nb) return false;
+        s->b = nb;
+        s->cap = cap;
+    }
+    memset(s->b + s->size, 0, start - s->size);
+    memcpy(s->b + start, src, len);
+    s->size = end;
+    s->slot[i].hash = h;
+    s->slot[i].off = start;
+    s->slot[i].len = len;
+    p->to = start;
+    return true;
+}
+
+int cc_share_flash(cc_model *m, bool *shared, npuc_err *err)
+{
+    *shared = false;
+    int32_t n_with = 0, owner = -1;
+    uint64_t before = 0;
+    for (int32_t i = 0; i < m->n_epochs; i++) {
+        const cc_epoch *e = &m->epochs[i];
+        if (e->kind != CC_EPOCH_HW || !e->flash_size || e->flash_shared) continue;
+        if (owner < 0) owner = i;
+        n_with++;
+        before += e->flash_size;
+    }
+    if (!n_with) return NPUC_OK;
+    fl_pieces *pc = calloc((size_t)m->n_epochs, sizeof *pc);
+    fl_shared s = {0};
+    bool ok = pc != NULL;
+    int64_t n_pieces = 0;
+    for (int32_t i = 0; i < m->n_epochs && ok; i++) {
+        const cc_epoch *e = &m->epochs[i];
+        if (e->kind != CC_EPOCH_HW || !e->flash_size || e->flash_shared) continue;
+        ok = fl_split(e, &pc[i]);
+        n_pieces += pc[i].n;
+    }
+    if (ok) {
+        for (s.n_slots = 16; s.n_slots < 2 * (uint64_t)n_pieces; s.n_slots *= 2) {}
+        ok = (s.slot = calloc(s.n_slots, sizeof *s.slot)) != NULL;
+    }
+    for (int32_t i = 0; i < m->n_epochs && ok; i++)
+        for (int32_t j = 0; j < pc[i].n && ok; j++) ok = fl_place(&s, &pc[i].p[j], m->epochs[i].flash + pc[i].p[j].lo);
+    int rc = ok ? NPUC_OK : npuc_errf(err, NPUC_E_NOMEM, "out of memory sharing constants");
+    if (ok && s.size < before) {
+        /* every epoch addresses the shared flash, kept by the first */
+        for (int32_t i = 0; i < m->n_epochs; i++) {
+            cc_epoch *e = &m->epochs[i];
+            if (!pc[i].n) continue;
+            for (int32_t k = 0; k < e->n_eu; k++) {
+                eu_op *o = &e->ops[k];
+                if (o->s_len) o->s_off = fl_map(&pc[i], o->s_off);
+                if (o->w_len) o->w_off = fl_map(&pc[i], o->w_off);
+                if (o->s1_len) o->s1_off = fl_map(&pc[i], o->s1_off);
+                if (o->w1_len) o->w1_off = fl_map(&pc[i], o->w1_off);
+                if (o->ifm.buf < 0) o->ifm.off = fl_map(&pc[i], o->ifm.off);
+                if (o->ifm2.buf < 0) o->ifm2.off = fl_map(&pc[i], o->ifm2.off);
+            }
+            for (int32_t l = 0; l < e->n_luts; l++) e->luts[l].off = fl_map(&pc[i], e->luts[l].off);
+            free(e->flash);
+            e->flash = NULL;
+            e->flash_size = e->flash_cap = 0;
+            if (i != owner) e->flash_shared = owner + 1;
+        }
+        cc_epoch *o = &m->epochs[owner];
+        o->flash = s.b;
+        o->flash_size = (s.size + 15) & ~(uint64_t)15;
+        o->flash_cap = s.cap;
+        if (o->flash_size > s.size) {
+            /* the tail padding (the capacity is a multiple of 16) */
+            memset(o->flash + s.size, 0, o->flash_size - s.size);
+        }
+        s.b = NULL;
+        *shared = true;
+    }
+    for (int32_t i = 0; pc && i < m->n_epochs; i++) free(pc[i].p);
+    free(pc);
+    free(s.b);
+    free(s.slot);
     return rc;
 }

@@ -803,9 +803,15 @@ static void test_reset_during_run(void)
     int size = make_payload(stream, 11, false, 0, 0);
     uint64_t base[2] = {(uintptr_t)s, (uintptr_t)d};
     size_t sz[2] = {big, big};
-    double t0 = now_ms();
-    CHECK_EQ_INT(ethosu_invoke_v3(&drv55, mini, size, base, sz, 2, NULL), 0);
-    double t_run = now_ms() - t0;
+    /* the run's time on warm buffers: the fastest of three (the first also
+     * faults the destination's pages in, and a loaded machine slows any one) */
+    double t_run = 1e9;
+    for (int i = 0; i < 3; i++) {
+        double t0 = now_ms();
+        CHECK_EQ_INT(ethosu_invoke_v3(&drv55, mini, size, base, sz, 2, NULL), 0);
+        double t = now_ms() - t0;
+        if (t < t_run) t_run = t;
+    }
     CHECK(d[big - 1] == 0x3C);
     ethosu_host_stats st0, st1;
     ethosu_host_npu_stats(npu55, &st0);

@@ -393,6 +393,102 @@ static int lower_act16(lower_ctx *c, const graph_op *op, npuc_err *err)
 
 /* ------------------------------------------------------------ int8 LUTs */
 
+/* ------------------------------------------------------------- fusion */
+
+/* Whether feature map f of NPU op o lies on buffer b. */
+static bool on_buf(const eu_fm *f, int32_t b) { return f->buf == b; }
+
+/* Fuses the int8 LUT `li` of activation op `op` into the output stage of
+ * the NPU ops of its input's producer P (docs/ethos-u.md 5.1: the output
+ * stage scales, adds the zero point, clamps to ACTIVATION_MIN/MAX and the
+ * int8 range, then looks the value up in the LUT; sim_exec.c ostage_apply).
+ * P's ops write int8 values v (after their own clamp) that the activation
+ * would read back as its input; the LUT holds the reference's output for
+ * every int8 input (cc_reference_all), so LUT[v] is the activation's output
+ * byte for byte whatever P's clamp is: P's ops write the activation's output
+ * through the LUT and P's output tensor shares its buffer (it is never
+ * written as itself). Conditions: P runs in the open HW epoch; P's output
+ * is read by this op alone, is no graph input or output and has no buffer
+ * alias; P's ops touch its buffer only as int8 OFMs without a LUT or
+ * built-in function of their own, and no other op of the epoch touches it;
+ * the activation's output has P's output's shape; a block with the LUT
+ * banks reserved exists (CONV / DEPTHWISE keep the block depth their weights
+ * are encoded for). Returns 0 (fused), 1 (not: the reason in why) or an
+ * error. */
+static int fuse_lut(lower_ctx *c, const graph_op *op, int32_t li, char *why, size_t why_size, npuc_err *err)
+{
+    cc_model *m = c->m;
+    const graph *g = c->g;
+    int32_t t = op->in[0], to = op->out[0];
+    const graph_tensor *x = &g->tensors[t], *y = &g->tensors[to];
+    int32_t p = x->producer;
+    if (p < 0 || !m->ops[p].npu || m->ops[p].n_eu == 0 || m->ops[p].epoch != (int32_t)(c->e - m->epochs))
+        return cc_reason(why, why_size, "its input is not written by an NPU op of the same HW epoch"), 1;
+    if (x->is_variable || y->is_variable) return cc_reason(why, why_size, "a state tensor"), 1;
+    for (int32_t i = 0; i < g->n_outputs; i++)
+        if (g->outputs[i] == t) return cc_reason(why, why_size, "its input is a graph output"), 1;
+    for (int32_t i = 0; i < g->n_inputs; i++)
+        if (g->inputs[i] == t) return cc_reason(why, why_size, "its input is a graph input"), 1;
+    int32_t uses = 0;
+    for (int32_t i = 0; i < g->n_ops; i++)
+        for (int32_t k = 0; k < g->ops[i].n_in; k++) uses += g->ops[i].in[k] == t;
+    if (uses != 1) return cc_reason(why, why_size, "its input has %d readers", uses), 1;
+    if (x->rank != y->rank || memcmp(x->shape, y->shape, sizeof x->shape[0] * (size_t)x->rank))
+        return cc_reason(why, why_size, "input and output shapes differ"), 1;
+    int32_t bp = m->buf_of[t], ba = m->buf_of[to];
+    if (bp < 0 || ba < 0 || bp == ba || m->bufs[bp].temp)
+        return cc_reason(why, why_size, "its input has no buffer of its own"), 1;
+    for (int32_t j = 0; j < g->n_tensors; j++)
+        if (j != t && m->buf_of[j] == bp) return cc_reason(why, why_size, "its input's buffer is shared"), 1;
+    cc_epoch *e = c->e;
+    int32_t k0 = m->ops[p].first_eu, k1 = k0 + m->ops[p].n_eu, writers = 0;
+    for (int32_t k = 0; k < e->n_eu; k++) {
+        const eu_op *o = &e->ops[k];
+        bool mine = k >= k0 && k < k1;
+        bool reads = on_buf(&o->ifm, bp) || (o->ifm2_tensor && on_buf(&o->ifm2, bp)) || o->wbuf == bp;
+        bool writes = on_buf(&o->ofm, bp);
+        if (!mine && (reads || writes)) return cc_reason(why, why_size, "another NPU op uses its input"), 1;
+        if (reads) return cc_reason(why, why_size, "its producer reads its own output"), 1;
+        if (!writes) continue;
+        if (o->ofm.bits != 8 || !o->ofm.is_signed || o->lut >= 0 || o->act_func != 0 || o->act_clip != 0)
+            return cc_reason(why, why_size, "its producer's output stage is not a plain int8 clamp"), 1;
+        writers++;
+    }
+    if (!writers) return cc_reason(why, why_size, "its producer writes no NPU output"), 1;
+    /* the blocks with the LUT banks reserved, before changing anything */
+    eu_block *blk = malloc(sizeof *blk * (size_t)(k1 - k0));
+    if (!blk) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    for (int32_t k = k0; k < k1; k++) {
+        eu_op o = e->ops[k];
+        blk[k - k0] = o.blk;
+        if (!on_buf(&o.ofm, bp)) continue;
+        o.act_func = 16;
+        o.lut = li;
+        eu_block_req r;
+        cc_block_req(m->opt.sys.variant, &o, &r);
+        if (o.kind == SIM_K_CONV || o.kind == SIM_K_DEPTHWISE) r.fixed_d = o.blk.d;
+        npuc_err e2;
+        memset(&e2, 0, sizeof e2);
+        if (eu_block_choose(&r, &blk[k - k0], &e2) != NPUC_OK) {
+            free(blk);
+            return cc_reason(why, why_size, "no block of its producer leaves room for the LUT: %s", e2.msg), 1;
+        }
+    }
+    for (int32_t k = k0; k < k1; k++) {
+        eu_op *o = &e->ops[k];
+        if (!on_buf(&o->ofm, bp)) continue;
+        o->blk = blk[k - k0];
+        o->act_func = 16;   /* slot assigned at generation */
+        o->lut = li;
+        o->ofm.buf = ba;
+    }
+    free(blk);
+    m->buf_of[t] = ba;
+    m->bufs[bp].size = 0;   /* no bytes of its own */
+    m->ops[c->op_index].fused_into = p;
+    return 0;
+}
+
 static int lower_lut8(lower_ctx *c, const graph_op *op, npuc_err *err)
 {
     const graph_tensor *in = cc_tin(c, op, 0), *out = cc_tout(c, op, 0);
@@ -418,6 +514,8 @@ static int lower_lut8(lower_ctx *c, const graph_op *op, npuc_err *err)
     for (int i = 0; i < 256; i++) table[i] = (int8_t)y[i];
     int32_t li;
     if ((rc = cc_add_lut(c, table, 256, &li, err))) return rc;
+    char fwhy[CC_WHY_SIZE];
+    if ((rc = fuse_lut(c, op, li, fwhy, sizeof fwhy, err)) != 1) return rc;
     eu_op *o = cc_new_eu(c, err);
     if (!o) return err->code;
     cc_fm_whole(c, op->in[0], h, w, ch, &o->ifm);

@@ -1,21 +1,25 @@
 /* Activations fused into the output stage of their producer's NPU ops
- * (lower/lower_lut.c, fuse_lut). Two-op graphs
+ * (lower/lower_lut.c, fuse_clamp / fuse_lut). Two-op graphs
  *
- *   int8 x -> CONV_2D | DEPTHWISE_CONV_2D | FULLY_CONNECTED | AVERAGE_POOL_2D
- *             | MAX_POOL_2D | ADD | MUL (own fused NONE / RELU / RELU6 /
- *             RELU_N1_TO_1 where TFLite has one)
- *          -> t -> LEAKY_RELU | LOGISTIC | TANH | HARD_SWISH | RELU | RELU6
- *             | RELU_N1_TO_1 | QUANTIZE -> y
+ *   x -> CONV_2D | DEPTHWISE_CONV_2D | FULLY_CONNECTED | AVERAGE_POOL_2D
+ *        | MAX_POOL_2D | ADD | MUL (own fused NONE / RELU / RELU6 /
+ *        RELU_N1_TO_1)
+ *     -> t -> LEAKY_RELU | LOGISTIC | TANH | HARD_SWISH | RELU | RELU6
+ *        | RELU_N1_TO_1 | QUANTIZE -> y
  *
- * with random shapes and quantizations, over the six Ethos-U variants, are
- * compiled (cc_compile -> emit_tflite_model -> tfl_write -> tfl_read ->
- * graph_import, as a user gets them), run with the ethos-u op on the virtual
- * NPU and compared byte for byte with the reference interpreter on the source
- * graph (one draw with every int8 value, two random draws). The activation
- * must be fused into the producer (cc_op_info.fused_into, no NPU op of its
- * own, the producer's ops writing y through a LUT) except where t is also a
- * graph output (one config in eight), where it must stay a separate NPU op.
- * A conv + LEAKY_RELU with one output-channel chunk must be ONE NPU op.
+ * int8 (three in four) and int16x8, random shapes and quantizations (half
+ * the RELU-family / QUANTIZE cases keep t's quantization: a pure clamp),
+ * over the six Ethos-U variants, are compiled (cc_compile ->
+ * emit_tflite_model -> tfl_write -> tfl_read -> graph_import, as a user gets
+ * them), run with the ethos-u op on the virtual NPU and compared byte for
+ * byte with the reference interpreter on the source graph (one draw with
+ * every byte value, two random draws). Where t is also a graph output (one
+ * config in eight) the activation must stay apart. Otherwise an int8
+ * activation, and an int16 one that keeps the quantization and is a clamp,
+ * must be fused (cc_op_info.fused_into, no NPU op of its own, the
+ * producer's ops writing y: through the LUT, or with the clamp alone and no
+ * LUT for a pure clamp); a conv + LEAKY_RELU with one output-channel chunk
+ * must be ONE NPU op.
  *
  * Environment: NPUC_FUSE_CONFIGS (default 400), NPUC_FUSE_SEED (default 1). */
 #include "test.h"
@@ -41,6 +45,8 @@ typedef struct fz_cfg {
     int own_act;              /* producer's fused activation */
     bool t_out;               /* t is a graph output too */
     float alpha;
+    bool wide;                /* int16x8 */
+    bool same_q;              /* y takes t's quantization (RELU family, QUANTIZE) */
     eu_variant variant;
     uint64_t seed;
 } fz_cfg;
@@ -48,8 +54,9 @@ typedef struct fz_cfg {
 static void cfg_str(const fz_cfg *c, char *buf, size_t size)
 {
     graph_op a = {.opcode = acts[c->act_i]};
-    snprintf(buf, size, "%s (act %d) [1,%d,%d,%d] OC %d k %d s %d -> %s (alpha %g)%s on %s seed %llu",
-             pname[c->prod], c->own_act, c->H, c->W, c->C, c->OC, c->k, c->s, graph_op_name(&a), (double)c->alpha,
+    snprintf(buf, size, "%s %s (act %d) [1,%d,%d,%d] OC %d k %d s %d -> %s (alpha %g)%s%s on %s seed %llu",
+             c->wide ? "int16" : "int8", pname[c->prod], c->own_act, c->H, c->W, c->C, c->OC, c->k, c->s,
+             graph_op_name(&a), (double)c->alpha, c->same_q ? ", same quantization" : "",
              c->t_out ? ", t a graph output" : "", eu_variant_name(c->variant), (unsigned long long)c->seed);
 }
 
@@ -67,11 +74,12 @@ static graph *build_graph(const fz_cfg *c, int32_t *act_op)
     if (!g) return NULL;
     npuc_rng r;
     npuc_rng_seed(&r, c->seed * 7919 + 5);
-    bool fc = c->prod == P_FC;
-    float xs = rscale(&r, 0.01f, 0.1f);
-    int64_t xzp = npuc_rng_range(&r, -30, 30);
+    bool fc = c->prod == P_FC, wide = c->wide;
+    graph_dtype dt = wide ? GRAPH_I16 : GRAPH_I8;
+    float xs = rscale(&r, 0.01f, 0.1f) / (wide ? 256 : 1);
+    int64_t xzp = wide ? 0 : npuc_rng_range(&r, -30, 30);
     int32_t xsh4[4] = {1, c->H, c->W, c->C}, xsh2[2] = {1, c->C};
-    int32_t tx = graph_add_tensor(g, "x", GRAPH_I8, fc ? 2 : 4, fc ? xsh2 : xsh4, NULL);
+    int32_t tx = graph_add_tensor(g, "x", dt, fc ? 2 : 4, fc ? xsh2 : xsh4, NULL);
     bool ok = qset(g, tx, xs, xzp);
     /* producer output */
     int32_t OH = c->H, OW = c->W, OC = c->C;
@@ -81,13 +89,13 @@ static graph *build_graph(const fz_cfg *c, int32_t *act_op)
     }
     if (c->prod == P_CONV || c->prod == P_FC) OC = c->OC;
     int32_t tsh4[4] = {1, OH, OW, OC}, tsh2[2] = {1, OC};
-    float ts = c->prod == P_MAX ? xs : rscale(&r, 0.02f, 0.3f);
-    int64_t tzp = c->prod == P_MAX ? xzp : npuc_rng_range(&r, -60, 60);
+    float ts = c->prod == P_MAX ? xs : rscale(&r, 0.02f, 0.3f) / (wide ? 256 : 1);
+    int64_t tzp = c->prod == P_MAX || wide ? xzp : npuc_rng_range(&r, -60, 60);
     if (c->prod == P_AVG) {
         ts = xs;
         tzp = xzp;
     }
-    int32_t tt = graph_add_tensor(g, "t", GRAPH_I8, fc ? 2 : 4, fc ? tsh2 : tsh4, NULL);
+    int32_t tt = graph_add_tensor(g, "t", dt, fc ? 2 : 4, fc ? tsh2 : tsh4, NULL);
     ok = ok && qset(g, tt, ts, tzp);
     tfl_options o;
     memset(&o, 0, sizeof o);
@@ -97,6 +105,7 @@ static graph *build_graph(const fz_cfg *c, int32_t *act_op)
     o.dilation_h = o.dilation_w = 1;
     o.depth_multiplier = 1;
     o.filter_h = o.filter_w = c->k;
+    o.pot_scale_int16 = false;
     int32_t ins[3] = {tx, -1, -1}, n_in = 1, code = 0;
     if (c->prod == P_CONV || c->prod == P_DW || c->prod == P_FC) {
         int32_t I = c->C, O = c->prod == P_DW ? c->C : c->OC, kk = fc ? 1 : c->k;
@@ -104,7 +113,7 @@ static graph *build_graph(const fz_cfg *c, int32_t *act_op)
         int8_t *wd = malloc(nw);
         float *ws = malloc(sizeof(float) * (size_t)O), *bs = malloc(sizeof(float) * (size_t)O);
         int64_t *wz = calloc((size_t)O, sizeof(int64_t));
-        int32_t *bd = malloc(sizeof(int32_t) * (size_t)O);
+        int64_t *bd = malloc(sizeof(int64_t) * (size_t)O);
         ok = ok && wd && ws && bs && wz && bd;
         if (ok) {
             for (size_t i = 0; i < nw; i++) wd[i] = (int8_t)npuc_rng_range(&r, -127, 127);
@@ -112,11 +121,12 @@ static graph *build_graph(const fz_cfg *c, int32_t *act_op)
             for (int32_t q = 0; q < O; q++) {
                 ws[q] = fc ? w0 : rscale(&r, 0.001f, 0.02f);
                 bs[q] = xs * ws[q];
-                bd[q] = (int32_t)npuc_rng_range(&r, -2000, 2000);
+                if (wide) bd[q] = npuc_rng_range(&r, -20000, 20000);
+                else ((int32_t *)bd)[q] = (int32_t)npuc_rng_range(&r, -2000, 2000);
             }
             int32_t wsh4[4] = {O, kk, kk, I}, wdw[4] = {1, kk, kk, O}, wfc[2] = {O, I};
             int32_t tw = graph_add_tensor(g, "w", GRAPH_I8, fc ? 2 : 4, c->prod == P_DW ? wdw : fc ? wfc : wsh4, wd);
-            int32_t tb = graph_add_tensor(g, "b", GRAPH_I32, 1, &O, bd);
+            int32_t tb = graph_add_tensor(g, "b", wide ? GRAPH_I64 : GRAPH_I32, 1, &O, bd);
             ok = tw >= 0 && tb >= 0 && !graph_set_quant(g, tw, fc ? 1 : O, ws, wz, c->prod == P_DW ? 3 : 0) &&
                  !graph_set_quant(g, tb, fc ? 1 : O, bs, wz, 0);
             ins[1] = tw;
@@ -133,8 +143,8 @@ static graph *build_graph(const fz_cfg *c, int32_t *act_op)
         code = c->prod == P_AVG ? TFL_OP_AVERAGE_POOL_2D : TFL_OP_MAX_POOL_2D;
     } else {
         /* a second model input of x's shape */
-        int32_t x2 = graph_add_tensor(g, "x2", GRAPH_I8, 4, xsh4, NULL);
-        ok = ok && qset(g, x2, rscale(&r, 0.01f, 0.1f), npuc_rng_range(&r, -30, 30));
+        int32_t x2 = graph_add_tensor(g, "x2", dt, 4, xsh4, NULL);
+        ok = ok && qset(g, x2, rscale(&r, 0.01f, 0.1f) / (wide ? 256 : 1), wide ? 0 : npuc_rng_range(&r, -30, 30));
         ins[1] = x2;
         n_in = 2;
         code = c->prod == P_ADD ? TFL_OP_ADD : TFL_OP_MUL;
@@ -142,16 +152,17 @@ static graph *build_graph(const fz_cfg *c, int32_t *act_op)
     ok = ok && graph_add_op(g, code, &o, n_in, ins, 1, &tt) >= 0;
     /* activation */
     int32_t ac = acts[c->act_i];
-    float ys = rscale(&r, 0.01f, 0.2f);
-    int64_t yzp = npuc_rng_range(&r, -60, 60);
-    if (ac == TFL_OP_LOGISTIC) {
-        ys = 1.0f / 256;
-        yzp = -128;
-    } else if (ac == TFL_OP_TANH) {
-        ys = 1.0f / 128;
-        yzp = 0;
+    float ys = rscale(&r, 0.01f, 0.2f) / (wide ? 256 : 1);
+    int64_t yzp = wide ? 0 : npuc_rng_range(&r, -60, 60);
+    if (ac == TFL_OP_LOGISTIC || ac == TFL_OP_TANH) {
+        ys = wide ? 1.0f / 32768 : ac == TFL_OP_LOGISTIC ? 1.0f / 256 : 1.0f / 128;
+        yzp = wide || ac == TFL_OP_TANH ? 0 : -128;
     }
-    int32_t ty = graph_add_tensor(g, "y", GRAPH_I8, fc ? 2 : 4, fc ? tsh2 : tsh4, NULL);
+    if (c->same_q) {
+        ys = ts;
+        yzp = tzp;
+    }
+    int32_t ty = graph_add_tensor(g, "y", dt, fc ? 2 : 4, fc ? tsh2 : tsh4, NULL);
     ok = ok && qset(g, ty, ys, yzp);
     tfl_options ao;
     memset(&ao, 0, sizeof ao);
@@ -165,11 +176,19 @@ static graph *build_graph(const fz_cfg *c, int32_t *act_op)
     return g;
 }
 
-typedef struct stats { int configs, fused, unfused, failed, draws, one_op; } stats;
+typedef struct stats { int configs, fused, clamps, unfused, failed, draws, one_op, wide; } stats;
 
+/* draw 0: every byte value (int8: every value; int16: both bytes vary) */
 static void fill(npuc_rng *r, uint8_t *d, size_t n, int draw)
 {
     for (size_t i = 0; i < n; i++) d[i] = draw == 0 ? (uint8_t)((i * 167 + 13) & 255) : (uint8_t)npuc_rng_range(r, 0, 255);
+}
+
+/* The activation keeps the quantization and is a clamp (or nothing). */
+static bool clamp_act(const fz_cfg *c)
+{
+    int32_t a = acts[c->act_i];
+    return c->same_q && (a == TFL_OP_RELU || a == TFL_OP_RELU6 || a == TFL_OP_RELU_N1_TO_1 || a == TFL_OP_QUANTIZE);
 }
 
 static bool run_config(const fz_cfg *c, stats *st)
@@ -185,6 +204,7 @@ static bool run_config(const fz_cfg *c, stats *st)
     memset(&tw, 0, sizeof tw);
     bool ok = false;
     st->configs++;
+    st->wide += c->wide;
     if (!src) {
         fprintf(stderr, "FAIL %s: graph build\n", cs);
         goto out;
@@ -204,6 +224,9 @@ static bool run_config(const fz_cfg *c, stats *st)
             goto out;
         }
         st->unfused++;
+    } else if (c->wide && !clamp_act(c)) {
+        /* int16: only clamps fuse; another activation may turn out one */
+        if (acti->fused_into < 0) st->unfused++;
     } else {
         if (acti->fused_into != ai - 1 || acti->n_eu != 0) {
             fprintf(stderr, "FAIL %s: not fused (fused_into %d, %d NPU ops)\n", cs, acti->fused_into, acti->n_eu);
@@ -213,16 +236,18 @@ static bool run_config(const fz_cfg *c, stats *st)
         int32_t by = cm->buf_of[src->outputs[0]], n_lut = 0;
         for (int32_t k = 0; k < ep->n_eu; k++) {
             const eu_op *o = &ep->ops[k];
-            if (o->ofm.buf == by && (o->lut < 0 || o->act_func < 16 || o->src_op != ai - 1)) {
-                fprintf(stderr, "FAIL %s: NPU op %d writes y without the LUT\n", cs, k);
+            if (o->ofm.buf != by) continue;
+            if (o->src_op != ai - 1 || (clamp_act(c) ? o->lut >= 0 || o->act_func : o->lut >= 0 && o->act_func < 16)) {
+                fprintf(stderr, "FAIL %s: NPU op %d writes y with LUT %d, function %u\n", cs, k, o->lut, o->act_func);
                 goto out;
             }
             n_lut += o->lut >= 0;
         }
-        if (!n_lut) {
+        if (!n_lut && !clamp_act(c) && !c->own_act) {
             fprintf(stderr, "FAIL %s: no NPU op applies a LUT\n", cs);
             goto out;
         }
+        st->clamps += !n_lut;
         /* one output-channel chunk: one NPU op for the pair */
         if (c->prod == P_CONV && acts[c->act_i] == TFL_OP_LEAKY_RELU && pi->n_eu == 1) {
             if (ep->n_eu != 1) {
@@ -300,15 +325,22 @@ int main(void)
         c.own_act = own[npuc_rng_range(&r, 0, 3)];
         if (c.prod == P_MUL && c.own_act == TFL_ACT_RELU_N1_TO_1) c.own_act = TFL_ACT_NONE;
         c.t_out = npuc_rng_range(&r, 0, 7) == 0;
+        c.wide = npuc_rng_range(&r, 0, 3) == 0;
+        if (c.wide && acts[c.act_i] == TFL_OP_HARD_SWISH) c.wide = false;   /* no int16 reference kernel */
+        if (c.wide && c.prod == P_MUL) c.prod = P_ADD;
+        int32_t a = acts[c.act_i];
+        c.same_q = (a == TFL_OP_RELU || a == TFL_OP_RELU6 || a == TFL_OP_RELU_N1_TO_1 || a == TFL_OP_QUANTIZE) &&
+                   npuc_rng_range(&r, 0, 1) == 0;
         c.alpha = rscale(&r, 0.01f, 0.9f);
         if (npuc_rng_range(&r, 0, 4) == 0) c.alpha = rscale(&r, 1.1f, 3.0f);
         run_config(&c, &st);
     }
-    printf("%d configs: %d fused (%d conv + LEAKY_RELU as one NPU op), %d with t a graph output kept apart, "
-           "%d draws compared, %d failed\n",
-           st.configs, st.fused, st.one_op, st.unfused, st.draws, st.failed);
+    printf("%d configs (%d int16): %d fused (%d as a clamp, %d conv + LEAKY_RELU as one NPU op), %d kept "
+           "apart, %d draws compared, %d failed\n",
+           st.configs, st.wide, st.fused, st.clamps, st.one_op, st.unfused, st.draws, st.failed);
     CHECK_EQ_INT(st.failed, 0);
     CHECK(st.fused >= st.configs / 2);
     CHECK(st.one_op > 0);
+    CHECK(st.clamps > 0);
     return t_failures ? 1 : 0;
 }

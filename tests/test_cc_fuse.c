@@ -19,7 +19,8 @@
  * must be fused (cc_op_info.fused_into, no NPU op of its own, the
  * producer's ops writing y: through the LUT, or with the clamp alone and no
  * LUT for a pure clamp); a conv + LEAKY_RELU with one output-channel chunk
- * must be ONE NPU op.
+ * must be ONE NPU op. One config in three (not FC) adds y -> MAX_POOL_2D ->
+ * z and compiles with --cascade all, so that fused producers head cascades.
  *
  * Environment: NPUC_FUSE_CONFIGS (default 400), NPUC_FUSE_SEED (default 1). */
 #include "test.h"
@@ -44,6 +45,7 @@ typedef struct fz_cfg {
     int32_t H, W, C, OC, k, s;
     int own_act;              /* producer's fused activation */
     bool t_out;               /* t is a graph output too */
+    bool tail;                /* y -> MAX_POOL_2D 2x2 -> z, compiled with --cascade all */
     float alpha;
     bool wide;                /* int16x8 */
     bool same_q;              /* y takes t's quantization (RELU family, QUANTIZE) */
@@ -57,7 +59,7 @@ static void cfg_str(const fz_cfg *c, char *buf, size_t size)
     snprintf(buf, size, "%s %s (act %d) [1,%d,%d,%d] OC %d k %d s %d -> %s (alpha %g)%s%s on %s seed %llu",
              c->wide ? "int16" : "int8", pname[c->prod], c->own_act, c->H, c->W, c->C, c->OC, c->k, c->s,
              graph_op_name(&a), (double)c->alpha, c->same_q ? ", same quantization" : "",
-             c->t_out ? ", t a graph output" : "", eu_variant_name(c->variant), (unsigned long long)c->seed);
+             c->t_out ? ", t a graph output" : c->tail ? ", then a pool, cascade all" : "", eu_variant_name(c->variant), (unsigned long long)c->seed);
 }
 
 static float rscale(npuc_rng *r, float lo, float hi)
@@ -169,6 +171,17 @@ static graph *build_graph(const fz_cfg *c, int32_t *act_op)
     ao.alpha = c->alpha;
     ok = ok && (*act_op = graph_add_op(g, ac, &ao, 1, &tt, 1, &ty)) >= 0;
     int32_t gin[2] = {tx, ins[1]}, gout[2] = {ty, tt};
+    if (ok && c->tail) {
+        /* z = MAX_POOL_2D 2x2 (stride 1, SAME) of y: the pair can head a cascade */
+        int32_t tz = graph_add_tensor(g, "z", dt, fc ? 2 : 4, fc ? tsh2 : tsh4, NULL);
+        tfl_options po;
+        memset(&po, 0, sizeof po);
+        po.padding = TFL_PAD_SAME;
+        po.stride_h = po.stride_w = 1;
+        po.filter_h = po.filter_w = 2;
+        ok = !fc && qset(g, tz, ys, yzp) && graph_add_op(g, TFL_OP_MAX_POOL_2D, &po, 1, &ty, 1, &tz) >= 0;
+        gout[0] = tz;
+    }
     if (!ok || graph_set_io(g, n_in == 2 ? 2 : 1, gin, c->t_out ? 2 : 1, gout)) {
         graph_free(g);
         return NULL;
@@ -176,7 +189,7 @@ static graph *build_graph(const fz_cfg *c, int32_t *act_op)
     return g;
 }
 
-typedef struct stats { int configs, fused, clamps, unfused, failed, draws, one_op, wide; } stats;
+typedef struct stats { int configs, fused, clamps, unfused, failed, draws, one_op, wide, cascaded; } stats;
 
 /* draw 0: every byte value (int8: every value; int16: both bytes vary) */
 static void fill(npuc_rng *r, uint8_t *d, size_t n, int draw)
@@ -209,7 +222,8 @@ static bool run_config(const fz_cfg *c, stats *st)
         fprintf(stderr, "FAIL %s: graph build\n", cs);
         goto out;
     }
-    if (cc_compile_for(src, c->variant, (cc_options){0}, &cm, &e)) {
+    if (cc_compile_for(src, c->variant, (cc_options){.cascade = c->tail ? CC_CASCADE_ALL : CC_CASCADE_AUTO}, &cm,
+                       &e)) {
         fprintf(stderr, "FAIL %s: compile: %s\n", cs, e.msg);
         goto out;
     }
@@ -233,7 +247,7 @@ static bool run_config(const fz_cfg *c, stats *st)
             goto out;
         }
         const cc_epoch *ep = &cm->epochs[pi->epoch];
-        int32_t by = cm->buf_of[src->outputs[0]], n_lut = 0;
+        int32_t by = cm->buf_of[src->ops[ai].out[0]], n_lut = 0;
         for (int32_t k = 0; k < ep->n_eu; k++) {
             const eu_op *o = &ep->ops[k];
             if (o->ofm.buf != by) continue;
@@ -250,7 +264,7 @@ static bool run_config(const fz_cfg *c, stats *st)
         st->clamps += !n_lut;
         /* one output-channel chunk: one NPU op for the pair */
         if (c->prod == P_CONV && acts[c->act_i] == TFL_OP_LEAKY_RELU && pi->n_eu == 1) {
-            if (ep->n_eu != 1) {
+            if (!c->tail && ep->n_eu != 1) {
                 fprintf(stderr, "FAIL %s: conv + LEAKY_RELU is %d NPU ops\n", cs, ep->n_eu);
                 goto out;
             }
@@ -258,6 +272,7 @@ static bool run_config(const fz_cfg *c, stats *st)
         }
         st->fused++;
     }
+    st->cascaded += pi->cascade >= 0;
     const char *stage;
     if (cc_twin_open(&tw, src, cm, c->variant, &stage, &e)) {
         fprintf(stderr, "FAIL %s: %s: %s\n", cs, stage, e.msg);
@@ -325,6 +340,7 @@ int main(void)
         c.own_act = own[npuc_rng_range(&r, 0, 3)];
         if (c.prod == P_MUL && c.own_act == TFL_ACT_RELU_N1_TO_1) c.own_act = TFL_ACT_NONE;
         c.t_out = npuc_rng_range(&r, 0, 7) == 0;
+        c.tail = !c.t_out && c.prod != P_FC && npuc_rng_range(&r, 0, 2) == 0;
         c.wide = npuc_rng_range(&r, 0, 3) == 0;
         if (c.wide && acts[c.act_i] == TFL_OP_HARD_SWISH) c.wide = false;   /* no int16 reference kernel */
         if (c.wide && c.prod == P_MUL) c.prod = P_ADD;
@@ -336,11 +352,12 @@ int main(void)
         run_config(&c, &st);
     }
     printf("%d configs (%d int16): %d fused (%d as a clamp, %d conv + LEAKY_RELU as one NPU op), %d kept "
-           "apart, %d draws compared, %d failed\n",
-           st.configs, st.wide, st.fused, st.clamps, st.one_op, st.unfused, st.draws, st.failed);
+           "apart, %d producers in a cascade, %d draws compared, %d failed\n",
+           st.configs, st.wide, st.fused, st.clamps, st.one_op, st.unfused, st.cascaded, st.draws, st.failed);
     CHECK_EQ_INT(st.failed, 0);
     CHECK(st.fused >= st.configs / 2);
     CHECK(st.one_op > 0);
     CHECK(st.clamps > 0);
+    CHECK(st.cascaded > 0);
     return t_failures ? 1 : 0;
 }

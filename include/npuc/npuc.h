@@ -170,6 +170,8 @@ typedef struct npuc_op_placement {
     int32_t n_npu_ops;          /* NPU operations it became */
     uint64_t cycles;            /* the cycle model's estimate */
     int32_t cascade;            /* first op of its cascade, -1: none */
+    int32_t fused_into;         /* an activation the NPU ops of this source op
+                                   apply in their output stage, -1: none */
     const char *why;            /* CPU ops: why not on the NPU ("" otherwise) */
 } npuc_op_placement;
 

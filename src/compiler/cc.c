@@ -40,6 +40,13 @@ void cc_model_free(cc_model *m)
 
 static bool on_cpu(const void *user, int32_t op) { return !((const cc_model *)user)->ops[op].npu; }
 
+bool cc_fused_tensor(const cc_model *m, int32_t t)
+{
+    for (int32_t i = 0; i < m->g->n_ops; i++)
+        if (m->ops[i].fused_into >= 0 && m->g->ops[i].n_in >= 1 && m->g->ops[i].in[0] == t) return true;
+    return false;
+}
+
 int32_t cc_op_of_source(const cc_model *m, int32_t src_op)
 {
     if (!m->folded_g) return src_op >= 0 && src_op < m->g->n_ops ? src_op : -1;
@@ -232,7 +239,7 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
         rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
         goto fail;
     }
-    for (int32_t i = 0; i < g->n_ops; i++) m->ops[i].epoch = m->ops[i].cascade = -1;
+    for (int32_t i = 0; i < g->n_ops; i++) m->ops[i].epoch = m->ops[i].cascade = m->ops[i].fused_into = -1;
     if ((rc = cc_lower(m, err))) goto fail;
     /* a legacy uint8 op left on the CPU runs nowhere: no model is written */
     if ((rc = interp_check_legacy_uint8(m->g, on_cpu, m, err))) goto fail;

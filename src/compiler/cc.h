@@ -164,6 +164,9 @@ typedef struct cc_op_info {
                                  says whose each one is) */
     int32_t cascade;          /* first graph op of its cascade, -1 none */
     int32_t cascade_ops;      /* on that first op: NPU ops of the cascade */
+    int32_t fused_into;       /* >= 0: an activation the output stage of this
+                                 op's NPU ops applies (no NPU op of its own;
+                                 its input shares its output's buffer), -1 none */
     uint64_t macs;
     uint64_t cycles;          /* NPU cycles (sum over its NPU ops) */
     uint64_t bytes_read[3];   /* by region: 0 params (flash), 1 arena, 2 fast */
@@ -198,6 +201,11 @@ typedef struct cc_model {
     uint64_t npu_cycles;
     double compile_seconds;
 } cc_model;
+
+/* Whether graph tensor t is the input of an activation fused into its
+ * producer (cc_op_info.fused_into): it shares the activation output's
+ * buffer and is never written as itself. */
+bool cc_fused_tensor(const cc_model *m, int32_t t);
 
 /* The op of m->g that source op src_op became; -1 when it was folded. */
 int32_t cc_op_of_source(const cc_model *m, int32_t src_op);

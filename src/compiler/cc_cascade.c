@@ -88,6 +88,7 @@ static bool linked(const cc_model *m, const cc_epoch *e, int32_t k)
         if (m->buf_of[g->outputs[i]] == t) return false;
     for (int32_t i = 0; i < g->n_ops; i++) {
         const graph_op *op = &g->ops[i];
+        if (m->ops[i].fused_into >= 0) continue;   /* runs as part of its producer's ops */
         for (int32_t j = 0; j < op->n_in; j++)
             if (op->in[j] >= 0 && m->buf_of[op->in[j]] == t && i != b->src_op) return false;
         for (int32_t j = 0; j < op->n_out; j++)

@@ -135,7 +135,7 @@ static bool place_input(cc_model *m, int32_t ci, int32_t in, int32_t k, const cc
     /* the tensors on T's buffer: T, and those already placed in slices of it */
     for (int32_t j = 0; j < g->n_tensors; j++) {
         if (m->buf_of[j] != bt) continue;
-        if (j != t && cc_concat_slice_of(m, j) < 0) return false;
+        if (j != t && cc_concat_slice_of(m, j) < 0 && !cc_fused_tensor(m, j)) return false;
         if (j != t && (g->tensors[j].is_variable || in_list(g->inputs, g->n_inputs, j) ||
                        in_list(g->outputs, g->n_outputs, j)))
             return false;

@@ -199,6 +199,8 @@ int emit_report_json_text(const cc_model *m, const char *model_name, char **out,
         npuc_json_member_string(&w, "op", graph_op_name(&g->ops[i]));
         npuc_json_member_string(&w, "runs_on", oi->npu ? "NPU" : "CPU");
         npuc_json_member_int(&w, "cascade", oi->cascade);
+        if (oi->fused_into >= 0)   /* an activation its producer's output stage applies */
+            npuc_json_member_int(&w, "fused_into", m->folded_g ? g->ops[oi->fused_into].index : oi->fused_into);
         if (!oi->npu) {
             npuc_json_member_string(&w, "reason", oi->why);
         }
@@ -333,6 +335,11 @@ int emit_summary(const cc_model *m, const char *model_name, char **out, npuc_err
         n_casc += m->ops[i].cascade == i;
         n_casc_ops += m->ops[i].cascade >= 0;
     }
+    int32_t n_fused = 0;
+    for (int32_t i = 0; i < g->n_ops; i++) n_fused += m->ops[i].fused_into >= 0;
+    if (n_fused)
+        npuc_sb_printf(&b, "  Fused activations           %6d (applied in their producer's output stage)\n",
+                       n_fused);
     if (n_casc)
         npuc_sb_printf(&b, "  Cascades                    %6d (%d operators run band by band)\n", n_casc,
                        n_casc_ops);

@@ -5,6 +5,12 @@
  * entries are the reference interpreter's own outputs for every input value
  * (cc_reference_all): exact by construction.
  *
+ * Fusion: where the input's producer is an NPU op of the same epoch, the
+ * activation goes into the producer's output stage instead and has no NPU
+ * op of its own: as a clamp where it is one (int8 and int16, proved over
+ * every value of the type), else (int8) as the producer's LUT (see the
+ * fusion section below).
+ *
  * int16 (lower_act16): the same ops whose input or output is int16, the
  * other side int8 or int16. Forms (docs/ethos-u.md 5.5-5.8):
  *
@@ -363,6 +369,175 @@ static int emit_form(lower_ctx *c, const graph_op *op, const form *f, uint32_t h
     return NPUC_OK;
 }
 
+/* ------------------------------------------------------------- fusion */
+
+/* An activation fused into the output stage of the NPU ops of its input's
+ * producer P (docs/ethos-u.md 5.1: the output stage scales, adds the zero
+ * point, clamps to ACTIVATION_MIN/MAX and the OFM type's range, then, with
+ * a LUT, looks the clamped value up; sim_exec.c ostage_apply). Unfused, P
+ * writes that clamped value v and the activation reads it back; fused, P's
+ * ops write the activation's output instead, so the pair is exact when the
+ * fused output stage gives the activation's output for v:
+ *
+ *   clamp  (fuse_clamp, int8 and int16): when the activation applied to P's
+ *          clamped output is itself a clamp of P's value to some [lo, hi]
+ *          (RELU / RELU6 / RELU_N1_TO_1 / QUANTIZE keeping the
+ *          quantization), P's clamp becomes [lo, hi]; checked against the
+ *          reference (cc_reference_all) for every value of the type.
+ *   LUT    (fuse_lut, int8): P's ops index the activation's LUT with v;
+ *          the LUT holds the reference's output for every int8 input, so
+ *          the result is LUT[v], the activation's output, whatever P's
+ *          clamp is: exact by construction.
+ *
+ * Either way P's output tensor then shares the activation output's buffer
+ * (it is never written as itself; its own buffer keeps no bytes) and the
+ * activation has no NPU op of its own (cc_op_info.fused_into = P).
+ *
+ * fuse_check: the conditions both share. P runs in the open HW epoch;
+ * P's output is read by this op alone, is no graph input or output and
+ * has no buffer alias; P's ops touch its buffer only as signed `bits`-bit
+ * OFMs without a LUT or built-in function of their own, and no other op
+ * of the epoch touches it; the activation's output has P's output's
+ * shape and type. 0 (P's ops k0..k1-1 of the epoch, buffers bp -> ba) or 1
+ * (the reason in why). */
+typedef struct fuse_site {
+    int32_t p, k0, k1, bp, ba;
+} fuse_site;
+
+static bool on_buf(const eu_fm *f, int32_t b) { return f->buf == b; }
+
+static int fuse_check(lower_ctx *c, const graph_op *op, uint8_t bits, fuse_site *fs, char *why, size_t why_size)
+{
+    cc_model *m = c->m;
+    const graph *g = c->g;
+    if (op->n_in < 1 || op->n_out != 1 || op->in[0] < 0 || op->out[0] < 0)
+        return cc_reason(why, why_size, "not one input and one output"), 1;
+    int32_t t = op->in[0], to = op->out[0];
+    const graph_tensor *x = &g->tensors[t], *y = &g->tensors[to];
+    int32_t p = x->producer;
+    if (p < 0 || !m->ops[p].npu || m->ops[p].n_eu == 0 || m->ops[p].epoch != (int32_t)(c->e - m->epochs))
+        return cc_reason(why, why_size, "its input is not written by an NPU op of the same HW epoch"), 1;
+    if (x->is_variable || y->is_variable) return cc_reason(why, why_size, "a state tensor"), 1;
+    for (int32_t i = 0; i < g->n_outputs; i++)
+        if (g->outputs[i] == t) return cc_reason(why, why_size, "its input is a graph output"), 1;
+    for (int32_t i = 0; i < g->n_inputs; i++)
+        if (g->inputs[i] == t) return cc_reason(why, why_size, "its input is a graph input"), 1;
+    int32_t uses = 0;
+    for (int32_t i = 0; i < g->n_ops; i++)
+        for (int32_t k = 0; k < g->ops[i].n_in; k++) uses += g->ops[i].in[k] == t;
+    if (uses != 1) return cc_reason(why, why_size, "its input has %d readers", uses), 1;
+    if (x->dtype != y->dtype || x->rank != y->rank ||
+        memcmp(x->shape, y->shape, sizeof x->shape[0] * (size_t)x->rank))
+        return cc_reason(why, why_size, "input and output types or shapes differ"), 1;
+    int32_t bp = m->buf_of[t], ba = m->buf_of[to];
+    if (bp < 0 || ba < 0 || bp == ba || m->bufs[bp].temp)
+        return cc_reason(why, why_size, "its input has no buffer of its own"), 1;
+    for (int32_t j = 0; j < g->n_tensors; j++)
+        if (j != t && m->buf_of[j] == bp) return cc_reason(why, why_size, "its input's buffer is shared"), 1;
+    const cc_epoch *e = c->e;
+    int32_t k0 = m->ops[p].first_eu, k1 = k0 + m->ops[p].n_eu, writers = 0;
+    for (int32_t k = 0; k < e->n_eu; k++) {
+        const eu_op *o = &e->ops[k];
+        bool mine = k >= k0 && k < k1;
+        bool reads = on_buf(&o->ifm, bp) || (o->ifm2_tensor && on_buf(&o->ifm2, bp)) || o->wbuf == bp;
+        bool writes = on_buf(&o->ofm, bp);
+        if (!mine && (reads || writes)) return cc_reason(why, why_size, "another NPU op uses its input"), 1;
+        if (reads) return cc_reason(why, why_size, "its producer reads its own output"), 1;
+        if (!writes) continue;
+        if (o->ofm.bits != bits || !o->ofm.is_signed || o->lut >= 0 || o->act_func != 0 || o->act_clip != 0)
+            return cc_reason(why, why_size, "its producer's output stage is not a plain int%u clamp", bits), 1;
+        writers++;
+    }
+    if (!writers) return cc_reason(why, why_size, "its producer writes no NPU output"), 1;
+    *fs = (fuse_site){.p = p, .k0 = k0, .k1 = k1, .bp = bp, .ba = ba};
+    return 0;
+}
+
+/* P's ops write the activation's output; the activation joins P. */
+static void fuse_commit(lower_ctx *c, const graph_op *op, const fuse_site *fs)
+{
+    for (int32_t k = fs->k0; k < fs->k1; k++)
+        if (on_buf(&c->e->ops[k].ofm, fs->bp)) c->e->ops[k].ofm.buf = fs->ba;
+    c->m->buf_of[op->in[0]] = fs->ba;
+    c->m->bufs[fs->bp].size = 0;   /* no bytes of its own */
+    c->m->ops[c->op_index].fused_into = fs->p;
+}
+
+/* The clamp form: ref[i] is the activation's output for input i - n/2 (n
+ * values of the type). For each clamp [a, b] of P's ops, the activation of
+ * P's clamped value must equal the clamp of P's value to [lo, hi], with lo
+ * and hi the activation's outputs at the type's ends, for every value of
+ * the type. 0 (fused), 1 (not: reason in why). */
+static int fuse_clamp(lower_ctx *c, const graph_op *op, const int32_t *ref, int32_t n, char *why, size_t why_size)
+{
+    fuse_site fs;
+    uint8_t bits = n == 256 ? 8 : 16;
+    if (fuse_check(c, op, bits, &fs, why, why_size)) return 1;
+    int32_t tlo = -n / 2, thi = n / 2 - 1;
+    for (int32_t k = fs.k0; k < fs.k1; k++) {
+        const eu_op *o = &c->e->ops[k];
+        if (!on_buf(&o->ofm, fs.bp)) continue;
+        int32_t a = o->act_min > tlo ? o->act_min : tlo, b = o->act_max < thi ? o->act_max : thi;
+        if (a > b) return cc_reason(why, why_size, "its producer's clamp is empty"), 1;
+        int32_t lo = ref[a + n / 2], hi = ref[b + n / 2];
+        for (int32_t x = tlo; x <= thi; x++) {
+            int32_t v = x < a ? a : x > b ? b : x, w = x < lo ? lo : x > hi ? hi : x;
+            if (ref[v + n / 2] != w)
+                return cc_reason(why, why_size, "it is no clamp of its input (input %d: %d, clamp %d)", v,
+                                 ref[v + n / 2], w), 1;
+        }
+    }
+    for (int32_t k = fs.k0; k < fs.k1; k++) {
+        eu_op *o = &c->e->ops[k];
+        if (!on_buf(&o->ofm, fs.bp)) continue;
+        int32_t a = o->act_min > tlo ? o->act_min : tlo, b = o->act_max < thi ? o->act_max : thi;
+        o->act_min = ref[a + n / 2];
+        o->act_max = ref[b + n / 2];
+    }
+    fuse_commit(c, op, &fs);
+    return 0;
+}
+
+/* The LUT form (int8): the int8 LUT `li` of the activation in the output
+ * stage of P's ops, each with a block that leaves the LUT banks free (a
+ * CONV / DEPTHWISE keeps the block depth its weights are encoded for).
+ * 0 (fused), 1 (not: reason in why) or an error. */
+static int fuse_lut(lower_ctx *c, const graph_op *op, int32_t li, char *why, size_t why_size, npuc_err *err)
+{
+    fuse_site fs;
+    if (fuse_check(c, op, 8, &fs, why, why_size)) return 1;
+    cc_epoch *e = c->e;
+    /* the blocks with the LUT banks reserved, before changing anything */
+    eu_block *blk = malloc(sizeof *blk * (size_t)(fs.k1 - fs.k0));
+    if (!blk) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    for (int32_t k = fs.k0; k < fs.k1; k++) {
+        eu_op o = e->ops[k];
+        blk[k - fs.k0] = o.blk;
+        if (!on_buf(&o.ofm, fs.bp)) continue;
+        o.act_func = 16;
+        o.lut = li;
+        eu_block_req r;
+        cc_block_req(c->m->opt.sys.variant, &o, &r);
+        if (o.kind == SIM_K_CONV || o.kind == SIM_K_DEPTHWISE) r.fixed_d = o.blk.d;
+        npuc_err e2;
+        memset(&e2, 0, sizeof e2);
+        if (eu_block_choose(&r, &blk[k - fs.k0], &e2) != NPUC_OK) {
+            free(blk);
+            return cc_reason(why, why_size, "no block of its producer leaves room for the LUT: %s", e2.msg), 1;
+        }
+    }
+    for (int32_t k = fs.k0; k < fs.k1; k++) {
+        eu_op *o = &e->ops[k];
+        if (!on_buf(&o->ofm, fs.bp)) continue;
+        o->blk = blk[k - fs.k0];
+        o->act_func = 16;   /* slot assigned at generation */
+        o->lut = li;
+    }
+    free(blk);
+    fuse_commit(c, op, &fs);
+    return 0;
+}
+
 static int lower_act16(lower_ctx *c, const graph_op *op, npuc_err *err)
 {
     const graph_tensor *in = cc_tin(c, op, 0), *out = cc_tout(c, op, 0);
@@ -380,6 +555,17 @@ static int lower_act16(lower_ctx *c, const graph_op *op, npuc_err *err)
     int rc = choose_form(c, op, &f);
     if (!rc) rc = verify_form(c, op, &f, err);
     if (rc) return rc;
+    fuse_site fs;
+    if (in->dtype == GRAPH_I16 && out->dtype == GRAPH_I16 && !fuse_check(c, op, 16, &fs, why, sizeof why)) {
+        /* the clamp form, where the activation is a clamp of the producer's value */
+        int32_t *ref = malloc(65536 * sizeof *ref);
+        if (!ref) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+        npuc_err e2;
+        memset(&e2, 0, sizeof e2);
+        bool fused = !cc_reference_all(c, op, in, out, ref, &e2) && !fuse_clamp(c, op, ref, 65536, why, sizeof why);
+        free(ref);
+        if (fused) return 0;
+    }
     cc_epoch *e = c->e;
     int32_t n_eu0 = e->n_eu, n_bufs0 = c->m->n_bufs;
     if ((rc = emit_form(c, op, &f, h, w, ch, err))) return rc;
@@ -414,10 +600,13 @@ static int lower_lut8(lower_ctx *c, const graph_op *op, npuc_err *err)
     memset(&e2, 0, sizeof e2);
     int rc = cc_reference_all(c, op, in, out, y, &e2);
     if (rc) return cc_cpu(c, "the reference rejects it: %s", e2.msg);
+    char fwhy[CC_WHY_SIZE];
+    if (!fuse_clamp(c, op, y, 256, fwhy, sizeof fwhy)) return 0;
     int8_t table[256];
     for (int i = 0; i < 256; i++) table[i] = (int8_t)y[i];
     int32_t li;
     if ((rc = cc_add_lut(c, table, 256, &li, err))) return rc;
+    if ((rc = fuse_lut(c, op, li, fwhy, sizeof fwhy, err)) != 1) return rc;
     eu_op *o = cc_new_eu(c, err);
     if (!o) return err->code;
     cc_fm_whole(c, op->in[0], h, w, ch, &o->ifm);

@@ -682,34 +682,88 @@ static void test_pool_average(void)
                            : "POOL AVERAGE 3x3 SAME vs k_avgpool_s8", got, want, H * W * C);
     }
 
-    /* padded average, each rounding mode, by hand: IFM 1x3x3, kernel 1x2,
-     * pad right 1: windows (x0,x1), (x1,x2), (x2) [valid taps only]
+    /* padded average, every rounding mode and both scale modes, by hand
+     * (docs/ethos-u.md 5.5.1): IFM 1x3x3, kernel 1x2, pad right 1: windows
+     * (x0,x1), (x1,x2), (x2) [valid taps only]
      *   ch0 [-3,-2, 4]: -5/2=-2.5   2/2=1      4/1=4
      *   ch1 [ 5, 0,-7]:  5/2= 2.5  -7/2=-3.5  -7/1=-7
      *   ch2 [ 1, 1,-1]:  2/2= 1     0/2=0     -1/1=-1
-     * TFL (half away from zero), TRUNCATE (toward zero), NATURAL (half up) */
+     * The mean rounds half away from zero whatever the round mode; in the
+     * global scale mode (Vela 5.1: OFM_SCALE (1, 0), NATURAL, as in
+     * tflm_id_model) it is the same mean, not the window sum. */
     static const int32_t pin[9] = {-3, 5, 1, -2, 0, 1, 4, -7, -1};
-    static const int32_t pwant[3][9] = {
-        {-3, 3, 1, 1, -4, 0, 4, -7, -1},   /* TFL */
-        {-2, 2, 1, 1, -3, 0, 4, -7, -1},   /* TRUNCATE */
-        {-2, 3, 1, 1, -3, 0, 4, -7, -1},   /* NATURAL */
-    };
-    for (unsigned r = 0; r < 3; r++) {
+    static const int32_t pwant[9] = {-3, 3, 1, 1, -4, 0, 4, -7, -1};
+    for (unsigned r = 0; r < 3; r++)
+        for (unsigned global = 0; global < 2; global++) {
+            op_desc d;
+            op_init(&d, EU_U55_64, EU_OP_POOL, 1);
+            d.ifm = sa_fm_make(1, 0, 1, 3, 3, 8, true, SA_NHWC);
+            d.ofm = sa_fm_make(3, 0, 1, 3, 3, 8, true, SA_NHWC);
+            d.ofm.round = (uint8_t)r;
+            d.ofm.scale_mode = (uint8_t)global;
+            d.ofm_m = 1;
+            d.ofm_s = 0;
+            d.kw = 2;
+            d.kh = 1;
+            d.pr = 1;
+            d.act_min = -128;
+            d.act_max = 127;
+            int32_t got[9];
+            CHECK(sa_status_ok(run_op(&d, pin, NULL, got, NULL)));
+            char what[64];
+            snprintf(what, sizeof what, "padded average, round mode %u, %s scale", r,
+                     global ? "global" : "per-channel");
+            check_same(what, got, pwant, 9);
+        }
+
+    /* Vela 5.1's SAME average pool form (tflm_id_model: 2x2 stride 2, pad
+     * bottom/right 1): global scale (1, 0), NATURAL, random kernels up to
+     * 4x4, strides 1-2, against k_avgpool_s8 */
+    for (int it = 0; it < 200; it++) {
+        uint32_t H = 3 + rnd() % 6, W = 3 + rnd() % 6, C = 1 + rnd() % 5;
+        uint32_t kh = 1 + rnd() % 4, kw = 1 + rnd() % 4, st = 1 + rnd() % 2;
+        uint32_t OH = (H + st - 1) / st, OW = (W + st - 1) / st;
+        uint32_t ph = (OH - 1) * st + kh > H ? (OH - 1) * st + kh - H : 0;
+        uint32_t pw = (OW - 1) * st + kw > W ? (OW - 1) * st + kw - W : 0;
+        /* unpadded, the global mode scales the window sum (tested above) */
+        if (!ph && !pw) continue;
+        if (ph / 2 > 3 || pw / 2 > 3 || ph - ph / 2 > 4 || pw - pw / 2 > 4) continue;
+        int32_t in[8 * 8 * 5], got[8 * 8 * 5], want[8 * 8 * 5];
+        int8_t i8[8 * 8 * 5], o8[8 * 8 * 5];
+        fill_rand(in, H * W * C, -128, 127);
+        to_s8(in, i8, H * W * C);
+        k_pool_params kp;
+        memset(&kp, 0, sizeof kp);
+        kp.filter_h = (int32_t)kh;
+        kp.filter_w = (int32_t)kw;
+        kp.stride_h = kp.stride_w = (int32_t)st;
+        kp.pad_h = (int32_t)(ph / 2);
+        kp.pad_w = (int32_t)(pw / 2);
+        kp.act_min = -128;
+        kp.act_max = 127;
+        k_dims din = dims4(H, W, C), dout = dims4(OH, OW, C);
+        CHECK_EQ_INT(k_avgpool_s8(&kp, &din, i8, &dout, o8), K_OK);
+        from_s8(o8, want, OH * OW * C);
         op_desc d;
-        op_init(&d, EU_U55_64, EU_OP_POOL, 1);
-        d.ifm = sa_fm_make(1, 0, 1, 3, 3, 8, true, SA_NHWC);
-        d.ofm = sa_fm_make(3, 0, 1, 3, 3, 8, true, SA_NHWC);
-        d.ofm.round = (uint8_t)r;
-        d.kw = 2;
-        d.kh = 1;
-        d.pr = 1;
+        op_init(&d, EU_U55_128, EU_OP_POOL, 1);
+        d.ifm = sa_fm_make(1, 0, H, W, C, 8, true, SA_NHWC);
+        d.ofm = sa_fm_make(3, 0, OH, OW, C, 8, true, SA_NHWC);
+        d.ofm.scale_mode = 1;
+        d.ofm.round = SA_ROUND_NATURAL;
+        d.ofm_m = 1;
+        d.ofm_s = 0;
+        d.kw = kw;
+        d.kh = kh;
+        d.sx = d.sy = st;
+        d.pt = ph / 2;
+        d.pl = pw / 2;
+        d.pb = ph - ph / 2;
+        d.pr = pw - pw / 2;
         d.act_min = -128;
         d.act_max = 127;
-        int32_t got[9];
-        CHECK(sa_status_ok(run_op(&d, pin, NULL, got, NULL)));
-        check_same(r == 0 ? "padded average TFL" : r == 1 ? "padded average TRUNCATE"
-                                                          : "padded average NATURAL",
-                   got, pwant[r], 9);
+        CHECK(sa_status_ok(run_op(&d, in, NULL, got, NULL)));
+        check_same("SAME average pool, global scale (1, 0), NATURAL, vs k_avgpool_s8", got, want,
+                   OH * OW * C);
     }
 }
 

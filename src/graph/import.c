@@ -135,6 +135,13 @@ static int check_index_list(const int32_t *v, int32_t n, int32_t n_tensors, bool
     return NPUC_OK;
 }
 
+/* A Vela "ethos-u" operator: its tensors live in one arena that all such
+ * operators share (docs/ethos-u.md 10). */
+static bool is_ethosu(const graph_op *op)
+{
+    return op->opcode == TFL_OP_CUSTOM && op->custom_code && !strcmp(op->custom_code, "ethos-u");
+}
+
 static int import_op(graph *g, const tfl_model *m, const tfl_subgraph *sg, int32_t i, npuc_err *err)
 {
     const tfl_operator *x = &sg->operators[i];
@@ -179,7 +186,10 @@ static int import_op(graph *g, const tfl_model *m, const tfl_subgraph *sg, int32
     if (rc) return rc;
     snprintf(what, sizeof what, "op %d (%s) outputs", i, name);
     if ((rc = check_index_list(x->outputs, x->n_outputs, sg->n_tensors, false, what, err))) return rc;
-    if (x->n_outputs == 0) return npuc_errf(err, NPUC_E_INVALID, "op %d (%s) has no outputs", i, name);
+    /* Vela's ethos-u operators may list no outputs: their results stay in
+     * the shared arena for a later ethos-u operator (docs/ethos-u.md 10) */
+    if (x->n_outputs == 0 && !is_ethosu(op))
+        return npuc_errf(err, NPUC_E_INVALID, "op %d (%s) has no outputs", i, name);
     op->n_in = x->n_inputs;
     op->n_out = x->n_outputs;
     op->in = npuc_arena_memdup(&g->arena, x->inputs, (size_t)x->n_inputs * 4);
@@ -216,11 +226,13 @@ static int check_order(graph *g, npuc_err *err)
             if (gt->data)
                 rc = npuc_errf(err, NPUC_E_INVALID, "op %d (%s) output %d writes constant tensor %d ('%s')", i,
                                graph_op_name(op), k, t, gt->name);
-            else if (gt->producer >= 0)
+            else if (gt->producer >= 0 && !(is_ethosu(op) && is_ethosu(&g->ops[gt->producer])))
                 rc = npuc_errf(err, NPUC_E_INVALID,
                                "op %d (%s) output %d writes tensor %d ('%s'), already written by op %d", i,
                                graph_op_name(op), k, t, gt->name, gt->producer);
-            else {
+            else if (gt->producer < 0) {
+                /* a second ethos-u writer fills another part of the tensor
+                 * in the shared arena; the first stays its producer */
                 gt->producer = i;
                 ready[t] = true;
             }

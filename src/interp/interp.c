@@ -127,15 +127,21 @@ static int plan(interp *ip, npuc_err *err)
             continue;
         }
         if (gt->data) continue;
-        int32_t first = INT32_MAX, last = -1;
+        int32_t first = INT32_MAX, last = -1, first_custom = INT32_MAX;
         if (gt->producer >= 0) first = gt->producer;
         for (int32_t i = 0; i < g->n_inputs; i++)
             if (g->inputs[i] == t) first = -1;
         for (int32_t o = 0; o < g->n_ops; o++) {
             const graph_op *op = &g->ops[o];
             for (int32_t k = 0; k < op->n_in; k++)
-                if (op->in[k] == t) last = o > last ? o : last;
+                if (op->in[k] == t) {
+                    last = o > last ? o : last;
+                    if (op->opcode == TFL_OP_CUSTOM && o < first_custom) first_custom = o;
+                }
         }
+        /* never written but read by CUSTOM ops (Vela's ethos-u scratch):
+         * working memory they share, live from the first to the last */
+        if (first == INT32_MAX) first = first_custom;
         for (int32_t i = 0; i < g->n_outputs; i++)
             if (g->outputs[i] == t) last = g->n_ops;
         if (first == INT32_MAX) continue; /* never written and not an input: unused */

@@ -46,6 +46,16 @@ int interp_ethosu_variant(const graph *g, const graph_op *op, eu_variant *v, npu
     return sim_variant_from_config(c.config, v, err);
 }
 
+/* Whether op is the first op that reads its scratch tensor (input 2). */
+static bool first_scratch_user(const graph *g, const graph_op *op)
+{
+    for (int32_t i = 0; i < g->n_ops && &g->ops[i] != op; i++)
+        for (int32_t k = 0; k < g->ops[i].n_in; k++)
+            if (g->ops[i].in[k] == op->in[2])
+                return false;
+    return true;
+}
+
 int interp_run_ethosu_op(sim_npu *npu, const graph *g, const graph_op *op, void *const *data,
                       npuc_err *err)
 {
@@ -71,12 +81,16 @@ int interp_run_ethosu_op(sim_npu *npu, const graph *g, const graph_op *op, void 
     }
     int n_io = op->n_in + op->n_out;
     const graph_tensor *scratch = &g->tensors[op->in[2]];
+    /* TFLite Micro passes the tensors' addresses as they are: a scratch_fast
+     * that is the scratch tensor itself (Vela 5.1 for the U55) is the same
+     * memory */
+    bool fast_alias = op->in[3] == op->in[2];
     /* one arena for every tensor with an offline offset; scratch_fast
      * (input 3) is the driver's separate fast memory, as when ethosu_init
      * is given one (docs/ethos-u.md 9.3) */
     size_t arena_size = 0;
     for (int k = 2; k < n_io; k++) {
-        if (k == 3)
+        if (k == 3 && !fast_alias)
             continue;
         int32_t ti = k < op->n_in ? op->in[k] : op->out[k - op->n_in];
         if (ti < 0)
@@ -125,7 +139,7 @@ int interp_run_ethosu_op(sim_npu *npu, const graph *g, const graph_op *op, void 
         uint64_t b = 0;
         if (ti >= 0) {
             const graph_tensor *t = &g->tensors[ti];
-            if (arena && t->arena_offset >= 0 && k != 3) {
+            if (arena && t->arena_offset >= 0 && (k != 3 || fast_alias)) {
                 b = arena_bus + (uint64_t)t->arena_offset;
             } else if (t->nbytes) {
                 void *host = t->data ? (void *)t->data : k == 3 ? fast : data[k];
@@ -135,6 +149,27 @@ int interp_run_ethosu_op(sim_npu *npu, const graph *g, const graph_op *op, void 
         basep[k - 1] = b;
         (void)bus_of;
     }
+    /* The arena's state left by the ethos-u ops before this one: Vela's
+     * operators share one arena (its scratch tensor covers it), and one
+     * may leave results there for a later one without listing them as
+     * outputs, or write a part of a tensor another one completes
+     * (docs/ethos-u.md 10). data[2] (the scratch tensor's memory) carries
+     * it from op to op; the first op that uses the scratch tensor starts
+     * from zeros. */
+    void *store = data[2];
+    if (store && arena && scratch->arena_offset >= 0 && !scratch->data) {
+        if (first_scratch_user(g, op))
+            memset(store, 0, scratch->nbytes);
+        memcpy(arena + scratch->arena_offset, store, scratch->nbytes);
+    }
+    /* outputs an earlier ethos-u op already wrote part of */
+    for (int k = 0; k < op->n_out && arena; k++) {
+        int32_t ti = op->out[k];
+        if (ti < 0) continue;
+        const graph_tensor *t = &g->tensors[ti];
+        if (t->arena_offset >= 0 && t->producer >= 0 && &g->ops[t->producer] != op && data[op->n_in + k])
+            memcpy(arena + t->arena_offset, data[op->n_in + k], t->nbytes);
+    }
     /* inputs into the arena */
     for (int k = 4; k < op->n_in; k++) {
         int32_t ti = op->in[k];
@@ -143,7 +178,6 @@ int interp_run_ethosu_op(sim_npu *npu, const graph *g, const graph_op *op, void 
         if (t->arena_offset >= 0)
             memcpy(arena + t->arena_offset, t->data ? t->data : data[k], t->nbytes);
     }
-    (void)scratch;
     /* program the NPU as the driver does */
     uint64_t q = payload_bus + c.stream_offset;
     sim_npu_write(npu, EU_REG_QBASE, (uint32_t)q);
@@ -169,6 +203,8 @@ int interp_run_ethosu_op(sim_npu *npu, const graph *g, const graph_op *op, void 
         if (t->arena_offset >= 0)
             memcpy(data[op->n_in + k], arena + t->arena_offset, t->nbytes);
     }
+    if (store && arena && scratch->arena_offset >= 0 && !scratch->data)
+        memcpy(store, arena + scratch->arena_offset, scratch->nbytes);
     rc = NPUC_OK;
 done:
 #undef MAP
@@ -181,12 +217,15 @@ done:
 int interp_run_ethosu(sim_npu *npu, interp *ip, const graph_op *op, npuc_err *err)
 {
     const graph *g = interp_graph(ip);
-    void *data[64];
-    if (op->n_in + op->n_out > 64)
-        return npuc_errf(err, NPUC_E_UNSUPPORTED, "ethos-u op with %d tensors", op->n_in + op->n_out);
-    for (int k = 0; k < op->n_in + op->n_out; k++) {
+    int n = op->n_in + op->n_out;
+    void **data = malloc(sizeof *data * (size_t)(n ? n : 1));
+    if (!data)
+        return npuc_errf(err, NPUC_E_NOMEM, "ethos-u op: out of memory for %d tensors", n);
+    for (int k = 0; k < n; k++) {
         int32_t t = k < op->n_in ? op->in[k] : op->out[k - op->n_in];
         data[k] = t < 0 ? NULL : g->tensors[t].data ? (void *)g->tensors[t].data : interp_tensor_mut(ip, t);
     }
-    return interp_run_ethosu_op(npu, g, op, data, err);
+    int rc = interp_run_ethosu_op(npu, g, op, data, err);
+    free(data);
+    return rc;
 }

@@ -1027,18 +1027,13 @@ static const char *mode_name(uint16_t code, unsigned mode)
 
 /* ------------------------------------------------------------- pool */
 
-static int64_t div_round(int64_t a, int64_t n, unsigned round)
+/* a / n rounded half away from zero: the NPU's average-pool division
+ * (docs/ethos-u.md 5.5.1). */
+static int64_t div_round(int64_t a, int64_t n)
 {
     if (n <= 1)
         return a;
-    if (round == EU_ROUND_TRUNCATE)
-        return a / n;
-    if (round == EU_ROUND_NATURAL) {   /* half toward +inf */
-        int64_t q = (2 * a + n);
-        int64_t d = 2 * n;
-        return q >= 0 ? q / d : -((-q + d - 1) / d);
-    }
-    return a >= 0 ? (a + n / 2) / n : (a - n / 2) / n;   /* half away from zero */
+    return a >= 0 ? (a + n / 2) / n : (a - n / 2) / n;
 }
 
 /* Taps k in [*k0, *k1) of a window starting at padded position `start`
@@ -1091,6 +1086,11 @@ static int exec_pool(sim_ctx *c, const sim_state *s, unsigned mode, npuc_err *er
     if (!acc) return err->code;
     int32_t *outv = (int32_t *)(acc + C);
     bool global = s->ofm.scale_mode == EU_OFM_SCALE_GLOBAL;
+    /* AVERAGE (docs/ethos-u.md 5.5.1): with padding, the mean over the
+     * valid taps in either scale mode, the OFM scale left out; without,
+     * the scaled window sum in global mode and the mean in per-channel
+     * mode. The mean rounds half away from zero whatever the round mode. */
+    bool padded = g.pt || g.pl || g.pb || g.pr;
     size_t row = (size_t)g.PW * C;
     for (uint32_t oy = 0; oy < g.OH; oy++) {
         /* the valid (non-padding) taps form the rows ky0..ky1-1 and columns
@@ -1136,10 +1136,10 @@ static int exec_pool(sim_ctx *c, const sim_state *s, unsigned mode, npuc_err *er
                 for (uint32_t ch = 0; ch < C; ch++) {
                     int64_t a = acc[ch];
                     int64_t v;
-                    if (global)
+                    if (mode == EU_POOL_AVERAGE && (padded || !global))
+                        v = div_round(a, n ? n : 1);
+                    else if (global)
                         v = rescale(a, s->ofm_scale, s->ofm_shift, os.round);
-                    else if (mode == EU_POOL_AVERAGE)
-                        v = div_round(a, n ? n : 1, os.round);
                     else
                         v = a;
                     outv[ch] = ostage_apply(&os, v);

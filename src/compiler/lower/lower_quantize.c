@@ -9,7 +9,9 @@
  *     y = clamp(R_TFL(x - zi, M, 31 - shift) + zo, type range of y)
  *
  * with the reference kernel's own (M, shift) (k_requant_prepare) mapped onto
- * the NPU's (m, s) as docs/ethos-u.md 5.6 proves equivalent. Exactness is not
+ * the NPU's (m, s) as docs/ethos-u.md 5.6 proves equivalent. The op is
+ * elementwise: a shallow tensor (an RGB image) runs as the same bytes viewed
+ * with a depth that fills the NPU's 16-channel bricks (flat_shape). Exactness is not
  * assumed: the lowering runs the op alone on the reference interpreter for
  * all 256 input values (cc_reference_all) and evaluates the pool's output
  * stage with the simulator's own rescale (sim_rescale) for each; a single
@@ -52,6 +54,35 @@ static int32_t stage_apply(uint32_t m, uint8_t s, int32_t zi, int32_t zo, int32_
 {
     int64_t v = sim_rescale((int64_t)x - zi, m, s, RND_TFL) + zo;
     return (int32_t)(v < lo ? lo : v > hi ? hi : v);
+}
+
+/* Channel efficiency of depth d: the NPU works on 16-channel bricks. */
+static double depth_use(uint64_t d) { return (double)d / (double)(16 * ((d + 15) / 16)); }
+
+/* The op is elementwise, so any h x w x c with the tensor's element count
+ * addresses the same bytes (NHWC, dense). An image of depth 3 wastes most
+ * of each 16-channel brick; where a divisor of the element count up to
+ * 1024 fills the bricks better, the op runs on that shape. False: keep the
+ * tensor's own. */
+static bool flat_shape(uint32_t h, uint32_t w, uint32_t ch, uint32_t *fh, uint32_t *fw, uint32_t *fc)
+{
+    uint64_t n = (uint64_t)h * w * ch, best = 0;
+    double best_use = depth_use(ch);
+    for (uint64_t d = 1024; d > ch; d--) {
+        if (n % d || depth_use(d) <= best_use) continue;
+        uint64_t rest = n / d, wd = rest < CC_DIM_MAX ? rest : CC_DIM_MAX;
+        while (rest % wd) wd--;
+        if (rest / wd > CC_DIM_MAX) continue;
+        best = d;
+        best_use = depth_use(d);
+    }
+    if (!best) return false;
+    uint64_t rest = n / best, wd = rest < CC_DIM_MAX ? rest : CC_DIM_MAX;
+    while (rest % wd) wd--;
+    *fc = (uint32_t)best;
+    *fw = (uint32_t)wd;
+    *fh = (uint32_t)(rest / wd);
+    return true;
 }
 
 static int lower_quantize_u8(lower_ctx *c, const graph_op *op, npuc_err *err)
@@ -98,6 +129,13 @@ static int lower_quantize_u8(lower_ctx *c, const graph_op *op, npuc_err *err)
                           got, want);
     }
 
+    uint32_t fh, fw, fc;
+    bool flat = flat_shape(h, w, ch, &fh, &fw, &fc);
+    if (flat) {
+        h = fh;
+        w = fw;
+        ch = fc;
+    }
     eu_op *o = cc_new_eu(c, err);
     if (!o) return err->code;
     o->kind = SIM_K_POOL;
@@ -113,7 +151,7 @@ static int lower_quantize_u8(lower_ctx *c, const graph_op *op, npuc_err *err)
     o->act_func = 0;
     o->act_min = lo;
     o->act_max = hi;
-    o->flex = true;
+    o->flex = !flat;   /* on another shape the tensors stay NHWC */
     return cc_block_or_cpu(c, o, err);
 }
 

@@ -16,7 +16,7 @@
  * CPU.
  *
  * Environment: NPUC_QUANT_CONFIGS (random configurations per direction,
- * default 300), NPUC_QUANT_SEED (first seed, default 1). */
+ * default 1000), NPUC_QUANT_SEED (first seed, default 1). */
 #include "test.h"
 #include "../src/compiler/cc.h"
 #include "../src/emit/emit.h"
@@ -251,7 +251,7 @@ static void random_config(npuc_rng *r, bool u8_in, cfg *c)
 int main(void)
 {
     stats st = {0};
-    long n_random = env_long("NPUC_QUANT_CONFIGS", 300);
+    long n_random = env_long("NPUC_QUANT_CONFIGS", 1000);
     long first = env_long("NPUC_QUANT_SEED", 1);
     npuc_rng r;
     int vi = 0, before_npu;

@@ -9,7 +9,7 @@
  * NPU ops and are concatenated again compiles to one command stream.
  *
  * Environment: NPUC_SPLIT_CONFIGS (random configurations per op, default
- * 250), NPUC_SPLIT_SEED (first seed, default 1). */
+ * 600), NPUC_SPLIT_SEED (first seed, default 1). */
 #include "test.h"
 #include "../src/compiler/cc.h"
 #include "../src/emit/emit.h"
@@ -227,7 +227,7 @@ static void random_config(npuc_rng *r, int32_t opcode, cfg *c)
 int main(void)
 {
     stats st = {0};
-    long n_random = env_long("NPUC_SPLIT_CONFIGS", 250);
+    long n_random = env_long("NPUC_SPLIT_CONFIGS", 600);
     long first = env_long("NPUC_SPLIT_SEED", 1);
     static const int32_t ops[3] = {TFL_OP_SPLIT, TFL_OP_SPLIT_V, TFL_OP_UNPACK};
     int vi = 0;

@@ -6,7 +6,8 @@
  * read back and run with the ethos-u op on the virtual NPU, and every
  * output compared byte for byte with the reference interpreter; the op must
  * be on the NPU. Then the structural case: a SPLIT whose parts go through
- * NPU ops and are concatenated again compiles to one command stream.
+ * NPU ops (a LOGISTIC, or conv -> conv) and are concatenated again
+ * compiles to one command stream.
  *
  * Environment: NPUC_SPLIT_CONFIGS (random configurations per op, default
  * 600), NPUC_SPLIT_SEED (first seed, default 1). */
@@ -28,7 +29,8 @@ typedef struct cfg {
     int32_t rank, shape[5];
     int32_t axis;              /* as given (may be negative) */
     int32_t n_out, lens[MAX_OUT];
-    bool then_concat;          /* each part through a LOGISTIC, then concatenated on the axis */
+    bool then_concat;          /* each part through NPU ops, then concatenated on the axis */
+    bool convs;                /* those ops: two 3x3 CONV_2Ds (else a LOGISTIC) */
     eu_variant variant;
     cc_optimise optimise;
 } cfg;
@@ -45,8 +47,47 @@ static void cfg_str(const cfg *c, char *buf, size_t size)
     if (o < size) o += (size_t)snprintf(buf + o, size - o, "] axis %d into", c->axis);
     for (int32_t i = 0; i < c->n_out && o < size; i++) o += (size_t)snprintf(buf + o, size - o, " %d", c->lens[i]);
     if (o < size)
-        snprintf(buf + o, size - o, "%s, %s%s", c->then_concat ? " -> LOGISTIC -> CONCATENATION" : "",
+        snprintf(buf + o, size - o, "%s, %s%s",
+                 !c->then_concat ? "" : c->convs ? " -> CONV_2D x 2 -> CONCATENATION" : " -> LOGISTIC -> CONCATENATION",
                  target_variant_name(c->variant), c->optimise == CC_OPT_SIZE ? " (size)" : "");
+}
+
+/* A 3x3 SAME CONV_2D of int8 x (rank 4) keeping its shape, random weights
+ * drawn from r; the new output tensor, or -1. */
+static int32_t conv3x3(graph *g, npuc_rng *r, int32_t x, const char *name)
+{
+    const graph_tensor *tx = &g->tensors[x];
+    int32_t shp[4] = {tx->shape[0], tx->shape[1], tx->shape[2], tx->shape[3]}, oc = shp[3];
+    float sx = tx->q.scale[0], sw = 0.01f, bs = sx * sw, so = 0.25f;
+    int64_t z0 = 0, zo = -5;
+    int32_t ws[4] = {oc, 3, 3, oc};
+    size_t nw = (size_t)oc * 9 * (size_t)oc;
+    int8_t *w = malloc(nw);
+    int32_t *bias = malloc(sizeof(int32_t) * (size_t)oc);
+    int32_t y = -1;
+    if (w && bias) {
+        for (size_t i = 0; i < nw; i++) w[i] = (int8_t)npuc_rng_range(r, -127, 127);
+        for (int32_t i = 0; i < oc; i++) bias[i] = (int32_t)npuc_rng_range(r, -3000, 3000);
+        char nm[24];
+        snprintf(nm, sizeof nm, "%s_w", name);
+        int32_t wt = graph_add_tensor(g, nm, GRAPH_I8, 4, ws, w);
+        snprintf(nm, sizeof nm, "%s_b", name);
+        int32_t bt = graph_add_tensor(g, nm, GRAPH_I32, 1, &oc, bias);
+        y = graph_add_tensor(g, name, GRAPH_I8, 4, shp, NULL);
+        tfl_options o;
+        memset(&o, 0, sizeof o);
+        o.padding = TFL_PAD_SAME;
+        o.stride_w = o.stride_h = 1;
+        o.dilation_w = o.dilation_h = 1;
+        int32_t in[3] = {x, wt, bt};
+        if (wt < 0 || bt < 0 || y < 0 || graph_set_quant(g, wt, 1, &sw, &z0, 0) ||
+            graph_set_quant(g, bt, 1, &bs, &z0, 0) || graph_set_quant(g, y, 1, &so, &zo, 0) ||
+            graph_add_op(g, TFL_OP_CONV_2D, &o, 3, in, 1, &y) < 0)
+            y = -1;
+    }
+    free(w);
+    free(bias);
+    return y;
 }
 
 static graph *build_graph(const cfg *c)
@@ -96,25 +137,37 @@ static graph *build_graph(const cfg *c)
     }
     ok = ok && graph_add_op(g, c->opcode, &opt, n_in, ins, c->n_out, outs) >= 0;
     if (ok && c->then_concat) {
-        /* each part through an int8 LUT op, then joined again */
+        /* each part through NPU ops, then joined again */
         int32_t parts[MAX_OUT];
-        for (int32_t i = 0; ok && i < c->n_out; i++) {
+        npuc_rng wr;
+        npuc_rng_seed(&wr, 4242);
+        float os = 1.0f / 256;
+        int64_t ozp = -128;
+        for (int32_t i = 0; ok && c->convs && i < c->n_out; i++) {
+            char name[16];
+            snprintf(name, sizeof name, "c%d", i);
+            int32_t a = conv3x3(g, &wr, outs[i], name);
+            snprintf(name, sizeof name, "z%d", i);
+            parts[i] = a >= 0 ? conv3x3(g, &wr, a, name) : -1;
+            ok = parts[i] >= 0;
+        }
+        if (c->convs) {
+            os = 0.25f;
+            ozp = -5;
+        }
+        for (int32_t i = 0; ok && !c->convs && i < c->n_out; i++) {
             const graph_tensor *t = &g->tensors[outs[i]];
             char name[16];
             snprintf(name, sizeof name, "z%d", i);
             int32_t shp[5];
             memcpy(shp, t->shape, sizeof(int32_t) * (size_t)t->rank);
             parts[i] = graph_add_tensor(g, name, c->dt, t->rank, shp, NULL);
-            float os = 1.0f / 256;
-            int64_t ozp = -128;
             tfl_options lo;
             memset(&lo, 0, sizeof lo);
             ok = parts[i] >= 0 && !graph_set_quant(g, parts[i], 1, &os, &ozp, 0) &&
                  graph_add_op(g, TFL_OP_LOGISTIC, &lo, 1, &outs[i], 1, &parts[i]) >= 0;
         }
         int32_t y = graph_add_tensor(g, "y", c->dt, c->rank, c->shape, NULL);
-        float os = 1.0f / 256;
-        int64_t ozp = -128;
         tfl_options co;
         memset(&co, 0, sizeof co);
         co.axis = ax;
@@ -243,9 +296,10 @@ int main(void)
             run_config(&c, seed, &st);
         }
 
-    /* split -> per-part NPU op -> concatenation: one command stream (the
-     * LSTM gate pattern: an FC's 4n channels into four gates; H splits) */
-    for (int v = 0; v < 6; v++) {
+    /* split -> per-part NPU ops (a LOGISTIC, or conv -> conv) ->
+     * concatenation: one command stream (the LSTM gate pattern: an FC's 4n
+     * channels into four gates; H splits) */
+    for (int v = 0; v < 12; v++) {
         cfg c;
         memset(&c, 0, sizeof c);
         c.opcode = v % 3 == 2 ? TFL_OP_SPLIT_V : TFL_OP_SPLIT;
@@ -257,7 +311,8 @@ int main(void)
         for (int32_t i = 0; i < c.n_out; i++) c.lens[i] = c.shape[c.axis] / c.n_out;
         if (c.opcode == TFL_OP_SPLIT_V) c.lens[c.n_out - 1] = c.shape[c.axis] - c.lens[0] * (c.n_out - 1);
         c.then_concat = true;
-        c.variant = variants[v];
+        c.convs = v >= 6;
+        c.variant = variants[v % 6];
         run_config(&c, (uint64_t)(900 + v), &st);
     }
 

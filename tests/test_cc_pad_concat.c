@@ -559,13 +559,12 @@ static void random_concats(npuc_rng *r, stats *st, int nconf)
                 ok = m >= 0 && graph_add_op(g, TFL_OP_MAXIMUM, &o, 2, mi, 1, &m) >= 0;
                 x.where[n_ops++] = X_NPU;
             } else {
-                /* a one-way SPLIT: a copy with no NPU form (an identity
-                 * TRANSPOSE now runs on the NPU) */
-                int32_t zero = 0, one = 1;
-                int32_t pt = i32_const(g, "axis", 1, &one, &zero);
-                int32_t ti[2] = {pt, t};
-                o.num = 1;
-                ok = m >= 0 && pt >= 0 && graph_add_op(g, TFL_OP_SPLIT, &o, 2, ti, 1, &m) >= 0;
+                /* a TILE by 1: a copy with no NPU form (an identity
+                 * TRANSPOSE and a one-way SPLIT now run on the NPU) */
+                int32_t ones[8] = {1, 1, 1, 1, 1, 1, 1, 1}, nr = rank;
+                int32_t pt = i32_const(g, "multiples", 1, &nr, ones);
+                int32_t ti[2] = {t, pt};
+                ok = m >= 0 && pt >= 0 && graph_add_op(g, TFL_OP_TILE, &o, 2, ti, 1, &m) >= 0;
                 x.where[n_ops] = X_CPU;
                 x.why[n_ops++] = "no NPU form";
             }

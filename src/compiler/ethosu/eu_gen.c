@@ -181,7 +181,7 @@ static bool op_touches(const cc_model *m, const eu_op *o, uint8_t region, uint64
 typedef struct dmaq {
     int32_t started;
     int32_t done;             /* DMAs 0..done-1 are known finished (waited for) */
-    int32_t *of_op;           /* [n_eu] */
+    int32_t *of_op;           /* [n_eu]; -2: an earlier op loads its buffer */
     int32_t lut;              /* number of a LUT DMA the next op needs, -1 none */
     int32_t lut_pre;          /* number of the LUT DMA issued up front, -1 none */
     int32_t *dma_for;         /* the op each DMA feeds, in stream order */
@@ -400,7 +400,7 @@ static void emit_dmas_after(cs *s, const cc_model *m, const cc_epoch *e, int32_t
 {
     for (int32_t k = i + 1; k < e->n_eu; k++) {
         const eu_op *o = &e->ops[k];
-        if (o->wbuf < 0 || q->of_op[k] >= 0 || loaded_before(e, k)) continue;
+        if (o->wbuf < 0 || q->of_op[k] != -1) continue;   /* issued, or loaded by an earlier op (-2) */
         int32_t a = dma_after(m, e, k);
         if (a >= 0 ? a <= i : k == i + 1) emit_weight_dma(s, m, e, k, i, q);
     }
@@ -419,7 +419,9 @@ int eu_generate(cc_model *m, cc_epoch *e, npuc_err *err)
     dmaq q = {0, 0, calloc((size_t)e->n_eu + 1, sizeof(int32_t)), -1, -1,
               malloc(sizeof(int32_t) * (2 * (size_t)e->n_eu + 1)), 0};
     if (!q.of_op || !q.dma_for) rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
-    for (int32_t k = 0; k < e->n_eu && q.of_op; k++) q.of_op[k] = -1;
+    /* -1: not issued yet; -2: an earlier op loads the buffer (found once
+     * here, not per emit_dmas_after call: streams of thousands of ops) */
+    for (int32_t k = 0; k < e->n_eu && q.of_op; k++) q.of_op[k] = e->ops[k].wbuf >= 0 && loaded_before(e, k) ? -2 : -1;
     /* weights are prefetched while earlier ops run, each after the op its
      * buffer's live range starts at (the bands of a cascaded op share one
      * copy, loaded before its first band); only the first op's before it */

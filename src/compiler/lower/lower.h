@@ -56,6 +56,7 @@ const lower_impl *lower_ops_conv(int32_t *count);        /* CONV_2D, DEPTHWISE_C
 const lower_impl *lower_ops_pool(int32_t *count);        /* MAX_POOL_2D, AVERAGE_POOL_2D, MEAN */
 const lower_impl *lower_ops_elementwise(int32_t *count); /* ADD, SUB, MUL, MINIMUM, MAXIMUM */
 const lower_impl *lower_ops_lut(int32_t *count);         /* pointwise: int8 LUTs, int16 forms */
+const lower_impl *lower_ops_quantize(int32_t *count);    /* QUANTIZE with a uint8 side (others: lut) */
 const lower_impl *lower_ops_softmax(int32_t *count);     /* SOFTMAX */
 const lower_impl *lower_ops_shape(int32_t *count);       /* SLICE, STRIDED_SLICE, TRANSPOSE */
 const lower_impl *lower_ops_pad(int32_t *count);         /* PAD, PADV2 */

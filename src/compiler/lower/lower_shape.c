@@ -37,6 +37,7 @@
 #include <string.h>
 
 #define STRIDE_MAX 0xFFFFFFFFll   /* 32-bit stride registers */
+#define CC_SPLIT_MAX 64           /* outputs of a SPLIT / SPLIT_V / UNPACK on the NPU */
 
 /* ------------------------------------------------------- strided copies */
 
@@ -369,10 +370,80 @@ static int lower_slice(lower_ctx *c, const graph_op *op, npuc_err *err)
     return cc_block_or_cpu(c, o, err);
 }
 
+/* ------------------------------------------- SPLIT, SPLIT_V, UNPACK */
+
+/* The data input, the axis and each output's extent along it, as the
+ * reference resolves them (interp_op_supported has accepted the op). 0 or
+ * 1 (CPU, reason set). */
+static int split_params(lower_ctx *c, const graph_op *op, int32_t *data, int32_t *axis, int32_t *lens)
+{
+    const graph_tensor *in;
+    int32_t no = op->n_out;
+    if (no < 1 || no > CC_SPLIT_MAX) return cc_cpu(c, "%d outputs", no);
+    if (op->opcode == TFL_OP_UNPACK) {
+        *data = 0;
+        in = cc_tin(c, op, 0);
+        *axis = op->opt.axis < 0 ? op->opt.axis + in->rank : op->opt.axis;
+        for (int32_t i = 0; i < no; i++) lens[i] = 1;
+        return 0;
+    }
+    *data = op->opcode == TFL_OP_SPLIT ? 1 : 0;
+    in = cc_tin(c, op, *data);
+    const graph_tensor *ax = cc_tin(c, op, op->opcode == TFL_OP_SPLIT ? 0 : 2);
+    if (!ax || !ax->data || ax->dtype != GRAPH_I32 || graph_tensor_elems(ax) != 1)
+        return cc_cpu(c, "the axis is not a constant int32");
+    int32_t a = *(const int32_t *)ax->data;
+    *axis = a < 0 ? a + in->rank : a;
+    /* the outputs' own extents (the reference has checked them against
+     * the split) */
+    int32_t r_out = in->rank;
+    for (int32_t i = 0; i < no; i++) {
+        const graph_tensor *o = cc_tout(c, op, i);
+        if (!o || o->rank != r_out) return cc_cpu(c, "output %d has no static shape", i);
+        lens[i] = o->shape[*axis];
+    }
+    return 0;
+}
+
+/* SPLIT / SPLIT_V / UNPACK: each output is a slice of the input along the
+ * axis, a strided copy of the elements it takes (raw bytes, as the
+ * reference copies them). */
+static int lower_split(lower_ctx *c, const graph_op *op, npuc_err *err)
+{
+    char why[160];
+    if (!interp_op_supported(c->g, op, why, sizeof why)) return cc_cpu(c, "%s", why);
+    int32_t data = 0, axis = -1, lens[CC_SPLIT_MAX];
+    int rc = split_params(c, op, &data, &axis, lens);
+    if (rc) return rc;
+    const graph_tensor *in = cc_tin(c, op, data);
+    if (!cc_npu_dtype(in->dtype)) return cc_cpu(c, "%s tensors (the NPU form takes int8 or int16)", graph_dtype_name(in->dtype));
+    if (in->rank > CC_COPY_MAX_AXES || axis < 0 || axis >= in->rank) return cc_cpu(c, "rank %d", in->rank);
+    if (c->m->buf_of[op->in[data]] < 0) return cc_cpu(c, "constant input");
+    int64_t st[CC_COPY_MAX_AXES], n[CC_COPY_MAX_AXES], s = 1;
+    for (int32_t d = in->rank - 1; d >= 0; d--) {
+        st[d] = s;
+        n[d] = in->shape[d];
+        s *= in->shape[d];
+    }
+    int64_t start = 0;
+    for (int32_t i = 0; i < op->n_out && !rc; i++) {
+        n[axis] = lens[i];
+        if (op->out[i] >= 0 && lens[i] > 0 && graph_tensor_elems(&c->g->tensors[op->out[i]]) > 0) {
+            if (c->m->buf_of[op->out[i]] < 0) return cc_cpu(c, "output %d is constant", i);
+            rc = cc_strided_copy(c, op->in[data], op->out[i], in->rank, n, st, start * st[axis], err);
+        }
+        start += lens[i];
+    }
+    return rc;
+}
+
 static const lower_impl shape_ops[] = {
     {TFL_OP_STRIDED_SLICE, lower_slice},
     {TFL_OP_SLICE, lower_slice},
     {TFL_OP_TRANSPOSE, lower_transpose},
+    {TFL_OP_SPLIT, lower_split},
+    {TFL_OP_SPLIT_V, lower_split},
+    {TFL_OP_UNPACK, lower_split},
 };
 
 LOWER_OPS_TABLE(lower_ops_shape, shape_ops)

@@ -272,7 +272,9 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Per config: the median ratio of each figure and its three worst models. */
+/* Per config: the median ratio of each figure and its three worst models,
+ * over the models with an op on npuc's NPU (without one, 0 cycles and 0
+ * flash are no fair ratio). */
 static void print_summary(const char *config, const row *rows, size_t n)
 {
     printf("\n%s: ratios npuc / Vela (below 1: npuc needs less)\n", config);
@@ -286,7 +288,7 @@ static void print_summary(const char *config, const row *rows, size_t n)
     for (int k = 0; k < N_RATIO; k++) {
         size_t m = 0;
         for (size_t i = 0; i < n; i++)
-            if (ratio(&rows[i], k, &q[m])) idx[m++] = i;
+            if (rows[i].npuc[F_NPU_OPS] > 0 && ratio(&rows[i], k, &q[m])) idx[m++] = i;
         printf("  %-8s", fig_name[k]);
         if (!m) {
             printf(" no model with both figures\n");

@@ -178,6 +178,20 @@ typedef struct npuc_op_placement {
 size_t npuc_compiled_op_count(const npuc_compiled *c);    /* ops of the source model */
 int npuc_compiled_op(const npuc_compiled *c, size_t i, npuc_op_placement *out);
 
+/* The compiled model's totals (NAME_report.json's "totals"). */
+typedef struct npuc_compiled_totals {
+    int32_t ops, npu_ops, cpu_ops;  /* ops after folding; of which on the NPU, on the CPU */
+    uint64_t npu_cycles;        /* the cycle model's estimate of every command stream */
+    uint64_t arena_bytes;       /* peak of the activation arena */
+    uint64_t fast_bytes;        /* peak of the fast scratch pool (U65 Dedicated_Sram; 0: none) */
+    uint64_t flash_bytes;       /* read-only data: weights, scales, LUTs, command streams */
+    const char *arena_memory;   /* kind of memory the arena sits in: "Sram", "Dram", ... */
+    const char *system_config;  /* the system compiled for: "Ethos_U65_High_End:Dedicated_Sram" */
+    double compile_seconds;     /* the compiler proper (import and output files excluded) */
+} npuc_compiled_totals;
+
+int npuc_compiled_get_totals(const npuc_compiled *c, npuc_compiled_totals *out);
+
 /* --------------------------------------------------------------- open a model */
 
 /* What a file or buffer holds, by its first bytes. */

@@ -318,3 +318,26 @@ int npuc_compiled_op(const npuc_compiled *c, size_t i, npuc_op_placement *out)
     if (!oi->npu) out->why = oi->why;
     return api_result(NPUC_OK, NULL);
 }
+
+/* ------------------------------------------------------------- the totals */
+
+int npuc_compiled_get_totals(const npuc_compiled *c, npuc_compiled_totals *out)
+{
+    if (!c || !out) return api_usage("npuc_compiled_get_totals: NULL argument");
+    const cc_model *m = c->cm;
+    const target_desc *s = &m->opt.sys;
+    memset(out, 0, sizeof *out);
+    out->ops = m->g->n_ops;
+    for (int32_t i = 0; i < m->g->n_ops; i++) out->npu_ops += m->ops[i].npu;
+    out->cpu_ops = out->ops - out->npu_ops;
+    out->npu_cycles = m->npu_cycles;
+    out->arena_bytes = m->arena_size;
+    out->fast_bytes = m->fast_size;
+    out->flash_bytes = m->flash_size;
+    out->arena_memory = s->act_pool >= 0 && s->act_pool < s->n_pools && s->pools[s->act_pool].memory
+                            ? s->pools[s->act_pool].memory
+                            : "";
+    out->system_config = s->name;
+    out->compile_seconds = m->compile_seconds;
+    return api_result(NPUC_OK, NULL);
+}

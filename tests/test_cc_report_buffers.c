@@ -5,7 +5,8 @@
  * report as a user reads it: each buffer lies inside its pool, no two
  * buffers of a pool whose live ranges overlap share a byte, and each
  * pool's peak (used_bytes) is the end of one of its buffers (no bytes of
- * the peak left unexplained). Skips with a message when the shared folder
+ * the peak left unexplained), and every buffer the compiler placed is
+ * listed. Skips with a message when the shared folder
  * is absent. */
 #include "test.h"
 #include "../src/compiler/cc.h"
@@ -33,7 +34,7 @@ static int64_t num(const npuc_json *o, const char *key, bool *ok)
 }
 
 /* Checks one report; `what` names the model and target in messages. */
-static void check_report(const char *json, size_t len, const char *what)
+static void check_report(const char *json, size_t len, const char *what, int32_t n_placed)
 {
     npuc_arena a;
     npuc_arena_init(&a);
@@ -50,6 +51,12 @@ static void check_report(const char *json, size_t len, const char *what)
         return;
     }
     size_t n = bufs->n;
+    int32_t listed = 0;
+    for (size_t i = 0; i < n; i++) {
+        bool f = true;
+        listed += num(bufs->items[i], "index", &f) >= 0;
+    }
+    CHECK_EQ_INT(listed, n_placed);   /* every buffer the compiler placed */
     rbuf *b = calloc(n + 1, sizeof *b);
     int64_t *top = calloc(pools->n + 1, sizeof *top);
     CHECK(b && top);
@@ -143,7 +150,9 @@ static void check_model(const char *path, const char *name)
         char *json = NULL;
         size_t len = 0;
         CHECK_EQ_INT(emit_report_json_text(cm, name, &json, &len, &e2), 0);
-        if (json) check_report(json, len, what);
+        int32_t placed = 0;
+        for (int32_t b = 0; b < cm->n_bufs; b++) placed += cm->bufs[b].size > 0;
+        if (json) check_report(json, len, what, placed);
         compiled++;
         free(json);
         cc_model_free(cm);

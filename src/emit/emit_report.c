@@ -63,6 +63,103 @@ static const eu_op *first_eu(const cc_model *m, int32_t op)
     return &m->epochs[oi->epoch].ops[oi->first_eu];
 }
 
+/* What one buffer of the memory plan holds (docs/compiler.md, Reports). */
+static const char *buf_kind(const cc_buf *x)
+{
+    if (x->wcopy) return "weights";
+    if (x->temp) return x->epoch >= 0 ? "rolling" : "intermediate";
+    return "tensor";
+}
+
+/* The graph op a temp belongs to: a lowering's intermediate its op; a
+ * weight copy the op reading it; a cascade's rolling buffer the op writing
+ * it. -1 when none is found. */
+static int32_t buf_op(const cc_model *m, int32_t b)
+{
+    const cc_buf *x = &m->bufs[b];
+    if (!x->temp) return -1;
+    if (x->epoch < 0) return x->op;
+    if (x->epoch >= m->n_epochs) return -1;
+    const cc_epoch *e = &m->epochs[x->epoch];
+    for (int32_t k = 0; k < e->n_eu; k++) {
+        const eu_op *o = &e->ops[k];
+        if (x->wcopy ? o->wbuf == b : o->ofm.buf == b) return o->src_op;
+    }
+    return -1;
+}
+
+/* Every placed buffer of both pools (the arena and the fast scratch) with
+ * its offset, size, live range (allocation steps, and the graph ops they
+ * fall in) and what it holds; each pool's peak is the end of its last
+ * buffer, or of a "padding" entry for the alignment of the peak. */
+static void write_buffers(npuc_json_writer *w, const cc_model *m)
+{
+    const graph *g = m->g;
+    const target_desc *s = &m->opt.sys;
+    int32_t steps = 0;
+    for (int32_t i = 0; i < g->n_ops; i++) steps += cc_op_steps(m, i);
+    uint64_t top[2] = {0, 0};
+    int32_t last[2] = {-1, -1};
+    npuc_json_write_key(w, "buffers");
+    npuc_json_write_array_begin(w);
+    for (int32_t b = 0; b < m->n_bufs; b++) {
+        const cc_buf *x = &m->bufs[b];
+        if (!x->size) continue;   /* a cascaded intermediate, an unused copy */
+        int p = x->pool == CC_IN_FAST ? 1 : 0;
+        uint64_t end = (uint64_t)x->offset + x->size;
+        if (end > top[p]) top[p] = end, last[p] = b;
+        npuc_json_write_object_begin(w);
+        npuc_json_member_int(w, "index", b);
+        npuc_json_member_string(w, "pool", p ? pool_name(m, s->fast_pool, "fast") : pool_name(m, s->act_pool, "arena"));
+        npuc_json_member_int(w, "offset", x->offset);
+        npuc_json_member_uint(w, "bytes", x->size);
+        npuc_json_member_string(w, "holds", buf_kind(x));
+        if (x->brick) npuc_json_member_bool(w, "nhcwb16", true);
+        npuc_json_member_int(w, "live_from_step", x->first);
+        npuc_json_member_int(w, "live_to_step", x->last);
+        npuc_json_member_int(w, "live_from_op", cc_step_op(m, x->first));
+        npuc_json_member_int(w, "live_to_op", cc_step_op(m, x->last));
+        int32_t op = buf_op(m, b);
+        if (op >= 0 && op < g->n_ops) {
+            npuc_json_member_int(w, "op", m->folded_g ? g->ops[op].index : op);
+            npuc_json_member_string(w, "operator", graph_op_name(&g->ops[op]));
+        }
+        if (!x->temp || (x->epoch >= 0 && !x->wcopy && op >= 0 && g->ops[op].n_out > 0)) {
+            /* the graph tensors it holds (a cascade: the intermediate it rolls) */
+            npuc_json_write_key(w, "tensors");
+            npuc_json_write_array_begin(w);
+            if (x->temp) {
+                npuc_json_write_int(w, g->ops[op].out[0]);
+            } else {
+                for (int32_t t = 0; t < g->n_tensors; t++)
+                    if (m->buf_of[t] == b) npuc_json_write_int(w, t);
+            }
+            npuc_json_write_array_end(w);
+            int32_t t = x->temp ? g->ops[op].out[0] : x->tensor;
+            if (t >= 0 && t < g->n_tensors) npuc_json_member_string(w, "name", g->tensors[t].name);
+        }
+        npuc_json_write_object_end(w);
+    }
+    /* the peak is rounded up to 16 bytes: the rest of the last row */
+    const uint64_t peak[2] = {m->arena_size, m->fast_size};
+    for (int p = 0; p < 2; p++) {
+        if (peak[p] <= top[p]) continue;
+        npuc_json_write_object_begin(w);
+        npuc_json_member_int(w, "index", -1);
+        npuc_json_member_string(w, "pool", p ? pool_name(m, s->fast_pool, "fast") : pool_name(m, s->act_pool, "arena"));
+        npuc_json_member_uint(w, "offset", top[p]);
+        npuc_json_member_uint(w, "bytes", peak[p] - top[p]);
+        npuc_json_member_string(w, "holds", "padding");
+        int32_t from = last[p] >= 0 ? m->bufs[last[p]].first : 0, to = last[p] >= 0 ? m->bufs[last[p]].last : steps;
+        npuc_json_member_int(w, "live_from_step", from);
+        npuc_json_member_int(w, "live_to_step", to);
+        npuc_json_member_int(w, "live_from_op", cc_step_op(m, from));
+        npuc_json_member_int(w, "live_to_op", cc_step_op(m, to));
+        npuc_json_write_object_end(w);
+    }
+    npuc_json_write_array_end(w);
+}
+
 int emit_report_json(const cc_model *m, const char *model_name, const char *path, npuc_err *err)
 {
     char *text = NULL;
@@ -174,6 +271,7 @@ int emit_report_json_text(const cc_model *m, const char *model_name, char **out,
         npuc_json_write_object_begin(&w);
         npuc_json_member_int(&w, "index", t);
         npuc_json_member_string(&w, "name", g->tensors[t].name);
+        npuc_json_member_int(&w, "buffer", b);
         npuc_json_member_string(&w, "pool", x->pool == CC_IN_FAST ? pool_name(m, s->fast_pool, "fast")
                                                                   : pool_name(m, s->act_pool, "arena"));
         npuc_json_member_int(&w, "offset", x->offset);
@@ -189,6 +287,8 @@ int emit_report_json_text(const cc_model *m, const char *model_name, char **out,
         npuc_json_write_object_end(&w);
     }
     npuc_json_write_array_end(&w);
+
+    write_buffers(&w, m);
 
     npuc_json_write_key(&w, "ops");
     npuc_json_write_array_begin(&w);

@@ -3,7 +3,10 @@
  * Shared streams: two FULLY_CONNECTED ops reading one weight tensor, with
  * the same bias and the same scales (so their encoded streams are
  * byte-identical), must share one copy of the scale records and weights in
- * the epoch's flash; with a different bias they must not. A single FC whose
+ * the epoch's flash; with a different bias only the weight stream is shared,
+ * in one epoch too, also when the FCs copy it into SRAM (the copy's DMA
+ * reads the shared stream; an unrolled LSTM in one command stream has one
+ * weight stream and per-step scale records). A single FC whose
  * weights are read once (one OFM block) keeps them in flash: no weight copy
  * in SRAM on the U55 systems, where the copy used to be made. Every model
  * runs on the virtual NPU of each variant, both --optimise goals, and must
@@ -23,15 +26,16 @@
 /* [1, n] int8 -> FC(w, b0) -> FC(w, b1) -> [1, n], every activation with
  * the same quantisation; b1 is b0 unless `other_bias`; with `split` a
  * SPLIT into one part (a CPU op: the FCs go to two epochs) between them.
- * With chain 0: one FC [1, n] -> [1, m]. */
-static graph *build(int32_t n, int32_t m, bool chain, bool other_bias, bool split, uint64_t seed)
+ * With chain 0: one FC [1, n] -> [1, m]. `rows` > 1: [rows, n] inputs (a
+ * batch: the weights are read more than once). */
+static graph *build(int32_t rows, int32_t n, int32_t m, bool chain, bool other_bias, bool split, uint64_t seed)
 {
     graph *g = graph_new("weights");
     if (!g) return NULL;
     npuc_rng r;
     npuc_rng_seed(&r, seed);
     int32_t O = chain ? n : m;
-    int32_t ish[2] = {1, n}, osh[2] = {1, O}, wsh[2] = {O, n};
+    int32_t ish[2] = {rows, n}, osh[2] = {rows, O}, wsh[2] = {O, n};
     int64_t zp = 3, wz = 0;
     float as = 0.05f, wsc = 0.004f, bsc = as * wsc;
     int8_t *wd = malloc((size_t)O * (size_t)n);
@@ -135,13 +139,16 @@ static const cc_epoch *only_epoch(const cc_model *cm)
 }
 
 static uint64_t seed0;
+/* test_shared cases with one epoch where both FCs copy their weights into
+ * SRAM and still share one flash copy of the stream */
+static int n_copied_shared;
 
-static void test_shared(eu_variant v, cc_optimise goal, bool other_bias, bool split)
+static void test_shared(eu_variant v, cc_optimise goal, bool other_bias, bool split, int32_t rows)
 {
     char what[128];
-    snprintf(what, sizeof what, "shared %s %s%s%s", eu_variant_name(v), goal == CC_OPT_SIZE ? "size" : "perf",
-             other_bias ? " other bias" : "", split ? " split" : "");
-    graph *g = build(96, 0, true, other_bias, split, seed0);
+    snprintf(what, sizeof what, "shared %s %s%s%s rows %d", eu_variant_name(v), goal == CC_OPT_SIZE ? "size" : "perf",
+             other_bias ? " other bias" : "", split ? " split" : "", rows);
+    graph *g = build(rows, 96, 0, true, other_bias, split, seed0);
     cc_model *cm = NULL;
     npuc_err e = {0};
     CHECK(g != NULL);
@@ -180,9 +187,17 @@ static void test_shared(eu_variant v, cc_optimise goal, bool other_bias, bool sp
                 CHECK_EQ_INT(first[0]->w_off, first[1]->w_off);
                 CHECK_EQ_INT(flash, sum[0]);
             } else {
-                /* the weights may be shared, the scale records not */
+                /* the scale records are not shared, the weight stream
+                 * is, in one epoch too and whether or not the FCs copy it
+                 * into SRAM (only a dual-core copy is one block of both) */
                 CHECK(fe[0] != fe[1] || first[0]->s_off != first[1]->s_off);
                 CHECK(flash > sum[0]);
+                bool block = first[0]->dual && (first[0]->wbuf >= 0 || first[1]->wbuf >= 0);
+                if (!block) {
+                    CHECK(fe[0] == fe[1]);
+                    CHECK_EQ_INT(first[0]->w_off, first[1]->w_off);
+                    if (n_hw == 1 && first[0]->wbuf >= 0 && first[1]->wbuf >= 0) n_copied_shared++;
+                }
             }
         }
         CHECK(bit_exact(g, cm, v, what));
@@ -195,7 +210,7 @@ static void test_read_once(eu_variant v, cc_optimise goal)
 {
     char what[128];
     snprintf(what, sizeof what, "read once %s %s", eu_variant_name(v), goal == CC_OPT_SIZE ? "size" : "perf");
-    graph *g = build(256, 64, false, false, false, seed0 + 1);
+    graph *g = build(1, 256, 64, false, false, false, seed0 + 1);
     cc_model *cm = NULL;
     npuc_err e = {0};
     CHECK(g != NULL);
@@ -226,10 +241,13 @@ int main(void)
         for (int gl = 0; gl < 2; gl++) {
             cc_optimise goal = gl ? CC_OPT_SIZE : CC_OPT_PERFORMANCE;
             for (int sp = 0; sp < 2; sp++) {
-                test_shared(variants[i], goal, false, sp);
-                test_shared(variants[i], goal, true, sp);
+                test_shared(variants[i], goal, false, sp, 1);
+                test_shared(variants[i], goal, true, sp, 1);
+                test_shared(variants[i], goal, true, sp, 32);
             }
             test_read_once(variants[i], goal);
         }
+    if (!n_copied_shared) fprintf(stderr, "FAIL no case shared a weight stream copied into SRAM in one epoch\n");
+    CHECK(n_copied_shared > 0);
     TEST_MAIN_END();
 }

@@ -82,8 +82,11 @@ typedef struct eu_op {
     bool dual;
     uint64_t w1_off, w1_len, s1_off, s1_len;
     int32_t wbuf;             /* arena buffer the constants are DMA'd into before
-                                 the op (scales at 0, weights at s_len), -1 = the
-                                 op reads them from flash */
+                                 the op (scales at 0, weights at eu_wcopy_w_at:
+                                 s_len rounded up to 16; in flash the two may
+                                 lie apart, cc_share_flash), -1 = the op reads
+                                 them from flash. (Dual core: the constants
+                                 as one block, as stored.) */
     /* output stage */
     uint8_t ofm_scale_mode;   /* 0 per-channel records, 1 OFM_SCALE */
     uint32_t ofm_scale; uint8_t ofm_shift;
@@ -103,6 +106,13 @@ typedef struct eu_op {
                                  lowering addresses them only as whole tensors
                                  or channel slices) */
 } eu_op;
+
+/* Where the weight stream starts in a (single-core) op's weight copy: after
+ * its scale records, 16-byte aligned, as the lowering stores them. */
+static inline uint64_t eu_wcopy_w_at(const eu_op *o)
+{
+    return (o->s_len + 15) & ~(uint64_t)15;
+}
 
 /* A LUT in flash (256 B int8, 1 KiB int32, 2 KiB int16). */
 typedef struct eu_lut {

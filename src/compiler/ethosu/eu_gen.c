@@ -189,6 +189,14 @@ typedef struct dmaq {
 } dmaq;
 
 
+/* Whether single-core op o with a weight copy has its scale records apart
+ * from its weight stream in flash (cc_share_flash stored either once): then
+ * only the stream is copied, the op reads the records from flash. */
+static bool scales_apart(const eu_op *o)
+{
+    return o->wbuf >= 0 && !o->dual && o->w_off != o->s_off + eu_wcopy_w_at(o);
+}
+
 /* DMA of the LUT op k uses into its SHRAM slots. */
 static void emit_lut_dma(cs *s, const cc_model *m, const cc_epoch *e, int32_t k, dmaq *q)
 {
@@ -202,7 +210,7 @@ static void emit_lut_dma(cs *s, const cc_model *m, const cc_epoch *e, int32_t k,
     set(s, EU_SET_DMA0_LEN, (uint32_t)l->size);
     op(s, EU_OP_DMA_START, 0);
     q->started++;
-    if (q->n_for < 2 * e->n_eu + 1) q->dma_for[q->n_for++] = k;
+    if (q->n_for < 3 * e->n_eu + 1) q->dma_for[q->n_for++] = k;
 }
 
 static int emit_op(cs *s, const cc_model *m, const cc_epoch *e, int32_t k, dmaq *q,
@@ -265,10 +273,16 @@ static int emit_op(cs *s, const cc_model *m, const cc_epoch *e, int32_t k, dmaq 
         uint8_t region = o->wbuf >= 0 ? buf_region(m, o->wbuf) : 0;
         uint64_t sb = o->wbuf >= 0 ? (uint64_t)m->bufs[o->wbuf].offset : o->s_off;
         uint64_t wb = sb + (o->w_off - o->s_off);
+        bool apart = scales_apart(o);
+        if (apart) {
+            /* scale records from flash, the weight stream from the copy */
+            wb = sb + eu_wcopy_w_at(o);
+            sb = o->s_off;
+        }
         reg(s, EU_SET_WEIGHT_REGION, eu_pack_region(EU_SET_WEIGHT_REGION, region));
         addr(s, EU_SET_WEIGHT_BASE, wb, u65);
         set(s, EU_SET_WEIGHT_LENGTH, (uint32_t)o->w_len);
-        reg(s, EU_SET_SCALE_REGION, eu_pack_region(EU_SET_SCALE_REGION, region));
+        reg(s, EU_SET_SCALE_REGION, eu_pack_region(EU_SET_SCALE_REGION, apart ? 0 : region));
         addr(s, EU_SET_SCALE_BASE, sb, u65);
         set(s, EU_SET_SCALE_LENGTH, (uint32_t)o->s_len);
         if (vi->cores > 1) {
@@ -367,14 +381,23 @@ static void emit_weight_dma(cs *s, const cc_model *m, const cc_epoch *e, int32_t
     uint8_t region = buf_region(m, o->wbuf);
     if (after >= 0 && op_touches(m, &e->ops[after], region, lo, hi)) op(s, EU_OP_KERNEL_WAIT, 0);
     else if (after >= 1 && op_touches(m, &e->ops[after - 1], region, lo, hi)) op(s, EU_OP_KERNEL_WAIT, 1);
-    reg(s, EU_SET_DMA0_SRC_REGION, eu_pack_dma_region(EU_SET_DMA0_SRC_REGION, 0, false, EU_DMA_1D));
-    addr(s, EU_SET_DMA0_SRC, o->s_off, u65);
-    reg(s, EU_SET_DMA0_DST_REGION, eu_pack_dma_region(EU_SET_DMA0_DST_REGION, region, false, EU_DMA_1D));
-    addr(s, EU_SET_DMA0_DST, lo, u65);
-    set(s, EU_SET_DMA0_LEN, (uint32_t)b->size);
-    op(s, EU_OP_DMA_START, 0);
-    q->of_op[k] = q->started++;
-    if (q->n_for < 2 * e->n_eu + 1) q->dma_for[q->n_for++] = k;
+    /* the whole copy; only the weight stream when the scale records lie
+     * apart in flash (cc_share_flash stored either once): the op reads those
+     * from flash */
+    uint64_t w_at = eu_wcopy_w_at(o);
+    bool apart = scales_apart(o);
+    {
+        uint64_t src = apart ? o->w_off : o->s_off, dst = apart ? lo + w_at : lo;
+        uint64_t len = apart ? o->w_len : b->size;
+        reg(s, EU_SET_DMA0_SRC_REGION, eu_pack_dma_region(EU_SET_DMA0_SRC_REGION, 0, false, EU_DMA_1D));
+        addr(s, EU_SET_DMA0_SRC, src, u65);
+        reg(s, EU_SET_DMA0_DST_REGION, eu_pack_dma_region(EU_SET_DMA0_DST_REGION, region, false, EU_DMA_1D));
+        addr(s, EU_SET_DMA0_DST, dst, u65);
+        set(s, EU_SET_DMA0_LEN, (uint32_t)len);
+        op(s, EU_OP_DMA_START, 0);
+        q->of_op[k] = q->started++;
+        if (q->n_for < 3 * e->n_eu + 1) q->dma_for[q->n_for++] = k;
+    }
 }
 
 /* Whether an earlier op of the epoch uses op k's weight buffer. */
@@ -417,7 +440,7 @@ int eu_generate(cc_model *m, cc_epoch *e, npuc_err *err)
     if (vi->product == EU_PRODUCT_U65) set(s, EU_SET_PARALLEL_MODE, vi->cores - 1);
     int32_t lut_resident = -1;
     dmaq q = {0, 0, calloc((size_t)e->n_eu + 1, sizeof(int32_t)), -1, -1,
-              malloc(sizeof(int32_t) * (2 * (size_t)e->n_eu + 1)), 0};
+              malloc(sizeof(int32_t) * (3 * (size_t)e->n_eu + 1)), 0};
     if (!q.of_op || !q.dma_for) rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     /* -1: not issued yet; -2: an earlier op loads the buffer (found once
      * here, not per emit_dmas_after call: streams of thousands of ops) */

@@ -324,8 +324,8 @@ static int fl_cmp(const void *a, const void *b)
 }
 
 /* The ranges of e's flash the eu_ops address as wholes (a weight stream,
- * its scale records, a LUT; an op's constants together when it copies them
- * into SRAM in one DMA), merged where they overlap, and the gaps between
+ * its scale records, a LUT; on a dual-core NPU an op's constants together
+ * when it copies them into SRAM, in one DMA), merged where they overlap, and the gaps between
  * them (other constants: an op addresses them inside one gap), in order,
  * each starting 16-byte aligned. */
 static bool fl_split(const cc_epoch *e, fl_pieces *out)
@@ -335,7 +335,8 @@ static bool fl_split(const cc_epoch *e, fl_pieces *out)
     for (int32_t k = 0; k < e->n_eu && ok; k++) {
         const eu_op *o = &e->ops[k];
         if (!o->w_len && !o->s_len) continue;
-        if (o->wbuf >= 0) {
+        if (o->wbuf >= 0 && o->dual) {
+            /* a dual-core copy is DMA'd as one block */
             ok = fl_push(&r, o->s_off, consts_end(o));
             continue;
         }

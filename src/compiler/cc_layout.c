@@ -59,7 +59,8 @@ int cc_layout(cc_model *m, npuc_err *err)
         if (cc_concat_slice_of(m, t) >= 0) continue;
         if (++owners[b] > 1) no[b] = 1;   /* a view shares it */
         /* optimising for size: no padding channels */
-        if (m->opt.optimise == CC_OPT_SIZE && g->tensors[t].shape[g->tensors[t].rank - 1] % 16)
+        if (m->opt.optimise == CC_OPT_SIZE && g->tensors[t].rank > 0 &&
+            g->tensors[t].shape[g->tensors[t].rank - 1] % 16)
             no[b] = 1;
     }
     for (int32_t i = 0; i < g->n_ops; i++) {

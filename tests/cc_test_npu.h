@@ -11,6 +11,7 @@
 #include "../src/interp/interp_ethosu.h"
 #include "../src/sim/sim.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -137,6 +138,162 @@ static inline bool cc_twin_same(const cc_twin *t, int32_t k, size_t *at, size_t 
     if (a && b && na == nb && !memcmp(a, b, na)) return true;
     while (a && b && *at < na && *at < nb && a[*at] == b[*at]) (*at)++;
     return false;
+}
+
+/* The harness of a differential test: one configuration (described by
+ * `cs` in every FAIL line) compiled, then run on both sides over n_draws
+ * input draws with every output compared byte for byte. */
+
+/* Fills input k (n bytes) for draw d from r. */
+typedef void (*cc_fill_fn)(void *user, npuc_rng *r, int draw, int32_t k, uint8_t *buf, size_t n);
+/* Prints why output k of draw d differs (first differing byte `at`);
+ * `in` holds the last input filled. */
+typedef void (*cc_diff_fn)(void *user, const cc_twin *t, int draw, int32_t k, const uint8_t *in, size_t at);
+/* Called for each output k (size bytes) that matched. */
+typedef void (*cc_seen_fn)(void *user, const cc_twin *t, int32_t k, size_t size);
+
+typedef struct cc_draws {
+    int n_draws;
+    uint64_t seed;        /* of the draws' generator */
+    cc_fill_fn fill;      /* required */
+    cc_diff_fn diff;      /* NULL: "output k differs at byte at of size" */
+    cc_seen_fn seen;      /* optional */
+    void *user;
+    int *runs;            /* optional: +1 per draw both sides ran */
+    bool count_npu_runs;  /* check one NPU run per draw */
+} cc_draws;
+
+/* Compiles src for v with opt; prints the failure. */
+static inline bool cc_check_compile(const char *cs, const graph *src, eu_variant v, cc_options opt, cc_model **cm)
+{
+    npuc_err e = {0};
+    if (!src) {
+        fprintf(stderr, "FAIL %s: graph build\n", cs);
+        return false;
+    }
+    if (cc_compile_for(src, v, opt, cm, &e)) {
+        fprintf(stderr, "FAIL %s: compile: %s\n", cs, e.msg);
+        return false;
+    }
+    return true;
+}
+
+/* Runs cm (on the virtual NPU of v) and src (on the reference) over the
+ * draws of d; false (printed) on the first failure or difference. */
+static inline bool cc_check_draws(const char *cs, const graph *src, const cc_model *cm, eu_variant v,
+                                  const cc_draws *d)
+{
+    npuc_err e = {0};
+    cc_twin tw;
+    memset(&tw, 0, sizeof tw);
+    uint8_t *in = NULL;
+    bool ok = false;
+    const char *stage;
+    if (cc_twin_open(&tw, src, cm, v, &stage, &e)) {
+        fprintf(stderr, "FAIL %s: %s: %s\n", cs, stage, e.msg);
+        goto out;
+    }
+    npuc_rng rng;
+    npuc_rng_seed(&rng, d->seed);
+    for (int draw = 0; draw < d->n_draws; draw++) {
+        const char *side = "set input";
+        bool bad = false;
+        for (int32_t k = 0; k < src->n_inputs && !bad; k++) {
+            const graph_tensor *ti = &src->tensors[src->inputs[k]];
+            free(in);
+            in = malloc(ti->nbytes + 1);
+            if (!in) {
+                fprintf(stderr, "FAIL %s: out of memory\n", cs);
+                goto out;
+            }
+            d->fill(d->user, &rng, draw, k, in, ti->nbytes);
+            bad = cc_twin_set_input(&tw, k, in, ti->nbytes, &e) != 0;
+        }
+        if (bad || cc_twin_invoke(&tw, &side, &e)) {
+            fprintf(stderr, "FAIL %s, seed %llu, draw %d: %s: %s\n", cs, (unsigned long long)d->seed, draw, side,
+                    e.msg);
+            goto out;
+        }
+        if (d->runs) (*d->runs)++;
+        for (int32_t k = 0; k < src->n_outputs; k++) {
+            size_t at, size;
+            if (!cc_twin_same(&tw, k, &at, &size)) {
+                if (d->diff) d->diff(d->user, &tw, draw, k, in, at);
+                else
+                    fprintf(stderr, "FAIL %s, seed %llu, draw %d: output %d differs at byte %zu of %zu\n", cs,
+                            (unsigned long long)d->seed, draw, (int)k, at, size);
+                goto out;
+            }
+            if (d->seen) d->seen(d->user, &tw, k, size);
+        }
+    }
+    if (d->count_npu_runs && tw.nc.n_runs != d->n_draws) {
+        fprintf(stderr, "FAIL %s: %d NPU runs for %d draws\n", cs, tw.nc.n_runs, d->n_draws);
+        goto out;
+    }
+    ok = true;
+out:
+    free(in);
+    cc_twin_close(&tw);
+    return ok;
+}
+
+/* Where a single-op configuration ended. */
+enum { CC_SINGLE_FAIL, CC_SINGLE_REJECTED, CC_SINGLE_CPU, CC_SINGLE_NPU };
+
+/* A single-op graph: the reference must accept op 0 (else REJECTED, a
+ * failure unless expect_npu < 0), then it is compiled for v with opt and
+ * op 0 must be on the NPU (expect_npu 1), on the CPU with a reason that
+ * holds `why` when given (0), or either (-1); check (optional) sees the
+ * compiled model before the draws run (on the NPU only); *placed
+ * (optional) is op 0's placement once compiled (1 NPU, 0 CPU), else -1;
+ * the reason of each op left on the CPU is printed when verbose_env is
+ * set in the environment. */
+typedef bool (*cc_model_fn)(void *user, const cc_model *cm);
+
+static inline int cc_check_single_op(const char *cs, const graph *src, eu_variant v, cc_options opt, int expect_npu,
+                                     const char *why, const char *verbose_env, cc_model_fn check,
+                                     const cc_draws *d, int *placed)
+{
+    if (placed) *placed = -1;
+    char rwhy[160];
+    cc_model *cm = NULL;
+    int res = CC_SINGLE_FAIL;
+    if (!src) {
+        fprintf(stderr, "FAIL %s: graph build\n", cs);
+        return res;
+    }
+    if (!interp_op_supported(src, &src->ops[0], rwhy, sizeof rwhy)) {
+        if (expect_npu < 0) return CC_SINGLE_REJECTED;
+        fprintf(stderr, "FAIL %s: the reference rejects it: %s\n", cs, rwhy);
+        return res;
+    }
+    if (!cc_check_compile(cs, src, v, opt, &cm)) return res;
+    const cc_op_info *o = &cm->ops[0];
+    if (placed) *placed = o->npu;
+    if (expect_npu >= 0 && o->npu != (expect_npu == 1)) {
+        fprintf(stderr, "FAIL %s: expected on the %s, got %s%s\n", cs, expect_npu ? "NPU" : "CPU",
+                o->npu ? "NPU" : "CPU: ", o->npu ? "" : o->why);
+        goto out;
+    }
+    if (!o->npu) {
+        if (!o->why[0]) {
+            fprintf(stderr, "FAIL %s: CPU without a reason\n", cs);
+            goto out;
+        }
+        if (verbose_env && getenv(verbose_env)) printf("CPU %s: %s\n", cs, o->why);
+        if (why && !strstr(o->why, why)) {
+            fprintf(stderr, "FAIL %s: reason \"%s\", expected \"%s\"\n", cs, o->why, why);
+            goto out;
+        }
+        res = CC_SINGLE_CPU;
+        goto out;
+    }
+    if (check && !check(d->user, cm)) goto out;
+    if (cc_check_draws(cs, src, cm, v, d)) res = CC_SINGLE_NPU;
+out:
+    cc_model_free(cm);
+    return res;
 }
 
 #endif

@@ -116,26 +116,42 @@ static long long value_at(graph_dtype dt, const void *p, size_t i)
     return dt == GRAPH_U8 ? ((const uint8_t *)p)[i] : ((const int8_t *)p)[i];
 }
 
+typedef struct run_ctx {
+    const cfg *c;
+    const char *cs;
+    uint64_t seed;
+    stats *st;
+} run_ctx;
+
+static void fill_draw(void *user, npuc_rng *r, int d, int32_t k, uint8_t *buf, size_t n)
+{
+    run_ctx *x = user;
+    (void)d;
+    (void)k;
+    fill_input(r, buf, n);
+    x->st->values += (long)n;
+}
+
+static void diff_draw(void *user, const cc_twin *t, int d, int32_t k, const uint8_t *in, size_t idx)
+{
+    run_ctx *x = user;
+    size_t na, nb;
+    const void *oa = interp_output(t->ref, k, &na), *ob = interp_output(t->npu, k, &nb);
+    graph_dtype odt = x->c->ops[x->c->n - 1].out_dt;
+    fprintf(stderr, "FAIL %s, seed %llu, draw %d: element %zu (input %lld): reference %lld, NPU %lld\n", x->cs,
+            (unsigned long long)x->seed, d, idx, value_at(x->c->in_dt, in, idx), value_at(odt, oa, idx),
+            value_at(odt, ob, idx));
+}
+
 static bool run_config(const cfg *c, uint64_t seed, stats *st)
 {
     char cs[600];
     cfg_str(c, cs, sizeof cs);
-    npuc_err e = {0};
     graph *src = build_graph(c);
     cc_model *cm = NULL;
-    uint8_t *in = NULL;
-    cc_twin tw;
-    memset(&tw, 0, sizeof tw);
     bool ok = false, any_npu = false;
     st->configs++;
-    if (!src) {
-        fprintf(stderr, "FAIL %s: graph build\n", cs);
-        goto out;
-    }
-    if (cc_compile_for(src, c->variant, (cc_options){.optimise = c->optimise}, &cm, &e)) {
-        fprintf(stderr, "FAIL %s: compile: %s\n", cs, e.msg);
-        goto out;
-    }
+    if (!cc_check_compile(cs, src, c->variant, (cc_options){.optimise = c->optimise}, &cm)) goto out;
     for (int i = 0; i < c->n; i++) {
         const op_cfg *p = &c->ops[i];
         const cc_op_info *info = &cm->ops[i];
@@ -166,46 +182,11 @@ static bool run_config(const cfg *c, uint64_t seed, stats *st)
             goto out;
         }
     }
-    if (!any_npu) {
-        ok = true;
-        goto out;
-    }
-    const char *stage;
-    if (cc_twin_open(&tw, src, cm, c->variant, &stage, &e)) {
-        fprintf(stderr, "FAIL %s: %s: %s\n", cs, stage, e.msg);
-        goto out;
-    }
-    const graph_tensor *ti = &src->tensors[src->inputs[0]];
-    in = malloc(ti->nbytes);
-    if (!in) goto out;
-    npuc_rng rng;
-    npuc_rng_seed(&rng, seed);
-    for (int d = 0; d < 2; d++) {
-        fill_input(&rng, in, ti->nbytes);
-        const char *side = "set input";
-        if (cc_twin_set_input(&tw, 0, in, ti->nbytes, &e) || cc_twin_invoke(&tw, &side, &e)) {
-            fprintf(stderr, "FAIL %s: %s: %s\n", cs, side, e.msg);
-            goto out;
-        }
-        st->runs++;
-        st->values += (long)ti->nbytes;
-        size_t na, nb;
-        const void *oa = interp_output(tw.ref, 0, &na), *ob = interp_output(tw.npu, 0, &nb);
-        if (na != nb || memcmp(oa, ob, na)) {
-            size_t idx = 0;
-            while (idx < na && idx < nb && ((const uint8_t *)oa)[idx] == ((const uint8_t *)ob)[idx]) idx++;
-            graph_dtype odt = c->ops[c->n - 1].out_dt;
-            fprintf(stderr, "FAIL %s, seed %llu, draw %d: element %zu (input %lld): reference %lld, NPU %lld\n", cs,
-                    (unsigned long long)seed, d, idx, value_at(c->in_dt, in, idx), value_at(odt, oa, idx),
-                    value_at(odt, ob, idx));
-            goto out;
-        }
-    }
-    ok = true;
+    run_ctx x = {c, cs, seed, st};
+    cc_draws d = {.n_draws = 2, .seed = seed, .fill = fill_draw, .diff = diff_draw, .user = &x, .runs = &st->runs};
+    ok = !any_npu || cc_check_draws(cs, src, cm, c->variant, &d);
 out:
     if (!ok) st->failed++;
-    free(in);
-    cc_twin_close(&tw);
     cc_model_free(cm);
     graph_free(src);
     return ok;

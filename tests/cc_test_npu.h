@@ -259,7 +259,7 @@ typedef struct cc_chain_op {
     int64_t ozp;
     int expect;               /* CC_X_* */
     int n_eu;                 /* CC_X_NPU: NPU ops (0: any) */
-    const char *why;          /* CC_X_CPU: part of the reason (act16: NULL for the reference's message) */
+    const char *why;          /* CC_X_CPU: part of the reason (NULL: the reference's message) */
 } cc_chain_op;
 
 typedef struct cc_chain {
@@ -315,6 +315,75 @@ static inline graph *cc_chain_graph(const cc_chain *c, const char *name)
         return NULL;
     }
     return g;
+}
+
+/* Checks the placement of every op of chain c compiled into cm (counted in
+ * *n_npu / *n_cpu; *any_npu: whether one is on the NPU): an op expected on
+ * the NPU is there, in want_eu(p, info) NPU ops when that is not 0 (NULL:
+ * p->n_eu), one expected on the CPU stays there with p->why in its reason
+ * (NULL: the reference must reject it, with its message); c->streams > 0:
+ * the model is that many command streams and nothing else. */
+static inline bool cc_chain_check(const char *cs, const graph *src, const cc_model *cm, const cc_chain *c,
+                                  int (*want_eu)(const cc_chain_op *p, const cc_op_info *info), int *n_npu,
+                                  int *n_cpu, bool *any_npu)
+{
+    *any_npu = false;
+    for (int i = 0; i < c->n; i++) {
+        const cc_chain_op *p = &c->ops[i];
+        const cc_op_info *info = &cm->ops[i];
+        info->npu ? (*n_npu)++ : (*n_cpu)++;
+        *any_npu = *any_npu || info->npu;
+        if (p->expect == CC_X_NPU && !info->npu) {
+            fprintf(stderr, "FAIL %s: op %d expected on the NPU, got CPU: %s\n", cs, i, info->why);
+            return false;
+        }
+        int want = want_eu ? want_eu(p, info) : p->n_eu;
+        if (p->expect != CC_X_CPU && info->npu && want && info->n_eu != want) {
+            fprintf(stderr, "FAIL %s: op %d: %d NPU ops, expected %d\n", cs, i, info->n_eu, want);
+            return false;
+        }
+        if (p->expect == CC_X_CPU) {
+            char why[160];
+            if (p->why) {
+                snprintf(why, sizeof why, "%s", p->why);
+            } else if (interp_op_supported(src, &src->ops[i], why, sizeof why)) {
+                fprintf(stderr, "FAIL %s: op %d: the reference accepts it\n", cs, i);
+                return false;
+            }
+            if (info->npu || !strstr(info->why, why)) {
+                fprintf(stderr, "FAIL %s: op %d expected on the CPU with \"%s\", got %s%s\n", cs, i, why,
+                        info->npu ? "NPU" : "CPU: ", info->npu ? "" : info->why);
+                return false;
+            }
+        }
+    }
+    if (c->streams > 0) {
+        int hw = 0;
+        for (int32_t k = 0; k < cm->n_epochs; k++) hw += cm->epochs[k].kind == CC_EPOCH_HW;
+        if (hw != c->streams || cm->n_epochs != c->streams) {
+            fprintf(stderr, "FAIL %s: %d epochs, %d of them HW; expected %d command streams and nothing else\n",
+                    cs, cm->n_epochs, hw, c->streams);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Builds chain c (graph `name`), compiles it, checks it (cc_chain_check)
+ * and when an op is on the NPU runs the draws of d; cs describes c. */
+static inline bool cc_run_chain(const cc_chain *c, const char *name, const char *cs,
+                                int (*want_eu)(const cc_chain_op *p, const cc_op_info *info), int *n_npu,
+                                int *n_cpu, const cc_draws *d)
+{
+    graph *src = cc_chain_graph(c, name);
+    cc_model *cm = NULL;
+    bool ok = false, any_npu = false;
+    if (cc_check_compile(cs, src, c->variant, (cc_options){.optimise = c->optimise}, &cm) &&
+        cc_chain_check(cs, src, cm, c, want_eu, n_npu, n_cpu, &any_npu))
+        ok = !any_npu || cc_check_draws(cs, src, cm, c->variant, d);
+    cc_model_free(cm);
+    graph_free(src);
+    return ok;
 }
 
 /* Input patterns of an int8 / int16 tensor of n values: 0 uniform, 1 the

@@ -82,52 +82,22 @@ static void diff_draw(void *user, const cc_twin *t, int d, int32_t k, const uint
             value_at(odt, ob, idx));
 }
 
+/* A QUANTIZE on the NPU is one NPU op (a cascade's band ops count as that
+ * op's). */
+static int quantize_eu(const op_cfg *p, const cc_op_info *info)
+{
+    return p->opcode == TFL_OP_QUANTIZE && info->cascade < 0;
+}
+
 static bool run_config(const cfg *c, uint64_t seed, stats *st)
 {
     char cs[600];
     cc_chain_str(c, cs, sizeof cs);
-    graph *src = cc_chain_graph(c, "quantize");
-    cc_model *cm = NULL;
-    bool ok = false, any_npu = false;
-    st->configs++;
-    if (!cc_check_compile(cs, src, c->variant, (cc_options){.optimise = c->optimise}, &cm)) goto out;
-    for (int i = 0; i < c->n; i++) {
-        const op_cfg *p = &c->ops[i];
-        const cc_op_info *info = &cm->ops[i];
-        info->npu ? st->ops_npu++ : st->ops_cpu++;
-        any_npu = any_npu || info->npu;
-        if (p->expect == CC_X_NPU && !info->npu) {
-            fprintf(stderr, "FAIL %s: op %d expected on the NPU, got CPU: %s\n", cs, i, info->why);
-            goto out;
-        }
-        /* one NPU op (a cascade's band ops count as that op's) */
-        if (p->expect != CC_X_CPU && info->npu && p->opcode == TFL_OP_QUANTIZE && info->cascade < 0 &&
-            info->n_eu != 1) {
-            fprintf(stderr, "FAIL %s: op %d: %d NPU ops, expected 1\n", cs, i, info->n_eu);
-            goto out;
-        }
-        if (p->expect == CC_X_CPU && (info->npu || !strstr(info->why, p->why))) {
-            fprintf(stderr, "FAIL %s: op %d expected on the CPU with \"%s\", got %s%s\n", cs, i, p->why,
-                    info->npu ? "NPU" : "CPU: ", info->npu ? "" : info->why);
-            goto out;
-        }
-    }
-    if (c->streams > 0) {
-        int hw = 0;
-        for (int32_t k = 0; k < cm->n_epochs; k++) hw += cm->epochs[k].kind == CC_EPOCH_HW;
-        if (hw != c->streams || cm->n_epochs != c->streams) {
-            fprintf(stderr, "FAIL %s: %d epochs, %d of them HW; expected %d command streams and nothing else\n",
-                    cs, cm->n_epochs, hw, c->streams);
-            goto out;
-        }
-    }
     run_ctx x = {c, cs, seed, st};
     cc_draws d = {.n_draws = 2, .seed = seed, .fill = fill_draw, .diff = diff_draw, .user = &x, .runs = &st->runs};
-    ok = !any_npu || cc_check_draws(cs, src, cm, c->variant, &d);
-out:
+    st->configs++;
+    bool ok = cc_run_chain(c, "quantize", cs, quantize_eu, &st->ops_npu, &st->ops_cpu, &d);
     if (!ok) st->failed++;
-    cc_model_free(cm);
-    graph_free(src);
     return ok;
 }
 

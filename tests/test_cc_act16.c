@@ -28,75 +28,9 @@
 
 /* ------------------------------------------------------------ configs */
 
-/* What the compiler must do with an op. */
-enum { X_ANY, X_NPU, X_CPU };
-
-typedef struct op_cfg {
-    int32_t opcode;
-    float alpha;
-    graph_dtype out_dt;
-    float os;
-    int64_t ozp;
-    int expect;               /* X_* */
-    int n_eu;                 /* X_NPU: NPU ops (0: any) */
-    const char *why;          /* X_CPU: part of the reason (NULL: the reference's message) */
-} op_cfg;
-
-#define MAX_CHAIN 5
-
-typedef struct cfg {
-    graph_dtype in_dt;
-    float is;
-    int64_t izp;
-    int32_t shape[4];
-    int n;
-    op_cfg ops[MAX_CHAIN];
-    eu_variant variant;
-    cc_optimise optimise;
-} cfg;
-
-static void cfg_str(const cfg *c, char *buf, size_t size)
-{
-    size_t o = (size_t)snprintf(buf, size, "%s [%d,%d,%d,%d] scale %.9g zp %lld", graph_dtype_name(c->in_dt),
-                                c->shape[0], c->shape[1], c->shape[2], c->shape[3], (double)c->is,
-                                (long long)c->izp);
-    for (int i = 0; i < c->n && o < size; i++) {
-        const op_cfg *p = &c->ops[i];
-        o += (size_t)snprintf(buf + o, size - o, " -> %s", tfl_builtin_name(p->opcode));
-        if (p->opcode == TFL_OP_LEAKY_RELU && o < size) o += (size_t)snprintf(buf + o, size - o, "(%.9g)", (double)p->alpha);
-        if (o < size)
-            o += (size_t)snprintf(buf + o, size - o, " %s scale %.9g zp %lld", graph_dtype_name(p->out_dt),
-                                  (double)p->os, (long long)p->ozp);
-    }
-    if (o < size) snprintf(buf + o, size - o, ", %s%s", target_variant_name(c->variant),
-                           c->optimise == CC_OPT_SIZE ? " (size)" : "");
-}
-
-static graph *build_graph(const cfg *c)
-{
-    graph *g = graph_new("act16");
-    if (!g) return NULL;
-    int32_t prev = graph_add_tensor(g, "x", c->in_dt, 4, c->shape, NULL);
-    int32_t first = prev;
-    bool ok = prev >= 0 && !graph_set_quant(g, prev, 1, &c->is, &c->izp, 0);
-    for (int i = 0; ok && i < c->n; i++) {
-        const op_cfg *p = &c->ops[i];
-        char name[16];
-        snprintf(name, sizeof name, "y%d", i);
-        int32_t t = graph_add_tensor(g, name, p->out_dt, 4, c->shape, NULL);
-        tfl_options opt;
-        memset(&opt, 0, sizeof opt);
-        opt.alpha = p->alpha;
-        ok = t >= 0 && !graph_set_quant(g, t, 1, &p->os, &p->ozp, 0) &&
-             graph_add_op(g, p->opcode, &opt, 1, &prev, 1, &t) >= 0;
-        prev = t;
-    }
-    if (!ok || graph_set_io(g, 1, &first, 1, &prev)) {
-        graph_free(g);
-        return NULL;
-    }
-    return g;
-}
+/* an op chain and what the compiler must do with each op */
+typedef cc_chain_op op_cfg;
+typedef cc_chain cfg;
 
 typedef struct stats {
     int configs, ops_npu, ops_cpu, runs, failed;
@@ -128,100 +62,47 @@ static void fill_input(npuc_rng *r, graph_dtype dt, void *buf, size_t n)
     }
 }
 
+typedef struct run_ctx {
+    const cfg *c;
+    const char *cs;
+    uint64_t seed;
+    stats *st;
+} run_ctx;
+
+static void fill_draw(void *user, npuc_rng *r, int d, int32_t k, uint8_t *in, size_t n)
+{
+    run_ctx *x = user;
+    size_t n_el = n / graph_dtype_size(x->c->in_dt);
+    (void)d;
+    (void)k;
+    fill_input(r, x->c->in_dt, in, n_el);
+    x->st->values += (long)n_el;
+}
+
+static void diff_draw(void *user, const cc_twin *t, int d, int32_t k, const uint8_t *in, size_t at)
+{
+    run_ctx *x = user;
+    const cfg *c = x->c;
+    size_t na, nb, es = graph_dtype_size(c->ops[c->n - 1].out_dt);
+    const void *oa = interp_output(t->ref, k, &na), *ob = interp_output(t->npu, k, &nb);
+    size_t idx = at / es;
+    long long va = es == 1 ? ((const int8_t *)oa)[idx] : ((const int16_t *)oa)[idx];
+    long long vb = es == 1 ? ((const int8_t *)ob)[idx] : ((const int16_t *)ob)[idx];
+    long long v = c->in_dt == GRAPH_I16 ? ((const int16_t *)in)[idx] : ((const int8_t *)in)[idx];
+    fprintf(stderr, "FAIL %s, seed %llu, draw %d: element %zu (input %lld): reference %lld, NPU %lld\n", x->cs,
+            (unsigned long long)x->seed, d, idx, v, va, vb);
+}
+
 /* Compiles and checks one configuration. */
 static bool run_config(const cfg *c, uint64_t seed, stats *st)
 {
     char cs[600];
-    cfg_str(c, cs, sizeof cs);
-    npuc_err e = {0};
-    graph *src = build_graph(c);
-    cc_model *cm = NULL;
-    uint8_t *in = NULL;
-    cc_twin tw;
-    memset(&tw, 0, sizeof tw);
-    bool ok = false, any_npu = false;
+    cc_chain_str(c, cs, sizeof cs);
+    run_ctx x = {c, cs, seed, st};
+    cc_draws d = {.n_draws = 2, .seed = seed, .fill = fill_draw, .diff = diff_draw, .user = &x, .runs = &st->runs};
     st->configs++;
-    if (!src) {
-        fprintf(stderr, "FAIL %s: graph build\n", cs);
-        goto out;
-    }
-    if (cc_compile_for(src, c->variant, (cc_options){.optimise = c->optimise}, &cm, &e)) {
-        fprintf(stderr, "FAIL %s: compile: %s\n", cs, e.msg);
-        goto out;
-    }
-    for (int i = 0; i < c->n; i++) {
-        const op_cfg *p = &c->ops[i];
-        const cc_op_info *info = &cm->ops[i];
-        info->npu ? st->ops_npu++ : st->ops_cpu++;
-        any_npu = any_npu || info->npu;
-        if (p->expect == X_NPU && !info->npu) {
-            fprintf(stderr, "FAIL %s: op %d expected on the NPU, got CPU: %s\n", cs, i, info->why);
-            goto out;
-        }
-        if (p->expect != X_CPU && info->npu && p->n_eu && info->n_eu != p->n_eu) {
-            fprintf(stderr, "FAIL %s: op %d: %d NPU ops, expected %d\n", cs, i, info->n_eu, p->n_eu);
-            goto out;
-        }
-        if (p->expect == X_CPU) {
-            char want[160];
-            if (p->why) {
-                snprintf(want, sizeof want, "%s", p->why);
-            } else if (interp_op_supported(src, &src->ops[i], want, sizeof want)) {
-                fprintf(stderr, "FAIL %s: op %d: the reference accepts it\n", cs, i);
-                goto out;
-            }
-            if (info->npu || !strstr(info->why, want)) {
-                fprintf(stderr, "FAIL %s: op %d expected on the CPU with \"%s\", got %s%s\n", cs, i, want,
-                        info->npu ? "NPU" : "CPU: ", info->npu ? "" : info->why);
-                goto out;
-            }
-        }
-    }
-    if (!any_npu) {
-        ok = true;
-        goto out;
-    }
-    const char *stage;
-    if (cc_twin_open(&tw, src, cm, c->variant, &stage, &e)) {
-        fprintf(stderr, "FAIL %s: %s: %s\n", cs, stage, e.msg);
-        goto out;
-    }
-    const graph_tensor *ti = &src->tensors[src->inputs[0]];
-    in = malloc(ti->nbytes);
-    if (!in) goto out;
-    npuc_rng rng;
-    npuc_rng_seed(&rng, seed);
-    size_t n_el = graph_tensor_elems(ti);
-    for (int d = 0; d < 2; d++) {
-        fill_input(&rng, c->in_dt, in, n_el);
-        const char *side = "set input";
-        if (cc_twin_set_input(&tw, 0, in, ti->nbytes, &e) || cc_twin_invoke(&tw, &side, &e)) {
-            fprintf(stderr, "FAIL %s: %s: %s\n", cs, side, e.msg);
-            goto out;
-        }
-        st->runs++;
-        st->values += (long)n_el;
-        size_t na, nb;
-        const void *oa = interp_output(tw.ref, 0, &na), *ob = interp_output(tw.npu, 0, &nb);
-        if (na != nb || memcmp(oa, ob, na)) {
-            size_t es = graph_dtype_size(c->ops[c->n - 1].out_dt), at = 0;
-            while (at + es <= na && !memcmp((const uint8_t *)oa + at, (const uint8_t *)ob + at, es)) at += es;
-            size_t idx = at / es;
-            long long va = es == 1 ? ((const int8_t *)oa)[idx] : ((const int16_t *)oa)[idx];
-            long long vb = es == 1 ? ((const int8_t *)ob)[idx] : ((const int16_t *)ob)[idx];
-            long long x = c->in_dt == GRAPH_I16 ? ((int16_t *)in)[idx] : ((int8_t *)in)[idx];
-            fprintf(stderr, "FAIL %s, seed %llu, draw %d: element %zu (input %lld): reference %lld, NPU %lld\n",
-                    cs, (unsigned long long)seed, d, idx, x, va, vb);
-            goto out;
-        }
-    }
-    ok = true;
-out:
+    bool ok = cc_run_chain(c, "act16", cs, NULL, &st->ops_npu, &st->ops_cpu, &d);
     if (!ok) st->failed++;
-    free(in);
-    cc_twin_close(&tw);
-    cc_model_free(cm);
-    graph_free(src);
     return ok;
 }
 
@@ -263,7 +144,7 @@ static void random_config(npuc_rng *r, int k, cfg *c)
     memset(c, 0, sizeof *c);
     c->n = 1;
     op_cfg *p = &c->ops[0];
-    p->expect = X_NPU;
+    p->expect = CC_X_NPU;
     p->n_eu = 1;
     c->in_dt = GRAPH_I16;
     p->out_dt = GRAPH_I16;
@@ -277,7 +158,7 @@ static void random_config(npuc_rng *r, int k, cfg *c)
         c->is = v == 0 ? 1.0f / 4096 : v == 1 ? 1.0f / 2048 : v == 2 ? ldexpf(1.0f, (int)npuc_rng_range(r, -20, 1))
                                                               : rand_scale(r, 1e-6, 8.0);
         k_sigmoid_s16_params sp;
-        if (k_sigmoid_s16_prepare(c->is, k == K_TANH, &sp) != K_OK) p->expect = X_CPU;
+        if (k_sigmoid_s16_prepare(c->is, k == K_TANH, &sp) != K_OK) p->expect = CC_X_CPU;
         break;
     }
     case K_RELU:
@@ -300,7 +181,7 @@ static void random_config(npuc_rng *r, int k, cfg *c)
         /* one LRELU when the identity rescale is exact and alpha >= 0;
          * alpha < 0 may meet a rounding tie (then CPU) */
         p->n_eu = (p->os == c->is && p->alpha >= 0) ? 1 : 3;
-        if (p->alpha < 0) p->expect = X_ANY;
+        if (p->alpha < 0) p->expect = CC_X_ANY;
         break;
     }
     default: {
@@ -354,7 +235,7 @@ int main(void)
                 c.shape[0] = 1; c.shape[1] = 16; c.shape[2] = 64; c.shape[3] = 64;
                 c.n = 1;
                 c.ops[0] = (op_cfg){.opcode = k ? TFL_OP_TANH : TFL_OP_LOGISTIC, .out_dt = GRAPH_I16,
-                                    .os = 1.0f / 32768, .expect = X_NPU, .n_eu = 1};
+                                    .os = 1.0f / 32768, .expect = CC_X_NPU, .n_eu = 1};
                 c.variant = variants[v];
                 run_config(&c, (uint64_t)(100 + v), &st);
             }
@@ -372,7 +253,7 @@ int main(void)
             c.shape[0] = 1; c.shape[1] = 2; c.shape[2] = 160; c.shape[3] = 205;
             c.n = 1;
             c.ops[0] = (op_cfg){.opcode = TFL_OP_LEAKY_RELU, .alpha = 0.3f, .out_dt = GRAPH_I16, .os = q[i][1],
-                                .expect = X_NPU, .n_eu = q[i][0] == q[i][1] ? 1 : 3};
+                                .expect = CC_X_NPU, .n_eu = q[i][0] == q[i][1] ? 1 : 3};
             c.variant = variants[i % 6];
             run_config(&c, (uint64_t)(200 + i), &st);
         }
@@ -388,13 +269,13 @@ int main(void)
         c.izp = 3;
         c.shape[0] = 1; c.shape[1] = 5; c.shape[2] = 9; c.shape[3] = v < 6 ? 16 : 37;
         c.n = 5;
-        c.ops[0] = (op_cfg){.opcode = TFL_OP_QUANTIZE, .out_dt = GRAPH_I16, .os = 0.0004f, .expect = X_NPU, .n_eu = 1};
+        c.ops[0] = (op_cfg){.opcode = TFL_OP_QUANTIZE, .out_dt = GRAPH_I16, .os = 0.0004f, .expect = CC_X_NPU, .n_eu = 1};
         c.ops[1] = (op_cfg){.opcode = TFL_OP_LEAKY_RELU, .alpha = 0.2f, .out_dt = GRAPH_I16, .os = 0.0003f,
-                            .expect = X_NPU, .n_eu = 3};
-        c.ops[2] = (op_cfg){.opcode = TFL_OP_TANH, .out_dt = GRAPH_I16, .os = 1.0f / 32768, .expect = X_NPU, .n_eu = 1};
-        c.ops[3] = (op_cfg){.opcode = TFL_OP_RELU6, .out_dt = GRAPH_I16, .os = 1.0f / 32768, .expect = X_NPU, .n_eu = 1};
+                            .expect = CC_X_NPU, .n_eu = 3};
+        c.ops[2] = (op_cfg){.opcode = TFL_OP_TANH, .out_dt = GRAPH_I16, .os = 1.0f / 32768, .expect = CC_X_NPU, .n_eu = 1};
+        c.ops[3] = (op_cfg){.opcode = TFL_OP_RELU6, .out_dt = GRAPH_I16, .os = 1.0f / 32768, .expect = CC_X_NPU, .n_eu = 1};
         c.ops[4] = (op_cfg){.opcode = TFL_OP_QUANTIZE, .out_dt = GRAPH_I8, .os = 1.0f / 256, .ozp = -5,
-                            .expect = X_NPU, .n_eu = 1};
+                            .expect = CC_X_NPU, .n_eu = 1};
         c.variant = variants[v % 6];
         c.optimise = v % 2 ? CC_OPT_SIZE : CC_OPT_PERFORMANCE;
         run_config(&c, (uint64_t)(300 + v), &st);
@@ -411,43 +292,43 @@ int main(void)
         base.variant = EU_U55_128;
         cfg c = base;
         /* HARD_SWISH: no int16 reference kernel */
-        c.ops[0] = (op_cfg){.opcode = TFL_OP_HARD_SWISH, .out_dt = GRAPH_I16, .os = 0.001f, .expect = X_CPU};
+        c.ops[0] = (op_cfg){.opcode = TFL_OP_HARD_SWISH, .out_dt = GRAPH_I16, .os = 0.001f, .expect = CC_X_CPU};
         run_config(&c, 400, &st);
         /* TANH with an input scale beyond TFLite's range (the reference's reason) */
         c = base;
         c.is = 8.0f;
-        c.ops[0] = (op_cfg){.opcode = TFL_OP_TANH, .out_dt = GRAPH_I16, .os = 1.0f / 32768, .expect = X_CPU};
+        c.ops[0] = (op_cfg){.opcode = TFL_OP_TANH, .out_dt = GRAPH_I16, .os = 1.0f / 32768, .expect = CC_X_CPU};
         run_config(&c, 401, &st);
         /* LOGISTIC with a wrong output scale */
         c = base;
-        c.ops[0] = (op_cfg){.opcode = TFL_OP_LOGISTIC, .out_dt = GRAPH_I16, .os = 1.0f / 1024, .expect = X_CPU};
+        c.ops[0] = (op_cfg){.opcode = TFL_OP_LOGISTIC, .out_dt = GRAPH_I16, .os = 1.0f / 1024, .expect = CC_X_CPU};
         run_config(&c, 402, &st);
         /* LEAKY_RELU with alpha -0.5: TFLite's ties of 0.5 x round before
          * the negation; with -0.3 no input meets a tie (the 3-op form) */
         c = base;
         c.ops[0] = (op_cfg){.opcode = TFL_OP_LEAKY_RELU, .alpha = -0.5f, .out_dt = GRAPH_I16, .os = 0.001f,
-                            .expect = X_CPU, .why = "alpha -0.5 < 0: TFLite rounds alpha * x before negating"};
+                            .expect = CC_X_CPU, .why = "alpha -0.5 < 0: TFLite rounds alpha * x before negating"};
         run_config(&c, 403, &st);
         c.ops[0] = (op_cfg){.opcode = TFL_OP_LEAKY_RELU, .alpha = -0.3f, .out_dt = GRAPH_I16, .os = 0.0007f,
-                            .expect = X_NPU, .n_eu = 3};
+                            .expect = CC_X_NPU, .n_eu = 3};
         run_config(&c, 407, &st);
         /* QUANTIZE upscaling int16 by 2^18: TFLite's x << 18 wraps 32 bits
          * where the NPU saturates */
         c = base;
         c.ops[0] = (op_cfg){.opcode = TFL_OP_QUANTIZE, .out_dt = GRAPH_I16, .os = 0.001f / 262144.0f,
-                            .expect = X_CPU, .why = "the NPU's rescale differs from the reference at input"};
+                            .expect = CC_X_CPU, .why = "the NPU's rescale differs from the reference at input"};
         run_config(&c, 404, &st);
         /* TANH int16 -> int8: the reference has no such kernel */
         c = base;
-        c.ops[0] = (op_cfg){.opcode = TFL_OP_TANH, .out_dt = GRAPH_I8, .os = 1.0f / 128, .expect = X_CPU};
+        c.ops[0] = (op_cfg){.opcode = TFL_OP_TANH, .out_dt = GRAPH_I8, .os = 1.0f / 128, .expect = CC_X_CPU};
         run_config(&c, 405, &st);
         /* a CPU op between NPU ops: TANH, QUANTIZE x 2^18 (CPU), RELU */
         c = base;
         c.n = 3;
-        c.ops[0] = (op_cfg){.opcode = TFL_OP_TANH, .out_dt = GRAPH_I16, .os = 1.0f / 32768, .expect = X_NPU, .n_eu = 1};
+        c.ops[0] = (op_cfg){.opcode = TFL_OP_TANH, .out_dt = GRAPH_I16, .os = 1.0f / 32768, .expect = CC_X_NPU, .n_eu = 1};
         c.ops[1] = (op_cfg){.opcode = TFL_OP_QUANTIZE, .out_dt = GRAPH_I16, .os = 1.0f / 32768 / 262144.0f,
-                            .expect = X_CPU, .why = "the NPU's rescale differs from the reference at input"};
-        c.ops[2] = (op_cfg){.opcode = TFL_OP_RELU, .out_dt = GRAPH_I16, .os = 1.0f / 16384, .expect = X_NPU, .n_eu = 1};
+                            .expect = CC_X_CPU, .why = "the NPU's rescale differs from the reference at input"};
+        c.ops[2] = (op_cfg){.opcode = TFL_OP_RELU, .out_dt = GRAPH_I16, .os = 1.0f / 16384, .expect = CC_X_NPU, .n_eu = 1};
         run_config(&c, 406, &st);
     }
 

@@ -204,29 +204,26 @@ static bool clamp_act(const fz_cfg *c)
     return c->same_q && (a == TFL_OP_RELU || a == TFL_OP_RELU6 || a == TFL_OP_RELU_N1_TO_1 || a == TFL_OP_QUANTIZE);
 }
 
+static void fill_draw(void *user, npuc_rng *r, int d, int32_t k, uint8_t *buf, size_t n)
+{
+    (void)user;
+    (void)k;
+    fill(r, buf, n, d);
+}
+
 static bool run_config(const fz_cfg *c, stats *st)
 {
     char cs[256];
     cfg_str(c, cs, sizeof cs);
-    npuc_err e = {0};
     int32_t ai = -1;
     graph *src = build_graph(c, &ai);
     cc_model *cm = NULL;
-    uint8_t *in = NULL;
-    cc_twin tw;
-    memset(&tw, 0, sizeof tw);
     bool ok = false;
     st->configs++;
     st->wide += c->wide;
-    if (!src) {
-        fprintf(stderr, "FAIL %s: graph build\n", cs);
+    if (!cc_check_compile(cs, src, c->variant,
+                          (cc_options){.cascade = c->tail ? CC_CASCADE_ALL : CC_CASCADE_AUTO}, &cm))
         goto out;
-    }
-    if (cc_compile_for(src, c->variant, (cc_options){.cascade = c->tail ? CC_CASCADE_ALL : CC_CASCADE_AUTO}, &cm,
-                       &e)) {
-        fprintf(stderr, "FAIL %s: compile: %s\n", cs, e.msg);
-        goto out;
-    }
     const cc_op_info *pi = &cm->ops[ai - 1], *acti = &cm->ops[ai];
     if (!pi->npu || !acti->npu) {
         fprintf(stderr, "FAIL %s: on the CPU: %s / %s\n", cs, pi->npu ? "" : pi->why, acti->npu ? "" : acti->why);
@@ -273,42 +270,10 @@ static bool run_config(const fz_cfg *c, stats *st)
         st->fused++;
     }
     st->cascaded += pi->cascade >= 0;
-    const char *stage;
-    if (cc_twin_open(&tw, src, cm, c->variant, &stage, &e)) {
-        fprintf(stderr, "FAIL %s: %s: %s\n", cs, stage, e.msg);
-        goto out;
-    }
-    npuc_rng rng;
-    npuc_rng_seed(&rng, c->seed);
-    for (int d = 0; d < 3; d++) {
-        const char *side = "set input";
-        bool bad = false;
-        for (int32_t k = 0; k < src->n_inputs && !bad; k++) {
-            const graph_tensor *ti = &src->tensors[src->inputs[k]];
-            free(in);
-            in = malloc(ti->nbytes);
-            if (!in) goto out;
-            fill(&rng, in, ti->nbytes, d);
-            bad = cc_twin_set_input(&tw, k, in, ti->nbytes, &e) != 0;
-        }
-        if (bad || cc_twin_invoke(&tw, &side, &e)) {
-            fprintf(stderr, "FAIL %s: %s, draw %d: %s\n", cs, side, d, e.msg);
-            goto out;
-        }
-        for (int32_t k = 0; k < src->n_outputs; k++) {
-            size_t at, na;
-            if (!cc_twin_same(&tw, k, &at, &na)) {
-                fprintf(stderr, "FAIL %s, draw %d: output %d differs at byte %zu of %zu\n", cs, d, k, at, na);
-                goto out;
-            }
-        }
-        st->draws++;
-    }
-    ok = true;
+    cc_draws d = {.n_draws = 3, .seed = c->seed, .fill = fill_draw, .runs = &st->draws};
+    ok = cc_check_draws(cs, src, cm, c->variant, &d);
 out:
     if (!ok) st->failed++;
-    cc_twin_close(&tw);
-    free(in);
     cc_model_free(cm);
     graph_free(src);
     return ok;

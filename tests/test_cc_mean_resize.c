@@ -104,122 +104,25 @@ typedef struct stats {
     int configs, npu, cpu, draws, failed, rejected;
 } stats;
 
-static void fill(npuc_rng *r, int pattern, graph_dtype dt, void *buf, size_t n)
-{
-    int64_t lo = dt == GRAPH_I8 ? -128 : -32768, hi = dt == GRAPH_I8 ? 127 : 32767;
-    int64_t base = npuc_rng_range(r, lo, hi);
-    for (size_t i = 0; i < n; i++) {
-        int64_t v;
-        switch (pattern) {
-        case 0: v = npuc_rng_range(r, lo, hi); break;
-        case 1: v = lo; break;
-        case 2: v = hi; break;
-        case 3: v = npuc_rng_range(r, 0, 1) ? lo : hi; break;
-        case 4: v = base; break;
-        default: {
-            /* near a value: ties of the rounding */
-            v = base + npuc_rng_range(r, -2, 2);
-            v = v < lo ? lo : v > hi ? hi : v;
-            break;
-        }
-        }
-        if (dt == GRAPH_I8) ((int8_t *)buf)[i] = (int8_t)v;
-        else ((int16_t *)buf)[i] = (int16_t)v;
-    }
-}
-
 /* Compiles and checks one configuration. expect_npu: 1 on the NPU, 0 on
- * the CPU (with `why` in the reason when given), -1 either. */
+ * the CPU (with `why` in the reason when given), -1 either; a
+ * configuration the reference rejects is not a test case (counted). */
 static bool run_config(const cfg *c, uint64_t seed, int expect_npu, const char *why, int n_draws, stats *st)
 {
     char cs[300];
     cfg_str(c, cs, sizeof cs);
-    npuc_err e = {0};
     graph *src = build_graph(c);
-    cc_model *cm = NULL;
-    uint8_t *in = NULL;
-    cc_twin tw;
-    memset(&tw, 0, sizeof tw);
-    bool ok = false;
+    cc_pat_ctx x = {c->dt, cs, seed, 0};
+    cc_draws d = {.n_draws = n_draws, .seed = seed, .fill = cc_fill_patterns, .diff = cc_diff_elements,
+                  .user = &x, .runs = &st->draws, .npu_runs = CC_RUNS_ONE};
+    int placed;
     st->configs++;
-    if (!src) {
-        fprintf(stderr, "FAIL %s: graph build\n", cs);
-        goto out;
-    }
-    char rwhy[160];
-    if (!interp_op_supported(src, &src->ops[0], rwhy, sizeof rwhy)) {
-        /* the reference rejects it: not a test case (counted) */
-        st->rejected++;
-        ok = expect_npu < 0;
-        if (!ok) fprintf(stderr, "FAIL %s: the reference rejects it: %s\n", cs, rwhy);
-        goto out;
-    }
-    if (cc_compile_for(src, c->variant, (cc_options){0}, &cm, &e)) {
-        fprintf(stderr, "FAIL %s: compile: %s\n", cs, e.msg);
-        goto out;
-    }
-    bool npu = cm->ops[0].npu;
-    npu ? st->npu++ : st->cpu++;
-    if (expect_npu >= 0 && npu != (expect_npu == 1)) {
-        fprintf(stderr, "FAIL %s: expected on the %s, got %s%s\n", cs, expect_npu ? "NPU" : "CPU",
-                npu ? "NPU" : "CPU: ", npu ? "" : cm->ops[0].why);
-        goto out;
-    }
-    if (!npu) {
-        if (!cm->ops[0].why[0]) {
-            fprintf(stderr, "FAIL %s: CPU without a reason\n", cs);
-            goto out;
-        }
-        if (getenv("NPUC_MR_VERBOSE")) printf("CPU %s: %s\n", cs, cm->ops[0].why);
-        if (why && !strstr(cm->ops[0].why, why)) {
-            fprintf(stderr, "FAIL %s: reason \"%s\", expected \"%s\"\n", cs, cm->ops[0].why, why);
-            goto out;
-        }
-        ok = true;
-        goto out;
-    }
-    const char *stage;
-    if (cc_twin_open(&tw, src, cm, c->variant, &stage, &e)) {
-        fprintf(stderr, "FAIL %s: %s: %s\n", cs, stage, e.msg);
-        goto out;
-    }
-    const graph_tensor *ti = &src->tensors[src->inputs[0]];
-    in = malloc(ti->nbytes + 1);
-    if (!in) goto out;
-    npuc_rng rng;
-    npuc_rng_seed(&rng, seed);
-    size_t es = graph_dtype_size(c->dt), n = ti->nbytes / es;
-    for (int d = 0; d < n_draws; d++) {
-        int pat = d < 6 ? d : (int)npuc_rng_range(&rng, 0, 5);
-        fill(&rng, pat, c->dt, in, n);
-        const char *side = "set input";
-        if (cc_twin_set_input(&tw, 0, in, ti->nbytes, &e) || cc_twin_invoke(&tw, &side, &e)) {
-            fprintf(stderr, "FAIL %s: %s: %s\n", cs, side, e.msg);
-            goto out;
-        }
-        st->draws++;
-        size_t na, nb;
-        const void *oa = interp_output(tw.ref, 0, &na), *ob = interp_output(tw.npu, 0, &nb);
-        if (na != nb || memcmp(oa, ob, na)) {
-            size_t at = 0;
-            while (at + es <= na && !memcmp((const uint8_t *)oa + at, (const uint8_t *)ob + at, es)) at += es;
-            long long va = es == 1 ? ((const int8_t *)oa)[at] : ((const int16_t *)oa)[at / 2];
-            long long vb = es == 1 ? ((const int8_t *)ob)[at] : ((const int16_t *)ob)[at / 2];
-            fprintf(stderr, "FAIL %s, seed %llu, draw %d (pattern %d): element %zu reference %lld, NPU %lld\n", cs,
-                    (unsigned long long)seed, d, pat, at / es, va, vb);
-            goto out;
-        }
-    }
-    if (tw.nc.n_runs != n_draws) {
-        fprintf(stderr, "FAIL %s: %d NPU runs for %d draws\n", cs, tw.nc.n_runs, n_draws);
-        goto out;
-    }
-    ok = true;
-out:
+    int res = cc_check_single_op(cs, src, c->variant, (cc_options){0}, expect_npu, why, "NPUC_MR_VERBOSE", NULL, &d,
+                                 &placed);
+    if (placed >= 0) placed ? st->npu++ : st->cpu++;
+    if (res == CC_SINGLE_REJECTED) st->rejected++;
+    bool ok = cc_single_ok(res, expect_npu);
     if (!ok) st->failed++;
-    free(in);
-    cc_twin_close(&tw);
-    cc_model_free(cm);
     graph_free(src);
     return ok;
 }

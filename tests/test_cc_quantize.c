@@ -28,75 +28,14 @@
 
 #include "cc_test_npu.h"
 
-enum { X_ANY, X_NPU, X_CPU };
-
-typedef struct op_cfg {
-    int32_t opcode;
-    graph_dtype out_dt;
-    float os;
-    int64_t ozp;
-    int expect;               /* X_* */
-    const char *why;          /* X_CPU: part of the reason */
-} op_cfg;
-
-#define MAX_CHAIN 4
-
-typedef struct cfg {
-    graph_dtype in_dt;
-    float is;
-    int64_t izp;
-    int32_t shape[4];
-    int n;
-    op_cfg ops[MAX_CHAIN];
-    int streams;              /* > 0: the HW epochs the model must have */
-    eu_variant variant;
-    cc_optimise optimise;
-} cfg;
+/* an op chain and what the compiler must do with each op */
+typedef cc_chain_op op_cfg;
+typedef cc_chain cfg;
 
 typedef struct stats {
     int configs, ops_npu, ops_cpu, runs, failed;
     long values;
 } stats;
-
-static void cfg_str(const cfg *c, char *buf, size_t size)
-{
-    size_t o = (size_t)snprintf(buf, size, "%s [%d,%d,%d,%d] scale %.9g zp %lld", graph_dtype_name(c->in_dt),
-                                c->shape[0], c->shape[1], c->shape[2], c->shape[3], (double)c->is,
-                                (long long)c->izp);
-    for (int i = 0; i < c->n && o < size; i++) {
-        const op_cfg *p = &c->ops[i];
-        o += (size_t)snprintf(buf + o, size - o, " -> %s %s scale %.9g zp %lld", tfl_builtin_name(p->opcode),
-                              graph_dtype_name(p->out_dt), (double)p->os, (long long)p->ozp);
-    }
-    if (o < size)
-        snprintf(buf + o, size - o, ", %s%s", target_variant_name(c->variant),
-                 c->optimise == CC_OPT_SIZE ? " (size)" : "");
-}
-
-static graph *build_graph(const cfg *c)
-{
-    graph *g = graph_new("quantize");
-    if (!g) return NULL;
-    int32_t prev = graph_add_tensor(g, "x", c->in_dt, 4, c->shape, NULL);
-    int32_t first = prev;
-    bool ok = prev >= 0 && !graph_set_quant(g, prev, 1, &c->is, &c->izp, 0);
-    for (int i = 0; ok && i < c->n; i++) {
-        const op_cfg *p = &c->ops[i];
-        char name[16];
-        snprintf(name, sizeof name, "y%d", i);
-        int32_t t = graph_add_tensor(g, name, p->out_dt, 4, c->shape, NULL);
-        tfl_options opt;
-        memset(&opt, 0, sizeof opt);
-        ok = t >= 0 && !graph_set_quant(g, t, 1, &p->os, &p->ozp, 0) &&
-             graph_add_op(g, p->opcode, &opt, 1, &prev, 1, &t) >= 0;
-        prev = t;
-    }
-    if (!ok || graph_set_io(g, 1, &first, 1, &prev)) {
-        graph_free(g);
-        return NULL;
-    }
-    return g;
-}
 
 /* Every byte value once, in a random order, then random bytes. */
 static void fill_input(npuc_rng *r, uint8_t *buf, size_t n)
@@ -116,98 +55,49 @@ static long long value_at(graph_dtype dt, const void *p, size_t i)
     return dt == GRAPH_U8 ? ((const uint8_t *)p)[i] : ((const int8_t *)p)[i];
 }
 
+typedef struct run_ctx {
+    const cfg *c;
+    const char *cs;
+    uint64_t seed;
+    stats *st;
+} run_ctx;
+
+static void fill_draw(void *user, npuc_rng *r, int d, int32_t k, uint8_t *buf, size_t n)
+{
+    run_ctx *x = user;
+    (void)d;
+    (void)k;
+    fill_input(r, buf, n);
+    x->st->values += (long)n;
+}
+
+static void diff_draw(void *user, const cc_twin *t, int d, int32_t k, const uint8_t *in, size_t idx)
+{
+    run_ctx *x = user;
+    size_t na, nb;
+    const void *oa = interp_output(t->ref, k, &na), *ob = interp_output(t->npu, k, &nb);
+    graph_dtype odt = x->c->ops[x->c->n - 1].out_dt;
+    fprintf(stderr, "FAIL %s, seed %llu, draw %d: element %zu (input %lld): reference %lld, NPU %lld\n", x->cs,
+            (unsigned long long)x->seed, d, idx, value_at(x->c->in_dt, in, idx), value_at(odt, oa, idx),
+            value_at(odt, ob, idx));
+}
+
+/* A QUANTIZE on the NPU is one NPU op (a cascade's band ops count as that
+ * op's). */
+static int quantize_eu(const op_cfg *p, const cc_op_info *info)
+{
+    return p->opcode == TFL_OP_QUANTIZE && info->cascade < 0;
+}
+
 static bool run_config(const cfg *c, uint64_t seed, stats *st)
 {
     char cs[600];
-    cfg_str(c, cs, sizeof cs);
-    npuc_err e = {0};
-    graph *src = build_graph(c);
-    cc_model *cm = NULL;
-    uint8_t *in = NULL;
-    cc_twin tw;
-    memset(&tw, 0, sizeof tw);
-    bool ok = false, any_npu = false;
+    cc_chain_str(c, cs, sizeof cs);
+    run_ctx x = {c, cs, seed, st};
+    cc_draws d = {.n_draws = 2, .seed = seed, .fill = fill_draw, .diff = diff_draw, .user = &x, .runs = &st->runs};
     st->configs++;
-    if (!src) {
-        fprintf(stderr, "FAIL %s: graph build\n", cs);
-        goto out;
-    }
-    if (cc_compile_for(src, c->variant, (cc_options){.optimise = c->optimise}, &cm, &e)) {
-        fprintf(stderr, "FAIL %s: compile: %s\n", cs, e.msg);
-        goto out;
-    }
-    for (int i = 0; i < c->n; i++) {
-        const op_cfg *p = &c->ops[i];
-        const cc_op_info *info = &cm->ops[i];
-        info->npu ? st->ops_npu++ : st->ops_cpu++;
-        any_npu = any_npu || info->npu;
-        if (p->expect == X_NPU && !info->npu) {
-            fprintf(stderr, "FAIL %s: op %d expected on the NPU, got CPU: %s\n", cs, i, info->why);
-            goto out;
-        }
-        /* one NPU op (a cascade's band ops count as that op's) */
-        if (p->expect != X_CPU && info->npu && p->opcode == TFL_OP_QUANTIZE && info->cascade < 0 &&
-            info->n_eu != 1) {
-            fprintf(stderr, "FAIL %s: op %d: %d NPU ops, expected 1\n", cs, i, info->n_eu);
-            goto out;
-        }
-        if (p->expect == X_CPU && (info->npu || !strstr(info->why, p->why))) {
-            fprintf(stderr, "FAIL %s: op %d expected on the CPU with \"%s\", got %s%s\n", cs, i, p->why,
-                    info->npu ? "NPU" : "CPU: ", info->npu ? "" : info->why);
-            goto out;
-        }
-    }
-    if (c->streams > 0) {
-        int hw = 0;
-        for (int32_t k = 0; k < cm->n_epochs; k++) hw += cm->epochs[k].kind == CC_EPOCH_HW;
-        if (hw != c->streams || cm->n_epochs != c->streams) {
-            fprintf(stderr, "FAIL %s: %d epochs, %d of them HW; expected %d command streams and nothing else\n",
-                    cs, cm->n_epochs, hw, c->streams);
-            goto out;
-        }
-    }
-    if (!any_npu) {
-        ok = true;
-        goto out;
-    }
-    const char *stage;
-    if (cc_twin_open(&tw, src, cm, c->variant, &stage, &e)) {
-        fprintf(stderr, "FAIL %s: %s: %s\n", cs, stage, e.msg);
-        goto out;
-    }
-    const graph_tensor *ti = &src->tensors[src->inputs[0]];
-    in = malloc(ti->nbytes);
-    if (!in) goto out;
-    npuc_rng rng;
-    npuc_rng_seed(&rng, seed);
-    for (int d = 0; d < 2; d++) {
-        fill_input(&rng, in, ti->nbytes);
-        const char *side = "set input";
-        if (cc_twin_set_input(&tw, 0, in, ti->nbytes, &e) || cc_twin_invoke(&tw, &side, &e)) {
-            fprintf(stderr, "FAIL %s: %s: %s\n", cs, side, e.msg);
-            goto out;
-        }
-        st->runs++;
-        st->values += (long)ti->nbytes;
-        size_t na, nb;
-        const void *oa = interp_output(tw.ref, 0, &na), *ob = interp_output(tw.npu, 0, &nb);
-        if (na != nb || memcmp(oa, ob, na)) {
-            size_t idx = 0;
-            while (idx < na && idx < nb && ((const uint8_t *)oa)[idx] == ((const uint8_t *)ob)[idx]) idx++;
-            graph_dtype odt = c->ops[c->n - 1].out_dt;
-            fprintf(stderr, "FAIL %s, seed %llu, draw %d: element %zu (input %lld): reference %lld, NPU %lld\n", cs,
-                    (unsigned long long)seed, d, idx, value_at(c->in_dt, in, idx), value_at(odt, oa, idx),
-                    value_at(odt, ob, idx));
-            goto out;
-        }
-    }
-    ok = true;
-out:
+    bool ok = cc_run_chain(c, "quantize", cs, quantize_eu, &st->ops_npu, &st->ops_cpu, &d);
     if (!ok) st->failed++;
-    free(in);
-    cc_twin_close(&tw);
-    cc_model_free(cm);
-    graph_free(src);
     return ok;
 }
 
@@ -234,7 +124,7 @@ static void random_config(npuc_rng *r, bool u8_in, cfg *c)
     c->n = 1;
     op_cfg *p = &c->ops[0];
     p->opcode = TFL_OP_QUANTIZE;
-    p->expect = X_ANY;
+    p->expect = CC_X_ANY;
     c->in_dt = u8_in ? GRAPH_U8 : GRAPH_I8;
     p->out_dt = u8_in ? GRAPH_I8 : GRAPH_U8;
     c->is = rand_scale(r, 1e-4, 1.0);
@@ -285,9 +175,9 @@ int main(void)
             c.shape[0] = 1; c.shape[1] = 32; c.shape[2] = 32; c.shape[3] = 3;
             c.n = 2;
             c.ops[0] = (op_cfg){.opcode = TFL_OP_QUANTIZE, .out_dt = GRAPH_I8, .os = c.is, .ozp = c.izp - 128,
-                                .expect = X_NPU};
+                                .expect = CC_X_NPU};
             c.ops[1] = (op_cfg){.opcode = TFL_OP_QUANTIZE, .out_dt = GRAPH_U8, .os = c.is * 2, .ozp = 7,
-                                .expect = X_NPU};
+                                .expect = CC_X_NPU};
             c.streams = 1;
             c.variant = variants[v];
             run_config(&c, (uint64_t)(100 + v * 3 + k), &st);
@@ -304,10 +194,10 @@ int main(void)
         c.izp = 131;
         c.shape[0] = 1; c.shape[1] = 5; c.shape[2] = 9; c.shape[3] = v < 6 ? 16 : 37;
         c.n = 4;
-        c.ops[0] = (op_cfg){.opcode = TFL_OP_QUANTIZE, .out_dt = GRAPH_I8, .os = 0.04f, .ozp = -3, .expect = X_NPU};
-        c.ops[1] = (op_cfg){.opcode = TFL_OP_RELU6, .out_dt = GRAPH_I8, .os = 0.03f, .ozp = -128, .expect = X_NPU};
-        c.ops[2] = (op_cfg){.opcode = TFL_OP_QUANTIZE, .out_dt = GRAPH_I8, .os = 0.025f, .ozp = -100, .expect = X_NPU};
-        c.ops[3] = (op_cfg){.opcode = TFL_OP_QUANTIZE, .out_dt = GRAPH_U8, .os = 0.0235f, .ozp = 20, .expect = X_NPU};
+        c.ops[0] = (op_cfg){.opcode = TFL_OP_QUANTIZE, .out_dt = GRAPH_I8, .os = 0.04f, .ozp = -3, .expect = CC_X_NPU};
+        c.ops[1] = (op_cfg){.opcode = TFL_OP_RELU6, .out_dt = GRAPH_I8, .os = 0.03f, .ozp = -128, .expect = CC_X_NPU};
+        c.ops[2] = (op_cfg){.opcode = TFL_OP_QUANTIZE, .out_dt = GRAPH_I8, .os = 0.025f, .ozp = -100, .expect = CC_X_NPU};
+        c.ops[3] = (op_cfg){.opcode = TFL_OP_QUANTIZE, .out_dt = GRAPH_U8, .os = 0.0235f, .ozp = 20, .expect = CC_X_NPU};
         c.streams = 1;
         c.variant = variants[v % 6];
         c.optimise = v % 2 ? CC_OPT_SIZE : CC_OPT_PERFORMANCE;
@@ -326,16 +216,16 @@ int main(void)
         base.variant = EU_U55_128;
         /* uint8 -> uint8: no reference kernel */
         cfg c = base;
-        c.ops[0] = (op_cfg){.opcode = TFL_OP_QUANTIZE, .out_dt = GRAPH_U8, .os = 0.02f, .expect = X_CPU,
+        c.ops[0] = (op_cfg){.opcode = TFL_OP_QUANTIZE, .out_dt = GRAPH_U8, .os = 0.02f, .expect = CC_X_CPU,
                             .why = "QUANTIZE from uint8 to uint8 is not supported"};
         run_config(&c, 400, &st);
         /* uint8 -> int16: no reference kernel either */
-        c.ops[0] = (op_cfg){.opcode = TFL_OP_QUANTIZE, .out_dt = GRAPH_I16, .os = 0.0001f, .expect = X_CPU,
+        c.ops[0] = (op_cfg){.opcode = TFL_OP_QUANTIZE, .out_dt = GRAPH_I16, .os = 0.0001f, .expect = CC_X_CPU,
                             .why = "QUANTIZE from uint8 to int16 is not supported"};
         run_config(&c, 401, &st);
         /* an upscale by 2^24: TFLite's (x - zi) << 25 wraps 32 bits where
          * the NPU's 64-bit product does not */
-        c.ops[0] = (op_cfg){.opcode = TFL_OP_QUANTIZE, .out_dt = GRAPH_I8, .os = ldexpf(0.01f, -24), .expect = X_CPU,
+        c.ops[0] = (op_cfg){.opcode = TFL_OP_QUANTIZE, .out_dt = GRAPH_I8, .os = ldexpf(0.01f, -24), .expect = CC_X_CPU,
                             .why = "the NPU's rescale differs from the reference at input"};
         run_config(&c, 402, &st);
     }

@@ -224,28 +224,64 @@ typedef struct stats {
     int configs, npu, cpu, draws, failed;
 } stats;
 
+/* What the draw callbacks of one configuration share. */
+typedef struct run_ctx {
+    const sm_cfg *c;
+    const char *cs;
+    uint64_t seed;
+    int32_t dq;
+    int64_t u16;
+    int pat;
+} run_ctx;
+
+/* draw 0: uniform everywhere; then one pattern per draw, mixed per row in
+ * the last ones */
+static void fill_draw(void *user, npuc_rng *r, int d, int32_t k, uint8_t *in, size_t n)
+{
+    run_ctx *x = user;
+    const sm_cfg *c = x->c;
+    (void)k;
+    (void)n;
+    x->pat = d < P_COUNT ? d : (int)npuc_rng_range(r, 0, P_COUNT - 1);
+    for (uint32_t row = 0; row < c->R; row++) {
+        int p = d >= P_COUNT ? (int)npuc_rng_range(r, 0, P_COUNT - 1) : x->pat;
+        if (c->in_dt == GRAPH_I16) fill_row16(r, p, x->u16, (int16_t *)in + (size_t)row * c->C, c->C);
+        else fill_row(r, p, x->dq, (int8_t *)in + (size_t)row * c->C, c->C);
+    }
+}
+
+static void diff_draw(void *user, const cc_twin *t, int d, int32_t k, const uint8_t *in, size_t at)
+{
+    run_ctx *x = user;
+    const sm_cfg *c = x->c;
+    size_t na, nb, es = graph_dtype_size(c->out_dt);
+    const void *oa = interp_output(t->ref, k, &na), *ob = interp_output(t->npu, k, &nb);
+    at -= at % es;
+    long long va = es == 1 ? ((const int8_t *)oa)[at] : ((const int16_t *)oa)[at / 2];
+    long long vb = es == 1 ? ((const int8_t *)ob)[at] : ((const int16_t *)ob)[at / 2];
+    size_t idx = at / es;
+    fprintf(stderr, "FAIL %s, seed %llu, draw %d (%s): element %zu (row %zu) reference %lld, NPU %lld\n", x->cs,
+            (unsigned long long)x->seed, d, d < P_COUNT ? pattern_names[x->pat] : "mixed rows", idx, idx / c->C, va,
+            vb);
+    fprintf(stderr, "    row:");
+    for (uint32_t i = 0; i < c->C && i < 64; i++) {
+        size_t j = idx / c->C * c->C + i;
+        fprintf(stderr, " %d", c->in_dt == GRAPH_I16 ? ((const int16_t *)in)[j] : ((const int8_t *)in)[j]);
+    }
+    fprintf(stderr, "%s\n", c->C > 64 ? " ..." : "");
+}
+
 /* Compiles and checks one configuration. expect_npu: 1 must be on the NPU,
  * 0 must stay on the CPU, -1 either. Returns true when it passed. */
 static bool run_config(const sm_cfg *c, uint64_t seed, int expect_npu, int n_draws, stats *st)
 {
     char cs[200];
     cfg_str(c, cs, sizeof cs);
-    npuc_err e = {0};
     graph *src = build_graph(c);
     cc_model *cm = NULL;
-    uint8_t *in = NULL;
-    cc_twin tw;
-    memset(&tw, 0, sizeof tw);
     bool ok = false;
     st->configs++;
-    if (!src) {
-        fprintf(stderr, "FAIL %s: graph build\n", cs);
-        goto out;
-    }
-    if (cc_compile_for(src, c->variant, (cc_options){0}, &cm, &e)) {
-        fprintf(stderr, "FAIL %s: compile: %s\n", cs, e.msg);
-        goto out;
-    }
+    if (!cc_check_compile(cs, src, c->variant, (cc_options){0}, &cm)) goto out;
     bool npu = true;
     for (int32_t i = 0; i < src->n_ops; i++) npu = npu && cm->ops[i].npu;
     npu ? st->npu++ : st->cpu++;
@@ -254,67 +290,12 @@ static bool run_config(const sm_cfg *c, uint64_t seed, int expect_npu, int n_dra
                 npu ? "NPU" : "CPU: ", npu ? "" : cm->ops[0].why);
         goto out;
     }
-    if (!npu) {
-        ok = true;
-        goto out;
-    }
-    const char *stage;
-    if (cc_twin_open(&tw, src, cm, c->variant, &stage, &e)) {
-        fprintf(stderr, "FAIL %s: %s: %s\n", cs, stage, e.msg);
-        goto out;
-    }
-    const graph_tensor *ti = &src->tensors[src->inputs[0]];
-    in = malloc(ti->nbytes);
-    if (!in) goto out;
-    npuc_rng rng;
-    npuc_rng_seed(&rng, seed);
-    int32_t dq = diff_min_steps(c);
-    int64_t u16 = unit16(c);
-    for (int d = 0; d < n_draws; d++) {
-        /* draw 0: uniform everywhere; then one pattern per draw, mixed per row
-         * in the last ones */
-        int pat = d < P_COUNT ? d : (int)npuc_rng_range(&rng, 0, P_COUNT - 1);
-        for (uint32_t row = 0; row < c->R; row++) {
-            int p = d >= P_COUNT ? (int)npuc_rng_range(&rng, 0, P_COUNT - 1) : pat;
-            if (c->in_dt == GRAPH_I16) fill_row16(&rng, p, u16, (int16_t *)in + (size_t)row * c->C, c->C);
-            else fill_row(&rng, p, dq, (int8_t *)in + (size_t)row * c->C, c->C);
-        }
-        const char *side = "set input";
-        if (cc_twin_set_input(&tw, 0, in, ti->nbytes, &e) || cc_twin_invoke(&tw, &side, &e)) {
-            fprintf(stderr, "FAIL %s: %s, pattern %s: %s\n", cs, side,
-                    d < P_COUNT ? pattern_names[pat] : "mixed rows", e.msg);
-            goto out;
-        }
-        st->draws++;
-        size_t na, nb;
-        const void *oa = interp_output(tw.ref, 0, &na), *ob = interp_output(tw.npu, 0, &nb);
-        if (na != nb || memcmp(oa, ob, na)) {
-            size_t es = graph_dtype_size(c->out_dt), at = 0;
-            while (at + es <= na && !memcmp((const uint8_t *)oa + at, (const uint8_t *)ob + at, es)) at += es;
-            long long va = es == 1 ? ((const int8_t *)oa)[at] : ((const int16_t *)oa)[at / 2];
-            long long vb = es == 1 ? ((const int8_t *)ob)[at] : ((const int16_t *)ob)[at / 2];
-            size_t idx = at / es;
-            fprintf(stderr, "FAIL %s, seed %llu, draw %d (%s): element %zu (row %zu) reference %lld, NPU %lld\n", cs,
-                    (unsigned long long)seed, d, d < P_COUNT ? pattern_names[pat] : "mixed rows", idx,
-                    idx / c->C, va, vb);
-            fprintf(stderr, "    row:");
-            for (uint32_t i = 0; i < c->C && i < 64; i++) {
-                size_t k = idx / c->C * c->C + i;
-                fprintf(stderr, " %d", c->in_dt == GRAPH_I16 ? ((int16_t *)in)[k] : ((int8_t *)in)[k]);
-            }
-            fprintf(stderr, "%s\n", c->C > 64 ? " ..." : "");
-            goto out;
-        }
-    }
-    if (tw.nc.n_runs != n_draws) {
-        fprintf(stderr, "FAIL %s: %d NPU runs for %d draws\n", cs, tw.nc.n_runs, n_draws);
-        goto out;
-    }
-    ok = true;
+    run_ctx x = {c, cs, seed, diff_min_steps(c), unit16(c), 0};
+    cc_draws d = {.n_draws = n_draws, .seed = seed, .fill = fill_draw, .diff = diff_draw, .user = &x,
+                  .runs = &st->draws, .npu_runs = CC_RUNS_ONE};
+    ok = !npu || cc_check_draws(cs, src, cm, c->variant, &d);
 out:
     if (!ok) st->failed++;
-    free(in);
-    cc_twin_close(&tw);
     cc_model_free(cm);
     graph_free(src);
     return ok;

@@ -184,26 +184,30 @@ static graph *build_graph(const cfg *c)
     return g;
 }
 
+static void fill_draw(void *user, npuc_rng *r, int d, int32_t k, uint8_t *buf, size_t n)
+{
+    (void)user;
+    (void)d;
+    (void)k;
+    for (size_t i = 0; i < n; i++) buf[i] = (uint8_t)npuc_rng_range(r, 0, 255);
+}
+
+static void seen_draw(void *user, const cc_twin *t, int32_t k, size_t size)
+{
+    (void)t;
+    (void)k;
+    ((stats *)user)->bytes += (long)size;
+}
+
 static bool run_config(const cfg *c, uint64_t seed, stats *st)
 {
     char cs[400];
     cfg_str(c, cs, sizeof cs);
-    npuc_err e = {0};
     graph *src = build_graph(c);
     cc_model *cm = NULL;
-    uint8_t *in = NULL;
-    cc_twin tw;
-    memset(&tw, 0, sizeof tw);
     bool ok = false;
     st->configs++;
-    if (!src) {
-        fprintf(stderr, "FAIL %s: graph build\n", cs);
-        goto out;
-    }
-    if (cc_compile_for(src, c->variant, (cc_options){.optimise = c->optimise}, &cm, &e)) {
-        fprintf(stderr, "FAIL %s: compile: %s\n", cs, e.msg);
-        goto out;
-    }
+    if (!cc_check_compile(cs, src, c->variant, (cc_options){.optimise = c->optimise}, &cm)) goto out;
     for (int32_t i = 0; i < src->n_ops; i++)
         if (!cm->ops[i].npu) {
             fprintf(stderr, "FAIL %s: op %d (%s) on the CPU: %s\n", cs, i, graph_op_name(&src->ops[i]),
@@ -214,39 +218,10 @@ static bool run_config(const cfg *c, uint64_t seed, stats *st)
         fprintf(stderr, "FAIL %s: %d epochs, expected one command stream\n", cs, cm->n_epochs);
         goto out;
     }
-    const char *stage;
-    if (cc_twin_open(&tw, src, cm, c->variant, &stage, &e)) {
-        fprintf(stderr, "FAIL %s: %s: %s\n", cs, stage, e.msg);
-        goto out;
-    }
-    const graph_tensor *ti = &src->tensors[src->inputs[0]];
-    in = malloc(ti->nbytes);
-    if (!in) goto out;
-    npuc_rng rng;
-    npuc_rng_seed(&rng, seed);
-    for (int d = 0; d < 2; d++) {
-        for (size_t i = 0; i < ti->nbytes; i++) in[i] = (uint8_t)npuc_rng_range(&rng, 0, 255);
-        const char *side = "set input";
-        if (cc_twin_set_input(&tw, 0, in, ti->nbytes, &e) || cc_twin_invoke(&tw, &side, &e)) {
-            fprintf(stderr, "FAIL %s: %s: %s\n", cs, side, e.msg);
-            goto out;
-        }
-        st->runs++;
-        for (int32_t k = 0; k < src->n_outputs; k++) {
-            size_t at, size;
-            if (!cc_twin_same(&tw, k, &at, &size)) {
-                fprintf(stderr, "FAIL %s, seed %llu, draw %d: output %d differs at byte %zu of %zu\n", cs,
-                        (unsigned long long)seed, d, k, at, size);
-                goto out;
-            }
-            st->bytes += (long)size;
-        }
-    }
-    ok = true;
+    cc_draws d = {.n_draws = 2, .seed = seed, .fill = fill_draw, .seen = seen_draw, .user = st, .runs = &st->runs};
+    ok = cc_check_draws(cs, src, cm, c->variant, &d);
 out:
     if (!ok) st->failed++;
-    free(in);
-    cc_twin_close(&tw);
     cc_model_free(cm);
     graph_free(src);
     return ok;

@@ -166,109 +166,85 @@ typedef struct stats {
     long long elems, clamped;   /* outputs compared, at the type's ends */
 } stats;
 
+typedef struct run_ctx {
+    const tc_cfg *c;
+    const char *cs;
+    stats *st;
+} run_ctx;
+
+/* uniform; all minimum; all maximum; checkerboard of the extremes; sparse;
+ * then uniform */
+static void fill_draw(void *user, npuc_rng *r, int d, int32_t k, uint8_t *in, size_t nbytes)
+{
+    const tc_cfg *c = ((run_ctx *)user)->c;
+    bool wide = c->dt == GRAPH_I16;
+    int64_t lo = wide ? -32768 : -128, hi = wide ? 32767 : 127;
+    size_t n = nbytes / graph_dtype_size(c->dt);
+    (void)k;
+    for (size_t i = 0; i < n; i++) {
+        int64_t v;
+        switch (d) {
+        case 1: v = lo; break;
+        case 2: v = hi; break;
+        case 3: v = (i / (size_t)c->C) % 2 ? lo : hi; break;
+        case 4: v = npuc_rng_range(r, 0, 7) ? (wide ? 0 : c->in_zp) : npuc_rng_range(r, lo, hi); break;
+        default: v = npuc_rng_range(r, lo, hi); break;
+        }
+        if (wide) ((int16_t *)in)[i] = (int16_t)v;
+        else ((int8_t *)in)[i] = (int8_t)v;
+    }
+}
+
+static void diff_draw(void *user, const cc_twin *t, int d, int32_t k, const uint8_t *in, size_t at)
+{
+    run_ctx *x = user;
+    const tc_cfg *c = x->c;
+    size_t na, nb, es = graph_dtype_size(c->dt);
+    const void *oa = interp_output(t->ref, k, &na), *ob = interp_output(t->npu, k, &nb);
+    (void)in;
+    at -= at % es;
+    long long va = es == 1 ? ((const int8_t *)oa)[at] : ((const int16_t *)oa)[at / 2];
+    long long vb = es == 1 ? ((const int8_t *)ob)[at] : ((const int16_t *)ob)[at / 2];
+    size_t idx = at / es;
+    size_t ch = idx % (size_t)c->OC, px = idx / (size_t)c->OC;
+    fprintf(stderr, "FAIL %s, draw %d: element %zu (y %zu x %zu c %zu) reference %lld, NPU %lld\n", x->cs, d, idx,
+            px / (size_t)c->OW, px % (size_t)c->OW, ch, va, vb);
+}
+
+/* outputs compared, and those at the type's ends */
+static void seen_draw(void *user, const cc_twin *t, int32_t k, size_t size)
+{
+    run_ctx *x = user;
+    bool wide = x->c->dt == GRAPH_I16;
+    const void *o = interp_output(t->ref, k, &size);
+    for (size_t i = 0; i < size / graph_dtype_size(x->c->dt); i++) {
+        int32_t v = wide ? ((const int16_t *)o)[i] : ((const int8_t *)o)[i];
+        x->st->elems++;
+        x->st->clamped += wide ? v == -32768 || v == 32767 : v == -128 || v == 127;
+    }
+}
+
 /* Compiles and checks one configuration. expect_npu: 1 must be on the NPU,
  * 0 must stay on the CPU with `reason` in the reason, -1 either. */
 static bool run_config(const tc_cfg *c, int expect_npu, const char *reason, int n_draws, stats *st)
 {
     char cs[300];
     cfg_str(c, cs, sizeof cs);
-    npuc_err e = {0};
     graph *src = build_graph(c);
     cc_model *cm = NULL;
-    uint8_t *in = NULL;
-    cc_twin tw;
-    memset(&tw, 0, sizeof tw);
     bool ok = false;
     st->configs++;
-    if (!src) {
-        fprintf(stderr, "FAIL %s: graph build\n", cs);
-        goto out;
-    }
-    if (cc_compile_for(src, c->variant, (cc_options){.optimise = c->optimise}, &cm, &e)) {
-        fprintf(stderr, "FAIL %s: compile: %s\n", cs, e.msg);
-        goto out;
-    }
+    if (!cc_check_compile(cs, src, c->variant, (cc_options){.optimise = c->optimise}, &cm)) goto out;
     bool npu = cm->ops[0].npu;
     npu ? st->npu++ : st->cpu++;
     if (npu) st->npu_ops += cm->ops[0].n_eu;
-    if (expect_npu >= 0 && npu != (expect_npu == 1)) {
-        fprintf(stderr, "FAIL %s: expected on the %s, got %s%s\n", cs, expect_npu ? "NPU" : "CPU",
-                npu ? "NPU" : "CPU: ", npu ? "" : cm->ops[0].why);
-        goto out;
-    }
-    if (!npu && reason && !strstr(cm->ops[0].why, reason)) {
-        fprintf(stderr, "FAIL %s: reason \"%s\" lacks \"%s\"\n", cs, cm->ops[0].why, reason);
-        goto out;
-    }
-    if (!npu) {
-        if (!cm->ops[0].why[0]) fprintf(stderr, "FAIL %s: CPU op without a reason\n", cs);
-        else ok = true;
-        goto out;
-    }
-    const char *stage;
-    if (cc_twin_open(&tw, src, cm, c->variant, &stage, &e)) {
-        fprintf(stderr, "FAIL %s: %s: %s\n", cs, stage, e.msg);
-        goto out;
-    }
-    const graph_tensor *ti = &src->tensors[src->inputs[0]];
-    in = malloc(ti->nbytes);
-    if (!in) goto out;
-    npuc_rng rng;
-    npuc_rng_seed(&rng, c->seed);
-    size_t n = ti->nbytes / graph_dtype_size(c->dt);
-    bool wide = c->dt == GRAPH_I16;
-    int64_t lo = wide ? -32768 : -128, hi = wide ? 32767 : 127;
-    int expected_runs = 0;
-    for (int d = 0; d < n_draws; d++) {
-        /* uniform; all minimum; all maximum; checkerboard of the extremes;
-         * sparse; then uniform */
-        for (size_t i = 0; i < n; i++) {
-            int64_t v;
-            switch (d) {
-            case 1: v = lo; break;
-            case 2: v = hi; break;
-            case 3: v = (i / (size_t)c->C) % 2 ? lo : hi; break;
-            case 4: v = npuc_rng_range(&rng, 0, 7) ? (wide ? 0 : c->in_zp) : npuc_rng_range(&rng, lo, hi); break;
-            default: v = npuc_rng_range(&rng, lo, hi); break;
-            }
-            if (wide) ((int16_t *)in)[i] = (int16_t)v;
-            else ((int8_t *)in)[i] = (int8_t)v;
-        }
-        const char *side = "set input";
-        if (cc_twin_set_input(&tw, 0, in, ti->nbytes, &e) || cc_twin_invoke(&tw, &side, &e)) {
-            fprintf(stderr, "FAIL %s: %s, draw %d: %s\n", cs, side, d, e.msg);
-            goto out;
-        }
-        if (npu) expected_runs++;
-        st->draws++;
-        size_t na, nb;
-        const void *oa = interp_output(tw.ref, 0, &na), *ob = interp_output(tw.npu, 0, &nb);
-        for (size_t i = 0; i < na / graph_dtype_size(c->dt); i++) {
-            int32_t v = wide ? ((const int16_t *)oa)[i] : ((const int8_t *)oa)[i];
-            st->elems++;
-            st->clamped += v == lo || v == hi;
-        }
-        if (na != nb || memcmp(oa, ob, na)) {
-            size_t es = graph_dtype_size(c->dt), at = 0;
-            while (at + es <= na && !memcmp((const uint8_t *)oa + at, (const uint8_t *)ob + at, es)) at += es;
-            long long va = es == 1 ? ((const int8_t *)oa)[at] : ((const int16_t *)oa)[at / 2];
-            long long vb = es == 1 ? ((const int8_t *)ob)[at] : ((const int16_t *)ob)[at / 2];
-            size_t idx = at / es;
-            size_t ch = idx % (size_t)c->OC, px = idx / (size_t)c->OC;
-            fprintf(stderr, "FAIL %s, draw %d: element %zu (y %zu x %zu c %zu) reference %lld, NPU %lld\n", cs, d,
-                    idx, px / (size_t)c->OW, px % (size_t)c->OW, ch, va, vb);
-            goto out;
-        }
-    }
-    if (tw.nc.n_runs < expected_runs) {
-        fprintf(stderr, "FAIL %s: %d NPU runs for %d draws\n", cs, tw.nc.n_runs, expected_runs);
-        goto out;
-    }
-    ok = true;
+    if (!cc_check_placement(cs, cm, expect_npu, reason, NULL)) goto out;
+    run_ctx x = {c, cs, st};
+    cc_draws d = {.n_draws = n_draws, .seed = c->seed, .fill = fill_draw, .diff = diff_draw, .seen = seen_draw,
+                  .user = &x, .runs = &st->draws, .npu_runs = CC_RUNS_SOME};
+    ok = !npu || cc_check_draws(cs, src, cm, c->variant, &d);
 out:
     if (!ok) st->failed++;
-    free(in);
-    cc_twin_close(&tw);
     cc_model_free(cm);
     graph_free(src);
     return ok;

@@ -22,19 +22,6 @@ void api_pmu_setup(sim_npu *npu)
     sim_npu_write(npu, EU_REG_PMCR, 1 | 2 | 4);
 }
 
-static const char *op_name(const sim_op_info *o)
-{
-    static const char *const ew[] = {"MUL", "ADD", "SUB", "MIN", "MAX", "LRELU", "ABS", "CLZ", "SHR", "SHL"};
-    static const char *const pool[] = {"MAXPOOL", "AVGPOOL", "REDUCESUM"};
-    switch (o->kind) {
-    case SIM_K_CONV: return "CONV";
-    case SIM_K_DEPTHWISE: return "DEPTHWISE";
-    case SIM_K_POOL: return o->mode < 3 ? pool[o->mode] : "POOL";
-    case SIM_K_ELEMENTWISE: return o->mode < 10 ? ew[o->mode] : "ELEMENTWISE";
-    default: return "DMA";
-    }
-}
-
 static npuc_npu_op_kind op_kind(const sim_op_info *o)
 {
     switch (o->kind) {
@@ -103,7 +90,7 @@ int api_profile_stream(npuc_model *m, int32_t index, sim_npu *npu, bool read_pmu
         npuc_npu_op *d = &m->ops[m->n_ops + i];
         memset(d, 0, sizeof *d);
         d->kind = op_kind(o);
-        d->name = op_name(o);
+        d->name = sim_op_kind_name(o->kind, o->mode);
         d->cmd_offset = (uint32_t)o->cmd_offset;
         d->ofm_w = o->ofm_w;
         d->ofm_h = o->ofm_h;

@@ -171,14 +171,14 @@ void cli_tensor_view(const npuc_tensor_info *ti, graph_tensor *t)
 static void print_stream(const npuc_stream_profile *s)
 {
     printf("ethos-u op %d on %s: %zu NPU operations\n", s->index, s->npu, s->n_ops);
-    printf("  %4s %6s  %-10s %-14s %10s %9s %9s %9s %10s\n", "#", "cmd", "op", "OFM WxHxD", "MACs", "compute",
+    printf("  %4s %6s  %-12s %-14s %10s %9s %9s %9s %10s\n", "#", "cmd", "op", "OFM WxHxD", "MACs", "compute",
            "memory", "cycles", "end");
     for (size_t i = 0; i < s->n_ops; i++) {
         const npuc_npu_op *o = &s->ops[i];
         char shape[32];
         if (o->kind == NPUC_NPU_DMA) snprintf(shape, sizeof shape, "%llu B", (unsigned long long)o->dma_bytes);
         else snprintf(shape, sizeof shape, "%ux%ux%u", o->ofm_w, o->ofm_h, o->ofm_d);
-        printf("  %4zu 0x%04x  %-10s %-14s %10llu %9llu %9llu %9llu %10llu\n", i, o->cmd_offset, o->name, shape,
+        printf("  %4zu 0x%04x  %-12s %-14s %10llu %9llu %9llu %9llu %10llu\n", i, o->cmd_offset, o->name, shape,
                (unsigned long long)o->macs, (unsigned long long)o->cycles_compute,
                (unsigned long long)o->cycles_memory, (unsigned long long)o->cycles, (unsigned long long)o->end);
     }

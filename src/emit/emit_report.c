@@ -8,19 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *kind_name(const eu_op *o)
-{
-    static const char *const pool[] = {"MAX_POOL", "AVERAGE_POOL", "REDUCE_SUM"};
-    static const char *const ew[] = {"MUL", "ADD", "SUB", "MIN", "MAX", "LRELU", "ABS", "CLZ", "SHR", "SHL"};
-    switch (o->kind) {
-    case SIM_K_CONV: return "CONV";
-    case SIM_K_DEPTHWISE: return "DEPTHWISE";
-    case SIM_K_POOL: return o->mode < 3 ? pool[o->mode] : "POOL";
-    case SIM_K_ELEMENTWISE: return o->mode < 10 ? ew[o->mode] : "ELEMENTWISE";
-    default: return "DMA";
-    }
-}
-
 static uint64_t params_bytes(const cc_model *m)
 {
     return m->flash_size;
@@ -326,7 +313,7 @@ int emit_report_json_text(const cc_model *m, const char *model_name, char **out,
                 const eu_op *o = &m->epochs[oi->epoch].ops[k];
                 if (o->src_op != i) continue;
                 npuc_json_write_object_begin(&w);
-                npuc_json_member_string(&w, "kind", kind_name(o));
+                npuc_json_member_string(&w, "kind", sim_op_kind_name(o->kind, o->mode));
                 npuc_json_write_key(&w, "block");
                 npuc_json_write_array_begin(&w);
                 npuc_json_write_uint(&w, o->blk.w);

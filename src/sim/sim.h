@@ -242,6 +242,11 @@ typedef enum sim_op_kind {
     SIM_K_CONV, SIM_K_DEPTHWISE, SIM_K_POOL, SIM_K_ELEMENTWISE, SIM_K_DMA
 } sim_op_kind;
 
+/* The name of an NPU operation in reports and profiles: "CONV",
+ * "DEPTHWISE", "MAX_POOL", "AVERAGE_POOL", "REDUCE_SUM", the elementwise
+ * mode ("ADD", "LRELU", ...; the command table's names), "DMA". */
+const char *sim_op_kind_name(sim_op_kind kind, unsigned mode);
+
 /* What one operation did, as the executor saw it; the cycle model works
  * from this alone. Byte counts are what the op's data needs (each feature
  * map element read once), per region. */

@@ -4,6 +4,23 @@
  * 1.5, 2, 3, 9.1. */
 #include "sim/sim.h"
 
+const char *sim_op_kind_name(sim_op_kind kind, unsigned mode)
+{
+    switch (kind) {
+    case SIM_K_CONV: return "CONV";
+    case SIM_K_DEPTHWISE: return "DEPTHWISE";
+    case SIM_K_POOL:
+        /* the table's MAX / AVERAGE read as operations */
+        return mode == EU_POOL_MAX ? "MAX_POOL" : mode == EU_POOL_AVERAGE ? "AVERAGE_POOL"
+               : mode == EU_POOL_REDUCE_SUM ? "REDUCE_SUM" : "POOL";
+    case SIM_K_ELEMENTWISE: {
+        const char *n = eu_field_value_name(eu_cmd_field(eu_cmd_find(EU_OP_ELEMENTWISE), EU_F_VALUE), mode);
+        return n ? n : "ELEMENTWISE";
+    }
+    default: return "DMA";
+    }
+}
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

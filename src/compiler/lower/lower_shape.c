@@ -17,8 +17,8 @@
  *    input as one axis (outer stride = inner stride x inner extent) merge,
  *    up to 65536 positions;
  *  - the innermost output axis becomes the NPU's channel axis when it steps
- *    over the input by one element (NHWC channels are always contiguous:
- *    the channel stride is the element size); otherwise the op has depth 1
+ *    over both the input and the output by one element (NHWC channels are
+ *    always contiguous: the channel stride is the element size); otherwise the op has depth 1
  *    and the channels of the op are not used;
  *  - of the other axes, the two longest with a positive stride (the stride
  *    registers are unsigned 32-bit byte counts) become the op's W and H
@@ -54,20 +54,18 @@ typedef struct cp_plan {
     int64_t n_ops;
 } cp_plan;
 
-/* The output axes with contiguous output strides, extent-1 axes dropped
- * and axes that step as one merged. 0 or 1 (CPU, reason set). */
-static int copy_axes(lower_ctx *c, const graph_tensor *out, int32_t rank, const int64_t *n, const int64_t *is,
+/* The axes with their output strides os (elements, positive), extent-1
+ * axes dropped and axes that step as one merged. 0 or 1 (CPU, reason
+ * set). */
+static int copy_axes(lower_ctx *c, int32_t rank, const int64_t *n, const int64_t *is, const int64_t *os,
                      cp_plan *p)
 {
     cp_axis ax[CC_COPY_MAX_AXES];
-    int64_t os = 1, total = 1;
     for (int32_t d = rank - 1; d >= 0; d--) {
         if (n[d] < 1) return cc_cpu(c, "empty output");
-        ax[d] = (cp_axis){n[d], is[d], os};
-        os *= n[d];
-        total *= n[d];
+        if (os[d] < 1) return cc_cpu(c, "internal: output stride");
+        ax[d] = (cp_axis){n[d], is[d], os[d]};
     }
-    if ((uint64_t)total != graph_tensor_elems(out)) return cc_cpu(c, "output size mismatch");
     /* drop extent-1 axes, merge axes that step as one (inner first) */
     cp_axis *a = p->a;
     int32_t na = 0;
@@ -101,7 +99,7 @@ static int copy_roles(lower_ctx *c, uint64_t es, cp_plan *p)
 {
     const cp_axis *a = p->a;
     int32_t na = p->na, ic = -1, iw = -1, ih = -1;
-    if (na > 0 && a[na - 1].is == 1) ic = na - 1;
+    if (na > 0 && a[na - 1].is == 1 && a[na - 1].os == 1) ic = na - 1;
     for (int32_t i = 0; i < na; i++) {
         if (i == ic || a[i].is <= 0 || (int64_t)((uint64_t)a[i].is * es) > STRIDE_MAX ||
             (int64_t)((uint64_t)a[i].os * es) > STRIDE_MAX)
@@ -174,21 +172,32 @@ static int copy_op(lower_ctx *c, const cp_plan *p, int32_t bin, int32_t bout, ui
     return cc_block_or_cpu(c, o, err);
 }
 
-int cc_strided_copy(lower_ctx *c, int32_t tin_i, int32_t tout_i, int32_t rank, const int64_t *n,
-                    const int64_t *is, int64_t base, npuc_err *err)
+int cc_strided_copy_to(lower_ctx *c, int32_t tin_i, int32_t tout_i, int32_t rank, const int64_t *n,
+                       const int64_t *is, int64_t base, const int64_t *os, int64_t obase, npuc_err *err)
 {
     const graph_tensor *in = &c->g->tensors[tin_i], *out = &c->g->tensors[tout_i];
     int32_t bin = c->m->buf_of[tin_i], bout = c->m->buf_of[tout_i];
     if (bin < 0 || bout < 0) return cc_cpu(c, "constant input");
     if (rank > CC_COPY_MAX_AXES) return cc_cpu(c, "%d axes", rank);
+    /* every element read and written lies in its tensor */
+    int64_t ilo = base, ihi = base, ohi = obase;
+    for (int32_t d = 0; d < rank; d++) {
+        if (n[d] < 1) return cc_cpu(c, "empty output");
+        int64_t span = (n[d] - 1) * is[d];
+        if (span < 0) ilo += span;
+        else ihi += span;
+        ohi += (n[d] - 1) * os[d];
+    }
+    if (ilo < 0 || (uint64_t)ihi >= graph_tensor_elems(in) || obase < 0 || (uint64_t)ohi >= graph_tensor_elems(out))
+        return cc_cpu(c, "internal: copy out of bounds");
     uint64_t es = graph_dtype_size(in->dtype);
     cp_plan p;
     memset(&p, 0, sizeof p);
-    int rc = copy_axes(c, out, rank, n, is, &p);
+    int rc = copy_axes(c, rank, n, is, os, &p);
     if (!rc) rc = copy_roles(c, es, &p);
     int64_t idx[CC_COPY_MAX_AXES] = {0};
     for (int64_t k = 0; k < p.n_ops && !rc; k++) {
-        int64_t ioff = base, ooff = 0;
+        int64_t ioff = base, ooff = obase;
         for (int32_t l = 0; l < p.nl; l++) {
             ioff += idx[l] * p.a[p.loop[l]].is;
             ooff += idx[l] * p.a[p.loop[l]].os;
@@ -203,6 +212,20 @@ int cc_strided_copy(lower_ctx *c, int32_t tin_i, int32_t tout_i, int32_t rank, c
         }
     }
     return rc;
+}
+
+int cc_strided_copy(lower_ctx *c, int32_t tin_i, int32_t tout_i, int32_t rank, const int64_t *n,
+                    const int64_t *is, int64_t base, npuc_err *err)
+{
+    if (rank > CC_COPY_MAX_AXES) return cc_cpu(c, "%d axes", rank);
+    int64_t os[CC_COPY_MAX_AXES], st = 1;
+    for (int32_t d = rank - 1; d >= 0; d--) {
+        if (n[d] < 1) return cc_cpu(c, "empty output");
+        os[d] = st;
+        st *= n[d];
+    }
+    if ((uint64_t)st != graph_tensor_elems(&c->g->tensors[tout_i])) return cc_cpu(c, "output size mismatch");
+    return cc_strided_copy_to(c, tin_i, tout_i, rank, n, is, base, os, 0, err);
 }
 
 /* ------------------------------------------------------------ TRANSPOSE */

@@ -1,9 +1,10 @@
 /* TILE, REVERSE_V2 and MIRROR_PAD on the NPU
  * (src/compiler/lower/lower_gather.c): strided copies over the runs of each
- * axis's index map.
+ * axis's index map; and PACK (lower_shape.c), one strided copy per input
+ * into its part of the output.
  *
  * Random single-op graphs (rank 1..5, random shapes, multiples, axes,
- * paddings and mirror modes, int8 and int16, every Ethos-U variant, a
+ * paddings and mirror modes, PACKs of 1..8 inputs of rank 0..4, int8 and int16, every Ethos-U variant, a
  * quarter with --optimise size) are compiled, emitted, read back and run
  * with the ethos-u op on the virtual NPU, every command stream
  * hazard-checked, and the output compared byte for byte with the reference
@@ -31,6 +32,7 @@ typedef struct cfg {
     int32_t param[10], n_param; /* multiples, axes, or paddings [rank][2] */
     int32_t mode;               /* MIRROR_PAD: 0 REFLECT, 1 SYMMETRIC */
     bool param_input;           /* the parameter is a model input (stays on the CPU) */
+    int32_t n_in, axis;         /* PACK: inputs (each of `shape`) and the new axis as given */
     eu_variant variant;
     cc_optimise optimise;
 } cfg;
@@ -43,7 +45,8 @@ static void cfg_str(const cfg *c, char *buf, size_t size)
 {
     size_t o = (size_t)snprintf(buf, size, "%s %s [", tfl_builtin_name(c->opcode), graph_dtype_name(c->dt));
     for (int32_t d = 0; d < c->rank && o < size; d++) o += (size_t)snprintf(buf + o, size - o, "%s%d", d ? "," : "", c->shape[d]);
-    if (o < size) o += (size_t)snprintf(buf + o, size - o, "] param");
+    if (o < size && c->opcode == TFL_OP_PACK) o += (size_t)snprintf(buf + o, size - o, "] x %d axis %d", c->n_in, c->axis);
+    else if (o < size) o += (size_t)snprintf(buf + o, size - o, "] param");
     for (int32_t i = 0; i < c->n_param && o < size; i++) o += (size_t)snprintf(buf + o, size - o, " %d", c->param[i]);
     if (o < size)
         snprintf(buf + o, size - o, "%s%s, %s%s", c->opcode == TFL_OP_MIRROR_PAD ? (c->mode ? " SYMMETRIC" : " REFLECT") : "",
@@ -51,8 +54,38 @@ static void cfg_str(const cfg *c, char *buf, size_t size)
                  c->optimise == CC_OPT_SIZE ? " (size)" : "");
 }
 
+static graph *build_pack(const cfg *c)
+{
+    graph *g = graph_new("pack");
+    if (!g) return NULL;
+    float sc = c->dt == GRAPH_I16 ? 0.001f : 0.05f;
+    int64_t zp = c->dt == GRAPH_I16 ? 0 : -3;
+    int32_t ax = c->axis < 0 ? c->axis + c->rank + 1 : c->axis, oshape[6], ins[8];
+    for (int32_t d = 0, k = 0; d <= c->rank; d++) oshape[d] = d == ax ? c->n_in : c->shape[k++];
+    bool ok = true;
+    for (int32_t i = 0; i < c->n_in && ok; i++) {
+        char nm[8];
+        snprintf(nm, sizeof nm, "x%d", i);
+        ins[i] = graph_add_tensor(g, nm, c->dt, c->rank, c->shape, NULL);
+        ok = ins[i] >= 0 && !graph_set_quant(g, ins[i], 1, &sc, &zp, 0);
+    }
+    int32_t y = graph_add_tensor(g, "y", c->dt, c->rank + 1, oshape, NULL);
+    tfl_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.axis = c->axis;
+    opt.num = c->n_in;
+    ok = ok && y >= 0 && !graph_set_quant(g, y, 1, &sc, &zp, 0) &&
+         graph_add_op(g, TFL_OP_PACK, &opt, c->n_in, ins, 1, &y) >= 0 && !graph_set_io(g, c->n_in, ins, 1, &y);
+    if (!ok) {
+        graph_free(g);
+        return NULL;
+    }
+    return g;
+}
+
 static graph *build_graph(const cfg *c)
 {
+    if (c->opcode == TFL_OP_PACK) return build_pack(c);
     graph *g = graph_new("gather");
     if (!g) return NULL;
     float sc = c->dt == GRAPH_I16 ? 0.001f : 0.05f;
@@ -88,7 +121,7 @@ static void fill_draw(void *user, npuc_rng *r, int d, int32_t k, uint8_t *buf, s
 {
     const cfg *c = user;
     (void)d;
-    if (k == 1) {
+    if (k == 1 && c->opcode != TFL_OP_PACK) {
         memcpy(buf, c->param, n);
         return;
     }
@@ -160,6 +193,12 @@ static void random_config(npuc_rng *r, int32_t opcode, cfg *c)
         if (npuc_rng_range(r, 0, 5) == 0) n = 0;
         c->n_param = n;
         for (int32_t i = 0; i < n; i++) c->param[i] = a0 + i - (npuc_rng_range(r, 0, 1) ? c->rank : 0);
+    } else if (opcode == TFL_OP_PACK) {
+        c->rank = (int32_t)npuc_rng_range(r, 0, 4);
+        c->n_in = (int32_t)npuc_rng_range(r, 1, 8);
+        c->axis = (int32_t)npuc_rng_range(r, 0, c->rank);
+        if (npuc_rng_range(r, 0, 1)) c->axis -= c->rank + 1;
+        for (int32_t d = 0; d < c->rank; d++) c->shape[d] = (int32_t)npuc_rng_range(r, 1, d == c->rank - 1 ? 30 : 9);
     } else {
         c->mode = (int32_t)npuc_rng_range(r, 0, 1);
         c->n_param = 2 * c->rank;
@@ -177,12 +216,12 @@ int main(void)
     stats st = {0};
     long n_random = env_long("NPUC_GATHER_CONFIGS", 250);
     long first = env_long("NPUC_GATHER_SEED", 1);
-    static const int32_t ops[3] = {TFL_OP_TILE, TFL_OP_REVERSE_V2, TFL_OP_MIRROR_PAD};
+    static const int32_t ops[4] = {TFL_OP_TILE, TFL_OP_REVERSE_V2, TFL_OP_MIRROR_PAD, TFL_OP_PACK};
     int vi = 0;
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < 4; k++) {
         int npu0 = st.npu, failed0 = st.failed;
         for (long i = 0; i < n_random; i++) {
-            uint64_t seed = (uint64_t)(first + i) * 3 + (uint64_t)k;
+            uint64_t seed = (uint64_t)(first + i) * 4 + (uint64_t)k;
             npuc_rng r;
             npuc_rng_seed(&r, seed * 2654435761u + 11);
             cfg c;

@@ -1,4 +1,5 @@
-/* lower_shape: STRIDED_SLICE, SLICE and TRANSPOSE (int8, int16) on the NPU.
+/* lower_shape: STRIDED_SLICE, SLICE, TRANSPOSE, SPLIT, SPLIT_V, UNPACK and
+ * PACK (int8, int16) on the NPU.
  *
  * A slice within 4 dims that keeps one batch and does not stride the
  * channels is one 1x1 MAX pool (a raw copy) whose IFM starts at the
@@ -460,7 +461,47 @@ static int lower_split(lower_ctx *c, const graph_op *op, npuc_err *err)
     return rc;
 }
 
+/* PACK: input i goes to index i of the new axis, a strided copy into
+ * that part of the output (raw bytes, as the reference copies them). */
+static int lower_pack(lower_ctx *c, const graph_op *op, npuc_err *err)
+{
+    char why[160];
+    if (!interp_op_supported(c->g, op, why, sizeof why)) return cc_cpu(c, "%s", why);
+    const graph_tensor *out = cc_tout(c, op, 0);
+    if (!out || !cc_npu_dtype(out->dtype))
+        return cc_cpu(c, "%s tensors (the NPU form takes int8 or int16)", out ? graph_dtype_name(out->dtype) : "no");
+    int32_t r = out->rank;
+    if (r > CC_COPY_MAX_AXES) return cc_cpu(c, "rank %d", r);
+    int32_t axis = op->opt.axis < 0 ? op->opt.axis + r : op->opt.axis;
+    if (axis < 0 || axis >= r || out->shape[axis] != op->n_in) return cc_cpu(c, "axis %d", op->opt.axis);
+    if (op->n_in > CC_SPLIT_MAX) return cc_cpu(c, "%d inputs", op->n_in);
+    for (int32_t i = 0; i < op->n_in; i++)
+        if (op->in[i] < 0 || c->m->buf_of[op->in[i]] < 0) return cc_cpu(c, "input %d is constant", i);
+    int64_t ost[CC_COPY_MAX_AXES], s = 1;
+    for (int32_t d = r - 1; d >= 0; d--) {
+        ost[d] = s;
+        s *= out->shape[d];
+    }
+    if (s == 0) return cc_cpu(c, "empty output");
+    /* an input's dims are the output's without the axis */
+    int64_t n[CC_COPY_MAX_AXES], is[CC_COPY_MAX_AXES], os[CC_COPY_MAX_AXES], st = 1;
+    int32_t k = r - 1;
+    for (int32_t d = r - 1; d >= 0; d--) {
+        if (d == axis) continue;
+        k--;
+        n[k] = out->shape[d];
+        is[k] = st;
+        os[k] = ost[d];
+        st *= out->shape[d];
+    }
+    int rc = 0;
+    for (int32_t i = 0; i < op->n_in && !rc; i++)
+        rc = cc_strided_copy_to(c, op->in[i], op->out[0], r - 1, n, is, 0, os, i * ost[axis], err);
+    return rc;
+}
+
 static const lower_impl shape_ops[] = {
+    {TFL_OP_PACK, lower_pack},
     {TFL_OP_STRIDED_SLICE, lower_slice},
     {TFL_OP_SLICE, lower_slice},
     {TFL_OP_TRANSPOSE, lower_transpose},

@@ -148,14 +148,7 @@ static bool run_config(const cfg *c, uint64_t seed, int expect_npu, const char *
     if (!cc_check_compile(cs, src, c->variant, (cc_options){.optimise = c->optimise}, &cm)) goto out;
     if (!cc_check_placement(cs, cm, expect_npu, why, "NPUC_GATHER_VERBOSE")) goto out;
     cm->ops[0].npu ? st->npu++ : st->cpu++;
-    for (int32_t i = 0; i < cm->n_epochs; i++) {
-        const cc_epoch *ep = &cm->epochs[i];
-        char hz[320];
-        if (ep->kind == CC_EPOCH_HW && cc_hazard_check(ep->payload, ep->payload_size, c->variant, true, hz, sizeof hz)) {
-            fprintf(stderr, "FAIL %s: epoch %d: %s\n", cs, (int)i, hz);
-            goto out;
-        }
-    }
+    if (!cc_hazard_model(cm, c->variant, cs)) goto out;
     cc_draws d = {.n_draws = 2, .seed = seed, .fill = fill_draw, .user = (void *)c, .runs = &st->runs};
     ok = cc_check_draws(cs, src, cm, c->variant, &d);
 out:

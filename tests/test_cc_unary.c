@@ -88,17 +88,7 @@ static bool run_config(const cfg *c, uint64_t seed, stats *st)
     bool ok = false, any_npu = false;
     if (cc_check_compile(cs, src, c->variant, (cc_options){.optimise = c->optimise}, &cm) &&
         cc_chain_check(cs, src, cm, c, NULL, &st->ops_npu, &st->ops_cpu, &any_npu)) {
-        ok = true;
-        for (int32_t i = 0; ok && i < cm->n_epochs; i++) {
-            const cc_epoch *ep = &cm->epochs[i];
-            char hz[320];
-            if (ep->kind == CC_EPOCH_HW &&
-                cc_hazard_check(ep->payload, ep->payload_size, c->variant, true, hz, sizeof hz)) {
-                fprintf(stderr, "FAIL %s: epoch %d: %s\n", cs, (int)i, hz);
-                ok = false;
-            }
-        }
-        ok = ok && (!any_npu || cc_check_draws(cs, src, cm, c->variant, &d));
+        ok = cc_hazard_model(cm, c->variant, cs) && (!any_npu || cc_check_draws(cs, src, cm, c->variant, &d));
     }
     cc_model_free(cm);
     graph_free(src);

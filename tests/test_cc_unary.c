@@ -1,4 +1,4 @@
-/* The int8 value maps ABS, ELU and RSQRT on the NPU
+/* The int8 value maps ABS, ELU and RSQRT and int16 ABS on the NPU
  * (src/compiler/lower/lower_lut.c): one 256-entry LUT whose entries are the
  * reference kernel's own outputs for every input code, so exact by
  * construction; here checked end to end.
@@ -14,7 +14,9 @@
  * reference fails at run time, a table cannot), which must stay on the CPU
  * with that reason. Also chains behind a RELU6 and a QUANTIZE in one command
  * stream (the value map fused into the producer's output stage or as its
- * own LUT op), and int16, which stays on the CPU.
+ * own LUT op). int16 ABS: one ELEMENTWISE ABS with the kernel's rescale
+ * (random scales, inputs holding every int16 value); int16 ELU and RSQRT
+ * stay on the CPU.
  *
  * Environment: NPUC_UNARY_CONFIGS (random configurations per op, default
  * 250), NPUC_UNARY_SEED (first seed, default 1). */
@@ -55,13 +57,32 @@ typedef struct run_ctx {
     const char *cs;
     uint64_t seed;
     stats *st;
+    graph_dtype dt;
 } run_ctx;
+
+/* int16: every value once (as far as the tensor holds them), in a random
+ * order. */
+static void fill_input16(npuc_rng *r, int16_t *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) v[i] = (int16_t)((int32_t)(i % 65536u) - 32768);
+    for (size_t i = n; i > 1; i--) {
+        size_t j = (size_t)npuc_rng_range(r, 0, (int64_t)i - 1);
+        int16_t t = v[i - 1];
+        v[i - 1] = v[j];
+        v[j] = t;
+    }
+}
 
 static void fill_draw(void *user, npuc_rng *r, int d, int32_t k, uint8_t *buf, size_t n)
 {
     run_ctx *x = user;
     (void)d;
     (void)k;
+    if (x->dt == GRAPH_I16) {
+        fill_input16(r, (int16_t *)(void *)buf, n / 2);
+        x->st->values += (long)(n / 2);
+        return;
+    }
     fill_input(r, buf, n);
     x->st->values += (long)n;
 }
@@ -70,16 +91,23 @@ static void diff_draw(void *user, const cc_twin *t, int d, int32_t k, const uint
 {
     run_ctx *x = user;
     size_t na, nb;
-    const int8_t *oa = interp_output(t->ref, k, &na), *ob = interp_output(t->npu, k, &nb);
+    const uint8_t *oa = interp_output(t->ref, k, &na), *ob = interp_output(t->npu, k, &nb);
+    if (x->dt == GRAPH_I16) {
+        idx /= 2;
+        fprintf(stderr, "FAIL %s, seed %llu, draw %d: element %zu (input %d): reference %d, NPU %d\n", x->cs,
+                (unsigned long long)x->seed, d, idx, ((const int16_t *)(const void *)in)[idx],
+                ((const int16_t *)(const void *)oa)[idx], ((const int16_t *)(const void *)ob)[idx]);
+        return;
+    }
     fprintf(stderr, "FAIL %s, seed %llu, draw %d: element %zu (input %d): reference %d, NPU %d\n", x->cs,
-            (unsigned long long)x->seed, d, idx, (int)(int8_t)in[idx], oa ? oa[idx] : 0, ob ? ob[idx] : 0);
+            (unsigned long long)x->seed, d, idx, (int)(int8_t)in[idx], (int8_t)oa[idx], (int8_t)ob[idx]);
 }
 
 static bool run_config(const cfg *c, uint64_t seed, stats *st)
 {
     char cs[600];
     cc_chain_str(c, cs, sizeof cs);
-    run_ctx x = {cs, seed, st};
+    run_ctx x = {cs, seed, st, c->in_dt};
     cc_draws d = {.n_draws = 2, .seed = seed, .fill = fill_draw, .diff = diff_draw, .user = &x, .runs = &st->runs};
     st->configs++;
     /* cc_run_chain, with the hazard check of every command stream */
@@ -183,8 +211,34 @@ int main(void)
         run_config(&c, (uint64_t)(500 + v), &st);
     }
 
-    /* int16 stays on the CPU */
-    for (int k = 0; k < 3; k++) {
+    /* int16 ABS: ELEMENTWISE ABS with the kernel's rescale (checked at
+     * compile time over all 65536 inputs; the draws cover every int16
+     * value too), random scales, on every variant */
+    {
+        int npu0 = st.ops_npu, failed0 = st.failed;
+        for (long i = 0; i < n_random; i++) {
+            npuc_rng_seed(&r, (uint64_t)(first + i) * 7727u + 3);
+            cfg c;
+            memset(&c, 0, sizeof c);
+            c.n = 1;
+            c.in_dt = GRAPH_I16;
+            c.is = rand_scale(&r, 1e-5, 1e-2);
+            c.izp = 0;
+            float os = npuc_rng_range(&r, 0, 3) == 0 ? c.is : (float)(c.is * rand_scale(&r, 1.0 / 64, 64));
+            c.ops[0] = (op_cfg){.opcode = TFL_OP_ABS, .out_dt = GRAPH_I16, .os = os, .expect = CC_X_NPU, .n_eu = 1};
+            c.shape[0] = 1;
+            c.shape[1] = (int32_t)npuc_rng_range(&r, 1, 64);
+            c.shape[2] = (int32_t)npuc_rng_range(&r, 1, 64);
+            c.shape[3] = (65536 + c.shape[1] * c.shape[2] - 1) / (c.shape[1] * c.shape[2]);
+            c.variant = variants[vi++ % 6];
+            c.optimise = i % 4 == 3 ? CC_OPT_SIZE : CC_OPT_PERFORMANCE;
+            run_config(&c, (uint64_t)(first + i) + 100000u, &st);
+        }
+        printf("ABS int16: %d of %ld on the NPU, %d failed\n", st.ops_npu - npu0, n_random, st.failed - failed0);
+    }
+
+    /* int16 ELU and RSQRT stay on the CPU */
+    for (int k = 1; k < 3; k++) {
         cfg c;
         memset(&c, 0, sizeof c);
         c.in_dt = GRAPH_I16;
@@ -192,7 +246,7 @@ int main(void)
         c.shape[0] = 1; c.shape[1] = 4; c.shape[2] = 4; c.shape[3] = 8;
         c.n = 1;
         c.ops[0] = (op_cfg){.opcode = ops[k], .out_dt = GRAPH_I16, .os = 0.002f, .expect = CC_X_CPU,
-                            .why = "NPU lookup tables are built for int8"};
+                            .why = k == 2 ? "no int16 NPU form" : NULL};
         c.variant = EU_U55_128;
         run_config(&c, (uint64_t)(600 + k), &st);
     }

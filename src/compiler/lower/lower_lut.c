@@ -58,7 +58,7 @@
 
 enum { RND_TFL = 0, RND_NATURAL = 2 };
 enum { FN_NONE = 0, FN_TANH = 3, FN_SIGMOID = 4 };
-enum { EW_MUL = 0, EW_MIN = 3, EW_MAX = 4, EW_LRELU = 5 };
+enum { EW_MUL = 0, EW_MIN = 3, EW_MAX = 4, EW_LRELU = 5, EW_ABS = 6 };
 
 /* Whether the int16 forms take the op: an int8 or int16 input and output,
  * one of them int16. */
@@ -81,6 +81,7 @@ typedef struct stage {
     uint8_t s, round, func;
     int32_t zi, zo, lo, hi;
     bool neg;                 /* an ELEMENTWISE MUL by the scalar -1: R(-(x - zi)) */
+    bool abs;                 /* an ELEMENTWISE ABS: R(|x - zi|) */
 } stage;
 
 static int32_t clamp_i64(int64_t v, int32_t lo, int32_t hi)
@@ -101,6 +102,7 @@ static int32_t stage_out(const stage *st, int64_t v)
 static int32_t stage_apply(const stage *st, int32_t x)
 {
     int64_t a = (int64_t)x - st->zi;
+    if (st->abs && a < 0) a = -a;
     return stage_out(st, sim_rescale(st->neg ? -a : a, st->m, st->s, st->round));
 }
 
@@ -239,6 +241,21 @@ static int choose_form(lower_ctx *c, const graph_op *op, form *f)
         f->ew_mode = alpha <= 1.0f ? EW_MAX : EW_MIN;
         return 0;
     }
+    case TFL_OP_ABS: {
+        /* the kernel: |x - zi|, rescaled by s_in / s_out unless the two
+         * are equal, + zo (abs_prepare / abs_q) */
+        if (in->dtype != out->dtype)
+            return cc_cpu(c, "%s -> %s ABS", graph_dtype_name(in->dtype), graph_dtype_name(out->dtype));
+        f->a.abs = true;
+        f->a.m = 1;
+        f->a.s = 0;
+        if (is != os) {
+            int32_t m, s;
+            k_quantize_multiplier((double)is / (double)os, &m, &s);
+            if (!tfl_stage(m, s, &f->a)) return cc_cpu(c, "rescale %g is outside the NPU's range", (double)(is / os));
+        }
+        return 0;
+    }
     default:
         return cc_cpu(c, "%s has no int16 NPU form in this compiler", graph_op_name(op));
     }
@@ -264,6 +281,11 @@ static eu_op *emit_stage(lower_ctx *c, const stage *st, const eu_fm *ifm, const 
     } else {
         o->kind = SIM_K_POOL;
         o->mode = 1;
+    }
+    if (st->abs) {
+        o->kind = SIM_K_ELEMENTWISE;
+        o->mode = EW_ABS;
+        o->ifm2.buf = -1;
     }
     o->ifm = *ifm;
     o->ofm = *ofm;
@@ -633,13 +655,14 @@ static const lower_impl lut_ops[] = {
     {TFL_OP_RELU6, lower_pointwise},
     {TFL_OP_RELU_N1_TO_1, lower_pointwise},
     {TFL_OP_QUANTIZE, lower_pointwise},
-    /* int8 value maps with no int16 NPU form: ABS, ELU, RSQRT (inputs
-     * the reference rejects, a negative RSQRT, keep it on the CPU), and
+    /* int8 value maps ABS, ELU, RSQRT (inputs the reference rejects, a
+     * negative RSQRT, keep it on the CPU; int16: ABS as ELEMENTWISE ABS,
+     * the other two have no int16 form), and
      * the ops whose reference is float only (EXP, LOG, NEG, SQRT, SQUARE:
      * the reason says so) */
-    {TFL_OP_ABS, lower_lut8},
-    {TFL_OP_ELU, lower_lut8},
-    {TFL_OP_RSQRT, lower_lut8},
+    {TFL_OP_ABS, lower_pointwise},
+    {TFL_OP_ELU, lower_pointwise},
+    {TFL_OP_RSQRT, lower_pointwise},
     {TFL_OP_EXP, lower_lut8},
     {TFL_OP_LOG, lower_lut8},
     {TFL_OP_NEG, lower_lut8},

@@ -63,6 +63,7 @@ const lower_impl *lower_ops_pad(int32_t *count);         /* PAD, PADV2 */
 const lower_impl *lower_ops_concat(int32_t *count);      /* CONCATENATION */
 const lower_impl *lower_ops_resize(int32_t *count);      /* RESIZE_NEAREST_NEIGHBOR, RESIZE_BILINEAR */
 const lower_impl *lower_ops_gather(int32_t *count);      /* TILE, REVERSE_V2, MIRROR_PAD */
+const lower_impl *lower_ops_prelu(int32_t *count);       /* PRELU */
 
 /* ------------------------------------------------ toolkit (lower_toolkit.c) */
 
@@ -132,6 +133,11 @@ void cc_lut_op(eu_op *o, int32_t lut);
  * own (constants). y[i] gets the output for input value i - n/2. */
 int cc_reference_all(const lower_ctx *c, const graph_op *op, const graph_tensor *in,
                      const graph_tensor *out, int32_t *y, npuc_err *err);
+/* The same for an int8 op over C channels whose further inputs broadcast
+ * along the channels (a PRELU alpha): x is [1, 1, 256, C] with value
+ * i - 128 across row i; y[i * C + c] is the output at (i, c). */
+int cc_reference_grid(const lower_ctx *c, const graph_op *op, const graph_tensor *in,
+                      const graph_tensor *out, int32_t C, int32_t *y, npuc_err *err);
 
 /* Block config + SHRAM layout of an op whose geometry is set. */
 int cc_choose_block(lower_ctx *c, eu_op *o, npuc_err *err);

@@ -241,15 +241,14 @@ void cc_lut_op(eu_op *o, int32_t lut)
     o->act_func = 16;   /* slot assigned at generation */
 }
 
-/* The one-op graph of cc_reference_all: x (n values) -> y, op's further
- * inputs copied. */
+/* The one-op graph of cc_reference_all / cc_reference_grid: x (of shape
+ * `shape`) -> y, op's further inputs copied. */
 static int reference_graph(const lower_ctx *c, const graph_op *op, const graph_tensor *in,
-                           const graph_tensor *out, int32_t n, graph **gp, npuc_err *err)
+                           const graph_tensor *out, const int32_t shape[4], graph **gp, npuc_err *err)
 {
     if (op->n_in > 8) return npuc_errf(err, NPUC_E_INVALID, "%d inputs", op->n_in);
     graph *t = graph_new("reference_all");
     if (!t) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
-    int32_t shape[4] = {1, 1, 1, n};
     int32_t ti = graph_add_tensor(t, "x", in->dtype, 4, shape, NULL);
     int32_t to = graph_add_tensor(t, "y", out->dtype, 4, shape, NULL);
     int32_t ins[8] = {ti, -1, -1, -1, -1, -1, -1, -1};
@@ -273,12 +272,13 @@ static int reference_graph(const lower_ctx *c, const graph_op *op, const graph_t
     return NPUC_OK;
 }
 
-int cc_reference_all(const lower_ctx *c, const graph_op *op, const graph_tensor *in,
-                     const graph_tensor *out, int32_t *y, npuc_err *err)
+/* Runs op on x of shape `shape` holding value i - n/2 at every position
+ * of row i (n rows of `row` values); y gets the n * row outputs. */
+static int reference_run(const lower_ctx *c, const graph_op *op, const graph_tensor *in, const graph_tensor *out,
+                         const int32_t shape[4], int32_t n, int32_t row, int32_t *y, npuc_err *err)
 {
-    int32_t n = in->dtype == GRAPH_I16 ? 65536 : 256;
     graph *t = NULL;
-    int rc = reference_graph(c, op, in, out, n, &t, err);
+    int rc = reference_graph(c, op, in, out, shape, &t, err);
     if (rc) return rc;
     interp *ip = NULL;
     size_t es = graph_dtype_size(in->dtype), oes = graph_dtype_size(out->dtype);
@@ -286,30 +286,47 @@ int cc_reference_all(const lower_ctx *c, const graph_op *op, const graph_tensor 
     interp_options io;
     memset(&io, 0, sizeof io);
     if ((rc = interp_create(t, &io, &ip, err))) goto done;
-    x = malloc((size_t)n * es);
+    size_t total = (size_t)n * (size_t)row;
+    x = malloc(total * es);
     if (!x) {
         rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
         goto done;
     }
-    for (int32_t i = 0; i < n; i++) {
-        if (es == 2) ((int16_t *)x)[i] = (int16_t)(i - n / 2);
-        else ((int8_t *)x)[i] = (int8_t)(i - n / 2);
+    for (size_t i = 0; i < total; i++) {
+        int32_t v = (int32_t)(i / (size_t)row) - n / 2;
+        if (es == 2) ((int16_t *)x)[i] = (int16_t)v;
+        else ((int8_t *)x)[i] = (int8_t)v;
     }
-    if ((rc = interp_set_input(ip, 0, x, (size_t)n * es, err))) goto done;
+    if ((rc = interp_set_input(ip, 0, x, total * es, err))) goto done;
     if ((rc = interp_invoke(ip, err))) goto done;
     size_t nb = 0;
     const void *yb = interp_output(ip, 0, &nb);
-    if (nb != (size_t)n * oes) {
-        rc = npuc_errf(err, NPUC_E_RUNTIME, "the reference gave %zu bytes for %d values", nb, n);
+    if (nb != total * oes) {
+        rc = npuc_errf(err, NPUC_E_RUNTIME, "the reference gave %zu bytes for %zu values", nb, total);
         goto done;
     }
-    for (int32_t i = 0; i < n; i++)
+    for (size_t i = 0; i < total; i++)
         y[i] = oes == 2 ? ((const int16_t *)yb)[i] : ((const int8_t *)yb)[i];
 done:
     free(x);
     interp_free(ip);
     graph_free(t);
     return rc;
+}
+
+int cc_reference_all(const lower_ctx *c, const graph_op *op, const graph_tensor *in,
+                     const graph_tensor *out, int32_t *y, npuc_err *err)
+{
+    int32_t n = in->dtype == GRAPH_I16 ? 65536 : 256;
+    int32_t shape[4] = {1, 1, 1, n};
+    return reference_run(c, op, in, out, shape, n, 1, y, err);
+}
+
+int cc_reference_grid(const lower_ctx *c, const graph_op *op, const graph_tensor *in,
+                      const graph_tensor *out, int32_t C, int32_t *y, npuc_err *err)
+{
+    int32_t shape[4] = {1, 1, 256, C};
+    return reference_run(c, op, in, out, shape, 256, C, y, err);
 }
 
 /* -------------------------------------------------------------- blocks */

@@ -360,6 +360,21 @@ static void fp_free(fp_ctx *c)
     free(c->list);
 }
 
+uint64_t cc_placed_cycles(const cc_model *m)
+{
+    size_t nn = (size_t)(m->n_bufs ? m->n_bufs : 1);
+    uint8_t *in_fast = calloc(nn, 1);
+    if (!in_fast) return 0;
+    for (int32_t b = 0; b < m->n_bufs; b++) in_fast[b] = m->bufs[b].pool == CC_IN_FAST;
+    fp_ctx c;
+    uint64_t sum = 0;
+    if (fp_init(&c, m, in_fast) == NPUC_OK)
+        for (int32_t i = 0; i < c.n_ops; i++) sum += c.ops[i].cost;
+    fp_free(&c);
+    free(in_fast);
+    return sum;
+}
+
 /* A max-heap of (cycles saved per byte, buffer). */
 typedef struct fp_item { double d; int32_t b; } fp_item;
 

@@ -425,6 +425,30 @@ static uint64_t first_fit(const cc_model *m, const int32_t *set, int32_t n, int3
     return off;
 }
 
+/* Takes out of the fast pool, the latest first, every buffer of
+ * chosen[0 .. n_check) that saves no cycles given the others (one chosen
+ * early may save nothing once others joined it: its op became
+ * compute-bound, or its traffic is better on the other port beside
+ * theirs); returns the new count (the order of the rest kept). */
+static int32_t prune(cc_model *m, fp_ctx *c, int32_t *chosen, int32_t nc, int32_t n_check, uint8_t *in_fast)
+{
+    for (int32_t k = n_check - 1; k >= 0; k--) {
+        int32_t b = chosen[k];
+        in_fast[b] = 0;
+        for (int32_t j = c->first[b]; j < c->first[b + 1]; j++) c->ops[c->list[j]].cost = fp_cost(c, c->list[j], -1);
+        if (fp_gain(c, b) > 0) {
+            in_fast[b] = 1;
+            for (int32_t j = c->first[b]; j < c->first[b + 1]; j++)
+                c->ops[c->list[j]].cost = fp_cost(c, c->list[j], -1);
+            continue;
+        }
+        m->bufs[b].pool = CC_IN_ARENA;
+        memmove(chosen + k, chosen + k + 1, sizeof *chosen * (size_t)(nc - k - 1));
+        nc--;
+    }
+    return nc;
+}
+
 /* Chooses the buffers of the fast pool: among the candidates (ok), by
  * cycles saved per byte, highest first, each where it fits within the
  * pool's size (cap, 0 = no limit) beside those already chosen. A buffer's
@@ -484,10 +508,17 @@ static int choose_fast(cc_model *m, const bool *ok, uint64_t cap, const int32_t 
             c.ops[i].cost = fp_cost(&c, i, -1);
         }
     }
+    nc = prune(m, &c, chosen, nc, nc, in_fast);
+    peak = 0;
+    for (int32_t k = 0; k < nc; k++) {
+        const cc_buf *x = &m->bufs[chosen[k]];
+        if ((uint64_t)x->offset + x->size > peak) peak = (uint64_t)x->offset + x->size;
+    }
     /* weight copies read once go where they take no bytes: in the holes
      * below the peak, for the prefetch pass to overlap their DMAs with
      * earlier ops (cc_place_weights drops them again where that does not
      * pay) */
+    int32_t n_before_holes = nc;
     for (int32_t b = 0; b < n; b++) {
         cc_buf *x = &m->bufs[b];
         if (!ok[b] || !x->wcopy || in_fast[b] || !x->size || c.first[b + 1] - c.first[b] != 1 ||
@@ -500,6 +531,8 @@ static int choose_fast(cc_model *m, const bool *ok, uint64_t cap, const int32_t 
         in_fast[b] = 1;
         chosen[nc++] = b;
     }
+    /* the copies in the holes may leave some buffer saving nothing */
+    nc = prune(m, &c, chosen, nc, n_before_holes, in_fast);
     /* the chosen set again, largest first (as the arena): kept if it packs
      * no worse than the order of choice */
     for (int32_t k = 0; k < nc; k++) off[k] = m->bufs[chosen[k]].offset;

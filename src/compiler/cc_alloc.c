@@ -1,6 +1,7 @@
 /* cc_alloc: places every buffer at an offset in its pool (the arena, or
- * the fast scratch when the system has one: NPU-internal buffers and the
- * graph tensors only one command stream touches) so that buffers of
+ * the fast scratch when the system has one: of the NPU-internal buffers and
+ * the graph tensors only one command stream touches, those that save the
+ * most cycles per byte on the cycle model, choose_fast) so that buffers of
  * one pool whose live ranges overlap never share bytes. Greedy by size (largest first),
  * each at the lowest 16-byte aligned offset that fits between buffers
  * already placed and live at the same time, the strategy TFLite Micro's
@@ -263,9 +264,10 @@ static uint64_t fp_dma(const fp_ctx *c, int32_t b)
  * the NPU op before the copy's user runs (eu_gen.c issues it as that op
  * starts), so the copy speeding up that op shows more of the next copy's
  * DMA. A copy read once (one user whose OFM plane is one block) only moves
- * the bytes the op would read itself: it must win back its whole DMA, so it
- * never pays, and the op streams its weights (overlapping that DMA with
- * earlier ops is for the prefetch pass, cc_prefetch.c). */
+ * the bytes the op would read itself: it must win back its whole DMA, which
+ * it seldom does (the scale records' latency from DRAM can), else the op
+ * streams its weights (overlapping that DMA with earlier ops is for the
+ * prefetch pass, cc_prefetch.c). */
 static int64_t fp_gain(const fp_ctx *c, int32_t b)
 {
     int64_t g = 0;

@@ -7,8 +7,9 @@
 # must still equal the reference interpreter's: the TFLite output through
 # `npuc run`, the .nprt and the _rel.bin through the runtime, and `npuc
 # validate`. A fast pool too small for anything keeps everything in the
-# arena; a small one keeps the buffers with the least NPU traffic per byte
-# there; U55 Shared_Sram has no fast pool and does not change.
+# arena; a small one keeps there the buffers that save the fewest cycles
+# per byte (cc_alloc.c; test_cc_fastpool_gain checks the choice itself);
+# U55 Shared_Sram has no fast pool and does not change.
 set -u
 npuc=${NPUC_BIN:?}
 src=${NPUC_SRC:?}

@@ -252,6 +252,11 @@ void cc_reblock(cc_model *m);
  * tensors; lower/lower_toolkit.c). */
 void cc_block_req(eu_variant v, const eu_op *o, eu_block_req *r);
 int cc_allocate(cc_model *m, npuc_err *err);
+/* After cc_allocate: the NPU ops' cycles summed, each op costed alone by
+ * the cycle model with its operands where they were placed (no DMA, no
+ * overlap): what the placement costs, for passes that weigh one against
+ * another (cc_alloc.c). 0 when out of memory. */
+uint64_t cc_placed_cycles(const cc_model *m);
 int eu_generate(cc_model *m, cc_epoch *e, npuc_err *err);
 int cc_prefetch(cc_model *m, npuc_err *err);
 /* cc_prefetch, and weight copies only where they pay: the copies of ops that

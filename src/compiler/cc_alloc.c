@@ -1,6 +1,7 @@
 /* cc_alloc: places every buffer at an offset in its pool (the arena, or
- * the fast scratch when the system has one: NPU-internal buffers and the
- * graph tensors only one command stream touches) so that buffers of
+ * the fast scratch when the system has one: of the NPU-internal buffers and
+ * the graph tensors only one command stream touches, those that save the
+ * most cycles per byte on the cycle model, choose_fast) so that buffers of
  * one pool whose live ranges overlap never share bytes. Greedy by size (largest first),
  * each at the lowest 16-byte aligned offset that fits between buffers
  * already placed and live at the same time, the strategy TFLite Micro's
@@ -132,33 +133,430 @@ static void fast_candidates(const cc_model *m, bool *ok)
     free(ep);
 }
 
-/* NPU traffic per byte of each buffer (bytes the NPU ops write to and read
- * from it, as their feature maps; a weight copy is written by its DMA and
- * read by its op): the fast pool's priority. */
-static void fast_density(const cc_model *m, double *d)
+/* ------------------------------------------------ fast pool: cycles saved */
+
+static uint64_t fm_bytes(uint32_t w, uint32_t h, uint32_t c, uint8_t bits, uint8_t format)
 {
-    int32_t n = m->n_bufs;
-    for (int32_t b = 0; b < n; b++) d[b] = 0;
+    uint64_t cc = format ? (uint64_t)(c + 15) / 16 * 16 : c;
+    return (uint64_t)w * h * cc * (bits ? bits / 8u : 1u);
+}
+
+/* IFM extent along one axis, as the cycle model derives it from the
+ * registers (docs/ethos-u.md 5.2; sim_perf.c ifm_extent). */
+static uint32_t ifm_extent(uint32_t ofm, unsigned stride, uint32_t kdil, unsigned pad_a,
+                           unsigned pad_b, uint8_t upscale)
+{
+    int64_t u = (int64_t)(ofm ? ofm - 1 : 0) * stride + kdil - pad_a - pad_b;
+    if (u < 1) u = 1;
+    if (upscale) u = (u + 1) / 2;
+    return (uint32_t)u;
+}
+
+/* The cycle model's record of NPU op o: what the virtual NPU reads from the
+ * registers eu_gen.c programs for it (sim_op_info_from_state), with every
+ * operand in region 1; the caller sets the regions. */
+static void op_record(const eu_op *o, sim_op_info *r)
+{
+    memset(r, 0, sizeof *r);
+    r->kind = o->kind;
+    r->mode = o->mode;
+    r->dma_src_region = r->dma_dst_region = 0xFF;
+    r->ofm_w = o->ofm.w ? o->ofm.w : 1;
+    r->ofm_h = o->ofm.h ? o->ofm.h : 1;
+    r->ofm_d = o->ofm.c ? o->ofm.c : 1;
+    r->ifm_bits = o->ifm.bits ? o->ifm.bits : 8;
+    r->ofm_bits = o->ofm.bits ? o->ofm.bits : 8;
+    r->ifm_format = o->ifm.format;
+    r->ofm_format = o->ofm.format;
+    r->act_func = o->act_func;
+    r->acc_bits = o->blk.acc_format ? 40 : 32;
+    r->blk_w = o->blk.w;
+    r->blk_h = o->blk.h;
+    r->blk_d = o->blk.d;
+    if (o->kind == SIM_K_ELEMENTWISE) {
+        r->kernel_w = r->kernel_h = r->stride_x = r->stride_y = 1;
+        r->ifm_w = r->ofm_w;
+        r->ifm_h = r->ofm_h;
+        r->ifm_d = r->ofm_d;
+        r->ifm2_bits = o->ifm2.bits ? o->ifm2.bits : r->ifm_bits;
+        if (o->ifm2_tensor) {
+            r->ifm2_tensor = true;
+            r->ifm2_broadcast = o->bcast_h || o->bcast_w || o->bcast_c;
+            r->ifm2_bytes = fm_bytes(o->bcast_w ? 1 : r->ofm_w, o->bcast_h ? 1 : r->ofm_h,
+                                     o->bcast_c ? 1 : r->ofm_d, r->ifm2_bits, o->ifm2.format);
+        }
+    } else {
+        unsigned dx = o->dil_x ? o->dil_x : 1, dy = o->dil_y ? o->dil_y : 1;
+        uint32_t kw = o->kw ? o->kw : 1, kh = o->kh ? o->kh : 1;
+        r->kernel_w = kw;
+        r->kernel_h = kh;
+        r->stride_x = o->stride_x ? o->stride_x : 1;
+        r->stride_y = o->stride_y ? o->stride_y : 1;
+        r->upscale = o->upscale;
+        r->ifm_w = ifm_extent(r->ofm_w, r->stride_x, (kw - 1) * dx + 1, o->pad_l, o->pad_r, o->upscale);
+        r->ifm_h = ifm_extent(r->ofm_h, r->stride_y, (kh - 1) * dy + 1, o->pad_t, o->pad_b, o->upscale);
+        r->ifm_d = o->ifm.c ? o->ifm.c : 1;
+    }
+    r->ifm_bytes = fm_bytes(r->ifm_w, r->ifm_h, r->ifm_d, r->ifm_bits, r->ifm_format);
+    r->ofm_bytes = fm_bytes(r->ofm_w, r->ofm_h, r->ofm_d, r->ofm_bits, r->ofm_format);
+    if (o->kind == SIM_K_CONV || o->kind == SIM_K_DEPTHWISE) {
+        r->weight_bytes = o->w_len + o->w1_len;
+        r->scale_bytes = o->s_len + o->s1_len;
+    }
+    r->ifm_region = r->ifm2_region = r->ofm_region = r->weight_region = r->scale_region = 1;
+}
+
+/* One NPU op as the fast pool choice sees it: its record and the buffers
+ * of its operands (-1: none, or a constant). */
+typedef struct fp_op {
+    sim_op_info rec;
+    int32_t buf[4];           /* IFM, IFM2, OFM, weight copy */
+    uint64_t cost;            /* cycles with the present choice */
+    int32_t prev;             /* the NPU op before it in its stream, -1 none */
+    bool one_block;           /* its OFM plane is one block: a weight stream
+                                 is fetched once */
+} fp_op;
+
+typedef struct fp_ctx {
+    const cc_model *m;
+    fp_op *ops; int32_t n_ops;
+    int32_t *first, *list;    /* ops of buffer b: list[first[b] .. first[b + 1]) */
+    const uint8_t *in_fast;   /* present choice per buffer */
+    uint8_t wcopy_else;       /* region of a weight copy left out of the fast
+                                 pool: 0 (dropped, read from the params) or 1 */
+} fp_ctx;
+
+/* Cycles of op i alone (the cycle model's max of compute and memory) with
+ * buffer `flip` (-1 none) in the fast pool as well. */
+static uint64_t fp_cost(const fp_ctx *c, int32_t i, int32_t flip)
+{
+    fp_op *f = &c->ops[i];
+    sim_op_info r = f->rec;
+    uint8_t reg[4];
+    for (int k = 0; k < 4; k++) {
+        int32_t b = f->buf[k];
+        bool fast = b >= 0 && (b == flip || c->in_fast[b]);
+        if (k == 3) reg[k] = b < 0 ? 0 : fast ? 2 : c->wcopy_else;
+        else reg[k] = b < 0 ? 0 : fast ? 2 : 1;
+    }
+    r.ifm_region = reg[0];
+    r.ifm2_region = reg[1];
+    r.ofm_region = reg[2];
+    r.weight_region = r.scale_region = reg[3];
+    return sim_perf_estimate(c->m->opt.sys.variant, &c->m->opt.sys.sim, &r, 1);
+}
+
+/* Cycles of the DMA that fills weight copy b from the params (region 0). */
+static uint64_t fp_dma(const fp_ctx *c, int32_t b)
+{
+    sim_op_info r;
+    memset(&r, 0, sizeof r);
+    r.kind = SIM_K_DMA;
+    r.dma_src_region = 0;
+    r.dma_dst_region = 2;
+    r.dma_bytes = c->m->bufs[b].size;
+    return sim_perf_estimate(c->m->opt.sys.variant, &c->m->opt.sys.sim, &r, 1);
+}
+
+/* Cycles saved by moving buffer b into the fast pool, given the present
+ * choice for every other buffer: what its ops gain (each costed alone), less
+ * for a weight copy its DMA, as far as it is not hidden. The DMA runs while
+ * the NPU op before the copy's user runs (eu_gen.c issues it as that op
+ * starts), so the copy speeding up that op shows more of the next copy's
+ * DMA. A copy read once (one user whose OFM plane is one block) only moves
+ * the bytes the op would read itself: it must win back its whole DMA, which
+ * it seldom does (the scale records' latency from DRAM can), else the op
+ * streams its weights (overlapping that DMA with earlier ops is for the
+ * prefetch pass, cc_prefetch.c). */
+static int64_t fp_gain(const fp_ctx *c, int32_t b)
+{
+    int64_t g = 0;
+    int32_t i0 = -1, users = 0;
+    for (int32_t j = c->first[b]; j < c->first[b + 1]; j++) {
+        int32_t i = c->list[j];
+        int64_t was = (int64_t)c->ops[i].cost, now = (int64_t)fp_cost(c, i, b);
+        g += was - now;
+        if (i0 < 0 || i < i0) i0 = i;
+        users++;
+        int32_t nx = i + 1 < c->n_ops && c->ops[i + 1].prev == i ? i + 1 : -1;
+        int32_t wb = nx >= 0 ? c->ops[nx].buf[3] : -1;
+        if (wb >= 0 && wb != b && c->in_fast[wb]) {
+            int64_t dma = (int64_t)fp_dma(c, wb);
+            int64_t e0 = dma > was ? dma - was : 0, e1 = dma > now ? dma - now : 0;
+            g -= e1 - e0;
+        }
+    }
+    if (c->m->bufs[b].wcopy && i0 >= 0) {
+        int64_t dma = (int64_t)fp_dma(c, b);
+        int32_t p = c->ops[i0].prev;
+        bool once = users == 1 && c->ops[i0].one_block;
+        int64_t hidden = p >= 0 && !once ? (int64_t)c->ops[p].cost : 0;
+        if (dma > hidden) g -= dma - hidden;
+    }
+    return g;
+}
+
+/* Builds the op records and the buffer -> ops index. */
+static int fp_init(fp_ctx *c, const cc_model *m, const uint8_t *in_fast)
+{
+    memset(c, 0, sizeof *c);
+    c->m = m;
+    c->in_fast = in_fast;
+    const sim_system *s = &m->opt.sys.sim;
+    const sim_memory *pm = &s->axi[s->region_port[0] & 1], *am = &s->axi[s->region_port[1] & 1];
+    /* cc.c drop_slow_copies: a copy in an arena no faster than the params is dropped */
+    c->wcopy_else = pm->clock_scale * pm->width_bytes < am->clock_scale * am->width_bytes ? 1 : 0;
+
+    int32_t n = 0, nb = m->n_bufs;
+    for (int32_t ei = 0; ei < m->n_epochs; ei++)
+        if (m->epochs[ei].kind == CC_EPOCH_HW) n += m->epochs[ei].n_eu;
+    c->ops = calloc((size_t)n + 1, sizeof *c->ops);
+    c->first = calloc((size_t)nb + 2, sizeof *c->first);
+    c->list = malloc(sizeof *c->list * ((size_t)n * 4 + 1));
+    if (!c->ops || !c->first || !c->list) return NPUC_E_NOMEM;
     for (int32_t ei = 0; ei < m->n_epochs; ei++) {
         const cc_epoch *e = &m->epochs[ei];
         if (e->kind != CC_EPOCH_HW) continue;
         for (int32_t k = 0; k < e->n_eu; k++) {
             const eu_op *o = &e->ops[k];
-            const eu_fm *f[3] = {&o->ifm, o->ifm2_tensor ? &o->ifm2 : NULL, &o->ofm};
-            for (int32_t j = 0; j < 3; j++)
-                if (f[j] && f[j]->buf >= 0 && f[j]->buf < n)
-                    d[f[j]->buf] += (double)f[j]->h * f[j]->w * f[j]->c * (f[j]->bits / 8u);
-            if (o->wbuf >= 0 && o->wbuf < n) d[o->wbuf] += 2.0 * (double)m->bufs[o->wbuf].size;
+            fp_op *f = &c->ops[c->n_ops++];
+            op_record(o, &f->rec);
+            f->prev = k > 0 ? c->n_ops - 2 : -1;
+            f->one_block = o->blk.w >= o->ofm.w && o->blk.h >= o->ofm.h;
+            f->buf[0] = o->ifm.buf;
+            f->buf[1] = o->kind == SIM_K_ELEMENTWISE && o->ifm2_tensor ? o->ifm2.buf : -1;
+            f->buf[2] = o->ofm.buf;
+            f->buf[3] = (o->kind == SIM_K_CONV || o->kind == SIM_K_DEPTHWISE) ? o->wbuf : -1;
+            for (int j = 0; j < 4; j++) {
+                if (f->buf[j] >= nb) f->buf[j] = -1;
+                /* count each buffer once per op */
+                for (int i = 0; i < j && f->buf[j] >= 0; i++)
+                    if (f->buf[i] == f->buf[j]) f->buf[j] = -1 - 1 - f->buf[j];
+            }
         }
     }
-    for (int32_t b = 0; b < n; b++) d[b] = m->bufs[b].size ? d[b] / (double)m->bufs[b].size : 0;
+    /* an operand repeated within one op was stored as -2 - b: restore it
+     * for the regions, index the op once */
+    for (int32_t i = 0; i < c->n_ops; i++)
+        for (int j = 0; j < 4; j++)
+            if (c->ops[i].buf[j] >= 0) c->first[c->ops[i].buf[j] + 1]++;
+    for (int32_t b = 0; b < nb; b++) c->first[b + 1] += c->first[b];
+    int32_t *at = malloc(sizeof *at * ((size_t)nb + 1));
+    if (!at) return NPUC_E_NOMEM;
+    memcpy(at, c->first, sizeof *at * (size_t)nb);
+    for (int32_t i = 0; i < c->n_ops; i++)
+        for (int j = 0; j < 4; j++) {
+            int32_t b = c->ops[i].buf[j];
+            if (b >= 0) c->list[at[b]++] = i;
+            else if (b <= -2) c->ops[i].buf[j] = -2 - b;
+        }
+    free(at);
+    for (int32_t i = 0; i < c->n_ops; i++) c->ops[i].cost = fp_cost(c, i, -1);
+    return NPUC_OK;
 }
 
-/* Chooses each buffer's pool and places both. Every candidate of the fast
- * pool (fast_candidates) that fits it on its own starts there; while the
- * fast pool overflows, of the buffers in it that overlap in time one that
- * ends past its end, the one with the least NPU traffic per byte (then the
- * largest) moves back to the arena. */
+static void fp_free(fp_ctx *c)
+{
+    free(c->ops);
+    free(c->first);
+    free(c->list);
+}
+
+uint64_t cc_placed_cycles(const cc_model *m)
+{
+    size_t nn = (size_t)(m->n_bufs ? m->n_bufs : 1);
+    uint8_t *in_fast = calloc(nn, 1);
+    if (!in_fast) return 0;
+    for (int32_t b = 0; b < m->n_bufs; b++) in_fast[b] = m->bufs[b].pool == CC_IN_FAST;
+    fp_ctx c;
+    uint64_t sum = 0;
+    if (fp_init(&c, m, in_fast) == NPUC_OK)
+        for (int32_t i = 0; i < c.n_ops; i++) sum += c.ops[i].cost;
+    fp_free(&c);
+    free(in_fast);
+    return sum;
+}
+
+/* A max-heap of (cycles saved per byte, buffer). */
+typedef struct fp_item { double d; int32_t b; } fp_item;
+
+static void heap_push(fp_item *h, int32_t *n, fp_item x)
+{
+    int32_t i = (*n)++;
+    while (i > 0 && h[(i - 1) / 2].d < x.d) {
+        h[i] = h[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h[i] = x;
+}
+
+static fp_item heap_pop(fp_item *h, int32_t *n)
+{
+    fp_item top = h[0], x = h[--*n];
+    int32_t i = 0;
+    for (;;) {
+        int32_t l = 2 * i + 1, r = l + 1, big = i;
+        double bd = x.d;
+        if (l < *n && h[l].d > bd) big = l, bd = h[l].d;
+        if (r < *n && h[r].d > bd) big = r;
+        if (big == i) break;
+        h[i] = h[big];
+        i = big;
+    }
+    if (*n) h[i] = x;
+    return top;
+}
+
+/* The lowest 16-byte aligned offset where buffer b fits beside the buffers
+ * of `set` (n of them) that are live at the same time. */
+static uint64_t first_fit(const cc_model *m, const int32_t *set, int32_t n, int32_t b, span *sp)
+{
+    const cc_buf *x = &m->bufs[b];
+    int32_t ns = 0;
+    for (int32_t j = 0; j < n; j++) {
+        const cc_buf *y = &m->bufs[set[j]];
+        if (y->first <= x->last && x->first <= y->last && y->size)
+            sp[ns++] = (span){(uint64_t)y->offset, (uint64_t)y->offset + y->size};
+    }
+    qsort(sp, (size_t)ns, sizeof *sp, cmp_span);
+    uint64_t off = 0;
+    for (int32_t j = 0; j < ns; j++) {
+        if (off + x->size <= sp[j].lo) break;
+        if (sp[j].hi > off) off = (sp[j].hi + ALIGN - 1) & ~(uint64_t)(ALIGN - 1);
+    }
+    return off;
+}
+
+/* Takes out of the fast pool, the latest first, every buffer of
+ * chosen[0 .. n_check) that saves no cycles given the others (one chosen
+ * early may save nothing once others joined it: its op became
+ * compute-bound, or its traffic is better on the other port beside
+ * theirs); returns the new count (the order of the rest kept). */
+static int32_t prune(cc_model *m, fp_ctx *c, int32_t *chosen, int32_t nc, int32_t n_check, uint8_t *in_fast)
+{
+    for (int32_t k = n_check - 1; k >= 0; k--) {
+        int32_t b = chosen[k];
+        in_fast[b] = 0;
+        for (int32_t j = c->first[b]; j < c->first[b + 1]; j++) c->ops[c->list[j]].cost = fp_cost(c, c->list[j], -1);
+        if (fp_gain(c, b) > 0) {
+            in_fast[b] = 1;
+            for (int32_t j = c->first[b]; j < c->first[b + 1]; j++)
+                c->ops[c->list[j]].cost = fp_cost(c, c->list[j], -1);
+            continue;
+        }
+        m->bufs[b].pool = CC_IN_ARENA;
+        memmove(chosen + k, chosen + k + 1, sizeof *chosen * (size_t)(nc - k - 1));
+        nc--;
+    }
+    return nc;
+}
+
+/* Chooses the buffers of the fast pool: among the candidates (ok), by
+ * cycles saved per byte, highest first, each where it fits within the
+ * pool's size (cap, 0 = no limit) beside those already chosen. A buffer's
+ * saving is what the cycle model gives for its ops (each alone: compute
+ * against memory per port) with it in the fast pool instead of the arena,
+ * given the choice so far; it is worked out again when it comes up (a
+ * saving only shrinks as its ops' other operands move in), and a buffer
+ * that saves nothing stays in the arena. Sets bufs[].pool and the fast
+ * pool's offsets; returns its peak. */
+static int choose_fast(cc_model *m, const bool *ok, uint64_t cap, const int32_t *idx, span *sp,
+                       uint64_t *peak_out)
+{
+    int32_t n = m->n_bufs;
+    size_t nn = (size_t)(n ? n : 1);
+    uint8_t *in_fast = calloc(nn, 1);
+    fp_item *heap = malloc(sizeof *heap * nn);
+    int32_t *chosen = malloc(sizeof *chosen * nn);
+    int64_t *off = malloc(sizeof *off * nn);
+    fp_ctx c;
+    int rc = !in_fast || !heap || !chosen || !off ? NPUC_E_NOMEM : fp_init(&c, m, in_fast);
+    if (rc) {
+        if (in_fast && heap && chosen && off) fp_free(&c);
+        free(in_fast);
+        free(heap);
+        free(chosen);
+        free(off);
+        return rc;
+    }
+    int32_t nh = 0, nc = 0;
+    for (int32_t b = 0; b < n; b++) {
+        m->bufs[b].pool = CC_IN_ARENA;
+        const cc_buf *x = &m->bufs[b];
+        if (!ok[b] || !x->size || (cap && x->size > cap)) continue;
+        int64_t g = fp_gain(&c, b);
+        if (g > 0) heap_push(heap, &nh, (fp_item){(double)g / (double)x->size, b});
+    }
+    uint64_t peak = 0;
+    while (nh > 0) {
+        fp_item it = heap_pop(heap, &nh);
+        cc_buf *x = &m->bufs[it.b];
+        int64_t g = fp_gain(&c, it.b);
+        if (g <= 0) continue;
+        double d = (double)g / (double)x->size;
+        if (nh > 0 && d < heap[0].d) {
+            heap_push(heap, &nh, (fp_item){d, it.b});
+            continue;
+        }
+        uint64_t o = first_fit(m, chosen, nc, it.b, sp);
+        if (cap && o + x->size > cap) continue;
+        x->offset = (int64_t)o;
+        x->pool = CC_IN_FAST;
+        in_fast[it.b] = 1;
+        chosen[nc++] = it.b;
+        if (o + x->size > peak) peak = o + x->size;
+        for (int32_t j = c.first[it.b]; j < c.first[it.b + 1]; j++) {
+            int32_t i = c.list[j];
+            c.ops[i].cost = fp_cost(&c, i, -1);
+        }
+    }
+    nc = prune(m, &c, chosen, nc, nc, in_fast);
+    peak = 0;
+    for (int32_t k = 0; k < nc; k++) {
+        const cc_buf *x = &m->bufs[chosen[k]];
+        if ((uint64_t)x->offset + x->size > peak) peak = (uint64_t)x->offset + x->size;
+    }
+    /* weight copies read once go where they take no bytes: in the holes
+     * below the peak, for the prefetch pass to overlap their DMAs with
+     * earlier ops (cc_place_weights drops them again where that does not
+     * pay) */
+    int32_t n_before_holes = nc;
+    for (int32_t b = 0; b < n; b++) {
+        cc_buf *x = &m->bufs[b];
+        if (!ok[b] || !x->wcopy || in_fast[b] || !x->size || c.first[b + 1] - c.first[b] != 1 ||
+            !c.ops[c.list[c.first[b]]].one_block)
+            continue;
+        uint64_t o = first_fit(m, chosen, nc, b, sp);
+        if (o + x->size > peak) continue;
+        x->offset = (int64_t)o;
+        x->pool = CC_IN_FAST;
+        in_fast[b] = 1;
+        chosen[nc++] = b;
+    }
+    /* the copies in the holes may leave some buffer saving nothing */
+    nc = prune(m, &c, chosen, nc, n_before_holes, in_fast);
+    /* the chosen set again, largest first (as the arena): kept if it packs
+     * no worse than the order of choice */
+    for (int32_t k = 0; k < nc; k++) off[k] = m->bufs[chosen[k]].offset;
+    uint64_t p2 = place(m, idx, n, CC_IN_FAST, sp);
+    peak = (peak + ALIGN - 1) & ~(uint64_t)(ALIGN - 1);
+    if (p2 > peak) {
+        for (int32_t k = 0; k < nc; k++) m->bufs[chosen[k]].offset = off[k];
+    } else {
+        peak = p2;
+    }
+    *peak_out = peak;
+    fp_free(&c);
+    free(in_fast);
+    free(heap);
+    free(chosen);
+    free(off);
+    return NPUC_OK;
+}
+
+/* Chooses each buffer's pool and places both: the fast pool takes the
+ * candidates (fast_candidates) that save cycles, by cycles saved per byte
+ * within its size (choose_fast); the arena everything else. */
 static int place_pools(cc_model *m, npuc_err *err)
 {
     int32_t n = m->n_bufs;
@@ -166,12 +564,10 @@ static int place_pools(cc_model *m, npuc_err *err)
     int32_t *idx = malloc(sizeof *idx * nn * 2);
     span *sp = malloc(sizeof *sp * nn);
     bool *ok = malloc(sizeof *ok * nn);
-    double *dens = malloc(sizeof *dens * nn);
-    if (!idx || !sp || !ok || !dens) {
+    if (!idx || !sp || !ok) {
         free(idx);
         free(sp);
         free(ok);
-        free(dens);
         return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     }
     for (int32_t i = 0; i < n; i++) idx[i] = i;
@@ -179,45 +575,19 @@ static int place_pools(cc_model *m, npuc_err *err)
     const target_desc *s = &m->opt.sys;
     bool fast = has_fast_pool(s);
     uint64_t cap = fast ? s->pools[s->fast_pool].size : 0;
+    m->fast_size = 0;
+    int rc = NPUC_OK;
     if (fast) {
         fast_candidates(m, ok);
-        fast_density(m, dens);
+        rc = choose_fast(m, ok, cap, idx, sp, &m->fast_size);
+    } else {
+        for (int32_t i = 0; i < n; i++) m->bufs[i].pool = CC_IN_ARENA;
     }
-    for (int32_t i = 0; i < n; i++) {
-        cc_buf *x = &m->bufs[i];
-        x->pool = fast && ok[i] && x->size && (!cap || x->size <= cap) ? CC_IN_FAST : CC_IN_ARENA;
-    }
-    m->fast_size = 0;
-    if (fast) {
-        for (;;) {
-            m->fast_size = place(m, idx, n, CC_IN_FAST, sp);
-            if (!cap || m->fast_size <= cap) break;
-            /* the buffers past the end and those live beside them */
-            int32_t worst = -1;
-            for (int32_t i = 0; i < n; i++) {
-                const cc_buf *x = &m->bufs[i];
-                if (x->pool != CC_IN_FAST) continue;
-                bool involved = (uint64_t)x->offset + x->size > cap;
-                for (int32_t j = 0; j < n && !involved; j++) {
-                    const cc_buf *y = &m->bufs[j];
-                    involved = y->pool == CC_IN_FAST && (uint64_t)y->offset + y->size > cap &&
-                               y->first <= x->last && x->first <= y->last;
-                }
-                if (!involved) continue;
-                if (worst < 0 || dens[i] < dens[worst] ||
-                    (dens[i] == dens[worst] && x->size > m->bufs[worst].size))
-                    worst = i;
-            }
-            if (worst < 0) break;
-            m->bufs[worst].pool = CC_IN_ARENA;
-        }
-    }
-    m->arena_size = place(m, idx, n, CC_IN_ARENA, sp);
+    if (!rc) m->arena_size = place(m, idx, n, CC_IN_ARENA, sp);
     free(idx);
     free(sp);
     free(ok);
-    free(dens);
-    return NPUC_OK;
+    return rc ? npuc_errf(err, NPUC_E_NOMEM, "out of memory") : NPUC_OK;
 }
 
 int cc_allocate(cc_model *m, npuc_err *err)

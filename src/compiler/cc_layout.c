@@ -28,6 +28,22 @@ static bool brick_view(const cc_model *m, const eu_fm *f)
     return !f->off && !f->tile_h && fw == W && fc == C && f->sc == es && f->sx == C * es && f->sy == W * C * es;
 }
 
+/* Whether tensor t is the output of a PAD folded into the next conv's
+ * padding (lower_pad.c): no NPU ops, the output sharing the input's buffer. */
+static bool folded_pad_out(const cc_model *m, int32_t t)
+{
+    const graph *g = m->g;
+    for (int32_t i = 0; i < g->n_ops; i++) {
+        const graph_op *op = &g->ops[i];
+        if ((op->opcode != TFL_OP_PAD && op->opcode != TFL_OP_PADV2) || op->n_out != 1 ||
+            op->out[0] != t || op->n_in < 1 || op->in[0] < 0)
+            continue;
+        return m->ops[i].npu && m->ops[i].n_eu == 0 && m->buf_of[t] >= 0 &&
+               m->buf_of[t] == m->buf_of[op->in[0]];
+    }
+    return false;
+}
+
 static void mark(const cc_model *m, uint8_t *no, const eu_fm *f, bool flex)
 {
     if (f->buf < 0) return;
@@ -57,6 +73,10 @@ int cc_layout(cc_model *m, npuc_err *err)
         /* a tensor written in place into a slice of a concatenation's
          * output is not a view (its feature maps address the output) */
         if (cc_concat_slice_of(m, t) >= 0) continue;
+        /* a PAD folded into the padding of the conv that reads it: its
+         * output names the input's buffer, which that conv addresses as
+         * the input (no op addresses the output's shape) */
+        if (folded_pad_out(m, t)) continue;
         if (++owners[b] > 1) no[b] = 1;   /* a view shares it */
         /* optimising for size: no padding channels */
         if (m->opt.optimise == CC_OPT_SIZE && g->tensors[t].rank > 0 &&

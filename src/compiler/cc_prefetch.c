@@ -338,9 +338,14 @@ int cc_prefetch(cc_model *m, npuc_err *err)
     bool fast_pool = s->fast_pool >= 0 && s->fast_pool < s->n_pools && s->fast_pool != s->act_pool &&
                      s->pools[s->fast_pool].size;
     uint64_t lim[2];
-    lim[1] = fast_pool ? s->pools[s->fast_pool].size : m->fast_size;
     /* the arena may grow by the headroom: half of it, then all of it */
     int32_t pct = m->opt.prefetch_headroom ? m->opt.prefetch_headroom : CC_HEADROOM_DEFAULT;
+    /* so may the fast pool, within its size */
+    lim[1] = m->fast_size;
+    if (fast_pool) {
+        uint64_t f = pct > 0 ? (orig.fast + orig.fast * (uint64_t)pct / 100u) & ~(uint64_t)15 : orig.fast;
+        lim[1] = f < s->pools[s->fast_pool].size ? f : s->pools[s->fast_pool].size;
+    }
     uint64_t room = pct > 0 ? (orig.arena * (uint64_t)pct / 100u) & ~(uint64_t)15 : 0;
     if (room && !place_bare(m, orig.b, bare)) room = 0;
     int rc = NPUC_OK;

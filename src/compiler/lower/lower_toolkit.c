@@ -358,6 +358,17 @@ int cc_choose_block(lower_ctx *c, eu_op *o, npuc_err *err)
 {
     eu_block_req r;
     cc_block_req(c->m->opt.sys.variant, o, &r);
+    /* With the arena in DRAM and a fast pool apart (an Ethos-U65's
+     * Dedicated_Sram), the storage the layout pass will most likely give
+     * (cc_layout.c): bricks for the feature maps of an op that allows them;
+     * NHWC would price a DRAM map read in short bursts and favour deep
+     * blocks. The block depth of a CONV / DEPTHWISE chosen here stays (its
+     * weights are encoded for it); cc_reblock chooses the rest again with
+     * the real formats. */
+    const target_desc *s = &c->m->opt.sys;
+    if (o->flex && c->m->opt.optimise == CC_OPT_PERFORMANCE && s->fast_pool >= 0 &&
+        s->fast_pool < s->n_pools && s->fast_pool != s->act_pool)
+        r.ifm_format = r.ofm_format = 1;
     return eu_block_choose(&r, &o->blk, err);
 }
 

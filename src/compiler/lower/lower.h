@@ -62,6 +62,7 @@ const lower_impl *lower_ops_shape(int32_t *count);       /* SLICE, STRIDED_SLICE
 const lower_impl *lower_ops_pad(int32_t *count);         /* PAD, PADV2 */
 const lower_impl *lower_ops_concat(int32_t *count);      /* CONCATENATION */
 const lower_impl *lower_ops_resize(int32_t *count);      /* RESIZE_NEAREST_NEIGHBOR, RESIZE_BILINEAR */
+const lower_impl *lower_ops_lstm(int32_t *count);        /* UNIDIRECTIONAL_SEQUENCE_LSTM */
 
 /* ------------------------------------------------ toolkit (lower_toolkit.c) */
 

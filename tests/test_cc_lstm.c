@@ -1,0 +1,141 @@
+/* UNIDIRECTIONAL_SEQUENCE_LSTM on the NPU (src/compiler/lower/lower_lstm.c).
+ *
+ * Random one-LSTM models from genmodel_lstm (batch 1..3, 1..8 time steps,
+ * 1..48 inputs and units, batch- or time-major, random scales and zero
+ * points, cell clip or not, now and then far-off weight scales), compiled
+ * for every Ethos-U variant (a quarter with --optimise size), emitted as
+ * TFLite, read back and run with the ethos-u op on the virtual NPU against
+ * the reference interpreter on the source graph: several invocations in a
+ * row on each side without a reset, so the hidden and cell state carried
+ * from one to the next are compared too (through the outputs they feed).
+ * Every command stream passes the hazard check. An int8 LSTM must be on the
+ * NPU unless the lowering names one of its CPU reasons (an accumulator
+ * TFLite could wrap, a rescale out of range); int16 LSTMs stay on the CPU.
+ *
+ * Environment: NPUC_LSTM_CASES (int8 models, default 300), NPUC_LSTM_SEED
+ * (first seed, default 1), NPUC_LSTM_DRAWS (invocations per model, 3). */
+#include "test.h"
+#include "../src/compiler/cc.h"
+#include "../src/emit/emit.h"
+#include "../src/interp/interp.h"
+#include "../src/sim/sim.h"
+#include "../tools/genmodel/genmodel.h"
+#include "cc_hazard.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#include "cc_test_npu.h"
+
+typedef struct stats {
+    int cases, npu, cpu, failed, runs, npu_ops;
+    int reasons_acc, reasons_other;
+} stats;
+
+static void fill(void *user, npuc_rng *r, int draw, int32_t k, uint8_t *buf, size_t n)
+{
+    const graph *g = user;
+    const graph_tensor *t = &g->tensors[g->inputs[k]];
+    /* uniform most of the time; extremes and near-constant inputs too */
+    cc_fill_pattern(r, draw % 3 == 0 ? 0 : (int)npuc_rng_range(r, 0, 6), t->dtype, buf, t->dtype == GRAPH_I16 ? n / 2 : n);
+}
+
+static const char *const cpu_reasons[] = {
+    "the accumulator could reach", "outside the NPU's range", "left shift", "gate non-linearity", "tanh of the cell",
+};
+
+/* One model: compile, placement, hazards, draws. */
+static void run_case(uint64_t seed, bool int16, int v, stats *st)
+{
+    char cs[160];
+    genmodel_lstm_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.int16 = int16;
+    if (seed % 7 == 0) {
+        /* now and then larger ones: more units than one block, longer sequences */
+        cfg.max_units = 96;
+        cfg.max_input = 160;
+        cfg.max_steps = 12;
+    }
+    graph *src = NULL;
+    npuc_err e = {0};
+    if (genmodel_lstm(seed, &cfg, &src, &e)) {
+        fprintf(stderr, "FAIL seed %llu: genmodel: %s\n", (unsigned long long)seed, e.msg);
+        st->failed++;
+        return;
+    }
+    cc_options opt = {.optimise = seed % 4 == 3 ? CC_OPT_SIZE : CC_OPT_PERFORMANCE};
+    const graph_tensor *x = &src->tensors[src->inputs[0]];
+    snprintf(cs, sizeof cs, "%s [%d,%d,%d] units %d%s on %s%s", src->name, x->shape[0], x->shape[1], x->shape[2],
+             src->tensors[src->ops[0].in[18]].shape[1], src->ops[0].opt.time_major ? " time-major" : "",
+             target_variant_name(variants[v]), opt.optimise == CC_OPT_SIZE ? " (size)" : "");
+    st->cases++;
+    cc_model *cm = NULL;
+    bool ok = cc_check_compile(cs, src, variants[v], opt, &cm);
+    if (ok) {
+        const cc_op_info *info = &cm->ops[0];
+        if (info->npu) {
+            st->npu++;
+            st->npu_ops += info->n_eu;
+            if (int16) {
+                fprintf(stderr, "FAIL %s: an int16 LSTM on the NPU\n", cs);
+                ok = false;
+            }
+        } else {
+            st->cpu++;
+            bool known = false;
+            if (int16) known = strstr(info->why, "int16 activations") != NULL;
+            for (size_t k = 0; k < sizeof cpu_reasons / sizeof cpu_reasons[0] && !int16; k++)
+                if (strstr(info->why, cpu_reasons[k])) {
+                    known = true;
+                    if (k == 0) st->reasons_acc++;
+                    else st->reasons_other++;
+                }
+            if (!known) {
+                fprintf(stderr, "FAIL %s: on the CPU: %s\n", cs, info->why);
+                ok = false;
+            }
+        }
+    }
+    for (int32_t i = 0; ok && i < cm->n_epochs; i++) {
+        const cc_epoch *ep = &cm->epochs[i];
+        char hz[320];
+        if (ep->kind == CC_EPOCH_HW && cc_hazard_check(ep->payload, ep->payload_size, variants[v], true, hz, sizeof hz)) {
+            fprintf(stderr, "FAIL %s: epoch %d: %s\n", cs, (int)i, hz);
+            ok = false;
+        }
+    }
+    if (ok) {
+        cc_draws d = {.n_draws = (int)env_long("NPUC_LSTM_DRAWS", 3),
+                      .seed = seed * 31 + 7,
+                      .fill = fill,
+                      .user = src,
+                      .runs = &st->runs,
+                      .npu_runs = cm->ops[0].npu ? CC_RUNS_ONE : CC_RUNS_ANY};
+        ok = cc_check_draws(cs, src, cm, variants[v], &d);
+    }
+    if (!ok) {
+        fprintf(stderr, "  (repro: NPUC_LSTM_SEED=%llu NPUC_LSTM_CASES=1)\n", (unsigned long long)seed);
+        st->failed++;
+    }
+    cc_model_free(cm);
+    graph_free(src);
+}
+
+int main(void)
+{
+    stats st = {0};
+    long n = env_long("NPUC_LSTM_CASES", 300), first = env_long("NPUC_LSTM_SEED", 1);
+    for (long i = 0; i < n; i++) run_case((uint64_t)(first + i), false, (int)(i % 6), &st);
+    int npu_int8 = st.npu;
+    /* int16 activations: the CPU, with the reason */
+    long n16 = n / 10 > 0 ? n / 10 : 1;
+    for (long i = 0; i < n16; i++) run_case((uint64_t)(first + i), true, (int)(i % 6), &st);
+    printf("lstm: %d models (%d failed): %d on the NPU (%d NPU ops), %d on the CPU (%d accumulator range, %d "
+           "other), %d compiled runs compared\n",
+           st.cases, st.failed, st.npu, st.npu_ops, st.cpu, st.reasons_acc, st.reasons_other, st.runs);
+    CHECK_EQ_INT(st.failed, 0);
+    /* the NPU form takes nearly every generated int8 LSTM */
+    if (n >= 250) CHECK(npu_int8 >= 200);
+    TEST_MAIN_END();
+}

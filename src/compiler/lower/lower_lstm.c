@@ -62,6 +62,10 @@ enum { IN_X = 0, IN_W = 1, IN_R = 5, IN_B = 12, IN_H = 18, IN_C = 19, N_IN = 24 
 enum { EW_MUL = 0, EW_ADD = 1 };
 enum { POOL_AVG = 1 };
 
+/* Weight copies in SRAM (both FCs together) up to this size are loaded once
+ * and kept over all time steps; larger ones are copied again per step. */
+#define LSTM_RESIDENT_BYTES 16384u
+
 /* The most time steps one LSTM is unrolled into (about 11 NPU ops each). */
 #define LSTM_MAX_STEPS 2048
 
@@ -415,10 +419,13 @@ static int pool_op(lower_ctx *c, const eu_fm *in, const eu_fm *out, uint32_t m, 
 
 /* The stacked FC of f reading ifm into ofm (int16, 4S). First use (*first
  * < 0): block, weights and scales; *first, *n: its eu_ops (output-channel
- * chunks). Later uses copy those ops with the new IFM, each with its own
- * weight copy in SRAM when the first has one. 0, 1 or an error. */
-static int fc_op(lower_ctx *c, const fc_part *f, const eu_fm *ifm, const eu_fm *ofm, int32_t *first, int32_t *n,
-                 npuc_err *err)
+ * chunks). Later uses copy those ops with the new IFM. When the first has
+ * weight copies in SRAM: with `resident` the later uses read the same
+ * copies (loaded once, kept over the whole sequence: their live range grows
+ * to the last use), else each use gets its own copy, filled by DMA before
+ * it. 0, 1 or an error. */
+static int fc_op(lower_ctx *c, const fc_part *f, const eu_fm *ifm, const eu_fm *ofm, bool resident, int32_t *first,
+                 int32_t *n, npuc_err *err)
 {
     if (*first < 0) {
         eu_op *o = new_op(c, SIM_K_CONV, 0, ifm, ofm, err);
@@ -445,7 +452,9 @@ static int fc_op(lower_ctx *c, const fc_part *f, const eu_fm *ifm, const eu_fm *
         int32_t me = (int32_t)(x - c->e->ops);
         *x = c->e->ops[*first + k];
         x->ifm = *ifm;
-        if (x->wbuf >= 0) {
+        if (x->wbuf >= 0 && resident) {
+            c->m->bufs[x->wbuf].eu_last = me;
+        } else if (x->wbuf >= 0) {
             uint64_t size = c->m->bufs[x->wbuf].size;
             int32_t wb = cc_temp_buf(c, size, err);
             if (wb < 0) return err->code;
@@ -458,6 +467,15 @@ static int fc_op(lower_ctx *c, const fc_part *f, const eu_fm *ifm, const eu_fm *
         }
     }
     return 0;
+}
+
+/* The SRAM the weight copies of the ops first .. first + n - 1 take. */
+static uint64_t copy_bytes(const lower_ctx *c, int32_t first, int32_t n)
+{
+    uint64_t sum = 0;
+    for (int32_t k = first; k < first + n && first >= 0; k++)
+        if (c->e->ops[k].wbuf >= 0) sum += c->m->bufs[c->e->ops[k].wbuf].size;
+    return sum;
 }
 
 static int emit_lstm(lower_ctx *c, const lstm_plan *pl, npuc_err *err)
@@ -501,7 +519,11 @@ static int emit_lstm(lower_ctx *c, const lstm_plan *pl, npuc_err *err)
         const eu_fm hin = t == 0 ? fm_rows(bh, 0, B, S, S, 8, hzp)
                                  : fm_rows(by, (uint64_t)(t - 1) * y_step, B, S, y_pitch, 8, hzp);
         const eu_fm yout = fm_rows(by, (uint64_t)t * y_step, B, S, y_pitch, 8, hzp);
-        if ((rc = fc_op(c, &pl->fx, &xin, &gx, &fx0, &fxn, err)) || (rc = fc_op(c, &pl->fh, &hin, &gr, &fh0, &fhn, err)))
+        /* weight copies small enough stay in SRAM over the whole sequence
+         * (decided once step 0 has made them) */
+        const bool keep = copy_bytes(c, fx0, fxn) + copy_bytes(c, fh0, fhn) <= LSTM_RESIDENT_BYTES;
+        if ((rc = fc_op(c, &pl->fx, &xin, &gx, keep, &fx0, &fxn, err)) ||
+            (rc = fc_op(c, &pl->fh, &hin, &gr, keep, &fh0, &fhn, err)))
             break;
         for (int k = 0; k < 2 && !rc; k++) {
             /* (gx + gr) * 2^14 * 3 * 2^29 / 2^43 = 3 (gx + gr), exact */

@@ -7,7 +7,10 @@
  *
  * Per step t, all B rows at once (batch-major rows are strided by T):
  *
- *   1  CONV  x_t (int8) x [W_f W_i W_o W_g] + bias -> GX (int16, 4S)
+ *   1  CONV  x_t (int8) x [W_f W_i W_o W_g] + bias -> GX (int16, 4S); it
+ *            does not depend on the state, so one op computes it for G
+ *            steps ahead (the largest divisor of T whose results fit
+ *            LSTM_GROUP_BYTES), reading the weights T / G times
  *   2  CONV  h   (int8) x [R_f R_i R_o R_g]        -> GR (int16, 4S)
  *   3  ADD   GX + GR on the f, i, o slices, x 3, built-in SIGMOID -> G
  *  (4) POOL  1x1, G's sigmoid slices clamped to [f(-3*32768), f(3*32767)]
@@ -65,6 +68,10 @@ enum { POOL_AVG = 1 };
 /* Weight copies in SRAM (both FCs together) up to this size are loaded once
  * and kept over all time steps; larger ones are copied again per step. */
 #define LSTM_RESIDENT_BYTES 16384u
+
+/* The int16 input-FC results of this many bytes are computed ahead, for
+ * several time steps in one op. */
+#define LSTM_GROUP_BYTES 8192u
 
 /* The most time steps one LSTM is unrolled into (about 11 NPU ops each). */
 #define LSTM_MAX_STEPS 2048
@@ -478,13 +485,26 @@ static uint64_t copy_bytes(const lower_ctx *c, int32_t first, int32_t n)
     return sum;
 }
 
+/* The time steps whose input FC runs as one op: the largest divisor of T
+ * whose int16 gate pre-activations fit LSTM_GROUP_BYTES (at least 1). */
+static uint32_t group_steps(uint32_t T, uint64_t step_bytes)
+{
+    uint32_t g = 1;
+    for (uint32_t d = 1; d <= T; d++)
+        if (T % d == 0 && (uint64_t)d * step_bytes <= LSTM_GROUP_BYTES && d <= CC_DIM_MAX) g = d;
+    return g;
+}
+
 static int emit_lstm(lower_ctx *c, const lstm_plan *pl, npuc_err *err)
 {
     const k_op_lstm_blob *b = &pl->b;
     const uint32_t B = (uint32_t)pl->B, T = (uint32_t)pl->T, I = (uint32_t)pl->I, S = (uint32_t)pl->S;
     const uint64_t g_pitch = 8u * (uint64_t)S;              /* a [B][4S] int16 row */
     const uint64_t gbytes = (uint64_t)B * g_pitch;
-    int32_t s1 = cc_temp_buf(c, gbytes, err), s2 = s1 >= 0 ? cc_temp_buf(c, gbytes, err) : -1;
+    /* the input FC of G steps at once (it does not depend on the state):
+     * its weights are read T / G times instead of T times */
+    const uint32_t G = group_steps(T, gbytes);
+    int32_t s1 = cc_temp_buf(c, (uint64_t)G * gbytes, err), s2 = s1 >= 0 ? cc_temp_buf(c, gbytes, err) : -1;
     int32_t s3 = s2 >= 0 ? cc_temp_buf(c, gbytes, err) : -1;
     if (s3 < 0) return err->code;
     const int32_t bx = c->m->buf_of[pl->tx], bh = c->m->buf_of[pl->th], bc = c->m->buf_of[pl->tc];
@@ -494,40 +514,49 @@ static int emit_lstm(lower_ctx *c, const lstm_plan *pl, npuc_err *err)
     const uint64_t x_pitch = b->time_major ? I : (uint64_t)T * I, y_pitch = b->time_major ? S : (uint64_t)T * S;
     const uint64_t x_step = b->time_major ? (uint64_t)B * I : I, y_step = b->time_major ? (uint64_t)B * S : S;
 
-    const eu_fm gx = fm_rows(s1, 0, B, 4 * S, g_pitch, 16, 0), gr = fm_rows(s2, 0, B, 4 * S, g_pitch, 16, 0);
-    eu_fm gx_s[2], gr_s[2], g_s[2];
+    /* the input FC of a group: G steps (H) x B rows (W) */
+    eu_fm gxg;
+    cc_fm_dense(&gxg, s1, 0, G, B, 4 * S, 16, 0);
+    const eu_fm gr = fm_rows(s2, 0, B, 4 * S, g_pitch, 16, 0);
+    eu_fm gr_s[2], g_s[2];
     const uint32_t span[2] = {3 * S, S};
     const uint64_t at[2] = {0, 6u * (uint64_t)S};
     for (int k = 0; k < 2; k++) {
-        gx_s[k] = fm_rows(s1, at[k], B, span[k], g_pitch, 16, 0);
         gr_s[k] = fm_rows(s2, at[k], B, span[k], g_pitch, 16, 0);
         g_s[k] = fm_rows(s3, at[k], B, span[k], g_pitch, 16, 0);
     }
     eu_fm gate[4];
     for (int k = 0; k < 4; k++) gate[k] = fm_rows(s3, 2u * (uint64_t)k * S, B, S, g_pitch, 16, 0);
-    /* T1..T3 in GX's bytes (GX is dead once the gates are added) */
+    /* T1..T3 in GR's bytes (GR is dead once the gates are added) */
     const uint64_t tb = 2u * (uint64_t)B * S;
-    const eu_fm t1 = fm_rows(s1, 0, B, S, 2u * S, 16, 0), t2 = fm_rows(s1, tb, B, S, 2u * S, 16, 0);
-    const eu_fm t3 = fm_rows(s1, 2 * tb, B, S, 2u * S, 16, 0);
+    const eu_fm t1 = fm_rows(s2, 0, B, S, 2u * S, 16, 0), t2 = fm_rows(s2, tb, B, S, 2u * S, 16, 0);
+    const eu_fm t3 = fm_rows(s2, 2 * tb, B, S, 2u * S, 16, 0);
     const eu_fm cell = fm_rows(bc, 0, B, S, 2u * S, 16, 0);
     const int32_t clo = b->clip ? -b->cell_clip_q : INT16_MIN, chi = b->clip ? b->cell_clip_q : INT16_MAX;
 
     int32_t fx0 = -1, fxn = 0, fh0 = -1, fhn = 0;
     int rc = 0;
     for (uint32_t t = 0; t < T && !rc; t++) {
-        const eu_fm xin = fm_rows(bx, (uint64_t)t * x_step, B, I, x_pitch, 8, b->input_zp);
-        const eu_fm hin = t == 0 ? fm_rows(bh, 0, B, S, S, 8, hzp)
-                                 : fm_rows(by, (uint64_t)(t - 1) * y_step, B, S, y_pitch, 8, hzp);
-        const eu_fm yout = fm_rows(by, (uint64_t)t * y_step, B, S, y_pitch, 8, hzp);
         /* weight copies small enough stay in SRAM over the whole sequence
          * (decided once step 0 has made them) */
         const bool keep = copy_bytes(c, fx0, fxn) + copy_bytes(c, fh0, fhn) <= LSTM_RESIDENT_BYTES;
-        if ((rc = fc_op(c, &pl->fx, &xin, &gx, keep, &fx0, &fxn, err)) ||
-            (rc = fc_op(c, &pl->fh, &hin, &gr, keep, &fh0, &fhn, err)))
-            break;
+        if (t % G == 0) {
+            /* x rows of steps t .. t+G-1: G (H, one step apart) x B (W) */
+            eu_fm xin;
+            cc_fm_dense(&xin, bx, (uint64_t)t * x_step, G, B, I, 8, b->input_zp);
+            xin.sy = x_step;
+            xin.sx = x_pitch;
+            if ((rc = fc_op(c, &pl->fx, &xin, &gxg, keep, &fx0, &fxn, err))) break;
+        }
+        const uint64_t gx_at = (uint64_t)(t % G) * gbytes;
+        const eu_fm hin = t == 0 ? fm_rows(bh, 0, B, S, S, 8, hzp)
+                                 : fm_rows(by, (uint64_t)(t - 1) * y_step, B, S, y_pitch, 8, hzp);
+        const eu_fm yout = fm_rows(by, (uint64_t)t * y_step, B, S, y_pitch, 8, hzp);
+        if ((rc = fc_op(c, &pl->fh, &hin, &gr, keep, &fh0, &fhn, err))) break;
         for (int k = 0; k < 2 && !rc; k++) {
+            const eu_fm gx_s = fm_rows(s1, gx_at + at[k], B, span[k], g_pitch, 16, 0);
             /* (gx + gr) * 2^14 * 3 * 2^29 / 2^43 = 3 (gx + gr), exact */
-            rc = ew_op(c, EW_ADD, &gx_s[k], &gr_s[k], &g_s[k], 3u << 29, 43, pl->gfunc[k], INT16_MIN, INT16_MAX, err);
+            rc = ew_op(c, EW_ADD, &gx_s, &gr_s[k], &g_s[k], 3u << 29, 43, pl->gfunc[k], INT16_MIN, INT16_MAX, err);
             if (!rc && pl->gclamp[k])
                 rc = pool_op(c, &g_s[k], &g_s[k], 1, 0, EU_ROUND_TFL, EU_ACT_NONE, pl->glo[k], pl->ghi[k], err);
         }

@@ -10,7 +10,8 @@
  *   1  CONV  x_t (int8) x [W_f W_i W_o W_g] + bias -> GX (int16, 4S); it
  *            does not depend on the state, so one op computes it for G
  *            steps ahead (the largest divisor of T whose results fit
- *            LSTM_GROUP_BYTES), reading the weights T / G times
+ *            LSTM_GROUP_BYTES; 1 with --optimise size), reading the
+ *            weights T / G times
  *   2  CONV  h   (int8) x [R_f R_i R_o R_g]        -> GR (int16, 4S)
  *   3  ADD   GX + GR on the f, i, o slices, x 3, built-in SIGMOID -> G
  *  (4) POOL  1x1, G's sigmoid slices clamped to [f(-3*32768), f(3*32767)]
@@ -69,8 +70,9 @@ enum { POOL_AVG = 1 };
  * and kept over all time steps; larger ones are copied again per step. */
 #define LSTM_RESIDENT_BYTES 16384u
 
-/* The int16 input-FC results of this many bytes are computed ahead, for
- * several time steps in one op. */
+/* With --optimise performance, the int16 input-FC results of this many
+ * bytes are computed ahead, for several time steps in one op (--optimise
+ * size: one step at a time, the least scratch). */
 #define LSTM_GROUP_BYTES 8192u
 
 /* The most time steps one LSTM is unrolled into (about 11 NPU ops each). */
@@ -487,11 +489,11 @@ static uint64_t copy_bytes(const lower_ctx *c, int32_t first, int32_t n)
 
 /* The time steps whose input FC runs as one op: the largest divisor of T
  * whose int16 gate pre-activations fit LSTM_GROUP_BYTES (at least 1). */
-static uint32_t group_steps(uint32_t T, uint64_t step_bytes)
+static uint32_t group_steps(uint32_t T, uint64_t step_bytes, uint64_t budget)
 {
     uint32_t g = 1;
     for (uint32_t d = 1; d <= T; d++)
-        if (T % d == 0 && (uint64_t)d * step_bytes <= LSTM_GROUP_BYTES && d <= CC_DIM_MAX) g = d;
+        if (T % d == 0 && (uint64_t)d * step_bytes <= budget && d <= CC_DIM_MAX) g = d;
     return g;
 }
 
@@ -503,7 +505,7 @@ static int emit_lstm(lower_ctx *c, const lstm_plan *pl, npuc_err *err)
     const uint64_t gbytes = (uint64_t)B * g_pitch;
     /* the input FC of G steps at once (it does not depend on the state):
      * its weights are read T / G times instead of T times */
-    const uint32_t G = group_steps(T, gbytes);
+    const uint32_t G = group_steps(T, gbytes, c->m->opt.optimise == CC_OPT_SIZE ? 0 : LSTM_GROUP_BYTES);
     int32_t s1 = cc_temp_buf(c, (uint64_t)G * gbytes, err), s2 = s1 >= 0 ? cc_temp_buf(c, gbytes, err) : -1;
     int32_t s3 = s2 >= 0 ? cc_temp_buf(c, gbytes, err) : -1;
     if (s3 < 0) return err->code;

@@ -14,6 +14,13 @@
  * input weight scales are forced up so that TFLite's int32 product could
  * wrap, stay on the CPU with the reason (and still match the reference).
  *
+ * The model zoo's four LSTM models (NPUC_SHARED; skipped without it) on
+ * ethos-u55-128, -u55-256 and -u65-256 (performance) and ethos-u55-64
+ * (size): no LSTM left on the CPU, every stream through the hazard check,
+ * the compiled model equal to TFLite Micro's goldens from a fresh state,
+ * then three random invocations in a row against the reference (the DTLN
+ * model carries its state from frame to frame).
+ *
  * Environment: NPUC_LSTM_CASES (int8 models, default 300), NPUC_LSTM_SEED
  * (first seed, default 1), NPUC_LSTM_DRAWS (invocations per model, 3). */
 #include "test.h"
@@ -28,6 +35,7 @@
 #include <string.h>
 
 #include "cc_test_npu.h"
+#include "test_model.h"
 
 typedef struct stats {
     int cases, npu, cpu, failed, runs, npu_ops;
@@ -131,6 +139,101 @@ static void run_case(uint64_t seed, bool int16, bool force_acc, int v, stats *st
     graph_free(src);
 }
 
+
+/* Output bytes of the compiled model equal the concatenated golden bytes. */
+static bool npu_equals(const cc_twin *t, const graph *g, const uint8_t *want, size_t n)
+{
+    size_t off = 0;
+    for (int32_t o = 0; o < g->n_outputs; o++) {
+        size_t m = 0;
+        const uint8_t *got = interp_output(t->npu, o, &m);
+        if (!got || off + m > n || memcmp(got, want + off, m) != 0) return false;
+        off += m;
+    }
+    return off == n;
+}
+
+static void fill_uniform(void *user, npuc_rng *r, int draw, int32_t k, uint8_t *buf, size_t n)
+{
+    (void)user;
+    (void)draw;
+    (void)k;
+    for (size_t i = 0; i < n; i++) buf[i] = (uint8_t)npuc_rng_range(r, 0, 255);
+}
+
+/* One zoo model on one variant: placement, hazards, goldens, draws. */
+static void zoo_case(const char *name, eu_variant v, cc_optimise optm, stats *st)
+{
+    char path[4096], rel[256], cs[200];
+    snprintf(rel, sizeof rel, "models/zoo/%s.tflite", name);
+    if (!t_shared(rel, path, sizeof path)) {
+        printf("SKIP: %s not found\n", rel);
+        return;
+    }
+    snprintf(cs, sizeof cs, "%s on %s%s", name, target_variant_name(v), optm == CC_OPT_SIZE ? " (size)" : "");
+    tfl_model *tm = NULL;
+    graph *g = NULL;
+    cc_model *cm = NULL;
+    bool ok = t_load_model(path, &tm, &g) == 0 && cc_check_compile(cs, g, v, (cc_options){.optimise = optm}, &cm);
+    st->cases++;
+    for (int32_t i = 0; ok && i < g->n_ops; i++)
+        if (g->ops[i].opcode == TFL_OP_UNIDIRECTIONAL_SEQUENCE_LSTM) {
+            if (!cm->ops[i].npu) {
+                fprintf(stderr, "FAIL %s: op %d on the CPU: %s\n", cs, (int)i, cm->ops[i].why);
+                ok = false;
+            } else {
+                st->npu++;
+                st->npu_ops += cm->ops[i].n_eu;
+            }
+        }
+    for (int32_t i = 0; ok && i < cm->n_epochs; i++) {
+        const cc_epoch *ep = &cm->epochs[i];
+        char hz[320];
+        if (ep->kind == CC_EPOCH_HW && cc_hazard_check(ep->payload, ep->payload_size, v, true, hz, sizeof hz)) {
+            fprintf(stderr, "FAIL %s: epoch %d: %s\n", cs, (int)i, hz);
+            ok = false;
+        }
+    }
+    /* the goldens, each from a fresh state */
+    for (int seed = 1; ok && seed <= 2; seed++) {
+        char pi[4200], po[4200];
+        snprintf(rel, sizeof rel, "models/zoo/golden/%s.s%d.in.bin", name, seed);
+        if (!t_shared(rel, pi, sizeof pi)) break;
+        snprintf(rel, sizeof rel, "models/zoo/golden/%s.s%d.out.bin", name, seed);
+        if (!t_shared(rel, po, sizeof po)) break;
+        size_t ni = 0, no = 0;
+        uint8_t *in = t_read_all(pi, &ni), *out = t_read_all(po, &no);
+        cc_twin tw;
+        memset(&tw, 0, sizeof tw);
+        const char *stage = "", *side = "";
+        npuc_err e = {0};
+        if (!in || !out || cc_twin_open(&tw, g, cm, v, &stage, &e)) {
+            fprintf(stderr, "FAIL %s: golden %d: %s %s\n", cs, seed, stage, e.msg);
+            ok = false;
+        } else if (!t_set_inputs(tw.npu, g, in, ni) || !t_set_inputs(tw.ref, g, in, ni) ||
+                   cc_twin_invoke(&tw, &side, &e)) {
+            fprintf(stderr, "FAIL %s: golden %d: %s: %s\n", cs, seed, side, e.msg);
+            ok = false;
+        } else if (!npu_equals(&tw, g, out, no)) {
+            fprintf(stderr, "FAIL %s: golden %d: the compiled model differs from TFLite Micro\n", cs, seed);
+            ok = false;
+        } else {
+            st->runs++;
+        }
+        cc_twin_close(&tw);
+        free(in);
+        free(out);
+    }
+    if (ok) {
+        cc_draws d = {.n_draws = 3, .seed = 99, .fill = fill_uniform, .runs = &st->runs, .npu_runs = CC_RUNS_SOME};
+        ok = cc_check_draws(cs, g, cm, v, &d);
+    }
+    if (!ok) st->failed++;
+    cc_model_free(cm);
+    graph_free(g);
+    tfl_model_free(tm);
+}
+
 int main(void)
 {
     stats st = {0};
@@ -142,6 +245,12 @@ int main(void)
     for (long i = 0; i < n16; i++) run_case((uint64_t)(first + i), true, false, (int)(i % 6), &st);
     /* an accumulator TFLite's int32 arithmetic could wrap: the CPU, with the reason */
     for (long i = 0; i < n16; i++) run_case((uint64_t)(first + 5000 + i), false, true, (int)(i % 6), &st);
+    /* the zoo's LSTM models */
+    static const char *const zoo[] = {"tflm_mnist_lstm_int8", "coral_keras_lstm_mnist_ptq", "tflm_micro_speech_lstm",
+                                      "tflm_dtln_noise_suppression_int8"};
+    static const eu_variant zv[4] = {EU_U55_128, EU_U55_256, EU_U65_256, EU_U55_64};
+    for (size_t m = 0; m < sizeof zoo / sizeof zoo[0]; m++)
+        for (int k = 0; k < 4; k++) zoo_case(zoo[m], zv[k], k == 3 ? CC_OPT_SIZE : CC_OPT_PERFORMANCE, &st);
     printf("lstm: %d models (%d failed): %d on the NPU (%d NPU ops), %d on the CPU (%d accumulator range, %d "
            "other), %d compiled runs compared\n",
            st.cases, st.failed, st.npu, st.npu_ops, st.cpu, st.reasons_acc, st.reasons_other, st.runs);

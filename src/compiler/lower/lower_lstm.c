@@ -1,6 +1,6 @@
-/* lower_lstm: UNIDIRECTIONAL_SEQUENCE_LSTM with int8 activations (the
- * reference kernel's lstm_s8, k_op_lstm.c: TensorFlow Lite Micro's integer
- * cell) as a sequence of NPU operations, one group per time step
+/* lower_lstm: UNIDIRECTIONAL_SEQUENCE_LSTM with int8 or int16 activations
+ * (the reference kernel's lstm_s8 / lstm_s16, k_op_lstm.c: TensorFlow Lite
+ * Micro's integer cell) as a sequence of NPU operations, one group per time step
  * (docs/kernels-lstm.md, "On the NPU"). The multipliers are the reference's
  * own: the op is prepared on the reference interpreter at compile time and
  * its blob read back (interp_op_prepared).
@@ -35,7 +35,10 @@
  *    not wrap and, for a left shift, acc * 2^shift fits int32 (TFLite shifts
  *    in int32, the NPU multiplies exactly): checked per channel from the
  *    weights, the bias and the widest input range; the int16 result
- *    saturates as sat16. The scale records are compared with the blob's.
+ *    saturates as sat16. int16 inputs: TFLite's int64 form with the 16-bit
+ *    reduced multiplier is the NPU's NATURAL rounding (as for every int16
+ *    conv), the sum checked to stay within the 40-bit accumulator. The
+ *    scale records are compared with the blob's.
  *  - gates: the NPU adds the two int16 parts exactly and scales by 3 (the
  *    Q3.12 -> 1/0x3000 input of the built-in function) with no saturation
  *    between; TFLite saturates the sum to int16 first. Checked at compile
@@ -48,8 +51,8 @@
  *    int16 values exact before the clamp.
  *  - tanh(c): the kernel's input scaling (c * m + round) >> s is NATURAL
  *    rounding; checked for all 65536 cell values.
- * Anything else (int16 activations, weight zero points, an accumulator
- * that could wrap, ...) stays on the CPU with the reason. */
+ * Anything else (float, weight zero points, an accumulator that could
+ * wrap, ...) stays on the CPU with the reason. */
 #include "lower.h"
 #include "interp/interp.h"
 #include "kernels/k_activation.h"
@@ -84,10 +87,10 @@ enum { SL_F = 0, SL_I = 1, SL_O = 2, SL_G = 3 };
 
 /* ------------------------------------------------ the reference's blob */
 
-/* Prepares op alone on the reference interpreter and copies its blob: 0,
- * 1 (CPU, reason set: the reference rejects it or it is not lstm_s8) or an
- * error. */
-static int prepared_blob(lower_ctx *c, const graph_op *op, k_op_lstm_blob *b, npuc_err *err)
+/* Prepares op alone on the reference interpreter and copies its blob and
+ * kind: 0, 1 (CPU, reason set: the reference rejects it or it is the float
+ * kind) or an error. */
+static int prepared_blob(lower_ctx *c, const graph_op *op, k_op_lstm_blob *b, uint32_t *kind, npuc_err *err)
 {
     if (op->n_in != N_IN || op->n_out != 1 || op->out[0] < 0) return cc_cpu(c, "expected 24 inputs and 1 output");
     graph *t = graph_new("lstm");
@@ -121,15 +124,14 @@ static int prepared_blob(lower_ctx *c, const graph_op *op, k_op_lstm_blob *b, np
         if (rc == NPUC_E_NOMEM) return npuc_errf(err, rc, "%s", e2.msg);
         return cc_cpu(c, "the reference rejects it: %s", e2.msg);
     }
-    uint32_t kind = 0, size = 0;
+    uint32_t size = 0;
     const void *params = NULL;
-    rc = interp_op_prepared(ip, oi, &kind, &params, &size, NULL, NULL);
-    if (!rc && kind == K_OP_LSTM_S8 && size == sizeof *b) memcpy(b, params, sizeof *b);
+    rc = interp_op_prepared(ip, oi, kind, &params, &size, NULL, NULL);
+    if (!rc && (*kind == K_OP_LSTM_S8 || *kind == K_OP_LSTM_S16) && size == sizeof *b) memcpy(b, params, sizeof *b);
     interp_free(ip);
     graph_free(t);
     if (rc) return npuc_errf(err, rc, "internal: the prepared LSTM is not available");
-    if (kind == K_OP_LSTM_S16) return cc_cpu(c, "int16 activations (only the int8 LSTM has an NPU form)");
-    if (kind != K_OP_LSTM_S8) return cc_cpu(c, "float LSTM");
+    if (*kind != K_OP_LSTM_S8 && *kind != K_OP_LSTM_S16) return cc_cpu(c, "float LSTM");
     if (size != sizeof *b) return npuc_errf(err, NPUC_E_INVALID, "internal: LSTM blob of %u bytes", size);
     return 0;
 }
@@ -201,12 +203,14 @@ typedef struct fc_part {
     float *scale;
     int64_t *zp;
     int8_t *wdata;
-    int32_t *bdata;
+    int64_t *bdata;
     wop p;
 } fc_part;
 
 typedef struct lstm_plan {
     k_op_lstm_blob b;
+    bool wide;                    /* lstm_s16: int16 activations, int64 biases */
+    uint32_t es;                  /* bytes per activation element (1 or 2) */
     int32_t B, T, I, S;
     int32_t tx, th, tc, ty;       /* tensors: input, hidden state, cell state, output */
     fc_part fx, fh;               /* the input and the recurrent FC */
@@ -227,6 +231,16 @@ static void fc_free(fc_part *f)
     free(f->bdata);
 }
 
+/* The NPU pair of an FC multiplier: TFL rounding for int8 inputs; for
+ * int16 inputs TFLite's 16-bit reduced multiplier with one rounding
+ * (MultiplyByQuantizedMultiplier on int64), NATURAL rounding, as the int16
+ * convolutions (docs/ethos-u.md 5.6). */
+static bool fc_scale(bool wide, int32_t m, int32_t shift, uint32_t *hm, uint8_t *hs)
+{
+    if (!wide) return cc_hw_scale_tfl(m, shift, hm, hs);
+    return shift <= 14 && cc_hw_scale_natural16(m, shift, hm, hs);
+}
+
 /* The stacked FC of the four gates (slots F, I, O, G) reading `in`
  * (weights: inputs w0 .. w0+3 of op, biases b0 .. b0+3 or none): weights
  * [4S][D], per-channel scales of each gate's tensor, the Q3.12 output.
@@ -243,20 +257,22 @@ static int fc_build(lower_ctx *c, const graph_op *op, const lstm_plan *pl, fc_pa
     f->bdata = b0 >= 0 ? calloc((size_t)O, sizeof *f->bdata) : NULL;
     if (!f->scale || !f->zp || !f->wdata || (b0 >= 0 && !f->bdata)) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     /* the widest |x - zp| the input can take */
-    const int32_t zx = cc_zp(in);
-    const double xmax = (double)(127 - zx > zx + 128 ? 127 - zx : zx + 128);
+    const int32_t zx = cc_zp(in), qhi = pl->wide ? INT16_MAX : INT8_MAX;
+    const double xmax = (double)(qhi - zx > zx + qhi + 1 ? qhi - zx : zx + qhi + 1);
     for (int k = 0; k < 4; k++) {
         const int g = slot_gate[k];
         const graph_tensor *w = cc_tin(c, op, w0 + g), *bt = b0 >= 0 ? cc_tin(c, op, b0 + g) : NULL;
         if (!w || !w->data || w->dtype != GRAPH_I8 || !cc_has_q1(w) || graph_tensor_elems(w) != (size_t)S * (size_t)D)
             return cc_cpu(c, "%s weights of gate %d are not constant int8 [%d,%d]", what, g, S, D);
-        if (b0 >= 0 && (!bt || !bt->data || bt->dtype != GRAPH_I32 || graph_tensor_elems(bt) != (size_t)S))
-            return cc_cpu(c, "bias of gate %d is not a constant int32 [%d]", g, S);
+        if (b0 >= 0 && (!bt || !bt->data || bt->dtype != (pl->wide ? GRAPH_I64 : GRAPH_I32) ||
+                        graph_tensor_elems(bt) != (size_t)S))
+            return cc_cpu(c, "bias of gate %d is not a constant %s [%d]", g, pl->wide ? "int64" : "int32", S);
         if (cc_zp(w) != 0) return cc_cpu(c, "%s weights of gate %d have zero point %d", what, g, cc_zp(w));
-        /* the NPU's TFL rounding is TFLite's (m, shift) when the int32
-         * accumulator never wraps and acc * 2^shift fits int32 */
+        /* int8: the NPU's TFL rounding is TFLite's (m, shift) when the
+         * int32 accumulator never wraps and acc * 2^shift fits int32;
+         * int16: TFLite's int64 sum within the NPU's 40-bit accumulator */
         const int32_t ls = shift[g] > 0 ? shift[g] : 0;
-        const double limit = ldexp(1.0, 31 - ls) - 1.0;
+        const double limit = pl->wide ? ldexp(1.0, 39) - 1.0 : ldexp(1.0, 31 - ls) - 1.0;
         memcpy(f->wdata + (size_t)k * S * D, w->data, (size_t)S * (size_t)D);
         for (int32_t u = 0; u < S; u++) {
             const int8_t *wr = (const int8_t *)w->data + (size_t)u * D;
@@ -264,24 +280,25 @@ static int fc_build(lower_ctx *c, const graph_op *op, const lstm_plan *pl, fc_pa
             for (int32_t d = 0; d < D; d++) sum += abs(wr[d]);
             double bias = 0;
             if (b0 >= 0) {
-                f->bdata[k * S + u] = ((const int32_t *)bt->data)[u];
+                f->bdata[k * S + u] = pl->wide ? ((const int64_t *)bt->data)[u] : ((const int32_t *)bt->data)[u];
                 bias = fabs((double)f->bdata[k * S + u]);
             }
             if (sum * xmax + bias > limit)
-                return cc_cpu(c, "%s FC of gate %d, unit %d: the accumulator could reach %.0f, beyond what TFLite's "
-                              "int32 arithmetic keeps exact (%.0f)", what, g, u, sum * xmax + bias, limit);
+                return cc_cpu(c, "%s FC of gate %d, unit %d: the accumulator could reach %.0f, beyond what %s keeps "
+                              "exact (%.0f)", what, g, u, sum * xmax + bias,
+                              pl->wide ? "the NPU's 40-bit accumulator" : "TFLite's int32 arithmetic", limit);
             f->scale[k * S + u] = w->q.scale[0];
         }
         uint32_t hm;
         uint8_t hs;
-        if (!cc_hw_scale_tfl(mult[g], shift[g], &hm, &hs))
+        if (!fc_scale(pl->wide, mult[g], shift[g], &hm, &hs))
             return cc_cpu(c, "%s FC of gate %d: rescale (%d, %d) outside the NPU's range", what, g, mult[g], shift[g]);
     }
     f->w.dtype = GRAPH_I8;
     f->w.q.n = O;
     f->w.q.scale = f->scale;
     f->w.q.zero_point = f->zp;
-    f->bias.dtype = GRAPH_I32;
+    f->bias.dtype = GRAPH_I64;   /* the encoder reads int32 or int64 biases */
     f->bias.data = f->bdata;
     static float q312 = 1.0f / 4096.0f;
     static int64_t zero = 0;
@@ -309,7 +326,7 @@ static int fc_build(lower_ctx *c, const graph_op *op, const lstm_plan *pl, fc_pa
         const int g = slot_gate[ch / S];
         uint32_t hm;
         uint8_t hs;
-        cc_hw_scale_tfl(mult[g], shift[g], &hm, &hs);
+        fc_scale(pl->wide, mult[g], shift[g], &hm, &hs);
         if (recs[ch].scale != hm || recs[ch].shift != hs)
             rc = cc_cpu(c, "%s FC of gate %d: the encoder's scale differs from the reference's", what, g);
     }
@@ -320,8 +337,11 @@ static int fc_build(lower_ctx *c, const graph_op *op, const lstm_plan *pl, fc_pa
 /* Checks everything and fills the plan: 0, 1 (CPU, reason set) or an error. */
 static int plan_lstm(lower_ctx *c, const graph_op *op, lstm_plan *pl, npuc_err *err)
 {
-    int rc = prepared_blob(c, op, &pl->b, err);
+    uint32_t kind = 0;
+    int rc = prepared_blob(c, op, &pl->b, &kind, err);
     if (rc) return rc;
+    pl->wide = kind == K_OP_LSTM_S16;
+    pl->es = pl->wide ? 2u : 1u;
     const k_op_lstm_blob *b = &pl->b;
     pl->B = b->batch;
     pl->T = b->steps;
@@ -512,9 +532,13 @@ static int emit_lstm(lower_ctx *c, const lstm_plan *pl, npuc_err *err)
     const int32_t bx = c->m->buf_of[pl->tx], bh = c->m->buf_of[pl->th], bc = c->m->buf_of[pl->tc];
     const int32_t by = c->m->buf_of[pl->ty];
     const int32_t hzp = b->hidden_zp;
-    /* rows of step t: time major [T][B][.], batch major [B][T][.] */
-    const uint64_t x_pitch = b->time_major ? I : (uint64_t)T * I, y_pitch = b->time_major ? S : (uint64_t)T * S;
-    const uint64_t x_step = b->time_major ? (uint64_t)B * I : I, y_step = b->time_major ? (uint64_t)B * S : S;
+    /* rows of step t: time major [T][B][.], batch major [B][T][.]; bytes */
+    const uint64_t es = pl->es;
+    const uint8_t bits = (uint8_t)(8u * es);
+    const uint64_t x_pitch = es * (b->time_major ? I : (uint64_t)T * I);
+    const uint64_t y_pitch = es * (b->time_major ? S : (uint64_t)T * S);
+    const uint64_t x_step = es * (b->time_major ? (uint64_t)B * I : I);
+    const uint64_t y_step = es * (b->time_major ? (uint64_t)B * S : S);
 
     /* the input FC of a group: G steps (H) x B rows (W) */
     eu_fm gxg;
@@ -545,15 +569,15 @@ static int emit_lstm(lower_ctx *c, const lstm_plan *pl, npuc_err *err)
         if (t % G == 0) {
             /* x rows of steps t .. t+G-1: G (H, one step apart) x B (W) */
             eu_fm xin;
-            cc_fm_dense(&xin, bx, (uint64_t)t * x_step, G, B, I, 8, b->input_zp);
+            cc_fm_dense(&xin, bx, (uint64_t)t * x_step, G, B, I, bits, b->input_zp);
             xin.sy = x_step;
             xin.sx = x_pitch;
             if ((rc = fc_op(c, &pl->fx, &xin, &gxg, keep, &fx0, &fxn, err))) break;
         }
         const uint64_t gx_at = (uint64_t)(t % G) * gbytes;
-        const eu_fm hin = t == 0 ? fm_rows(bh, 0, B, S, S, 8, hzp)
-                                 : fm_rows(by, (uint64_t)(t - 1) * y_step, B, S, y_pitch, 8, hzp);
-        const eu_fm yout = fm_rows(by, (uint64_t)t * y_step, B, S, y_pitch, 8, hzp);
+        const eu_fm hin = t == 0 ? fm_rows(bh, 0, B, S, es * S, bits, hzp)
+                                 : fm_rows(by, (uint64_t)(t - 1) * y_step, B, S, y_pitch, bits, hzp);
+        const eu_fm yout = fm_rows(by, (uint64_t)t * y_step, B, S, y_pitch, bits, hzp);
         if ((rc = fc_op(c, &pl->fh, &hin, &gr, keep, &fh0, &fhn, err))) break;
         for (int k = 0; k < 2 && !rc; k++) {
             const eu_fm gx_s = fm_rows(s1, gx_at + at[k], B, span[k], g_pitch, 16, 0);
@@ -576,11 +600,11 @@ static int emit_lstm(lower_ctx *c, const lstm_plan *pl, npuc_err *err)
     }
     if (rc) return rc;
     /* the hidden state: output row T - 1 */
-    const eu_fm ylast = fm_rows(by, (uint64_t)(T - 1) * y_step, B, S, y_pitch, 8, 0);
-    const eu_fm hst = fm_rows(bh, 0, B, S, S, 8, 0);
+    const eu_fm ylast = fm_rows(by, (uint64_t)(T - 1) * y_step, B, S, y_pitch, bits, 0);
+    const eu_fm hst = fm_rows(bh, 0, B, S, es * S, bits, 0);
     eu_op *o = new_op(c, SIM_K_POOL, 0, &ylast, &hst, err);
     if (!o) return err->code;
-    cc_copy_op(o, 8);
+    cc_copy_op(o, bits);
     return cc_block_or_cpu(c, o, err);
 }
 

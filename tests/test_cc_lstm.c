@@ -17,7 +17,8 @@
  *
  * The model zoo's four LSTM models (NPUC_SHARED; skipped without it) on
  * ethos-u55-128, -u55-256 and -u65-256 (performance) and ethos-u55-64
- * (size): no LSTM left on the CPU, every stream through the hazard check,
+ * (size), and TFLite Micro's three int8 single-op LSTM goldens on all six
+ * variants: no LSTM left on the CPU, every stream through the hazard check,
  * the compiled model equal to TFLite Micro's goldens from a fresh state,
  * then three random invocations in a row against the reference (the DTLN
  * model carries its state from frame to frame).
@@ -162,10 +163,11 @@ static void fill_uniform(void *user, npuc_rng *r, int draw, int32_t k, uint8_t *
 }
 
 /* One zoo model on one variant: placement, hazards, goldens, draws. */
-static void zoo_case(const char *name, eu_variant v, cc_optimise optm, stats *st)
+static void zoo_case(const char *dir, const char *gdir, int seeds, const char *name, eu_variant v, cc_optimise optm,
+                     stats *st)
 {
     char path[4096], rel[256], cs[200];
-    snprintf(rel, sizeof rel, "models/zoo/%s.tflite", name);
+    snprintf(rel, sizeof rel, "%s/%s.tflite", dir, name);
     if (!t_shared(rel, path, sizeof path)) {
         printf("SKIP: %s not found\n", rel);
         return;
@@ -195,11 +197,11 @@ static void zoo_case(const char *name, eu_variant v, cc_optimise optm, stats *st
         }
     }
     /* the goldens, each from a fresh state */
-    for (int seed = 1; ok && seed <= 2; seed++) {
+    for (int seed = 1; ok && seed <= seeds; seed++) {
         char pi[4200], po[4200];
-        snprintf(rel, sizeof rel, "models/zoo/golden/%s.s%d.in.bin", name, seed);
+        snprintf(rel, sizeof rel, "%s/%s.s%d.in.bin", gdir, name, seed);
         if (!t_shared(rel, pi, sizeof pi)) break;
-        snprintf(rel, sizeof rel, "models/zoo/golden/%s.s%d.out.bin", name, seed);
+        snprintf(rel, sizeof rel, "%s/%s.s%d.out.bin", gdir, name, seed);
         if (!t_shared(rel, po, sizeof po)) break;
         size_t ni = 0, no = 0;
         uint8_t *in = t_read_all(pi, &ni), *out = t_read_all(po, &no);
@@ -251,7 +253,14 @@ int main(void)
                                       "tflm_dtln_noise_suppression_int8"};
     static const eu_variant zv[4] = {EU_U55_128, EU_U55_256, EU_U65_256, EU_U55_64};
     for (size_t m = 0; m < sizeof zoo / sizeof zoo[0]; m++)
-        for (int k = 0; k < 4; k++) zoo_case(zoo[m], zv[k], k == 3 ? CC_OPT_SIZE : CC_OPT_PERFORMANCE, &st);
+        for (int k = 0; k < 4; k++)
+            zoo_case("models/zoo", "models/zoo/golden", 2, zoo[m], zv[k], k == 3 ? CC_OPT_SIZE : CC_OPT_PERFORMANCE, &st);
+    /* TFLite Micro's single-op LSTM goldens */
+    static const char *const ops[] = {"i8_batch_major", "i8_cell_clip", "i8_time_major_zp"};
+    for (size_t m = 0; m < sizeof ops / sizeof ops[0]; m++)
+        for (int k = 0; k < 6; k++)
+            zoo_case("models/ops/UNIDIRECTIONAL_SEQUENCE_LSTM", "models/ops/UNIDIRECTIONAL_SEQUENCE_LSTM", 3, ops[m],
+                     variants[k], k == 5 ? CC_OPT_SIZE : CC_OPT_PERFORMANCE, &st);
     printf("lstm: %d models (%d failed): %d on the NPU (%d NPU ops), %d on the CPU (%d accumulator range, %d "
            "other), %d compiled runs compared\n",
            st.cases, st.failed, st.npu, st.npu_ops, st.cpu, st.reasons_acc, st.reasons_other, st.runs);

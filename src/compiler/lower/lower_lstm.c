@@ -7,12 +7,12 @@
  *
  * Per step t, all B rows at once (batch-major rows are strided by T):
  *
- *   1  CONV  x_t (int8) x [W_f W_i W_o W_g] + bias -> GX (int16, 4S); it
+ *   1  CONV  x_t x [W_f W_i W_o W_g] + bias -> GX (int16, 4S); it
  *            does not depend on the state, so one op computes it for G
  *            steps ahead (the largest divisor of T whose results fit
  *            LSTM_GROUP_BYTES; 1 with --optimise size), reading the
  *            weights T / G times
- *   2  CONV  h   (int8) x [R_f R_i R_o R_g]        -> GR (int16, 4S)
+ *   2  CONV  h x [R_f R_i R_o R_g]          -> GR (int16, 4S)
  *   3  ADD   GX + GR on the f, i, o slices, x 3, built-in SIGMOID -> G
  *  (4) POOL  1x1, G's sigmoid slices clamped to [f(-3*32768), f(3*32767)]
  *   5  ADD   GX + GR on the g slice, x 3, built-in TANH (the cell
@@ -22,12 +22,13 @@
  *   8  MUL   i * g      -> T2
  *   9  ADD   T1 + T2    -> c    (saturating, the cell clip as the clamp)
  *  10  POOL  1x1 c, the kernel's tanh input scale (NATURAL), TANH -> T3
- *  11  MUL   T3 * o     -> output row t (int8, hidden zero point, clamp)
+ *  11  MUL   T3 * o     -> output row t (hidden zero point and clamp)
  *
  * h for step t > 0 is output row t - 1 (the same bytes the kernel writes to
  * the hidden state); after the last step one copy writes output row T - 1
  * into the hidden-state tensor. The weights of steps 1 .. T-1 are step 0's
- * (one weight stream per FC in flash).
+ * (one weight stream per FC in flash; SRAM copies of up to
+ * LSTM_RESIDENT_BYTES are loaded once for the whole sequence).
  *
  * Why it is exact (every step of k_op_lstm.c's step_q):
  *  - FCs: the NPU's TFL rounding with s = 31 - shift is TFLite's
@@ -354,9 +355,8 @@ static int plan_lstm(lower_ctx *c, const graph_op *op, lstm_plan *pl, npuc_err *
     if (pl->T > LSTM_MAX_STEPS) return cc_cpu(c, "%d time steps (at most %d are unrolled)", pl->T, LSTM_MAX_STEPS);
     if (pl->B > CC_DIM_MAX || pl->I > CC_DIM_MAX || 4 * pl->S > CC_DIM_MAX)
         return cc_cpu(c, "batch %d, input %d or 4 x units %d above %d", pl->B, pl->I, 4 * pl->S, CC_DIM_MAX);
-    const lower_ctx *cc = c;
-    if (cc->m->buf_of[pl->tx] < 0 || cc->m->buf_of[pl->th] < 0 || cc->m->buf_of[pl->tc] < 0 ||
-        cc->m->buf_of[pl->ty] < 0)
+    const int32_t *bo = c->m->buf_of;
+    if (bo[pl->tx] < 0 || bo[pl->th] < 0 || bo[pl->tc] < 0 || bo[pl->ty] < 0)
         return cc_cpu(c, "a constant input, state or output");
     for (int g = 0; g < 4; g++)
         if (b->in_wzp[g] || b->rec_wzp[g]) return cc_cpu(c, "weights with zero points (the NPU takes symmetric weights)");

@@ -81,6 +81,9 @@ static int epoch_io(cc_model *m, cc_epoch *e, npuc_err *err)
             int32_t p = g->tensors[t].producer;
             if (p >= e->first_op && p < end) continue;
             if (!contains(e->inputs, e->n_inputs, t)) e->inputs[e->n_inputs++] = t;
+            /* a state tensor an NPU op reads it also updates (an LSTM's
+             * hidden and cell state): an output too, as in Vela's files */
+            if (g->tensors[t].is_variable && !contains(e->outputs, e->n_outputs, t)) e->outputs[e->n_outputs++] = t;
         }
         for (int32_t k = 0; k < op->n_out; k++) {
             int32_t t = op->out[k];

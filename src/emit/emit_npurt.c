@@ -271,6 +271,13 @@ int emit_npurt(const cc_model *m, const char *name, uint8_t **blob, size_t *size
     }
     for (int32_t i = 0; i < m->n_epochs && !rc; i++)
         rc = m->epochs[i].kind == CC_EPOCH_HW ? add_hw_epoch(&b, i) : add_sw_epoch(&b, m->epochs[i].first_op, err);
+    /* state tensors only NPU ops use (an LSTM on the NPU): recorded too, so
+     * that the runtime resets them (npurt_reset_state) */
+    for (int32_t t = 0; t < g->n_tensors && !rc; t++)
+        if (g->tensors[t].is_variable && !g->tensors[t].data && m->buf_of[t] >= 0 && b.tmap[t] < 0) {
+            int32_t r;
+            rc = tensor_of(&b, t, &r, err);
+        }
     if (!rc && (b.params.oom || b.tensors.oom || b.epochs.oom || b.refs.oom || b.strings.oom))
         rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     if (rc) {

@@ -915,3 +915,119 @@ int genmodel_build(uint64_t seed, const genmodel_config *cfg_in, graph **out, np
     *out = g;
     return NPUC_OK;
 }
+
+/* ---- UNIDIRECTIONAL_SEQUENCE_LSTM ---- */
+
+/* Gate weights [S][D] with a per-tensor scale giving gate pre-activations
+ * of about `spread` (real units) for inputs of scale in_scale; a tenth of
+ * the gates get a scale far off (saturating gates, large rescales). */
+static int32_t lstm_weights(gen *s, int32_t S, int32_t D, float in_scale, float *w_scale)
+{
+    shp sh = {2, {S, D, 1, 1}};
+    int8_t *buf = malloc((size_t)S * (size_t)D);
+    if (!buf) {
+        s->rc = NPUC_E_NOMEM;
+        return -1;
+    }
+    for (int32_t i = 0; i < S * D; i++) buf[i] = (int8_t)rnd(s, -127, 127);
+    double spread = chance(s, 0.1) ? unif(s, 0.01, 60.0) : unif(s, 0.5, 6.0);
+    *w_scale = (float)(spread / ((double)in_scale * 127.0 * 64.0 * sqrt_d(D)));
+    int64_t zp = 0;
+    int32_t t = add_tensor(s, "lstm_w", GRAPH_I8, &sh, buf);
+    free(buf);
+    set_q(s, t, 1, w_scale, &zp, 0);
+    return t;
+}
+
+static int32_t lstm_bias(gen *s, int32_t S, float in_scale, float w_scale)
+{
+    shp sh = {1, {S, 1, 1, 1}};
+    float sc = in_scale * w_scale;
+    int64_t zp = 0;
+    double range = unif(s, 0.0, 3.0) / (double)sc;
+    if (range > 1e9) range = 1e9;
+    int32_t t;
+    if (s->i16) {
+        int64_t *d = malloc(sizeof *d * (size_t)S);
+        if (!d) return s->rc = NPUC_E_NOMEM, -1;
+        for (int32_t i = 0; i < S; i++) d[i] = (int64_t)unif(s, -range, range);
+        t = add_tensor(s, "lstm_b", GRAPH_I64, &sh, d);
+        free(d);
+    } else {
+        int32_t *d = malloc(sizeof *d * (size_t)S);
+        if (!d) return s->rc = NPUC_E_NOMEM, -1;
+        for (int32_t i = 0; i < S; i++) d[i] = (int32_t)unif(s, -range, range);
+        t = add_tensor(s, "lstm_b", GRAPH_I32, &sh, d);
+        free(d);
+    }
+    set_q(s, t, 1, &sc, &zp, 0);
+    return t;
+}
+
+int genmodel_lstm(uint64_t seed, const genmodel_lstm_config *cfg_in, graph **out, npuc_err *err)
+{
+    *out = NULL;
+    genmodel_lstm_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    if (cfg_in) cfg = *cfg_in;
+    int32_t mb = cfg.max_batch ? cfg.max_batch : 3, mt = cfg.max_steps ? cfg.max_steps : 8;
+    int32_t mi = cfg.max_input ? cfg.max_input : 48, mu = cfg.max_units ? cfg.max_units : 48;
+    if (mb < 1 || mt < 1 || mi < 1 || mu < 1 || mb > 64 || mt > 1024 || mi > 4096 || mu > 4096)
+        return npuc_errf(err, NPUC_E_USAGE, "genmodel: LSTM limits %d/%d/%d/%d outside [1, 64/1024/4096/4096]", mb, mt,
+                         mi, mu);
+    char name[64];
+    snprintf(name, sizeof name, "genmodel-lstm-%llu-%s", (unsigned long long)seed, cfg.int16 ? "int16" : "int8");
+    gen st = {0};
+    gen *s = &st;
+    s->g = graph_new(name);
+    if (!s->g) return npuc_errf(err, NPUC_E_NOMEM, "genmodel: out of memory");
+    npuc_rng_seed(&s->r, seed * 2 + (cfg.int16 ? 1 : 0) + 0x15730000ull);
+    s->i16 = cfg.int16;
+    s->act = cfg.int16 ? GRAPH_I16 : GRAPH_I8;
+    /* small sizes most of the time, the limits now and then */
+    const int32_t B = rnd(s, 1, mb), T = rnd(s, 1, mt);
+    const int32_t I = chance(s, 0.7) ? rnd(s, 1, mi < 16 ? mi : 16) : rnd(s, 1, mi);
+    const int32_t S = chance(s, 0.7) ? rnd(s, 1, mu < 16 ? mu : 16) : rnd(s, 1, mu);
+    const bool tm = chance(s, 0.3);
+    const float xs = s->i16 ? pow2_scale(s, -14, -8) : pow2_scale(s, -8, -1);
+    const int64_t xzp = rand_zp(s);
+    const float hs = s->i16 ? pow2_scale(s, -15, -10) : pow2_scale(s, -9, -5);
+    const int64_t hzp = rand_zp(s);
+    shp xsh = {3, {tm ? T : B, tm ? B : T, I, 1}}, ysh = {3, {tm ? T : B, tm ? B : T, S, 1}};
+    shp hsh = {2, {B, S, 1, 1}};
+    int32_t ins[24];
+    for (int i = 0; i < 24; i++) ins[i] = -1;
+    ins[0] = act_tensor(s, "input", &xsh, xs, xzp, NULL);
+    for (int gte = 0; gte < 4; gte++) {
+        float ws, rs;
+        ins[1 + gte] = lstm_weights(s, S, I, xs, &ws);
+        ins[5 + gte] = lstm_weights(s, S, S, hs, &rs);
+        ins[12 + gte] = lstm_bias(s, S, xs, ws);
+    }
+    ins[18] = act_tensor(s, "hidden_state", &hsh, hs, hzp, NULL);
+    int32_t ctype_e = rnd(s, -15, -9);
+    float cs = 1.0f;
+    for (int32_t e = ctype_e; e < 0; e++) cs *= 0.5f;
+    int64_t czp = 0;
+    ins[19] = add_tensor(s, "cell_state", GRAPH_I16, &hsh, NULL);
+    set_q(s, ins[19], 1, &cs, &czp, 0);
+    int32_t y = act_tensor(s, "output", &ysh, hs, hzp, NULL);
+    tfl_options o = defopts();
+    o.activation = TFL_ACT_TANH;
+    o.time_major = tm;
+    o.cell_clip = chance(s, 0.4) ? (float)unif(s, 0.25, 10.0) : 0.0f;
+    if (!s->rc) {
+        s->g->tensors[ins[18]].is_variable = true;
+        s->g->tensors[ins[19]].is_variable = true;
+        int32_t k = graph_add_op(s->g, TFL_OP_UNIDIRECTIONAL_SEQUENCE_LSTM, &o, 24, ins, 1, &y);
+        if (k < 0) s->rc = NPUC_E_NOMEM;
+        else s->g->ops[k].version = 1;
+    }
+    if (!s->rc && graph_set_io(s->g, 1, &ins[0], 1, &y)) s->rc = NPUC_E_NOMEM;
+    if (s->rc) {
+        graph_free(s->g);
+        return npuc_errf(err, s->rc, "genmodel: seed %llu: out of memory", (unsigned long long)seed);
+    }
+    *out = s->g;
+    return NPUC_OK;
+}

@@ -24,4 +24,19 @@ const int32_t *genmodel_ops(int32_t *n);
  * graph (free with graph_free); its name is "genmodel-<seed>-int8|int16". */
 int genmodel_build(uint64_t seed, const genmodel_config *cfg, graph **out, npuc_err *err);
 
+/* One UNIDIRECTIONAL_SEQUENCE_LSTM (TFLite Micro's standard LSTM: all four
+ * gates, no peephole, projection or layer norm) reading the model input
+ * [B,T,I] (or [T,B,I] time major) and writing the model output; hidden and
+ * cell state are variable tensors. Random sizes up to the limits (0: 3
+ * batches, 8 steps, 48 inputs, 48 units), quantizations, cell clip and
+ * time-major flag. int16: int16 activations, int64 biases (int16x8). */
+typedef struct genmodel_lstm_config {
+    int32_t max_batch, max_steps, max_input, max_units;
+    bool int16;
+} genmodel_lstm_config;
+
+/* Builds the LSTM model for `seed` (cfg NULL = defaults); its name is
+ * "genmodel-lstm-<seed>-int8|int16". */
+int genmodel_lstm(uint64_t seed, const genmodel_lstm_config *cfg, graph **out, npuc_err *err);
+
 #endif

@@ -1,5 +1,6 @@
 /* genmodel: writes a random valid quantized TFLite model.
  *   genmodel --seed N [--ops K] [--int16] [--only OP,OP,...] [--max-dim D] -o FILE.tflite
+ *   genmodel --seed N --lstm [--int16] -o FILE.tflite   (one UNIDIRECTIONAL_SEQUENCE_LSTM)
  *   genmodel --list        (prints the op names it can generate) */
 #include "genmodel.h"
 
@@ -12,6 +13,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: genmodel --seed N [--ops K] [--int16] [--only OP,OP,...] [--max-dim D] -o FILE.tflite\n"
+            "       genmodel --seed N --lstm [--int16] -o FILE.tflite\n"
             "       genmodel --list\n"
             "Writes a random but valid quantized TFLite model (int8, or int16x8 with --int16).\n"
             "  --seed N      model seed (same seed and options: same file)\n"
@@ -19,6 +21,7 @@ static void usage(FILE *f)
             "  --int16       int16 activations, int8 weights, int64 bias\n"
             "  --only LIST   draw ops only from LIST (names as in --list, comma separated)\n"
             "  --max-dim D   largest height, width or channel count (4..32, default 32)\n"
+            "  --lstm        one UNIDIRECTIONAL_SEQUENCE_LSTM with random sizes and quantization\n"
             "  -o FILE       output file\n");
 }
 
@@ -48,7 +51,7 @@ int main(int argc, char **argv)
     genmodel_config cfg;
     genmodel_config_default(&cfg);
     uint64_t seed = 0, v;
-    bool have_seed = false;
+    bool have_seed = false, lstm = false;
     const char *outpath = NULL;
     int32_t only[64];
     for (int i = 1; i < argc; i++) {
@@ -64,6 +67,8 @@ int main(int argc, char **argv)
             return 0;
         } else if (!strcmp(a, "--int16")) {
             cfg.int16 = true;
+        } else if (!strcmp(a, "--lstm")) {
+            lstm = true;
         } else if (!strcmp(a, "--seed") && val) {
             if (!parse_u64(val, &seed)) {
                 fprintf(stderr, "genmodel: --seed: '%s' is not a non-negative integer\n", val);
@@ -116,7 +121,8 @@ int main(int argc, char **argv)
     npuc_err err = {0};
     graph *g = NULL;
     tfl_model *m = NULL;
-    int rc = genmodel_build(seed, &cfg, &g, &err);
+    genmodel_lstm_config lc = {.int16 = cfg.int16};
+    int rc = lstm ? genmodel_lstm(seed, &lc, &g, &err) : genmodel_build(seed, &cfg, &g, &err);
     if (!rc) rc = graph_export(g, &m, &err);
     if (!rc) rc = tfl_write_file(m, outpath, &err);
     if (rc) {

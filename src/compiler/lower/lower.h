@@ -64,6 +64,7 @@ const lower_impl *lower_ops_concat(int32_t *count);      /* CONCATENATION */
 const lower_impl *lower_ops_resize(int32_t *count);      /* RESIZE_NEAREST_NEIGHBOR, RESIZE_BILINEAR */
 const lower_impl *lower_ops_gather(int32_t *count);      /* TILE, REVERSE_V2, MIRROR_PAD */
 const lower_impl *lower_ops_prelu(int32_t *count);       /* PRELU */
+const lower_impl *lower_ops_lstm(int32_t *count);        /* UNIDIRECTIONAL_SEQUENCE_LSTM */
 
 /* ------------------------------------------------ toolkit (lower_toolkit.c) */
 

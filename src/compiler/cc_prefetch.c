@@ -334,6 +334,7 @@ int cc_prefetch(cc_model *m, npuc_err *err)
     }
     snap(m, &orig);
     snap(m, &best);
+    uint64_t lim_sram = m->opt.sram_limit, sram0 = cc_sram_bytes(m);
     const target_desc *s = &m->opt.sys;
     bool fast_pool = s->fast_pool >= 0 && s->fast_pool < s->n_pools && s->fast_pool != s->act_pool &&
                      s->pools[s->fast_pool].size;
@@ -371,6 +372,9 @@ int cc_prefetch(cc_model *m, npuc_err *err)
         if (rc) break;
         last_is_best = m->npu_cycles < best.cycles ||
                        (m->npu_cycles == best.cycles && m->arena_size + m->fast_size < best.arena + best.fast);
+        /* never over the SRAM limit (--arena-cache-size) when without it
+         * the model was under */
+        if (lim_sram && cc_sram_bytes(m) > lim_sram && sram0 <= lim_sram) last_is_best = false;
         if (last_is_best) snap(m, &best);
         put_back(m, orig.b, orig.arena, orig.fast);
     }
@@ -459,7 +463,7 @@ static bool pw_better(const cc_model *m, const pw_state *st)
            (m->npu_cycles == st->cycles && m->arena_size + m->fast_size < st->arena + st->fast);
 }
 
-int cc_place_weights(cc_model *m, npuc_err *err)
+static int place_inner(cc_model *m, npuc_err *err)
 {
     if (m->opt.optimise != CC_OPT_PERFORMANCE) return cc_prefetch(m, err);
     int32_t nc = 0;
@@ -518,5 +522,161 @@ done:
     free(with.bufs);
     free(bare.ecycles);
     free(with.ecycles);
+    return rc;
+}
+
+/* ------------------------------------------------ under an SRAM limit */
+
+/* The largest weight copy live where the SRAM pools (those cc_sram_bytes
+ * counts) hold the most bytes; -1 none. */
+static int32_t copy_at_peak(const cc_model *m)
+{
+    bool arena = cc_arena_is_sram(&m->opt);
+    int32_t last = 0;
+    for (int32_t b = 0; b < m->n_bufs; b++)
+        if (m->bufs[b].size && m->bufs[b].last > last) last = m->bufs[b].last;
+    uint64_t *live = calloc((size_t)last + 2, sizeof *live);
+    if (!live) return -1;
+    for (int32_t b = 0; b < m->n_bufs; b++) {
+        const cc_buf *x = &m->bufs[b];
+        if (!x->size || (x->pool == CC_IN_ARENA && !arena)) continue;
+        for (int32_t t = x->first < 0 ? 0 : x->first; t <= x->last; t++) live[t] += x->size;
+    }
+    int32_t step = 0;
+    for (int32_t t = 1; t <= last; t++)
+        if (live[t] > live[step]) step = t;
+    free(live);
+    int32_t best = -1;
+    for (int32_t b = 0; b < m->n_bufs; b++) {
+        const cc_buf *x = &m->bufs[b];
+        if (!x->wcopy || !x->size || (x->pool == CC_IN_ARENA && !arena)) continue;
+        if (x->first > step || x->last < step) continue;
+        if (best < 0 || x->size > m->bufs[best].size) best = b;
+    }
+    return best;
+}
+
+/* The ops' weight copies and blocks, to start each trial from. */
+typedef struct fit_ops { int32_t *wbuf; eu_block *blk; } fit_ops;
+
+static void fit_save(const cc_model *m, fit_ops *s, bool restore)
+{
+    size_t j = 0;
+    for (int32_t i = 0; i < m->n_epochs; i++) {
+        cc_epoch *e = &m->epochs[i];
+        for (int32_t k = 0; e->kind == CC_EPOCH_HW && k < e->n_eu; k++, j++) {
+            if (restore) {
+                e->ops[k].wbuf = s->wbuf[j];
+                e->ops[k].blk = s->blk[j];
+            } else {
+                s->wbuf[j] = e->ops[k].wbuf;
+                s->blk[j] = e->ops[k].blk;
+            }
+        }
+    }
+}
+
+/* Op o streams its weights from flash from now on: a block that reads
+ * them as few times as it can (same depth: the stream is encoded for it). */
+static void stream_op(const cc_model *m, eu_op *o)
+{
+    o->wbuf = -1;
+    eu_block_req r;
+    cc_block_req(m->opt.sys.variant, o, &r);
+    r.ifm_format = o->ifm.format;
+    r.ofm_format = o->ofm.format;
+    r.fixed_d = o->blk.d;
+    r.weight_cost = cc_weight_cost(&m->opt);
+    eu_block b;
+    npuc_err e2 = {0};
+    if (eu_block_choose(&r, &b, &e2) == NPUC_OK) o->blk = b;
+}
+
+/* Removes the weight copies gone[] names: their ops stream from flash. */
+static int fit_apply(cc_model *m, const cc_buf *bufs0, const fit_ops *ops0, uint64_t arena0, uint64_t fast0,
+                     const bool *gone, bool *ok)
+{
+    memcpy(m->bufs, bufs0, sizeof *bufs0 * (size_t)m->n_bufs);
+    m->arena_size = arena0;
+    m->fast_size = fast0;
+    fit_save(m, (fit_ops *)ops0, true);
+    for (int32_t b = 0; b < m->n_bufs; b++)
+        if (gone[b]) m->bufs[b].size = 0;
+    for (int32_t i = 0; i < m->n_epochs; i++) {
+        cc_epoch *e = &m->epochs[i];
+        for (int32_t k = 0; e->kind == CC_EPOCH_HW && k < e->n_eu; k++)
+            if (e->ops[k].wbuf >= 0 && gone[e->ops[k].wbuf]) stream_op(m, &e->ops[k]);
+    }
+    npuc_err e2 = {0};
+    *ok = cc_allocate(m, &e2) == NPUC_OK;
+    return NPUC_OK;
+}
+
+/* At most this many copies are dropped one by one (each is a trial). */
+#define FIT_MAX_DROPS 32
+
+int cc_place_weights(cc_model *m, npuc_err *err)
+{
+    if (m->opt.optimise != CC_OPT_PERFORMANCE) return place_inner(m, err);
+    uint64_t limit = m->opt.sram_limit;
+    size_t n_eu = 0;
+    for (int32_t i = 0; i < m->n_epochs; i++)
+        if (m->epochs[i].kind == CC_EPOCH_HW) n_eu += (size_t)m->epochs[i].n_eu;
+    cc_buf *bufs0 = malloc(sizeof *bufs0 * ((size_t)m->n_bufs + 1));
+    fit_ops ops0 = {malloc(sizeof(int32_t) * (n_eu + 1)), malloc(sizeof(eu_block) * (n_eu + 1))};
+    bool *gone = calloc((size_t)m->n_bufs + 1, sizeof *gone);
+    int32_t order[FIT_MAX_DROPS];
+    cc_sched_point pt[FIT_MAX_DROPS + 1];
+    int32_t n_pt = 0;
+    int rc = NPUC_OK;
+    if (!bufs0 || !ops0.wbuf || !ops0.blk || !gone) {
+        rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+        goto done;
+    }
+    memcpy(bufs0, m->bufs, sizeof *bufs0 * (size_t)m->n_bufs);
+    fit_save(m, &ops0, false);
+    uint64_t arena0 = m->arena_size, fast0 = m->fast_size;
+    /* The weight copies live at the SRAM peak go one by one, largest
+     * first (their ops stream their weights from flash, with blocks that
+     * re-read them least): each step is a schedule, and the one the
+     * search's rule prefers (cc_sched_pick: under the limit, the fewest
+     * cycles, within CC_CYCLE_SLACK of them the least SRAM) stays. */
+    if ((rc = place_inner(m, err))) goto done;
+    pt[n_pt++] = (cc_sched_point){m->npu_cycles, cc_sram_bytes(m)};
+    int32_t stale = 0, last_pick = 0;
+    while (n_pt <= FIT_MAX_DROPS && m->opt.weight_search) {
+        int32_t x = copy_at_peak(m);
+        if (x < 0) break;
+        gone[x] = true;
+        order[n_pt - 1] = x;
+        bool ok;
+        fit_apply(m, bufs0, &ops0, arena0, fast0, gone, &ok);
+        if (!ok) break;
+        if ((rc = cc_generate_all(m, err)) || (rc = cc_prefetch(m, err))) goto done;
+        pt[n_pt++] = (cc_sched_point){m->npu_cycles, cc_sram_bytes(m)};
+        /* four steps that do not change the pick end the search */
+        int32_t p = cc_sched_pick(pt, n_pt, limit);
+        stale = p == last_pick ? stale + 1 : 0;
+        last_pick = p;
+        if (stale >= 4) break;
+    }
+    int32_t pick = cc_sched_pick(pt, n_pt, limit);
+    if (pick != n_pt - 1) {
+        /* again with the first `pick` drops */
+        memset(gone, 0, sizeof *gone * (size_t)m->n_bufs);
+        for (int32_t j = 0; j < pick; j++) gone[order[j]] = true;
+        bool ok;
+        fit_apply(m, bufs0, &ops0, arena0, fast0, gone, &ok);
+        if (!ok) {
+            rc = npuc_errf(err, NPUC_E_INVALID, "internal: a weight schedule placed before no longer fits");
+            goto done;
+        }
+        if ((rc = cc_generate_all(m, err)) || (rc = (pick ? cc_prefetch : place_inner)(m, err))) goto done;
+    }
+done:
+    free(bufs0);
+    free(ops0.wbuf);
+    free(ops0.blk);
+    free(gone);
     return rc;
 }

@@ -238,7 +238,10 @@ static size_t pareto(char **paths, size_t n, const char *config)
             co.cascade = COMBOS[k].cascade;
             co.prefetch_headroom = COMBOS[k].headroom;
             uint64_t c, s;
-            if (compile_one(paths[i], &co, &c, &s, err, sizeof err)) continue;
+            if (compile_one(paths[i], &co, &c, &s, err, sizeof err)) {
+                printf("%s %s %s: npuc failed: %.200s\n", npu, name, COMBOS[k].name, err);
+                continue;
+            }
             if (c < c0 && s < s0) {
                 printf("%s %s: --optimise/--cascade/--prefetch-headroom %s gives %llu cycles, %llu B SRAM; "
                        "the default %llu cycles, %llu B\n",

@@ -264,6 +264,7 @@ static int usage(void)
 int main(int argc, char **argv)
 {
     if (argc < 2 || (strcmp(argv[1], "equal") && strcmp(argv[1], "pareto"))) return usage();
+    setvbuf(stdout, NULL, _IOLBF, 0);   /* a line as each model is done */
     bool eq = !strcmp(argv[1], "equal");
     const char *filter = NULL, *configs = "u55-128,u55-256,u65-256", *shared = NULL;
     for (int i = 2; i < argc; i++) {

@@ -329,16 +329,26 @@ typedef struct cc_try {
     uint32_t chunk_bytes;       /* 0: the caller's */
     bool stream;                /* no weight copies at all */
     bool cascade_off;           /* cascade OFF instead of AUTO */
+    bool size;                  /* --optimise size's schedule (no copies; cascades
+                                   and layout for both pools) */
 } cc_try;
 
 static const cc_try TRIES[] = {
-    {-1, 0, false, false},      /* no prefetch beyond the op before */
-    {0, 2048, false, false},    /* small chunks: short double buffers */
-    {-1, 2048, false, false},
-    {0, 0, false, true},        /* no cascade (cascades cost cycles) */
-    {0, 0, true, true},         /* weights streamed from flash */
-    {0, 0, true, false},        /* ... and cascades: the least SRAM */
+    {-1, 0, false, false, false},   /* no prefetch beyond the op before */
+    {0, 2048, false, false, false}, /* small chunks: short double buffers */
+    {-1, 2048, false, false, false},
+    {0, 0, false, true, false},     /* no cascade (cascades cost cycles) */
+    {0, 0, true, true, false},      /* weights streamed from flash */
+    {0, 0, true, false, false},     /* ... and cascades: the least SRAM */
+    {0, 0, true, false, true},      /* --optimise size */
 };
+
+/* Whether the system has a fast scratch pool apart from the arena. */
+static bool has_fast_pool(const cc_options *o)
+{
+    const target_desc *s = &o->sys;
+    return s->fast_pool >= 0 && s->fast_pool < s->n_pools && s->fast_pool != s->act_pool;
+}
 
 /* Schedules the search may weigh at most (the caller's and the tries). */
 #define N_SCHED (1 + (int32_t)(sizeof TRIES / sizeof TRIES[0]))
@@ -361,9 +371,19 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
      * limit the first schedule misses */
     bool perf = opt->optimise == CC_OPT_PERFORMANCE;
     bool search = limit && pt[0].sram > limit && !opt->stream_weights;
-    for (size_t i = 0; search && i < sizeof TRIES / sizeof TRIES[0]; i++) {
+    /* Without a limit only --optimise size's schedule, where a fast pool
+     * makes it differ (cascades and layout weigh both pools): it can beat
+     * the default on both figures. */
+    bool size_only = !search && perf && !opt->stream_weights && opt->cascade == CC_CASCADE_AUTO &&
+                     has_fast_pool(opt);
+    for (size_t i = 0; (search || size_only) && i < sizeof TRIES / sizeof TRIES[0]; i++) {
         const cc_try *t = &TRIES[i];
+        if (size_only && !t->size) continue;
         cc_options o = *opt;
+        if (t->size) {
+            if (!perf) continue;
+            o.optimise = CC_OPT_SIZE;
+        }
         if (t->headroom) {
             if (opt->prefetch_headroom) continue;   /* set by the caller */
             o.prefetch_headroom = t->headroom;
@@ -387,6 +407,7 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
     }
     int32_t pick = cc_sched_pick(pt, n, limit);
     cc_model *best = cand[pick];
+    best->opt.optimise = opt->optimise;   /* the report names the caller's goal */
     for (int32_t i = 0; i < n; i++)
         if (i != pick) cc_model_free(cand[i]);
     if (limit && cc_sram_bytes(best) > limit) {

@@ -619,8 +619,10 @@ static void fit_apply(cc_model *m, const cc_buf *bufs0, const fit_ops *ops0, uin
 }
 
 /* At most this many copies are dropped one by one per trajectory (each
- * drop is a trial: placed, generated, prefetched). */
+ * drop is a trial: placed, generated, prefetched), and at most
+ * FIT_OP_BUDGET / (NPU ops) (at least 4): a trial costs about its NPU ops. */
 #define FIT_MAX_DROPS 16
+#define FIT_OP_BUDGET 4000
 
 /* cc_sched_pick over the points that exist; their index, -1 none. */
 static int32_t pick_of(const cc_sched_point *pt, const bool *have, int32_t n, uint64_t limit)
@@ -691,7 +693,10 @@ int cc_place_weights(cc_model *m, npuc_err *err)
         for (int32_t b = 0; b < m->n_bufs; b++) gone[b] = bufs0[b].wcopy && bufs0[b].size && !m->bufs[b].size;
         memcpy(gone0 + (size_t)t * nb, gone, sizeof *gone * nb);
         int32_t stale = 0, last_pick = -1;
-        for (int32_t k = 1; k < P && m->opt.weight_search; k++) {
+        int32_t max_k = (int32_t)(FIT_OP_BUDGET / (n_eu + 1));
+        if (max_k < 4) max_k = 4;
+        if (max_k > FIT_MAX_DROPS) max_k = FIT_MAX_DROPS;
+        for (int32_t k = 1; k <= max_k && m->opt.weight_search; k++) {
             int32_t x = copy_at_peak(m);
             if (x < 0) break;
             gone[x] = true;

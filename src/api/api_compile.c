@@ -86,6 +86,7 @@ static int options(const npuc_compile_options *o, cc_options *co, npuc_err *err)
                                                    : CC_CASCADE_AUTO;
     co->prefetch_headroom = o->prefetch_headroom < 0 ? -1 : o->prefetch_headroom;
     co->no_fold = o->no_fold;
+    co->sram_limit = o->arena_cache_size;
     return NPUC_OK;
 }
 

@@ -47,6 +47,9 @@ int cli_target_resolve(const char *cmd, const target_spec *spec, const target_de
 /* --prefetch-headroom PERCENT (0..1000) as cc_options.prefetch_headroom;
  * false if v is not such a number. */
 bool cli_parse_headroom(const char *v, int32_t *out);
+/* A byte count: digits, optionally K / KiB or M / MiB (times 1024 /
+ * 1024 * 1024); more than 0. */
+bool cli_parse_bytes(const char *v, uint64_t *out);
 
 /* Loads a model file and imports it. */
 int cli_load_graph(const char *path, tfl_model **model, graph **g, npuc_err *err);

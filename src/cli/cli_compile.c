@@ -32,6 +32,11 @@ static void help(FILE *f)
             "  --prefetch-headroom P performance: how much, in percent of the activation\n"
             "                        peak, loading weights early may add to it (0-1000,\n"
             "                        default 20; 0: never)\n"
+            "  --arena-cache-size B  the most on-chip SRAM (bytes; K, M: times 1024) the\n"
+            "                        schedule may use (U55: the arena, U65: the fast\n"
+            "                        pool); the fewest cycles that fit, or an error\n"
+            "                        naming the least the model needs (default: no\n"
+            "                        limit)\n"
             "  --no-fold             keep ops on constants in the model (default: they\n"
             "                        are computed at compile time and become constants)\n"
             "  --verbose             list every op with where it runs and why\n"
@@ -80,7 +85,7 @@ int cli_compile(int argc, char **argv)
     const char *model = NULL, *outdir = NULL;
     target_spec tspec = {0};
     const char *format = "tflite", *optimise = "performance", *cascade = "auto";
-    const char *headroom = NULL;
+    const char *headroom = NULL, *cache = NULL;
     bool verbose = false, quiet = false, split = false, no_fold = false;
     const char *sign_key = NULL;
     for (int i = 1; i < argc; i++) {
@@ -102,6 +107,7 @@ int cli_compile(int argc, char **argv)
         else if (!strcmp(a, "--optimise") || !strcmp(a, "--optimize")) VAL(optimise);
         else if (!strcmp(a, "--cascade")) VAL(cascade);
         else if (!strcmp(a, "--prefetch-headroom")) VAL(headroom);
+        else if (!strcmp(a, "--arena-cache-size")) VAL(cache);
         else if (!strcmp(a, "--verbose")) verbose = true;
         else if (!strcmp(a, "--no-fold")) no_fold = true;
         else if (!strcmp(a, "--split")) split = true;
@@ -153,6 +159,9 @@ int cli_compile(int argc, char **argv)
     else return cli_usage_error("compile", "unknown --cascade '%s' (auto, all or off)", cascade);
     if (headroom && !cli_parse_headroom(headroom, &co.prefetch_headroom))
         return cli_usage_error("compile", "--prefetch-headroom needs a percentage from 0 to 1000, not '%s'", headroom);
+    if (cache && !cli_parse_bytes(cache, &co.arena_cache_size))
+        return cli_usage_error("compile", "--arena-cache-size needs a byte count above 0 (e.g. 22784 or 64K), not '%s'",
+                               cache);
     /* the target, checked before the model is read (npuc_compile resolves
      * the same strings again) */
     target_desc sys;

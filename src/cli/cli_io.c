@@ -294,6 +294,20 @@ int cli_read_aligned(const char *path, uint8_t **out, size_t *size, npuc_err *er
     return NPUC_OK;
 }
 
+bool cli_parse_bytes(const char *v, uint64_t *out)
+{
+    char *end;
+    if (!v || *v < '0' || *v > '9') return false;
+    unsigned long long x = strtoull(v, &end, 10);
+    uint64_t scale = 1;
+    if (!strcmp(end, "K") || !strcmp(end, "k") || !strcmp(end, "KiB")) scale = 1024;
+    else if (!strcmp(end, "M") || !strcmp(end, "MiB")) scale = 1024 * 1024;
+    else if (*end) return false;
+    if (!x || x > UINT64_MAX / scale / 2) return false;
+    *out = (uint64_t)x * scale;
+    return true;
+}
+
 bool cli_parse_headroom(const char *v, int32_t *out)
 {
     char *end;

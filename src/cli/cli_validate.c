@@ -46,6 +46,8 @@ static void help(FILE *f)
             "  --prefetch-headroom P performance: how much, in percent of the activation\n"
             "                        peak, loading weights early may add to it (0-1000,\n"
             "                        default 20; 0: never)\n"
+            "  --arena-cache-size B  the most on-chip SRAM the schedule may use (as\n"
+            "                        `npuc compile`)\n"
             "  --compiled FILE       validate this compiled model (.nprt from\n"
             "                        --output-format bin, or NAME_rel.bin) instead of\n"
             "                        compiling; its recorded target gives the per-op\n"
@@ -266,7 +268,7 @@ int cli_validate(int argc, char **argv)
 {
     const char *model = NULL, *optimise = "performance", *cascade = "auto";
     target_spec tspec = {0};
-    const char *headroom = NULL;
+    const char *headroom = NULL, *cache = NULL;
     const char *compiled = NULL, *params = NULL, *inputs_dir = NULL, *float_model = NULL;
     const char *json = NULL, *csv = NULL, *html = NULL;
     const char *input_files[64];
@@ -292,6 +294,7 @@ int cli_validate(int argc, char **argv)
         } else if (!strcmp(a, "--optimise") || !strcmp(a, "--optimize")) VAL(optimise);
         else if (!strcmp(a, "--cascade")) VAL(cascade);
         else if (!strcmp(a, "--prefetch-headroom")) VAL(headroom);
+        else if (!strcmp(a, "--arena-cache-size")) VAL(cache);
         else if (!strcmp(a, "--compiled")) VAL(compiled);
         else if (!strcmp(a, "--params")) VAL(params);
         else if (!strcmp(a, "--inputs")) VAL(inputs_dir);
@@ -356,6 +359,9 @@ int cli_validate(int argc, char **argv)
     else return cli_usage_error("validate", "unknown --cascade '%s' (auto, all or off)", cascade);
     if (headroom && !cli_parse_headroom(headroom, &opt.cc.prefetch_headroom))
         return cli_usage_error("validate", "--prefetch-headroom needs a percentage from 0 to 1000, not '%s'", headroom);
+    if (cache && !cli_parse_bytes(cache, &opt.cc.sram_limit))
+        return cli_usage_error("validate", "--arena-cache-size needs a byte count above 0 (e.g. 22784 or 64K), not '%s'",
+                               cache);
     /* the target: the flags, else (--compiled) the one the model records,
      * else the NPU its command streams need, else the defaults */
     {

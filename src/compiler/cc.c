@@ -223,7 +223,32 @@ int cc_generate_all(cc_model *m, npuc_err *err)
     return NPUC_OK;
 }
 
-int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *err)
+bool cc_arena_is_sram(const cc_options *o)
+{
+    const target_desc *s = &o->sys;
+    return s->act_pool >= 0 && s->act_pool < s->n_pools && s->pools[s->act_pool].memory &&
+           !strcmp(s->pools[s->act_pool].memory, "Sram");
+}
+
+uint64_t cc_sram_bytes(const cc_model *m)
+{
+    return m->fast_size + (cc_arena_is_sram(&m->opt) ? m->arena_size : 0);
+}
+
+static double port_bw(const sim_system *s, int region)
+{
+    const sim_memory *x = &s->axi[s->region_port[region] & 1];
+    return x->clock_scale * x->width_bytes;
+}
+
+double cc_weight_cost(const cc_options *o)
+{
+    double p = port_bw(&o->sys.sim, 0), a = port_bw(&o->sys.sim, 1);
+    return p > 0 && a > p ? a / p : 1.0;
+}
+
+/* One compile with one schedule (the knobs in opt). */
+static int compile_once(const graph *g, const cc_options *opt, cc_model **out, npuc_err *err)
 {
     *out = NULL;
     double t0 = now_seconds();
@@ -272,4 +297,131 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
 fail:
     cc_model_free(m);
     return rc;
+}
+
+
+/* ------------------------------------------------------ schedule search */
+
+int32_t cc_sched_pick(const cc_sched_point *p, int32_t n, uint64_t limit)
+{
+    bool any_fits = false;
+    for (int32_t i = 0; i < n; i++) any_fits |= !limit || p[i].sram <= limit;
+    if (!any_fits) {
+        int32_t best = 0;
+        for (int32_t i = 1; i < n; i++)
+            if (p[i].sram < p[best].sram || (p[i].sram == p[best].sram && p[i].cycles < p[best].cycles)) best = i;
+        return best;
+    }
+    uint64_t fewest = UINT64_MAX;
+    for (int32_t i = 0; i < n; i++)
+        if ((!limit || p[i].sram <= limit) && p[i].cycles < fewest) fewest = p[i].cycles;
+    uint64_t band = fewest + fewest / CC_CYCLE_SLACK;
+    int32_t best = -1;
+    for (int32_t i = 0; i < n; i++) {
+        if ((limit && p[i].sram > limit) || p[i].cycles > band) continue;
+        if (best < 0 || p[i].sram < p[best].sram || (p[i].sram == p[best].sram && p[i].cycles < p[best].cycles))
+            best = i;
+    }
+    return best;
+}
+
+/* The schedules the search weighs: the knobs it varies from the caller's
+ * options (those the caller set explicitly stay as set). */
+typedef struct cc_try {
+    int32_t headroom;           /* 0: the caller's */
+    uint32_t chunk_bytes;       /* 0: the caller's */
+    bool stream;                /* no weight copies at all */
+    bool cascade_off;           /* cascade OFF instead of AUTO */
+    bool size;                  /* --optimise size's schedule (no copies; cascades
+                                   and layout for both pools) */
+} cc_try;
+
+static const cc_try TRIES[] = {
+    {-1, 0, false, false, false},   /* no prefetch beyond the op before */
+    {0, 2048, false, false, false}, /* small chunks: short double buffers */
+    {-1, 2048, false, false, false},
+    {0, 0, false, true, false},     /* no cascade (cascades cost cycles) */
+    {0, 0, true, true, false},      /* weights streamed from flash */
+    {0, 0, true, false, false},     /* ... and cascades: the least SRAM */
+    {0, 0, true, false, true},      /* --optimise size */
+};
+
+/* Whether the system has a fast scratch pool apart from the arena. */
+static bool has_fast_pool(const cc_options *o)
+{
+    const target_desc *s = &o->sys;
+    return s->fast_pool >= 0 && s->fast_pool < s->n_pools && s->fast_pool != s->act_pool;
+}
+
+/* Schedules the search may weigh at most (the caller's and the tries). */
+#define N_SCHED (1 + (int32_t)(sizeof TRIES / sizeof TRIES[0]))
+
+int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *err)
+{
+    *out = NULL;
+    double t0 = now_seconds();
+    cc_model *cand[N_SCHED] = {0};
+    cc_sched_point pt[N_SCHED];
+    int32_t n = 0;
+    cc_options o0 = *opt;
+    o0.weight_search = opt->optimise == CC_OPT_PERFORMANCE;
+    int rc = compile_once(g, &o0, &cand[0], err);
+    if (rc) return rc;
+    pt[n++] = (cc_sched_point){cand[0]->npu_cycles, cc_sram_bytes(cand[0])};
+    uint64_t limit = opt->sram_limit;
+    /* the search: with --optimise performance where weights are copied
+     * into SRAM (the knobs it varies change nothing else), and under a
+     * limit the first schedule misses */
+    bool perf = opt->optimise == CC_OPT_PERFORMANCE;
+    bool search = limit && pt[0].sram > limit && !opt->stream_weights;
+    /* Without a limit only --optimise size's schedule, where a fast pool
+     * makes it differ (cascades and layout weigh both pools): it can beat
+     * the default on both figures. */
+    bool size_only = !search && perf && !opt->stream_weights && opt->cascade == CC_CASCADE_AUTO &&
+                     has_fast_pool(opt);
+    for (size_t i = 0; (search || size_only) && i < sizeof TRIES / sizeof TRIES[0]; i++) {
+        const cc_try *t = &TRIES[i];
+        if (size_only && !t->size) continue;
+        cc_options o = *opt;
+        if (t->size) {
+            if (!perf) continue;
+            o.optimise = CC_OPT_SIZE;
+        }
+        if (t->headroom) {
+            if (opt->prefetch_headroom) continue;   /* set by the caller */
+            o.prefetch_headroom = t->headroom;
+        }
+        if (t->chunk_bytes) {
+            if (opt->chunk_bytes) continue;
+            o.chunk_bytes = t->chunk_bytes;
+        }
+        if (t->cascade_off) {
+            if (opt->cascade != CC_CASCADE_AUTO) continue;
+            o.cascade = CC_CASCADE_OFF;
+        }
+        if (t->stream) o.stream_weights = true;
+        /* under a limit each try drops copies until it fits */
+        o.weight_search = limit != 0;
+        if (!perf && !t->stream) continue;   /* --optimise size streams already */
+        npuc_err e2 = {0};
+        if (compile_once(g, &o, &cand[n], &e2)) continue;   /* a schedule that fails is no candidate */
+        pt[n] = (cc_sched_point){cand[n]->npu_cycles, cc_sram_bytes(cand[n])};
+        n++;
+    }
+    int32_t pick = cc_sched_pick(pt, n, limit);
+    cc_model *best = cand[pick];
+    best->opt.optimise = opt->optimise;   /* the report names the caller's goal */
+    for (int32_t i = 0; i < n; i++)
+        if (i != pick) cc_model_free(cand[i]);
+    if (limit && cc_sram_bytes(best) > limit) {
+        uint64_t need = cc_sram_bytes(best);
+        cc_model_free(best);
+        return npuc_errf(err, NPUC_E_UNSUPPORTED,
+                         "the model needs at least %llu bytes of SRAM (its feature maps, weights streamed "
+                         "from flash), more than the arena cache size of %llu bytes",
+                         (unsigned long long)need, (unsigned long long)limit);
+    }
+    best->compile_seconds = now_seconds() - t0;
+    *out = best;
+    return NPUC_OK;
 }

@@ -37,7 +37,25 @@ typedef struct cc_options {
     cc_concat_mode concat;
     int32_t prefetch_headroom;   /* percent; 0 = CC_HEADROOM_DEFAULT, < 0 = none */
     bool no_fold;             /* keep ops on constants (cc_fold.c off) */
+    /* --arena-cache-size: the most SRAM (cc_sram_bytes) the schedule may
+     * take; 0 = no limit. The compiler picks the fewest cycles under it
+     * (cc.c, the schedule search), or fails naming the least it needs. */
+    uint64_t sram_limit;
+    /* Schedule knobs the search sets (cc.c; 0 / false from callers):
+     * raw weight bytes per chunk op of a buffered conv (0: CC_CHUNK_DEFAULT),
+     * and whether no weight is copied into SRAM (every op streams its
+     * weights from flash, as with --optimise size). */
+    uint32_t chunk_bytes;
+    bool stream_weights;
+    /* cc_place_weights drops weight copies one graph op at a time and keeps
+     * the step cc_sched_pick prefers (set by the search on the schedule it
+     * starts from) */
+    bool weight_search;
 } cc_options;
+
+/* Raw weight bytes per NPU op above which a buffered conv is split along
+ * its output channels (lower/lower_weights.c). */
+#define CC_CHUNK_DEFAULT 8192u
 
 /* ------------------------------------------------------------ NPU ops */
 
@@ -275,6 +293,25 @@ static inline const cc_epoch *cc_flash_epoch(const cc_model *m, const cc_epoch *
 {
     return e->flash_shared > 0 ? &m->epochs[e->flash_shared - 1] : e;
 }
+/* SRAM as Vela's arena cache counts it: the fast pool, plus the arena
+ * when its pool is SRAM (U55 Shared_Sram: the arena alone). */
+uint64_t cc_sram_bytes(const cc_model *m);
+/* How many times slower the params memory (weights streamed from flash)
+ * reads than the arena's: eu_block_req.weight_cost (1 when not slower). */
+double cc_weight_cost(const cc_options *o);
+/* One schedule's figures, for the search's rule (cc.c). */
+typedef struct cc_sched_point { uint64_t cycles, sram; } cc_sched_point;
+/* Cycles within this fraction of the fewest count as as fast: the least
+ * SRAM among them is taken ("negligible" loss, 1 / CC_CYCLE_SLACK). */
+#define CC_CYCLE_SLACK 100u
+/* The schedule the search takes among n (n > 0): with a limit, among those
+ * under it (if none, the least SRAM); the fewest cycles C, then the least
+ * SRAM among those within C / CC_CYCLE_SLACK of C, then the fewest
+ * cycles. Never one another beats on both figures. */
+int32_t cc_sched_pick(const cc_sched_point *p, int32_t n, uint64_t limit);
+/* Whether the arena counts in cc_sram_bytes (its pool is SRAM). */
+bool cc_arena_is_sram(const cc_options *o);
+
 /* Generates and estimates every HW epoch's stream (cc.c), for cc_prefetch
  * to compare schedules. */
 int cc_generate_all(cc_model *m, npuc_err *err);

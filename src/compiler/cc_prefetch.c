@@ -334,6 +334,7 @@ int cc_prefetch(cc_model *m, npuc_err *err)
     }
     snap(m, &orig);
     snap(m, &best);
+    uint64_t lim_sram = m->opt.sram_limit, sram0 = cc_sram_bytes(m);
     const target_desc *s = &m->opt.sys;
     bool fast_pool = s->fast_pool >= 0 && s->fast_pool < s->n_pools && s->fast_pool != s->act_pool &&
                      s->pools[s->fast_pool].size;
@@ -376,6 +377,9 @@ int cc_prefetch(cc_model *m, npuc_err *err)
         if (rc) break;
         last_is_best = m->npu_cycles < best.cycles ||
                        (m->npu_cycles == best.cycles && m->arena_size + m->fast_size < best.arena + best.fast);
+        /* never over the SRAM limit (--arena-cache-size) when without it
+         * the model was under */
+        if (lim_sram && cc_sram_bytes(m) > lim_sram && sram0 <= lim_sram) last_is_best = false;
         if (last_is_best) snap(m, &best);
         put_back(m, orig.b, orig.arena, orig.fast);
     }
@@ -464,7 +468,7 @@ static bool pw_better(const cc_model *m, const pw_state *st)
            (m->npu_cycles == st->cycles && m->arena_size + m->fast_size < st->arena + st->fast);
 }
 
-int cc_place_weights(cc_model *m, npuc_err *err)
+static int place_inner(cc_model *m, npuc_err *err)
 {
     if (m->opt.optimise != CC_OPT_PERFORMANCE) return cc_prefetch(m, err);
     int32_t nc = 0;
@@ -523,5 +527,221 @@ done:
     free(with.bufs);
     free(bare.ecycles);
     free(with.ecycles);
+    return rc;
+}
+
+/* ------------------------------------------------ under an SRAM limit */
+
+/* The largest weight copy live where the SRAM pools (those cc_sram_bytes
+ * counts) hold the most bytes; -1 none. */
+static int32_t copy_at_peak(const cc_model *m)
+{
+    bool arena = cc_arena_is_sram(&m->opt);
+    int32_t last = 0;
+    for (int32_t b = 0; b < m->n_bufs; b++)
+        if (m->bufs[b].size && m->bufs[b].last > last) last = m->bufs[b].last;
+    uint64_t *live = calloc((size_t)last + 2, sizeof *live);
+    if (!live) return -1;
+    for (int32_t b = 0; b < m->n_bufs; b++) {
+        const cc_buf *x = &m->bufs[b];
+        if (!x->size || (x->pool == CC_IN_ARENA && !arena)) continue;
+        for (int32_t t = x->first < 0 ? 0 : x->first; t <= x->last; t++) live[t] += x->size;
+    }
+    int32_t step = 0;
+    for (int32_t t = 1; t <= last; t++)
+        if (live[t] > live[step]) step = t;
+    free(live);
+    int32_t best = -1;
+    for (int32_t b = 0; b < m->n_bufs; b++) {
+        const cc_buf *x = &m->bufs[b];
+        if (!x->wcopy || !x->size || (x->pool == CC_IN_ARENA && !arena)) continue;
+        if (x->first > step || x->last < step) continue;
+        if (best < 0 || x->size > m->bufs[best].size) best = b;
+    }
+    return best;
+}
+
+/* The ops' weight copies and blocks, to start each trial from. */
+typedef struct fit_ops { int32_t *wbuf; eu_block *blk; } fit_ops;
+
+static void fit_save(const cc_model *m, fit_ops *s)
+{
+    size_t j = 0;
+    for (int32_t i = 0; i < m->n_epochs; i++) {
+        const cc_epoch *e = &m->epochs[i];
+        for (int32_t k = 0; e->kind == CC_EPOCH_HW && k < e->n_eu; k++, j++) {
+            s->wbuf[j] = e->ops[k].wbuf;
+            s->blk[j] = e->ops[k].blk;
+        }
+    }
+}
+
+static void fit_load(cc_model *m, const fit_ops *s)
+{
+    size_t j = 0;
+    for (int32_t i = 0; i < m->n_epochs; i++) {
+        cc_epoch *e = &m->epochs[i];
+        for (int32_t k = 0; e->kind == CC_EPOCH_HW && k < e->n_eu; k++, j++) {
+            e->ops[k].wbuf = s->wbuf[j];
+            e->ops[k].blk = s->blk[j];
+        }
+    }
+}
+
+/* Op o streams its weights from flash from now on: a block that reads
+ * them as few times as it can (same depth: the stream is encoded for it). */
+static void stream_op(const cc_model *m, eu_op *o)
+{
+    o->wbuf = -1;
+    eu_block_req r;
+    cc_block_req(m->opt.sys.variant, o, &r);
+    r.ifm_format = o->ifm.format;
+    r.ofm_format = o->ofm.format;
+    r.fixed_d = o->blk.d;
+    r.weight_cost = cc_weight_cost(&m->opt);
+    eu_block b;
+    npuc_err e2 = {0};
+    if (eu_block_choose(&r, &b, &e2) == NPUC_OK) o->blk = b;
+}
+
+/* Removes the weight copies gone[] names: their ops stream from flash. */
+static void fit_apply(cc_model *m, const cc_buf *bufs0, const fit_ops *ops0, uint64_t arena0, uint64_t fast0,
+                      const bool *gone, bool *ok)
+{
+    memcpy(m->bufs, bufs0, sizeof *bufs0 * (size_t)m->n_bufs);
+    m->arena_size = arena0;
+    m->fast_size = fast0;
+    fit_load(m, ops0);
+    for (int32_t b = 0; b < m->n_bufs; b++)
+        if (gone[b]) m->bufs[b].size = 0;
+    for (int32_t i = 0; i < m->n_epochs; i++) {
+        cc_epoch *e = &m->epochs[i];
+        for (int32_t k = 0; e->kind == CC_EPOCH_HW && k < e->n_eu; k++)
+            if (e->ops[k].wbuf >= 0 && gone[e->ops[k].wbuf]) stream_op(m, &e->ops[k]);
+    }
+    npuc_err e2 = {0};
+    *ok = cc_allocate(m, &e2) == NPUC_OK;
+}
+
+/* At most this many copies are dropped one by one per trajectory (each
+ * drop is a trial: placed, generated, prefetched), and at most
+ * FIT_OP_BUDGET / (NPU ops) (at least 4): a trial costs about its NPU ops. */
+#define FIT_MAX_DROPS 16
+#define FIT_OP_BUDGET 4000
+
+/* cc_sched_pick over the points that exist; their index, -1 none. */
+static int32_t pick_of(const cc_sched_point *pt, const bool *have, int32_t n, uint64_t limit)
+{
+    cc_sched_point p[2 * (FIT_MAX_DROPS + 1)];
+    int32_t idx[2 * (FIT_MAX_DROPS + 1)], m = 0;
+    for (int32_t i = 0; i < n && m < (int32_t)(sizeof p / sizeof p[0]); i++)
+        if (have[i]) {
+            p[m] = pt[i];
+            idx[m++] = i;
+        }
+    return m ? idx[cc_sched_pick(p, m, limit)] : -1;
+}
+
+
+int cc_place_weights(cc_model *m, npuc_err *err)
+{
+    if (m->opt.optimise != CC_OPT_PERFORMANCE) return place_inner(m, err);
+    uint64_t limit = m->opt.sram_limit;
+    size_t n_eu = 0;
+    for (int32_t i = 0; i < m->n_epochs; i++)
+        if (m->epochs[i].kind == CC_EPOCH_HW) n_eu += (size_t)m->epochs[i].n_eu;
+    size_t nb = (size_t)m->n_bufs + 1;
+    cc_buf *bufs0 = malloc(sizeof *bufs0 * nb);
+    fit_ops ops0 = {malloc(sizeof(int32_t) * (n_eu + 1)), malloc(sizeof(eu_block) * (n_eu + 1))};
+    bool *gone = calloc(nb, sizeof *gone);
+    bool *gone0 = calloc(2 * nb, sizeof *gone0);   /* per trajectory: the first placement's drops */
+    /* Two trajectories when the caller left the headroom to the compiler:
+     * with the default prefetch headroom and with none (less prefetch
+     * leaves other copies at the peak). Point i is trajectory i / P after
+     * i % P drops. */
+    enum { P = FIT_MAX_DROPS + 1 };
+    int32_t order[2][FIT_MAX_DROPS];
+    cc_sched_point pt[2 * P];
+    bool have[2 * P];
+    memset(have, 0, sizeof have);
+    int32_t hr[2] = {m->opt.prefetch_headroom, -1};
+    int32_t n_traj = m->opt.weight_search && m->opt.prefetch_headroom == 0 ? 2 : 1;
+    int rc = NPUC_OK;
+    if (!bufs0 || !ops0.wbuf || !ops0.blk || !gone || !gone0) {
+        rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+        goto done;
+    }
+    memcpy(bufs0, m->bufs, sizeof *bufs0 * (size_t)m->n_bufs);
+    fit_save(m, &ops0);
+    uint64_t arena0 = m->arena_size, fast0 = m->fast_size;
+    /* The weight copies live at the SRAM peak go one by one, largest
+     * first (their ops stream their weights from flash, with blocks that
+     * re-read them least): each step is a schedule, and the one the
+     * search's rule prefers (cc_sched_pick: under the limit, the fewest
+     * cycles, within CC_CYCLE_SLACK of them the least SRAM) stays. */
+    int32_t cur = -1;   /* the point the model is at, -1 none */
+    for (int32_t t = 0; t < n_traj; t++) {
+        m->opt.prefetch_headroom = hr[t];
+        if (t > 0) {
+            bool ok;
+            memset(gone, 0, sizeof *gone * nb);
+            fit_apply(m, bufs0, &ops0, arena0, fast0, gone, &ok);
+            cur = -1;
+            if (!ok) break;
+            if ((rc = cc_generate_all(m, err))) goto done;
+        }
+        if ((rc = place_inner(m, err))) goto done;
+        cur = t * P;
+        pt[cur] = (cc_sched_point){m->npu_cycles, cc_sram_bytes(m)};
+        have[cur] = true;
+        /* the copies the first placement dropped (read once) stay dropped */
+        for (int32_t b = 0; b < m->n_bufs; b++) gone[b] = bufs0[b].wcopy && bufs0[b].size && !m->bufs[b].size;
+        memcpy(gone0 + (size_t)t * nb, gone, sizeof *gone * nb);
+        int32_t stale = 0, last_pick = -1;
+        int32_t max_k = (int32_t)(FIT_OP_BUDGET / (n_eu + 1));
+        if (max_k < 4) max_k = 4;
+        if (max_k > FIT_MAX_DROPS) max_k = FIT_MAX_DROPS;
+        for (int32_t k = 1; k <= max_k && m->opt.weight_search; k++) {
+            int32_t x = copy_at_peak(m);
+            if (x < 0) break;
+            gone[x] = true;
+            order[t][k - 1] = x;
+            bool ok;
+            fit_apply(m, bufs0, &ops0, arena0, fast0, gone, &ok);
+            cur = -1;
+            if (!ok) break;
+            if ((rc = cc_generate_all(m, err)) || (rc = cc_prefetch(m, err))) goto done;
+            cur = t * P + k;
+            pt[cur] = (cc_sched_point){m->npu_cycles, cc_sram_bytes(m)};
+            have[cur] = true;
+            /* four steps that do not change the pick end the trajectory */
+            int32_t p = pick_of(pt, have, 2 * P, limit);
+            stale = p == last_pick ? stale + 1 : 0;
+            last_pick = p;
+            if (stale >= 4) break;
+        }
+    }
+    int32_t pick = pick_of(pt, have, 2 * P, limit);
+    if (pick >= 0 && pick != cur) {
+        /* again: that trajectory's headroom and first drops */
+        int32_t t = pick / P, k = pick % P;
+        m->opt.prefetch_headroom = hr[t];
+        memcpy(gone, gone0 + (size_t)t * nb, sizeof *gone * nb);
+        for (int32_t j = 0; j < k; j++) gone[order[t][j]] = true;
+        if (!k) memset(gone, 0, sizeof *gone * nb);
+        bool ok;
+        fit_apply(m, bufs0, &ops0, arena0, fast0, gone, &ok);
+        if (!ok) {
+            rc = npuc_errf(err, NPUC_E_INVALID, "internal: a weight schedule placed before no longer fits");
+            goto done;
+        }
+        if ((rc = cc_generate_all(m, err)) || (rc = (k ? cc_prefetch : place_inner)(m, err))) goto done;
+    }
+done:
+    free(bufs0);
+    free(ops0.wbuf);
+    free(ops0.blk);
+    free(gone);
+    free(gone0);
     return rc;
 }

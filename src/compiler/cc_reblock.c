@@ -20,6 +20,8 @@ void cc_reblock(cc_model *m)
             r.ofm_format = o->ofm.format;
             /* a weight stream is encoded for its block depth */
             if (o->kind == SIM_K_CONV || o->kind == SIM_K_DEPTHWISE) r.fixed_d = o->blk.d;
+            /* weights streamed from flash: re-reading them costs more */
+            if (o->wbuf < 0 && o->w_len) r.weight_cost = cc_weight_cost(&m->opt);
             eu_block b;
             npuc_err e2 = {0};
             if (eu_block_choose(&r, &b, &e2) == NPUC_OK) o->blk = b;

@@ -542,6 +542,11 @@ static void eu_model_init(eu_model *m, const eu_block_req *r, const eu_arch *a,
     else if (m->bt == BT_DW)
         m->weight_bytes = (double)r->ofm_d * m->kw * m->kh;
     if (m->has_bias) m->scale_bytes = eu_round_up(r->ofm_d * 10, 16);
+    if (r->weight_cost > 1) {
+        /* read from a slower memory: priced as that many more bytes */
+        m->weight_bytes *= r->weight_cost;
+        m->scale_bytes *= r->weight_cost;
+    }
     double ofm_d_st = m->ofm_fmt == 1 ? eu_round_up(m->ofm_d, 16) : m->ofm_d;
     m->ofm_bytes = (double)m->ofm_w * m->ofm_h * ofm_d_st * (m->ofm_bits / 8.0);
     m->ifm_d_fetch = m->ifm_fmt == 1 ? eu_round_up(m->ifm_d, 16) : m->ifm_d;

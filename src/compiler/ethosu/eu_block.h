@@ -28,6 +28,10 @@ typedef struct eu_block_req {
     /* Nonzero: the block depth must be this (a legal one for the OFM): the
      * op's weight stream is already encoded for it (docs/ethos-u.md 6.2). */
     uint32_t fixed_d;
+    /* Above 1: the weight stream (and scale records) come from a memory
+     * this many times slower than the feature maps' (weights streamed from
+     * flash), so blocks that re-read them cost more. 0 or 1: as fast. */
+    double weight_cost;
 } eu_block_req;
 
 typedef struct eu_block {

@@ -12,8 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Bytes of raw weights per NPU op above which a buffered conv is split. */
-#define CHUNK_BYTES 8192u
 
 static int16_t wget(const wop *p, uint32_t o, uint32_t ky, uint32_t kx, uint32_t i)
 {
@@ -38,7 +36,7 @@ static int16_t wget(const wop *p, uint32_t o, uint32_t ky, uint32_t kx, uint32_t
 static bool buffer_weights(const lower_ctx *c)
 {
     const cc_options *o = &c->m->opt;
-    if (o->optimise != CC_OPT_PERFORMANCE) return false;
+    if (o->optimise != CC_OPT_PERFORMANCE || o->stream_weights) return false;
     const target_desc *sys = &o->sys;
     const sim_system *s = &sys->sim;
     int dst = sys->fast_pool >= 0 && sys->fast_pool != sys->act_pool ? 2 : 1;
@@ -263,10 +261,12 @@ int cc_encode_weighted(lower_ctx *c, eu_op *o, const wop *p, npuc_err *err)
     bool buffered = buffer_weights(c);
     size_t per_ch = (size_t)p->kh * p->kw * (p->depthwise ? 1 : p->I);
     uint32_t chunk = p->O;
-    if (buffered && !p->depthwise && o->blk.d && per_ch * p->O > CHUNK_BYTES) {
+    size_t chunk_bytes = c->m->opt.chunk_bytes ? c->m->opt.chunk_bytes : CC_CHUNK_DEFAULT;
+    if (buffered && !p->depthwise && o->blk.d && per_ch * p->O > chunk_bytes) {
         /* chunks of whole 16-channel groups, each its own op with its own
-         * block: small chunks keep the DMA going behind every op */
-        uint32_t n = (uint32_t)(CHUNK_BYTES / per_ch) / 16u * 16u;
+         * block: small chunks keep the DMA going behind every op (the
+         * schedule search in cc.c tries several sizes) */
+        uint32_t n = (uint32_t)(chunk_bytes / per_ch) / 16u * 16u;
         chunk = n < 16u ? 16u : n;
         if (chunk > p->O) chunk = p->O;
     }

@@ -1,0 +1,301 @@
+/* The schedule search on every shared model (docs/bench.md):
+ *
+ *   bench_sched equal  [--models G] [--configs C] [SHARED]
+ *       "at equal memory": each model compiled with --arena-cache-size set
+ *       to Vela 5.1's SRAM figure for it (figures.tsv sram_bytes), npuc's
+ *       NPU cycles beside Vela's (cycles_on_npuc_sim: its stream on npuc's
+ *       cycle model), the ratio and its median per config.
+ *   bench_sched pareto [--models G] [--configs C] [SHARED]
+ *       "no default dominated": each model compiled with the defaults and
+ *       with every combination of --optimise, --cascade and
+ *       --prefetch-headroom; prints each combination that gives both fewer
+ *       NPU cycles and less SRAM than the default. Exit status 1 when one
+ *       does (a structure check, not a time assertion).
+ *
+ * SRAM is counted as Vela counts it (bench_zoo): the fast pool plus the
+ * arena when its pool is SRAM. G: comma-separated globs of model names;
+ * C: default u55-128,u55-256,u65-256; SHARED: the shared reference folder
+ * (else $NPUC_SHARED, else ../shared). Exit status 1 also on a missing
+ * folder or figures.tsv. */
+#include "npuc/npuc.h"
+
+#include <dirent.h>
+#include <fnmatch.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_MODELS 256
+
+typedef struct vela_fig {
+    char model[128], config[16];
+    double sram, cycles;        /* < 0: missing */
+} vela_fig;
+
+static vela_fig *vela;
+static size_t n_vela;
+
+static int load_vela(const char *path)
+{
+    FILE *fp = fopen(path, "r");
+    if (!fp) {
+        fprintf(stderr, "bench_sched: cannot read Vela's figures %s\n", path);
+        return 1;
+    }
+    char line[8192];
+    int c_model = -1, c_config = -1, c_status = -1, c_sram = -1, c_cyc = -1;
+    for (int row = 0; fgets(line, sizeof line, fp); row++) {
+        line[strcspn(line, "\r\n")] = 0;
+        char *f[64];
+        int n = 0;
+        for (char *p = line; n < 64;) {
+            f[n++] = p;
+            char *t = strchr(p, '\t');
+            if (!t) break;
+            *t = 0;
+            p = t + 1;
+        }
+        if (row == 0) {
+            for (int i = 0; i < n; i++) {
+                if (!strcmp(f[i], "model")) c_model = i;
+                if (!strcmp(f[i], "config")) c_config = i;
+                if (!strcmp(f[i], "status")) c_status = i;
+                if (!strcmp(f[i], "sram_bytes")) c_sram = i;
+                if (!strcmp(f[i], "cycles_on_npuc_sim")) c_cyc = i;
+            }
+            if (c_model < 0 || c_config < 0 || c_sram < 0 || c_cyc < 0) {
+                fprintf(stderr, "bench_sched: %s lacks model, config, sram_bytes or cycles_on_npuc_sim\n", path);
+                fclose(fp);
+                return 1;
+            }
+            continue;
+        }
+        if (n <= c_model || n <= c_config) continue;
+        vela_fig *v = realloc(vela, sizeof *vela * (n_vela + 1));
+        if (!v) break;
+        vela = v;
+        v = &vela[n_vela++];
+        snprintf(v->model, sizeof v->model, "%s", f[c_model]);
+        snprintf(v->config, sizeof v->config, "%s", f[c_config]);
+        int ok = c_status < 0 || (c_status < n && !strcmp(f[c_status], "ok"));
+        v->sram = ok && c_sram < n && f[c_sram][0] ? strtod(f[c_sram], NULL) : -1;
+        v->cycles = ok && c_cyc < n && f[c_cyc][0] ? strtod(f[c_cyc], NULL) : -1;
+    }
+    fclose(fp);
+    return 0;
+}
+
+static const vela_fig *find_vela(const char *model, const char *config)
+{
+    for (size_t i = 0; i < n_vela; i++)
+        if (!strcmp(vela[i].model, model) && !strcmp(vela[i].config, config)) return &vela[i];
+    return NULL;
+}
+
+static int selected(const char *name, const char *filter)
+{
+    if (!filter) return 1;
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", filter);
+    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save))
+        if (!fnmatch(t, name, 0)) return 1;
+    return 0;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static int list_models(const char *dir, const char *filter, char **paths, size_t *n)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        fprintf(stderr, "bench_sched: cannot open model folder %s\n", dir);
+        return 1;
+    }
+    size_t first = *n;
+    struct dirent *e;
+    while ((e = readdir(d)) && *n < MAX_MODELS) {
+        size_t l = strlen(e->d_name);
+        if (l < 8 || strcmp(e->d_name + l - 7, ".tflite") || strstr(e->d_name, "_vela.tflite")) continue;
+        char stem[sizeof e->d_name];
+        snprintf(stem, sizeof stem, "%.*s", (int)(l - 7), e->d_name);
+        if (!selected(stem, filter)) continue;
+        char *path = malloc(strlen(dir) + l + 2);
+        if (!path) break;
+        sprintf(path, "%s/%s", dir, e->d_name);
+        paths[(*n)++] = path;
+    }
+    closedir(d);
+    qsort(paths + first, *n - first, sizeof *paths, cmp_str);
+    return 0;
+}
+
+/* The model's name: its file name without .tflite. */
+static void stem_of(const char *path, char *out, size_t size)
+{
+    const char *b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    snprintf(out, size, "%.*s", (int)(strlen(b) - 7), b);
+}
+
+/* One compile: cycles and SRAM as Vela counts it. 0 ok, else the error in err. */
+static int compile_one(const char *path, const npuc_compile_options *co, uint64_t *cycles, uint64_t *sram,
+                       char *err, size_t err_size)
+{
+    npuc_compiled *c = NULL;
+    npuc_compiled_totals t;
+    if (npuc_compile_file(path, co, &c) || npuc_compiled_get_totals(c, &t)) {
+        snprintf(err, err_size, "%s", npuc_last_error());
+        npuc_compiled_free(&c);
+        return 1;
+    }
+    *cycles = t.npu_cycles;
+    *sram = t.fast_bytes + (!strcmp(t.arena_memory, "Sram") ? t.arena_bytes : 0);
+    npuc_compiled_free(&c);
+    return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static void equal_memory(char **paths, size_t n, const char *config)
+{
+    char npu[32];
+    snprintf(npu, sizeof npu, "ethos-%s", config);
+    printf("\n%s: --arena-cache-size = Vela 5.1's SRAM\n", npu);
+    printf("%-46s %10s %12s %12s %12s %7s\n", "model", "SRAM B", "npuc cycles", "npuc SRAM", "Vela cycles", "x");
+    double *ratio = malloc(sizeof *ratio * (n + 1));
+    size_t nr = 0, worse = 0;
+    for (size_t i = 0; i < n; i++) {
+        char name[256], err[300];
+        stem_of(paths[i], name, sizeof name);
+        const vela_fig *v = find_vela(name, config);
+        if (!v || v->sram <= 0) continue;
+        npuc_compile_options co;
+        memset(&co, 0, sizeof co);
+        co.target.npu = npu;
+        co.arena_cache_size = (uint64_t)v->sram;
+        uint64_t cyc, sram;
+        if (compile_one(paths[i], &co, &cyc, &sram, err, sizeof err)) {
+            printf("%-46s %10.0f  npuc failed: %.200s\n", name, v->sram, err);
+            continue;
+        }
+        printf("%-46s %10.0f %12llu %12llu ", name, v->sram, (unsigned long long)cyc, (unsigned long long)sram);
+        if (v->cycles > 0 && cyc > 0) {
+            double r = (double)cyc / v->cycles;
+            printf("%12.0f %7.3f\n", v->cycles, r);
+            if (ratio) ratio[nr++] = r;
+            worse += r > 1.0;
+        } else {
+            printf("%12s %7s\n", "-", "-");
+        }
+    }
+    if (ratio && nr) printf("%s at equal memory: median cycles npuc/Vela %.3f over %zu models, %zu above 1\n", npu,
+                            median(ratio, nr), nr, worse);
+    free(ratio);
+}
+
+/* The combinations the default is checked against. */
+static const struct { npuc_optimise opt; npuc_cascade cascade; int32_t headroom; const char *name; } COMBOS[] = {
+    {NPUC_OPTIMISE_PERFORMANCE, NPUC_CASCADE_AUTO, NPUC_HEADROOM_NONE, "performance auto 0"},
+    {NPUC_OPTIMISE_PERFORMANCE, NPUC_CASCADE_AUTO, 50, "performance auto 50"},
+    {NPUC_OPTIMISE_PERFORMANCE, NPUC_CASCADE_AUTO, 100, "performance auto 100"},
+    {NPUC_OPTIMISE_PERFORMANCE, NPUC_CASCADE_OFF, 0, "performance off 20"},
+    {NPUC_OPTIMISE_PERFORMANCE, NPUC_CASCADE_OFF, NPUC_HEADROOM_NONE, "performance off 0"},
+    {NPUC_OPTIMISE_PERFORMANCE, NPUC_CASCADE_OFF, 100, "performance off 100"},
+    {NPUC_OPTIMISE_PERFORMANCE, NPUC_CASCADE_ALL, 0, "performance all 20"},
+    {NPUC_OPTIMISE_PERFORMANCE, NPUC_CASCADE_ALL, NPUC_HEADROOM_NONE, "performance all 0"},
+    {NPUC_OPTIMISE_SIZE, NPUC_CASCADE_AUTO, 0, "size auto"},
+    {NPUC_OPTIMISE_SIZE, NPUC_CASCADE_OFF, 0, "size off"},
+    {NPUC_OPTIMISE_SIZE, NPUC_CASCADE_ALL, 0, "size all"},
+};
+
+static size_t pareto(char **paths, size_t n, const char *config)
+{
+    char npu[32];
+    snprintf(npu, sizeof npu, "ethos-%s", config);
+    size_t bad = 0, checked = 0;
+    for (size_t i = 0; i < n; i++) {
+        char name[256], err[300];
+        stem_of(paths[i], name, sizeof name);
+        npuc_compile_options co;
+        memset(&co, 0, sizeof co);
+        co.target.npu = npu;
+        uint64_t c0, s0;
+        if (compile_one(paths[i], &co, &c0, &s0, err, sizeof err)) continue;
+        checked++;
+        for (size_t k = 0; k < sizeof COMBOS / sizeof COMBOS[0]; k++) {
+            co.optimise = COMBOS[k].opt;
+            co.cascade = COMBOS[k].cascade;
+            co.prefetch_headroom = COMBOS[k].headroom;
+            uint64_t c, s;
+            if (compile_one(paths[i], &co, &c, &s, err, sizeof err)) {
+                printf("%s %s %s: npuc failed: %.200s\n", npu, name, COMBOS[k].name, err);
+                continue;
+            }
+            if (c < c0 && s < s0) {
+                printf("%s %s: --optimise/--cascade/--prefetch-headroom %s gives %llu cycles, %llu B SRAM; "
+                       "the default %llu cycles, %llu B\n",
+                       npu, name, COMBOS[k].name, (unsigned long long)c, (unsigned long long)s,
+                       (unsigned long long)c0, (unsigned long long)s0);
+                bad++;
+            }
+        }
+    }
+    printf("%s: %zu models, %zu combinations that beat the default on both cycles and SRAM\n", npu, checked, bad);
+    return bad;
+}
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: bench_sched equal|pareto [--models NAME[,NAME...]] [--configs u55-128,...] [SHARED]\n");
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || (strcmp(argv[1], "equal") && strcmp(argv[1], "pareto"))) return usage();
+    setvbuf(stdout, NULL, _IOLBF, 0);   /* a line as each model is done */
+    bool eq = !strcmp(argv[1], "equal");
+    const char *filter = NULL, *configs = "u55-128,u55-256,u65-256", *shared = NULL;
+    for (int i = 2; i < argc; i++) {
+        if (!strcmp(argv[i], "--models") && i + 1 < argc) filter = argv[++i];
+        else if (!strcmp(argv[i], "--configs") && i + 1 < argc) configs = argv[++i];
+        else if (argv[i][0] == '-' || shared) return usage();
+        else shared = argv[i];
+    }
+    if (!shared) shared = getenv("NPUC_SHARED");
+    if (!shared) shared = "../shared";
+    char path[4096];
+    snprintf(path, sizeof path, "%s/models/zoo/vela51/figures.tsv", shared);
+    if (load_vela(path)) return 1;
+    char *paths[MAX_MODELS];
+    size_t n = 0;
+    snprintf(path, sizeof path, "%s/models/tflm", shared);
+    if (list_models(path, filter, paths, &n)) return 1;
+    snprintf(path, sizeof path, "%s/models/zoo", shared);
+    if (list_models(path, filter, paths, &n)) return 1;
+    if (!n) {
+        fprintf(stderr, "bench_sched: no model matches '%s'\n", filter ? filter : "*");
+        return 1;
+    }
+    size_t bad = 0;
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", configs);
+    for (char *save = NULL, *c = strtok_r(buf, ",", &save); c; c = strtok_r(NULL, ",", &save)) {
+        if (eq) equal_memory(paths, n, c);
+        else bad += pareto(paths, n, c);
+    }
+    for (size_t i = 0; i < n; i++) free(paths[i]);
+    free(vela);
+    return bad ? 1 : 0;
+}

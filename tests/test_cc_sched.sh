@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# --arena-cache-size (the schedule search, cc.c / cc_prefetch.c): under a
+# limit the compiled model's SRAM (U55: the arena; U65: the fast pool) is
+# within it, `npuc validate` with the same limit is bit-exact, a limit at or
+# above the default's SRAM gives the default's cycles, a limit below the
+# least the model needs fails with that figure, bad values are usage
+# errors; and no combination of --optimise, --cascade and
+# --prefetch-headroom beats the default on both cycles and SRAM (bench_sched
+# pareto on a few models).
+set -u
+npuc=${NPUC_BIN:?}
+build=${NPUC_BUILD:-}
+Z=${NPUC_SHARED:-}/models/zoo
+T=${NPUC_SHARED:-}/models/tflm
+if [ ! -f "$Z/armkws_cnn_s_int8.tflite" ] || [ ! -f "$T/micro_speech_quantized.tflite" ]; then
+  echo "SKIP: shared models not found"; exit 0
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails+1)); }
+
+# total KEY of a compile report
+total() { sed -n "s/^ *\"$2\": \([0-9]*\),\{0,1\}$/\1/p" "$1" | head -1; }
+
+# sram REPORT TARGET: SRAM as the limit counts it
+sram() {
+  case $2 in
+    ethos-u65*) total "$1" peak_fast_bytes ;;
+    *) total "$1" peak_sram_bytes ;;
+  esac
+}
+
+for model in "$Z/armkws_cnn_s_int8.tflite" "$Z/armkws_cnn_l_int8.tflite" "$T/micro_speech_quantized.tflite"; do
+  name=$(basename "$model" .tflite)
+  for target in ethos-u55-128 ethos-u65-256; do
+    d="$tmp/$name-$target"
+    "$npuc" compile "$model" -o "$d" --target "$target" --quiet || { fail "$name $target: default compile"; continue; }
+    c0=$(total "$d/${name}_report.json" npu_cycles)
+    s0=$(sram "$d/${name}_report.json" "$target")
+    # the least SRAM the model can take: --optimise size with no cascade off
+    # is not it; ask for 1 byte and read the figure from the error
+    err=$("$npuc" compile "$model" -o "$tmp/none" --target "$target" --quiet --arena-cache-size 1 2>&1)
+    [ $? -eq 1 ] || fail "$name $target: --arena-cache-size 1 did not fail"
+    min=$(echo "$err" | sed -n 's/.*needs at least \([0-9]*\) bytes.*/\1/p')
+    [ -n "$min" ] || { fail "$name $target: no least figure in: $err"; continue; }
+    [ -d "$tmp/none" ] && fail "$name $target: a failed compile wrote files"
+    # limits: the least, between, the default's SRAM, above it
+    for lim in "$min" $(( (min + s0) / 2 )) "$s0" $(( s0 * 2 )); do
+      [ "$lim" -gt 0 ] || continue
+      o="$tmp/$name-$target-$lim"
+      if ! "$npuc" compile "$model" -o "$o" --target "$target" --quiet --arena-cache-size "$lim"; then
+        fail "$name $target: --arena-cache-size $lim (least $min) failed"
+        continue
+      fi
+      s=$(sram "$o/${name}_report.json" "$target")
+      c=$(total "$o/${name}_report.json" npu_cycles)
+      [ "$s" -le "$lim" ] || fail "$name $target: --arena-cache-size $lim gave $s bytes of SRAM"
+      if [ "$lim" -ge "$s0" ] && [ "$c" != "$c0" ]; then
+        fail "$name $target: --arena-cache-size $lim (>= the default's $s0 B) gave $c cycles, the default $c0"
+      fi
+      "$npuc" validate "$model" --target "$target" --arena-cache-size "$lim" --quiet > "$tmp/v.txt" 2>&1 ||
+        fail "$name $target: validate --arena-cache-size $lim: $(tail -3 "$tmp/v.txt")"
+    done
+  done
+done
+
+# usage errors
+for bad in 0 -5 abc 12X; do
+  "$npuc" compile "$Z/armkws_cnn_s_int8.tflite" -o "$tmp/bad" --arena-cache-size "$bad" > /dev/null 2> "$tmp/e.txt"
+  [ $? -eq 2 ] || fail "--arena-cache-size $bad: exit status not 2"
+  grep -q "arena-cache-size" "$tmp/e.txt" || fail "--arena-cache-size $bad: $(cat "$tmp/e.txt")"
+done
+"$npuc" compile "$Z/armkws_cnn_s_int8.tflite" -o "$tmp/k" --arena-cache-size 64K --quiet ||
+  fail "--arena-cache-size 64K refused"
+
+# no default dominated, on a few models (the full zoo: bench_sched pareto)
+if [ -n "$build" ] && [ -x "$build/bench_sched" ]; then
+  "$build/bench_sched" pareto --models 'armkws_cnn_s_int8,armkws_cnn_l_int8,armkws_dnn_s_int8,micro_speech_quantized,person_detect' \
+    --configs u55-128,u65-256 "$NPUC_SHARED" > "$tmp/p.txt" 2>&1 ||
+    fail "a combination beats the default: $(cat "$tmp/p.txt")"
+fi
+
+[ $fails -eq 0 ] && echo "arena cache size tests passed"
+exit $((fails > 0))

@@ -37,6 +37,9 @@ static int lower_op(lower_ctx *c, const graph_op *op, npuc_err *err)
     for (int32_t i = 0; i < op->n_out; i++)
         if (op->out[i] >= 0 && c->g->tensors[op->out[i]].is_variable)
             return cc_cpu(c, "writes a state tensor");
+    if (graph_op_uses_model(op->opcode))
+        return cc_cpu(c, "%s: control flow and resource variables run on the CPU (the subgraphs it runs are "
+                         "prepared into the op and run on the CPU)", graph_op_name(op));
     const lower_impl *impl = find_lower(op->opcode);
     if (!impl) return cc_cpu(c, "%s has no NPU form in this compiler", graph_op_name(op));
     return impl->lower(c, op, err);

@@ -452,8 +452,63 @@ static void test_kernel_errors(void)
     CHECK_EQ_INT(k_op_validate(K_OP_IF, blob, 64), K_E_INVALID);
 }
 
+/* With NPUC_K_OP_CORPUS=dir: the state and control ops of the seed-0
+ * models as seeds for fuzz/fuzz_k_op.c (its input layout). */
+static void write_seeds(void)
+{
+    const char *dir = getenv("NPUC_K_OP_CORPUS");
+    if (!dir) return;
+    for (int kind = 0; kind < 3; kind++) {
+        graph *g = NULL;
+        interp *ip = NULL;
+        npuc_err err = {0};
+        if (genmodel_build_control((genmodel_control_kind)kind, 0, &g, &err) || interp_create(g, NULL, &ip, &err)) {
+            graph_free(g);
+            continue;
+        }
+        for (int32_t i = 0; i < g->n_ops; i++) {
+            const graph_op *op = &g->ops[i];
+            uint32_t k, size, scratch;
+            const void *params;
+            if (!graph_op_uses_model(op->opcode) || op->n_in > 8 || op->n_out > 8 ||
+                interp_op_prepared(ip, i, &k, &params, &size, &scratch, NULL) || size > 0xFFFF || scratch >= 0xFFFF)
+                continue;
+            uint8_t buf[70000];
+            size_t n = 0;
+            buf[n++] = (uint8_t)k;
+            buf[n++] = (uint8_t)(k >> 8);
+            buf[n++] = (uint8_t)size;
+            buf[n++] = (uint8_t)(size >> 8);
+            memcpy(buf + n, params, size);
+            n += size;
+            buf[n++] = (uint8_t)op->n_in;
+            buf[n++] = (uint8_t)op->n_out;
+            for (int32_t j = 0; j < op->n_in + op->n_out; j++) {
+                const int32_t t = j < op->n_in ? op->in[j] : op->out[j - op->n_in];
+                const size_t nb = t < 0 ? 0xFFFF : g->tensors[t].nbytes;
+                buf[n++] = (uint8_t)nb;
+                buf[n++] = (uint8_t)(nb >> 8);
+            }
+            buf[n++] = (uint8_t)scratch;
+            buf[n++] = (uint8_t)(scratch >> 8);
+            memset(buf + n, 0, 16); /* resource id 0, cond false, small values */
+            n += 16;
+            char path[4096];
+            snprintf(path, sizeof path, "%s/control%d-op%02d-%s", dir, kind, i, k_op_name(k));
+            FILE *f = fopen(path, "wb");
+            if (f) {
+                fwrite(buf, 1, n, f);
+                fclose(f);
+            }
+        }
+        interp_free(ip);
+        graph_free(g);
+    }
+}
+
 int main(void)
 {
+    write_seeds();
     test_counter();
     test_if();
     test_while();

@@ -4,7 +4,7 @@
  * interpreter, after a TFLite write/read round trip, on the runtime's CPU
  * epochs (compiled with cc_compile + emit_npurt, run by npurt on a virtual
  * NPU, reset with npurt_reset_state) and through the API on the compiled
- * .nprt and _npu.tflite, byte for byte; then random constants and inputs
+ * .nprt, _npu.tflite and runtime-loadable _rel.bin, byte for byte; then random constants and inputs
  * on all of them. Bad models (subgraph index, signature, WHILE cond not
  * bool, READ of a never-assigned variable) give one clear error. */
 #include "test.h"
@@ -177,7 +177,7 @@ static graph *roundtrip(const graph *g, uint8_t **file, size_t *n)
     return h;
 }
 
-#define N_BACKENDS 5
+#define N_BACKENDS 6
 
 /* Runs steps[0..n) (inputs of in_size bytes, RESET) on every backend;
  * expect (NULL: no hand-worked values) holds out_size bytes per step. */
@@ -201,16 +201,21 @@ static void run_all(const graph *g, const uint8_t *const *steps, int n, size_t o
     npuc_compiled *c = NULL;
     npuc_compile_options co;
     memset(&co, 0, sizeof co);
-    co.formats = NPUC_FORMAT_TFLITE | NPUC_FORMAT_NPRT;
+    co.formats = NPUC_FORMAT_TFLITE | NPUC_FORMAT_NPRT | NPUC_FORMAT_RELOC;
     rc = npuc_compile_memory(file, file_n, &co, &c);
     if (rc) fprintf(stderr, "%s: compile: %s\n", what, npuc_last_error());
     CHECK_EQ_INT(rc, NPUC_STATUS_OK);
     for (size_t i = 0; c && i < npuc_compiled_file_count(c); i++) {
         npuc_output_file f;
         npuc_compiled_file(c, i, &f);
-        int k = f.format == NPUC_FORMAT_NPRT ? 3 : f.format == NPUC_FORMAT_TFLITE ? 4 : -1;
+        const size_t nl = strlen(f.name);
+        int k = f.format == NPUC_FORMAT_NPRT     ? 3
+                : f.format == NPUC_FORMAT_TFLITE ? 4
+                : f.format == NPUC_FORMAT_RELOC && nl > 8 && !strcmp(f.name + nl - 8, "_rel.bin") ? 5
+                                                 : -1;
         if (k < 0) continue;
-        b[k] = (backend){.name = k == 3 ? "api .nprt" : "api _npu.tflite", .kind = 2, .file = f.data, .file_size = f.size};
+        static const char *names[] = {"", "", "", "api .nprt", "api _npu.tflite", "api _rel.bin (loadable)"};
+        b[k] = (backend){.name = names[k], .kind = 2, .file = f.data, .file_size = f.size};
         rc = api_open(&b[k]);
         if (rc) fprintf(stderr, "%s: %s: %s\n", what, b[k].name, npuc_last_error());
         CHECK_EQ_INT(rc, 0);

@@ -1,5 +1,6 @@
 /* genmodel: writes a random valid quantized TFLite model.
  *   genmodel --seed N [--ops K] [--int16] [--only OP,OP,...] [--max-dim D] -o FILE.tflite
+ *   genmodel --control counter|if|while --seed N -o FILE.tflite  (several subgraphs, resource variables)
  *   genmodel --list        (prints the op names it can generate) */
 #include "genmodel.h"
 
@@ -12,6 +13,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: genmodel --seed N [--ops K] [--int16] [--only OP,OP,...] [--max-dim D] -o FILE.tflite\n"
+            "       genmodel --control counter|if|while --seed N -o FILE.tflite\n"
             "       genmodel --list\n"
             "Writes a random but valid quantized TFLite model (int8, or int16x8 with --int16).\n"
             "  --seed N      model seed (same seed and options: same file)\n"
@@ -19,6 +21,8 @@ static void usage(FILE *f)
             "  --int16       int16 activations, int8 weights, int64 bias\n"
             "  --only LIST   draw ops only from LIST (names as in --list, comma separated)\n"
             "  --max-dim D   largest height, width or channel count (4..32, default 32)\n"
+            "  --control K   a model with several subgraphs and resource variables instead:\n"
+            "                counter (CALL_ONCE + variables), if, while (seed 0: the documented constants)\n"
             "  -o FILE       output file\n");
 }
 
@@ -51,6 +55,7 @@ int main(int argc, char **argv)
     bool have_seed = false;
     const char *outpath = NULL;
     int32_t only[64];
+    int control = -1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -100,6 +105,14 @@ int main(int argc, char **argv)
             }
             cfg.only = only;
             i++;
+        } else if (!strcmp(a, "--control") && val) {
+            control = !strcmp(val, "counter") ? GENMODEL_COUNTER : !strcmp(val, "if") ? GENMODEL_IF
+                      : !strcmp(val, "while")  ? GENMODEL_WHILE : -1;
+            if (control < 0) {
+                fprintf(stderr, "genmodel: --control: '%s' is not counter, if or while\n", val);
+                return 2;
+            }
+            i++;
         } else if (!strcmp(a, "-o") && val) {
             outpath = val;
             i++;
@@ -116,7 +129,8 @@ int main(int argc, char **argv)
     npuc_err err = {0};
     graph *g = NULL;
     tfl_model *m = NULL;
-    int rc = genmodel_build(seed, &cfg, &g, &err);
+    int rc = control >= 0 ? genmodel_build_control((genmodel_control_kind)control, seed, &g, &err)
+                          : genmodel_build(seed, &cfg, &g, &err);
     if (!rc) rc = graph_export(g, &m, &err);
     if (!rc) rc = tfl_write_file(m, outpath, &err);
     if (rc) {

@@ -323,6 +323,115 @@ static void test_while(void)
     graph_free(g);
 }
 
+/* ---- nesting: control ops inside subgraphs, variables inside branches ---- */
+
+static int32_t nt8(graph *g, const char *name, int32_t n, const void *data)
+{
+    const int32_t shape[2] = {1, n};
+    int32_t t = graph_add_tensor(g, name, GRAPH_I8, 2, shape, data);
+    const float sc = 1.0f;
+    const int64_t zp = 0;
+    graph_set_quant(g, t, 1, &sc, &zp, 0);
+    return t;
+}
+
+static int32_t nt32(graph *g, const char *name, const int32_t *data)
+{
+    const int32_t one[1] = {1};
+    return graph_add_tensor(g, name, GRAPH_I32, 1, one, data);
+}
+
+static int32_t handle(graph *g, const char *name)
+{
+    tfl_options o;
+    tfl_options_default(&o);
+    o.shared_name = npuc_arena_strdup(&g->arena, name);
+    const int32_t one[1] = {1};
+    int32_t r = graph_add_tensor(g, "h", GRAPH_RESOURCE, 0, one, NULL);
+    graph_add_op(g, TFL_OP_VAR_HANDLE, &o, 0, NULL, 1, &r);
+    return r;
+}
+
+/* 0: CALL_ONCE(5); y = IF(cond, x): 1 then: WHILE(i = 0, n = 2, x) with 3
+ * cond (i < n), 4 body (i + 1, n, x + x), y = x * 4 saturated; 2 else:
+ * acc += x, y = acc. 5: acc = [100, -100, 7, 0]. */
+static graph *nested_model(void)
+{
+    graph *s[6];
+    for (int i = 0; i < 6; i++) s[i] = graph_new(i ? "sub" : "nested");
+    tfl_options o;
+    tfl_options_default(&o);
+    const int32_t zero = 0, one = 1, two = 2;
+    /* 5: init */
+    int32_t r5 = handle(s[5], "acc"), c5 = nt8(s[5], "init", 4, (int8_t[]){100, -100, 7, 0});
+    graph_add_op(s[5], TFL_OP_ASSIGN_VARIABLE, &o, 2, (int32_t[]){r5, c5}, 0, NULL);
+    graph_set_io(s[5], 0, (int32_t[]){0}, 0, (int32_t[]){0});
+    /* 3: cond */
+    int32_t i3 = nt32(s[3], "i", NULL), n3 = nt32(s[3], "n", NULL), x3 = nt8(s[3], "x", 4, NULL);
+    const int32_t one_shape[1] = {1};
+    int32_t b3 = graph_add_tensor(s[3], "go", GRAPH_BOOL, 1, one_shape, NULL);
+    graph_add_op(s[3], TFL_OP_LESS, &o, 2, (int32_t[]){i3, n3}, 1, &b3);
+    graph_set_io(s[3], 3, (int32_t[]){i3, n3, x3}, 1, &b3);
+    /* 4: body */
+    int32_t i4 = nt32(s[4], "i", NULL), n4 = nt32(s[4], "n", NULL), x4 = nt8(s[4], "x", 4, NULL);
+    int32_t k4 = nt32(s[4], "one", &one), i4b = nt32(s[4], "i2", NULL), x4b = nt8(s[4], "x2", 4, NULL);
+    graph_add_op(s[4], TFL_OP_ADD, &o, 2, (int32_t[]){i4, k4}, 1, &i4b);
+    graph_add_op(s[4], TFL_OP_ADD, &o, 2, (int32_t[]){x4, x4}, 1, &x4b);
+    graph_set_io(s[4], 3, (int32_t[]){i4, n4, x4}, 3, (int32_t[]){i4b, n4, x4b});
+    /* 1: then */
+    int32_t x1 = nt8(s[1], "x", 4, NULL), i1 = nt32(s[1], "i0", &zero), n1 = nt32(s[1], "n", &two);
+    int32_t io1 = nt32(s[1], "i_out", NULL), no1 = nt32(s[1], "n_out", NULL), y1 = nt8(s[1], "y", 4, NULL);
+    tfl_options w = o;
+    w.cond_subgraph = 3;
+    w.body_subgraph = 4;
+    graph_add_op(s[1], TFL_OP_WHILE, &w, 3, (int32_t[]){i1, n1, x1}, 3, (int32_t[]){io1, no1, y1});
+    graph_set_io(s[1], 1, &x1, 1, &y1);
+    /* 2: else */
+    int32_t x2 = nt8(s[2], "x", 4, NULL), r2 = handle(s[2], "acc");
+    int32_t p2 = nt8(s[2], "prev", 4, NULL), y2 = nt8(s[2], "y", 4, NULL);
+    graph_add_op(s[2], TFL_OP_READ_VARIABLE, &o, 1, &r2, 1, &p2);
+    graph_add_op(s[2], TFL_OP_ADD, &o, 2, (int32_t[]){p2, x2}, 1, &y2);
+    graph_add_op(s[2], TFL_OP_ASSIGN_VARIABLE, &o, 2, (int32_t[]){r2, y2}, 0, NULL);
+    graph_set_io(s[2], 1, &x2, 1, &y2);
+    /* 0 */
+    int32_t cond = graph_add_tensor(s[0], "cond", GRAPH_BOOL, 1, one_shape, NULL), x0 = nt8(s[0], "x", 4, NULL);
+    int32_t y0 = nt8(s[0], "y", 4, NULL);
+    tfl_options co = o;
+    co.init_subgraph = 5;
+    graph_add_op(s[0], TFL_OP_CALL_ONCE, &co, 0, NULL, 0, NULL);
+    tfl_options io = o;
+    io.then_subgraph = 1;
+    io.else_subgraph = 2;
+    graph_add_op(s[0], TFL_OP_IF, &io, 2, (int32_t[]){cond, x0}, 1, &y0);
+    graph_set_io(s[0], 2, (int32_t[]){cond, x0}, 1, &y0);
+    npuc_err err = {0};
+    if (graph_model_attach(s, 6, &err)) {
+        fprintf(stderr, "nested: %s\n", err.msg);
+        graph_free(s[0]);
+        return NULL;
+    }
+    return s[0];
+}
+
+static void test_nested(void)
+{
+    graph *g = nested_model();
+    CHECK(g != NULL);
+    if (!g) return;
+    uint8_t t[5] = {1, 1, (uint8_t)-3, 40, 0}, f[5] = {0, 10, 20, (uint8_t)-1, 127};
+    const uint8_t *steps[6] = {t, f, f, RESET, f, t};
+    static const int8_t expect[6][4] = {
+        {4, -12, 127, 0},       /* then: x * 4 */
+        {110, -80, 6, 127},     /* else: acc = init + x */
+        {120, -60, 5, 127},     /* else: acc + x */
+        {0},                    /* reset */
+        {110, -80, 6, 127},     /* CALL_ONCE again: init + x */
+        {4, -12, 127, 0},
+    };
+    run_all(g, steps, 6, 4, (const uint8_t *)expect, "nested");
+    graph_free(g);
+}
+
 /* Random constants (seed) and inputs: every backend as the interpreter. */
 static void test_random(int n_seeds)
 {
@@ -517,6 +626,7 @@ int main(void)
     test_counter();
     test_if();
     test_while();
+    test_nested();
     test_bad();
     test_kernel_errors();
     const char *env = getenv("NPUC_CONTROL_SEEDS");

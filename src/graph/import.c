@@ -462,8 +462,8 @@ static int check_cycles(const graph_model *gm, int32_t s, uint8_t *mark, int32_t
             if (mark[idx[k]] == 1)
                 return npuc_errf(err, NPUC_E_INVALID, "%s: calls subgraph %d, which is running already (recursion)",
                                  sg_what(who, sizeof who, s, i, &g->ops[i]), idx[k]);
-            if (depth >= 16)
-                return npuc_errf(err, NPUC_E_UNSUPPORTED, "%s: subgraphs nested more than 16 deep",
+            if (depth >= 8) /* the kernels' K_CTL_MAX_DEPTH */
+                return npuc_errf(err, NPUC_E_UNSUPPORTED, "%s: subgraph calls nested more than 8 deep",
                                  sg_what(who, sizeof who, s, i, &g->ops[i]));
             int rc = check_cycles(gm, idx[k], mark, depth + 1, err);
             if (rc) return rc;

@@ -62,6 +62,8 @@ static int prep_var(interp_node *n, npuc_err *err)
 
 /* ---- programs ---- */
 
+#define CTL_MAX_BLOB (16u << 20)
+
 typedef struct buf {
     uint8_t *p;
     size_t n, cap;
@@ -195,8 +197,14 @@ static int prep_control(interp_node *n, npuc_err *err)
     int rc = NPUC_OK;
     for (int32_t p = 0; p < np && !rc; p++) rc = build_prog(gm, prog[p], &b, &ps, &off[p], err);
     const size_t scratch = ps.tensor_bytes + ps.op_scratch;
-    if (!rc && (b.n > UINT32_MAX / 2 || scratch > UINT32_MAX / 2 || ps.persist > UINT32_MAX / 2))
-        rc = npuc_errf(err, NPUC_E_UNSUPPORTED, "the subgraphs need more than 2 GiB of parameters or memory");
+    /* nested calls copy a subgraph into every op that calls it: bounded, so
+     * that a model whose subgraphs call each other many times over fails
+     * early instead of growing without end */
+    if (!rc && b.n > CTL_MAX_BLOB)
+        rc = npuc_errf(err, NPUC_E_UNSUPPORTED, "the subgraphs it runs (nested calls included) need more than %u MiB "
+                       "of prepared parameters", CTL_MAX_BLOB >> 20);
+    if (!rc && (scratch > UINT32_MAX / 2 || ps.persist > UINT32_MAX / 2))
+        rc = npuc_errf(err, NPUC_E_UNSUPPORTED, "the subgraphs need more than 2 GiB of memory");
     if (!rc) {
         k_op_ctl_blob c = {np, {(uint32_t)off[0], (uint32_t)off[1]}, (uint32_t)ps.tensor_bytes, (uint32_t)scratch,
                            (uint32_t)ps.persist, (uint32_t)gm->vars_size};

@@ -142,7 +142,9 @@ static int prog_check(const uint8_t *blob, uint32_t size, const k_op_ctl_blob *c
     for (int32_t i = 0; i < pg->n_ops; i++) {
         k_op_prog_op x;
         memcpy(&x, &o[i], sizeof x);
-        if (x.n_in < 0 || x.n_out < 0 || x.n_in + x.n_out > K_CTL_MAX_OPERANDS) return K_E_INVALID;
+        if (x.n_in < 0 || x.n_out < 0 || x.n_in > K_CTL_MAX_OPERANDS || x.n_out > K_CTL_MAX_OPERANDS ||
+            x.n_in + x.n_out > K_CTL_MAX_OPERANDS)
+            return K_E_INVALID;
         if (x.params_off % 8u != 0 || x.params_size < 4 || !k_op_array(blob, size, x.params_off, x.params_size, 1))
             return K_E_INVALID;
         /* a program's blob lies after the control header: nesting shrinks */

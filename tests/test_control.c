@@ -432,6 +432,59 @@ static void test_nested(void)
     graph_free(g);
 }
 
+/* NPRT 1.2: the variable area is checked at load; a 1.1 blob (no area)
+ * still loads. */
+static void test_container(void)
+{
+    graph *g = NULL;
+    npuc_err err = {0};
+    CHECK_EQ_INT(genmodel_build_control(GENMODEL_COUNTER, 0, &g, &err), 0);
+    backend b;
+    memset(&b, 0, sizeof b);
+    b.kind = 1;
+    CHECK_EQ_INT(rt_open(&b, g, &err), 0);
+    if (!b.blob) {
+        graph_free(g);
+        return;
+    }
+    const npurt_header *h = b.m.h;
+    CHECK_EQ_INT(h->version_minor, 2);
+    CHECK(h->vars_size >= 16 && h->vars_off % 8 == 0);
+    const size_t n = h->size;
+    uint8_t *copy = alloc16(n);
+    npurt_model m2;
+    npurt_error e;
+    /* the area outside the state pool */
+    memcpy(copy, b.blob, n);
+    ((npurt_header *)(void *)copy)->vars_off = npurt_model_pool_size(&b.m, NPURT_POOL_STATE);
+    ((npurt_header *)(void *)copy)->crc32 = npurt_format_crc32(copy + 16, (uint32_t)n - 16);
+    CHECK_EQ_INT(npurt_model_load(&m2, copy, n, &e), NPURT_E_FORMAT);
+    CHECK_EQ_INT(e.offset, 80);
+    /* a model without variables written as 1.1 (vars fields 0) loads */
+    graph *w = NULL;
+    backend c;
+    memset(&c, 0, sizeof c);
+    c.kind = 1;
+    CHECK_EQ_INT(genmodel_build_control(GENMODEL_WHILE, 0, &w, &err), 0);
+    CHECK_EQ_INT(rt_open(&c, w, &err), 0);
+    if (c.blob) {
+        const size_t cn = c.m.h->size;
+        uint8_t *old = alloc16(cn);
+        memcpy(old, c.blob, cn);
+        npurt_header *oh = (npurt_header *)(void *)old;
+        CHECK_EQ_INT(oh->vars_size, 0);
+        oh->version_minor = 1;
+        oh->crc32 = npurt_format_crc32(old + 16, (uint32_t)cn - 16);
+        CHECK_EQ_INT(npurt_model_load(&m2, old, cn, &e), NPURT_OK);
+        free(old);
+    }
+    backend_close(&c);
+    graph_free(w);
+    free(copy);
+    backend_close(&b);
+    graph_free(g);
+}
+
 /* Random constants (seed) and inputs: every backend as the interpreter. */
 static void test_random(int n_seeds)
 {
@@ -627,6 +680,7 @@ int main(void)
     test_if();
     test_while();
     test_nested();
+    test_container();
     test_bad();
     test_kernel_errors();
     const char *env = getenv("NPUC_CONTROL_SEEDS");

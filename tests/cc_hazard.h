@@ -151,4 +151,21 @@ static int cc_hazard_check(const uint8_t *payload, size_t size, eu_variant v, bo
     return rc;
 }
 
+/* Every command stream of a compiled model (cc_model, compiler/cc.h,
+ * included first); false (printed as a FAIL of cs) on the first hazard. */
+#ifdef NPUC_CC_H
+static inline bool cc_hazard_model(const cc_model *cm, eu_variant v, const char *cs)
+{
+    for (int32_t i = 0; i < cm->n_epochs; i++) {
+        const cc_epoch *ep = &cm->epochs[i];
+        char hz[320];
+        if (ep->kind == CC_EPOCH_HW && cc_hazard_check(ep->payload, ep->payload_size, v, true, hz, sizeof hz)) {
+            fprintf(stderr, "FAIL %s: epoch %d: %s\n", cs, (int)i, hz);
+            return false;
+        }
+    }
+    return true;
+}
+#endif
+
 #endif

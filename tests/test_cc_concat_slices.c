@@ -71,7 +71,7 @@ static bool run_case(const char *name, graph *g, const run_opts *ro, int32_t cat
         goto out;
     }
     for (int32_t i = 0; i < g->n_ops; i++)
-        if (!cm->ops[i].npu && g->ops[i].opcode != TFL_OP_TILE) {
+        if (!cm->ops[i].npu && g->ops[i].opcode != TFL_OP_BROADCAST_TO) {
             fprintf(stderr, "FAIL %s, seed %llu: op %d (%s) on the CPU: %s\n", name, (unsigned long long)g_seed, i,
                     graph_op_name(&g->ops[i]), cm->ops[i].why);
             goto out;
@@ -267,19 +267,19 @@ static int32_t logistic(gb *b, int32_t x)
     return y;
 }
 
-/* A CPU reader of x (a TILE by 1, a copy with no NPU form) whose result
- * is an output. */
+/* A CPU reader of x (a BROADCAST_TO its own shape, a copy with no NPU
+ * form) whose result is an output. */
 static void cpu_reader(gb *b, int32_t x)
 {
     if (!b->ok) return;
     const graph_tensor *tx = T(b, x);
-    int32_t ones[8] = {1, 1, 1, 1, 1, 1, 1, 1}, nr = tx->rank;
-    int32_t p = graph_add_tensor(b->g, "multiples", GRAPH_I32, 1, &nr, ones);
+    int32_t nr = tx->rank;
+    int32_t p = graph_add_tensor(b->g, "shape", GRAPH_I32, 1, &nr, tx->shape);
     int32_t y = act(b, tx->rank, tx->shape, tx->q.scale[0], tx->q.zero_point[0]);
     tfl_options o = defopt();
     int32_t in[2] = {x, p};
     if (p < 0) b->ok = false;
-    op(b, TFL_OP_TILE, &o, 2, in, y);
+    op(b, TFL_OP_BROADCAST_TO, &o, 2, in, y);
     output(b, y);
 }
 

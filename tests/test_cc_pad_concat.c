@@ -559,12 +559,13 @@ static void random_concats(npuc_rng *r, stats *st, int nconf)
                 ok = m >= 0 && graph_add_op(g, TFL_OP_MAXIMUM, &o, 2, mi, 1, &m) >= 0;
                 x.where[n_ops++] = X_NPU;
             } else {
-                /* a TILE by 1: a copy with no NPU form (an identity
-                 * TRANSPOSE and a one-way SPLIT now run on the NPU) */
-                int32_t ones[8] = {1, 1, 1, 1, 1, 1, 1, 1}, nr = rank;
-                int32_t pt = i32_const(g, "multiples", 1, &nr, ones);
+                /* a BROADCAST_TO its own shape: a copy with no NPU
+                 * form (an identity TRANSPOSE, a one-way SPLIT and a TILE
+                 * by 1 now run on the NPU) */
+                int32_t nr = rank;
+                int32_t pt = i32_const(g, "shape", 1, &nr, s);
                 int32_t ti[2] = {t, pt};
-                ok = m >= 0 && pt >= 0 && graph_add_op(g, TFL_OP_TILE, &o, 2, ti, 1, &m) >= 0;
+                ok = m >= 0 && pt >= 0 && graph_add_op(g, TFL_OP_BROADCAST_TO, &o, 2, ti, 1, &m) >= 0;
                 x.where[n_ops] = X_CPU;
                 x.why[n_ops++] = "no NPU form";
             }

@@ -123,16 +123,7 @@ static bool check_model(void *user, const cc_model *cm)
 {
     run_ctx *x = user;
     if (cm->ops[0].n_eu > 1) x->st->split++;
-    for (int32_t i = 0; i < cm->n_epochs; i++) {
-        const cc_epoch *ep = &cm->epochs[i];
-        char hz[320];
-        if (ep->kind == CC_EPOCH_HW &&
-            cc_hazard_check(ep->payload, ep->payload_size, x->c->variant, true, hz, sizeof hz)) {
-            fprintf(stderr, "FAIL %s: epoch %d: %s\n", x->p.cs, (int)i, hz);
-            return false;
-        }
-    }
-    return true;
+    return cc_hazard_model(cm, x->c->variant, x->p.cs);
 }
 
 /* Compiles and checks one configuration. expect_npu: 1 on the NPU, 0 on

@@ -6,6 +6,7 @@
 #include "../src/kernels/k_activation.h"
 
 #include <math.h>
+#include <string.h>
 #include <stdint.h>
 
 static void test_prepare_s8(void)
@@ -82,6 +83,35 @@ static void test_s8(void)
     int8_t wantb[3] = {-109, -128, 108};
     k_softmax_s8(&p, b, o, 1, 3);
     for (int i = 0; i < 3; i++) CHECK_EQ_INT(o[i], wantb[i]);
+
+    /* Deep rows of equal values (docs/kernels.md): 511 terms of 2^19 keep
+     * the exp sum below 2^28, shift 31, 1/511 -> 0.501 LSB rounds to 1
+     * (-127); 512 make it 2^28, TFLite's shift 32 is undefined in C and
+     * the exact quotient (1/512 = 0.5 LSB, y < 2^31 over 2^32) is 0, so
+     * -128; 4095 the same; 4096 wrap the 32-bit sum: refused. */
+    {
+        static int8_t deep[4096], deep_o[4096];
+        k_softmax_s8_prepare(0.1f, 1.0f, &p);
+        memset(deep, 9, sizeof deep);
+        CHECK_EQ_INT(k_softmax_s8(&p, deep, deep_o, 1, 511), K_OK);
+        CHECK_EQ_INT(deep_o[0], -127);
+        CHECK_EQ_INT(deep_o[510], -127);
+        static const int32_t depths[] = {512, 1001, 4095};
+        for (int k = 0; k < 3; k++) {
+            memset(deep_o, 0, sizeof deep_o);
+            CHECK_EQ_INT(k_softmax_s8(&p, deep, deep_o, 1, depths[k]), K_OK);
+            int off = 0;
+            for (int32_t i = 0; i < depths[k]; i++) off += deep_o[i] != -128;
+            CHECK_EQ_INT(off, 0);
+        }
+        CHECK_EQ_INT(k_softmax_s8(&p, deep, deep_o, 1, 4096), K_E_UNSUPPORTED);
+        /* one clear maximum over 4095: 1.0 -> 127, the rest far below */
+        memset(deep, -128, sizeof deep);
+        deep[77] = 127;
+        CHECK_EQ_INT(k_softmax_s8(&p, deep, deep_o, 1, 4095), K_OK);
+        CHECK_EQ_INT(deep_o[77], 127);
+        CHECK_EQ_INT(deep_o[78], -128);
+    }
 
     /* Accuracy: within 1 LSB of the real softmax on 1/256 steps. */
     k_softmax_s8_prepare(0.1f, 1.0f, &p);

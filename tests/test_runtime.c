@@ -300,7 +300,7 @@ static void test_models(void)
 
 /* ------------------------------------------------------- generated models */
 
-/* Appends a TILE by 1 (a copy with no NPU form) after the model's first
+/* Appends a BROADCAST_TO its own shape (a copy with no NPU form) after the model's first
  * output, so that generated models also run CPU epochs after HW ones (the
  * compiler puts every op genmodel draws on the NPU). 0 on success. */
 static int add_cpu_tail(graph *g)
@@ -312,19 +312,18 @@ static int add_cpu_tail(graph *g)
     const graph_tensor *t = &g->tensors[outs[0]];
     graph_dtype dt = t->dtype;
     int32_t rank = t->rank;
-    if (rank < 1 || rank > 8) return -1;
+    if (rank < 1 || rank > 5) return -1;
     memcpy(shape, t->shape, sizeof(int32_t) * (size_t)rank);
     float scale = t->q.n >= 1 ? t->q.scale[0] : 0.0f;
     int64_t zp = t->q.n >= 1 ? t->q.zero_point[0] : 0;
     bool quant = t->q.n >= 1;
-    int32_t ones[8] = {1, 1, 1, 1, 1, 1, 1, 1};
-    int32_t ax = graph_add_tensor(g, "cpu_tail_multiples", GRAPH_I32, 1, &rank, ones);
+    int32_t ax = graph_add_tensor(g, "cpu_tail_shape", GRAPH_I32, 1, &rank, shape);
     int32_t y = graph_add_tensor(g, "cpu_tail", dt, rank, shape, NULL);
     if (ax < 0 || y < 0 || (quant && graph_set_quant(g, y, 1, &scale, &zp, 0))) return -1;
     tfl_options o;
     memset(&o, 0, sizeof o);
     int32_t in2[2] = {outs[0], ax};
-    if (graph_add_op(g, TFL_OP_TILE, &o, 2, in2, 1, &y) < 0) return -1;
+    if (graph_add_op(g, TFL_OP_BROADCAST_TO, &o, 2, in2, 1, &y) < 0) return -1;
     outs[0] = y;
     return graph_set_io(g, g->n_inputs, ins, g->n_outputs, outs) ? -1 : 0;
 }

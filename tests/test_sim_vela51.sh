@@ -8,12 +8,14 @@
 # Micro cannot run them) are compared with the reference interpreter.
 #
 # Explained exceptions (listed, not failures; the run itself must succeed):
-#   tflm_retinaface  the outputs differ from TFLite Micro's. First
-#                    difference: ethos-u op 1, the first LeakyReLU block
-#                    (per-channel LUT pools writing NCHW planes, then the
-#                    PAD copies that read them); see docs/sim.md, "Vela 5.1
-#                    zoo streams". Not yet attributed to the simulator or to
-#                    Vela's lowering.
+#   tflm_retinaface  the outputs differ from TFLite Micro's because Vela
+#                    5.1's stream is wrong: in ethos-u op 1 it fuses a PAD
+#                    into the LeakyReLU's per-channel LUT pools without
+#                    giving them the padded strides, so the next operation
+#                    reads a layout nobody wrote, 2,056 bytes of it stale
+#                    from an earlier layer (docs/sim.md, "Vela 5.1 zoo
+#                    streams"). The byte counts below are pinned: a change
+#                    in them means the simulator changed.
 set -u
 npuc=${NPUC_BIN:?}
 Z=${NPUC_SHARED:?}/models/zoo
@@ -24,11 +26,14 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
 
+# explained CONFIG MODEL DIFFERING_BYTES: whether the difference is the
+# explained one (seed 1, the first golden compared)
 explained() {
-  case "$1" in
-    tflm_retinaface) return 0 ;;
+  case "$1/$2" in
+    u55-128/tflm_retinaface) [ "$3" -eq 41243 ] ;;
+    u65-256/tflm_retinaface) [ "$3" -eq 41525 ] ;;
+    *) return 1 ;;
   esac
-  return 1
 }
 
 # --input FILE per model input, cut from the concatenated golden input
@@ -64,7 +69,7 @@ for cfg in u55-128 u65-256; do
       fi
       if ! cmp -s "$tmp/o.bin" "$out"; then
         d=$(cmp -l "$tmp/o.bin" "$out" 2>/dev/null | wc -l)
-        if explained "$m"; then
+        if [ "$s" -eq 1 ] && explained "$cfg" "$m" "$d"; then
           exc="$exc $m($d bytes)"
         else
           echo "FAIL: $cfg/$m seed $s: $d of $(stat -c %s "$out") output bytes differ from TFLite Micro"

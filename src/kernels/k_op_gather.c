@@ -398,11 +398,7 @@ static int run_reverse(uint32_t kind, const uint8_t *blob, uint32_t size, const 
 
 /* ---- MIRROR_PAD ---------------------------------------------------------------------------------- */
 
-/* TFLite Micro's mapping of a padded position p to an input position along
- * a dim of size n with `before` padding (offset 1: REFLECT, 0: SYMMETRIC);
- * -1 when it falls outside the input (TFLite Micro would read out of
- * bounds there). */
-static int64_t mirror_index(int64_t p, int64_t before, int64_t n, int64_t offset)
+int64_t k_mirror_index(int64_t p, int64_t before, int64_t n, int64_t offset)
 {
     int64_t r;
     if (p < before) {
@@ -447,8 +443,8 @@ static int run_mirror_pad(uint32_t kind, const uint8_t *blob, uint32_t size, con
             return K_E_INVALID;
         before[d] = lo;
         /* the first and last output positions are the extremes of the map */
-        if (b.out_dims[d] > 0 && (mirror_index(0, lo, b.in_dims[d], b.offset) < 0 ||
-                                  mirror_index(b.out_dims[d] - 1, lo, b.in_dims[d], b.offset) < 0))
+        if (b.out_dims[d] > 0 && (k_mirror_index(0, lo, b.in_dims[d], b.offset) < 0 ||
+                                  k_mirror_index(b.out_dims[d] - 1, lo, b.in_dims[d], b.offset) < 0))
             return K_E_INVALID;
     }
     if (!n_out) return K_OK;
@@ -458,7 +454,7 @@ static int run_mirror_pad(uint32_t kind, const uint8_t *blob, uint32_t size, con
     for (uint64_t i = 0; i < n_out; i++) {
         int64_t off = 0;
         for (int32_t d = 0; d < b.rank; d++) {
-            const int64_t r = mirror_index(idx[d], before[d], b.in_dims[d], b.offset);
+            const int64_t r = k_mirror_index(idx[d], before[d], b.in_dims[d], b.offset);
             if (r < 0) return K_E_INVALID;
             off += r * st[d];
         }

@@ -201,4 +201,10 @@ typedef struct k_op_s2b_blob {
     [K_OP_SPACE_TO_BATCH_X8] = {"space_to_batch_nd_x8", F_GATHER, 1},            \
     [K_OP_SPACE_TO_BATCH_X32] = {"space_to_batch_nd_x32", F_GATHER, 1},
 
+/* TFLite Micro's MIRROR_PAD mapping of padded position p to an input
+ * position along a dim of size n with `before` padding (offset 1:
+ * REFLECT, 0: SYMMETRIC); -1 when it falls outside the input (TFLite Micro
+ * would read out of bounds there). Also the compiler's NPU form. */
+int64_t k_mirror_index(int64_t p, int64_t before, int64_t n, int64_t offset);
+
 #endif

@@ -110,6 +110,20 @@ static inline int16_t lut_lookup_s16(int16_t v, const int16_t *lut)
 
 /* ---- int8 input ------------------------------------------------------------ */
 
+/* gemmlowp's RoundingDivideByPOT, also for exponents 32..35. TFLite shifts
+ * a 32-bit value by the exponent, undefined in C past 31 (int8 output once
+ * a row's exp sum reaches 2^28, e.g. 512 equal values); npuc takes the
+ * exactly rounded quotient there, which is 0 for the non-negative values
+ * softmax divides (docs/kernels.md). */
+static int32_t rdpot_wide(int32_t x, int exponent)
+{
+    if (exponent <= 31) return k_rdpot(x, exponent);
+    int64_t mask = ((int64_t)1 << exponent) - 1;
+    int64_t rem = (int64_t)x & mask;
+    int64_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
+    return (int32_t)(((int64_t)x >> exponent) + (rem > threshold ? 1 : 0));
+}
+
 /* One row for an int8 input; out_bits 8 or 16 selects the output type
  * (written through out8 or out16). */
 static int softmax_s8_row(const k_softmax_s8_params *p, const int8_t *in, int8_t *out8,
@@ -140,7 +154,8 @@ static int softmax_s8_row(const k_softmax_s8_params *p, const int8_t *in, int8_t
     const int32_t scale = k_fx_one_over_one_plus_x(sum_minus_one);
     const int out_bits = out8 ? 8 : 16;
     const int exponent = bits_over_unit + 31 - out_bits;
-    if (headroom_plus_one >= 32 || exponent < 0 || exponent > 31) return K_E_UNSUPPORTED;
+    /* headroom 0: the 32-bit sum wrapped (depth > 4095) */
+    if (headroom_plus_one == 0 || headroom_plus_one >= 32 || exponent < 0) return K_E_UNSUPPORTED;
     const int32_t qmin = out8 ? INT8_MIN : INT16_MIN;
     const int32_t qmax = out8 ? INT8_MAX : INT16_MAX;
 
@@ -150,7 +165,7 @@ static int softmax_s8_row(const k_softmax_s8_params *p, const int8_t *in, int8_t
         if (diff >= diff_min) {
             int32_t scaled = k_srdhm((int32_t)((uint32_t)diff << lshift), mult);
             int32_t e = k_fx_exp_on_negative_values(scaled, 5);
-            v = k_rdpot(k_srdhm(scale, e), exponent) + qmin;
+            v = rdpot_wide(k_srdhm(scale, e), exponent) + qmin;
             v = v > qmax ? qmax : (v < qmin ? qmin : v);
         }
         if (out8)

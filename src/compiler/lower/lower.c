@@ -20,7 +20,8 @@ static const lower_impl *find_lower(int32_t opcode)
 {
     const lower_impl *(*families[])(int32_t *) = {
         lower_ops_conv,  lower_ops_pool, lower_ops_elementwise, lower_ops_quantize, lower_ops_lut,
-        lower_ops_softmax, lower_ops_shape, lower_ops_pad,      lower_ops_concat,   lower_ops_resize};
+        lower_ops_softmax, lower_ops_shape, lower_ops_pad,      lower_ops_concat,   lower_ops_resize,
+        lower_ops_gather};
     for (size_t fi = 0; fi < sizeof families / sizeof families[0]; fi++) {
         int32_t n = 0;
         const lower_impl *t = families[fi](&n);

@@ -62,6 +62,7 @@ const lower_impl *lower_ops_shape(int32_t *count);       /* SLICE, STRIDED_SLICE
 const lower_impl *lower_ops_pad(int32_t *count);         /* PAD, PADV2 */
 const lower_impl *lower_ops_concat(int32_t *count);      /* CONCATENATION */
 const lower_impl *lower_ops_resize(int32_t *count);      /* RESIZE_NEAREST_NEIGHBOR, RESIZE_BILINEAR */
+const lower_impl *lower_ops_gather(int32_t *count);      /* TILE, REVERSE_V2, MIRROR_PAD */
 
 /* ------------------------------------------------ toolkit (lower_toolkit.c) */
 
@@ -215,6 +216,10 @@ void cc_pad_fold(lower_ctx *c, const graph_op *op, eu_op *o);
 #define CC_COPY_MAX_OPS 64
 int cc_strided_copy(lower_ctx *c, int32_t tin, int32_t tout, int32_t rank, const int64_t *n,
                     const int64_t *is, int64_t base, npuc_err *err);
+/* The same into part of tout: output element (i_d) is element
+ * obase + sum(i_d * os[d]) (os positive). */
+int cc_strided_copy_to(lower_ctx *c, int32_t tin, int32_t tout, int32_t rank, const int64_t *n,
+                       const int64_t *is, int64_t base, const int64_t *os, int64_t obase, npuc_err *err);
 
 /* Where a CONCATENATION input goes in the output (lower_concat.c; also
  * used by cc_concat.c's in-place pass): its extent (the input viewed so),

@@ -1,5 +1,6 @@
 /* lower_lut: the pointwise ops LOGISTIC, TANH, HARD_SWISH, LEAKY_RELU, RELU,
- * RELU6, RELU_N1_TO_1 and QUANTIZE.
+ * RELU6, RELU_N1_TO_1 and QUANTIZE, and the int8 value maps ABS, ELU and
+ * RSQRT (int8 only).
  *
  * int8 -> int8: an ADD of the scalar 0 through a 256-entry LUT whose
  * entries are the reference interpreter's own outputs for every input value
@@ -599,6 +600,9 @@ static int lower_lut8(lower_ctx *c, const graph_op *op, npuc_err *err)
     npuc_err e2;
     memset(&e2, 0, sizeof e2);
     int rc = cc_reference_all(c, op, in, out, y, &e2);
+    if (rc && op->opcode == TFL_OP_RSQRT)
+        return cc_cpu(c, "codes below the zero point %d are negative, where the reference fails at run time "
+                         "and a lookup table cannot", (int)in->q.zero_point[0]);
     if (rc) return cc_cpu(c, "the reference rejects it: %s", e2.msg);
     char fwhy[CC_WHY_SIZE];
     if (!fuse_clamp(c, op, y, 256, fwhy, sizeof fwhy)) return 0;
@@ -629,6 +633,18 @@ static const lower_impl lut_ops[] = {
     {TFL_OP_RELU6, lower_pointwise},
     {TFL_OP_RELU_N1_TO_1, lower_pointwise},
     {TFL_OP_QUANTIZE, lower_pointwise},
+    /* int8 value maps with no int16 NPU form: ABS, ELU, RSQRT (inputs
+     * the reference rejects, a negative RSQRT, keep it on the CPU), and
+     * the ops whose reference is float only (EXP, LOG, NEG, SQRT, SQUARE:
+     * the reason says so) */
+    {TFL_OP_ABS, lower_lut8},
+    {TFL_OP_ELU, lower_lut8},
+    {TFL_OP_RSQRT, lower_lut8},
+    {TFL_OP_EXP, lower_lut8},
+    {TFL_OP_LOG, lower_lut8},
+    {TFL_OP_NEG, lower_lut8},
+    {TFL_OP_SQRT, lower_lut8},
+    {TFL_OP_SQUARE, lower_lut8},
 };
 
 LOWER_OPS_TABLE(lower_ops_lut, lut_ops)

@@ -1,4 +1,5 @@
-/* lower_pool: MAX_POOL_2D, AVERAGE_POOL_2D and MEAN as NPU pools.
+/* lower_pool: MAX_POOL_2D, AVERAGE_POOL_2D, MEAN, SUM, REDUCE_MAX and
+ * REDUCE_MIN as NPU pools.
  *
  * MAX_POOL_2D / AVERAGE_POOL_2D: one POOL op on raw values (TFLite pools
  * without zero points). An unpadded average takes Vela's global scale
@@ -301,30 +302,31 @@ static int mean_geometry(lower_ctx *c, const graph_tensor *in, const graph_tenso
 
 /* The reference's multiplier with 1/count folded in, as the NPU's global
  * scale. 0 or 1 (CPU, reason set). */
-static int mean_scale(lower_ctx *c, const graph_tensor *in, const graph_tensor *out, uint64_t count,
+static int mean_scale(lower_ctx *c, const graph_tensor *in, const graph_tensor *out, uint64_t count, bool sum,
                       uint32_t *hm, uint8_t *hs)
 {
     int32_t m, s;
     k_quantize_multiplier((double)in->q.scale[0] / (double)out->q.scale[0], &m, &s);
     int32_t sh = 0;
-    for (uint64_t v = count; v > 1; v >>= 1) sh++;
+    /* SUM: the same arithmetic without 1/count (QuantizedMeanOrSum) */
+    for (uint64_t v = sum ? 1 : count; v > 1; v >>= 1) sh++;
     if (sh > 32) sh = 32;
     if (sh > 31 + s) sh = 31 + s;
-    int64_t mm = ((int64_t)m << sh) / (int64_t)count;
+    int64_t mm = ((int64_t)m << sh) / (int64_t)(sum ? 1 : count);
     int32_t s2 = s - sh;
     if (s2 < -31 || s2 > 30)
-        return cc_cpu(c, "MEAN over %llu elements: scale shift %d outside what the NPU reproduces",
-                      (unsigned long long)count, s2);
+        return cc_cpu(c, "%s over %llu elements: scale shift %d outside what the NPU reproduces",
+                      sum ? "SUM" : "MEAN", (unsigned long long)count, s2);
     int32_t zi = cc_zp(in);
     bool wide = in->dtype == GRAPH_I16;
     int64_t qmin = wide ? INT16_MIN : INT8_MIN, qmax = wide ? INT16_MAX : INT8_MAX;
     int64_t dmax = qmax - zi > zi - qmin ? qmax - zi : zi - qmin;
     int32_t left = s2 > 0 ? s2 : 0;
     if ((double)dmax * (double)count * (double)((int64_t)1 << left) >= 2147483648.0)
-        return cc_cpu(c, "MEAN over %llu elements: the centred sum can overflow int32 (the reference wraps)",
-                      (unsigned long long)count);
+        return cc_cpu(c, "%s over %llu elements: the centred sum can overflow int32 (the reference wraps)",
+                      sum ? "SUM" : "MEAN", (unsigned long long)count);
     if (!cc_hw_scale_tfl((int32_t)mm, s2, hm, hs) || (mm && *hs < 1))
-        return cc_cpu(c, "MEAN rescale out of the NPU's range");
+        return cc_cpu(c, "%s rescale out of the NPU's range", sum ? "SUM" : "MEAN");
     return 0;
 }
 
@@ -375,10 +377,11 @@ static bool one_pass(const mean_geom *g, uint32_t *R1, uint32_t *R2)
  * (K*Ra) x 1 x K2, then the Ra partials of each output: a 1 x Ra window
  * (K > 1) or Pa x Pb = Ra (K = 1). ifm/ofm: the input's and output's
  * buffers and zero points. */
-static int two_passes(lower_ctx *c, const mean_geom *g, int32_t bin, int32_t bout, uint8_t bits, int32_t zi,
-                      int32_t zo, uint32_t hm, uint8_t hs, int32_t qmin, int32_t qmax, npuc_err *err)
+/* R = Ra x Rb with Rb <= 256 rows summed first, then Ra in a Pa x Pb
+ * window (K = 1) or 1 x Ra (K > 1). False when no split fits. */
+static bool split_two(const mean_geom *g, uint32_t *pRa, uint32_t *pRb, uint32_t *pPa, uint32_t *pPb)
 {
-    uint64_t K = g->K, R = g->R, K2 = g->K2;
+    uint64_t K = g->K, R = g->R;
     uint32_t Ra = 0, Rb = 0, Pa = 1, Pb = 0;
     for (uint64_t b = POOL_MAX_K; b >= 2 && !Ra; b--) {
         if (R % b) continue;
@@ -401,9 +404,21 @@ static int two_passes(lower_ctx *c, const mean_geom *g, int32_t bin, int32_t bou
                 break;
             }
     }
-    if (!Ra)
-        return cc_cpu(c, "MEAN over %llu elements per output: no split into pool windows of up to 256",
-                      (unsigned long long)R);
+    *pRa = Ra;
+    *pRb = Rb;
+    *pPa = Pa;
+    *pPb = Pb;
+    return Ra != 0;
+}
+
+static int two_passes(lower_ctx *c, const mean_geom *g, int32_t bin, int32_t bout, uint8_t bits, int32_t zi,
+                      int32_t zo, uint32_t hm, uint8_t hs, int32_t qmin, int32_t qmax, npuc_err *err)
+{
+    uint64_t K = g->K, K2 = g->K2;
+    uint32_t Ra, Rb, Pa, Pb;
+    if (!split_two(g, &Ra, &Rb, &Pa, &Pb))
+        return cc_cpu(c, "%llu elements per output: no split into pool windows of up to 256",
+                      (unsigned long long)g->R);
     int32_t tb = cc_temp_buf(c, K * Ra * K2 * 4, err);
     if (tb < 0) return err->code;
     eu_fm ifm, ofm, part, part_in;
@@ -418,6 +433,7 @@ static int two_passes(lower_ctx *c, const mean_geom *g, int32_t bin, int32_t bou
 
 static int lower_mean(lower_ctx *c, const graph_op *op, npuc_err *err)
 {
+    bool sum = op->opcode == TFL_OP_SUM;
     const graph_tensor *in = cc_tin(c, op, 0), *ax = cc_tin(c, op, 1), *out = cc_tout(c, op, 0);
     if (!in || !ax || !out) return cc_cpu(c, "missing input or output");
     if (!cc_npu_dtype(in->dtype) || out->dtype != in->dtype)
@@ -432,7 +448,7 @@ static int lower_mean(lower_ctx *c, const graph_op *op, npuc_err *err)
     uint32_t hm = 0;
     uint8_t hs = 0;
     int rc = mean_geometry(c, in, ax, &g);
-    if (!rc) rc = mean_scale(c, in, out, g.count, &hm, &hs);
+    if (!rc) rc = mean_scale(c, in, out, g.count, sum, &hm, &hs);
     if (rc) return rc;
     int32_t zi = cc_zp(in), zo = cc_zp(out);
     bool wide = in->dtype == GRAPH_I16;
@@ -449,10 +465,102 @@ static int lower_mean(lower_ctx *c, const graph_op *op, npuc_err *err)
     return avg_op(c, &ifm, &ofm, R1, R2, hm, hs, qmin, qmax, err);
 }
 
+/* ------------------------------------------------ REDUCE_MAX, REDUCE_MIN */
+
+/* A MAX pool over an h x w x c view with a kh x kw window (raw values,
+ * zero points 0: the reference needs one quantization in and out), the
+ * LUT lut (or -1) in its output stage; block chosen. */
+static int max_op(lower_ctx *c, const eu_fm *ifm, const eu_fm *ofm, uint32_t kh, uint32_t kw, int32_t lut,
+                  npuc_err *err)
+{
+    eu_op *o = cc_new_eu(c, err);
+    if (!o) return err->code;
+    o->ifm = *ifm;
+    o->ofm = *ofm;
+    cc_copy_op(o, ofm->bits);
+    o->kh = kh;
+    o->kw = kw;
+    if (lut >= 0) {
+        o->lut = lut;
+        o->act_func = 16;   /* slot assigned at generation */
+    }
+    o->flex = false;   /* views that reinterpret the tensor's shape */
+    return cc_block_or_cpu(c, o, err);
+}
+
+/* REDUCE_MAX (int8, int16) as MAX pools over the K x R x K2 view, in one
+ * pass or two (partial maxima first, as MEAN's sums). REDUCE_MIN (int8):
+ * min(x) = ~max(~x), and ~x = -1 - x maps int8 onto itself reversing the
+ * order, so a LUT writes ~x, MAX pools reduce it and the last one's output
+ * stage applies the same LUT again. */
+static int lower_reduce_max(lower_ctx *c, const graph_op *op, npuc_err *err)
+{
+    bool is_min = op->opcode == TFL_OP_REDUCE_MIN;
+    const graph_tensor *in = cc_tin(c, op, 0), *ax = cc_tin(c, op, 1), *out = cc_tout(c, op, 0);
+    if (!in || !ax || !out) return cc_cpu(c, "missing input or output");
+    if (!cc_npu_dtype(in->dtype) || out->dtype != in->dtype)
+        return cc_cpu(c, "%s -> %s tensors (the NPU form takes int8 or int16)", graph_dtype_name(in->dtype),
+                      graph_dtype_name(out->dtype));
+    char why[160];
+    if (!interp_op_supported(c->g, op, why, sizeof why)) return cc_cpu(c, "%s", why);
+    if (is_min && in->dtype != GRAPH_I8) return cc_cpu(c, "int16 REDUCE_MIN has no NPU form (no MIN pool)");
+    if (in->rank < 1 || in->rank > K_MAX_DIMS) return cc_cpu(c, "rank %d input", in->rank);
+    if (!ax->data || ax->dtype != GRAPH_I32) return cc_cpu(c, "axes are not constant int32");
+    mean_geom g = {0, 0, 0, 0};
+    int rc = mean_geometry(c, in, ax, &g);
+    if (rc) return rc;
+    int32_t bin = c->m->buf_of[op->in[0]], bout = c->m->buf_of[op->out[0]];
+    if (bin < 0 || bout < 0) return cc_cpu(c, "constant input");
+    uint8_t bits = in->dtype == GRAPH_I16 ? 16 : 8;
+    uint32_t R1 = 0, R2 = 0, Ra = 0, Rb = 0, Pa = 1, Pb = 0;
+    bool one = one_pass(&g, &R1, &R2);
+    if (!one && !split_two(&g, &Ra, &Rb, &Pa, &Pb))
+        return cc_cpu(c, "%llu elements per output: no split into pool windows of up to 256",
+                      (unsigned long long)g.R);
+    int32_t lut = -1, src = bin;
+    if (is_min) {
+        int8_t table[256];
+        for (int i = 0; i < 256; i++) table[i] = (int8_t)(-1 - (i - 128));
+        /* the LUT is indexed by the value + 128 (docs/ethos-u.md 5.7) */
+        if ((rc = cc_add_lut(c, table, 256, &lut, err))) return rc;
+        uint64_t n = graph_tensor_elems(in);
+        if ((src = cc_temp_buf(c, n, err)) < 0) return err->code;
+        eu_op *o = cc_new_eu(c, err);
+        if (!o) return err->code;
+        /* the passes' input view */
+        uint32_t h = one ? (g.K == 1 ? R1 : (uint32_t)g.K) : (uint32_t)(g.K * Ra), w = one ? R2 : Rb;
+        uint32_t ch = (uint32_t)g.K2;
+        cc_fm_dense(&o->ifm, bin, 0, h, w, ch, 8, 0);
+        cc_fm_dense(&o->ofm, src, 0, h, w, ch, 8, 0);
+        cc_lut_op(o, lut);
+        o->flex = false;
+        if ((rc = cc_block_or_cpu(c, o, err))) return rc;
+    }
+    eu_fm ifm, ofm;
+    cc_fm_dense(&ofm, bout, 0, (uint32_t)g.K, 1, (uint32_t)g.K2, bits, 0);
+    if (one) {
+        if (g.K == 1) cc_fm_dense(&ifm, src, 0, R1, R2, (uint32_t)g.K2, bits, 0);
+        else cc_fm_dense(&ifm, src, 0, (uint32_t)g.K, R2, (uint32_t)g.K2, bits, 0);
+        return max_op(c, &ifm, &ofm, R1, R2, lut, err);
+    }
+    uint64_t K = g.K, K2 = g.K2;
+    int32_t tb = cc_temp_buf(c, K * Ra * K2 * (bits / 8u), err);
+    if (tb < 0) return err->code;
+    eu_fm part, part_in;
+    cc_fm_dense(&ifm, src, 0, (uint32_t)(K * Ra), Rb, (uint32_t)K2, bits, 0);
+    cc_fm_dense(&part, tb, 0, (uint32_t)(K * Ra), 1, (uint32_t)K2, bits, 0);
+    if ((rc = max_op(c, &ifm, &part, 1, Rb, -1, err))) return rc;
+    cc_fm_dense(&part_in, tb, 0, (uint32_t)K * Pa, Pb, (uint32_t)K2, bits, 0);
+    return max_op(c, &part_in, &ofm, Pa, Pb, lut, err);
+}
+
 static const lower_impl pool_ops[] = {
     {TFL_OP_MAX_POOL_2D, lower_pool},
     {TFL_OP_AVERAGE_POOL_2D, lower_pool},
     {TFL_OP_MEAN, lower_mean},
+    {TFL_OP_SUM, lower_mean},
+    {TFL_OP_REDUCE_MAX, lower_reduce_max},
+    {TFL_OP_REDUCE_MIN, lower_reduce_max},
 };
 
 LOWER_OPS_TABLE(lower_ops_pool, pool_ops)

@@ -1,4 +1,5 @@
-/* lower_shape: STRIDED_SLICE, SLICE and TRANSPOSE (int8, int16) on the NPU.
+/* lower_shape: STRIDED_SLICE, SLICE, TRANSPOSE, SPLIT, SPLIT_V, UNPACK and
+ * PACK (int8, int16) on the NPU.
  *
  * A slice within 4 dims that keeps one batch and does not stride the
  * channels is one 1x1 MAX pool (a raw copy) whose IFM starts at the
@@ -17,8 +18,8 @@
  *    input as one axis (outer stride = inner stride x inner extent) merge,
  *    up to 65536 positions;
  *  - the innermost output axis becomes the NPU's channel axis when it steps
- *    over the input by one element (NHWC channels are always contiguous:
- *    the channel stride is the element size); otherwise the op has depth 1
+ *    over both the input and the output by one element (NHWC channels are
+ *    always contiguous: the channel stride is the element size); otherwise the op has depth 1
  *    and the channels of the op are not used;
  *  - of the other axes, the two longest with a positive stride (the stride
  *    registers are unsigned 32-bit byte counts) become the op's W and H
@@ -54,20 +55,18 @@ typedef struct cp_plan {
     int64_t n_ops;
 } cp_plan;
 
-/* The output axes with contiguous output strides, extent-1 axes dropped
- * and axes that step as one merged. 0 or 1 (CPU, reason set). */
-static int copy_axes(lower_ctx *c, const graph_tensor *out, int32_t rank, const int64_t *n, const int64_t *is,
+/* The axes with their output strides os (elements, positive), extent-1
+ * axes dropped and axes that step as one merged. 0 or 1 (CPU, reason
+ * set). */
+static int copy_axes(lower_ctx *c, int32_t rank, const int64_t *n, const int64_t *is, const int64_t *os,
                      cp_plan *p)
 {
     cp_axis ax[CC_COPY_MAX_AXES];
-    int64_t os = 1, total = 1;
     for (int32_t d = rank - 1; d >= 0; d--) {
         if (n[d] < 1) return cc_cpu(c, "empty output");
-        ax[d] = (cp_axis){n[d], is[d], os};
-        os *= n[d];
-        total *= n[d];
+        if (os[d] < 1) return cc_cpu(c, "internal: output stride");
+        ax[d] = (cp_axis){n[d], is[d], os[d]};
     }
-    if ((uint64_t)total != graph_tensor_elems(out)) return cc_cpu(c, "output size mismatch");
     /* drop extent-1 axes, merge axes that step as one (inner first) */
     cp_axis *a = p->a;
     int32_t na = 0;
@@ -101,7 +100,7 @@ static int copy_roles(lower_ctx *c, uint64_t es, cp_plan *p)
 {
     const cp_axis *a = p->a;
     int32_t na = p->na, ic = -1, iw = -1, ih = -1;
-    if (na > 0 && a[na - 1].is == 1) ic = na - 1;
+    if (na > 0 && a[na - 1].is == 1 && a[na - 1].os == 1) ic = na - 1;
     for (int32_t i = 0; i < na; i++) {
         if (i == ic || a[i].is <= 0 || (int64_t)((uint64_t)a[i].is * es) > STRIDE_MAX ||
             (int64_t)((uint64_t)a[i].os * es) > STRIDE_MAX)
@@ -174,21 +173,32 @@ static int copy_op(lower_ctx *c, const cp_plan *p, int32_t bin, int32_t bout, ui
     return cc_block_or_cpu(c, o, err);
 }
 
-int cc_strided_copy(lower_ctx *c, int32_t tin_i, int32_t tout_i, int32_t rank, const int64_t *n,
-                    const int64_t *is, int64_t base, npuc_err *err)
+int cc_strided_copy_to(lower_ctx *c, int32_t tin_i, int32_t tout_i, int32_t rank, const int64_t *n,
+                       const int64_t *is, int64_t base, const int64_t *os, int64_t obase, npuc_err *err)
 {
     const graph_tensor *in = &c->g->tensors[tin_i], *out = &c->g->tensors[tout_i];
     int32_t bin = c->m->buf_of[tin_i], bout = c->m->buf_of[tout_i];
     if (bin < 0 || bout < 0) return cc_cpu(c, "constant input");
     if (rank > CC_COPY_MAX_AXES) return cc_cpu(c, "%d axes", rank);
+    /* every element read and written lies in its tensor */
+    int64_t ilo = base, ihi = base, ohi = obase;
+    for (int32_t d = 0; d < rank; d++) {
+        if (n[d] < 1) return cc_cpu(c, "empty output");
+        int64_t span = (n[d] - 1) * is[d];
+        if (span < 0) ilo += span;
+        else ihi += span;
+        ohi += (n[d] - 1) * os[d];
+    }
+    if (ilo < 0 || (uint64_t)ihi >= graph_tensor_elems(in) || obase < 0 || (uint64_t)ohi >= graph_tensor_elems(out))
+        return cc_cpu(c, "internal: copy out of bounds");
     uint64_t es = graph_dtype_size(in->dtype);
     cp_plan p;
     memset(&p, 0, sizeof p);
-    int rc = copy_axes(c, out, rank, n, is, &p);
+    int rc = copy_axes(c, rank, n, is, os, &p);
     if (!rc) rc = copy_roles(c, es, &p);
     int64_t idx[CC_COPY_MAX_AXES] = {0};
     for (int64_t k = 0; k < p.n_ops && !rc; k++) {
-        int64_t ioff = base, ooff = 0;
+        int64_t ioff = base, ooff = obase;
         for (int32_t l = 0; l < p.nl; l++) {
             ioff += idx[l] * p.a[p.loop[l]].is;
             ooff += idx[l] * p.a[p.loop[l]].os;
@@ -203,6 +213,20 @@ int cc_strided_copy(lower_ctx *c, int32_t tin_i, int32_t tout_i, int32_t rank, c
         }
     }
     return rc;
+}
+
+int cc_strided_copy(lower_ctx *c, int32_t tin_i, int32_t tout_i, int32_t rank, const int64_t *n,
+                    const int64_t *is, int64_t base, npuc_err *err)
+{
+    if (rank > CC_COPY_MAX_AXES) return cc_cpu(c, "%d axes", rank);
+    int64_t os[CC_COPY_MAX_AXES], st = 1;
+    for (int32_t d = rank - 1; d >= 0; d--) {
+        if (n[d] < 1) return cc_cpu(c, "empty output");
+        os[d] = st;
+        st *= n[d];
+    }
+    if ((uint64_t)st != graph_tensor_elems(&c->g->tensors[tout_i])) return cc_cpu(c, "output size mismatch");
+    return cc_strided_copy_to(c, tin_i, tout_i, rank, n, is, base, os, 0, err);
 }
 
 /* ------------------------------------------------------------ TRANSPOSE */
@@ -437,7 +461,47 @@ static int lower_split(lower_ctx *c, const graph_op *op, npuc_err *err)
     return rc;
 }
 
+/* PACK: input i goes to index i of the new axis, a strided copy into
+ * that part of the output (raw bytes, as the reference copies them). */
+static int lower_pack(lower_ctx *c, const graph_op *op, npuc_err *err)
+{
+    char why[160];
+    if (!interp_op_supported(c->g, op, why, sizeof why)) return cc_cpu(c, "%s", why);
+    const graph_tensor *out = cc_tout(c, op, 0);
+    if (!out || !cc_npu_dtype(out->dtype))
+        return cc_cpu(c, "%s tensors (the NPU form takes int8 or int16)", out ? graph_dtype_name(out->dtype) : "no");
+    int32_t r = out->rank;
+    if (r > CC_COPY_MAX_AXES) return cc_cpu(c, "rank %d", r);
+    int32_t axis = op->opt.axis < 0 ? op->opt.axis + r : op->opt.axis;
+    if (axis < 0 || axis >= r || out->shape[axis] != op->n_in) return cc_cpu(c, "axis %d", op->opt.axis);
+    if (op->n_in > CC_SPLIT_MAX) return cc_cpu(c, "%d inputs", op->n_in);
+    for (int32_t i = 0; i < op->n_in; i++)
+        if (op->in[i] < 0 || c->m->buf_of[op->in[i]] < 0) return cc_cpu(c, "input %d is constant", i);
+    int64_t ost[CC_COPY_MAX_AXES], s = 1;
+    for (int32_t d = r - 1; d >= 0; d--) {
+        ost[d] = s;
+        s *= out->shape[d];
+    }
+    if (s == 0) return cc_cpu(c, "empty output");
+    /* an input's dims are the output's without the axis */
+    int64_t n[CC_COPY_MAX_AXES], is[CC_COPY_MAX_AXES], os[CC_COPY_MAX_AXES], st = 1;
+    int32_t k = r - 1;
+    for (int32_t d = r - 1; d >= 0; d--) {
+        if (d == axis) continue;
+        k--;
+        n[k] = out->shape[d];
+        is[k] = st;
+        os[k] = ost[d];
+        st *= out->shape[d];
+    }
+    int rc = 0;
+    for (int32_t i = 0; i < op->n_in && !rc; i++)
+        rc = cc_strided_copy_to(c, op->in[i], op->out[0], r - 1, n, is, 0, os, i * ost[axis], err);
+    return rc;
+}
+
 static const lower_impl shape_ops[] = {
+    {TFL_OP_PACK, lower_pack},
     {TFL_OP_STRIDED_SLICE, lower_slice},
     {TFL_OP_SLICE, lower_slice},
     {TFL_OP_TRANSPOSE, lower_transpose},

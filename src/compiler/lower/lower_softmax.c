@@ -49,11 +49,12 @@
  * operations (SUB, SHL, ADD); ops 5-26 were checked against the kernel's
  * k_fx_one_over_one_plus_x for every sum in [2^19, 2^31), and no
  * intermediate overflows there, so the NPU's saturation and TFLite's
- * wrap-around never differ. What limits the depth: TFLite's result is only
- * defined while its final shift 35 - h stays <= 31 (int8 output: sum < 2^28,
- * guaranteed for C <= 511 since each term is at most 2^19; for larger C
- * a row of equal values already breaks it), and its 32-bit sum wraps where
- * the NPU saturates (int16 output: C <= 4095 keeps sum < 2^31). */
+ * wrap-around never differ. What limits the depth: TFLite's 32-bit sum
+ * wraps where the NPU saturates (C <= 4095 keeps sum < 2^31). Past depth
+ * 511 an int8 output's final shift 35 - h can pass 31 (TFLite: a C shift
+ * past the width, undefined); the reference kernel and the NPU form both
+ * take the exactly rounded quotient there, 0 (docs/kernels.md), and the
+ * NPU form never shifts by more than 31 (see build_s8). */
 #include "lower.h"
 #include "interp/interp.h"
 #include "kernels/k_activation.h"
@@ -62,7 +63,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SM_MAX_OPS 32    /* build_s8 emits 28, build_s16 10 */
+#define SM_MAX_OPS 36    /* build_s8 emits 28 (32 deeper than 511), build_s16 10 */
 
 /* Row-vector slots of the per-row scratch buffer (int32 each). */
 enum { S_SUM, S_CLZ, S_RSH, S_H1, S_HD, S_X0, S_X1, S_P, S_Q, S_COUNT };
@@ -150,8 +151,8 @@ static eu_op *sm_ew(sm_ctx *s, uint8_t mode, const eu_fm *a, const eu_fm *b, boo
     return o;
 }
 
-enum { EW_MUL = 0, EW_ADD = 1, EW_SUB = 2, EW_CLZ = 7, EW_SHR = 8, EW_SHL = 9 };
-enum { RND_TFL = 0, RND_NATURAL = 2 };
+enum { EW_MUL = 0, EW_ADD = 1, EW_SUB = 2, EW_MIN = 3, EW_MAX = 4, EW_CLZ = 7, EW_SHR = 8, EW_SHL = 9 };
+enum { RND_TFL = 0, RND_TRUNCATE = 1, RND_NATURAL = 2 };
 
 /* The 256 int32 entries of the exp table: entry i is e(diff = i - 255). */
 static void exp_table(const k_softmax_s8_params *p, int32_t lut[256])
@@ -284,10 +285,30 @@ static int build_s8(sm_ctx *s, const graph_op *op, const k_softmax_s8_params *p,
     eu_fm scl = fm_row(s, S_P, 32), rsh = fm_row(s, S_RSH, 32);
     sm_ew(s, EW_MUL, &e, &scl, false, &t, 1u << 30, 31, RND_TFL);
 
+    /* int8 output deeper than 511: the exp sum can reach 2^28 and the final
+     * shift 35 - clz(sum) pass 31, where the quotient rounds to 0
+     * (k_softmax.c). Shifts past 31 are not relied on: y is first cut by
+     * max(rshift - 31, 0) bits (TRUNCATE: y >= 0), then shifted by
+     * min(rshift, 31); for rshift <= 31 that is the plain shift, above it
+     * the pre-cut leaves y < 2^30, which rounds to 0 at shift 31. */
+    eu_fm y = t;
+    if (out_bits == 8 && C > 511) {
+        eu_fm k31, k0;
+        if ((rc = fm_const(s, 31, &k31, err)) || (rc = fm_const(s, 0, &k0, err))) return rc;
+        eu_fm over = fm_vec(s, S_X0, 32), cut = fm_vec(s, S_X1, 32), rs2 = fm_vec(s, S_Q, 32);
+        sm_ew(s, EW_SUB, &rshv, &k31, false, &over, 1, 0, RND_TFL);
+        sm_ew(s, EW_MAX, &over, &k0, false, &cut, 1, 0, RND_TFL);
+        sm_ew(s, EW_MIN, &rshv, &k31, false, &rs2, 1, 0, RND_TFL);
+        eu_fm cutr = fm_row(s, S_X1, 32);
+        y = fm_buf(s->b_e, 0, R, 1, C, 32);
+        sm_ew(s, EW_SHR, &t, &cutr, false, &y, 1, 0, RND_TRUNCATE);
+        rsh = fm_row(s, S_Q, 32);
+    }
+
     /* 28: out = rdpot(y, rshift) + qmin */
     eu_fm out;
     cc_fm_whole(c, op->out[0], R, 1, C, &out);
-    o = sm_ew(s, EW_SHR, &t, &rsh, false, &out, 1, 0, RND_NATURAL);
+    o = sm_ew(s, EW_SHR, &y, &rsh, false, &out, 1, 0, RND_NATURAL);
     o->act_min = out_bits == 8 ? INT8_MIN : INT16_MIN;
     o->act_max = out_bits == 8 ? INT8_MAX : INT16_MAX;
     o->ofm.zp = out_bits == 8 ? -128 : -32768;
@@ -454,20 +475,15 @@ static int lower_softmax(lower_ctx *c, const graph_op *op, npuc_err *err)
         return cc_cpu(c, "unexpected shapes");
     uint64_t C = (uint64_t)in->shape[in->rank - 1];
     uint64_t R = graph_tensor_elems(in) / C;
-    /* Depths where TFLite's result is defined for every input and the
-     * NPU's saturating arithmetic never meets TFLite's wrap-around. int8
-     * input: each row adds up to C terms of at most 2^19; int8 output needs
-     * sum < 2^28 (its final shift 35 - clz(sum) must stay <= 31), int16
-     * output a sum that does not wrap 32 bits. int16: at most 32767 per
-     * element, so any depth up to 65536. */
+    /* Depths where TFLite's 32-bit exp sum never wraps (the NPU saturates
+     * it): int8 input adds up to C terms of at most 2^19, so C <= 4095.
+     * int16: at most 32767 per element, so any depth up to 65536. */
     int out_bits = out->dtype == GRAPH_I8 ? 8 : 16;
-    uint64_t max_c = s16 ? 65536 : out_bits == 8 ? 511 : 4095;
+    uint64_t max_c = s16 ? 65536 : 4095;
     if (C > max_c)
         return cc_cpu(c, "depth %llu > %llu: %s", (unsigned long long)C, (unsigned long long)max_c,
                       s16 ? "too deep for one NPU operation"
-                      : out_bits == 8 ? "TFLite's result is undefined for rows whose exp sum reaches 2^28 "
-                                        "(e.g. equal values)"
-                                      : "TFLite's 32-bit exp sum can wrap where the NPU saturates");
+                          : "TFLite's 32-bit exp sum can wrap where the NPU saturates");
     if (R > 65536)
         return cc_cpu(c, "%llu rows exceed one NPU operation", (unsigned long long)R);
 

@@ -11,6 +11,8 @@
  *   u16 size of each input, then of each output (0xFFFF: NULL pointer)
  *   u16 scratch size
  *   rest      tensor contents, used cyclically to fill the inputs
+ * A 64-byte persistent buffer and a 64-byte resource-variable area (zeroed)
+ * go with every run (the state and control kinds use them).
  * Each tensor gets its own buffer of exactly its size, so any access past
  * what the sizes allow is caught by ASan. test_k_op writes seeds from real
  * models in this layout (NPUC_K_OP_CORPUS=dir). */
@@ -61,7 +63,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     const uint32_t scratch_size = rd16(&r);
     void *scratch = malloc(scratch_size ? scratch_size : 1);
-    uint8_t persistent[64] = {0};
+    _Alignas(16) uint8_t persistent[64] = {0};
+    /* the resource-variable area (k_op_control.h), its own buffer */
+    const uint32_t vars_size = 64;
+    uint8_t *vars = calloc(1, vars_size);
     const uint8_t *fill = data + r.pos;
     const size_t n_fill = r.pos < size ? size - r.pos : 0;
     size_t f = 0;
@@ -72,7 +77,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (out[i]) memset(out[i], 0xA5, out_size[i] ? out_size[i] : 1);
     const k_op_io io = {.in = in, .in_size = in_size, .n_in = n_in, .out = out, .out_size = out_size,
                         .n_out = n_out, .scratch = scratch, .scratch_size = scratch_size,
-                        .persistent = persistent, .persistent_size = sizeof persistent};
+                        .persistent = persistent, .persistent_size = sizeof persistent, .vars = vars,
+                        .vars_size = vars_size};
     const int rc = k_op_run(kind, blob, blob_size, &io);
     /* K_OP_NOT_READY: the op ran and ends the invocation (CIRCULAR_BUFFER) */
     if (rc != K_OK && rc != K_E_INVALID && rc != K_E_UNSUPPORTED && rc != K_OP_NOT_READY) abort();
@@ -83,6 +89,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         free(out[i]);
     }
     free(scratch);
+    free(vars);
     free(blob);
     return 0;
 }

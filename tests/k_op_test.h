@@ -19,7 +19,7 @@ static inline int kt_run(uint32_t kind, const void *blob, uint32_t size, int32_t
 {
     void *outs[1] = {out};
     uint32_t osz[1] = {out_size};
-    k_op_io io = {in, in_size, n_in, outs, osz, 1, NULL, 0, NULL, 0};
+    k_op_io io = {in, in_size, n_in, outs, osz, 1, NULL, 0, NULL, 0, NULL, 0};
     return k_op_run(kind, blob, size, &io);
 }
 

@@ -110,7 +110,7 @@ int main(void)
     static const tcase cases[] = {
         {GRAPH_F16, "float16", 10},   {GRAPH_F64, "float64", 40},     {GRAPH_U64, "uint64", 40},
         {GRAPH_C64, "complex64", 40}, {GRAPH_C128, "complex128", 80}, {GRAPH_I4, "int4", 3},
-        {GRAPH_STRING, "string", 33}, {GRAPH_RESOURCE, "resource", 0}, {GRAPH_VARIANT, "variant", 0},
+        {GRAPH_STRING, "string", 33}, {GRAPH_RESOURCE, "resource", 20}, {GRAPH_VARIANT, "variant", 0},
     };
     /* sizes */
     CHECK_EQ_INT(graph_dtype_nbytes(GRAPH_I4, 5), 3);

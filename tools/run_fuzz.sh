@@ -36,6 +36,8 @@ else
 fi
 if [ -x "$build/genmodel" ]; then
   for s in 1 2 3 4 5 6 7 8; do "$build/genmodel" --seed $s -o "$corpus/gen$s.tflite" >/dev/null 2>&1 || true; done
+  # several subgraphs and resource variables
+  for k in counter if while; do "$build/genmodel" --control $k --seed 0 -o "$corpus/gen-$k.tflite" >/dev/null 2>&1 || true; done
 fi
 
 # fuzz_sim: byte 0 variant, byte 1 flags (skeleton kind, STOP, mode), the
@@ -56,6 +58,9 @@ corpus_k_op=$build/fuzz-corpus-k-op
 mkdir -p "$corpus_k_op"
 if [ -x "$build/test_k_op" ]; then
   NPUC_SHARED="$shared" NPUC_K_OP_CORPUS="$corpus_k_op" "$build/test_k_op" >/dev/null 2>&1 || true
+fi
+if [ -x "$build/test_control" ]; then   # the state and control kinds
+  NPUC_K_OP_CORPUS="$corpus_k_op" NPUC_CONTROL_SEEDS=0 "$build/test_control" >/dev/null 2>&1 || true
 fi
 
 # fuzz_reloc: loadable model files (single, split, signed) behind a mode

@@ -1,4 +1,4 @@
-/* npurt: the compiled-model container ("NPRT"), version 1.1.
+/* npurt: the compiled-model container ("NPRT"), version 1.2.
  *
  * One flat little-endian blob, position independent: every reference is a
  * byte offset from the start of the blob (or from the start of a pool), so
@@ -19,7 +19,7 @@
 
 #define NPURT_MAGIC 0x5452504Eu        /* "NPRT" */
 #define NPURT_VERSION_MAJOR 1u
-#define NPURT_VERSION_MINOR 1u        /* 1: target_off (readers of 1.0 ignore it) */
+#define NPURT_VERSION_MINOR 2u        /* 1: target_off; 2: vars_off/vars_size (older readers ignore both) */
 #define NPURT_MAX_POOLS 8u
 #define NPURT_MAX_RANK 6u
 #define NPURT_NO_NAME 0xFFFFFFFFu
@@ -57,7 +57,11 @@ typedef struct npurt_header {
                                  string (one line of JSON, docs/system-config.md) in
                                  strings; 0 or NPURT_NO_NAME: none. The runtime only
                                  checks that it lies in the string table */
-    uint32_t reserved1[4];
+    uint32_t vars_off;        /* minor 2: the resource-variable area (VAR_HANDLE,
+                                 READ_VARIABLE, ASSIGN_VARIABLE; src/kernels/k_op_control.h)
+                                 at this offset of the state pool, 8-aligned; */
+    uint32_t vars_size;       /* its bytes (0: none; older blobs have 0 here) */
+    uint32_t reserved1[2];
 } npurt_header;               /* 96 bytes */
 
 /* Pool kinds. Region numbers of HW epochs: 0 = params (at the epoch's

@@ -153,7 +153,7 @@ int cli_inspect(int argc, char **argv)
     printf("schema version %u, %d subgraph%s, %d buffers%s%s%s\n", m->version, m->n_subgraphs,
            m->n_subgraphs == 1 ? "" : "s", m->n_buffers, m->description ? ", description \"" : "",
            m->description ? m->description : "", m->description ? "\"" : "");
-    if (m->n_subgraphs > 1) printf("note: only subgraph 0 is inspected and run\n");
+    if (m->n_subgraphs > 1) printf("note: only subgraph 0 is listed; the others run inside its IF / WHILE / CALL_ONCE ops\n");
     for (int32_t i = 0; i < m->n_metadata; i++) printf("metadata '%s' (buffer %u)\n", m->metadata[i].name ? m->metadata[i].name : "", m->metadata[i].buffer);
     target_found tf;
     target_find_in_tflite(m, &tf);

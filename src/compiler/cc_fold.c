@@ -7,7 +7,7 @@
  * folded output counts as a constant for the ops after it.
  *
  * Never folded: ops the interpreter cannot prepare or run (they stay as
- * they are), CUSTOM ops, ops writing a state tensor or a model output (the
+ * they are), CUSTOM ops, control flow and resource-variable ops, ops writing a state tensor or a model output (the
  * deployed model must still write every output, so the last op of a
  * constant chain that feeds an output stays), and ops whose outputs exceed
  * CC_FOLD_MAX_BYTES (a folded constant costs flash).
@@ -128,6 +128,9 @@ static bool eval_op(const graph *g, const graph_op *op, const void *const *cdata
 static bool foldable(const graph *g, const graph_op *op, const void *const *cdata)
 {
     if (op->opcode == TFL_OP_CUSTOM || op->n_in < 1 || op->n_out < 1) return false;
+    /* resource variables and the subgraphs IF / WHILE run are state the
+     * one-op evaluation does not see (an ASSIGN_VARIABLE in a branch) */
+    if (graph_op_uses_model(op->opcode)) return false;
     int32_t present = 0;
     for (int32_t k = 0; k < op->n_in; k++) {
         int32_t t = op->in[k];

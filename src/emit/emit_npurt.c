@@ -83,8 +83,9 @@ static uint8_t dtype_of(graph_dtype d)
     case GRAPH_BOOL: return NPURT_DT_BOOL;
     case GRAPH_U32: return NPURT_DT_UINT32;
     case GRAPH_U16: return NPURT_DT_UINT16;
+    case GRAPH_RESOURCE: return NPURT_DT_INT32; /* an int32 resource id */
     case GRAPH_F16: case GRAPH_F64: case GRAPH_U64: case GRAPH_C64: case GRAPH_C128: case GRAPH_I4:
-    case GRAPH_STRING: case GRAPH_RESOURCE: case GRAPH_VARIANT: return 0;   /* no NPRT type: never emitted (no op runs them) */
+    case GRAPH_STRING: case GRAPH_VARIANT: return 0;   /* no NPRT type: never emitted (no op runs them) */
     }
     return 0;
 }
@@ -303,6 +304,14 @@ int emit_npurt(const cc_model *m, const char *name, uint8_t **blob, size_t *size
     pools[1].kind = NPURT_POOL_ACTIVATIONS;
     pools[1].size = (uint32_t)act;
     pools[1].name_off = add_string(&b, "activations");
+    /* the resource variables (VAR_HANDLE, READ/ASSIGN_VARIABLE) after the
+     * persistent buffers: zeroed with the pool at init and reset */
+    uint64_t vars_size = b.ip ? interp_vars_size(b.ip) : 0, vars_off = 0;
+    if (vars_size) {
+        vars_off = (b.state_size + 15) / 16 * 16;
+        b.state_size = vars_off + vars_size;
+    }
+    if (b.state_size > 0xFFFFFFF0u) return builder_free(&b), npuc_errf(err, NPUC_E_UNSUPPORTED, "state larger than 4 GiB");
     pools[2].kind = NPURT_POOL_STATE;
     pools[2].size = (uint32_t)((b.state_size + 15) / 16 * 16);
     pools[2].name_off = add_string(&b, "state");
@@ -365,6 +374,8 @@ int emit_npurt(const cc_model *m, const char *name, uint8_t **blob, size_t *size
     h.flags = b.flags;
     h.name_off = model_name;
     h.target_off = target_rec;
+    h.vars_off = (uint32_t)vars_off;
+    h.vars_size = (uint32_t)vars_size;
     h.n_pools = (uint16_t)n_pools;
     h.n_tensors = (uint16_t)b.n_tensors;
     h.n_epochs = (uint16_t)b.n_epochs;

@@ -1,4 +1,4 @@
-/* graph -> TFLite model: one subgraph, buffer 0 empty (as TFLite requires),
+/* graph -> TFLite model: subgraph 0 and the others of its graph_model, buffer 0 empty (as TFLite requires),
  * one buffer per constant tensor, a deduplicated operator-code table. */
 #include "graph.h"
 
@@ -81,6 +81,11 @@ static int export_op(tfl_model *m, const graph *g, int32_t i, tfl_operator *x, n
         tfl_options_default(&x->options);
     } else {
         x->options = op->opt;
+        x->options.graph_model = NULL;
+        x->options.container = op->opt.container ? npuc_arena_strdup(a, op->opt.container) : NULL;
+        x->options.shared_name = op->opt.shared_name ? npuc_arena_strdup(a, op->opt.shared_name) : NULL;
+        if ((op->opt.container && !x->options.container) || (op->opt.shared_name && !x->options.shared_name))
+            goto oom;
         if (op->opt.has_new_shape) {
             x->options.new_shape = dup_arr(a, op->opt.new_shape, (size_t)op->opt.n_new_shape, sizeof(int32_t));
             if (!x->options.new_shape) goto oom;
@@ -107,26 +112,12 @@ oom:
     return npuc_errf(err, NPUC_E_NOMEM, "out of memory exporting op %d (%s)", i, graph_op_name(op));
 }
 
-int graph_export(const graph *g, tfl_model **out, npuc_err *err)
+/* Subgraph s of m from g: its tensors (constants get new buffers), ops and io. */
+static int export_subgraph(tfl_model *m, const graph *g, tfl_subgraph *s, npuc_err *err)
 {
-    *out = NULL;
-    tfl_model *m = tfl_model_new();
-    if (!m) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     npuc_arena *a = &m->arena;
     int rc = NPUC_OK;
-
-    int32_t n_const = 0;
-    for (int32_t i = 0; i < g->n_tensors; i++)
-        if (g->tensors[i].data) n_const++;
-    m->buffers = npuc_arena_calloc(a, (size_t)n_const + 1, sizeof(tfl_buffer));
-    m->subgraphs = npuc_arena_calloc(a, 1, sizeof(tfl_subgraph));
-    m->opcodes = npuc_arena_calloc(a, (size_t)g->n_ops + 1, sizeof(tfl_opcode));
-    if (!m->buffers || !m->subgraphs || !m->opcodes) goto oom;
-    m->n_buffers = 1; /* buffer 0: empty */
-    m->n_subgraphs = 1;
-    tfl_subgraph *s = &m->subgraphs[0];
     if (g->name && g->name[0] && !(s->name = npuc_arena_strdup(a, g->name))) goto oom;
-
     s->tensors = npuc_arena_calloc(a, (size_t)g->n_tensors + 1, sizeof(tfl_tensor));
     if (!s->tensors) goto oom;
     s->n_tensors = g->n_tensors;
@@ -144,24 +135,53 @@ int graph_export(const graph *g, tfl_model **out, npuc_err *err)
         }
         rc = export_tensor(m, t, i, buffer, &s->tensors[i], err);
     }
-
     s->operators = npuc_arena_calloc(a, (size_t)g->n_ops + 1, sizeof(tfl_operator));
     if (!s->operators) goto oom;
     s->n_operators = g->n_ops;
     for (int32_t i = 0; i < g->n_ops && !rc; i++) rc = export_op(m, g, i, &s->operators[i], err);
-
     s->inputs = dup_arr(a, g->inputs, (size_t)g->n_inputs, sizeof(int32_t));
     s->outputs = dup_arr(a, g->outputs, (size_t)g->n_outputs, sizeof(int32_t));
     if (!s->inputs || !s->outputs) goto oom;
     s->n_inputs = g->n_inputs;
     s->n_outputs = g->n_outputs;
+    return rc;
+oom:
+    return npuc_errf(err, NPUC_E_NOMEM, "out of memory exporting graph %s", g->name ? g->name : "");
+}
+
+int graph_export(const graph *g, tfl_model **out, npuc_err *err)
+{
+    *out = NULL;
+    tfl_model *m = tfl_model_new();
+    if (!m) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    npuc_arena *a = &m->arena;
+    int rc = NPUC_OK;
+    /* subgraph 0 is g itself (a compiler pass may have rebuilt it); the
+     * others come from its model, in their order, so that the subgraph
+     * indices in IF / WHILE / CALL_ONCE options stay valid */
+    const graph_model *gm = graph_model_of(g);
+    const int32_t n_sub = gm ? gm->n_subgraphs : 1;
+    int32_t n_const = 0, n_ops = 0;
+    for (int32_t s = 0; s < n_sub; s++) {
+        const graph *x = s == 0 ? g : gm->sub[s];
+        n_ops += x->n_ops;
+        for (int32_t i = 0; i < x->n_tensors; i++)
+            if (x->tensors[i].data) n_const++;
+    }
+    m->buffers = npuc_arena_calloc(a, (size_t)n_const + 1, sizeof(tfl_buffer));
+    m->subgraphs = npuc_arena_calloc(a, (size_t)n_sub, sizeof(tfl_subgraph));
+    m->opcodes = npuc_arena_calloc(a, (size_t)n_ops + 1, sizeof(tfl_opcode));
+    if (!m->buffers || !m->subgraphs || !m->opcodes) {
+        tfl_model_free(m);
+        return npuc_errf(err, NPUC_E_NOMEM, "out of memory exporting graph %s", g->name ? g->name : "");
+    }
+    m->n_buffers = 1; /* buffer 0: empty */
+    m->n_subgraphs = n_sub;
+    for (int32_t s = 0; s < n_sub && !rc; s++) rc = export_subgraph(m, s == 0 ? g : gm->sub[s], &m->subgraphs[s], err);
     if (rc) {
         tfl_model_free(m);
         return rc;
     }
     *out = m;
     return NPUC_OK;
-oom:
-    tfl_model_free(m);
-    return npuc_errf(err, NPUC_E_NOMEM, "out of memory exporting graph %s", g->name ? g->name : "");
 }

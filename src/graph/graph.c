@@ -21,7 +21,8 @@ size_t graph_dtype_size(graph_dtype t)
     case GRAPH_C64: return 8;
     case GRAPH_C128: return 16;
     case GRAPH_I4: return 0;
-    case GRAPH_STRING: case GRAPH_RESOURCE: case GRAPH_VARIANT: return 0;
+    case GRAPH_RESOURCE: return 4; /* an int32 resource id, as TFLite Micro stores it */
+    case GRAPH_STRING: case GRAPH_VARIANT: return 0;
     }
     return 0;
 }
@@ -32,7 +33,7 @@ size_t graph_dtype_nbytes(graph_dtype t, size_t elems)
     return elems * graph_dtype_size(t);
 }
 
-bool graph_dtype_fixed(graph_dtype t) { return t != GRAPH_STRING && t != GRAPH_RESOURCE && t != GRAPH_VARIANT; }
+bool graph_dtype_fixed(graph_dtype t) { return t != GRAPH_STRING && t != GRAPH_VARIANT; }
 
 bool graph_dtype_valid(int t)
 {
@@ -137,6 +138,9 @@ graph *graph_new(const char *name)
 void graph_free(graph *g)
 {
     if (!g) return;
+    if (g->model) /* the owner: the other subgraphs go with it */
+        for (int32_t i = 1; i < g->model->n_subgraphs; i++)
+            if (g->model->sub[i] != g) graph_free(g->model->sub[i]);
     npuc_arena_free(&g->arena);
     free(g);
 }
@@ -255,4 +259,35 @@ uint64_t graph_op_macs(const graph *g, const graph_op *op)
     }
     default: return 0;
     }
+}
+
+bool graph_op_uses_model(int32_t opcode)
+{
+    switch (opcode) {
+    case TFL_OP_IF: case TFL_OP_WHILE: case TFL_OP_CALL_ONCE: case TFL_OP_VAR_HANDLE: case TFL_OP_READ_VARIABLE:
+    case TFL_OP_ASSIGN_VARIABLE:
+        return true;
+    default: return false;
+    }
+}
+
+const graph_model *graph_model_of(const graph *g)
+{
+    if (!g) return NULL;
+    if (g->model) return g->model;
+    for (int32_t i = 0; i < g->n_ops; i++)
+        if (g->ops[i].opt.graph_model) return g->ops[i].opt.graph_model;
+    return NULL;
+}
+
+int32_t graph_resource_find(const graph_model *gm, const char *container, const char *shared_name)
+{
+    if (!gm || !shared_name) return -1;
+    for (int32_t i = 0; i < gm->n_res; i++) {
+        const graph_resource *r = &gm->res[i];
+        if ((container == NULL || (r->container && strcmp(container, r->container) == 0)) &&
+            strcmp(shared_name, r->shared_name) == 0)
+            return i;
+    }
+    return -1;
 }

@@ -30,18 +30,18 @@ typedef enum graph_dtype {
     GRAPH_C128 = TFL_COMPLEX128,
     GRAPH_I4 = TFL_INT4,          /* packed two per byte, low nibble first */
     GRAPH_STRING = TFL_STRING,    /* no fixed size: raw bytes */
-    GRAPH_RESOURCE = TFL_RESOURCE,/* no fixed size: raw bytes */
+    GRAPH_RESOURCE = TFL_RESOURCE,/* an int32 resource id per element (TFLite Micro's layout) */
     GRAPH_VARIANT = TFL_VARIANT   /* no fixed size: raw bytes */
 } graph_dtype;
 
-/* Bytes per element; 0 for int4 (half a byte: see graph_dtype_nbytes) and
- * for the types without a fixed size (string, resource, variant). */
+/* Bytes per element (resource: 4, its int32 id); 0 for int4 (half a byte: see graph_dtype_nbytes) and
+ * for the types without a fixed size (string, variant). */
 size_t graph_dtype_size(graph_dtype t);
 /* Bytes of `elems` elements: int4 packs two per byte (ceil(elems / 2));
- * 0 for string, resource and variant, whose size is their data's. */
+ * 0 for string and variant, whose size is their data's. */
 size_t graph_dtype_nbytes(graph_dtype t, size_t elems);
-/* Whether elements have a size known from the shape (all but string,
- * resource and variant). */
+/* Whether elements have a size known from the shape (all but string and
+ * variant). */
 bool graph_dtype_fixed(graph_dtype t);
 /* Whether t is a TFLite tensor type graph_dtype represents. */
 bool graph_dtype_valid(int t);
@@ -66,8 +66,8 @@ typedef struct graph_tensor {
     graph_quant q;
     const void *data;       /* constant data (arena-owned) or NULL */
     size_t nbytes;          /* graph_dtype_nbytes (int4 packed); string,
-                               resource, variant: the constant's raw bytes, 0
-                               for non-constants */
+                               variant: the constant's raw bytes, 0 for
+                               non-constants */
     bool is_variable;       /* state tensor (e.g. SVDF), persistent across runs */
     int32_t producer;       /* op index that writes it, -1 for inputs/constants */
     int64_t arena_offset;   /* offline-planned arena offset (TFLite metadata
@@ -87,6 +87,8 @@ typedef struct graph_op {
     int32_t index;          /* position in the source model */
 } graph_op;
 
+struct graph_model;
+
 typedef struct graph {
     npuc_arena arena;
     char *name;             /* model / subgraph name for messages */
@@ -95,20 +97,75 @@ typedef struct graph {
     int32_t cap_tensors, cap_ops;   /* allocated entries (builder growth) */
     int32_t *inputs; int32_t n_inputs;
     int32_t *outputs; int32_t n_outputs;
+    /* A model with several subgraphs or resource variables: its other
+     * subgraphs and variables (see graph_model). graph_import sets it on
+     * subgraph 0, which owns it (freed with it); graphs derived from that
+     * one (compiler passes, the deployed model) reach it through their
+     * control and variable ops' opt.graph_model (graph_model_of). */
+    struct graph_model *model;
 } graph;
+
+/* One resource variable (TFLite Micro's MicroResourceVariables entry): a
+ * (container, shared_name) pair that a VAR_HANDLE names, in the order TFLite
+ * Micro creates its ids (subgraphs 0, 1, ... each in op order; a NULL
+ * container matches any). Its storage is fixed by the first
+ * ASSIGN_VARIABLE in that order whose resource comes from a VAR_HANDLE of
+ * the same subgraph (as TFLite Micro allocates it at prepare). */
+typedef struct graph_resource {
+    char *container;        /* NULL: absent */
+    char *shared_name;
+    bool assigned;          /* storage fixed by an ASSIGN_VARIABLE */
+    graph_dtype dtype;
+    int32_t rank;
+    int32_t shape[GRAPH_MAX_RANK];
+    size_t nbytes;
+    int32_t fill;           /* byte the value starts as (TFLM: the int8 zero point of the assigned tensor, else 0) */
+    size_t area_off;        /* in the variable area: an 8-byte header, then nbytes */
+} graph_resource;
+
+/* Everything of a model beyond subgraph 0. */
+typedef struct graph_model {
+    int32_t n_subgraphs;    /* all of them, subgraph 0 included */
+    graph **sub;            /* [n_subgraphs]; sub[0] = the imported subgraph 0 */
+    graph_resource *res; int32_t n_res;
+    size_t vars_size;       /* bytes of the variable area (each variable 8-aligned: header + value) */
+} graph_model;
+
+/* Bytes of the variable area header in front of each value: word 0 is 1
+ * once the value is initialised since the last reset (0: start it at its
+ * fill byte), word 1 is reserved. */
+#define GRAPH_VAR_HEADER 8u
+
+/* The graph_model of g: g->model, else the one its ops point to; NULL for
+ * a plain one-subgraph model without resource variables. */
+const graph_model *graph_model_of(const graph *g);
+/* Whether opcode is one of the ops that reach the graph_model (IF, WHILE,
+ * CALL_ONCE, VAR_HANDLE, READ_VARIABLE, ASSIGN_VARIABLE). */
+bool graph_op_uses_model(int32_t opcode);
+/* The resource id a VAR_HANDLE with these names gets (TFLite Micro's
+ * FindId), or -1. */
+int32_t graph_resource_find(const graph_model *gm, const char *container, const char *shared_name);
+/* For builders (tools/genmodel, tests): a model made of the graphs subs[0..n)
+ * (subgraph 0 first; ownership of subs[1..n) passes to subs[0]): sets
+ * subs[0]->model, points the ops that need it at it and runs the checks
+ * graph_import runs (subgraph indices, signatures, resource variables). */
+int graph_model_attach(graph **subs, int32_t n, npuc_err *err);
 
 /* Number of elements (product of dims; 1 for rank 0). */
 size_t graph_tensor_elems(const graph_tensor *t);
 /* Human-readable op name, e.g. "CONV_2D" or the custom code. */
 const char *graph_op_name(const graph_op *op);
 
-/* Imports subgraph 0 of a model. Validates indices, shapes (no negative or
- * dynamic dims), buffer sizes, dtypes and quantization consistency; errors
- * name the op index/name or tensor index/name. */
+/* Imports a model: subgraph 0 as the graph, the others (IF, WHILE,
+ * CALL_ONCE bodies) and the resource variables into its graph_model.
+ * Validates indices, shapes (no negative or dynamic dims), buffer sizes,
+ * dtypes and quantization consistency, subgraph indices and signatures;
+ * errors name the op index/name (and subgraph) or tensor index/name. */
 int graph_import(const tfl_model *m, graph **out, npuc_err *err);
 void graph_free(graph *g);
 
-/* Exports the graph as a TFLite model (one subgraph, buffer 0 empty). */
+/* Exports the graph as a TFLite model (buffer 0 empty): the graph as
+ * subgraph 0, then the other subgraphs of its graph_model, if any. */
 int graph_export(const graph *g, tfl_model **out, npuc_err *err);
 
 /* Builder helpers (for tools/genmodel, tests and compiler passes). */

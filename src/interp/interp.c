@@ -23,6 +23,8 @@ struct interp {
     uint8_t *persist;
     size_t persist_size;
     bool not_ready;          /* the last invoke ended early (K_OP_NOT_READY) */
+    uint8_t *vars;           /* resource variables (graph_model), zeroed at create and reset */
+    size_t vars_size;
 };
 
 /* Marker for CUSTOM ops run by interp_options.custom_eval. */
@@ -34,7 +36,8 @@ static const interp_op_impl *find_impl(const graph_op *op)
 {
     const interp_op_impl *(*groups[])(int32_t *) = {
         interp_ops_conv,  interp_ops_elementwise, interp_ops_activation, interp_ops_shape, interp_ops_math,
-        interp_ops_binop, interp_ops_gather,      interp_ops_reduce,     interp_ops_lstm,  interp_ops_custom};
+        interp_ops_binop, interp_ops_gather,      interp_ops_reduce,     interp_ops_lstm,  interp_ops_custom,
+        interp_ops_control};
     for (size_t gi = 0; gi < sizeof groups / sizeof groups[0]; gi++) {
         int32_t n = 0;
         const interp_op_impl *t = groups[gi](&n);
@@ -223,7 +226,8 @@ static int node_io(interp *ip, interp_node *n, void *persistent, npuc_err *err)
     }
     n->io = (k_op_io){.in = in, .in_size = in_size, .n_in = op->n_in, .out = out, .out_size = out_size,
                       .n_out = op->n_out, .scratch = ip->scratch, .scratch_size = (uint32_t)ip->scratch_size,
-                      .persistent = persistent, .persistent_size = (uint32_t)n->persistent_size};
+                      .persistent = persistent, .persistent_size = (uint32_t)n->persistent_size,
+                      .vars = ip->vars_size ? ip->vars : NULL, .vars_size = (uint32_t)ip->vars_size};
     return NPUC_OK;
 }
 
@@ -249,6 +253,8 @@ static int check_dtypes(const graph *g, const graph_op *op, npuc_err *err)
         const int32_t t = k < op->n_in ? op->in[k] : op->out[k - op->n_in];
         if (t < 0 || t >= g->n_tensors) continue;
         const graph_tensor *gt = &g->tensors[t];
+        /* resource ids: only the variable and control ops handle them */
+        if (gt->dtype == GRAPH_RESOURCE && graph_op_uses_model(op->opcode)) continue;
         if (!interp_dtype_runs(gt->dtype))
             return npuc_errf(err, NPUC_E_UNSUPPORTED, "%s %d is tensor %d ('%s') of type %s, which the reference kernels do not run",
                              k < op->n_in ? "input" : "output", k < op->n_in ? k : k - op->n_in, t,
@@ -315,6 +321,7 @@ void interp_free(interp *ip)
     free(ip->state);
     free(ip->scratch);
     free(ip->persist);
+    free(ip->vars);
     npuc_arena_free(&ip->arena);
     free(ip);
 }
@@ -333,6 +340,9 @@ void interp_reset_state(interp *ip)
         else memset(ip->state + ip->offset[t], fill, gt->nbytes);
     }
     if (ip->persist_size) memset(ip->persist, 0, ip->persist_size);
+    /* resource variables start again at their fill value (TFLite Micro's
+     * ResetAll), CALL_ONCE runs again (its flag is in persist) */
+    if (ip->vars_size) memset(ip->vars, 0, ip->vars_size);
 }
 
 int interp_create(const graph *g, const interp_options *opt, interp **out, npuc_err *err)
@@ -382,6 +392,12 @@ int interp_create(const graph *g, const interp_options *opt, interp **out, npuc_
         persist += align_up(n->persistent_size);
     }
     if (!rc) rc = plan(ip, err);
+    const graph_model *gm = graph_model_of(g);
+    ip->vars_size = gm ? gm->vars_size : 0;
+    if (!rc && ip->vars_size > UINT32_MAX / 2)
+        rc = npuc_errf(err, NPUC_E_UNSUPPORTED, "resource variables of %zu bytes (at most 2 GiB)", ip->vars_size);
+    if (!rc && ip->vars_size && !(ip->vars = calloc(1, ip->vars_size)))
+        rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     if (!rc) {
         ip->persist_size = persist;
         ip->act = calloc(1, ip->act_size ? ip->act_size : 1);
@@ -473,3 +489,16 @@ int interp_op_prepared(const interp *ip, int32_t op_index, uint32_t *kind, const
     if (persistent_size) *persistent_size = (uint32_t)n->persistent_size;
     return NPUC_OK;
 }
+
+size_t interp_vars_size(const interp *ip) { return ip ? ip->vars_size : 0; }
+
+bool interp_tensor_slot(const interp *ip, int32_t tensor, size_t *offset)
+{
+    if (tensor < 0 || tensor >= ip->g->n_tensors) return false;
+    const graph_tensor *t = &ip->g->tensors[tensor];
+    if (t->is_variable || t->data) return false;
+    *offset = ip->offset[tensor];
+    return true;
+}
+
+size_t interp_scratch_bytes(const interp *ip) { return ip->scratch_size; }

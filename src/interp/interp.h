@@ -43,6 +43,11 @@ bool interp_not_ready(const interp *ip);
  * data if any, else TFLite Micro's reset value (int8: the zero point, else 0). */
 void interp_reset_state(interp *ip);
 
+/* Bytes of the resource-variable area (graph_model.vars_size; 0 without
+ * resource variables): part of the model's state, zeroed by
+ * interp_reset_state. */
+size_t interp_vars_size(const interp *ip);
+
 /* Data of any tensor (constant: its buffer; activation: its arena slot). */
 const void *interp_tensor_data(const interp *ip, int32_t tensor);
 /* Writable data of a non-constant tensor (NULL for constants). */

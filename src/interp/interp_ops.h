@@ -105,5 +105,12 @@ const interp_op_impl *interp_ops_gather(int32_t *count);
 const interp_op_impl *interp_ops_reduce(int32_t *count);
 const interp_op_impl *interp_ops_lstm(int32_t *count);
 const interp_op_impl *interp_ops_custom(int32_t *count);
+const interp_op_impl *interp_ops_control(int32_t *count);     /* var_handle, read/assign_variable, call_once, if, while */
+
+/* For ops_control.c, which turns a subgraph's interpreter into a program:
+ * the activation-arena offset of a tensor that lives there (false for
+ * constants and variables), and the shared scratch bytes its ops need. */
+bool interp_tensor_slot(const interp *ip, int32_t tensor, size_t *offset);
+size_t interp_scratch_bytes(const interp *ip);
 
 #endif

@@ -24,7 +24,7 @@ _Static_assert(sizeof(k_op_resize_blob) == 32, "k_op_resize_blob layout");
 
 enum {
     F_NONE, F_CONV, F_FC, F_SVDF, F_POOL, F_BINARY, F_MEAN, F_UNARY, F_COPY, F_CONCAT, F_SPLIT, F_PAD,
-    F_SLICE, F_TRANSPOSE, F_RESIZE, F_MATH, F_BINOP, F_GATHER, F_REDUCE, F_LSTM, F_CUSTOM
+    F_SLICE, F_TRANSPOSE, F_RESIZE, F_MATH, F_BINOP, F_GATHER, F_REDUCE, F_LSTM, F_CUSTOM, F_CONTROL
 };
 
 typedef struct kind_info {
@@ -148,6 +148,7 @@ static const kind_info kinds[K_OP_KIND_END] = {
     K_OP_KINDS_REDUCE
     K_OP_KINDS_LSTM
     K_OP_KINDS_CUSTOM
+    K_OP_KINDS_CONTROL
 };
 
 const char *k_op_name(uint32_t kind) { return kind < K_OP_KIND_END ? kinds[kind].name : NULL; }
@@ -239,6 +240,7 @@ static int run(uint32_t kind, const void *params, uint32_t params_size, const k_
     case F_REDUCE: return k_op_run_reduce(kind, b, params_size, io);
     case F_LSTM: return k_op_run_lstm(kind, b, params_size, io);
     case F_CUSTOM: return k_op_run_custom(kind, b, params_size, io);
+    case F_CONTROL: return k_op_run_control(kind, b, params_size, io);
     default: return K_E_INVALID;
     }
 }

@@ -40,6 +40,7 @@
 #include "k_op_reduce.h"
 #include "k_op_lstm.h"
 #include "k_op_custom.h"
+#include "k_op_control.h"
 
 /* Tensor data handed to a prepared op. Pointers may be NULL for absent
  * optional inputs. Sizes are in bytes. Inputs that an op updates in place
@@ -55,6 +56,9 @@ typedef struct k_op_io {
     uint32_t scratch_size;
     void *persistent;         /* persistent_size bytes, zeroed once at init, kept across runs */
     uint32_t persistent_size;
+    void *vars;               /* the model's resource-variable area (k_op_control.h), vars_size
+                                 bytes, 8-aligned, zeroed at init and reset; NULL: none */
+    uint32_t vars_size;
 } k_op_io;
 
 /* ---- kinds ------------------------------------------------------------------
@@ -196,7 +200,7 @@ enum {
     /* 109..199 unused. Families with their own header own a range each:
      *   200..259 k_op_math.h     260..319 k_op_binop.h   320..379 k_op_gather.h
      *   380..439 k_op_reduce.h   440..469 k_op_lstm.h    470..489 k_op_custom.h
-     *   490..511 reserved (state and control ops) */
+     *   490..511 k_op_control.h (state and control ops) */
     K_OP_KIND_END = 512        /* one past the last kind number; unused
                                   numbers have no name and never run */
 };

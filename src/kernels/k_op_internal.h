@@ -101,5 +101,6 @@ int k_op_run_gather(uint32_t kind, const uint8_t *blob, uint32_t size, const k_o
 int k_op_run_reduce(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io *io);
 int k_op_run_lstm(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io *io);
 int k_op_run_custom(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io *io);
+int k_op_run_control(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io *io);
 
 #endif

@@ -201,6 +201,12 @@ int npurt_model_load_ex(npurt_model *m, const void *blob, size_t size, bool chec
     }
     int rc = check_tensors(m, err);
     if (rc) return rc;
+    /* minor 2: the resource-variable area, inside the state pool */
+    if (h->vars_size) {
+        int ps = m->pool_of_kind[NPURT_POOL_STATE];
+        if (ps < 0 || h->vars_off % 8 || !range_ok(h->vars_off, h->vars_size, m->pools[ps].size))
+            return FAIL(NPURT_E_FORMAT, -1, 80, NPURT_TEXT("resource-variable area outside the state pool"));
+    }
     for (uint32_t i = 0; i < (uint32_t)h->n_inputs + h->n_outputs; i++) {
         int32_t t = m->io[i];
         if (t < 0 || t >= (int32_t)h->n_tensors) return FAIL(NPURT_E_FORMAT, (int32_t)i, h->io_off + 4 * i, NPURT_TEXT("model input/output is not a tensor"));

@@ -238,6 +238,10 @@ static int run_sw(npurt_instance *inst, uint32_t i, const npurt_epoch_rec *e, ui
         io.persistent = inst->base[ps] + e->persist_off;
         io.persistent_size = e->persist_size;
     }
+    if (m->h->vars_size && ps >= 0) { /* resource variables (format minor 2) */
+        io.vars = inst->base[ps] + m->h->vars_off;
+        io.vars_size = m->h->vars_size;
+    }
     const uint8_t *kparams = inst->base[pp] + e->params_off;
     if (inst->addr) {
         kparams = slot_ptr(inst, slot);

@@ -180,6 +180,12 @@ static bool eq_options(eq *e, int type, const tfl_options *a, const tfl_options 
                 return differ(e, "%s: %s vs %s", what, fmt_f(x, *(const float *)pa), fmt_f(y, *(const float *)pb));
             }
             break;
+        case TFL_F_STR: {
+            const char *sa = *(char *const *)pa, *sb = *(char *const *)pb;
+            if (!sa != !sb || (sa && strcmp(sa, sb)))
+                return differ(e, "%s: \"%s\" vs \"%s\"", what, sa ? sa : "(absent)", sb ? sb : "(absent)");
+            break;
+        }
         case TFL_F_VEC_I32: {
             bool ha = *(const bool *)((const char *)a + f[i].has_off);
             bool hb = *(const bool *)((const char *)b + f[i].has_off);

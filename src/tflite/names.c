@@ -145,6 +145,7 @@ int tfl_builtin_options_type(int32_t code)
     case TFL_OP_BROADCAST_TO: return TFL_OPT_BroadcastTo;
     case TFL_OP_READ_VARIABLE: return TFL_OPT_ReadVariable;
     case TFL_OP_ASSIGN_VARIABLE: return TFL_OPT_AssignVariable;
+    case TFL_OP_VAR_HANDLE: return TFL_OPT_VarHandle;
     default: return -1;
     }
 }

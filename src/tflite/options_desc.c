@@ -110,6 +110,8 @@ static const tfl_field_desc fields[] = {
     F(Cumsum, 0, BOOL, exclusive), F(Cumsum, 1, BOOL, reverse),
 
     FN(CallOnce, 0, I32, "init_subgraph_index", init_subgraph),
+
+    F(VarHandle, 0, STR, container), F(VarHandle, 1, STR, shared_name),
 };
 
 static const struct {
@@ -151,7 +153,7 @@ static const struct {
     {TFL_OPT_SelectV2, "SelectV2Options"}, {TFL_OPT_BatchMatMul, "BatchMatMulOptions"},
     {TFL_OPT_Cumsum, "CumsumOptions"}, {TFL_OPT_CallOnce, "CallOnceOptions"},
     {TFL_OPT_BroadcastTo, "BroadcastToOptions"}, {TFL_OPT_ReadVariable, "ReadVariableOptions"},
-    {TFL_OPT_AssignVariable, "AssignVariableOptions"},
+    {TFL_OPT_AssignVariable, "AssignVariableOptions"}, {TFL_OPT_VarHandle, "VarHandleOptions"},
 };
 
 const tfl_field_desc *tfl_options_fields(int table, int32_t *n)

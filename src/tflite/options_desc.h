@@ -5,7 +5,8 @@
 
 #include "tflite.h"
 
-typedef enum { TFL_F_I8, TFL_F_BOOL, TFL_F_I32, TFL_F_F32, TFL_F_VEC_I32 } tfl_field_kind;
+typedef enum { TFL_F_I8, TFL_F_BOOL, TFL_F_I32, TFL_F_F32, TFL_F_VEC_I32, TFL_F_STR } tfl_field_kind;
+/* TFL_F_STR: a char * member, NULL when the field is absent. */
 
 typedef struct tfl_field_desc {
     uint8_t table;          /* TFL_OPT_* */

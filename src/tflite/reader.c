@@ -297,6 +297,7 @@ static int read_options(rd *r, size_t pos, int type, tfl_options *o)
             rc = get_i32_vec(r, &t, f[i].id, f[i].name, (int32_t **)base, (int32_t *)((char *)o + f[i].count_off),
                              (bool *)((char *)o + f[i].has_off));
             break;
+        case TFL_F_STR: rc = get_string(r, &t, f[i].id, f[i].name, (char **)base); break;
         }
         if (rc) return rc;
     }

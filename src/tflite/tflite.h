@@ -118,6 +118,13 @@ typedef struct tfl_options {
     int32_t then_subgraph, else_subgraph;   /* If */
     int32_t cond_subgraph, body_subgraph;   /* While */
     int32_t init_subgraph;              /* CallOnce */
+    char *container, *shared_name;      /* VarHandle (NULL: absent) */
+    /* Not a field of the file: graph_import points the ops of a model with
+     * several subgraphs or resource variables (IF, WHILE, CALL_ONCE,
+     * VAR_HANDLE, READ_VARIABLE, ASSIGN_VARIABLE) at its graph_model, so
+     * that the pointer travels with every copy of the op. The reader, the
+     * writer and tfl_model_equal ignore it. */
+    const void *graph_model;
 } tfl_options;
 
 /* Sets the schema defaults for option table `type`. */

@@ -281,10 +281,15 @@ static int write_options(wr *w, const tfl_operator *op, int32_t si, int32_t oi, 
         int32_t n = *(const int32_t *)(base + f[i].count_off);
         refs[i] = fb_vec_i32(&w->b, v, n);
     }
+    for (int32_t i = 0; i < nf && i < FB_MAX_FIELDS; i++) {
+        if (f[i].kind != TFL_F_STR) continue;
+        const char *str = *(char *const *)((const char *)o + f[i].off);
+        if (str) refs[i] = fb_string(&w->b, str);
+    }
     fb *b = &w->b;
     fb_start(b);
     /* largest scalars first to keep padding small */
-    static const int order[] = {TFL_F_VEC_I32, TFL_F_I32, TFL_F_F32, TFL_F_I8, TFL_F_BOOL};
+    static const int order[] = {TFL_F_VEC_I32, TFL_F_STR, TFL_F_I32, TFL_F_F32, TFL_F_I8, TFL_F_BOOL};
     for (size_t k = 0; k < sizeof order / sizeof order[0]; k++) {
         for (int32_t i = 0; i < nf && i < FB_MAX_FIELDS; i++) {
             if (f[i].kind != order[k]) continue;
@@ -292,6 +297,9 @@ static int write_options(wr *w, const tfl_operator *op, int32_t si, int32_t oi, 
             const char *dbase = (const char *)&def + f[i].off;
             switch (f[i].kind) {
             case TFL_F_VEC_I32: fb_field_ref(b, f[i].id, refs[i]); break;
+            case TFL_F_STR:
+                if (refs[i]) fb_field_ref(b, f[i].id, refs[i]);
+                break;
             case TFL_F_I32:
                 fb_field(b, f[i].id, (uint32_t)*(const int32_t *)base, (uint32_t)*(const int32_t *)dbase, 4);
                 break;

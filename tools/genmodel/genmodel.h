@@ -40,3 +40,20 @@ typedef struct genmodel_lstm_config {
 int genmodel_lstm(uint64_t seed, const genmodel_lstm_config *cfg, graph **out, npuc_err *err);
 
 #endif
+
+/* Models with several subgraphs and resource variables (docs/genmodel.md,
+ * "Control flow and state"). Every tensor int8 is quantized with scale 1,
+ * zero point 0, so that results are plain saturating integer arithmetic.
+ *  - GENMODEL_COUNTER: a streaming accumulator. CALL_ONCE runs subgraph 1,
+ *    which assigns a constant init [1, 4] to variable "acc"; each
+ *    invocation reads acc, adds the input x [1, 4] (int8), assigns and
+ *    outputs the sum; variable "count" (int32 [1], never initialised: it
+ *    starts at 0) counts the invocations (output 1).
+ *  - GENMODEL_IF: inputs cond bool [1], x int8 [1, 8]; IF runs subgraph 1
+ *    (then: RELU(x + a)) or 2 (else: x - b), a and b constants [1, 8].
+ *  - GENMODEL_WHILE: inputs n int32 [1], x int8 [1, 4]; WHILE (i = 0; i <
+ *    n; i++) x = x + x (subgraph 1 cond LESS, 2 body); outputs x and i.
+ * seed 0 gives the constants the tests work out by hand (docs/genmodel.md);
+ * other seeds draw them at random. */
+typedef enum genmodel_control_kind { GENMODEL_COUNTER, GENMODEL_IF, GENMODEL_WHILE } genmodel_control_kind;
+int genmodel_build_control(genmodel_control_kind kind, uint64_t seed, graph **out, npuc_err *err);

@@ -1,6 +1,7 @@
 /* genmodel: writes a random valid quantized TFLite model.
  *   genmodel --seed N [--ops K] [--int16] [--only OP,OP,...] [--max-dim D] -o FILE.tflite
  *   genmodel --seed N --lstm [--int16] -o FILE.tflite   (one UNIDIRECTIONAL_SEQUENCE_LSTM)
+ *   genmodel --control counter|if|while --seed N -o FILE.tflite  (several subgraphs, resource variables)
  *   genmodel --list        (prints the op names it can generate) */
 #include "genmodel.h"
 
@@ -14,6 +15,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: genmodel --seed N [--ops K] [--int16] [--only OP,OP,...] [--max-dim D] -o FILE.tflite\n"
             "       genmodel --seed N --lstm [--int16] -o FILE.tflite\n"
+            "       genmodel --control counter|if|while --seed N -o FILE.tflite\n"
             "       genmodel --list\n"
             "Writes a random but valid quantized TFLite model (int8, or int16x8 with --int16).\n"
             "  --seed N      model seed (same seed and options: same file)\n"
@@ -22,6 +24,8 @@ static void usage(FILE *f)
             "  --only LIST   draw ops only from LIST (names as in --list, comma separated)\n"
             "  --max-dim D   largest height, width or channel count (4..32, default 32)\n"
             "  --lstm        one UNIDIRECTIONAL_SEQUENCE_LSTM with random sizes and quantization\n"
+            "  --control K   a model with several subgraphs and resource variables instead:\n"
+            "                counter (CALL_ONCE + variables), if, while (seed 0: the documented constants)\n"
             "  -o FILE       output file\n");
 }
 
@@ -54,6 +58,7 @@ int main(int argc, char **argv)
     bool have_seed = false, lstm = false;
     const char *outpath = NULL;
     int32_t only[64];
+    int control = -1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -105,6 +110,14 @@ int main(int argc, char **argv)
             }
             cfg.only = only;
             i++;
+        } else if (!strcmp(a, "--control") && val) {
+            control = !strcmp(val, "counter") ? GENMODEL_COUNTER : !strcmp(val, "if") ? GENMODEL_IF
+                      : !strcmp(val, "while")  ? GENMODEL_WHILE : -1;
+            if (control < 0) {
+                fprintf(stderr, "genmodel: --control: '%s' is not counter, if or while\n", val);
+                return 2;
+            }
+            i++;
         } else if (!strcmp(a, "-o") && val) {
             outpath = val;
             i++;
@@ -118,11 +131,17 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
+    if (lstm && control >= 0) {
+        fprintf(stderr, "genmodel: --lstm and --control are two different models; give one\n");
+        return 2;
+    }
     npuc_err err = {0};
     graph *g = NULL;
     tfl_model *m = NULL;
     genmodel_lstm_config lc = {.int16 = cfg.int16};
-    int rc = lstm ? genmodel_lstm(seed, &lc, &g, &err) : genmodel_build(seed, &cfg, &g, &err);
+    int rc = control >= 0 ? genmodel_build_control((genmodel_control_kind)control, seed, &g, &err)
+             : lstm       ? genmodel_lstm(seed, &lc, &g, &err)
+                          : genmodel_build(seed, &cfg, &g, &err);
     if (!rc) rc = graph_export(g, &m, &err);
     if (!rc) rc = tfl_write_file(m, outpath, &err);
     if (rc) {

@@ -38,6 +38,8 @@ static int lower_op(lower_ctx *c, const graph_op *op, npuc_err *err)
     for (int32_t i = 0; i < op->n_out; i++)
         if (op->out[i] >= 0 && c->g->tensors[op->out[i]].is_variable)
             return cc_cpu(c, "writes a state tensor");
+    if (graph_op_uses_model(op->opcode))
+        return cc_cpu(c, "control flow and resource variables run on the CPU (with the subgraphs the op runs)");
     const lower_impl *impl = find_lower(op->opcode);
     if (!impl) return cc_cpu(c, "%s has no NPU form in this compiler", graph_op_name(op));
     return impl->lower(c, op, err);
@@ -213,7 +215,9 @@ int cc_lower(cc_model *m, npuc_err *err)
         }
         /* the reason names the tensor */
         if (interp_op_supported(g, op, info->why, sizeof info->why))
-            snprintf(info->why, sizeof info->why, "a tensor type the NPU does not take");
+            snprintf(info->why, sizeof info->why, "%s",
+                     graph_op_uses_model(op->opcode) ? "control flow and resource variables run on the CPU"
+                                                     : "a tensor type the NPU does not take");
         rc = cpu_op(&c, i, err);
     }
     return rc ? rc : close_epoch(&c, err);

@@ -91,6 +91,9 @@ int32_t cc_zp(const graph_tensor *t);
 /* A tensor shape collapsed to NPU h x w x c (leading dims folded into h);
  * false when an extent is 0 or above 65536. */
 bool cc_hwc_of(const graph_tensor *t, uint32_t *h, uint32_t *w, uint32_t *ch);
+/* n elements as a dense h x w x 16 view (h the divisor of n / 16 nearest its
+ * square root); false when 16 does not divide n or no side fits 65536. */
+bool cc_dense_view(uint64_t n, uint32_t *h, uint32_t *w, uint32_t *ch);
 
 /* Makes room for one more element in a realloc'd array of *cap entries
  * holding n; false on out of memory (err set). */

@@ -90,6 +90,28 @@ static int binary_op(lower_ctx *c, const graph_op *op, eu_op **po, npuc_err *err
     o->kind = SIM_K_ELEMENTWISE;
     o->flex = true;
     int32_t fi = swap ? op->in[1] : op->in[0], si = swap ? op->in[0] : op->in[1];
+    /* Shallow tensors (depth below 16) with no broadcast: elementwise does not care about
+     * the shape, so all three are viewed as one dense h x w x 16k block
+     * (the NPU works on 8 or 16 channels at a time; a depth of 1 leaves
+     * most of it idle). The view addresses NHWC bytes: not flexible. */
+    uint32_t vh = (uint32_t)so[1], vw = (uint32_t)so[2], vc = (uint32_t)so[3];
+    /* (not when a CONCATENATION reads one of the three tensors: the
+     * in-place pass puts it straight into its slice of the concatenation,
+     * addressed in the tensor's own shape) */
+    bool concat_reader = false;
+    for (int32_t i = 0; i < c->g->n_ops && !concat_reader; i++)
+        if (c->g->ops[i].opcode == TFL_OP_CONCATENATION)
+            for (int32_t k = 0; k < c->g->ops[i].n_in; k++) {
+                int32_t t = c->g->ops[i].in[k];
+                concat_reader |= t >= 0 && (t == op->out[0] || t == op->in[0] || t == op->in[1]);
+            }
+    if (a_full && b_full && so[3] < 16 && !concat_reader && cc_dense_view((uint64_t)so[1] * so[2] * so[3], &vh, &vw, &vc)) {
+        o->flex = false;
+        int32_t vs[4] = {1, (int32_t)vh, (int32_t)vw, (int32_t)vc};
+        memcpy(so, vs, sizeof vs);
+        memcpy(sa, vs, sizeof vs);
+        memcpy(sb, vs, sizeof vs);
+    }
     cc_fm_whole(c, fi, (uint32_t)so[1], (uint32_t)so[2], (uint32_t)so[3], &o->ifm);
     cc_fm_whole(c, op->out[0], (uint32_t)so[1], (uint32_t)so[2], (uint32_t)so[3], &o->ofm);
     o->reversed = swap;

@@ -70,6 +70,21 @@ bool cc_hwc_of(const graph_tensor *t, uint32_t *h, uint32_t *w, uint32_t *ch)
     return true;
 }
 
+bool cc_dense_view(uint64_t n, uint32_t *h, uint32_t *w, uint32_t *ch)
+{
+    const uint32_t c = 16;
+    if (n % c || n / c < 1) return false;
+    uint64_t m = n / c, best = 0;
+    /* the divisor of m nearest its square root that keeps both sides in range */
+    for (uint64_t d = 1; d * d <= m; d++)
+        if (m % d == 0 && m / d <= 65536) best = d;
+    if (!best) return false;
+    *h = (uint32_t)best;
+    *w = (uint32_t)(m / best);
+    *ch = c;
+    return true;
+}
+
 /* ------------------------------------------------------------- buffers */
 
 bool cc_grow(void **arr, int32_t *cap, int32_t n, size_t elem, npuc_err *err)

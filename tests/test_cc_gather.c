@@ -64,8 +64,8 @@ static graph *build_pack(const cfg *c)
     for (int32_t d = 0, k = 0; d <= c->rank; d++) oshape[d] = d == ax ? c->n_in : c->shape[k++];
     bool ok = true;
     for (int32_t i = 0; i < c->n_in && ok; i++) {
-        char nm[8];
-        snprintf(nm, sizeof nm, "x%d", i);
+        char nm[16];
+        snprintf(nm, sizeof nm, "x%d", (int)i);
         ins[i] = graph_add_tensor(g, nm, c->dt, c->rank, c->shape, NULL);
         ok = ins[i] >= 0 && !graph_set_quant(g, ins[i], 1, &sc, &zp, 0);
     }

@@ -110,6 +110,9 @@ int32_t cc_temp_buf(lower_ctx *c, uint64_t size, npuc_err *err);
 void cc_eu_init(const lower_ctx *c, eu_op *o);
 /* Appends such an op to the epoch. NULL on out of memory (err set). */
 eu_op *cc_new_eu(lower_ctx *c, npuc_err *err);
+/* A new ELEMENTWISE MAX or MIN (mode 4 / 3) of a and b into out on raw
+ * values: zero points 0, scale 1, the clamp the type's range. */
+eu_op *cc_raw_minmax(lower_ctx *c, uint8_t mode, const eu_fm *a, const eu_fm *b, const eu_fm *out, npuc_err *err);
 
 /* A dense NHWC feature map h x w x ch of `bits`-bit signed elements at
  * byte `off` of buffer `buf` (-1: the epoch's flash). */

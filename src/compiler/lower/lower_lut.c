@@ -376,20 +376,7 @@ static int emit_form(lower_ctx *c, const graph_op *op, const form *f, uint32_t h
     cc_fm_dense(&t1, b1, 0, h, w, ch, 16, 0);
     cc_fm_dense(&t2, b2, 0, h, w, ch, 16, 0);
     if (!emit_stage(c, &f->a, &fin, &t1, err) || !emit_stage(c, &f->b, &fin, &t2, err)) return err->code;
-    if (!(o = cc_new_eu(c, err))) return err->code;
-    o->kind = SIM_K_ELEMENTWISE;
-    o->mode = f->ew_mode;
-    o->ifm = t1;
-    o->ifm2 = t2;
-    o->ifm2_tensor = true;
-    o->ofm = fout;
-    o->ifm.zp = o->ifm2.zp = o->ofm.zp = 0;
-    o->ofm_scale_mode = 1;
-    o->ofm_scale = 1;
-    o->ofm_shift = 0;
-    o->round = RND_TFL;
-    o->flex = true;
-    return NPUC_OK;
+    return cc_raw_minmax(c, f->ew_mode, &t1, &t2, &fout, err) ? NPUC_OK : err->code;
 }
 
 /* ------------------------------------------------------------- fusion */

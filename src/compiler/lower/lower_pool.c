@@ -431,9 +431,10 @@ static int two_passes(lower_ctx *c, const mean_geom *g, int32_t bin, int32_t bou
     return avg_op(c, &part_in, &ofm, Pa, Pb, hm, hs, qmin, qmax, err);
 }
 
-static int lower_mean(lower_ctx *c, const graph_op *op, npuc_err *err)
+/* What every reduction (MEAN, SUM, REDUCE_MAX / MIN) checks, then its
+ * K x R x K2 view: 0 or 1 (CPU, reason set). */
+static int reduce_checks(lower_ctx *c, const graph_op *op, mean_geom *g)
 {
-    bool sum = op->opcode == TFL_OP_SUM;
     const graph_tensor *in = cc_tin(c, op, 0), *ax = cc_tin(c, op, 1), *out = cc_tout(c, op, 0);
     if (!in || !ax || !out) return cc_cpu(c, "missing input or output");
     if (!cc_npu_dtype(in->dtype) || out->dtype != in->dtype)
@@ -444,10 +445,17 @@ static int lower_mean(lower_ctx *c, const graph_op *op, npuc_err *err)
     if (!cc_has_q1(in) || !cc_has_q1(out)) return cc_cpu(c, "tensors are not quantized");
     if (in->rank < 1 || in->rank > K_MAX_DIMS) return cc_cpu(c, "rank %d input", in->rank);
     if (!ax->data || ax->dtype != GRAPH_I32) return cc_cpu(c, "axes are not constant int32");
+    return mean_geometry(c, in, ax, g);
+}
+
+static int lower_mean(lower_ctx *c, const graph_op *op, npuc_err *err)
+{
+    bool sum = op->opcode == TFL_OP_SUM;
+    const graph_tensor *in = cc_tin(c, op, 0), *out = cc_tout(c, op, 0);
     mean_geom g = {0, 0, 0, 0};
     uint32_t hm = 0;
     uint8_t hs = 0;
-    int rc = mean_geometry(c, in, ax, &g);
+    int rc = reduce_checks(c, op, &g);
     if (!rc) rc = mean_scale(c, in, out, g.count, sum, &hm, &hs);
     if (rc) return rc;
     int32_t zi = cc_zp(in), zo = cc_zp(out);
@@ -496,19 +504,11 @@ static int max_op(lower_ctx *c, const eu_fm *ifm, const eu_fm *ofm, uint32_t kh,
 static int lower_reduce_max(lower_ctx *c, const graph_op *op, npuc_err *err)
 {
     bool is_min = op->opcode == TFL_OP_REDUCE_MIN;
-    const graph_tensor *in = cc_tin(c, op, 0), *ax = cc_tin(c, op, 1), *out = cc_tout(c, op, 0);
-    if (!in || !ax || !out) return cc_cpu(c, "missing input or output");
-    if (!cc_npu_dtype(in->dtype) || out->dtype != in->dtype)
-        return cc_cpu(c, "%s -> %s tensors (the NPU form takes int8 or int16)", graph_dtype_name(in->dtype),
-                      graph_dtype_name(out->dtype));
-    char why[160];
-    if (!interp_op_supported(c->g, op, why, sizeof why)) return cc_cpu(c, "%s", why);
-    if (is_min && in->dtype != GRAPH_I8) return cc_cpu(c, "int16 REDUCE_MIN has no NPU form (no MIN pool)");
-    if (in->rank < 1 || in->rank > K_MAX_DIMS) return cc_cpu(c, "rank %d input", in->rank);
-    if (!ax->data || ax->dtype != GRAPH_I32) return cc_cpu(c, "axes are not constant int32");
+    const graph_tensor *in = cc_tin(c, op, 0);
     mean_geom g = {0, 0, 0, 0};
-    int rc = mean_geometry(c, in, ax, &g);
+    int rc = reduce_checks(c, op, &g);
     if (rc) return rc;
+    if (is_min && in->dtype != GRAPH_I8) return cc_cpu(c, "int16 REDUCE_MIN has no NPU form (no MIN pool)");
     int32_t bin = c->m->buf_of[op->in[0]], bout = c->m->buf_of[op->out[0]];
     if (bin < 0 || bout < 0) return cc_cpu(c, "constant input");
     uint8_t bits = in->dtype == GRAPH_I16 ? 16 : 8;

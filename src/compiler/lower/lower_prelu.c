@@ -173,21 +173,7 @@ static int lower_prelu(lower_ctx *c, const graph_op *op, npuc_err *err)
     o->act_max = INT8_MAX;
     o->flex = true;
 
-    if (!(o = cc_new_eu(c, err))) return err->code;
-    o->kind = SIM_K_ELEMENTWISE;
-    o->mode = max_ok ? EW_MAX : EW_MIN;
-    o->ifm = t1;
-    o->ifm2 = t2;
-    o->ifm2_tensor = true;
-    o->ofm = fout;
-    o->ifm.zp = o->ifm2.zp = o->ofm.zp = 0;
-    o->ofm_scale_mode = 1;
-    o->ofm_scale = 1;
-    o->ofm_shift = 0;
-    o->round = RND_TFL;
-    o->act_min = INT8_MIN;
-    o->act_max = INT8_MAX;
-    o->flex = true;
+    if (!cc_raw_minmax(c, max_ok ? EW_MAX : EW_MIN, &t1, &t2, &fout, err)) return err->code;
 
     for (int32_t k = e->n_eu - 3; k < e->n_eu; k++)
         if ((rc = cc_choose_block(c, &e->ops[k], err))) return rc;

@@ -148,6 +148,27 @@ eu_op *cc_new_eu(lower_ctx *c, npuc_err *err)
     return o;
 }
 
+eu_op *cc_raw_minmax(lower_ctx *c, uint8_t mode, const eu_fm *a, const eu_fm *b, const eu_fm *out, npuc_err *err)
+{
+    eu_op *o = cc_new_eu(c, err);
+    if (!o) return NULL;
+    o->kind = SIM_K_ELEMENTWISE;
+    o->mode = mode;
+    o->ifm = *a;
+    o->ifm2 = *b;
+    o->ifm2_tensor = true;
+    o->ofm = *out;
+    o->ifm.zp = o->ifm2.zp = o->ofm.zp = 0;
+    o->ofm_scale_mode = 1;
+    o->ofm_scale = 1;
+    o->ofm_shift = 0;
+    o->round = 0;   /* TFL */
+    o->act_min = out->bits == 8 ? INT8_MIN : INT16_MIN;
+    o->act_max = out->bits == 8 ? INT8_MAX : INT16_MAX;
+    o->flex = true;
+    return o;
+}
+
 void cc_fm_dense(eu_fm *fm, int32_t buf, uint64_t off, uint32_t h, uint32_t w, uint32_t ch,
                  uint8_t bits, int32_t zp)
 {

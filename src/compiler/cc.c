@@ -4,6 +4,7 @@
  * --profile` agree by construction). */
 #include "cc.h"
 #include "interp/interp.h"
+#include "compiler/ethosu/eu_weights.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -248,7 +249,7 @@ double cc_weight_cost(const cc_options *o)
 }
 
 /* One compile with one schedule (the knobs in opt). */
-static int compile_once(const graph *g, const cc_options *opt, cc_model **out, npuc_err *err)
+static int compile_once(const graph *g, const cc_options *opt, eu_wcache *wc, cc_model **out, npuc_err *err)
 {
     *out = NULL;
     double t0 = now_seconds();
@@ -256,6 +257,7 @@ static int compile_once(const graph *g, const cc_options *opt, cc_model **out, n
     if (!m) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     m->g = m->src = g;
     m->opt = *opt;
+    m->wcache = wc;
     int rc = NPUC_OK;
     if (!opt->no_fold) {
         if ((rc = cc_fold(g, &m->folded_g, &m->folded, &m->n_folded, err))) goto fail;
@@ -292,6 +294,7 @@ static int compile_once(const graph *g, const cc_options *opt, cc_model **out, n
         m->flash_size += e->flash_size + e->payload_size;
     }
     m->compile_seconds = now_seconds() - t0;
+    m->wcache = NULL;
     *out = m;
     return NPUC_OK;
 fail:
@@ -365,8 +368,14 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
     int32_t n = 0;
     cc_options o0 = *opt;
     o0.weight_search = opt->optimise == CC_OPT_PERFORMANCE;
-    int rc = compile_once(g, &o0, &cand[0], err);
-    if (rc) return rc;
+    /* the search's compiles lower the same weights: each stream is
+     * encoded once */
+    eu_wcache *wc = eu_wcache_new();
+    int rc = compile_once(g, &o0, wc, &cand[0], err);
+    if (rc) {
+        eu_wcache_free(wc);
+        return rc;
+    }
     pt[n++] = (cc_sched_point){cand[0]->npu_cycles, cc_sram_bytes(cand[0])};
     uint64_t limit = opt->sram_limit;
     /* the search: with --optimise performance where weights are copied
@@ -404,10 +413,11 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
         o.weight_search = limit != 0;
         if (!perf && !t->stream) continue;   /* --optimise size streams already */
         npuc_err e2 = {0};
-        if (compile_once(g, &o, &cand[n], &e2)) continue;   /* a schedule that fails is no candidate */
+        if (compile_once(g, &o, wc, &cand[n], &e2)) continue;   /* a schedule that fails is no candidate */
         pt[n] = (cc_sched_point){cand[n]->npu_cycles, cc_sram_bytes(cand[n])};
         n++;
     }
+    eu_wcache_free(wc);
     int32_t pick = cc_sched_pick(pt, n, limit);
     cc_model *best = cand[pick];
     best->opt.optimise = opt->optimise;   /* the report names the caller's goal */

@@ -228,6 +228,8 @@ typedef struct cc_model {
     uint64_t flash_size;      /* sum of the epochs' flash + payloads */
     uint64_t npu_cycles;
     double compile_seconds;
+    struct eu_wcache *wcache; /* encoded weight streams (not owned; NULL:
+                                 none), shared by the search's compiles */
 } cc_model;
 
 /* Whether graph tensor t is the input of an activation fused into its

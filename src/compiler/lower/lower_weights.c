@@ -68,7 +68,8 @@ static int encode_part(lower_ctx *c, const eu_op *o, const wop *p, const int16_t
     wg.depthwise = p->depthwise;
     uint8_t *wbuf = NULL, *sbuf = NULL;
     size_t wlen = 0, slen = eu_scale_stream_size(n);
-    int rc = eu_encode_weights(&wg, w, &wbuf, &wlen, err);
+    size_t nw = (size_t)n * p->kh * p->kw * wg.ifm_depth;
+    int rc = eu_encode_weights_cached(c->m->wcache, &wg, w, nw, &wbuf, &wlen, err);
     if (rc) return rc;
     sbuf = malloc(slen ? slen : 1);
     if (!sbuf) {

@@ -102,16 +102,6 @@ static int64_t find_room(const pf_ctx *c, int32_t self, int32_t a)
     return off + x->size <= lim ? (int64_t)off : -1;
 }
 
-/* Whether op k is the first user of its weight copy (the one whose DMA
- * fills it). */
-static bool loads(const cc_epoch *e, int32_t k)
-{
-    if (e->ops[k].wbuf < 0) return false;
-    for (int32_t j = 0; j < k; j++)
-        if (e->ops[j].wbuf == e->ops[k].wbuf) return false;
-    return true;
-}
-
 /* Plans one epoch: sets eu_first of the weight copies it moves. */
 static void plan_epoch(pf_ctx *c, cc_epoch *e)
 {
@@ -122,16 +112,32 @@ static void plan_epoch(pf_ctx *c, cc_epoch *e)
     uint64_t kend_1 = 0, kend_2 = 0;        /* ends of the last two kernel ops */
     uint64_t *wready = calloc((size_t)n + 1, sizeof *wready);
     bool *issued = calloc((size_t)n + 1, sizeof *issued);
-    if (!wready || !issued) {
+    /* per op: whether it loads its copy (its first user), and the next op using
+     * the same copy (-1 none), found once for the epoch */
+    bool *loader = calloc((size_t)n + 1, sizeof *loader);
+    int32_t *next_user = malloc(sizeof *next_user * ((size_t)n + 1));
+    int32_t *first_of = malloc(sizeof *first_of * ((size_t)m->n_bufs + 1));
+    if (!wready || !issued || !loader || !next_user || !first_of) {
         free(wready);
         free(issued);
+        free(loader);
+        free(next_user);
+        free(first_of);
         return;   /* no plan: the streams stay as they are */
     }
+    for (int32_t b = 0; b < m->n_bufs; b++) first_of[b] = -1;
+    for (int32_t k = n - 1; k >= 0; k--) {
+        int32_t w = e->ops[k].wbuf;
+        next_user[k] = w >= 0 ? first_of[w] : -1;
+        if (w >= 0) first_of[w] = k;
+    }
+    for (int32_t k = 0; k < n; k++) loader[k] = e->ops[k].wbuf >= 0 && first_of[e->ops[k].wbuf] == k;
+    free(first_of);
     int32_t next = 0;   /* first op whose weights are not yet issued */
     for (int32_t i = -1; i < n; i++) {
         /* the stream is just past op i: start DMAs */
         for (;;) {
-            while (next < n && (issued[next] || !loads(e, next))) next++;
+            while (next < n && (issued[next] || !loader[next])) next++;
             if (next >= n) break;
             int32_t k = next;
             cc_buf *b = &m->bufs[e->ops[k].wbuf];
@@ -175,8 +181,7 @@ static void plan_epoch(pf_ctx *c, cc_epoch *e)
             wready[k] = dend[1];
             issued[k] = true;
             /* the other users of the copy (cascade bands) */
-            for (int32_t j = k + 1; j < n; j++)
-                if (e->ops[j].wbuf == e->ops[k].wbuf) wready[j] = dend[1], issued[j] = true;
+            for (int32_t j = next_user[k]; j >= 0; j = next_user[j]) wready[j] = dend[1], issued[j] = true;
         }
         if (i + 1 >= n) break;
         /* issue op i+1: two kernel ops in flight at most; its DMA done */
@@ -189,6 +194,8 @@ static void plan_epoch(pf_ctx *c, cc_epoch *e)
     }
     free(wready);
     free(issued);
+    free(loader);
+    free(next_user);
 }
 
 typedef struct pf_saved { int32_t eu_first, first; int64_t offset; uint8_t pool; } pf_saved;

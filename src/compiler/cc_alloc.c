@@ -344,7 +344,13 @@ typedef struct fp_ctx {
     const uint8_t *in_fast;   /* present choice per buffer */
     uint8_t wcopy_else;       /* region of a weight copy left out of the fast
                                  pool: 0 (dropped, read from the params) or 1 */
+    uint64_t *memo;           /* [n_ops][FP_MEMO] cycles + 1 per region
+                                 choice (0: not costed yet; NULL: no memo) */
+    uint64_t *dma_memo;       /* [n_bufs] fp_dma + 1 (0: not yet; NULL: none) */
 } fp_ctx;
+
+/* The region choices of an op's four operands (each 0..2). */
+#define FP_MEMO 81
 
 /* Cycles of op i alone (the cycle model's max of compute and memory) with
  * buffer `flip` (-1 none) in the fast pool as well. */
@@ -359,23 +365,33 @@ static uint64_t fp_cost(const fp_ctx *c, int32_t i, int32_t flip)
         if (k == 3) reg[k] = b < 0 ? 0 : fast ? 2 : c->wcopy_else;
         else reg[k] = b < 0 ? 0 : fast ? 2 : 1;
     }
+    /* an op alone costs the same for the same regions: each choice is
+     * costed once (the choice search asks again and again) */
+    uint64_t *memo = c->memo ? &c->memo[(size_t)i * FP_MEMO + reg[0] + 3u * reg[1] + 9u * reg[2] + 27u * reg[3]]
+                             : NULL;
+    if (memo && *memo) return *memo - 1;
     r.ifm_region = reg[0];
     r.ifm2_region = reg[1];
     r.ofm_region = reg[2];
     r.weight_region = r.scale_region = reg[3];
-    return sim_perf_estimate(c->m->opt.sys.variant, &c->m->opt.sys.sim, &r, 1);
+    uint64_t cyc = sim_perf_estimate(c->m->opt.sys.variant, &c->m->opt.sys.sim, &r, 1);
+    if (memo) *memo = cyc + 1;
+    return cyc;
 }
 
 /* Cycles of the DMA that fills weight copy b from the params (region 0). */
 static uint64_t fp_dma(const fp_ctx *c, int32_t b)
 {
+    if (c->dma_memo && c->dma_memo[b]) return c->dma_memo[b] - 1;
     sim_op_info r;
     memset(&r, 0, sizeof r);
     r.kind = SIM_K_DMA;
     r.dma_src_region = 0;
     r.dma_dst_region = 2;
     r.dma_bytes = c->m->bufs[b].size;
-    return sim_perf_estimate(c->m->opt.sys.variant, &c->m->opt.sys.sim, &r, 1);
+    uint64_t cyc = sim_perf_estimate(c->m->opt.sys.variant, &c->m->opt.sys.sim, &r, 1);
+    if (c->dma_memo) c->dma_memo[b] = cyc + 1;
+    return cyc;
 }
 
 /* Cycles saved by moving buffer b into the fast pool, given the present
@@ -471,12 +487,17 @@ static int fp_init(fp_ctx *c, const cc_model *m, const uint8_t *in_fast)
             else if (b <= -2) c->ops[i].buf[j] = -2 - b;
         }
     free(at);
+    /* without memory for the memos every cost is worked out each time */
+    c->memo = calloc((size_t)c->n_ops * FP_MEMO + 1, sizeof *c->memo);
+    c->dma_memo = calloc((size_t)nb + 1, sizeof *c->dma_memo);
     for (int32_t i = 0; i < c->n_ops; i++) c->ops[i].cost = fp_cost(c, i, -1);
     return NPUC_OK;
 }
 
 static void fp_free(fp_ctx *c)
 {
+    free(c->memo);
+    free(c->dma_memo);
     free(c->ops);
     free(c->first);
     free(c->list);

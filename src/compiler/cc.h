@@ -272,6 +272,24 @@ void cc_reblock(cc_model *m);
  * tensors; lower/lower_toolkit.c). */
 void cc_block_req(eu_variant v, const eu_op *o, eu_block_req *r);
 int cc_allocate(cc_model *m, npuc_err *err);
+/* A timeline index of buffers (cc_alloc.c): the steps are cut into blocks
+ * and each buffer added is listed in every block of the range it was added
+ * with, so that the buffers live near a range are found without a scan of
+ * all of them. A query gives each buffer listed in a block that steps
+ * first..last touch, once, into out (room for n_bufs): a superset of those
+ * whose added range meets first..last, for the caller to filter. */
+typedef struct cc_timeline {
+    int32_t n_blocks;
+    int32_t *head;            /* [n_blocks] first entry, -1 none */
+    int32_t *ent_buf, *ent_next;
+    int32_t n_ent, cap_ent;
+    uint32_t *seen;           /* [n_bufs] stamp of the last query that met it */
+    uint32_t stamp;
+} cc_timeline;
+bool cc_tl_init(cc_timeline *t, const cc_model *m);   /* false: out of memory */
+void cc_tl_free(cc_timeline *t);
+bool cc_tl_add(cc_timeline *t, int32_t b, int32_t first, int32_t last);   /* false: out of memory */
+int32_t cc_tl_query(cc_timeline *t, int32_t first, int32_t last, int32_t *out);
 /* After cc_allocate: the NPU ops' cycles summed, each op costed alone by
  * the cycle model with its operands where they were placed (no DMA, no
  * overlap): what the placement costs, for passes that weigh one against

@@ -65,34 +65,22 @@ int32_t cc_step_op(const cc_model *m, int32_t step)
     return n_ops - 1;
 }
 
-/* The buffers placed so far, found by their live ranges: the timeline is
- * cut into blocks of TL_BLOCK steps and each placed buffer is listed in
- * every block its range touches, so that a placement looks only at the
- * buffers live near its own range (not at every buffer placed before it:
- * thousands on an unrolled LSTM). */
-#define TL_BLOCK 32
+/* ------------------------------------------------ timeline index */
 
-typedef struct tl_index {
-    int32_t n_blocks;
-    int32_t *head;            /* [n_blocks] first entry, -1 none */
-    int32_t *ent_buf, *ent_next;
-    int32_t n_ent, cap_ent;
-    uint32_t *seen;           /* [n_bufs] stamp of the last query that met it */
-    uint32_t stamp;
-} tl_index;
+#define TL_BLOCK 32
 
 static int32_t tl_block(int32_t step) { return step < 0 ? 0 : step / TL_BLOCK; }
 
-/* The blocks a buffer's range touches, k0..k1 (either end may come first). */
-static void tl_span(const tl_index *t, const cc_buf *x, int32_t *k0, int32_t *k1)
+/* The blocks steps a..b touch (either may come first), clamped. */
+static bool tl_span(const cc_timeline *t, int32_t a, int32_t b, int32_t *k0, int32_t *k1)
 {
-    int32_t a = x->first < x->last ? x->first : x->last, b = x->first < x->last ? x->last : x->first;
-    *k0 = tl_block(a);
-    *k1 = tl_block(b);
+    *k0 = tl_block(a < b ? a : b);
+    *k1 = tl_block(a < b ? b : a);
     if (*k1 >= t->n_blocks) *k1 = t->n_blocks - 1;
+    return *k0 <= *k1;
 }
 
-static bool tl_init(tl_index *t, const cc_model *m)
+bool cc_tl_init(cc_timeline *t, const cc_model *m)
 {
     memset(t, 0, sizeof *t);
     int32_t last = 0;
@@ -108,18 +96,19 @@ static bool tl_init(tl_index *t, const cc_model *m)
     return true;
 }
 
-static void tl_free(tl_index *t)
+void cc_tl_free(cc_timeline *t)
 {
     free(t->head);
     free(t->ent_buf);
     free(t->ent_next);
     free(t->seen);
+    memset(t, 0, sizeof *t);
 }
 
-static bool tl_add(tl_index *t, const cc_buf *x, int32_t b)
+bool cc_tl_add(cc_timeline *t, int32_t b, int32_t first, int32_t last)
 {
     int32_t k0, k1;
-    tl_span(t, x, &k0, &k1);
+    if (!tl_span(t, first, last, &k0, &k1)) return true;
     for (int32_t k = k0; k <= k1; k++) {
         if (t->n_ent == t->cap_ent) {
             int32_t cap = t->cap_ent ? 2 * t->cap_ent : 256;
@@ -138,15 +127,35 @@ static bool tl_add(tl_index *t, const cc_buf *x, int32_t b)
     return true;
 }
 
+int32_t cc_tl_query(cc_timeline *t, int32_t first, int32_t last, int32_t *out)
+{
+    int32_t k0, k1, n = 0;
+    if (!tl_span(t, first, last, &k0, &k1)) return 0;
+    t->stamp++;
+    for (int32_t k = k0; k <= k1; k++)
+        for (int32_t e = t->head[k]; e >= 0; e = t->ent_next[e]) {
+            int32_t b = t->ent_buf[e];
+            if (t->seen[b] == t->stamp) continue;
+            t->seen[b] = t->stamp;
+            out[n++] = b;
+        }
+    return n;
+}
+
 /* Places the buffers of one pool (idx: all buffers, largest first); returns
- * the pool's peak, 16-byte aligned. Buffers of other pools are ignored. */
+ * the pool's peak, 16-byte aligned. Buffers of other pools are ignored.
+ * Each placement looks only at the buffers placed before it that the
+ * timeline index lists near its range (not at every buffer placed before
+ * it: thousands on an unrolled LSTM). */
 static uint64_t place_scan(cc_model *m, const int32_t *idx, int32_t n, uint8_t pool, span *sp);
 
 static uint64_t place(cc_model *m, const int32_t *idx, int32_t n, uint8_t pool, span *sp)
 {
-    tl_index t;
-    if (!tl_init(&t, m)) {
-        tl_free(&t);
+    cc_timeline t;
+    int32_t *near = malloc(sizeof *near * ((size_t)m->n_bufs + 1));
+    if (!near || !cc_tl_init(&t, m)) {
+        free(near);
+        cc_tl_free(&t);
         return place_scan(m, idx, n, pool, sp);
     }
     uint64_t peak = 0;
@@ -155,19 +164,12 @@ static uint64_t place(cc_model *m, const int32_t *idx, int32_t n, uint8_t pool, 
         if (x->pool != pool) continue;
         /* the placed buffers of this pool live at the same time: the
          * lowest offset that fits depends only on which they are */
-        int32_t ns = 0;
-        int32_t k0, k1;
-        tl_span(&t, x, &k0, &k1);
-        t.stamp++;
-        for (int32_t k = k0; k <= k1; k++)
-            for (int32_t e = t.head[k]; e >= 0; e = t.ent_next[e]) {
-                int32_t b = t.ent_buf[e];
-                if (t.seen[b] == t.stamp) continue;
-                t.seen[b] = t.stamp;
-                const cc_buf *y = &m->bufs[b];
-                if (y->first <= x->last && x->first <= y->last)
-                    sp[ns++] = (span){(uint64_t)y->offset, (uint64_t)y->offset + y->size};
-            }
+        int32_t ns = 0, nn = cc_tl_query(&t, x->first, x->last, near);
+        for (int32_t j = 0; j < nn; j++) {
+            const cc_buf *y = &m->bufs[near[j]];
+            if (y->first <= x->last && x->first <= y->last)
+                sp[ns++] = (span){(uint64_t)y->offset, (uint64_t)y->offset + y->size};
+        }
         qsort(sp, (size_t)ns, sizeof *sp, cmp_span);
         uint64_t off = 0;
         for (int32_t j = 0; j < ns; j++) {
@@ -176,13 +178,15 @@ static uint64_t place(cc_model *m, const int32_t *idx, int32_t n, uint8_t pool, 
         }
         x->offset = (int64_t)off;
         if (off + x->size > peak) peak = off + x->size;
-        if (x->size && !tl_add(&t, x, idx[i])) {
-            /* out of memory: the rest as before, by a scan */
-            tl_free(&t);
+        if (x->size && !cc_tl_add(&t, idx[i], x->first, x->last)) {
+            /* out of memory: all again, by a scan */
+            free(near);
+            cc_tl_free(&t);
             return place_scan(m, idx, n, pool, sp);
         }
     }
-    tl_free(&t);
+    free(near);
+    cc_tl_free(&t);
     return (peak + ALIGN - 1) & ~(uint64_t)(ALIGN - 1);
 }
 

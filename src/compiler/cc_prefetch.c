@@ -44,6 +44,11 @@ typedef struct pf_ctx {
     /* placed planning: every weight copy is placed anew as its DMA is
      * planned (offset -1 until then) */
     bool placed;
+    /* the buffers by their live ranges during plan_all (tl_ok false: find
+     * them by a scan) and find_room's list of those near a range */
+    cc_timeline tl;
+    bool tl_ok;
+    int32_t *near;
 } pf_ctx;
 
 static int cmp_lo(const void *a, const void *b)
@@ -55,12 +60,16 @@ static int cmp_lo(const void *a, const void *b)
 /* The lowest 16-aligned offset where buffer `self` fits in its pool from
  * step a to its last step without touching a buffer live then, below the
  * pool's limit; its present offset when that is free. -1: none. */
-static int64_t find_room(const pf_ctx *c, int32_t self, int32_t a)
+static int64_t find_room(pf_ctx *c, int32_t self, int32_t a)
 {
     const cc_model *m = c->m;
     const cc_buf *x = &m->bufs[self];
     size_t ns = 0;
-    for (int32_t b = 0; b < m->n_bufs; b++) {
+    /* the buffers live near a..last (the index lists every buffer in the
+     * blocks of its range), else all of them */
+    int32_t nn = c->tl_ok ? cc_tl_query(&c->tl, a, x->last, c->near) : m->n_bufs;
+    for (int32_t j = 0; j < nn; j++) {
+        int32_t b = c->tl_ok ? c->near[j] : j;
         const cc_buf *y = &m->bufs[b];
         if (b == self || !y->size || y->offset < 0 || y->pool != x->pool || y->last < a || y->first > x->last)
             continue;
@@ -159,6 +168,7 @@ static void plan_epoch(pf_ctx *c, cc_epoch *e)
                 if (off < 0) break;
                 b->offset = off;
                 b->eu_first = i;
+                if (c->tl_ok && from < b->first) c->tl_ok = cc_tl_add(&c->tl, e->ops[k].wbuf, from, b->first);
                 b->first = from;
             } else if (b->offset < 0) {
                 /* placed where it is due: under the limit if it can be,
@@ -221,8 +231,14 @@ static bool moved(const cc_model *m, const pf_saved *sv)
 
 static void plan_all(pf_ctx *c)
 {
+    const cc_model *m = c->m;
+    c->tl_ok = c->near && cc_tl_init(&c->tl, m);
+    for (int32_t b = 0; b < m->n_bufs && c->tl_ok; b++)
+        if (m->bufs[b].size) c->tl_ok = cc_tl_add(&c->tl, b, m->bufs[b].first, m->bufs[b].last);
     for (int32_t i = 0; i < c->m->n_epochs; i++)
         if (c->m->epochs[i].kind == CC_EPOCH_HW) plan_epoch(c, &c->m->epochs[i]);
+    cc_tl_free(&c->tl);
+    c->tl_ok = false;
 }
 
 /* The peaks of both pools as placed. */
@@ -323,6 +339,7 @@ int cc_prefetch(cc_model *m, npuc_err *err)
     c.m = m;
     c.t0 = malloc(sizeof(int32_t) * ((size_t)g->n_ops + 1));
     c.sp = malloc(sizeof(uint64_t) * 2 * ((size_t)m->n_bufs + 1));
+    c.near = malloc(sizeof *c.near * ((size_t)m->n_bufs + 1));   /* NULL: scans */
     pf_state orig = {0}, best = {0};
     orig.b = malloc(sizeof *orig.b * ((size_t)m->n_bufs + 1));
     best.b = malloc(sizeof *best.b * ((size_t)m->n_bufs + 1));
@@ -330,6 +347,7 @@ int cc_prefetch(cc_model *m, npuc_err *err)
     if (!c.t0 || !c.sp || !orig.b || !best.b || !bare) {
         free(c.t0);
         free(c.sp);
+        free(c.near);
         free(orig.b);
         free(best.b);
         free(bare);
@@ -396,6 +414,7 @@ int cc_prefetch(cc_model *m, npuc_err *err)
     }
     free(c.t0);
     free(c.sp);
+    free(c.near);
     free(orig.b);
     free(best.b);
     free(bare);

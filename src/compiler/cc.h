@@ -286,6 +286,10 @@ typedef struct cc_timeline {
     uint32_t *seen;           /* [n_bufs] stamp of the last query that met it */
     uint32_t stamp;
 } cc_timeline;
+/* A byte range [lo, hi) of a pool; cc_sort_spans orders n of them by lo
+ * (the order of equal lo unspecified). */
+typedef struct cc_span { uint64_t lo, hi; } cc_span;
+void cc_sort_spans(cc_span *a, size_t n);
 bool cc_tl_init(cc_timeline *t, const cc_model *m);   /* false: out of memory */
 void cc_tl_free(cc_timeline *t);
 bool cc_tl_add(cc_timeline *t, int32_t b, int32_t first, int32_t last);   /* false: out of memory */

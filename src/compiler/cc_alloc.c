@@ -38,12 +38,54 @@ static void sort_idx(int32_t *idx, int32_t *tmp, int32_t n, const cc_buf *bufs)
     memcpy(idx, tmp, sizeof *idx * (size_t)n);
 }
 
-typedef struct span { uint64_t lo, hi; } span;
+typedef cc_span span;
 
-static int cmp_span(const void *a, const void *b)
+static void swap_span(span *a, span *b)
 {
-    const span *x = a, *y = b;
-    return x->lo < y->lo ? -1 : x->lo > y->lo ? 1 : 0;
+    span t = *a;
+    *a = *b;
+    *b = t;
+}
+
+void cc_sort_spans(span *a, size_t n)
+{
+    /* quicksort, median of three, the smaller side first and the larger
+     * by iteration (log n deep); insertion sort below 16 */
+    while (n > 16) {
+        size_t mid = n / 2;
+        if (a[mid].lo < a[0].lo) swap_span(&a[mid], &a[0]);
+        if (a[n - 1].lo < a[0].lo) swap_span(&a[n - 1], &a[0]);
+        if (a[n - 1].lo < a[mid].lo) swap_span(&a[n - 1], &a[mid]);
+        uint64_t pivot = a[mid].lo;
+        size_t i = 0, j = n - 1;
+        for (;;) {
+            while (a[i].lo < pivot) i++;
+            while (a[j].lo > pivot) j--;
+            if (i >= j) break;
+            swap_span(&a[i], &a[j]);
+            i++;
+            j--;
+        }
+        /* [0, j] <= pivot <= [j + 1, n) */
+        size_t left = j + 1;
+        if (left < n - left) {
+            cc_sort_spans(a, left);
+            a += left;
+            n -= left;
+        } else {
+            cc_sort_spans(a + left, n - left);
+            n = left;
+        }
+    }
+    for (size_t i = 1; i < n; i++) {
+        span x = a[i];
+        size_t j = i;
+        while (j > 0 && a[j - 1].lo > x.lo) {
+            a[j] = a[j - 1];
+            j--;
+        }
+        a[j] = x;
+    }
 }
 
 int32_t cc_op_steps(const cc_model *m, int32_t op)
@@ -170,7 +212,7 @@ static uint64_t place(cc_model *m, const int32_t *idx, int32_t n, uint8_t pool, 
             if (y->first <= x->last && x->first <= y->last)
                 sp[ns++] = (span){(uint64_t)y->offset, (uint64_t)y->offset + y->size};
         }
-        qsort(sp, (size_t)ns, sizeof *sp, cmp_span);
+        cc_sort_spans(sp, (size_t)ns);
         uint64_t off = 0;
         for (int32_t j = 0; j < ns; j++) {
             if (off + x->size <= sp[j].lo) break;
@@ -203,7 +245,7 @@ static uint64_t place_scan(cc_model *m, const int32_t *idx, int32_t n, uint8_t p
             if (y->pool == pool && y->first <= x->last && x->first <= y->last && y->size)
                 sp[ns++] = (span){(uint64_t)y->offset, (uint64_t)y->offset + y->size};
         }
-        qsort(sp, (size_t)ns, sizeof *sp, cmp_span);
+        cc_sort_spans(sp, (size_t)ns);
         uint64_t off = 0;
         for (int32_t j = 0; j < ns; j++) {
             if (off + x->size <= sp[j].lo) break;
@@ -563,7 +605,7 @@ static uint64_t first_fit(const cc_model *m, const int32_t *set, int32_t n, int3
         if (y->first <= x->last && x->first <= y->last && y->size)
             sp[ns++] = (span){(uint64_t)y->offset, (uint64_t)y->offset + y->size};
     }
-    qsort(sp, (size_t)ns, sizeof *sp, cmp_span);
+    cc_sort_spans(sp, (size_t)ns);
     uint64_t off = 0;
     for (int32_t j = 0; j < ns; j++) {
         if (off + x->size <= sp[j].lo) break;

@@ -40,7 +40,7 @@ typedef struct pf_ctx {
     cc_model *m;
     uint64_t limit[2];        /* per pool: the offset a copy may not cross */
     int32_t *t0;              /* first step of each graph op */
-    uint64_t *sp;             /* scratch: [lo, hi) pairs */
+    cc_span *sp;              /* scratch */
     /* placed planning: every weight copy is placed anew as its DMA is
      * planned (offset -1 until then) */
     bool placed;
@@ -50,12 +50,6 @@ typedef struct pf_ctx {
     bool tl_ok;
     int32_t *near;
 } pf_ctx;
-
-static int cmp_lo(const void *a, const void *b)
-{
-    const uint64_t *x = a, *y = b;
-    return x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0;
-}
 
 /* The lowest 16-aligned offset where buffer `self` fits in its pool from
  * step a to its last step without touching a buffer live then, below the
@@ -73,16 +67,15 @@ static int64_t find_room(pf_ctx *c, int32_t self, int32_t a)
         const cc_buf *y = &m->bufs[b];
         if (b == self || !y->size || y->offset < 0 || y->pool != x->pool || y->last < a || y->first > x->last)
             continue;
-        c->sp[2 * ns] = (uint64_t)y->offset;
-        c->sp[2 * ns + 1] = (uint64_t)y->offset + y->size;
+        c->sp[ns] = (cc_span){(uint64_t)y->offset, (uint64_t)y->offset + y->size};
         ns++;
     }
     uint64_t lim = c->limit[x->pool ? 1 : 0];
     bool here = x->offset >= 0 && (uint64_t)x->offset + x->size <= lim;
     for (size_t i = 0; i < ns && here; i++)
-        if (c->sp[2 * i] < (uint64_t)x->offset + x->size && (uint64_t)x->offset < c->sp[2 * i + 1]) here = false;
+        if (c->sp[i].lo < (uint64_t)x->offset + x->size && (uint64_t)x->offset < c->sp[i].hi) here = false;
     if (here) return x->offset;
-    qsort(c->sp, ns, 2 * sizeof *c->sp, cmp_lo);
+    cc_sort_spans(c->sp, ns);
     if (c->placed && x->pool == CC_IN_ARENA && lim < UINT64_MAX / 4) {
         /* placed plan: the highest hole under the limit, so that copies
          * stack down from the limit in the order they are loaded and leave
@@ -90,14 +83,14 @@ static int64_t find_room(pf_ctx *c, int32_t self, int32_t a)
         int64_t best = -1;
         uint64_t lo = 0;
         for (size_t i = 0; i <= ns; i++) {
-            uint64_t hi = i < ns ? c->sp[2 * i] : lim;
+            uint64_t hi = i < ns ? c->sp[i].lo : lim;
             if (hi > lim) hi = lim;
             if (hi >= lo + x->size) {
                 uint64_t o = (hi - x->size) & ~(uint64_t)15;
                 if (o >= lo && (int64_t)o > best) best = (int64_t)o;
             }
             if (i < ns) {
-                uint64_t e = (c->sp[2 * i + 1] + 15) & ~(uint64_t)15;
+                uint64_t e = (c->sp[i].hi + 15) & ~(uint64_t)15;
                 if (e > lo) lo = e;
             }
         }
@@ -105,8 +98,8 @@ static int64_t find_room(pf_ctx *c, int32_t self, int32_t a)
     }
     uint64_t off = 0;
     for (size_t i = 0; i < ns; i++) {
-        if (off + x->size <= c->sp[2 * i]) break;
-        if (c->sp[2 * i + 1] > off) off = (c->sp[2 * i + 1] + 15) & ~(uint64_t)15;
+        if (off + x->size <= c->sp[i].lo) break;
+        if (c->sp[i].hi > off) off = (c->sp[i].hi + 15) & ~(uint64_t)15;
     }
     return off + x->size <= lim ? (int64_t)off : -1;
 }
@@ -338,7 +331,7 @@ int cc_prefetch(cc_model *m, npuc_err *err)
     memset(&c, 0, sizeof c);
     c.m = m;
     c.t0 = malloc(sizeof(int32_t) * ((size_t)g->n_ops + 1));
-    c.sp = malloc(sizeof(uint64_t) * 2 * ((size_t)m->n_bufs + 1));
+    c.sp = malloc(sizeof *c.sp * ((size_t)m->n_bufs + 1));
     c.near = malloc(sizeof *c.near * ((size_t)m->n_bufs + 1));   /* NULL: scans */
     pf_state orig = {0}, best = {0};
     orig.b = malloc(sizeof *orig.b * ((size_t)m->n_bufs + 1));

@@ -16,11 +16,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A one-field register's last value and its packed operand. */
+typedef struct packed_reg { int64_t value; uint64_t operand; bool have; } packed_reg;
+
 typedef struct cs {
     uint32_t *w; size_t n, cap;
     /* shadow: operand+1 of every cmd0 / cmd1 register (0 = never written) */
     uint64_t shadow0[EU_CODE_OPCODE_MASK + 1];
     uint64_t shadow1[EU_CODE_OPCODE_MASK + 1];
+    /* set(): the last value packed per one-field register and its operand
+     * (most writes repeat the register's value and are skipped) */
+    packed_reg packed[2][EU_CODE_OPCODE_MASK + 1];
     bool oom;
 } cs;
 
@@ -61,7 +67,16 @@ static void reg(cs *s, uint16_t code, uint64_t operand)
 }
 
 /* A one-field register from its value (sizes, not sizes - 1). */
-static void set(cs *s, uint16_t code, int64_t value) { reg(s, code, eu_pack1(code, value)); }
+static void set(cs *s, uint16_t code, int64_t value)
+{
+    packed_reg *p = &s->packed[eu_code_is_cmd1(code)][eu_code_opcode(code)];
+    if (!p->have || p->value != value) {
+        p->operand = eu_pack1(code, value);
+        p->value = value;
+        p->have = true;
+    }
+    reg(s, code, p->operand);
+}
 
 /* An address, stride or length: 40 bits on U65, 32 on U55. */
 static void addr(cs *s, uint16_t code, uint64_t a, bool u65)

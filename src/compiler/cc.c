@@ -36,6 +36,7 @@ void cc_model_free(cc_model *m)
     free(m->ops);
     free(m->folded);
     graph_free(m->folded_g);
+    cc_costs_free(m->costs);
     free(m);
 }
 
@@ -258,6 +259,7 @@ static int compile_once(const graph *g, const cc_options *opt, eu_wcache *wc, cc
     m->g = m->src = g;
     m->opt = *opt;
     m->wcache = wc;
+    m->costs = cc_costs_new();   /* NULL: every price worked out anew */
     int rc = NPUC_OK;
     if (!opt->no_fold) {
         if ((rc = cc_fold(g, &m->folded_g, &m->folded, &m->n_folded, err))) goto fail;
@@ -295,6 +297,8 @@ static int compile_once(const graph *g, const cc_options *opt, eu_wcache *wc, cc
     }
     m->compile_seconds = now_seconds() - t0;
     m->wcache = NULL;
+    cc_costs_free(m->costs);
+    m->costs = NULL;
     *out = m;
     return NPUC_OK;
 fail:

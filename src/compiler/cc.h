@@ -230,6 +230,8 @@ typedef struct cc_model {
     double compile_seconds;
     struct eu_wcache *wcache; /* encoded weight streams (not owned; NULL:
                                  none), shared by the search's compiles */
+    struct cc_costs *costs;   /* owned: the cycles of lone NPU op records
+                                 (cc_alloc.c), NULL: none */
 } cc_model;
 
 /* Whether graph tensor t is the input of an activation fused into its
@@ -252,6 +254,10 @@ int cc_fold(const graph *g, graph **out, cc_folded **list, int32_t *n_list, npuc
  * one line naming it and suggesting int8 re-quantization. */
 int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *err);
 void cc_model_free(cc_model *m);
+/* The cycle model's price of lone op records, each worked out once per
+ * model (the passes re-place and re-price the same ops many times). */
+struct cc_costs *cc_costs_new(void);
+void cc_costs_free(struct cc_costs *c);
 
 /* The allocation timeline (cc_buf first/last): graph op `op` takes
  * cc_op_steps steps (one per NPU op, at least one); cc_step_op maps a step

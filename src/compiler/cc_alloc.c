@@ -398,6 +398,90 @@ typedef struct fp_ctx {
 /* The region choices of an op's four operands (each 0..2). */
 #define FP_MEMO 81
 
+/* ------------------------------------------------ lone op prices */
+
+typedef struct cost_entry {
+    sim_op_info rec;          /* the record as priced (all its bytes) */
+    uint64_t hash, cycles;
+    int32_t next;             /* next entry of its bucket, -1 none */
+} cost_entry;
+
+struct cc_costs {
+    cost_entry *e;
+    int32_t n, cap;
+    int32_t *head;            /* [n_buckets] */
+    uint32_t n_buckets;       /* a power of two */
+};
+
+struct cc_costs *cc_costs_new(void) { return calloc(1, sizeof(struct cc_costs)); }
+
+void cc_costs_free(struct cc_costs *c)
+{
+    if (!c) return;
+    free(c->e);
+    free(c->head);
+    free(c);
+}
+
+static uint64_t rec_hash(const sim_op_info *r)
+{
+    const unsigned char *p = (const unsigned char *)r;
+    uint64_t h = 0xcbf29ce484222325ull;
+    size_t i = 0;
+    for (; i + 8 <= sizeof *r; i += 8) {
+        uint64_t v;
+        memcpy(&v, p + i, sizeof v);
+        h = (h ^ v) * 0x100000001b3ull;
+    }
+    for (; i < sizeof *r; i++) h = (h ^ p[i]) * 0x100000001b3ull;
+    return h ^ (h >> 29);
+}
+
+/* The cycle model's price of lone record r (the model's variant and
+ * system), from the cache when the same bytes were priced before. */
+static uint64_t price(const cc_model *m, const sim_op_info *r)
+{
+    struct cc_costs *c = m->costs;
+    uint64_t h = 0;
+    if (c) {
+        h = rec_hash(r);
+        for (int32_t i = c->n_buckets ? c->head[(uint32_t)h & (c->n_buckets - 1)] : -1; i >= 0; i = c->e[i].next)
+            if (c->e[i].hash == h && !memcmp(&c->e[i].rec, r, sizeof *r)) return c->e[i].cycles;
+    }
+    sim_op_info x = *r;
+    uint64_t cyc = sim_perf_estimate(m->opt.sys.variant, &m->opt.sys.sim, &x, 1);
+    if (!c) return cyc;
+    if (c->n == c->cap) {
+        int32_t cap = c->cap ? 2 * c->cap : 256;
+        cost_entry *e = realloc(c->e, sizeof *e * (size_t)cap);
+        if (!e) return cyc;
+        c->e = e;
+        c->cap = cap;
+    }
+    if ((uint32_t)c->n + 1 > c->n_buckets) {
+        uint32_t nb = c->n_buckets ? 2 * c->n_buckets : 256;
+        int32_t *head = malloc(sizeof *head * nb);
+        if (!head) return cyc;
+        for (uint32_t b = 0; b < nb; b++) head[b] = -1;
+        for (int32_t i = 0; i < c->n; i++) {
+            uint32_t b = (uint32_t)c->e[i].hash & (nb - 1);
+            c->e[i].next = head[b];
+            head[b] = i;
+        }
+        free(c->head);
+        c->head = head;
+        c->n_buckets = nb;
+    }
+    cost_entry *e = &c->e[c->n];
+    memcpy(&e->rec, r, sizeof *r);
+    e->hash = h;
+    e->cycles = cyc;
+    uint32_t b = (uint32_t)h & (c->n_buckets - 1);
+    e->next = c->head[b];
+    c->head[b] = c->n++;
+    return cyc;
+}
+
 /* Cycles of op i alone (the cycle model's max of compute and memory) with
  * buffer `flip` (-1 none) in the fast pool as well. */
 static uint64_t fp_cost(const fp_ctx *c, int32_t i, int32_t flip)
@@ -420,7 +504,7 @@ static uint64_t fp_cost(const fp_ctx *c, int32_t i, int32_t flip)
     r.ifm2_region = reg[1];
     r.ofm_region = reg[2];
     r.weight_region = r.scale_region = reg[3];
-    uint64_t cyc = sim_perf_estimate(c->m->opt.sys.variant, &c->m->opt.sys.sim, &r, 1);
+    uint64_t cyc = price(c->m, &r);
     if (memo) *memo = cyc + 1;
     return cyc;
 }

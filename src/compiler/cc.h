@@ -232,6 +232,8 @@ typedef struct cc_model {
                                  none), shared by the search's compiles */
     struct cc_costs *costs;   /* owned: the cycles of lone NPU op records
                                  (cc_alloc.c), NULL: none */
+    struct cc_gencache *gen;  /* owned: the last epochs generated and
+                                 estimated (cc.c), NULL: none */
 } cc_model;
 
 /* Whether graph tensor t is the input of an activation fused into its
@@ -258,6 +260,9 @@ void cc_model_free(cc_model *m);
  * model (the passes re-place and re-price the same ops many times). */
 struct cc_costs *cc_costs_new(void);
 void cc_costs_free(struct cc_costs *c);
+/* The last epochs cc_generate_all made, by everything they were made from. */
+struct cc_gencache *cc_gencache_new(void);
+void cc_gencache_free(struct cc_gencache *c);
 
 /* The allocation timeline (cc_buf first/last): graph op `op` takes
  * cc_op_steps steps (one per NPU op, at least one); cc_step_op maps a step

@@ -419,13 +419,21 @@ int cc_prefetch(cc_model *m, npuc_err *err)
 /* Whether op k of e reads each byte of its weights once: one OFM block
  * covers its whole OFM plane (the weight stream is fetched once per OFM
  * block position) and no other op (a cascade band) shares its copy. */
-static bool read_once(const cc_epoch *e, int32_t k)
+static bool read_once(const cc_epoch *e, int32_t k, const int32_t *users)
 {
     const eu_op *o = &e->ops[k];
     if (o->wbuf < 0 || !o->blk.w || !o->blk.h || o->blk.w < o->ofm.w || o->blk.h < o->ofm.h) return false;
-    for (int32_t j = 0; j < e->n_eu; j++)
-        if (j != k && e->ops[j].wbuf == o->wbuf) return false;
-    return true;
+    return users[o->wbuf] == 1;
+}
+
+/* users[b]: how many ops of epoch e use weight copy b (entries of the
+ * other buffers left as they are: those of e's copies are set here) */
+static void count_users(const cc_epoch *e, int32_t *users)
+{
+    for (int32_t k = 0; k < e->n_eu; k++)
+        if (e->ops[k].wbuf >= 0) users[e->ops[k].wbuf] = 0;
+    for (int32_t k = 0; k < e->n_eu; k++)
+        if (e->ops[k].wbuf >= 0) users[e->ops[k].wbuf]++;
 }
 
 /* A weight copy that may be dropped. */
@@ -491,10 +499,18 @@ static int place_inner(cc_model *m, npuc_err *err)
 {
     if (m->opt.optimise != CC_OPT_PERFORMANCE) return cc_prefetch(m, err);
     int32_t nc = 0;
-    for (int32_t i = 0; i < m->n_epochs; i++)
-        for (int32_t k = 0; m->epochs[i].kind == CC_EPOCH_HW && k < m->epochs[i].n_eu; k++)
-            nc += read_once(&m->epochs[i], k);
-    if (!nc) return cc_prefetch(m, err);
+    /* per epoch, the users of each weight copy (once, not per op) */
+    int32_t *users = malloc(sizeof *users * ((size_t)m->n_bufs + 1));
+    if (!users) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    for (int32_t i = 0; i < m->n_epochs; i++) {
+        if (m->epochs[i].kind != CC_EPOCH_HW) continue;
+        count_users(&m->epochs[i], users);
+        for (int32_t k = 0; k < m->epochs[i].n_eu; k++) nc += read_once(&m->epochs[i], k, users);
+    }
+    if (!nc) {
+        free(users);
+        return cc_prefetch(m, err);
+    }
     pw_cand *cand = malloc(sizeof *cand * (size_t)nc);
     pw_state bare = {0}, with = {0};
     bool *drop = calloc((size_t)m->n_epochs + 1, sizeof *drop);
@@ -508,12 +524,15 @@ static int place_inner(cc_model *m, npuc_err *err)
         goto done;
     }
     nc = 0;
-    for (int32_t i = 0; i < m->n_epochs; i++)
-        for (int32_t k = 0; m->epochs[i].kind == CC_EPOCH_HW && k < m->epochs[i].n_eu; k++)
-            if (read_once(&m->epochs[i], k)) {
+    for (int32_t i = 0; i < m->n_epochs; i++) {
+        if (m->epochs[i].kind != CC_EPOCH_HW) continue;
+        count_users(&m->epochs[i], users);
+        for (int32_t k = 0; k < m->epochs[i].n_eu; k++)
+            if (read_once(&m->epochs[i], k, users)) {
                 cand[nc++] = (pw_cand){i, k, m->epochs[i].ops[k].wbuf};
                 drop[i] = true;
             }
+    }
     /* the copies as the lowering made them, prefetched */
     pw_snap(m, &bare);
     if ((rc = cc_prefetch(m, err))) goto done;
@@ -540,6 +559,7 @@ static int place_inner(cc_model *m, npuc_err *err)
         rc = cc_generate_all(m, err);
     }
 done:
+    free(users);
     free(cand);
     free(drop);
     free(bare.bufs);

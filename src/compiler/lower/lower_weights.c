@@ -228,6 +228,11 @@ static int16_t *gather_weights(const wop *p)
     size_t nw = (size_t)p->O * p->kh * p->kw * I;
     int16_t *wv = malloc(nw * sizeof *wv + 1);
     if (!wv) return NULL;
+    if (p->layout == 0 && I == p->I) {
+        /* OHWI is the order gathered: a straight copy */
+        for (size_t j = 0; j < nw; j++) wv[j] = (int16_t)(p->wdata[j] - p->wzp);
+        return wv;
+    }
     for (uint32_t oc = 0; oc < p->O; oc++)
         for (uint32_t ky = 0; ky < p->kh; ky++)
             for (uint32_t kx = 0; kx < p->kw; kx++)

@@ -680,12 +680,23 @@ static fp_item heap_pop(fp_item *h, int32_t *n)
 
 /* The lowest 16-byte aligned offset where buffer b fits beside the buffers
  * of `set` (n of them) that are live at the same time. */
-static uint64_t first_fit(const cc_model *m, const int32_t *set, int32_t n, int32_t b, span *sp)
+typedef struct ff_index {
+    cc_timeline tl;           /* the chosen buffers by live range */
+    bool ok;                  /* false: scan `set` instead */
+    int32_t *near;
+    const uint8_t *in_fast;   /* the chosen set (with the index) */
+} ff_index;
+
+static uint64_t first_fit(const cc_model *m, const int32_t *set, int32_t n, int32_t b, span *sp, ff_index *fi)
 {
     const cc_buf *x = &m->bufs[b];
     int32_t ns = 0;
+    /* the index lists each chosen buffer in the blocks of its range (and
+     * may list some no longer chosen) */
+    if (fi->ok) n = cc_tl_query(&fi->tl, x->first, x->last, fi->near);
     for (int32_t j = 0; j < n; j++) {
-        const cc_buf *y = &m->bufs[set[j]];
+        if (fi->ok && !fi->in_fast[fi->near[j]]) continue;
+        const cc_buf *y = &m->bufs[fi->ok ? fi->near[j] : set[j]];
         if (y->first <= x->last && x->first <= y->last && y->size)
             sp[ns++] = (span){(uint64_t)y->offset, (uint64_t)y->offset + y->size};
     }
@@ -750,6 +761,11 @@ static int choose_fast(cc_model *m, const bool *ok, uint64_t cap, const int32_t 
         free(off);
         return rc;
     }
+    ff_index fi;
+    memset(&fi, 0, sizeof fi);
+    fi.in_fast = in_fast;
+    fi.near = malloc(sizeof *fi.near * nn);
+    fi.ok = fi.near && cc_tl_init(&fi.tl, m);
     int32_t nh = 0, nc = 0;
     for (int32_t b = 0; b < n; b++) {
         m->bufs[b].pool = CC_IN_ARENA;
@@ -769,12 +785,13 @@ static int choose_fast(cc_model *m, const bool *ok, uint64_t cap, const int32_t 
             heap_push(heap, &nh, (fp_item){d, it.b});
             continue;
         }
-        uint64_t o = first_fit(m, chosen, nc, it.b, sp);
+        uint64_t o = first_fit(m, chosen, nc, it.b, sp, &fi);
         if (cap && o + x->size > cap) continue;
         x->offset = (int64_t)o;
         x->pool = CC_IN_FAST;
         in_fast[it.b] = 1;
         chosen[nc++] = it.b;
+        if (fi.ok) fi.ok = cc_tl_add(&fi.tl, it.b, x->first, x->last);
         if (o + x->size > peak) peak = o + x->size;
         for (int32_t j = c.first[it.b]; j < c.first[it.b + 1]; j++) {
             int32_t i = c.list[j];
@@ -797,12 +814,13 @@ static int choose_fast(cc_model *m, const bool *ok, uint64_t cap, const int32_t 
         if (!ok[b] || !x->wcopy || in_fast[b] || !x->size || c.first[b + 1] - c.first[b] != 1 ||
             !c.ops[c.list[c.first[b]]].one_block)
             continue;
-        uint64_t o = first_fit(m, chosen, nc, b, sp);
+        uint64_t o = first_fit(m, chosen, nc, b, sp, &fi);
         if (o + x->size > peak) continue;
         x->offset = (int64_t)o;
         x->pool = CC_IN_FAST;
         in_fast[b] = 1;
         chosen[nc++] = b;
+        if (fi.ok) fi.ok = cc_tl_add(&fi.tl, b, x->first, x->last);
     }
     /* the copies in the holes may leave some buffer saving nothing */
     nc = prune(m, &c, chosen, nc, n_before_holes, in_fast);
@@ -817,6 +835,8 @@ static int choose_fast(cc_model *m, const bool *ok, uint64_t cap, const int32_t 
         peak = p2;
     }
     *peak_out = peak;
+    cc_tl_free(&fi.tl);
+    free(fi.near);
     fp_free(&c);
     free(in_fast);
     free(heap);

@@ -4,6 +4,7 @@
  * --profile` agree by construction). */
 #include "cc.h"
 #include "interp/interp.h"
+#include "compiler/ethosu/eu_weights.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,8 @@ void cc_model_free(cc_model *m)
     free(m->ops);
     free(m->folded);
     graph_free(m->folded_g);
+    cc_costs_free(m->costs);
+    cc_gencache_free(m->gen);
     free(m);
 }
 
@@ -97,8 +100,187 @@ static int epoch_io(cc_model *m, cc_epoch *e, npuc_err *err)
     return NPUC_OK;
 }
 
-/* Cycle estimate of an epoch's stream, attributed to the graph ops. */
-static int estimate(cc_model *m, cc_epoch *e, npuc_err *err)
+/* ------------------------------------------------ generated epochs */
+
+/* What one NPU op or DMA of a stream adds to its graph op's figures. */
+typedef struct gen_share {
+    int32_t owner;
+    uint64_t cycles, read[3], written[3];
+} gen_share;
+
+static gen_share share_of(int32_t owner, const sim_op_info *x)
+{
+    gen_share s;
+    memset(&s, 0, sizeof s);
+    s.owner = owner;
+    s.cycles = x->cycles;
+    if (x->kind == SIM_K_DMA) {
+        if (x->dma_src_region < 3) s.read[x->dma_src_region] += x->dma_bytes;
+        if (x->dma_dst_region < 3) s.written[x->dma_dst_region] += x->dma_bytes;
+        return s;
+    }
+    if (x->ifm_region < 3) s.read[x->ifm_region] += x->ifm_bytes;
+    if (x->ifm2_region < 3) s.read[x->ifm2_region] += x->ifm2_bytes;
+    if (x->weight_region < 3) s.read[x->weight_region] += x->weight_bytes;
+    if (x->scale_region < 3) s.read[x->scale_region] += x->scale_bytes;
+    if (x->ofm_region < 3) s.written[x->ofm_region] += x->ofm_bytes;
+    return s;
+}
+
+static void apply_share(cc_model *m, const gen_share *s)
+{
+    cc_op_info *oi = &m->ops[s->owner];
+    oi->cycles += s->cycles;
+    for (int r = 0; r < 3; r++) {
+        oi->bytes_read[r] += s->read[r];
+        oi->bytes_written[r] += s->written[r];
+    }
+}
+
+/* One epoch as eu_generate and estimate made it from the inputs `key`
+ * (eu_generate_key): its stream, its DMAs' ops, its cycles, each NPU op's
+ * cycles and what each op of the stream added to its graph op. */
+typedef struct gen_entry {
+    uint8_t *key; size_t key_size;
+    uint8_t *payload; uint64_t payload_size;
+    int32_t *dma_op; int32_t n_dma;
+    uint64_t cycles;
+    uint64_t *op_cycles;      /* [n_eu][2]: cycles, dma_cycles */
+    gen_share *share; size_t n_share;
+} gen_entry;
+
+/* The last few epochs generated (the passes' searches generate the same
+ * plan again: the best one after trying others, the one before a trial
+ * that did not pay). */
+#define GEN_KEEP 8
+struct cc_gencache {
+    gen_entry e[GEN_KEEP];
+    int32_t next;             /* the slot to fill next */
+};
+
+static void gen_entry_free(gen_entry *g)
+{
+    free(g->key);
+    free(g->payload);
+    free(g->dma_op);
+    free(g->op_cycles);
+    free(g->share);
+    memset(g, 0, sizeof *g);
+}
+
+struct cc_gencache *cc_gencache_new(void) { return calloc(1, sizeof(struct cc_gencache)); }
+
+void cc_gencache_free(struct cc_gencache *c)
+{
+    if (!c) return;
+    for (int i = 0; i < GEN_KEEP; i++) gen_entry_free(&c->e[i]);
+    free(c);
+}
+
+/* Everything eu_generate and estimate read for epoch i: the epoch's NPU
+ * ops (their cycle fields, outputs, zeroed) and LUTs, and every buffer's
+ * size, offset, pool and first NPU op. NULL: out of memory. */
+static uint8_t *gen_key(const cc_model *m, int32_t i, size_t *size)
+{
+    const cc_epoch *e = &m->epochs[i];
+    size_t per_buf = sizeof(uint64_t) + sizeof(int64_t) + 2 * sizeof(int32_t);
+    size_t n = 3 * sizeof(int32_t) + sizeof *e->ops * (size_t)e->n_eu + sizeof *e->luts * (size_t)e->n_luts +
+               per_buf * (size_t)m->n_bufs;
+    uint8_t *k = malloc(n ? n : 1), *p = k;
+    if (!k) return NULL;
+    int32_t head[3] = {i, e->n_eu, e->n_luts};
+    memcpy(p, head, sizeof head);
+    p += sizeof head;
+    for (int32_t j = 0; j < e->n_eu; j++) {
+        eu_op o;
+        memcpy(&o, &e->ops[j], sizeof o);
+        o.cycles = o.dma_cycles = 0;
+        memcpy(p, &o, sizeof o);
+        p += sizeof o;
+    }
+    if (e->n_luts) memcpy(p, e->luts, sizeof *e->luts * (size_t)e->n_luts);
+    p += sizeof *e->luts * (size_t)e->n_luts;
+    for (int32_t b = 0; b < m->n_bufs; b++) {
+        const cc_buf *x = &m->bufs[b];
+        int32_t v[2] = {x->pool, x->eu_first};
+        memcpy(p, &x->size, sizeof x->size);
+        p += sizeof x->size;
+        memcpy(p, &x->offset, sizeof x->offset);
+        p += sizeof x->offset;
+        memcpy(p, v, sizeof v);
+        p += sizeof v;
+    }
+    *size = n;
+    return k;
+}
+
+/* Epoch i from the cache when its inputs match an entry (the model's
+ * figures added as estimate adds them); false: not there. */
+static bool gen_lookup(cc_model *m, int32_t i, const uint8_t *key, size_t key_size, bool *oom)
+{
+    struct cc_gencache *c = m->gen;
+    cc_epoch *e = &m->epochs[i];
+    for (int s = 0; s < GEN_KEEP; s++) {
+        const gen_entry *g = &c->e[s];
+        if (!g->key || g->key_size != key_size || memcmp(g->key, key, key_size)) continue;
+        uint8_t *pl = malloc(g->payload_size ? g->payload_size : 1);
+        int32_t *dma = malloc(sizeof *dma * ((size_t)g->n_dma + 1));
+        if (!pl || !dma) {
+            free(pl);
+            free(dma);
+            *oom = true;
+            return false;
+        }
+        memcpy(pl, g->payload, g->payload_size);
+        memcpy(dma, g->dma_op, sizeof *dma * (size_t)g->n_dma);
+        free(e->payload);
+        free(e->dma_op);
+        e->payload = pl;
+        e->payload_size = g->payload_size;
+        e->dma_op = dma;
+        e->n_dma = g->n_dma;
+        e->cycles = g->cycles;
+        for (int32_t k = 0; k < e->n_eu; k++) {
+            e->ops[k].cycles = g->op_cycles[2 * k];
+            e->ops[k].dma_cycles = g->op_cycles[2 * k + 1];
+        }
+        for (size_t j = 0; j < g->n_share; j++) apply_share(m, &g->share[j]);
+        return true;
+    }
+    return false;
+}
+
+/* Keeps epoch i as generated (g holds its key and shares, taken over);
+ * nothing is kept when memory runs out. */
+static void gen_store(cc_model *m, int32_t i, gen_entry *g)
+{
+    const cc_epoch *e = &m->epochs[i];
+    g->payload = malloc(e->payload_size ? e->payload_size : 1);
+    g->dma_op = malloc(sizeof *g->dma_op * ((size_t)e->n_dma + 1));
+    g->op_cycles = malloc(sizeof *g->op_cycles * (2 * (size_t)e->n_eu + 1));
+    if (!g->payload || !g->dma_op || !g->op_cycles || !g->key) {
+        gen_entry_free(g);
+        return;
+    }
+    memcpy(g->payload, e->payload, e->payload_size);
+    g->payload_size = e->payload_size;
+    if (e->n_dma) memcpy(g->dma_op, e->dma_op, sizeof *g->dma_op * (size_t)e->n_dma);
+    g->n_dma = e->n_dma;
+    g->cycles = e->cycles;
+    for (int32_t k = 0; k < e->n_eu; k++) {
+        g->op_cycles[2 * k] = e->ops[k].cycles;
+        g->op_cycles[2 * k + 1] = e->ops[k].dma_cycles;
+    }
+    struct cc_gencache *c = m->gen;
+    gen_entry_free(&c->e[c->next]);
+    c->e[c->next] = *g;
+    c->next = (c->next + 1) % GEN_KEEP;
+    memset(g, 0, sizeof *g);
+}
+
+/* Cycle estimate of an epoch's stream, attributed to the graph ops (each
+ * op's share also into g->share when g is given). */
+static int estimate(cc_model *m, cc_epoch *e, gen_entry *g, npuc_err *err)
 {
     sim_cop1 cop;
     int rc = sim_cop1_parse(e->payload, e->payload_size, &cop, err);
@@ -156,21 +338,24 @@ static int estimate(cc_model *m, cc_epoch *e, npuc_err *err)
         if (ops[i].kind == SIM_K_DMA) o->dma_cycles += ops[i].cycles;
         else o->cycles = ops[i].cycles;
     }
+    gen_share *sh = g ? malloc(sizeof *sh * (no + 1)) : NULL;
+    if (g && !sh) {
+        free(cmds);
+        free(ops);
+        free(owner);
+        free(eu_of);
+        return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    }
+    size_t nsh = 0;
     for (size_t i = 0; i < no; i++) {
         if (owner[i] < 0) continue;
-        cc_op_info *oi = &m->ops[owner[i]];
-        const sim_op_info *x = &ops[i];
-        oi->cycles += x->cycles;
-        if (x->kind == SIM_K_DMA) {
-            if (x->dma_src_region < 3) oi->bytes_read[x->dma_src_region] += x->dma_bytes;
-            if (x->dma_dst_region < 3) oi->bytes_written[x->dma_dst_region] += x->dma_bytes;
-            continue;
-        }
-        if (x->ifm_region < 3) oi->bytes_read[x->ifm_region] += x->ifm_bytes;
-        if (x->ifm2_region < 3) oi->bytes_read[x->ifm2_region] += x->ifm2_bytes;
-        if (x->weight_region < 3) oi->bytes_read[x->weight_region] += x->weight_bytes;
-        if (x->scale_region < 3) oi->bytes_read[x->scale_region] += x->scale_bytes;
-        if (x->ofm_region < 3) oi->bytes_written[x->ofm_region] += x->ofm_bytes;
+        gen_share x = share_of(owner[i], &ops[i]);
+        apply_share(m, &x);
+        if (sh) sh[nsh++] = x;
+    }
+    if (g) {
+        g->share = sh;
+        g->n_share = nsh;
     }
     free(cmds);
     free(ops);
@@ -215,8 +400,24 @@ int cc_generate_all(cc_model *m, npuc_err *err)
     for (int32_t i = 0; i < m->n_epochs; i++) {
         cc_epoch *e = &m->epochs[i];
         if (e->kind != CC_EPOCH_HW) continue;
+        /* the same inputs make the same stream and estimate: from the
+         * cache when they were generated before */
+        gen_entry g;
+        memset(&g, 0, sizeof g);
+        bool oom = false;
+        if (m->gen && (g.key = gen_key(m, i, &g.key_size)) && gen_lookup(m, i, g.key, g.key_size, &oom)) {
+            free(g.key);
+            m->npu_cycles += e->cycles;
+            continue;
+        }
+        if (oom) {
+            free(g.key);
+            return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+        }
         int rc = eu_generate(m, e, err);
-        if (!rc) rc = estimate(m, e, err);
+        if (!rc) rc = estimate(m, e, g.key ? &g : NULL, err);
+        if (!rc && g.key) gen_store(m, i, &g);
+        gen_entry_free(&g);
         if (rc) return rc;
         m->npu_cycles += e->cycles;
     }
@@ -248,7 +449,7 @@ double cc_weight_cost(const cc_options *o)
 }
 
 /* One compile with one schedule (the knobs in opt). */
-static int compile_once(const graph *g, const cc_options *opt, cc_model **out, npuc_err *err)
+static int compile_once(const graph *g, const cc_options *opt, eu_wcache *wc, cc_model **out, npuc_err *err)
 {
     *out = NULL;
     double t0 = now_seconds();
@@ -256,6 +457,9 @@ static int compile_once(const graph *g, const cc_options *opt, cc_model **out, n
     if (!m) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     m->g = m->src = g;
     m->opt = *opt;
+    m->wcache = wc;
+    m->costs = cc_costs_new();   /* NULL: every price worked out anew */
+    m->gen = cc_gencache_new();  /* NULL: every epoch generated anew */
     int rc = NPUC_OK;
     if (!opt->no_fold) {
         if ((rc = cc_fold(g, &m->folded_g, &m->folded, &m->n_folded, err))) goto fail;
@@ -292,6 +496,11 @@ static int compile_once(const graph *g, const cc_options *opt, cc_model **out, n
         m->flash_size += e->flash_size + e->payload_size;
     }
     m->compile_seconds = now_seconds() - t0;
+    m->wcache = NULL;
+    cc_costs_free(m->costs);
+    m->costs = NULL;
+    cc_gencache_free(m->gen);
+    m->gen = NULL;
     *out = m;
     return NPUC_OK;
 fail:
@@ -365,8 +574,14 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
     int32_t n = 0;
     cc_options o0 = *opt;
     o0.weight_search = opt->optimise == CC_OPT_PERFORMANCE;
-    int rc = compile_once(g, &o0, &cand[0], err);
-    if (rc) return rc;
+    /* the search's compiles lower the same weights: each stream is
+     * encoded once */
+    eu_wcache *wc = eu_wcache_new();
+    int rc = compile_once(g, &o0, wc, &cand[0], err);
+    if (rc) {
+        eu_wcache_free(wc);
+        return rc;
+    }
     pt[n++] = (cc_sched_point){cand[0]->npu_cycles, cc_sram_bytes(cand[0])};
     uint64_t limit = opt->sram_limit;
     /* the search: with --optimise performance where weights are copied
@@ -404,10 +619,11 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
         o.weight_search = limit != 0;
         if (!perf && !t->stream) continue;   /* --optimise size streams already */
         npuc_err e2 = {0};
-        if (compile_once(g, &o, &cand[n], &e2)) continue;   /* a schedule that fails is no candidate */
+        if (compile_once(g, &o, wc, &cand[n], &e2)) continue;   /* a schedule that fails is no candidate */
         pt[n] = (cc_sched_point){cand[n]->npu_cycles, cc_sram_bytes(cand[n])};
         n++;
     }
+    eu_wcache_free(wc);
     int32_t pick = cc_sched_pick(pt, n, limit);
     cc_model *best = cand[pick];
     best->opt.optimise = opt->optimise;   /* the report names the caller's goal */

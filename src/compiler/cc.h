@@ -228,6 +228,12 @@ typedef struct cc_model {
     uint64_t flash_size;      /* sum of the epochs' flash + payloads */
     uint64_t npu_cycles;
     double compile_seconds;
+    struct eu_wcache *wcache; /* encoded weight streams (not owned; NULL:
+                                 none), shared by the search's compiles */
+    struct cc_costs *costs;   /* owned: the cycles of lone NPU op records
+                                 (cc_alloc.c), NULL: none */
+    struct cc_gencache *gen;  /* owned: the last epochs generated and
+                                 estimated (cc.c), NULL: none */
 } cc_model;
 
 /* Whether graph tensor t is the input of an activation fused into its
@@ -250,6 +256,13 @@ int cc_fold(const graph *g, graph **out, cc_folded **list, int32_t *n_list, npuc
  * one line naming it and suggesting int8 re-quantization. */
 int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *err);
 void cc_model_free(cc_model *m);
+/* The cycle model's price of lone op records, each worked out once per
+ * model (the passes re-place and re-price the same ops many times). */
+struct cc_costs *cc_costs_new(void);
+void cc_costs_free(struct cc_costs *c);
+/* The last epochs cc_generate_all made, by everything they were made from. */
+struct cc_gencache *cc_gencache_new(void);
+void cc_gencache_free(struct cc_gencache *c);
 
 /* The allocation timeline (cc_buf first/last): graph op `op` takes
  * cc_op_steps steps (one per NPU op, at least one); cc_step_op maps a step
@@ -270,6 +283,28 @@ void cc_reblock(cc_model *m);
  * tensors; lower/lower_toolkit.c). */
 void cc_block_req(eu_variant v, const eu_op *o, eu_block_req *r);
 int cc_allocate(cc_model *m, npuc_err *err);
+/* A timeline index of buffers (cc_alloc.c): the steps are cut into blocks
+ * and each buffer added is listed in every block of the range it was added
+ * with, so that the buffers live near a range are found without a scan of
+ * all of them. A query gives each buffer listed in a block that steps
+ * first..last touch, once, into out (room for n_bufs): a superset of those
+ * whose added range meets first..last, for the caller to filter. */
+typedef struct cc_timeline {
+    int32_t n_blocks;
+    int32_t *head;            /* [n_blocks] first entry, -1 none */
+    int32_t *ent_buf, *ent_next;
+    int32_t n_ent, cap_ent;
+    uint32_t *seen;           /* [n_bufs] stamp of the last query that met it */
+    uint32_t stamp;
+} cc_timeline;
+/* A byte range [lo, hi) of a pool; cc_sort_spans orders n of them by lo
+ * (the order of equal lo unspecified). */
+typedef struct cc_span { uint64_t lo, hi; } cc_span;
+void cc_sort_spans(cc_span *a, size_t n);
+bool cc_tl_init(cc_timeline *t, const cc_model *m);   /* false: out of memory */
+void cc_tl_free(cc_timeline *t);
+bool cc_tl_add(cc_timeline *t, int32_t b, int32_t first, int32_t last);   /* false: out of memory */
+int32_t cc_tl_query(cc_timeline *t, int32_t first, int32_t last, int32_t *out);
 /* After cc_allocate: the NPU ops' cycles summed, each op costed alone by
  * the cycle model with its operands where they were placed (no DMA, no
  * overlap): what the placement costs, for passes that weigh one against

@@ -38,12 +38,54 @@ static void sort_idx(int32_t *idx, int32_t *tmp, int32_t n, const cc_buf *bufs)
     memcpy(idx, tmp, sizeof *idx * (size_t)n);
 }
 
-typedef struct span { uint64_t lo, hi; } span;
+typedef cc_span span;
 
-static int cmp_span(const void *a, const void *b)
+static void swap_span(span *a, span *b)
 {
-    const span *x = a, *y = b;
-    return x->lo < y->lo ? -1 : x->lo > y->lo ? 1 : 0;
+    span t = *a;
+    *a = *b;
+    *b = t;
+}
+
+void cc_sort_spans(span *a, size_t n)
+{
+    /* quicksort, median of three, the smaller side first and the larger
+     * by iteration (log n deep); insertion sort below 16 */
+    while (n > 16) {
+        size_t mid = n / 2;
+        if (a[mid].lo < a[0].lo) swap_span(&a[mid], &a[0]);
+        if (a[n - 1].lo < a[0].lo) swap_span(&a[n - 1], &a[0]);
+        if (a[n - 1].lo < a[mid].lo) swap_span(&a[n - 1], &a[mid]);
+        uint64_t pivot = a[mid].lo;
+        size_t i = 0, j = n - 1;
+        for (;;) {
+            while (a[i].lo < pivot) i++;
+            while (a[j].lo > pivot) j--;
+            if (i >= j) break;
+            swap_span(&a[i], &a[j]);
+            i++;
+            j--;
+        }
+        /* [0, j] <= pivot <= [j + 1, n) */
+        size_t left = j + 1;
+        if (left < n - left) {
+            cc_sort_spans(a, left);
+            a += left;
+            n -= left;
+        } else {
+            cc_sort_spans(a + left, n - left);
+            n = left;
+        }
+    }
+    for (size_t i = 1; i < n; i++) {
+        span x = a[i];
+        size_t j = i;
+        while (j > 0 && a[j - 1].lo > x.lo) {
+            a[j] = a[j - 1];
+            j--;
+        }
+        a[j] = x;
+    }
 }
 
 int32_t cc_op_steps(const cc_model *m, int32_t op)
@@ -65,9 +107,133 @@ int32_t cc_step_op(const cc_model *m, int32_t step)
     return n_ops - 1;
 }
 
+/* ------------------------------------------------ timeline index */
+
+#define TL_BLOCK 32
+
+static int32_t tl_block(int32_t step) { return step < 0 ? 0 : step / TL_BLOCK; }
+
+/* The blocks steps a..b touch (either may come first), clamped. */
+static bool tl_span(const cc_timeline *t, int32_t a, int32_t b, int32_t *k0, int32_t *k1)
+{
+    *k0 = tl_block(a < b ? a : b);
+    *k1 = tl_block(a < b ? b : a);
+    if (*k1 >= t->n_blocks) *k1 = t->n_blocks - 1;
+    return *k0 <= *k1;
+}
+
+bool cc_tl_init(cc_timeline *t, const cc_model *m)
+{
+    memset(t, 0, sizeof *t);
+    int32_t last = 0;
+    for (int32_t b = 0; b < m->n_bufs; b++) {
+        if (m->bufs[b].last > last) last = m->bufs[b].last;
+        if (m->bufs[b].first > last) last = m->bufs[b].first;
+    }
+    t->n_blocks = tl_block(last) + 1;
+    t->head = malloc(sizeof *t->head * (size_t)t->n_blocks);
+    t->seen = calloc((size_t)m->n_bufs + 1, sizeof *t->seen);
+    if (!t->head || !t->seen) return false;
+    for (int32_t k = 0; k < t->n_blocks; k++) t->head[k] = -1;
+    return true;
+}
+
+void cc_tl_free(cc_timeline *t)
+{
+    free(t->head);
+    free(t->ent_buf);
+    free(t->ent_next);
+    free(t->seen);
+    memset(t, 0, sizeof *t);
+}
+
+bool cc_tl_add(cc_timeline *t, int32_t b, int32_t first, int32_t last)
+{
+    int32_t k0, k1;
+    if (!tl_span(t, first, last, &k0, &k1)) return true;
+    for (int32_t k = k0; k <= k1; k++) {
+        if (t->n_ent == t->cap_ent) {
+            int32_t cap = t->cap_ent ? 2 * t->cap_ent : 256;
+            int32_t *a = realloc(t->ent_buf, sizeof *a * (size_t)cap);
+            if (!a) return false;
+            t->ent_buf = a;
+            a = realloc(t->ent_next, sizeof *a * (size_t)cap);
+            if (!a) return false;
+            t->ent_next = a;
+            t->cap_ent = cap;
+        }
+        t->ent_buf[t->n_ent] = b;
+        t->ent_next[t->n_ent] = t->head[k];
+        t->head[k] = t->n_ent++;
+    }
+    return true;
+}
+
+int32_t cc_tl_query(cc_timeline *t, int32_t first, int32_t last, int32_t *out)
+{
+    int32_t k0, k1, n = 0;
+    if (!tl_span(t, first, last, &k0, &k1)) return 0;
+    t->stamp++;
+    for (int32_t k = k0; k <= k1; k++)
+        for (int32_t e = t->head[k]; e >= 0; e = t->ent_next[e]) {
+            int32_t b = t->ent_buf[e];
+            if (t->seen[b] == t->stamp) continue;
+            t->seen[b] = t->stamp;
+            out[n++] = b;
+        }
+    return n;
+}
+
 /* Places the buffers of one pool (idx: all buffers, largest first); returns
- * the pool's peak, 16-byte aligned. Buffers of other pools are ignored. */
+ * the pool's peak, 16-byte aligned. Buffers of other pools are ignored.
+ * Each placement looks only at the buffers placed before it that the
+ * timeline index lists near its range (not at every buffer placed before
+ * it: thousands on an unrolled LSTM). */
+static uint64_t place_scan(cc_model *m, const int32_t *idx, int32_t n, uint8_t pool, span *sp);
+
 static uint64_t place(cc_model *m, const int32_t *idx, int32_t n, uint8_t pool, span *sp)
+{
+    cc_timeline t;
+    int32_t *near = malloc(sizeof *near * ((size_t)m->n_bufs + 1));
+    if (!near || !cc_tl_init(&t, m)) {
+        free(near);
+        cc_tl_free(&t);
+        return place_scan(m, idx, n, pool, sp);
+    }
+    uint64_t peak = 0;
+    for (int32_t i = 0; i < n; i++) {
+        cc_buf *x = &m->bufs[idx[i]];
+        if (x->pool != pool) continue;
+        /* the placed buffers of this pool live at the same time: the
+         * lowest offset that fits depends only on which they are */
+        int32_t ns = 0, nn = cc_tl_query(&t, x->first, x->last, near);
+        for (int32_t j = 0; j < nn; j++) {
+            const cc_buf *y = &m->bufs[near[j]];
+            if (y->first <= x->last && x->first <= y->last)
+                sp[ns++] = (span){(uint64_t)y->offset, (uint64_t)y->offset + y->size};
+        }
+        cc_sort_spans(sp, (size_t)ns);
+        uint64_t off = 0;
+        for (int32_t j = 0; j < ns; j++) {
+            if (off + x->size <= sp[j].lo) break;
+            if (sp[j].hi > off) off = (sp[j].hi + ALIGN - 1) & ~(uint64_t)(ALIGN - 1);
+        }
+        x->offset = (int64_t)off;
+        if (off + x->size > peak) peak = off + x->size;
+        if (x->size && !cc_tl_add(&t, idx[i], x->first, x->last)) {
+            /* out of memory: all again, by a scan */
+            free(near);
+            cc_tl_free(&t);
+            return place_scan(m, idx, n, pool, sp);
+        }
+    }
+    free(near);
+    cc_tl_free(&t);
+    return (peak + ALIGN - 1) & ~(uint64_t)(ALIGN - 1);
+}
+
+/* place() by scanning every buffer placed before (the fallback). */
+static uint64_t place_scan(cc_model *m, const int32_t *idx, int32_t n, uint8_t pool, span *sp)
 {
     uint64_t peak = 0;
     for (int32_t i = 0; i < n; i++) {
@@ -79,7 +245,7 @@ static uint64_t place(cc_model *m, const int32_t *idx, int32_t n, uint8_t pool, 
             if (y->pool == pool && y->first <= x->last && x->first <= y->last && y->size)
                 sp[ns++] = (span){(uint64_t)y->offset, (uint64_t)y->offset + y->size};
         }
-        qsort(sp, (size_t)ns, sizeof *sp, cmp_span);
+        cc_sort_spans(sp, (size_t)ns);
         uint64_t off = 0;
         for (int32_t j = 0; j < ns; j++) {
             if (off + x->size <= sp[j].lo) break;
@@ -224,7 +390,97 @@ typedef struct fp_ctx {
     const uint8_t *in_fast;   /* present choice per buffer */
     uint8_t wcopy_else;       /* region of a weight copy left out of the fast
                                  pool: 0 (dropped, read from the params) or 1 */
+    uint64_t *memo;           /* [n_ops][FP_MEMO] cycles + 1 per region
+                                 choice (0: not costed yet; NULL: no memo) */
+    uint64_t *dma_memo;       /* [n_bufs] fp_dma + 1 (0: not yet; NULL: none) */
 } fp_ctx;
+
+/* The region choices of an op's four operands (each 0..2). */
+#define FP_MEMO 81
+
+/* ------------------------------------------------ lone op prices */
+
+typedef struct cost_entry {
+    sim_op_info rec;          /* the record as priced (all its bytes) */
+    uint64_t hash, cycles;
+    int32_t next;             /* next entry of its bucket, -1 none */
+} cost_entry;
+
+struct cc_costs {
+    cost_entry *e;
+    int32_t n, cap;
+    int32_t *head;            /* [n_buckets] */
+    uint32_t n_buckets;       /* a power of two */
+};
+
+struct cc_costs *cc_costs_new(void) { return calloc(1, sizeof(struct cc_costs)); }
+
+void cc_costs_free(struct cc_costs *c)
+{
+    if (!c) return;
+    free(c->e);
+    free(c->head);
+    free(c);
+}
+
+static uint64_t rec_hash(const sim_op_info *r)
+{
+    const unsigned char *p = (const unsigned char *)r;
+    uint64_t h = 0xcbf29ce484222325ull;
+    size_t i = 0;
+    for (; i + 8 <= sizeof *r; i += 8) {
+        uint64_t v;
+        memcpy(&v, p + i, sizeof v);
+        h = (h ^ v) * 0x100000001b3ull;
+    }
+    for (; i < sizeof *r; i++) h = (h ^ p[i]) * 0x100000001b3ull;
+    return h ^ (h >> 29);
+}
+
+/* The cycle model's price of lone record r (the model's variant and
+ * system), from the cache when the same bytes were priced before. */
+static uint64_t price(const cc_model *m, const sim_op_info *r)
+{
+    struct cc_costs *c = m->costs;
+    uint64_t h = 0;
+    if (c) {
+        h = rec_hash(r);
+        for (int32_t i = c->n_buckets ? c->head[(uint32_t)h & (c->n_buckets - 1)] : -1; i >= 0; i = c->e[i].next)
+            if (c->e[i].hash == h && !memcmp(&c->e[i].rec, r, sizeof *r)) return c->e[i].cycles;
+    }
+    sim_op_info x = *r;
+    uint64_t cyc = sim_perf_estimate(m->opt.sys.variant, &m->opt.sys.sim, &x, 1);
+    if (!c) return cyc;
+    if (c->n == c->cap) {
+        int32_t cap = c->cap ? 2 * c->cap : 256;
+        cost_entry *e = realloc(c->e, sizeof *e * (size_t)cap);
+        if (!e) return cyc;
+        c->e = e;
+        c->cap = cap;
+    }
+    if ((uint32_t)c->n + 1 > c->n_buckets) {
+        uint32_t nb = c->n_buckets ? 2 * c->n_buckets : 256;
+        int32_t *head = malloc(sizeof *head * nb);
+        if (!head) return cyc;
+        for (uint32_t b = 0; b < nb; b++) head[b] = -1;
+        for (int32_t i = 0; i < c->n; i++) {
+            uint32_t b = (uint32_t)c->e[i].hash & (nb - 1);
+            c->e[i].next = head[b];
+            head[b] = i;
+        }
+        free(c->head);
+        c->head = head;
+        c->n_buckets = nb;
+    }
+    cost_entry *e = &c->e[c->n];
+    memcpy(&e->rec, r, sizeof *r);
+    e->hash = h;
+    e->cycles = cyc;
+    uint32_t b = (uint32_t)h & (c->n_buckets - 1);
+    e->next = c->head[b];
+    c->head[b] = c->n++;
+    return cyc;
+}
 
 /* Cycles of op i alone (the cycle model's max of compute and memory) with
  * buffer `flip` (-1 none) in the fast pool as well. */
@@ -239,23 +495,33 @@ static uint64_t fp_cost(const fp_ctx *c, int32_t i, int32_t flip)
         if (k == 3) reg[k] = b < 0 ? 0 : fast ? 2 : c->wcopy_else;
         else reg[k] = b < 0 ? 0 : fast ? 2 : 1;
     }
+    /* an op alone costs the same for the same regions: each choice is
+     * costed once (the choice search asks again and again) */
+    uint64_t *memo = c->memo ? &c->memo[(size_t)i * FP_MEMO + reg[0] + 3u * reg[1] + 9u * reg[2] + 27u * reg[3]]
+                             : NULL;
+    if (memo && *memo) return *memo - 1;
     r.ifm_region = reg[0];
     r.ifm2_region = reg[1];
     r.ofm_region = reg[2];
     r.weight_region = r.scale_region = reg[3];
-    return sim_perf_estimate(c->m->opt.sys.variant, &c->m->opt.sys.sim, &r, 1);
+    uint64_t cyc = price(c->m, &r);
+    if (memo) *memo = cyc + 1;
+    return cyc;
 }
 
 /* Cycles of the DMA that fills weight copy b from the params (region 0). */
 static uint64_t fp_dma(const fp_ctx *c, int32_t b)
 {
+    if (c->dma_memo && c->dma_memo[b]) return c->dma_memo[b] - 1;
     sim_op_info r;
     memset(&r, 0, sizeof r);
     r.kind = SIM_K_DMA;
     r.dma_src_region = 0;
     r.dma_dst_region = 2;
     r.dma_bytes = c->m->bufs[b].size;
-    return sim_perf_estimate(c->m->opt.sys.variant, &c->m->opt.sys.sim, &r, 1);
+    uint64_t cyc = sim_perf_estimate(c->m->opt.sys.variant, &c->m->opt.sys.sim, &r, 1);
+    if (c->dma_memo) c->dma_memo[b] = cyc + 1;
+    return cyc;
 }
 
 /* Cycles saved by moving buffer b into the fast pool, given the present
@@ -351,12 +617,17 @@ static int fp_init(fp_ctx *c, const cc_model *m, const uint8_t *in_fast)
             else if (b <= -2) c->ops[i].buf[j] = -2 - b;
         }
     free(at);
+    /* without memory for the memos every cost is worked out each time */
+    c->memo = calloc((size_t)c->n_ops * FP_MEMO + 1, sizeof *c->memo);
+    c->dma_memo = calloc((size_t)nb + 1, sizeof *c->dma_memo);
     for (int32_t i = 0; i < c->n_ops; i++) c->ops[i].cost = fp_cost(c, i, -1);
     return NPUC_OK;
 }
 
 static void fp_free(fp_ctx *c)
 {
+    free(c->memo);
+    free(c->dma_memo);
     free(c->ops);
     free(c->first);
     free(c->list);
@@ -409,16 +680,27 @@ static fp_item heap_pop(fp_item *h, int32_t *n)
 
 /* The lowest 16-byte aligned offset where buffer b fits beside the buffers
  * of `set` (n of them) that are live at the same time. */
-static uint64_t first_fit(const cc_model *m, const int32_t *set, int32_t n, int32_t b, span *sp)
+typedef struct ff_index {
+    cc_timeline tl;           /* the chosen buffers by live range */
+    bool ok;                  /* false: scan `set` instead */
+    int32_t *near;
+    const uint8_t *in_fast;   /* the chosen set (with the index) */
+} ff_index;
+
+static uint64_t first_fit(const cc_model *m, const int32_t *set, int32_t n, int32_t b, span *sp, ff_index *fi)
 {
     const cc_buf *x = &m->bufs[b];
     int32_t ns = 0;
+    /* the index lists each chosen buffer in the blocks of its range (and
+     * may list some no longer chosen) */
+    if (fi->ok) n = cc_tl_query(&fi->tl, x->first, x->last, fi->near);
     for (int32_t j = 0; j < n; j++) {
-        const cc_buf *y = &m->bufs[set[j]];
+        if (fi->ok && !fi->in_fast[fi->near[j]]) continue;
+        const cc_buf *y = &m->bufs[fi->ok ? fi->near[j] : set[j]];
         if (y->first <= x->last && x->first <= y->last && y->size)
             sp[ns++] = (span){(uint64_t)y->offset, (uint64_t)y->offset + y->size};
     }
-    qsort(sp, (size_t)ns, sizeof *sp, cmp_span);
+    cc_sort_spans(sp, (size_t)ns);
     uint64_t off = 0;
     for (int32_t j = 0; j < ns; j++) {
         if (off + x->size <= sp[j].lo) break;
@@ -479,6 +761,11 @@ static int choose_fast(cc_model *m, const bool *ok, uint64_t cap, const int32_t 
         free(off);
         return rc;
     }
+    ff_index fi;
+    memset(&fi, 0, sizeof fi);
+    fi.in_fast = in_fast;
+    fi.near = malloc(sizeof *fi.near * nn);
+    fi.ok = fi.near && cc_tl_init(&fi.tl, m);
     int32_t nh = 0, nc = 0;
     for (int32_t b = 0; b < n; b++) {
         m->bufs[b].pool = CC_IN_ARENA;
@@ -498,12 +785,13 @@ static int choose_fast(cc_model *m, const bool *ok, uint64_t cap, const int32_t 
             heap_push(heap, &nh, (fp_item){d, it.b});
             continue;
         }
-        uint64_t o = first_fit(m, chosen, nc, it.b, sp);
+        uint64_t o = first_fit(m, chosen, nc, it.b, sp, &fi);
         if (cap && o + x->size > cap) continue;
         x->offset = (int64_t)o;
         x->pool = CC_IN_FAST;
         in_fast[it.b] = 1;
         chosen[nc++] = it.b;
+        if (fi.ok) fi.ok = cc_tl_add(&fi.tl, it.b, x->first, x->last);
         if (o + x->size > peak) peak = o + x->size;
         for (int32_t j = c.first[it.b]; j < c.first[it.b + 1]; j++) {
             int32_t i = c.list[j];
@@ -526,12 +814,13 @@ static int choose_fast(cc_model *m, const bool *ok, uint64_t cap, const int32_t 
         if (!ok[b] || !x->wcopy || in_fast[b] || !x->size || c.first[b + 1] - c.first[b] != 1 ||
             !c.ops[c.list[c.first[b]]].one_block)
             continue;
-        uint64_t o = first_fit(m, chosen, nc, b, sp);
+        uint64_t o = first_fit(m, chosen, nc, b, sp, &fi);
         if (o + x->size > peak) continue;
         x->offset = (int64_t)o;
         x->pool = CC_IN_FAST;
         in_fast[b] = 1;
         chosen[nc++] = b;
+        if (fi.ok) fi.ok = cc_tl_add(&fi.tl, b, x->first, x->last);
     }
     /* the copies in the holes may leave some buffer saving nothing */
     nc = prune(m, &c, chosen, nc, n_before_holes, in_fast);
@@ -546,6 +835,8 @@ static int choose_fast(cc_model *m, const bool *ok, uint64_t cap, const int32_t 
         peak = p2;
     }
     *peak_out = peak;
+    cc_tl_free(&fi.tl);
+    free(fi.near);
     fp_free(&c);
     free(in_fast);
     free(heap);

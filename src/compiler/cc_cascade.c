@@ -359,13 +359,22 @@ static int peak_of(cc_model *m, uint64_t *peak, int32_t *step, npuc_err *err)
         if (m->bufs[b].last > last) last = m->bufs[b].last;
     uint64_t best = 0;
     *step = -1;
+    /* the live bytes per step from each buffer's start and end (a
+     * difference array: one pass over the buffers, one over the steps) */
+    uint64_t *d = calloc((size_t)last + 2, sizeof *d);
+    if (!d) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    for (int32_t b = 0; b < m->n_bufs; b++) {
+        const cc_buf *x = &m->bufs[b];
+        if (!(both || x->pool == CC_IN_ARENA) || x->last < 0 || x->first > x->last) continue;
+        d[x->first < 0 ? 0 : x->first] += x->size;
+        d[x->last + 1] -= x->size;
+    }
+    uint64_t live = 0;
     for (int32_t t = 0; t <= last; t++) {
-        uint64_t live = 0;
-        for (int32_t b = 0; b < m->n_bufs; b++)
-            if ((both || m->bufs[b].pool == CC_IN_ARENA) && m->bufs[b].first <= t && t <= m->bufs[b].last)
-                live += m->bufs[b].size;
+        live += d[t];
         if (live > best) best = live, *step = t;
     }
+    free(d);
     return NPUC_OK;
 }
 

@@ -40,40 +40,42 @@ typedef struct pf_ctx {
     cc_model *m;
     uint64_t limit[2];        /* per pool: the offset a copy may not cross */
     int32_t *t0;              /* first step of each graph op */
-    uint64_t *sp;             /* scratch: [lo, hi) pairs */
+    cc_span *sp;              /* scratch */
     /* placed planning: every weight copy is placed anew as its DMA is
      * planned (offset -1 until then) */
     bool placed;
+    /* the buffers by their live ranges during plan_all (tl_ok false: find
+     * them by a scan) and find_room's list of those near a range */
+    cc_timeline tl;
+    bool tl_ok;
+    int32_t *near;
 } pf_ctx;
-
-static int cmp_lo(const void *a, const void *b)
-{
-    const uint64_t *x = a, *y = b;
-    return x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0;
-}
 
 /* The lowest 16-aligned offset where buffer `self` fits in its pool from
  * step a to its last step without touching a buffer live then, below the
  * pool's limit; its present offset when that is free. -1: none. */
-static int64_t find_room(const pf_ctx *c, int32_t self, int32_t a)
+static int64_t find_room(pf_ctx *c, int32_t self, int32_t a)
 {
     const cc_model *m = c->m;
     const cc_buf *x = &m->bufs[self];
     size_t ns = 0;
-    for (int32_t b = 0; b < m->n_bufs; b++) {
+    /* the buffers live near a..last (the index lists every buffer in the
+     * blocks of its range), else all of them */
+    int32_t nn = c->tl_ok ? cc_tl_query(&c->tl, a, x->last, c->near) : m->n_bufs;
+    for (int32_t j = 0; j < nn; j++) {
+        int32_t b = c->tl_ok ? c->near[j] : j;
         const cc_buf *y = &m->bufs[b];
         if (b == self || !y->size || y->offset < 0 || y->pool != x->pool || y->last < a || y->first > x->last)
             continue;
-        c->sp[2 * ns] = (uint64_t)y->offset;
-        c->sp[2 * ns + 1] = (uint64_t)y->offset + y->size;
+        c->sp[ns] = (cc_span){(uint64_t)y->offset, (uint64_t)y->offset + y->size};
         ns++;
     }
     uint64_t lim = c->limit[x->pool ? 1 : 0];
     bool here = x->offset >= 0 && (uint64_t)x->offset + x->size <= lim;
     for (size_t i = 0; i < ns && here; i++)
-        if (c->sp[2 * i] < (uint64_t)x->offset + x->size && (uint64_t)x->offset < c->sp[2 * i + 1]) here = false;
+        if (c->sp[i].lo < (uint64_t)x->offset + x->size && (uint64_t)x->offset < c->sp[i].hi) here = false;
     if (here) return x->offset;
-    qsort(c->sp, ns, 2 * sizeof *c->sp, cmp_lo);
+    cc_sort_spans(c->sp, ns);
     if (c->placed && x->pool == CC_IN_ARENA && lim < UINT64_MAX / 4) {
         /* placed plan: the highest hole under the limit, so that copies
          * stack down from the limit in the order they are loaded and leave
@@ -81,14 +83,14 @@ static int64_t find_room(const pf_ctx *c, int32_t self, int32_t a)
         int64_t best = -1;
         uint64_t lo = 0;
         for (size_t i = 0; i <= ns; i++) {
-            uint64_t hi = i < ns ? c->sp[2 * i] : lim;
+            uint64_t hi = i < ns ? c->sp[i].lo : lim;
             if (hi > lim) hi = lim;
             if (hi >= lo + x->size) {
                 uint64_t o = (hi - x->size) & ~(uint64_t)15;
                 if (o >= lo && (int64_t)o > best) best = (int64_t)o;
             }
             if (i < ns) {
-                uint64_t e = (c->sp[2 * i + 1] + 15) & ~(uint64_t)15;
+                uint64_t e = (c->sp[i].hi + 15) & ~(uint64_t)15;
                 if (e > lo) lo = e;
             }
         }
@@ -96,20 +98,10 @@ static int64_t find_room(const pf_ctx *c, int32_t self, int32_t a)
     }
     uint64_t off = 0;
     for (size_t i = 0; i < ns; i++) {
-        if (off + x->size <= c->sp[2 * i]) break;
-        if (c->sp[2 * i + 1] > off) off = (c->sp[2 * i + 1] + 15) & ~(uint64_t)15;
+        if (off + x->size <= c->sp[i].lo) break;
+        if (c->sp[i].hi > off) off = (c->sp[i].hi + 15) & ~(uint64_t)15;
     }
     return off + x->size <= lim ? (int64_t)off : -1;
-}
-
-/* Whether op k is the first user of its weight copy (the one whose DMA
- * fills it). */
-static bool loads(const cc_epoch *e, int32_t k)
-{
-    if (e->ops[k].wbuf < 0) return false;
-    for (int32_t j = 0; j < k; j++)
-        if (e->ops[j].wbuf == e->ops[k].wbuf) return false;
-    return true;
 }
 
 /* Plans one epoch: sets eu_first of the weight copies it moves. */
@@ -122,16 +114,32 @@ static void plan_epoch(pf_ctx *c, cc_epoch *e)
     uint64_t kend_1 = 0, kend_2 = 0;        /* ends of the last two kernel ops */
     uint64_t *wready = calloc((size_t)n + 1, sizeof *wready);
     bool *issued = calloc((size_t)n + 1, sizeof *issued);
-    if (!wready || !issued) {
+    /* per op: whether it loads its copy (its first user), and the next op using
+     * the same copy (-1 none), found once for the epoch */
+    bool *loader = calloc((size_t)n + 1, sizeof *loader);
+    int32_t *next_user = malloc(sizeof *next_user * ((size_t)n + 1));
+    int32_t *first_of = malloc(sizeof *first_of * ((size_t)m->n_bufs + 1));
+    if (!wready || !issued || !loader || !next_user || !first_of) {
         free(wready);
         free(issued);
+        free(loader);
+        free(next_user);
+        free(first_of);
         return;   /* no plan: the streams stay as they are */
     }
+    for (int32_t b = 0; b < m->n_bufs; b++) first_of[b] = -1;
+    for (int32_t k = n - 1; k >= 0; k--) {
+        int32_t w = e->ops[k].wbuf;
+        next_user[k] = w >= 0 ? first_of[w] : -1;
+        if (w >= 0) first_of[w] = k;
+    }
+    for (int32_t k = 0; k < n; k++) loader[k] = e->ops[k].wbuf >= 0 && first_of[e->ops[k].wbuf] == k;
+    free(first_of);
     int32_t next = 0;   /* first op whose weights are not yet issued */
     for (int32_t i = -1; i < n; i++) {
         /* the stream is just past op i: start DMAs */
         for (;;) {
-            while (next < n && (issued[next] || !loads(e, next))) next++;
+            while (next < n && (issued[next] || !loader[next])) next++;
             if (next >= n) break;
             int32_t k = next;
             cc_buf *b = &m->bufs[e->ops[k].wbuf];
@@ -153,6 +161,7 @@ static void plan_epoch(pf_ctx *c, cc_epoch *e)
                 if (off < 0) break;
                 b->offset = off;
                 b->eu_first = i;
+                if (c->tl_ok && from < b->first) c->tl_ok = cc_tl_add(&c->tl, e->ops[k].wbuf, from, b->first);
                 b->first = from;
             } else if (b->offset < 0) {
                 /* placed where it is due: under the limit if it can be,
@@ -175,8 +184,7 @@ static void plan_epoch(pf_ctx *c, cc_epoch *e)
             wready[k] = dend[1];
             issued[k] = true;
             /* the other users of the copy (cascade bands) */
-            for (int32_t j = k + 1; j < n; j++)
-                if (e->ops[j].wbuf == e->ops[k].wbuf) wready[j] = dend[1], issued[j] = true;
+            for (int32_t j = next_user[k]; j >= 0; j = next_user[j]) wready[j] = dend[1], issued[j] = true;
         }
         if (i + 1 >= n) break;
         /* issue op i+1: two kernel ops in flight at most; its DMA done */
@@ -189,6 +197,8 @@ static void plan_epoch(pf_ctx *c, cc_epoch *e)
     }
     free(wready);
     free(issued);
+    free(loader);
+    free(next_user);
 }
 
 typedef struct pf_saved { int32_t eu_first, first; int64_t offset; uint8_t pool; } pf_saved;
@@ -214,8 +224,14 @@ static bool moved(const cc_model *m, const pf_saved *sv)
 
 static void plan_all(pf_ctx *c)
 {
+    const cc_model *m = c->m;
+    c->tl_ok = c->near && cc_tl_init(&c->tl, m);
+    for (int32_t b = 0; b < m->n_bufs && c->tl_ok; b++)
+        if (m->bufs[b].size) c->tl_ok = cc_tl_add(&c->tl, b, m->bufs[b].first, m->bufs[b].last);
     for (int32_t i = 0; i < c->m->n_epochs; i++)
         if (c->m->epochs[i].kind == CC_EPOCH_HW) plan_epoch(c, &c->m->epochs[i]);
+    cc_tl_free(&c->tl);
+    c->tl_ok = false;
 }
 
 /* The peaks of both pools as placed. */
@@ -315,7 +331,8 @@ int cc_prefetch(cc_model *m, npuc_err *err)
     memset(&c, 0, sizeof c);
     c.m = m;
     c.t0 = malloc(sizeof(int32_t) * ((size_t)g->n_ops + 1));
-    c.sp = malloc(sizeof(uint64_t) * 2 * ((size_t)m->n_bufs + 1));
+    c.sp = malloc(sizeof *c.sp * ((size_t)m->n_bufs + 1));
+    c.near = malloc(sizeof *c.near * ((size_t)m->n_bufs + 1));   /* NULL: scans */
     pf_state orig = {0}, best = {0};
     orig.b = malloc(sizeof *orig.b * ((size_t)m->n_bufs + 1));
     best.b = malloc(sizeof *best.b * ((size_t)m->n_bufs + 1));
@@ -323,6 +340,7 @@ int cc_prefetch(cc_model *m, npuc_err *err)
     if (!c.t0 || !c.sp || !orig.b || !best.b || !bare) {
         free(c.t0);
         free(c.sp);
+        free(c.near);
         free(orig.b);
         free(best.b);
         free(bare);
@@ -389,6 +407,7 @@ int cc_prefetch(cc_model *m, npuc_err *err)
     }
     free(c.t0);
     free(c.sp);
+    free(c.near);
     free(orig.b);
     free(best.b);
     free(bare);
@@ -400,13 +419,21 @@ int cc_prefetch(cc_model *m, npuc_err *err)
 /* Whether op k of e reads each byte of its weights once: one OFM block
  * covers its whole OFM plane (the weight stream is fetched once per OFM
  * block position) and no other op (a cascade band) shares its copy. */
-static bool read_once(const cc_epoch *e, int32_t k)
+static bool read_once(const cc_epoch *e, int32_t k, const int32_t *users)
 {
     const eu_op *o = &e->ops[k];
     if (o->wbuf < 0 || !o->blk.w || !o->blk.h || o->blk.w < o->ofm.w || o->blk.h < o->ofm.h) return false;
-    for (int32_t j = 0; j < e->n_eu; j++)
-        if (j != k && e->ops[j].wbuf == o->wbuf) return false;
-    return true;
+    return users[o->wbuf] == 1;
+}
+
+/* users[b]: how many ops of epoch e use weight copy b (entries of the
+ * other buffers left as they are: those of e's copies are set here) */
+static void count_users(const cc_epoch *e, int32_t *users)
+{
+    for (int32_t k = 0; k < e->n_eu; k++)
+        if (e->ops[k].wbuf >= 0) users[e->ops[k].wbuf] = 0;
+    for (int32_t k = 0; k < e->n_eu; k++)
+        if (e->ops[k].wbuf >= 0) users[e->ops[k].wbuf]++;
 }
 
 /* A weight copy that may be dropped. */
@@ -472,10 +499,18 @@ static int place_inner(cc_model *m, npuc_err *err)
 {
     if (m->opt.optimise != CC_OPT_PERFORMANCE) return cc_prefetch(m, err);
     int32_t nc = 0;
-    for (int32_t i = 0; i < m->n_epochs; i++)
-        for (int32_t k = 0; m->epochs[i].kind == CC_EPOCH_HW && k < m->epochs[i].n_eu; k++)
-            nc += read_once(&m->epochs[i], k);
-    if (!nc) return cc_prefetch(m, err);
+    /* per epoch, the users of each weight copy (once, not per op) */
+    int32_t *users = malloc(sizeof *users * ((size_t)m->n_bufs + 1));
+    if (!users) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    for (int32_t i = 0; i < m->n_epochs; i++) {
+        if (m->epochs[i].kind != CC_EPOCH_HW) continue;
+        count_users(&m->epochs[i], users);
+        for (int32_t k = 0; k < m->epochs[i].n_eu; k++) nc += read_once(&m->epochs[i], k, users);
+    }
+    if (!nc) {
+        free(users);
+        return cc_prefetch(m, err);
+    }
     pw_cand *cand = malloc(sizeof *cand * (size_t)nc);
     pw_state bare = {0}, with = {0};
     bool *drop = calloc((size_t)m->n_epochs + 1, sizeof *drop);
@@ -489,12 +524,15 @@ static int place_inner(cc_model *m, npuc_err *err)
         goto done;
     }
     nc = 0;
-    for (int32_t i = 0; i < m->n_epochs; i++)
-        for (int32_t k = 0; m->epochs[i].kind == CC_EPOCH_HW && k < m->epochs[i].n_eu; k++)
-            if (read_once(&m->epochs[i], k)) {
+    for (int32_t i = 0; i < m->n_epochs; i++) {
+        if (m->epochs[i].kind != CC_EPOCH_HW) continue;
+        count_users(&m->epochs[i], users);
+        for (int32_t k = 0; k < m->epochs[i].n_eu; k++)
+            if (read_once(&m->epochs[i], k, users)) {
                 cand[nc++] = (pw_cand){i, k, m->epochs[i].ops[k].wbuf};
                 drop[i] = true;
             }
+    }
     /* the copies as the lowering made them, prefetched */
     pw_snap(m, &bare);
     if ((rc = cc_prefetch(m, err))) goto done;
@@ -521,6 +559,7 @@ static int place_inner(cc_model *m, npuc_err *err)
         rc = cc_generate_all(m, err);
     }
 done:
+    free(users);
     free(cand);
     free(drop);
     free(bare.bufs);

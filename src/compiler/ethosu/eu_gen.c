@@ -16,11 +16,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A one-field register's last value and its packed operand. */
+typedef struct packed_reg { int64_t value; uint64_t operand; bool have; } packed_reg;
+
 typedef struct cs {
     uint32_t *w; size_t n, cap;
     /* shadow: operand+1 of every cmd0 / cmd1 register (0 = never written) */
     uint64_t shadow0[EU_CODE_OPCODE_MASK + 1];
     uint64_t shadow1[EU_CODE_OPCODE_MASK + 1];
+    /* set(): the last value packed per one-field register and its operand
+     * (most writes repeat the register's value and are skipped) */
+    packed_reg packed[2][EU_CODE_OPCODE_MASK + 1];
     bool oom;
 } cs;
 
@@ -61,7 +67,16 @@ static void reg(cs *s, uint16_t code, uint64_t operand)
 }
 
 /* A one-field register from its value (sizes, not sizes - 1). */
-static void set(cs *s, uint16_t code, int64_t value) { reg(s, code, eu_pack1(code, value)); }
+static void set(cs *s, uint16_t code, int64_t value)
+{
+    packed_reg *p = &s->packed[eu_code_is_cmd1(code)][eu_code_opcode(code)];
+    if (!p->have || p->value != value) {
+        p->operand = eu_pack1(code, value);
+        p->value = value;
+        p->have = true;
+    }
+    reg(s, code, p->operand);
+}
 
 /* An address, stride or length: 40 bits on U65, 32 on U55. */
 static void addr(cs *s, uint16_t code, uint64_t a, bool u65)
@@ -186,6 +201,10 @@ typedef struct dmaq {
     int32_t lut_pre;          /* number of the LUT DMA issued up front, -1 none */
     int32_t *dma_for;         /* the op each DMA feeds, in stream order */
     int32_t n_for;
+    int32_t *loader;          /* [n_eu] the first op using op k's weight copy */
+    int32_t *due;             /* [n_eu + 1] the first op whose weight DMA is
+                                 issued after op i - 1 (slot 0: before op 0) */
+    int32_t *due_next;        /* [n_eu] the next op of the same slot */
 } dmaq;
 
 
@@ -345,9 +364,9 @@ static int emit_op(cs *s, const cc_model *m, const cc_epoch *e, int32_t k, dmaq 
      * started after them for later ops (they finish in order) */
     int32_t need = q->lut;
     if (o->wbuf >= 0) {
-        int32_t w = -1;
-        for (int32_t j = 0; j <= k; j++)
-            if (e->ops[j].wbuf == o->wbuf && q->of_op[j] >= 0) w = q->of_op[j];
+        /* the DMA of the copy's first user, if started yet (the only op
+         * using the copy that starts one) */
+        int32_t w = q->of_op[q->loader[k]];
         if (w > need) need = w;
     }
     q->lut = -1;
@@ -400,14 +419,6 @@ static void emit_weight_dma(cs *s, const cc_model *m, const cc_epoch *e, int32_t
     }
 }
 
-/* Whether an earlier op of the epoch uses op k's weight buffer. */
-static bool loaded_before(const cc_epoch *e, int32_t k)
-{
-    for (int32_t j = 0; j < k; j++)
-        if (e->ops[j].wbuf == e->ops[k].wbuf) return true;
-    return false;
-}
-
 /* The op after which op k's weights are DMA'd: the first op of its
  * buffer's live range (cc_prefetch may move it earlier than the op before
  * k), or -1 (before op k) when the range starts at k. */
@@ -418,15 +429,44 @@ static int32_t dma_after(const cc_model *m, const cc_epoch *e, int32_t k)
 }
 
 /* The weight DMAs to issue after op i (before op 0 when i = -1), in the
- * order of the ops that need them. */
+ * order of the ops that need them: each copy's first user k is due after
+ * dma_after(k), or after op k - 1 when that is -1 (the slots of q->due). */
 static void emit_dmas_after(cs *s, const cc_model *m, const cc_epoch *e, int32_t i, dmaq *q)
 {
-    for (int32_t k = i + 1; k < e->n_eu; k++) {
-        const eu_op *o = &e->ops[k];
-        if (o->wbuf < 0 || q->of_op[k] != -1) continue;   /* issued, or loaded by an earlier op (-2) */
-        int32_t a = dma_after(m, e, k);
-        if (a >= 0 ? a <= i : k == i + 1) emit_weight_dma(s, m, e, k, i, q);
+    for (int32_t k = q->due[i + 1]; k >= 0; k = q->due_next[k]) emit_weight_dma(s, m, e, k, i, q);
+}
+
+/* Fills q->loader, q->of_op (-1, or -2 where an earlier op loads the
+ * copy) and the slots q->due of the ops that load a copy. */
+static bool plan_dmas(const cc_model *m, const cc_epoch *e, dmaq *q)
+{
+    int32_t n = e->n_eu;
+    int32_t *first = malloc(sizeof *first * ((size_t)m->n_bufs + 1));
+    if (!first) return false;
+    for (int32_t b = 0; b < m->n_bufs; b++) first[b] = -1;
+    for (int32_t k = 0; k <= n; k++) q->due[k] = -1;
+    for (int32_t k = 0; k < n; k++) {
+        int32_t w = e->ops[k].wbuf;
+        q->loader[k] = k;
+        q->of_op[k] = -1;
+        if (w < 0) continue;
+        if (first[w] >= 0) {
+            q->loader[k] = first[w];
+            q->of_op[k] = -2;
+        } else {
+            first[w] = k;
+        }
     }
+    /* backwards, so that each slot lists its ops in ascending order */
+    for (int32_t k = n - 1; k >= 0; k--) {
+        if (e->ops[k].wbuf < 0 || q->of_op[k] != -1) continue;
+        int32_t a = dma_after(m, e, k);
+        int32_t slot = (a >= 0 ? a : k - 1) + 1;
+        q->due_next[k] = q->due[slot];
+        q->due[slot] = k;
+    }
+    free(first);
+    return true;
 }
 
 int eu_generate(cc_model *m, cc_epoch *e, npuc_err *err)
@@ -439,12 +479,13 @@ int eu_generate(cc_model *m, cc_epoch *e, npuc_err *err)
      * op's OFM channels over its two cores */
     if (vi->product == EU_PRODUCT_U65) set(s, EU_SET_PARALLEL_MODE, vi->cores - 1);
     int32_t lut_resident = -1;
-    dmaq q = {0, 0, calloc((size_t)e->n_eu + 1, sizeof(int32_t)), -1, -1,
-              malloc(sizeof(int32_t) * (3 * (size_t)e->n_eu + 1)), 0};
-    if (!q.of_op || !q.dma_for) rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    size_t nn = (size_t)e->n_eu + 1;
+    dmaq q = {0, 0, calloc(nn, sizeof(int32_t)), -1, -1, malloc(sizeof(int32_t) * (3 * (size_t)e->n_eu + 1)), 0,
+              malloc(sizeof(int32_t) * nn), malloc(sizeof(int32_t) * nn), malloc(sizeof(int32_t) * nn)};
     /* -1: not issued yet; -2: an earlier op loads the buffer (found once
      * here, not per emit_dmas_after call: streams of thousands of ops) */
-    for (int32_t k = 0; k < e->n_eu && q.of_op; k++) q.of_op[k] = e->ops[k].wbuf >= 0 && loaded_before(e, k) ? -2 : -1;
+    if (!q.of_op || !q.dma_for || !q.loader || !q.due || !q.due_next || !plan_dmas(m, e, &q))
+        rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     /* weights are prefetched while earlier ops run, each after the op its
      * buffer's live range starts at (the bands of a cascaded op share one
      * copy, loaded before its first band); only the first op's before it */
@@ -465,6 +506,9 @@ int eu_generate(cc_model *m, cc_epoch *e, npuc_err *err)
         if (!rc) emit_dmas_after(s, m, e, i, &q);
     }
     free(q.of_op);
+    free(q.loader);
+    free(q.due);
+    free(q.due_next);
     free(e->dma_op);
     e->dma_op = q.dma_for;
     e->n_dma = q.n_for;

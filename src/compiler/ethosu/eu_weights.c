@@ -1168,6 +1168,131 @@ int eu_encode_weights(const sim_wgeom *g, const int16_t *w, uint8_t **out, size_
     return rc;
 }
 
+/* ------------------------------------------------------- stream cache */
+
+/* One encoded stream and what it was encoded from. */
+typedef struct wc_entry {
+    uint64_t hash;
+    sim_wgeom g;
+    size_t nw;
+    int16_t *w;               /* the weights, to compare on a hash match */
+    uint8_t *out;
+    size_t out_size;
+    int32_t next;             /* next entry of its bucket, -1 none */
+} wc_entry;
+
+struct eu_wcache {
+    wc_entry *e;
+    int32_t n, cap;
+    int32_t *head;            /* [n_buckets] first entry, -1 none */
+    uint32_t n_buckets;       /* a power of two */
+};
+
+eu_wcache *eu_wcache_new(void)
+{
+    return calloc(1, sizeof(eu_wcache));
+}
+
+void eu_wcache_free(eu_wcache *c)
+{
+    if (!c) return;
+    for (int32_t i = 0; i < c->n; i++) {
+        free(c->e[i].w);
+        free(c->e[i].out);
+    }
+    free(c->e);
+    free(c->head);
+    free(c);
+}
+
+static bool same_geom(const sim_wgeom *a, const sim_wgeom *b)
+{
+    return a->ofm_depth == b->ofm_depth && a->ifm_depth == b->ifm_depth && a->kh == b->kh && a->kw == b->kw &&
+           a->block_depth == b->block_depth && a->dil_x == b->dil_x && a->dil_y == b->dil_y &&
+           a->ifm_bits == b->ifm_bits && a->ofm_ublock == b->ofm_ublock &&
+           a->part_kernel_first == b->part_kernel_first && a->depthwise == b->depthwise;
+}
+
+/* FNV-1a over the geometry's fields and the weights, 8 bytes at a time. */
+static uint64_t wc_hash(const sim_wgeom *g, const int16_t *w, size_t nw)
+{
+    const uint64_t prime = 0x100000001b3ull;
+    uint64_t h = 0xcbf29ce484222325ull;
+    uint64_t f[6] = {g->ofm_depth, g->ifm_depth, g->kh, g->kw, g->block_depth,
+                     (uint64_t)g->dil_x | (uint64_t)g->dil_y << 8 | (uint64_t)g->ifm_bits << 16 |
+                         (uint64_t)g->ofm_ublock << 24 | (uint64_t)g->part_kernel_first << 32 |
+                         (uint64_t)g->depthwise << 40};
+    for (int i = 0; i < 6; i++) h = (h ^ f[i]) * prime;
+    h = (h ^ nw) * prime;
+    size_t i = 0;
+    for (; i + 4 <= nw; i += 4) {
+        uint64_t v;
+        memcpy(&v, w + i, sizeof v);
+        h = (h ^ v) * prime;
+    }
+    for (; i < nw; i++) h = (h ^ (uint16_t)w[i]) * prime;
+    return h ^ (h >> 29);
+}
+
+static bool wc_grow(eu_wcache *c)
+{
+    if (c->n == c->cap) {
+        int32_t cap = c->cap ? 2 * c->cap : 64;
+        wc_entry *e = realloc(c->e, sizeof *e * (size_t)cap);
+        if (!e) return false;
+        c->e = e;
+        c->cap = cap;
+    }
+    if ((uint32_t)c->n + 1 > c->n_buckets) {
+        uint32_t nb = c->n_buckets ? 2 * c->n_buckets : 128;
+        int32_t *head = malloc(sizeof *head * nb);
+        if (!head) return false;
+        for (uint32_t b = 0; b < nb; b++) head[b] = -1;
+        for (int32_t i = 0; i < c->n; i++) {
+            uint32_t b = (uint32_t)c->e[i].hash & (nb - 1);
+            c->e[i].next = head[b];
+            head[b] = i;
+        }
+        free(c->head);
+        c->head = head;
+        c->n_buckets = nb;
+    }
+    return true;
+}
+
+int eu_encode_weights_cached(eu_wcache *c, const sim_wgeom *g, const int16_t *w, size_t nw, uint8_t **out,
+                             size_t *out_size, npuc_err *err)
+{
+    if (!c) return eu_encode_weights(g, w, out, out_size, err);
+    uint64_t h = wc_hash(g, w, nw);
+    if (c->n_buckets)
+        for (int32_t i = c->head[(uint32_t)h & (c->n_buckets - 1)]; i >= 0; i = c->e[i].next) {
+            const wc_entry *x = &c->e[i];
+            if (x->hash != h || x->nw != nw || !same_geom(&x->g, g) || memcmp(x->w, w, sizeof *w * nw)) continue;
+            *out = malloc(x->out_size ? x->out_size : 1);
+            if (!*out) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+            memcpy(*out, x->out, x->out_size);
+            *out_size = x->out_size;
+            return NPUC_OK;
+        }
+    int rc = eu_encode_weights(g, w, out, out_size, err);
+    if (rc) return rc;
+    /* remembered when there is memory for it (else only not cached) */
+    int16_t *wk = malloc(sizeof *wk * nw + 1);
+    uint8_t *ok = malloc(*out_size ? *out_size : 1);
+    if (!wk || !ok || !wc_grow(c)) {
+        free(wk);
+        free(ok);
+        return NPUC_OK;
+    }
+    memcpy(wk, w, sizeof *w * nw);
+    memcpy(ok, *out, *out_size);
+    uint32_t b = (uint32_t)h & (c->n_buckets - 1);
+    c->e[c->n] = (wc_entry){h, *g, nw, wk, ok, *out_size, c->head[b]};
+    c->head[b] = c->n++;
+    return NPUC_OK;
+}
+
 /* ------------------------------------------------------- scale records */
 
 size_t eu_scale_stream_size(size_t n)

@@ -68,7 +68,8 @@ static int encode_part(lower_ctx *c, const eu_op *o, const wop *p, const int16_t
     wg.depthwise = p->depthwise;
     uint8_t *wbuf = NULL, *sbuf = NULL;
     size_t wlen = 0, slen = eu_scale_stream_size(n);
-    int rc = eu_encode_weights(&wg, w, &wbuf, &wlen, err);
+    size_t nw = (size_t)n * p->kh * p->kw * wg.ifm_depth;
+    int rc = eu_encode_weights_cached(c->m->wcache, &wg, w, nw, &wbuf, &wlen, err);
     if (rc) return rc;
     sbuf = malloc(slen ? slen : 1);
     if (!sbuf) {
@@ -227,6 +228,11 @@ static int16_t *gather_weights(const wop *p)
     size_t nw = (size_t)p->O * p->kh * p->kw * I;
     int16_t *wv = malloc(nw * sizeof *wv + 1);
     if (!wv) return NULL;
+    if (p->layout == 0 && I == p->I) {
+        /* OHWI is the order gathered: a straight copy */
+        for (size_t j = 0; j < nw; j++) wv[j] = (int16_t)(p->wdata[j] - p->wzp);
+        return wv;
+    }
     for (uint32_t oc = 0; oc < p->O; oc++)
         for (uint32_t ky = 0; ky < p->kh; ky++)
             for (uint32_t kx = 0; kx < p->kw; kx++)
@@ -372,11 +378,18 @@ static uint64_t fl_map(const fl_pieces *v, uint64_t off)
     return v->p[a].to + (off - v->p[a].lo);
 }
 
+/* FNV-1a over 8-byte words (the hash only picks slots: the layout is the
+ * order of the pieces, whatever it is) */
 static uint64_t fl_hash(const uint8_t *p, uint64_t n)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (uint64_t i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ull;
-    return h ^ n;
+    uint64_t h = 1469598103934665603ull, i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t v;
+        memcpy(&v, p + i, sizeof v);
+        h = (h ^ v) * 1099511628211ull;
+    }
+    for (; i < n; i++) h = (h ^ p[i]) * 1099511628211ull;
+    return h ^ (h >> 29) ^ n;
 }
 
 /* The shared flash being built: bytes, and a hash table of the pieces in it. */

@@ -527,8 +527,7 @@ static int emit_lstm(lower_ctx *c, const lstm_plan *pl, npuc_err *err)
      * its weights are read T / G times instead of T times */
     const uint32_t G = group_steps(T, gbytes, c->m->opt.optimise == CC_OPT_SIZE ? 0 : LSTM_GROUP_BYTES);
     int32_t s1 = cc_temp_buf(c, (uint64_t)G * gbytes, err), s2 = s1 >= 0 ? cc_temp_buf(c, gbytes, err) : -1;
-    int32_t s3 = s2 >= 0 ? cc_temp_buf(c, gbytes, err) : -1;
-    if (s3 < 0) return err->code;
+    if (s2 < 0) return err->code;
     const int32_t bx = c->m->buf_of[pl->tx], bh = c->m->buf_of[pl->th], bc = c->m->buf_of[pl->tc];
     const int32_t by = c->m->buf_of[pl->ty];
     const int32_t hzp = b->hidden_zp;
@@ -544,19 +543,17 @@ static int emit_lstm(lower_ctx *c, const lstm_plan *pl, npuc_err *err)
     eu_fm gxg;
     cc_fm_dense(&gxg, s1, 0, G, B, 4 * S, 16, 0);
     const eu_fm gr = fm_rows(s2, 0, B, 4 * S, g_pitch, 16, 0);
-    eu_fm gr_s[2], g_s[2];
+    /* everything after the FCs works in place in GR's bytes: the gates
+     * overwrite GR's slots element by element (each element is read before
+     * it is written, the same address in and out), T1 = f * c and T3 go
+     * into f's slot, T2 = i * g into i's */
+    eu_fm gr_s[2];
     const uint32_t span[2] = {3 * S, S};
     const uint64_t at[2] = {0, 6u * (uint64_t)S};
-    for (int k = 0; k < 2; k++) {
-        gr_s[k] = fm_rows(s2, at[k], B, span[k], g_pitch, 16, 0);
-        g_s[k] = fm_rows(s3, at[k], B, span[k], g_pitch, 16, 0);
-    }
+    for (int k = 0; k < 2; k++) gr_s[k] = fm_rows(s2, at[k], B, span[k], g_pitch, 16, 0);
     eu_fm gate[4];
-    for (int k = 0; k < 4; k++) gate[k] = fm_rows(s3, 2u * (uint64_t)k * S, B, S, g_pitch, 16, 0);
-    /* T1..T3 in GR's bytes (GR is dead once the gates are added) */
-    const uint64_t tb = 2u * (uint64_t)B * S;
-    const eu_fm t1 = fm_rows(s2, 0, B, S, 2u * S, 16, 0), t2 = fm_rows(s2, tb, B, S, 2u * S, 16, 0);
-    const eu_fm t3 = fm_rows(s2, 2 * tb, B, S, 2u * S, 16, 0);
+    for (int k = 0; k < 4; k++) gate[k] = fm_rows(s2, 2u * (uint64_t)k * S, B, S, g_pitch, 16, 0);
+    const eu_fm t1 = gate[SL_F], t2 = gate[SL_I], t3 = gate[SL_F];
     const eu_fm cell = fm_rows(bc, 0, B, S, 2u * S, 16, 0);
     const int32_t clo = b->clip ? -b->cell_clip_q : INT16_MIN, chi = b->clip ? b->cell_clip_q : INT16_MAX;
 
@@ -582,9 +579,9 @@ static int emit_lstm(lower_ctx *c, const lstm_plan *pl, npuc_err *err)
         for (int k = 0; k < 2 && !rc; k++) {
             const eu_fm gx_s = fm_rows(s1, gx_at + at[k], B, span[k], g_pitch, 16, 0);
             /* (gx + gr) * 2^14 * 3 * 2^29 / 2^43 = 3 (gx + gr), exact */
-            rc = ew_op(c, EW_ADD, &gx_s, &gr_s[k], &g_s[k], 3u << 29, 43, pl->gfunc[k], INT16_MIN, INT16_MAX, err);
+            rc = ew_op(c, EW_ADD, &gx_s, &gr_s[k], &gr_s[k], 3u << 29, 43, pl->gfunc[k], INT16_MIN, INT16_MAX, err);
             if (!rc && pl->gclamp[k])
-                rc = pool_op(c, &g_s[k], &g_s[k], 1, 0, EU_ROUND_TFL, EU_ACT_NONE, pl->glo[k], pl->ghi[k], err);
+                rc = pool_op(c, &gr_s[k], &gr_s[k], 1, 0, EU_ROUND_TFL, EU_ACT_NONE, pl->glo[k], pl->ghi[k], err);
         }
         if (rc) break;
         if ((rc = ew_op(c, EW_MUL, &gate[SL_F], &cell, &t1, pl->fc_m, pl->fc_s, EU_ACT_NONE, INT16_MIN, INT16_MAX,

@@ -24,11 +24,22 @@
  *  10  POOL  1x1 c, the kernel's tanh input scale (NATURAL), TANH -> T3
  *  11  MUL   T3 * o     -> output row t (hidden zero point and clamp)
  *
- * h for step t > 0 is output row t - 1 (the same bytes the kernel writes to
- * the hidden state); after the last step one copy writes output row T - 1
- * into the hidden-state tensor. The weights of steps 1 .. T-1 are step 0's
- * (one weight stream per FC in flash; SRAM copies of up to
- * LSTM_RESIDENT_BYTES are loaded once for the whole sequence).
+ * Ops 3 .. 11 work in place in GR's bytes (the gates over GR's slots, T1
+ * and T3 in f's slot, T2 in i's). h for step t > 0 is output row t - 1 (the
+ * same bytes the kernel writes to the hidden state); after the last step
+ * one copy writes output row T - 1 into the hidden-state tensor. The
+ * weights of steps 1 .. T-1 are step 0's (one weight stream per FC in
+ * flash; SRAM copies of up to LSTM_RESIDENT_BYTES are loaded once for the
+ * whole sequence).
+ *
+ * Split form (G = 1 only): per step the gates i, g, f, o one at a time, each
+ * from its own input and recurrent FC (S channels, the stacked FCs' slices),
+ * its ADD and clamp in place; i * g once both exist, f * c and the new cell
+ * after f, tanh(c) and h after o: three [B][S] int16 slots of scratch
+ * instead of [B][4S] x 2, 17-21 ops per step. --optimise size takes it;
+ * with --optimise performance the stacked form, and the schedule search
+ * compiles the split one too (cc_options.lstm_alt, flagged by
+ * cc_model.lstm_forms) and its rule picks.
  *
  * Why it is exact (every step of k_op_lstm.c's step_q):
  *  - FCs: the NPU's TFL rounding with s = 31 - shift is TFLite's

@@ -3,7 +3,9 @@
  * Random one-LSTM models from genmodel_lstm (batch 1..3, 1..8 time steps,
  * 1..48 inputs and units, batch- or time-major, random scales and zero
  * points, cell clip or not, now and then far-off weight scales), compiled
- * for every Ethos-U variant (a quarter with --optimise size), emitted as
+ * for every Ethos-U variant (a quarter with --optimise size: the split
+ * form, one gate at a time; half of those with cc_options.lstm_alt: the
+ * stacked form one step at a time), emitted as
  * TFLite, read back and run with the ethos-u op on the virtual NPU against
  * the reference interpreter on the source graph: several invocations in a
  * row on each side without a reset, so the hidden and cell state carried
@@ -82,11 +84,14 @@ static void run_case(uint64_t seed, bool int16, bool force_acc, int v, stats *st
          * some reachable accumulators */
         for (int g = 1; g <= 4; g++) src->tensors[src->ops[0].in[g]].q.scale[0] *= 65536.0f;
     }
-    cc_options opt = {.optimise = seed % 4 == 3 ? CC_OPT_SIZE : CC_OPT_PERFORMANCE};
+    /* --optimise size takes the split form where one step runs per input
+     * FC; lstm_alt (one case in eight) the stacked form there instead */
+    cc_options opt = {.optimise = seed % 4 == 3 ? CC_OPT_SIZE : CC_OPT_PERFORMANCE, .lstm_alt = seed % 8 == 7};
     const graph_tensor *x = &src->tensors[src->inputs[0]];
-    snprintf(cs, sizeof cs, "%s [%d,%d,%d] units %d%s on %s%s", src->name, x->shape[0], x->shape[1], x->shape[2],
+    snprintf(cs, sizeof cs, "%s [%d,%d,%d] units %d%s on %s%s%s", src->name, x->shape[0], x->shape[1], x->shape[2],
              src->tensors[src->ops[0].in[18]].shape[1], src->ops[0].opt.time_major ? " time-major" : "",
-             target_variant_name(variants[v]), opt.optimise == CC_OPT_SIZE ? " (size)" : "");
+             target_variant_name(variants[v]), opt.optimise == CC_OPT_SIZE ? " (size)" : "",
+             opt.lstm_alt ? " (other form)" : "");
     st->cases++;
     cc_model *cm = NULL;
     bool ok = cc_check_compile(cs, src, variants[v], opt, &cm);

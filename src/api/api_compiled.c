@@ -184,19 +184,20 @@ int api_open_compiled(npuc_model *m, const npuc_open_options *o, const char *pat
 {
     /* the target: the caller's spec, else the record the model carries,
      * else the NPU its command streams need (header npu_config) */
-    target_found found;
-    target_find_in_compiled(m->blob, m->blob_size, &found);
-    int rc = api_resolve_target(m, &found, NULL, err);
-    if (rc) return rc;
-    if (m->form == NPUC_FORM_RELOC) {
-        if ((rc = reloc_install(m, o, path, err))) return rc;
-    } else {
+    int rc;
+    if (m->form == NPUC_FORM_NPRT) {
+        /* loaded (its checksum checked) before its target record is read:
+         * a damaged file is named as such */
         m->mp = &m->model;
         m->rt = &m->inst;
         npurt_error e = {0};
         if (npurt_model_load(m->mp, m->blob, m->blob_size, &e))
             return runtime_error(m, NULL, &e, NPUC_E_FORMAT, "", err);
     }
+    target_found found;
+    target_find_in_compiled(m->blob, m->blob_size, &found);
+    if ((rc = api_resolve_target(m, &found, NULL, err))) return rc;
+    if (m->form == NPUC_FORM_RELOC && (rc = reloc_install(m, o, path, err))) return rc;
     const npurt_model *mp = m->mp;
     m->n_in = npurt_model_n_inputs(mp);
     m->n_out = npurt_model_n_outputs(mp);

@@ -563,7 +563,7 @@ static bool has_fast_pool(const cc_options *o)
 }
 
 /* Schedules the search may weigh at most (the caller's and the tries). */
-#define N_SCHED (1 + (int32_t)(sizeof TRIES / sizeof TRIES[0]))
+#define N_SCHED (3 + (int32_t)(sizeof TRIES / sizeof TRIES[0]))
 
 int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *err)
 {
@@ -584,6 +584,17 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
     }
     pt[n++] = (cc_sched_point){cand[0]->npu_cycles, cc_sram_bytes(cand[0])};
     uint64_t limit = opt->sram_limit;
+    /* an LSTM's other form (lower_lstm.c: the gates one at a time, less
+     * scratch, more ops) is one more point the rule weighs */
+    if (cand[0]->lstm_forms && !opt->lstm_alt && opt->optimise == CC_OPT_PERFORMANCE) {
+        cc_options o = o0;
+        o.lstm_alt = true;
+        npuc_err e2 = {0};
+        if (!compile_once(g, &o, &cand[n], &e2)) {
+            pt[n] = (cc_sched_point){cand[n]->npu_cycles, cc_sram_bytes(cand[n])};
+            n++;
+        }
+    }
     /* the search: with --optimise performance where weights are copied
      * into SRAM (the knobs it varies change nothing else), and under a
      * limit the first schedule misses */
@@ -622,6 +633,12 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
         if (compile_once(g, &o, wc, &cand[n], &e2)) continue;   /* a schedule that fails is no candidate */
         pt[n] = (cc_sched_point){cand[n]->npu_cycles, cc_sram_bytes(cand[n])};
         n++;
+        /* --optimise size's schedule with the LSTM's stacked form too */
+        o.lstm_alt = true;
+        if (t->size && cand[n - 1]->lstm_forms && !compile_once(g, &o, &cand[n], &e2)) {
+            pt[n] = (cc_sched_point){cand[n]->npu_cycles, cc_sram_bytes(cand[n])};
+            n++;
+        }
     }
     eu_wcache_free(wc);
     int32_t pick = cc_sched_pick(pt, n, limit);

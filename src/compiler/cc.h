@@ -51,6 +51,9 @@ typedef struct cc_options {
      * the step cc_sched_pick prefers (set by the search on the schedule it
      * starts from) */
     bool weight_search;
+    /* lower_lstm.c: where an LSTM runs one time step per input FC, the
+     * other of its two forms (the search weighs both; cc.c) */
+    bool lstm_alt;
 } cc_options;
 
 /* Raw weight bytes per NPU op above which a buffered conv is split along
@@ -234,6 +237,7 @@ typedef struct cc_model {
                                  (cc_alloc.c), NULL: none */
     struct cc_gencache *gen;  /* owned: the last epochs generated and
                                  estimated (cc.c), NULL: none */
+    bool lstm_forms;          /* an LSTM was lowered where opt.lstm_alt chooses its form */
 } cc_model;
 
 /* Whether graph tensor t is the input of an activation fused into its

@@ -132,9 +132,14 @@ static void emit_fm(cs *s, const cc_model *m, const eu_fm *f, int which, bool u6
     uint64_t a2 = wrap ? a - f->off + f->tile_off2 : a;
     uint32_t h0 = wrap ? f->tile_h : f->h;
     addr(s, base[which][0], a, u65);
-    addr(s, base[which][1], a, u65);
-    addr(s, base[which][2], a2, u65);
-    addr(s, base[which][3], a2, u65);
+    /* one tile (H0 = H1 = the height, W0 = the width): tiles 1..3 hold no
+     * position, their bases are never read (docs/ethos-u.md 4.3) and keep
+     * whatever they hold */
+    if (wrap) {
+        addr(s, base[which][1], a, u65);
+        addr(s, base[which][2], a2, u65);
+        addr(s, base[which][3], a2, u65);
+    }
     set(s, height0[which], h0);
     set(s, height1[which], h0);
     set(s, width0[which], f->w);

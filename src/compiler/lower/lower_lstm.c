@@ -24,11 +24,22 @@
  *  10  POOL  1x1 c, the kernel's tanh input scale (NATURAL), TANH -> T3
  *  11  MUL   T3 * o     -> output row t (hidden zero point and clamp)
  *
- * h for step t > 0 is output row t - 1 (the same bytes the kernel writes to
- * the hidden state); after the last step one copy writes output row T - 1
- * into the hidden-state tensor. The weights of steps 1 .. T-1 are step 0's
- * (one weight stream per FC in flash; SRAM copies of up to
- * LSTM_RESIDENT_BYTES are loaded once for the whole sequence).
+ * Ops 3 .. 11 work in place in GR's bytes (the gates over GR's slots, T1
+ * and T3 in f's slot, T2 in i's). h for step t > 0 is output row t - 1 (the
+ * same bytes the kernel writes to the hidden state); after the last step
+ * one copy writes output row T - 1 into the hidden-state tensor. The
+ * weights of steps 1 .. T-1 are step 0's (one weight stream per FC in
+ * flash; SRAM copies of up to LSTM_RESIDENT_BYTES are loaded once for the
+ * whole sequence).
+ *
+ * Split form (G = 1 only): per step the gates i, g, f, o one at a time, each
+ * from its own input and recurrent FC (S channels, the stacked FCs' slices),
+ * its ADD and clamp in place; i * g once both exist, f * c and the new cell
+ * after f, tanh(c) and h after o: three [B][S] int16 slots of scratch
+ * instead of [B][4S] x 2, 17-21 ops per step. --optimise size takes it;
+ * with --optimise performance the stacked form, and the schedule search
+ * compiles the split one too (cc_options.lstm_alt, flagged by
+ * cc_model.lstm_forms) and its rule picks.
  *
  * Why it is exact (every step of k_op_lstm.c's step_q):
  *  - FCs: the NPU's TFL rounding with s = 31 - shift is TFLite's
@@ -199,6 +210,8 @@ static bool product_scale(int32_t m, int32_t shift, uint32_t *hm, uint8_t *hs)
 
 /* ------------------------------------------------------------- the plan */
 
+static uint32_t group_steps(uint32_t T, uint64_t step_bytes, uint64_t budget);
+
 typedef struct fc_part {
     graph_tensor w, bias, out;    /* stand-ins the weight encoder reads */
     float *scale;
@@ -214,7 +227,11 @@ typedef struct lstm_plan {
     uint32_t es;                  /* bytes per activation element (1 or 2) */
     int32_t B, T, I, S;
     int32_t tx, th, tc, ty;       /* tensors: input, hidden state, cell state, output */
-    fc_part fx, fh;               /* the input and the recurrent FC */
+    /* the input and the recurrent FC: one stacked FC of the four gates
+     * each (fx[0], fh[0]), or with `split` one per gate slot */
+    fc_part fx[4], fh[4];
+    bool split;
+    uint32_t G;                   /* time steps per input-FC op */
     int32_t glo[2], ghi[2];       /* gate clamps: sigmoid slots, cell slot */
     bool gclamp[2];
     uint8_t gfunc[2];
@@ -242,15 +259,15 @@ static bool fc_scale(bool wide, int32_t m, int32_t shift, uint32_t *hm, uint8_t 
     return shift <= 14 && cc_hw_scale_natural16(m, shift, hm, hs);
 }
 
-/* The stacked FC of the four gates (slots F, I, O, G) reading `in`
- * (weights: inputs w0 .. w0+3 of op, biases b0 .. b0+3 or none): weights
- * [4S][D], per-channel scales of each gate's tensor, the Q3.12 output.
- * 0, 1 (CPU, reason set) or an error. */
+/* The stacked FC of the gates in slots k0 .. k0+nk-1 (all four: F, I, O,
+ * G; or one) reading `in` (weights: inputs w0 .. w0+3 of op, biases
+ * b0 .. b0+3 or none): weights [nk S][D], per-channel scales of each
+ * gate's tensor, the Q3.12 output. 0, 1 (CPU, reason set) or an error. */
 static int fc_build(lower_ctx *c, const graph_op *op, const lstm_plan *pl, fc_part *f, const graph_tensor *in,
-                    int32_t w0, int32_t b0, const int32_t *mult, const int32_t *shift, const char *what,
-                    npuc_err *err)
+                    int32_t w0, int32_t b0, const int32_t *mult, const int32_t *shift, const char *what, int k0,
+                    int nk, npuc_err *err)
 {
-    const int32_t S = pl->S, D = w0 == IN_W ? pl->I : pl->S, O = 4 * S;
+    const int32_t S = pl->S, D = w0 == IN_W ? pl->I : pl->S, O = nk * S;
     memset(f, 0, sizeof *f);
     f->scale = malloc(sizeof *f->scale * (size_t)O);
     f->zp = calloc((size_t)O, sizeof *f->zp);
@@ -260,8 +277,8 @@ static int fc_build(lower_ctx *c, const graph_op *op, const lstm_plan *pl, fc_pa
     /* the widest |x - zp| the input can take */
     const int32_t zx = cc_zp(in), qhi = pl->wide ? INT16_MAX : INT8_MAX;
     const double xmax = (double)(qhi - zx > zx + qhi + 1 ? qhi - zx : zx + qhi + 1);
-    for (int k = 0; k < 4; k++) {
-        const int g = slot_gate[k];
+    for (int k = 0; k < nk; k++) {
+        const int g = slot_gate[k0 + k];
         const graph_tensor *w = cc_tin(c, op, w0 + g), *bt = b0 >= 0 ? cc_tin(c, op, b0 + g) : NULL;
         if (!w || !w->data || w->dtype != GRAPH_I8 || !cc_has_q1(w) || graph_tensor_elems(w) != (size_t)S * (size_t)D)
             return cc_cpu(c, "%s weights of gate %d are not constant int8 [%d,%d]", what, g, S, D);
@@ -324,7 +341,7 @@ static int fc_build(lower_ctx *c, const graph_op *op, const lstm_plan *pl, fc_pa
     int rc = 0;
     if (!cc_weighted_scales(&f->p, recs, c->why, CC_WHY_SIZE)) rc = 1;
     for (int32_t ch = 0; ch < O && !rc; ch++) {
-        const int g = slot_gate[ch / S];
+        const int g = slot_gate[k0 + ch / S];
         uint32_t hm;
         uint8_t hs;
         fc_scale(pl->wide, mult[g], shift[g], &hm, &hs);
@@ -373,8 +390,24 @@ static int plan_lstm(lower_ctx *c, const graph_op *op, lstm_plan *pl, npuc_err *
         return cc_cpu(c, "tanh of the cell state: input scaling (%d, %d) differs on the NPU", b->tanh_mult,
                       b->tanh_shift);
     const graph_tensor *x = &c->g->tensors[pl->tx], *h = &c->g->tensors[pl->th];
-    if ((rc = fc_build(c, op, pl, &pl->fx, x, IN_W, IN_B, b->in_mult, b->in_shift, "input", err))) return rc;
-    return fc_build(c, op, pl, &pl->fh, h, IN_R, -1, b->rec_mult, b->rec_shift, "recurrent", err);
+    /* the input FC of G steps at once (it does not depend on the state):
+     * its weights are read T / G times instead of T times */
+    const uint64_t gbytes = 8u * (uint64_t)pl->B * (uint64_t)pl->S;
+    pl->G = group_steps((uint32_t)pl->T, gbytes, c->m->opt.optimise == CC_OPT_SIZE ? 0 : LSTM_GROUP_BYTES);
+    /* one step per input FC: the stacked form (two FCs per step), or the
+     * split one (eight FCs, a third of the scratch): --optimise size takes
+     * the split form, performance the stacked one and the search weighs the
+     * split one too (cc.c, lstm_alt) */
+    if (pl->G == 1) c->m->lstm_forms = true;
+    pl->split = pl->G == 1 && ((c->m->opt.optimise == CC_OPT_SIZE) != c->m->opt.lstm_alt);
+    const int nfc = pl->split ? 4 : 1, nk = pl->split ? 1 : 4;
+    for (int k = 0; k < nfc; k++)
+        if ((rc = fc_build(c, op, pl, &pl->fx[k], x, IN_W, IN_B, b->in_mult, b->in_shift, "input", k * nk, nk,
+                           err)) ||
+            (rc = fc_build(c, op, pl, &pl->fh[k], h, IN_R, -1, b->rec_mult, b->rec_shift, "recurrent", k * nk, nk,
+                           err)))
+            return rc;
+    return 0;
 }
 
 /* ------------------------------------------------------------- emitting */
@@ -517,18 +550,47 @@ static uint32_t group_steps(uint32_t T, uint64_t step_bytes, uint64_t budget)
     return g;
 }
 
+/* The weight copies of the FC ops made so far stay in SRAM over the whole
+ * sequence when they take at most LSTM_RESIDENT_BYTES together (decided
+ * once step 0 has made them). */
+static bool keep_copies(const lower_ctx *c, const int32_t *fx0, const int32_t *fxn, const int32_t *fh0,
+                        const int32_t *fhn)
+{
+    uint64_t sum = 0;
+    for (int k = 0; k < 4; k++) sum += copy_bytes(c, fx0[k], fxn[k]) + copy_bytes(c, fh0[k], fhn[k]);
+    return sum <= LSTM_RESIDENT_BYTES;
+}
+
+/* One gate slot k (split form): GX -> gx, GR -> out, then out = f(3 (gx +
+ * gr)) in place, clamped where that changes something. */
+static int gate_op(lower_ctx *c, const lstm_plan *pl, int k, const eu_fm *x, const eu_fm *h, const eu_fm *gx,
+                   const eu_fm *out, bool keep, int32_t *fx0, int32_t *fxn, int32_t *fh0, int32_t *fhn, npuc_err *err)
+{
+    const int f = k == SL_G ? 1 : 0;
+    /* the input FC's OFM has x's shape: 1 (H) x B (W), the same bytes */
+    eu_fm gxo;
+    cc_fm_dense(&gxo, gx->buf, gx->off, 1, (uint32_t)pl->B, (uint32_t)pl->S, 16, 0);
+    int rc = fc_op(c, &pl->fx[k], x, &gxo, keep, &fx0[k], &fxn[k], err);
+    if (!rc) rc = fc_op(c, &pl->fh[k], h, out, keep, &fh0[k], &fhn[k], err);
+    if (!rc) rc = ew_op(c, EW_ADD, gx, out, out, 3u << 29, 43, pl->gfunc[f], INT16_MIN, INT16_MAX, err);
+    if (!rc && pl->gclamp[f])
+        rc = pool_op(c, out, out, 1, 0, EU_ROUND_TFL, EU_ACT_NONE, pl->glo[f], pl->ghi[f], err);
+    return rc;
+}
+
 static int emit_lstm(lower_ctx *c, const lstm_plan *pl, npuc_err *err)
 {
     const k_op_lstm_blob *b = &pl->b;
     const uint32_t B = (uint32_t)pl->B, T = (uint32_t)pl->T, I = (uint32_t)pl->I, S = (uint32_t)pl->S;
+    const uint32_t G = pl->G;
     const uint64_t g_pitch = 8u * (uint64_t)S;              /* a [B][4S] int16 row */
     const uint64_t gbytes = (uint64_t)B * g_pitch;
-    /* the input FC of G steps at once (it does not depend on the state):
-     * its weights are read T / G times instead of T times */
-    const uint32_t G = group_steps(T, gbytes, c->m->opt.optimise == CC_OPT_SIZE ? 0 : LSTM_GROUP_BYTES);
-    int32_t s1 = cc_temp_buf(c, (uint64_t)G * gbytes, err), s2 = s1 >= 0 ? cc_temp_buf(c, gbytes, err) : -1;
-    int32_t s3 = s2 >= 0 ? cc_temp_buf(c, gbytes, err) : -1;
-    if (s3 < 0) return err->code;
+    const uint64_t sb = 2u * (uint64_t)B * S;               /* one gate slot, [B][S] int16 */
+    /* stacked: GX of G steps and GR ([B][4S] each); split: one scratch of
+     * three [B][S] slots (GX of one gate, and two gates) */
+    int32_t s1 = cc_temp_buf(c, pl->split ? 3 * sb : (uint64_t)G * gbytes, err);
+    int32_t s2 = s1 >= 0 && !pl->split ? cc_temp_buf(c, gbytes, err) : s1;
+    if (s1 < 0 || s2 < 0) return err->code;
     const int32_t bx = c->m->buf_of[pl->tx], bh = c->m->buf_of[pl->th], bc = c->m->buf_of[pl->tc];
     const int32_t by = c->m->buf_of[pl->ty];
     const int32_t hzp = b->hidden_zp;
@@ -544,55 +606,77 @@ static int emit_lstm(lower_ctx *c, const lstm_plan *pl, npuc_err *err)
     eu_fm gxg;
     cc_fm_dense(&gxg, s1, 0, G, B, 4 * S, 16, 0);
     const eu_fm gr = fm_rows(s2, 0, B, 4 * S, g_pitch, 16, 0);
-    eu_fm gr_s[2], g_s[2];
+    /* stacked: everything after the FCs works in place in GR's bytes: the
+     * gates overwrite GR's slots element by element (each element is read
+     * before it is written, the same address in and out), T1 = f * c and
+     * T3 go into f's slot, T2 = i * g into i's */
+    eu_fm gr_s[2];
     const uint32_t span[2] = {3 * S, S};
     const uint64_t at[2] = {0, 6u * (uint64_t)S};
-    for (int k = 0; k < 2; k++) {
-        gr_s[k] = fm_rows(s2, at[k], B, span[k], g_pitch, 16, 0);
-        g_s[k] = fm_rows(s3, at[k], B, span[k], g_pitch, 16, 0);
-    }
+    for (int k = 0; k < 2; k++) gr_s[k] = fm_rows(s2, at[k], B, span[k], g_pitch, 16, 0);
     eu_fm gate[4];
-    for (int k = 0; k < 4; k++) gate[k] = fm_rows(s3, 2u * (uint64_t)k * S, B, S, g_pitch, 16, 0);
-    /* T1..T3 in GR's bytes (GR is dead once the gates are added) */
-    const uint64_t tb = 2u * (uint64_t)B * S;
-    const eu_fm t1 = fm_rows(s2, 0, B, S, 2u * S, 16, 0), t2 = fm_rows(s2, tb, B, S, 2u * S, 16, 0);
-    const eu_fm t3 = fm_rows(s2, 2 * tb, B, S, 2u * S, 16, 0);
+    for (int k = 0; k < 4; k++) gate[k] = fm_rows(s2, 2u * (uint64_t)k * S, B, S, g_pitch, 16, 0);
+    /* split: slot D (GX of the gate at hand), A and B; i -> A, g -> B,
+     * T2 = i * g -> A, f -> B, T1 = f * c -> B, c = T1 + T2, o -> A,
+     * T3 -> B: at most three [B][S] slots live */
+    const eu_fm sd = fm_rows(s1, 0, B, S, 2u * S, 16, 0), sa = fm_rows(s1, sb, B, S, 2u * S, 16, 0);
+    const eu_fm sbb = fm_rows(s1, 2 * sb, B, S, 2u * S, 16, 0);
+    if (pl->split) {
+        gate[SL_I] = sa;
+        gate[SL_G] = sbb;
+        gate[SL_F] = sbb;
+        gate[SL_O] = sa;
+    }
+    const eu_fm t1 = pl->split ? sbb : gate[SL_F], t2 = pl->split ? sa : gate[SL_I], t3 = pl->split ? sbb : gate[SL_F];
     const eu_fm cell = fm_rows(bc, 0, B, S, 2u * S, 16, 0);
     const int32_t clo = b->clip ? -b->cell_clip_q : INT16_MIN, chi = b->clip ? b->cell_clip_q : INT16_MAX;
 
-    int32_t fx0 = -1, fxn = 0, fh0 = -1, fhn = 0;
+    int32_t fx0[4] = {-1, -1, -1, -1}, fxn[4] = {0}, fh0[4] = {-1, -1, -1, -1}, fhn[4] = {0};
     int rc = 0;
     for (uint32_t t = 0; t < T && !rc; t++) {
-        /* weight copies small enough stay in SRAM over the whole sequence
-         * (decided once step 0 has made them) */
-        const bool keep = copy_bytes(c, fx0, fxn) + copy_bytes(c, fh0, fhn) <= LSTM_RESIDENT_BYTES;
-        if (t % G == 0) {
-            /* x rows of steps t .. t+G-1: G (H, one step apart) x B (W) */
-            eu_fm xin;
-            cc_fm_dense(&xin, bx, (uint64_t)t * x_step, G, B, I, bits, b->input_zp);
-            xin.sy = x_step;
-            xin.sx = x_pitch;
-            if ((rc = fc_op(c, &pl->fx, &xin, &gxg, keep, &fx0, &fxn, err))) break;
-        }
-        const uint64_t gx_at = (uint64_t)(t % G) * gbytes;
+        /* weight copies small enough stay in SRAM over the whole sequence */
+        const bool keep = keep_copies(c, fx0, fxn, fh0, fhn);
+        /* x rows of steps t .. t+G-1: G (H, one step apart) x B (W) */
+        eu_fm xin;
+        cc_fm_dense(&xin, bx, (uint64_t)t * x_step, G, B, I, bits, b->input_zp);
+        xin.sy = x_step;
+        xin.sx = x_pitch;
         const eu_fm hin = t == 0 ? fm_rows(bh, 0, B, S, es * S, bits, hzp)
                                  : fm_rows(by, (uint64_t)(t - 1) * y_step, B, S, y_pitch, bits, hzp);
         const eu_fm yout = fm_rows(by, (uint64_t)t * y_step, B, S, y_pitch, bits, hzp);
-        if ((rc = fc_op(c, &pl->fh, &hin, &gr, keep, &fh0, &fhn, err))) break;
-        for (int k = 0; k < 2 && !rc; k++) {
-            const eu_fm gx_s = fm_rows(s1, gx_at + at[k], B, span[k], g_pitch, 16, 0);
-            /* (gx + gr) * 2^14 * 3 * 2^29 / 2^43 = 3 (gx + gr), exact */
-            rc = ew_op(c, EW_ADD, &gx_s, &gr_s[k], &g_s[k], 3u << 29, 43, pl->gfunc[k], INT16_MIN, INT16_MAX, err);
-            if (!rc && pl->gclamp[k])
-                rc = pool_op(c, &g_s[k], &g_s[k], 1, 0, EU_ROUND_TFL, EU_ACT_NONE, pl->glo[k], pl->ghi[k], err);
+        if (pl->split) {
+            if ((rc = gate_op(c, pl, SL_I, &xin, &hin, &sd, &sa, keep, fx0, fxn, fh0, fhn, err)) ||
+                (rc = gate_op(c, pl, SL_G, &xin, &hin, &sd, &sbb, keep, fx0, fxn, fh0, fhn, err)) ||
+                (rc = ew_op(c, EW_MUL, &gate[SL_I], &gate[SL_G], &t2, pl->ic_m, pl->ic_s, EU_ACT_NONE, INT16_MIN,
+                            INT16_MAX, err)) ||
+                (rc = gate_op(c, pl, SL_F, &xin, &hin, &sd, &sbb, keep, fx0, fxn, fh0, fhn, err)) ||
+                (rc = ew_op(c, EW_MUL, &gate[SL_F], &cell, &t1, pl->fc_m, pl->fc_s, EU_ACT_NONE, INT16_MIN,
+                            INT16_MAX, err)) ||
+                (rc = ew_op(c, EW_ADD, &t1, &t2, &cell, 1u << 30, 44, EU_ACT_NONE, clo, chi, err)) ||
+                (rc = gate_op(c, pl, SL_O, &xin, &hin, &sd, &sa, keep, fx0, fxn, fh0, fhn, err)))
+                break;
+        } else {
+            if (t % G == 0 && (rc = fc_op(c, &pl->fx[0], &xin, &gxg, keep, &fx0[0], &fxn[0], err))) break;
+            const uint64_t gx_at = (uint64_t)(t % G) * gbytes;
+            if ((rc = fc_op(c, &pl->fh[0], &hin, &gr, keep, &fh0[0], &fhn[0], err))) break;
+            for (int k = 0; k < 2 && !rc; k++) {
+                const eu_fm gx_s = fm_rows(s1, gx_at + at[k], B, span[k], g_pitch, 16, 0);
+                /* (gx + gr) * 2^14 * 3 * 2^29 / 2^43 = 3 (gx + gr), exact */
+                rc = ew_op(c, EW_ADD, &gx_s, &gr_s[k], &gr_s[k], 3u << 29, 43, pl->gfunc[k], INT16_MIN, INT16_MAX,
+                           err);
+                if (!rc && pl->gclamp[k])
+                    rc = pool_op(c, &gr_s[k], &gr_s[k], 1, 0, EU_ROUND_TFL, EU_ACT_NONE, pl->glo[k], pl->ghi[k],
+                                 err);
+            }
+            if (rc) break;
+            if ((rc = ew_op(c, EW_MUL, &gate[SL_F], &cell, &t1, pl->fc_m, pl->fc_s, EU_ACT_NONE, INT16_MIN,
+                            INT16_MAX, err)) ||
+                (rc = ew_op(c, EW_MUL, &gate[SL_I], &gate[SL_G], &t2, pl->ic_m, pl->ic_s, EU_ACT_NONE, INT16_MIN,
+                            INT16_MAX, err)) ||
+                (rc = ew_op(c, EW_ADD, &t1, &t2, &cell, 1u << 30, 44, EU_ACT_NONE, clo, chi, err)))
+                break;
         }
-        if (rc) break;
-        if ((rc = ew_op(c, EW_MUL, &gate[SL_F], &cell, &t1, pl->fc_m, pl->fc_s, EU_ACT_NONE, INT16_MIN, INT16_MAX,
-                        err)) ||
-            (rc = ew_op(c, EW_MUL, &gate[SL_I], &gate[SL_G], &t2, pl->ic_m, pl->ic_s, EU_ACT_NONE, INT16_MIN,
-                        INT16_MAX, err)) ||
-            (rc = ew_op(c, EW_ADD, &t1, &t2, &cell, 1u << 30, 44, EU_ACT_NONE, clo, chi, err)) ||
-            (rc = pool_op(c, &cell, &t3, pl->tanh_m, pl->tanh_s, EU_ROUND_NATURAL, EU_ACT_TANH, INT16_MIN, INT16_MAX,
+        if ((rc = pool_op(c, &cell, &t3, pl->tanh_m, pl->tanh_s, EU_ROUND_NATURAL, EU_ACT_TANH, INT16_MIN, INT16_MAX,
                           err)) ||
             (rc = ew_op(c, EW_MUL, &t3, &gate[SL_O], &yout, pl->oh_m, pl->oh_s, EU_ACT_NONE, b->hidden_min,
                         b->hidden_max, err)))
@@ -614,8 +698,10 @@ static int lower_lstm(lower_ctx *c, const graph_op *op, npuc_err *err)
     memset(&pl, 0, sizeof pl);
     int rc = plan_lstm(c, op, &pl, err);
     if (!rc) rc = emit_lstm(c, &pl, err);
-    fc_free(&pl.fx);
-    fc_free(&pl.fh);
+    for (int k = 0; k < 4; k++) {
+        fc_free(&pl.fx[k]);
+        fc_free(&pl.fh[k]);
+    }
     return rc;
 }
 

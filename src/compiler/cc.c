@@ -590,7 +590,7 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
         cc_options o = o0;
         o.lstm_alt = true;
         npuc_err e2 = {0};
-        if (!compile_once(g, &o, &cand[n], &e2)) {
+        if (!compile_once(g, &o, wc, &cand[n], &e2)) {
             pt[n] = (cc_sched_point){cand[n]->npu_cycles, cc_sram_bytes(cand[n])};
             n++;
         }
@@ -635,7 +635,7 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
         n++;
         /* --optimise size's schedule with the LSTM's stacked form too */
         o.lstm_alt = true;
-        if (t->size && cand[n - 1]->lstm_forms && !compile_once(g, &o, &cand[n], &e2)) {
+        if (t->size && cand[n - 1]->lstm_forms && !compile_once(g, &o, wc, &cand[n], &e2)) {
             pt[n] = (cc_sched_point){cand[n]->npu_cycles, cc_sram_bytes(cand[n])};
             n++;
         }

@@ -34,6 +34,8 @@ void cc_model_free(cc_model *m)
     free(m->buf_of);
     free(m->ops);
     free(m->folded);
+    free(m->once);
+    free(m->vars_init);
     graph_free(m->folded_g);
     free(m);
 }
@@ -291,6 +293,7 @@ static int compile_once(const graph *g, const cc_options *opt, cc_model **out, n
         if (e->kind != CC_EPOCH_HW) continue;
         m->flash_size += e->flash_size + e->payload_size;
     }
+    if (!opt->no_fold && (rc = cc_fold_once(m, err))) goto fail;
     m->compile_seconds = now_seconds() - t0;
     *out = m;
     return NPUC_OK;

@@ -7,7 +7,8 @@
  * folded output counts as a constant for the ops after it.
  *
  * Never folded: ops the interpreter cannot prepare or run (they stay as
- * they are), CUSTOM ops, control flow and resource-variable ops, ops writing a state tensor or a model output (the
+ * they are), CUSTOM ops, control flow and resource-variable ops (CALL_ONCE
+ * has its own step, cc_fold_once at the end of this file), ops writing a state tensor or a model output (the
  * deployed model must still write every output, so the last op of a
  * constant chain that feeds an output stays), and ops whose outputs exceed
  * CC_FOLD_MAX_BYTES (a folded constant costs flash).

@@ -5,7 +5,12 @@
  * epochs (compiled with cc_compile + emit_npurt, run by npurt on a virtual
  * NPU, reset with npurt_reset_state) and through the API on the compiled
  * .nprt, _npu.tflite and runtime-loadable _rel.bin, byte for byte; then random constants and inputs
- * on all of them. Bad models (subgraph index, signature, WHILE cond not
+ * on all of them. CALL_ONCE folding (issue 18 item 4): a constant
+ * initialiser leaves the .nprt (no CALL_ONCE epoch; the variable area
+ * starts with its values, NPRT 1.3) but not the _npu.tflite, the reports
+ * list it, and a CALL_ONCE that is not a pure function of constants, or
+ * runs after another use of the variables, stays with its reason; the
+ * behaviour is the same on every backend. Bad models (subgraph index, signature, WHILE cond not
  * bool, READ of a never-assigned variable) give one clear error. */
 #include "test.h"
 #include "../src/compiler/cc.h"
@@ -17,6 +22,7 @@
 #include "../tools/genmodel/genmodel.h"
 #include "npuc/npuc.h"
 #include "npurt/npurt.h"
+#include "npurt/reloc_format.h"
 
 #define RESET NULL
 
@@ -448,8 +454,28 @@ static void test_container(void)
         return;
     }
     const npurt_header *h = b.m.h;
-    CHECK_EQ_INT(h->version_minor, 2);
+    CHECK_EQ_INT(h->version_minor, 3);
     CHECK(h->vars_size >= 16 && h->vars_off % 8 == 0);
+    /* the CALL_ONCE is folded: no epoch, the area starts as it left it
+     * (acc = [10, -20, 120, 0], initialised; count untouched) */
+    CHECK(h->flags & NPURT_F_VARS_INIT);
+    for (uint32_t i = 0; i < h->n_epochs; i++)
+        CHECK(b.m.epochs[i].kind == NPURT_EPOCH_HW || b.m.epochs[i].kernel != K_OP_CALL_ONCE);
+    const graph_model *gm = graph_model_of(g);
+    const uint8_t *init = b.blob + b.m.pools[b.m.pool_of_kind[NPURT_POOL_PARAMS]].data_off + h->vars_init_off;
+    uint8_t *area = b.state + h->vars_off;
+    for (int32_t r = 0; gm && r < gm->n_res; r++) {
+        const graph_resource *x = &gm->res[r];
+        uint32_t word0;
+        memcpy(&word0, init + x->area_off, 4);
+        const bool acc = !strcmp(x->shared_name, "acc");
+        CHECK_EQ_INT(word0, acc ? 1 : 0);
+        if (acc) CHECK(!memcmp(init + x->area_off + 8, (int8_t[]){10, -20, 120, 0}, 4));
+    }
+    CHECK(!memcmp(area, init, h->vars_size)); /* after init */
+    memset(area, 0x5A, h->vars_size);
+    npurt_reset_state(&b.inst);
+    CHECK(!memcmp(area, init, h->vars_size)); /* after a reset */
     const size_t n = h->size;
     uint8_t *copy = alloc16(n);
     npurt_model m2;
@@ -460,6 +486,22 @@ static void test_container(void)
     ((npurt_header *)(void *)copy)->crc32 = npurt_format_crc32(copy + 16, (uint32_t)n - 16);
     CHECK_EQ_INT(npurt_model_load(&m2, copy, n, &e), NPURT_E_FORMAT);
     CHECK_EQ_INT(e.offset, 80);
+    /* the initial values outside the params pool, or not 16-aligned */
+    const uint32_t pn = npurt_model_pool_size(&b.m, NPURT_POOL_PARAMS);
+    const uint32_t bad_init[2] = {pn - 16, h->vars_init_off + 8};
+    for (int k = 0; k < 2; k++) {
+        memcpy(copy, b.blob, n);
+        ((npurt_header *)(void *)copy)->vars_init_off = bad_init[k];
+        ((npurt_header *)(void *)copy)->crc32 = npurt_format_crc32(copy + 16, (uint32_t)n - 16);
+        CHECK_EQ_INT(npurt_model_load(&m2, copy, n, &e), NPURT_E_FORMAT);
+        CHECK_EQ_INT(e.offset, 88);
+    }
+    /* a header flag this reader does not know */
+    memcpy(copy, b.blob, n);
+    ((npurt_header *)(void *)copy)->flags |= 0x80;
+    ((npurt_header *)(void *)copy)->crc32 = npurt_format_crc32(copy + 16, (uint32_t)n - 16);
+    CHECK_EQ_INT(npurt_model_load(&m2, copy, n, &e), NPURT_E_FORMAT);
+    CHECK_EQ_INT(e.offset, 24);
     /* a model without variables written as 1.1 (vars fields 0) loads */
     graph *w = NULL;
     backend c;
@@ -483,6 +525,154 @@ static void test_container(void)
     free(copy);
     backend_close(&b);
     graph_free(g);
+}
+
+/* ---- CALL_ONCE folding ---- */
+
+/* y = acc + x, acc = y, with acc set by a CALL_ONCE that the compiler must
+ * keep. variant 0: the initialiser reads acc before assigning it (acc =
+ * acc + k: acc starts at its fill value, TFLite Micro's default);
+ * variant 1: subgraph 0 reads acc before the CALL_ONCE runs (the first
+ * invocation reads the fill value, then the CALL_ONCE assigns k and the
+ * ASSIGN overwrites it); variant 2: as variant 1 with the CALL_ONCE first
+ * (foldable; the init also reads back what it assigned). */
+static graph *once_model(int variant)
+{
+    graph *s[2] = {graph_new("once"), graph_new("init")};
+    tfl_options o;
+    tfl_options_default(&o);
+    int32_t r1 = handle(s[1], "acc"), k1 = nt8(s[1], "k", 4, (int8_t[]){3, -4, 5, 6}), v1 = k1;
+    if (variant == 0) {
+        int32_t p1 = nt8(s[1], "prev", 4, NULL);
+        v1 = nt8(s[1], "v", 4, NULL);
+        graph_add_op(s[1], TFL_OP_READ_VARIABLE, &o, 1, &r1, 1, &p1);
+        graph_add_op(s[1], TFL_OP_ADD, &o, 2, (int32_t[]){p1, k1}, 1, &v1);
+    }
+    graph_add_op(s[1], TFL_OP_ASSIGN_VARIABLE, &o, 2, (int32_t[]){r1, v1}, 0, NULL);
+    if (variant == 2) {
+        int32_t back = nt8(s[1], "back", 4, NULL), twice = nt8(s[1], "twice", 4, NULL);
+        graph_add_op(s[1], TFL_OP_READ_VARIABLE, &o, 1, &r1, 1, &back);
+        graph_add_op(s[1], TFL_OP_ADD, &o, 2, (int32_t[]){back, k1}, 1, &twice);
+        graph_add_op(s[1], TFL_OP_ASSIGN_VARIABLE, &o, 2, (int32_t[]){r1, twice}, 0, NULL);
+    }
+    graph_set_io(s[1], 0, (int32_t[]){0}, 0, (int32_t[]){0});
+    int32_t x0 = nt8(s[0], "x", 4, NULL), p0 = nt8(s[0], "prev", 4, NULL), y0 = nt8(s[0], "y", 4, NULL);
+    tfl_options co = o;
+    co.init_subgraph = 1;
+    if (variant != 1) graph_add_op(s[0], TFL_OP_CALL_ONCE, &co, 0, NULL, 0, NULL);
+    int32_t r0 = handle(s[0], "acc");
+    graph_add_op(s[0], TFL_OP_READ_VARIABLE, &o, 1, &r0, 1, &p0);
+    if (variant == 1) graph_add_op(s[0], TFL_OP_CALL_ONCE, &co, 0, NULL, 0, NULL);
+    graph_add_op(s[0], TFL_OP_ADD, &o, 2, (int32_t[]){p0, x0}, 1, &y0);
+    graph_add_op(s[0], TFL_OP_ASSIGN_VARIABLE, &o, 2, (int32_t[]){r0, y0}, 0, NULL);
+    graph_set_io(s[0], 1, &x0, 1, &y0);
+    npuc_err err = {0};
+    if (graph_model_attach(s, 2, &err)) {
+        fprintf(stderr, "once: %s\n", err.msg);
+        graph_free(s[0]);
+        graph_free(s[1]);
+        return NULL;
+    }
+    return s[0];
+}
+
+static tfl_operator *find_op(tfl_model *m, int32_t sg, int32_t code);
+
+/* Compiles g through the API: folded or not in the .nprt (its CPU epochs,
+ * its header flag), always kept in the _npu.tflite, and the reports say
+ * so (texts the JSON report and the summary hold). */
+static void check_fold(const graph *g, bool folded, const char *needle, const char *summary, const char *what)
+{
+    npuc_err err = {0};
+    tfl_model *tm = NULL;
+    uint8_t *file = NULL;
+    size_t n = 0;
+    CHECK_EQ_INT(graph_export(g, &tm, &err), 0);
+    if (tm) CHECK_EQ_INT(tfl_write(tm, &file, &n, &err), 0);
+    tfl_model_free(tm);
+    npuc_compiled *c = NULL;
+    npuc_compile_options co;
+    memset(&co, 0, sizeof co);
+    co.formats = NPUC_FORMAT_TFLITE | NPUC_FORMAT_NPRT | NPUC_FORMAT_RELOC;
+    CHECK_EQ_INT(npuc_compile_memory(file, n, &co, &c), NPUC_STATUS_OK);
+    int seen = 0;
+    for (size_t i = 0; c && i < npuc_compiled_file_count(c); i++) {
+        npuc_output_file f;
+        npuc_compiled_file(c, i, &f);
+        if (f.format == NPUC_FORMAT_NPRT) {
+            uint8_t *blob = alloc16(f.size);
+            memcpy(blob, f.data, f.size);
+            npurt_model m;
+            npurt_error e;
+            CHECK_EQ_INT(npurt_model_load(&m, blob, f.size, &e), NPURT_OK);
+            int once = 0;
+            for (uint32_t k = 0; k < m.h->n_epochs; k++)
+                once += m.epochs[k].kind != NPURT_EPOCH_HW && m.epochs[k].kernel == K_OP_CALL_ONCE;
+            if (once != (folded ? 0 : 1) || !(m.h->flags & NPURT_F_VARS_INIT) != !folded) {
+                t_failures++;
+                fprintf(stderr, "%s: .nprt has %d CALL_ONCE epochs, flags 0x%x\n", what, once, (unsigned)m.h->flags);
+            }
+            free(blob);
+            seen |= 1;
+        } else if (f.format == NPUC_FORMAT_RELOC && strstr(f.name, "_rel.bin")) {
+            /* a runtime that skips the initial values (1.0) refuses it */
+            npurl_header rh;
+            memcpy(&rh, f.data, sizeof rh);
+            CHECK_EQ_INT(rh.runtime_minor, folded ? 1 : 0);
+            seen |= 8;
+        } else if (f.format == NPUC_FORMAT_TFLITE) {
+            tfl_model *t = NULL;
+            CHECK_EQ_INT(tfl_read(f.data, f.size, &t, &err), 0);
+            if (t) CHECK(find_op(t, 0, TFL_OP_CALL_ONCE) != NULL);
+            tfl_model_free(t);
+            seen |= 2;
+        } else if (f.format == NPUC_FORMAT_REPORT && strstr(f.name, "_report.json")) {
+            char *text = malloc(f.size + 1);
+            memcpy(text, f.data, f.size);
+            text[f.size] = 0;
+            CHECK_STR_CONTAINS(text, folded ? "\"folded\": true" : "\"folded\": false");
+            CHECK_STR_CONTAINS(text, needle);
+            free(text);
+            seen |= 4;
+        }
+    }
+    CHECK_EQ_INT(seen, 15);
+    if (c) CHECK_STR_CONTAINS(npuc_compiled_summary(c), summary);
+    npuc_compiled_free(&c);
+    free(file);
+}
+
+static void test_fold(void)
+{
+    graph *g = NULL;
+    npuc_err err = {0};
+    CHECK_EQ_INT(genmodel_build_control(GENMODEL_COUNTER, 0, &g, &err), 0);
+    if (g) check_fold(g, true, "\"name\": \"acc\"", "folded: op 0 CALL_ONCE (init subgraph 1): 1 variable, 4 bytes", "counter");
+    graph_free(g);
+    g = nested_model();
+    if (g) check_fold(g, true, "\"name\": \"acc\"", "folded: op 0 CALL_ONCE (init subgraph 5): 1 variable, 4 bytes", "nested");
+    graph_free(g);
+    static const char *const why[3] = {"reads variable 'acc', which it did not assign itself",
+                                       "op 1 (READ_VARIABLE) runs before it and uses resource variables", "\"name\": \"acc\""};
+    static const int8_t x[4] = {1, 2, -3, 100};
+    const uint8_t *steps[6] = {(const uint8_t *)x, (const uint8_t *)x, RESET, (const uint8_t *)x,
+                               (const uint8_t *)x, (const uint8_t *)x};
+    /* acc after the CALL_ONCE: v0 k (fill 0 + k), v2 2k; v1 0 then x ... */
+    static const int8_t expect[3][6][4] = {
+        {{4, -2, 2, 106}, {5, 0, -1, 127}, {0}, {4, -2, 2, 106}, {5, 0, -1, 127}, {6, 2, -4, 127}},
+        {{1, 2, -3, 100}, {2, 4, -6, 127}, {0}, {1, 2, -3, 100}, {2, 4, -6, 127}, {3, 6, -9, 127}},
+        {{7, -6, 7, 112}, {8, -4, 4, 127}, {0}, {7, -6, 7, 112}, {8, -4, 4, 127}, {9, -2, 1, 127}},
+    };
+    for (int v = 0; v < 3; v++) {
+        g = once_model(v);
+        CHECK(g != NULL);
+        if (!g) continue;
+        char what[32];
+        snprintf(what, sizeof what, "once variant %d", v);
+        check_fold(g, v == 2, why[v], v == 2 ? "folded: op 0 CALL_ONCE (init subgraph 1): 1 variable, 4 bytes" : why[v], what);
+        run_all(g, steps, 6, 4, (const uint8_t *)expect[v], what);
+        graph_free(g);
+    }
 }
 
 /* Random constants (seed) and inputs: every backend as the interpreter. */
@@ -681,6 +871,7 @@ int main(void)
     test_while();
     test_nested();
     test_container();
+    test_fold();
     test_bad();
     test_kernel_errors();
     const char *env = getenv("NPUC_CONTROL_SEEDS");

@@ -31,7 +31,7 @@ extern "C" {
 struct ethosu_driver;
 
 #define NPURT_RUNTIME_VERSION_MAJOR 1
-#define NPURT_RUNTIME_VERSION_MINOR 0
+#define NPURT_RUNTIME_VERSION_MINOR 1   /* 1: NPRT 1.3 initial variable values (NPURT_F_VARS_INIT) */
 
 typedef enum npurt_status {
     NPURT_OK = 0,

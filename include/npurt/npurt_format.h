@@ -1,4 +1,4 @@
-/* npurt: the compiled-model container ("NPRT"), version 1.2.
+/* npurt: the compiled-model container ("NPRT"), version 1.3.
  *
  * One flat little-endian blob, position independent: every reference is a
  * byte offset from the start of the blob (or from the start of a pool), so
@@ -19,7 +19,8 @@
 
 #define NPURT_MAGIC 0x5452504Eu        /* "NPRT" */
 #define NPURT_VERSION_MAJOR 1u
-#define NPURT_VERSION_MINOR 2u        /* 1: target_off; 2: vars_off/vars_size (older readers ignore both) */
+#define NPURT_VERSION_MINOR 3u        /* 1: target_off; 2: vars_off/vars_size; 3: vars_init_off
+                                         (NPURT_F_VARS_INIT) */
 #define NPURT_MAX_POOLS 8u
 #define NPURT_MAX_RANK 6u
 #define NPURT_NO_NAME 0xFFFFFFFFu
@@ -32,6 +33,13 @@
 #define NPURT_F_EXTERNAL_PARAMS 0x2u  /* the params pool's contents are not in the
                                          blob (data_off = data_size = 0): the
                                          caller gives them (npurt_memory.params) */
+#define NPURT_F_VARS_INIT 0x4u        /* minor 3: the variable area starts (at init
+                                         and after a reset) as the vars_size bytes
+                                         at vars_init_off of the params pool: the
+                                         folded CALL_ONCE initialisers' result. A
+                                         reader older than 1.3 ignores it: such a
+                                         model needs a 1.3 runtime */
+#define NPURT_F_KNOWN 0x7u            /* flags this reader knows; others are refused */
 
 typedef struct npurt_header {
     uint32_t magic;           /* NPURT_MAGIC */
@@ -61,7 +69,10 @@ typedef struct npurt_header {
                                  READ_VARIABLE, ASSIGN_VARIABLE; src/kernels/k_op_control.h)
                                  at this offset of the state pool, 8-aligned; */
     uint32_t vars_size;       /* its bytes (0: none; older blobs have 0 here) */
-    uint32_t reserved1[2];
+    uint32_t vars_init_off;   /* minor 3, with NPURT_F_VARS_INIT: the initial contents
+                                 of the variable area (vars_size bytes) at this
+                                 16-aligned offset of the params pool; else 0 */
+    uint32_t reserved1;
 } npurt_header;               /* 96 bytes */
 
 /* Pool kinds. Region numbers of HW epochs: 0 = params (at the epoch's

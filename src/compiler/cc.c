@@ -35,6 +35,8 @@ void cc_model_free(cc_model *m)
     free(m->buf_of);
     free(m->ops);
     free(m->folded);
+    free(m->once);
+    free(m->vars_init);
     graph_free(m->folded_g);
     cc_costs_free(m->costs);
     cc_gencache_free(m->gen);
@@ -495,6 +497,7 @@ static int compile_once(const graph *g, const cc_options *opt, eu_wcache *wc, cc
         if (e->kind != CC_EPOCH_HW) continue;
         m->flash_size += e->flash_size + e->payload_size;
     }
+    if (!opt->no_fold && (rc = cc_fold_once(m, err))) goto fail;
     m->compile_seconds = now_seconds() - t0;
     m->wcache = NULL;
     cc_costs_free(m->costs);

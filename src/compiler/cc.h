@@ -214,6 +214,22 @@ typedef struct cc_folded {
     int32_t n_out;
 } cc_folded;
 
+/* A CALL_ONCE of the deployed graph and whether its initialiser was
+ * evaluated at compile time (cc_fold_once, cc_fold.c). Folded: the npuc
+ * runtime outputs (NPRT, C array, loadable) drop its epoch and start the
+ * variable area at m->vars_init; _npu.tflite keeps it (TFLite Micro gives
+ * a resource variable a value only by running ASSIGN_VARIABLE). */
+typedef struct cc_once {
+    int32_t op;               /* op index in m->g */
+    int32_t src_op;           /* op index in the source graph (reports) */
+    int32_t init_subgraph;
+    bool folded;
+    int32_t n_vars;           /* folded: variables it gives a value */
+    uint64_t bytes;           /* their value bytes */
+    int32_t vars[8];          /* the first of them (graph_model res index) */
+    char why[192];            /* not folded: the reason */
+} cc_once;
+
 typedef struct cc_model {
     const graph *g;           /* the deployed graph: the source graph (not
                                  owned), or folded_g when ops were folded */
@@ -221,6 +237,11 @@ typedef struct cc_model {
     graph *folded_g;          /* owned: the source without its folded ops
                                  (their outputs constants), NULL if none */
     cc_folded *folded; int32_t n_folded;
+    cc_once *once; int32_t n_once;   /* the CALL_ONCE ops of m->g (cc_fold_once) */
+    uint8_t *vars_init;       /* with a folded CALL_ONCE: the variable area after
+                                 the folded initialisers ran on a zeroed area
+                                 (graph_model vars_size bytes), else NULL */
+    size_t vars_init_size;
     cc_options opt;
     cc_op_info *ops;          /* [g->n_ops] */
     int32_t *buf_of;          /* [g->n_tensors] buffer of each tensor, -1 constants */
@@ -252,6 +273,12 @@ int32_t cc_op_of_source(const cc_model *m, int32_t src_op);
  * (NULL when none folds; then g is deployed as it is); *list (malloc'd)
  * names them. */
 int cc_fold(const graph *g, graph **out, cc_folded **list, int32_t *n_list, npuc_err *err);
+/* CALL_ONCE folding (cc_fold.c), once m's epochs exist: fills m->once and,
+ * when an initialiser is a pure function of constants that runs before any
+ * other use of the variables, m->vars_init. */
+int cc_fold_once(cc_model *m, npuc_err *err);
+/* The entry of m->once for op op of m->g when it was folded, else NULL. */
+const cc_once *cc_once_folded(const cc_model *m, int32_t op);
 
 /* Compiles a graph. The graph must outlive the model. Errors name the op or
  * tensor; unsupported ops are not errors (they run on the CPU), except a

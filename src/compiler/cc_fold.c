@@ -7,7 +7,8 @@
  * folded output counts as a constant for the ops after it.
  *
  * Never folded: ops the interpreter cannot prepare or run (they stay as
- * they are), CUSTOM ops, control flow and resource-variable ops, ops writing a state tensor or a model output (the
+ * they are), CUSTOM ops, control flow and resource-variable ops (CALL_ONCE
+ * has its own step, cc_fold_once at the end of this file), ops writing a state tensor or a model output (the
  * deployed model must still write every output, so the last op of a
  * constant chain that feeds an output stays), and ops whose outputs exceed
  * CC_FOLD_MAX_BYTES (a folded constant costs flash).
@@ -16,7 +17,9 @@
  * the deployed model is checked against. */
 #include "cc.h"
 #include "interp/interp.h"
+#include "kernels/k_op.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -292,4 +295,231 @@ done:
         *n_list = nf;
     }
     return rc;
+}
+
+/* ---- CALL_ONCE initialisers (issue 18 item 4) ----
+ *
+ * A CALL_ONCE of subgraph 0 whose init subgraph is a pure function of
+ * constants (no inputs, every op input a constant or computed inside, only
+ * VAR_HANDLE, ASSIGN_VARIABLE, READ_VARIABLE of a variable it assigned
+ * itself before, and ops the reference kernels run), and which runs before
+ * any other op that touches the variables, leaves the same variable area
+ * behind on every first invocation: the area after its prepared kernel ran
+ * once on a zeroed area. The npuc runtime outputs start the area at those
+ * bytes (and return to them on reset) instead of running it. */
+
+/* Sets o's reason; false. */
+__attribute__((format(printf, 2, 3))) static bool once_why(cc_once *o, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(o->why, sizeof o->why, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+/* Whether init subgraph si is a pure function of constants; fills o's
+ * variables (resource ids it assigns) or o->why. */
+static bool once_pure(const graph_model *gm, int32_t si, cc_once *o)
+{
+    if (si < 1 || si >= gm->n_subgraphs) return once_why(o, "init subgraph %d is not one of the model's subgraphs", si);
+    const graph *c = gm->sub[si];
+    if (c->n_inputs || c->n_outputs) return once_why(o, "init subgraph %d has inputs or outputs", si);
+    int32_t *res_of = calloc((size_t)c->n_tensors + 1, sizeof *res_of);  /* VAR_HANDLE output -> id + 1 */
+    bool *made = calloc((size_t)c->n_tensors + 1, sizeof *made);
+    bool *assigned = calloc((size_t)gm->n_res + 1, sizeof *assigned);
+    bool ok = res_of && made && assigned;
+    if (!ok) once_why(o, "out of memory");
+    for (int32_t t = 0; ok && t < c->n_tensors; t++)
+        if (c->tensors[t].is_variable)
+            ok = once_why(o, "init subgraph %d: tensor %d ('%s') is a variable tensor", si, t, c->tensors[t].name);
+    for (int32_t i = 0; ok && i < c->n_ops; i++) {
+        const graph_op *op = &c->ops[i];
+        const int32_t code = op->opcode;
+        if (code == TFL_OP_CUSTOM || code == TFL_OP_IF || code == TFL_OP_WHILE || code == TFL_OP_CALL_ONCE) {
+            ok = once_why(o, "init subgraph %d: op %d (%s) is not folded at compile time", si, i, graph_op_name(op));
+            break;
+        }
+        for (int32_t k = 0; ok && k < op->n_in; k++) {
+            const int32_t t = op->in[k];
+            if (t >= 0 && !c->tensors[t].data && !made[t])
+                ok = once_why(o, "init subgraph %d: input %d of op %d (%s) is neither a constant nor computed inside",
+                              si, k, i, graph_op_name(op));
+        }
+        if (!ok) break;
+        if (code == TFL_OP_VAR_HANDLE) {
+            const int32_t id = graph_resource_find(gm, op->opt.container, op->opt.shared_name);
+            if (id < 0 || op->n_out != 1 || op->out[0] < 0) {
+                ok = once_why(o, "init subgraph %d: op %d (VAR_HANDLE) names no variable of the model", si, i);
+                break;
+            }
+            res_of[op->out[0]] = id + 1;
+        } else if (code == TFL_OP_READ_VARIABLE || code == TFL_OP_ASSIGN_VARIABLE) {
+            const int32_t id = op->n_in >= 1 && op->in[0] >= 0 ? res_of[op->in[0]] - 1 : -1;
+            if (id < 0 || id >= gm->n_res) {
+                ok = once_why(o, "init subgraph %d: op %d (%s) takes a resource that no VAR_HANDLE of the subgraph "
+                              "makes", si, i, graph_op_name(op));
+                break;
+            }
+            if (code == TFL_OP_READ_VARIABLE && !assigned[id]) {
+                ok = once_why(o, "init subgraph %d: op %d (READ_VARIABLE) reads variable '%s', which it did not "
+                              "assign itself", si, i, gm->res[id].shared_name ? gm->res[id].shared_name : "");
+                break;
+            }
+            if (code == TFL_OP_ASSIGN_VARIABLE && !assigned[id]) {
+                assigned[id] = true;
+                if (o->n_vars < (int32_t)(sizeof o->vars / sizeof o->vars[0])) o->vars[o->n_vars] = id;
+                o->n_vars++;
+                o->bytes += gm->res[id].nbytes;
+            }
+        } else if (!interp_op_supported(c, op, NULL, 0)) {
+            ok = once_why(o, "init subgraph %d: op %d (%s) is not run by the reference kernels", si, i,
+                          graph_op_name(op));
+            break;
+        }
+        for (int32_t k = 0; k < op->n_out; k++)
+            if (op->out[k] >= 0) made[op->out[k]] = true;
+    }
+    if (ok && !o->n_vars) ok = once_why(o, "init subgraph %d assigns no variable", si);
+    free(res_of);
+    free(made);
+    free(assigned);
+    if (!ok) {
+        o->n_vars = 0;
+        o->bytes = 0;
+    }
+    return ok;
+}
+
+/* Runs CALL_ONCE op (of g) with its prepared kernel on the variable area
+ * vars (vars_size bytes, 8-aligned). */
+static bool once_run(const graph_op *op, uint8_t *vars, size_t vars_size, cc_once *o)
+{
+    graph *h = graph_new("call_once");
+    interp *ip = NULL;
+    npuc_err e = {0};
+    uint32_t kind = 0, psize = 0, scratch = 0, persist = 0;
+    const void *params = NULL;
+    void *sbuf = NULL, *pbuf = NULL;
+    bool ok = h && graph_add_op(h, op->opcode, &op->opt, 0, NULL, 0, NULL) >= 0 &&
+              graph_set_io(h, 0, (const int32_t[]){0}, 0, (const int32_t[]){0}) == 0;
+    if (!ok) once_why(o, "out of memory");
+    if (ok && interp_create(h, NULL, &ip, &e) != NPUC_OK) ok = once_why(o, "the reference kernels cannot prepare it: %.120s", e.msg);
+    if (ok && interp_vars_size(ip) != vars_size) ok = once_why(o, "internal: variable area of %zu bytes, not %zu", interp_vars_size(ip), vars_size);
+    if (ok && interp_op_prepared(ip, 0, &kind, &params, &psize, &scratch, &persist) != NPUC_OK)
+        ok = once_why(o, "no prepared kernel");
+    if (ok) {
+        sbuf = calloc(1, (size_t)scratch + 16);
+        pbuf = calloc(1, (size_t)persist + 16);
+        if (!sbuf || !pbuf) ok = once_why(o, "out of memory");
+    }
+    if (ok) {
+        k_op_io io;
+        memset(&io, 0, sizeof io);
+        io.scratch = sbuf;
+        io.scratch_size = scratch;
+        io.persistent = pbuf;
+        io.persistent_size = persist;
+        io.vars = vars;
+        io.vars_size = (uint32_t)vars_size;
+        int k = k_op_run(kind, params, psize, &io);
+        if (k != K_OK) ok = once_why(o, "the init subgraph failed at compile time (kernel status %d)", k);
+    }
+    free(sbuf);
+    free(pbuf);
+    interp_free(ip);
+    graph_free(h);
+    return ok;
+}
+
+/* Why op i of m->g (a model op touching variables) keeps a later CALL_ONCE:
+ * NULL when it does not (VAR_HANDLE only names a variable; a folded
+ * CALL_ONCE's effect is in the image, in order). */
+static bool once_blocks(const cc_model *m, int32_t i)
+{
+    const graph_op *op = &m->g->ops[i];
+    if (!graph_op_uses_model(op->opcode) || op->opcode == TFL_OP_VAR_HANDLE) return false;
+    return !(op->opcode == TFL_OP_CALL_ONCE && cc_once_folded(m, i));
+}
+
+const cc_once *cc_once_folded(const cc_model *m, int32_t op)
+{
+    for (int32_t k = 0; k < m->n_once; k++)
+        if (m->once[k].op == op && m->once[k].folded) return &m->once[k];
+    return NULL;
+}
+
+int cc_fold_once(cc_model *m, npuc_err *err)
+{
+    const graph *g = m->g;
+    int32_t n = 0;
+    for (int32_t i = 0; i < g->n_ops; i++) n += g->ops[i].opcode == TFL_OP_CALL_ONCE;
+    if (!n) return NPUC_OK;
+    const graph_model *gm = graph_model_of(g);
+    m->once = calloc((size_t)n, sizeof *m->once);
+    uint8_t *vars = gm && gm->vars_size ? calloc(1, gm->vars_size + 8) : NULL;
+    if (!m->once || (gm && gm->vars_size && !vars)) return free(vars), npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    /* epoch order: the order the runtime runs the CPU ops in */
+    int32_t any = 0;
+    for (int32_t ei = 0; ei < m->n_epochs; ei++) {
+        const cc_epoch *e = &m->epochs[ei];
+        if (e->kind != CC_EPOCH_SW) continue;
+        const int32_t i = e->first_op;
+        const graph_op *op = &g->ops[i];
+        if (op->opcode != TFL_OP_CALL_ONCE) continue;
+        cc_once *o = &m->once[m->n_once++];
+        o->op = i;
+        o->src_op = m->folded_g ? op->index : i;
+        o->init_subgraph = op->opt.init_subgraph;
+        if (!gm || !vars) {
+            once_why(o, "the model has no resource variables");
+            continue;
+        }
+        if (!once_pure(gm, o->init_subgraph, o)) continue;
+        /* nothing before it (in the runtime's order and in the graph's)
+         * may have touched a variable */
+        int32_t before = -1;
+        for (int32_t ej = 0; ej < ei && before < 0; ej++)
+            if (m->epochs[ej].kind == CC_EPOCH_SW && once_blocks(m, m->epochs[ej].first_op)) before = m->epochs[ej].first_op;
+        for (int32_t j = 0; j < i && before < 0; j++)
+            if (once_blocks(m, j)) before = j;
+        if (before >= 0) {
+            once_why(o, "op %d (%s) runs before it and uses resource variables",
+                     m->folded_g ? g->ops[before].index : before, graph_op_name(&g->ops[before]));
+            o->n_vars = 0;
+            o->bytes = 0;
+            continue;
+        }
+        uint8_t *keep = malloc(gm->vars_size + 8);
+        if (!keep) return free(vars), npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+        memcpy(keep, vars, gm->vars_size);
+        if (!once_run(op, vars, gm->vars_size, o)) {
+            memcpy(vars, keep, gm->vars_size);  /* a failed run leaves nothing behind */
+            o->n_vars = 0;
+            o->bytes = 0;
+        } else {
+            o->folded = true;
+            any++;
+        }
+        free(keep);
+    }
+    /* a CALL_ONCE without a CPU epoch of its own (none today) stays as it is */
+    for (int32_t i = 0; i < g->n_ops && m->n_once < n; i++) {
+        if (g->ops[i].opcode != TFL_OP_CALL_ONCE) continue;
+        bool seen = false;
+        for (int32_t k = 0; k < m->n_once; k++) seen |= m->once[k].op == i;
+        if (seen) continue;
+        cc_once *o = &m->once[m->n_once++];
+        o->op = i;
+        o->src_op = m->folded_g ? g->ops[i].index : i;
+        o->init_subgraph = g->ops[i].opt.init_subgraph;
+        once_why(o, "it has no CPU epoch");
+    }
+    if (any) {
+        m->vars_init = vars;
+        m->vars_init_size = gm->vars_size;
+    } else {
+        free(vars);
+    }
+    return NPUC_OK;
 }

@@ -11,7 +11,10 @@
  * The string table also holds the target record (header target_off).
  * SW epochs carry the kernel kind and parameter blob the reference
  * interpreter prepared for the op (kernels/k_op.h), so the runtime runs the
- * interpreter's exact arithmetic. */
+ * interpreter's exact arithmetic. A CALL_ONCE folded at compile time
+ * (cc_fold_once) gets no epoch: the variable area's initial contents, in
+ * the params pool (header vars_init_off, NPURT_F_VARS_INIT), hold what it
+ * would have assigned. */
 #include "emit.h"
 
 #include "kernels/k_op.h"
@@ -248,7 +251,8 @@ int emit_npurt(const cc_model *m, const char *name, uint8_t **blob, size_t *size
         b.const_off[t] = -1;
     }
     bool any_sw = false;
-    for (int32_t i = 0; i < m->n_epochs; i++) any_sw |= m->epochs[i].kind == CC_EPOCH_SW;
+    for (int32_t i = 0; i < m->n_epochs; i++)
+        any_sw |= m->epochs[i].kind == CC_EPOCH_SW && !cc_once_folded(m, m->epochs[i].first_op);
     int rc = NPUC_OK;
     if (any_sw) {
         interp_options io;
@@ -270,8 +274,23 @@ int emit_npurt(const cc_model *m, const char *name, uint8_t **blob, size_t *size
         int32_t r;
         rc = tensor_of(&b, g->outputs[i], &r, err);
     }
-    for (int32_t i = 0; i < m->n_epochs && !rc; i++)
+    for (int32_t i = 0; i < m->n_epochs && !rc; i++) {
+        /* a CALL_ONCE folded at compile time (cc_fold_once): its result is
+         * the variable area's initial contents, it has no epoch */
+        if (m->epochs[i].kind == CC_EPOCH_SW && cc_once_folded(m, m->epochs[i].first_op)) continue;
         rc = m->epochs[i].kind == CC_EPOCH_HW ? add_hw_epoch(&b, i) : add_sw_epoch(&b, m->epochs[i].first_op, err);
+    }
+    /* the resource variables (VAR_HANDLE, READ/ASSIGN_VARIABLE) after the
+     * persistent buffers: zeroed with the pool at init and reset, then set
+     * to the folded initialisers' result (in the params pool) if any */
+    uint64_t vars_size = b.ip ? interp_vars_size(b.ip) : 0, vars_off = 0, vars_init = 0;
+    if (!rc && vars_size && m->vars_init) {
+        if (m->vars_init_size != vars_size)
+            rc = npuc_errf(err, NPUC_E_INVALID, "internal: folded variable area of %zu bytes, the model's has %llu",
+                           m->vars_init_size, (unsigned long long)vars_size);
+        else
+            vars_init = (uint64_t)bytes_add(&b.params, m->vars_init, m->vars_init_size, NPURT_ALIGN);
+    }
     /* state tensors only NPU ops use (an LSTM on the NPU): recorded too, so
      * that the runtime resets them (npurt_reset_state) */
     for (int32_t t = 0; t < g->n_tensors && !rc; t++)
@@ -304,9 +323,6 @@ int emit_npurt(const cc_model *m, const char *name, uint8_t **blob, size_t *size
     pools[1].kind = NPURT_POOL_ACTIVATIONS;
     pools[1].size = (uint32_t)act;
     pools[1].name_off = add_string(&b, "activations");
-    /* the resource variables (VAR_HANDLE, READ/ASSIGN_VARIABLE) after the
-     * persistent buffers: zeroed with the pool at init and reset */
-    uint64_t vars_size = b.ip ? interp_vars_size(b.ip) : 0, vars_off = 0;
     if (vars_size) {
         vars_off = (b.state_size + 15) / 16 * 16;
         b.state_size = vars_off + vars_size;
@@ -376,6 +392,10 @@ int emit_npurt(const cc_model *m, const char *name, uint8_t **blob, size_t *size
     h.target_off = target_rec;
     h.vars_off = (uint32_t)vars_off;
     h.vars_size = (uint32_t)vars_size;
+    if (vars_size && m->vars_init) {
+        h.flags |= NPURT_F_VARS_INIT;
+        h.vars_init_off = (uint32_t)vars_init;
+    }
     h.n_pools = (uint16_t)n_pools;
     h.n_tensors = (uint16_t)b.n_tensors;
     h.n_epochs = (uint16_t)b.n_epochs;

@@ -156,7 +156,9 @@ int emit_reloc(const cc_model *m, const char *name, const emit_reloc_options *o,
     h.version_minor = NPURL_VERSION_MINOR;
     h.header_size = sizeof h;
     h.runtime_major = NPURT_RUNTIME_VERSION_MAJOR;
-    h.runtime_minor = NPURT_RUNTIME_VERSION_MINOR;
+    /* the oldest runtime that runs it: 1.1 reads the folded CALL_ONCE
+     * initialisers (NPURT_F_VARS_INIT), which 1.0 would skip */
+    h.runtime_minor = (v.h->flags & NPURT_F_VARS_INIT) ? 1 : 0;
     h.npu_config = v.h->npu_config;
     h.npu_id = v.h->npu_id;
     h.security = NPURL_SEC_ANY;

@@ -147,6 +147,60 @@ static void write_buffers(npuc_json_writer *w, const cc_model *m)
     npuc_json_write_array_end(w);
 }
 
+/* The CALL_ONCE ops (cc_fold_once): folded ones with the variables they
+ * give a value, per output form; the others with the reason. */
+static void write_once(npuc_json_writer *w, const cc_model *m)
+{
+    const graph_model *gm = graph_model_of(m->g);
+    npuc_json_write_key(w, "call_once");
+    npuc_json_write_array_begin(w);
+    for (int32_t i = 0; i < m->n_once; i++) {
+        const cc_once *o = &m->once[i];
+        npuc_json_write_object_begin(w);
+        npuc_json_member_int(w, "op", o->src_op);
+        npuc_json_member_string(w, "operator", "CALL_ONCE");
+        npuc_json_member_int(w, "init_subgraph", o->init_subgraph);
+        npuc_json_member_bool(w, "folded", o->folded);
+        if (!o->folded) {
+            npuc_json_member_string(w, "reason", o->why);
+            npuc_json_write_object_end(w);
+            continue;
+        }
+        npuc_json_member_int(w, "n_variables", o->n_vars);
+        npuc_json_member_uint(w, "bytes", o->bytes);
+        npuc_json_write_key(w, "variables");
+        npuc_json_write_array_begin(w);
+        const int32_t shown = o->n_vars < (int32_t)(sizeof o->vars / sizeof o->vars[0]) ? o->n_vars
+                              : (int32_t)(sizeof o->vars / sizeof o->vars[0]);
+        for (int32_t k = 0; gm && k < shown; k++) {
+            const graph_resource *r = &gm->res[o->vars[k]];
+            npuc_json_write_object_begin(w);
+            npuc_json_member_int(w, "resource", o->vars[k]);
+            npuc_json_member_string(w, "name", r->shared_name ? r->shared_name : "");
+            npuc_json_member_string(w, "type", graph_dtype_name(r->dtype));
+            npuc_json_write_key(w, "shape");
+            npuc_json_write_array_begin(w);
+            for (int32_t d = 0; d < r->rank; d++) npuc_json_write_int(w, r->shape[d]);
+            npuc_json_write_array_end(w);
+            npuc_json_member_uint(w, "bytes", r->nbytes);
+            npuc_json_member_uint(w, "area_offset", r->area_off);
+            npuc_json_write_object_end(w);
+        }
+        npuc_json_write_array_end(w);
+        npuc_json_write_key(w, "outputs");
+        npuc_json_write_object_begin(w);
+        npuc_json_member_string(w, "nprt", "folded: no epoch; the variable area starts with these values and returns "
+                                           "to them on reset");
+        npuc_json_member_string(w, "c", "folded (the NPRT bytes)");
+        npuc_json_member_string(w, "reloc", "folded (the NPRT bytes)");
+        npuc_json_member_string(w, "tflite", "kept: TFLite Micro gives a resource variable a value only by running "
+                                             "ASSIGN_VARIABLE");
+        npuc_json_write_object_end(w);
+        npuc_json_write_object_end(w);
+    }
+    npuc_json_write_array_end(w);
+}
+
 int emit_report_json(const cc_model *m, const char *model_name, const char *path, npuc_err *err)
 {
     char *text = NULL;
@@ -210,6 +264,8 @@ int emit_report_json_text(const cc_model *m, const char *model_name, char **out,
         }
         npuc_json_write_array_end(&w);
     }
+
+    if (m->n_once) write_once(&w, m);
 
     npuc_json_write_key(&w, "pools");
     npuc_json_write_array_begin(&w);
@@ -455,6 +511,17 @@ int emit_summary(const cc_model *m, const char *model_name, char **out, npuc_err
             break;
         }
         npuc_sb_printf(&b, "    op %d %s -> tensor %d '%s'\n", f->op, f->op_name, f->tensor, f->tensor_name);
+    }
+    for (int32_t i = 0; i < m->n_once; i++) {
+        const cc_once *o = &m->once[i];
+        if (!i) npuc_sb_printf(&b, "\n  CALL_ONCE initialisers:\n");
+        if (o->folded)
+            npuc_sb_printf(&b, "    folded: op %d CALL_ONCE (init subgraph %d): %d variable%s, %llu bytes, the initial "
+                           "values of the .nprt / C / loadable model; kept in _npu.tflite, where TFLite Micro needs it\n",
+                           o->src_op, o->init_subgraph, o->n_vars, o->n_vars == 1 ? "" : "s",
+                           (unsigned long long)o->bytes);
+        else
+            npuc_sb_printf(&b, "    kept: op %d CALL_ONCE (init subgraph %d): %s\n", o->src_op, o->init_subgraph, o->why);
     }
     return npuc_sb_finish(&b, out, err);
 }

@@ -159,6 +159,8 @@ int npurt_model_load_ex(npurt_model *m, const void *blob, size_t size, bool chec
         return FAIL(NPURT_E_FORMAT, -1, 8, NPURT_TEXT("header size field does not match the blob"));
     if (check_crc && npurt_format_crc32(b + 16, h->size - 16) != h->crc32) return FAIL(NPURT_E_CRC, -1, 12, NPURT_TEXT("checksum mismatch"));
     uint32_t n = h->size;
+    /* a flag this reader does not know changes what the model means */
+    if (h->flags & ~NPURT_F_KNOWN) return FAIL(NPURT_E_FORMAT, -1, 24, NPURT_TEXT("unknown header flag"));
     if (h->n_pools > NPURT_MAX_POOLS) return FAIL(NPURT_E_FORMAT, -1, 32, NPURT_TEXT("more than 8 pools"));
     if (!table_ok(h->pools_off, h->n_pools, sizeof(npurt_pool_rec), 4, n)) return FAIL(NPURT_E_FORMAT, -1, 48, NPURT_TEXT("pool table outside the blob"));
     if (!table_ok(h->tensors_off, h->n_tensors, sizeof(npurt_tensor_rec), 4, n)) return FAIL(NPURT_E_FORMAT, -1, 52, NPURT_TEXT("tensor table outside the blob"));
@@ -206,6 +208,13 @@ int npurt_model_load_ex(npurt_model *m, const void *blob, size_t size, bool chec
         int ps = m->pool_of_kind[NPURT_POOL_STATE];
         if (ps < 0 || h->vars_off % 8 || !range_ok(h->vars_off, h->vars_size, m->pools[ps].size))
             return FAIL(NPURT_E_FORMAT, -1, 80, NPURT_TEXT("resource-variable area outside the state pool"));
+    }
+    /* minor 3: the area's initial contents, inside the params pool */
+    if (h->flags & NPURT_F_VARS_INIT) {
+        int pp = m->pool_of_kind[NPURT_POOL_PARAMS];
+        if (!h->vars_size || pp < 0 || h->vars_init_off % NPURT_ALIGN ||
+            !range_ok(h->vars_init_off, h->vars_size, m->pools[pp].size))
+            return FAIL(NPURT_E_FORMAT, -1, 88, NPURT_TEXT("resource-variable initial values outside the params pool"));
     }
     for (uint32_t i = 0; i < (uint32_t)h->n_inputs + h->n_outputs; i++) {
         int32_t t = m->io[i];

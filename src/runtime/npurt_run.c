@@ -26,6 +26,11 @@ static void zero_variables(npurt_instance *inst)
     const npurt_model *m = inst->model;
     int ps = m->pool_of_kind[NPURT_POOL_STATE];
     if (ps >= 0 && inst->base[ps]) memset(inst->base[ps], 0, inst->size[ps]);
+    /* minor 3: the resource variables start as the folded CALL_ONCE
+     * initialisers left them (checked at load to lie inside both pools) */
+    int pp = m->pool_of_kind[NPURT_POOL_PARAMS];
+    if ((m->h->flags & NPURT_F_VARS_INIT) && m->h->vars_size && ps >= 0 && pp >= 0 && inst->base[ps] && inst->base[pp])
+        memcpy(inst->base[ps] + m->h->vars_off, inst->base[pp] + m->h->vars_init_off, m->h->vars_size);
     for (uint32_t t = 0; t < m->h->n_tensors; t++) {
         const npurt_tensor_rec *r = &m->tensors[t];
         /* As TFLite Micro's ResetVariableTensors: int8 state starts at its

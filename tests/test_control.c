@@ -875,7 +875,7 @@ int main(void)
     test_bad();
     test_kernel_errors();
     const char *env = getenv("NPUC_CONTROL_SEEDS");
-    test_random(env ? atoi(env) : 12);
+    test_random(env ? atoi(env) : 70);   /* 3 x 70: at least 200 random models of the family */
     free_drivers();
     printf("test_control: %d checks, %d failures\n", t_checks, t_failures);
     return t_failures != 0;

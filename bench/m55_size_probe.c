@@ -3,7 +3,7 @@
  * an Ethos-U through the driver's MMIO backend. tools/bench_m55_size.sh
  * reads its link map and reports how many bytes of flash and static RAM
  * libethosu_driver.a and libnpurt.a put into it. The CPU kernels are left
- * out on purpose (k_op_run below stands in for libnpurt_kernels.a): their
+ * out on purpose (k_op_run_table below stands in for libnpurt_kernels.a): their
  * size depends on which ops a model runs on the CPU. */
 #include <stddef.h>
 #include <stdint.h>
@@ -13,10 +13,16 @@
 #include "npurt/reloc.h"
 #include "kernels/k_op.h"
 
-int k_op_run(uint32_t kind, const void *params, uint32_t params_size, const k_op_io *io)
+int k_op_run_table(const k_op_family_fn *table, uint32_t kind, const void *params, uint32_t params_size,
+                   const k_op_io *io)
 {
-    (void)kind; (void)params; (void)params_size; (void)io;
+    (void)table; (void)kind; (void)params; (void)params_size; (void)io;
     return 0;
+}
+
+uint32_t k_op_family(uint32_t kind)
+{
+    return kind;
 }
 
 const char *k_op_name(uint32_t kind)

@@ -8,6 +8,7 @@
  *
  * Environment: NPUC_RUNTIME_GENMODELS (default 200; fewer under sanitizers). */
 #include "test.h"
+#include "../src/kernels/k_op.h"
 #include "../src/compiler/cc.h"
 #include "../src/emit/emit.h"
 #include "../src/interp/interp.h"
@@ -601,6 +602,21 @@ static void test_bad_kernel(void)
         CHECK_EQ_INT(r.inst.err.epoch, sw);
         rt_close(&r);
         ep[sw].kernel = saved;
+        fix_crc(blob);
+        /* a kernel table (npurt_instance.kernels) without the epoch's
+         * family fails that epoch with a clear message; the model's own
+         * families run it */
+        CHECK_EQ_INT(rt_open(&r, blob, n, driver_for(EU_U55_128), &e), NPURT_OK);
+        static npurt_kernel_fn table[K_OP_FAM_COUNT];
+        memcpy(table, k_op_all_families, sizeof table);
+        uint32_t fam = k_op_family(ep[sw].kernel);
+        table[fam] = NULL;
+        r.inst.kernels = table;
+        CHECK_EQ_INT(npurt_run(&r.inst), NPURT_E_KERNEL);
+        CHECK(strstr(r.inst.err.what ? r.inst.err.what : "", "kernel table") != NULL);
+        table[fam] = k_op_all_families[fam];
+        CHECK_EQ_INT(npurt_run(&r.inst), NPURT_OK);
+        rt_close(&r);
         ep[sw].params_size = 4; /* truncated parameters */
         fix_crc(blob);
         CHECK_EQ_INT(rt_open(&r, blob, n, driver_for(EU_U55_128), &e), NPURT_OK);

@@ -239,6 +239,10 @@ static int run_reloc(npurt_instance *builtin, uint32_t mode, const char *mode_na
         mapped = true;
     }
     ri.rt.drv = &npu_driver;
+    /* the image is the built-in model in loadable form: the same kernels (a
+     * firmware installing models it does not know would name
+     * k_op_all_families, every kernel) */
+    ri.rt.kernels = EXAMPLE_ALL_KERNELS ? k_op_all_families : EXAMPLE_KERNELS;
     for (uint32_t k = 0; k < npurt_reloc_n_inputs(&ri); k++) {
         uint32_t n = 0, nb = 0;
         uint8_t *p = npurt_reloc_input(&ri, k, &n);
@@ -312,6 +316,7 @@ static int run_model(void)
         return EXIT_RUN;
     }
     inst.drv = &npu_driver;
+    inst.kernels = EXAMPLE_ALL_KERNELS ? k_op_all_families : EXAMPLE_KERNELS;   /* the model's: only its kernels link */
     inst.profile = profile;
     inst.profile_cap = MAX_EPOCHS;
 

@@ -125,6 +125,15 @@ typedef struct npurt_epoch_profile {
 
 struct npurt_sched;
 
+/* The CPU kernels, by family: one runner per k_op family, indexed by the
+ * family (src/kernels/k_op.h: k_op_family_fn, K_OP_FAM_*). A compiled model
+ * in C form comes with its own table, ID_kernels, naming only the families
+ * its CPU epochs run, so that a firmware links only those kernels
+ * (docs/embedded.md). */
+struct k_op_io;
+typedef int (*npurt_kernel_fn)(uint32_t kind, const uint8_t *params, uint32_t params_size,
+                               const struct k_op_io *io);
+
 /* Run and epoch callbacks (npurt_set_callback): event is NPURT_CB_*. */
 typedef void (*npurt_callback)(void *user, int event, uint32_t epoch);
 enum {
@@ -144,6 +153,12 @@ typedef struct npurt_instance {
     uint32_t profile_cap;
     npurt_callback cb;                /* optional run / epoch callbacks */
     void *cb_user;
+    /* The CPU kernels (npurt_kernel_fn above): a compiled model's
+     * ID_kernels, or k_op_all_families (every kernel). NULL: every kernel
+     * on the host; on the MCU build (where the full table is only weakly
+     * referenced) every kernel only when the firmware links
+     * k_op_all_families, else a CPU epoch fails with NPURT_E_KERNEL. */
+    const npurt_kernel_fn *kernels;
     /* Resolved address table of an installed loadable model (reloc.h):
      * the pointers each epoch hands the NPU or its kernel, in epoch order
      * (HW: stream, region 0, 1, 2; SW/HYBRID: params, scratch, persistent,

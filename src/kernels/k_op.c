@@ -23,8 +23,12 @@ _Static_assert(sizeof(k_op_resize_blob) == 32, "k_op_resize_blob layout");
 /* ---- kind table ------------------------------------------------------------- */
 
 enum {
-    F_NONE, F_CONV, F_FC, F_SVDF, F_POOL, F_BINARY, F_MEAN, F_UNARY, F_COPY, F_CONCAT, F_SPLIT, F_PAD,
-    F_SLICE, F_TRANSPOSE, F_RESIZE, F_MATH, F_BINOP, F_GATHER, F_REDUCE, F_LSTM, F_CUSTOM, F_CONTROL
+    F_NONE = K_OP_FAM_NONE, F_CONV = K_OP_FAM_CONV, F_FC = K_OP_FAM_FC, F_SVDF = K_OP_FAM_SVDF,
+    F_POOL = K_OP_FAM_POOL, F_BINARY = K_OP_FAM_BINARY, F_MEAN = K_OP_FAM_MEAN, F_UNARY = K_OP_FAM_UNARY,
+    F_COPY = K_OP_FAM_COPY, F_CONCAT = K_OP_FAM_CONCAT, F_SPLIT = K_OP_FAM_SPLIT, F_PAD = K_OP_FAM_PAD,
+    F_SLICE = K_OP_FAM_SLICE, F_TRANSPOSE = K_OP_FAM_TRANSPOSE, F_RESIZE = K_OP_FAM_RESIZE,
+    F_MATH = K_OP_FAM_MATH, F_BINOP = K_OP_FAM_BINOP, F_GATHER = K_OP_FAM_GATHER, F_REDUCE = K_OP_FAM_REDUCE,
+    F_LSTM = K_OP_FAM_LSTM, F_CUSTOM = K_OP_FAM_CUSTOM, F_CONTROL = K_OP_FAM_CONTROL
 };
 
 typedef struct kind_info {
@@ -243,6 +247,31 @@ static int run(uint32_t kind, const void *params, uint32_t params_size, const k_
     case F_CONTROL: return k_op_run_control(kind, b, params_size, io);
     default: return K_E_INVALID;
     }
+}
+
+uint32_t k_op_family(uint32_t kind)
+{
+    return kind < K_OP_KIND_END ? kinds[kind].family : (uint32_t)F_NONE;
+}
+
+const char *k_op_family_name(uint32_t family)
+{
+    static const char *const names[K_OP_FAM_COUNT] = {
+        "none", "conv", "fc", "svdf", "pool", "binary", "mean", "unary", "copy", "concat", "split",
+        "pad", "slice", "transpose", "resize", "math", "binop", "gather", "reduce", "lstm", "custom",
+        "control"};
+    return family < K_OP_FAM_COUNT ? names[family] : "none";
+}
+
+int k_op_run_table(const k_op_family_fn *table, uint32_t kind, const void *params, uint32_t params_size,
+                   const k_op_io *io)
+{
+    if (!io || io->n_in < 0 || io->n_out < 0) return K_E_INVALID;
+    if (kind >= K_OP_KIND_END || kinds[kind].family == F_NONE) return K_E_INVALID;
+    if (!params || ((uintptr_t)params & 3u) != 0 || params_size < 4) return K_E_INVALID;
+    k_op_family_fn f = table ? table[kinds[kind].family] : NULL;
+    if (!f) return K_E_UNSUPPORTED;
+    return f(kind, (const uint8_t *)params, params_size, io);
 }
 
 int k_op_run(uint32_t kind, const void *params, uint32_t params_size, const k_op_io *io)

@@ -335,6 +335,51 @@ static inline uint32_t k_op_align(uint32_t v) { return (v + 7u) & ~7u; }
 
 /* ---- running ------------------------------------------------------------------ */
 
+/* ---- families and a per-model kernel table --------------------------------
+ * Every kind belongs to one family, and one runner runs all the kinds of a
+ * family. k_op_run reaches every runner; a firmware that dispatches through
+ * k_op_run_table instead links only the runners its table names (with
+ * --gc-sections): `npuc compile --output-format c` writes such a table for
+ * the model, ID_kernels (docs/embedded.md). */
+enum {
+    K_OP_FAM_NONE, K_OP_FAM_CONV, K_OP_FAM_FC, K_OP_FAM_SVDF, K_OP_FAM_POOL, K_OP_FAM_BINARY,
+    K_OP_FAM_MEAN, K_OP_FAM_UNARY, K_OP_FAM_COPY, K_OP_FAM_CONCAT, K_OP_FAM_SPLIT, K_OP_FAM_PAD,
+    K_OP_FAM_SLICE, K_OP_FAM_TRANSPOSE, K_OP_FAM_RESIZE, K_OP_FAM_MATH, K_OP_FAM_BINOP, K_OP_FAM_GATHER,
+    K_OP_FAM_REDUCE, K_OP_FAM_LSTM, K_OP_FAM_CUSTOM, K_OP_FAM_CONTROL, K_OP_FAM_COUNT
+};
+typedef int (*k_op_family_fn)(uint32_t kind, const uint8_t *params, uint32_t params_size, const k_op_io *io);
+/* The family of a kind (K_OP_FAM_NONE for an unknown one) and its name. */
+uint32_t k_op_family(uint32_t kind);
+const char *k_op_family_name(uint32_t family);
+/* k_op_run through table (indexed by family): K_E_UNSUPPORTED when the
+ * kind's family has no runner in it. */
+int k_op_run_table(const k_op_family_fn *table, uint32_t kind, const void *params, uint32_t params_size,
+                   const k_op_io *io);
+/* Every family's runner (k_op_all.c: referencing it links them all). */
+extern const k_op_family_fn k_op_all_families[K_OP_FAM_COUNT];
+/* The runners, by family. */
+int k_op_run_conv(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io *io);
+int k_op_run_fc(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io *io);
+int k_op_run_svdf(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io *io);
+int k_op_run_pool(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io *io);
+int k_op_run_binary(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io *io);
+int k_op_run_mean(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io *io);
+int k_op_run_unary(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io *io);
+int k_op_run_copy(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io *io);
+int k_op_run_concat(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io *io);
+int k_op_run_split(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io *io);
+int k_op_run_pad(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io *io);
+int k_op_run_slice(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io *io);
+int k_op_run_transpose(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io *io);
+int k_op_run_resize(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io *io);
+int k_op_run_math(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io *io);
+int k_op_run_binop(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io *io);
+int k_op_run_gather(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io *io);
+int k_op_run_reduce(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io *io);
+int k_op_run_lstm(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io *io);
+int k_op_run_custom(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io *io);
+int k_op_run_control(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io *io);
+
 /* Runs a prepared op. Returns K_OK, K_E_INVALID (bad blob, kind, or tensor
  * sizes), or K_E_UNSUPPORTED (a value the kernel cannot compute, e.g. an
  * int8 SOFTMAX row whose sum needs too large a shift). */

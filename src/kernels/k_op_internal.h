@@ -80,27 +80,7 @@ int k_op_in_opt(const k_op_io *io, int32_t i, uint64_t bytes, uint32_t align, vo
 int k_op_out(const k_op_io *io, int32_t i, uint64_t bytes, uint32_t align, void **p);
 int k_op_scratch(const k_op_io *io, uint64_t bytes, uint32_t align, void **p);
 
-/* Family runners. */
-int k_op_run_conv(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io *io);
-int k_op_run_fc(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io *io);
-int k_op_run_svdf(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io *io);
-int k_op_run_pool(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io *io);
-int k_op_run_binary(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io *io);
-int k_op_run_mean(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io *io);
-int k_op_run_unary(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io *io);
-int k_op_run_copy(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io *io);
-int k_op_run_concat(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io *io);
-int k_op_run_split(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io *io);
-int k_op_run_pad(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io *io);
-int k_op_run_slice(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io *io);
-int k_op_run_transpose(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io *io);
-int k_op_run_resize(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io *io);
-int k_op_run_math(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io *io);
-int k_op_run_binop(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io *io);
-int k_op_run_gather(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io *io);
-int k_op_run_reduce(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io *io);
-int k_op_run_lstm(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io *io);
-int k_op_run_custom(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io *io);
-int k_op_run_control(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io *io);
+/* The family runners are declared in k_op.h (a per-model kernel table names
+ * them). */
 
 #endif

@@ -3,6 +3,15 @@
 
 #include "npurt_int.h"
 #include "kernels/k_op.h"
+
+#ifndef NPURT_KERNELS_WEAK
+#define NPURT_KERNELS_WEAK 0
+#endif
+#if NPURT_KERNELS_WEAK
+/* The MCU build: a weak reference, so that a firmware links every kernel
+ * only when it names k_op_all_families itself (docs/embedded.md). */
+extern const k_op_family_fn k_op_all_families[K_OP_FAM_COUNT] __attribute__((weak));
+#endif
 #include "ethosu_driver.h"
 #include "pmu_ethosu.h"
 
@@ -253,8 +262,16 @@ static int run_sw(npurt_instance *inst, uint32_t i, const npurt_epoch_rec *e, ui
         if (io.scratch) io.scratch = slot_ptr(inst, slot + 1);
         if (io.persistent) io.persistent = slot_ptr(inst, slot + 2);
     }
+    /* the instance's kernel table, else every kernel (weakly referenced
+     * on the MCU: linked only when the firmware names it) */
+    const k_op_family_fn *kt = inst->kernels ? inst->kernels : k_op_all_families;
+    uint32_t fam = k_op_family(e->kernel);
+    if (fam != K_OP_FAM_NONE && (!kt || !kt[fam]))
+        return epoch_fail(inst, NPURT_E_KERNEL, i, K_E_UNSUPPORTED,
+                          NPURT_TEXT("the CPU kernel family of this epoch is not in the instance's kernel table "
+                                     "(npurt_instance.kernels)"));
     uint64_t t1 = npurt_cpu_cycles();
-    int krc = k_op_run(e->kernel, kparams, e->params_size, &io);
+    int krc = k_op_run_table(kt, e->kernel, kparams, e->params_size, &io);
     uint64_t t2 = npurt_cpu_cycles();
     if (pr) {
         pr->pre = t1 - t0;

@@ -184,6 +184,19 @@ int32_t cc_tl_query(cc_timeline *t, int32_t first, int32_t last, int32_t *out)
     return n;
 }
 
+/* The lowest ALIGN-aligned offset where size bytes fit between the ns
+ * spans sp (taken in any order; sorted here). */
+static uint64_t lowest_fit(span *sp, int32_t ns, uint64_t size)
+{
+    cc_sort_spans(sp, (size_t)ns);
+    uint64_t off = 0;
+    for (int32_t j = 0; j < ns; j++) {
+        if (off + size <= sp[j].lo) break;
+        if (sp[j].hi > off) off = (sp[j].hi + ALIGN - 1) & ~(uint64_t)(ALIGN - 1);
+    }
+    return off;
+}
+
 /* Places the buffers of one pool (idx: all buffers, largest first); returns
  * the pool's peak, 16-byte aligned. Buffers of other pools are ignored.
  * Each placement looks only at the buffers placed before it that the
@@ -212,12 +225,7 @@ static uint64_t place(cc_model *m, const int32_t *idx, int32_t n, uint8_t pool, 
             if (y->first <= x->last && x->first <= y->last)
                 sp[ns++] = (span){(uint64_t)y->offset, (uint64_t)y->offset + y->size};
         }
-        cc_sort_spans(sp, (size_t)ns);
-        uint64_t off = 0;
-        for (int32_t j = 0; j < ns; j++) {
-            if (off + x->size <= sp[j].lo) break;
-            if (sp[j].hi > off) off = (sp[j].hi + ALIGN - 1) & ~(uint64_t)(ALIGN - 1);
-        }
+        uint64_t off = lowest_fit(sp, ns, x->size);
         x->offset = (int64_t)off;
         if (off + x->size > peak) peak = off + x->size;
         if (x->size && !cc_tl_add(&t, idx[i], x->first, x->last)) {
@@ -245,12 +253,7 @@ static uint64_t place_scan(cc_model *m, const int32_t *idx, int32_t n, uint8_t p
             if (y->pool == pool && y->first <= x->last && x->first <= y->last && y->size)
                 sp[ns++] = (span){(uint64_t)y->offset, (uint64_t)y->offset + y->size};
         }
-        cc_sort_spans(sp, (size_t)ns);
-        uint64_t off = 0;
-        for (int32_t j = 0; j < ns; j++) {
-            if (off + x->size <= sp[j].lo) break;
-            if (sp[j].hi > off) off = (sp[j].hi + ALIGN - 1) & ~(uint64_t)(ALIGN - 1);
-        }
+        uint64_t off = lowest_fit(sp, ns, x->size);
         x->offset = (int64_t)off;
         if (off + x->size > peak) peak = off + x->size;
     }
@@ -301,23 +304,6 @@ static void fast_candidates(const cc_model *m, bool *ok)
 
 /* ------------------------------------------------ fast pool: cycles saved */
 
-static uint64_t fm_bytes(uint32_t w, uint32_t h, uint32_t c, uint8_t bits, uint8_t format)
-{
-    uint64_t cc = format ? (uint64_t)(c + 15) / 16 * 16 : c;
-    return (uint64_t)w * h * cc * (bits ? bits / 8u : 1u);
-}
-
-/* IFM extent along one axis, as the cycle model derives it from the
- * registers (docs/ethos-u.md 5.2; sim_perf.c ifm_extent). */
-static uint32_t ifm_extent(uint32_t ofm, unsigned stride, uint32_t kdil, unsigned pad_a,
-                           unsigned pad_b, uint8_t upscale)
-{
-    int64_t u = (int64_t)(ofm ? ofm - 1 : 0) * stride + kdil - pad_a - pad_b;
-    if (u < 1) u = 1;
-    if (upscale) u = (u + 1) / 2;
-    return (uint32_t)u;
-}
-
 /* The cycle model's record of NPU op o: what the virtual NPU reads from the
  * registers eu_gen.c programs for it (sim_op_info_from_state), with every
  * operand in region 1; the caller sets the regions. */
@@ -348,7 +334,7 @@ static void op_record(const eu_op *o, sim_op_info *r)
         if (o->ifm2_tensor) {
             r->ifm2_tensor = true;
             r->ifm2_broadcast = o->bcast_h || o->bcast_w || o->bcast_c;
-            r->ifm2_bytes = fm_bytes(o->bcast_w ? 1 : r->ofm_w, o->bcast_h ? 1 : r->ofm_h,
+            r->ifm2_bytes = sim_fm_bytes(o->bcast_w ? 1 : r->ofm_w, o->bcast_h ? 1 : r->ofm_h,
                                      o->bcast_c ? 1 : r->ofm_d, r->ifm2_bits, o->ifm2.format);
         }
     } else {
@@ -359,12 +345,12 @@ static void op_record(const eu_op *o, sim_op_info *r)
         r->stride_x = o->stride_x ? o->stride_x : 1;
         r->stride_y = o->stride_y ? o->stride_y : 1;
         r->upscale = o->upscale;
-        r->ifm_w = ifm_extent(r->ofm_w, r->stride_x, (kw - 1) * dx + 1, o->pad_l, o->pad_r, o->upscale);
-        r->ifm_h = ifm_extent(r->ofm_h, r->stride_y, (kh - 1) * dy + 1, o->pad_t, o->pad_b, o->upscale);
+        r->ifm_w = sim_ifm_extent(r->ofm_w, r->stride_x, (kw - 1) * dx + 1, o->pad_l, o->pad_r, o->upscale);
+        r->ifm_h = sim_ifm_extent(r->ofm_h, r->stride_y, (kh - 1) * dy + 1, o->pad_t, o->pad_b, o->upscale);
         r->ifm_d = o->ifm.c ? o->ifm.c : 1;
     }
-    r->ifm_bytes = fm_bytes(r->ifm_w, r->ifm_h, r->ifm_d, r->ifm_bits, r->ifm_format);
-    r->ofm_bytes = fm_bytes(r->ofm_w, r->ofm_h, r->ofm_d, r->ofm_bits, r->ofm_format);
+    r->ifm_bytes = sim_fm_bytes(r->ifm_w, r->ifm_h, r->ifm_d, r->ifm_bits, r->ifm_format);
+    r->ofm_bytes = sim_fm_bytes(r->ofm_w, r->ofm_h, r->ofm_d, r->ofm_bits, r->ofm_format);
     if (o->kind == SIM_K_CONV || o->kind == SIM_K_DEPTHWISE) {
         r->weight_bytes = o->w_len + o->w1_len;
         r->scale_bytes = o->s_len + o->s1_len;
@@ -402,15 +388,13 @@ typedef struct fp_ctx {
 
 typedef struct cost_entry {
     sim_op_info rec;          /* the record as priced (all its bytes) */
-    uint64_t hash, cycles;
-    int32_t next;             /* next entry of its bucket, -1 none */
+    uint64_t cycles;
 } cost_entry;
 
 struct cc_costs {
-    cost_entry *e;
-    int32_t n, cap;
-    int32_t *head;            /* [n_buckets] */
-    uint32_t n_buckets;       /* a power of two */
+    cost_entry *e;            /* [ix.n], capacity cap */
+    int32_t cap;
+    npuc_hindex ix;           /* the records' hashes */
 };
 
 struct cc_costs *cc_costs_new(void) { return calloc(1, sizeof(struct cc_costs)); }
@@ -419,22 +403,8 @@ void cc_costs_free(struct cc_costs *c)
 {
     if (!c) return;
     free(c->e);
-    free(c->head);
+    npuc_hindex_free(&c->ix);
     free(c);
-}
-
-static uint64_t rec_hash(const sim_op_info *r)
-{
-    const unsigned char *p = (const unsigned char *)r;
-    uint64_t h = 0xcbf29ce484222325ull;
-    size_t i = 0;
-    for (; i + 8 <= sizeof *r; i += 8) {
-        uint64_t v;
-        memcpy(&v, p + i, sizeof v);
-        h = (h ^ v) * 0x100000001b3ull;
-    }
-    for (; i < sizeof *r; i++) h = (h ^ p[i]) * 0x100000001b3ull;
-    return h ^ (h >> 29);
 }
 
 /* The cycle model's price of lone record r (the model's variant and
@@ -444,41 +414,24 @@ static uint64_t price(const cc_model *m, const sim_op_info *r)
     struct cc_costs *c = m->costs;
     uint64_t h = 0;
     if (c) {
-        h = rec_hash(r);
-        for (int32_t i = c->n_buckets ? c->head[(uint32_t)h & (c->n_buckets - 1)] : -1; i >= 0; i = c->e[i].next)
-            if (c->e[i].hash == h && !memcmp(&c->e[i].rec, r, sizeof *r)) return c->e[i].cycles;
+        h = npuc_hash(NPUC_HASH_INIT, r, sizeof *r);
+        for (int32_t i = npuc_hindex_first(&c->ix, h); i >= 0; i = npuc_hindex_next(&c->ix, i))
+            if (!memcmp(&c->e[i].rec, r, sizeof *r)) return c->e[i].cycles;
     }
     sim_op_info x = *r;
     uint64_t cyc = sim_perf_estimate(m->opt.sys.variant, &m->opt.sys.sim, &x, 1);
     if (!c) return cyc;
-    if (c->n == c->cap) {
+    if (c->ix.n == c->cap) {
         int32_t cap = c->cap ? 2 * c->cap : 256;
         cost_entry *e = realloc(c->e, sizeof *e * (size_t)cap);
         if (!e) return cyc;
         c->e = e;
         c->cap = cap;
     }
-    if ((uint32_t)c->n + 1 > c->n_buckets) {
-        uint32_t nb = c->n_buckets ? 2 * c->n_buckets : 256;
-        int32_t *head = malloc(sizeof *head * nb);
-        if (!head) return cyc;
-        for (uint32_t b = 0; b < nb; b++) head[b] = -1;
-        for (int32_t i = 0; i < c->n; i++) {
-            uint32_t b = (uint32_t)c->e[i].hash & (nb - 1);
-            c->e[i].next = head[b];
-            head[b] = i;
-        }
-        free(c->head);
-        c->head = head;
-        c->n_buckets = nb;
-    }
-    cost_entry *e = &c->e[c->n];
-    memcpy(&e->rec, r, sizeof *r);
-    e->hash = h;
-    e->cycles = cyc;
-    uint32_t b = (uint32_t)h & (c->n_buckets - 1);
-    e->next = c->head[b];
-    c->head[b] = c->n++;
+    int32_t k = c->ix.n;
+    if (!npuc_hindex_add(&c->ix, h)) return cyc;   /* only not cached */
+    memcpy(&c->e[k].rec, r, sizeof *r);
+    c->e[k].cycles = cyc;
     return cyc;
 }
 

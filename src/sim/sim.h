@@ -316,6 +316,14 @@ typedef struct sim_system {
 void sim_op_info_from_state(const sim_state *s, const sim_cmd *op, size_t cmd_index,
                             eu_variant v, sim_op_info *info);
 
+/* Bytes of a w x h x d feature map of `bits`-bit elements as stored
+ * (format EU_FMT_NHCWB16 rounds the depth up to 16), and the IFM extent
+ * along one axis that an OFM extent reads (docs/ethos-u.md 5.2, in IFM
+ * units when upscaled): the cycle model's own, for the compiler's records. */
+uint64_t sim_fm_bytes(uint32_t w, uint32_t h, uint32_t d, uint8_t bits, uint8_t format);
+uint32_t sim_ifm_extent(uint32_t ofm, unsigned stride, uint32_t kdil, unsigned pad_a, unsigned pad_b,
+                        uint8_t upscale);
+
 /* Fills cycles_*, start/end and axi_* of every record, honouring waits and
  * BLOCKDEP (DMA overlapped with kernel ops as the waits allow), and returns
  * the total NPU cycles. */

@@ -78,16 +78,14 @@ static uint64_t div_up64(uint64_t x, uint64_t q) { return (x + q - 1) / q; }
 static uint32_t min32(uint32_t a, uint32_t b) { return a < b ? a : b; }
 static uint32_t max32(uint32_t a, uint32_t b) { return a > b ? a : b; }
 
-/* Bytes of a w×h×d feature map as stored: NHCWB16 rounds depth to 16. */
-static uint64_t fm_bytes(uint32_t w, uint32_t h, uint32_t d, uint8_t bits, uint8_t format)
+uint64_t sim_fm_bytes(uint32_t w, uint32_t h, uint32_t d, uint8_t bits, uint8_t format)
 {
     uint64_t dd = format == EU_FMT_NHCWB16 ? round_up64(d, 16) : d;
     return (uint64_t)w * h * dd * (bits ? bits / 8u : 1u);
 }
 
-/* IFM extent along one axis (docs/ethos-u.md 5.2), in IFM (not upscaled) units. */
-static uint32_t ifm_extent(uint32_t ofm, unsigned stride, uint32_t kdil, unsigned pad_a,
-                           unsigned pad_b, uint8_t upscale)
+uint32_t sim_ifm_extent(uint32_t ofm, unsigned stride, uint32_t kdil, unsigned pad_a, unsigned pad_b,
+                        uint8_t upscale)
 {
     int64_t u = (int64_t)(ofm ? ofm - 1 : 0) * stride + kdil - pad_a - pad_b;
     if (u < 1) u = 1;
@@ -147,7 +145,7 @@ void sim_op_info_from_state(const sim_state *s, const sim_cmd *op, size_t cmd_in
             info->ifm2_broadcast = s->bcast_h || s->bcast_w || s->bcast_c;
             info->ifm2_bits = s->ifm2.bits ? s->ifm2.bits : info->ifm_bits;
             info->ifm2_region = s->ifm2.region;
-            info->ifm2_bytes = fm_bytes(s->bcast_w ? 1 : info->ofm_w, s->bcast_h ? 1 : info->ofm_h,
+            info->ifm2_bytes = sim_fm_bytes(s->bcast_w ? 1 : info->ofm_w, s->bcast_h ? 1 : info->ofm_h,
                                         s->bcast_c ? 1 : info->ofm_d, info->ifm2_bits,
                                         s->ifm2.format);
         } else if (eu_ew_is_binary(info->mode)) {
@@ -161,8 +159,8 @@ void sim_op_info_from_state(const sim_state *s, const sim_cmd *op, size_t cmd_in
         info->stride_x = s->stride_x ? s->stride_x : 1;
         info->stride_y = s->stride_y ? s->stride_y : 1;
         info->upscale = s->upscale;
-        info->ifm_w = ifm_extent(info->ofm_w, info->stride_x, kwd, s->pad_left, s->pad_right, s->upscale);
-        info->ifm_h = ifm_extent(info->ofm_h, info->stride_y, khd, s->pad_top, s->pad_bottom, s->upscale);
+        info->ifm_w = sim_ifm_extent(info->ofm_w, info->stride_x, kwd, s->pad_left, s->pad_right, s->upscale);
+        info->ifm_h = sim_ifm_extent(info->ofm_h, info->stride_y, khd, s->pad_top, s->pad_bottom, s->upscale);
         info->ifm_d = max32(s->ifm.depth, 1);
     }
     uint64_t ofm_elems = (uint64_t)info->ofm_w * info->ofm_h * info->ofm_d;
@@ -176,8 +174,8 @@ void sim_op_info_from_state(const sim_state *s, const sim_cmd *op, size_t cmd_in
         break;
     default: break;
     }
-    info->ifm_bytes = fm_bytes(info->ifm_w, info->ifm_h, info->ifm_d, info->ifm_bits, info->ifm_format);
-    info->ofm_bytes = fm_bytes(info->ofm_w, info->ofm_h, info->ofm_d, info->ofm_bits, info->ofm_format);
+    info->ifm_bytes = sim_fm_bytes(info->ifm_w, info->ifm_h, info->ifm_d, info->ifm_bits, info->ifm_format);
+    info->ofm_bytes = sim_fm_bytes(info->ofm_w, info->ofm_h, info->ofm_d, info->ofm_bits, info->ofm_format);
     if (info->kind == SIM_K_CONV || info->kind == SIM_K_DEPTHWISE) {
         info->weight_region = s->weight_region;
         info->scale_region = s->scale_region;

@@ -302,3 +302,76 @@ int npuc_sb_finish(npuc_sbuf *b, char **out, npuc_err *err)
     memset(b, 0, sizeof *b);
     return NPUC_OK;
 }
+
+/* ---- hashing ---- */
+
+uint64_t npuc_hash(uint64_t h, const void *p, size_t n)
+{
+    const uint64_t prime = 0x100000001b3ull;
+    const unsigned char *b = (const unsigned char *)p;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t v;
+        memcpy(&v, b + i, sizeof v);
+        h = (h ^ v) * prime;
+    }
+    for (; i < n; i++) h = (h ^ b[i]) * prime;
+    return h ^ (h >> 29);
+}
+
+int32_t npuc_hindex_next(const npuc_hindex *x, int32_t i)
+{
+    uint64_t h = x->hash[i];
+    i = x->next[i];
+    while (i >= 0 && x->hash[i] != h) i = x->next[i];
+    return i;
+}
+
+int32_t npuc_hindex_first(const npuc_hindex *x, uint64_t h)
+{
+    if (!x->n_buckets) return -1;
+    int32_t i = x->head[(uint32_t)h & (x->n_buckets - 1)];
+    while (i >= 0 && x->hash[i] != h) i = x->next[i];
+    return i;
+}
+
+bool npuc_hindex_add(npuc_hindex *x, uint64_t h)
+{
+    if (x->n == x->cap) {
+        int32_t cap = x->cap ? 2 * x->cap : 64;
+        uint64_t *hs = realloc(x->hash, sizeof *hs * (size_t)cap);
+        if (!hs) return false;
+        x->hash = hs;
+        int32_t *nx = realloc(x->next, sizeof *nx * (size_t)cap);
+        if (!nx) return false;
+        x->next = nx;
+        x->cap = cap;
+    }
+    if ((uint32_t)x->n + 1 > x->n_buckets) {
+        uint32_t nb = x->n_buckets ? 2 * x->n_buckets : 64;
+        int32_t *head = malloc(sizeof *head * nb);
+        if (!head) return false;
+        for (uint32_t b = 0; b < nb; b++) head[b] = -1;
+        for (int32_t i = 0; i < x->n; i++) {
+            uint32_t b = (uint32_t)x->hash[i] & (nb - 1);
+            x->next[i] = head[b];
+            head[b] = i;
+        }
+        free(x->head);
+        x->head = head;
+        x->n_buckets = nb;
+    }
+    uint32_t b = (uint32_t)h & (x->n_buckets - 1);
+    x->hash[x->n] = h;
+    x->next[x->n] = x->head[b];
+    x->head[b] = x->n++;
+    return true;
+}
+
+void npuc_hindex_free(npuc_hindex *x)
+{
+    free(x->hash);
+    free(x->next);
+    free(x->head);
+    memset(x, 0, sizeof *x);
+}

@@ -102,4 +102,30 @@ int64_t npuc_rng_range(npuc_rng *r, int64_t lo, int64_t hi);
 /* Uniform float in [0, 1). */
 double npuc_rng_unit(npuc_rng *r);
 
+/* ---- hashing ---- */
+
+/* FNV-1a over n bytes, 8 at a time (then the tail bytes), continued from
+ * h (NPUC_HASH_INIT to start), the high bits folded down. For hash tables
+ * (every use compares the bytes on a match), not a stored format. */
+#define NPUC_HASH_INIT 0xcbf29ce484222325ull
+uint64_t npuc_hash(uint64_t h, const void *p, size_t n);
+
+/* A chained hash index over entries 0..n-1 that the caller keeps in its
+ * own array (grown alongside): each entry's hash, the next entry of its
+ * bucket, the first entry of each bucket (a power of two of them).
+ *   for (int32_t i = npuc_hindex_first(&x, h); i >= 0; i = npuc_hindex_next(&x, i)) ...
+ * visits the entries whose hash is h. */
+typedef struct npuc_hindex {
+    uint64_t *hash;
+    int32_t *next, *head;
+    int32_t n, cap;
+    uint32_t n_buckets;
+} npuc_hindex;
+int32_t npuc_hindex_first(const npuc_hindex *x, uint64_t h);
+int32_t npuc_hindex_next(const npuc_hindex *x, int32_t i);
+/* Appends entry n with hash h (the caller's array must hold entry n);
+ * false when out of memory (nothing added). */
+bool npuc_hindex_add(npuc_hindex *x, uint64_t h);
+void npuc_hindex_free(npuc_hindex *x);
+
 #endif

@@ -1172,20 +1172,17 @@ int eu_encode_weights(const sim_wgeom *g, const int16_t *w, uint8_t **out, size_
 
 /* One encoded stream and what it was encoded from. */
 typedef struct wc_entry {
-    uint64_t hash;
     sim_wgeom g;
     size_t nw;
     int16_t *w;               /* the weights, to compare on a hash match */
     uint8_t *out;
     size_t out_size;
-    int32_t next;             /* next entry of its bucket, -1 none */
 } wc_entry;
 
 struct eu_wcache {
-    wc_entry *e;
-    int32_t n, cap;
-    int32_t *head;            /* [n_buckets] first entry, -1 none */
-    uint32_t n_buckets;       /* a power of two */
+    wc_entry *e;              /* [ix.n], capacity cap */
+    int32_t cap;
+    npuc_hindex ix;           /* hashes of geometry and weights */
 };
 
 eu_wcache *eu_wcache_new(void)
@@ -1196,12 +1193,12 @@ eu_wcache *eu_wcache_new(void)
 void eu_wcache_free(eu_wcache *c)
 {
     if (!c) return;
-    for (int32_t i = 0; i < c->n; i++) {
+    for (int32_t i = 0; i < c->ix.n; i++) {
         free(c->e[i].w);
         free(c->e[i].out);
     }
     free(c->e);
-    free(c->head);
+    npuc_hindex_free(&c->ix);
     free(c);
 }
 
@@ -1213,51 +1210,15 @@ static bool same_geom(const sim_wgeom *a, const sim_wgeom *b)
            a->part_kernel_first == b->part_kernel_first && a->depthwise == b->depthwise;
 }
 
-/* FNV-1a over the geometry's fields and the weights, 8 bytes at a time. */
+/* The hash of the geometry's fields and the weights. */
 static uint64_t wc_hash(const sim_wgeom *g, const int16_t *w, size_t nw)
 {
-    const uint64_t prime = 0x100000001b3ull;
-    uint64_t h = 0xcbf29ce484222325ull;
-    uint64_t f[6] = {g->ofm_depth, g->ifm_depth, g->kh, g->kw, g->block_depth,
+    uint64_t f[7] = {g->ofm_depth, g->ifm_depth, g->kh, g->kw, g->block_depth,
                      (uint64_t)g->dil_x | (uint64_t)g->dil_y << 8 | (uint64_t)g->ifm_bits << 16 |
                          (uint64_t)g->ofm_ublock << 24 | (uint64_t)g->part_kernel_first << 32 |
-                         (uint64_t)g->depthwise << 40};
-    for (int i = 0; i < 6; i++) h = (h ^ f[i]) * prime;
-    h = (h ^ nw) * prime;
-    size_t i = 0;
-    for (; i + 4 <= nw; i += 4) {
-        uint64_t v;
-        memcpy(&v, w + i, sizeof v);
-        h = (h ^ v) * prime;
-    }
-    for (; i < nw; i++) h = (h ^ (uint16_t)w[i]) * prime;
-    return h ^ (h >> 29);
-}
-
-static bool wc_grow(eu_wcache *c)
-{
-    if (c->n == c->cap) {
-        int32_t cap = c->cap ? 2 * c->cap : 64;
-        wc_entry *e = realloc(c->e, sizeof *e * (size_t)cap);
-        if (!e) return false;
-        c->e = e;
-        c->cap = cap;
-    }
-    if ((uint32_t)c->n + 1 > c->n_buckets) {
-        uint32_t nb = c->n_buckets ? 2 * c->n_buckets : 128;
-        int32_t *head = malloc(sizeof *head * nb);
-        if (!head) return false;
-        for (uint32_t b = 0; b < nb; b++) head[b] = -1;
-        for (int32_t i = 0; i < c->n; i++) {
-            uint32_t b = (uint32_t)c->e[i].hash & (nb - 1);
-            c->e[i].next = head[b];
-            head[b] = i;
-        }
-        free(c->head);
-        c->head = head;
-        c->n_buckets = nb;
-    }
-    return true;
+                         (uint64_t)g->depthwise << 40,
+                     nw};
+    return npuc_hash(npuc_hash(NPUC_HASH_INIT, f, sizeof f), w, sizeof *w * nw);
 }
 
 int eu_encode_weights_cached(eu_wcache *c, const sim_wgeom *g, const int16_t *w, size_t nw, uint8_t **out,
@@ -1265,31 +1226,36 @@ int eu_encode_weights_cached(eu_wcache *c, const sim_wgeom *g, const int16_t *w,
 {
     if (!c) return eu_encode_weights(g, w, out, out_size, err);
     uint64_t h = wc_hash(g, w, nw);
-    if (c->n_buckets)
-        for (int32_t i = c->head[(uint32_t)h & (c->n_buckets - 1)]; i >= 0; i = c->e[i].next) {
-            const wc_entry *x = &c->e[i];
-            if (x->hash != h || x->nw != nw || !same_geom(&x->g, g) || memcmp(x->w, w, sizeof *w * nw)) continue;
-            *out = malloc(x->out_size ? x->out_size : 1);
-            if (!*out) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
-            memcpy(*out, x->out, x->out_size);
-            *out_size = x->out_size;
-            return NPUC_OK;
-        }
+    for (int32_t i = npuc_hindex_first(&c->ix, h); i >= 0; i = npuc_hindex_next(&c->ix, i)) {
+        const wc_entry *x = &c->e[i];
+        if (x->nw != nw || !same_geom(&x->g, g) || memcmp(x->w, w, sizeof *w * nw)) continue;
+        *out = malloc(x->out_size ? x->out_size : 1);
+        if (!*out) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+        memcpy(*out, x->out, x->out_size);
+        *out_size = x->out_size;
+        return NPUC_OK;
+    }
     int rc = eu_encode_weights(g, w, out, out_size, err);
     if (rc) return rc;
     /* remembered when there is memory for it (else only not cached) */
+    if (c->ix.n == c->cap) {
+        int32_t cap = c->cap ? 2 * c->cap : 64;
+        wc_entry *e = realloc(c->e, sizeof *e * (size_t)cap);
+        if (!e) return NPUC_OK;
+        c->e = e;
+        c->cap = cap;
+    }
     int16_t *wk = malloc(sizeof *wk * nw + 1);
     uint8_t *ok = malloc(*out_size ? *out_size : 1);
-    if (!wk || !ok || !wc_grow(c)) {
+    int32_t k = c->ix.n;
+    if (!wk || !ok || !npuc_hindex_add(&c->ix, h)) {
         free(wk);
         free(ok);
         return NPUC_OK;
     }
     memcpy(wk, w, sizeof *w * nw);
     memcpy(ok, *out, *out_size);
-    uint32_t b = (uint32_t)h & (c->n_buckets - 1);
-    c->e[c->n] = (wc_entry){h, *g, nw, wk, ok, *out_size, c->head[b]};
-    c->head[b] = c->n++;
+    c->e[k] = (wc_entry){*g, nw, wk, ok, *out_size};
     return NPUC_OK;
 }
 

@@ -378,18 +378,11 @@ static uint64_t fl_map(const fl_pieces *v, uint64_t off)
     return v->p[a].to + (off - v->p[a].lo);
 }
 
-/* FNV-1a over 8-byte words (the hash only picks slots: the layout is the
- * order of the pieces, whatever it is) */
+/* The hash of a piece (it only picks slots: the layout is the order of
+ * the pieces, whatever it is) */
 static uint64_t fl_hash(const uint8_t *p, uint64_t n)
 {
-    uint64_t h = 1469598103934665603ull, i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t v;
-        memcpy(&v, p + i, sizeof v);
-        h = (h ^ v) * 1099511628211ull;
-    }
-    for (; i < n; i++) h = (h ^ p[i]) * 1099511628211ull;
-    return h ^ (h >> 29) ^ n;
+    return npuc_hash(NPUC_HASH_INIT, p, (size_t)n) ^ n;
 }
 
 /* The shared flash being built: bytes, and a hash table of the pieces in it. */

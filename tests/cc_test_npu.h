@@ -386,6 +386,33 @@ static inline bool cc_run_chain(const cc_chain *c, const char *name, const char 
     return ok;
 }
 
+/* Fills n values of a 1-byte (int8 / uint8) or int16 tensor: every value
+ * of the type once (as far as n holds them), in a random order, then
+ * random values. */
+static inline void cc_fill_every_value(npuc_rng *r, graph_dtype dt, void *buf, size_t n)
+{
+    bool wide = dt == GRAPH_I16;
+    size_t nv = wide ? 65536 : 256;
+    for (size_t i = 0; i < n; i++) {
+        int64_t v = i < nv ? (int64_t)i - (int64_t)nv / 2 : npuc_rng_range(r, -(int64_t)nv / 2, (int64_t)nv / 2 - 1);
+        if (wide) ((int16_t *)buf)[i] = (int16_t)v;
+        else ((uint8_t *)buf)[i] = (uint8_t)(int8_t)v;
+    }
+    size_t m = n < nv ? n : nv;
+    for (size_t i = m; i > 1; i--) {
+        size_t j = (size_t)npuc_rng_range(r, 0, (int64_t)i - 1);
+        if (wide) {
+            int16_t t = ((int16_t *)buf)[i - 1];
+            ((int16_t *)buf)[i - 1] = ((int16_t *)buf)[j];
+            ((int16_t *)buf)[j] = t;
+        } else {
+            uint8_t t = ((uint8_t *)buf)[i - 1];
+            ((uint8_t *)buf)[i - 1] = ((uint8_t *)buf)[j];
+            ((uint8_t *)buf)[j] = t;
+        }
+    }
+}
+
 /* Input patterns of an int8 / int16 tensor of n values: 0 uniform, 1 the
  * lowest value, 2 the highest, 3 either extreme at random, 4 one random
  * constant, 5 (and above) near one random value (ties of the rounding). */

@@ -37,31 +37,6 @@ typedef struct stats {
     long values;
 } stats;
 
-/* Fills the input: every value of the type once, in a random order, then
- * random values. */
-static void fill_input(npuc_rng *r, graph_dtype dt, void *buf, size_t n)
-{
-    size_t nv = dt == GRAPH_I16 ? 65536 : 256;
-    for (size_t i = 0; i < n; i++) {
-        int64_t v = i < nv ? (int64_t)i - (int64_t)nv / 2 : npuc_rng_range(r, -(int64_t)nv / 2, (int64_t)nv / 2 - 1);
-        if (dt == GRAPH_I16) ((int16_t *)buf)[i] = (int16_t)v;
-        else ((int8_t *)buf)[i] = (int8_t)v;
-    }
-    size_t m = n < nv ? n : nv;
-    for (size_t i = m; i > 1; i--) {
-        size_t j = (size_t)npuc_rng_range(r, 0, (int64_t)i - 1);
-        if (dt == GRAPH_I16) {
-            int16_t t = ((int16_t *)buf)[i - 1];
-            ((int16_t *)buf)[i - 1] = ((int16_t *)buf)[j];
-            ((int16_t *)buf)[j] = t;
-        } else {
-            int8_t t = ((int8_t *)buf)[i - 1];
-            ((int8_t *)buf)[i - 1] = ((int8_t *)buf)[j];
-            ((int8_t *)buf)[j] = t;
-        }
-    }
-}
-
 typedef struct run_ctx {
     const cfg *c;
     const char *cs;
@@ -75,7 +50,7 @@ static void fill_draw(void *user, npuc_rng *r, int d, int32_t k, uint8_t *in, si
     size_t n_el = n / graph_dtype_size(x->c->in_dt);
     (void)d;
     (void)k;
-    fill_input(r, x->c->in_dt, in, n_el);
+    cc_fill_every_value(r, x->c->in_dt, in, n_el);
     x->st->values += (long)n_el;
 }
 

@@ -37,19 +37,6 @@ typedef struct stats {
     long values;
 } stats;
 
-/* Every byte value once, in a random order, then random bytes. */
-static void fill_input(npuc_rng *r, uint8_t *buf, size_t n)
-{
-    for (size_t i = 0; i < n; i++) buf[i] = (uint8_t)(i < 256 ? i : (size_t)npuc_rng_range(r, 0, 255));
-    size_t m = n < 256 ? n : 256;
-    for (size_t i = m; i > 1; i--) {
-        size_t j = (size_t)npuc_rng_range(r, 0, (int64_t)i - 1);
-        uint8_t t = buf[i - 1];
-        buf[i - 1] = buf[j];
-        buf[j] = t;
-    }
-}
-
 static long long value_at(graph_dtype dt, const void *p, size_t i)
 {
     return dt == GRAPH_U8 ? ((const uint8_t *)p)[i] : ((const int8_t *)p)[i];
@@ -67,7 +54,7 @@ static void fill_draw(void *user, npuc_rng *r, int d, int32_t k, uint8_t *buf, s
     run_ctx *x = user;
     (void)d;
     (void)k;
-    fill_input(r, buf, n);
+    cc_fill_every_value(r, GRAPH_I8, buf, n);
     x->st->values += (long)n;
 }
 

@@ -40,19 +40,6 @@ typedef struct stats {
     long values;
 } stats;
 
-/* Every byte value once, in a random order, then random bytes. */
-static void fill_input(npuc_rng *r, uint8_t *buf, size_t n)
-{
-    for (size_t i = 0; i < n; i++) buf[i] = (uint8_t)(i < 256 ? i : (size_t)npuc_rng_range(r, 0, 255));
-    size_t m = n < 256 ? n : 256;
-    for (size_t i = m; i > 1; i--) {
-        size_t j = (size_t)npuc_rng_range(r, 0, (int64_t)i - 1);
-        uint8_t t = buf[i - 1];
-        buf[i - 1] = buf[j];
-        buf[j] = t;
-    }
-}
-
 typedef struct run_ctx {
     const char *cs;
     uint64_t seed;
@@ -60,31 +47,14 @@ typedef struct run_ctx {
     graph_dtype dt;
 } run_ctx;
 
-/* int16: every value once (as far as the tensor holds them), in a random
- * order. */
-static void fill_input16(npuc_rng *r, int16_t *v, size_t n)
-{
-    for (size_t i = 0; i < n; i++) v[i] = (int16_t)((int32_t)(i % 65536u) - 32768);
-    for (size_t i = n; i > 1; i--) {
-        size_t j = (size_t)npuc_rng_range(r, 0, (int64_t)i - 1);
-        int16_t t = v[i - 1];
-        v[i - 1] = v[j];
-        v[j] = t;
-    }
-}
-
 static void fill_draw(void *user, npuc_rng *r, int d, int32_t k, uint8_t *buf, size_t n)
 {
     run_ctx *x = user;
     (void)d;
     (void)k;
-    if (x->dt == GRAPH_I16) {
-        fill_input16(r, (int16_t *)(void *)buf, n / 2);
-        x->st->values += (long)(n / 2);
-        return;
-    }
-    fill_input(r, buf, n);
-    x->st->values += (long)n;
+    size_t n_el = n / graph_dtype_size(x->dt);
+    cc_fill_every_value(r, x->dt, buf, n_el);
+    x->st->values += (long)n_el;
 }
 
 static void diff_draw(void *user, const cc_twin *t, int d, int32_t k, const uint8_t *in, size_t idx)

@@ -18,6 +18,7 @@
  * (else $NPUC_SHARED, else ../shared). Exit status 1 also on a missing
  * folder or figures.tsv. */
 #include "npuc/npuc.h"
+#include "bench_models.h"
 
 #include <dirent.h>
 #include <fnmatch.h>
@@ -26,7 +27,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_MODELS 256
 
 typedef struct vela_fig {
     char model[128], config[16];
@@ -46,16 +46,8 @@ static int load_vela(const char *path)
     char line[8192];
     int c_model = -1, c_config = -1, c_status = -1, c_sram = -1, c_cyc = -1;
     for (int row = 0; fgets(line, sizeof line, fp); row++) {
-        line[strcspn(line, "\r\n")] = 0;
         char *f[64];
-        int n = 0;
-        for (char *p = line; n < 64;) {
-            f[n++] = p;
-            char *t = strchr(p, '\t');
-            if (!t) break;
-            *t = 0;
-            p = t + 1;
-        }
+        int n = bench_split_tabs(line, f, 64);
         if (row == 0) {
             for (int i = 0; i < n; i++) {
                 if (!strcmp(f[i], "model")) c_model = i;
@@ -93,43 +85,6 @@ static const vela_fig *find_vela(const char *model, const char *config)
     return NULL;
 }
 
-static int selected(const char *name, const char *filter)
-{
-    if (!filter) return 1;
-    char buf[1024];
-    snprintf(buf, sizeof buf, "%s", filter);
-    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save))
-        if (!fnmatch(t, name, 0)) return 1;
-    return 0;
-}
-
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
-static int list_models(const char *dir, const char *filter, char **paths, size_t *n)
-{
-    DIR *d = opendir(dir);
-    if (!d) {
-        fprintf(stderr, "bench_sched: cannot open model folder %s\n", dir);
-        return 1;
-    }
-    size_t first = *n;
-    struct dirent *e;
-    while ((e = readdir(d)) && *n < MAX_MODELS) {
-        size_t l = strlen(e->d_name);
-        if (l < 8 || strcmp(e->d_name + l - 7, ".tflite") || strstr(e->d_name, "_vela.tflite")) continue;
-        char stem[sizeof e->d_name];
-        snprintf(stem, sizeof stem, "%.*s", (int)(l - 7), e->d_name);
-        if (!selected(stem, filter)) continue;
-        char *path = malloc(strlen(dir) + l + 2);
-        if (!path) break;
-        sprintf(path, "%s/%s", dir, e->d_name);
-        paths[(*n)++] = path;
-    }
-    closedir(d);
-    qsort(paths + first, *n - first, sizeof *paths, cmp_str);
-    return 0;
-}
-
 /* The model's name: its file name without .tflite. */
 static void stem_of(const char *path, char *out, size_t size)
 {
@@ -155,15 +110,9 @@ static int compile_one(const char *path, const npuc_compile_options *co, uint64_
     return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 static double median(double *v, size_t n)
 {
-    qsort(v, n, sizeof *v, cmp_double);
+    qsort(v, n, sizeof *v, bench_cmp_double);
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
@@ -278,12 +227,12 @@ int main(int argc, char **argv)
     char path[4096];
     snprintf(path, sizeof path, "%s/models/zoo/vela51/figures.tsv", shared);
     if (load_vela(path)) return 1;
-    char *paths[MAX_MODELS];
+    char *paths[BENCH_MAX_MODELS];
     size_t n = 0;
     snprintf(path, sizeof path, "%s/models/tflm", shared);
-    if (list_models(path, filter, paths, &n)) return 1;
+    if (bench_list_models("bench_sched", path, filter, paths, &n)) return 1;
     snprintf(path, sizeof path, "%s/models/zoo", shared);
-    if (list_models(path, filter, paths, &n)) return 1;
+    if (bench_list_models("bench_sched", path, filter, paths, &n)) return 1;
     if (!n) {
         fprintf(stderr, "bench_sched: no model matches '%s'\n", filter ? filter : "*");
         return 1;

@@ -12,6 +12,7 @@
  *   usage: bench_zoo [--models NAME[,NAME...]] [--configs u55-128,u55-256,u65-256] [--runs N] [SHARED_DIR]
  *   NAME may be a glob (fnmatch); SHARED_DIR defaults to $NPUC_SHARED, else ../shared. */
 #include "npuc/npuc.h"
+#include "bench_models.h"
 
 #include <dirent.h>
 #include <fnmatch.h>
@@ -23,7 +24,6 @@
 #include <time.h>
 
 static int RUNS = 3;           /* --runs */
-#define MAX_MODELS 256
 #define MAX_CONFIGS 8
 
 /* The figures compared: a value per side, npuc / Vela. */
@@ -72,21 +72,6 @@ static char *xstrdup(const char *s)
     return strcpy(d, s);
 }
 
-/* Splits line at tabs in place (the newline removed); returns the field count. */
-static int split_tabs(char *line, char **f, int max)
-{
-    line[strcspn(line, "\r\n")] = 0;
-    int n = 0;
-    for (char *p = line; n < max;) {
-        f[n++] = p;
-        char *t = strchr(p, '\t');
-        if (!t) break;
-        *t = 0;
-        p = t + 1;
-    }
-    return n;
-}
-
 /* figures.tsv: the columns by their header names. */
 static int load_vela(const char *path)
 {
@@ -104,7 +89,7 @@ static int load_vela(const char *path)
         fclose(fp);
         return 1;
     }
-    int n = split_tabs(line, f, 64);
+    int n = bench_split_tabs(line, f, 64);
     for (int k = 0; k < N_FIG; k++) col[k] = -1;
     for (int i = 0; i < n; i++) {
         if (!strcmp(f[i], "model")) c_model = i;
@@ -121,7 +106,7 @@ static int load_vela(const char *path)
             return 1;
         }
     while (fgets(line, sizeof line, fp)) {
-        n = split_tabs(line, f, 64);
+        n = bench_split_tabs(line, f, 64);
         if (n <= c_model || n <= c_config) continue;
         vela_row *p = realloc(vela, sizeof *vela * (n_vela + 1));
         if (!p) break;
@@ -151,44 +136,12 @@ static const vela_row *find_vela(const char *model, const char *config)
     return NULL;
 }
 
-/* --models: comma-separated globs; NULL: every model. */
-static int selected(const char *name, const char *filter)
-{
-    if (!filter) return 1;
-    char buf[1024];
-    snprintf(buf, sizeof buf, "%s", filter);
-    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save))
-        if (!fnmatch(t, name, 0)) return 1;
-    return 0;
-}
-
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
 /* The .tflite files of dir (not Vela's *_vela.tflite), sorted, appended to
- * paths/names. */
+ * paths, with their names (file names without .tflite) in names. */
 static int list_models(const char *dir, const char *filter, char **paths, char **names, size_t *n)
 {
-    DIR *d = opendir(dir);
-    if (!d) {
-        fprintf(stderr, "bench_zoo: cannot open model folder %s\n", dir);
-        return 1;
-    }
     size_t first = *n;
-    struct dirent *e;
-    while ((e = readdir(d)) && *n < MAX_MODELS) {
-        size_t l = strlen(e->d_name);
-        if (l < 8 || strcmp(e->d_name + l - 7, ".tflite") || strstr(e->d_name, "_vela.tflite")) continue;
-        char stem[sizeof e->d_name];
-        snprintf(stem, sizeof stem, "%.*s", (int)(l - 7), e->d_name);
-        if (!selected(stem, filter)) continue;
-        char *path = malloc(strlen(dir) + l + 2);
-        if (!path) break;
-        sprintf(path, "%s/%s", dir, e->d_name);
-        paths[*n] = path;
-        (*n)++;
-    }
-    closedir(d);
-    qsort(paths + first, *n - first, sizeof *paths, cmp_str);
+    if (bench_list_models("bench_zoo", dir, filter, paths, n)) return 1;
     for (size_t i = first; i < *n; i++) {
         const char *b = strrchr(paths[i], '/') + 1;
         names[i] = xstrdup(b);
@@ -268,12 +221,6 @@ static void print_fig(const row *r, int k, const char *fmt_n, const char *fmt_v)
     printf(" %10s %5s |", v, x);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Per config: the median ratio of each figure and its three worst models,
  * over the models with an op on npuc's NPU (without one, 0 cycles and 0
  * flash are no fair ratio). */
@@ -310,7 +257,7 @@ static void print_summary(const char *config, const row *rows, size_t n)
         double *s = malloc(sizeof *s * m);
         if (!s) break;
         memcpy(s, q, sizeof *s * m);
-        qsort(s, m, sizeof *s, cmp_double);
+        qsort(s, m, sizeof *s, bench_cmp_double);
         double med = m % 2 ? s[m / 2] : (s[m / 2 - 1] + s[m / 2]) / 2;
         free(s);
         printf(" median %6.2f over %2zu models; worst:", med, m);
@@ -384,7 +331,7 @@ int main(int argc, char **argv)
     snprintf(path, sizeof path, "%s/models/zoo/vela51/figures.tsv", shared);
     if (load_vela(path)) return 1;
 
-    static char *paths[MAX_MODELS], *names[MAX_MODELS];
+    static char *paths[BENCH_MAX_MODELS], *names[BENCH_MAX_MODELS];
     size_t n = 0;
     static const char *const dirs[] = {"models/tflm", "models/zoo"};
     for (size_t d = 0; d < 2; d++) {

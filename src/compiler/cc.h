@@ -37,6 +37,7 @@ typedef struct cc_options {
     cc_concat_mode concat;
     int32_t prefetch_headroom;   /* percent; 0 = CC_HEADROOM_DEFAULT, < 0 = none */
     bool no_fold;             /* keep ops on constants (cc_fold.c off) */
+    bool no_inplace;          /* no elementwise op writes over its IFM (cc_alloc.c; tests) */
     /* --arena-cache-size: the most SRAM (cc_sram_bytes) the schedule may
      * take; 0 = no limit. The compiler picks the fewest cycles under it
      * (cc.c, the schedule search), or fails naming the least it needs. */

@@ -5,7 +5,9 @@
  * one pool whose live ranges overlap never share bytes. Greedy by size (largest first),
  * each at the lowest 16-byte aligned offset that fits between buffers
  * already placed and live at the same time, the strategy TFLite Micro's
- * greedy planner uses too. */
+ * greedy planner uses too. Then, where it lowers the arena's peak, an
+ * elementwise op's OFM takes the bytes of an IFM it reads last (in place;
+ * inplace_pairs, place_inplace). */
 #include "cc.h"
 
 #include <stdlib.h>
@@ -798,10 +800,118 @@ static int choose_fast(cc_model *m, const bool *ok, uint64_t cap, const int32_t 
     return NPUC_OK;
 }
 
+/* ------------------------------------------------ in-place elementwise */
+
+/* Whether feature maps a and b address the same bytes in the same order:
+ * every element of one lies where the same element of the other does. */
+static bool same_positions(const eu_fm *a, const eu_fm *b)
+{
+    return a->off == b->off && a->h == b->h && a->w == b->w && a->c == b->c && a->c0 == b->c0 &&
+           a->full_w == b->full_w && a->full_c == b->full_c && a->sx == b->sx && a->sy == b->sy &&
+           a->sc == b->sc && a->bits == b->bits && a->format == b->format && !a->tile_h && !b->tile_h;
+}
+
+/* The in-place pairs: graph op i, one elementwise NPU op outside any
+ * cascade, whose OFM buffer (first written by it, in the arena) may take the
+ * bytes of an IFM buffer (in the arena) it reads last: both of one size and
+ * layout, the operand not broadcast and at the OFM's positions exactly
+ * (same offset, extent, strides, element size, format), so the op reads
+ * each element before it writes the result at the same address
+ * (docs/ethos-u.md 5.8). in_of[bo] = bi for each pair, else -1; step0[bo]
+ * the step of op i. Returns the number of pairs. */
+static int32_t inplace_pairs(const cc_model *m, const int32_t *t0, const int32_t *t1, int32_t *in_of,
+                             int32_t *step0)
+{
+    const graph *g = m->g;
+    int32_t np = 0;
+    for (int32_t b = 0; b < m->n_bufs; b++) in_of[b] = -1;
+    for (int32_t i = 0; i < g->n_ops; i++) {
+        const cc_op_info *oi = &m->ops[i];
+        if (!oi->npu || oi->n_eu != 1 || oi->cascade >= 0 || oi->epoch < 0 ||
+            m->epochs[oi->epoch].kind != CC_EPOCH_HW || t0[i] != t1[i])
+            continue;
+        const eu_op *o = &m->epochs[oi->epoch].ops[oi->first_eu];
+        if (o->kind != SIM_K_ELEMENTWISE || o->ofm.buf < 0) continue;
+        int32_t bo = o->ofm.buf;
+        const cc_buf *y = &m->bufs[bo];
+        if (y->temp || y->wcopy || y->pool != CC_IN_ARENA || y->first != t0[i] || in_of[bo] >= 0 || !y->size)
+            continue;
+        const eu_fm *cand[2] = {&o->ifm, o->ifm2_tensor && !o->bcast_h && !o->bcast_w && !o->bcast_c ? &o->ifm2 : NULL};
+        for (int k = 0; k < 2; k++) {
+            const eu_fm *f = cand[k];
+            if (!f || f->buf < 0 || f->buf == bo) continue;
+            const cc_buf *x = &m->bufs[f->buf];
+            if (x->temp || x->wcopy || x->pool != CC_IN_ARENA || x->last != t1[i] || x->first >= t0[i] ||
+                x->size != y->size || x->brick != y->brick || !same_positions(f, &o->ofm))
+                continue;
+            in_of[bo] = f->buf;
+            step0[bo] = t0[i];
+            np++;
+            break;
+        }
+    }
+    return np;
+}
+
+/* Places the arena with the in-place pairs: each chain of pairs (an IFM
+ * buffer, the OFM taking its bytes, the OFM of the next pair taking
+ * those...) is placed as one buffer live over the chain's steps, and every
+ * member gets its offset; the IFM's range then ends where the OFM's begins.
+ * Kept only when the peak drops below `peak` (else every buffer is placed
+ * as before and *peak is unchanged). */
+static void place_inplace(cc_model *m, const int32_t *idx, int32_t n, span *sp, const int32_t *in_of,
+                          const int32_t *step0, uint64_t *peak)
+{
+    size_t nn = (size_t)(n ? n : 1);
+    int32_t *root = malloc(sizeof *root * nn);
+    int32_t *last = malloc(sizeof *last * nn);
+    int64_t *off = malloc(sizeof *off * nn);
+    if (!root || !last || !off) {
+        free(root);
+        free(last);
+        free(off);
+        return;
+    }
+    for (int32_t b = 0; b < n; b++) {
+        off[b] = m->bufs[b].offset;
+        last[b] = m->bufs[b].last;
+    }
+    /* roots: an IFM chain's first buffer; buffers grow from their IFM, so
+     * resolve by following in_of */
+    for (int32_t b = 0; b < n; b++) {
+        int32_t r = b, guard = 0;
+        while (in_of[r] >= 0 && guard++ < n) r = in_of[r];
+        root[b] = r;
+    }
+    for (int32_t b = 0; b < n; b++)
+        if (root[b] != b) {
+            cc_buf *r = &m->bufs[root[b]];
+            if (m->bufs[b].last > r->last) r->last = m->bufs[b].last;
+            m->bufs[b].pool = 0xFF;   /* placed with its root */
+        }
+    uint64_t p = place(m, idx, n, CC_IN_ARENA, sp);
+    for (int32_t b = 0; b < n; b++) m->bufs[b].last = last[b];
+    for (int32_t b = 0; b < n; b++)
+        if (root[b] != b) {
+            m->bufs[b].pool = CC_IN_ARENA;
+            if (p < *peak) m->bufs[b].offset = m->bufs[root[b]].offset;
+        }
+    if (p < *peak) {
+        *peak = p;
+        for (int32_t b = 0; b < n; b++)
+            if (in_of[b] >= 0) m->bufs[in_of[b]].last = step0[b] - 1;
+    } else {
+        for (int32_t b = 0; b < n; b++) m->bufs[b].offset = off[b];
+    }
+    free(root);
+    free(last);
+    free(off);
+}
+
 /* Chooses each buffer's pool and places both: the fast pool takes the
  * candidates (fast_candidates) that save cycles, by cycles saved per byte
  * within its size (choose_fast); the arena everything else. */
-static int place_pools(cc_model *m, npuc_err *err)
+static int place_pools(cc_model *m, const int32_t *t0, const int32_t *t1, npuc_err *err)
 {
     int32_t n = m->n_bufs;
     size_t nn = (size_t)(n ? n : 1);
@@ -828,6 +938,13 @@ static int place_pools(cc_model *m, npuc_err *err)
         for (int32_t i = 0; i < n; i++) m->bufs[i].pool = CC_IN_ARENA;
     }
     if (!rc) m->arena_size = place(m, idx, n, CC_IN_ARENA, sp);
+    if (!rc && !m->opt.no_inplace) {
+        /* in-place elementwise ops, where they lower the arena's peak */
+        int32_t *in_of = malloc(sizeof *in_of * nn * 2);
+        if (in_of && inplace_pairs(m, t0, t1, in_of, in_of + nn))
+            place_inplace(m, idx, n, sp, in_of, in_of + nn, &m->arena_size);
+        free(in_of);
+    }
     free(idx);
     free(sp);
     free(ok);
@@ -921,10 +1038,9 @@ int cc_allocate(cc_model *m, npuc_err *err)
         if (x->first == INT32_MAX) x->first = x->last < 0 ? 0 : x->last;
         if (x->last < x->first) x->last = x->first;
     }
+    int rc = place_pools(m, t0, t1, err);
     free(t0);
     free(t1);
-
-    int rc = place_pools(m, err);
     if (rc) return rc;
     const target_desc *s = &m->opt.sys;
     if (s->act_pool >= 0 && s->act_pool < s->n_pools) {

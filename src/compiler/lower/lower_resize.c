@@ -32,6 +32,7 @@
 #include "lower.h"
 #include "interp/interp.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -303,6 +304,276 @@ done:
     return rc;
 }
 
+/* ------------------------------------------------- bilinear tap classes */
+
+#define MAX_TAPS 2        /* bilinear reads at most two inputs per axis */
+#define MAX_TAP_OPS 64    /* most NPU ops of the tap-class form */
+#define MAX_CANDIDATES 64 /* second members tried per class start */
+
+/* One class of output positions along an axis: outputs o0 + t*od (t < n)
+ * each read the k consecutive inputs i0 + t*id + j (j < k) with weights
+ * a[j] / 2^g, all alike. */
+typedef struct tap_class {
+    int32_t o0, od, i0, id, n;
+    int32_t k, g;
+    int32_t a[MAX_TAPS];
+} tap_class;
+
+/* The taps of output v of an axis (w in 1/1024): first input, count, and
+ * the weights; false when they are not one run of at most MAX_TAPS or
+ * a weight is negative. */
+static bool taps_of(const int32_t *w, int32_t n_in, int32_t v, int32_t *first, int32_t *k, int32_t *wt)
+{
+    const int32_t *r = w + (size_t)v * n_in;
+    int32_t f = -1, l = -1;
+    for (int32_t i = 0; i < n_in; i++) {
+        if (r[i] < 0) return false;
+        if (!r[i]) continue;
+        if (f < 0) f = i;
+        l = i;
+    }
+    if (f < 0 || l - f + 1 > MAX_TAPS) return false;
+    *first = f;
+    *k = l - f + 1;
+    for (int32_t j = 0; j < *k; j++) wt[j] = r[f + j];
+    return true;
+}
+
+/* Splits an axis (weights w[v * n_in + i] in 1/1024) into tap classes,
+ * greedily: from each output not yet covered, the longest progression of
+ * outputs with the same taps whose first inputs step by 1 or more (at most
+ * 3 with two taps: the kernel stride). Returns the count, -1 beyond max,
+ * -2 when an output's taps are not a run of at most MAX_TAPS. */
+static int32_t tap_classes(const int32_t *w, int32_t n_in, int32_t n_out, tap_class *cl, int32_t max, bool *covered)
+{
+    int32_t (*wt)[MAX_TAPS] = malloc(sizeof *wt * (size_t)n_out);
+    int32_t *f = malloc(sizeof *f * (size_t)n_out), *k = malloc(sizeof *k * (size_t)n_out);
+    int32_t nc = 0;
+    if (n_out < 1 || !wt || !f || !k) {
+        nc = -3;
+        goto done;
+    }
+    for (int32_t v = 0; v < n_out; v++)
+        if (!taps_of(w, n_in, v, &f[v], &k[v], wt[v])) {
+            nc = -2;
+            goto done;
+        }
+    memset(covered, 0, (size_t)n_out);
+#define SAME_TAPS(x, y) (k[x] == k[y] && !memcmp(wt[x], wt[y], sizeof(int32_t) * (size_t)k[x]))
+    for (int32_t v0 = 0; v0 < n_out; v0++) {
+        if (covered[v0]) continue;
+        tap_class best = {v0, 1, f[v0], 1, 1, k[v0], 0, {0}};
+        int32_t tried = 0;
+        for (int32_t v1 = v0 + 1; v1 < n_out && tried < MAX_CANDIDATES; v1++) {
+            if (covered[v1] || !SAME_TAPS(v0, v1)) continue;
+            tried++;
+            int32_t od = v1 - v0, id = f[v1] - f[v0];
+            if (id < 1 || (k[v0] > 1 && id > 3)) continue;
+            int32_t len = 2;
+            while ((int64_t)v0 + (int64_t)len * od < n_out) {
+                int32_t v = v0 + len * od;
+                if (covered[v] || !SAME_TAPS(v0, v) || (int64_t)f[v] != (int64_t)f[v0] + (int64_t)len * id) break;
+                len++;
+            }
+            if (len > best.n) {
+                best.od = od;
+                best.id = id;
+                best.n = len;
+            }
+        }
+#undef SAME_TAPS
+        if (nc >= max) {
+            nc = -1;
+            goto done;
+        }
+        /* weights a / 2^g with g as small as it goes */
+        int32_t g = 10;
+        while (g > 0) {
+            bool even = true;
+            for (int32_t j = 0; j < best.k; j++) even = even && wt[v0][j] % (1 << (11 - g)) == 0;
+            if (!even) break;
+            g--;
+        }
+        best.g = g;
+        for (int32_t j = 0; j < best.k; j++) best.a[j] = wt[v0][j] >> (10 - g);
+        cl[nc++] = best;
+        for (int32_t t = 0; t < best.n; t++) covered[best.o0 + t * best.od] = true;
+    }
+done:
+    free(wt);
+    free(f);
+    free(k);
+    return nc;
+}
+
+/* R_NATURAL(S, m, s) of the NPU's output stage (docs/ethos-u.md 5.6):
+ * floor((S * m + 2^(s-1)) / 2^s), s >= 1, |S * m| < 2^62. */
+static int64_t natural_rescale(int64_t S, uint32_t m, unsigned s)
+{
+    int64_t p = S * (int64_t)m + ((int64_t)1 << (s - 1)), d = (int64_t)1 << s;
+    return p >= 0 ? p / d : -((-p + d - 1) / d);
+}
+
+/* S / 2^g rounded half away from zero: the reference's result when its
+ * 1/2^20 accumulator is S * 2^(20 - g) (bl_round20, src/kernels/k_resize.c). */
+static int64_t half_away(int64_t S, int32_t g)
+{
+    if (!g) return S;
+    int64_t d = (int64_t)1 << g;
+    return S >= 0 ? (S + d / 2) / d : -((-S + d / 2) / d);
+}
+
+/* The output stage of the tap form: NATURAL rounding with the multiplier
+ * 2^30 + 1 and shift 30 + g, which is S / 2^g rounded half away from zero
+ * (ties of a negative S tip down by the +1) while |S| < 2^29: with
+ * S = q * 2^g + r (0 <= r < 2^g), S * (2^30 + 1) + 2^(29+g)
+ * = q * 2^(30+g) + 2^30 * (r + 2^(g-1)) + S, and |S| < 2^29 decides only
+ * the tie r = 2^(g-1), by the sign of S. */
+#define TAP_M (((uint32_t)1 << 30) + 1u)
+#define TAP_S(g) ((uint8_t)(30 + (g)))
+
+/* Whether the output stage equals the reference for every sum S in
+ * [smin, smax]: the lemma's bound, then every S of a small range, or every
+ * residue r at the extreme and central quotients of a large one. */
+static bool tap_exact(int32_t g, int64_t smin, int64_t smax)
+{
+    if (smin <= -((int64_t)1 << 29) || smax >= ((int64_t)1 << 29)) return false;
+    unsigned s = TAP_S(g);
+    if (smax - smin < ((int64_t)1 << 20)) {
+        for (int64_t S = smin; S <= smax; S++)
+            if (natural_rescale(S, TAP_M, s) != half_away(S, g)) return false;
+        return true;
+    }
+    int64_t d = (int64_t)1 << g;
+    int64_t qmin = smin >= 0 ? smin / d : -((-smin + d - 1) / d), qmax = smax >= 0 ? smax / d : -((-smax + d - 1) / d);
+    int64_t qs[6] = {qmin, qmin + 1, -1, 0, qmax - 1, qmax};
+    for (int i = 0; i < 6; i++)
+        for (int64_t r = 0; r < d; r++) {
+            int64_t S = qs[i] * d + r;
+            if (S < smin || S > smax) continue;
+            if (natural_rescale(S, TAP_M, s) != half_away(S, g)) return false;
+        }
+    return true;
+}
+
+/* Checks one class pair of the tap form: the weights fit the NPU's and the
+ * output stage is exact over every input. False with the reason in why. */
+static bool tap_pair_ok(const tap_class *cy, const tap_class *cx, bool wide, char *why, size_t why_size)
+{
+    int32_t wmax = 0, g = cy->g + cx->g;
+    for (int32_t i = 0; i < cy->k; i++)
+        for (int32_t j = 0; j < cx->k; j++)
+            if (cy->a[i] * cx->a[j] > wmax) wmax = cy->a[i] * cx->a[j];
+    /* int8 IFM: 9-bit weights (stored with zero point -128 above 127);
+     * int16 IFM: the 16x8 ops' int8 weights */
+    if (wmax > (wide ? 127 : 255))
+        return cc_reason(why, why_size, "tap weight %d/%d is beyond the NPU's %s weights", wmax, 1 << g,
+                         wide ? "int8 (16-bit input)" : "9-bit");
+    int64_t sum = 0;
+    for (int32_t i = 0; i < cy->k; i++)
+        for (int32_t j = 0; j < cx->k; j++) sum += (int64_t)cy->a[i] * cx->a[j];
+    int64_t lo = wide ? INT16_MIN : INT8_MIN, hi = wide ? INT16_MAX : INT8_MAX;
+    if (!tap_exact(g, sum * lo, sum * hi))
+        return cc_reason(why, why_size, "the NPU's rounding of a sum over 2^%d is not provably the reference's", g);
+    return true;
+}
+
+/* Bilinear as tap classes: each pair of a row class and a column class is
+ * one NPU op writing those outputs (strided OFM) from the inputs they
+ * read: a DEPTHWISE with the kh x kw weights a_y * a_x over a strided IFM
+ * (kernel stride = the classes' input step with two taps; with one tap the
+ * step goes into the IFM stride), output stage TAP_M / TAP_S(g), or a raw
+ * copy when the pair is one tap of weight 1. */
+static int lower_taps(lower_ctx *c, const graph_op *op, const tap_class *cy, int32_t ny, const tap_class *cx,
+                      int32_t nx, npuc_err *err)
+{
+    const graph_tensor *in = cc_tin(c, op, 0), *out = cc_tout(c, op, 0);
+    int32_t W = in->shape[2], C = in->shape[3], OW = out->shape[2];
+    bool wide = in->dtype == GRAPH_I16;
+    uint8_t bits = wide ? 16 : 8;
+    uint64_t es = bits / 8u;
+    int32_t bin = c->m->buf_of[op->in[0]], bout = c->m->buf_of[op->out[0]];
+    for (int32_t i = 0; i < ny; i++)
+        for (int32_t j = 0; j < nx; j++)
+            if (!tap_pair_ok(&cy[i], &cx[j], wide, c->why, CC_WHY_SIZE)) return 1;
+    int8_t *wbuf = malloc((size_t)MAX_TAPS * MAX_TAPS * (size_t)C);
+    if (!wbuf) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    float one = 1.0f;
+    int64_t zero = 0;
+    graph_tensor wt;
+    memset(&wt, 0, sizeof wt);
+    wt.dtype = GRAPH_I8;
+    wt.q.n = 1;
+    wt.q.scale = &one;
+    wt.q.zero_point = &zero;
+    int rc = NPUC_OK;
+    for (int32_t i = 0; i < ny && !rc; i++)
+        for (int32_t j = 0; j < nx && !rc; j++) {
+            const tap_class *a = &cy[i], *b = &cx[j];
+            /* one tap: the input step is the IFM stride; two: the kernel's */
+            uint32_t ih = (uint32_t)(a->k == 1 ? a->n : (a->n - 1) * a->id + a->k);
+            uint32_t iw = (uint32_t)(b->k == 1 ? b->n : (b->n - 1) * b->id + b->k);
+            eu_fm fi, fo;
+            fm_at(&fi, bin, ((uint64_t)a->i0 * (uint64_t)W + (uint64_t)b->i0) * (uint64_t)C * es, ih, iw, (uint32_t)C,
+                  (uint32_t)W, b->k == 1 ? (uint64_t)b->id : 1u, a->k == 1 ? (uint64_t)a->id : 1u, bits);
+            fm_at(&fo, bout, ((uint64_t)a->o0 * (uint64_t)OW + (uint64_t)b->o0) * (uint64_t)C * es, (uint32_t)a->n,
+                  (uint32_t)b->n, (uint32_t)C, (uint32_t)OW, (uint64_t)b->od, (uint64_t)a->od, bits);
+            int32_t g = a->g + b->g;
+            if (a->k == 1 && b->k == 1 && g == 0) {
+                rc = pool_op(c, 0, &fi, &fo, 0, 1, 0, err);
+                continue;
+            }
+            eu_op *o = cc_new_eu(c, err);
+            if (!o) {
+                rc = err->code;
+                break;
+            }
+            o->kind = SIM_K_DEPTHWISE;
+            o->ifm = fi;
+            o->ofm = fo;
+            o->kh = (uint32_t)a->k;
+            o->kw = (uint32_t)b->k;
+            o->stride_y = (uint8_t)(a->k > 1 && a->n > 1 ? a->id : 1);
+            o->stride_x = (uint8_t)(b->k > 1 && b->n > 1 ? b->id : 1);
+            o->pkf = false;
+            o->flex = false;
+            int32_t wmax = 0;
+            for (int32_t ky = 0; ky < a->k; ky++)
+                for (int32_t kx = 0; kx < b->k; kx++)
+                    if (a->a[ky] * b->a[kx] > wmax) wmax = a->a[ky] * b->a[kx];
+            int32_t wzp = wmax > 127 ? -128 : 0;   /* 9-bit weights, all >= 0 */
+            for (int32_t ky = 0; ky < a->k; ky++)
+                for (int32_t kx = 0; kx < b->k; kx++)
+                    memset(wbuf + ((size_t)ky * (size_t)b->k + (size_t)kx) * (size_t)C,
+                           (int8_t)(a->a[ky] * b->a[kx] + wzp), (size_t)C);
+            wop p;
+            memset(&p, 0, sizeof p);
+            p.in = in;
+            p.w = &wt;
+            p.out = out;
+            p.O = p.I = (uint32_t)C;
+            p.kh = (uint32_t)a->k;
+            p.kw = (uint32_t)b->k;
+            p.depthwise = true;
+            p.wdata = wbuf;
+            p.layout = 1;
+            p.wzp = wzp;
+            p.fixed_scale = true;
+            p.fixed_m = TAP_M;
+            p.fixed_s = TAP_S(g);
+            p.fixed_round = 2;   /* NATURAL */
+            rc = cc_block_or_cpu(c, o, err);
+            if (!rc) rc = cc_encode_weighted(c, o, &p, err);
+            for (int32_t k = (int32_t)(o - c->e->ops); !rc && k < c->e->n_eu; k++) {
+                /* raw values: the type's whole range */
+                c->e->ops[k].act_min = wide ? INT16_MIN : INT8_MIN;
+                c->e->ops[k].act_max = wide ? INT16_MAX : INT8_MAX;
+            }
+        }
+    free(wbuf);
+    return rc;
+}
+
 static int lower_resize(lower_ctx *c, const graph_op *op, npuc_err *err)
 {
     bool bilinear = op->opcode == TFL_OP_RESIZE_BILINEAR;
@@ -364,8 +635,34 @@ static int lower_resize(lower_ctx *c, const graph_op *op, npuc_err *err)
         rc = pool_op(c, 1, &fi, &fo, 1, 2, 1, err);
         goto done;
     }
-    rc = cc_cpu(c, "bilinear %dx%d -> %dx%d%s%s: only gathers and the exact 2x form run on the NPU", H, W, OH, OW,
-                op->opt.align_corners ? " (align_corners)" : "", op->opt.half_pixel_centers ? " (half_pixel_centers)" : "");
+    {
+        tap_class *cy = malloc(sizeof *cy * MAX_TAP_OPS), *cx = malloc(sizeof *cx * MAX_TAP_OPS);
+        bool *cov = malloc((size_t)(OH > OW ? OH : OW) + 1);
+        int32_t ny = -3, nx = -3;
+        if (cy && cx && cov) {
+            ny = tap_classes(wy, H, OH, cy, MAX_TAP_OPS, cov);
+            nx = ny < 0 ? ny : tap_classes(wx, W, OW, cx, MAX_TAP_OPS, cov);
+        }
+        const char *flags = op->opt.align_corners ? " (align_corners)" : op->opt.half_pixel_centers ? " (half_pixel_centers)" : "";
+        if (ny == -3 || nx == -3) rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+        else if (ny == -2 || nx == -2)
+            rc = cc_cpu(c, "bilinear %dx%d -> %dx%d%s: an output's weights are not %d adjacent taps", H, W, OH, OW,
+                        flags, MAX_TAPS);
+        else if (ny < 0 || nx < 0 || ny * nx > MAX_TAP_OPS)
+            rc = cc_cpu(c, "bilinear %dx%d -> %dx%d%s: more than %d NPU ops (output classes of equal taps)", H, W, OH,
+                        OW, flags, MAX_TAP_OPS);
+        else {
+            rc = lower_taps(c, op, cy, ny, cx, nx, err);
+            if (rc == 1) {
+                char reason[CC_WHY_SIZE];
+                snprintf(reason, sizeof reason, "%s", c->why);
+                rc = cc_cpu(c, "bilinear %dx%d -> %dx%d%s: %s", H, W, OH, OW, flags, reason);
+            }
+        }
+        free(cy);
+        free(cx);
+        free(cov);
+    }
 done:
     free(ym);
     free(xm);

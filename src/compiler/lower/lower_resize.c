@@ -28,7 +28,17 @@
  *    sum divided by their count (half away from zero, TFL rounding, as the
  *    padded AVERAGE_POOL form) is the weighted sum / 2^20 rounded half
  *    away from zero that the kernel computes: the taps repeat each input
- *    value the same number of times, so both are the same rational. */
+ *    value the same number of times, so both are the same rational;
+ *  - every other bilinear whose weights are dyadic, by tap classes: along
+ *    each axis the outputs split into progressions with equal taps
+ *    (tap_classes); in one pass each pair of a row and a column class is a
+ *    DEPTHWISE (weights a_y * a_x) over strided IFM and OFM, in two passes
+ *    (int8) the column classes go into an int16 temporary of exact sums
+ *    and the row classes round from it. The sum S of the NPU's accumulator
+ *    is the reference's 1/2^20 sum times 2^(g - 20), and the output stage
+ *    NATURAL (2^30 + 1, 30 + g) rounds S / 2^g half away from zero as the
+ *    kernel does (proof at TAP_M; checked at compile time by tap_exact).
+ *    docs/compiler.md, "Bilinear by tap classes". */
 #include "lower.h"
 #include "interp/interp.h"
 

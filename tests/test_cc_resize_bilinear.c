@@ -4,7 +4,8 @@
  * downscales, align_corners with (in - 1) / (out - 1) a power of two).
  *
  * Random single-op graphs of each form (shapes, channels, quantization,
- * int8 and int16, the six Ethos-U variants in turn) are compiled, emitted,
+ * int8 and int16, the six Ethos-U variants in turn, a quarter with
+ * --optimise size) are compiled, emitted,
  * read back and run with the ethos-u op on the virtual NPU, every command
  * stream hazard-checked, and the output compared byte for byte with the
  * reference interpreter over uniform inputs, the extremes and values near
@@ -36,6 +37,7 @@ typedef struct cfg {
     float scale;
     int64_t zp;
     eu_variant variant;
+    cc_optimise optimise;
 } cfg;
 
 typedef struct stats {
@@ -44,9 +46,9 @@ typedef struct stats {
 
 static void cfg_str(const cfg *c, char *buf, size_t size)
 {
-    snprintf(buf, size, "BILINEAR %s [1,%d,%d,%d] -> %dx%d align %d half %d scale %.6g zp %lld %s",
+    snprintf(buf, size, "BILINEAR %s [1,%d,%d,%d] -> %dx%d align %d half %d scale %.6g zp %lld %s%s",
              graph_dtype_name(c->dt), c->h, c->w, c->ch, c->oh, c->ow, c->align, c->half, (double)c->scale,
-             (long long)c->zp, target_variant_name(c->variant));
+             (long long)c->zp, target_variant_name(c->variant), c->optimise == CC_OPT_SIZE ? " (size)" : "");
 }
 
 static graph *build_graph(const cfg *c)
@@ -98,8 +100,8 @@ static bool run_config(const cfg *c, uint64_t seed, int expect_npu, const char *
                   .user = &x, .runs = &st->draws, .npu_runs = CC_RUNS_ONE};
     int placed;
     st->configs++;
-    int res = cc_check_single_op(cs, src, c->variant, (cc_options){0}, expect_npu, why, "NPUC_RB_VERBOSE", hazards,
-                                 &d, &placed);
+    int res = cc_check_single_op(cs, src, c->variant, (cc_options){.optimise = c->optimise}, expect_npu, why,
+                                 "NPUC_RB_VERBOSE", hazards, &d, &placed);
     if (placed >= 0) placed ? st->npu++ : st->cpu++;
     bool ok = cc_single_ok(res, expect_npu);
     if (!ok) st->failed++;
@@ -319,6 +321,7 @@ int main(void)
             cfg c;
             random_config(&r, form, &c);
             c.variant = variants[vi++ % 6];
+            c.optimise = i % 4 == 3 ? CC_OPT_SIZE : CC_OPT_PERFORMANCE;
             CHECK(run_config(&c, seed, 1, NULL, 7, &st));
         }
         printf("%s: %d configurations, %d on the NPU, %d failed\n", form_names[form], st.configs - configs0,

@@ -714,7 +714,9 @@ static int lower_bl_taps(lower_ctx *c, const graph_op *op, const int32_t *wy, co
     const graph_tensor *in = cc_tin(c, op, 0), *out = cc_tout(c, op, 0);
     int32_t H = in->shape[1], W = in->shape[2], OH = out->shape[1], OW = out->shape[2];
     bool wide = in->dtype == GRAPH_I16;
-    const char *flags = op->opt.align_corners ? " (align_corners)" : op->opt.half_pixel_centers ? " (half_pixel_centers)" : "";
+    const char *flags = op->opt.align_corners        ? " (align_corners)"
+                        : op->opt.half_pixel_centers ? " (half_pixel_centers)"
+                                                     : "";
     tap_class *cy = malloc(sizeof *cy * (size_t)OH), *cx = malloc(sizeof *cx * (size_t)OW);
     bool *cov = malloc((size_t)(OH > OW ? OH : OW) + 1);
     int32_t ny = -3, nx = -3;

@@ -369,15 +369,17 @@ static void test_resize(long n_configs, uint64_t seed0)
             c.variant = variants[(i + (size_t)t + 3) % 6];
             CHECK(run_config(&c, 200 + i, 1, NULL, 6, &st));
         }
-    /* bilinear on the CPU: 3x, half-pixel 2x, align-corners 2x */
-    resize_base(&c, BL, GRAPH_I8, 4, 4, 3, 12, 12, false, false);
-    CHECK(run_config(&c, 301, 0, "only gathers and the exact 2x form", 2, &st));
+    /* bilinear by tap classes (tests/test_cc_resize_bilinear.c): half-pixel
+     * 2x up and down */
     resize_base(&c, BL, GRAPH_I8, 4, 4, 3, 8, 8, false, true);
-    CHECK(run_config(&c, 302, 0, "half_pixel_centers", 2, &st));
+    CHECK(run_config(&c, 302, 1, NULL, 6, &st));
+    resize_base(&c, BL, GRAPH_I8, 6, 6, 2, 3, 3, false, true);
+    CHECK(run_config(&c, 307, 1, NULL, 6, &st));
+    /* bilinear on the CPU: 3x, align-corners 2x (taps not dyadic) */
+    resize_base(&c, BL, GRAPH_I8, 4, 4, 3, 12, 12, false, false);
+    CHECK(run_config(&c, 301, 0, "are beyond the NPU", 2, &st));
     resize_base(&c, BL, GRAPH_I16, 4, 4, 3, 8, 8, true, false);
     CHECK(run_config(&c, 303, 0, "align_corners", 2, &st));
-    resize_base(&c, BL, GRAPH_I8, 6, 6, 2, 3, 3, false, true);
-    CHECK(run_config(&c, 307, 0, "half_pixel_centers", 2, &st));
     /* batch 2 and float stay on the CPU */
     resize_base(&c, NN, GRAPH_I8, 4, 4, 3, 8, 8, false, false);
     c.shape[0] = 2;

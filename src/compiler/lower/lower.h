@@ -181,6 +181,13 @@ typedef struct wop {
                                  dense conv (zero off its input channel) */
     int32_t wzp;              /* per-tensor weight zero point (FC) */
     bool fc_float_product;    /* FC per-tensor: scale product in float */
+    /* A fixed output stage instead of the quantization's (ops that are no
+     * TFLite convolution, e.g. a resize's taps): every channel gets scale
+     * (fixed_m, fixed_s), bias 0, round mode fixed_round; the weights'
+     * quantization is not read (wzp still applies). */
+    bool fixed_scale;
+    uint32_t fixed_m;
+    uint8_t fixed_s, fixed_round;
 } wop;
 
 /* The scale record (multiplier, shift, 40-bit bias) of every output channel

@@ -28,10 +28,21 @@
  *    sum divided by their count (half away from zero, TFL rounding, as the
  *    padded AVERAGE_POOL form) is the weighted sum / 2^20 rounded half
  *    away from zero that the kernel computes: the taps repeat each input
- *    value the same number of times, so both are the same rational. */
+ *    value the same number of times, so both are the same rational;
+ *  - every other bilinear whose weights are dyadic, by tap classes: along
+ *    each axis the outputs split into progressions with equal taps
+ *    (tap_classes); in one pass each pair of a row and a column class is a
+ *    DEPTHWISE (weights a_y * a_x) over strided IFM and OFM, in two passes
+ *    (int8) the column classes go into an int16 temporary of exact sums
+ *    and the row classes round from it. The sum S of the NPU's accumulator
+ *    is the reference's 1/2^20 sum times 2^(g - 20), and the output stage
+ *    NATURAL (2^30 + 1, 30 + g) rounds S / 2^g half away from zero as the
+ *    kernel does (proof at TAP_M; checked at compile time by tap_exact).
+ *    docs/compiler.md, "Bilinear by tap classes". */
 #include "lower.h"
 #include "interp/interp.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -303,6 +314,461 @@ done:
     return rc;
 }
 
+/* ------------------------------------------------- bilinear tap classes */
+
+#define MAX_TAPS 2        /* bilinear reads at most two inputs per axis */
+#define MAX_TAP_OPS 64    /* most NPU ops of the tap-class form */
+#define MAX_CANDIDATES 64 /* second members tried per class start */
+
+/* One class of output positions along an axis: outputs o0 + t*od (t < n)
+ * each read the k consecutive inputs i0 + t*id + j (j < k) with weights
+ * a[j] / 2^g, all alike. */
+typedef struct tap_class {
+    int32_t o0, od, i0, id, n;
+    int32_t k, g;
+    int32_t a[MAX_TAPS];
+} tap_class;
+
+/* The taps of output v of an axis (w in 1/1024): first input, count, and
+ * the weights; false when they are not one run of at most MAX_TAPS or
+ * a weight is negative. */
+static bool taps_of(const int32_t *w, int32_t n_in, int32_t v, int32_t *first, int32_t *k, int32_t *wt)
+{
+    const int32_t *r = w + (size_t)v * n_in;
+    int32_t f = -1, l = -1;
+    for (int32_t i = 0; i < n_in; i++) {
+        if (r[i] < 0) return false;
+        if (!r[i]) continue;
+        if (f < 0) f = i;
+        l = i;
+    }
+    if (f < 0 || l - f + 1 > MAX_TAPS) return false;
+    *first = f;
+    *k = l - f + 1;
+    for (int32_t j = 0; j < *k; j++) wt[j] = r[f + j];
+    return true;
+}
+
+/* Splits an axis (weights w[v * n_in + i] in 1/1024) into tap classes,
+ * greedily: from each output not yet covered, the longest progression of
+ * outputs with the same taps whose first inputs step by 1 or more (at most
+ * 3 with two taps: the kernel stride). Returns the count, -1 beyond max,
+ * -2 when an output's taps are not a run of at most MAX_TAPS. */
+static int32_t tap_classes(const int32_t *w, int32_t n_in, int32_t n_out, tap_class *cl, int32_t max, bool *covered)
+{
+    int32_t (*wt)[MAX_TAPS] = malloc(sizeof *wt * (size_t)n_out);
+    int32_t *f = malloc(sizeof *f * (size_t)n_out), *k = malloc(sizeof *k * (size_t)n_out);
+    int32_t nc = 0;
+    if (n_out < 1 || !wt || !f || !k) {
+        nc = -3;
+        goto done;
+    }
+    for (int32_t v = 0; v < n_out; v++)
+        if (!taps_of(w, n_in, v, &f[v], &k[v], wt[v])) {
+            nc = -2;
+            goto done;
+        }
+    memset(covered, 0, (size_t)n_out);
+#define SAME_TAPS(x, y) (k[x] == k[y] && !memcmp(wt[x], wt[y], sizeof(int32_t) * (size_t)k[x]))
+    for (int32_t v0 = 0; v0 < n_out; v0++) {
+        if (covered[v0]) continue;
+        tap_class best = {v0, 1, f[v0], 1, 1, k[v0], 0, {0}};
+        int32_t tried = 0;
+        for (int32_t v1 = v0 + 1; v1 < n_out && tried < MAX_CANDIDATES; v1++) {
+            if (covered[v1] || !SAME_TAPS(v0, v1)) continue;
+            tried++;
+            int32_t od = v1 - v0, id = f[v1] - f[v0];
+            if (id < 1 || (k[v0] > 1 && id > 3)) continue;
+            int32_t len = 2;
+            while ((int64_t)v0 + (int64_t)len * od < n_out) {
+                int32_t v = v0 + len * od;
+                if (covered[v] || !SAME_TAPS(v0, v) || (int64_t)f[v] != (int64_t)f[v0] + (int64_t)len * id) break;
+                len++;
+            }
+            if (len > best.n) {
+                best.od = od;
+                best.id = id;
+                best.n = len;
+            }
+        }
+#undef SAME_TAPS
+        if (nc >= max) {
+            nc = -1;
+            goto done;
+        }
+        /* weights a / 2^g with g as small as it goes */
+        int32_t g = 10;
+        while (g > 0) {
+            bool even = true;
+            for (int32_t j = 0; j < best.k; j++) even = even && wt[v0][j] % (1 << (11 - g)) == 0;
+            if (!even) break;
+            g--;
+        }
+        best.g = g;
+        for (int32_t j = 0; j < best.k; j++) best.a[j] = wt[v0][j] >> (10 - g);
+        cl[nc++] = best;
+        for (int32_t t = 0; t < best.n; t++) covered[best.o0 + t * best.od] = true;
+    }
+done:
+    free(wt);
+    free(f);
+    free(k);
+    return nc;
+}
+
+/* R_NATURAL(S, m, s) of the NPU's output stage (docs/ethos-u.md 5.6):
+ * floor((S * m + 2^(s-1)) / 2^s), s >= 1, |S * m| < 2^62. */
+static int64_t natural_rescale(int64_t S, uint32_t m, unsigned s)
+{
+    int64_t p = S * (int64_t)m + ((int64_t)1 << (s - 1)), d = (int64_t)1 << s;
+    return p >= 0 ? p / d : -((-p + d - 1) / d);
+}
+
+/* S / 2^g rounded half away from zero: the reference's result when its
+ * 1/2^20 accumulator is S * 2^(20 - g) (bl_round20, src/kernels/k_resize.c). */
+static int64_t half_away(int64_t S, int32_t g)
+{
+    if (!g) return S;
+    int64_t d = (int64_t)1 << g;
+    return S >= 0 ? (S + d / 2) / d : -((-S + d / 2) / d);
+}
+
+/* The output stage of the tap form: NATURAL rounding with the multiplier
+ * 2^30 + 1 and shift 30 + g, which is S / 2^g rounded half away from zero
+ * (ties of a negative S tip down by the +1) while |S| < 2^29: with
+ * S = q * 2^g + r (0 <= r < 2^g), S * (2^30 + 1) + 2^(29+g)
+ * = q * 2^(30+g) + 2^30 * (r + 2^(g-1)) + S, and |S| < 2^29 decides only
+ * the tie r = 2^(g-1), by the sign of S. */
+#define TAP_M (((uint32_t)1 << 30) + 1u)
+#define TAP_S(g) ((uint8_t)(30 + (g)))
+
+/* Whether the output stage equals the reference for every sum S in
+ * [smin, smax]: the lemma's bound, then every S of a small range, or every
+ * residue r at the extreme and central quotients of a large one. */
+static bool tap_exact(int32_t g, int64_t smin, int64_t smax)
+{
+    if (smin <= -((int64_t)1 << 29) || smax >= ((int64_t)1 << 29)) return false;
+    unsigned s = TAP_S(g);
+    if (smax - smin < ((int64_t)1 << 20)) {
+        for (int64_t S = smin; S <= smax; S++)
+            if (natural_rescale(S, TAP_M, s) != half_away(S, g)) return false;
+        return true;
+    }
+    int64_t d = (int64_t)1 << g;
+    int64_t qmin = smin >= 0 ? smin / d : -((-smin + d - 1) / d), qmax = smax >= 0 ? smax / d : -((-smax + d - 1) / d);
+    int64_t qs[6] = {qmin, qmin + 1, -1, 0, qmax - 1, qmax};
+    for (int i = 0; i < 6; i++)
+        for (int64_t r = 0; r < d; r++) {
+            int64_t S = qs[i] * d + r;
+            if (S < smin || S > smax) continue;
+            if (natural_rescale(S, TAP_M, s) != half_away(S, g)) return false;
+        }
+    return true;
+}
+
+/* Proven (g, smin, smax) of one lowering, so that each is checked once. */
+typedef struct exact_memo {
+    int32_t n;
+    struct { int32_t g; int64_t lo, hi; } e[16];
+} exact_memo;
+
+static bool tap_exact_memo(exact_memo *m, int32_t g, int64_t smin, int64_t smax)
+{
+    for (int32_t i = 0; i < m->n; i++)
+        if (m->e[i].g == g && m->e[i].lo <= smin && smax <= m->e[i].hi) return true;
+    if (!tap_exact(g, smin, smax)) return false;
+    if (m->n < 16) {
+        m->e[m->n].g = g;
+        m->e[m->n].lo = smin;
+        m->e[m->n].hi = smax;
+        m->n++;
+    }
+    return true;
+}
+
+/* The largest tap weight of an axis's classes, each scaled to 1/2^gmax
+ * (gmax < 0: in its own 1/2^g). */
+static int32_t tap_amax(const tap_class *cl, int32_t n, int32_t gmax)
+{
+    int32_t m = 0;
+    for (int32_t i = 0; i < n; i++)
+        for (int32_t j = 0; j < cl[i].k; j++) {
+            int32_t a = gmax < 0 ? cl[i].a[j] : cl[i].a[j] << (gmax - cl[i].g);
+            if (a > m) m = a;
+        }
+    return m;
+}
+
+static int32_t tap_gmax(const tap_class *cl, int32_t n)
+{
+    int32_t g = 0;
+    for (int32_t i = 0; i < n; i++)
+        if (cl[i].g > g) g = cl[i].g;
+    return g;
+}
+
+/* The sum of a class's weights, in 1/2^g of its own g. */
+static int64_t tap_sum(const tap_class *cl)
+{
+    int64_t s = 0;
+    for (int32_t j = 0; j < cl->k; j++) s += cl->a[j];
+    return s;
+}
+
+/* One NPU op of the tap forms: a DEPTHWISE over ifm -> ofm with the kh x kw
+ * weights w[ky * kw + kx] (>= 0, up to 255 for an 8-bit IFM, 127 for a
+ * 16-bit one) on every channel, kernel strides sy, sx, the output stage
+ * (m, s) in NATURAL rounding, the clamp the OFM type's range; or, for one
+ * tap of weight 1 with the unit stage at equal precisions, a raw copy. */
+static int tap_op(lower_ctx *c, const eu_fm *ifm, const eu_fm *ofm, uint32_t kh, uint32_t kw, uint8_t sy,
+                  uint8_t sx, const int32_t *w, uint32_t m, uint8_t s, npuc_err *err)
+{
+    bool unit = kh == 1 && kw == 1 && w[0] == 1 && ((m == TAP_M && s == TAP_S(0)) || (m == 1 && s == 0));
+    if (unit && ifm->bits == ofm->bits) return pool_op(c, 0, ifm, ofm, 0, 1, 0, err);
+    uint32_t C = ofm->c;
+    int32_t wmax = 0;
+    for (uint32_t i = 0; i < kh * kw; i++)
+        if (w[i] > wmax) wmax = w[i];
+    int32_t wzp = wmax > 127 ? -128 : 0;   /* 9-bit weights, all >= 0 */
+    int8_t *wbuf = malloc((size_t)kh * kw * C);
+    if (!wbuf) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    for (uint32_t i = 0; i < kh * kw; i++) memset(wbuf + (size_t)i * C, (int8_t)(w[i] + wzp), C);
+    static const float one = 1.0f;
+    static const int64_t zero = 0;
+    graph_tensor wt, tin, tout;
+    memset(&wt, 0, sizeof wt);
+    wt.dtype = GRAPH_I8;
+    wt.q.n = 1;
+    wt.q.scale = (float *)&one;
+    wt.q.zero_point = (int64_t *)&zero;
+    tin = tout = wt;
+    tin.dtype = ifm->bits == 16 ? GRAPH_I16 : GRAPH_I8;
+    tout.dtype = ofm->bits == 16 ? GRAPH_I16 : GRAPH_I8;
+    wop p;
+    memset(&p, 0, sizeof p);
+    p.in = &tin;
+    p.w = &wt;
+    p.out = &tout;
+    p.O = p.I = C;
+    p.kh = kh;
+    p.kw = kw;
+    p.depthwise = true;
+    p.wdata = wbuf;
+    p.layout = 1;
+    p.wzp = wzp;
+    p.fixed_scale = true;
+    p.fixed_m = m;
+    p.fixed_s = s;
+    p.fixed_round = 2;   /* NATURAL */
+    int rc = NPUC_OK;
+    eu_op *o = cc_new_eu(c, err);
+    if (!o) {
+        rc = err->code;
+        goto done;
+    }
+    o->kind = SIM_K_DEPTHWISE;
+    o->ifm = *ifm;
+    o->ofm = *ofm;
+    o->kh = kh;
+    o->kw = kw;
+    o->stride_y = sy;
+    o->stride_x = sx;
+    o->pkf = false;
+    o->flex = false;
+    int32_t first = (int32_t)(o - c->e->ops);
+    rc = cc_block_or_cpu(c, o, err);
+    if (!rc) rc = cc_encode_weighted(c, o, &p, err);
+    for (int32_t k = first; !rc && k < c->e->n_eu; k++) {
+        /* raw values: the type's whole range */
+        c->e->ops[k].act_min = ofm->bits == 16 ? INT16_MIN : INT8_MIN;
+        c->e->ops[k].act_max = ofm->bits == 16 ? INT16_MAX : INT8_MAX;
+    }
+done:
+    free(wbuf);
+    return rc;
+}
+
+/* The feature map a class pair reads from a stored h_full x w x C image
+ * (at `buf`), and its kernel strides: with one tap the class's input step
+ * is the IFM stride, with two it is the kernel's. A NULL class is the
+ * whole axis, one tap per position. */
+static void tap_ifm(eu_fm *f, int32_t buf, uint32_t W, uint32_t C, uint8_t bits, const tap_class *a,
+                    const tap_class *b, uint32_t h_all, uint8_t *sy, uint8_t *sx)
+{
+    uint32_t ih = a ? (uint32_t)(a->k == 1 ? a->n : (a->n - 1) * a->id + a->k) : h_all;
+    uint32_t iw = b ? (uint32_t)(b->k == 1 ? b->n : (b->n - 1) * b->id + b->k) : W;
+    uint64_t y0 = a ? (uint64_t)a->i0 : 0, x0 = b ? (uint64_t)b->i0 : 0;
+    fm_at(f, buf, (y0 * W + x0) * C * (bits / 8u), ih, iw, C, W, b && b->k == 1 ? (uint64_t)b->id : 1u,
+          a && a->k == 1 ? (uint64_t)a->id : 1u, bits);
+    *sy = (uint8_t)(a && a->k > 1 && a->n > 1 ? a->id : 1);
+    *sx = (uint8_t)(b && b->k > 1 && b->n > 1 ? b->id : 1);
+}
+
+/* The feature map a class pair writes in a stored OH_all x OW x C image. */
+static void tap_ofm(eu_fm *f, int32_t buf, uint32_t OW, uint32_t C, uint8_t bits, const tap_class *a,
+                    const tap_class *b, uint32_t h_all)
+{
+    uint64_t y0 = a ? (uint64_t)a->o0 : 0, x0 = b ? (uint64_t)b->o0 : 0;
+    fm_at(f, buf, (y0 * OW + x0) * C * (bits / 8u), a ? (uint32_t)a->n : h_all, b ? (uint32_t)b->n : OW, C, OW,
+          b ? (uint64_t)b->od : 1u, a ? (uint64_t)a->od : 1u, bits);
+}
+
+/* One pass: each pair of a row class and a column class is one NPU op
+ * writing those outputs (strided OFM) from the inputs they read, weights
+ * a_y * a_x, output stage TAP_M / TAP_S(g_y + g_x). 0, 1 (reason in
+ * c->why) or an error. */
+static int lower_taps(lower_ctx *c, const graph_op *op, const tap_class *cy, int32_t ny, const tap_class *cx,
+                      int32_t nx, npuc_err *err)
+{
+    const graph_tensor *in = cc_tin(c, op, 0), *out = cc_tout(c, op, 0);
+    uint32_t W = (uint32_t)in->shape[2], C = (uint32_t)in->shape[3], OW = (uint32_t)out->shape[2];
+    bool wide = in->dtype == GRAPH_I16;
+    uint8_t bits = wide ? 16 : 8;
+    int64_t lo = wide ? INT16_MIN : INT8_MIN, hi = wide ? INT16_MAX : INT8_MAX;
+    int32_t bin = c->m->buf_of[op->in[0]], bout = c->m->buf_of[op->out[0]];
+    exact_memo memo = {0};
+    for (int32_t i = 0; i < ny; i++)
+        for (int32_t j = 0; j < nx; j++) {
+            int64_t sum = tap_sum(&cy[i]) * tap_sum(&cx[j]);
+            if (!tap_exact_memo(&memo, cy[i].g + cx[j].g, sum * lo, sum * hi)) {
+                cc_reason(c->why, CC_WHY_SIZE, "the NPU's rounding of a sum over 2^%d is not provably the reference's",
+                          cy[i].g + cx[j].g);
+                return 1;
+            }
+        }
+    int rc = NPUC_OK;
+    for (int32_t i = 0; i < ny && !rc; i++)
+        for (int32_t j = 0; j < nx && !rc; j++) {
+            const tap_class *a = &cy[i], *b = &cx[j];
+            int32_t w[MAX_TAPS * MAX_TAPS];
+            for (int32_t ky = 0; ky < a->k; ky++)
+                for (int32_t kx = 0; kx < b->k; kx++) w[ky * b->k + kx] = a->a[ky] * b->a[kx];
+            eu_fm fi, fo;
+            uint8_t sy, sx;
+            tap_ifm(&fi, bin, W, C, bits, a, b, 0, &sy, &sx);
+            tap_ofm(&fo, bout, OW, C, bits, a, b, 0);
+            rc = tap_op(c, &fi, &fo, (uint32_t)a->k, (uint32_t)b->k, sy, sx, w, TAP_M, TAP_S(a->g + b->g), err);
+        }
+    return rc;
+}
+
+/* Two passes (int8): first every column class over all rows into an int16
+ * temporary T (H x OW): exact sums of the inputs times the column weights
+ * scaled to 1/2^gx (gx the largest column g), output stage (1, 0), no
+ * rounding; then every row class over all columns of T, weights a_y,
+ * output stage TAP_M / TAP_S(g_y + gx): the same sum S, rounded once. */
+static int lower_taps2(lower_ctx *c, const graph_op *op, const tap_class *cy, int32_t ny, const tap_class *cx,
+                       int32_t nx, npuc_err *err)
+{
+    const graph_tensor *in = cc_tin(c, op, 0), *out = cc_tout(c, op, 0);
+    uint32_t H = (uint32_t)in->shape[1], W = (uint32_t)in->shape[2], C = (uint32_t)in->shape[3];
+    uint32_t OW = (uint32_t)out->shape[2];
+    int32_t gx = tap_gmax(cx, nx);
+    /* T's range: the largest column sum (1 for bilinear) times the input's */
+    int64_t tsum = 0;
+    for (int32_t j = 0; j < nx; j++)
+        if (tap_sum(&cx[j]) << (gx - cx[j].g) > tsum) tsum = tap_sum(&cx[j]) << (gx - cx[j].g);
+    if (tsum * INT8_MIN < INT16_MIN || tsum * INT8_MAX > INT16_MAX) {
+        cc_reason(c->why, CC_WHY_SIZE, "column sums of %lld/%d do not fit the int16 intermediate", (long long)tsum,
+                  1 << gx);
+        return 1;
+    }
+    exact_memo memo = {0};
+    for (int32_t i = 0; i < ny; i++) {
+        int64_t sum = tap_sum(&cy[i]) * tsum;
+        if (!tap_exact_memo(&memo, cy[i].g + gx, sum * INT8_MIN, sum * INT8_MAX)) {
+            cc_reason(c->why, CC_WHY_SIZE, "the NPU's rounding of a sum over 2^%d is not provably the reference's",
+                      cy[i].g + gx);
+            return 1;
+        }
+    }
+    int32_t bin = c->m->buf_of[op->in[0]], bout = c->m->buf_of[op->out[0]];
+    int32_t bt = cc_temp_buf(c, (uint64_t)H * OW * C * 2u, err);
+    if (bt < 0) return err->code;
+    int rc = NPUC_OK;
+    for (int32_t j = 0; j < nx && !rc; j++) {
+        const tap_class *b = &cx[j];
+        int32_t w[MAX_TAPS];
+        for (int32_t kx = 0; kx < b->k; kx++) w[kx] = b->a[kx] << (gx - b->g);
+        eu_fm fi, fo;
+        uint8_t sy, sx;
+        tap_ifm(&fi, bin, W, C, 8, NULL, b, H, &sy, &sx);
+        tap_ofm(&fo, bt, OW, C, 16, NULL, b, H);
+        rc = tap_op(c, &fi, &fo, 1, (uint32_t)b->k, sy, sx, w, 1, 0, err);
+    }
+    for (int32_t i = 0; i < ny && !rc; i++) {
+        const tap_class *a = &cy[i];
+        eu_fm fi, fo;
+        uint8_t sy, sx;
+        tap_ifm(&fi, bt, OW, C, 16, a, NULL, 0, &sy, &sx);
+        tap_ofm(&fo, bout, OW, C, 8, a, NULL, 0);
+        rc = tap_op(c, &fi, &fo, (uint32_t)a->k, 1, sy, sx, a->a, TAP_M, TAP_S(a->g + gx), err);
+    }
+    return rc;
+}
+
+/* Bilinear by tap classes (see the top of the file): one pass when its
+ * ops and weights fit, else two passes (int8). 0, 1 or an error. */
+static int lower_bl_taps(lower_ctx *c, const graph_op *op, const int32_t *wy, const int32_t *wx, npuc_err *err)
+{
+    const graph_tensor *in = cc_tin(c, op, 0), *out = cc_tout(c, op, 0);
+    int32_t H = in->shape[1], W = in->shape[2], OH = out->shape[1], OW = out->shape[2];
+    bool wide = in->dtype == GRAPH_I16;
+    const char *flags = op->opt.align_corners        ? " (align_corners)"
+                        : op->opt.half_pixel_centers ? " (half_pixel_centers)"
+                                                     : "";
+    tap_class *cy = malloc(sizeof *cy * (size_t)OH), *cx = malloc(sizeof *cx * (size_t)OW);
+    bool *cov = malloc((size_t)(OH > OW ? OH : OW) + 1);
+    int32_t ny = -3, nx = -3;
+    int rc = NPUC_OK;
+    if (cy && cx && cov) {
+        ny = tap_classes(wy, H, OH, cy, OH, cov);
+        nx = ny < 0 ? ny : tap_classes(wx, W, OW, cx, OW, cov);
+    }
+    if (ny == -3 || nx == -3) {
+        rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+        goto done;
+    }
+    if (ny < 0 || nx < 0) {
+        rc = cc_cpu(c, "bilinear %dx%d -> %dx%d%s: an output's weights are not %d adjacent taps", H, W, OH, OW, flags,
+                    MAX_TAPS);
+        goto done;
+    }
+    int32_t gx = tap_gmax(cx, nx);
+    int32_t ay = tap_amax(cy, ny, -1), ax = tap_amax(cx, nx, -1), ax2 = tap_amax(cx, nx, gx);
+    /* one pass: products a_y * a_x; 9-bit weights for an 8-bit IFM, int8
+     * ones for a 16-bit IFM (the 16x8 ops) */
+    bool w1 = (int64_t)ay * ax <= (wide ? 127 : 255), n1 = (int64_t)ny * nx <= MAX_TAP_OPS;
+    /* two passes (int8 only: T must fit int16): column weights at 1/2^gx
+     * on the 8-bit input, row weights on the 16-bit T */
+    bool w2 = !wide && ax2 <= 255 && ay <= 127 && gx <= 8, n2 = ny + nx <= MAX_TAP_OPS;
+    const char *form = NULL;
+    if (w1 && n1) {
+        rc = lower_taps(c, op, cy, ny, cx, nx, err);
+        form = "one pass";
+    } else if (w2 && n2) {
+        rc = lower_taps2(c, op, cy, ny, cx, nx, err);
+        form = "two passes";
+    } else if (!w1 && !w2) {
+        rc = cc_cpu(c, "bilinear %dx%d -> %dx%d%s: tap weight products up to %d x %d are beyond the NPU's %s weights%s",
+                    H, W, OH, OW, flags, ay, ax, wide ? "int8 (16-bit input)" : "9-bit",
+                    wide ? " (two passes take int8 only)" : "");
+    } else {
+        rc = cc_cpu(c, "bilinear %dx%d -> %dx%d%s: %d x %d output classes of equal taps need more than %d NPU ops",
+                    H, W, OH, OW, flags, ny, nx, MAX_TAP_OPS);
+    }
+    if (rc == 1 && form) {
+        char reason[CC_WHY_SIZE];
+        snprintf(reason, sizeof reason, "%s", c->why);
+        rc = cc_cpu(c, "bilinear %dx%d -> %dx%d%s, %s: %s", H, W, OH, OW, flags, form, reason);
+    }
+done:
+    free(cy);
+    free(cx);
+    free(cov);
+    return rc;
+}
+
 static int lower_resize(lower_ctx *c, const graph_op *op, npuc_err *err)
 {
     bool bilinear = op->opcode == TFL_OP_RESIZE_BILINEAR;
@@ -364,8 +830,7 @@ static int lower_resize(lower_ctx *c, const graph_op *op, npuc_err *err)
         rc = pool_op(c, 1, &fi, &fo, 1, 2, 1, err);
         goto done;
     }
-    rc = cc_cpu(c, "bilinear %dx%d -> %dx%d%s%s: only gathers and the exact 2x form run on the NPU", H, W, OH, OW,
-                op->opt.align_corners ? " (align_corners)" : "", op->opt.half_pixel_centers ? " (half_pixel_centers)" : "");
+    rc = lower_bl_taps(c, op, wy, wx, err);
 done:
     free(ym);
     free(xm);

@@ -186,6 +186,10 @@ bool cc_weighted_scales(const wop *p, sim_scale_rec *recs, char *why, size_t why
 {
     const graph_tensor *in = p->in, *out = p->out;
     bool wide = in->dtype == GRAPH_I16;
+    if (p->fixed_scale) {
+        for (size_t ch = 0; recs && ch < p->O; ch++) recs[ch] = (sim_scale_rec){0, p->fixed_m, p->fixed_s};
+        return true;
+    }
     const graph_quant *q = &p->w->q;
     if (q->n != 1 && q->n != (int32_t)p->O)
         return cc_reason(why, why_size, "weights have %d scales for %u output channels", q->n, p->O);
@@ -258,7 +262,7 @@ int cc_encode_weighted(lower_ctx *c, eu_op *o, const wop *p, npuc_err *err)
         goto done;
     }
     o->ofm_scale_mode = 0;
-    o->round = wide ? 2 : 0;
+    o->round = p->fixed_scale ? p->fixed_round : wide ? 2 : 0;
     cc_set_act(o, out, c->g->ops[c->op_index].opt.activation);
     /* When weights are copied into SRAM, a conv with many weights is split
      * along its output channels into ops whose weights are copied one after

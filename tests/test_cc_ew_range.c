@@ -18,7 +18,10 @@
  *   bcast   int8 / int16 ADD, SUB, MUL, MINIMUM, MAXIMUM where both
  *           operands broadcast (the second one a constant at times):
  *           always on the NPU, unless it needs more sub-ops than the
- *           lowering takes (then the CPU, saying so).
+ *           lowering takes (then the CPU, saying so); half of them with a
+ *           MUL of the result by itself after it (a chain to cascade).
+ * A third of the configurations compile with every cascade the compiler
+ * can make, a quarter for size.
  *
  * Environment: NPUC_EWR_CONFIGS (random configurations per form, default
  * 240), NPUC_EWR_SEED (first seed, default 1), NPUC_EWR_VERBOSE. */
@@ -45,7 +48,7 @@ typedef struct cfg {
     bool b_const;                 /* operand b a constant */
     int32_t klo, khi;             /* its values (cast: int32; bcast: the type's codes) */
     int32_t R, C, axis, d, k;     /* argmax */
-    bool add;                     /* argmax: ADD instead of SUB */
+    bool add;                     /* argmax: ADD instead of SUB; bcast: a MUL after */
     eu_variant variant;
     int32_t check_op;             /* the op whose placement is checked */
     int expect;                   /* 1 NPU, 0 CPU */
@@ -72,10 +75,14 @@ static void cfg_str(const cfg *c, char *buf, size_t size)
         snprintf(buf, size, "argmax [1,%d,%d] axis %d / %d x %d %s, %s", c->R, c->C, c->axis, c->d, c->k,
                  c->add ? "ADD" : "SUB", target_variant_name(c->variant));
     else
-        snprintf(buf, size, "%s %s %s %s%s %s%s [%d, %d] act %s, %s", c->form == F_CAST ? "cast" : "bcast",
-                 tfl_builtin_name(c->opcode), graph_dtype_name(c->dt), a, c->form == F_CAST ? "" : "", b,
-                 c->b_const ? " const" : graph_dtype_name(c->dt2), c->klo, c->khi, tfl_activation_name(c->act),
+    {
+        char k[48] = "";
+        if (c->b_const) snprintf(k, sizeof k, " const [%d, %d]", c->klo, c->khi);
+        snprintf(buf, size, "%s %s %s %s %s%s%s act %s, %s", c->form == F_CAST ? "cast" : "bcast",
+                 tfl_builtin_name(c->opcode), graph_dtype_name(c->dt), a, b, c->b_const ? "" : " ",
+                 c->b_const ? k : graph_dtype_name(c->dt2), tfl_activation_name(c->act),
                  target_variant_name(c->variant));
+    }
 }
 
 static int32_t add_t(graph *g, const char *nm, graph_dtype dt, int32_t rank, const int32_t *s, const void *data,
@@ -201,9 +208,17 @@ static graph *build_bcast(const cfg *c)
     int32_t y = add_t(g, "y", c->dt, c->rank, c->so, NULL, &ok);
     ok = ok && !graph_set_quant(g, a, 1, &sa, &za, 0) && !graph_set_quant(g, b, 1, &sb, &zb, 0) &&
          !graph_set_quant(g, y, 1, &so, &zo, 0);
-    int32_t in[2] = {a, b};
+    int32_t in[2] = {a, b}, out = y;
     op_add(g, c->opcode, c->act, 2, in, y, &ok);
-    ok = ok && !graph_set_io(g, c->b_const ? 1 : 2, in, 1, &y);
+    if (c->add) {
+        /* a MUL of the result by itself after it (movenet's SUB -> MUL):
+         * a chain the cascade pass may take */
+        out = add_t(g, "z", c->dt, c->rank, c->so, NULL, &ok);
+        ok = ok && !graph_set_quant(g, out, 1, &so, &zo, 0);
+        int32_t yy[2] = {y, y};
+        op_add(g, TFL_OP_MUL, 0, 2, yy, out, &ok);
+    }
+    ok = ok && !graph_set_io(g, c->b_const ? 1 : 2, in, 1, &out);
     if (!ok) {
         graph_free(g);
         return NULL;
@@ -258,7 +273,11 @@ static bool run_config(const cfg *c, uint64_t seed, stats *st)
             goto out;
         }
     }
-    if (!cc_check_compile(cs, src, c->variant, (cc_options){0}, &cm)) goto out;
+    cc_options opt = {0};
+    /* a third with every cascade the compiler can make, a quarter for size */
+    if (seed % 3 == 0) opt.cascade = CC_CASCADE_ALL;
+    if (seed % 4 == 1) opt.optimise = CC_OPT_SIZE;
+    if (!cc_check_compile(cs, src, c->variant, opt, &cm)) goto out;
     const cc_op_info *o = &cm->ops[c->check_op];
     if (getenv("NPUC_EWR_VERBOSE")) fprintf(stderr, "%s: %s %s\n", cs, o->npu ? "NPU" : "CPU:", o->npu ? "" : o->why);
     if (o->npu != (c->expect == 1)) {
@@ -394,6 +413,7 @@ static void random_bcast(npuc_rng *r, cfg *c)
     c->khi = c->dt == GRAPH_I16 ? INT16_MAX : INT8_MAX;
     if (c->opcode != TFL_OP_MINIMUM && c->opcode != TFL_OP_MAXIMUM && npuc_rng_range(r, 0, 3) == 0)
         c->act = TFL_ACT_RELU;
+    c->add = npuc_rng_range(r, 0, 1);
     c->expect = 1;
     c->check_op = 0;
 }

@@ -1,5 +1,7 @@
 /* lower_elementwise: ADD, SUB, MUL, MINIMUM and MAXIMUM as one binary
- * ELEMENTWISE op (docs/ethos-u.md 5.5, 5.6, 5.10).
+ * ELEMENTWISE op (docs/ethos-u.md 5.6, 5.8, 5.10), int8 / int16, and plain
+ * int32 where the value ranges (cc_range.h) prove the result stays in
+ * int32 (docs/compiler.md, Value ranges).
  *
  * The operand with the output's shape is the IFM; the other one (IFM2) may
  * broadcast along H, W or C (the operand-order bit keeps SUB's order when
@@ -10,7 +12,10 @@
  *     as x * 2^(k-1), the other one through OPA_SCALE; the output through
  *     OFM_SCALE in TFL rounding;
  *   - MUL: one output multiplier for the product of the scales;
- *   - MINIMUM / MAXIMUM: raw values, as TFLite compares them. */
+ *   - MINIMUM / MAXIMUM: raw values, as TFLite compares them.
+ * When both operands broadcast, a constant one is stored expanded to the
+ * output's shape, else the op runs once per slice where the IFM operand is
+ * whole (docs/compiler.md, Both operands broadcast). */
 #include "lower.h"
 #include "kernels/k_common.h"
 
@@ -262,7 +267,7 @@ static int split_rest(lower_ctx *c, int32_t first, const ew_split *sp, npuc_err 
 }
 
 /* int32 ADD, SUB, MUL, MINIMUM, MAXIMUM: raw values, OFM scale (1, 0),
- * zero points 0 (docs/ethos-u.md 5.5: on 32-bit operands only the OFM
+ * zero points 0 (docs/ethos-u.md 5.8: on 32-bit operands only the OFM
  * shift applies, so MUL gives a·b exactly; ADD / SUB a ± b). The NPU
  * saturates a 32-bit result where TFLite wraps, so the op runs here only
  * when the operands' value ranges (cc_range) prove the exact result stays

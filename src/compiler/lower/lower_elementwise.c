@@ -13,9 +13,10 @@
  *     OFM_SCALE in TFL rounding;
  *   - MUL: one output multiplier for the product of the scales;
  *   - MINIMUM / MAXIMUM: raw values, as TFLite compares them.
- * When both operands broadcast, a constant one is stored expanded to the
- * output's shape, else the op runs once per slice where the IFM operand is
- * whole (docs/compiler.md, Both operands broadcast). */
+ * When both operands broadcast, the op runs once per slice where the IFM
+ * operand is whole (a constant operand copied into SRAM first), or, past
+ * the sub-op limit, with a constant operand stored expanded to the output's
+ * shape (docs/compiler.md, Both operands broadcast). */
 #include "lower.h"
 #include "kernels/k_common.h"
 
@@ -40,6 +41,7 @@ static bool shape4(const graph_tensor *t, int32_t s[4])
  * (1: no split). */
 typedef struct ew_split {
     int32_t n;
+    int32_t first;            /* epoch index of sub-op 0 */
     bool loop[4];
     int32_t so[4], ss[4];     /* output and IFM2 operand shapes */
 } ew_split;
@@ -53,11 +55,11 @@ static void slice_shape(const ew_split *sp, const int32_t s[4], int32_t out[4])
 /* IFM2: a constant int8 / int16 scalar in IFM2_SCALAR, else a tensor
  * (constant: in flash) broadcast where its slice has extent 1 and the
  * output's not. ss: its shape, sl its slice's, so the output slice's. */
-static int set_ifm2(lower_ctx *c, eu_op *o, int32_t si, const int32_t ss[4], const int32_t sl[4],
+static int set_ifm2(lower_ctx *c, eu_op *o, int32_t si, const eu_fm *pre, const int32_t ss[4], const int32_t sl[4],
                     const int32_t so[4], npuc_err *err)
 {
     const graph_tensor *s2 = &c->g->tensors[si];
-    if (graph_tensor_elems(s2) == 1 && s2->data && s2->dtype != GRAPH_I32) {
+    if (!pre && graph_tensor_elems(s2) == 1 && s2->data && s2->dtype != GRAPH_I32) {
         int32_t v = s2->dtype == GRAPH_I8 ? ((const int8_t *)s2->data)[0] : ((const int16_t *)s2->data)[0];
         o->ifm2_scalar = true;
         o->scalar = v;
@@ -69,11 +71,12 @@ static int set_ifm2(lower_ctx *c, eu_op *o, int32_t si, const int32_t ss[4], con
         return NPUC_OK;
     }
     o->ifm2_tensor = true;
-    cc_fm_whole(c, si, (uint32_t)ss[1], (uint32_t)ss[2], (uint32_t)ss[3], &o->ifm2);
+    if (pre) o->ifm2 = *pre;
+    else cc_fm_whole(c, si, (uint32_t)ss[1], (uint32_t)ss[2], (uint32_t)ss[3], &o->ifm2);
     o->ifm2.h = (uint32_t)sl[1];
     o->ifm2.w = (uint32_t)sl[2];
     o->ifm2.c = (uint32_t)sl[3];
-    if (s2->data) {
+    if (s2->data && !pre) {
         o->ifm2.buf = -1;
         int rc = cc_flash_add(c->e, s2->data, s2->nbytes, &o->ifm2.off, err);
         if (rc) return rc;
@@ -107,6 +110,28 @@ static int expand_const(lower_ctx *c, const graph_tensor *t, const int32_t s[4],
     int rc = cc_flash_add(c->e, buf, n * es, off, err);
     free(buf);
     return rc;
+}
+
+/* An int8 / int16 constant of shape s copied from flash into a scratch
+ * buffer by one raw 1x1 MAX pool copy (sub-ops of a split read it there
+ * instead of each reading flash); *fm the copy. 0, 1 (CPU: no block) or
+ * an error. */
+static int const_to_sram(lower_ctx *c, int32_t t, const int32_t s[4], eu_fm *fm, npuc_err *err)
+{
+    const graph_tensor *gt = &c->g->tensors[t];
+    uint8_t bits = (uint8_t)(8 * graph_dtype_size(gt->dtype));
+    int32_t buf = cc_temp_buf(c, gt->nbytes, err);
+    if (buf < 0) return err->code;
+    eu_op *o = cc_new_eu(c, err);
+    if (!o) return err->code;
+    cc_copy_op(o, bits);
+    cc_fm_dense(&o->ifm, -1, 0, (uint32_t)s[1], (uint32_t)s[2], (uint32_t)s[3], bits, 0);
+    cc_fm_dense(&o->ofm, buf, 0, (uint32_t)s[1], (uint32_t)s[2], (uint32_t)s[3], bits, 0);
+    o->flex = false;
+    int rc = cc_flash_add(c->e, gt->data, gt->nbytes, &o->ifm.off, err);
+    if (rc) return rc;
+    *fm = o->ofm;
+    return cc_block_or_cpu(c, o, err);
 }
 
 /* The int32 form: every operand int32. */
@@ -153,12 +178,14 @@ static int binary_op(lower_ctx *c, const graph_op *op, eu_op **po, ew_split *sp,
     }
     bool swap = nb < na;       /* IFM = input 1, IFM2 = input 0 */
     int64_t nsub = swap ? nb : na;
-    /* ... unless one of them is a constant: then it is stored at the
-     * output's shape (in flash, up to CC_EW_EXPAND_MAX bytes) and is the
-     * IFM of one op, cheaper than sub-ops of depth 1 */
+    /* A constant operand of the sub-ops is copied into a scratch buffer
+     * first (flash is slow, and the sub-ops may read it several times).
+     * Where that cannot be (int32: no 32-bit copy; more sub-ops than the
+     * limit) the constant is stored at the output's shape instead (in flash,
+     * up to CC_EW_EXPAND_MAX bytes) and is the IFM of one op. */
     bool expand = false;
     uint64_t out_bytes = graph_tensor_elems(out) * graph_dtype_size(out->dtype);
-    if (nsub > 1 && (a->data || b->data) && out_bytes <= CC_EW_EXPAND_MAX) {
+    if (nsub > 1 && (a->data || b->data) && (i32 || nsub > CC_COPY_MAX_OPS) && out_bytes <= CC_EW_EXPAND_MAX) {
         expand = true;
         swap = !a->data;
         nsub = 1;
@@ -186,6 +213,19 @@ static int binary_op(lower_ctx *c, const graph_op *op, eu_op **po, ew_split *sp,
     for (int i = 1; i < 4; i++) sp->loop[i] = !expand && sf[i] != so[i];
     memcpy(sp->so, so, sizeof sp->so);
     memcpy(sp->ss, ss, sizeof sp->ss);
+    int32_t fi = swap ? op->in[1] : op->in[0], si = swap ? op->in[0] : op->in[1];
+    const graph_tensor *s2 = swap ? a : b;
+    /* the split's constants into scratch buffers (the copies come first) */
+    eu_fm fcopy, scopy;
+    memset(&fcopy, 0, sizeof fcopy);
+    memset(&scopy, 0, sizeof scopy);
+    bool f_copied = nsub > 1 && f->data, s_copied = nsub > 1 && s2->data && graph_tensor_elems(s2) > 1;
+    int rc;
+    if (f_copied && (rc = const_to_sram(c, fi, sf, &fcopy, err))) return rc;
+    if (s_copied && (rc = const_to_sram(c, si, ss, &scopy, err))) return rc;
+    fcopy.zp = cc_zp(f);      /* (the copies are raw; the op reads them with the tensors' own) */
+    scopy.zp = cc_zp(s2);
+    sp->first = c->e->n_eu;
 
     eu_op *o = cc_new_eu(c, err);
     if (!o) return err->code;
@@ -193,7 +233,6 @@ static int binary_op(lower_ctx *c, const graph_op *op, eu_op **po, ew_split *sp,
     /* int32 tensors stay NHWC (as Vela keeps 32-bit elementwise tensors,
      * docs/ethos-u.md 4.2); sub-ops address NHWC slices */
     o->flex = !i32 && nsub == 1;
-    int32_t fi = swap ? op->in[1] : op->in[0], si = swap ? op->in[0] : op->in[1];
     /* Shallow tensors (depth below 16) with no broadcast: elementwise does not care about
      * the shape, so all three are viewed as one dense h x w x 16k block
      * (the NPU works on 8 or 16 channels at a time; a depth of 1 leaves
@@ -219,8 +258,9 @@ static int binary_op(lower_ctx *c, const graph_op *op, eu_op **po, ew_split *sp,
     o->ofm.w = (uint32_t)sos[2];
     o->ofm.c = (uint32_t)sos[3];
     o->reversed = swap;
-    int rc;
-    if (expand) {
+    if (f_copied) {
+        o->ifm = fcopy;
+    } else if (expand) {
         o->ifm.buf = -1;
         if ((rc = expand_const(c, f, sf, so, &o->ifm.off, err))) return rc;
     } else if (f->data) {
@@ -228,7 +268,7 @@ static int binary_op(lower_ctx *c, const graph_op *op, eu_op **po, ew_split *sp,
         o->ifm.buf = -1;
         if ((rc = cc_flash_add(c->e, f->data, f->nbytes, &o->ifm.off, err))) return rc;
     }
-    if ((rc = set_ifm2(c, o, si, sp->ss, sl, sos, err))) return rc;
+    if ((rc = set_ifm2(c, o, si, s_copied ? &scopy : NULL, sp->ss, sl, sos, err))) return rc;
     o->ofm_scale_mode = 1;
     o->round = 0;
     *po = o;
@@ -399,14 +439,13 @@ static int lower_binary(lower_ctx *c, const graph_op *op, int (*stage)(lower_ctx
 {
     eu_op *o = NULL;
     ew_split sp;
-    int32_t first = c->e->n_eu;
     int rc = binary_op(c, op, &o, &sp, err);
     if (!rc) {
         const graph_tensor *a = cc_tin(c, op, 0), *b = cc_tin(c, op, 1), *out = cc_tout(c, op, 0);
         rc = int32_op(a, b, out) ? int32_stage(c, op, o) : stage(c, op, o);
     }
     if (!rc) rc = cc_block_or_cpu(c, o, err);
-    if (!rc && sp.n > 1) rc = split_rest(c, first, &sp, err);
+    if (!rc && sp.n > 1) rc = split_rest(c, sp.first, &sp, err);
     return rc;
 }
 

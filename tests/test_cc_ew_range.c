@@ -19,7 +19,8 @@
  *           operands broadcast (the second one a constant at times):
  *           always on the NPU, unless it needs more sub-ops than the
  *           lowering takes (then the CPU, saying so); half of them with a
- *           MUL of the result by itself after it (a chain to cascade);
+ *           MUL of the result by itself after it (a chain to cascade) or,
+ *           int8, a LOGISTIC (fused into the sub-ops' output stage);
  *           and fixed cases past the sub-op limit: a constant operand
  *           expanded in flash, else the CPU.
  * A third of the configurations compile with every cascade the compiler
@@ -51,6 +52,7 @@ typedef struct cfg {
     int32_t klo, khi;             /* its values (cast: int32; bcast: the type's codes) */
     int32_t R, C, axis, d, k;     /* argmax */
     bool add;                     /* argmax: ADD instead of SUB; bcast: a MUL after */
+    bool logistic;                /* bcast int8: a LOGISTIC after instead */
     eu_variant variant;
     int32_t check_op;             /* the op whose placement is checked */
     int expect;                   /* 1 NPU, 0 CPU */
@@ -212,7 +214,14 @@ static graph *build_bcast(const cfg *c)
          !graph_set_quant(g, y, 1, &so, &zo, 0);
     int32_t in[2] = {a, b}, out = y;
     op_add(g, c->opcode, c->act, 2, in, y, &ok);
-    if (c->add) {
+    if (c->add && c->logistic) {
+        /* a LOGISTIC after it: fused into the op's output stage (a LUT) */
+        float sl = 1.0f / 256;
+        int64_t zl = -128;
+        out = add_t(g, "z", c->dt, c->rank, c->so, NULL, &ok);
+        ok = ok && !graph_set_quant(g, out, 1, &sl, &zl, 0);
+        op_add(g, TFL_OP_LOGISTIC, 0, 1, &y, out, &ok);
+    } else if (c->add) {
         /* a MUL of the result by itself after it (movenet's SUB -> MUL):
          * a chain the cascade pass may take */
         out = add_t(g, "z", c->dt, c->rank, c->so, NULL, &ok);
@@ -416,6 +425,7 @@ static void random_bcast(npuc_rng *r, cfg *c)
     if (c->opcode != TFL_OP_MINIMUM && c->opcode != TFL_OP_MAXIMUM && npuc_rng_range(r, 0, 3) == 0)
         c->act = TFL_ACT_RELU;
     c->add = npuc_rng_range(r, 0, 1);
+    c->logistic = c->dt == GRAPH_I8 && npuc_rng_range(r, 0, 1);
     c->expect = 1;
     c->check_op = 0;
 }

@@ -316,7 +316,11 @@ static int split_rest(lower_ctx *c, int32_t first, const ew_split *sp, npuc_err 
  * to a 32-bit OFM (docs/ethos-u.md 5.1). 0 or 1 (CPU). */
 static int int32_stage(lower_ctx *c, const graph_op *op, eu_op *o)
 {
-    cc_range x = c->range[op->in[0]], y = c->range[op->in[1]], v;
+    cc_range x = {INT32_MIN, INT32_MAX}, y = x, v;
+    if (c->range) {
+        x = c->range[op->in[0]];
+        y = c->range[op->in[1]];
+    }
     const char *name = graph_op_name(op), *sym = " x ";
     switch (op->opcode) {
     case TFL_OP_ADD: o->mode = EW_ADD; sym = " + "; break;
@@ -325,7 +329,7 @@ static int int32_stage(lower_ctx *c, const graph_op *op, eu_op *o)
     case TFL_OP_MINIMUM: o->mode = EW_MIN; sym = ", "; break;
     default: o->mode = EW_MAX; sym = ", "; break;
     }
-    if (!cc_range_binary(op->opcode, x, y, &v)) return cc_cpu(c, "int32 %s has no NPU form", name);
+    if (!c->range || !cc_range_binary(op->opcode, x, y, &v)) return cc_cpu(c, "int32 %s has no NPU form", name);
     if (v.lo < INT32_MIN || v.hi > INT32_MAX)
         return cc_cpu(c, "int32 %s: operand range [%lld, %lld]%s[%lld, %lld] may overflow int32", name,
                       (long long)x.lo, (long long)x.hi, sym, (long long)y.lo, (long long)y.hi);

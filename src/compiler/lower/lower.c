@@ -203,6 +203,10 @@ int cc_lower(cc_model *m, npuc_err *err)
     memset(&c, 0, sizeof c);
     c.m = m;
     c.g = g;
+    cc_range *range = malloc(((size_t)g->n_tensors + 1) * sizeof *range);
+    if (!range) return npuc_errf(err, NPUC_E_NOMEM, "out of memory (value ranges)");
+    cc_range_analyse(g, range);
+    c.range = range;
     for (int32_t i = 0; i < g->n_ops && !rc; i++) {
         const graph_op *op = &g->ops[i];
         cc_op_info *info = &m->ops[i];
@@ -220,5 +224,6 @@ int cc_lower(cc_model *m, npuc_err *err)
                                                      : "a tensor type the NPU does not take");
         rc = cpu_op(&c, i, err);
     }
+    free(range);
     return rc ? rc : close_epoch(&c, err);
 }

@@ -19,6 +19,7 @@
 #define NPUC_LOWER_H
 
 #include "compiler/cc.h"
+#include "compiler/cc_range.h"
 
 typedef struct lower_ctx {
     cc_model *m;
@@ -26,6 +27,7 @@ typedef struct lower_ctx {
     cc_epoch *e;              /* the open HW epoch */
     int32_t op_index;         /* graph op being lowered */
     char *why;                /* reason buffer of the current op */
+    const cc_range *range;    /* value range of every tensor (cc_range.h) */
 } lower_ctx;
 
 /* The size of a reason buffer (cc_op_info.why). */

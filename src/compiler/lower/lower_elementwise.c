@@ -1,5 +1,7 @@
 /* lower_elementwise: ADD, SUB, MUL, MINIMUM and MAXIMUM as one binary
- * ELEMENTWISE op (docs/ethos-u.md 5.5, 5.6, 5.10).
+ * ELEMENTWISE op (docs/ethos-u.md 5.6, 5.8, 5.10), int8 / int16, and plain
+ * int32 where the value ranges (cc_range.h) prove the result stays in
+ * int32 (docs/compiler.md, Value ranges).
  *
  * The operand with the output's shape is the IFM; the other one (IFM2) may
  * broadcast along H, W or C (the operand-order bit keeps SUB's order when
@@ -10,11 +12,16 @@
  *     as x * 2^(k-1), the other one through OPA_SCALE; the output through
  *     OFM_SCALE in TFL rounding;
  *   - MUL: one output multiplier for the product of the scales;
- *   - MINIMUM / MAXIMUM: raw values, as TFLite compares them. */
+ *   - MINIMUM / MAXIMUM: raw values, as TFLite compares them.
+ * When both operands broadcast, the op runs once per slice where the IFM
+ * operand is whole (a constant operand copied into SRAM first), or, past
+ * the sub-op limit, with a constant operand stored expanded to the output's
+ * shape (docs/compiler.md, Both operands broadcast). */
 #include "lower.h"
 #include "kernels/k_common.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum { EW_MUL = 0, EW_ADD = 1, EW_SUB = 2, EW_MIN = 3, EW_MAX = 4 };
@@ -28,13 +35,31 @@ static bool shape4(const graph_tensor *t, int32_t s[4])
     return true;
 }
 
-/* IFM2: a constant scalar in IFM2_SCALAR, else a tensor (constant: in
- * flash) broadcast where it has extent 1. */
-static int set_ifm2(lower_ctx *c, eu_op *o, int32_t si, const int32_t ss[4], const int32_t so[4],
-                    npuc_err *err)
+/* Where the op splits into sub-ops (both operands broadcast): the axes
+ * (1 H, 2 W, 3 C of the 4-d shapes) the IFM operand is 1 on while the
+ * output is not, looped one sub-op per index; n the number of sub-ops
+ * (1: no split). */
+typedef struct ew_split {
+    int32_t n;
+    int32_t first;            /* epoch index of sub-op 0 */
+    bool loop[4];
+    int32_t so[4], ss[4];     /* output and IFM2 operand shapes */
+} ew_split;
+
+/* The shape of slice k of a tensor of shape s: extent 1 on looped axes. */
+static void slice_shape(const ew_split *sp, const int32_t s[4], int32_t out[4])
+{
+    for (int i = 0; i < 4; i++) out[i] = sp->loop[i] ? 1 : s[i];
+}
+
+/* IFM2: a constant int8 / int16 scalar in IFM2_SCALAR, else a tensor
+ * (constant: in flash) broadcast where its slice has extent 1 and the
+ * output's not. ss: its shape, sl its slice's, so the output slice's. */
+static int set_ifm2(lower_ctx *c, eu_op *o, int32_t si, const eu_fm *pre, const int32_t ss[4], const int32_t sl[4],
+                    const int32_t so[4], npuc_err *err)
 {
     const graph_tensor *s2 = &c->g->tensors[si];
-    if (graph_tensor_elems(s2) == 1 && s2->data) {
+    if (!pre && graph_tensor_elems(s2) == 1 && s2->data && s2->dtype != GRAPH_I32) {
         int32_t v = s2->dtype == GRAPH_I8 ? ((const int8_t *)s2->data)[0] : ((const int16_t *)s2->data)[0];
         o->ifm2_scalar = true;
         o->scalar = v;
@@ -46,56 +71,126 @@ static int set_ifm2(lower_ctx *c, eu_op *o, int32_t si, const int32_t ss[4], con
         return NPUC_OK;
     }
     o->ifm2_tensor = true;
-    cc_fm_whole(c, si, (uint32_t)ss[1], (uint32_t)ss[2], (uint32_t)ss[3], &o->ifm2);
-    if (s2->data) {
+    if (pre) o->ifm2 = *pre;
+    else cc_fm_whole(c, si, (uint32_t)ss[1], (uint32_t)ss[2], (uint32_t)ss[3], &o->ifm2);
+    o->ifm2.h = (uint32_t)sl[1];
+    o->ifm2.w = (uint32_t)sl[2];
+    o->ifm2.c = (uint32_t)sl[3];
+    if (s2->data && !pre) {
         o->ifm2.buf = -1;
         int rc = cc_flash_add(c->e, s2->data, s2->nbytes, &o->ifm2.off, err);
         if (rc) return rc;
     }
-    o->bcast_h = ss[1] != so[1];
-    o->bcast_w = ss[2] != so[2];
-    o->bcast_c = ss[3] != so[3];
+    o->bcast_h = sl[1] != so[1];
+    o->bcast_w = sl[2] != so[2];
+    o->bcast_c = sl[3] != so[3];
     return NPUC_OK;
 }
 
+/* The most bytes a constant operand is expanded to (the output's size). */
+#define CC_EW_EXPAND_MAX (256u * 1024u)
+
+/* A constant of shape s stored in flash broadcast to shape so (NHWC). */
+static int expand_const(lower_ctx *c, const graph_tensor *t, const int32_t s[4], const int32_t so[4], uint64_t *off,
+                        npuc_err *err)
+{
+    size_t es = graph_dtype_size(t->dtype);
+    size_t n = (size_t)so[1] * (size_t)so[2] * (size_t)so[3];
+    uint8_t *buf = malloc(n * es);
+    if (!buf) return npuc_errf(err, NPUC_E_NOMEM, "out of memory (broadcast constant)");
+    const uint8_t *src = t->data;
+    size_t k = 0;
+    for (int32_t y = 0; y < so[1]; y++)
+        for (int32_t x = 0; x < so[2]; x++)
+            for (int32_t ch = 0; ch < so[3]; ch++, k++) {
+                size_t i = (((size_t)(s[1] > 1 ? y : 0) * (size_t)s[2]) + (size_t)(s[2] > 1 ? x : 0)) * (size_t)s[3] +
+                           (size_t)(s[3] > 1 ? ch : 0);
+                memcpy(buf + k * es, src + i * es, es);
+            }
+    int rc = cc_flash_add(c->e, buf, n * es, off, err);
+    free(buf);
+    return rc;
+}
+
+/* An int8 / int16 constant of shape s copied from flash into a scratch
+ * buffer by one raw 1x1 MAX pool copy (sub-ops of a split read it there
+ * instead of each reading flash); *fm the copy. 0, 1 (CPU: no block) or
+ * an error. */
+static int const_to_sram(lower_ctx *c, int32_t t, const int32_t s[4], eu_fm *fm, npuc_err *err)
+{
+    const graph_tensor *gt = &c->g->tensors[t];
+    uint8_t bits = (uint8_t)(8 * graph_dtype_size(gt->dtype));
+    int32_t buf = cc_temp_buf(c, gt->nbytes, err);
+    if (buf < 0) return err->code;
+    eu_op *o = cc_new_eu(c, err);
+    if (!o) return err->code;
+    cc_copy_op(o, bits);
+    cc_fm_dense(&o->ifm, -1, 0, (uint32_t)s[1], (uint32_t)s[2], (uint32_t)s[3], bits, 0);
+    cc_fm_dense(&o->ofm, buf, 0, (uint32_t)s[1], (uint32_t)s[2], (uint32_t)s[3], bits, 0);
+    o->flex = false;
+    int rc = cc_flash_add(c->e, gt->data, gt->nbytes, &o->ifm.off, err);
+    if (rc) return rc;
+    *fm = o->ofm;
+    return cc_block_or_cpu(c, o, err);
+}
+
+/* The int32 form: every operand int32. */
+static bool int32_op(const graph_tensor *a, const graph_tensor *b, const graph_tensor *out)
+{
+    return a->dtype == GRAPH_I32 && b->dtype == GRAPH_I32 && out->dtype == GRAPH_I32;
+}
+
 /* What every binary op checks, and its eu_op with the operands set: 0
- * (*po set), 1 (CPU, reason set) or an error. */
-static int binary_op(lower_ctx *c, const graph_op *op, eu_op **po, npuc_err *err)
+ * (*po set; with sp->n > 1 the first of the sub-ops, slice 0), 1 (CPU,
+ * reason set) or an error. */
+static int binary_op(lower_ctx *c, const graph_op *op, eu_op **po, ew_split *sp, npuc_err *err)
 {
     const graph_tensor *a = cc_tin(c, op, 0), *b = cc_tin(c, op, 1), *out = cc_tout(c, op, 0);
     if (!a || !b || !out) return cc_cpu(c, "missing input or output");
-    if (!cc_npu_dtype(a->dtype) || b->dtype != a->dtype || out->dtype != a->dtype)
-        return cc_cpu(c, "%s/%s -> %s tensors", graph_dtype_name(a->dtype), graph_dtype_name(b->dtype),
-                      graph_dtype_name(out->dtype));
-    if (!cc_has_q1(a) || !cc_has_q1(b) || !cc_has_q1(out)) return cc_cpu(c, "tensors are not quantized");
-    int32_t act = op->opt.activation;
-    bool minmax = op->opcode == TFL_OP_MINIMUM || op->opcode == TFL_OP_MAXIMUM;
-    if (!minmax && !cc_act_ok(act)) return cc_cpu(c, "fused activation %s", tfl_activation_name(act));
+    bool i32 = int32_op(a, b, out);
+    if (i32) {
+        /* plain int32, as the reference takes it */
+        if (a->q.n || b->q.n || out->q.n) return cc_cpu(c, "quantized int32 tensors");
+    } else {
+        if (!cc_npu_dtype(a->dtype) || b->dtype != a->dtype || out->dtype != a->dtype)
+            return cc_cpu(c, "%s/%s -> %s tensors", graph_dtype_name(a->dtype), graph_dtype_name(b->dtype),
+                          graph_dtype_name(out->dtype));
+        if (!cc_has_q1(a) || !cc_has_q1(b) || !cc_has_q1(out)) return cc_cpu(c, "tensors are not quantized");
+        int32_t act = op->opt.activation;
+        bool minmax = op->opcode == TFL_OP_MINIMUM || op->opcode == TFL_OP_MAXIMUM;
+        if (!minmax && !cc_act_ok(act)) return cc_cpu(c, "fused activation %s", tfl_activation_name(act));
+    }
     int32_t sa[4], sb[4], so[4];
     if (!shape4(a, sa) || !shape4(b, sb) || !shape4(out, so)) return cc_cpu(c, "rank above 4");
     if (sa[0] != 1 || sb[0] != 1 || so[0] != 1) return cc_cpu(c, "batch above 1");
-    /* which operand is the full one: IFM must have the OFM shape */
-    bool a_full = sa[1] == so[1] && sa[2] == so[2] && sa[3] == so[3];
-    bool b_full = sb[1] == so[1] && sb[2] == so[2] && sb[3] == so[3];
-    if (!a_full && !b_full) return cc_cpu(c, "both operands are broadcast");
-    bool swap = !a_full;       /* IFM = input 1, IFM2 = input 0 */
-    const graph_tensor *f = swap ? b : a;
-    const int32_t *ss = swap ? sa : sb;
     for (int i = 1; i < 4; i++)
-        if (ss[i] != so[i] && ss[i] != 1) return cc_cpu(c, "shapes do not broadcast");
+        if ((sa[i] != so[i] && sa[i] != 1) || (sb[i] != so[i] && sb[i] != 1))
+            return cc_cpu(c, "shapes do not broadcast");
     if (so[1] > 65536 || so[2] > 65536 || so[3] > 65536) return cc_cpu(c, "dimension above 65536");
-
-    eu_op *o = cc_new_eu(c, err);
-    if (!o) return err->code;
-    o->kind = SIM_K_ELEMENTWISE;
-    o->flex = true;
-    int32_t fi = swap ? op->in[1] : op->in[0], si = swap ? op->in[0] : op->in[1];
-    /* Shallow tensors (depth below 16) with no broadcast: elementwise does not care about
-     * the shape, so all three are viewed as one dense h x w x 16k block
-     * (the NPU works on 8 or 16 channels at a time; a depth of 1 leaves
-     * most of it idle). The view addresses NHWC bytes: not flexible. */
-    uint32_t vh = (uint32_t)so[1], vw = (uint32_t)so[2], vc = (uint32_t)so[3];
-    /* (not when a CONCATENATION reads one of the three tensors: the
+    /* The IFM must have the OFM's shape. When both operands broadcast, the
+     * one whose broadcast axes span fewer output positions is the IFM, and
+     * the op runs once per index of those axes (the IFM is 1 there: each
+     * sub-op has it whole, and the other operand's slice in IFM2) */
+    int64_t na = 1, nb = 1;
+    for (int i = 1; i < 4; i++) {
+        if (sa[i] != so[i]) na *= so[i];
+        if (sb[i] != so[i]) nb *= so[i];
+    }
+    bool swap = nb < na;       /* IFM = input 1, IFM2 = input 0 */
+    int64_t nsub = swap ? nb : na;
+    /* A constant operand of the sub-ops is copied into a scratch buffer
+     * first (flash is slow, and the sub-ops may read it several times).
+     * Where that cannot be (int32: no 32-bit copy; more sub-ops than the
+     * limit) the constant is stored at the output's shape instead (in flash,
+     * up to CC_EW_EXPAND_MAX bytes) and is the IFM of one op. */
+    bool expand = false;
+    uint64_t out_bytes = graph_tensor_elems(out) * graph_dtype_size(out->dtype);
+    if (nsub > 1 && (a->data || b->data) && (i32 || nsub > CC_COPY_MAX_OPS) && out_bytes <= CC_EW_EXPAND_MAX) {
+        expand = true;
+        swap = !a->data;
+        nsub = 1;
+    }
+    /* (no partial feature maps of a tensor a CONCATENATION reads: the
      * in-place pass puts it straight into its slice of the concatenation,
      * addressed in the tensor's own shape) */
     bool concat_reader = false;
@@ -105,27 +200,154 @@ static int binary_op(lower_ctx *c, const graph_op *op, eu_op **po, npuc_err *err
                 int32_t t = c->g->ops[i].in[k];
                 concat_reader |= t >= 0 && (t == op->out[0] || t == op->in[0] || t == op->in[1]);
             }
+    if (nsub > 1) {
+        if (nsub > CC_COPY_MAX_OPS)
+            return cc_cpu(c, "both operands are broadcast (%lld sub-ops, at most %d)", (long long)nsub,
+                          CC_COPY_MAX_OPS);
+        if (concat_reader) return cc_cpu(c, "both operands are broadcast and a CONCATENATION reads one of the tensors");
+    }
+    const graph_tensor *f = swap ? b : a;
+    const int32_t *sf = swap ? sb : sa, *ss = swap ? sa : sb;
+    memset(sp, 0, sizeof *sp);
+    sp->n = (int32_t)nsub;
+    for (int i = 1; i < 4; i++) sp->loop[i] = !expand && sf[i] != so[i];
+    memcpy(sp->so, so, sizeof sp->so);
+    memcpy(sp->ss, ss, sizeof sp->ss);
+    int32_t fi = swap ? op->in[1] : op->in[0], si = swap ? op->in[0] : op->in[1];
+    const graph_tensor *s2 = swap ? a : b;
+    /* the split's constants into scratch buffers (the copies come first) */
+    eu_fm fcopy, scopy;
+    memset(&fcopy, 0, sizeof fcopy);
+    memset(&scopy, 0, sizeof scopy);
+    bool f_copied = nsub > 1 && f->data, s_copied = nsub > 1 && s2->data && graph_tensor_elems(s2) > 1;
+    int rc;
+    if (f_copied && (rc = const_to_sram(c, fi, sf, &fcopy, err))) return rc;
+    if (s_copied && (rc = const_to_sram(c, si, ss, &scopy, err))) return rc;
+    fcopy.zp = cc_zp(f);      /* (the copies are raw; the op reads them with the tensors' own) */
+    scopy.zp = cc_zp(s2);
+    sp->first = c->e->n_eu;
+
+    eu_op *o = cc_new_eu(c, err);
+    if (!o) return err->code;
+    o->kind = SIM_K_ELEMENTWISE;
+    /* int32 tensors stay NHWC (as Vela keeps 32-bit elementwise tensors,
+     * docs/ethos-u.md 4.2); sub-ops address NHWC slices */
+    o->flex = !i32 && nsub == 1;
+    /* Shallow tensors (depth below 16) with no broadcast: elementwise does not care about
+     * the shape, so all three are viewed as one dense h x w x 16k block
+     * (the NPU works on 8 or 16 channels at a time; a depth of 1 leaves
+     * most of it idle). The view addresses NHWC bytes: not flexible. */
+    uint32_t vh = (uint32_t)so[1], vw = (uint32_t)so[2], vc = (uint32_t)so[3];
+    bool a_full = na == 1, b_full = nb == 1;
+    int32_t fs[4], sl[4], sos[4];
+    memcpy(fs, expand ? so : sf, sizeof fs);
+    memcpy(sl, ss, sizeof sl);
     if (a_full && b_full && so[3] < 16 && !concat_reader && cc_dense_view((uint64_t)so[1] * so[2] * so[3], &vh, &vw, &vc)) {
         o->flex = false;
         int32_t vs[4] = {1, (int32_t)vh, (int32_t)vw, (int32_t)vc};
         memcpy(so, vs, sizeof vs);
-        memcpy(sa, vs, sizeof vs);
-        memcpy(sb, vs, sizeof vs);
+        memcpy(fs, vs, sizeof vs);
+        memcpy(sl, vs, sizeof vs);
+        memcpy(sp->ss, vs, sizeof vs);
     }
-    cc_fm_whole(c, fi, (uint32_t)so[1], (uint32_t)so[2], (uint32_t)so[3], &o->ifm);
+    slice_shape(sp, so, sos);
+    slice_shape(sp, sl, sl);
+    cc_fm_whole(c, fi, (uint32_t)fs[1], (uint32_t)fs[2], (uint32_t)fs[3], &o->ifm);
     cc_fm_whole(c, op->out[0], (uint32_t)so[1], (uint32_t)so[2], (uint32_t)so[3], &o->ofm);
+    o->ofm.h = (uint32_t)sos[1];
+    o->ofm.w = (uint32_t)sos[2];
+    o->ofm.c = (uint32_t)sos[3];
     o->reversed = swap;
-    int rc;
-    if (f->data) {
-        /* a constant full-shape operand is read from flash */
+    if (f_copied) {
+        o->ifm = fcopy;
+    } else if (expand) {
+        o->ifm.buf = -1;
+        if ((rc = expand_const(c, f, sf, so, &o->ifm.off, err))) return rc;
+    } else if (f->data) {
+        /* a constant IFM operand is read from flash */
         o->ifm.buf = -1;
         if ((rc = cc_flash_add(c->e, f->data, f->nbytes, &o->ifm.off, err))) return rc;
     }
-    if ((rc = set_ifm2(c, o, si, ss, so, err))) return rc;
+    if ((rc = set_ifm2(c, o, si, s_copied ? &scopy : NULL, sp->ss, sl, sos, err))) return rc;
     o->ofm_scale_mode = 1;
     o->round = 0;
     *po = o;
     return NPUC_OK;
+}
+
+/* Moves a feature map of a tensor of shape s from slice 0 to the slice at
+ * idx (the looped axes' indices): rows and columns by offset, channels by
+ * the first channel. Axes where s is 1 broadcast: no move. */
+static void slice_move(eu_fm *fm, const int32_t s[4], const int32_t idx[4])
+{
+    if (s[1] > 1) fm->off += (uint64_t)idx[1] * fm->sy;
+    if (s[2] > 1) fm->off += (uint64_t)idx[2] * fm->sx;
+    if (s[3] > 1) fm->c0 += (uint32_t)idx[3];
+}
+
+/* Sub-ops 1 .. n-1 of a split op: copies of sub-op 0 (at `first` in the
+ * epoch, its stage and block set) on the other slices. */
+static int split_rest(lower_ctx *c, int32_t first, const ew_split *sp, npuc_err *err)
+{
+    const eu_op base = c->e->ops[first];
+    for (int32_t k = 1; k < sp->n; k++) {
+        int32_t idx[4] = {0, 0, 0, 0}, r = k;
+        for (int i = 3; i >= 1; i--)
+            if (sp->loop[i]) {
+                idx[i] = r % sp->so[i];
+                r /= sp->so[i];
+            }
+        eu_op *o = cc_new_eu(c, err);
+        if (!o) return err->code;
+        *o = base;
+        slice_move(&o->ofm, sp->so, idx);
+        if (o->ifm2_tensor) slice_move(&o->ifm2, sp->ss, idx);
+    }
+    return NPUC_OK;
+}
+
+/* int32 ADD, SUB, MUL, MINIMUM, MAXIMUM: raw values, OFM scale (1, 0),
+ * zero points 0 (docs/ethos-u.md 5.8: on 32-bit operands only the OFM
+ * shift applies, so MUL gives a·b exactly; ADD / SUB a ± b). The NPU
+ * saturates a 32-bit result where TFLite wraps, so the op runs here only
+ * when the operands' value ranges (cc_range) prove the exact result stays
+ * in int32, and a fused clamp (TFLite Micro's on SUB and MUL; it ignores
+ * ADD's) only when the range proves it never acts: the NPU applies no clamp
+ * to a 32-bit OFM (docs/ethos-u.md 5.1). 0 or 1 (CPU). */
+static int int32_stage(lower_ctx *c, const graph_op *op, eu_op *o)
+{
+    cc_range x = {INT32_MIN, INT32_MAX}, y = x, v;
+    if (c->range) {
+        x = c->range[op->in[0]];
+        y = c->range[op->in[1]];
+    }
+    const char *name = graph_op_name(op), *sym = " x ";
+    switch (op->opcode) {
+    case TFL_OP_ADD: o->mode = EW_ADD; sym = " + "; break;
+    case TFL_OP_SUB: o->mode = EW_SUB; sym = " - "; break;
+    case TFL_OP_MUL: o->mode = EW_MUL; break;
+    case TFL_OP_MINIMUM: o->mode = EW_MIN; sym = ", "; break;
+    default: o->mode = EW_MAX; sym = ", "; break;
+    }
+    if (!c->range || !cc_range_binary(op->opcode, x, y, &v)) return cc_cpu(c, "int32 %s has no NPU form", name);
+    if (v.lo < INT32_MIN || v.hi > INT32_MAX)
+        return cc_cpu(c, "int32 %s: operand range [%lld, %lld]%s[%lld, %lld] may overflow int32", name,
+                      (long long)x.lo, (long long)x.hi, sym, (long long)y.lo, (long long)y.hi);
+    int32_t act = op->opt.activation;
+    if ((op->opcode == TFL_OP_SUB || op->opcode == TFL_OP_MUL) && act != TFL_ACT_NONE) {
+        int64_t lo = act == TFL_ACT_RELU_N1_TO_1 ? -1 : 0;
+        int64_t hi = act == TFL_ACT_RELU6 ? 6 : act == TFL_ACT_RELU_N1_TO_1 ? 1 : INT32_MAX;
+        if (act != TFL_ACT_RELU && act != TFL_ACT_RELU6 && act != TFL_ACT_RELU_N1_TO_1)
+            return cc_cpu(c, "int32 %s with fused activation %s", name, tfl_activation_name(act));
+        if (v.lo < lo || v.hi > hi)
+            return cc_cpu(c, "int32 %s with fused %s: the result range [%lld, %lld] reaches the clamp, which the NPU does not apply to 32-bit results",
+                          name, tfl_activation_name(act), (long long)v.lo, (long long)v.hi);
+    }
+    o->ifm.zp = o->ifm2.zp = o->ofm.zp = 0;
+    o->ofm_scale = 1;
+    o->ofm_shift = 0;
+    o->round = 0;
+    return 0;
 }
 
 /* ADD / SUB: TFLite's operand and output rescaling. 0 or 1 (CPU). */
@@ -220,9 +442,14 @@ static int lower_binary(lower_ctx *c, const graph_op *op, int (*stage)(lower_ctx
                         npuc_err *err)
 {
     eu_op *o = NULL;
-    int rc = binary_op(c, op, &o, err);
-    if (!rc) rc = stage(c, op, o);
+    ew_split sp;
+    int rc = binary_op(c, op, &o, &sp, err);
+    if (!rc) {
+        const graph_tensor *a = cc_tin(c, op, 0), *b = cc_tin(c, op, 1), *out = cc_tout(c, op, 0);
+        rc = int32_op(a, b, out) ? int32_stage(c, op, o) : stage(c, op, o);
+    }
     if (!rc) rc = cc_block_or_cpu(c, o, err);
+    if (!rc && sp.n > 1) rc = split_rest(c, sp.first, &sp, err);
     return rc;
 }
 

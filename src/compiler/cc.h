@@ -62,6 +62,9 @@ typedef struct cc_options {
 /* Raw weight bytes per NPU op above which a buffered conv is split along
  * its output channels (lower/lower_weights.c). */
 #define CC_CHUNK_DEFAULT 8192u
+/* The chunks the schedule search also weighs where a fast pool is apart
+ * from the arena (cc.c). */
+#define CC_CHUNK_FAST 32768u
 
 /* ------------------------------------------------------------ NPU ops */
 

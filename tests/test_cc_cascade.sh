@@ -7,7 +7,8 @@
 #    int16x8, all six variants, sizes 8..32, strides, dilations, padding,
 #    NHWC and NHCWB16 intermediates, wrapping rolling buffers), run on the
 #    virtual NPU against the reference interpreter: identical bytes, and
-#    enough cascades that the test means something.
+#    enough cascades that the test means something; again with PAD ops
+#    folded into the convs (on an Ethos-U65 a chain runs through them).
 # 2. person_detect with --cascade auto / all / off on two variants through
 #    `npuc validate`: bit-exact; auto cascades its 48x48 layers.
 #    --prefetch-headroom 0 / 20 / 100: bit-exact, the arena within the
@@ -33,6 +34,19 @@ for dim in 8 16 32; do
   echo "max dim $dim: $(grep -o '[0-9]* models' "$log" | head -1), ${n:-0} cascades"
   [ "${n:-0}" -ge 40 ] || fail "max dim $dim: only ${n:-0} cascades"
 done
+
+# 1b. Chains with PAD ops folded into the next conv's padding: on the
+#    Ethos-U65 variants (a fast pool, --optimise performance) a folded PAD
+#    is a view between two chain members and the chain runs through it
+#    (600 models, a third on each U65 variant).
+log=$tmp/gm_pad.txt
+NPUC_GENMODEL_ONLY=CONV_2D,DEPTHWISE_CONV_2D,PAD NPUC_GENMODEL_CASCADE=all NPUC_GENMODEL_MAXDIM=16 \
+NPUC_GENMODEL_FIRST=77000 NPUC_GENMODEL_COUNT=${NPUC_CASCADE_COUNT_PAD:-600} "$build/test_compile_genmodel" > "$log" 2>&1
+rc=$?
+[ "$rc" -eq 0 ] || { fail "generated chains with PAD (exit $rc)"; tail -40 "$log"; }
+n=$(sed -n 's/^cascades: \([0-9]*\),.*/\1/p' "$log")
+echo "with PAD: $(grep -o '[0-9]* models' "$log" | head -1), ${n:-0} cascades"
+[ "${n:-0}" -ge 100 ] || fail "chains with PAD: only ${n:-0} cascades"
 
 pd=$shared/models/tflm/person_detect.tflite
 if [ -n "$shared" ] && [ -f "$pd" ]; then

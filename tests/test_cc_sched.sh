@@ -3,7 +3,9 @@
 # limit the compiled model's SRAM (U55: the arena; U65: the fast pool) is
 # within it, `npuc validate` with the same limit is bit-exact, a limit at or
 # above the default's SRAM gives the default's cycles, a limit below the
-# least the model needs fails with that figure, bad values are usage
+# least the model needs fails with that figure (U55; on a U65 the option is
+# the fast pool's size, which may be as small or as large as asked), bad
+# values are usage
 # errors; and no combination of --optimise, --cascade and
 # --prefetch-headroom beats the default on both cycles and SRAM (bench_sched
 # pareto on a few models).
@@ -38,13 +40,21 @@ for model in "$Z/armkws_cnn_s_int8.tflite" "$Z/armkws_cnn_l_int8.tflite" "$T/mic
     "$npuc" compile "$model" -o "$d" --target "$target" --quiet || { fail "$name $target: default compile"; continue; }
     c0=$(total "$d/${name}_report.json" npu_cycles)
     s0=$(sram "$d/${name}_report.json" "$target")
-    # the least SRAM the model can take: --optimise size with no cascade off
-    # is not it; ask for 1 byte and read the figure from the error
-    err=$("$npuc" compile "$model" -o "$tmp/none" --target "$target" --quiet --arena-cache-size 1 2>&1)
-    [ $? -eq 1 ] || fail "$name $target: --arena-cache-size 1 did not fail"
-    min=$(echo "$err" | sed -n 's/.*needs at least \([0-9]*\) bytes.*/\1/p')
-    [ -n "$min" ] || { fail "$name $target: no least figure in: $err"; continue; }
-    [ -d "$tmp/none" ] && fail "$name $target: a failed compile wrote files"
+    case $target in
+      ethos-u65*)
+        # U65 Dedicated_Sram: the size of the fast pool (Vela's
+        # arena_cache_size); the arena is in DRAM, so even 1 byte compiles
+        # (nothing in the fast pool)
+        min=1 ;;
+      *)
+        # the least SRAM the model can take: --optimise size with no cascade
+        # off is not it; ask for 1 byte and read the figure from the error
+        err=$("$npuc" compile "$model" -o "$tmp/none" --target "$target" --quiet --arena-cache-size 1 2>&1)
+        [ $? -eq 1 ] || fail "$name $target: --arena-cache-size 1 did not fail"
+        min=$(echo "$err" | sed -n 's/.*needs at least \([0-9]*\) bytes.*/\1/p')
+        [ -n "$min" ] || { fail "$name $target: no least figure in: $err"; continue; }
+        [ -d "$tmp/none" ] && fail "$name $target: a failed compile wrote files" ;;
+    esac
     # limits: the least, between, the default's SRAM, above it
     for lim in "$min" $(( (min + s0) / 2 )) "$s0" $(( s0 * 2 )); do
       [ "$lim" -gt 0 ] || continue
@@ -64,6 +74,42 @@ for model in "$Z/armkws_cnn_s_int8.tflite" "$Z/armkws_cnn_l_int8.tflite" "$T/mic
     done
   done
 done
+
+# U65 Dedicated_Sram: --arena-cache-size sets the fast pool's size, also
+# above the built-in 384 KiB (and above Dedicated_Sram_512KB's 512 KiB): the
+# report names the pool's size, a MobileNetV2 takes more than 384 KiB and
+# fewer cycles, and runs bit-exact
+mb=$Z/tflm_mobilenet_v2_pytorch_int8.tflite
+if [ -f "$mb" ]; then
+  "$npuc" compile "$mb" -o "$tmp/mb0" --target ethos-u65-256 --quiet || fail "mobilenet u65: default compile"
+  "$npuc" compile "$mb" -o "$tmp/mb1" --target ethos-u65-256 --system-config Ethos_U65_High_End:Dedicated_Sram_512KB \
+    --arena-cache-size 1536K > "$tmp/mb1.txt" || fail "mobilenet u65: --arena-cache-size 1536K"
+  grep -q "in pool 'sram' (1536.00 KiB)" "$tmp/mb1.txt" ||
+    fail "mobilenet u65: the summary does not name a 1536 KiB pool: $(grep -i fast "$tmp/mb1.txt")"
+  r0=$tmp/mb0/tflm_mobilenet_v2_pytorch_int8_report.json r1=$tmp/mb1/tflm_mobilenet_v2_pytorch_int8_report.json
+  f0=$(total "$r0" peak_fast_bytes) f1=$(total "$r1" peak_fast_bytes)
+  c0=$(total "$r0" npu_cycles) c1=$(total "$r1" npu_cycles)
+  [ "$f0" -le $((384 * 1024)) ] || fail "mobilenet u65: the default takes $f0 B of a 384 KiB pool"
+  [ "$f1" -gt $((512 * 1024)) ] && [ "$f1" -le $((1536 * 1024)) ] ||
+    fail "mobilenet u65: --arena-cache-size 1536K took $f1 B of fast pool"
+  [ "$c1" -lt "$c0" ] || fail "mobilenet u65: a 1536 KiB pool gives $c1 cycles, the 384 KiB default $c0"
+  "$npuc" run "$tmp/mb1/tflm_mobilenet_v2_pytorch_int8_npu.tflite" --random-input --quiet ||
+    fail "mobilenet u65: the 1536 KiB model does not run"
+  # a JSON pool file's fast pool is the memory there is: the option only
+  # caps within it
+  js=${NPUC_SRC:-.}/configs/u65-dram-example.json
+  if [ -f "$js" ]; then
+    for lim in 1536K 100K; do
+      "$npuc" compile "$mb" -o "$tmp/mbj$lim" --target ethos-u65-256 --system-config "$js" --arena-cache-size $lim \
+        > "$tmp/mbj.txt" || fail "mobilenet u65 $js: --arena-cache-size $lim"
+      f=$(total "$tmp/mbj$lim/tflm_mobilenet_v2_pytorch_int8_report.json" peak_fast_bytes)
+      want=$(( ${lim%K} < 384 ? ${lim%K} : 384 ))
+      [ "$f" -le $((want * 1024)) ] || fail "mobilenet u65 $js: --arena-cache-size $lim took $f B of fast pool"
+      grep -q "in pool 'npu_sram' ($want.00 KiB)" "$tmp/mbj.txt" ||
+        fail "mobilenet u65 $js: --arena-cache-size $lim: $(grep -i fast "$tmp/mbj.txt")"
+    done
+  fi
+fi
 
 # usage errors
 for bad in 0 -5 abc 12X; do

@@ -129,14 +129,16 @@ typedef struct npuc_compile_options {
      * source file's name without .tflite (characters other than letters,
      * digits and '_' become '_'); from memory "model". */
     const char *name;
-    /* Vela's --arena-cache-size: the most on-chip SRAM the schedule may take,
-     * in bytes, as npuc_compiled_totals counts it (U55 Shared_Sram: the
-     * arena; U65 Dedicated_Sram: the fast pool). The compiler picks the
-     * schedule with the fewest NPU cycles that fits (smaller weight chunks,
-     * less prefetch, no weight copies, cascades) and fails with
-     * NPUC_E_UNSUPPORTED, naming the least it needs, when none does.
-     * 0: no limit (the default schedule: the fewest cycles, within 1% of
-     * them the least SRAM). */
+    /* Vela's --arena-cache-size, in bytes. U55 (Shared_Sram): the most
+     * SRAM the arena may take; the compiler picks the schedule with the
+     * fewest NPU cycles that fits (smaller weight chunks, less prefetch, no
+     * weight copies, cascades) and fails with NPUC_E_UNSUPPORTED, naming
+     * the least it needs, when none does. U65 Dedicated_Sram: the size of
+     * the fast SRAM pool (Vela's arena_cache_size), smaller or larger than
+     * the system's; what does not fit stays in the DRAM arena (a JSON pool
+     * file's fast pool: at most its own size). 0: no limit, the system's
+     * pool (the default schedule: the fewest cycles, within 1% of them the
+     * least SRAM). */
     uint64_t arena_cache_size;
 } npuc_compile_options;
 

@@ -433,6 +433,13 @@ bool cc_arena_is_sram(const cc_options *o)
            !strcmp(s->pools[s->act_pool].memory, "Sram");
 }
 
+uint64_t cc_fast_bytes(const cc_options *o)
+{
+    const target_desc *s = &o->sys;
+    if (s->fast_pool < 0 || s->fast_pool >= s->n_pools || s->fast_pool == s->act_pool) return 0;
+    return s->pools[s->fast_pool].size & ~(uint64_t)15;
+}
+
 uint64_t cc_sram_bytes(const cc_model *m)
 {
     return m->fast_size + (cc_arena_is_sram(&m->opt) ? m->arena_size : 0);
@@ -546,16 +553,21 @@ typedef struct cc_try {
     bool cascade_off;           /* cascade OFF instead of AUTO */
     bool size;                  /* --optimise size's schedule (no copies; cascades
                                    and layout for both pools) */
+    bool fast;                  /* also weighed without a limit where a fast pool
+                                   is apart from the arena */
 } cc_try;
 
 static const cc_try TRIES[] = {
-    {-1, 0, false, false, false},   /* no prefetch beyond the op before */
-    {0, 2048, false, false, false}, /* small chunks: short double buffers */
-    {-1, 2048, false, false, false},
-    {0, 0, false, true, false},     /* no cascade (cascades cost cycles) */
-    {0, 0, true, true, false},      /* weights streamed from flash */
-    {0, 0, true, false, false},     /* ... and cascades: the least SRAM */
-    {0, 0, true, false, true},      /* --optimise size */
+    {-1, 0, false, false, false, false},    /* no prefetch beyond the op before */
+    {0, 2048, false, false, false, false},  /* small chunks: short double buffers */
+    {-1, 2048, false, false, false, false},
+    {0, 0, false, true, false, false},      /* no cascade (cascades cost cycles) */
+    {0, 0, true, true, false, false},       /* weights streamed from flash */
+    {0, 0, true, false, false, false},      /* ... and cascades: the least SRAM */
+    {0, 0, true, false, true, true},        /* --optimise size */
+    /* big chunks: fewer ops re-reading their IFM, where the fast pool
+     * (hundreds of KiB) holds the longer weight copies */
+    {0, CC_CHUNK_FAST, false, false, false, true},
 };
 
 /* Whether the system has a fast scratch pool apart from the arena. */
@@ -565,8 +577,27 @@ static bool has_fast_pool(const cc_options *o)
     return s->fast_pool >= 0 && s->fast_pool < s->n_pools && s->fast_pool != s->act_pool;
 }
 
+/* Whether a try with `chunk` bytes per chunk could lower m's graph other
+ * than m's own chunks: an NPU conv or fully connected layer has more
+ * constant weight bytes than the smaller of the two (lower_weights.c
+ * splits only those). */
+static bool chunks_differ(const cc_model *m, uint32_t chunk)
+{
+    uint32_t own = m->opt.chunk_bytes ? m->opt.chunk_bytes : CC_CHUNK_DEFAULT;
+    size_t least = own < chunk ? own : chunk;
+    const graph *g = m->g;
+    for (int32_t i = 0; i < g->n_ops; i++) {
+        const graph_op *op = &g->ops[i];
+        if (!m->ops[i].npu || op->n_in < 2 || op->in[1] < 0) continue;
+        if (op->opcode != TFL_OP_CONV_2D && op->opcode != TFL_OP_FULLY_CONNECTED) continue;
+        const graph_tensor *w = &g->tensors[op->in[1]];
+        if (w->data && w->nbytes > least) return true;
+    }
+    return false;
+}
+
 /* Schedules the search may weigh at most (the caller's and the tries). */
-#define N_SCHED (3 + (int32_t)(sizeof TRIES / sizeof TRIES[0]))
+#define N_SCHED (4 + (int32_t)(sizeof TRIES / sizeof TRIES[0]))
 
 int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *err)
 {
@@ -575,7 +606,26 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
     cc_model *cand[N_SCHED] = {0};
     cc_sched_point pt[N_SCHED];
     int32_t n = 0;
-    cc_options o0 = *opt;
+    cc_options base = *opt;
+    /* --arena-cache-size on a system with a fast pool apart from the arena
+     * (U65 Dedicated_Sram, Vela's "spilling") is the size of that pool, as
+     * Vela's arena_cache_size: larger or smaller than the system's own
+     * (a JSON pool file's size is the memory's, so there it only caps).
+     * A smaller pool is a limit the first placement fills by its own
+     * choice; the system's pool gives the other points (the first schedule
+     * there, and the search's when that one does not fit the limit), which
+     * count where they take no more than the limit. */
+    const cc_options *sys_opt = opt;
+    bool sys_pool = false;
+    if (opt->sram_limit && has_fast_pool(opt)) {
+        target_pool *p = &base.sys.pools[base.sys.fast_pool];
+        if (base.sys.system_config[0] || opt->sram_limit < p->size) {
+            sys_pool = opt->sram_limit < p->size;
+            p->size = opt->sram_limit;
+        }
+    }
+    if (!sys_pool) sys_opt = &base;
+    cc_options o0 = base;
     o0.weight_search = opt->optimise == CC_OPT_PERFORMANCE;
     /* the search's compiles lower the same weights: each stream is
      * encoded once */
@@ -586,7 +636,19 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
         return rc;
     }
     pt[n++] = (cc_sched_point){cand[0]->npu_cycles, cc_sram_bytes(cand[0])};
-    uint64_t limit = opt->sram_limit;
+    uint64_t limit = opt->sram_limit, first_sram = pt[0].sram;
+    if (sys_pool) {
+        cc_options o = *sys_opt;
+        o.weight_search = o0.weight_search;
+        npuc_err e2 = {0};
+        first_sram = 0;
+        if (!compile_once(g, &o, wc, &cand[n], &e2)) {
+            first_sram = cc_sram_bytes(cand[n]);
+            pt[n] = (cc_sched_point){cand[n]->npu_cycles, first_sram};
+            n++;
+        }
+    }
+    opt = &base;
     /* an LSTM's other form (lower_lstm.c: the gates one at a time, less
      * scratch, more ops) is one more point the rule weighs */
     if (cand[0]->lstm_forms && !opt->lstm_alt && opt->optimise == CC_OPT_PERFORMANCE) {
@@ -602,16 +664,21 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
      * into SRAM (the knobs it varies change nothing else), and under a
      * limit the first schedule misses */
     bool perf = opt->optimise == CC_OPT_PERFORMANCE;
-    bool search = limit && pt[0].sram > limit && !opt->stream_weights;
-    /* Without a limit only --optimise size's schedule, where a fast pool
-     * makes it differ (cascades and layout weigh both pools): it can beat
-     * the default on both figures. */
+    bool search = limit && first_sram > limit && !opt->stream_weights;
+    /* Without a limit, where a fast pool is apart from the arena, only
+     * bigger weight chunks and, for a model with an LSTM's two forms,
+     * --optimise size's schedule (cascades and layout weigh both pools):
+     * either can beat the default on both figures. */
     bool size_only = !search && perf && !opt->stream_weights && opt->cascade == CC_CASCADE_AUTO &&
                      has_fast_pool(opt);
     for (size_t i = 0; (search || size_only) && i < sizeof TRIES / sizeof TRIES[0]; i++) {
         const cc_try *t = &TRIES[i];
-        if (size_only && !t->size) continue;
-        cc_options o = *opt;
+        /* --optimise size's schedule beats the default only through an
+         * LSTM's other form (on the zoo): without one it is not weighed */
+        if (size_only && (!t->fast || (t->size && !cand[0]->lstm_forms))) continue;
+        bool big_chunks = t->chunk_bytes == CC_CHUNK_FAST;
+        if (big_chunks && (!has_fast_pool(opt) || !chunks_differ(cand[0], t->chunk_bytes))) continue;
+        cc_options o = *sys_opt;
         if (t->size) {
             if (!perf) continue;
             o.optimise = CC_OPT_SIZE;
@@ -634,6 +701,12 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
         if (!perf && !t->stream) continue;   /* --optimise size streams already */
         npuc_err e2 = {0};
         if (compile_once(g, &o, wc, &cand[n], &e2)) continue;   /* a schedule that fails is no candidate */
+        /* nor are bigger chunks that take more flash (weights it shared) */
+        if (big_chunks && cand[n]->flash_size > cand[0]->flash_size + cand[0]->flash_size / CC_CYCLE_SLACK) {
+            cc_model_free(cand[n]);
+            cand[n] = NULL;
+            continue;
+        }
         pt[n] = (cc_sched_point){cand[n]->npu_cycles, cc_sram_bytes(cand[n])};
         n++;
         /* --optimise size's schedule with the LSTM's stacked form too */
@@ -647,6 +720,9 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
     int32_t pick = cc_sched_pick(pt, n, limit);
     cc_model *best = cand[pick];
     best->opt.optimise = opt->optimise;   /* the report names the caller's goal */
+    /* a schedule placed in the system's fast pool took no more than the
+     * limit: the pool it records is the limit's */
+    if (sys_pool && cc_sram_bytes(best) <= limit) best->opt.sys = base.sys;
     for (int32_t i = 0; i < n; i++)
         if (i != pick) cc_model_free(cand[i]);
     if (limit && cc_sram_bytes(best) > limit) {

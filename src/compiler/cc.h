@@ -40,7 +40,10 @@ typedef struct cc_options {
     bool no_inplace;          /* no elementwise op writes over its IFM (cc_alloc.c; tests) */
     /* --arena-cache-size: the most SRAM (cc_sram_bytes) the schedule may
      * take; 0 = no limit. The compiler picks the fewest cycles under it
-     * (cc.c, the schedule search), or fails naming the least it needs. */
+     * (cc.c, the schedule search), or fails naming the least it needs.
+     * With a fast pool apart from the arena (U65 Dedicated_Sram) it is
+     * also that pool's size (Vela's arena_cache_size; cc_compile sets it,
+     * a JSON file's pool at most its own size). */
     uint64_t sram_limit;
     /* Schedule knobs the search sets (cc.c; 0 / false from callers):
      * raw weight bytes per chunk op of a buffered conv (0: CC_CHUNK_DEFAULT),
@@ -60,6 +63,9 @@ typedef struct cc_options {
 /* Raw weight bytes per NPU op above which a buffered conv is split along
  * its output channels (lower/lower_weights.c). */
 #define CC_CHUNK_DEFAULT 8192u
+/* The chunks the schedule search also weighs where a fast pool is apart
+ * from the arena (cc.c). */
+#define CC_CHUNK_FAST 32768u
 
 /* ------------------------------------------------------------ NPU ops */
 
@@ -378,6 +384,11 @@ typedef struct cc_sched_point { uint64_t cycles, sram; } cc_sched_point;
 int32_t cc_sched_pick(const cc_sched_point *p, int32_t n, uint64_t limit);
 /* Whether the arena counts in cc_sram_bytes (its pool is SRAM). */
 bool cc_arena_is_sram(const cc_options *o);
+/* The bytes of the fast scratch pool apart from the arena (U65
+ * Dedicated_Sram) that buffers may take: its size rounded down to the
+ * buffers' 16-byte alignment; 0: no such pool, or one too small to hold a
+ * buffer (then everything is in the arena). */
+uint64_t cc_fast_bytes(const cc_options *o);
 
 /* Generates and estimates every HW epoch's stream (cc.c), for cc_prefetch
  * to compare schedules. */

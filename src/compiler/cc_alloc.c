@@ -262,12 +262,6 @@ static uint64_t place_scan(cc_model *m, const int32_t *idx, int32_t n, uint8_t p
     return (peak + ALIGN - 1) & ~(uint64_t)(ALIGN - 1);
 }
 
-/* Whether the system has a fast scratch pool apart from the arena. */
-static bool has_fast_pool(const target_desc *s)
-{
-    return s->fast_pool >= 0 && s->fast_pool < s->n_pools && s->fast_pool != s->act_pool;
-}
-
 /* Buffers the fast scratch may hold: every temp (an NPU op's internal
  * buffer), and the buffers of graph tensors that only NPU ops of one HW
  * epoch write and read (so neither the CPU nor another command stream ever
@@ -725,7 +719,7 @@ static int choose_fast(cc_model *m, const bool *ok, uint64_t cap, const int32_t 
     for (int32_t b = 0; b < n; b++) {
         m->bufs[b].pool = CC_IN_ARENA;
         const cc_buf *x = &m->bufs[b];
-        if (!ok[b] || !x->size || (cap && x->size > cap)) continue;
+        if (!ok[b] || !x->size || x->size > cap) continue;
         int64_t g = fp_gain(&c, b);
         if (g > 0) heap_push(heap, &nh, (fp_item){(double)g / (double)x->size, b});
     }
@@ -741,7 +735,7 @@ static int choose_fast(cc_model *m, const bool *ok, uint64_t cap, const int32_t 
             continue;
         }
         uint64_t o = first_fit(m, chosen, nc, it.b, sp, &fi);
-        if (cap && o + x->size > cap) continue;
+        if (o + x->size > cap) continue;
         x->offset = (int64_t)o;
         x->pool = CC_IN_FAST;
         in_fast[it.b] = 1;
@@ -926,9 +920,8 @@ static int place_pools(cc_model *m, const int32_t *t0, const int32_t *t1, npuc_e
     }
     for (int32_t i = 0; i < n; i++) idx[i] = i;
     sort_idx(idx, idx + n, n, m->bufs);
-    const target_desc *s = &m->opt.sys;
-    bool fast = has_fast_pool(s);
-    uint64_t cap = fast ? s->pools[s->fast_pool].size : 0;
+    uint64_t cap = cc_fast_bytes(&m->opt);
+    bool fast = cap != 0;
     m->fast_size = 0;
     int rc = NPUC_OK;
     if (fast) {

@@ -75,6 +75,23 @@ static bool eligible(const cc_model *m, const cc_epoch *e, int32_t k)
     return true;
 }
 
+/* Whether graph op i is only a view of buffer t: an NPU op with no NPU
+ * operation whose tensors all name t (a PAD folded into the next conv's
+ * padding, a RESHAPE): it reads and writes no byte. */
+static bool view_of(const cc_model *m, int32_t i, int32_t t)
+{
+    const graph_op *op = &m->g->ops[i];
+    if (!m->ops[i].npu || m->ops[i].n_eu) return false;
+    bool any = false;
+    for (int32_t j = 0; j < op->n_in + op->n_out; j++) {
+        int32_t ti = j < op->n_in ? op->in[j] : op->out[j - op->n_in];
+        if (ti < 0 || m->buf_of[ti] < 0) continue;   /* a constant (the paddings) */
+        if (m->buf_of[ti] != t) return false;
+        any = true;
+    }
+    return any;
+}
+
 /* Op k's output feeds op k+1 and nothing else. */
 static bool linked(const cc_model *m, const cc_epoch *e, int32_t k)
 {
@@ -86,9 +103,15 @@ static bool linked(const cc_model *m, const cc_epoch *e, int32_t k)
     const graph *g = m->g;
     for (int32_t i = 0; i < g->n_outputs; i++)
         if (m->buf_of[g->outputs[i]] == t) return false;
+    /* a view between the two (a folded PAD) only where cascades are for
+     * cycles (a U65's fast pool with --optimise performance): in an SRAM
+     * arena the cascades it opens cut the peak at a cost in cycles the
+     * rule for the arena does not weigh */
+    bool views = m->opt.optimise == CC_OPT_PERFORMANCE && cc_fast_bytes(&m->opt);
     for (int32_t i = 0; i < g->n_ops; i++) {
         const graph_op *op = &g->ops[i];
         if (m->ops[i].fused_into >= 0) continue;   /* runs as part of its producer's ops */
+        if (views && view_of(m, i, t)) continue;
         for (int32_t j = 0; j < op->n_in; j++)
             if (op->in[j] >= 0 && m->buf_of[op->in[j]] == t && i != b->src_op) return false;
         for (int32_t j = 0; j < op->n_out; j++)
@@ -426,9 +449,11 @@ static void restore(cc_model *m, cc_epoch *e, snapshot *sn)
 /* With a fast pool apart from the arena (an Ethos-U65's DRAM arena, the
  * rolling buffers in its SRAM), after the peak: the links whose
  * intermediate is in the arena, largest first, each tried once; a cascade
- * stays if it lowers the placed cycles (cc_placed_cycles, from `cyc`)
- * without growing the fast pool (from `fast`). */
-static int cascade_for_cycles(cc_model *m, uint64_t cyc, uint64_t fast, npuc_err *err)
+ * stays if it lowers the placed cycles (cc_placed_cycles, from `cyc`). The
+ * fast pool may grow within its size: the placement fills it by cycles
+ * saved per byte, and a rolling buffer there in place of a feature map in
+ * DRAM is what a cascade is for. */
+static int cascade_for_cycles(cc_model *m, uint64_t cyc, npuc_err *err)
 {
     int32_t cap = m->n_bufs + 1;
     uint8_t *tried = calloc((size_t)cap, 1);
@@ -465,17 +490,55 @@ static int cascade_for_cycles(cc_model *m, uint64_t cyc, uint64_t fast, npuc_err
         rc = apply(m, best_e, k0, n, &done, err);
         if (!rc) rc = peak_of(m, &peak, &step, err);
         uint64_t now = !rc && done ? cc_placed_cycles(m) : 0;
-        if (rc || !done || !now || now >= cyc || m->fast_size > fast) {
+        if (rc || !done || !now || now >= cyc) {
             restore(m, e, &sn);
             if (!rc) rc = peak_of(m, &peak, &step, err);
             continue;
         }
         drop(&sn);
         cyc = now;
-        fast = m->fast_size;
     }
     free(tried);
     return rc;
+}
+
+/* Where cascades are for cycles: the chain through link (k, k+1) of epoch
+ * ei over links carrying at least half, a quarter or an eighth of its
+ * `big` bytes, whichever gives the fewest placed cycles (*k0, *n: the
+ * first, on entry; each other one tried and undone). A longer chain keeps
+ * more of the feature maps next to the first one's out of DRAM, and more
+ * band ops in rolling buffers that may not fit the fast pool. */
+static int longer_chain(cc_model *m, int32_t ei, int32_t k, uint64_t big_bytes, int32_t *k0, int32_t *n,
+                        npuc_err *err)
+{
+    cc_epoch *e = &m->epochs[ei];
+    int32_t tk[3], tn[3], nt = 0;
+    for (int v = 1; v <= 3; v++) {
+        int32_t a, c;
+        chain_around(m, e, k, big_bytes >> v, &a, &c);
+        bool seen = false;
+        for (int i = 0; i < nt; i++) seen |= tk[i] == a && tn[i] == c;
+        if (!seen) tk[nt] = a, tn[nt] = c, nt++;
+    }
+    if (nt < 2) return NPUC_OK;
+    uint64_t fewest = UINT64_MAX;
+    for (int i = 0; i < nt; i++) {
+        snapshot sn;
+        int rc = save(m, e, &sn, err);
+        if (rc) return rc;
+        bool done = false;
+        uint64_t peak;
+        int32_t step;
+        rc = apply(m, ei, tk[i], tn[i], &done, err);
+        if (!rc) rc = peak_of(m, &peak, &step, err);
+        uint64_t now = !rc && done ? cc_placed_cycles(m) : 0;
+        restore(m, e, &sn);
+        if (rc) return rc;
+        if (now && now < fewest) fewest = now, *k0 = tk[i], *n = tn[i];
+    }
+    uint64_t peak;
+    int32_t step;
+    return peak_of(m, &peak, &step, err);
 }
 
 int cc_cascade(cc_model *m, npuc_err *err)
@@ -501,7 +564,7 @@ int cc_cascade(cc_model *m, npuc_err *err)
      * and a fast pool apart from the arena (an Ethos-U65's DRAM arena),
      * while the placed cycles go down instead */
     const target_desc *sd = &m->opt.sys;
-    uint64_t cyc = 0, fast = 0;
+    uint64_t cyc = 0;
     if (m->opt.optimise == CC_OPT_PERFORMANCE && sd->fast_pool >= 0 && sd->fast_pool < sd->n_pools &&
         sd->fast_pool != sd->act_pool) {
         uint64_t p;
@@ -509,7 +572,6 @@ int cc_cascade(cc_model *m, npuc_err *err)
         int rc = peak_of(m, &p, &st, err);
         if (rc) return rc;
         cyc = cc_placed_cycles(m);
-        fast = m->fast_size;
     }
     for (int iter = 0; iter < 16; iter++) {
         uint64_t peak;
@@ -537,6 +599,7 @@ int cc_cascade(cc_model *m, npuc_err *err)
         cc_epoch *e = &m->epochs[best_e];
         int32_t k0, n;
         chain_around(m, e, best_k, best / 2, &k0, &n);
+        if (cyc && (rc = longer_chain(m, best_e, best_k, best, &k0, &n, err))) return rc;
         snapshot sn;
         if ((rc = save(m, e, &sn, err))) return rc;
         bool done = false;
@@ -544,11 +607,12 @@ int cc_cascade(cc_model *m, npuc_err *err)
         uint64_t after = 0;
         if (!rc) rc = peak_of(m, &after, &step, err);
         if (!rc && done && cyc) {
-            /* or if it saves cycles without growing the fast pool */
+            /* or if it saves cycles (the fast pool may grow within its
+             * size, as in cascade_for_cycles) */
             uint64_t now = cc_placed_cycles(m);
-            bool pays = now && now < cyc && m->fast_size <= fast;
+            bool pays = now && now < cyc;
             if (pays) after = 0;
-            if (after < peak) cyc = now, fast = m->fast_size;
+            if (after < peak) cyc = now;
         }
         if (rc || !done || after >= peak) {
             restore(m, e, &sn);
@@ -558,5 +622,5 @@ int cc_cascade(cc_model *m, npuc_err *err)
         }
         drop(&sn);
     }
-    return cyc ? cascade_for_cycles(m, cyc, fast, err) : NPUC_OK;
+    return cyc ? cascade_for_cycles(m, cyc, err) : NPUC_OK;
 }

@@ -353,9 +353,8 @@ int cc_prefetch(cc_model *m, npuc_err *err)
     snap(m, &orig);
     snap(m, &best);
     uint64_t lim_sram = m->opt.sram_limit, sram0 = cc_sram_bytes(m);
-    const target_desc *s = &m->opt.sys;
-    bool fast_pool = s->fast_pool >= 0 && s->fast_pool < s->n_pools && s->fast_pool != s->act_pool &&
-                     s->pools[s->fast_pool].size;
+    uint64_t fast_cap = cc_fast_bytes(&m->opt);
+    bool fast_pool = fast_cap != 0;
     uint64_t lim[2];
     /* the arena may grow by the headroom: half of it, then all of it */
     int32_t pct = m->opt.prefetch_headroom ? m->opt.prefetch_headroom : CC_HEADROOM_DEFAULT;
@@ -363,7 +362,7 @@ int cc_prefetch(cc_model *m, npuc_err *err)
     lim[1] = m->fast_size;
     if (fast_pool) {
         uint64_t f = pct > 0 ? (orig.fast + orig.fast * (uint64_t)pct / 100u) & ~(uint64_t)15 : orig.fast;
-        lim[1] = f < s->pools[s->fast_pool].size ? f : s->pools[s->fast_pool].size;
+        lim[1] = f < fast_cap ? f : fast_cap;
     }
     uint64_t room = pct > 0 ? (orig.arena * (uint64_t)pct / 100u) & ~(uint64_t)15 : 0;
     if (room && !place_bare(m, orig.b, bare)) room = 0;

@@ -244,6 +244,7 @@ int emit_report_json_text(const cc_model *m, const char *model_name, char **out,
     npuc_json_member_uint(&w, "peak_sram_bytes", sram_bytes(m));
     npuc_json_member_uint(&w, "peak_fast_bytes", m->fast_size);
     npuc_json_member_uint(&w, "flash_bytes", params_bytes(m));
+    npuc_json_member_uint(&w, "command_stream_bytes", m->stream_size);
     npuc_json_member_double(&w, "compile_time_s", m->compile_seconds);
     if (m->n_folded) npuc_json_member_int(&w, "folded_ops", m->n_folded);
     npuc_json_write_object_end(&w);
@@ -465,8 +466,9 @@ int emit_summary(const cc_model *m, const char *model_name, char **out, npuc_err
         npuc_sb_printf(&b, "  Total fast scratch used     %10.2f KiB  in pool '%s' (%.2f KiB)\n",
                        (double)m->fast_size / 1024.0, pool_name(m, s->fast_pool, "fast"),
                        (double)s->pools[s->fast_pool].size / 1024.0);
-    npuc_sb_printf(&b, "  Total flash used            %10.2f KiB  in pool '%s'\n",
-              (double)params_bytes(m) / 1024.0, pool_name(m, s->params_pool, "flash"));
+    npuc_sb_printf(&b, "  Total flash used            %10.2f KiB  in pool '%s' (command streams %.2f KiB)\n",
+              (double)params_bytes(m) / 1024.0, pool_name(m, s->params_pool, "flash"),
+              (double)m->stream_size / 1024.0);
     npuc_sb_printf(&b, "\n");
     npuc_sb_printf(&b, "  CPU operators               %6d (%5.1f%%)\n", g->n_ops - n_npu,
               g->n_ops ? 100.0 * (g->n_ops - n_npu) / g->n_ops : 0.0);

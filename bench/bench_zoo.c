@@ -27,8 +27,11 @@ static int RUNS = 3;           /* --runs */
 #define MAX_CONFIGS 8
 
 /* The figures compared: a value per side, npuc / Vela. */
-enum { F_CYCLES, F_SRAM, F_FLASH, F_COMPILE, N_RATIO, F_NPU_OPS = N_RATIO, F_CPU_OPS, N_FIG };
-static const char *const fig_name[N_FIG] = {"cycles", "SRAM", "flash", "compile", "NPU ops", "CPU ops"};
+enum { F_CYCLES, F_SRAM, F_FLASH, F_CONST, F_COMPILE, N_RATIO, F_NPU_OPS = N_RATIO, F_CPU_OPS, F_STREAMS, N_FIG };
+/* F_CONST: flash without the command streams, as Vela counts flash (its
+ * read_only tensor and summary leave the command stream out) */
+static const char *const fig_name[N_FIG] = {"cycles", "SRAM", "flash", "flash-cs", "compile", "NPU ops", "CPU ops",
+                                            "streams"};
 
 typedef struct row {
     const char *model;
@@ -80,8 +83,8 @@ static int load_vela(const char *path)
         fprintf(stderr, "bench_zoo: cannot read Vela's figures %s\n", path);
         return 1;
     }
-    static const char *const col_name[N_FIG] = {"cycles_on_npuc_sim", "sram_bytes", "flash_bytes",
-                                                "compile_ms", "npu_ops", "cpu_ops"};
+    static const char *const col_name[N_FIG] = {"cycles_on_npuc_sim", "sram_bytes", "flash_bytes", "flash_bytes",
+                                                "compile_ms", "npu_ops", "cpu_ops", NULL};
     int col[N_FIG], c_model = -1, c_config = -1, c_status = -1;
     char line[8192], *f[64];
     if (!fgets(line, sizeof line, fp)) {
@@ -96,10 +99,10 @@ static int load_vela(const char *path)
         if (!strcmp(f[i], "config")) c_config = i;
         if (!strcmp(f[i], "status")) c_status = i;
         for (int k = 0; k < N_FIG; k++)
-            if (!strcmp(f[i], col_name[k])) col[k] = i;
+            if (col_name[k] && !strcmp(f[i], col_name[k])) col[k] = i;
     }
     for (int k = 0; k < N_FIG; k++)
-        if (col[k] < 0 || c_model < 0 || c_config < 0) {
+        if ((col_name[k] && col[k] < 0) || c_model < 0 || c_config < 0) {
             fprintf(stderr, "bench_zoo: %s has no column '%s'\n", path,
                     c_model < 0 ? "model" : c_config < 0 ? "config" : col_name[k]);
             fclose(fp);
@@ -118,10 +121,10 @@ static int load_vela(const char *path)
         int ok = c_status < 0 || (c_status < n && !strcmp(f[c_status], "ok"));
         for (int k = 0; k < N_FIG; k++) {
             char *end;
-            if (!ok || col[k] >= n || !f[col[k]][0]) continue;
+            if (!ok || col[k] < 0 || col[k] >= n || !f[col[k]][0]) continue;
             double x = strtod(f[col[k]], &end);
             if (end == f[col[k]]) continue;
-            v->fig[k] = k == F_SRAM || k == F_FLASH ? x / 1024.0 : x;
+            v->fig[k] = k == F_SRAM || k == F_FLASH || k == F_CONST ? x / 1024.0 : x;
             v->has[k] = 1;
         }
     }
@@ -134,6 +137,20 @@ static const vela_row *find_vela(const char *model, const char *config)
     for (size_t i = 0; i < n_vela; i++)
         if (!strcmp(vela[i].model, model) && !strcmp(vela[i].config, config)) return &vela[i];
     return NULL;
+}
+
+/* Vela's command streams for a model: the ethos-u ops of its output file
+ * SHARED/models/zoo/vela51/CONFIG/NAME_vela.tflite (-1 when absent). */
+static int vela_streams(const char *shared, const char *config, const char *name)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/models/zoo/vela51/%s/%s_vela.tflite", shared, config, name);
+    npuc_model *m = NULL;
+    npuc_model_info info;
+    int n = -1;
+    if (!npuc_model_open_file(path, NULL, NULL, &m) && !npuc_model_get_info(m, &info)) n = (int)info.n_ethosu_ops;
+    npuc_model_close(&m);
+    return n;
 }
 
 /* The .tflite files of dir (not Vela's *_vela.tflite), sorted, appended to
@@ -195,8 +212,10 @@ static void bench_model(const char *name, const void *data, size_t size, const c
             r->npuc[F_CYCLES] = (double)t.npu_cycles;
             r->npuc[F_SRAM] = (double)sram / 1024.0;
             r->npuc[F_FLASH] = (double)t.flash_bytes / 1024.0;
+            r->npuc[F_CONST] = (double)(t.flash_bytes - t.command_stream_bytes) / 1024.0;
             r->npuc[F_NPU_OPS] = t.npu_ops;
             r->npuc[F_CPU_OPS] = t.cpu_ops;
+            r->npuc[F_STREAMS] = t.command_streams;
             npuc_compiled_free(&c);
         }
     }
@@ -279,6 +298,22 @@ static void print_summary(const char *config, const row *rows, size_t n)
     }
     printf("  %-8s npuc %.0f NPU / %.0f CPU, Vela %.0f NPU / %.0f CPU over %zu models", "ops", tn[0], tn[1], tv[0],
            tv[1], m);
+    {
+        double sn = 0, sv = 0;
+        size_t ms = 0, fewer = 0, more = 0;
+        for (size_t i = 0; i < n; i++) {
+            const row *r = &rows[i];
+            if (!r->ok || !r->has_vela[F_STREAMS]) continue;
+            sn += r->npuc[F_STREAMS];
+            sv += r->vela[F_STREAMS];
+            fewer += r->npuc[F_STREAMS] < r->vela[F_STREAMS];
+            more += r->npuc[F_STREAMS] > r->vela[F_STREAMS];
+            ms++;
+        }
+        if (ms)
+            printf("; command streams npuc %.0f, Vela %.0f over %zu models (npuc fewer on %zu, more on %zu)", sn, sv,
+                   ms, fewer, more);
+    }
     for (size_t i = 0; i < m; i++)
         for (size_t j = i + 1; j < m; j++)
             if (q[j] > q[i]) {
@@ -380,13 +415,14 @@ int main(int argc, char **argv)
            "models/zoo/vela51/figures.tsv", RUNS);
     printf("cycles: npuc's cycle model on both sides (Vela: its stream on npuc's model); SRAM KiB: U55 the arena,\n"
            "U65 the fast pool (+ the arena where it is SRAM); flash KiB: read-only data (Vela U65: its DRAM peak);\n"
-           "compile ms; x = npuc / Vela\n");
+           "-cs KiB: flash without the command streams, as Vela counts flash; compile ms; x = npuc / Vela\n");
     for (size_t c = 0; c < n_cfg; c++) {
         char npu[48];
         snprintf(npu, sizeof npu, "ethos-%s", cfg[c]);
-        printf("\n%-44s | %10s %10s %5s | %9s %10s %5s | %9s %10s %5s | %9s %10s %5s | %9s | %9s\n", npu,
-               "cycles", "Vela", "x", "SRAM KiB", "Vela", "x", "flash KiB", "Vela", "x", "compile", "Vela", "x",
-               "NPU ops", "CPU ops");
+        printf("\n%-44s | %10s %10s %5s | %9s %10s %5s | %9s %10s %5s | %9s %5s | %9s %10s %5s | %9s | %9s | "
+               "%7s\n",
+               npu, "cycles", "Vela", "x", "SRAM KiB", "Vela", "x", "flash KiB", "Vela", "x", "-cs KiB", "x",
+               "compile", "Vela", "x", "NPU ops", "CPU ops", "streams");
         for (size_t i = 0; i < n; i++) {
             row *r = &rows[i];
             memset(r, 0, sizeof *r);
@@ -395,6 +431,11 @@ int main(int argc, char **argv)
             for (int k = 0; v && k < N_FIG; k++) {
                 r->vela[k] = v->fig[k];
                 r->has_vela[k] = v->has[k];
+            }
+            int vs = vela_streams(shared, cfg[c], names[i]);
+            if (vs >= 0) {
+                r->vela[F_STREAMS] = vs;
+                r->has_vela[F_STREAMS] = 1;
             }
             bench_model(names[i], data[i], size[i], npu, r);
             printf("%-44s |", names[i]);
@@ -405,14 +446,20 @@ int main(int argc, char **argv)
             print_fig(r, F_CYCLES, " %10.0f", "%.0f");
             print_fig(r, F_SRAM, " %9.2f", "%.2f");
             print_fig(r, F_FLASH, " %9.2f", "%.2f");
+            {
+                char x[16] = "-";
+                double q;
+                if (ratio(r, F_CONST, &q)) snprintf(x, sizeof x, "%.2f", q);
+                printf(" %9.2f %5s |", r->npuc[F_CONST], x);
+            }
             print_fig(r, F_COMPILE, " %9.2f", "%.2f");
-            char ops[2][24];
-            for (int k = 0; k < 2; k++) {
+            char ops[3][24];
+            for (int k = 0; k < 3; k++) {
                 int f = F_NPU_OPS + k;
                 if (r->has_vela[f]) snprintf(ops[k], sizeof ops[k], "%.0f/%.0f", r->npuc[f], r->vela[f]);
                 else snprintf(ops[k], sizeof ops[k], "%.0f/-", r->npuc[f]);
             }
-            printf(" %9s | %9s\n", ops[0], ops[1]);
+            printf(" %9s | %9s | %7s\n", ops[0], ops[1], ops[2]);
             fflush(stdout);
         }
         print_summary(npu, rows, n);

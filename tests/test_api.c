@@ -232,18 +232,21 @@ static void test_forms(const char *rel, const char *npu, bool stateless)
     CHECK(tot.ops == tot.npu_ops + tot.cpu_ops && tot.ops > 0);
     CHECK(tot.arena_memory && tot.arena_memory[0] && tot.system_config && tot.system_config[0]);
     CHECK(tot.compile_seconds > 0 && tot.flash_bytes > 0);
+    CHECK(tot.npu_ops == 0 || (tot.command_stream_bytes > 0 && tot.command_stream_bytes < tot.flash_bytes));
     npuc_output_file f;
     if (find_file(c, "_report.json", &f)) {
-        char want[4][96];
+        char want[5][96];
         snprintf(want[0], sizeof want[0], "\"npu_cycles\": %llu,", (unsigned long long)tot.npu_cycles);
         snprintf(want[1], sizeof want[1], "\"peak_sram_bytes\": %llu,", (unsigned long long)tot.arena_bytes);
         snprintf(want[2], sizeof want[2], "\"peak_fast_bytes\": %llu,", (unsigned long long)tot.fast_bytes);
         snprintf(want[3], sizeof want[3], "\"flash_bytes\": %llu,", (unsigned long long)tot.flash_bytes);
+        snprintf(want[4], sizeof want[4], "\"command_stream_bytes\": %llu,",
+                 (unsigned long long)tot.command_stream_bytes);
         char *json = malloc(f.size + 1);
         if (json) {
             memcpy(json, f.data, f.size);
             json[f.size] = 0;
-            for (int i = 0; i < 4; i++) CHECK_STR_CONTAINS(json, want[i]);
+            for (int i = 0; i < 5; i++) CHECK_STR_CONTAINS(json, want[i]);
             free(json);
         }
     }

@@ -529,8 +529,25 @@ static void walk_dir(const char *dir, vela_totals *tot, int *n_models)
     closedir(d);
 }
 
+/* eu_entropy_bits: n times the histogram's Shannon entropy. */
+static void test_entropy(void)
+{
+    int16_t v[512] = {0};
+    CHECK(eu_entropy_bits(v, 0) == 0.0);
+    for (int i = 0; i < 512; i++) v[i] = 7;
+    CHECK(eu_entropy_bits(v, 512) == 0.0);                    /* one value: nothing to say */
+    for (int i = 0; i < 512; i++) v[i] = (int16_t)(i % 2 ? -255 : 255);
+    CHECK(fabs(eu_entropy_bits(v, 512) - 512.0) < 1e-9);      /* two equally likely: 1 bit each */
+    for (int i = 0; i < 256; i++) v[i] = (int16_t)(i - 128);
+    CHECK(fabs(eu_entropy_bits(v, 256) - 2048.0) < 1e-9);     /* 256 distinct: 8 bits each */
+    for (int i = 0; i < 4; i++) v[i] = (int16_t)(i < 3 ? 0 : 1);
+    double want = -3.0 * log2(0.75) - log2(0.25);             /* 3:1 */
+    CHECK(fabs(eu_entropy_bits(v, 4) - want) < 1e-9);
+}
+
 int main(void)
 {
+    test_entropy();
     test_errors();
     test_random();
     test_scales();

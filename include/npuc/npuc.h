@@ -199,6 +199,9 @@ typedef struct npuc_compiled_totals {
     const char *arena_memory;   /* kind of memory the arena sits in: "Sram", "Dram", ... */
     const char *system_config;  /* the system compiled for: "Ethos_U65_High_End:Dedicated_Sram" */
     double compile_seconds;     /* the compiler proper (import and output files excluded) */
+    uint64_t command_stream_bytes; /* of flash_bytes, the command streams (Vela's summary and its
+                                      read_only tensor count them apart) */
+    uint32_t command_streams;   /* NPU (HW) epochs: the ethos-u ops of the _npu.tflite */
 } npuc_compiled_totals;
 
 int npuc_compiled_get_totals(const npuc_compiled *c, npuc_compiled_totals *out);

@@ -503,6 +503,7 @@ static int compile_once(const graph *g, const cc_options *opt, eu_wcache *wc, cc
         cc_epoch *e = &m->epochs[i];
         if (e->kind != CC_EPOCH_HW) continue;
         m->flash_size += e->flash_size + e->payload_size;
+        m->stream_size += e->payload_size;
     }
     if (!opt->no_fold && (rc = cc_fold_once(m, err))) goto fail;
     m->compile_seconds = now_seconds() - t0;

@@ -3,6 +3,7 @@
 #include "emit.h"
 #include "util/json.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,29 @@ static uint64_t sram_bytes(const cc_model *m)
 {
     /* the arena lives in the activation pool */
     return m->arena_size;
+}
+
+/* The weight streams' bytes and their order-0 entropy (bits) over the
+ * model, each stream once: ops sharing one stream in an epoch count it
+ * once, and an epoch that uses another's constants (cc_share_flash) adds
+ * nothing. */
+static void weight_totals(const cc_model *m, uint64_t *bytes, double *entropy_bits)
+{
+    *bytes = 0;
+    *entropy_bits = 0;
+    for (int32_t i = 0; i < m->n_epochs; i++) {
+        const cc_epoch *e = &m->epochs[i];
+        if (e->kind != CC_EPOCH_HW || e->flash_shared > 0) continue;
+        for (int32_t k = 0; k < e->n_eu; k++) {
+            const eu_op *o = &e->ops[k];
+            if (!o->w_len) continue;
+            bool seen = false;
+            for (int32_t j = 0; j < k && !seen; j++) seen = e->ops[j].w_len && e->ops[j].w_off == o->w_off;
+            if (seen) continue;
+            *bytes += o->w_len + o->w1_len;
+            *entropy_bits += o->w_entropy;
+        }
+    }
 }
 
 /* Whether the system has a fast scratch pool apart from the arena. */
@@ -244,6 +268,14 @@ int emit_report_json_text(const cc_model *m, const char *model_name, char **out,
     npuc_json_member_uint(&w, "peak_sram_bytes", sram_bytes(m));
     npuc_json_member_uint(&w, "peak_fast_bytes", m->fast_size);
     npuc_json_member_uint(&w, "flash_bytes", params_bytes(m));
+    npuc_json_member_uint(&w, "command_stream_bytes", m->stream_size);
+    {
+        uint64_t wb;
+        double ent;
+        weight_totals(m, &wb, &ent);
+        npuc_json_member_uint(&w, "weight_bytes", wb);
+        npuc_json_member_uint(&w, "weight_entropy_bytes", (uint64_t)ceil(ent / 8.0));
+    }
     npuc_json_member_double(&w, "compile_time_s", m->compile_seconds);
     if (m->n_folded) npuc_json_member_int(&w, "folded_ops", m->n_folded);
     npuc_json_write_object_end(&w);
@@ -377,6 +409,7 @@ int emit_report_json_text(const cc_model *m, const char *model_name, char **out,
                 npuc_json_write_uint(&w, o->blk.d);
                 npuc_json_write_array_end(&w);
                 npuc_json_member_uint(&w, "weight_bytes", o->w_len + o->w1_len);
+                if (o->w_len) npuc_json_member_uint(&w, "weight_entropy_bytes", (uint64_t)ceil(o->w_entropy / 8.0));
                 npuc_json_member_uint(&w, "scale_bytes", o->s_len + o->s1_len);
                 npuc_json_write_object_end(&w);
             }
@@ -465,8 +498,17 @@ int emit_summary(const cc_model *m, const char *model_name, char **out, npuc_err
         npuc_sb_printf(&b, "  Total fast scratch used     %10.2f KiB  in pool '%s' (%.2f KiB)\n",
                        (double)m->fast_size / 1024.0, pool_name(m, s->fast_pool, "fast"),
                        (double)s->pools[s->fast_pool].size / 1024.0);
-    npuc_sb_printf(&b, "  Total flash used            %10.2f KiB  in pool '%s'\n",
-              (double)params_bytes(m) / 1024.0, pool_name(m, s->params_pool, "flash"));
+    npuc_sb_printf(&b, "  Total flash used            %10.2f KiB  in pool '%s' (command streams %.2f KiB)\n",
+              (double)params_bytes(m) / 1024.0, pool_name(m, s->params_pool, "flash"),
+              (double)m->stream_size / 1024.0);
+    {
+        uint64_t wb;
+        double ent;
+        weight_totals(m, &wb, &ent);
+        if (wb)
+            npuc_sb_printf(&b, "  Weight streams              %10.2f KiB  (order-0 entropy of the weights %.2f KiB: %.3fx)\n",
+                           (double)wb / 1024.0, ent / 8192.0, ent > 0 ? (double)wb * 8.0 / ent : 0.0);
+    }
     npuc_sb_printf(&b, "\n");
     npuc_sb_printf(&b, "  CPU operators               %6d (%5.1f%%)\n", g->n_ops - n_npu,
               g->n_ops ? 100.0 * (g->n_ops - n_npu) / g->n_ops : 0.0);

@@ -1126,6 +1126,21 @@ int eu_mlw_encode(const int16_t *vals, size_t n, uint8_t **out, size_t *out_size
 
 /* ------------------------------------------------------- op weights */
 
+double eu_entropy_bits(const int16_t *vals, size_t n)
+{
+    static const int span = 511;
+    uint64_t hist[511];
+    memset(hist, 0, sizeof hist);
+    for (size_t i = 0; i < n; i++) {
+        int v = vals[i] < -255 ? -255 : vals[i] > 255 ? 255 : vals[i];
+        hist[v + 255]++;
+    }
+    double bits = 0;
+    for (int k = 0; k < span; k++)
+        if (hist[k]) bits -= (double)hist[k] * log2((double)hist[k] / (double)n);
+    return bits;
+}
+
 int eu_encode_weights(const sim_wgeom *g, const int16_t *w, uint8_t **out, size_t *out_size,
                       npuc_err *err)
 {

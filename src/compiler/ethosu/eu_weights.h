@@ -18,6 +18,12 @@
 int eu_mlw_encode(const int16_t *vals, size_t n, uint8_t **out, size_t *out_size,
                   npuc_err *err);
 
+/* The order-0 entropy of n values in -255..255, in bits: n times the
+ * Shannon entropy of their histogram. No coder that codes each value on
+ * its own from one fixed table can go below it; the issue's measure of
+ * what an encoder leaves on the table. 0 for n == 0. */
+double eu_entropy_bits(const int16_t *vals, size_t n);
+
 /* Reorders the weights of one op into the traversal of g (sim_weight_traverse)
  * and compresses them. w holds W[o][ky][kx][i] (depthwise: W[o][ky][kx]),
  * o < g->ofm_depth, already minus the weight zero point (and flipped for

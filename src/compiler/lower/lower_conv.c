@@ -642,11 +642,124 @@ static int lower_tconv(lower_ctx *c, const graph_op *op, npuc_err *err)
     return rc;
 }
 
+
+/* ------------------------------------------------------ BATCH_MATMUL */
+
+/* The most right-hand matrices a BATCH_MATMUL with a batched constant
+ * operand is split into (one FC each). */
+#define BMM_MAX_BATCHES 64
+
+/* BATCH_MATMUL with a constant int8 right-hand side R: out[..., a, c] =
+ * sum_k (L[..., a, k] - zl) * (R[..., k, c] - zr), rescaled by the float
+ * product lhs_scale * rhs_scale over the output scale, plus the output zero
+ * point and clamped: TFLite's FULLY_CONNECTED arithmetic with per-tensor
+ * weights (fc_plan's fc_float_product, the weight zero point taken out of
+ * the weights) and no bias. So each right-hand matrix is a FULLY_CONNECTED
+ * over the rows of L that use it: weights R^T (C x K), rows L's A x K rows
+ * of that batch. One op when R has one matrix (rank 2, or leading 1s): all
+ * of L's rows at once; otherwise one op per batch of the output, up to
+ * BMM_MAX_BATCHES, when L's batch dims are R's (no broadcast of L). L
+ * stored transposed (adj_x), int16 (16-bit weights), a non-constant R and
+ * a depth whose int32 sum could wrap stay on the CPU. */
+static int lower_batch_matmul(lower_ctx *c, const graph_op *op, npuc_err *err)
+{
+    const graph_tensor *l = cc_tin(c, op, 0), *r = cc_tin(c, op, 1), *out = cc_tout(c, op, 0);
+    if (op->n_in != 2 || op->n_out != 1 || !l || !r || !out) return cc_cpu(c, "missing input or output");
+    char why[160];
+    if (!interp_op_supported(c->g, op, why, sizeof why)) return cc_cpu(c, "%s", why);
+    if (l->dtype != GRAPH_I8 || r->dtype != GRAPH_I8 || out->dtype != GRAPH_I8)
+        return cc_cpu(c, "%s BATCH_MATMUL (the NPU form takes int8: its weights are 8-bit)",
+                      graph_dtype_name(l->dtype));
+    if (!r->data)
+        return cc_cpu(c, "the right-hand operand is not a constant (the NPU's weights are constants)");
+    if (op->opt.adj_x) return cc_cpu(c, "adj_x: the left-hand operand is stored transposed");
+    if (!cc_has_q1(l) || !cc_has_q1(r) || !cc_has_q1(out) || r->q.n != 1)
+        return cc_cpu(c, "tensors are not quantized per tensor");
+    int32_t lr = l->rank, rr = r->rank;
+    if (lr < 2 || rr < 2 || lr > 5 || rr > 5) return cc_cpu(c, "ranks %d and %d", lr, rr);
+    const bool adj_y = op->opt.adj_y;
+    const int32_t A = l->shape[lr - 2], K = l->shape[lr - 1];
+    const int32_t C = adj_y ? r->shape[rr - 2] : r->shape[rr - 1];
+    uint64_t lb = 1, rb = 1;
+    for (int32_t i = 0; i < lr - 2; i++) lb *= (uint64_t)l->shape[i];
+    for (int32_t i = 0; i < rr - 2; i++) rb *= (uint64_t)r->shape[i];
+    if (rb > 1) {
+        /* one FC per right-hand matrix: L's batch dims must be R's */
+        bool same = lr == rr;
+        for (int32_t i = 0; same && i < lr - 2; i++) same = l->shape[i] == r->shape[i];
+        if (!same) return cc_cpu(c, "the left-hand batch dims broadcast against a batched constant");
+        if (rb > BMM_MAX_BATCHES)
+            return cc_cpu(c, "%llu right-hand matrices (the NPU form runs one FC each, at most %d)",
+                          (unsigned long long)rb, BMM_MAX_BATCHES);
+    }
+    if (graph_tensor_elems(out) != lb * (uint64_t)A * (uint64_t)C)
+        return cc_cpu(c, "the output broadcasts the left-hand operand");
+    if (lb * (uint64_t)A > 65536 || K > 65536 || C > 65536) return cc_cpu(c, "dimensions too large");
+    /* the int32 sum: |L - zl| <= 255, |R - zr| its largest */
+    const int8_t *rd = r->data;
+    int32_t zr = (int32_t)r->q.zero_point[0], wmax = 0;
+    size_t nr = graph_tensor_elems(r);
+    for (size_t i = 0; i < nr; i++) {
+        int32_t v = rd[i] - zr;
+        if (v < 0) v = -v;
+        if (v > wmax) wmax = v;
+    }
+    if ((uint64_t)K * 255u * (uint64_t)wmax > (uint64_t)INT32_MAX)
+        return cc_cpu(c, "depth %d: the int32 sum could wrap (TFLite wraps, the NPU's accumulator is 32 bits)", K);
+
+    /* the weights of each right-hand matrix as FC weights C x K */
+    const size_t mat = (size_t)K * (size_t)C;
+    int8_t *wt = malloc(mat * (size_t)rb + 1);
+    if (!wt) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    for (uint64_t b = 0; b < rb; b++) {
+        const int8_t *src = rd + b * mat;
+        int8_t *dst = wt + b * mat;
+        for (int32_t cc = 0; cc < C; cc++)
+            for (int32_t k = 0; k < K; k++)
+                dst[(size_t)cc * K + k] = adj_y ? src[(size_t)cc * K + k] : src[(size_t)k * C + cc];
+    }
+    conv_plan pl;
+    memset(&pl, 0, sizeof pl);
+    wop *p = &pl.p;
+    p->in = l;
+    p->w = r;
+    p->out = out;
+    p->O = (uint32_t)C;
+    p->I = (uint32_t)K;
+    p->kh = p->kw = 1;
+    p->layout = 0;
+    p->fc_float_product = true;
+    p->wzp = zr;
+    pl.fc = true;
+    pl.kind = SIM_K_CONV;
+    pl.batches = (uint32_t)(lb * (uint64_t)A);
+    int rc = NPUC_OK;
+    uint32_t rows = rb > 1 ? (uint32_t)A : pl.batches;
+    for (uint64_t b = 0; b < rb && !rc; b++) {
+        eu_op *o = cc_new_eu(c, err);
+        if (!o) {
+            rc = err->code;
+            break;
+        }
+        cc_conv_fill(c, op, &pl, o);
+        o->ifm.h = o->ofm.h = rows;
+        o->ifm.off += b * (uint64_t)A * o->ifm.sy;
+        o->ofm.off += b * (uint64_t)A * o->ofm.sy;
+        if (rb > 1) o->flex = false;
+        p->wdata = wt + b * mat;
+        rc = cc_block_or_cpu(c, o, err);
+        if (!rc) rc = cc_encode_weighted(c, o, p, err);
+    }
+    free(wt);
+    return rc;
+}
+
 static const lower_impl conv_ops[] = {
     {TFL_OP_CONV_2D, lower_conv_like},
     {TFL_OP_DEPTHWISE_CONV_2D, lower_conv_like},
     {TFL_OP_FULLY_CONNECTED, lower_conv_like},
     {TFL_OP_TRANSPOSE_CONV, lower_tconv},
+    {TFL_OP_BATCH_MATMUL, lower_batch_matmul},
 };
 
 LOWER_OPS_TABLE(lower_ops_conv, conv_ops)

@@ -12,13 +12,16 @@
  *     as x * 2^(k-1), the other one through OPA_SCALE; the output through
  *     OFM_SCALE in TFL rounding;
  *   - MUL: one output multiplier for the product of the scales;
- *   - MINIMUM / MAXIMUM: raw values, as TFLite compares them.
+ *   - MINIMUM / MAXIMUM: raw values, as TFLite compares them;
+ *   - SQUARED_DIFFERENCE (int8): two or four ops, see lower_sqdiff.
  * When both operands broadcast, the op runs once per slice where the IFM
  * operand is whole (a constant operand copied into SRAM first), or, past
  * the sub-op limit, with a constant operand stored expanded to the output's
  * shape (docs/compiler.md, Both operands broadcast). */
 #include "lower.h"
+#include "interp/interp.h"
 #include "kernels/k_common.h"
+#include "sim/sim_rescale.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -465,12 +468,301 @@ static int lower_min_max(lower_ctx *c, const graph_op *op, npuc_err *err)
     return lower_binary(c, op, min_max_stage, err);
 }
 
+
+/* ------------------------------------------------- SQUARED_DIFFERENCE */
+
+enum { SQ_RND_TFL = 0, SQ_RND_NATURAL = 2, SQ_SCALE_OPA = 1, SQ_SCALE_OPB = 2 };
+
+/* The reference SQUARED_DIFFERENCE for every pair of int8 values: y[i * 256
+ * + j] for input 0 = i - 128, input 1 = j - 128 (op's quantization). */
+static int sqdiff_reference(const lower_ctx *c, const graph_op *op, int32_t *y, npuc_err *err)
+{
+    const graph_tensor *a = cc_tin(c, op, 0), *b = cc_tin(c, op, 1), *out = cc_tout(c, op, 0);
+    int8_t *xa = malloc(65536), col[256];
+    if (!xa) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    for (int32_t i = 0; i < 65536; i++) xa[i] = (int8_t)(i / 256 - 128);
+    for (int32_t j = 0; j < 256; j++) col[j] = (int8_t)(j - 128);
+    graph *t = graph_new("sqdiff_pairs");
+    int32_t s2[2] = {256, 256}, s1[1] = {256};
+    int32_t ta = t ? graph_add_tensor(t, "a", GRAPH_I8, 2, s2, NULL) : -1;
+    int32_t tb = t ? graph_add_tensor(t, "b", GRAPH_I8, 1, s1, col) : -1;
+    int32_t to = t ? graph_add_tensor(t, "y", GRAPH_I8, 2, s2, NULL) : -1;
+    int32_t ins[2] = {ta, tb};
+    bool ok = ta >= 0 && tb >= 0 && to >= 0 &&
+              !graph_set_quant(t, ta, 1, a->q.scale, a->q.zero_point, 0) &&
+              !graph_set_quant(t, tb, 1, b->q.scale, b->q.zero_point, 0) &&
+              !graph_set_quant(t, to, 1, out->q.scale, out->q.zero_point, 0);
+    int32_t oi = ok ? graph_add_op(t, op->opcode, &op->opt, 2, ins, 1, &to) : -1;
+    int rc = NPUC_OK;
+    interp *ip = NULL;
+    if (oi < 0 || graph_set_io(t, 1, &ta, 1, &to)) {
+        rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+        goto done;
+    }
+    t->ops[oi].version = op->version;
+    interp_options io;
+    memset(&io, 0, sizeof io);
+    if ((rc = interp_create(t, &io, &ip, err)) || (rc = interp_set_input(ip, 0, xa, 65536, err)) ||
+        (rc = interp_invoke(ip, err)))
+        goto done;
+    size_t nb = 0;
+    const int8_t *yb = interp_output(ip, 0, &nb);
+    if (nb != 65536) {
+        rc = npuc_errf(err, NPUC_E_RUNTIME, "the reference gave %zu bytes for 65536 values", nb);
+        goto done;
+    }
+    for (int32_t i = 0; i < 65536; i++) y[i] = yb[i];
+done:
+    interp_free(ip);
+    graph_free(t);
+    free(xa);
+    return rc;
+}
+
+/* The output of the MUL step for a difference d (clamped to int16 as the
+ * intermediate is). */
+static int32_t sqdiff_out(int64_t d, uint32_t om, uint8_t osh, int32_t zo)
+{
+    d = d < INT16_MIN ? INT16_MIN : d > INT16_MAX ? INT16_MAX : d;
+    int64_t v = sim_rescale(d * d, om, osh, SQ_RND_TFL) + zo;
+    return (int32_t)(v < INT8_MIN ? INT8_MIN : v > INT8_MAX ? INT8_MAX : v);
+}
+
+/* The MUL step: the int16 difference by itself, TFLite's output
+ * multiplier, zero point and clamp, into fm `res`. */
+static int sqdiff_mul(lower_ctx *c, const graph_op *op, const eu_fm *d16, const eu_fm *res, uint32_t om, uint8_t osh,
+                      npuc_err *err)
+{
+    eu_op *m = cc_new_eu(c, err);
+    if (!m) return err->code;
+    m->kind = SIM_K_ELEMENTWISE;
+    m->mode = EW_MUL;
+    m->flex = false;
+    m->ifm = *d16;
+    m->ifm2 = *d16;
+    m->ifm2_tensor = true;
+    m->ofm = *res;
+    m->ofm_scale_mode = 1;
+    m->ofm_scale = om;
+    m->ofm_shift = osh;
+    m->round = SQ_RND_TFL;
+    cc_set_act(m, cc_tout(c, op, 0), TFL_ACT_NONE);
+    return cc_block_or_cpu(c, m, err);
+}
+
+/* An int8 -> int32 table op in slot o: fm `in` (its raw values index the
+ * table) through t into a new int32 intermediate `*res` of its extent. */
+static int sqdiff_table(lower_ctx *c, eu_op *o, const eu_fm *in, const int32_t t[256], eu_fm *res, npuc_err *err)
+{
+    uint8_t bytes[1024];
+    for (int i = 0; i < 256; i++)
+        for (int k = 0; k < 4; k++) bytes[4 * i + k] = (uint8_t)((uint32_t)t[i] >> (8 * k));
+    int32_t lut;
+    int rc = cc_add_lut(c, bytes, sizeof bytes, &lut, err);
+    if (rc) return rc;
+    int32_t tb = cc_temp_buf(c, (uint64_t)in->h * in->w * in->c * 4u, err);
+    if (tb < 0) return err->code;
+    cc_fm_dense(res, tb, 0, in->h, in->w, in->c, 32, 0);
+    memset(o, 0, sizeof *o);
+    cc_eu_init(c, o);
+    o->ifm = *in;
+    o->ofm = *res;
+    cc_lut_op(o, lut);
+    o->act_clip = 3;   /* the int8 value indexes the 256 x int32 table */
+    o->flex = false;
+    return cc_block_or_cpu(c, o, err);
+}
+
+/* The table form: op `sub` (binary_op's, operands set) becomes the table
+ * op of its IFM; the table op of IFM2 (a constant: its values computed
+ * here, in flash), the int32 SUB into the int16 difference and the MUL
+ * follow. ta / tb: the tables of TFLite inputs 0 / 1. */
+static int sqdiff_table_form(lower_ctx *c, const graph_op *op, eu_op *sub, const int32_t ta[256],
+                             const int32_t tb[256], uint32_t om, uint8_t osh, npuc_err *err)
+{
+    eu_op tpl = *sub;
+    int32_t isub = (int32_t)(sub - c->e->ops);
+    /* IFM holds input 1 when reversed */
+    const int32_t *tifm = tpl.reversed ? tb : ta, *tifm2 = tpl.reversed ? ta : tb;
+    eu_fm s1, s2;
+    int rc = sqdiff_table(c, &c->e->ops[isub], &tpl.ifm, tifm, &s1, err);
+    if (rc) return rc;
+    if (tpl.ifm2_scalar || tpl.ifm2.buf < 0) {
+        /* a constant: its table values, in flash */
+        const graph_tensor *k = cc_tin(c, op, tpl.reversed ? 0 : 1);
+        size_t n = graph_tensor_elems(k);
+        int32_t *v = malloc(sizeof *v * (n ? n : 1));
+        if (!v) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+        for (size_t i = 0; i < n; i++) v[i] = tifm2[((const int8_t *)k->data)[i] + 128];
+        uint64_t off;
+        rc = cc_flash_add(c->e, v, sizeof *v * n, &off, err);
+        free(v);
+        if (rc) return rc;
+        if (tpl.ifm2_scalar) {
+            cc_fm_dense(&s2, -1, off, 1, 1, 1, 32, 0);
+            tpl.bcast_h = tpl.bcast_w = tpl.bcast_c = true;
+        } else {
+            cc_fm_dense(&s2, -1, off, tpl.ifm2.h, tpl.ifm2.w, tpl.ifm2.c, 32, 0);
+        }
+    } else {
+        eu_op *o2 = cc_new_eu(c, err);
+        if (!o2) return err->code;
+        if ((rc = sqdiff_table(c, o2, &tpl.ifm2, tifm2, &s2, err))) return rc;
+    }
+    /* d = A - B (operand A is input 0 wherever it sits); 32-bit operands
+     * enter unscaled */
+    eu_op *d = cc_new_eu(c, err);
+    if (!d) return err->code;
+    d->kind = SIM_K_ELEMENTWISE;
+    d->mode = EW_SUB;
+    d->flex = false;
+    d->ifm = s1;
+    d->ifm2 = s2;
+    d->ifm2_tensor = true;
+    d->reversed = tpl.reversed;
+    d->bcast_h = tpl.bcast_h;
+    d->bcast_w = tpl.bcast_w;
+    d->bcast_c = tpl.bcast_c;
+    d->ofm_scale_mode = 1;
+    d->ofm_scale = 1;
+    d->ofm_shift = 0;
+    d->round = SQ_RND_NATURAL;
+    d->act_min = INT16_MIN;
+    d->act_max = INT16_MAX;
+    int32_t b16 = cc_temp_buf(c, (uint64_t)tpl.ofm.h * tpl.ofm.w * tpl.ofm.c * 2u, err);
+    if (b16 < 0) return err->code;
+    eu_fm t16;
+    cc_fm_dense(&t16, b16, 0, tpl.ofm.h, tpl.ofm.w, tpl.ofm.c, 16, 0);
+    d->ofm = t16;
+    if ((rc = cc_block_or_cpu(c, d, err))) return rc;
+    return sqdiff_mul(c, op, &t16, &tpl.ofm, om, osh, err);
+}
+
+/* SQUARED_DIFFERENCE int8. TFLite takes each operand to s = R((x - z) *
+ * 2^7, M, sh) (R: its rounding multiply by a multiplier below 1; the
+ * operand at the larger scale has M = 0.5 exactly, s = (x - z) * 64),
+ * squares d = s_0 - s_1 in int32 (|d| <= 32640) and rescales d^2 to the
+ * output. On the NPU, in two ops where that is exact:
+ * 1. ELEMENTWISE SUB with TFLite's operand scaling (as ADD/SUB: the exact
+ *    operand enters as (x - z) * 2^19, the other through OPA_SCALE), the
+ *    difference scaled by 2^-13 (NATURAL rounding) into an int16
+ *    intermediate; operand A is TFLite input 0 wherever it sits;
+ * 2. ELEMENTWISE MUL of the intermediate by itself with TFLite's output
+ *    multiplier (TFL rounding), zero point and clamp.
+ * Step 1 rounds the scaled operand once where TFLite rounds twice; where
+ * that differs for some input, each operand's s comes from a 256-entry
+ * int32 table instead (an int8 -> int32 LUT op per tensor operand, a
+ * constant's values computed here), then an int32 SUB into the int16
+ * difference and the same MUL (4 ops). Whichever form is used is checked
+ * at compile time for every pair of input values against the reference
+ * kernel. int16 stays on the CPU: TFLite rounds each int16 operand to
+ * whole units, the NPU's 16-bit operand scaling keeps their fractions. */
+static int lower_sqdiff(lower_ctx *c, const graph_op *op, npuc_err *err)
+{
+    const graph_tensor *a = cc_tin(c, op, 0), *b = cc_tin(c, op, 1), *out = cc_tout(c, op, 0);
+    if (!a || !b || !out) return cc_cpu(c, "missing input or output");
+    if (a->dtype == GRAPH_I16)
+        return cc_cpu(c, "int16 SQUARED_DIFFERENCE: TFLite rounds each operand to whole units, the NPU keeps their "
+                      "fractions");
+    if (a->dtype != GRAPH_I8 || b->dtype != GRAPH_I8 || out->dtype != GRAPH_I8)
+        return cc_cpu(c, "%s tensors (the NPU form takes int8)", graph_dtype_name(a->dtype));
+    char why[160];
+    if (!interp_op_supported(c->g, op, why, sizeof why)) return cc_cpu(c, "%s", why);
+    if (!cc_has_q1(a) || !cc_has_q1(b) || !cc_has_q1(out)) return cc_cpu(c, "tensors are not quantized");
+    /* TFLite's parameters */
+    const float s1 = a->q.scale[0], s2 = b->q.scale[0];
+    const double twice_max = 2.0 * (double)(s1 > s2 ? s1 : s2);
+    const float den = (float)(1 << 14) * out->q.scale[0];
+    int32_t m1, sh1, m2, sh2, mo, sho;
+    k_quantize_multiplier((double)s1 / twice_max, &m1, &sh1);
+    k_quantize_multiplier((double)s2 / twice_max, &m2, &sh2);
+    k_quantize_multiplier(twice_max * twice_max / (double)den, &mo, &sho);
+    if (sh1 > 0 || sh2 > 0) return cc_cpu(c, "SQUARED_DIFFERENCE operand rescale out of range");
+    bool a_exact = m1 == (1 << 30) && sh1 == 0;
+    uint32_t om;
+    uint8_t osh;
+    if (!cc_hw_scale_tfl(mo, sho, &om, &osh)) return cc_cpu(c, "SQUARED_DIFFERENCE output rescale out of range");
+
+    /* the tables (the reference kernel's own operand step) and the proof:
+     * every pair of input values against the reference */
+    int32_t za = cc_zp(a), zb = cc_zp(b), zo = cc_zp(out);
+    int32_t ta[256], tb[256];
+    for (int32_t v = -128; v < 128; v++) {
+        ta[v + 128] = k_mbqm_lt1((v - za) * 128, m1, sh1);
+        tb[v + 128] = k_mbqm_lt1((v - zb) * 128, m2, sh2);
+    }
+    /* the two-op form: the scaled operand is input 1 when input 0 is exact */
+    bool scaled_is_1 = a_exact;
+    int32_t ms = scaled_is_1 ? m2 : m1, sh = scaled_is_1 ? sh2 : sh1;
+    int32_t opa_shift = 11 - sh;
+    bool exact_operand = a_exact || (m2 == (1 << 30) && sh2 == 0);
+    int32_t *ref = malloc(sizeof *ref * 65536);
+    if (!ref) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    npuc_err e2;
+    memset(&e2, 0, sizeof e2);
+    int rc = sqdiff_reference(c, op, ref, &e2);
+    if (rc) {
+        free(ref);
+        if (rc == NPUC_E_NOMEM) return npuc_errf(err, rc, "%s", e2.msg);
+        return cc_cpu(c, "the reference rejects it: %s", e2.msg);
+    }
+    bool two_ops = exact_operand && opa_shift <= 63;
+    for (int32_t i = 0; i < 65536 && two_ops; i++) {
+        int64_t va = i / 256 - 128 - za, vb = i % 256 - 128 - zb;
+        int64_t sc = scaled_is_1 ? vb : va, ex = scaled_is_1 ? va : vb;
+        int64_t S2 = sim_rescale(sc * ((int64_t)1 << 20), (uint32_t)ms, (unsigned)opa_shift + 20, SQ_RND_TFL);
+        int64_t E2 = ex * ((int64_t)1 << 19);
+        int64_t d = sim_rescale(scaled_is_1 ? E2 - S2 : S2 - E2, 1, 13, SQ_RND_NATURAL);
+        two_ops = sqdiff_out(d, om, osh, zo) == ref[i];
+    }
+    int32_t bad_i = -1, got = 0;
+    for (int32_t i = 0; i < 65536 && !two_ops && bad_i < 0; i++) {
+        got = sqdiff_out((int64_t)ta[i / 256] - tb[i % 256], om, osh, zo);
+        if (got != ref[i]) bad_i = i;
+    }
+    int32_t want = bad_i >= 0 ? ref[bad_i] : 0;
+    free(ref);
+    if (bad_i >= 0)
+        return cc_cpu(c, "the NPU form differs from the reference at inputs (%d, %d): %d, reference %d",
+                      bad_i / 256 - 128, bad_i % 256 - 128, got, want);
+
+    eu_op *o = NULL;
+    ew_split sp;
+    if ((rc = binary_op(c, op, &o, &sp, err))) return rc;
+    if (sp.n > 1) return cc_cpu(c, "both operands broadcast (the SQUARED_DIFFERENCE forms take one whole operand)");
+    if (!two_ops) return sqdiff_table_form(c, op, o, ta, tb, om, osh, err);
+    o->mode = EW_SUB;
+    o->ifm_scale_mode = scaled_is_1 ? SQ_SCALE_OPB : SQ_SCALE_OPA;
+    o->has_opab = true;
+    o->opa_scale = (uint32_t)ms;
+    o->opa_shift = (uint8_t)opa_shift;
+    o->opb_scale = 0;
+    o->ofm_scale_mode = 1;
+    o->ofm_scale = 1;
+    o->ofm_shift = 13;
+    o->round = SQ_RND_NATURAL;
+    o->act_func = 0;
+    o->act_min = INT16_MIN;
+    o->act_max = INT16_MAX;
+    /* the int16 intermediate, in the OFM's view */
+    uint32_t h = o->ofm.h, w = o->ofm.w, ch = o->ofm.c;
+    int32_t b16 = cc_temp_buf(c, (uint64_t)h * w * ch * 2u, err);
+    if (b16 < 0) return err->code;
+    eu_fm fout = o->ofm, t16;
+    cc_fm_dense(&t16, b16, 0, h, w, ch, 16, 0);
+    o->ofm = t16;
+    o->flex = false;
+    if ((rc = cc_block_or_cpu(c, o, err))) return rc;
+    return sqdiff_mul(c, op, &t16, &fout, om, osh, err);
+}
+
 static const lower_impl elementwise_ops[] = {
     {TFL_OP_ADD, lower_add_sub},
     {TFL_OP_SUB, lower_add_sub},
     {TFL_OP_MUL, lower_mul},
     {TFL_OP_MINIMUM, lower_min_max},
     {TFL_OP_MAXIMUM, lower_min_max},
+    {TFL_OP_SQUARED_DIFFERENCE, lower_sqdiff},
 };
 
 LOWER_OPS_TABLE(lower_ops_elementwise, elementwise_ops)

@@ -233,6 +233,7 @@ static void test_forms(const char *rel, const char *npu, bool stateless)
     CHECK(tot.arena_memory && tot.arena_memory[0] && tot.system_config && tot.system_config[0]);
     CHECK(tot.compile_seconds > 0 && tot.flash_bytes > 0);
     CHECK(tot.npu_ops == 0 || (tot.command_stream_bytes > 0 && tot.command_stream_bytes < tot.flash_bytes));
+    CHECK(tot.state_bytes <= tot.arena_bytes);
     npuc_output_file f;
     if (find_file(c, "_report.json", &f)) {
         char want[5][96];

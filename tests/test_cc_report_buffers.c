@@ -153,6 +153,12 @@ static void check_model(const char *path, const char *name)
         int32_t placed = 0;
         for (int32_t b = 0; b < cm->n_bufs; b++) placed += cm->bufs[b].size > 0;
         if (json) check_report(json, len, what, placed);
+        /* the state kept across invocations: keyword_scrambled's seven SVDF
+         * states, 4 x 512 + 3 x 1024 bytes, in the arena */
+        if (!strcmp(name, "keyword_scrambled_8bit.tflite")) {
+            CHECK_EQ_INT(cc_state_bytes(cm), 5120);
+            CHECK(json && strstr(json, "\"state_bytes\": 5120,"));
+        }
         compiled++;
         free(json);
         cc_model_free(cm);

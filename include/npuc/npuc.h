@@ -202,6 +202,8 @@ typedef struct npuc_compiled_totals {
     uint64_t command_stream_bytes; /* of flash_bytes, the command streams (Vela's summary and its
                                       read_only tensor count them apart) */
     uint32_t command_streams;   /* NPU (HW) epochs: the ethos-u ops of the _npu.tflite */
+    uint64_t state_bytes;       /* of arena_bytes, variable tensors (SVDF / LSTM state kept across
+                                   invocations; Vela's SRAM figure leaves them out) */
 } npuc_compiled_totals;
 
 int npuc_compiled_get_totals(const npuc_compiled *c, npuc_compiled_totals *out);

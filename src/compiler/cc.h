@@ -310,6 +310,10 @@ void cc_gencache_free(struct cc_gencache *c);
  * back to its graph op (before the first: 0; past the end: the last op). */
 int32_t cc_op_steps(const cc_model *m, int32_t op);
 int32_t cc_step_op(const cc_model *m, int32_t step);
+/* Bytes of the arena that hold variable tensors (SVDF / LSTM state kept
+ * across invocations): persistent, live over the whole inference. Vela's
+ * SRAM figure leaves them out (TFLite Micro keeps them in its own arena). */
+uint64_t cc_state_bytes(const cc_model *m);
 
 /* Passes (internal to compiler/, in pipeline order). */
 int cc_lower(cc_model *m, npuc_err *err);

@@ -1054,3 +1054,16 @@ int cc_allocate(cc_model *m, npuc_err *err)
     }
     return NPUC_OK;
 }
+
+uint64_t cc_state_bytes(const cc_model *m)
+{
+    uint64_t n = 0;
+    for (int32_t t = 0; t < m->g->n_tensors; t++) {
+        int32_t b = m->buf_of[t];
+        if (!m->g->tensors[t].is_variable || b < 0 || m->bufs[b].pool != CC_IN_ARENA) continue;
+        bool seen = false;   /* a buffer shared by several variables counts once */
+        for (int32_t u = 0; u < t && !seen; u++) seen = m->g->tensors[u].is_variable && m->buf_of[u] == b;
+        if (!seen) n += m->bufs[b].size;
+    }
+    return n;
+}

@@ -266,6 +266,7 @@ int emit_report_json_text(const cc_model *m, const char *model_name, char **out,
     npuc_json_member_double(&w, "npu_time_s", secs);
     npuc_json_member_double(&w, "inferences_per_s", secs > 0 ? 1.0 / secs : 0);
     npuc_json_member_uint(&w, "peak_sram_bytes", sram_bytes(m));
+    npuc_json_member_uint(&w, "state_bytes", cc_state_bytes(m));
     npuc_json_member_uint(&w, "peak_fast_bytes", m->fast_size);
     npuc_json_member_uint(&w, "flash_bytes", params_bytes(m));
     npuc_json_member_uint(&w, "command_stream_bytes", m->stream_size);
@@ -491,9 +492,12 @@ int emit_summary(const cc_model *m, const char *model_name, char **out, npuc_err
               m->opt.optimise == CC_OPT_SIZE ? "size" : "performance");
     npuc_sb_printf(&b, "\n");
     /* with a fast pool the arena is the slower memory (U65: DRAM) */
-    npuc_sb_printf(&b, "  %-28s%10.2f KiB  in pool '%s'\n",
+    npuc_sb_printf(&b, "  %-28s%10.2f KiB  in pool '%s'",
                    has_fast(m) ? "Total arena used" : "Total SRAM used (arena)",
                    (double)sram_bytes(m) / 1024.0, pool_name(m, s->act_pool, "arena"));
+    uint64_t state = cc_state_bytes(m);
+    if (state) npuc_sb_printf(&b, " (state kept across invocations %.2f KiB)", (double)state / 1024.0);
+    npuc_sb_printf(&b, "\n");
     if (has_fast(m))
         npuc_sb_printf(&b, "  Total fast scratch used     %10.2f KiB  in pool '%s' (%.2f KiB)\n",
                        (double)m->fast_size / 1024.0, pool_name(m, s->fast_pool, "fast"),

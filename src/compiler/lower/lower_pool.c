@@ -58,6 +58,8 @@
 
 #define POOL_MAX_K 256u
 
+enum { EW_ADD = 1, EW_SUB = 2 };
+
 /* --------------------------------------------------------------- pooling */
 
 /* Vela's global average-pool scale (docs/ethos-u.md 5.5) for n taps. */
@@ -554,6 +556,147 @@ static int lower_reduce_max(lower_ctx *c, const graph_op *op, npuc_err *err)
     return max_op(c, &part_in, &ofm, Pa, Pb, lut, err);
 }
 
+
+/* ------------------------------------------------- ARG_MAX, ARG_MIN */
+
+/* ARG_MAX / ARG_MIN (int8 -> int32) along one axis of up to 128 values, as
+ * four NPU ops over the K x R x K2 view (outer, reduced, inner):
+ * 1. key = (x + 128) * 2^b + (2^b - 1 - r) for position r along the axis
+ *    (2^b the least power of two >= R, at most 128): an ELEMENTWISE ADD in
+ *    IFM scale mode 0 (OPA_SCALE 2^b, OPB_SCALE 1; IFM zero point -128)
+ *    with a constant 1 x R x 1 ramp broadcast over the other axes, into
+ *    an int16 intermediate (keys 0..32767): a larger value gives a larger
+ *    key, and among equal values the first position the largest;
+ * 2. a MAX pool over the R keys of each output (1 x R window);
+ * 3. q = key >> b: a 1x1 AVERAGE pool with OFM scale (1, b), TRUNCATE
+ *    (keys are non-negative: the floor), which is x + 128;
+ * 4. index = q * 2^b - (key - (2^b - 1)): an ELEMENTWISE SUB in scale
+ *    mode 0 (OPA_SCALE 2^b, OPB_SCALE 1) with IFM2 zero point 2^b - 1
+ *    into the int32 output (a 32-bit OFM without a LUT takes no zero
+ *    point, docs/ethos-u.md 5.1).
+ * TFLite picks the first index of the largest (smallest) value, as the
+ * keys do. ARG_MIN first maps x to ~x = -1 - x by a LUT (it reverses the
+ * order and keeps ties), as REDUCE_MIN does. Exact by construction: every
+ * step is integer arithmetic inside int16 / int32. */
+static int lower_argmax(lower_ctx *c, const graph_op *op, npuc_err *err)
+{
+    bool is_min = op->opcode == TFL_OP_ARG_MIN;
+    const graph_tensor *in = cc_tin(c, op, 0), *ax = cc_tin(c, op, 1), *out = cc_tout(c, op, 0);
+    if (op->n_in != 2 || op->n_out != 1 || !in || !ax || !out) return cc_cpu(c, "missing input or output");
+    char why[160];
+    if (!interp_op_supported(c->g, op, why, sizeof why)) return cc_cpu(c, "%s", why);
+    if (in->dtype != GRAPH_I8 || out->dtype != GRAPH_I32)
+        return cc_cpu(c, "%s -> %s (the NPU form takes int8 in, int32 out)", graph_dtype_name(in->dtype),
+                      graph_dtype_name(out->dtype));
+    if (!ax->data) return cc_cpu(c, "the axis is not a constant");
+    int32_t axis = ((const int32_t *)ax->data)[0];
+    if (axis < 0) axis += in->rank;
+    if (axis < 0 || axis >= in->rank) return cc_cpu(c, "axis %d out of range", axis);
+    int32_t bin = c->m->buf_of[op->in[0]], bout = c->m->buf_of[op->out[0]];
+    if (bin < 0 || bout < 0) return cc_cpu(c, "constant input");
+    uint64_t K = 1, K2 = 1, R = (uint64_t)in->shape[axis];
+    for (int32_t i = 0; i < axis; i++) K *= (uint64_t)in->shape[i];
+    for (int32_t i = axis + 1; i < in->rank; i++) K2 *= (uint64_t)in->shape[i];
+    if (R < 1 || R > 128)
+        return cc_cpu(c, "axis length %llu (the NPU form's int16 keys take up to 128)", (unsigned long long)R);
+    if (K > 65536 || K2 > 65536) return cc_cpu(c, "dimensions too large");
+    uint32_t b = 0;
+    while ((1u << b) < R) b++;
+    uint32_t p2 = 1u << b;
+    int rc;
+    int32_t src = bin;
+    uint64_t n = K * R * K2;
+    if (is_min) {
+        int8_t table[256];
+        for (int i = 0; i < 256; i++) table[i] = (int8_t)(-1 - (i - 128));
+        int32_t lut;
+        if ((rc = cc_add_lut(c, table, 256, &lut, err))) return rc;
+        if ((src = cc_temp_buf(c, n, err)) < 0) return err->code;
+        eu_op *o = cc_new_eu(c, err);
+        if (!o) return err->code;
+        cc_fm_dense(&o->ifm, bin, 0, (uint32_t)K, (uint32_t)R, (uint32_t)K2, 8, 0);
+        cc_fm_dense(&o->ofm, src, 0, (uint32_t)K, (uint32_t)R, (uint32_t)K2, 8, 0);
+        cc_lut_op(o, lut);
+        o->flex = false;
+        if ((rc = cc_block_or_cpu(c, o, err))) return rc;
+    }
+    /* 1: the keys */
+    int8_t ramp[128];
+    for (uint32_t r = 0; r < R; r++) ramp[r] = (int8_t)(p2 - 1 - r);
+    int32_t bkey = cc_temp_buf(c, n * 2u, err);
+    if (bkey < 0) return err->code;
+    eu_op *o = cc_new_eu(c, err);
+    if (!o) return err->code;
+    o->kind = SIM_K_ELEMENTWISE;
+    o->mode = EW_ADD;
+    o->flex = false;
+    cc_fm_dense(&o->ifm, src, 0, (uint32_t)K, (uint32_t)R, (uint32_t)K2, 8, -128);
+    cc_fm_dense(&o->ifm2, -1, 0, 1, (uint32_t)R, 1, 8, 0);
+    if ((rc = cc_flash_add(c->e, ramp, R, &o->ifm2.off, err))) return rc;
+    o->ifm2_tensor = true;
+    o->bcast_h = K != 1;
+    o->bcast_c = K2 != 1;
+    cc_fm_dense(&o->ofm, bkey, 0, (uint32_t)K, (uint32_t)R, (uint32_t)K2, 16, 0);
+    o->has_opab = true;
+    o->ifm_scale_mode = 0;
+    o->opa_scale = p2;
+    o->opa_shift = 0;
+    o->opb_scale = 1;
+    o->ofm_scale_mode = 1;
+    o->ofm_scale = 1;
+    o->ofm_shift = 0;
+    o->round = 0;
+    o->act_min = INT16_MIN;
+    o->act_max = INT16_MAX;
+    if ((rc = cc_block_or_cpu(c, o, err))) return rc;
+    /* 2: the largest key of each output */
+    int32_t bmax = cc_temp_buf(c, K * K2 * 2u, err), bq = cc_temp_buf(c, K * K2 * 2u, err);
+    if (bmax < 0 || bq < 0) return err->code;
+    eu_fm keys, kmax, q, res;
+    cc_fm_dense(&keys, bkey, 0, (uint32_t)K, (uint32_t)R, (uint32_t)K2, 16, 0);
+    cc_fm_dense(&kmax, bmax, 0, (uint32_t)K, 1, (uint32_t)K2, 16, 0);
+    cc_fm_dense(&q, bq, 0, (uint32_t)K, 1, (uint32_t)K2, 16, 0);
+    cc_fm_dense(&res, bout, 0, (uint32_t)K, 1, (uint32_t)K2, 32, 0);
+    if ((rc = max_op(c, &keys, &kmax, 1, (uint32_t)R, -1, err))) return rc;
+    /* 3: q = key >> b */
+    if (!(o = cc_new_eu(c, err))) return err->code;
+    o->kind = SIM_K_POOL;
+    o->mode = 1;
+    o->ifm = kmax;
+    o->ofm = q;
+    o->kh = o->kw = 1;
+    o->ofm_scale_mode = 1;
+    o->ofm_scale = 1;
+    o->ofm_shift = (uint8_t)b;
+    o->round = 1;   /* TRUNCATE */
+    o->act_min = INT16_MIN;
+    o->act_max = INT16_MAX;
+    o->flex = false;
+    if ((rc = cc_block_or_cpu(c, o, err))) return rc;
+    /* 4: index = q * 2^b - key + (2^b - 1) */
+    if (!(o = cc_new_eu(c, err))) return err->code;
+    o->kind = SIM_K_ELEMENTWISE;
+    o->mode = EW_SUB;
+    o->flex = false;
+    o->ifm = q;
+    o->ifm2 = kmax;
+    o->ifm2.zp = (int32_t)p2 - 1;   /* the + (2^b - 1): a 32-bit OFM takes no zero point */
+    o->ifm2_tensor = true;
+    o->ofm = res;
+    o->has_opab = true;
+    o->ifm_scale_mode = 0;
+    o->opa_scale = p2;
+    o->opa_shift = 0;
+    o->opb_scale = 1;
+    o->ofm_scale_mode = 1;
+    o->ofm_scale = 1;
+    o->ofm_shift = 0;
+    o->round = 0;
+    o->act_min = INT32_MIN;
+    o->act_max = INT32_MAX;
+    return cc_block_or_cpu(c, o, err);
+}
+
 static const lower_impl pool_ops[] = {
     {TFL_OP_MAX_POOL_2D, lower_pool},
     {TFL_OP_AVERAGE_POOL_2D, lower_pool},
@@ -561,6 +704,8 @@ static const lower_impl pool_ops[] = {
     {TFL_OP_SUM, lower_mean},
     {TFL_OP_REDUCE_MAX, lower_reduce_max},
     {TFL_OP_REDUCE_MIN, lower_reduce_max},
+    {TFL_OP_ARG_MAX, lower_argmax},
+    {TFL_OP_ARG_MIN, lower_argmax},
 };
 
 LOWER_OPS_TABLE(lower_ops_pool, pool_ops)

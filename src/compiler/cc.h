@@ -39,6 +39,8 @@ typedef struct cc_options {
     bool no_fold;             /* keep ops on constants (cc_fold.c off) */
     bool no_inplace;          /* no elementwise op writes over its IFM (cc_alloc.c; tests) */
     bool no_order;            /* ops in the graph's order (cc_order.c off; tests) */
+    bool graph_order;         /* the graph's op order, views still moved
+                                 (cc_compile's comparison, cc_order.c) */
     /* --arena-cache-size: the most SRAM (cc_sram_bytes) the schedule may
      * take; 0 = no limit. The compiler picks the fewest cycles under it
      * (cc.c, the schedule search), or fails naming the least it needs. */
@@ -261,6 +263,9 @@ typedef struct cc_model {
     struct cc_gencache *gen;  /* owned: the last epochs generated and
                                  estimated (cc.c), NULL: none */
     bool lstm_forms;          /* an LSTM was lowered where opt.lstm_alt chooses its form */
+    bool reordered;           /* cc_order changed the op order */
+    uint64_t order_peak[2];   /* then the peaks of live bytes (cc_order_peak)
+                                 of the graph's order and of the new one */
 } cc_model;
 
 /* Whether graph tensor t is the input of an activation fused into its

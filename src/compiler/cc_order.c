@@ -149,18 +149,31 @@ typedef struct order_ctx {
     int32_t *depth;           /* longest chain of ops of its segment ending at it */
     bool *used;               /* read by an op of its segment */
     bool *seen;
+    int32_t *stack, *next;    /* visit's: ops and the producer each is at */
     int32_t *out; int32_t n_out;
 } order_ctx;
 
+/* Emits op i after every producer of its segment not emitted yet, depth
+ * first (an explicit stack: a chain may be thousands of ops long). */
 static void visit(order_ctx *c, int32_t i, int how)
 {
+    int32_t n = 0;
     c->seen[i] = true;
-    int32_t a = c->pstart[i], b = c->pstart[i + 1];
-    for (int32_t j = 0; j < b - a; j++) {
+    c->stack[n] = i;
+    c->next[n++] = 0;
+    while (n > 0) {
+        int32_t op = c->stack[n - 1], a = c->pstart[op], b = c->pstart[op + 1], j = c->next[n - 1]++;
+        if (j >= b - a) {
+            c->out[c->n_out++] = op;
+            n--;
+            continue;
+        }
         int32_t p = c->prod[how == BY_REVERSE ? b - 1 - j : a + j];
-        if (!c->seen[p]) visit(c, p, how);
+        if (c->seen[p]) continue;
+        c->seen[p] = true;
+        c->stack[n] = p;
+        c->next[n++] = 0;
     }
-    c->out[c->n_out++] = i;
 }
 
 /* Depth-first from the ops nothing in their segment reads, in their
@@ -275,10 +288,13 @@ bool cc_order_plan(const graph *g, int32_t *order)
     c.depth = calloc((size_t)n + 1, sizeof *c.depth);
     c.used = calloc((size_t)n + 1, sizeof *c.used);
     c.seen = calloc((size_t)n + 1, sizeof *c.seen);
+    c.stack = malloc(sizeof *c.stack * (size_t)(n + 1));
+    c.next = malloc(sizeof *c.next * (size_t)(n + 1));
     int32_t *root = malloc(sizeof *root * (size_t)(nt + 1));
     int32_t *cand = malloc(sizeof *cand * (size_t)(n + 1));
     bool changed = false, any_segment = false;
-    if (!c.seg || !c.pstart || !c.prod || !c.depth || !c.used || !c.seen || !root || !cand) goto done;
+    if (!c.seg || !c.pstart || !c.prod || !c.depth || !c.used || !c.seen || !c.stack || !c.next || !root || !cand)
+        goto done;
     /* segments: runs of ops between barriers; a barrier is one of its own */
     for (int32_t i = 0, s = 0; i < n; i++) {
         bool b = barrier(g, &g->ops[i]);
@@ -324,6 +340,8 @@ done:
     free(c.depth);
     free(c.used);
     free(c.seen);
+    free(c.stack);
+    free(c.next);
     free(root);
     free(cand);
     return changed;
@@ -336,8 +354,12 @@ int cc_order(cc_model *m, npuc_err *err)
     int rc = NPUC_OK;
     graph *h = NULL;
     if (cc_order_plan(m->g, order) && !(rc = cc_graph_reorder(m->g, order, &h, err))) {
+        m->order_peak[1] = cc_order_peak(m->g, order);
+        for (int32_t i = 0; i < m->g->n_ops; i++) order[i] = i;
+        m->order_peak[0] = cc_order_peak(m->g, order);
         graph_free(m->folded_g);   /* m->g when ops were folded */
         m->g = m->folded_g = h;
+        m->reordered = true;
     }
     free(order);
     return rc;

@@ -211,7 +211,7 @@ static int32_t reshape(graph *g, int32_t in, int32_t rank, const int32_t *s, con
  * ops; its producer is an NPU op, so it moves next to it and runs in its
  * HW epoch. Else p = CPU copy of x, a = CPU copy of x, v = RESHAPE(p),
  * b = ADD(v, k) (NPU): the view stays by the NPU op it joins. */
-static void test_view(bool npu_producer)
+static void test_view(bool npu_producer, bool chain)
 {
     graph *g = graph_new("view");
     int32_t s4[4] = {1, 4, 4, 8}, s3[3] = {1, 16, 8};
@@ -230,7 +230,11 @@ static void test_view(bool npu_producer)
     }
     a = cpu_copy(g, x, 4, s4, "a");
     int32_t v = reshape(g, p, 3, s3, "v");
-    if (npu_producer) {
+    if (npu_producer && chain) {
+        /* a view of the view: both move */
+        int32_t v2 = reshape(g, v, 4, s4, "v2");
+        b = cpu_copy(g, v2, 4, s4, "b");
+    } else if (npu_producer) {
         b = cpu_copy(g, v, 3, s3, "b");
     } else {
         b = act(g, "b", 3, s3, 0.1f, 1);
@@ -239,14 +243,19 @@ static void test_view(bool npu_producer)
     graph_set_io(g, 1, &x, 2, (int32_t[]){a, b});
     for (int vi = 0; vi < 6; vi++) {
         char cs[96];
-        snprintf(cs, sizeof cs, "view after %s producer on %s", npu_producer ? "an NPU" : "a CPU",
-                 eu_variant_name(variants[vi]));
+        snprintf(cs, sizeof cs, "view%s after %s producer on %s", chain ? " chain" : "",
+                 npu_producer ? "an NPU" : "a CPU", eu_variant_name(variants[vi]));
         cc_options o = {0};
         cc_model *cm = NULL;
         bool ok = cc_check_compile(cs, g, variants[vi], o, &cm);
         if (ok) {
             int32_t iv = cc_op_of_source(cm, 2), ip = cc_op_of_source(cm, 0);
-            ok = iv >= 0 && cm->ops[iv].npu && (!npu_producer || (iv == ip + 1 && cm->ops[ip].epoch == cm->ops[iv].epoch));
+            ok = iv >= 0 && cm->ops[iv].npu &&
+                 (!npu_producer || (iv == ip + 1 && cm->ops[ip].epoch == cm->ops[iv].epoch));
+            if (ok && chain) {
+                int32_t i2 = cc_op_of_source(cm, 3);
+                ok = i2 == iv + 1 && cm->ops[i2].npu && cm->ops[i2].epoch == cm->ops[ip].epoch;
+            }
             if (!ok) fprintf(stderr, "FAIL %s: the view is op %d (%s), its producer op %d\n", cs, iv,
                              iv >= 0 && cm->ops[iv].npu ? "NPU" : "CPU", ip);
             int32_t cpu = 0;
@@ -260,7 +269,7 @@ static void test_view(bool npu_producer)
             /* without the pass the view stays alone on the CPU */
             cc_model *c0 = NULL;
             cc_options o0 = {.no_order = true};
-            ok = cc_check_compile(cs, g, variants[vi], o0, &c0) && !c0->ops[2].npu;
+            ok = cc_check_compile(cs, g, variants[vi], o0, &c0) && !c0->ops[2].npu && (!chain || !c0->ops[3].npu);
             if (!ok) fprintf(stderr, "FAIL %s: without the pass the view runs on the NPU\n", cs);
             cc_model_free(c0);
         }
@@ -295,7 +304,8 @@ static void test_genmodel(long count)
             CHECK(0);
             continue;
         }
-        int32_t *order = malloc(sizeof *order * (size_t)(g->n_ops + 1)), *id = malloc(sizeof *id * (size_t)(g->n_ops + 1));
+        int32_t *order = malloc(sizeof *order * (size_t)(g->n_ops + 1));
+        int32_t *id = malloc(sizeof *id * (size_t)(g->n_ops + 1));
         for (int32_t i = 0; i < g->n_ops; i++) id[i] = i;
         bool changed = cc_order_plan(g, order);
         bool ok = valid_order(g, order) && cc_order_peak(g, order) <= cc_order_peak(g, id);
@@ -348,7 +358,8 @@ int main(void)
     test_compile(6, -1);
     test_compile(6, 2);
     test_compile(2, -1);
-    test_view(true);
-    test_view(false);
+    test_view(true, false);
+    test_view(true, true);
+    test_view(false, false);
     TEST_MAIN_END();
 }

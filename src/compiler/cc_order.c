@@ -379,7 +379,8 @@ static int32_t view_target(const cc_model *m, int32_t i, const bool *moved)
     int32_t b = m->buf_of[op->in[0]];
     if (b < 0 || m->buf_of[op->out[0]] != b) return -1;
     int32_t p = g->tensors[op->in[0]].producer;
-    if (p < 0 || p >= i - 1 || !(m->ops[p].npu || moved[p])) return -1;
+    /* (a producer right before it on the NPU has it in its epoch already) */
+    if (p < 0 || !(m->ops[p].npu || moved[p])) return -1;
     for (int32_t k = 1; k < op->n_in; k++)
         if (op->in[k] >= 0 && !g->tensors[op->in[k]].data) return -1;
     for (int32_t j = p + 1; j < i; j++)

@@ -1,4 +1,5 @@
-/* cc: the compiler pipeline: lower (legalize + partition) -> allocate ->
+/* cc: the compiler pipeline: fold (constants) -> order (cc_order.c) ->
+ * lower (legalize + partition) -> allocate ->
  * generate (command streams) -> estimate (the cycle model the virtual NPU
  * uses, run over the streams we emitted, so compiler reports and `npuc run
  * --profile` agree by construction). */

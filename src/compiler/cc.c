@@ -646,9 +646,9 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
         cc_model *c = NULL;
         npuc_err e2 = {0};
         if (!compile_once(g, &og, wc, &c, &e2)) {
-            bool keep = cc_sram_bytes(c) <= cc_sram_bytes(cand[0]);
-            cc_model_free(keep ? cand[0] : c);
-            if (keep) {
+            bool own = cc_sram_bytes(c) <= cc_sram_bytes(cand[0]);   /* ties: the graph's */
+            cc_model_free(own ? cand[0] : c);
+            if (own) {
                 cand[0] = c;
                 o0 = og;
             }

@@ -1,4 +1,5 @@
-/* cc: the compiler pipeline: lower (legalize + partition) -> allocate ->
+/* cc: the compiler pipeline: fold (constants) -> order (cc_order.c) ->
+ * lower (legalize + partition) -> allocate ->
  * generate (command streams) -> estimate (the cycle model the virtual NPU
  * uses, run over the streams we emitted, so compiler reports and `npuc run
  * --profile` agree by construction). */
@@ -457,6 +458,60 @@ double cc_weight_cost(const cc_options *o)
     return p > 0 && a > p ? a / p : 1.0;
 }
 
+/* Lowers m->g afresh (cc_lower), dropping what an earlier lowering left. */
+static int lower(cc_model *m, npuc_err *err)
+{
+    for (int32_t i = 0; i < m->n_epochs; i++) {
+        free(m->epochs[i].ops);
+        free(m->epochs[i].luts);
+        free(m->epochs[i].flash);
+    }
+    m->n_epochs = m->n_bufs = 0;
+    m->lstm_forms = false;
+    free(m->ops);
+    free(m->buf_of);
+    m->ops = calloc((size_t)m->g->n_ops + 1, sizeof *m->ops);
+    m->buf_of = calloc((size_t)m->g->n_tensors + 1, sizeof *m->buf_of);
+    if (!m->ops || !m->buf_of) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    for (int32_t i = 0; i < m->g->n_ops; i++) m->ops[i].epoch = m->ops[i].cascade = m->ops[i].fused_into = -1;
+    return cc_lower(m, err);
+}
+
+static int32_t cpu_ops(const cc_model *m)
+{
+    int32_t n = 0;
+    for (int32_t i = 0; i < m->g->n_ops; i++) n += !m->ops[i].npu;
+    return n;
+}
+
+/* Views alone on the CPU whose producer is an NPU op move next to it
+ * (cc_order_views_plan) and m->g is lowered again; kept when no more ops
+ * stay on the CPU, else the order before comes back. */
+static int lower_views(cc_model *m, npuc_err *err)
+{
+    int32_t *order = malloc(sizeof *order * (size_t)(m->g->n_ops + 1));
+    if (!order) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    graph *h = NULL, *old = m->folded_g;
+    const graph *old_g = m->g;
+    int32_t before = cpu_ops(m);
+    int rc = cc_order_views_plan(m, order) ? cc_graph_reorder(m->g, order, &h, err) : NPUC_OK;
+    free(order);
+    if (rc || !h) return rc;
+    m->g = m->folded_g = h;
+    if ((rc = lower(m, err))) {
+        graph_free(old);
+        return rc;
+    }
+    if (cpu_ops(m) <= before) {
+        graph_free(old);
+        return NPUC_OK;
+    }
+    graph_free(h);
+    m->g = old_g;
+    m->folded_g = old;
+    return lower(m, err);
+}
+
 /* One compile with one schedule (the knobs in opt). */
 static int compile_once(const graph *g, const cc_options *opt, eu_wcache *wc, cc_model **out, npuc_err *err)
 {
@@ -472,16 +527,10 @@ static int compile_once(const graph *g, const cc_options *opt, eu_wcache *wc, cc
     int rc = NPUC_OK;
     if (!opt->no_fold) {
         if ((rc = cc_fold(g, &m->folded_g, &m->folded, &m->n_folded, err))) goto fail;
-        if (m->folded_g) g = m->g = m->folded_g;
+        if (m->folded_g) m->g = m->folded_g;
     }
-    m->ops = calloc((size_t)g->n_ops + 1, sizeof *m->ops);
-    m->buf_of = calloc((size_t)g->n_tensors + 1, sizeof *m->buf_of);
-    if (!m->ops || !m->buf_of) {
-        rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
-        goto fail;
-    }
-    for (int32_t i = 0; i < g->n_ops; i++) m->ops[i].epoch = m->ops[i].cascade = m->ops[i].fused_into = -1;
-    if ((rc = cc_lower(m, err))) goto fail;
+    if (!opt->no_order && !opt->graph_order && (rc = cc_order(m, err))) goto fail;
+    if ((rc = lower(m, err)) || (!opt->no_order && (rc = lower_views(m, err)))) goto fail;
     /* a legacy uint8 op left on the CPU runs nowhere: no model is written */
     if ((rc = interp_check_legacy_uint8(m->g, on_cpu, m, err))) goto fail;
     if ((rc = cc_concat_place(m, err))) goto fail;
@@ -636,11 +685,32 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
         eu_wcache_free(wc);
         return rc;
     }
+    /* the op order pass weighs orders by their peak of live bytes, which
+     * the plan (layouts, cascades, weight copies, in-place ops) may not
+     * follow where the gain is small: unless the new order halves the
+     * peak (an unrolled LSTM's), it stays only where the compiled model
+     * needs less SRAM than with the graph's own order (one compile more);
+     * the search keeps that choice */
+    if (cand[0]->reordered && cand[0]->order_peak[1] * 2 > cand[0]->order_peak[0]) {
+        cc_options og = o0;
+        og.graph_order = true;
+        cc_model *c = NULL;
+        npuc_err e2 = {0};
+        if (!compile_once(g, &og, wc, &c, &e2)) {
+            bool own = cc_sram_bytes(c) <= cc_sram_bytes(cand[0]);   /* ties: the graph's */
+            cc_model_free(own ? cand[0] : c);
+            if (own) {
+                cand[0] = c;
+                o0 = og;
+            }
+        }
+    }
     pt[n++] = (cc_sched_point){cand[0]->npu_cycles, cc_sram_bytes(cand[0])};
     uint64_t limit = opt->sram_limit, first_sram = pt[0].sram;
     if (sys_pool) {
         cc_options o = *sys_opt;
         o.weight_search = o0.weight_search;
+        o.graph_order = o0.graph_order;
         npuc_err e2 = {0};
         first_sram = 0;
         if (!compile_once(g, &o, wc, &cand[n], &e2)) {
@@ -680,6 +750,7 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
         bool big_chunks = t->chunk_bytes == CC_CHUNK_FAST;
         if (big_chunks && (!has_fast_pool(opt) || !chunks_differ(cand[0], t->chunk_bytes))) continue;
         cc_options o = *sys_opt;
+        o.graph_order = o0.graph_order;
         if (t->size) {
             if (!perf) continue;
             o.optimise = CC_OPT_SIZE;

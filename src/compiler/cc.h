@@ -38,6 +38,9 @@ typedef struct cc_options {
     int32_t prefetch_headroom;   /* percent; 0 = CC_HEADROOM_DEFAULT, < 0 = none */
     bool no_fold;             /* keep ops on constants (cc_fold.c off) */
     bool no_inplace;          /* no elementwise op writes over its IFM (cc_alloc.c; tests) */
+    bool no_order;            /* ops in the graph's order (cc_order.c off; tests) */
+    bool graph_order;         /* the graph's op order, views still moved
+                                 (cc_compile's comparison, cc_order.c) */
     /* --arena-cache-size: the most SRAM (cc_sram_bytes) the schedule may
      * take; 0 = no limit. The compiler picks the fewest cycles under it
      * (cc.c, the schedule search), or fails naming the least it needs.
@@ -269,6 +272,9 @@ typedef struct cc_model {
     struct cc_gencache *gen;  /* owned: the last epochs generated and
                                  estimated (cc.c), NULL: none */
     bool lstm_forms;          /* an LSTM was lowered where opt.lstm_alt chooses its form */
+    bool reordered;           /* cc_order changed the op order */
+    uint64_t order_peak[2];   /* then the peaks of live bytes (cc_order_peak)
+                                 of the graph's order and of the new one */
 } cc_model;
 
 /* Whether graph tensor t is the input of an activation fused into its
@@ -283,6 +289,27 @@ int32_t cc_op_of_source(const cc_model *m, int32_t src_op);
  * (NULL when none folds; then g is deployed as it is); *list (malloc'd)
  * names them. */
 int cc_fold(const graph *g, graph **out, cc_folded **list, int32_t *n_list, npuc_err *err);
+/* g with its ops in the order `order` (a permutation of its op indices),
+ * each op keeping its source op index (cc_fold.c). */
+int cc_graph_reorder(const graph *g, const int32_t *order, graph **out, npuc_err *err);
+
+/* The op order pass (cc_order.c), between folding and lowering. The peak
+ * of live activation bytes of g's ops run in the order `order` (a view's
+ * output shares its input's bytes, as the memory plan does). */
+uint64_t cc_order_peak(const graph *g, const int32_t *order);
+/* Fills order[g->n_ops] with the order of least peak among g's own and a
+ * few schedules that run each op late, just before its first consumer; ops
+ * with side effects or state stay where they are and nothing moves across
+ * them. Ties keep g's order. Returns whether the order differs from g's. */
+bool cc_order_plan(const graph *g, int32_t *order);
+/* Runs cc_order_plan on m->g; when the order changes, m->g (and
+ * m->folded_g, which owns it) becomes the graph in that order. */
+int cc_order(cc_model *m, npuc_err *err);
+/* After lowering: a view left alone on the CPU (no NPU op to join) whose
+ * producer runs on the NPU moves right after that producer, so it joins
+ * the producer's HW epoch. Fills order and returns whether any moved. */
+bool cc_order_views_plan(const cc_model *m, int32_t *order);
+
 /* CALL_ONCE folding (cc_fold.c), once m's epochs exist: fills m->once and,
  * when an initialiser is a pure function of constants that runs before any
  * other use of the variables, m->vars_init. */

@@ -157,9 +157,10 @@ static bool foldable(const graph *g, const graph_op *op, const void *const *cdat
 
 /* The graph without the folded ops: tensors still referenced (by a kept op
  * or as model inputs/outputs) in their original order; folded outputs carry
- * their values. */
-static int rebuild(const graph *g, const bool *folded, const void *const *cdata, const size_t *cbytes, graph **out,
-                   npuc_err *err)
+ * their values (cdata NULL: none). The kept ops come in the order `order`
+ * (NULL: g's); each keeps its source op index. */
+static int rebuild(const graph *g, const bool *folded, const int32_t *order, const void *const *cdata,
+                   const size_t *cbytes, graph **out, npuc_err *err)
 {
     graph *h = graph_new(g->name);
     int32_t *map = calloc((size_t)g->n_tensors + 1, sizeof *map);
@@ -171,7 +172,7 @@ static int rebuild(const graph *g, const bool *folded, const void *const *cdata,
         goto done;
     }
     for (int32_t i = 0; i < g->n_ops; i++) {
-        if (folded[i]) continue;
+        if (folded && folded[i]) continue;
         const graph_op *op = &g->ops[i];
         for (int32_t k = 0; k < op->n_in; k++)
             if (op->in[k] >= 0) used[op->in[k]] = true;
@@ -186,8 +187,8 @@ static int rebuild(const graph *g, const bool *folded, const void *const *cdata,
         const graph_tensor *x = &g->tensors[t];
         /* constants keep their bytes; folded outputs get theirs; state
          * tensors keep their initial value */
-        const void *d = x->data ? x->data : (x->is_variable ? NULL : cdata[t]);
-        map[t] = copy_tensor(h, x, d, x->data ? x->nbytes : cbytes[t]);
+        const void *d = x->data ? x->data : (x->is_variable || !cdata ? NULL : cdata[t]);
+        map[t] = copy_tensor(h, x, d, x->data ? x->nbytes : cdata ? cbytes[t] : 0);
         if (map[t] < 0) {
             rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
             break;
@@ -200,15 +201,17 @@ static int rebuild(const graph *g, const bool *folded, const void *const *cdata,
         }
         y->arena_offset = y->data && !y->is_variable ? -1 : x->arena_offset;
     }
-    for (int32_t i = 0; i < g->n_ops && !rc; i++) {
-        if (folded[i]) continue;
+    for (int32_t j = 0; j < g->n_ops && !rc; j++) {
+        int32_t i = order ? order[j] : j;
+        if (folded && folded[i]) continue;
         const graph_op *op = &g->ops[i];
         int32_t *in = calloc((size_t)op->n_in + 1, sizeof *in), *on = calloc((size_t)op->n_out + 1, sizeof *on);
         if (!in || !on) rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
         for (int32_t k = 0; !rc && k < op->n_in; k++) in[k] = op->in[k] < 0 ? -1 : map[op->in[k]];
         for (int32_t k = 0; !rc && k < op->n_out; k++) on[k] = op->out[k] < 0 ? -1 : map[op->out[k]];
         int32_t o = rc ? -1 : graph_add_op(h, op->opcode, &op->opt, op->n_in, in, op->n_out, on);
-        if (!rc && (o < 0 || copy_op_extras(h, &h->ops[o], op, i))) rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+        if (!rc && (o < 0 || copy_op_extras(h, &h->ops[o], op, order ? op->index : i)))
+            rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
         free(in);
         free(on);
     }
@@ -279,7 +282,7 @@ int cc_fold(const graph *g, graph **out, cc_folded **list, int32_t *n_list, npuc
         free(vals);
         vals = NULL;
     }
-    if (nf) rc = rebuild(g, folded, cdata, cbytes, out, err);
+    if (nf) rc = rebuild(g, folded, NULL, cdata, cbytes, out, err);
 done:
     if (cdata && owned)
         for (int32_t t = 0; t < g->n_tensors; t++)
@@ -295,6 +298,12 @@ done:
         *n_list = nf;
     }
     return rc;
+}
+
+int cc_graph_reorder(const graph *g, const int32_t *order, graph **out, npuc_err *err)
+{
+    *out = NULL;
+    return rebuild(g, NULL, order, NULL, NULL, out, err);
 }
 
 /* ---- CALL_ONCE initialisers (issue 18 item 4) ----

@@ -107,8 +107,6 @@ typedef struct eu_op {
     /* constants (offsets into the epoch's flash area): scale records at
      * s_off, the weight stream right after them at w_off */
     uint64_t w_off, w_len, s_off, s_len;
-    double w_entropy;         /* order-0 entropy of the weight values, bits
-                                 (eu_entropy_bits; both cores' together) */
     /* U65-512 dual-core mode (docs/ethos-u.md 6.4): core 0 takes the OFM
      * channels 2j (the streams above), core 1 the channels 2j+1 with its
      * own scale records and weight stream, stored right after core 0's */

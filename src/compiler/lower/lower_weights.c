@@ -165,7 +165,6 @@ static int encode_chunk(lower_ctx *c, eu_op *o, const wop *p, const int16_t *w,
     else
         rc = encode_dual(c, o, p, w, recs, n, err);
     if (rc) return rc;
-    o->w_entropy = eu_entropy_bits(w, (size_t)n * p->kh * p->kw * (p->depthwise ? 1 : p->I));
     share_consts(c->e, o);
     o->wbuf = -1;
     if (buffered) {

@@ -559,6 +559,29 @@ static int lower_reduce_max(lower_ctx *c, const graph_op *op, npuc_err *err)
 
 /* ------------------------------------------------- ARG_MAX, ARG_MIN */
 
+/* An ELEMENTWISE ADD / SUB in IFM scale mode 0 (docs/ethos-u.md 5.8):
+ * a * opa + b * 1 (or minus) on the operands' raw values less their zero
+ * points, OFM scale (1, 0), clamped to [lo, hi]; operands set by the
+ * caller. */
+static void mode0_op(eu_op *o, uint8_t mode, uint32_t opa, int32_t lo, int32_t hi)
+{
+    o->kind = SIM_K_ELEMENTWISE;
+    o->mode = mode;
+    o->flex = false;
+    o->ifm2_tensor = true;
+    o->has_opab = true;
+    o->ifm_scale_mode = 0;
+    o->opa_scale = opa;
+    o->opa_shift = 0;
+    o->opb_scale = 1;
+    o->ofm_scale_mode = 1;
+    o->ofm_scale = 1;
+    o->ofm_shift = 0;
+    o->round = 0;
+    o->act_min = lo;
+    o->act_max = hi;
+}
+
 /* ARG_MAX / ARG_MIN (int8 -> int32) along one axis of up to 128 values, as
  * four NPU ops over the K x R x K2 view (outer, reduced, inner):
  * 1. key = (x + 128) * 2^b + (2^b - 1 - r) for position r along the axis
@@ -627,27 +650,13 @@ static int lower_argmax(lower_ctx *c, const graph_op *op, npuc_err *err)
     if (bkey < 0) return err->code;
     eu_op *o = cc_new_eu(c, err);
     if (!o) return err->code;
-    o->kind = SIM_K_ELEMENTWISE;
-    o->mode = EW_ADD;
-    o->flex = false;
+    mode0_op(o, EW_ADD, p2, INT16_MIN, INT16_MAX);
     cc_fm_dense(&o->ifm, src, 0, (uint32_t)K, (uint32_t)R, (uint32_t)K2, 8, -128);
     cc_fm_dense(&o->ifm2, -1, 0, 1, (uint32_t)R, 1, 8, 0);
     if ((rc = cc_flash_add(c->e, ramp, R, &o->ifm2.off, err))) return rc;
-    o->ifm2_tensor = true;
     o->bcast_h = K != 1;
     o->bcast_c = K2 != 1;
     cc_fm_dense(&o->ofm, bkey, 0, (uint32_t)K, (uint32_t)R, (uint32_t)K2, 16, 0);
-    o->has_opab = true;
-    o->ifm_scale_mode = 0;
-    o->opa_scale = p2;
-    o->opa_shift = 0;
-    o->opb_scale = 1;
-    o->ofm_scale_mode = 1;
-    o->ofm_scale = 1;
-    o->ofm_shift = 0;
-    o->round = 0;
-    o->act_min = INT16_MIN;
-    o->act_max = INT16_MAX;
     if ((rc = cc_block_or_cpu(c, o, err))) return rc;
     /* 2: the largest key of each output */
     int32_t bmax = cc_temp_buf(c, K * K2 * 2u, err), bq = cc_temp_buf(c, K * K2 * 2u, err);
@@ -675,25 +684,11 @@ static int lower_argmax(lower_ctx *c, const graph_op *op, npuc_err *err)
     if ((rc = cc_block_or_cpu(c, o, err))) return rc;
     /* 4: index = q * 2^b - key + (2^b - 1) */
     if (!(o = cc_new_eu(c, err))) return err->code;
-    o->kind = SIM_K_ELEMENTWISE;
-    o->mode = EW_SUB;
-    o->flex = false;
+    mode0_op(o, EW_SUB, p2, INT32_MIN, INT32_MAX);
     o->ifm = q;
     o->ifm2 = kmax;
     o->ifm2.zp = (int32_t)p2 - 1;   /* the + (2^b - 1): a 32-bit OFM takes no zero point */
-    o->ifm2_tensor = true;
     o->ofm = res;
-    o->has_opab = true;
-    o->ifm_scale_mode = 0;
-    o->opa_scale = p2;
-    o->opa_shift = 0;
-    o->opb_scale = 1;
-    o->ofm_scale_mode = 1;
-    o->ofm_scale = 1;
-    o->ofm_shift = 0;
-    o->round = 0;
-    o->act_min = INT32_MIN;
-    o->act_max = INT32_MAX;
     return cc_block_or_cpu(c, o, err);
 }
 

@@ -224,8 +224,10 @@ int cc_flash_add(cc_epoch *e, const void *data, uint64_t size, uint64_t *off, np
         e->flash = p;
         e->flash_cap = cap;
     }
-    memset(e->flash + e->flash_size, 0, end - e->flash_size);
+    /* zeros in the gaps only (the alignment before, the padding after) */
+    memset(e->flash + e->flash_size, 0, start - e->flash_size);
     if (size) memcpy(e->flash + start, data, size);
+    memset(e->flash + start + size, 0, end - start - size);
     e->flash_size = end;
     *off = start;
     return NPUC_OK;

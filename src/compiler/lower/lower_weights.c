@@ -51,7 +51,7 @@ static bool buffer_weights(const lower_ctx *c)
  * *w_off. */
 static int encode_part(lower_ctx *c, const eu_op *o, const wop *p, const int16_t *w,
                        const sim_scale_rec *recs, uint32_t n, uint32_t bd, uint64_t *s_off,
-                       uint64_t *s_len, uint64_t *w_off, uint64_t *w_len, npuc_err *err)
+                       uint64_t *s_len, uint64_t *w_off, uint64_t *w_len, double *entropy, npuc_err *err)
 {
     sim_wgeom wg;
     memset(&wg, 0, sizeof wg);
@@ -66,10 +66,11 @@ static int encode_part(lower_ctx *c, const eu_op *o, const wop *p, const int16_t
     wg.ofm_ublock = (uint8_t)eu_variant_ofm_ublock_depth(c->m->opt.sys.variant);
     wg.part_kernel_first = o->pkf;
     wg.depthwise = p->depthwise;
-    uint8_t *wbuf = NULL, *sbuf = NULL;
+    const uint8_t *wbuf = NULL;
+    uint8_t *wown = NULL, *sbuf = NULL;
     size_t wlen = 0, slen = eu_scale_stream_size(n);
     size_t nw = (size_t)n * p->kh * p->kw * wg.ifm_depth;
-    int rc = eu_encode_weights_cached(c->m->wcache, &wg, w, nw, &wbuf, &wlen, err);
+    int rc = eu_encode_weights_cached(c->m->wcache, &wg, w, nw, &wbuf, &wlen, &wown, entropy, err);
     if (rc) return rc;
     sbuf = malloc(slen ? slen : 1);
     if (!sbuf) {
@@ -82,7 +83,7 @@ static int encode_part(lower_ctx *c, const eu_op *o, const wop *p, const int16_t
     if ((rc = cc_flash_add(c->e, wbuf, wlen, w_off, err))) goto done;
     *w_len = wlen;
 done:
-    free(wbuf);
+    free(wown);
     free(sbuf);
     return rc;
 }
@@ -107,7 +108,7 @@ static int encode_dual(lower_ctx *c, eu_op *o, const wop *p, const int16_t *w,
         if (!nk) break;   /* one channel: core 1 has nothing */
         rc = encode_part(c, o, p, wk, rk, nk, (o->blk.d + 1 - k) / 2, k ? &o->s1_off : &o->s_off,
                          k ? &o->s1_len : &o->s_len, k ? &o->w1_off : &o->w_off,
-                         k ? &o->w1_len : &o->w_len, err);
+                         k ? &o->w1_len : &o->w_len, NULL, err);
     }
     free(wk);
     free(rk);
@@ -160,12 +161,15 @@ static int encode_chunk(lower_ctx *c, eu_op *o, const wop *p, const int16_t *w,
     int rc;
     o->dual = c->m->opt.sys.variant == EU_U65_512;
     o->w1_off = o->w1_len = o->s1_off = o->s1_len = 0;
+    /* the entropy of all n channels' weights: the stream cache's (which
+     * has just compared them) on one core */
     if (!o->dual)
-        rc = encode_part(c, o, p, w, recs, n, o->blk.d, &o->s_off, &o->s_len, &o->w_off, &o->w_len, err);
+        rc = encode_part(c, o, p, w, recs, n, o->blk.d, &o->s_off, &o->s_len, &o->w_off, &o->w_len,
+                         &o->w_entropy, err);
     else
         rc = encode_dual(c, o, p, w, recs, n, err);
     if (rc) return rc;
-    o->w_entropy = eu_entropy_bits(w, (size_t)n * p->kh * p->kw * (p->depthwise ? 1 : p->I));
+    if (o->dual) o->w_entropy = eu_entropy_bits(w, (size_t)n * p->kh * p->kw * (p->depthwise ? 1 : p->I));
     share_consts(c->e, o);
     o->wbuf = -1;
     if (buffered) {

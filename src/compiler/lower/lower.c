@@ -225,5 +225,6 @@ int cc_lower(cc_model *m, npuc_err *err)
         rc = cpu_op(&c, i, err);
     }
     free(range);
+    cc_share_ix_free(c.share);
     return rc ? rc : close_epoch(&c, err);
 }

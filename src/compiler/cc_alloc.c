@@ -49,8 +49,46 @@ static void swap_span(span *a, span *b)
     *b = t;
 }
 
+/* cc_sort_spans by an LSD radix sort on the bytes of lo that vary (ties
+ * in any order: the callers take them so); false when out of memory. */
+#define RADIX_STACK 256
+static bool radix_spans(span *a, size_t n)
+{
+    span stack[RADIX_STACK], *tmp = n <= RADIX_STACK ? stack : malloc(sizeof *tmp * n);
+    if (!tmp) return false;
+    uint64_t any = 0, all = ~(uint64_t)0;
+    for (size_t i = 0; i < n; i++) {
+        any |= a[i].lo;
+        all &= a[i].lo;
+    }
+    uint64_t vary = any & ~all;   /* the bits that differ somewhere */
+    span *src = a, *dst = tmp;
+    for (unsigned sh = 0; sh < 64 && (vary >> sh); sh += 8) {
+        if (!((vary >> sh) & 0xFF)) continue;
+        uint32_t cnt[256];
+        memset(cnt, 0, sizeof cnt);
+        for (size_t i = 0; i < n; i++) cnt[(src[i].lo >> sh) & 0xFF]++;
+        uint32_t at = 0;
+        for (unsigned d = 0; d < 256; d++) {
+            uint32_t c = cnt[d];
+            cnt[d] = at;
+            at += c;
+        }
+        for (size_t i = 0; i < n; i++) dst[cnt[(src[i].lo >> sh) & 0xFF]++] = src[i];
+        span *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != a) memcpy(a, src, sizeof *a * n);
+    if (tmp != stack) free(tmp);
+    return true;
+}
+
 void cc_sort_spans(span *a, size_t n)
 {
+    /* past a few dozen spans a radix sort (the placement passes sort
+     * hundreds at a time, an LSTM's thousands) */
+    if (n > 48 && radix_spans(a, n)) return;
     /* quicksort, median of three, the smaller side first and the larger
      * by iteration (log n deep); insertion sort below 16 */
     while (n > 16) {

@@ -1126,14 +1126,30 @@ int eu_mlw_encode(const int16_t *vals, size_t n, uint8_t **out, size_t *out_size
 
 /* ------------------------------------------------------- op weights */
 
+/* n times the Shannon entropy of a histogram of n values. */
+static double entropy_of(const uint64_t *hist, int span, size_t n)
+{
+    double bits = 0;
+    for (int k = 0; k < span; k++)
+        if (hist[k]) bits -= (double)hist[k] * log2((double)hist[k] / (double)n);
+    return bits;
+}
+
 double eu_entropy_bits(const int16_t *vals, size_t n)
 {
     static const int span = 511;
     uint64_t hist[511];
+    memset(hist, 0, sizeof hist);
+    if (n < 8192) {
+        for (size_t i = 0; i < n; i++) {
+            int v = vals[i] < -255 ? -255 : vals[i] > 255 ? 255 : vals[i];
+            hist[v + 255]++;
+        }
+        return entropy_of(hist, span, n);
+    }
     /* four histograms, merged: runs of one value (weights crowd around
      * zero) do not wait on the previous increment of the same count */
     uint32_t part[4][511];
-    memset(hist, 0, sizeof hist);
     memset(part, 0, sizeof part);
     for (size_t i0 = 0; i0 < n; ) {
         size_t end = n - i0 > ((size_t)1 << 30) ? i0 + ((size_t)1 << 30) : n;   /* no 32-bit count overflows */
@@ -1154,10 +1170,7 @@ double eu_entropy_bits(const int16_t *vals, size_t n)
             }
         i0 = end;
     }
-    double bits = 0;
-    for (int k = 0; k < span; k++)
-        if (hist[k]) bits -= (double)hist[k] * log2((double)hist[k] / (double)n);
-    return bits;
+    return entropy_of(hist, span, n);
 }
 
 int eu_encode_weights(const sim_wgeom *g, const int16_t *w, uint8_t **out, size_t *out_size,

@@ -49,8 +49,46 @@ static void swap_span(span *a, span *b)
     *b = t;
 }
 
+/* cc_sort_spans by an LSD radix sort on the bytes of lo that vary (ties
+ * in any order: the callers take them so); false when out of memory. */
+#define RADIX_STACK 256
+static bool radix_spans(span *a, size_t n)
+{
+    span stack[RADIX_STACK], *tmp = n <= RADIX_STACK ? stack : malloc(sizeof *tmp * n);
+    if (!tmp) return false;
+    uint64_t any = 0, all = ~(uint64_t)0;
+    for (size_t i = 0; i < n; i++) {
+        any |= a[i].lo;
+        all &= a[i].lo;
+    }
+    uint64_t vary = any & ~all;   /* the bits that differ somewhere */
+    span *src = a, *dst = tmp;
+    for (unsigned sh = 0; sh < 64 && (vary >> sh); sh += 8) {
+        if (!((vary >> sh) & 0xFF)) continue;
+        uint32_t cnt[256];
+        memset(cnt, 0, sizeof cnt);
+        for (size_t i = 0; i < n; i++) cnt[(src[i].lo >> sh) & 0xFF]++;
+        uint32_t at = 0;
+        for (unsigned d = 0; d < 256; d++) {
+            uint32_t c = cnt[d];
+            cnt[d] = at;
+            at += c;
+        }
+        for (size_t i = 0; i < n; i++) dst[cnt[(src[i].lo >> sh) & 0xFF]++] = src[i];
+        span *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != a) memcpy(a, src, sizeof *a * n);
+    if (tmp != stack) free(tmp);
+    return true;
+}
+
 void cc_sort_spans(span *a, size_t n)
 {
+    /* past a few dozen spans a radix sort (the placement passes sort
+     * hundreds at a time, an LSTM's thousands) */
+    if (n > 48 && radix_spans(a, n)) return;
     /* quicksort, median of three, the smaller side first and the larger
      * by iteration (log n deep); insertion sort below 16 */
     while (n > 16) {
@@ -206,7 +244,89 @@ static uint64_t lowest_fit(span *sp, int32_t ns, uint64_t size)
  * it: thousands on an unrolled LSTM). */
 static uint64_t place_scan(cc_model *m, const int32_t *idx, int32_t n, uint8_t pool, span *sp);
 
+/* ------------------------------------------------ placements seen before */
+
+/* What place() reads of one buffer (in the order it places them). */
+typedef struct pm_rec { int32_t b, first, last, pad; uint64_t size; } pm_rec;
+
+/* One placement: its inputs (the pool's buffers in order) and results. */
+typedef struct pm_entry {
+    uint64_t hash, peak;
+    int32_t n;                /* records */
+    pm_rec *key;              /* [n] */
+    int64_t *off;             /* [n] the offsets place() gave */
+} pm_entry;
+
+#define PM_CAP 16
+
+/* The placements of a model's passes (the search places the same live
+ * ranges again and again: cc_cascade, cc_place_weights' trials and
+ * cc_prefetch): place() is a function of what its records hold. */
+typedef struct pm_memo {
+    pm_entry e[PM_CAP];
+    int32_t n, next;          /* entries; the one to replace when full */
+} pm_memo;
+
+static void pm_free(pm_memo *pm)
+{
+    for (int32_t i = 0; i < pm->n; i++) {
+        free(pm->e[i].key);
+        free(pm->e[i].off);
+    }
+    memset(pm, 0, sizeof *pm);
+}
+
+/* The records of pool's buffers in idx's order (NULL: out of memory). */
+static pm_rec *pm_key(const cc_model *m, const int32_t *idx, int32_t n, uint8_t pool, int32_t *nk, uint64_t *h)
+{
+    pm_rec *k = malloc(sizeof *k * ((size_t)n + 1));
+    if (!k) return NULL;
+    int32_t j = 0;
+    for (int32_t i = 0; i < n; i++) {
+        const cc_buf *x = &m->bufs[idx[i]];
+        if (x->pool != pool) continue;
+        k[j++] = (pm_rec){idx[i], x->first, x->last, 0, x->size};
+    }
+    *nk = j;
+    *h = npuc_hash(NPUC_HASH_INIT + pool, k, sizeof *k * (size_t)j);
+    return k;
+}
+
+static uint64_t place_index(cc_model *m, const int32_t *idx, int32_t n, uint8_t pool, span *sp);
+static pm_memo *cc_costs_memo(struct cc_costs *c);
+
 static uint64_t place(cc_model *m, const int32_t *idx, int32_t n, uint8_t pool, span *sp)
+{
+    pm_memo *pm = m->costs ? cc_costs_memo(m->costs) : NULL;
+    int32_t nk = 0;
+    uint64_t h = 0;
+    pm_rec *key = pm ? pm_key(m, idx, n, pool, &nk, &h) : NULL;
+    if (!key) return place_index(m, idx, n, pool, sp);
+    for (int32_t i = 0; i < pm->n; i++) {
+        const pm_entry *x = &pm->e[i];
+        if (x->hash != h || x->n != nk || memcmp(x->key, key, sizeof *key * (size_t)nk)) continue;
+        for (int32_t j = 0; j < nk; j++) m->bufs[key[j].b].offset = x->off[j];
+        free(key);
+        return x->peak;
+    }
+    uint64_t peak = place_index(m, idx, n, pool, sp);
+    int64_t *off = malloc(sizeof *off * ((size_t)nk + 1));
+    if (!off) {
+        free(key);
+        return peak;
+    }
+    for (int32_t j = 0; j < nk; j++) off[j] = m->bufs[key[j].b].offset;
+    pm_entry *x = &pm->e[pm->n < PM_CAP ? pm->n++ : pm->next];
+    if (x->key) {
+        free(x->key);
+        free(x->off);
+        pm->next = (pm->next + 1) % PM_CAP;
+    }
+    *x = (pm_entry){h, peak, nk, key, off};
+    return peak;
+}
+
+static uint64_t place_index(cc_model *m, const int32_t *idx, int32_t n, uint8_t pool, span *sp)
 {
     cc_timeline t;
     int32_t *near = malloc(sizeof *near * ((size_t)m->n_bufs + 1));
@@ -391,6 +511,7 @@ struct cc_costs {
     cost_entry *e;            /* [ix.n], capacity cap */
     int32_t cap;
     npuc_hindex ix;           /* the records' hashes */
+    pm_memo place;            /* placements (place()) */
 };
 
 struct cc_costs *cc_costs_new(void) { return calloc(1, sizeof(struct cc_costs)); }
@@ -400,8 +521,11 @@ void cc_costs_free(struct cc_costs *c)
     if (!c) return;
     free(c->e);
     npuc_hindex_free(&c->ix);
+    pm_free(&c->place);
     free(c);
 }
+
+static pm_memo *cc_costs_memo(struct cc_costs *c) { return &c->place; }
 
 /* The cycle model's price of lone record r (the model's variant and
  * system), from the cache when the same bytes were priced before. */

@@ -49,7 +49,18 @@ typedef struct pf_ctx {
     cc_timeline tl;
     bool tl_ok;
     int32_t *near;
+    /* find_room's last answer (memo: whether it holds): for buffer
+     * memo_self from step memo_a, under memo_lim at memo_off, the buffers
+     * in the way last living to memo_last at the earliest. A later start
+     * up to memo_last meets the same buffers, so the same answer, while
+     * nothing has moved (plan_epoch clears memo when it moves a buffer) */
+    bool memo;
+    int32_t memo_self, memo_a, memo_last;
+    uint64_t memo_lim;
+    int64_t memo_off, memo_res;
 } pf_ctx;
+
+static int64_t room_among(pf_ctx *c, const cc_buf *x, size_t ns, uint64_t lim);
 
 /* The lowest 16-aligned offset where buffer `self` fits in its pool from
  * step a to its last step without touching a buffer live then, below the
@@ -59,6 +70,11 @@ static int64_t find_room(pf_ctx *c, int32_t self, int32_t a)
     const cc_model *m = c->m;
     const cc_buf *x = &m->bufs[self];
     size_t ns = 0;
+    uint64_t lim = c->limit[x->pool ? 1 : 0];
+    if (c->memo && c->memo_self == self && c->memo_lim == lim && c->memo_off == x->offset && a >= c->memo_a &&
+        a <= c->memo_last)
+        return c->memo_res;
+    int32_t in_way_last = INT32_MAX;
     /* the buffers live near a..last (the index lists every buffer in the
      * blocks of its range), else all of them */
     int32_t nn = c->tl_ok ? cc_tl_query(&c->tl, a, x->last, c->near) : m->n_bufs;
@@ -69,8 +85,22 @@ static int64_t find_room(pf_ctx *c, int32_t self, int32_t a)
             continue;
         c->sp[ns] = (cc_span){(uint64_t)y->offset, (uint64_t)y->offset + y->size};
         ns++;
+        if (y->last < in_way_last) in_way_last = y->last;
     }
-    uint64_t lim = c->limit[x->pool ? 1 : 0];
+    int64_t res = room_among(c, x, ns, lim);
+    c->memo = true;
+    c->memo_self = self;
+    c->memo_a = a;
+    c->memo_last = in_way_last;
+    c->memo_lim = lim;
+    c->memo_off = x->offset;
+    c->memo_res = res;
+    return res;
+}
+
+/* find_room's answer among the ns spans c->sp in the way. */
+static int64_t room_among(pf_ctx *c, const cc_buf *x, size_t ns, uint64_t lim)
+{
     bool here = x->offset >= 0 && (uint64_t)x->offset + x->size <= lim;
     for (size_t i = 0; i < ns && here; i++)
         if (c->sp[i].lo < (uint64_t)x->offset + x->size && (uint64_t)x->offset < c->sp[i].hi) here = false;
@@ -163,6 +193,7 @@ static void plan_epoch(pf_ctx *c, cc_epoch *e)
                 b->eu_first = i;
                 if (c->tl_ok && from < b->first) c->tl_ok = cc_tl_add(&c->tl, e->ops[k].wbuf, from, b->first);
                 b->first = from;
+                c->memo = false;
             } else if (b->offset < 0) {
                 /* placed where it is due: under the limit if it can be,
                  * else wherever it fits */
@@ -174,6 +205,7 @@ static void plan_epoch(pf_ctx *c, cc_epoch *e)
                     c->limit[b->pool ? 1 : 0] = keep;
                 }
                 b->offset = off;
+                c->memo = false;
             }
             /* a full queue holds the stream until its oldest DMA ends */
             uint64_t oldest = dend[qdepth == 1 ? 1 : 0];
@@ -225,6 +257,7 @@ static bool moved(const cc_model *m, const pf_saved *sv)
 static void plan_all(pf_ctx *c)
 {
     const cc_model *m = c->m;
+    c->memo = false;
     c->tl_ok = c->near && cc_tl_init(&c->tl, m);
     for (int32_t b = 0; b < m->n_bufs && c->tl_ok; b++)
         if (m->bufs[b].size) c->tl_ok = cc_tl_add(&c->tl, b, m->bufs[b].first, m->bufs[b].last);

@@ -310,6 +310,18 @@ uint64_t npuc_hash(uint64_t h, const void *p, size_t n)
     const uint64_t prime = 0x100000001b3ull;
     const unsigned char *b = (const unsigned char *)p;
     size_t i = 0;
+    if (n >= 64) {
+        /* four independent lanes (a multiply's latency, not its
+         * throughput, bounds one lane), folded into h at the end */
+        uint64_t l[4] = {h, h ^ 0x9e3779b97f4a7c15ull, h ^ 0xc2b2ae3d27d4eb4full, h ^ 0x165667b19e3779f9ull};
+        for (; i + 32 <= n; i += 32)
+            for (int k = 0; k < 4; k++) {
+                uint64_t v;
+                memcpy(&v, b + i + 8 * k, sizeof v);
+                l[k] = (l[k] ^ v) * prime;
+            }
+        for (int k = 0; k < 4; k++) h = (h ^ (l[k] ^ l[k] >> 31)) * prime;
+    }
     for (; i + 8 <= n; i += 8) {
         uint64_t v;
         memcpy(&v, b + i, sizeof v);

@@ -104,8 +104,9 @@ double npuc_rng_unit(npuc_rng *r);
 
 /* ---- hashing ---- */
 
-/* FNV-1a over n bytes, 8 at a time (then the tail bytes), continued from
- * h (NPUC_HASH_INIT to start), the high bits folded down. For hash tables
+/* FNV-1a over n bytes, 8 at a time (from 64 bytes on, in four lanes of
+ * 8 bytes each, folded into h; then the tail bytes), continued from h
+ * (NPUC_HASH_INIT to start), the high bits folded down. For hash tables
  * (every use compares the bytes on a match), not a stored format. */
 #define NPUC_HASH_INIT 0xcbf29ce484222325ull
 uint64_t npuc_hash(uint64_t h, const void *p, size_t n);

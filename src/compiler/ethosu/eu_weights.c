@@ -1126,19 +1126,51 @@ int eu_mlw_encode(const int16_t *vals, size_t n, uint8_t **out, size_t *out_size
 
 /* ------------------------------------------------------- op weights */
 
+/* n times the Shannon entropy of a histogram of n values. */
+static double entropy_of(const uint64_t *hist, int span, size_t n)
+{
+    double bits = 0;
+    for (int k = 0; k < span; k++)
+        if (hist[k]) bits -= (double)hist[k] * log2((double)hist[k] / (double)n);
+    return bits;
+}
+
 double eu_entropy_bits(const int16_t *vals, size_t n)
 {
     static const int span = 511;
     uint64_t hist[511];
     memset(hist, 0, sizeof hist);
-    for (size_t i = 0; i < n; i++) {
-        int v = vals[i] < -255 ? -255 : vals[i] > 255 ? 255 : vals[i];
-        hist[v + 255]++;
+    if (n < 8192) {
+        for (size_t i = 0; i < n; i++) {
+            int v = vals[i] < -255 ? -255 : vals[i] > 255 ? 255 : vals[i];
+            hist[v + 255]++;
+        }
+        return entropy_of(hist, span, n);
     }
-    double bits = 0;
-    for (int k = 0; k < span; k++)
-        if (hist[k]) bits -= (double)hist[k] * log2((double)hist[k] / (double)n);
-    return bits;
+    /* four histograms, merged: runs of one value (weights crowd around
+     * zero) do not wait on the previous increment of the same count */
+    uint32_t part[4][511];
+    memset(part, 0, sizeof part);
+    for (size_t i0 = 0; i0 < n; ) {
+        size_t end = n - i0 > ((size_t)1 << 30) ? i0 + ((size_t)1 << 30) : n;   /* no 32-bit count overflows */
+        size_t i = i0;
+        for (; i + 4 <= end; i += 4)
+            for (int k = 0; k < 4; k++) {
+                int v = vals[i + k] < -255 ? -255 : vals[i + k] > 255 ? 255 : vals[i + k];
+                part[k][v + 255]++;
+            }
+        for (; i < end; i++) {
+            int v = vals[i] < -255 ? -255 : vals[i] > 255 ? 255 : vals[i];
+            part[0][v + 255]++;
+        }
+        for (int k = 0; k < 4; k++)
+            for (int j = 0; j < span; j++) {
+                hist[j] += part[k][j];
+                part[k][j] = 0;
+            }
+        i0 = end;
+    }
+    return entropy_of(hist, span, n);
 }
 
 int eu_encode_weights(const sim_wgeom *g, const int16_t *w, uint8_t **out, size_t *out_size,
@@ -1236,23 +1268,30 @@ static uint64_t wc_hash(const sim_wgeom *g, const int16_t *w, size_t nw)
     return npuc_hash(npuc_hash(NPUC_HASH_INIT, f, sizeof f), w, sizeof *w * nw);
 }
 
-int eu_encode_weights_cached(eu_wcache *c, const sim_wgeom *g, const int16_t *w, size_t nw, uint8_t **out,
-                             size_t *out_size, npuc_err *err)
+int eu_encode_weights_cached(eu_wcache *c, const sim_wgeom *g, const int16_t *w, size_t nw, const uint8_t **out,
+                             size_t *out_size, uint8_t **own, npuc_err *err)
 {
-    if (!c) return eu_encode_weights(g, w, out, out_size, err);
+    *own = NULL;
+    if (!c) {
+        int rc = eu_encode_weights(g, w, own, out_size, err);
+        *out = *own;
+        return rc;
+    }
     uint64_t h = wc_hash(g, w, nw);
     for (int32_t i = npuc_hindex_first(&c->ix, h); i >= 0; i = npuc_hindex_next(&c->ix, i)) {
-        const wc_entry *x = &c->e[i];
+        wc_entry *x = &c->e[i];
         if (x->nw != nw || !same_geom(&x->g, g) || memcmp(x->w, w, sizeof *w * nw)) continue;
-        *out = malloc(x->out_size ? x->out_size : 1);
-        if (!*out) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
-        memcpy(*out, x->out, x->out_size);
+        *out = x->out;
         *out_size = x->out_size;
         return NPUC_OK;
     }
-    int rc = eu_encode_weights(g, w, out, out_size, err);
+    uint8_t *enc = NULL;
+    int rc = eu_encode_weights(g, w, &enc, out_size, err);
     if (rc) return rc;
-    /* remembered when there is memory for it (else only not cached) */
+    *out = enc;
+    /* remembered when there is memory for it (else only not cached: the
+     * caller frees it) */
+    *own = enc;
     if (c->ix.n == c->cap) {
         int32_t cap = c->cap ? 2 * c->cap : 64;
         wc_entry *e = realloc(c->e, sizeof *e * (size_t)cap);
@@ -1261,16 +1300,14 @@ int eu_encode_weights_cached(eu_wcache *c, const sim_wgeom *g, const int16_t *w,
         c->cap = cap;
     }
     int16_t *wk = malloc(sizeof *wk * nw + 1);
-    uint8_t *ok = malloc(*out_size ? *out_size : 1);
     int32_t k = c->ix.n;
-    if (!wk || !ok || !npuc_hindex_add(&c->ix, h)) {
+    if (!wk || !npuc_hindex_add(&c->ix, h)) {
         free(wk);
-        free(ok);
         return NPUC_OK;
     }
     memcpy(wk, w, sizeof *w * nw);
-    memcpy(ok, *out, *out_size);
-    c->e[k] = (wc_entry){*g, nw, wk, ok, *out_size};
+    c->e[k] = (wc_entry){*g, nw, wk, enc, *out_size};
+    *own = NULL;
     return NPUC_OK;
 }
 

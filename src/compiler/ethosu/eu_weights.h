@@ -36,12 +36,13 @@ int eu_encode_weights(const sim_wgeom *g, const int16_t *w, uint8_t **out,
  * search lowers a model more than once): eu_encode_weights_cached gives
  * the bytes eu_encode_weights would, encoding only what it has not seen.
  * w holds nw weights (all that g's traversal reads). A NULL cache encodes
- * every time. */
+ * every time. *out: the stream, the cache's (valid while the cache is)
+ * unless *own is set, then the caller's to free (*own == *out). */
 typedef struct eu_wcache eu_wcache;
 eu_wcache *eu_wcache_new(void);
 void eu_wcache_free(eu_wcache *c);
 int eu_encode_weights_cached(eu_wcache *c, const sim_wgeom *g, const int16_t *w, size_t nw,
-                             uint8_t **out, size_t *out_size, npuc_err *err);
+                             const uint8_t **out, size_t *out_size, uint8_t **own, npuc_err *err);
 
 /* Writes n 10-byte records (40-bit bias, 32-bit scale, 6-bit shift) then
  * zeros up to eu_scale_stream_size(n). Bias outside 40 bits or shift > 63

@@ -225,5 +225,7 @@ int cc_lower(cc_model *m, npuc_err *err)
         rc = cpu_op(&c, i, err);
     }
     free(range);
+    cc_share_ix_free(c.share);
+    cc_blk_memo_free(c.blocks);
     return rc ? rc : close_epoch(&c, err);
 }

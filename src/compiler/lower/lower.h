@@ -28,7 +28,16 @@ typedef struct lower_ctx {
     int32_t op_index;         /* graph op being lowered */
     char *why;                /* reason buffer of the current op */
     const cc_range *range;    /* value range of every tensor (cc_range.h) */
+    struct cc_share_ix *share; /* owned: the open epoch's ops by their constants
+                                  (lower_weights.c), NULL until needed */
+    struct cc_blk_memo *blocks; /* owned: cc_choose_block's answers by request
+                                   (lower_toolkit.c), NULL until needed */
 } lower_ctx;
+
+/* Frees lower_ctx.share. */
+void cc_share_ix_free(struct cc_share_ix *s);
+/* Frees lower_ctx.blocks. */
+void cc_blk_memo_free(struct cc_blk_memo *b);
 
 /* The size of a reason buffer (cc_op_info.why). */
 #define CC_WHY_SIZE sizeof(((cc_op_info *)0)->why)

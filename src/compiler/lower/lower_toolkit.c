@@ -224,8 +224,10 @@ int cc_flash_add(cc_epoch *e, const void *data, uint64_t size, uint64_t *off, np
         e->flash = p;
         e->flash_cap = cap;
     }
-    memset(e->flash + e->flash_size, 0, end - e->flash_size);
+    /* zeros in the gaps only (the alignment before, the padding after) */
+    memset(e->flash + e->flash_size, 0, start - e->flash_size);
     if (size) memcpy(e->flash + start, data, size);
+    memset(e->flash + start + size, 0, end - start - size);
     e->flash_size = end;
     *off = start;
     return NPUC_OK;
@@ -390,6 +392,56 @@ void cc_block_req(eu_variant v, const eu_op *o, eu_block_req *r)
     r->part_kernel_first = o->pkf;
 }
 
+/* cc_choose_block's answers (eu_block_choose is a function of its request,
+ * and an unrolled LSTM asks the same few requests a thousand times). */
+struct cc_blk_memo {
+    npuc_hindex ix;           /* entry i: req[i] -> blk[i] */
+    eu_block_req *req;
+    eu_block *blk;
+    int32_t cap;
+};
+
+void cc_blk_memo_free(struct cc_blk_memo *b)
+{
+    if (!b) return;
+    npuc_hindex_free(&b->ix);
+    free(b->req);
+    free(b->blk);
+    free(b);
+}
+
+/* eu_block_choose through the memo of c (r zeroed beyond its fields, so
+ * its bytes are the key). */
+static int choose_memo(lower_ctx *c, const eu_block_req *r, eu_block *out, npuc_err *err)
+{
+    struct cc_blk_memo *b = c->blocks;
+    if (!b) b = c->blocks = calloc(1, sizeof *b);
+    if (!b) return eu_block_choose(r, out, err);
+    uint64_t h = npuc_hash(NPUC_HASH_INIT, r, sizeof *r);
+    for (int32_t i = npuc_hindex_first(&b->ix, h); i >= 0; i = npuc_hindex_next(&b->ix, i))
+        if (!memcmp(&b->req[i], r, sizeof *r)) {
+            *out = b->blk[i];
+            return NPUC_OK;
+        }
+    int rc = eu_block_choose(r, out, err);
+    if (rc) return rc;   /* errors are not remembered */
+    if (b->ix.n == b->cap) {
+        int32_t cap = b->cap ? 2 * b->cap : 64;
+        eu_block_req *q = realloc(b->req, sizeof *q * (size_t)cap);
+        if (!q) return NPUC_OK;
+        b->req = q;
+        eu_block *k = realloc(b->blk, sizeof *k * (size_t)cap);
+        if (!k) return NPUC_OK;
+        b->blk = k;
+        b->cap = cap;
+    }
+    int32_t i = b->ix.n;
+    if (!npuc_hindex_add(&b->ix, h)) return NPUC_OK;
+    b->req[i] = *r;
+    b->blk[i] = *out;
+    return NPUC_OK;
+}
+
 int cc_choose_block(lower_ctx *c, eu_op *o, npuc_err *err)
 {
     eu_block_req r;
@@ -405,7 +457,7 @@ int cc_choose_block(lower_ctx *c, eu_op *o, npuc_err *err)
     if (o->flex && c->m->opt.optimise == CC_OPT_PERFORMANCE && s->fast_pool >= 0 &&
         s->fast_pool < s->n_pools && s->fast_pool != s->act_pool)
         r.ifm_format = r.ofm_format = 1;
-    return eu_block_choose(&r, &o->blk, err);
+    return choose_memo(c, &r, &o->blk, err);
 }
 
 int cc_block_or_cpu(lower_ctx *c, eu_op *o, npuc_err *err)

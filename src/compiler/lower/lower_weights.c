@@ -66,10 +66,11 @@ static int encode_part(lower_ctx *c, const eu_op *o, const wop *p, const int16_t
     wg.ofm_ublock = (uint8_t)eu_variant_ofm_ublock_depth(c->m->opt.sys.variant);
     wg.part_kernel_first = o->pkf;
     wg.depthwise = p->depthwise;
-    uint8_t *wbuf = NULL, *sbuf = NULL;
+    const uint8_t *wbuf = NULL;
+    uint8_t *wown = NULL, *sbuf = NULL;
     size_t wlen = 0, slen = eu_scale_stream_size(n);
     size_t nw = (size_t)n * p->kh * p->kw * wg.ifm_depth;
-    int rc = eu_encode_weights_cached(c->m->wcache, &wg, w, nw, &wbuf, &wlen, err);
+    int rc = eu_encode_weights_cached(c->m->wcache, &wg, w, nw, &wbuf, &wlen, &wown, err);
     if (rc) return rc;
     sbuf = malloc(slen ? slen : 1);
     if (!sbuf) {
@@ -82,7 +83,7 @@ static int encode_part(lower_ctx *c, const eu_op *o, const wop *p, const int16_t
     if ((rc = cc_flash_add(c->e, wbuf, wlen, w_off, err))) goto done;
     *w_len = wlen;
 done:
-    free(wbuf);
+    free(wown);
     free(sbuf);
     return rc;
 }
@@ -121,34 +122,105 @@ static uint64_t consts_end(const eu_op *o)
     return o->s1_len ? o->w1_off + o->w1_len : o->w_off + o->w_len;
 }
 
+/* The epoch's ops with constants by a key of them (their lengths, where
+ * the weights start, and their first and last bytes): share_consts looks
+ * only at ops whose constants could be the same (an unrolled LSTM has a
+ * thousand ops of one shape, of which a few dozen share). Each op is
+ * indexed as share_consts leaves it: every op with constants passes
+ * there once they are final, and nothing moves them after. */
+struct cc_share_ix {
+    int32_t epoch;            /* the epoch indexed (-1 none) */
+    int32_t base;             /* its ops before this one are not indexed: scanned */
+    bool broken;              /* out of memory: scans for the rest of the epoch */
+    npuc_hindex ix;           /* entry i: op op[i] */
+    int32_t *op, cap;
+};
+
+void cc_share_ix_free(struct cc_share_ix *s)
+{
+    if (!s) return;
+    npuc_hindex_free(&s->ix);
+    free(s->op);
+    free(s);
+}
+
+static uint64_t consts_key(const cc_epoch *e, const eu_op *p)
+{
+    uint64_t start = p->s_off, len = consts_end(p) - start, n = len < 64 ? len : 64;
+    uint64_t f[7] = {p->s_len, p->w_len, p->s1_len, p->w1_len, p->w_off - start, len,
+                     p->s1_len ? (p->s1_off - start) ^ (p->w1_off - start) << 32 : 0};
+    uint64_t h = npuc_hash(NPUC_HASH_INIT, f, sizeof f);
+    h = npuc_hash(h, e->flash + start, (size_t)n);
+    return npuc_hash(h, e->flash + start + len - n, (size_t)n);
+}
+
+/* Whether op p's constants can stand for o's (start: o's, len bytes). */
+static bool same_consts(const cc_epoch *e, const eu_op *p, const eu_op *o, uint64_t start, uint64_t len)
+{
+    if (p->kind != o->kind || p->dual != o->dual || p->s_len != o->s_len || p->w_len != o->w_len ||
+        p->s1_len != o->s1_len || p->w1_len != o->w1_len || !p->w_len)
+        return false;
+    if (p->w_off - p->s_off != o->w_off - start || consts_end(p) - p->s_off != len || p->s_off + len > start)
+        return false;
+    if (o->s1_len && (p->s1_off - p->s_off != o->s1_off - start || p->w1_off - p->s_off != o->w1_off - start))
+        return false;
+    return !memcmp(e->flash + p->s_off, e->flash + start, len);
+}
+
 /* Shared constants: when an earlier op of the epoch has byte-identical
  * constants laid out alike (the same block depth, layout, scales and bias
  * give the same streams: an unrolled LSTM's gates share one weight tensor
  * over dozens of FULLY_CONNECTED ops), op o's copy, just appended at the
- * end of the flash, is dropped and o points at the earlier one. Only the
- * flash copy is shared: each op keeps its own arena copy (eu_op.wbuf). */
-static void share_consts(cc_epoch *e, eu_op *o)
+ * end of the flash, is dropped and o points at the earlier one (the first
+ * such). Only the flash copy is shared: each op keeps its own arena copy
+ * (eu_op.wbuf). */
+static void share_consts(lower_ctx *c, eu_op *o)
 {
+    cc_epoch *e = c->e;
     uint64_t start = o->s_off, end = consts_end(o), len = end - start;
-    if (!len || ((e->flash_size - end) & ~(uint64_t)15)) return;   /* not the tail */
-    int32_t me = (int32_t)(o - e->ops);
-    for (int32_t j = 0; j < me; j++) {
-        const eu_op *p = &e->ops[j];
-        if (p->kind != o->kind || p->dual != o->dual || p->s_len != o->s_len || p->w_len != o->w_len ||
-            p->s1_len != o->s1_len || p->w1_len != o->w1_len || !p->w_len)
-            continue;
-        if (p->w_off - p->s_off != o->w_off - start || consts_end(p) - p->s_off != len || p->s_off + len > start)
-            continue;
-        if (o->s1_len && (p->s1_off - p->s_off != o->s1_off - start || p->w1_off - p->s_off != o->w1_off - start))
-            continue;
-        if (memcmp(e->flash + p->s_off, e->flash + start, len)) continue;
-        e->flash_size = start;
-        o->w_off = p->w_off;
-        o->s_off = p->s_off;
-        o->w1_off = p->w1_off;
-        o->s1_off = p->s1_off;
-        return;
+    int32_t me = (int32_t)(o - e->ops), ei = (int32_t)(e - c->m->epochs);
+    struct cc_share_ix *s = c->share;
+    if (!s && (s = c->share = calloc(1, sizeof *s))) s->epoch = -1;
+    if (s && s->epoch != ei) {
+        npuc_hindex_free(&s->ix);
+        s->epoch = ei;
+        s->base = me;
+        s->broken = false;
     }
+    bool indexed = s && !s->broken;
+    if (len && !((e->flash_size - end) & ~(uint64_t)15)) {   /* o's constants are the tail */
+        int32_t first = -1;
+        /* the ops not indexed, by a scan */
+        for (int32_t j = 0; j < me && (!indexed || j < s->base) && first < 0; j++)
+            if (same_consts(e, &e->ops[j], o, start, len)) first = j;
+        /* then (none before them matched) the first indexed op with the same key */
+        for (int32_t i = indexed && first < 0 ? npuc_hindex_first(&s->ix, consts_key(e, o)) : -1; i >= 0;
+             i = npuc_hindex_next(&s->ix, i)) {
+            int32_t j = s->op[i];
+            if (j < me && (first < 0 || j < first) && same_consts(e, &e->ops[j], o, start, len)) first = j;
+        }
+        if (first >= 0) {
+            const eu_op *p = &e->ops[first];
+            e->flash_size = start;
+            o->w_off = p->w_off;
+            o->s_off = p->s_off;
+            o->w1_off = p->w1_off;
+            o->s1_off = p->s1_off;
+        }
+    }
+    if (!indexed || !o->w_len) return;
+    if (s->ix.n == s->cap) {
+        int32_t cap = s->cap ? 2 * s->cap : 256;
+        int32_t *op = realloc(s->op, sizeof *op * (size_t)cap);
+        if (!op) {
+            s->broken = true;
+            return;
+        }
+        s->op = op;
+        s->cap = cap;
+    }
+    s->op[s->ix.n] = me;
+    if (!npuc_hindex_add(&s->ix, consts_key(e, o))) s->broken = true;
 }
 
 /* Encodes the weights and scale records of one NPU op covering `n` output
@@ -165,7 +237,7 @@ static int encode_chunk(lower_ctx *c, eu_op *o, const wop *p, const int16_t *w,
     else
         rc = encode_dual(c, o, p, w, recs, n, err);
     if (rc) return rc;
-    share_consts(c->e, o);
+    share_consts(c, o);
     o->wbuf = -1;
     if (buffered) {
         /* an arena copy of all of it, filled by DMA while the previous NPU

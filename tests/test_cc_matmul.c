@@ -9,11 +9,16 @@
  * compiled, emitted, read back and run with the ethos-u op on the virtual
  * NPU, every command stream hazard-checked, and the output compared byte
  * for byte with the reference interpreter over input patterns. All must be
- * on the NPU. Also what stays on the CPU: a right-hand operand that is a
- * model input, adj_x, int16, a batched constant the left-hand side
- * broadcasts against.
+ * on the NPU. The same with both operands model inputs (the MUL and
+ * REDUCE_SUM form): batch dims equal or one side a single matrix, adj_y,
+ * all zero points, at most 64 NPU ops; and deep rows (one row of products
+ * per REDUCE_SUM, extreme zero points) on every variant. Also what stays
+ * on the CPU: adj_x, int16, a batched constant the left-hand side
+ * broadcasts against, tensors whose batch dims broadcast against each
+ * other, more than 64 NPU ops.
  *
  * Environment: NPUC_MATMUL_CONFIGS (random configurations, default 240),
+ * NPUC_MATMUL_TENSOR_CONFIGS (the same with two tensors, default 240),
  * NPUC_MATMUL_SEED (first seed, default 1). */
 #include "test.h"
 #include "../src/compiler/cc.h"
@@ -166,6 +171,60 @@ static void random_config(npuc_rng *r, cfg *c)
     c->ozp = npuc_rng_range(r, -128, 127);
 }
 
+/* The NPU ops of the tensor-by-tensor form (lower_conv.c, bmm_tensors):
+ * a transpose per right-hand matrix without adj_y, per output batch a MUL
+ * per row and a REDUCE_SUM per chunk of rows. */
+static int64_t tensor_form_ops(int64_t nb, int64_t rb, int32_t A, int32_t K, int32_t C, bool adj_y)
+{
+    int64_t rows = 65536 / ((int64_t)C * K * 4);
+    if (rows < 1) rows = 1;
+    if (rows > A) rows = A;
+    return (adj_y ? 0 : rb) + nb * (A + (A + rows - 1) / rows);
+}
+
+/* Both operands model inputs: lhs [B.., A, K], rhs [B.., K, C] (adj_y
+ * [B.., C, K]) with equal batch dims, or one side a single matrix (rank 2
+ * or leading 1s) that broadcasts; all zero points, at most 64 NPU ops. */
+static void random_tensor_config(npuc_rng *r, cfg *c)
+{
+    memset(c, 0, sizeof *c);
+    c->dt = GRAPH_I8;
+    c->rhs_input = true;
+    c->adj_y = npuc_rng_range(r, 0, 1) == 1;
+    int32_t brank = (int32_t)npuc_rng_range(r, 0, 2), bd[2] = {1, 1};
+    int64_t nb = 1;
+    for (int32_t d = 0; d < brank; d++) nb *= (bd[d] = (int32_t)npuc_rng_range(r, 1, 3));
+    int form = (int)npuc_rng_range(r, 0, 2); /* 0 both batched, 1 rhs one matrix, 2 lhs one matrix */
+    int32_t K = (int32_t)npuc_rng_range(r, 1, 64), C = (int32_t)npuc_rng_range(r, 1, 40);
+    int32_t A = (int32_t)npuc_rng_range(r, 1, 10);
+    int64_t rb = form == 1 ? 1 : nb;
+    while (A > 1 && tensor_form_ops(nb, rb, A, K, C, c->adj_y) > 64) A--;
+    while (tensor_form_ops(nb, rb, A, K, C, c->adj_y) > 64) {
+        nb = rb = 1;
+        brank = 0;
+    }
+    c->lrank = form == 2 ? 2 + (int32_t)npuc_rng_range(r, 0, 1) * brank : brank + 2;
+    c->rrank = form == 1 ? 2 + (int32_t)npuc_rng_range(r, 0, 1) * brank : brank + 2;
+    for (int32_t d = 0; d < c->lrank - 2; d++) c->lshape[d] = form == 2 ? 1 : bd[d];
+    for (int32_t d = 0; d < c->rrank - 2; d++) c->rshape[d] = form == 1 ? 1 : bd[d];
+    c->lshape[c->lrank - 2] = A;
+    c->lshape[c->lrank - 1] = K;
+    c->rshape[c->rrank - 2] = c->adj_y ? C : K;
+    c->rshape[c->rrank - 1] = c->adj_y ? K : C;
+    c->orank = brank + 2;
+    if (c->orank < c->lrank) c->orank = c->lrank;
+    if (c->orank < c->rrank) c->orank = c->rrank;
+    for (int32_t d = 0; d < c->orank - 2; d++) c->oshape[d] = d < brank ? bd[d] : 1;
+    c->oshape[c->orank - 2] = A;
+    c->oshape[c->orank - 1] = C;
+    c->ls = rand_scale(r, 1e-3, 0.5);
+    c->rs = rand_scale(r, 1e-3, 0.5);
+    c->os = (float)(c->ls * c->rs * sqrt((double)K) * rand_scale(r, 2.0, 200.0));
+    c->lzp = npuc_rng_range(r, -128, 127);
+    c->rzp = npuc_rng_range(r, 0, 3) == 0 ? 0 : npuc_rng_range(r, -128, 127);
+    c->ozp = npuc_rng_range(r, -128, 127);
+}
+
 int main(void)
 {
     stats st = {0};
@@ -183,6 +242,22 @@ int main(void)
         run_config(&c, seed, 1, NULL, &st);
     }
     printf("BATCH_MATMUL: %d of %ld on the NPU, %d failed\n", st.npu, n_random, st.failed);
+
+    /* both operands tensors */
+    long n_tensor = env_long("NPUC_MATMUL_TENSOR_CONFIGS", 240);
+    int npu0 = st.npu, failed0 = st.failed;
+    for (long i = 0; i < n_tensor; i++) {
+        uint64_t seed = (uint64_t)(first + i) + 500000u;
+        npuc_rng r;
+        npuc_rng_seed(&r, seed * 1000003u + 31);
+        cfg c;
+        random_tensor_config(&r, &c);
+        c.variant = variants[vi++ % 6];
+        c.optimise = i % 4 == 3 ? CC_OPT_SIZE : CC_OPT_PERFORMANCE;
+        run_config(&c, seed, 1, NULL, &st);
+    }
+    printf("BATCH_MATMUL of two tensors: %d of %ld on the NPU, %d failed\n", st.npu - npu0, n_tensor,
+           st.failed - failed0);
 
     /* what stays on the CPU */
     {
@@ -202,12 +277,59 @@ int main(void)
         c.variant = EU_U55_128;
         CHECK(run_config(&c, 990, 1, NULL, &st));
         c.rhs_input = true;
-        CHECK(run_config(&c, 991, 0, "not a constant", &st));
-        c.rhs_input = false;
+        CHECK(run_config(&c, 991, 1, NULL, &st));
         c.adj_x = true;
         c.lshape[1] = 4; c.lshape[2] = 3;   /* stored [B, K, A] */
         CHECK(run_config(&c, 992, 0, "adj_x", &st));
+        c.rhs_input = false;
+        CHECK(run_config(&c, 992, 0, "adj_x", &st));
         c.adj_x = false;
+        c.lshape[1] = 3; c.lshape[2] = 4;
+        /* two tensors, one row of products per REDUCE_SUM (200 x 100 x 4
+         * bytes > 64 KiB), deep sums with extreme zero points */
+        {
+            cfg d = c;
+            d.rhs_input = true;
+            d.lrank = d.rrank = d.orank = 2;
+            d.lshape[0] = 3; d.lshape[1] = 200;
+            d.rshape[0] = 200; d.rshape[1] = 100;
+            d.oshape[0] = 3; d.oshape[1] = 100;
+            d.lzp = -128; d.rzp = 127; d.ozp = 5;
+            d.os = d.ls * d.rs * 3000.0f;
+            for (int v = 0; v < 6; v++) {
+                d.variant = variants[v];
+                d.adj_y = v % 2 == 1;
+                if (d.adj_y) { d.rshape[0] = 100; d.rshape[1] = 200; }
+                else { d.rshape[0] = 200; d.rshape[1] = 100; }
+                CHECK(run_config(&d, 997 + (uint64_t)v, 1, NULL, &st));
+            }
+        }
+        /* two tensors: more than 64 NPU ops (2 x 40 rows) */
+        c.rhs_input = true;
+        c.lshape[1] = 40;
+        c.oshape[1] = 40;
+        CHECK(run_config(&c, 994, 0, "NPU ops", &st));
+        /* two tensors whose batch dims broadcast against each other: [2,1,3,4] x [1,2,4,5] */
+        c.lrank = c.rrank = c.orank = 4;
+        c.lshape[0] = 2; c.lshape[1] = 1; c.lshape[2] = 3; c.lshape[3] = 4;
+        c.rshape[0] = 1; c.rshape[1] = 2; c.rshape[2] = 4; c.rshape[3] = 5;
+        c.oshape[0] = 2; c.oshape[1] = 2; c.oshape[2] = 3; c.oshape[3] = 5;
+        CHECK(run_config(&c, 995, 0, "broadcast against each other", &st));
+        /* int16 tensors */
+        c.dt = GRAPH_I16;
+        c.lrank = c.rrank = 2;
+        c.orank = 2;
+        c.lshape[0] = 3; c.lshape[1] = 4;
+        c.rshape[0] = 4; c.rshape[1] = 5;
+        c.oshape[0] = 3; c.oshape[1] = 5;
+        CHECK(run_config(&c, 996, 0, "takes int8", &st));
+        /* back to the constant cases below */
+        c.dt = GRAPH_I8;
+        c.rhs_input = false;
+        c.lrank = 3; c.rrank = 2; c.orank = 3;
+        c.lshape[0] = 2;
+        c.rshape[0] = 4; c.rshape[1] = 5;
+        c.oshape[0] = 2; c.oshape[1] = 3; c.oshape[2] = 5;
         c.lshape[1] = 3; c.lshape[2] = 4;
         /* a batched constant the lhs broadcasts against: lhs [1,3,4] x rhs [2,4,5] */
         c.lshape[0] = 1;

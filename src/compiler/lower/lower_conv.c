@@ -649,6 +649,152 @@ static int lower_tconv(lower_ctx *c, const graph_op *op, npuc_err *err)
  * operand is split into (one FC each). */
 #define BMM_MAX_BATCHES 64
 
+/* BATCH_MATMUL of two int8 tensors (attention's Q.K^T, scores.V): no
+ * constant to make weights of, so the dot products are an ELEMENTWISE MUL
+ * and a REDUCE_SUM pool (docs/ethos-u.md 5.5, 5.8). For output batch b:
+ *   1. when R is stored K x C (no adj_y), a copy transposes its matrix into
+ *      T (C x K, int8): a 1x1 MAX pool over one tap whose IFM is R viewed
+ *      C x K x 1 with byte strides (1, C); with adj_y, T is R itself;
+ *   2. per output row a, MUL of T (1 x C x K, zero point zr) by the row
+ *      L[b, a, :] (1 x 1 x K, zero point zl, broadcast along W) into int32
+ *      products P (OFM scale (1, 0): (R - zr)(L - zl), exact: at most
+ *      255 * 255 in magnitude);
+ *   3. per chunk of rows, REDUCE_SUM of P over the channels (k), int32 IFM
+ *      NHWC as the hardware requires (docs/ethos-u.md 1.5), straight into
+ *      out[b, a, :] with TFLite's multiplier (the float scale product, as
+ *      the reference's bmm_prepare) in TFL rounding (docs/ethos-u.md 5.6),
+ *      the output zero point and the int8 clamp.
+ * The reference sums in wrapping int32, the NPU without wrapping: equal
+ * when |sum| <= K * 255 * 255 < 2^31, so K <= 33025, else the CPU.
+ * Batch dims: equal on both sides, or one side a single matrix (it
+ * broadcasts). adj_x (a column of L is no NHWC vector) and more than
+ * BMM_MAX_OPS NPU ops stay on the CPU. */
+#define BMM_MAX_OPS 64
+#define BMM_CHUNK_BYTES 65536u     /* int32 products one REDUCE_SUM reads */
+#define BMM_MAX_K 33025            /* K * 255 * 255 < 2^31 */
+
+static int bmm_tensors(lower_ctx *c, const graph_op *op, const graph_tensor *l, const graph_tensor *r,
+                       const graph_tensor *out, npuc_err *err)
+{
+    const int32_t lr = l->rank, rr = r->rank;
+    if (lr < 2 || rr < 2 || lr > 5 || rr > 5) return cc_cpu(c, "ranks %d and %d", lr, rr);
+    const bool adj_y = op->opt.adj_y;
+    const int32_t A = l->shape[lr - 2], K = l->shape[lr - 1];
+    const int32_t C = adj_y ? r->shape[rr - 2] : r->shape[rr - 1];
+    /* batch dims right-aligned to 3, as the reference kernel */
+    int32_t bl[3], br[3];
+    uint64_t lb = 1, rb = 1;
+    for (int32_t i = 0; i < 3; i++) {
+        const int32_t li = lr - 5 + i, ri = rr - 5 + i;
+        bl[i] = li >= 0 ? l->shape[li] : 1;
+        br[i] = ri >= 0 ? r->shape[ri] : 1;
+        lb *= (uint64_t)bl[i];
+        rb *= (uint64_t)br[i];
+    }
+    if (lb > 1 && rb > 1)
+        for (int32_t i = 0; i < 3; i++)
+            if (bl[i] != br[i])
+                return cc_cpu(c, "batch dims that broadcast against each other (the NPU form takes equal batch "
+                              "dims or one side a single matrix)");
+    const uint64_t nb = lb > rb ? lb : rb;
+    if (graph_tensor_elems(out) != nb * (uint64_t)A * (uint64_t)C)
+        return cc_cpu(c, "the output does not match the operands");
+    if (K > BMM_MAX_K)
+        return cc_cpu(c, "depth %d: the int32 sum could wrap (TFLite wraps, the NPU does not; the NPU form "
+                      "takes up to %d)", K, BMM_MAX_K);
+    if (C > CC_DIM_MAX || A > CC_DIM_MAX) return cc_cpu(c, "dimensions too large for one NPU op");
+    const uint64_t row_bytes = (uint64_t)C * (uint64_t)K * 4u;
+    if (row_bytes > 4 * BMM_CHUNK_BYTES)
+        return cc_cpu(c, "%d x %d products of one output row (the NPU form takes up to %u bytes of them)", C, K,
+                      4 * BMM_CHUNK_BYTES);
+    uint32_t rows = (uint32_t)(BMM_CHUNK_BYTES / row_bytes);
+    if (rows < 1) rows = 1;
+    if (rows > (uint32_t)A) rows = (uint32_t)A;
+    const uint64_t chunks = ((uint64_t)A + rows - 1) / rows;
+    const uint64_t transposes = adj_y ? 0 : rb;
+    const uint64_t n_ops = transposes + nb * ((uint64_t)A + chunks);
+    if (n_ops > BMM_MAX_OPS)
+        return cc_cpu(c, "%llu NPU ops (the tensor-by-tensor form runs a MUL per output row and a REDUCE_SUM per "
+                      "%u rows; at most %d)", (unsigned long long)n_ops, rows, BMM_MAX_OPS);
+    /* the reference's multiplier: float scale product over the output scale */
+    const float prod = l->q.scale[0] * r->q.scale[0];
+    const double real = (double)prod / (double)out->q.scale[0];
+    int32_t mm, ms;
+    uint32_t hm;
+    uint8_t hs;
+    k_quantize_multiplier(real, &mm, &ms);
+    if (ms < -31 || ms > 30 || !cc_hw_scale_tfl(mm, ms, &hm, &hs))
+        return cc_cpu(c, "rescale factor %g is outside the NPU's range", real);
+
+    const int32_t zl = cc_zp(l), zr = cc_zp(r), zo = cc_zp(out);
+    const int32_t bufl = c->m->buf_of[op->in[0]], bufr = c->m->buf_of[op->in[1]], bufo = c->m->buf_of[op->out[0]];
+    const uint64_t mat = (uint64_t)K * (uint64_t)C;
+    int32_t bt = -1, bp;
+    if (!adj_y && (bt = cc_temp_buf(c, mat, err)) < 0) return err->code;
+    if ((bp = cc_temp_buf(c, row_bytes * rows, err)) < 0) return err->code;
+    int rc = 0;
+    for (uint64_t b = 0; b < nb && !rc; b++) {
+        const uint64_t lbat = lb > 1 ? b : 0, rbat = rb > 1 ? b : 0;
+        eu_fm t;
+        if (adj_y) {
+            cc_fm_dense(&t, bufr, rbat * mat, 1, (uint32_t)C, (uint32_t)K, 8, zr);
+        } else {
+            cc_fm_dense(&t, bt, 0, 1, (uint32_t)C, (uint32_t)K, 8, zr);
+            if (b == 0 || rb > 1) {
+                /* 1: T[c][k] = R[k][c] */
+                eu_op *o = cc_new_eu(c, err);
+                if (!o) return err->code;
+                cc_copy_op(o, 8);
+                cc_fm_dense(&o->ifm, bufr, rbat * mat, (uint32_t)C, (uint32_t)K, 1, 8, 0);
+                o->ifm.sy = 1;
+                o->ifm.sx = (uint64_t)C;
+                o->ifm.full_w = (uint32_t)K;
+                cc_fm_dense(&o->ofm, bt, 0, (uint32_t)C, (uint32_t)K, 1, 8, 0);
+                o->flex = false;
+                if ((rc = cc_block_or_cpu(c, o, err))) break;
+            }
+        }
+        for (uint32_t a0 = 0; a0 < (uint32_t)A && !rc; a0 += rows) {
+            const uint32_t n = (uint32_t)A - a0 < rows ? (uint32_t)A - a0 : rows;
+            /* 2: the products of each row */
+            for (uint32_t i = 0; i < n && !rc; i++) {
+                eu_op *o = cc_new_eu(c, err);
+                if (!o) return err->code;
+                o->kind = SIM_K_ELEMENTWISE;
+                o->mode = 0; /* MUL */
+                o->ifm = t;
+                cc_fm_dense(&o->ifm2, bufl, (lbat * (uint64_t)A + a0 + i) * (uint64_t)K, 1, 1, (uint32_t)K, 8, zl);
+                o->ifm2_tensor = true;
+                o->bcast_w = C > 1;
+                cc_fm_dense(&o->ofm, bp, (uint64_t)i * row_bytes, 1, (uint32_t)C, (uint32_t)K, 32, 0);
+                o->ofm_scale_mode = 1;
+                o->ofm_scale = 1;
+                o->ofm_shift = 0;
+                o->round = EU_ROUND_TFL;
+                o->flex = false;
+                rc = cc_block_or_cpu(c, o, err);
+            }
+            if (rc) break;
+            /* 3: the sums over k, rescaled into the output rows */
+            eu_op *o = cc_new_eu(c, err);
+            if (!o) return err->code;
+            o->kind = SIM_K_POOL;
+            o->mode = EU_POOL_REDUCE_SUM;
+            cc_fm_dense(&o->ifm, bp, 0, n, (uint32_t)C, (uint32_t)K, 32, 0);
+            cc_fm_dense(&o->ofm, bufo, (b * (uint64_t)A + a0) * (uint64_t)C, n, (uint32_t)C, 1, 8, zo);
+            o->ofm_scale_mode = 1;
+            o->ofm_scale = hm;
+            o->ofm_shift = hs;
+            o->round = EU_ROUND_TFL;
+            o->act_min = INT8_MIN;
+            o->act_max = INT8_MAX;
+            o->flex = false;
+            rc = cc_block_or_cpu(c, o, err);
+        }
+    }
+    return rc;
+}
+
 /* BATCH_MATMUL with a constant int8 right-hand side R: out[..., a, c] =
  * sum_k (L[..., a, k] - zl) * (R[..., k, c] - zr), rescaled by the float
  * product lhs_scale * rhs_scale over the output scale, plus the output zero
@@ -670,11 +816,10 @@ static int lower_batch_matmul(lower_ctx *c, const graph_op *op, npuc_err *err)
     if (l->dtype != GRAPH_I8 || r->dtype != GRAPH_I8 || out->dtype != GRAPH_I8)
         return cc_cpu(c, "%s BATCH_MATMUL (the NPU form takes int8: its weights are 8-bit)",
                       graph_dtype_name(l->dtype));
-    if (!r->data)
-        return cc_cpu(c, "the right-hand operand is not a constant (the NPU's weights are constants)");
     if (op->opt.adj_x) return cc_cpu(c, "adj_x: the left-hand operand is stored transposed");
     if (!cc_has_q1(l) || !cc_has_q1(r) || !cc_has_q1(out) || r->q.n != 1)
         return cc_cpu(c, "tensors are not quantized per tensor");
+    if (!r->data) return bmm_tensors(c, op, l, r, out, err);
     int32_t lr = l->rank, rr = r->rank;
     if (lr < 2 || rr < 2 || lr > 5 || rr > 5) return cc_cpu(c, "ranks %d and %d", lr, rr);
     const bool adj_y = op->opt.adj_y;

@@ -322,7 +322,7 @@ int main(void)
         c.lshape[0] = 3; c.lshape[1] = 4;
         c.rshape[0] = 4; c.rshape[1] = 5;
         c.oshape[0] = 3; c.oshape[1] = 5;
-        CHECK(run_config(&c, 996, 0, "takes int8", &st));
+        CHECK(run_config(&c, 996, 0, "take int8", &st));
         /* back to the constant cases below */
         c.dt = GRAPH_I8;
         c.rhs_input = false;

@@ -804,9 +804,9 @@ static int bmm_tensors(lower_ctx *c, const graph_op *op, const graph_tensor *l, 
  * over the rows of L that use it: weights R^T (C x K), rows L's A x K rows
  * of that batch. One op when R has one matrix (rank 2, or leading 1s): all
  * of L's rows at once; otherwise one op per batch of the output, up to
- * BMM_MAX_BATCHES, when L's batch dims are R's (no broadcast of L). L
- * stored transposed (adj_x), int16 (16-bit weights), a non-constant R and
- * a depth whose int32 sum could wrap stay on the CPU. */
+ * BMM_MAX_BATCHES, when L's batch dims are R's (no broadcast of L). A
+ * non-constant R takes bmm_tensors' form. L stored transposed (adj_x),
+ * int16 and a depth whose int32 sum could wrap stay on the CPU. */
 static int lower_batch_matmul(lower_ctx *c, const graph_op *op, npuc_err *err)
 {
     const graph_tensor *l = cc_tin(c, op, 0), *r = cc_tin(c, op, 1), *out = cc_tout(c, op, 0);
@@ -814,7 +814,7 @@ static int lower_batch_matmul(lower_ctx *c, const graph_op *op, npuc_err *err)
     char why[160];
     if (!interp_op_supported(c->g, op, why, sizeof why)) return cc_cpu(c, "%s", why);
     if (l->dtype != GRAPH_I8 || r->dtype != GRAPH_I8 || out->dtype != GRAPH_I8)
-        return cc_cpu(c, "%s BATCH_MATMUL (the NPU form takes int8: its weights are 8-bit)",
+        return cc_cpu(c, "%s BATCH_MATMUL (the NPU forms take int8: 8-bit weights, 8-bit MUL products)",
                       graph_dtype_name(l->dtype));
     if (op->opt.adj_x) return cc_cpu(c, "adj_x: the left-hand operand is stored transposed");
     if (!cc_has_q1(l) || !cc_has_q1(r) || !cc_has_q1(out) || r->q.n != 1)

@@ -10,10 +10,11 @@
  * NPU, every command stream hazard-checked, and the output compared byte
  * for byte with the reference interpreter over input patterns. All must be
  * on the NPU. The same with both operands model inputs (the MUL and
- * REDUCE_SUM form): batch dims equal or one side a single matrix, adj_y,
+ * REDUCE_SUM form): batch dims equal or one side a single matrix, adj_x,
+ * adj_y,
  * all zero points, at most 64 NPU ops; and deep rows (one row of products
  * per REDUCE_SUM, extreme zero points) on every variant. Also what stays
- * on the CPU: adj_x, int16, a batched constant the left-hand side
+ * on the CPU: adj_x with a constant, int16, a batched constant the left-hand side
  * broadcasts against, tensors whose batch dims broadcast against each
  * other, more than 64 NPU ops.
  *
@@ -174,16 +175,17 @@ static void random_config(npuc_rng *r, cfg *c)
 /* The NPU ops of the tensor-by-tensor form (lower_conv.c, bmm_tensors):
  * a transpose per right-hand matrix without adj_y, per output batch a MUL
  * per row and a REDUCE_SUM per chunk of rows. */
-static int64_t tensor_form_ops(int64_t nb, int64_t rb, int32_t A, int32_t K, int32_t C, bool adj_y)
+static int64_t tensor_form_ops(int64_t nb, int64_t lb, int64_t rb, int32_t A, int32_t K, int32_t C, bool adj_x,
+                               bool adj_y)
 {
     int64_t rows = 65536 / ((int64_t)C * K * 4);
     if (rows < 1) rows = 1;
     if (rows > A) rows = A;
-    return (adj_y ? 0 : rb) + nb * (A + (A + rows - 1) / rows);
+    return (adj_y ? 0 : rb) + (adj_x ? lb : 0) + nb * (A + (A + rows - 1) / rows);
 }
 
-/* Both operands model inputs: lhs [B.., A, K], rhs [B.., K, C] (adj_y
- * [B.., C, K]) with equal batch dims, or one side a single matrix (rank 2
+/* Both operands model inputs: lhs [B.., A, K] (adj_x [B.., K, A]), rhs
+ * [B.., K, C] (adj_y [B.., C, K]) with equal batch dims, or one side a single matrix (rank 2
  * or leading 1s) that broadcasts; all zero points, at most 64 NPU ops. */
 static void random_tensor_config(npuc_rng *r, cfg *c)
 {
@@ -191,24 +193,25 @@ static void random_tensor_config(npuc_rng *r, cfg *c)
     c->dt = GRAPH_I8;
     c->rhs_input = true;
     c->adj_y = npuc_rng_range(r, 0, 1) == 1;
+    c->adj_x = npuc_rng_range(r, 0, 2) == 0;
     int32_t brank = (int32_t)npuc_rng_range(r, 0, 2), bd[2] = {1, 1};
     int64_t nb = 1;
     for (int32_t d = 0; d < brank; d++) nb *= (bd[d] = (int32_t)npuc_rng_range(r, 1, 3));
     int form = (int)npuc_rng_range(r, 0, 2); /* 0 both batched, 1 rhs one matrix, 2 lhs one matrix */
     int32_t K = (int32_t)npuc_rng_range(r, 1, 64), C = (int32_t)npuc_rng_range(r, 1, 40);
     int32_t A = (int32_t)npuc_rng_range(r, 1, 10);
-    int64_t rb = form == 1 ? 1 : nb;
-    while (A > 1 && tensor_form_ops(nb, rb, A, K, C, c->adj_y) > 64) A--;
-    while (tensor_form_ops(nb, rb, A, K, C, c->adj_y) > 64) {
-        nb = rb = 1;
+    int64_t rb = form == 1 ? 1 : nb, lb = form == 2 ? 1 : nb;
+    while (A > 1 && tensor_form_ops(nb, lb, rb, A, K, C, c->adj_x, c->adj_y) > 64) A--;
+    while (tensor_form_ops(nb, lb, rb, A, K, C, c->adj_x, c->adj_y) > 64) {
+        nb = rb = lb = 1;
         brank = 0;
     }
     c->lrank = form == 2 ? 2 + (int32_t)npuc_rng_range(r, 0, 1) * brank : brank + 2;
     c->rrank = form == 1 ? 2 + (int32_t)npuc_rng_range(r, 0, 1) * brank : brank + 2;
     for (int32_t d = 0; d < c->lrank - 2; d++) c->lshape[d] = form == 2 ? 1 : bd[d];
     for (int32_t d = 0; d < c->rrank - 2; d++) c->rshape[d] = form == 1 ? 1 : bd[d];
-    c->lshape[c->lrank - 2] = A;
-    c->lshape[c->lrank - 1] = K;
+    c->lshape[c->lrank - 2] = c->adj_x ? K : A;
+    c->lshape[c->lrank - 1] = c->adj_x ? A : K;
     c->rshape[c->rrank - 2] = c->adj_y ? C : K;
     c->rshape[c->rrank - 1] = c->adj_y ? K : C;
     c->orank = brank + 2;
@@ -280,7 +283,7 @@ int main(void)
         CHECK(run_config(&c, 991, 1, NULL, &st));
         c.adj_x = true;
         c.lshape[1] = 4; c.lshape[2] = 3;   /* stored [B, K, A] */
-        CHECK(run_config(&c, 992, 0, "adj_x", &st));
+        CHECK(run_config(&c, 992, 1, NULL, &st));
         c.rhs_input = false;
         CHECK(run_config(&c, 992, 0, "adj_x", &st));
         c.adj_x = false;
@@ -299,6 +302,9 @@ int main(void)
             for (int v = 0; v < 6; v++) {
                 d.variant = variants[v];
                 d.adj_y = v % 2 == 1;
+                d.adj_x = v >= 4;
+                d.lshape[0] = d.adj_x ? 200 : 3;
+                d.lshape[1] = d.adj_x ? 3 : 200;
                 if (d.adj_y) { d.rshape[0] = 100; d.rshape[1] = 200; }
                 else { d.rshape[0] = 200; d.rshape[1] = 100; }
                 CHECK(run_config(&d, 997 + (uint64_t)v, 1, NULL, &st));

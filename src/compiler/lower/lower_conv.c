@@ -654,7 +654,8 @@ static int lower_tconv(lower_ctx *c, const graph_op *op, npuc_err *err)
  * and a REDUCE_SUM pool (docs/ethos-u.md 5.5, 5.8). For output batch b:
  *   1. when R is stored K x C (no adj_y), a copy transposes its matrix into
  *      T (C x K, int8): a 1x1 MAX pool over one tap whose IFM is R viewed
- *      C x K x 1 with byte strides (1, C); with adj_y, T is R itself;
+ *      C x K x 1 with byte strides (1, C); with adj_y, T is R itself; the
+ *      same for L stored K x A (adj_x) into A x K;
  *   2. per output row a, MUL of T (1 x C x K, zero point zr) by the row
  *      L[b, a, :] (1 x 1 x K, zero point zl, broadcast along W) into int32
  *      products P (OFM scale (1, 0): (R - zr)(L - zl), exact: at most
@@ -667,19 +668,34 @@ static int lower_tconv(lower_ctx *c, const graph_op *op, npuc_err *err)
  * The reference sums in wrapping int32, the NPU without wrapping: equal
  * when |sum| <= K * 255 * 255 < 2^31, so K <= 33025, else the CPU.
  * Batch dims: equal on both sides, or one side a single matrix (it
- * broadcasts). adj_x (a column of L is no NHWC vector) and more than
- * BMM_MAX_OPS NPU ops stay on the CPU. */
+ * broadcasts). More than BMM_MAX_OPS NPU ops stay on the CPU. */
 #define BMM_MAX_OPS 64
 #define BMM_CHUNK_BYTES 65536u     /* int32 products one REDUCE_SUM reads */
 #define BMM_MAX_K 33025            /* K * 255 * 255 < 2^31 */
+
+/* dst (rows x cols, dense int8) [i][j] = src[off + j * rows + i]: a 1x1
+ * MAX pool over one tap, the raw values. */
+static int bmm_transpose(lower_ctx *c, int32_t src, uint64_t off, uint32_t rows, uint32_t cols, int32_t dst,
+                         npuc_err *err)
+{
+    eu_op *o = cc_new_eu(c, err);
+    if (!o) return err->code;
+    cc_copy_op(o, 8);
+    cc_fm_dense(&o->ifm, src, off, rows, cols, 1, 8, 0);
+    o->ifm.sy = 1;
+    o->ifm.sx = rows;
+    cc_fm_dense(&o->ofm, dst, 0, rows, cols, 1, 8, 0);
+    o->flex = false;
+    return cc_block_or_cpu(c, o, err);
+}
 
 static int bmm_tensors(lower_ctx *c, const graph_op *op, const graph_tensor *l, const graph_tensor *r,
                        const graph_tensor *out, npuc_err *err)
 {
     const int32_t lr = l->rank, rr = r->rank;
     if (lr < 2 || rr < 2 || lr > 5 || rr > 5) return cc_cpu(c, "ranks %d and %d", lr, rr);
-    const bool adj_y = op->opt.adj_y;
-    const int32_t A = l->shape[lr - 2], K = l->shape[lr - 1];
+    const bool adj_x = op->opt.adj_x, adj_y = op->opt.adj_y;
+    const int32_t A = adj_x ? l->shape[lr - 1] : l->shape[lr - 2], K = adj_x ? l->shape[lr - 2] : l->shape[lr - 1];
     const int32_t C = adj_y ? r->shape[rr - 2] : r->shape[rr - 1];
     /* batch dims right-aligned to 3, as the reference kernel */
     int32_t bl[3], br[3];
@@ -711,11 +727,12 @@ static int bmm_tensors(lower_ctx *c, const graph_op *op, const graph_tensor *l, 
     if (rows < 1) rows = 1;
     if (rows > (uint32_t)A) rows = (uint32_t)A;
     const uint64_t chunks = ((uint64_t)A + rows - 1) / rows;
-    const uint64_t transposes = adj_y ? 0 : rb;
+    const uint64_t transposes = (adj_y ? 0 : rb) + (adj_x ? lb : 0);
     const uint64_t n_ops = transposes + nb * ((uint64_t)A + chunks);
     if (n_ops > BMM_MAX_OPS)
-        return cc_cpu(c, "%llu NPU ops (the tensor-by-tensor form runs a MUL per output row and a REDUCE_SUM per "
-                      "%u rows; at most %d)", (unsigned long long)n_ops, rows, BMM_MAX_OPS);
+        return cc_cpu(c, "%llu NPU ops (the tensor-by-tensor form runs a MUL per output row, a REDUCE_SUM per %u "
+                      "rows and a transpose per matrix stored K-major; at most %d)", (unsigned long long)n_ops, rows,
+                      BMM_MAX_OPS);
     /* the reference's multiplier: float scale product over the output scale */
     const float prod = l->q.scale[0] * r->q.scale[0];
     const double real = (double)prod / (double)out->q.scale[0];
@@ -729,8 +746,10 @@ static int bmm_tensors(lower_ctx *c, const graph_op *op, const graph_tensor *l, 
     const int32_t zl = cc_zp(l), zr = cc_zp(r), zo = cc_zp(out);
     const int32_t bufl = c->m->buf_of[op->in[0]], bufr = c->m->buf_of[op->in[1]], bufo = c->m->buf_of[op->out[0]];
     const uint64_t mat = (uint64_t)K * (uint64_t)C;
-    int32_t bt = -1, bp;
+    const uint64_t lmat = (uint64_t)A * (uint64_t)K;
+    int32_t bt = -1, blt = -1, bp;
     if (!adj_y && (bt = cc_temp_buf(c, mat, err)) < 0) return err->code;
+    if (adj_x && (blt = cc_temp_buf(c, lmat, err)) < 0) return err->code;
     if ((bp = cc_temp_buf(c, row_bytes * rows, err)) < 0) return err->code;
     int rc = 0;
     for (uint64_t b = 0; b < nb && !rc; b++) {
@@ -740,19 +759,18 @@ static int bmm_tensors(lower_ctx *c, const graph_op *op, const graph_tensor *l, 
             cc_fm_dense(&t, bufr, rbat * mat, 1, (uint32_t)C, (uint32_t)K, 8, zr);
         } else {
             cc_fm_dense(&t, bt, 0, 1, (uint32_t)C, (uint32_t)K, 8, zr);
-            if (b == 0 || rb > 1) {
-                /* 1: T[c][k] = R[k][c] */
-                eu_op *o = cc_new_eu(c, err);
-                if (!o) return err->code;
-                cc_copy_op(o, 8);
-                cc_fm_dense(&o->ifm, bufr, rbat * mat, (uint32_t)C, (uint32_t)K, 1, 8, 0);
-                o->ifm.sy = 1;
-                o->ifm.sx = (uint64_t)C;
-                o->ifm.full_w = (uint32_t)K;
-                cc_fm_dense(&o->ofm, bt, 0, (uint32_t)C, (uint32_t)K, 1, 8, 0);
-                o->flex = false;
-                if ((rc = cc_block_or_cpu(c, o, err))) break;
-            }
+            /* 1: T[c][k] = R[k][c] */
+            if ((b == 0 || rb > 1) && (rc = bmm_transpose(c, bufr, rbat * mat, (uint32_t)C, (uint32_t)K, bt, err)))
+                break;
+        }
+        /* the rows of L: L itself, or (adj_x) L^T[a][k] = L[k][a] */
+        int32_t lbuf = bufl;
+        uint64_t loff = lbat * lmat;
+        if (adj_x) {
+            if ((b == 0 || lb > 1) && (rc = bmm_transpose(c, bufl, lbat * lmat, (uint32_t)A, (uint32_t)K, blt, err)))
+                break;
+            lbuf = blt;
+            loff = 0;
         }
         for (uint32_t a0 = 0; a0 < (uint32_t)A && !rc; a0 += rows) {
             const uint32_t n = (uint32_t)A - a0 < rows ? (uint32_t)A - a0 : rows;
@@ -763,7 +781,7 @@ static int bmm_tensors(lower_ctx *c, const graph_op *op, const graph_tensor *l, 
                 o->kind = SIM_K_ELEMENTWISE;
                 o->mode = 0; /* MUL */
                 o->ifm = t;
-                cc_fm_dense(&o->ifm2, bufl, (lbat * (uint64_t)A + a0 + i) * (uint64_t)K, 1, 1, (uint32_t)K, 8, zl);
+                cc_fm_dense(&o->ifm2, lbuf, loff + (uint64_t)(a0 + i) * (uint64_t)K, 1, 1, (uint32_t)K, 8, zl);
                 o->ifm2_tensor = true;
                 o->bcast_w = C > 1;
                 cc_fm_dense(&o->ofm, bp, (uint64_t)i * row_bytes, 1, (uint32_t)C, (uint32_t)K, 32, 0);
@@ -816,10 +834,10 @@ static int lower_batch_matmul(lower_ctx *c, const graph_op *op, npuc_err *err)
     if (l->dtype != GRAPH_I8 || r->dtype != GRAPH_I8 || out->dtype != GRAPH_I8)
         return cc_cpu(c, "%s BATCH_MATMUL (the NPU forms take int8: 8-bit weights, 8-bit MUL products)",
                       graph_dtype_name(l->dtype));
-    if (op->opt.adj_x) return cc_cpu(c, "adj_x: the left-hand operand is stored transposed");
     if (!cc_has_q1(l) || !cc_has_q1(r) || !cc_has_q1(out) || r->q.n != 1)
         return cc_cpu(c, "tensors are not quantized per tensor");
     if (!r->data) return bmm_tensors(c, op, l, r, out, err);
+    if (op->opt.adj_x) return cc_cpu(c, "adj_x: the left-hand operand is stored transposed");
     int32_t lr = l->rank, rr = r->rank;
     if (lr < 2 || rr < 2 || lr > 5 || rr > 5) return cc_cpu(c, "ranks %d and %d", lr, rr);
     const bool adj_y = op->opt.adj_y;

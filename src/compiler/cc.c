@@ -28,6 +28,7 @@ void cc_model_free(cc_model *m)
         free(e->flash);
         free(e->payload);
         free(e->dma_op);
+        free(e->w_bits);
         free(e->inputs);
         free(e->outputs);
     }
@@ -649,6 +650,64 @@ static bool chunks_differ(const cc_model *m, uint32_t chunk)
 /* Schedules the search may weigh at most (the caller's and the tries). */
 #define N_SCHED (4 + (int32_t)(sizeof TRIES / sizeof TRIES[0]))
 
+/* The order-0 entropy (bits) of the values op o's weight stream(s) decode
+ * to (the traversal's zeros included), read back from the flash, each
+ * stream once: ops that share one (an unrolled LSTM's) find it in c. */
+typedef struct ent_cache {
+    struct ent_entry { const uint8_t *at; double bits; } *e;
+    size_t n, cap;
+} ent_cache;
+
+static double stream_bits(ent_cache *c, const uint8_t *at, uint64_t len, bool *oom)
+{
+    for (size_t i = 0; i < c->n; i++)
+        if (c->e[i].at == at) return c->e[i].bits;
+    int16_t *v = NULL;
+    sim_mlw_info info;
+    npuc_err err;
+    memset(&err, 0, sizeof err);
+    double bits = 0;
+    if (!sim_mlw_decode(at, len, 0, &v, &info, &err)) bits = eu_entropy_bits(v, info.n_weights);
+    else if (err.code == NPUC_E_NOMEM) *oom = true;
+    free(v);
+    if (c->n == c->cap) {
+        size_t cap = c->cap ? 2 * c->cap : 64;
+        struct ent_entry *e = realloc(c->e, sizeof *e * cap);
+        if (!e) return *oom = true, bits;
+        c->e = e;
+        c->cap = cap;
+    }
+    c->e[c->n++] = (struct ent_entry){at, bits};
+    return bits;
+}
+
+/* Each NPU op's weight entropy (cc_epoch.w_bits) for the report: computed
+ * once, on the compile's final model, never during the search. */
+static int weight_entropy(cc_model *m, npuc_err *err)
+{
+    ent_cache c = {0};
+    bool oom = false;
+    for (int32_t i = 0; i < m->n_epochs && !oom; i++) {
+        cc_epoch *e = &m->epochs[i];
+        if (e->kind != CC_EPOCH_HW) continue;
+        free(e->w_bits);
+        if (!(e->w_bits = calloc((size_t)e->n_eu + 1, sizeof *e->w_bits))) {
+            oom = true;
+            break;
+        }
+        const cc_epoch *fe = cc_flash_epoch(m, e);
+        for (int32_t k = 0; k < e->n_eu && !oom; k++) {
+            const eu_op *o = &e->ops[k];
+            const uint64_t off[2] = {o->w_off, o->w1_off}, len[2] = {o->w_len, o->w1_len};
+            for (int j = 0; j < 2; j++)
+                if (len[j] && off[j] + len[j] <= fe->flash_size)
+                    e->w_bits[k] += stream_bits(&c, fe->flash + off[j], len[j], &oom);
+        }
+    }
+    free(c.e);
+    return oom ? npuc_errf(err, NPUC_E_NOMEM, "out of memory") : NPUC_OK;
+}
+
 int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *err)
 {
     *out = NULL;
@@ -804,6 +863,11 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
                          "the model needs at least %llu bytes of SRAM (its feature maps, weights streamed "
                          "from flash), more than the arena cache size of %llu bytes",
                          (unsigned long long)need, (unsigned long long)limit);
+    }
+    int rc2 = weight_entropy(best, err);
+    if (rc2) {
+        cc_model_free(best);
+        return rc2;
     }
     best->compile_seconds = now_seconds() - t0;
     *out = best;

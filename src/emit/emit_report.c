@@ -1,7 +1,6 @@
 /* emit_report: what the compiler did, for people (summary) and scripts
  * (JSON with everything, CSV with one row per graph op). */
 #include "emit.h"
-#include "compiler/ethosu/eu_weights.h"
 #include "sim/sim.h"
 #include "util/json.h"
 
@@ -23,52 +22,18 @@ static uint64_t sram_bytes(const cc_model *m)
 }
 
 /* The order-0 entropy (bits) of the values op o's weight stream(s)
- * decode to (the traversal's zeros included), read back from the flash:
- * computed for the report only, never during the compile's search, and
- * each stream once (ops that share one, an unrolled LSTM's, hit the
- * cache). */
-typedef struct ent_cache {
-    struct ent_entry { const uint8_t *at; double bits; } *e;
-    size_t n, cap;
-} ent_cache;
-
-static double stream_bits(ent_cache *c, const uint8_t *at, uint64_t len)
+ * decode to (cc_epoch.w_bits, worked out once on the compile's final
+ * model). */
+static double stream_entropy(const cc_epoch *e, const eu_op *o)
 {
-    for (size_t i = 0; i < c->n; i++)
-        if (c->e[i].at == at) return c->e[i].bits;
-    int16_t *v = NULL;
-    sim_mlw_info info;
-    npuc_err err;
-    memset(&err, 0, sizeof err);
-    double bits = 0;
-    if (!sim_mlw_decode(at, len, 0, &v, &info, &err)) bits = eu_entropy_bits(v, info.n_weights);
-    free(v);
-    if (c->n == c->cap) {
-        size_t cap = c->cap ? 2 * c->cap : 64;
-        struct ent_entry *e = realloc(c->e, sizeof *e * cap);
-        if (!e) return bits;
-        c->e = e;
-        c->cap = cap;
-    }
-    c->e[c->n++] = (struct ent_entry){at, bits};
-    return bits;
-}
-
-static double stream_entropy(ent_cache *c, const cc_model *m, const cc_epoch *e, const eu_op *o)
-{
-    const cc_epoch *fe = cc_flash_epoch(m, e);
-    double bits = 0;
-    const uint64_t off[2] = {o->w_off, o->w1_off}, len[2] = {o->w_len, o->w1_len};
-    for (int k = 0; k < 2; k++)
-        if (len[k] && off[k] + len[k] <= fe->flash_size) bits += stream_bits(c, fe->flash + off[k], len[k]);
-    return bits;
+    return e->w_bits ? e->w_bits[o - e->ops] : 0;
 }
 
 /* The weight streams' bytes and their order-0 entropy (bits) over the
  * model, each stream once: ops sharing one stream in an epoch count it
  * once, and an epoch that uses another's constants (cc_share_flash) adds
  * nothing. */
-static void weight_totals(ent_cache *c, const cc_model *m, uint64_t *bytes, double *entropy_bits)
+static void weight_totals(const cc_model *m, uint64_t *bytes, double *entropy_bits)
 {
     *bytes = 0;
     *entropy_bits = 0;
@@ -82,7 +47,7 @@ static void weight_totals(ent_cache *c, const cc_model *m, uint64_t *bytes, doub
             for (int32_t j = 0; j < k && !seen; j++) seen = e->ops[j].w_len && e->ops[j].w_off == o->w_off;
             if (seen) continue;
             *bytes += o->w_len + o->w1_len;
-            *entropy_bits += stream_entropy(c, m, e, o);
+            *entropy_bits += stream_entropy(e, o);
         }
     }
 }
@@ -282,7 +247,6 @@ int emit_report_json(const cc_model *m, const char *model_name, const char *path
 
 int emit_report_json_text(const cc_model *m, const char *model_name, char **out, size_t *out_len, npuc_err *err)
 {
-    ent_cache ec = {0};
     const graph *g = m->g;
     const target_desc *s = &m->opt.sys;
     npuc_json_writer w;
@@ -318,7 +282,7 @@ int emit_report_json_text(const cc_model *m, const char *model_name, char **out,
     {
         uint64_t wb;
         double ent;
-        weight_totals(&ec, m, &wb, &ent);
+        weight_totals(m, &wb, &ent);
         npuc_json_member_uint(&w, "weight_bytes", wb);
         npuc_json_member_uint(&w, "weight_entropy_bytes", (uint64_t)ceil(ent / 8.0));
     }
@@ -457,7 +421,7 @@ int emit_report_json_text(const cc_model *m, const char *model_name, char **out,
                 npuc_json_member_uint(&w, "weight_bytes", o->w_len + o->w1_len);
                 if (o->w_len)
                     npuc_json_member_uint(&w, "weight_entropy_bytes",
-                                          (uint64_t)ceil(stream_entropy(&ec, m, &m->epochs[oi->epoch], o) / 8.0));
+                                          (uint64_t)ceil(stream_entropy(&m->epochs[oi->epoch], o) / 8.0));
                 npuc_json_member_uint(&w, "scale_bytes", o->s_len + o->s1_len);
                 npuc_json_write_object_end(&w);
             }
@@ -468,7 +432,6 @@ int emit_report_json_text(const cc_model *m, const char *model_name, char **out,
     npuc_json_write_object_end(&w);
     int rc = npuc_json_writer_finish(&w, out, out_len, err);
     npuc_json_writer_free(&w);
-    free(ec.e);
     return rc;
 }
 
@@ -556,9 +519,7 @@ int emit_summary(const cc_model *m, const char *model_name, char **out, npuc_err
     {
         uint64_t wb;
         double ent;
-        ent_cache ec = {0};
-        weight_totals(&ec, m, &wb, &ent);
-        free(ec.e);
+        weight_totals(m, &wb, &ent);
         if (wb)
             npuc_sb_printf(&b, "  Weight streams              %10.2f KiB  (order-0 entropy of their values %.2f KiB: %.3fx)\n",
                            (double)wb / 1024.0, ent / 8192.0, ent > 0 ? (double)wb * 8.0 / ent : 0.0);

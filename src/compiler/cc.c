@@ -154,7 +154,10 @@ typedef struct gen_entry {
 } gen_entry;
 
 /* estimate's arrays, per op of a stream */
-typedef struct est_scratch { sim_op_info *ops; int32_t *owner, *eu_of; size_t cap; } est_scratch;
+typedef struct est_scratch {
+    sim_op_info *ops; int32_t *owner, *eu_of; size_t cap;
+    sim_check_memo *memo;     /* the stream checks, NULL: none */
+} est_scratch;
 
 /* The last few epochs generated (the passes' searches generate the same
  * plan again: the best one after trying others, the one before a trial
@@ -187,6 +190,7 @@ void cc_gencache_free(struct cc_gencache *c)
     free(c->scratch.ops);
     free(c->scratch.owner);
     free(c->scratch.eu_of);
+    free(c->scratch.memo);
     free(c);
 }
 
@@ -329,6 +333,9 @@ static int estimate(cc_model *m, cc_epoch *e, gen_entry *g, npuc_err *err)
         if (x == &own) free(own.ops), free(own.owner), free(own.eu_of);
         return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     }
+    /* the checks of the register values the epochs' streams repeat are
+     * remembered with the cache (without one, each command is checked) */
+    if (m->gen && !x->memo) x->memo = calloc(1, sizeof *x->memo);
     sim_op_info *ops = x->ops;
     int32_t *owner = x->owner, *eu_of = x->eu_of;
     sim_state s;
@@ -344,7 +351,7 @@ static int estimate(cc_model *m, cc_epoch *e, gen_entry *g, npuc_err *err)
             break;
         }
         sim_cmd cmd;
-        if ((rc = sim_cmd_decode(st, size, pos, v, &cmd, err))) {
+        if ((rc = sim_cmd_decode_memo(st, size, pos, v, &cmd, x->memo, err))) {
             npuc_err_prefix(err, "internal: own command stream");
             break;
         }

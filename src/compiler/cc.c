@@ -28,6 +28,7 @@ void cc_model_free(cc_model *m)
         free(e->flash);
         free(e->payload);
         free(e->dma_op);
+        free(e->w_bits);
         free(e->inputs);
         free(e->outputs);
     }
@@ -152,6 +153,12 @@ typedef struct gen_entry {
     gen_share *share; size_t n_share;
 } gen_entry;
 
+/* estimate's arrays, per op of a stream */
+typedef struct est_scratch {
+    sim_op_info *ops; int32_t *owner, *eu_of; size_t cap;
+    sim_check_memo *memo;     /* the stream checks, NULL: none */
+} est_scratch;
+
 /* The last few epochs generated (the passes' searches generate the same
  * plan again: the best one after trying others, the one before a trial
  * that did not pay). */
@@ -159,6 +166,9 @@ typedef struct gen_entry {
 struct cc_gencache {
     gen_entry e[GEN_KEEP];
     int32_t next;             /* the slot to fill next */
+    /* estimate's scratch, kept between epochs (fresh arrays of a long
+     * stream's size cost a page fault per page each time) */
+    est_scratch scratch;
 };
 
 static void gen_entry_free(gen_entry *g)
@@ -177,6 +187,10 @@ void cc_gencache_free(struct cc_gencache *c)
 {
     if (!c) return;
     for (int i = 0; i < GEN_KEEP; i++) gen_entry_free(&c->e[i]);
+    free(c->scratch.ops);
+    free(c->scratch.owner);
+    free(c->scratch.eu_of);
+    free(c->scratch.memo);
     free(c);
 }
 
@@ -281,40 +295,69 @@ static void gen_store(cc_model *m, int32_t i, gen_entry *g)
     memset(g, 0, sizeof *g);
 }
 
+/* Room for n ops in estimate's scratch arrays. */
+static bool scratch_reserve(est_scratch *x, size_t n)
+{
+    if (n <= x->cap) return true;
+    size_t cap = x->cap ? x->cap : 64;
+    while (cap < n) cap *= 2;
+    sim_op_info *ops = realloc(x->ops, sizeof *ops * cap);
+    if (ops) x->ops = ops;
+    int32_t *owner = realloc(x->owner, sizeof *owner * cap);
+    if (owner) x->owner = owner;
+    int32_t *eu_of = realloc(x->eu_of, sizeof *eu_of * cap);
+    if (eu_of) x->eu_of = eu_of;
+    if (!ops || !owner || !eu_of) return false;
+    x->cap = cap;
+    return true;
+}
+
 /* Cycle estimate of an epoch's stream, attributed to the graph ops (each
- * op's share also into g->share when g is given). */
+ * op's share also into g->share when g is given). The stream is decoded
+ * (and each command checked) one command at a time, as sim_stream_decode
+ * would. */
 static int estimate(cc_model *m, cc_epoch *e, gen_entry *g, npuc_err *err)
 {
     sim_cop1 cop;
     int rc = sim_cop1_parse(e->payload, e->payload_size, &cop, err);
     if (rc) return npuc_err_prefix(err, "internal: own payload"), rc;
     eu_variant v = m->opt.sys.variant;
-    sim_cmd *cmds = NULL;
-    size_t n = 0;
-    if ((rc = sim_stream_decode(cop.stream, cop.stream_size, v, &cmds, &n, err)))
-        return npuc_err_prefix(err, "internal: own command stream"), rc;
-    sim_op_info *ops = calloc(n + 1, sizeof *ops);
-    int32_t *owner = calloc(n + 1, sizeof *owner);
-    if (!ops || !owner) {
-        free(cmds);
-        free(ops);
-        free(owner);
+    const uint8_t *st = cop.stream;
+    size_t size = cop.stream_size;
+    if (size % 4 || size == 0)
+        return npuc_errf(err, NPUC_E_FORMAT, "internal: own command stream: size %zu", size);
+    est_scratch own = {0}, *x = &own;
+    if (m->gen) x = &m->gen->scratch;   /* kept between epochs */
+    /* at most one op per command word */
+    if (!scratch_reserve(x, size / 4 + 1)) {
+        if (x == &own) free(own.ops), free(own.owner), free(own.eu_of);
         return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     }
+    /* the checks of the register values the epochs' streams repeat are
+     * remembered with the cache (without one, each command is checked) */
+    if (m->gen && !x->memo) x->memo = calloc(1, sizeof *x->memo);
+    sim_op_info *ops = x->ops;
+    int32_t *owner = x->owner, *eu_of = x->eu_of;
     sim_state s;
     sim_state_reset(&s);
     uint8_t wk = 0, wc = 0;
-    size_t no = 0;
+    size_t no = 0, i = 0;
     int32_t kernel = 0, dma = 0;
-    int32_t *eu_of = calloc(n + 1, sizeof *eu_of);
-    if (!eu_of) {
-        free(cmds);
-        free(ops);
-        free(owner);
-        return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
-    }
-    for (size_t i = 0; i < n; i++) {
-        const sim_cmd *c = &cmds[i];
+    bool stopped = false;
+    for (size_t pos = 0; pos < size; i++) {
+        if (stopped) {
+            rc = npuc_errf(err, NPUC_E_FORMAT, "internal: own command stream: byte 0x%04zx: command after NPU_OP_STOP",
+                           pos);
+            break;
+        }
+        sim_cmd cmd;
+        if ((rc = sim_cmd_decode_memo(st, size, pos, v, &cmd, x->memo, err))) {
+            npuc_err_prefix(err, "internal: own command stream");
+            break;
+        }
+        const sim_cmd *c = &cmd;
+        stopped = c->code == EU_OP_STOP;
+        pos += c->is_cmd1 ? 8 : 4;
         sim_state_apply(&s, c, v);
         if (c->code == EU_OP_DMA_WAIT || c->code == EU_OP_KERNEL_WAIT) {
             wk = c->code == EU_OP_DMA_WAIT ? 1 : 2;
@@ -333,37 +376,34 @@ static int estimate(cc_model *m, cc_epoch *e, gen_entry *g, npuc_err *err)
             no++;
         }
     }
+    if (!rc && !stopped)
+        rc = npuc_errf(err, NPUC_E_FORMAT, "internal: own command stream: ends without NPU_OP_STOP");
+    gen_share *sh = !rc && g ? malloc(sizeof *sh * (no + 1)) : NULL;
+    if (!rc && g && !sh) rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    if (rc) {
+        if (x == &own) free(own.ops), free(own.owner), free(own.eu_of);
+        return rc;
+    }
     e->cycles = sim_perf_estimate(v, &m->opt.sys.sim, ops, no);
     for (int32_t k = 0; k < e->n_eu; k++) e->ops[k].cycles = e->ops[k].dma_cycles = 0;
-    for (size_t i = 0; i < no; i++) {
-        if (eu_of[i] < 0) continue;
-        eu_op *o = &e->ops[eu_of[i]];
-        if (ops[i].kind == SIM_K_DMA) o->dma_cycles += ops[i].cycles;
-        else o->cycles = ops[i].cycles;
-    }
-    gen_share *sh = g ? malloc(sizeof *sh * (no + 1)) : NULL;
-    if (g && !sh) {
-        free(cmds);
-        free(ops);
-        free(owner);
-        free(eu_of);
-        return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    for (size_t j = 0; j < no; j++) {
+        if (eu_of[j] < 0) continue;
+        eu_op *o = &e->ops[eu_of[j]];
+        if (ops[j].kind == SIM_K_DMA) o->dma_cycles += ops[j].cycles;
+        else o->cycles = ops[j].cycles;
     }
     size_t nsh = 0;
-    for (size_t i = 0; i < no; i++) {
-        if (owner[i] < 0) continue;
-        gen_share x = share_of(owner[i], &ops[i]);
-        apply_share(m, &x);
-        if (sh) sh[nsh++] = x;
+    for (size_t j = 0; j < no; j++) {
+        if (owner[j] < 0) continue;
+        gen_share y = share_of(owner[j], &ops[j]);
+        apply_share(m, &y);
+        if (sh) sh[nsh++] = y;
     }
     if (g) {
         g->share = sh;
         g->n_share = nsh;
     }
-    free(cmds);
-    free(ops);
-    free(owner);
-    free(eu_of);
+    if (x == &own) free(own.ops), free(own.owner), free(own.eu_of);
     return NPUC_OK;
 }
 
@@ -649,6 +689,64 @@ static bool chunks_differ(const cc_model *m, uint32_t chunk)
 /* Schedules the search may weigh at most (the caller's and the tries). */
 #define N_SCHED (4 + (int32_t)(sizeof TRIES / sizeof TRIES[0]))
 
+/* The order-0 entropy (bits) of the values op o's weight stream(s) decode
+ * to (the traversal's zeros included), read back from the flash, each
+ * stream once: ops that share one (an unrolled LSTM's) find it in c. */
+typedef struct ent_cache {
+    struct ent_entry { const uint8_t *at; double bits; } *e;
+    size_t n, cap;
+} ent_cache;
+
+static double stream_bits(ent_cache *c, const uint8_t *at, uint64_t len, bool *oom)
+{
+    for (size_t i = 0; i < c->n; i++)
+        if (c->e[i].at == at) return c->e[i].bits;
+    int16_t *v = NULL;
+    sim_mlw_info info;
+    npuc_err err;
+    memset(&err, 0, sizeof err);
+    double bits = 0;
+    if (!sim_mlw_decode(at, len, 0, &v, &info, &err)) bits = eu_entropy_bits(v, info.n_weights);
+    else if (err.code == NPUC_E_NOMEM) *oom = true;
+    free(v);
+    if (c->n == c->cap) {
+        size_t cap = c->cap ? 2 * c->cap : 64;
+        struct ent_entry *e = realloc(c->e, sizeof *e * cap);
+        if (!e) return *oom = true, bits;
+        c->e = e;
+        c->cap = cap;
+    }
+    c->e[c->n++] = (struct ent_entry){at, bits};
+    return bits;
+}
+
+/* Each NPU op's weight entropy (cc_epoch.w_bits) for the report: computed
+ * once, on the compile's final model, never during the search. */
+static int weight_entropy(cc_model *m, npuc_err *err)
+{
+    ent_cache c = {0};
+    bool oom = false;
+    for (int32_t i = 0; i < m->n_epochs && !oom; i++) {
+        cc_epoch *e = &m->epochs[i];
+        if (e->kind != CC_EPOCH_HW) continue;
+        free(e->w_bits);
+        if (!(e->w_bits = calloc((size_t)e->n_eu + 1, sizeof *e->w_bits))) {
+            oom = true;
+            break;
+        }
+        const cc_epoch *fe = cc_flash_epoch(m, e);
+        for (int32_t k = 0; k < e->n_eu && !oom; k++) {
+            const eu_op *o = &e->ops[k];
+            const uint64_t off[2] = {o->w_off, o->w1_off}, len[2] = {o->w_len, o->w1_len};
+            for (int j = 0; j < 2; j++)
+                if (len[j] && off[j] + len[j] <= fe->flash_size)
+                    e->w_bits[k] += stream_bits(&c, fe->flash + off[j], len[j], &oom);
+        }
+    }
+    free(c.e);
+    return oom ? npuc_errf(err, NPUC_E_NOMEM, "out of memory") : NPUC_OK;
+}
+
 int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *err)
 {
     *out = NULL;
@@ -804,6 +902,11 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
                          "the model needs at least %llu bytes of SRAM (its feature maps, weights streamed "
                          "from flash), more than the arena cache size of %llu bytes",
                          (unsigned long long)need, (unsigned long long)limit);
+    }
+    int rc2 = weight_entropy(best, err);
+    if (rc2) {
+        cc_model_free(best);
+        return rc2;
     }
     best->compile_seconds = now_seconds() - t0;
     *out = best;

@@ -193,6 +193,10 @@ typedef struct cc_epoch {
     int32_t *outputs; int32_t n_outputs;  /* graph tensors used outside */
     uint64_t cycles;          /* cycle-model estimate of the stream */
     int32_t *dma_op; int32_t n_dma;   /* the op each DMA of the stream feeds */
+    double *w_bits;           /* owned, [n_eu]: the order-0 entropy (bits) of
+                                 the values each NPU op's weight stream(s)
+                                 decode to, for the report; set on the model
+                                 cc_compile returns (NULL before) */
 } cc_epoch;
 
 /* Per graph op: where it runs and why. */

@@ -1,7 +1,6 @@
 /* emit_report: what the compiler did, for people (summary) and scripts
  * (JSON with everything, CSV with one row per graph op). */
 #include "emit.h"
-#include "compiler/ethosu/eu_weights.h"
 #include "sim/sim.h"
 #include "util/json.h"
 
@@ -23,52 +22,18 @@ static uint64_t sram_bytes(const cc_model *m)
 }
 
 /* The order-0 entropy (bits) of the values op o's weight stream(s)
- * decode to (the traversal's zeros included), read back from the flash:
- * computed for the report only, never during the compile's search, and
- * each stream once (ops that share one, an unrolled LSTM's, hit the
- * cache). */
-typedef struct ent_cache {
-    struct ent_entry { const uint8_t *at; double bits; } *e;
-    size_t n, cap;
-} ent_cache;
-
-static double stream_bits(ent_cache *c, const uint8_t *at, uint64_t len)
+ * decode to (cc_epoch.w_bits, worked out once on the compile's final
+ * model). */
+static double stream_entropy(const cc_epoch *e, const eu_op *o)
 {
-    for (size_t i = 0; i < c->n; i++)
-        if (c->e[i].at == at) return c->e[i].bits;
-    int16_t *v = NULL;
-    sim_mlw_info info;
-    npuc_err err;
-    memset(&err, 0, sizeof err);
-    double bits = 0;
-    if (!sim_mlw_decode(at, len, 0, &v, &info, &err)) bits = eu_entropy_bits(v, info.n_weights);
-    free(v);
-    if (c->n == c->cap) {
-        size_t cap = c->cap ? 2 * c->cap : 64;
-        struct ent_entry *e = realloc(c->e, sizeof *e * cap);
-        if (!e) return bits;
-        c->e = e;
-        c->cap = cap;
-    }
-    c->e[c->n++] = (struct ent_entry){at, bits};
-    return bits;
-}
-
-static double stream_entropy(ent_cache *c, const cc_model *m, const cc_epoch *e, const eu_op *o)
-{
-    const cc_epoch *fe = cc_flash_epoch(m, e);
-    double bits = 0;
-    const uint64_t off[2] = {o->w_off, o->w1_off}, len[2] = {o->w_len, o->w1_len};
-    for (int k = 0; k < 2; k++)
-        if (len[k] && off[k] + len[k] <= fe->flash_size) bits += stream_bits(c, fe->flash + off[k], len[k]);
-    return bits;
+    return e->w_bits ? e->w_bits[o - e->ops] : 0;
 }
 
 /* The weight streams' bytes and their order-0 entropy (bits) over the
  * model, each stream once: ops sharing one stream in an epoch count it
  * once, and an epoch that uses another's constants (cc_share_flash) adds
  * nothing. */
-static void weight_totals(ent_cache *c, const cc_model *m, uint64_t *bytes, double *entropy_bits)
+static void weight_totals(const cc_model *m, uint64_t *bytes, double *entropy_bits)
 {
     *bytes = 0;
     *entropy_bits = 0;
@@ -82,7 +47,7 @@ static void weight_totals(ent_cache *c, const cc_model *m, uint64_t *bytes, doub
             for (int32_t j = 0; j < k && !seen; j++) seen = e->ops[j].w_len && e->ops[j].w_off == o->w_off;
             if (seen) continue;
             *bytes += o->w_len + o->w1_len;
-            *entropy_bits += stream_entropy(c, m, e, o);
+            *entropy_bits += stream_entropy(e, o);
         }
     }
 }
@@ -143,16 +108,86 @@ static int32_t buf_op(const cc_model *m, int32_t b)
     return -1;
 }
 
+/* Lookups the report makes per buffer and per tensor, made once:
+ * ends[i] is the allocation step after graph op i's last (cc_op_steps
+ * summed), cat[t] cc_concat_slice_of(m, t), tensors of buffer b in order
+ * from first_t[b] along next_t. NULL arrays: out of memory (the lookups
+ * fall back to the compiler's). */
+typedef struct rep_index {
+    int32_t *ends, *cat, *first_t, *next_t;
+} rep_index;
+
+static void index_free(rep_index *x)
+{
+    free(x->ends);
+    free(x->cat);
+    free(x->first_t);
+    free(x->next_t);
+    memset(x, 0, sizeof *x);
+}
+
+static void index_build(rep_index *x, const cc_model *m)
+{
+    const graph *g = m->g;
+    memset(x, 0, sizeof *x);
+    x->ends = malloc(sizeof *x->ends * ((size_t)g->n_ops + 1));
+    x->cat = malloc(sizeof *x->cat * ((size_t)g->n_tensors + 1));
+    x->first_t = malloc(sizeof *x->first_t * ((size_t)m->n_bufs + 1));
+    x->next_t = malloc(sizeof *x->next_t * ((size_t)g->n_tensors + 1));
+    if (!x->ends || !x->cat || !x->first_t || !x->next_t) {
+        index_free(x);
+        return;
+    }
+    for (int32_t i = 0, t = 0; i < g->n_ops; i++) x->ends[i] = t += cc_op_steps(m, i);
+    for (int32_t t = 0; t < g->n_tensors; t++) x->cat[t] = -1;
+    /* as cc_concat_slice_of: the first concatenation (in op order) that
+     * takes t in and writes its output in t's buffer */
+    for (int32_t i = 0; i < g->n_ops; i++) {
+        const graph_op *op = &g->ops[i];
+        if (op->opcode != TFL_OP_CONCATENATION || op->n_out != 1 || op->out[0] < 0) continue;
+        int32_t out = op->out[0];
+        for (int32_t k = 0; k < op->n_in; k++) {
+            int32_t t = op->in[k];
+            if (t < 0 || t == out || m->buf_of[t] < 0 || m->buf_of[out] != m->buf_of[t]) continue;
+            if (x->cat[t] < 0) x->cat[t] = out;
+        }
+    }
+    for (int32_t b = 0; b < m->n_bufs; b++) x->first_t[b] = -1;
+    for (int32_t t = g->n_tensors - 1; t >= 0; t--) {
+        int32_t b = m->buf_of[t];
+        x->next_t[t] = -1;
+        if (b < 0 || b >= m->n_bufs) continue;
+        x->next_t[t] = x->first_t[b];
+        x->first_t[b] = t;
+    }
+}
+
+/* cc_step_op: the graph op allocation step `step` falls in. */
+static int32_t step_op(const rep_index *x, const cc_model *m, int32_t step)
+{
+    int32_t n = m->g->n_ops;
+    if (!x->ends) return cc_step_op(m, step);
+    if (step < 0 || n <= 0) return 0;
+    int32_t lo = 0, hi = n;   /* the first op whose steps end after step */
+    while (lo < hi) {
+        int32_t mid = lo + (hi - lo) / 2;
+        if (step < x->ends[mid]) hi = mid;
+        else lo = mid + 1;
+    }
+    return lo < n ? lo : n - 1;
+}
+
 /* Every placed buffer of both pools (the arena and the fast scratch) with
  * its offset, size, live range (allocation steps, and the graph ops they
  * fall in) and what it holds; each pool's peak is the end of its last
  * buffer, or of a "padding" entry for the alignment of the peak. */
-static void write_buffers(npuc_json_writer *w, const cc_model *m)
+static void write_buffers(npuc_json_writer *w, const cc_model *m, const rep_index *ix)
 {
     const graph *g = m->g;
     const target_desc *s = &m->opt.sys;
-    int32_t steps = 0;
-    for (int32_t i = 0; i < g->n_ops; i++) steps += cc_op_steps(m, i);
+    int32_t steps = ix->ends && g->n_ops > 0 ? ix->ends[g->n_ops - 1] : 0;
+    if (!ix->ends)
+        for (int32_t i = 0; i < g->n_ops; i++) steps += cc_op_steps(m, i);
     uint64_t top[2] = {0, 0};
     int32_t last[2] = {-1, -1};
     npuc_json_write_key(w, "buffers");
@@ -172,8 +207,8 @@ static void write_buffers(npuc_json_writer *w, const cc_model *m)
         if (x->brick) npuc_json_member_bool(w, "nhcwb16", true);
         npuc_json_member_int(w, "live_from_step", x->first);
         npuc_json_member_int(w, "live_to_step", x->last);
-        npuc_json_member_int(w, "live_from_op", cc_step_op(m, x->first));
-        npuc_json_member_int(w, "live_to_op", cc_step_op(m, x->last));
+        npuc_json_member_int(w, "live_from_op", step_op(ix, m, x->first));
+        npuc_json_member_int(w, "live_to_op", step_op(ix, m, x->last));
         int32_t op = buf_op(m, b);
         if (op >= 0 && op < g->n_ops) {
             npuc_json_member_int(w, "op", m->folded_g ? g->ops[op].index : op);
@@ -186,8 +221,11 @@ static void write_buffers(npuc_json_writer *w, const cc_model *m)
             if (x->temp) {
                 npuc_json_write_int(w, g->ops[op].out[0]);
             } else {
-                for (int32_t t = 0; t < g->n_tensors; t++)
-                    if (m->buf_of[t] == b) npuc_json_write_int(w, t);
+                if (ix->first_t)
+                    for (int32_t t = ix->first_t[b]; t >= 0; t = ix->next_t[t]) npuc_json_write_int(w, t);
+                else
+                    for (int32_t t = 0; t < g->n_tensors; t++)
+                        if (m->buf_of[t] == b) npuc_json_write_int(w, t);
             }
             npuc_json_write_array_end(w);
             int32_t t = x->temp ? g->ops[op].out[0] : x->tensor;
@@ -208,8 +246,8 @@ static void write_buffers(npuc_json_writer *w, const cc_model *m)
         int32_t from = last[p] >= 0 ? m->bufs[last[p]].first : 0, to = last[p] >= 0 ? m->bufs[last[p]].last : steps;
         npuc_json_member_int(w, "live_from_step", from);
         npuc_json_member_int(w, "live_to_step", to);
-        npuc_json_member_int(w, "live_from_op", cc_step_op(m, from));
-        npuc_json_member_int(w, "live_to_op", cc_step_op(m, to));
+        npuc_json_member_int(w, "live_from_op", step_op(ix, m, from));
+        npuc_json_member_int(w, "live_to_op", step_op(ix, m, to));
         npuc_json_write_object_end(w);
     }
     npuc_json_write_array_end(w);
@@ -282,9 +320,10 @@ int emit_report_json(const cc_model *m, const char *model_name, const char *path
 
 int emit_report_json_text(const cc_model *m, const char *model_name, char **out, size_t *out_len, npuc_err *err)
 {
-    ent_cache ec = {0};
     const graph *g = m->g;
     const target_desc *s = &m->opt.sys;
+    rep_index ix;
+    index_build(&ix, m);
     npuc_json_writer w;
     npuc_json_writer_init(&w, 2);
     npuc_json_write_object_begin(&w);
@@ -318,7 +357,7 @@ int emit_report_json_text(const cc_model *m, const char *model_name, char **out,
     {
         uint64_t wb;
         double ent;
-        weight_totals(&ec, m, &wb, &ent);
+        weight_totals(m, &wb, &ent);
         npuc_json_member_uint(&w, "weight_bytes", wb);
         npuc_json_member_uint(&w, "weight_entropy_bytes", (uint64_t)ceil(ent / 8.0));
     }
@@ -398,18 +437,18 @@ int emit_report_json_text(const cc_model *m, const char *model_name, char **out,
         npuc_json_member_int(&w, "offset", x->offset);
         /* an intermediate of a cascade lives only in its rolling buffer; a
          * concatenation input written in place in the output's bytes */
-        int32_t cat = cc_concat_slice_of(m, t);
+        int32_t cat = ix.cat ? ix.cat[t] : cc_concat_slice_of(m, t);
         npuc_json_member_uint(&w, "bytes", (x->size || x->temp) && cat < 0 ? g->tensors[t].nbytes : 0);
         if (!x->size && !x->temp) npuc_json_member_bool(&w, "cascaded", true);
         if (cat >= 0) npuc_json_member_int(&w, "slice_of", cat);
         /* first/last are steps of the allocation timeline: report ops */
-        npuc_json_member_int(&w, "live_from_op", cc_step_op(m, x->first));
-        npuc_json_member_int(&w, "live_to_op", cc_step_op(m, x->last));
+        npuc_json_member_int(&w, "live_from_op", step_op(&ix, m, x->first));
+        npuc_json_member_int(&w, "live_to_op", step_op(&ix, m, x->last));
         npuc_json_write_object_end(&w);
     }
     npuc_json_write_array_end(&w);
 
-    write_buffers(&w, m);
+    write_buffers(&w, m, &ix);
 
     npuc_json_write_key(&w, "ops");
     npuc_json_write_array_begin(&w);
@@ -457,7 +496,7 @@ int emit_report_json_text(const cc_model *m, const char *model_name, char **out,
                 npuc_json_member_uint(&w, "weight_bytes", o->w_len + o->w1_len);
                 if (o->w_len)
                     npuc_json_member_uint(&w, "weight_entropy_bytes",
-                                          (uint64_t)ceil(stream_entropy(&ec, m, &m->epochs[oi->epoch], o) / 8.0));
+                                          (uint64_t)ceil(stream_entropy(&m->epochs[oi->epoch], o) / 8.0));
                 npuc_json_member_uint(&w, "scale_bytes", o->s_len + o->s1_len);
                 npuc_json_write_object_end(&w);
             }
@@ -468,7 +507,7 @@ int emit_report_json_text(const cc_model *m, const char *model_name, char **out,
     npuc_json_write_object_end(&w);
     int rc = npuc_json_writer_finish(&w, out, out_len, err);
     npuc_json_writer_free(&w);
-    free(ec.e);
+    index_free(&ix);
     return rc;
 }
 
@@ -556,9 +595,7 @@ int emit_summary(const cc_model *m, const char *model_name, char **out, npuc_err
     {
         uint64_t wb;
         double ent;
-        ent_cache ec = {0};
-        weight_totals(&ec, m, &wb, &ent);
-        free(ec.e);
+        weight_totals(m, &wb, &ent);
         if (wb)
             npuc_sb_printf(&b, "  Weight streams              %10.2f KiB  (order-0 entropy of their values %.2f KiB: %.3fx)\n",
                            (double)wb / 1024.0, ent / 8192.0, ent > 0 ? (double)wb * 8.0 / ent : 0.0);

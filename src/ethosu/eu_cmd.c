@@ -7,6 +7,8 @@
  * of range" rather than "reserved bits", which is the clearer message. */
 #include "ethosu/eu_cmd.h"
 
+#include <stdatomic.h>
+
 /* -------------------------------------------------------- value names */
 
 #define NAMES(a) .values = a, .n_values = (uint8_t)(sizeof a / sizeof a[0])
@@ -302,7 +304,7 @@ const size_t eu_n_cmds = sizeof eu_cmds / sizeof eu_cmds[0];
 
 /* ------------------------------------------------------------ lookups */
 
-const eu_cmd_info *eu_cmd_find(uint16_t code)
+static const eu_cmd_info *cmd_search(uint16_t code)
 {
     size_t lo = 0, hi = eu_n_cmds;
     while (lo < hi) {
@@ -312,6 +314,26 @@ const eu_cmd_info *eu_cmd_find(uint16_t code)
         else hi = mid;
     }
     return NULL;
+}
+
+/* The binary search's answer for each code of the form control (0 or 1)
+ * << 14 | opcode, filled as they are looked up: 0 not yet, 1 no command,
+ * else 2 + the table index. Each slot only ever takes one value, so
+ * threads that fill it at once write the same; relaxed atomics keep that
+ * free of data races at the cost of a plain load. */
+static _Atomic uint8_t cmd_slot[2u << 10];
+_Static_assert(sizeof eu_cmds / sizeof eu_cmds[0] <= 253, "command table index fits cmd_slot");
+
+const eu_cmd_info *eu_cmd_find(uint16_t code)
+{
+    unsigned control = eu_code_control(code);
+    if (control > 1 || (code & ~(EU_CODE_CMD1 | EU_CODE_OPCODE_MASK))) return cmd_search(code);
+    unsigned k = control << 10 | eu_code_opcode(code);
+    unsigned v = atomic_load_explicit(&cmd_slot[k], memory_order_relaxed);
+    if (v) return v == 1 ? NULL : &eu_cmds[v - 2];
+    const eu_cmd_info *c = cmd_search(code);
+    atomic_store_explicit(&cmd_slot[k], (uint8_t)(c ? 2 + (c - eu_cmds) : 1), memory_order_relaxed);
+    return c;
 }
 
 const char *eu_cmd_name(uint16_t code)

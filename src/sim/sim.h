@@ -77,6 +77,21 @@ typedef struct sim_cmd {
 int sim_cmd_decode(const uint8_t *stream, size_t size, size_t offset,
                    eu_variant variant, sim_cmd *cmd, npuc_err *err);
 
+/* Field checks remembered per command code (control << 10 | opcode): the
+ * operand last found valid for it. Zero it before first use. */
+typedef struct sim_check_memo {
+    uint64_t operand[2u << 10];
+    uint8_t have[2u << 10];
+    eu_variant variant;       /* the variant the checks were made for */
+} sim_check_memo;
+
+/* sim_cmd_decode, with a command whose operand is the one last found valid
+ * for its code (for the same variant) taken without checking its fields
+ * again: what a stream generator's repeated register values cost. The same
+ * result and errors. */
+int sim_cmd_decode_memo(const uint8_t *stream, size_t size, size_t offset, eu_variant variant,
+                        sim_cmd *cmd, sim_check_memo *memo, npuc_err *err);
+
 /* Decodes the whole stream into a malloc'd array (*cmds, caller frees).
  * The stream must end with NPU_OP_STOP as its last command. */
 int sim_stream_decode(const uint8_t *stream, size_t size, eu_variant variant,

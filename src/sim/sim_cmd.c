@@ -165,6 +165,12 @@ static int field_error(const sim_cmd *c, eu_variant v, eu_check k, const eu_fiel
 int sim_cmd_decode(const uint8_t *stream, size_t size, size_t offset, eu_variant variant,
                    sim_cmd *cmd, npuc_err *err)
 {
+    return sim_cmd_decode_memo(stream, size, offset, variant, cmd, NULL, err);
+}
+
+int sim_cmd_decode_memo(const uint8_t *stream, size_t size, size_t offset, eu_variant variant,
+                        sim_cmd *cmd, sim_check_memo *memo, npuc_err *err)
+{
     memset(cmd, 0, sizeof *cmd);
     if (offset % 4 || size % 4)
         return npuc_errf(err, NPUC_E_USAGE, "command stream: offset %zu / size %zu not word aligned",
@@ -201,10 +207,22 @@ int sim_cmd_decode(const uint8_t *stream, size_t size, size_t offset, eu_variant
     if (!eu_cmd_available(ci, variant))
         return BAD("command stream byte 0x%04zx: %s is %s-only, not valid on %s", offset, ci->name,
                    product_name(ci->avail), eu_variant_name(variant));
+    unsigned slot = (unsigned)cmd->is_cmd1 << 10 | cmd->opcode;
+    if (memo && memo->variant != variant) {
+        memset(memo->have, 0, sizeof memo->have);
+        memo->variant = variant;
+    }
+    if (memo && memo->have[slot] && memo->operand[slot] == cmd->operand) return NPUC_OK;
     const eu_field *f;
     uint64_t raw;
     eu_check k = eu_cmd_check(ci, cmd->operand, variant, &f, &raw);
-    if (k == EU_OK) return NPUC_OK;
+    if (k == EU_OK) {
+        if (memo) {
+            memo->have[slot] = 1;
+            memo->operand[slot] = cmd->operand;
+        }
+        return NPUC_OK;
+    }
     char where[96];
     snprintf(where, sizeof where, "command stream byte 0x%04zx: %s", offset, ci->name);
     return field_error(cmd, variant, k, f, raw, where, err);

@@ -17,17 +17,33 @@ typedef struct bitrd {
     size_t slice_bit;   /* bit where it starts */
 } bitrd;
 
-static int br_get(bitrd *b, unsigned n, uint32_t *v, const char *field, npuc_err *err)
+static int br_short(const bitrd *b, unsigned n, const char *field, npuc_err *err)
 {
-    if (n > b->nbits - b->pos)
-        return npuc_errf(err, NPUC_E_FORMAT,
-                         "MLW stream bit %zu (byte %zu): truncated reading %s (%u bits, stream is %zu "
-                         "bytes; slice %zu at bit %zu)", b->pos, b->pos >> 3, field, n, b->nbits / 8,
-                         b->slice, b->slice_bit);
+    return npuc_errf(err, NPUC_E_FORMAT,
+                     "MLW stream bit %zu (byte %zu): truncated reading %s (%u bits, stream is %zu "
+                     "bytes; slice %zu at bit %zu)", b->pos, b->pos >> 3, field, n, b->nbits / 8,
+                     b->slice, b->slice_bit);
+}
+
+/* n (at most 32) bits, least significant first. Away from the stream's
+ * end the 8 bytes from the current one hold them all (an offset of at most
+ * 7 plus 32 bits): one load instead of a loop over the bits. */
+static inline int br_get(bitrd *b, unsigned n, uint32_t *v, const char *field, npuc_err *err)
+{
+    if (n > b->nbits - b->pos) return br_short(b, n, field, err);
+    size_t at = b->pos >> 3;
     uint32_t x = 0;
-    for (unsigned i = 0; i < n; i++) {
-        size_t p = b->pos + i;
-        x |= (uint32_t)((b->d[p >> 3] >> (p & 7)) & 1) << i;
+    if (at + 8 <= b->nbits >> 3) {
+        const uint8_t *q = b->d + at;
+        uint64_t w = (uint64_t)q[0] | (uint64_t)q[1] << 8 | (uint64_t)q[2] << 16 | (uint64_t)q[3] << 24 |
+                     (uint64_t)q[4] << 32 | (uint64_t)q[5] << 40 | (uint64_t)q[6] << 48 |
+                     (uint64_t)q[7] << 56;
+        x = (uint32_t)((w >> (b->pos & 7)) & (((uint64_t)1 << n) - 1));
+    } else {
+        for (unsigned i = 0; i < n; i++) {
+            size_t p = b->pos + i;
+            x |= (uint32_t)((b->d[p >> 3] >> (p & 7)) & 1) << i;
+        }
     }
     b->pos += n;
     *v = x;
@@ -193,38 +209,39 @@ int sim_mlw_decode(const uint8_t *data, size_t size, size_t max_weights, int16_t
             if (z_on) {
                 TRY(br_get(&b, zchunk, &zu, "ZUNARY", err));
                 znq = 0;
+                /* without branches on the bits (they do not predict):
+                 * a 1 adds to the run's quotient, a 0 ends it */
                 for (unsigned i = 0; i < zchunk; i++) {
-                    if ((zu >> i) & 1) {
-                        if (zcarry >= (1u << 26)) {
-                            rc = SLICE_ERR("zero-run quotient too large");
-                            goto fail;
-                        }
-                        zcarry++;
-                    } else {
-                        zq[znq++] = zcarry;
-                        zcarry = 0;
+                    uint32_t bit = (zu >> i) & 1;
+                    if (bit && zcarry >= (1u << 26)) {
+                        rc = SLICE_ERR("zero-run quotient too large");
+                        goto fail;
                     }
+                    zq[znq] = zcarry;
+                    znq += bit ^ 1;
+                    zcarry = (zcarry + 1) & (0u - bit);
                 }
                 zsym += znq;
             }
             if (w_on) {
                 TRY(br_get(&b, popcount12(u0), &u1, "WUNARY1", err));
                 wnq = 0;
+                /* code 0 (bit 0), 1 or 2 (bit 1, then the next bit of
+                 * u1); a code below 2 (or any, truncated) ends the value:
+                 * without branches on the bits */
                 for (unsigned i = 0; i < wchunk; i++) {
-                    unsigned code = 0;
-                    if ((u0 >> i) & 1) {
-                        code = 1 + (u1 & 1);
-                        u1 >>= 1;
-                    }
+                    uint32_t bit = (u0 >> i) & 1;
+                    uint32_t code = bit + (bit & u1);
+                    u1 >>= bit;
                     wcarry += code;
                     if (wcarry > 31) {
                         rc = SLICE_ERR("weight quotient %u exceeds 31", wcarry);
                         goto fail;
                     }
-                    if (code < 2 || wtrunc) {
-                        wq[wnq++] = wcarry;
-                        wcarry = 0;
-                    }
+                    uint32_t end = (code < 2) | (wtrunc != 0);
+                    wq[wnq] = wcarry;
+                    wnq += end;
+                    wcarry &= end - 1;
                 }
                 wsym += wnq;
             }

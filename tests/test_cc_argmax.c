@@ -23,8 +23,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "cc_hazard.h"
-#include "cc_test_npu.h"
+#include "cc_single_op.h"
 
 typedef struct cfg {
     bool is_min, axis_input;
@@ -34,15 +33,6 @@ typedef struct cfg {
     eu_variant variant;
     cc_optimise optimise;
 } cfg;
-
-typedef struct stats {
-    int configs, npu, cpu, failed, draws;
-} stats;
-
-typedef struct run_ctx {
-    cc_pat_ctx p;
-    const cfg *c;
-} run_ctx;
 
 static void cfg_str(const cfg *c, char *buf, size_t size)
 {
@@ -79,39 +69,23 @@ static graph *build_graph(const cfg *c)
     return g;
 }
 
-static bool check_model(void *user, const cc_model *cm)
-{
-    run_ctx *x = user;
-    return cc_hazard_model(cm, x->c->variant, x->p.cs);
-}
-
 static void fill_draw(void *user, npuc_rng *r, int d, int32_t k, uint8_t *buf, size_t n)
 {
-    run_ctx *x = user;
+    cc_single_run *x = user;
+    const cfg *c = x->cfg;
     if (k == 1) {
-        memcpy(buf, &x->c->axis, n < 4 ? n : 4);
+        memcpy(buf, &c->axis, n < 4 ? n : 4);
         return;
     }
     cc_fill_patterns(&x->p, r, d, k, buf, n);
 }
 
-static bool run_config(const cfg *c, uint64_t seed, int expect_npu, const char *why, stats *st)
+static bool run_config(const cfg *c, uint64_t seed, int expect_npu, const char *why, cc_single_stats *st)
 {
     char cs[400];
     cfg_str(c, cs, sizeof cs);
-    graph *src = build_graph(c);
-    run_ctx x = {{GRAPH_I8, cs, seed, 0}, c};
-    cc_draws d = {.n_draws = 6, .seed = seed, .fill = fill_draw, .diff = cc_diff_elements, .user = &x,
-                  .runs = &st->draws};
-    int placed;
-    st->configs++;
-    int res = cc_check_single_op(cs, src, c->variant, (cc_options){.optimise = c->optimise}, expect_npu, why,
-                                 "NPUC_ARGMAX_VERBOSE", check_model, &d, &placed);
-    graph_free(src);
-    placed == 1 ? st->npu++ : st->cpu++;
-    bool ok = cc_single_ok(res, expect_npu);
-    if (!ok) st->failed++;
-    return ok;
+    return cc_single_run_op(cs, build_graph(c), GRAPH_I8, c->variant, (cc_options){.optimise = c->optimise}, seed, 6,
+                            expect_npu, why, "NPUC_ARGMAX_VERBOSE", fill_draw, c, st);
 }
 
 static void random_config(npuc_rng *r, cfg *c)
@@ -131,7 +105,7 @@ static void random_config(npuc_rng *r, cfg *c)
 
 int main(void)
 {
-    stats st = {0};
+    cc_single_stats st = {0};
     long n_random = env_long("NPUC_ARGMAX_CONFIGS", 240);
     long first = env_long("NPUC_ARGMAX_SEED", 1);
     int vi = 0;

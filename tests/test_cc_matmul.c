@@ -30,8 +30,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "cc_hazard.h"
-#include "cc_test_npu.h"
+#include "cc_single_op.h"
 
 #define MAX_W 4096
 
@@ -48,29 +47,12 @@ typedef struct cfg {
     cc_optimise optimise;
 } cfg;
 
-typedef struct stats {
-    int configs, npu, cpu, failed, draws;
-} stats;
-
-typedef struct run_ctx {
-    cc_pat_ctx p;
-    const cfg *c;
-} run_ctx;
-
-static size_t shape_str(char *buf, size_t size, const int32_t *s, int32_t rank)
-{
-    size_t o = (size_t)snprintf(buf, size, "[");
-    for (int32_t d = 0; d < rank && o < size; d++) o += (size_t)snprintf(buf + o, size - o, "%s%d", d ? "," : "", s[d]);
-    if (o < size) o += (size_t)snprintf(buf + o, size - o, "]");
-    return o;
-}
-
 static void cfg_str(const cfg *c, char *buf, size_t size)
 {
     size_t o = (size_t)snprintf(buf, size, "BATCH_MATMUL %s ", graph_dtype_name(c->dt));
-    if (o < size) o += shape_str(buf + o, size - o, c->lshape, c->lrank);
+    if (o < size) o += cc_shape_str(buf + o, size - o, c->lshape, c->lrank);
     if (o < size) o += (size_t)snprintf(buf + o, size - o, "%s x ", c->adj_x ? "^T" : "");
-    if (o < size) o += shape_str(buf + o, size - o, c->rshape, c->rrank);
+    if (o < size) o += cc_shape_str(buf + o, size - o, c->rshape, c->rrank);
     if (o < size)
         snprintf(buf + o, size - o, "%s%s lhs (%.9g, %lld) rhs (%.9g, %lld) out (%.9g, %lld), %s%s",
                  c->adj_y ? "^T" : "", c->rhs_input ? " (as input)" : "", (double)c->ls, (long long)c->lzp,
@@ -101,41 +83,12 @@ static graph *build_graph(const cfg *c)
     return g;
 }
 
-static bool check_model(void *user, const cc_model *cm)
-{
-    run_ctx *x = user;
-    return cc_hazard_model(cm, x->c->variant, x->p.cs);
-}
-
-static void fill_draw(void *user, npuc_rng *r, int d, int32_t k, uint8_t *buf, size_t n)
-{
-    run_ctx *x = user;
-    cc_fill_patterns(&x->p, r, d, k, buf, n);
-}
-
-static bool run_config(const cfg *c, uint64_t seed, int expect_npu, const char *why, stats *st)
+static bool run_config(const cfg *c, uint64_t seed, int expect_npu, const char *why, cc_single_stats *st)
 {
     char cs[400];
     cfg_str(c, cs, sizeof cs);
-    graph *src = build_graph(c);
-    run_ctx x = {{c->dt, cs, seed, 0}, c};
-    cc_draws d = {.n_draws = 6, .seed = seed, .fill = fill_draw, .diff = cc_diff_elements, .user = &x,
-                  .runs = &st->draws};
-    int placed;
-    st->configs++;
-    int res = cc_check_single_op(cs, src, c->variant, (cc_options){.optimise = c->optimise}, expect_npu, why,
-                                 "NPUC_MATMUL_VERBOSE", check_model, &d, &placed);
-    graph_free(src);
-    placed == 1 ? st->npu++ : st->cpu++;
-    bool ok = cc_single_ok(res, expect_npu);
-    if (!ok) st->failed++;
-    return ok;
-}
-
-static float rand_scale(npuc_rng *r, double lo, double hi)
-{
-    double l = log(lo), h = log(hi);
-    return (float)exp(l + (h - l) * npuc_rng_unit(r));
+    return cc_single_run_op(cs, build_graph(c), c->dt, c->variant, (cc_options){.optimise = c->optimise}, seed, 6,
+                            expect_npu, why, "NPUC_MATMUL_VERBOSE", NULL, c, st);
 }
 
 /* Shapes: lhs [B.., A, K], rhs [K, C] (adj_y [C, K]) or batched like the
@@ -164,9 +117,9 @@ static void random_config(npuc_rng *r, cfg *c)
     bool sparse = npuc_rng_range(r, 0, 2) == 0;
     for (int64_t i = 0; i < nb * K * C; i++)
         c->w[i] = sparse && npuc_rng_range(r, 0, 1) ? 0 : (int8_t)npuc_rng_range(r, -128, 127);
-    c->ls = rand_scale(r, 1e-3, 0.5);
-    c->rs = rand_scale(r, 1e-3, 0.1);
-    c->os = (float)(c->ls * c->rs * sqrt((double)K) * rand_scale(r, 2.0, 60.0));
+    c->ls = cc_rand_log_scale(r, 1e-3, 0.5);
+    c->rs = cc_rand_log_scale(r, 1e-3, 0.1);
+    c->os = (float)(c->ls * c->rs * sqrt((double)K) * cc_rand_log_scale(r, 2.0, 60.0));
     c->lzp = npuc_rng_range(r, -128, 127);
     c->rzp = npuc_rng_range(r, 0, 2) == 0 ? 0 : npuc_rng_range(r, -20, 20);
     c->ozp = npuc_rng_range(r, -128, 127);
@@ -220,9 +173,9 @@ static void random_tensor_config(npuc_rng *r, cfg *c)
     for (int32_t d = 0; d < c->orank - 2; d++) c->oshape[d] = d < brank ? bd[d] : 1;
     c->oshape[c->orank - 2] = A;
     c->oshape[c->orank - 1] = C;
-    c->ls = rand_scale(r, 1e-3, 0.5);
-    c->rs = rand_scale(r, 1e-3, 0.5);
-    c->os = (float)(c->ls * c->rs * sqrt((double)K) * rand_scale(r, 2.0, 200.0));
+    c->ls = cc_rand_log_scale(r, 1e-3, 0.5);
+    c->rs = cc_rand_log_scale(r, 1e-3, 0.5);
+    c->os = (float)(c->ls * c->rs * sqrt((double)K) * cc_rand_log_scale(r, 2.0, 200.0));
     c->lzp = npuc_rng_range(r, -128, 127);
     c->rzp = npuc_rng_range(r, 0, 3) == 0 ? 0 : npuc_rng_range(r, -128, 127);
     c->ozp = npuc_rng_range(r, -128, 127);
@@ -230,7 +183,7 @@ static void random_tensor_config(npuc_rng *r, cfg *c)
 
 int main(void)
 {
-    stats st = {0};
+    cc_single_stats st = {0};
     long n_random = env_long("NPUC_MATMUL_CONFIGS", 240);
     long first = env_long("NPUC_MATMUL_SEED", 1);
     int vi = 0;

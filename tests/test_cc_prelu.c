@@ -24,8 +24,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "cc_hazard.h"
-#include "cc_test_npu.h"
+#include "cc_single_op.h"
 
 typedef struct cfg {
     graph_dtype dt;
@@ -38,15 +37,6 @@ typedef struct cfg {
     eu_variant variant;
     cc_optimise optimise;
 } cfg;
-
-typedef struct stats {
-    int configs, npu, cpu, failed, draws;
-} stats;
-
-typedef struct run_ctx {
-    cc_pat_ctx p;
-    const cfg *c;
-} run_ctx;
 
 static void cfg_str(const cfg *c, char *buf, size_t size)
 {
@@ -84,43 +74,21 @@ static graph *build_graph(const cfg *c)
 
 static void fill_draw(void *user, npuc_rng *r, int d, int32_t k, uint8_t *buf, size_t n)
 {
-    run_ctx *x = user;
+    cc_single_run *x = user;
+    const cfg *c = x->cfg;
     if (k == 1) {
-        memcpy(buf, x->c->alpha, n);
+        memcpy(buf, c->alpha, n);
         return;
     }
     cc_fill_patterns(&x->p, r, d, k, buf, n);
 }
 
-static bool check_model(void *user, const cc_model *cm)
-{
-    run_ctx *x = user;
-    return cc_hazard_model(cm, x->c->variant, x->p.cs);
-}
-
-static bool run_config(const cfg *c, uint64_t seed, int expect_npu, const char *why, stats *st)
+static bool run_config(const cfg *c, uint64_t seed, int expect_npu, const char *why, cc_single_stats *st)
 {
     char cs[400];
     cfg_str(c, cs, sizeof cs);
-    graph *src = build_graph(c);
-    run_ctx x = {{c->dt, cs, seed, 0}, c};
-    cc_draws d = {.n_draws = 6, .seed = seed, .fill = fill_draw, .diff = cc_diff_elements, .user = &x,
-                  .runs = &st->draws};
-    int placed;
-    st->configs++;
-    int res = cc_check_single_op(cs, src, c->variant, (cc_options){.optimise = c->optimise}, expect_npu, why,
-                                 "NPUC_PRELU_VERBOSE", check_model, &d, &placed);
-    graph_free(src);
-    placed == 1 ? st->npu++ : st->cpu++;
-    bool ok = cc_single_ok(res, expect_npu);
-    if (!ok) st->failed++;
-    return ok;
-}
-
-static float rand_scale(npuc_rng *r, double lo, double hi)
-{
-    double l = log(lo), h = log(hi);
-    return (float)exp(l + (h - l) * npuc_rng_unit(r));
+    return cc_single_run_op(cs, build_graph(c), c->dt, c->variant, (cc_options){.optimise = c->optimise}, seed, 6,
+                            expect_npu, why, "NPUC_PRELU_VERBOSE", fill_draw, c, st);
 }
 
 /* kind 0: alphas in [-1, 1]; 1: above 1; 2: across 1. Returns whether the
@@ -139,9 +107,9 @@ static bool random_config(npuc_rng *r, cfg *c)
     int32_t na = per_ch ? C : 1;
     int kind = (int)npuc_rng_range(r, 0, 5);
     kind = kind < 4 ? 0 : kind == 4 ? 1 : 2;
-    c->is = rand_scale(r, 1e-3, 0.5);
+    c->is = cc_rand_log_scale(r, 1e-3, 0.5);
     c->izp = npuc_rng_range(r, -128, 127);
-    c->os = npuc_rng_range(r, 0, 2) == 0 ? c->is : (float)(c->is * rand_scale(r, 0.25, 4.0));
+    c->os = npuc_rng_range(r, 0, 2) == 0 ? c->is : (float)(c->is * cc_rand_log_scale(r, 0.25, 4.0));
     c->ozp = npuc_rng_range(r, -128, 127);
     c->azp = npuc_rng_range(r, 0, 2) == 0 ? 0 : npuc_rng_range(r, -20, 20);
     /* alpha real values: kind 0 in [-1, 1], 1 in (1, 4], 2 either */
@@ -159,7 +127,7 @@ static bool random_config(npuc_rng *r, cfg *c)
 
 int main(void)
 {
-    stats st = {0};
+    cc_single_stats st = {0};
     long n_random = env_long("NPUC_PRELU_CONFIGS", 300);
     long first = env_long("NPUC_PRELU_SEED", 1);
     int vi = 0, must = 0, must_npu = 0;

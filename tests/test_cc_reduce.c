@@ -24,8 +24,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "cc_hazard.h"
-#include "cc_test_npu.h"
+#include "cc_single_op.h"
 
 typedef struct cfg {
     int32_t opcode;
@@ -38,15 +37,6 @@ typedef struct cfg {
     eu_variant variant;
     cc_optimise optimise;
 } cfg;
-
-typedef struct stats {
-    int configs, npu, cpu, failed, draws;
-} stats;
-
-typedef struct run_ctx {
-    cc_pat_ctx p;
-    const cfg *c;
-} run_ctx;
 
 static void cfg_str(const cfg *c, char *buf, size_t size)
 {
@@ -91,47 +81,25 @@ static graph *build_graph(const cfg *c)
 
 /* The data input through the shared patterns; a given axes input its
  * values. */
+/* expect_npu: 1 on the NPU, 0 on the CPU (with `why` in the reason), -1
+ * either. */
 static void fill_draw(void *user, npuc_rng *r, int d, int32_t k, uint8_t *buf, size_t n)
 {
-    run_ctx *x = user;
+    cc_single_run *x = user;
+    const cfg *c = x->cfg;
     if (k == 1) {
-        memcpy(buf, x->c->axes, n);
+        memcpy(buf, c->axes, n);
         return;
     }
     cc_fill_patterns(&x->p, r, d, k, buf, n);
 }
 
-static bool check_model(void *user, const cc_model *cm)
-{
-    run_ctx *x = user;
-    return cc_hazard_model(cm, x->c->variant, x->p.cs);
-}
-
-/* expect_npu: 1 on the NPU, 0 on the CPU (with `why` in the reason), -1
- * either. */
-static bool run_config(const cfg *c, uint64_t seed, int expect_npu, const char *why, stats *st)
+static bool run_config(const cfg *c, uint64_t seed, int expect_npu, const char *why, cc_single_stats *st)
 {
     char cs[400];
     cfg_str(c, cs, sizeof cs);
-    graph *src = build_graph(c);
-    run_ctx x = {{c->dt, cs, seed, 0}, c};
-    cc_draws d = {.n_draws = 4, .seed = seed, .fill = fill_draw, .diff = cc_diff_elements, .user = &x,
-                  .runs = &st->draws};
-    int placed;
-    st->configs++;
-    int res = cc_check_single_op(cs, src, c->variant, (cc_options){.optimise = c->optimise}, expect_npu, why,
-                                 "NPUC_REDUCE_VERBOSE", check_model, &d, &placed);
-    graph_free(src);
-    placed == 1 ? st->npu++ : st->cpu++;
-    bool ok = cc_single_ok(res, expect_npu);
-    if (!ok) st->failed++;
-    return ok;
-}
-
-static float rand_scale(npuc_rng *r, double lo, double hi)
-{
-    double l = log(lo), h = log(hi);
-    return (float)exp(l + (h - l) * npuc_rng_unit(r));
+    return cc_single_run_op(cs, build_graph(c), c->dt, c->variant, (cc_options){.optimise = c->optimise}, seed, 4,
+                            expect_npu, why, "NPUC_REDUCE_VERBOSE", fill_draw, c, st);
 }
 
 static void random_config(npuc_rng *r, int32_t opcode, cfg *c)
@@ -154,19 +122,19 @@ static void random_config(npuc_rng *r, int32_t opcode, cfg *c)
     for (int32_t i = 0; i < c->n_axes; i++) c->axes[i] = a0 + i - (npuc_rng_range(r, 0, 1) ? c->rank : 0);
     c->keep = npuc_rng_range(r, 0, 1);
     bool wide = c->dt == GRAPH_I16;
-    c->is = rand_scale(r, 1e-3, 1.0);
+    c->is = cc_rand_log_scale(r, 1e-3, 1.0);
     c->izp = wide ? 0 : npuc_rng_range(r, -128, 127);
     c->os = c->is;
     c->ozp = c->izp;
     if (opcode == TFL_OP_SUM) {
-        c->os = (float)(c->is * rand_scale(r, 1.0, 4096.0));
+        c->os = (float)(c->is * cc_rand_log_scale(r, 1.0, 4096.0));
         c->ozp = wide ? 0 : npuc_rng_range(r, -128, 127);
     }
 }
 
 int main(void)
 {
-    stats st = {0};
+    cc_single_stats st = {0};
     long n_random = env_long("NPUC_REDUCE_CONFIGS", 250);
     long first = env_long("NPUC_REDUCE_SEED", 1);
     static const int32_t ops[3] = {TFL_OP_REDUCE_MAX, TFL_OP_REDUCE_MIN, TFL_OP_SUM};

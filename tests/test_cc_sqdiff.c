@@ -23,8 +23,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "cc_hazard.h"
-#include "cc_test_npu.h"
+#include "cc_single_op.h"
 
 typedef struct cfg {
     graph_dtype dt;
@@ -38,29 +37,12 @@ typedef struct cfg {
     cc_optimise optimise;
 } cfg;
 
-typedef struct stats {
-    int configs, npu, cpu, failed, draws;
-} stats;
-
-typedef struct run_ctx {
-    cc_pat_ctx p;
-    const cfg *c;
-} run_ctx;
-
-static size_t shape_str(char *buf, size_t size, const int32_t *s, int32_t rank)
-{
-    size_t o = (size_t)snprintf(buf, size, "[");
-    for (int32_t d = 0; d < rank && o < size; d++) o += (size_t)snprintf(buf + o, size - o, "%s%d", d ? "," : "", s[d]);
-    if (o < size) o += (size_t)snprintf(buf + o, size - o, "]");
-    return o;
-}
-
 static void cfg_str(const cfg *c, char *buf, size_t size)
 {
     size_t o = (size_t)snprintf(buf, size, "SQUARED_DIFFERENCE %s ", graph_dtype_name(c->dt));
-    if (o < size) o += shape_str(buf + o, size - o, c->shape, c->rank);
+    if (o < size) o += cc_shape_str(buf + o, size - o, c->shape, c->rank);
     if (o < size) o += (size_t)snprintf(buf + o, size - o, " - ");
-    if (o < size) o += shape_str(buf + o, size - o, c->bshape, c->brank);
+    if (o < size) o += cc_shape_str(buf + o, size - o, c->bshape, c->brank);
     if (o < size)
         snprintf(buf + o, size - o, "%s a (%.9g, %lld) b (%.9g, %lld) out (%.9g, %lld), %s%s",
                  c->b_const ? " (constant)" : "", (double)c->as, (long long)c->azp, (double)c->bs,
@@ -89,41 +71,12 @@ static graph *build_graph(const cfg *c)
     return g;
 }
 
-static bool check_model(void *user, const cc_model *cm)
-{
-    run_ctx *x = user;
-    return cc_hazard_model(cm, x->c->variant, x->p.cs);
-}
-
-static void fill_draw(void *user, npuc_rng *r, int d, int32_t k, uint8_t *buf, size_t n)
-{
-    run_ctx *x = user;
-    cc_fill_patterns(&x->p, r, d, k, buf, n);
-}
-
-static bool run_config(const cfg *c, uint64_t seed, int expect_npu, const char *why, stats *st)
+static bool run_config(const cfg *c, uint64_t seed, int expect_npu, const char *why, cc_single_stats *st)
 {
     char cs[400];
     cfg_str(c, cs, sizeof cs);
-    graph *src = build_graph(c);
-    run_ctx x = {{c->dt, cs, seed, 0}, c};
-    cc_draws d = {.n_draws = 6, .seed = seed, .fill = fill_draw, .diff = cc_diff_elements, .user = &x,
-                  .runs = &st->draws};
-    int placed;
-    st->configs++;
-    int res = cc_check_single_op(cs, src, c->variant, (cc_options){.optimise = c->optimise}, expect_npu, why,
-                                 "NPUC_SQDIFF_VERBOSE", check_model, &d, &placed);
-    graph_free(src);
-    placed == 1 ? st->npu++ : st->cpu++;
-    bool ok = cc_single_ok(res, expect_npu);
-    if (!ok) st->failed++;
-    return ok;
-}
-
-static float rand_scale(npuc_rng *r, double lo, double hi)
-{
-    double l = log(lo), h = log(hi);
-    return (float)exp(l + (h - l) * npuc_rng_unit(r));
+    return cc_single_run_op(cs, build_graph(c), c->dt, c->variant, (cc_options){.optimise = c->optimise}, seed, 6,
+                            expect_npu, why, "NPUC_SQDIFF_VERBOSE", NULL, c, st);
 }
 
 static void random_config(npuc_rng *r, cfg *c)
@@ -141,10 +94,10 @@ static void random_config(npuc_rng *r, cfg *c)
     size_t nb = 1;
     for (int32_t d = 0; d < c->brank; d++) nb *= (size_t)c->bshape[d];
     for (size_t i = 0; i < nb && i < sizeof c->bdata; i++) c->bdata[i] = (int8_t)npuc_rng_range(r, -128, 127);
-    c->as = rand_scale(r, 1e-3, 0.5);
-    c->bs = npuc_rng_range(r, 0, 3) == 0 ? c->as : rand_scale(r, 1e-3, 0.5);
+    c->as = cc_rand_log_scale(r, 1e-3, 0.5);
+    c->bs = npuc_rng_range(r, 0, 3) == 0 ? c->as : cc_rand_log_scale(r, 1e-3, 0.5);
     double big = c->as > c->bs ? c->as : c->bs;
-    c->os = (float)(big * big * rand_scale(r, 4.0, 3000.0));
+    c->os = (float)(big * big * cc_rand_log_scale(r, 4.0, 3000.0));
     c->azp = npuc_rng_range(r, -128, 127);
     c->bzp = npuc_rng_range(r, -128, 127);
     c->ozp = npuc_rng_range(r, -128, 127);
@@ -152,7 +105,7 @@ static void random_config(npuc_rng *r, cfg *c)
 
 int main(void)
 {
-    stats st = {0};
+    cc_single_stats st = {0};
     long n_random = env_long("NPUC_SQDIFF_CONFIGS", 240);
     long first = env_long("NPUC_SQDIFF_SEED", 1);
     int vi = 0;

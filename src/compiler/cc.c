@@ -695,6 +695,8 @@ static bool chunks_differ(const cc_model *m, uint32_t chunk)
 typedef struct ent_cache {
     struct ent_entry { const uint8_t *at; double bits; } *e;
     size_t n, cap;
+    uint64_t bytes;           /* of the distinct streams */
+    double total_bits;
 } ent_cache;
 
 static double stream_bits(ent_cache *c, const uint8_t *at, uint64_t len, bool *oom)
@@ -709,6 +711,8 @@ static double stream_bits(ent_cache *c, const uint8_t *at, uint64_t len, bool *o
     if (!sim_mlw_decode(at, len, 0, &v, &info, &err)) bits = eu_entropy_bits(v, info.n_weights);
     else if (err.code == NPUC_E_NOMEM) *oom = true;
     free(v);
+    c->bytes += len;
+    c->total_bits += bits;
     if (c->n == c->cap) {
         size_t cap = c->cap ? 2 * c->cap : 64;
         struct ent_entry *e = realloc(c->e, sizeof *e * cap);
@@ -720,8 +724,10 @@ static double stream_bits(ent_cache *c, const uint8_t *at, uint64_t len, bool *o
     return bits;
 }
 
-/* Each NPU op's weight entropy (cc_epoch.w_bits) for the report: computed
- * once, on the compile's final model, never during the search. */
+/* Each NPU op's weight entropy (cc_epoch.w_bits) and the model's weight
+ * stream bytes and entropy, each stream once (m->weight_bytes,
+ * m->weight_bits), for the report: computed once, on the compile's final
+ * model, never during the search. */
 static int weight_entropy(cc_model *m, npuc_err *err)
 {
     ent_cache c = {0};
@@ -744,6 +750,8 @@ static int weight_entropy(cc_model *m, npuc_err *err)
         }
     }
     free(c.e);
+    m->weight_bytes = c.bytes;
+    m->weight_bits = c.total_bits;
     return oom ? npuc_errf(err, NPUC_E_NOMEM, "out of memory") : NPUC_OK;
 }
 

@@ -265,6 +265,8 @@ typedef struct cc_model {
     uint64_t fast_size;       /* peak of the fast scratch pool (0: unused) */
     uint64_t flash_size;      /* sum of the epochs' flash + payloads */
     uint64_t stream_size;     /* of which the payloads (command streams) */
+    uint64_t weight_bytes;    /* the weight streams, each once */
+    double weight_bits;       /* their values' order-0 entropy (cc_epoch.w_bits) */
     uint64_t npu_cycles;
     double compile_seconds;
     struct eu_wcache *wcache; /* encoded weight streams (not owned; NULL:

@@ -29,29 +29,6 @@ static double stream_entropy(const cc_epoch *e, const eu_op *o)
     return e->w_bits ? e->w_bits[o - e->ops] : 0;
 }
 
-/* The weight streams' bytes and their order-0 entropy (bits) over the
- * model, each stream once: ops sharing one stream in an epoch count it
- * once, and an epoch that uses another's constants (cc_share_flash) adds
- * nothing. */
-static void weight_totals(const cc_model *m, uint64_t *bytes, double *entropy_bits)
-{
-    *bytes = 0;
-    *entropy_bits = 0;
-    for (int32_t i = 0; i < m->n_epochs; i++) {
-        const cc_epoch *e = &m->epochs[i];
-        if (e->kind != CC_EPOCH_HW || e->flash_shared > 0) continue;
-        for (int32_t k = 0; k < e->n_eu; k++) {
-            const eu_op *o = &e->ops[k];
-            if (!o->w_len) continue;
-            bool seen = false;
-            for (int32_t j = 0; j < k && !seen; j++) seen = e->ops[j].w_len && e->ops[j].w_off == o->w_off;
-            if (seen) continue;
-            *bytes += o->w_len + o->w1_len;
-            *entropy_bits += stream_entropy(e, o);
-        }
-    }
-}
-
 /* Whether the system has a fast scratch pool apart from the arena. */
 static bool has_fast(const cc_model *m)
 {
@@ -355,9 +332,8 @@ int emit_report_json_text(const cc_model *m, const char *model_name, char **out,
     npuc_json_member_uint(&w, "flash_bytes", params_bytes(m));
     npuc_json_member_uint(&w, "command_stream_bytes", m->stream_size);
     {
-        uint64_t wb;
-        double ent;
-        weight_totals(m, &wb, &ent);
+        uint64_t wb = m->weight_bytes;
+        double ent = m->weight_bits;
         npuc_json_member_uint(&w, "weight_bytes", wb);
         npuc_json_member_uint(&w, "weight_entropy_bytes", (uint64_t)ceil(ent / 8.0));
     }
@@ -593,9 +569,8 @@ int emit_summary(const cc_model *m, const char *model_name, char **out, npuc_err
               (double)params_bytes(m) / 1024.0, pool_name(m, s->params_pool, "flash"),
               (double)m->stream_size / 1024.0);
     {
-        uint64_t wb;
-        double ent;
-        weight_totals(m, &wb, &ent);
+        uint64_t wb = m->weight_bytes;
+        double ent = m->weight_bits;
         if (wb)
             npuc_sb_printf(&b, "  Weight streams              %10.2f KiB  (order-0 entropy of their values %.2f KiB: %.3fx)\n",
                            (double)wb / 1024.0, ent / 8192.0, ent > 0 ? (double)wb * 8.0 / ent : 0.0);

@@ -6,7 +6,9 @@
  * the epoch's flash; with a different bias only the weight stream is shared,
  * in one epoch too, also when the FCs copy it into SRAM (the copy's DMA
  * reads the shared stream; an unrolled LSTM in one command stream has one
- * weight stream and per-step scale records). A single FC whose
+ * weight stream and per-step scale records). Byte-identical constants in
+ * one command stream also share one SRAM copy (one buffer, one DMA by its
+ * first user, live until the last; the hazard check passes). A single FC whose
  * weights are read once (one OFM block) keeps them in flash: no weight copy
  * in SRAM on the U55 systems, where the copy used to be made. Every model
  * runs on the virtual NPU of each variant, both --optimise goals, and must
@@ -22,6 +24,7 @@
 #include <stdint.h>
 
 #include "cc_test_npu.h"
+#include "cc_hazard.h"
 
 /* [1, n] int8 -> FC(w, b0) -> FC(w, b1) -> [1, n], every activation with
  * the same quantisation; b1 is b0 unless `other_bias`; with `split` a
@@ -142,6 +145,8 @@ static uint64_t seed0;
 /* test_shared cases with one epoch where both FCs copy their weights into
  * SRAM and still share one flash copy of the stream */
 static int n_copied_shared;
+/* ... and where byte-identical constants in one epoch share one SRAM copy */
+static int n_one_copy;
 
 static void test_shared(eu_variant v, cc_optimise goal, bool other_bias, bool split, int32_t rows)
 {
@@ -186,6 +191,20 @@ static void test_shared(eu_variant v, cc_optimise goal, bool other_bias, bool sp
                 CHECK_EQ_INT(first[0]->s_off, first[1]->s_off);
                 CHECK_EQ_INT(first[0]->w_off, first[1]->w_off);
                 CHECK_EQ_INT(flash, sum[0]);
+                if (n_hw == 1 && first[0]->wbuf >= 0 && first[1]->wbuf >= 0) {
+                    /* one SRAM copy, loaded once, live over both */
+                    const cc_buf *b = &cm->bufs[first[0]->wbuf];
+                    CHECK_EQ_INT(first[0]->wbuf, first[1]->wbuf);
+                    const cc_epoch *ep = NULL;
+                    for (int32_t i = 0; i < cm->n_epochs && !ep; i++)
+                        if (cm->epochs[i].kind == CC_EPOCH_HW) ep = &cm->epochs[i];
+                    int32_t k1 = (int32_t)(first[1] - ep->ops), loads = 0;
+                    CHECK(b->eu_last >= k1);
+                    for (int32_t d = 0; d < ep->n_dma; d++) loads += ep->dma_op[d] >= 0 &&
+                        ep->ops[ep->dma_op[d]].wbuf == first[0]->wbuf;
+                    CHECK_EQ_INT(loads, 1);
+                    n_one_copy++;
+                }
             } else {
                 /* the scale records are not shared, the weight stream
                  * is, in one epoch too and whether or not the FCs copy it
@@ -201,6 +220,7 @@ static void test_shared(eu_variant v, cc_optimise goal, bool other_bias, bool sp
             }
         }
         CHECK(bit_exact(g, cm, v, what));
+        CHECK(cc_hazard_model(cm, v, what));
     }
     cc_model_free(cm);
     graph_free(g);
@@ -242,6 +262,7 @@ int main(void)
             cc_optimise goal = gl ? CC_OPT_SIZE : CC_OPT_PERFORMANCE;
             for (int sp = 0; sp < 2; sp++) {
                 test_shared(variants[i], goal, false, sp, 1);
+                test_shared(variants[i], goal, false, sp, 32);
                 test_shared(variants[i], goal, true, sp, 1);
                 test_shared(variants[i], goal, true, sp, 32);
             }
@@ -249,5 +270,7 @@ int main(void)
         }
     if (!n_copied_shared) fprintf(stderr, "FAIL no case shared a weight stream copied into SRAM in one epoch\n");
     CHECK(n_copied_shared > 0);
+    if (!n_one_copy) fprintf(stderr, "FAIL no case shared one SRAM copy of identical constants\n");
+    CHECK(n_one_copy > 0);
     TEST_MAIN_END();
 }

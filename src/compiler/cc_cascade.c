@@ -313,12 +313,28 @@ static int apply(cc_model *m, int32_t ei, int32_t k0, int32_t n, bool *done, npu
         x->eu_last = map_last[x->eu_last];
     }
     /* a member's weight copy: loaded during the op before its first band,
-     * kept until its last */
+     * kept until its last; a copy that other ops share (lower_weights.c
+     * encode_chunk: identical constants) is kept over all their ranges */
     for (int32_t j = 0; j < n; j++) {
-        int32_t wb = chain[j].wbuf;
-        if (wb < 0) continue;
-        m->bufs[wb].eu_first = first_of[j] > 0 ? first_of[j] - 1 : first_of[j];
-        m->bufs[wb].eu_last = last_of[j];
+        int32_t wb = chain[j].wbuf, seen = 0;
+        for (int32_t i = 0; i < j && wb >= 0; i++) seen |= chain[i].wbuf == wb;
+        if (wb < 0 || seen) continue;
+        int32_t f = INT32_MAX, l = -1;
+        for (int32_t i = j; i < n; i++) {
+            if (chain[i].wbuf != wb) continue;
+            int32_t fi = first_of[i] > 0 ? first_of[i] - 1 : first_of[i];
+            if (fi < f) f = fi;
+            if (last_of[i] > l) l = last_of[i];
+        }
+        bool outside = false;   /* a user outside the cascade's bands */
+        for (int32_t k = 0; k < new_n && !outside; k++)
+            outside = ops[k].wbuf == wb && (k < k0 || k >= k0 + (int32_t)n_band_ops);
+        if (outside) {
+            if (m->bufs[wb].eu_first < f) f = m->bufs[wb].eu_first;
+            if (m->bufs[wb].eu_last > l) l = m->bufs[wb].eu_last;
+        }
+        m->bufs[wb].eu_first = f;
+        m->bufs[wb].eu_last = l;
     }
     free(e->ops);
     e->ops = ops;

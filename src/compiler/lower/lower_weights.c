@@ -172,9 +172,9 @@ static bool same_consts(const cc_epoch *e, const eu_op *p, const eu_op *o, uint6
  * give the same streams: an unrolled LSTM's gates share one weight tensor
  * over dozens of FULLY_CONNECTED ops), op o's copy, just appended at the
  * end of the flash, is dropped and o points at the earlier one (the first
- * such). Only the flash copy is shared: each op keeps its own arena copy
- * (eu_op.wbuf). */
-static void share_consts(lower_ctx *c, eu_op *o)
+ * such), which is returned (-1: none). The caller shares its SRAM copy
+ * too (encode_chunk). */
+static int32_t share_consts(lower_ctx *c, eu_op *o)
 {
     cc_epoch *e = c->e;
     uint64_t start = o->s_off, end = consts_end(o), len = end - start;
@@ -206,21 +206,23 @@ static void share_consts(lower_ctx *c, eu_op *o)
             o->s_off = p->s_off;
             o->w1_off = p->w1_off;
             o->s1_off = p->s1_off;
+            return first;   /* o adds nothing new to the index */
         }
     }
-    if (!indexed || !o->w_len) return;
+    if (!indexed || !o->w_len) return -1;
     if (s->ix.n == s->cap) {
         int32_t cap = s->cap ? 2 * s->cap : 256;
         int32_t *op = realloc(s->op, sizeof *op * (size_t)cap);
         if (!op) {
             s->broken = true;
-            return;
+            return -1;
         }
         s->op = op;
         s->cap = cap;
     }
     s->op[s->ix.n] = me;
     if (!npuc_hindex_add(&s->ix, consts_key(e, o))) s->broken = true;
+    return -1;
 }
 
 /* Encodes the weights and scale records of one NPU op covering `n` output
@@ -237,12 +239,22 @@ static int encode_chunk(lower_ctx *c, eu_op *o, const wop *p, const int16_t *w,
     else
         rc = encode_dual(c, o, p, w, recs, n, err);
     if (rc) return rc;
-    share_consts(c, o);
+    int32_t same = share_consts(c, o);
     o->wbuf = -1;
+    int32_t me = (int32_t)(o - c->e->ops);
+    if (buffered && same >= 0 && c->e->ops[same].wbuf >= 0 &&
+        c->m->bufs[c->e->ops[same].wbuf].size == consts_end(o) - o->s_off) {
+        /* the SRAM copy of the earlier op with these constants: one DMA
+         * (by its first user, eu_gen), kept until this op; where holding
+         * it costs more SRAM than its reuse saves cycles, the schedule
+         * search drops it (docs/compiler.md, Shared constants) */
+        o->wbuf = c->e->ops[same].wbuf;
+        c->m->bufs[o->wbuf].eu_last = me;
+        return NPUC_OK;
+    }
     if (buffered) {
         /* an arena copy of all of it, filled by DMA while the previous NPU
          * op runs */
-        int32_t me = (int32_t)(o - c->e->ops);
         o->wbuf = cc_temp_buf(c, consts_end(o) - o->s_off, err);
         if (o->wbuf < 0) return err->code;
         cc_buf *b = &c->m->bufs[o->wbuf];

@@ -21,6 +21,10 @@ typedef struct interp_options {
     bool (*custom_accept)(void *user, const graph_op *op);
     int (*custom_eval)(void *user, interp *ip, const graph_op *op, npuc_err *err);
     void *custom_user;
+    /* custom_accept (then not NULL) is asked about every op, builtin ones
+     * too, and the ops it accepts are left out of the legacy uint8 check:
+     * a caller that runs some ops its own way (or skips them) */
+    bool custom_any;
 } interp_options;
 
 /* Prepares all ops (checks types/shapes, computes kernel parameters) and

@@ -78,7 +78,7 @@ int32_t interp_legacy_uint8_tensor(const graph *g, const graph_op *op);
  * for which only(user, op index) holds (all when only is NULL): one line
  * naming the op, its operator and the tensor, suggesting int8
  * re-quantization. NPUC_OK when there is none. interp_create checks every
- * op with it. */
+ * op with it (with custom_any, the ops custom_accept does not take). */
 int interp_check_legacy_uint8(const graph *g, bool (*only)(const void *user, int32_t op), const void *user,
                               npuc_err *err);
 

@@ -5,9 +5,12 @@
  * NPU cycles, peak SRAM, flash, compile CPU time (best of --runs, 3) and NPU/CPU op
  * counts beside Vela's from models/zoo/vela51/figures.tsv, with the ratios
  * npuc / Vela; then per config the median ratios and the worst three
- * models per figure. Asserts nothing: it prints figures and exits 0 (1 when
- * the shared folder, a model folder or figures.tsv is missing, or the
- * filters match nothing). See docs/bench.md.
+ * models per figure. Where figures.tsv has no cycles_on_npuc_sim, Vela's
+ * output file (vela51/CONFIG/NAME_vela.tflite) is run here on the virtual
+ * NPU and its ethos-u ops' NPU cycles are Vela's cycles, marked '*' and
+ * counted in the ratios and medians like the others. Asserts nothing: it
+ * prints figures and exits 0 (1 when the shared folder, a model folder or
+ * figures.tsv is missing, or the filters match nothing). See docs/bench.md.
  *
  *   usage: bench_zoo [--models NAME[,NAME...]] [--configs u55-128,u55-256,u65-256] [--runs N] [SHARED_DIR]
  *   NAME may be a glob (fnmatch); SHARED_DIR defaults to $NPUC_SHARED, else ../shared. */
@@ -42,6 +45,7 @@ typedef struct row {
     char error[200];
     double npuc[N_FIG], vela[N_FIG];
     int has_vela[N_FIG];
+    int priced;                 /* vela[F_CYCLES] priced by this run (figures.tsv has none) */
 } row;
 
 typedef struct vela_row {
@@ -142,18 +146,30 @@ static const vela_row *find_vela(const char *model, const char *config)
     return NULL;
 }
 
-/* Vela's command streams for a model: the ethos-u ops of its output file
- * SHARED/models/zoo/vela51/CONFIG/NAME_vela.tflite (-1 when absent). */
-static int vela_streams(const char *shared, const char *config, const char *name)
+/* Vela's side from its output file SHARED/models/zoo/vela51/CONFIG/NAME_vela.tflite
+ * when there is one: its command streams (ethos-u ops) and, where
+ * figures.tsv has no cycles, its NPU cycles on npuc's cycle model
+ * (bench_vela_run), marked priced. A file that does not run is named on
+ * stderr and leaves the cycles out. */
+static void vela_file(const char *shared, const char *config, row *r)
 {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/models/zoo/vela51/%s/%s_vela.tflite", shared, config, name);
-    npuc_model *m = NULL;
-    npuc_model_info info;
-    int n = -1;
-    if (!npuc_model_open_file(path, NULL, NULL, &m) && !npuc_model_get_info(m, &info)) n = (int)info.n_ethosu_ops;
-    npuc_model_close(&m);
-    return n;
+    int streams = 0;
+    uint64_t cycles = 0;
+    char err[300];
+    int price = !r->has_vela[F_CYCLES];
+    int rc = bench_vela_run(shared, config, r->model, 1, &streams, price ? &cycles : NULL, err, sizeof err);
+    if (rc < 0) return;
+    if (rc) {
+        fprintf(stderr, "bench_zoo: %s: Vela's file on the virtual NPU: %s\n", r->model, err);
+        if (!streams) return;
+    }
+    r->vela[F_STREAMS] = streams;
+    r->has_vela[F_STREAMS] = 1;
+    if (!rc && price) {
+        r->vela[F_CYCLES] = (double)cycles;
+        r->has_vela[F_CYCLES] = 1;
+        r->priced = 1;
+    }
 }
 
 /* The .tflite files of dir (not Vela's *_vela.tflite), sorted, appended to
@@ -240,6 +256,7 @@ static void print_fig(const row *r, int k, const char *fmt_n, const char *fmt_v)
     char v[32] = "-", x[16] = "-";
     double q;
     if (r->has_vela[k]) snprintf(v, sizeof v, fmt_v, r->vela[k]);
+    if (r->has_vela[k] && k == F_CYCLES && r->priced) strcat(v, "*");
     if (ratio(r, k, &q)) snprintf(x, sizeof x, "%.2f", q);
     printf(fmt_n, r->npuc[k]);
     printf(" %10s %5s |", v, x);
@@ -294,8 +311,16 @@ static void print_summary(const char *config, const row *rows, size_t n)
         qsort(s, m, sizeof *s, bench_cmp_double);
         double med = m % 2 ? s[m / 2] : (s[m / 2 - 1] + s[m / 2]) / 2;
         free(s);
-        printf(" median %6.2f over %2zu models; worst:", med, m);
-        for (size_t i = 0; i < m && i < 3; i++) printf(" %s %.2f%s", rows[idx[i]].model, q[i], i + 1 < m && i < 2 ? "," : "");
+        printf(" median %6.2f over %2zu models", med, m);
+        if (k == F_CYCLES) {
+            size_t priced = 0;
+            for (size_t i = 0; i < m; i++) priced += (size_t)rows[idx[i]].priced;
+            if (priced) printf(" (%zu with Vela's cycles priced here, *)", priced);
+        }
+        printf("; worst:");
+        for (size_t i = 0; i < m && i < 3; i++)
+            printf(" %s %.2f%s%s", rows[idx[i]].model, q[i], k == F_CYCLES && rows[idx[i]].priced ? "*" : "",
+                   i + 1 < m && i < 2 ? "," : "");
         printf("\n");
     }
     /* op counts: totals, and the models with the most CPU ops beyond Vela's */
@@ -431,7 +456,9 @@ int main(int argc, char **argv)
     printf("cycles: npuc's cycle model on both sides (Vela: its stream on npuc's model); SRAM KiB: U55 the arena,\n"
            "U65 the fast pool (+ the arena where it is SRAM); flash KiB: read-only data (Vela U65: its DRAM peak);\n"
            "-st / -cs KiB: SRAM without the state kept across invocations (variable tensors), flash without the\n"
-           "command streams, as Vela counts them; compile ms; x = npuc / Vela\n");
+           "command streams, as Vela counts them; compile ms; x = npuc / Vela\n"
+           "* Vela's stream priced by this run on npuc's cycle model (figures.tsv has none); in the ratios and\n"
+           "  medians like the others (Vela's files: u55-128 and u65-256 only)\n");
     for (size_t c = 0; c < n_cfg; c++) {
         char npu[48];
         snprintf(npu, sizeof npu, "ethos-%s", cfg[c]);
@@ -448,11 +475,7 @@ int main(int argc, char **argv)
                 r->vela[k] = v->fig[k];
                 r->has_vela[k] = v->has[k];
             }
-            int vs = vela_streams(shared, cfg[c], names[i]);
-            if (vs >= 0) {
-                r->vela[F_STREAMS] = vs;
-                r->has_vela[F_STREAMS] = 1;
-            }
+            vela_file(shared, cfg[c], r);
             bench_model(names[i], data[i], size[i], npu, r);
             printf("%-44s |", names[i]);
             if (!r->ok) {

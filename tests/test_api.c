@@ -562,6 +562,67 @@ static void test_tensors(void)
     source_free(&s);
 }
 
+/* One run with the profile on; its NPU cycles (0 when the run failed). */
+static uint64_t profiled_cycles(npuc_model *m)
+{
+    for (uint32_t i = 0; i < npuc_input_count(m); i++) {
+        npuc_tensor_info ti;
+        npuc_input_info(m, i, &ti);
+        uint8_t *z = calloc(1, ti.size ? ti.size : 1);
+        CHECK_EQ_INT(npuc_set_input(m, i, z, ti.size), NPUC_STATUS_OK);
+        free(z);
+    }
+    npuc_run_options ro = {.profile = true};
+    const npuc_profile *p;
+    if (npuc_run(m, &ro) || npuc_get_profile(m, &p)) return 0;
+    return p->npu_cycles;
+}
+
+/* npu_only: the ethos-u ops alone give the streams' cycles of a full run,
+ * and open a model whose CPU ops the interpreter cannot run (Vela's output
+ * of the audio preprocessor: SignalWindow); compiled models refuse it. */
+static void test_npu_only(void)
+{
+    source s;
+    if (source_load(&s, "models/tflm/keyword_scrambled_8bit.tflite", 5)) {
+        printf("skip: npu_only: model not found\n");
+        source_free(&s);
+        return;
+    }
+    npuc_compile_options co = {.target = {.npu = "ethos-u55-128"}, .formats = NPUC_FORMAT_TFLITE | NPUC_FORMAT_NPRT};
+    npuc_compiled *c = NULL;
+    npuc_output_file f, fn;
+    CHECK_EQ_INT(npuc_compile_memory(s.data, s.size, &co, &c), NPUC_STATUS_OK);
+    if (c && find_file(c, "_npu.tflite", &f) && find_file(c, ".nprt", &fn)) {
+        npuc_open_options oo = {.npu_only = true};
+        npuc_model *full = NULL, *npu = NULL, *nprt = NULL;
+        CHECK_EQ_INT(npuc_model_open_memory(f.data, f.size, NULL, NULL, &full), NPUC_STATUS_OK);
+        CHECK_EQ_INT(npuc_model_open_memory(f.data, f.size, NULL, &oo, &npu), NPUC_STATUS_OK);
+        if (full && npu) {
+            uint64_t a = profiled_cycles(full), b = profiled_cycles(npu);
+            CHECK(a > 0);
+            CHECK_EQ_INT((long long)b, (long long)a);
+        }
+        CHECK_EQ_INT(npuc_model_open_memory(fn.data, fn.size, NULL, &oo, &nprt), NPUC_STATUS_USAGE);
+        CHECK_STR_CONTAINS(npuc_last_error(), "npu_only");
+        npuc_model_close(&full);
+        npuc_model_close(&npu);
+    }
+    npuc_compiled_free(&c);
+    source_free(&s);
+    char path[512];
+    if (!t_shared("models/zoo/vela51/u55-128/tflm_audio_preprocessor_int8_vela.tflite", path, sizeof path)) {
+        printf("skip: npu_only: Vela's audio preprocessor not found\n");
+        return;
+    }
+    npuc_model *m = NULL;
+    CHECK(npuc_model_open_file(path, NULL, NULL, &m) != NPUC_STATUS_OK);
+    npuc_open_options oo = {.npu_only = true};
+    CHECK_EQ_INT(npuc_model_open_file(path, NULL, &oo, &m), NPUC_STATUS_OK);
+    if (m) CHECK(profiled_cycles(m) > 0);
+    npuc_model_close(&m);
+}
+
 int main(void)
 {
     snprintf(tmp_root, sizeof tmp_root, "/tmp/npuc_api_XXXXXX");
@@ -572,6 +633,7 @@ int main(void)
     test_null();
     test_errors();
     test_tensors();
+    test_npu_only();
     test_forms("models/tflm/hello_world_int8.tflite", "ethos-u55-128", true);
     test_forms("models/tflm/keyword_scrambled_8bit.tflite", "ethos-u65-256", false);
     test_forms("models/tflm/person_detect.tflite", "ethos-u55-256", true);

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # bench_zoo smoke test: on one small model it exits 0 and prints its table
 # header and summary; a missing shared folder or an unmatched filter gives a
-# clear message and exit 1. No assertion on the figures (a benchmark).
+# clear message and exit 1; Vela's cycles missing from figures.tsv are
+# priced from Vela's file and marked '*' (bench_zoo and bench_sched equal).
+# No assertion on the figures (a benchmark).
 set -u
 build=${NPUC_BUILD:?}
 shared=${NPUC_SHARED:-}
@@ -38,6 +40,33 @@ grep -q "^hello_world_int8 " "$tmp/out.txt" || fail "no hello_world_int8 row"
 grep -q "npuc failed" "$tmp/out.txt" && fail "hello_world_int8 failed: $(cat "$tmp/out.txt")"
 grep -q "median" "$tmp/out.txt" || fail "no summary"
 grep -q "ethos-u55" "$tmp/out.txt" && fail "--configs u65-256 also ran a U55 config"
+
+# Vela's cycles priced here where figures.tsv has none: tflm_mnist_lstm_int8
+# (figures.tsv: no cycles_on_npuc_sim) gets them from Vela's u55-128 file,
+# marked '*' with the legend, and counted in the median; bench_sched equal
+# the same
+vela=$shared/models/zoo/vela51/u55-128/tflm_mnist_lstm_int8_vela.tflite
+if [ -f "$vela" ]; then
+  "$bench" --models tflm_mnist_lstm_int8 --configs u55-128 --runs 1 "$shared" > "$tmp/out.txt" 2> "$tmp/err.txt"
+  [ $? -eq 0 ] || fail "tflm_mnist_lstm_int8: exit status not 0: $(cat "$tmp/err.txt")"
+  grep -q "^\* Vela's stream priced by this run on npuc's cycle model (figures.tsv has none)" "$tmp/out.txt" ||
+    fail "no '*' legend line: $(cat "$tmp/out.txt")"
+  grep -Eq "^tflm_mnist_lstm_int8 +\| +[0-9]+ +[0-9]+\* +[0-9.]+ \|" "$tmp/out.txt" ||
+    fail "tflm_mnist_lstm_int8: no Vela cycles marked '*' with a ratio: $(grep '^tflm_mnist' "$tmp/out.txt")"
+  grep -Eq "^  cycles +median +[0-9.]+ over +1 models \(1 with Vela's cycles priced here, \*\)" "$tmp/out.txt" ||
+    fail "tflm_mnist_lstm_int8: the priced ratio is not in the cycles median: $(grep 'cycles ' "$tmp/out.txt")"
+  sched=$build/bench_sched
+  if [ -x "$sched" ]; then
+    "$sched" equal --models tflm_mnist_lstm_int8 --configs u55-128 "$shared" > "$tmp/sched.txt" 2> "$tmp/err.txt"
+    [ $? -eq 0 ] || fail "bench_sched equal: exit status not 0: $(cat "$tmp/err.txt")"
+    grep -Eq "^tflm_mnist_lstm_int8 .* [0-9]+\* +[0-9.]+$" "$tmp/sched.txt" ||
+      fail "bench_sched equal: no Vela cycles marked '*': $(cat "$tmp/sched.txt")"
+    grep -q "median cycles npuc/Vela [0-9.]* over 1 models (1 with Vela's cycles priced here" "$tmp/sched.txt" ||
+      fail "bench_sched equal: the priced ratio is not in the median: $(cat "$tmp/sched.txt")"
+  fi
+else
+  echo "skip: no Vela file $vela"
+fi
 
 [ $fails -eq 0 ] && echo "bench_zoo smoke test passed"
 exit $((fails > 0))

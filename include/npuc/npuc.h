@@ -244,6 +244,12 @@ typedef struct npuc_open_options {
     size_t params_size;
     const uint8_t *public_key;  /* require a signature by this 32-byte Ed25519 public key */
     const char *public_key_path;/* ... or by the key in this file */
+    /* TFLite: run the ethos-u ops (command streams) only and skip every
+     * other op, whose outputs keep what they hold (zeros at first): the
+     * streams' NPU cycles (npuc_get_profile), which do not depend on the
+     * data, of a model whose CPU ops the reference interpreter cannot run.
+     * The outputs mean nothing. Other forms refuse it (NPUC_STATUS_USAGE). */
+    bool npu_only;
 } npuc_open_options;
 
 typedef struct npuc_model npuc_model;

@@ -116,6 +116,8 @@ static int open_model(npuc_model *m, const char *path, const void *data, size_t 
     if (m->form != NPUC_FORM_RELOC && reloc_opt)
         return npuc_errf(err, NPUC_E_USAGE, "install, params and public key options apply to loadable models "
                                             "(_rel.bin) only");
+    if ((m->form == NPUC_FORM_NPRT || m->form == NPUC_FORM_RELOC) && o->npu_only)
+        return npuc_errf(err, NPUC_E_USAGE, "npu_only applies to TFLite models only");
     if (m->form == NPUC_FORM_NPRT || m->form == NPUC_FORM_RELOC) return api_open_compiled(m, o, path, err);
     /* anything else is read as TFLite (its reader names what is wrong) */
     m->form = NPUC_FORM_TFLITE;

@@ -30,10 +30,19 @@ static int create_npu(npuc_model *m, npuc_err *err)
     return NPUC_OK;
 }
 
+/* npu_only: every op is taken; the ones that are not ethos-u ops are skipped. */
+static bool accept_any(void *user, const graph_op *op)
+{
+    (void)user;
+    (void)op;
+    return true;
+}
+
 static int eval_ethosu(void *user, interp *ip, const graph_op *op, npuc_err *err)
 {
     npuc_model *m = user;
     int rc;
+    if (!interp_is_ethosu_op(op)) return NPUC_OK;   /* npu_only */
     if (!m->npu && (rc = create_npu(m, err))) return rc;
     bool trace = m->run && m->run->trace;
     api_event(m, NPUC_EVENT_STREAM_BEGIN, op->index);
@@ -85,8 +94,8 @@ int api_open_tflite(npuc_model *m, const npuc_open_options *o, npuc_err *err)
     target_found found;
     target_find_in_tflite(m->tm, &found);
     if ((rc = api_resolve_target(m, &found, have_var ? &v : NULL, err))) return api_prefix(m, err);
-    interp_options io = {.keep_all = o->keep_tensors, .custom_accept = accept_ethosu, .custom_eval = eval_ethosu,
-                         .custom_user = m};
+    interp_options io = {.keep_all = o->keep_tensors, .custom_accept = o->npu_only ? accept_any : accept_ethosu,
+                         .custom_eval = eval_ethosu, .custom_user = m, .custom_any = o->npu_only};
     if ((rc = interp_create(g, &io, &m->ip, err))) return rc;
     m->n_in = (uint32_t)g->n_inputs;
     m->n_out = (uint32_t)g->n_outputs;

@@ -345,6 +345,13 @@ void interp_reset_state(interp *ip)
     if (ip->vars_size) memset(ip->vars, 0, ip->vars_size);
 }
 
+/* custom_any: the ops custom_eval does not take (for the legacy uint8 check). */
+static bool not_custom(const void *user, int32_t op)
+{
+    const interp *ip = user;
+    return !ip->opt.custom_accept(ip->opt.custom_user, &ip->g->ops[op]);
+}
+
 int interp_create(const graph *g, const interp_options *opt, interp **out, npuc_err *err)
 {
     *out = NULL;
@@ -358,14 +365,15 @@ int interp_create(const graph *g, const interp_options *opt, interp **out, npuc_
     ip->impls = npuc_arena_calloc(&ip->arena, (size_t)g->n_ops + 1, sizeof(*ip->impls));
     ip->offset = npuc_arena_calloc(&ip->arena, (size_t)g->n_tensors + 1, sizeof(size_t));
     if (!ip->nodes || !ip->impls || !ip->offset) rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
-    if (!rc) rc = interp_check_legacy_uint8(g, NULL, NULL, err);
+    if (!rc) rc = interp_check_legacy_uint8(g, ip->opt.custom_any && ip->opt.custom_accept ? not_custom : NULL, ip, err);
     size_t persist = 0;
     for (int32_t i = 0; i < g->n_ops && !rc; i++) {
         const graph_op *op = &g->ops[i];
         interp_node *n = &ip->nodes[i];
         *n = (interp_node){.g = g, .op = op, .op_index = i, .arena = &ip->arena};
         const interp_op_impl *impl = find_impl(op);
-        if (op->opcode == TFL_OP_CUSTOM && ip->opt.custom_eval &&
+        bool any = ip->opt.custom_any && ip->opt.custom_accept;
+        if ((op->opcode == TFL_OP_CUSTOM || any) && ip->opt.custom_eval &&
             (!ip->opt.custom_accept || ip->opt.custom_accept(ip->opt.custom_user, op))) {
             ip->impls[i] = &custom_impl;
             continue;

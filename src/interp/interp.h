@@ -21,6 +21,10 @@ typedef struct interp_options {
     bool (*custom_accept)(void *user, const graph_op *op);
     int (*custom_eval)(void *user, interp *ip, const graph_op *op, npuc_err *err);
     void *custom_user;
+    /* custom_accept (then not NULL) is asked about every op, builtin ones
+     * too, and the ops it accepts are left out of the legacy uint8 check:
+     * a caller that runs some ops its own way (or skips them) */
+    bool custom_any;
 } interp_options;
 
 /* Prepares all ops (checks types/shapes, computes kernel parameters) and
@@ -74,7 +78,7 @@ int32_t interp_legacy_uint8_tensor(const graph *g, const graph_op *op);
  * for which only(user, op index) holds (all when only is NULL): one line
  * naming the op, its operator and the tensor, suggesting int8
  * re-quantization. NPUC_OK when there is none. interp_create checks every
- * op with it. */
+ * op with it (with custom_any, the ops custom_accept does not take). */
 int interp_check_legacy_uint8(const graph *g, bool (*only)(const void *user, int32_t op), const void *user,
                               npuc_err *err);
 

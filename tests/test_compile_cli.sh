@@ -88,6 +88,7 @@ head -c 200 "$tmp/all/m.nprt" > "$tmp/short.nprt"
 expect 1 "header size field" "$npuc" run "$tmp/short.nprt" --random-input
 expect 2 "tflite models only" "$npuc" run "$tmp/all/m.nprt" --random-input --dump-tensors "$tmp/d"
 expect 2 "compiled models (.nprt) only" "$npuc" run "$model" --random-input --poll
+expect 2 "--npu-only works on TFLite models only" "$npuc" run "$tmp/all/m.nprt" --random-input --npu-only
 # runtime-loadable models (docs/reloc.md): single, split, signed; every
 # install mode gives the reference's bytes
 "$npuc" compile "$model" --output-format reloc -o "$tmp/rel" > "$tmp/rel.txt" || fail "--output-format reloc"

@@ -1682,6 +1682,95 @@ static void test_asm_mlw(void)
     free(w);
 }
 
+/* Negative strides (docs/ethos-u.md 4.1): Vela 5.1 writes reflected
+ * copies (MIRROR_PAD) as 1x1 AVERAGE pools whose OFM strides are negative,
+ * two's complement with bits 39:32 in the param (0xff on a U55 too). A 1x1
+ * copy with the OFM based at its last element and both strides negated
+ * writes the IFM turned by 180 degrees; with the IFM's strides negated
+ * instead it reads it so. The decoder refuses a U55 stride whose bits
+ * 39:32 are not bit 31's sign. */
+static void test_negative_strides(void)
+{
+    static const eu_variant vs[2] = {EU_U55_128, EU_U65_256};
+    const uint32_t H = 3, W = 5, C = 3, n = H * W * C;
+    for (int vi = 0; vi < 2; vi++)
+        for (int side = 0; side < 2; side++) {   /* 0: OFM strides negative, 1: IFM's */
+            eu_variant v = vs[vi];
+            uint8_t in[64], out[64 + 16];
+            for (uint32_t i = 0; i < n; i++) in[i] = (uint8_t)(rnd() & 0xFF);
+            memset(out, 0xA5, sizeof out);
+            sa_fm ifm = sa_fm_make(1, 0, H, W, C, 8, true, SA_NHWC), ofm = sa_fm_make(3, 8, H, W, C, 8, true, SA_NHWC);
+            ofm.scale_mode = 1;
+            sa_fm_finish(&ifm);
+            sa_fm_finish(&ofm);
+            sa_stream st;
+            sa_init(&st);
+            sa_set_ifm(&st, &ifm);
+            sa_set_pad(&st, 0, 0, 0, 0);
+            sa_set_ofm(&st, &ofm);
+            /* the turned side: based at its last position, both strides negated */
+            uint16_t base = side ? EU_SET_IFM_BASE0 : EU_SET_OFM_BASE0;
+            uint16_t sy = side ? EU_SET_IFM_STRIDE_Y : EU_SET_OFM_STRIDE_Y;
+            uint16_t sx = side ? EU_SET_IFM_STRIDE_X : EU_SET_OFM_STRIDE_X;
+            sa_set(&st, base, (side ? 0 : 8) + (int64_t)(H - 1) * W * C + (int64_t)(W - 1) * C);
+            sa_set(&st, sy, -(int64_t)W * C);
+            sa_set(&st, sx, -(int64_t)C);
+            sa_set_kernel(&st, 1, 1, 1, 1, 1, 1, false);
+            sa_set_ofm_scale(&st, 1, 0);
+            sa_set_act(&st, 0, 0, -128, 127);
+            sa_set_config(&st, v, &ofm, 8, false, false);
+            sa_cmd0(&st, EU_OP_POOL, 1);
+            sa_stop(&st);
+            sa_npu m;
+            uint32_t status = 0;
+            if (sa_open(&m, v) == 0) {
+                sa_region(&m, 1, in, n, true);
+                sa_region(&m, 3, out, sizeof out, true);
+                status = sa_run(&m, &st);
+                if (!sa_status_ok(status)) fprintf(stderr, "  negative strides: %s\n", sim_npu_error(m.npu));
+                sa_close(&m);
+            }
+            CHECK(sa_status_ok(status));
+            size_t bad = 0;
+            for (uint32_t y = 0; y < H; y++)
+                for (uint32_t x = 0; x < W; x++)
+                    for (uint32_t c = 0; c < C; c++)
+                        bad += out[8 + (y * W + x) * C + c] != in[((H - 1 - y) * W + (W - 1 - x)) * C + c];
+            for (uint32_t i = 0; i < 8; i++) bad += out[i] != 0xA5 || out[8 + n + i] != 0xA5;
+            if (bad) fprintf(stderr, "  negative %s strides on %s: %zu bytes wrong\n", side ? "IFM" : "OFM",
+                             eu_variant_name(v), bad);
+            CHECK_EQ_INT(bad, 0);
+            sa_free(&st);
+        }
+    /* bits 39:32 of a U55 stride: bit 31's sign extension only */
+    static const struct { uint16_t param; uint32_t payload; eu_variant v; bool ok; } cases[] = {
+        {0xFF, 0xFFFFFE00u, EU_U55_128, true},  {0x00, 0x00000200u, EU_U55_128, true},
+        {0x00, 0xFFFFFE00u, EU_U55_128, false}, {0x7F, 0xFFFFFE00u, EU_U55_128, false},
+        {0xFF, 0x00000200u, EU_U55_128, false}, {0x7F, 0xFFFFFE00u, EU_U65_256, true},
+        {0x00, 0xFFFFFE00u, EU_U65_256, true},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sa_stream st;
+        sa_init(&st);
+        sa_cmd1(&st, EU_SET_OFM_STRIDE_Y, cases[i].payload, cases[i].param);
+        sim_cmd c;
+        npuc_err e = {0};
+        int rc = sim_cmd_decode((const uint8_t *)st.w, sa_bytes(&st), 0, cases[i].v, &c, &e);
+        CHECK_EQ_INT(rc == NPUC_OK, cases[i].ok);
+        if (!cases[i].ok) CHECK_STR_CONTAINS(e.msg, "must repeat bit 31");
+        if (cases[i].ok && !rc) {
+            sim_state ss;
+            sim_state_reset(&ss);
+            sim_state_apply(&ss, &c, cases[i].v);
+            int64_t want = cases[i].param == 0x7F ? (int64_t)0x7FFFFFFE00ll
+                           : cases[i].param == 0x00 && cases[i].payload >> 31 ? (int64_t)0xFFFFFE00ll
+                                                                              : (int32_t)cases[i].payload;
+            CHECK_EQ_INT(ss.ofm.stride_y, want);
+        }
+        sa_free(&st);
+    }
+}
+
 int main(void)
 {
     test_asm_mlw();
@@ -1699,5 +1788,6 @@ int main(void)
     test_lut();
     test_dma();
     test_sticky_state();
+    test_negative_strides();
     TEST_MAIN_END();
 }

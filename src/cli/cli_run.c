@@ -40,6 +40,10 @@ static void help(FILE *f)
             "register interface as a driver would; all other ops on the reference\n"
             "kernels.\n"
             "  --trace             print every command the NPU executes\n"
+            "  --npu-only          run only the ethos-u ops and skip every other op (their\n"
+            "                      outputs keep whatever was there): Vela's command streams\n"
+            "                      priced and traced where the reference kernels cannot\n"
+            "                      run the model's CPU ops; the outputs mean nothing\n"
             "  --profile           print the per-operation cycle table and PMU counters\n"
             "                      (.nprt: the runtime's per-epoch profile)\n"
             "  --poll              .nprt: wait for the NPU by polling, not the interrupt\n"
@@ -323,6 +327,7 @@ int cli_run(int argc, char **argv)
     bool reloc_opt = false;
     const char *params_path = NULL, *public_key_path = NULL;
     unsigned long long seed = 1;
+    bool npu_only = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -334,6 +339,8 @@ int cli_run(int argc, char **argv)
             nr.profile = true;
         } else if (!strcmp(a, "--poll")) {
             poll = true;
+        } else if (!strcmp(a, "--npu-only")) {
+            npu_only = true;
         } else if (!strcmp(a, "--clear")) {
             install_clear = reloc_opt = true;
         } else if (!strcmp(a, "--install") || !strcmp(a, "--params") || !strcmp(a, "--public-key")) {
@@ -387,11 +394,12 @@ int cli_run(int argc, char **argv)
     if (form != NPUC_FORM_RELOC && reloc_opt)
         return cli_usage_error("run", "--install, --clear, --params and --public-key work on loadable models (_rel.bin) only");
     if (!compiled && poll) return cli_usage_error("run", "--poll works on compiled models (.nprt) only");
+    if (compiled && npu_only) return cli_usage_error("run", "--npu-only works on TFLite models only");
     npuc_target_spec target = cli_target_api(&tspec);
 
     npuc_open_options oo = {.keep_tensors = dump != NULL, .install = install_copy ? NPUC_INSTALL_COPY : NPUC_INSTALL_XIP,
                             .install_clear = install_clear, .params_path = params_path,
-                            .public_key_path = public_key_path};
+                            .public_key_path = public_key_path, .npu_only = npu_only};
     npuc_model *m = NULL;
     if (npuc_model_open_file(model_path, &target, &oo, &m)) return cli_fail_last();
     cli_run_args ra = {.model = model_path, .inputs = inputs, .n_inputs = n_inputs, .random_input = random_input,

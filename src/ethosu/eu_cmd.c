@@ -167,10 +167,13 @@ static const eu_field F_BROADCAST[] = {
     FLAG("ifm2_first", "operand order", EU_F_IFM2_FIRST, EU_POS_IFM2_FIRST, FIRST_NAMES),
     FLAG("scalar", "scalar", EU_F_SCALAR, EU_POS_SCALAR, SCALAR_NAMES)};
 
-/* cmd1: addresses, strides and lengths are 40-bit (bits 39:32 in the
- * param, U65 only) */
+/* cmd1: addresses and lengths are 40-bit (bits 39:32 in the param, U65
+ * only); strides are signed, 40-bit on U65 and 32-bit on U55 with bits
+ * 39:32 its sign (docs/ethos-u.md 2.1, 4.1) */
 static const eu_field F_ADDR[] = {
     FIELD("value", "value", "", EU_F_VALUE, 0, 40, EU_K_ADDR, ADDR_MAX, .flags = EU_FL_HEX)};
+static const eu_field F_STRIDE[] = {
+    FIELD("value", "value", "", EU_F_VALUE, 0, 40, EU_K_STRIDE, ADDR_MAX, .flags = EU_FL_HEX)};
 static const eu_field F_ADDR16[] = {
     FIELD("value", "value", "", EU_F_VALUE, 0, 40, EU_K_ADDR, ADDR_MAX, .flags = EU_FL_HEX,
           .align = EU_WEIGHT_ALIGN)};
@@ -258,16 +261,16 @@ const eu_cmd_info eu_cmds[] = {
     CMD(EU_SET_IFM_BASE1, ALL, "NPU_SET_IFM_BASE1", F_ADDR),
     CMD(EU_SET_IFM_BASE2, ALL, "NPU_SET_IFM_BASE2", F_ADDR),
     CMD(EU_SET_IFM_BASE3, ALL, "NPU_SET_IFM_BASE3", F_ADDR),
-    CMD(EU_SET_IFM_STRIDE_X, ALL, "NPU_SET_IFM_STRIDE_X", F_ADDR),
-    CMD(EU_SET_IFM_STRIDE_Y, ALL, "NPU_SET_IFM_STRIDE_Y", F_ADDR),
-    CMD(EU_SET_IFM_STRIDE_C, ALL, "NPU_SET_IFM_STRIDE_C", F_ADDR),
+    CMD(EU_SET_IFM_STRIDE_X, ALL, "NPU_SET_IFM_STRIDE_X", F_STRIDE),
+    CMD(EU_SET_IFM_STRIDE_Y, ALL, "NPU_SET_IFM_STRIDE_Y", F_STRIDE),
+    CMD(EU_SET_IFM_STRIDE_C, ALL, "NPU_SET_IFM_STRIDE_C", F_STRIDE),
     CMD(EU_SET_OFM_BASE0, ALL, "NPU_SET_OFM_BASE0", F_ADDR),
     CMD(EU_SET_OFM_BASE1, ALL, "NPU_SET_OFM_BASE1", F_ADDR),
     CMD(EU_SET_OFM_BASE2, ALL, "NPU_SET_OFM_BASE2", F_ADDR),
     CMD(EU_SET_OFM_BASE3, ALL, "NPU_SET_OFM_BASE3", F_ADDR),
-    CMD(EU_SET_OFM_STRIDE_X, ALL, "NPU_SET_OFM_STRIDE_X", F_ADDR),
-    CMD(EU_SET_OFM_STRIDE_Y, ALL, "NPU_SET_OFM_STRIDE_Y", F_ADDR),
-    CMD(EU_SET_OFM_STRIDE_C, ALL, "NPU_SET_OFM_STRIDE_C", F_ADDR),
+    CMD(EU_SET_OFM_STRIDE_X, ALL, "NPU_SET_OFM_STRIDE_X", F_STRIDE),
+    CMD(EU_SET_OFM_STRIDE_Y, ALL, "NPU_SET_OFM_STRIDE_Y", F_STRIDE),
+    CMD(EU_SET_OFM_STRIDE_C, ALL, "NPU_SET_OFM_STRIDE_C", F_STRIDE),
     CMD(EU_SET_WEIGHT_BASE, ALL, "NPU_SET_WEIGHT_BASE", F_ADDR16),
     CMD(EU_SET_WEIGHT_LENGTH, ALL, "NPU_SET_WEIGHT_LENGTH", F_ADDR16),
     CMD(EU_SET_SCALE_BASE, ALL, "NPU_SET_SCALE_BASE", F_ADDR16),
@@ -284,9 +287,9 @@ const eu_cmd_info eu_cmds[] = {
     CMD(EU_SET_IFM2_BASE1, ALL, "NPU_SET_IFM2_BASE1", F_ADDR),
     CMD(EU_SET_IFM2_BASE2, ALL, "NPU_SET_IFM2_BASE2", F_ADDR),
     CMD(EU_SET_IFM2_BASE3, ALL, "NPU_SET_IFM2_BASE3", F_ADDR),
-    CMD(EU_SET_IFM2_STRIDE_X, ALL, "NPU_SET_IFM2_STRIDE_X", F_ADDR),
-    CMD(EU_SET_IFM2_STRIDE_Y, ALL, "NPU_SET_IFM2_STRIDE_Y", F_ADDR),
-    CMD(EU_SET_IFM2_STRIDE_C, ALL, "NPU_SET_IFM2_STRIDE_C", F_ADDR),
+    CMD(EU_SET_IFM2_STRIDE_X, ALL, "NPU_SET_IFM2_STRIDE_X", F_STRIDE),
+    CMD(EU_SET_IFM2_STRIDE_Y, ALL, "NPU_SET_IFM2_STRIDE_Y", F_STRIDE),
+    CMD(EU_SET_IFM2_STRIDE_C, ALL, "NPU_SET_IFM2_STRIDE_C", F_STRIDE),
     CMD(EU_SET_WEIGHT1_BASE, U65, "NPU_SET_WEIGHT1_BASE", F_ADDR16),
     CMD(EU_SET_WEIGHT1_LENGTH, U65, "NPU_SET_WEIGHT1_LENGTH", F_ADDR16),
     CMD(EU_SET_SCALE1_BASE, U65, "NPU_SET_SCALE1_BASE", F_ADDR16),
@@ -426,6 +429,7 @@ int64_t eu_field_value(const eu_field *f, uint64_t raw)
     unsigned w = f->width + f->width_hi;
     switch (f->kind) {
     case EU_K_SINT:
+    case EU_K_STRIDE:
         return (raw >> (w - 1)) & 1 ? (int64_t)(raw | ~mask_of(w)) : (int64_t)raw;
     case EU_K_M1: return (int64_t)raw + 1;
     case EU_K_BITS: return (int64_t)8 << raw;
@@ -483,6 +487,8 @@ uint64_t eu_field_max(const eu_field *f, eu_variant v)
         return r ? r->cores - 1u : 0;
     }
     if (f->kind == EU_K_ADDR && !eu_variant_is_u65(v) && f->max > 0xFFFFFFFFu) return 0xFFFFFFFFu;
+    /* the largest positive U55 stride (negative ones: bits 39:31 set) */
+    if (f->kind == EU_K_STRIDE && !eu_variant_is_u65(v)) return 0x7FFFFFFFu;
     return f->max;
 }
 
@@ -490,6 +496,10 @@ eu_check eu_field_check(const eu_field *f, uint64_t raw, eu_variant v)
 {
     if (f->avail != EU_AV_ALL && f->avail != product_av(v) && raw) return EU_BAD_FIELD_VARIANT;
     if (f->kind == EU_K_ADDR && !eu_variant_is_u65(v) && raw >> 32) return EU_BAD_ADDR_HI;
+    if (f->kind == EU_K_STRIDE && !eu_variant_is_u65(v)) {
+        uint64_t sign = raw >> 31;   /* bits 39:31: 0, or all ones for a negative stride */
+        return sign == 0 || sign == 0x1FF ? EU_OK : EU_BAD_STRIDE_HI;
+    }
     if (f->flags & EU_FL_LIST) {
         const eu_value_name *n = value_of(f, raw);
         if (!n) return EU_BAD_VALUE;

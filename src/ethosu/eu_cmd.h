@@ -192,7 +192,9 @@ enum {
     EU_K_SINT,     /* raw sign-extended from its width */
     EU_K_M1,       /* raw + 1 */
     EU_K_BITS,     /* 8 << raw (precision bits) */
-    EU_K_ADDR      /* 40-bit address/stride/length: bits 39:32 only on U65 */
+    EU_K_ADDR,     /* 40-bit address/length: bits 39:32 only on U65 */
+    EU_K_STRIDE    /* 40-bit two's complement stride (bits 39:32 in the param);
+                      on U55 a 32-bit one: bits 39:32 repeat bit 31 */
 };
 
 /* Field flags. */
@@ -275,6 +277,7 @@ typedef enum eu_check {
     EU_BAD_RESERVED,          /* bits outside every field (eu_cmd_check only) */
     EU_BAD_FIELD_VARIANT,     /* a field of the other product is nonzero */
     EU_BAD_ADDR_HI,           /* address bits 39:32 set on a U55 */
+    EU_BAD_STRIDE_HI,         /* stride bits 39:32 not bit 31's sign extension on a U55 */
     EU_BAD_RANGE,             /* raw > max (the variant's for EU_FL_BANKS/CORES) */
     EU_BAD_BANK,              /* SHRAM bank beyond the variant's banks */
     EU_BAD_VALUE,             /* not one of the listed values: reserved */

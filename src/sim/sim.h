@@ -113,7 +113,7 @@ typedef struct sim_fm {
     bool custom_dma;          /* U55 arch 1.1 region bit 15 */
     uint64_t base[4];         /* tile bases (40-bit on U65) */
     uint32_t width0, height0, height1;  /* tile geometry (+1) */
-    uint64_t stride_x, stride_y, stride_c;
+    int64_t stride_x, stride_y, stride_c;   /* bytes, signed (docs/ethos-u.md 4.1) */
     uint16_t precision;       /* raw *_PRECISION param */
     bool is_signed;
     uint8_t bits;             /* 8, 16, 32 (64 rejected) */

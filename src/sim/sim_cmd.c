@@ -133,6 +133,10 @@ static int field_error(const sim_cmd *c, eu_variant v, eu_check k, const eu_fiel
     case EU_BAD_ADDR_HI:
         return BAD("%s: param 0x%04x must be 0 on %s (32-bit addresses)", where, c->param,
                    eu_variant_name(v));
+    case EU_BAD_STRIDE_HI:
+        return BAD("%s: param 0x%04x with payload 0x%08x: a stride on %s is 32-bit, bits 39:32 (the "
+                   "param's low byte) must repeat bit 31 (0x00, or 0xff for a negative stride)", where,
+                   c->param, c->payload, eu_variant_name(v));
     case EU_BAD_RANGE:
         if (f->flags & EU_FL_RANGE_MSG)
             return BAD("%s: %s %llu out of range 0-%llu (param 0x%04x)", where, f->what, r,
@@ -398,14 +402,14 @@ void sim_state_apply(sim_state *s, const sim_cmd *c, eu_variant variant)
     /* cmd1 */
     case EU_SET_IFM_BASE0: case EU_SET_IFM_BASE1: case EU_SET_IFM_BASE2: case EU_SET_IFM_BASE3:
         s->ifm.base[c->code - EU_SET_IFM_BASE0] = v; break;
-    case EU_SET_IFM_STRIDE_X: s->ifm.stride_x = v; break;
-    case EU_SET_IFM_STRIDE_Y: s->ifm.stride_y = v; break;
-    case EU_SET_IFM_STRIDE_C: s->ifm.stride_c = v; break;
+    case EU_SET_IFM_STRIDE_X: s->ifm.stride_x = (int64_t)v; break;
+    case EU_SET_IFM_STRIDE_Y: s->ifm.stride_y = (int64_t)v; break;
+    case EU_SET_IFM_STRIDE_C: s->ifm.stride_c = (int64_t)v; break;
     case EU_SET_OFM_BASE0: case EU_SET_OFM_BASE1: case EU_SET_OFM_BASE2: case EU_SET_OFM_BASE3:
         s->ofm.base[c->code - EU_SET_OFM_BASE0] = v; break;
-    case EU_SET_OFM_STRIDE_X: s->ofm.stride_x = v; break;
-    case EU_SET_OFM_STRIDE_Y: s->ofm.stride_y = v; break;
-    case EU_SET_OFM_STRIDE_C: s->ofm.stride_c = v; break;
+    case EU_SET_OFM_STRIDE_X: s->ofm.stride_x = (int64_t)v; break;
+    case EU_SET_OFM_STRIDE_Y: s->ofm.stride_y = (int64_t)v; break;
+    case EU_SET_OFM_STRIDE_C: s->ofm.stride_c = (int64_t)v; break;
     case EU_SET_WEIGHT_BASE: s->weight_base[0] = v; break;
     case EU_SET_WEIGHT_LENGTH: s->weight_length[0] = v; break;
     case EU_SET_SCALE_BASE: s->scale_base[0] = v; break;
@@ -430,9 +434,9 @@ void sim_state_apply(sim_state *s, const sim_cmd *c, eu_variant variant)
     case EU_SET_DMA0_SKIP1: s->dma.skip1 = v; break;
     case EU_SET_IFM2_BASE0: case EU_SET_IFM2_BASE1: case EU_SET_IFM2_BASE2: case EU_SET_IFM2_BASE3:
         s->ifm2.base[c->code - EU_SET_IFM2_BASE0] = v; break;
-    case EU_SET_IFM2_STRIDE_X: s->ifm2.stride_x = v; break;
-    case EU_SET_IFM2_STRIDE_Y: s->ifm2.stride_y = v; break;
-    case EU_SET_IFM2_STRIDE_C: s->ifm2.stride_c = v; break;
+    case EU_SET_IFM2_STRIDE_X: s->ifm2.stride_x = (int64_t)v; break;
+    case EU_SET_IFM2_STRIDE_Y: s->ifm2.stride_y = (int64_t)v; break;
+    case EU_SET_IFM2_STRIDE_C: s->ifm2.stride_c = (int64_t)v; break;
     default:
         if (c->code >= EU_SET_USER_DEFINED0 && c->code < EU_SET_USER_DEFINED0 + EU_N_USER_DEFINED)
             s->user_defined[c->code - EU_SET_USER_DEFINED0] = c->payload;
@@ -456,6 +460,8 @@ static void describe(const sim_cmd *c, char *d, size_t n)
         char v[64];
         if (name) {
             snprintf(v, sizeof v, "%s", name);
+        } else if (f->kind == EU_K_STRIDE && eu_field_value(f, raw) < 0) {
+            snprintf(v, sizeof v, "%lld (0x%010llx)", (long long)eu_field_value(f, raw), (unsigned long long)raw);
         } else if (f->kind == EU_K_SINT) {
             snprintf(v, sizeof v, "%lld (0x%04llx)", (long long)eu_field_value(f, raw), (unsigned long long)raw);
         } else if (f->flags & EU_FL_HEX) {

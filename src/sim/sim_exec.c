@@ -122,26 +122,31 @@ static int bus_map(sim_ctx *c, unsigned region, uint64_t off, uint64_t len, bool
 /* ------------------------------------------------------- feature maps */
 
 typedef struct fm_view {
-    uint8_t *tile[4];
+    uint8_t *tile[4];         /* element (0, 0, 0) of each tile */
     uint32_t w0, h0, h1;
-    uint64_t sx, sy, sc;
+    int64_t sx, sy, sc;       /* strides may be negative (docs/ethos-u.md 4.1) */
     unsigned es;
     bool sgn, brick;
 } fm_view;
 
-static uint64_t cterm_max(const sim_fm *fm, uint32_t C, unsigned es)
+/* The lowest and highest byte offsets (from the element at channel 0)
+ * of channels 0..C-1 of one position; NHCWB16 steps STRIDE_C per brick
+ * of 16 channels. */
+static void cterm_span(const sim_fm *fm, uint32_t C, unsigned es, int64_t *lo, int64_t *hi)
 {
-    if (!fm->format)
-        return (uint64_t)(C - 1) * es;
-    uint64_t last = (uint64_t)((C - 1) >> 4) * fm->stride_c + ((C - 1) & 15) * es;
-    if (C > 16) {
-        uint64_t full = (uint64_t)(((C - 1) >> 4) - 1) * fm->stride_c + 15 * es;
-        if (full > last)
-            last = full;
-    } else if (C > 1 && ((C - 1) & 15) < 15) {
-        /* channels 0..C-1 of brick 0 */
+    *lo = 0;
+    *hi = (int64_t)(C - 1) * es;
+    if (!fm->format) return;
+    /* brick k of 0..nb holds 16 channels at k * STRIDE_C, the last one
+     * channels 0..(C - 1) % 16 */
+    int64_t nb = (int64_t)((C - 1) >> 4), sc = fm->stride_c;
+    int64_t in_last = (int64_t)((C - 1) & 15) * es;
+    *lo = nb * sc < 0 ? nb * sc : 0;
+    *hi = nb * sc + in_last;
+    if (nb > 0) {
+        int64_t full = (sc > 0 ? (nb - 1) * sc : 0) + 15 * (int64_t)es;   /* a whole brick */
+        if (full > *hi) *hi = full;
     }
-    return last;
 }
 
 /* Resolves the tiles an H x W x C access touches. */
@@ -166,7 +171,8 @@ static int fm_open(sim_ctx *c, const sim_fm *fm, uint32_t H, uint32_t W, uint32_
     v->sx = fm->stride_x;
     v->sy = fm->stride_y;
     v->sc = v->brick ? fm->stride_c : v->es;
-    uint64_t ct = cterm_max(fm, C, v->es) + v->es;
+    int64_t clo, chi;
+    cterm_span(fm, C, v->es, &clo, &chi);
     for (int t = 0; t < 4; t++) {
         uint32_t x0 = (t & 1) ? v->w0 : 0, x1 = (t & 1) ? W : (W < v->w0 ? W : v->w0);
         uint32_t y0, y1;
@@ -176,12 +182,22 @@ static int fm_open(sim_ctx *c, const sim_fm *fm, uint32_t H, uint32_t W, uint32_
         else { y0 = v->h1; y1 = H; }
         if (x0 >= x1 || y0 >= y1)
             continue;
-        uint64_t ly = (uint64_t)(y1 - 1 - ((t >= 2) ? y0 : 0));
-        uint64_t lx = (uint64_t)(x1 - 1 - x0);
-        uint64_t span = ly * v->sy + lx * v->sx + ct;
-        int rc = bus_map_t(c, fm->region, fm->base[t], span, write, what, t, &v->tile[t], err);
+        int64_t ly = (int64_t)(y1 - 1 - ((t >= 2) ? y0 : 0)) * v->sy;
+        int64_t lx = (int64_t)(x1 - 1 - x0) * v->sx;
+        /* the lowest and highest bytes over the tile's corners */
+        int64_t lo = (ly < 0 ? ly : 0) + (lx < 0 ? lx : 0) + clo;
+        int64_t hi = (ly > 0 ? ly : 0) + (lx > 0 ? lx : 0) + chi + (int64_t)v->es;
+        if (lo < 0 && (uint64_t)-lo > fm->base[t])
+            return fail(c, SIM_FAULT_BUS, err, NPUC_E_RUNTIME,
+                        "%s: tile %d at 0x%llx with negative strides reaches %lld bytes below it, before "
+                        "the start of region %u", what, t, (unsigned long long)fm->base[t], (long long)-lo,
+                        fm->region);
+        uint64_t start = (uint64_t)((int64_t)fm->base[t] + lo);
+        uint8_t *p;
+        int rc = bus_map_t(c, fm->region, start, (uint64_t)(hi - lo), write, what, t, &p, err);
         if (rc)
             return rc;
+        v->tile[t] = p - lo;
     }
     return NPUC_OK;
 }
@@ -190,13 +206,13 @@ static inline uint8_t *fm_px(const fm_view *v, uint32_t y, uint32_t x)
 {
     if (x < v->w0) {
         if (y < v->h0)
-            return v->tile[0] + y * v->sy + x * v->sx;
-        return v->tile[2] + (y - v->h0) * v->sy + x * v->sx;
+            return v->tile[0] + (int64_t)y * v->sy + (int64_t)x * v->sx;
+        return v->tile[2] + (int64_t)(y - v->h0) * v->sy + (int64_t)x * v->sx;
     }
     x -= v->w0;
     if (y < v->h1)
-        return v->tile[1] + y * v->sy + x * v->sx;
-    return v->tile[3] + (y - v->h1) * v->sy + x * v->sx;
+        return v->tile[1] + (int64_t)y * v->sy + (int64_t)x * v->sx;
+    return v->tile[3] + (int64_t)(y - v->h1) * v->sy + (int64_t)x * v->sx;
 }
 
 /* Reads n consecutive stored elements minus zp. */
@@ -249,7 +265,7 @@ static void fm_gather(const fm_view *v, uint32_t H, uint32_t W, uint32_t C, int3
             } else {
                 for (uint32_t c0 = 0; c0 < C; c0 += 16) {
                     unsigned n = C - c0 < 16 ? C - c0 : 16;
-                    const uint8_t *q = p + (size_t)(c0 >> 4) * v->sc;
+                    const uint8_t *q = p + (int64_t)(c0 >> 4) * v->sc;
                     if (d16) run_read16(q, n, v->es, v->sgn, zp, d16 + o + c0);
                     else run_read32(q, n, v->es, v->sgn, zp, d32 + o + c0);
                 }
@@ -288,7 +304,7 @@ static inline void fm_put(const fm_view *v, uint32_t y, uint32_t x, uint32_t C, 
     }
     for (uint32_t c0 = 0; c0 < C; c0 += 16) {
         unsigned n = C - c0 < 16 ? C - c0 : 16;
-        run_write(p + (size_t)(c0 >> 4) * v->sc, n, v->es, s + c0);
+        run_write(p + (int64_t)(c0 >> 4) * v->sc, n, v->es, s + c0);
     }
 }
 

@@ -22,7 +22,13 @@
  *           MUL of the result by itself after it (a chain to cascade) or,
  *           int8, a LOGISTIC (fused into the sub-ops' output stage);
  *           and fixed cases past the sub-op limit: a constant operand
- *           expanded in flash, else the CPU.
+ *           expanded in flash, else the CPU;
+ *   view    int8 / int16 ops of that list on [1, H, W, C] with C below 16
+ *           and the second operand whole, a scalar or a constant per
+ *           channel ([1, 1, 1, C]): viewed as one dense block 16k deep
+ *           where the size allows (the per-channel constant repeated to
+ *           that depth), else as they are; always on the NPU, and the test
+ *           counts the views made.
  * A third of the configurations compile with every cascade the compiler
  * can make, a quarter for size.
  *
@@ -39,7 +45,7 @@
 #include "cc_hazard.h"
 #include "cc_test_npu.h"
 
-enum { F_CAST, F_ARGMAX, F_BCAST };
+enum { F_CAST, F_ARGMAX, F_BCAST, F_VIEW };
 
 static const int32_t binops[5] = {TFL_OP_ADD, TFL_OP_SUB, TFL_OP_MUL, TFL_OP_MINIMUM, TFL_OP_MAXIMUM};
 
@@ -82,7 +88,8 @@ static void cfg_str(const cfg *c, char *buf, size_t size)
     {
         char k[48] = "";
         if (c->b_const) snprintf(k, sizeof k, " const [%d, %d]", c->klo, c->khi);
-        snprintf(buf, size, "%s %s %s %s %s%s%s act %s, %s", c->form == F_CAST ? "cast" : "bcast",
+        snprintf(buf, size, "%s %s %s %s %s%s%s act %s, %s",
+                 c->form == F_CAST ? "cast" : c->form == F_VIEW ? "view" : "bcast",
                  tfl_builtin_name(c->opcode), graph_dtype_name(c->dt), a, b, c->b_const ? "" : " ",
                  c->b_const ? k : graph_dtype_name(c->dt2), tfl_activation_name(c->act),
                  target_variant_name(c->variant));
@@ -239,7 +246,7 @@ static graph *build_bcast(const cfg *c)
 
 static graph *build_graph(const cfg *c)
 {
-    return c->form == F_CAST ? build_cast(c) : c->form == F_ARGMAX ? build_argmax(c) : build_bcast(c);
+    return c->form == F_CAST ? build_cast(c) : c->form == F_ARGMAX ? build_argmax(c) : build_bcast(c);   /* bcast, view */
 }
 
 /* Inputs: random codes, a quarter of them at the type's ends. */
@@ -264,6 +271,9 @@ static void fill_draw(void *user, npuc_rng *r, int d, int32_t k, uint8_t *buf, s
         buf[i] = p == 0 ? 0x80 : p == 1 ? 0x7F : (uint8_t)npuc_rng_range(r, 0, 255);
     }
 }
+
+/* view configurations whose op ran as a dense block of another depth */
+static int n_viewed;
 
 static bool run_config(const cfg *c, uint64_t seed, stats *st)
 {
@@ -308,6 +318,9 @@ static bool run_config(const cfg *c, uint64_t seed, stats *st)
         goto out;
     }
     o->npu ? st->npu++ : st->cpu++;
+    if (c->form == F_VIEW && o->npu && o->n_eu > 0 &&
+        cm->epochs[o->epoch].ops[o->first_eu].ofm.c != (uint32_t)c->so[c->rank - 1])
+        n_viewed++;
     if (!cc_hazard_model(cm, c->variant, cs)) goto out;
     cc_draws d = {.n_draws = 2, .seed = seed, .fill = fill_draw, .user = (void *)c, .runs = &st->runs};
     ok = cc_check_draws(cs, src, cm, c->variant, &d);
@@ -430,14 +443,42 @@ static void random_bcast(npuc_rng *r, cfg *c)
     c->check_op = 0;
 }
 
+static void random_view(npuc_rng *r, cfg *c)
+{
+    c->form = F_VIEW;
+    c->opcode = binops[npuc_rng_range(r, 0, 4)];
+    c->dt = npuc_rng_range(r, 0, 1) ? GRAPH_I16 : GRAPH_I8;
+    c->dt2 = c->dt;
+    c->rank = 4;
+    int32_t C = (int32_t)npuc_rng_range(r, 1, 15);
+    /* mostly sizes a 16k-deep view divides */
+    int32_t H = (int32_t)npuc_rng_range(r, 1, 12), W = (int32_t)npuc_rng_range(r, 1, 12);
+    if (npuc_rng_range(r, 0, 3)) W *= 16;
+    int32_t so[4] = {1, H, W, C};
+    memcpy(c->so, so, sizeof so);
+    memcpy(c->sa, so, sizeof so);
+    int32_t k = (int32_t)npuc_rng_range(r, 0, 2);   /* 0 whole, 1 scalar, 2 per channel */
+    int32_t sb[4] = {1, k ? 1 : H, k ? 1 : W, k == 2 ? C : k ? 1 : C};
+    memcpy(c->sb, sb, sizeof sb);
+    c->b_const = k == 2 || (k == 1 && npuc_rng_range(r, 0, 1)) || (k == 0 && npuc_rng_range(r, 0, 3) == 0);
+    c->klo = c->dt == GRAPH_I16 ? INT16_MIN : INT8_MIN;
+    c->khi = c->dt == GRAPH_I16 ? INT16_MAX : INT8_MAX;
+    if (c->opcode != TFL_OP_MINIMUM && c->opcode != TFL_OP_MAXIMUM && npuc_rng_range(r, 0, 3) == 0)
+        c->act = TFL_ACT_RELU;
+    c->add = npuc_rng_range(r, 0, 2) == 0;
+    c->logistic = c->dt == GRAPH_I8 && npuc_rng_range(r, 0, 1);
+    c->expect = 1;
+    c->check_op = 0;
+}
+
 int main(void)
 {
     stats st = {0};
     long n_random = env_long("NPUC_EWR_CONFIGS", 240);
     long first = env_long("NPUC_EWR_SEED", 1);
-    static const char *names[3] = {"cast", "argmax", "bcast"};
+    static const char *names[4] = {"cast", "argmax", "bcast", "view"};
     int vi = 0;
-    for (int f = 0; f < 3; f++) {
+    for (int f = 0; f < 4; f++) {
         int npu0 = st.npu, cpu0 = st.cpu, failed0 = st.failed;
         for (long i = 0; i < n_random; i++) {
             uint64_t seed = (uint64_t)(first + i) * 3 + (uint64_t)f;
@@ -447,7 +488,8 @@ int main(void)
             memset(&c, 0, sizeof c);
             if (f == F_CAST) random_cast(&r, &c);
             else if (f == F_ARGMAX) random_argmax(&r, &c);
-            else random_bcast(&r, &c);
+            else if (f == F_BCAST) random_bcast(&r, &c);
+            else random_view(&r, &c);
             c.variant = variants[vi++ % 6];
             run_config(&c, seed, &st);
         }
@@ -455,7 +497,12 @@ int main(void)
                n_random, st.failed - failed0);
         /* every form mostly on the NPU, the int32 ones with CPU cases too */
         CHECK(st.npu - npu0 >= n_random / 3);
-        if (f != F_BCAST) CHECK(st.cpu - cpu0 >= n_random / 20);
+        if (f == F_CAST || f == F_ARGMAX) CHECK(st.cpu - cpu0 >= n_random / 20);
+        if (f == F_VIEW) {
+            printf("view: %d of %ld viewed as a dense block of another depth\n", n_viewed, n_random);
+            CHECK(n_viewed >= n_random / 3);
+            CHECK_EQ_INT(st.cpu - cpu0, 0);
+        }
     }
     /* past the sub-op limit (70 and 81 sub-ops either way): a constant
      * operand is expanded to the output's shape in flash, else the CPU */

@@ -236,22 +236,60 @@ static int binary_op(lower_ctx *c, const graph_op *op, eu_op **po, ew_split *sp,
     /* int32 tensors stay NHWC (as Vela keeps 32-bit elementwise tensors,
      * docs/ethos-u.md 4.2); sub-ops address NHWC slices */
     o->flex = !i32 && nsub == 1;
-    /* Shallow tensors (depth below 16) with no broadcast: elementwise does not care about
-     * the shape, so all three are viewed as one dense h x w x 16k block
-     * (the NPU works on 8 or 16 channels at a time; a depth of 1 leaves
-     * most of it idle). The view addresses NHWC bytes: not flexible. */
+    /* Shallow tensors (depth below 16): elementwise does not care about
+     * the shape, so the IFM and the OFM are viewed as one dense h x w x 16k
+     * block (the NPU works on 8 or 16 channels at a time; a depth of 1
+     * leaves most of it idle, and a brick of 16 channels holding 3 moves
+     * 5x the bytes). IFM2 is the same view, a scalar (broadcast in any
+     * view), or a constant per channel ([1, 1, 1, C]: stored repeated to
+     * the view's depth, a multiple of C, and broadcast over h and w). The
+     * view addresses NHWC bytes: not flexible. */
     uint32_t vh = (uint32_t)so[1], vw = (uint32_t)so[2], vc = (uint32_t)so[3];
-    bool a_full = na == 1, b_full = nb == 1;
+    bool f_full = (swap ? nb : na) == 1;
+    int64_t s_elems = (int64_t)ss[1] * ss[2] * ss[3];
+    bool s_full = (swap ? na : nb) == 1, s_scalar = s_elems == 1;
+    bool s_per_ch = s2->data && ss[1] == 1 && ss[2] == 1 && ss[3] == so[3] && so[3] > 1 && !s_full;
+    uint32_t rep = 1;   /* IFM2 per channel: copies in the view's depth */
     int32_t fs[4], sl[4], sos[4];
     memcpy(fs, expand ? so : sf, sizeof fs);
     memcpy(sl, ss, sizeof sl);
-    if (a_full && b_full && so[3] < 16 && !concat_reader && cc_dense_view((uint64_t)so[1] * so[2] * so[3], &vh, &vw, &vc)) {
+    uint64_t n_out = (uint64_t)so[1] * so[2] * so[3];
+    bool view = nsub == 1 && !expand && f_full && (s_full || s_scalar || s_per_ch) && so[3] < 16 && !concat_reader;
+    if (view && s_per_ch) {
+        /* depth: the least multiple of 16 that C divides */
+        uint32_t C = (uint32_t)so[3], d = 16;
+        while (d % C) d += 16;
+        rep = d / C;
+        /* h x w x 16 = n_out / d x 16 elements, then depth d */
+        view = n_out % d == 0 && cc_dense_view(n_out / d * 16, &vh, &vw, &vc);
+        vc = d;
+    } else if (view) {
+        view = cc_dense_view(n_out, &vh, &vw, &vc);
+    }
+    eu_fm per_ch;
+    if (view) {
         o->flex = false;
         int32_t vs[4] = {1, (int32_t)vh, (int32_t)vw, (int32_t)vc};
         memcpy(so, vs, sizeof vs);
         memcpy(fs, vs, sizeof vs);
-        memcpy(sl, vs, sizeof vs);
-        memcpy(sp->ss, vs, sizeof vs);
+        if (s_full) {
+            memcpy(sl, vs, sizeof vs);
+            memcpy(sp->ss, vs, sizeof vs);
+        } else if (s_per_ch) {
+            int32_t cs[4] = {1, 1, 1, (int32_t)vc};
+            memcpy(sl, cs, sizeof cs);
+            memcpy(sp->ss, cs, sizeof cs);
+            /* the constant repeated to the view's depth, in flash */
+            size_t es = graph_dtype_size(s2->dtype);
+            uint8_t *rb = malloc(es * vc);
+            if (!rb) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+            for (uint32_t k = 0; k < rep; k++) memcpy(rb + (size_t)k * s2->nbytes, s2->data, s2->nbytes);
+            cc_fm_dense(&per_ch, -1, 0, 1, 1, vc, (uint8_t)(8 * es), cc_zp(s2));
+            int rc2 = cc_flash_add(c->e, rb, es * vc, &per_ch.off, err);
+            free(rb);
+            if (rc2) return rc2;
+            per_ch.zp = cc_zp(s2);
+        }
     }
     slice_shape(sp, so, sos);
     slice_shape(sp, sl, sl);
@@ -271,7 +309,8 @@ static int binary_op(lower_ctx *c, const graph_op *op, eu_op **po, ew_split *sp,
         o->ifm.buf = -1;
         if ((rc = cc_flash_add(c->e, f->data, f->nbytes, &o->ifm.off, err))) return rc;
     }
-    if ((rc = set_ifm2(c, o, si, s_copied ? &scopy : NULL, sp->ss, sl, sos, err))) return rc;
+    if ((rc = set_ifm2(c, o, si, s_copied ? &scopy : view && s_per_ch ? &per_ch : NULL, sp->ss, sl, sos, err)))
+        return rc;
     o->ofm_scale_mode = 1;
     o->round = 0;
     *po = o;

@@ -22,12 +22,18 @@ static size_t round_trip(const char *what, const int16_t *v, size_t n)
     npuc_err err = {0};
     uint8_t *s = NULL;
     size_t size = 0;
-    int rc = eu_mlw_encode(v, n, &s, &size, &err);
+    eu_mlw_stats st;
+    int rc = eu_mlw_encode_ex(v, n, 0, &s, &size, &st, &err);
     CHECK_EQ_INT(rc, NPUC_OK);
     if (rc) {
         fprintf(stderr, "%s: encode: %s\n", what, err.msg);
         return 0;
     }
+    /* the plan's bit count is exact */
+    CHECK_EQ_INT(st.bits, st.written_bits);
+    if (st.bits != st.written_bits)
+        fprintf(stderr, "%s: planned %llu bits, wrote %llu\n", what, (unsigned long long)st.bits,
+                (unsigned long long)st.written_bits);
     CHECK(size > 0 && size % 16 == 0);
     int16_t *out = NULL;
     sim_mlw_info info;
@@ -38,7 +44,8 @@ static size_t round_trip(const char *what, const int16_t *v, size_t n)
     if (ok) {
         size_t want = n ? n : 1;
         CHECK_EQ_INT(info.n_weights, want);
-        CHECK_EQ_INT(info.n_sections, 1);
+        CHECK_EQ_INT(info.n_sections, st.sections);
+        CHECK_EQ_INT(info.n_slices, st.slices);
         CHECK_EQ_INT((info.end_byte + 15) / 16 * 16, size);
         /* bytes after the end marker's byte are 0xFF */
         bool pad_ok = true;

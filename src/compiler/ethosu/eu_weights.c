@@ -38,8 +38,10 @@ enum {
     EU_PAL_HDR = 13,       /* DIROFS 5 + PALSIZE 5 + PALBITS 3 */
     EU_N_HEAVY = 4,        /* costly codes tried as extra palette entries */
     EU_N_HOLE_D = 4,       /* DIROFS candidates after holes that are tried */
-    EU_SEC_UNIT = 512,     /* smallest unit of the section search (values) */
-    EU_SEC_UNITS = 8       /* most units of the section search */
+    EU_SEC_UNIT = 256,     /* granularity of the section search (values) */
+    /* a new section in the search: slice and palette headers, a few
+     * palette entries, chunk padding */
+    EU_SEC_COST = EU_SLICE_HDR + EU_PAL_HDR + 8 + 12
 };
 
 /* Weight-parameter configurations of one slice: Rice k = 0..5, truncated
@@ -1138,114 +1140,145 @@ static void hist_add(const int16_t *vals, size_t n, uint32_t *f)
     for (; i < n; i++) f[vals[i] + 255]++;
 }
 
-/* A cheap estimate of the bits of n values coded as one section of one
- * slice, from their histogram fv: the palette search of plan_section
- * (exact for one weight parameter), and in zero-run mode the runs costed
- * as if their zeros were spread evenly. */
-static uint64_t quick_cost(const uint32_t *fv, size_t n)
+/* Estimated bits of one unit of EU_SEC_UNIT values (the last may be
+ * shorter) in each zero-run mode, with its best Rice parameter and ZDIV
+ * (slices may change them at no charge here): from sums over the unit of
+ * the sign-magnitude codes sm >> k (no zero runs: index = sm, the plain or
+ * "hole" mapping) and of (sm - 2) >> k over the non-zero values (zero
+ * runs: index = sm - 2, as DIROFS 2 without a palette gives), the runs
+ * costed as if the unit's zeros were spread evenly over them. Palettes are
+ * left out: the exact plan of each section finds them. */
+static void unit_costs(const int16_t *v, size_t n, uint64_t *plain, uint64_t *zr)
 {
-    eu_hist h;
-    h.f[0] = fv[255];
-    h.f[1] = 0;
-    for (unsigned a = 1; a < 256; a++) {
-        h.f[2 * a] = fv[255 + a];
-        h.f[2 * a + 1] = fv[255 - a];
-    }
-    const uint64_t zeros = fv[255], fixed = EU_SLICE_HDR + 6;
-    if (zeros == n)   /* one explicit zero, one run (ZDIV 3) */
-        return fixed + EU_PAL_HDR + 6 + 1 + 4 + ((n - 1) >> 3);
-    hist_finish(&h);
-    eu_palette p;
-    unsigned cfg = 0;
-    uint64_t best = plan_palette(&h, &p, &cfg);
-    if (zeros * 10 >= n) {
-        hist_drop_zero(&h);
-        uint64_t c = plan_palette(&h, &p, &cfg);
-        const uint64_t runs = n - zeros + 1;
-        uint64_t rb = EU_INF;
-        for (unsigned z = 0; z < Z_NCFG; z++) {
-            uint64_t r = runs * (1 + z) + (zeros >> z);
-            rb = r < rb ? r : rb;
+    uint32_t sp[6] = {0}, sz[6] = {0}, zeros = 0;
+    uint16_t orp = 0, orz = 0;
+    for (size_t at = 0; at < n; at += 128) {   /* 16-bit lanes: 128 * 511 fits */
+        size_t end = n - at < 128 ? n : at + 128;
+        uint16_t p0 = 0, p1 = 0, p2 = 0, p3 = 0, p4 = 0, p5 = 0;
+        uint16_t z0 = 0, z1 = 0, z2 = 0, z3 = 0, z4 = 0, z5 = 0, nz = 0;
+        for (size_t i = at; i < end; i++) {
+            int x = v[i];
+            uint16_t a = (uint16_t)(x < 0 ? -x : x);
+            uint16_t sm = (uint16_t)(2 * a + (x < 0));
+            uint16_t sq = (uint16_t)(sm > 2 ? sm - 2 : 0);
+            p0 = (uint16_t)(p0 + sm); p1 = (uint16_t)(p1 + (sm >> 1));
+            p2 = (uint16_t)(p2 + (sm >> 2)); p3 = (uint16_t)(p3 + (sm >> 3));
+            p4 = (uint16_t)(p4 + (sm >> 4)); p5 = (uint16_t)(p5 + (sm >> 5));
+            z0 = (uint16_t)(z0 + sq); z1 = (uint16_t)(z1 + (sq >> 1));
+            z2 = (uint16_t)(z2 + (sq >> 2)); z3 = (uint16_t)(z3 + (sq >> 3));
+            z4 = (uint16_t)(z4 + (sq >> 4)); z5 = (uint16_t)(z5 + (sq >> 5));
+            nz = (uint16_t)(nz + (x == 0));
+            orp |= sm;
+            orz |= sq;
         }
-        if (c + rb < best) best = c + rb;
+        sp[0] += p0; sp[1] += p1; sp[2] += p2; sp[3] += p3; sp[4] += p4; sp[5] += p5;
+        sz[0] += z0; sz[1] += z1; sz[2] += z2; sz[3] += z3; sz[4] += z4; sz[5] += z5;
+        zeros += nz;
     }
-    return best + fixed;
+    const uint64_t nnz = n - zeros;
+    const unsigned mp = (1u << bit_length(orp)) - 1, mz = (1u << bit_length(orz)) - 1;
+    uint64_t bp = (uint64_t)bit_length(mp) * n, bz = EU_INF;   /* uncompressed, 9-bit codes */
+    for (unsigned k = 0; k < 6; k++) {
+        uint64_t c = sp[k] + (uint64_t)(1 + k) * n;
+        if ((mp >> k) <= 31 && c < bp) bp = c;
+        c = sz[k] + (uint64_t)(1 + k) * nnz;
+        if ((mz >> k) <= 31 && c < bz) bz = c;
+    }
+    uint64_t rb = EU_INF;          /* a run after each value */
+    for (unsigned z = 0; z < Z_NCFG; z++) {
+        uint64_t c = nnz * (1 + z) + (zeros >> z);
+        rb = c < rb ? c : rb;
+    }
+    *plain = bp;
+    *zr = bz + rb;
 }
 
-/* Chooses the sections of a stream: `single` is the plan of the whole
- * stream as one section. The stream is cut into at most EU_SEC_UNITS units
- * of at least EU_SEC_UNIT values; a dynamic programme over the unit
- * boundaries with quick_cost per candidate section picks a partition, which
- * is then planned exactly and kept only if the stream gets smaller. On
- * success *sec / *n_sec hold the sections (each owning its plan); 0 sections
- * means: keep `single`. */
+/* Chooses the sections of a stream; `single` is the plan of the whole
+ * stream as one section. Per unit of EU_SEC_UNIT values, unit_costs
+ * estimates both zero-run modes; a dynamic programme over the units picks
+ * the mode of each, paying EU_SEC_COST for every change. If that beats the
+ * better mode for the whole stream, the runs of equal mode are planned
+ * exactly as sections (zero-run mode, palette, slices each) and kept only if
+ * the stream gets smaller. On success *sec / *n_sec hold the sections (each
+ * owning its plan); 0 sections means: keep `single`. */
 static int plan_sections(const int16_t *vals, size_t n, const eu_plan *single, unsigned max_sec,
                          eu_section **sec, size_t *n_sec, npuc_err *err)
 {
     *sec = NULL;
     *n_sec = 0;
     if (max_sec == 1 || n < 2 * EU_SEC_UNIT) return NPUC_OK;
-    size_t K = n / EU_SEC_UNIT;
-    if (K > EU_SEC_UNITS) K = EU_SEC_UNITS;
-    if (max_sec && K > max_sec) K = max_sec;   /* a simple cap: fewer units */
-    const size_t U = (n + K - 1) / K;
-    K = (n + U - 1) / U;
-    uint32_t (*cum)[512] = calloc(K + 1, sizeof *cum);
-    if (!cum) return npuc_errf(err, NPUC_E_NOMEM, "MLW encode: out of memory");
-    for (size_t u = 0; u < K; u++) {
-        memcpy(cum[u + 1], cum[u], sizeof cum[u]);
-        size_t lo = u * U, hi = lo + U < n ? lo + U : n;
-        hist_add(vals + lo, hi - lo, cum[u + 1]);
+    const size_t nu = (n + EU_SEC_UNIT - 1) / EU_SEC_UNIT;
+    uint64_t *uc = malloc(2 * nu * sizeof *uc);
+    uint8_t *sw = malloc(2 * nu);   /* 1: a section starts at this unit in this mode */
+    if (!uc || !sw) {
+        free(uc);
+        free(sw);
+        return npuc_errf(err, NPUC_E_NOMEM, "MLW encode: out of memory");
     }
-    /* best[b]: cheapest estimate of units [0, b); cut[b]: where its last
-     * section starts */
-    uint64_t best[EU_SEC_UNITS + 1];
-    uint8_t cut[EU_SEC_UNITS + 1];
-    uint32_t f[512];
-    best[0] = 0;
-    for (size_t b = 1; b <= K; b++) {
-        best[b] = EU_INF;
-        for (size_t a = 0; a < b; a++) {
-            if (a == 0 && b == K) continue;     /* the whole stream: `single` */
-            for (unsigned o = 0; o < 511; o++) f[o] = cum[b][o] - cum[a][o];
-            size_t len = (b * U < n ? b * U : n) - a * U;
-            uint64_t c = best[a] + quick_cost(f, len);
-            if (c < best[b]) {
-                best[b] = c;
-                cut[b] = (uint8_t)a;
+    uint64_t tot[2] = {0, 0}, cur[2];
+    for (size_t u = 0; u < nu; u++) {
+        size_t lo = u * EU_SEC_UNIT, hi = lo + EU_SEC_UNIT < n ? lo + EU_SEC_UNIT : n;
+        unit_costs(vals + lo, hi - lo, &uc[2 * u], &uc[2 * u + 1]);
+        for (unsigned m = 0; m < 2; m++) {
+            tot[m] += uc[2 * u + m];
+            if (!u) {
+                cur[m] = uc[m];
+                sw[m] = 1;
+                continue;
             }
         }
+        if (!u) continue;
+        uint64_t prev[2] = {cur[0], cur[1]};
+        for (unsigned m = 0; m < 2; m++) {
+            uint64_t stay = prev[m], change = prev[m ^ 1] + EU_SEC_COST;
+            sw[2 * u + m] = change < stay;
+            cur[m] = (change < stay ? change : stay) + uc[2 * u + m];
+        }
     }
+    const uint64_t whole = tot[0] < tot[1] ? tot[0] : tot[1];
+    unsigned m = cur[1] < cur[0];
     int rc = NPUC_OK;
-    if (best[K] >= single->bits) goto done;
-    size_t m = 0;
-    for (size_t b = K; b > 0; b = cut[b]) m++;
-    eu_section *s = calloc(m, sizeof *s);
+    if (cur[m] + EU_SEC_COST >= whole) goto done;
+    /* the runs of equal mode, last first */
+    size_t ns = 0;
+    for (size_t u = nu; u-- > 0;)
+        if (sw[2 * u + m]) {
+            ns++;
+            m ^= u ? 1 : 0;
+        }
+    if (max_sec && ns > max_sec) goto done;
+    eu_section *s = calloc(ns, sizeof *s);
     if (!s) {
         rc = npuc_errf(err, NPUC_E_NOMEM, "MLW encode: out of memory");
         goto done;
     }
+    m = cur[1] < cur[0];
+    size_t k = ns, end = n;
+    for (size_t u = nu; u-- > 0;)
+        if (sw[2 * u + m]) {
+            s[--k].start = u * EU_SEC_UNIT;
+            s[k].n = end - s[k].start;
+            end = s[k].start;
+            m ^= u ? 1 : 0;
+        }
     uint64_t bits = 0;
-    size_t i = m;
-    for (size_t b = K; b > 0; b = cut[b]) {
-        size_t a = cut[b];
-        eu_section *x = &s[--i];
-        x->start = a * U;
-        x->n = (b * U < n ? b * U : n) - x->start;
-        for (unsigned o = 0; o < 511; o++) f[o] = cum[b][o] - cum[a][o];
-        rc = plan_range(vals + x->start, x->n, f, &x->pl, err);
-        if (rc) break;
-        bits += x->pl.bits;
+    for (k = 0; k < ns && !rc; k++) {
+        uint32_t f[512];
+        memset(f, 0, sizeof f);
+        hist_add(vals + s[k].start, s[k].n, f);
+        rc = plan_range(vals + s[k].start, s[k].n, f, &s[k].pl, err);
+        bits += s[k].pl.bits;
     }
     if (!rc && stream_bytes(bits) < stream_bytes(single->bits)) {
         *sec = s;
-        *n_sec = m;
+        *n_sec = ns;
     } else {
-        for (size_t j = 0; j < m; j++) plan_free(&s[j].pl);
+        for (size_t j = 0; j < ns; j++) plan_free(&s[j].pl);
         free(s);
     }
 done:
-    free(cum);
+    free(uc);
+    free(sw);
     return rc;
 }
 

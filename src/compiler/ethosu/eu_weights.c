@@ -1150,38 +1150,37 @@ static void hist_add(const int16_t *vals, size_t n, uint32_t *f)
  * left out: the exact plan of each section finds them. */
 static void unit_costs(const int16_t *v, size_t n, uint64_t *plain, uint64_t *zr)
 {
-    uint32_t sp[6] = {0}, sz[6] = {0}, zeros = 0;
+    uint32_t sp = 0, sz = 0, zeros = 0;
     uint16_t orp = 0, orz = 0;
     for (size_t at = 0; at < n; at += 128) {   /* 16-bit lanes: 128 * 511 fits */
         size_t end = n - at < 128 ? n : at + 128;
-        uint16_t p0 = 0, p1 = 0, p2 = 0, p3 = 0, p4 = 0, p5 = 0;
-        uint16_t z0 = 0, z1 = 0, z2 = 0, z3 = 0, z4 = 0, z5 = 0, nz = 0;
+        uint16_t p = 0, z = 0, nz = 0;
         for (size_t i = at; i < end; i++) {
             int x = v[i];
             uint16_t a = (uint16_t)(x < 0 ? -x : x);
             uint16_t sm = (uint16_t)(2 * a + (x < 0));
             uint16_t sq = (uint16_t)(sm > 2 ? sm - 2 : 0);
-            p0 = (uint16_t)(p0 + sm); p1 = (uint16_t)(p1 + (sm >> 1));
-            p2 = (uint16_t)(p2 + (sm >> 2)); p3 = (uint16_t)(p3 + (sm >> 3));
-            p4 = (uint16_t)(p4 + (sm >> 4)); p5 = (uint16_t)(p5 + (sm >> 5));
-            z0 = (uint16_t)(z0 + sq); z1 = (uint16_t)(z1 + (sq >> 1));
-            z2 = (uint16_t)(z2 + (sq >> 2)); z3 = (uint16_t)(z3 + (sq >> 3));
-            z4 = (uint16_t)(z4 + (sq >> 4)); z5 = (uint16_t)(z5 + (sq >> 5));
+            p = (uint16_t)(p + sm);
+            z = (uint16_t)(z + sq);
             nz = (uint16_t)(nz + (x == 0));
             orp |= sm;
             orz |= sq;
         }
-        sp[0] += p0; sp[1] += p1; sp[2] += p2; sp[3] += p3; sp[4] += p4; sp[5] += p5;
-        sz[0] += z0; sz[1] += z1; sz[2] += z2; sz[3] += z3; sz[4] += z4; sz[5] += z5;
+        sp += p;
+        sz += z;
         zeros += nz;
     }
     const uint64_t nnz = n - zeros;
     const unsigned mp = (1u << bit_length(orp)) - 1, mz = (1u << bit_length(orz)) - 1;
     uint64_t bp = (uint64_t)bit_length(mp) * n, bz = EU_INF;   /* uncompressed, 9-bit codes */
     for (unsigned k = 0; k < 6; k++) {
-        uint64_t c = sp[k] + (uint64_t)(1 + k) * n;
+        /* sum of x >> k from the sum of x: a remainder averages (2^k - 1) / 2 */
+        uint64_t c = (uint64_t)(1 + k) * n, h = (uint64_t)n * ((1u << k) - 1) / 2;
+        c += sp > h ? (sp - h) >> k : 0;
         if ((mp >> k) <= 31 && c < bp) bp = c;
-        c = sz[k] + (uint64_t)(1 + k) * nnz;
+        c = (uint64_t)(1 + k) * nnz;
+        h = nnz * ((1u << k) - 1) / 2;
+        c += sz > h ? (sz - h) >> k : 0;
         if ((mz >> k) <= 31 && c < bz) bz = c;
     }
     uint64_t rb = EU_INF;          /* a run after each value */
@@ -1206,7 +1205,6 @@ static int plan_sections(const int16_t *vals, size_t n, const eu_plan *single, u
 {
     *sec = NULL;
     *n_sec = 0;
-    if (max_sec == 1 || n < 2 * EU_SEC_UNIT) return NPUC_OK;
     const size_t nu = (n + EU_SEC_UNIT - 1) / EU_SEC_UNIT;
     uint64_t *uc = malloc(2 * nu * sizeof *uc);
     uint8_t *sw = malloc(2 * nu);   /* 1: a section starts at this unit in this mode */
@@ -1238,7 +1236,7 @@ static int plan_sections(const int16_t *vals, size_t n, const eu_plan *single, u
     const uint64_t whole = tot[0] < tot[1] ? tot[0] : tot[1];
     unsigned m = cur[1] < cur[0];
     int rc = NPUC_OK;
-    if (cur[m] + EU_SEC_COST >= whole) goto done;
+    if (cur[m] + EU_SEC_COST >= (whole < single->bits ? whole : single->bits)) goto done;
     /* the runs of equal mode, last first */
     size_t ns = 0;
     for (size_t u = nu; u-- > 0;)

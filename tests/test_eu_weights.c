@@ -14,16 +14,23 @@
 
 /* ---------------------------------------------------------- helpers */
 
-/* Encodes, checks the container (end marker, then 0xFF up to a multiple of
- * 16 bytes and no further) and decodes back; returns the stream size (0 on
- * failure). */
-static size_t round_trip(const char *what, const int16_t *v, size_t n)
+/* Section counts of the streams round_trip has seen: how many were coded
+ * in more than one section, and the bytes that saved against one section. */
+static size_t g_multi, g_saved;
+
+/* Encodes with at most max_sec sections (eu_mlw_encode_ex), checks the
+ * plan's exact bit count and the container (end marker, then 0xFF up to a
+ * multiple of 16 bytes and no further) and decodes back; returns the stream
+ * size (0 on failure) and the number of sections in *n_sec. */
+static size_t encode_check(const char *what, const int16_t *v, size_t n, unsigned max_sec,
+                           size_t *n_sec)
 {
     npuc_err err = {0};
     uint8_t *s = NULL;
     size_t size = 0;
     eu_mlw_stats st;
-    int rc = eu_mlw_encode_ex(v, n, 0, &s, &size, &st, &err);
+    *n_sec = 0;
+    int rc = eu_mlw_encode_ex(v, n, max_sec, &s, &size, &st, &err);
     CHECK_EQ_INT(rc, NPUC_OK);
     if (rc) {
         fprintf(stderr, "%s: encode: %s\n", what, err.msg);
@@ -35,6 +42,7 @@ static size_t round_trip(const char *what, const int16_t *v, size_t n)
         fprintf(stderr, "%s: planned %llu bits, wrote %llu\n", what, (unsigned long long)st.bits,
                 (unsigned long long)st.written_bits);
     CHECK(size > 0 && size % 16 == 0);
+    CHECK(st.sections >= 1 && (max_sec == 0 || st.sections <= max_sec));
     int16_t *out = NULL;
     sim_mlw_info info;
     rc = sim_mlw_decode(s, size, 0, &out, &info, &err);
@@ -61,7 +69,27 @@ static size_t round_trip(const char *what, const int16_t *v, size_t n)
     }
     free(out);
     free(s);
+    *n_sec = st.sections;
     return ok ? size : 0;
+}
+
+/* encode_check of the encoder's choice and of one section: the choice is
+ * never larger, and uses more than one section only when it is smaller.
+ * Returns the chosen stream's size. */
+static size_t round_trip(const char *what, const int16_t *v, size_t n)
+{
+    size_t secs = 0, secs1 = 0;
+    size_t size = encode_check(what, v, n, 0, &secs);
+    size_t one = encode_check(what, v, n, 1, &secs1);
+    CHECK_EQ_INT(secs1, 1);
+    CHECK(size <= one);
+    CHECK(secs == 1 || size < one);
+    if (size > one) fprintf(stderr, "%s: %zu bytes, one section %zu\n", what, size, one);
+    if (secs > 1) {
+        g_multi++;
+        g_saved += one - size;
+    }
+    return size;
 }
 
 /* Roughly Laplacian value with scale b, clamped to +-lim. */
@@ -163,6 +191,52 @@ static void test_random(void)
         round_trip(what, v, n);
     }
     printf("random streams: %zu values -> %zu bytes\n", total_in, total_out);
+    free(v);
+}
+
+/* Streams whose statistics change mid-stream (dense weights, then sparse
+ * ones, or alternating, as when some output channels are pruned): more than
+ * one section, and smaller than one section by a clear margin. */
+static void test_sections(void)
+{
+    npuc_rng r;
+    npuc_rng_seed(&r, 7);
+    const size_t n = 24576;
+    int16_t *v = malloc(n * sizeof *v);
+    for (int t = 0; t < 6; t++) {
+        /* t = 0: dense then sparse; 1: sparse then dense; 2, 3: alternating
+         * regions of 2048 / 768 values; 4: dense, all zeros, dense; 5: as 2
+         * with ternary sparse regions */
+        for (size_t i = 0; i < n; i++) {
+            size_t reg = t == 0 ? i >= n / 2 : t == 1 ? i < n / 2 : t == 3 ? (i / 768) & 1
+                       : t == 4 ? (i >= n / 3 && i < 2 * n / 3) : (i / 2048) & 1;
+            int16_t dense = laplace(&r, 25, 127);
+            int16_t sparse = npuc_rng_unit(&r) < 0.85 ? 0
+                             : t == 5 ? (int16_t)(npuc_rng_unit(&r) < 0.5 ? -1 : 1)
+                                      : laplace(&r, 25, 127);
+            v[i] = reg ? (t == 4 ? 0 : sparse) : dense;
+        }
+        char what[64];
+        snprintf(what, sizeof what, "sections %d", t);
+        size_t secs = 0, secs1 = 0;
+        size_t size = encode_check(what, v, n, 0, &secs);
+        size_t one = encode_check(what, v, n, 1, &secs1);
+        CHECK(secs >= 2);
+        CHECK(size * 100 < one * 97);    /* at least 3 % smaller */
+        /* a cap on the sections is kept (fewer sections or one) */
+        size_t capped = 0, size2 = encode_check(what, v, n, 2, &capped);
+        CHECK(capped <= 2 && size2 >= size && size2 <= one);
+        printf("%s: %zu sections %zu bytes, one section %zu bytes (%+.1f%%)\n", what, secs, size,
+               one, 100.0 * ((double)size - (double)one) / (double)one);
+    }
+    /* stationary streams stay one section */
+    for (size_t i = 0; i < n; i++) v[i] = laplace(&r, 25, 127);
+    size_t secs = 0;
+    encode_check("stationary dense", v, n, 0, &secs);
+    CHECK_EQ_INT(secs, 1);
+    for (size_t i = 0; i < n; i++) v[i] = npuc_rng_unit(&r) < 0.85 ? 0 : laplace(&r, 25, 127);
+    encode_check("stationary sparse", v, n, 0, &secs);
+    CHECK_EQ_INT(secs, 1);
     free(v);
 }
 
@@ -557,16 +631,22 @@ int main(void)
     test_entropy();
     test_errors();
     test_random();
+    printf("random streams in more than one section: %zu, %zu bytes smaller than one section\n",
+           g_multi, g_saved);
+    test_sections();
     test_scales();
     test_quantise();
     test_pkf();
     test_op_weights();
+    g_multi = g_saved = 0;
 
     char buf[1024];
     const char *pd = t_shared("models/tflm/person_detect_vela.tflite", buf, sizeof buf);
     if (!pd) {
         printf("SKIP person_detect_vela checks: shared folder absent (set NPUC_SHARED)\n");
-        TEST_MAIN_END();
+        printf("shared Vela model streams in more than one section: %zu, %zu bytes smaller than one "
+           "section\n", g_multi, g_saved);
+    TEST_MAIN_END();
     }
     vela_totals tot;
     memset(&tot, 0, sizeof tot);
@@ -607,5 +687,7 @@ int main(void)
         CHECK_EQ_INT(t.our_op_bytes, t.our_bytes);
         CHECK(t.our_bytes <= t.vela_bytes);
     }
+    printf("shared Vela model streams in more than one section: %zu, %zu bytes smaller than one "
+           "section\n", g_multi, g_saved);
     TEST_MAIN_END();
 }

@@ -1172,7 +1172,8 @@ static void unit_costs(const int16_t *v, size_t n, uint64_t *plain, uint64_t *zr
     }
     const uint64_t nnz = n - zeros;
     const unsigned mp = (1u << bit_length(orp)) - 1, mz = (1u << bit_length(orz)) - 1;
-    uint64_t bp = (uint64_t)bit_length(mp) * n, bz = EU_INF;   /* uncompressed, 9-bit codes */
+    /* uncompressed: PALBITS + 2 >= 2 bits a value */
+    uint64_t bp = (uint64_t)(mp > 3 ? bit_length(mp) : 2) * n, bz = EU_INF;
     for (unsigned k = 0; k < 6; k++) {
         /* sum of x >> k from the sum of x: a remainder averages (2^k - 1) / 2 */
         uint64_t c = (uint64_t)(1 + k) * n, h = (uint64_t)n * ((1u << k) - 1) / 2;

@@ -30,6 +30,7 @@ typedef struct wop {
     size_t n;
     int16_t *w;               /* W[o][ky][kx][i] recovered from it */
     size_t vela_len;
+    size_t vela_sections;     /* sections of Vela's stream */
     uint64_t base;            /* where the stream is (to count it once) */
     unsigned region;
 } wop;
@@ -108,6 +109,7 @@ static int load_ops(const char *path, wop *ops, int max_ops, bool once)
                 continue;
             }
             o->n = info.n_weights;
+            o->vela_sections = info.n_sections;
             o->vela_len = s.weight_length[0];
             size_t nw = (size_t)o->g.ofm_depth * o->g.kh * o->g.kw * (dw ? 1 : o->g.ifm_depth);
             int64_t *map = malloc(o->n * sizeof *map);
@@ -163,7 +165,7 @@ static void time_model(const wop *ops, int n_ops, bool from_weights, unsigned ma
 
 /* Totals of bench_dir. */
 typedef struct dir_totals {
-    size_t models, streams, values, vela, one, ours, multi;
+    size_t models, streams, values, vela, one, ours, multi, vela_multi;
     double t_one, t_ours;
 } dir_totals;
 
@@ -209,6 +211,7 @@ static void walk(const char *path, dir_totals *t)
             t->one += size1;
             t->ours += size;
             t->multi += st.sections > 1;
+            t->vela_multi += ops[i].vela_sections > 1;
             free(ops[i].stream);
             free(ops[i].w);
         }
@@ -226,10 +229,11 @@ static void bench_dir(const char *path)
         return;
     }
     printf("%s: %zu models, %zu streams, %zu weights: Vela %zu bytes, one section %zu (%+.2f%%), "
-           "ours %zu (%+.2f%%; %zu streams in more than one section); %.1f ms, one section "
-           "%.1f ms\n", path, t.models, t.streams, t.values, t.vela, t.one,
+           "ours %zu (%+.2f%%; %zu streams in more than one section, Vela %zu); %.1f ms, one "
+           "section %.1f ms\n", path, t.models, t.streams, t.values, t.vela, t.one,
            100.0 * ((double)t.one - (double)t.vela) / (double)t.vela, t.ours,
-           100.0 * ((double)t.ours - (double)t.vela) / (double)t.vela, t.multi, t.t_ours * 1e3,
+           100.0 * ((double)t.ours - (double)t.vela) / (double)t.vela, t.multi, t.vela_multi,
+           t.t_ours * 1e3,
            t.t_one * 1e3);
 }
 

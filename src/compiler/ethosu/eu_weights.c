@@ -2,15 +2,18 @@
  * records, Vela's scale quantisation and traversal heuristic.
  * Facts: docs/ethos-u.md 5.6, 6.2, 6.3, 7. Encoder choices: docs/weights.md.
  *
- * The encoder works in three steps, all driven by bit-cost estimates that
- * are exact up to per-slice chunk padding:
+ * The encoder works in four steps, driven by bit counts:
  *   1. section plan (plan_section): zero-run mode on or off, the palette
  *      and DIROFS, chosen from the histogram of sign-magnitude codes;
  *   2. slice plan (plan_slices): a dynamic programme over blocks of
  *      EU_BLOCK coded values picks each slice's Rice / truncated /
  *      uncompressed weight parameter and zero-run parameter, paying a slice
- *      header for every change;
- *   3. writing (put_slice): the chunk interleaving of docs/ethos-u.md 6.3, in the
+ *      header for every change; then the section's exact size in bits;
+ *   3. sections (plan_sections): the whole stream is planned as one
+ *      section; where per-unit estimates say that switching zero runs on
+ *      and off pays, the stream is cut into sections planned by 1 and 2
+ *      each, kept if the stream gets smaller;
+ *   4. writing (put_slice): the chunk interleaving of docs/ethos-u.md 6.3, in the
  *      order the decoder (sim_mlw_decode) reads it.
  * Speed matters (the whole compiler has a few milliseconds for a model):
  * the passes over the weights avoid data-dependent branches (histogram,
@@ -1206,6 +1209,7 @@ static int plan_sections(const int16_t *vals, size_t n, const eu_plan *single, u
 {
     *sec = NULL;
     *n_sec = 0;
+    if (max_sec == 1 || n < 2 * EU_SEC_UNIT) return NPUC_OK;
     const size_t nu = (n + EU_SEC_UNIT - 1) / EU_SEC_UNIT;
     uint64_t *uc = malloc(2 * nu * sizeof *uc);
     uint8_t *sw = malloc(2 * nu);   /* 1: a section starts at this unit in this mode */
@@ -1218,15 +1222,14 @@ static int plan_sections(const int16_t *vals, size_t n, const eu_plan *single, u
     for (size_t u = 0; u < nu; u++) {
         size_t lo = u * EU_SEC_UNIT, hi = lo + EU_SEC_UNIT < n ? lo + EU_SEC_UNIT : n;
         unit_costs(vals + lo, hi - lo, &uc[2 * u], &uc[2 * u + 1]);
-        for (unsigned m = 0; m < 2; m++) {
-            tot[m] += uc[2 * u + m];
-            if (!u) {
-                cur[m] = uc[m];
-                sw[m] = 1;
-                continue;
-            }
+        tot[0] += uc[2 * u];
+        tot[1] += uc[2 * u + 1];
+        if (!u) {
+            cur[0] = uc[0];
+            cur[1] = uc[1];
+            sw[0] = sw[1] = 1;
+            continue;
         }
-        if (!u) continue;
         uint64_t prev[2] = {cur[0], cur[1]};
         for (unsigned m = 0; m < 2; m++) {
             uint64_t stay = prev[m], change = prev[m ^ 1] + EU_SEC_COST;

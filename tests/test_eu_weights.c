@@ -14,21 +14,35 @@
 
 /* ---------------------------------------------------------- helpers */
 
-/* Encodes, checks the container (end marker, then 0xFF up to a multiple of
- * 16 bytes and no further) and decodes back; returns the stream size (0 on
- * failure). */
-static size_t round_trip(const char *what, const int16_t *v, size_t n)
+/* Section counts of the streams round_trip has seen: how many were coded
+ * in more than one section, and the bytes that saved against one section. */
+static size_t g_multi, g_saved;
+
+/* Encodes with at most max_sec sections (eu_mlw_encode_ex), checks the
+ * plan's exact bit count and the container (end marker, then 0xFF up to a
+ * multiple of 16 bytes and no further) and decodes back; returns the stream
+ * size (0 on failure) and the number of sections in *n_sec. */
+static size_t encode_check(const char *what, const int16_t *v, size_t n, unsigned max_sec,
+                           size_t *n_sec)
 {
     npuc_err err = {0};
     uint8_t *s = NULL;
     size_t size = 0;
-    int rc = eu_mlw_encode(v, n, &s, &size, &err);
+    eu_mlw_stats st;
+    *n_sec = 0;
+    int rc = eu_mlw_encode_ex(v, n, max_sec, &s, &size, &st, &err);
     CHECK_EQ_INT(rc, NPUC_OK);
     if (rc) {
         fprintf(stderr, "%s: encode: %s\n", what, err.msg);
         return 0;
     }
+    /* the plan's bit count is exact */
+    CHECK_EQ_INT(st.bits, st.written_bits);
+    if (st.bits != st.written_bits)
+        fprintf(stderr, "%s: planned %llu bits, wrote %llu\n", what, (unsigned long long)st.bits,
+                (unsigned long long)st.written_bits);
     CHECK(size > 0 && size % 16 == 0);
+    CHECK(st.sections >= 1 && (max_sec == 0 || st.sections <= max_sec));
     int16_t *out = NULL;
     sim_mlw_info info;
     rc = sim_mlw_decode(s, size, 0, &out, &info, &err);
@@ -38,7 +52,8 @@ static size_t round_trip(const char *what, const int16_t *v, size_t n)
     if (ok) {
         size_t want = n ? n : 1;
         CHECK_EQ_INT(info.n_weights, want);
-        CHECK_EQ_INT(info.n_sections, 1);
+        CHECK_EQ_INT(info.n_sections, st.sections);
+        CHECK_EQ_INT(info.n_slices, st.slices);
         CHECK_EQ_INT((info.end_byte + 15) / 16 * 16, size);
         /* bytes after the end marker's byte are 0xFF */
         bool pad_ok = true;
@@ -54,7 +69,27 @@ static size_t round_trip(const char *what, const int16_t *v, size_t n)
     }
     free(out);
     free(s);
+    *n_sec = st.sections;
     return ok ? size : 0;
+}
+
+/* encode_check of the encoder's choice and of one section: the choice is
+ * never larger, and uses more than one section only when it is smaller.
+ * Returns the chosen stream's size. */
+static size_t round_trip(const char *what, const int16_t *v, size_t n)
+{
+    size_t secs = 0, secs1 = 0;
+    size_t size = encode_check(what, v, n, 0, &secs);
+    size_t one = encode_check(what, v, n, 1, &secs1);
+    CHECK_EQ_INT(secs1, 1);
+    CHECK(size <= one);
+    CHECK(secs == 1 || size < one);
+    if (size > one) fprintf(stderr, "%s: %zu bytes, one section %zu\n", what, size, one);
+    if (secs > 1) {
+        g_multi++;
+        g_saved += one - size;
+    }
+    return size;
 }
 
 /* Roughly Laplacian value with scale b, clamped to +-lim. */
@@ -156,6 +191,52 @@ static void test_random(void)
         round_trip(what, v, n);
     }
     printf("random streams: %zu values -> %zu bytes\n", total_in, total_out);
+    free(v);
+}
+
+/* Streams whose statistics change mid-stream (dense weights, then sparse
+ * ones, or alternating, as when some output channels are pruned): more than
+ * one section, and smaller than one section by a clear margin. */
+static void test_sections(void)
+{
+    npuc_rng r;
+    npuc_rng_seed(&r, 7);
+    const size_t n = 24576;
+    int16_t *v = malloc(n * sizeof *v);
+    for (int t = 0; t < 6; t++) {
+        /* t = 0: dense then sparse; 1: sparse then dense; 2, 3: alternating
+         * regions of 2048 / 768 values; 4: dense, all zeros, dense; 5: as 2
+         * with ternary sparse regions */
+        for (size_t i = 0; i < n; i++) {
+            size_t reg = t == 0 ? i >= n / 2 : t == 1 ? i < n / 2 : t == 3 ? (i / 768) & 1
+                       : t == 4 ? (i >= n / 3 && i < 2 * n / 3) : (i / 2048) & 1;
+            int16_t dense = laplace(&r, 25, 127);
+            int16_t sparse = npuc_rng_unit(&r) < 0.85 ? 0
+                             : t == 5 ? (int16_t)(npuc_rng_unit(&r) < 0.5 ? -1 : 1)
+                                      : laplace(&r, 25, 127);
+            v[i] = reg ? (t == 4 ? 0 : sparse) : dense;
+        }
+        char what[64];
+        snprintf(what, sizeof what, "sections %d", t);
+        size_t secs = 0, secs1 = 0;
+        size_t size = encode_check(what, v, n, 0, &secs);
+        size_t one = encode_check(what, v, n, 1, &secs1);
+        CHECK(secs >= 2);
+        CHECK(size * 100 < one * 97);    /* at least 3 % smaller */
+        /* a cap on the sections is kept (fewer sections or one) */
+        size_t capped = 0, size2 = encode_check(what, v, n, 2, &capped);
+        CHECK(capped <= 2 && size2 >= size && size2 <= one);
+        printf("%s: %zu sections %zu bytes, one section %zu bytes (%+.1f%%)\n", what, secs, size,
+               one, 100.0 * ((double)size - (double)one) / (double)one);
+    }
+    /* stationary streams stay one section */
+    for (size_t i = 0; i < n; i++) v[i] = laplace(&r, 25, 127);
+    size_t secs = 0;
+    encode_check("stationary dense", v, n, 0, &secs);
+    CHECK_EQ_INT(secs, 1);
+    for (size_t i = 0; i < n; i++) v[i] = npuc_rng_unit(&r) < 0.85 ? 0 : laplace(&r, 25, 127);
+    encode_check("stationary sparse", v, n, 0, &secs);
+    CHECK_EQ_INT(secs, 1);
     free(v);
 }
 
@@ -350,6 +431,12 @@ static size_t tensor_bytes(const tfl_tensor *t)
 typedef struct vela_totals {
     size_t ops, weights, vela_bytes, our_bytes, our_op_bytes, scale_ops, pkf_checked, pkf_fc;
     size_t scales_checked;
+    /* streams only: round trips of each weight stream (once), nothing else;
+     * command streams this variant's decoder refuses are skipped */
+    bool streams_only;
+    size_t skipped;
+    uint64_t seen[4096];       /* weight stream addresses of this command stream */
+    size_t n_seen;
 } vela_totals;
 
 /* One CONV/DEPTHWISE: re-encodes Vela's decoded stream, and (from the
@@ -370,6 +457,10 @@ static void check_vela_op(const char *what, const sim_state *s, eu_variant v, bo
     tot->weights += info.n_weights;
     tot->vela_bytes += s->weight_length[0];
     tot->our_bytes += ours;
+    if (tot->streams_only) {
+        free(vela);
+        return;
+    }
 
     /* op weights: recover W[o][ky][kx][i] from Vela's stream, encode them
      * again through the traversal: the decoded streams are identical */
@@ -463,10 +554,16 @@ static int test_vela_model(const char *path, vela_totals *tot)
         if (sim_cop1_parse(bcs->data, bcs->size, &cop, &err) ||
             sim_variant_from_config(cop.config, &v, &err) ||
             sim_stream_decode(cop.stream, cop.stream_size, v, &cmds, &n, &err)) {
-            fprintf(stderr, "%s: %s\n", path, err.msg);
-            CHECK(0);
+            if (tot->streams_only) {
+                tot->skipped++;
+            } else {
+                fprintf(stderr, "%s: %s\n", path, err.msg);
+                CHECK(0);
+            }
+            free(cmds);
             continue;
         }
+        tot->n_seen = 0;
         /* memory: region 0 flash, 1 scratch, 2 scratch_fast; DMA copies
          * move weights and scales into SRAM before the ops read them */
         uint8_t *reg[8] = {0};
@@ -494,6 +591,14 @@ static int test_vela_model(const char *path, vela_totals *tot)
                 s.scale_base[0] + s.scale_length[0] > rsz[s.scale_region]) {
                 CHECK(0);
                 continue;
+            }
+            if (tot->streams_only) {   /* each stream once (stripes share them) */
+                uint64_t key = s.weight_base[0] << 2 | s.weight_region;
+                bool seen = false;
+                for (size_t j = 0; j < tot->n_seen && !seen; j++) seen = tot->seen[j] == key;
+                if (seen) continue;
+                if (tot->n_seen < sizeof tot->seen / sizeof tot->seen[0])
+                    tot->seen[tot->n_seen++] = key;
             }
             char what[128];
             snprintf(what, sizeof what, "op at 0x%zx", c->offset);
@@ -550,16 +655,50 @@ int main(void)
     test_entropy();
     test_errors();
     test_random();
+    printf("random streams in more than one section: %zu, %zu bytes smaller than one section\n",
+           g_multi, g_saved);
+    test_sections();
     test_scales();
     test_quantise();
     test_pkf();
     test_op_weights();
+    g_multi = g_saved = 0;
 
     char buf[1024];
     const char *pd = t_shared("models/tflm/person_detect_vela.tflite", buf, sizeof buf);
     if (!pd) {
         printf("SKIP person_detect_vela checks: shared folder absent (set NPUC_SHARED)\n");
-        TEST_MAIN_END();
+        printf("shared Vela model streams in more than one section: %zu, %zu bytes smaller than one "
+           "section\n", g_multi, g_saved);
+
+    /* real weights: every weight stream of Vela 5.1's U55-128 compiles of
+     * the zoo models, round trips as chosen and as one section */
+    {
+        char dir[1024];
+        const char *base = getenv("NPUC_SHARED");
+        snprintf(dir, sizeof dir, "%s/models/zoo/vela51/u55-128", base ? base : "../shared");
+        vela_totals *t = calloc(1, sizeof *t);
+        t->streams_only = true;
+        g_multi = g_saved = 0;
+        int n_models = 0;
+        walk_dir(dir, t, &n_models);
+        if (!n_models) {
+            printf("SKIP models/zoo/vela51/u55-128: absent\n");
+        } else {
+            printf("models/zoo/vela51/u55-128: %d models (%zu command streams skipped), %zu "
+                   "weight streams, %zu weights: Vela %zu bytes, ours %zu bytes (%+.2f%%); %zu "
+                   "streams in more than one section, %zu bytes smaller than one section\n",
+                   n_models, t->skipped, t->ops, t->weights, t->vela_bytes, t->our_bytes,
+                   100.0 * ((double)t->our_bytes - (double)t->vela_bytes) / (double)t->vela_bytes,
+                   g_multi, g_saved);
+            CHECK(t->ops > 500);
+            CHECK(t->our_bytes < t->vela_bytes);
+            CHECK(g_multi > 50);
+            CHECK(g_saved * 200 > t->our_bytes);    /* sections save more than 0.5 % */
+        }
+        free(t);
+    }
+    TEST_MAIN_END();
     }
     vela_totals tot;
     memset(&tot, 0, sizeof tot);
@@ -599,6 +738,36 @@ int main(void)
         CHECK_EQ_INT(t.scale_ops, t.ops);
         CHECK_EQ_INT(t.our_op_bytes, t.our_bytes);
         CHECK(t.our_bytes <= t.vela_bytes);
+    }
+    printf("shared Vela model streams in more than one section: %zu, %zu bytes smaller than one "
+           "section\n", g_multi, g_saved);
+
+    /* real weights: every weight stream of Vela 5.1's U55-128 compiles of
+     * the zoo models, round trips as chosen and as one section */
+    {
+        char dir[1024];
+        const char *base = getenv("NPUC_SHARED");
+        snprintf(dir, sizeof dir, "%s/models/zoo/vela51/u55-128", base ? base : "../shared");
+        vela_totals *t = calloc(1, sizeof *t);
+        t->streams_only = true;
+        g_multi = g_saved = 0;
+        int n_models = 0;
+        walk_dir(dir, t, &n_models);
+        if (!n_models) {
+            printf("SKIP models/zoo/vela51/u55-128: absent\n");
+        } else {
+            printf("models/zoo/vela51/u55-128: %d models (%zu command streams skipped), %zu "
+                   "weight streams, %zu weights: Vela %zu bytes, ours %zu bytes (%+.2f%%); %zu "
+                   "streams in more than one section, %zu bytes smaller than one section\n",
+                   n_models, t->skipped, t->ops, t->weights, t->vela_bytes, t->our_bytes,
+                   100.0 * ((double)t->our_bytes - (double)t->vela_bytes) / (double)t->vela_bytes,
+                   g_multi, g_saved);
+            CHECK(t->ops > 500);
+            CHECK(t->our_bytes < t->vela_bytes);
+            CHECK(g_multi > 50);
+            CHECK(g_saved * 200 > t->our_bytes);    /* sections save more than 0.5 % */
+        }
+        free(t);
     }
     TEST_MAIN_END();
 }

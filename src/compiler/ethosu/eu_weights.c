@@ -2,15 +2,18 @@
  * records, Vela's scale quantisation and traversal heuristic.
  * Facts: docs/ethos-u.md 5.6, 6.2, 6.3, 7. Encoder choices: docs/weights.md.
  *
- * The encoder works in three steps, all driven by bit-cost estimates that
- * are exact up to per-slice chunk padding:
+ * The encoder works in four steps, driven by bit counts:
  *   1. section plan (plan_section): zero-run mode on or off, the palette
  *      and DIROFS, chosen from the histogram of sign-magnitude codes;
  *   2. slice plan (plan_slices): a dynamic programme over blocks of
  *      EU_BLOCK coded values picks each slice's Rice / truncated /
  *      uncompressed weight parameter and zero-run parameter, paying a slice
- *      header for every change;
- *   3. writing (put_slice): the chunk interleaving of docs/ethos-u.md 6.3, in the
+ *      header for every change; then the section's exact size in bits;
+ *   3. sections (plan_sections): the whole stream is planned as one
+ *      section; where per-unit estimates say that switching zero runs on
+ *      and off pays, the stream is cut into sections planned by 1 and 2
+ *      each, kept if the stream gets smaller;
+ *   4. writing (put_slice): the chunk interleaving of docs/ethos-u.md 6.3, in the
  *      order the decoder (sim_mlw_decode) reads it.
  * Speed matters (the whole compiler has a few milliseconds for a model):
  * the passes over the weights avoid data-dependent branches (histogram,
@@ -37,7 +40,11 @@ enum {
     EU_SLICE_HDR = 23,     /* ZDIV 3 + SLICELEN 15 + WDIV 3 + WTRUNC 1 + NEWPAL 1 */
     EU_PAL_HDR = 13,       /* DIROFS 5 + PALSIZE 5 + PALBITS 3 */
     EU_N_HEAVY = 4,        /* costly codes tried as extra palette entries */
-    EU_N_HOLE_D = 4        /* DIROFS candidates after holes that are tried */
+    EU_N_HOLE_D = 4,       /* DIROFS candidates after holes that are tried */
+    EU_SEC_UNIT = 256,     /* granularity of the section search (values) */
+    /* a new section in the search: slice and palette headers, a few
+     * palette entries, chunk padding */
+    EU_SEC_COST = EU_SLICE_HDR + EU_PAL_HDR + 8 + 12
 };
 
 /* Weight-parameter configurations of one slice: Rice k = 0..5, truncated
@@ -381,8 +388,14 @@ typedef struct eu_plan {
     uint32_t *runs;            /* zero runs: runs[j] before value j, runs[n_vals] after the last */
     eu_slice *slices;
     size_t n_slices;
-    uint64_t bits_bound;       /* upper bound of the stream's bits before padding */
+    uint64_t bits;             /* exact bits of the section: headers, palette, bodies */
 } eu_plan;
+
+/* A section: values [start, start + n) of the stream and their plan. */
+typedef struct eu_section {
+    size_t start, n;
+    eu_plan pl;
+} eu_section;
 
 /* Bits of n coded values with Rice parameter cfg (or uncompressed: ub bits
  * each, 0 if not allowed) given the sums of their quotients; EU_INF if some
@@ -397,17 +410,20 @@ static uint64_t wcfg_cost(const uint64_t *sumq, uint64_t n, unsigned max_index, 
 }
 
 /* Costs of every weight configuration for the coded values [lo, hi);
- * ub: uncompressed width, 0 if uncompressed slices are not allowed. */
-static void block_wcost(const uint16_t *idx, size_t lo, size_t hi, unsigned ub, uint64_t *wc)
+ * ub: uncompressed width, 0 if uncompressed slices are not allowed.
+ * pos[k] = sum of idx >> (k + 1), k = 0..5: a Rice-k value of quotient q
+ * takes q/2 + 1 unary positions, which fixes the chunk padding. */
+static void block_wcost(const uint16_t *idx, size_t lo, size_t hi, unsigned ub, uint64_t *wc,
+                        uint32_t *pos)
 {
     /* plain sums, vectorised by the compiler: in 16-bit lanes over runs of
      * 128 values (128 * 511 fits). An OR stands in for the maximum: it has
      * the same bit length, which is all the Rice limit (q <= 31) depends on */
-    uint32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0;
+    uint32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0;
     uint16_t any = 0;
     for (size_t at = lo; at < hi; at += 128) {
         size_t end = hi - at < 128 ? hi : at + 128;
-        uint16_t t0 = 0, t1 = 0, t2 = 0, t3 = 0, t4 = 0, t5 = 0;
+        uint16_t t0 = 0, t1 = 0, t2 = 0, t3 = 0, t4 = 0, t5 = 0, t6 = 0;
         for (size_t i = at; i < end; i++) {
             uint16_t x = idx[i];
             t0 = (uint16_t)(t0 + x);
@@ -416,11 +432,13 @@ static void block_wcost(const uint16_t *idx, size_t lo, size_t hi, unsigned ub, 
             t3 = (uint16_t)(t3 + (x >> 3));
             t4 = (uint16_t)(t4 + (x >> 4));
             t5 = (uint16_t)(t5 + (x >> 5));
+            t6 = (uint16_t)(t6 + (x >> 6));
             any |= x;
         }
-        s0 += t0; s1 += t1; s2 += t2; s3 += t3; s4 += t4; s5 += t5;
+        s0 += t0; s1 += t1; s2 += t2; s3 += t3; s4 += t4; s5 += t5; s6 += t6;
     }
     const uint64_t sumq[6] = {s0, s1, s2, s3, s4, s5};
+    pos[0] = s1; pos[1] = s2; pos[2] = s3; pos[3] = s4; pos[4] = s5; pos[5] = s6;
     unsigned mx = (1u << bit_length(any)) - 1;   /* >= max, same bit length */
     /* the truncated mode (all quotients <= 2) differs from Rice only at the
      * smallest such k, by one bit per quotient equal to 2; it needs the
@@ -457,9 +475,44 @@ static void block_zcost(const uint32_t *runs, size_t lo, size_t hi, uint64_t *zc
     zc[0] = s0 + n; zc[1] = s1 + 2 * n; zc[2] = s2 + 3 * n; zc[3] = s3 + 4 * n;
 }
 
+/* Positions that fill the last chunk of a unary stream of `pos` positions. */
+static inline uint64_t chunk_pad(uint64_t pos, unsigned len)
+{
+    return (len - pos % len) % len;
+}
+
+/* Per-block figures of plan_slices, kept for the exact bit count. */
+typedef struct eu_blk {
+    uint32_t wpos[6];          /* sum of idx >> (k + 1) */
+    uint64_t zc[Z_NCFG];       /* run bits at ZDIV z: sum (r >> z) + (1 + z) runs */
+    uint32_t nv, nr;           /* coded values, runs */
+} eu_blk;
+
+/* Exact bits of a slice made of blocks [b0, b1) in configuration st: its
+ * header and body (the palette is the section's); `sum` is the sum of the
+ * blocks' costs, exact but for the chunk padding of the unary streams:
+ * Rice weights take n + sum q/2 positions, truncated ones n, uncompressed
+ * ones none; runs take sum (r >> z) + runs positions (docs/ethos-u.md 6.3). */
+static uint64_t slice_bits(const eu_blk *bk, size_t b0, size_t b1, unsigned wcfg, bool zr,
+                           unsigned z, uint64_t sum)
+{
+    uint64_t n = 0, wp = 0, zp = 0;
+    for (size_t b = b0; b < b1; b++) {
+        n += bk[b].nv;
+        if (wcfg < W_TRUNC) wp += bk[b].wpos[wcfg];
+        if (zr) zp += bk[b].zc[z] - (uint64_t)z * bk[b].nr;
+    }
+    uint64_t bits = EU_SLICE_HDR + sum;
+    if (wcfg < W_TRUNC) bits += chunk_pad(n + wp, 12);
+    else if (wcfg < W_UNC) bits += chunk_pad(n, 12);
+    if (zr) bits += chunk_pad(zp, z < 3 ? 12 : 8);
+    return bits;
+}
+
 /* Picks slice boundaries and parameters: per block of EU_BLOCK coded values
  * the exact cost of every configuration, then the cheapest path through the
- * blocks where changing configuration costs a slice header. */
+ * blocks where changing configuration costs a slice header. Sets pl->bits
+ * to the section's exact size in bits (headers, palette, bodies). */
 static int plan_slices(eu_plan *pl, npuc_err *err)
 {
     const size_t nv = pl->n_vals, nb = (nv + EU_BLOCK - 1) / EU_BLOCK;
@@ -471,19 +524,27 @@ static int plan_slices(eu_plan *pl, npuc_err *err)
     uint8_t *sw = malloc(nb * ns);            /* 1: a slice starts at this block */
     uint8_t *from = malloc(nb);               /* cheapest state of the previous block */
     uint64_t *bc = malloc(nb * ns * sizeof *bc);
-    if (!cost || !sw || !from || !bc) {
-        free(cost); free(sw); free(from); free(bc);
+    eu_blk *bk = malloc(nb * sizeof *bk);
+    if (!cost || !sw || !from || !bc || !bk) {
+        free(cost); free(sw); free(from); free(bc); free(bk);
         return npuc_errf(err, NPUC_E_NOMEM, "MLW encode: out of memory planning %zu blocks", nb);
     }
     /* block costs (runs: block 0 also carries the run before value 0) */
     for (size_t b = 0; b < nb; b++) {
         size_t lo = b * EU_BLOCK, hi = lo + EU_BLOCK < nv ? lo + EU_BLOCK : nv;
-        uint64_t wc[W_NCFG], zc[Z_NCFG] = {0};
-        block_wcost(pl->idx, lo, hi, pl->pal.unc_ok ? pl->pal.ub : 0, wc);
-        if (pl->zero_runs) block_zcost(pl->runs, b ? lo + 1 : 0, hi + 1, zc);
+        uint64_t wc[W_NCFG];
+        eu_blk *k = &bk[b];
+        memset(k->zc, 0, sizeof k->zc);
+        block_wcost(pl->idx, lo, hi, pl->pal.unc_ok ? pl->pal.ub : 0, wc, k->wpos);
+        k->nv = (uint32_t)(hi - lo);
+        k->nr = 0;
+        if (pl->zero_runs) {
+            block_zcost(pl->runs, b ? lo + 1 : 0, hi + 1, k->zc);
+            k->nr = (uint32_t)(hi + 1 - (b ? lo + 1 : 0));
+        }
         for (unsigned w = 0; w < W_NCFG; w++)
             for (unsigned z = 0; z < nz; z++)
-                bc[b * ns + w * nz + z] = wc[w] >= EU_INF ? EU_INF : wc[w] + zc[z];
+                bc[b * ns + w * nz + z] = wc[w] >= EU_INF ? EU_INF : wc[w] + k->zc[z];
     }
     /* dynamic programme */
     uint64_t *cur = cost, *prev = cost + ns;
@@ -509,7 +570,8 @@ static int plan_slices(eu_plan *pl, npuc_err *err)
     }
     unsigned s = 0;
     for (unsigned t = 1; t < ns; t++) s = cur[t] < cur[s] ? t : s;
-    /* backtrack: count the slices, then fill them in from the end */
+    /* backtrack: count the slices, then fill them in from the end, cutting
+     * slices longer than 32768 values (at most one cut per 128 blocks) */
     size_t n_sl = 0;
     unsigned st = s;
     for (size_t b = nb; b-- > 0;)
@@ -517,49 +579,39 @@ static int plan_slices(eu_plan *pl, npuc_err *err)
             n_sl++;
             st = b ? from[b] : st;
         }
-    /* slices longer than 32768 values are cut: at most one cut per 128 blocks */
-    size_t cap = n_sl + nb / (EU_MAX_SLICE / EU_BLOCK) + 1;
-    eu_slice *tmp = malloc(n_sl * sizeof *tmp);
-    uint64_t *bits = malloc(n_sl * sizeof *bits);
+    const size_t per = EU_MAX_SLICE / EU_BLOCK;          /* blocks of a full slice */
+    size_t cap = n_sl + nb / per + 1;
     pl->slices = malloc(cap * sizeof *pl->slices);
-    if (!pl->slices || !tmp || !bits) {
-        free(cost); free(sw); free(from); free(bc); free(tmp); free(bits);
+    if (!pl->slices) {
+        free(cost); free(sw); free(from); free(bc); free(bk);
         return npuc_errf(err, NPUC_E_NOMEM, "MLW encode: out of memory");
     }
-    size_t k = n_sl, end = nb;
-    uint64_t acc = 0;
+    size_t out = cap, end = nb;
+    uint64_t bits = EU_PAL_HDR + (uint64_t)pl->pal.palsize * pl->pal.palbits;
     st = s;
     for (size_t b = nb; b-- > 0;) {
-        acc += bc[b * ns + st];
-        if (sw[b * ns + st]) {
-            k--;
-            tmp[k].start = b * EU_BLOCK;
-            tmp[k].n = (end * EU_BLOCK < nv ? end * EU_BLOCK : nv) - b * EU_BLOCK;
-            tmp[k].wcfg = (uint8_t)(st / nz);
-            tmp[k].zdiv = (uint8_t)(st % nz);
-            bits[k] = acc;
-            acc = 0;
-            end = b;
-            st = b ? from[b] : st;
+        if (!sw[b * ns + st]) continue;
+        const unsigned wcfg = st / nz, z = st % nz;
+        /* blocks [b, end) in pieces of at most `per` blocks, last first */
+        for (size_t pe = end; pe > b;) {
+            size_t pb = pe - b > per ? pe - ((pe - b - 1) % per + 1) : b;
+            uint64_t sum = 0;
+            for (size_t q = pb; q < pe; q++) sum += bc[q * ns + st];
+            bits += slice_bits(bk, pb, pe, wcfg, pl->zero_runs, z, sum);
+            eu_slice *piece = &pl->slices[--out];
+            piece->start = pb * EU_BLOCK;
+            piece->n = (pe * EU_BLOCK < nv ? pe * EU_BLOCK : nv) - pb * EU_BLOCK;
+            piece->wcfg = (uint8_t)wcfg;
+            piece->zdiv = (uint8_t)z;
+            pe = pb;
         }
+        end = b;
+        st = b ? from[b] : st;
     }
-    /* cut long slices and bound the stream size: the block costs are exact
-     * except for the chunk padding of each slice's two unary streams */
-    size_t out = 0;
-    uint64_t bound = EU_PAL_HDR + (uint64_t)pl->pal.palsize * pl->pal.palbits + 3;
-    for (size_t i = 0; i < n_sl; i++) {
-        bound += bits[i];
-        for (size_t at = 0; at < tmp[i].n; at += EU_MAX_SLICE) {
-            eu_slice piece = tmp[i];
-            piece.start = tmp[i].start + at;
-            piece.n = tmp[i].n - at < EU_MAX_SLICE ? tmp[i].n - at : EU_MAX_SLICE;
-            pl->slices[out++] = piece;
-            bound += EU_SLICE_HDR + 12 + 12;
-        }
-    }
-    pl->n_slices = out;
-    pl->bits_bound = bound;
-    free(cost); free(sw); free(from); free(bc); free(tmp); free(bits);
+    memmove(pl->slices, pl->slices + out, (cap - out) * sizeof *pl->slices);
+    pl->n_slices = cap - out;
+    pl->bits = bits;
+    free(cost); free(sw); free(from); free(bc); free(bk);
     return NPUC_OK;
 }
 
@@ -1043,11 +1095,207 @@ static int plan_section(eu_plan *pl, const int16_t *vals, size_t n, const uint32
     return NPUC_OK;
 }
 
+/* ------------------------------------------------------------ sections */
+
+static void plan_free(eu_plan *pl)
+{
+    free(pl->idx);
+    free(pl->runs);
+    free(pl->slices);
+    memset(pl, 0, sizeof *pl);
+}
+
+/* Plans the n values as one section, from their histogram fv (by v + 255). */
+static int plan_range(const int16_t *vals, size_t n, const uint32_t *fv, eu_plan *pl,
+                      npuc_err *err)
+{
+    memset(pl, 0, sizeof *pl);
+    int rc = plan_section(pl, vals, n, fv, err);
+    if (!rc) rc = plan_slices(pl, err);
+    if (rc) plan_free(pl);
+    return rc;
+}
+
+/* Bytes of a stream whose sections take `bits`: the end marker (3 bits),
+ * 1 bits to the byte, 0xFF bytes to a multiple of 16. */
+static size_t stream_bytes(uint64_t bits)
+{
+    return (size_t)(((bits + 3 + 7) / 8 + 15) / 16 * 16);
+}
+
+/* Adds the histogram (by v + 255) of n values to f. Long ranges count into
+ * four interleaved copies so that runs of equal values do not serialise on
+ * one counter. */
+static void hist_add(const int16_t *vals, size_t n, uint32_t *f)
+{
+    size_t i = 0;
+    if (n >= 4096) {
+        uint32_t g[3][512];
+        memset(g, 0, sizeof g);
+        for (; i + 4 <= n; i += 4) {
+            f[vals[i] + 255]++;
+            g[0][vals[i + 1] + 255]++;
+            g[1][vals[i + 2] + 255]++;
+            g[2][vals[i + 3] + 255]++;
+        }
+        for (unsigned o = 0; o < 511; o++) f[o] += g[0][o] + g[1][o] + g[2][o];
+    }
+    for (; i < n; i++) f[vals[i] + 255]++;
+}
+
+/* Estimated bits of one unit of EU_SEC_UNIT values (the last may be
+ * shorter) in each zero-run mode, with its best Rice parameter and ZDIV
+ * (slices may change them at no charge here): from sums over the unit of
+ * the sign-magnitude codes sm >> k (no zero runs: index = sm, the plain or
+ * "hole" mapping) and of (sm - 2) >> k over the non-zero values (zero
+ * runs: index = sm - 2, as DIROFS 2 without a palette gives), the runs
+ * costed as if the unit's zeros were spread evenly over them. Palettes are
+ * left out: the exact plan of each section finds them. */
+static void unit_costs(const int16_t *v, size_t n, uint64_t *plain, uint64_t *zr)
+{
+    uint32_t sp = 0, sz = 0, zeros = 0;
+    uint16_t orp = 0, orz = 0;
+    for (size_t at = 0; at < n; at += 128) {   /* 16-bit lanes: 128 * 511 fits */
+        size_t end = n - at < 128 ? n : at + 128;
+        uint16_t p = 0, z = 0, nz = 0;
+        for (size_t i = at; i < end; i++) {
+            int x = v[i];
+            uint16_t a = (uint16_t)(x < 0 ? -x : x);
+            uint16_t sm = (uint16_t)(2 * a + (x < 0));
+            uint16_t sq = (uint16_t)(sm > 2 ? sm - 2 : 0);
+            p = (uint16_t)(p + sm);
+            z = (uint16_t)(z + sq);
+            nz = (uint16_t)(nz + (x == 0));
+            orp |= sm;
+            orz |= sq;
+        }
+        sp += p;
+        sz += z;
+        zeros += nz;
+    }
+    const uint64_t nnz = n - zeros;
+    const unsigned mp = (1u << bit_length(orp)) - 1, mz = (1u << bit_length(orz)) - 1;
+    /* uncompressed: PALBITS + 2 >= 2 bits a value */
+    uint64_t bp = (uint64_t)(mp > 3 ? bit_length(mp) : 2) * n, bz = EU_INF;
+    for (unsigned k = 0; k < 6; k++) {
+        /* sum of x >> k from the sum of x: a remainder averages (2^k - 1) / 2 */
+        uint64_t c = (uint64_t)(1 + k) * n, h = (uint64_t)n * ((1u << k) - 1) / 2;
+        c += sp > h ? (sp - h) >> k : 0;
+        if ((mp >> k) <= 31 && c < bp) bp = c;
+        c = (uint64_t)(1 + k) * nnz;
+        h = nnz * ((1u << k) - 1) / 2;
+        c += sz > h ? (sz - h) >> k : 0;
+        if ((mz >> k) <= 31 && c < bz) bz = c;
+    }
+    uint64_t rb = EU_INF;          /* a run after each value */
+    for (unsigned z = 0; z < Z_NCFG; z++) {
+        uint64_t c = nnz * (1 + z) + (zeros >> z);
+        rb = c < rb ? c : rb;
+    }
+    *plain = bp;
+    *zr = bz + rb;
+}
+
+/* Chooses the sections of a stream; `single` is the plan of the whole
+ * stream as one section. Per unit of EU_SEC_UNIT values, unit_costs
+ * estimates both zero-run modes; a dynamic programme over the units picks
+ * the mode of each, paying EU_SEC_COST for every change. If that beats the
+ * better mode for the whole stream, the runs of equal mode are planned
+ * exactly as sections (zero-run mode, palette, slices each) and kept only if
+ * the stream gets smaller. On success *sec / *n_sec hold the sections (each
+ * owning its plan); 0 sections means: keep `single`. */
+static int plan_sections(const int16_t *vals, size_t n, const eu_plan *single, unsigned max_sec,
+                         eu_section **sec, size_t *n_sec, npuc_err *err)
+{
+    *sec = NULL;
+    *n_sec = 0;
+    if (max_sec == 1 || n < 2 * EU_SEC_UNIT) return NPUC_OK;
+    const size_t nu = (n + EU_SEC_UNIT - 1) / EU_SEC_UNIT;
+    uint64_t *uc = malloc(2 * nu * sizeof *uc);
+    uint8_t *sw = malloc(2 * nu);   /* 1: a section starts at this unit in this mode */
+    if (!uc || !sw) {
+        free(uc);
+        free(sw);
+        return npuc_errf(err, NPUC_E_NOMEM, "MLW encode: out of memory");
+    }
+    uint64_t tot[2] = {0, 0}, cur[2];
+    for (size_t u = 0; u < nu; u++) {
+        size_t lo = u * EU_SEC_UNIT, hi = lo + EU_SEC_UNIT < n ? lo + EU_SEC_UNIT : n;
+        unit_costs(vals + lo, hi - lo, &uc[2 * u], &uc[2 * u + 1]);
+        tot[0] += uc[2 * u];
+        tot[1] += uc[2 * u + 1];
+        if (!u) {
+            cur[0] = uc[0];
+            cur[1] = uc[1];
+            sw[0] = sw[1] = 1;
+            continue;
+        }
+        uint64_t prev[2] = {cur[0], cur[1]};
+        for (unsigned m = 0; m < 2; m++) {
+            uint64_t stay = prev[m], change = prev[m ^ 1] + EU_SEC_COST;
+            sw[2 * u + m] = change < stay;
+            cur[m] = (change < stay ? change : stay) + uc[2 * u + m];
+        }
+    }
+    const uint64_t whole = tot[0] < tot[1] ? tot[0] : tot[1];
+    unsigned m = cur[1] < cur[0];
+    int rc = NPUC_OK;
+    if (cur[m] + EU_SEC_COST >= (whole < single->bits ? whole : single->bits)) goto done;
+    /* the runs of equal mode, last first */
+    size_t ns = 0;
+    for (size_t u = nu; u-- > 0;)
+        if (sw[2 * u + m]) {
+            ns++;
+            m ^= u ? 1 : 0;
+        }
+    if (max_sec && ns > max_sec) goto done;
+    eu_section *s = calloc(ns, sizeof *s);
+    if (!s) {
+        rc = npuc_errf(err, NPUC_E_NOMEM, "MLW encode: out of memory");
+        goto done;
+    }
+    m = cur[1] < cur[0];
+    size_t k = ns, end = n;
+    for (size_t u = nu; u-- > 0;)
+        if (sw[2 * u + m]) {
+            s[--k].start = u * EU_SEC_UNIT;
+            s[k].n = end - s[k].start;
+            end = s[k].start;
+            m ^= u ? 1 : 0;
+        }
+    uint64_t bits = 0;
+    for (k = 0; k < ns && !rc; k++) {
+        uint32_t f[512];
+        memset(f, 0, sizeof f);
+        hist_add(vals + s[k].start, s[k].n, f);
+        rc = plan_range(vals + s[k].start, s[k].n, f, &s[k].pl, err);
+        bits += s[k].pl.bits;
+    }
+    if (!rc && stream_bytes(bits) < stream_bytes(single->bits)) {
+        *sec = s;
+        *n_sec = ns;
+    } else {
+        for (size_t j = 0; j < ns; j++) plan_free(&s[j].pl);
+        free(s);
+    }
+done:
+    free(uc);
+    free(sw);
+    return rc;
+}
+
 int eu_mlw_encode(const int16_t *vals, size_t n, uint8_t **out, size_t *out_size, npuc_err *err)
+{
+    return eu_mlw_encode_ex(vals, n, 0, out, out_size, NULL, err);
+}
+
+int eu_mlw_encode_ex(const int16_t *vals, size_t n, unsigned max_sections, uint8_t **out,
+                     size_t *out_size, eu_mlw_stats *st, npuc_err *err)
 {
     static const int16_t one_zero[1] = {0};
     *out = NULL;
     *out_size = 0;
+    if (st) memset(st, 0, sizeof *st);
     if (n == 0) {                 /* a stream is never empty */
         vals = one_zero;
         n = 1;
@@ -1056,9 +1304,7 @@ int eu_mlw_encode(const int16_t *vals, size_t n, uint8_t **out, size_t *out_size
         return npuc_errf(err, NPUC_E_INVALID, "MLW encode: %zu weights is too many", n);
 
     /* 1. range check (a min/max the compiler vectorises), then the
-     * histogram by value. Long streams count into four interleaved copies
-     * so that runs of equal values do not serialise on one counter; short
-     * ones into one (less to clear). */
+     * histogram by value */
     int16_t lo = 0, hi = 0;
     for (size_t i = 0; i < n; i++) {
         lo = vals[i] < lo ? vals[i] : lo;
@@ -1071,54 +1317,71 @@ int eu_mlw_encode(const int16_t *vals, size_t n, uint8_t **out, size_t *out_size
                          "MLW encode: weight %zu is %d, outside the 9-bit range -255..255", i,
                          vals[i]);
     }
-    const unsigned banks = n >= 4096 ? 4 : 1;
-    uint32_t (*fv)[512] = calloc(banks, sizeof *fv);
-    if (!fv) return npuc_errf(err, NPUC_E_NOMEM, "MLW encode: out of memory");
-    size_t i = 0;
-    if (banks == 4) {
-        uint32_t *f0 = fv[0], *f1 = fv[1], *f2 = fv[2], *f3 = fv[3];
-        for (; i + 4 <= n; i += 4) {
-            f0[vals[i] + 255]++;
-            f1[vals[i + 1] + 255]++;
-            f2[vals[i + 2] + 255]++;
-            f3[vals[i + 3] + 255]++;
-        }
-        for (unsigned o = 0; o < 511; o++) f0[o] += f1[o] + f2[o] + f3[o];
-    }
-    for (uint32_t *f0 = fv[0]; i < n; i++) f0[vals[i] + 255]++;
+    uint32_t fv[512];
+    memset(fv, 0, sizeof fv);
+    hist_add(vals, n, fv);
 
-    /* 2. section, 3. slices */
-    eu_plan pl;
-    memset(&pl, 0, sizeof pl);
-    int rc = plan_section(&pl, vals, n, fv[0], err);
-    free(fv);
-    if (!rc) rc = plan_slices(&pl, err);
+    /* 2. the whole stream as one section (zero-run mode, palette, slices),
+     * 3. other sections where they make the stream smaller */
+    eu_section one;
+    one.start = 0;
+    one.n = n;
+    int rc = plan_range(vals, n, fv, &one.pl, err);
+    if (rc) return rc;
+    eu_section *sec = NULL;
+    size_t n_sec = 0;
+    rc = plan_sections(vals, n, &one.pl, max_sections, &sec, &n_sec, err);
     if (rc) {
-        free(pl.idx);
-        free(pl.runs);
+        plan_free(&one.pl);
         return rc;
+    }
+    if (n_sec) plan_free(&one.pl);
+    else {
+        sec = &one;
+        n_sec = 1;
     }
 
     /* 4. write: slices, end marker, 1-bits to a byte, 0xFF to 16 bytes */
-    size_t cap = (size_t)((pl.bits_bound + 7) / 8 + 32);
-    uint8_t *buf = malloc(cap);
-    if (!buf) {
-        free(pl.idx);
-        free(pl.runs);
-        free(pl.slices);
-        return npuc_errf(err, NPUC_E_NOMEM, "MLW encode: out of memory (%zu bytes)", cap);
+    uint64_t bits = 0;
+    size_t n_slices = 0;
+    for (size_t k = 0; k < n_sec; k++) {
+        bits += sec[k].pl.bits;
+        n_slices += sec[k].pl.n_slices;
     }
-    eu_bitw w = {buf, 0, 0};
-    for (size_t s = 0; s < pl.n_slices; s++) put_slice(&w, &pl, &pl.slices[s], s == 0);
-    bw_put(&w, 7, 3);              /* ZDIV 7: end of stream */
-    size_t bytes = (size_t)(w.p - buf);
-    for (unsigned b = 0; b < w.n; b += 8) buf[bytes++] = (uint8_t)(w.acc >> b);
-    if (w.n & 7) buf[bytes - 1] |= (uint8_t)(0xFF << (w.n & 7));
-    size_t size = (bytes + 15) / 16 * 16;
-    memset(buf + bytes, 0xFF, size - bytes);
-    free(pl.idx);
-    free(pl.runs);
-    free(pl.slices);
+    size_t size = stream_bytes(bits);
+    /* the bit writer stores 4 bytes ahead; the slack per slice is there in
+     * case the padding count were ever wrong (checked below) */
+    uint8_t *buf = malloc(size + 4 * n_slices + 16);
+    if (!buf) rc = npuc_errf(err, NPUC_E_NOMEM, "MLW encode: out of memory (%zu bytes)", size);
+    if (!rc) {
+        eu_bitw w = {buf, 0, 0};
+        for (size_t k = 0; k < n_sec; k++)
+            for (size_t s = 0; s < sec[k].pl.n_slices; s++)
+                put_slice(&w, &sec[k].pl, &sec[k].pl.slices[s], s == 0);
+        bw_put(&w, 7, 3);              /* ZDIV 7: end of stream */
+        size_t bytes = (size_t)(w.p - buf);
+        for (unsigned b = 0; b < w.n; b += 8) buf[bytes++] = (uint8_t)(w.acc >> b);
+        if (w.n & 7) buf[bytes - 1] |= (uint8_t)(0xFF << (w.n & 7));
+        if (bytes > size) {        /* the plan's bit count is exact: cannot happen */
+            rc = npuc_errf(err, NPUC_E_INVALID,
+                           "MLW encode: wrote %zu bytes, planned %zu (internal error)", bytes,
+                           size);
+        } else {
+            memset(buf + bytes, 0xFF, size - bytes);
+            if (st) {
+                st->sections = n_sec;
+                st->slices = n_slices;
+                st->bits = bits;
+                st->written_bits = (uint64_t)(w.p - buf) * 8 + w.n - 3;
+            }
+        }
+    }
+    for (size_t k = 0; k < n_sec; k++) plan_free(&sec[k].pl);
+    if (sec != &one) free(sec);
+    if (rc) {
+        free(buf);
+        return rc;
+    }
     *out = buf;
     *out_size = size;
     return NPUC_OK;

@@ -18,6 +18,18 @@
 int eu_mlw_encode(const int16_t *vals, size_t n, uint8_t **out, size_t *out_size,
                   npuc_err *err);
 
+/* What eu_mlw_encode_ex chose (for tests and benchmarks). */
+typedef struct eu_mlw_stats {
+    size_t sections, slices;
+    uint64_t bits;             /* the plan's exact bit count of the sections */
+    uint64_t written_bits;     /* what the writer wrote before the end marker */
+} eu_mlw_stats;
+
+/* eu_mlw_encode with at most max_sections sections (0: as many as pay, what
+ * eu_mlw_encode does; 1: the whole stream as one section). st may be NULL. */
+int eu_mlw_encode_ex(const int16_t *vals, size_t n, unsigned max_sections, uint8_t **out,
+                     size_t *out_size, eu_mlw_stats *st, npuc_err *err);
+
 /* The order-0 entropy of n values in -255..255, in bits: n times the
  * Shannon entropy of their histogram. No coder that codes each value on
  * its own from one fixed table can go below it; the issue's measure of

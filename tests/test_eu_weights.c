@@ -650,6 +650,37 @@ static void test_entropy(void)
     CHECK(fabs(eu_entropy_bits(v, 4) - want) < 1e-9);
 }
 
+/* Real weights: every weight stream of Vela 5.1's U55-128 compiles of the
+ * zoo models, round trips as chosen and as one section. */
+static void test_vela51_streams(void)
+{
+    char dir[1024];
+    const char *base = getenv("NPUC_SHARED");
+    snprintf(dir, sizeof dir, "%s/models/zoo/vela51/u55-128", base ? base : "../shared");
+    vela_totals *t = calloc(1, sizeof *t);
+    CHECK(t != NULL);
+    if (!t) return;
+    t->streams_only = true;
+    g_multi = g_saved = 0;
+    int n_models = 0;
+    walk_dir(dir, t, &n_models);
+    if (!n_models) {
+        printf("SKIP models/zoo/vela51/u55-128: absent\n");
+    } else {
+        printf("models/zoo/vela51/u55-128: %d models (%zu command streams skipped), %zu "
+               "weight streams, %zu weights: Vela %zu bytes, ours %zu bytes (%+.2f%%); %zu "
+               "streams in more than one section, %zu bytes smaller than one section\n",
+               n_models, t->skipped, t->ops, t->weights, t->vela_bytes, t->our_bytes,
+               100.0 * ((double)t->our_bytes - (double)t->vela_bytes) / (double)t->vela_bytes,
+               g_multi, g_saved);
+        CHECK(t->ops > 500);
+        CHECK(t->our_bytes < t->vela_bytes);
+        CHECK(g_multi > 50);
+        CHECK(g_saved * 200 > t->our_bytes);    /* sections save more than 0.5 % */
+    }
+    free(t);
+}
+
 int main(void)
 {
     test_entropy();
@@ -667,38 +698,8 @@ int main(void)
     char buf[1024];
     const char *pd = t_shared("models/tflm/person_detect_vela.tflite", buf, sizeof buf);
     if (!pd) {
-        printf("SKIP person_detect_vela checks: shared folder absent (set NPUC_SHARED)\n");
-        printf("shared Vela model streams in more than one section: %zu, %zu bytes smaller than one "
-           "section\n", g_multi, g_saved);
-
-    /* real weights: every weight stream of Vela 5.1's U55-128 compiles of
-     * the zoo models, round trips as chosen and as one section */
-    {
-        char dir[1024];
-        const char *base = getenv("NPUC_SHARED");
-        snprintf(dir, sizeof dir, "%s/models/zoo/vela51/u55-128", base ? base : "../shared");
-        vela_totals *t = calloc(1, sizeof *t);
-        t->streams_only = true;
-        g_multi = g_saved = 0;
-        int n_models = 0;
-        walk_dir(dir, t, &n_models);
-        if (!n_models) {
-            printf("SKIP models/zoo/vela51/u55-128: absent\n");
-        } else {
-            printf("models/zoo/vela51/u55-128: %d models (%zu command streams skipped), %zu "
-                   "weight streams, %zu weights: Vela %zu bytes, ours %zu bytes (%+.2f%%); %zu "
-                   "streams in more than one section, %zu bytes smaller than one section\n",
-                   n_models, t->skipped, t->ops, t->weights, t->vela_bytes, t->our_bytes,
-                   100.0 * ((double)t->our_bytes - (double)t->vela_bytes) / (double)t->vela_bytes,
-                   g_multi, g_saved);
-            CHECK(t->ops > 500);
-            CHECK(t->our_bytes < t->vela_bytes);
-            CHECK(g_multi > 50);
-            CHECK(g_saved * 200 > t->our_bytes);    /* sections save more than 0.5 % */
-        }
-        free(t);
-    }
-    TEST_MAIN_END();
+        printf("SKIP person_detect_vela checks and the Vela 5.1 streams: shared folder absent (set NPUC_SHARED)\n");
+        TEST_MAIN_END();
     }
     vela_totals tot;
     memset(&tot, 0, sizeof tot);
@@ -742,32 +743,6 @@ int main(void)
     printf("shared Vela model streams in more than one section: %zu, %zu bytes smaller than one "
            "section\n", g_multi, g_saved);
 
-    /* real weights: every weight stream of Vela 5.1's U55-128 compiles of
-     * the zoo models, round trips as chosen and as one section */
-    {
-        char dir[1024];
-        const char *base = getenv("NPUC_SHARED");
-        snprintf(dir, sizeof dir, "%s/models/zoo/vela51/u55-128", base ? base : "../shared");
-        vela_totals *t = calloc(1, sizeof *t);
-        t->streams_only = true;
-        g_multi = g_saved = 0;
-        int n_models = 0;
-        walk_dir(dir, t, &n_models);
-        if (!n_models) {
-            printf("SKIP models/zoo/vela51/u55-128: absent\n");
-        } else {
-            printf("models/zoo/vela51/u55-128: %d models (%zu command streams skipped), %zu "
-                   "weight streams, %zu weights: Vela %zu bytes, ours %zu bytes (%+.2f%%); %zu "
-                   "streams in more than one section, %zu bytes smaller than one section\n",
-                   n_models, t->skipped, t->ops, t->weights, t->vela_bytes, t->our_bytes,
-                   100.0 * ((double)t->our_bytes - (double)t->vela_bytes) / (double)t->vela_bytes,
-                   g_multi, g_saved);
-            CHECK(t->ops > 500);
-            CHECK(t->our_bytes < t->vela_bytes);
-            CHECK(g_multi > 50);
-            CHECK(g_saved * 200 > t->our_bytes);    /* sections save more than 0.5 % */
-        }
-        free(t);
-    }
+    test_vela51_streams();
     TEST_MAIN_END();
 }

@@ -22,8 +22,9 @@
  *    always contiguous: the channel stride is the element size); otherwise the op has depth 1
  *    and the channels of the op are not used;
  *  - of the other axes, the two longest with a positive stride (the stride
- *    registers are unsigned 32-bit byte counts) become the op's W and H
- *    (IFM_STRIDE_X/Y = the input strides, OFM_STRIDE_X/Y = the output's);
+ *    registers are unsigned 32-bit byte counts) become the op's W (the
+ *    longer) and H (IFM_STRIDE_X/Y = the input strides, OFM_STRIDE_X/Y =
+ *    the output's);
  *  - the remaining axes (negative strides among them) repeat the op, one
  *    per index, each with its own IFM and OFM base, at most CC_COPY_MAX_OPS.
  *
@@ -112,12 +113,10 @@ static int copy_roles(lower_ctx *c, uint64_t es, cp_plan *p)
             ih = i;
         }
     }
-    /* H is the outer of the two in the output */
-    if (ih >= 0 && ih > iw) {
-        int32_t t = ih;
-        ih = iw;
-        iw = t;
-    }
+    /* W is the longer of the two: a block is up to 64 wide but 32 high,
+     * and the fewer blocks, the fewer times the op pays each block's
+     * memory latency (an NCHW -> NHWC transpose of a 3-channel image is a
+     * depth-1 op of H*W x 3: 3 x H*W took four times the blocks) */
     int64_t n_ops = 1;
     int32_t nl = 0;
     for (int32_t i = 0; i < na; i++)

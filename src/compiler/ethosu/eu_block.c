@@ -723,7 +723,7 @@ static int eu_check_req(const eu_block_req *r, npuc_err *err)
     return NPUC_OK;
 }
 
-int eu_block_choose(const eu_block_req *req, eu_block *out, npuc_err *err)
+int eu_block_choose_cycles(const eu_block_req *req, eu_block *out, uint64_t *cycles, npuc_err *err)
 {
     int rc = eu_check_req(req, err);
     if (rc) return rc;
@@ -828,5 +828,11 @@ int eu_block_choose(const eu_block_req *req, eu_block *out, npuc_err *err)
     }
     const eu_cand *c = &top[best];
     eu_registers(&u, a, req, c->w, c->h, c->d, eu_banks_for(&u, a, c->w, c->h, c->d), out);
+    if (cycles) *cycles = best_cyc;
     return NPUC_OK;
+}
+
+int eu_block_choose(const eu_block_req *req, eu_block *out, npuc_err *err)
+{
+    return eu_block_choose_cycles(req, out, NULL, err);
 }

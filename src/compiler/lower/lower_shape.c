@@ -167,9 +167,8 @@ static int copy_op(lower_ctx *c, const cp_plan *p, int32_t bin, int32_t bout, ui
         fm->format = 0;
         fm->zp = 0;
     }
-    cc_copy_op(o, (unsigned)(8 * es));
     o->flex = false;   /* addressed with NHWC byte strides */
-    return cc_block_or_cpu(c, o, err);
+    return cc_copy_block(c, o, (unsigned)(8 * es), err);
 }
 
 int cc_strided_copy_to(lower_ctx *c, int32_t tin_i, int32_t tout_i, int32_t rank, const int64_t *n,
@@ -388,9 +387,8 @@ static int lower_slice(lower_ctx *c, const graph_op *op, npuc_err *err)
     cc_fm_whole(c, op->out[0], (uint32_t)cntd[1], (uint32_t)cntd[2], (uint32_t)cntd[3], &o->ofm);
     o->ifm.zp = 0;
     o->ofm.zp = 0;
-    cc_copy_op(o, o->ofm.bits);
     o->flex = false;   /* the IFM is addressed with the input's NHWC strides */
-    return cc_block_or_cpu(c, o, err);
+    return cc_copy_block(c, o, o->ofm.bits, err);
 }
 
 /* ------------------------------------------- SPLIT, SPLIT_V, UNPACK */

@@ -9,7 +9,9 @@
  * byte for byte with the reference interpreter on the source graph, over
  * random inputs and the extremes. Placement is asserted: random int8/int16
  * slices and transposes may only stay on the CPU for the copy-count limit;
- * edge cases name their placement, NPU op count or CPU reason.
+ * edge cases name their placement, NPU op count or CPU reason. Shallow
+ * transposes of many elements take the elementwise MAX copy form
+ * (cc_copy_block): at least 200 of them.
  *
  * Environment: NPUC_ST_CONFIGS (random configurations per kind, default
  * 2000; transposes get half), NPUC_ST_SEED (first seed, default 1), NPUC_ST_VERBOSE (print every
@@ -27,6 +29,7 @@
 
 typedef struct stats {
     int graphs, npu_ops, cpu_ops, draws, failed, rejected, limit;
+    int ew_copies;   /* graphs with a copy in the elementwise MAX form */
 } stats;
 
 /* What a graph op must do: 1 NPU (n_eu NPU ops when > 0), 0 CPU (why in
@@ -130,6 +133,10 @@ static bool run_graph(const char *name, graph *g, eu_variant v, const expect *x,
             fprintf(stderr, "FAIL %s: HW epoch %d has no NPU op\n", name, i);
             goto out;
         }
+        bool ew = false;
+        for (int32_t k = 0; k < ep->n_eu; k++)
+            ew |= ep->ops[k].kind == SIM_K_ELEMENTWISE && ep->ops[k].mode == EU_EW_MAX && ep->ops[k].ifm2_scalar;
+        st->ew_copies += ew;
     }
     if ((x->hw_epochs >= 0 && hw != x->hw_epochs) || (x->sw_epochs >= 0 && sw != x->sw_epochs)) {
         fprintf(stderr, "FAIL %s: %d HW and %d SW epochs, expected %d and %d\n", name, hw, sw, x->hw_epochs,
@@ -550,6 +557,25 @@ static void test_transposes(long n_configs, uint64_t seed0)
     }
     printf("random transposes: %d, %d past the copy limit\n", rnd, st.limit - rnd_limit);
     CHECK((st.limit - rnd_limit) * 10 < rnd);
+    /* shallow copies of many elements (an NCHW <-> NHWC image with few
+     * channels): the elementwise MAX form (cc_copy_block), 200 and more */
+    int shallow = 0, ew0 = st.ew_copies;
+    for (long i = 0; i < n_configs; i++) {
+        npuc_rng_seed(&r, seed0 + 7919u * (uint64_t)(i + 1));
+        int32_t shape[4] = {1, (int32_t)npuc_rng_range(&r, 1, 4), (int32_t)npuc_rng_range(&r, 32, 120),
+                            (int32_t)npuc_rng_range(&r, 32, 120)};
+        static const int32_t to_nhwc[4] = {0, 2, 3, 1}, to_nchw[4] = {0, 3, 1, 2}, hw_swap[4] = {0, 2, 1, 3};
+        const int32_t *perm = i % 3 == 0 ? to_nhwc : i % 3 == 1 ? hw_swap : to_nchw;
+        if (perm == to_nchw) {   /* an NHWC image of 1..4 channels */
+            int32_t c = shape[1];
+            shape[1] = shape[2], shape[2] = shape[3], shape[3] = c;
+        }
+        shallow++;
+        CHECK(transpose_case(npuc_rng_range(&r, 0, 1) ? GRAPH_I8 : GRAPH_I16, 4, shape, perm, false, variants[i % 6], 1,
+                             0, NULL, &st));
+    }
+    printf("shallow transposes: %d, %d in the elementwise copy form\n", shallow, st.ew_copies - ew0);
+    if (n_configs >= 1000) CHECK(st.ew_copies - ew0 >= 200);
     printf("transposes: %d graphs, %d NPU ops / %d CPU ops, %d failed\n", st.graphs, st.npu_ops, st.cpu_ops, st.failed);
 }
 

@@ -5,7 +5,8 @@
  * that address whole tensors or 16-aligned channel slices touch it: not a
  * graph input or output, not read or written by a CPU op, not shared by two
  * HW epochs (the custom ops pass NHWC tensors), not aliased by a
- * view, not used by a multi-op lowering that reinterprets its shape. With
+ * view (the input of an activation fused into its producer is none), not
+ * used by a multi-op lowering that reinterprets its shape. With
  * --optimise size only tensors whose depth is a multiple of 16 (no padding
  * channels) are stored as bricks. */
 #include "cc.h"
@@ -62,6 +63,15 @@ int cc_layout(cc_model *m, npuc_err *err)
     }
     for (int32_t b = 0; b < m->n_bufs; b++)
         if (m->bufs[b].temp) no[b] = 1;
+    /* tensors that are the input of an activation fused into its producer */
+    uint8_t *fused = calloc((size_t)g->n_tensors + 1, 1);
+    if (!fused) {
+        free(no);
+        free(owners);
+        return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    }
+    for (int32_t i = 0; i < g->n_ops; i++)
+        if (m->ops[i].fused_into >= 0 && g->ops[i].n_in >= 1 && g->ops[i].in[0] >= 0) fused[g->ops[i].in[0]] = 1;
     for (int32_t i = 0; i < g->n_inputs; i++)
         if (m->buf_of[g->inputs[i]] >= 0) no[m->buf_of[g->inputs[i]]] = 1;
     for (int32_t i = 0; i < g->n_outputs; i++)
@@ -77,6 +87,15 @@ int cc_layout(cc_model *m, npuc_err *err)
          * output names the input's buffer, which that conv addresses as
          * the input (no op addresses the output's shape) */
         if (folded_pad_out(m, t)) continue;
+        /* the input of an activation fused into its producer (lower_lut.c)
+         * is no view: it is never written as itself, the producer's ops
+         * write the activation's output into the buffer. Bricks there only
+         * without padding channels: a 2- or 8-channel map would take 8 or 2
+         * times the bytes it took as NHWC */
+        if (fused[t]) {
+            if (g->tensors[t].rank > 0 && g->tensors[t].shape[g->tensors[t].rank - 1] % 16) no[b] = 1;
+            continue;
+        }
         if (++owners[b] > 1) no[b] = 1;   /* a view shares it */
         /* optimising for size: no padding channels */
         if (m->opt.optimise == CC_OPT_SIZE && g->tensors[t].rank > 0 &&
@@ -146,5 +165,6 @@ int cc_layout(cc_model *m, npuc_err *err)
     }
     free(no);
     free(owners);
+    free(fused);
     return NPUC_OK;
 }

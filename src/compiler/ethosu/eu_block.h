@@ -51,4 +51,11 @@ typedef struct eu_block {
  * when nothing fits. Fast: called once per op at compile time. */
 int eu_block_choose(const eu_block_req *req, eu_block *out, npuc_err *err);
 
+/* eu_block_choose, and in *cycles the chosen block's estimated cycles:
+ * the simulator's per-operation cycles (sim_perf_estimate) summed over the
+ * placements the choice weighs (everything in SRAM; on a U65 also
+ * everything in the default system's DRAM arena). For weighing two forms
+ * of one piece of work. */
+int eu_block_choose_cycles(const eu_block_req *req, eu_block *out, uint64_t *cycles, npuc_err *err);
+
 #endif

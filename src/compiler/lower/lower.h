@@ -137,6 +137,13 @@ void cc_fm_whole(const lower_ctx *c, int32_t tensor, uint32_t h, uint32_t w, uin
  * value itself), no rescale, the full clamp of `bits`-bit values; the zero
  * points are the caller's. */
 void cc_copy_op(eu_op *o, unsigned bits);
+/* A raw copy of signed `bits`-bit values, zero points 0, on the op's
+ * feature maps, in the form with fewer estimated cycles: cc_copy_op's
+ * pool, or an elementwise MAX with the type's smallest value (a pool
+ * spends 4 cycles per micro-block whatever its depth, an elementwise op a
+ * fraction of a cycle per element: the MAX wins on shallow copies, e.g.
+ * a depth-1 transpose), then its block as cc_block_or_cpu. */
+int cc_copy_block(lower_ctx *c, eu_op *o, unsigned bits, npuc_err *err);
 
 /* Adds (or finds an identical) LUT in the epoch's constants: 256 bytes
  * (int8), 1024 (int32) or 2048 (int16). */

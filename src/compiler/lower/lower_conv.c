@@ -680,13 +680,12 @@ static int bmm_transpose(lower_ctx *c, int32_t src, uint64_t off, uint32_t rows,
 {
     eu_op *o = cc_new_eu(c, err);
     if (!o) return err->code;
-    cc_copy_op(o, 8);
     cc_fm_dense(&o->ifm, src, off, rows, cols, 1, 8, 0);
     o->ifm.sy = 1;
     o->ifm.sx = rows;
     cc_fm_dense(&o->ofm, dst, 0, rows, cols, 1, 8, 0);
     o->flex = false;
-    return cc_block_or_cpu(c, o, err);
+    return cc_copy_block(c, o, 8, err);
 }
 
 static int bmm_tensors(lower_ctx *c, const graph_op *op, const graph_tensor *l, const graph_tensor *r,

@@ -688,8 +688,7 @@ static int emit_lstm(lower_ctx *c, const lstm_plan *pl, npuc_err *err)
     const eu_fm hst = fm_rows(bh, 0, B, S, es * S, bits, 0);
     eu_op *o = new_op(c, SIM_K_POOL, 0, &ylast, &hst, err);
     if (!o) return err->code;
-    cc_copy_op(o, bits);
-    return cc_block_or_cpu(c, o, err);
+    return cc_copy_block(c, o, bits, err);
 }
 
 static int lower_lstm(lower_ctx *c, const graph_op *op, npuc_err *err)

@@ -311,9 +311,8 @@ static int lower_pad(lower_ctx *c, const graph_op *op, npuc_err *err)
         if (p.tin->data) o->ifm.buf = -1;
         o->ifm.zp = 0;
         out_region(c, &p, od, inner, H, W, (uint32_t)p.b[3], C, &o->ofm);
-        cc_copy_op(o, o->ofm.bits);
         o->flex = inner == 0 && o->ifm.off == 0;
-        rc = cc_block_or_cpu(c, o, err);
+        rc = cc_copy_block(c, o, o->ofm.bits, err);
     }
     if (rc) c->e->n_eu = n0;
     return rc;

@@ -22,8 +22,9 @@
  *    always contiguous: the channel stride is the element size); otherwise the op has depth 1
  *    and the channels of the op are not used;
  *  - of the other axes, the two longest with a positive stride (the stride
- *    registers are unsigned 32-bit byte counts) become the op's W and H
- *    (IFM_STRIDE_X/Y = the input strides, OFM_STRIDE_X/Y = the output's);
+ *    registers are unsigned 32-bit byte counts) become the op's W (the
+ *    longer) and H (IFM_STRIDE_X/Y = the input strides, OFM_STRIDE_X/Y =
+ *    the output's);
  *  - the remaining axes (negative strides among them) repeat the op, one
  *    per index, each with its own IFM and OFM base, at most CC_COPY_MAX_OPS.
  *
@@ -112,12 +113,10 @@ static int copy_roles(lower_ctx *c, uint64_t es, cp_plan *p)
             ih = i;
         }
     }
-    /* H is the outer of the two in the output */
-    if (ih >= 0 && ih > iw) {
-        int32_t t = ih;
-        ih = iw;
-        iw = t;
-    }
+    /* W is the longer of the two: a block is up to 64 wide but 32 high,
+     * and the fewer blocks, the fewer times the op pays each block's
+     * memory latency (an NCHW -> NHWC transpose of a 3-channel image is a
+     * depth-1 op of H*W x 3: 3 x H*W took four times the blocks) */
     int64_t n_ops = 1;
     int32_t nl = 0;
     for (int32_t i = 0; i < na; i++)
@@ -168,9 +167,8 @@ static int copy_op(lower_ctx *c, const cp_plan *p, int32_t bin, int32_t bout, ui
         fm->format = 0;
         fm->zp = 0;
     }
-    cc_copy_op(o, (unsigned)(8 * es));
     o->flex = false;   /* addressed with NHWC byte strides */
-    return cc_block_or_cpu(c, o, err);
+    return cc_copy_block(c, o, (unsigned)(8 * es), err);
 }
 
 int cc_strided_copy_to(lower_ctx *c, int32_t tin_i, int32_t tout_i, int32_t rank, const int64_t *n,
@@ -389,9 +387,8 @@ static int lower_slice(lower_ctx *c, const graph_op *op, npuc_err *err)
     cc_fm_whole(c, op->out[0], (uint32_t)cntd[1], (uint32_t)cntd[2], (uint32_t)cntd[3], &o->ofm);
     o->ifm.zp = 0;
     o->ofm.zp = 0;
-    cc_copy_op(o, o->ofm.bits);
     o->flex = false;   /* the IFM is addressed with the input's NHWC strides */
-    return cc_block_or_cpu(c, o, err);
+    return cc_copy_block(c, o, o->ofm.bits, err);
 }
 
 /* ------------------------------------------- SPLIT, SPLIT_V, UNPACK */

@@ -467,6 +467,59 @@ int cc_block_or_cpu(lower_ctx *c, eu_op *o, npuc_err *err)
     return rc;
 }
 
+/* A raw copy as an elementwise MAX with the type's smallest value as the
+ * scalar IFM2: max(x, min) = x, no rescale (OFM_SCALE 1, shift 0), the
+ * full clamp (docs/ethos-u.md 5.8: MIN / MAX with OFM_SCALE (1, 0)). */
+static void copy_ew(eu_op *o, unsigned bits)
+{
+    o->kind = SIM_K_ELEMENTWISE;
+    o->mode = EU_EW_MAX;
+    o->ifm2_scalar = true;
+    o->ifm2_tensor = false;
+    o->scalar = bits == 16 ? INT16_MIN : INT8_MIN;
+    memset(&o->ifm2, 0, sizeof o->ifm2);
+    o->ifm2.bits = (uint8_t)bits;
+    o->ifm2.is_signed = true;
+    o->ifm2.buf = -1;
+    o->ofm_scale_mode = 1;
+    o->ofm_scale = 1;
+    o->ofm_shift = 0;
+    o->round = 0;
+    o->act_min = bits == 16 ? INT16_MIN : INT8_MIN;
+    o->act_max = bits == 16 ? INT16_MAX : INT8_MAX;
+}
+
+/* Cycles an elementwise copy must save over the pool beyond a quarter of
+ * its own. */
+#define COPY_EW_MARGIN 256u
+
+/* The estimated cycles of op o with its best block (0: no block fits). */
+static uint64_t copy_cycles(lower_ctx *c, const eu_op *o)
+{
+    eu_block_req r;
+    cc_block_req(c->m->opt.sys.variant, o, &r);
+    eu_block b;
+    uint64_t cyc = 0;
+    npuc_err e2 = {0};
+    if (eu_block_choose_cycles(&r, &b, &cyc, &e2) != NPUC_OK) return 0;
+    return cyc;
+}
+
+int cc_copy_block(lower_ctx *c, eu_op *o, unsigned bits, npuc_err *err)
+{
+    cc_copy_op(o, bits);
+    if ((bits == 8 || bits == 16) && o->ifm.zp == 0 && o->ofm.zp == 0 && o->ifm.is_signed && o->ofm.is_signed) {
+        eu_op e = *o;
+        copy_ew(&e, bits);
+        uint64_t cp = copy_cycles(c, o), ce = copy_cycles(c, &e);
+        /* by a margin: an op bound by memory (a shallow copy's MAX often
+         * is) does not overlap its neighbours' first and last blocks, which
+         * the per-op estimates do not see */
+        if (ce && (!cp || ce + ce / 4 + COPY_EW_MARGIN < cp)) *o = e;
+    }
+    return cc_block_or_cpu(c, o, err);
+}
+
 /* ------------------------------------------------------ output stage */
 
 /* The hardware pair for TFLite's (m, shift) (docs/ethos-u.md 5.6): TFL rounding

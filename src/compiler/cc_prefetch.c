@@ -785,6 +785,9 @@ int cc_place_weights(cc_model *m, npuc_err *err)
     memcpy(bufs0, m->bufs, sizeof *bufs0 * (size_t)m->n_bufs);
     fit_save(m, &ops0);
     uint64_t arena0 = m->arena_size, fast0 = m->fast_size;
+    /* the trials place the same buffers and ops again (each trajectory
+     * starts from bufs0 and ops0, and drops the same copies) */
+    cc_alloc_memo(m, true);
     /* The weight copies live at the SRAM peak go one by one, largest
      * first (their ops stream their weights from flash, with blocks that
      * re-read them least): each step is a schedule, and the one the
@@ -860,6 +863,7 @@ int cc_place_weights(cc_model *m, npuc_err *err)
         if ((rc = cc_generate_all(m, err)) || (rc = (k ? cc_prefetch : place_inner)(m, err))) goto done;
     }
 done:
+    cc_alloc_memo(m, false);
     for (int32_t i = 0; i < 2 * P; i++) point_free(&kept[i]);
     free(bufs0);
     free(ops0.wbuf);

@@ -216,8 +216,12 @@ int cc_flash_add(cc_epoch *e, const void *data, uint64_t size, uint64_t *off, np
     uint64_t start = (e->flash_size + 15) & ~(uint64_t)15;
     uint64_t end = start + ((size + 15) & ~(uint64_t)15);
     if (end > e->flash_cap) {
-        uint64_t cap = e->flash_cap ? e->flash_cap * 2 : 4096;
-        while (cap < end) cap *= 2;
+        /* by half again: a long epoch's constants (an unrolled LSTM's
+         * tens of MiB before share_consts and cc_share_flash drop the
+         * copies) stay below the sizes the C library maps afresh on each
+         * allocation, and each step copies less */
+        uint64_t cap = e->flash_cap ? e->flash_cap + e->flash_cap / 2 : 4096;
+        while (cap < end) cap += cap / 2;
         uint8_t *p = realloc(e->flash, cap);
         if (!p) return npuc_errf(err, NPUC_E_NOMEM, "out of memory for %llu bytes of constants",
                                  (unsigned long long)cap);

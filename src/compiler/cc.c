@@ -167,7 +167,7 @@ typedef struct est_scratch {
 /* The last epochs generated (the passes' searches generate the same
  * plan again: the best one after trying others, the one before a trial
  * that did not pay, a trajectory's plan a dozen or two trials later). */
-#define GEN_KEEP 32
+#define GEN_KEEP 64
 struct cc_gencache {
     gen_entry e[GEN_KEEP];
     int32_t next;             /* the slot to fill next */

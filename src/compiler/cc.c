@@ -174,6 +174,9 @@ struct cc_gencache {
     /* the ops part of the key being looked up (kept: a long stream's is
      * megabytes) */
     uint8_t *img; size_t img_size, img_cap;
+    /* gen_key's marks of the buffers an epoch's ops name (mark[b] ==
+     * stamp), sized for n_mark buffers */
+    uint32_t *mark; int32_t n_mark; uint32_t stamp;
     /* estimate's scratch, kept between epochs (fresh arrays of a long
      * stream's size cost a page fault per page each time) */
     est_scratch scratch;
@@ -200,6 +203,7 @@ void cc_gencache_free(struct cc_gencache *c)
     if (!c) return;
     for (int i = 0; i < GEN_KEEP; i++) gen_entry_free(&c->e[i]);
     free(c->img);
+    free(c->mark);
     free(c->scratch.ops);
     free(c->scratch.owner);
     free(c->scratch.eu_of);
@@ -207,15 +211,17 @@ void cc_gencache_free(struct cc_gencache *c)
     free(c);
 }
 
-/* Everything eu_generate and estimate read for epoch i: every buffer's
- * size, offset, pool and first NPU op and the epoch's LUTs (returned),
- * and its NPU ops (their cycle fields, outputs, zeroed; into the cache's
- * img). NULL: out of memory. */
+/* Everything eu_generate and estimate read for epoch i: the size,
+ * offset, pool and first NPU op of every buffer its NPU ops name (IFM,
+ * IFM2, OFM, weight copy: eu_gen.c reads no other; so a plan that moves
+ * another epoch's buffers leaves this epoch's key as it was) and its LUTs
+ * (returned), and its NPU ops (their cycle fields, outputs, zeroed; into
+ * the cache's img). NULL: out of memory. */
 static uint8_t *gen_key(const cc_model *m, int32_t i, size_t *size)
 {
     const cc_epoch *e = &m->epochs[i];
     struct cc_gencache *c = m->gen;
-    size_t per_buf = sizeof(uint64_t) + sizeof(int64_t) + 2 * sizeof(int32_t);
+    size_t per_buf = sizeof(uint64_t) + sizeof(int64_t) + 3 * sizeof(int32_t);
     size_t n = 3 * sizeof(int32_t) + sizeof *e->luts * (size_t)e->n_luts + per_buf * (size_t)m->n_bufs;
     size_t ni = sizeof *e->ops * (size_t)e->n_eu;
     if (ni > c->img_cap) {
@@ -224,14 +230,33 @@ static uint8_t *gen_key(const cc_model *m, int32_t i, size_t *size)
         c->img = x;
         c->img_cap = ni;
     }
+    if (m->n_bufs > c->n_mark) {
+        uint32_t *x = calloc((size_t)m->n_bufs, sizeof *x);
+        if (!x) return NULL;
+        free(c->mark);
+        c->mark = x;
+        c->n_mark = m->n_bufs;
+        c->stamp = 0;
+    }
+    if (++c->stamp == 0) {
+        memset(c->mark, 0, sizeof *c->mark * (size_t)c->n_mark);
+        c->stamp = 1;
+    }
+    for (int32_t j = 0; j < e->n_eu; j++) {
+        const eu_op *o = &e->ops[j];
+        const int32_t use[4] = {o->ifm.buf, o->ifm2.buf, o->ofm.buf, o->wbuf};
+        for (int u = 0; u < 4; u++)
+            if (use[u] >= 0 && use[u] < m->n_bufs) c->mark[use[u]] = c->stamp;
+    }
     uint8_t *k = malloc(n), *p = k;
     if (!k) return NULL;
     int32_t head[3] = {i, e->n_eu, e->n_luts};
     memcpy(p, head, sizeof head);
     p += sizeof head;
     for (int32_t b = 0; b < m->n_bufs; b++) {
+        if (c->mark[b] != c->stamp) continue;
         const cc_buf *x = &m->bufs[b];
-        int32_t v[2] = {x->pool, x->eu_first};
+        int32_t v[3] = {b, x->pool, x->eu_first};
         memcpy(p, &x->size, sizeof x->size);
         p += sizeof x->size;
         memcpy(p, &x->offset, sizeof x->offset);
@@ -240,13 +265,14 @@ static uint8_t *gen_key(const cc_model *m, int32_t i, size_t *size)
         p += sizeof v;
     }
     if (e->n_luts) memcpy(p, e->luts, sizeof *e->luts * (size_t)e->n_luts);
+    p += sizeof *e->luts * (size_t)e->n_luts;
     if (ni) memcpy(c->img, e->ops, ni);
     for (int32_t j = 0; j < e->n_eu; j++) {
         eu_op *o = (eu_op *)(void *)(c->img + sizeof *o * (size_t)j);
         o->cycles = o->dma_cycles = 0;
     }
     c->img_size = ni;
-    *size = n;
+    *size = (size_t)(p - k);
     return k;
 }
 

@@ -141,11 +141,16 @@ static void apply_share(cc_model *m, const gen_share *s)
     }
 }
 
+/* The NPU ops part of a key (gen_key), one copy for the entries made
+ * from the same ops (a search's plans differ in the buffers only). */
+typedef struct gen_ops { uint8_t *b; size_t n; int32_t refs; } gen_ops;
+
 /* One epoch as eu_generate and estimate made it from the inputs `key`
- * (eu_generate_key): its stream, its DMAs' ops, its cycles, each NPU op's
- * cycles and what each op of the stream added to its graph op. */
+ * and `ops` (gen_key): its stream, its DMAs' ops, its cycles, each NPU
+ * op's cycles and what each op of the stream added to its graph op. */
 typedef struct gen_entry {
     uint8_t *key; size_t key_size;
+    gen_ops *ops;
     uint8_t *payload; uint64_t payload_size;
     int32_t *dma_op; int32_t n_dma;
     uint64_t cycles;
@@ -159,13 +164,19 @@ typedef struct est_scratch {
     sim_check_memo *memo;     /* the stream checks, NULL: none */
 } est_scratch;
 
-/* The last few epochs generated (the passes' searches generate the same
+/* The last epochs generated (the passes' searches generate the same
  * plan again: the best one after trying others, the one before a trial
- * that did not pay). */
-#define GEN_KEEP 8
+ * that did not pay, a trajectory's plan a dozen or two trials later). */
+#define GEN_KEEP 64
 struct cc_gencache {
     gen_entry e[GEN_KEEP];
     int32_t next;             /* the slot to fill next */
+    /* the ops part of the key being looked up (kept: a long stream's is
+     * megabytes) */
+    uint8_t *img; size_t img_size, img_cap;
+    /* gen_key's marks of the buffers an epoch's ops name (mark[b] ==
+     * stamp), sized for n_mark buffers */
+    uint32_t *mark; int32_t n_mark; uint32_t stamp;
     /* estimate's scratch, kept between epochs (fresh arrays of a long
      * stream's size cost a page fault per page each time) */
     est_scratch scratch;
@@ -173,6 +184,10 @@ struct cc_gencache {
 
 static void gen_entry_free(gen_entry *g)
 {
+    if (g->ops && !--g->ops->refs) {
+        free(g->ops->b);
+        free(g->ops);
+    }
     free(g->key);
     free(g->payload);
     free(g->dma_op);
@@ -187,6 +202,8 @@ void cc_gencache_free(struct cc_gencache *c)
 {
     if (!c) return;
     for (int i = 0; i < GEN_KEEP; i++) gen_entry_free(&c->e[i]);
+    free(c->img);
+    free(c->mark);
     free(c->scratch.ops);
     free(c->scratch.owner);
     free(c->scratch.eu_of);
@@ -194,32 +211,52 @@ void cc_gencache_free(struct cc_gencache *c)
     free(c);
 }
 
-/* Everything eu_generate and estimate read for epoch i: the epoch's NPU
- * ops (their cycle fields, outputs, zeroed) and LUTs, and every buffer's
- * size, offset, pool and first NPU op. NULL: out of memory. */
+/* Everything eu_generate and estimate read for epoch i: the size,
+ * offset, pool and first NPU op of every buffer its NPU ops name (IFM,
+ * IFM2, OFM, weight copy: eu_gen.c reads no other; so a plan that moves
+ * another epoch's buffers leaves this epoch's key as it was) and its LUTs
+ * (returned), and its NPU ops (their cycle fields, outputs, zeroed; into
+ * the cache's img). NULL: out of memory. */
 static uint8_t *gen_key(const cc_model *m, int32_t i, size_t *size)
 {
     const cc_epoch *e = &m->epochs[i];
-    size_t per_buf = sizeof(uint64_t) + sizeof(int64_t) + 2 * sizeof(int32_t);
-    size_t n = 3 * sizeof(int32_t) + sizeof *e->ops * (size_t)e->n_eu + sizeof *e->luts * (size_t)e->n_luts +
-               per_buf * (size_t)m->n_bufs;
-    uint8_t *k = malloc(n ? n : 1), *p = k;
+    struct cc_gencache *c = m->gen;
+    size_t per_buf = sizeof(uint64_t) + sizeof(int64_t) + 3 * sizeof(int32_t);
+    size_t n = 3 * sizeof(int32_t) + sizeof *e->luts * (size_t)e->n_luts + per_buf * (size_t)m->n_bufs;
+    size_t ni = sizeof *e->ops * (size_t)e->n_eu;
+    if (ni > c->img_cap) {
+        uint8_t *x = realloc(c->img, ni);
+        if (!x) return NULL;
+        c->img = x;
+        c->img_cap = ni;
+    }
+    if (m->n_bufs > c->n_mark) {
+        uint32_t *x = calloc((size_t)m->n_bufs, sizeof *x);
+        if (!x) return NULL;
+        free(c->mark);
+        c->mark = x;
+        c->n_mark = m->n_bufs;
+        c->stamp = 0;
+    }
+    if (++c->stamp == 0) {
+        memset(c->mark, 0, sizeof *c->mark * (size_t)c->n_mark);
+        c->stamp = 1;
+    }
+    for (int32_t j = 0; j < e->n_eu; j++) {
+        const eu_op *o = &e->ops[j];
+        const int32_t use[4] = {o->ifm.buf, o->ifm2.buf, o->ofm.buf, o->wbuf};
+        for (int u = 0; u < 4; u++)
+            if (use[u] >= 0 && use[u] < m->n_bufs) c->mark[use[u]] = c->stamp;
+    }
+    uint8_t *k = malloc(n), *p = k;
     if (!k) return NULL;
     int32_t head[3] = {i, e->n_eu, e->n_luts};
     memcpy(p, head, sizeof head);
     p += sizeof head;
-    for (int32_t j = 0; j < e->n_eu; j++) {
-        eu_op o;
-        memcpy(&o, &e->ops[j], sizeof o);
-        o.cycles = o.dma_cycles = 0;
-        memcpy(p, &o, sizeof o);
-        p += sizeof o;
-    }
-    if (e->n_luts) memcpy(p, e->luts, sizeof *e->luts * (size_t)e->n_luts);
-    p += sizeof *e->luts * (size_t)e->n_luts;
     for (int32_t b = 0; b < m->n_bufs; b++) {
+        if (c->mark[b] != c->stamp) continue;
         const cc_buf *x = &m->bufs[b];
-        int32_t v[2] = {x->pool, x->eu_first};
+        int32_t v[3] = {b, x->pool, x->eu_first};
         memcpy(p, &x->size, sizeof x->size);
         p += sizeof x->size;
         memcpy(p, &x->offset, sizeof x->offset);
@@ -227,7 +264,15 @@ static uint8_t *gen_key(const cc_model *m, int32_t i, size_t *size)
         memcpy(p, v, sizeof v);
         p += sizeof v;
     }
-    *size = n;
+    if (e->n_luts) memcpy(p, e->luts, sizeof *e->luts * (size_t)e->n_luts);
+    p += sizeof *e->luts * (size_t)e->n_luts;
+    if (ni) memcpy(c->img, e->ops, ni);
+    for (int32_t j = 0; j < e->n_eu; j++) {
+        eu_op *o = (eu_op *)(void *)(c->img + sizeof *o * (size_t)j);
+        o->cycles = o->dma_cycles = 0;
+    }
+    c->img_size = ni;
+    *size = (size_t)(p - k);
     return k;
 }
 
@@ -240,6 +285,7 @@ static bool gen_lookup(cc_model *m, int32_t i, const uint8_t *key, size_t key_si
     for (int s = 0; s < GEN_KEEP; s++) {
         const gen_entry *g = &c->e[s];
         if (!g->key || g->key_size != key_size || memcmp(g->key, key, key_size)) continue;
+        if (g->ops->n != c->img_size || (c->img_size && memcmp(g->ops->b, c->img, c->img_size))) continue;
         uint8_t *pl = malloc(g->payload_size ? g->payload_size : 1);
         int32_t *dma = malloc(sizeof *dma * ((size_t)g->n_dma + 1));
         if (!pl || !dma) {
@@ -289,6 +335,25 @@ static void gen_store(cc_model *m, int32_t i, gen_entry *g)
         g->op_cycles[2 * k + 1] = e->ops[k].dma_cycles;
     }
     struct cc_gencache *c = m->gen;
+    /* the ops part: an entry's when the same, else a copy */
+    for (int32_t j = 1; j <= GEN_KEEP && !g->ops; j++) {
+        gen_ops *x = c->e[(c->next + GEN_KEEP - j) % GEN_KEEP].ops;
+        if (x && x->n == c->img_size && (!x->n || !memcmp(x->b, c->img, x->n))) g->ops = x;
+    }
+    if (g->ops) {
+        g->ops->refs++;
+    } else {
+        gen_ops *x = malloc(sizeof *x);
+        uint8_t *b = x ? malloc(c->img_size ? c->img_size : 1) : NULL;
+        if (!b) {
+            free(x);
+            gen_entry_free(g);
+            return;
+        }
+        if (c->img_size) memcpy(b, c->img, c->img_size);
+        *x = (gen_ops){b, c->img_size, 1};
+        g->ops = x;
+    }
     gen_entry_free(&c->e[c->next]);
     c->e[c->next] = *g;
     c->next = (c->next + 1) % GEN_KEEP;

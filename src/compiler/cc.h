@@ -359,6 +359,13 @@ void cc_reblock(cc_model *m);
  * tensors; lower/lower_toolkit.c). */
 void cc_block_req(eu_variant v, const eu_op *o, eu_block_req *r);
 int cc_allocate(cc_model *m, npuc_err *err);
+/* While on (with m->costs), cc_allocate keeps its last placements by
+ * what it reads that the weight placement search changes (every buffer
+ * but its outputs: range, place, pool; each NPU op's weight copy and
+ * block) and gives a placement seen before from there; off frees them.
+ * For cc_place_weights only: its trials change nothing else that
+ * cc_allocate reads. */
+void cc_alloc_memo(cc_model *m, bool on);
 /* A timeline index of buffers (cc_alloc.c): the steps are cut into blocks
  * and each buffer added is listed in every block of the range it was added
  * with, so that the buffers live near a range are found without a scan of

@@ -494,6 +494,8 @@ typedef struct fp_ctx {
                                  pool: 0 (dropped, read from the params) or 1 */
     uint64_t *memo;           /* [n_ops][FP_MEMO] cycles + 1 per region
                                  choice (0: not costed yet; NULL: no memo) */
+    bool memo_own;            /* memo is the context's (else the model's,
+                                 kept in its cc_costs between placements) */
     uint64_t *dma_memo;       /* [n_bufs] fp_dma + 1 (0: not yet; NULL: none) */
 } fp_ctx;
 
@@ -507,12 +509,43 @@ typedef struct cost_entry {
     uint64_t cycles;
 } cost_entry;
 
+/* One whole allocation (cc_alloc_memo): its inputs and every buffer and
+ * both peaks as it left them. */
+typedef struct am_entry {
+    uint64_t hash;
+    uint8_t *key; size_t key_size;
+    cc_buf *bufs;
+    uint64_t arena, fast;
+} am_entry;
+
+#define AM_CAP 8
+
 struct cc_costs {
     cost_entry *e;            /* [ix.n], capacity cap */
     int32_t cap;
     npuc_hindex ix;           /* the records' hashes */
     pm_memo place;            /* placements (place()) */
+    /* the fast pool choice's per-op costs (fp_ctx.memo) of the last
+     * placement and the records they are for: row i holds for the next
+     * placement whose op i has the same record (a search's placements
+     * differ in a few ops) */
+    sim_op_info *fp_rec;      /* [fp_n] */
+    uint64_t *fp_memo;        /* [fp_cap][FP_MEMO] */
+    int32_t fp_n, fp_cap;
+    bool am_on;               /* cc_alloc_memo */
+    am_entry am[AM_CAP];
+    int32_t am_next;          /* the entry to fill next */
 };
+
+static void am_free(struct cc_costs *c)
+{
+    for (int32_t i = 0; i < AM_CAP; i++) {
+        free(c->am[i].key);
+        free(c->am[i].bufs);
+    }
+    memset(c->am, 0, sizeof c->am);
+    c->am_next = 0;
+}
 
 struct cc_costs *cc_costs_new(void) { return calloc(1, sizeof(struct cc_costs)); }
 
@@ -522,7 +555,61 @@ void cc_costs_free(struct cc_costs *c)
     free(c->e);
     npuc_hindex_free(&c->ix);
     pm_free(&c->place);
+    free(c->fp_rec);
+    free(c->fp_memo);
+    am_free(c);
     free(c);
+}
+
+void cc_alloc_memo(cc_model *m, bool on)
+{
+    if (!m->costs) return;
+    am_free(m->costs);
+    m->costs->am_on = on;
+}
+
+/* What cc_allocate reads that cc_place_weights' trials change: per buffer
+ * all but its outputs (first, last, offset, pool), per NPU op its weight
+ * copy and block. NULL: out of memory. */
+static uint8_t *am_key(const cc_model *m, size_t *size)
+{
+    size_t per_buf = sizeof(uint64_t) + 6 * sizeof(int32_t);
+    size_t per_op = sizeof(int32_t) + 3 * sizeof(uint32_t) + 5;
+    size_t n = 2 * sizeof(int32_t) + per_buf * (size_t)m->n_bufs;
+    for (int32_t i = 0; i < m->n_epochs; i++)
+        n += sizeof(int32_t) + (m->epochs[i].kind == CC_EPOCH_HW ? per_op * (size_t)m->epochs[i].n_eu : 0);
+    uint8_t *k = malloc(n), *p = k;
+    if (!k) return NULL;
+    int32_t head[2] = {m->n_bufs, m->n_epochs};
+    memcpy(p, head, sizeof head);
+    p += sizeof head;
+    for (int32_t b = 0; b < m->n_bufs; b++) {
+        const cc_buf *x = &m->bufs[b];
+        int32_t v[6] = {x->tensor, x->epoch, x->eu_first, x->eu_last, x->op,
+                        x->temp | x->brick << 1 | x->wcopy << 2};
+        memcpy(p, &x->size, sizeof x->size);
+        p += sizeof x->size;
+        memcpy(p, v, sizeof v);
+        p += sizeof v;
+    }
+    for (int32_t i = 0; i < m->n_epochs; i++) {
+        const cc_epoch *e = &m->epochs[i];
+        int32_t ne = e->kind == CC_EPOCH_HW ? e->n_eu : -1;
+        memcpy(p, &ne, sizeof ne);
+        p += sizeof ne;
+        for (int32_t j = 0; j < ne; j++) {
+            const eu_op *o = &e->ops[j];
+            uint32_t v[4] = {(uint32_t)o->wbuf, o->blk.w, o->blk.h, o->blk.d};
+            uint8_t f[5] = {o->blk.ifm_ib_end, o->blk.ifm2_ib_start, o->blk.ab_start, o->blk.acc_format,
+                            o->blk.lut_start_bank};
+            memcpy(p, v, sizeof v);
+            p += sizeof v;
+            memcpy(p, f, sizeof f);
+            p += sizeof f;
+        }
+    }
+    *size = n;
+    return k;
 }
 
 static pm_memo *cc_costs_memo(struct cc_costs *c) { return &c->place; }
@@ -635,6 +722,30 @@ static int64_t fp_gain(const fp_ctx *c, int32_t b)
     return g;
 }
 
+/* The model's kept cost memo for c's ops (rows of ops whose record
+ * changed cleared); NULL: none (no cache, or out of memory). */
+static uint64_t *fp_memo_keep(struct cc_costs *k, const fp_ctx *c)
+{
+    if (!k) return NULL;
+    if (c->n_ops > k->fp_cap) {
+        size_t cap = (size_t)c->n_ops + 1;
+        sim_op_info *r = realloc(k->fp_rec, sizeof *r * cap);
+        if (r) k->fp_rec = r;
+        uint64_t *x = realloc(k->fp_memo, sizeof *x * FP_MEMO * cap);
+        if (x) k->fp_memo = x;
+        if (!r || !x) return NULL;
+        k->fp_cap = c->n_ops;
+    }
+    for (int32_t i = 0; i < c->n_ops; i++) {
+        const sim_op_info *r = &c->ops[i].rec;
+        if (i < k->fp_n && !memcmp(&k->fp_rec[i], r, sizeof *r)) continue;
+        k->fp_rec[i] = *r;
+        memset(&k->fp_memo[(size_t)i * FP_MEMO], 0, sizeof *k->fp_memo * FP_MEMO);
+    }
+    if (c->n_ops > k->fp_n) k->fp_n = c->n_ops;
+    return k->fp_memo;
+}
+
 /* Builds the op records and the buffer -> ops index. */
 static int fp_init(fp_ctx *c, const cc_model *m, const uint8_t *in_fast)
 {
@@ -691,7 +802,9 @@ static int fp_init(fp_ctx *c, const cc_model *m, const uint8_t *in_fast)
         }
     free(at);
     /* without memory for the memos every cost is worked out each time */
-    c->memo = calloc((size_t)c->n_ops * FP_MEMO + 1, sizeof *c->memo);
+    c->memo = fp_memo_keep(m->costs, c);
+    c->memo_own = !c->memo;
+    if (!c->memo) c->memo = calloc((size_t)c->n_ops * FP_MEMO + 1, sizeof *c->memo);
     c->dma_memo = calloc((size_t)nb + 1, sizeof *c->dma_memo);
     for (int32_t i = 0; i < c->n_ops; i++) c->ops[i].cost = fp_cost(c, i, -1);
     return NPUC_OK;
@@ -699,7 +812,7 @@ static int fp_init(fp_ctx *c, const cc_model *m, const uint8_t *in_fast)
 
 static void fp_free(fp_ctx *c)
 {
-    free(c->memo);
+    if (c->memo_own) free(c->memo);
     free(c->dma_memo);
     free(c->ops);
     free(c->first);
@@ -1068,7 +1181,42 @@ static int place_pools(cc_model *m, const int32_t *t0, const int32_t *t1, npuc_e
     return rc ? npuc_errf(err, NPUC_E_NOMEM, "out of memory") : NPUC_OK;
 }
 
+static int allocate(cc_model *m, npuc_err *err);
+
 int cc_allocate(cc_model *m, npuc_err *err)
+{
+    struct cc_costs *c = m->costs;
+    if (!c || !c->am_on) return allocate(m, err);
+    size_t ks = 0;
+    uint8_t *key = am_key(m, &ks);
+    if (!key) return allocate(m, err);
+    uint64_t h = npuc_hash(NPUC_HASH_INIT, key, ks);
+    for (int32_t i = 0; i < AM_CAP; i++) {
+        const am_entry *x = &c->am[i];
+        if (!x->key || x->hash != h || x->key_size != ks || memcmp(x->key, key, ks)) continue;
+        free(key);
+        memcpy(m->bufs, x->bufs, sizeof *m->bufs * (size_t)m->n_bufs);
+        m->arena_size = x->arena;
+        m->fast_size = x->fast;
+        return NPUC_OK;
+    }
+    int rc = allocate(m, err);
+    cc_buf *bufs = rc ? NULL : malloc(sizeof *bufs * ((size_t)m->n_bufs + 1));
+    if (!bufs) {
+        free(key);
+        return rc;
+    }
+    memcpy(bufs, m->bufs, sizeof *bufs * (size_t)m->n_bufs);
+    am_entry *x = &c->am[c->am_next];
+    free(x->key);
+    free(x->bufs);
+    *x = (am_entry){h, key, ks, bufs, m->arena_size, m->fast_size};
+    c->am_next = (c->am_next + 1) % AM_CAP;
+    return rc;
+}
+
+/* cc_allocate itself. */
+static int allocate(cc_model *m, npuc_err *err)
 {
     const graph *g = m->g;
     /* A timeline with one step per NPU op (at least one per graph op):

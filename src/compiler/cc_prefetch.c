@@ -700,6 +700,40 @@ static void fit_apply(cc_model *m, const cc_buf *bufs0, const fit_ops *ops0, uin
 #define FIT_MAX_DROPS 16
 #define FIT_OP_BUDGET 4000
 
+/* A point of the search as its trial left the model: every buffer, the
+ * ops' weight copies and blocks, the pools' peaks (what a trial changes;
+ * the streams follow from them, cc_generate_all). NULL bufs: not kept. */
+typedef struct fit_point {
+    cc_buf *bufs;
+    fit_ops ops;
+    uint64_t arena, fast;
+} fit_point;
+
+static void point_free(fit_point *p)
+{
+    free(p->bufs);
+    free(p->ops.wbuf);
+    free(p->ops.blk);
+    memset(p, 0, sizeof *p);
+}
+
+/* Keeps the model's state as point p (nothing when out of memory). */
+static void point_keep(const cc_model *m, size_t n_eu, fit_point *p)
+{
+    point_free(p);
+    p->bufs = malloc(sizeof *p->bufs * ((size_t)m->n_bufs + 1));
+    p->ops.wbuf = malloc(sizeof(int32_t) * (n_eu + 1));
+    p->ops.blk = malloc(sizeof(eu_block) * (n_eu + 1));
+    if (!p->bufs || !p->ops.wbuf || !p->ops.blk) {
+        point_free(p);
+        return;
+    }
+    memcpy(p->bufs, m->bufs, sizeof *m->bufs * (size_t)m->n_bufs);
+    fit_save(m, &p->ops);
+    p->arena = m->arena_size;
+    p->fast = m->fast_size;
+}
+
 /* cc_sched_pick over the points that exist; their index, -1 none. */
 static int32_t pick_of(const cc_sched_point *pt, const bool *have, int32_t n, uint64_t limit)
 {
@@ -731,6 +765,12 @@ int cc_place_weights(cc_model *m, npuc_err *err)
      * leaves other copies at the peak). Point i is trajectory i / P after
      * i % P drops. */
     enum { P = FIT_MAX_DROPS + 1 };
+    /* each point's model (but the first: it was not placed from bufs0 and
+     * ops0 as the others): the one picked comes back from there instead
+     * of from a second trial (a trial is a function of bufs0, ops0, the
+     * copies gone and the headroom, so it would give the same) */
+    fit_point kept[2 * P];
+    memset(kept, 0, sizeof kept);
     int32_t order[2][FIT_MAX_DROPS];
     cc_sched_point pt[2 * P];
     bool have[2 * P];
@@ -745,6 +785,9 @@ int cc_place_weights(cc_model *m, npuc_err *err)
     memcpy(bufs0, m->bufs, sizeof *bufs0 * (size_t)m->n_bufs);
     fit_save(m, &ops0);
     uint64_t arena0 = m->arena_size, fast0 = m->fast_size;
+    /* the trials place the same buffers and ops again (each trajectory
+     * starts from bufs0 and ops0, and drops the same copies) */
+    cc_alloc_memo(m, true);
     /* The weight copies live at the SRAM peak go one by one, largest
      * first (their ops stream their weights from flash, with blocks that
      * re-read them least): each step is a schedule, and the one the
@@ -763,6 +806,7 @@ int cc_place_weights(cc_model *m, npuc_err *err)
         }
         if ((rc = place_inner(m, err))) goto done;
         cur = t * P;
+        if (t > 0) point_keep(m, n_eu, &kept[cur]);
         pt[cur] = (cc_sched_point){m->npu_cycles, cc_sram_bytes(m)};
         have[cur] = true;
         /* the copies the first placement dropped (read once) stay dropped */
@@ -785,6 +829,7 @@ int cc_place_weights(cc_model *m, npuc_err *err)
             cur = t * P + k;
             pt[cur] = (cc_sched_point){m->npu_cycles, cc_sram_bytes(m)};
             have[cur] = true;
+            point_keep(m, n_eu, &kept[cur]);
             /* four steps that do not change the pick end the trajectory */
             int32_t p = pick_of(pt, have, 2 * P, limit);
             stale = p == last_pick ? stale + 1 : 0;
@@ -793,7 +838,16 @@ int cc_place_weights(cc_model *m, npuc_err *err)
         }
     }
     int32_t pick = pick_of(pt, have, 2 * P, limit);
-    if (pick >= 0 && pick != cur) {
+    if (pick >= 0 && pick != cur && kept[pick].bufs) {
+        /* back to the point as its trial left it */
+        const fit_point *x = &kept[pick];
+        m->opt.prefetch_headroom = hr[pick / P];
+        memcpy(m->bufs, x->bufs, sizeof *m->bufs * (size_t)m->n_bufs);
+        fit_load(m, &x->ops);
+        m->arena_size = x->arena;
+        m->fast_size = x->fast;
+        rc = cc_generate_all(m, err);
+    } else if (pick >= 0 && pick != cur) {
         /* again: that trajectory's headroom and first drops */
         int32_t t = pick / P, k = pick % P;
         m->opt.prefetch_headroom = hr[t];
@@ -809,6 +863,8 @@ int cc_place_weights(cc_model *m, npuc_err *err)
         if ((rc = cc_generate_all(m, err)) || (rc = (k ? cc_prefetch : place_inner)(m, err))) goto done;
     }
 done:
+    cc_alloc_memo(m, false);
+    for (int32_t i = 0; i < 2 * P; i++) point_free(&kept[i]);
     free(bufs0);
     free(ops0.wbuf);
     free(ops0.blk);

@@ -216,8 +216,12 @@ int cc_flash_add(cc_epoch *e, const void *data, uint64_t size, uint64_t *off, np
     uint64_t start = (e->flash_size + 15) & ~(uint64_t)15;
     uint64_t end = start + ((size + 15) & ~(uint64_t)15);
     if (end > e->flash_cap) {
-        uint64_t cap = e->flash_cap ? e->flash_cap * 2 : 4096;
-        while (cap < end) cap *= 2;
+        /* by half again: a long epoch's constants (an unrolled LSTM's
+         * tens of MiB before share_consts and cc_share_flash drop the
+         * copies) stay below the sizes the C library maps afresh on each
+         * allocation, and each step copies less */
+        uint64_t cap = e->flash_cap ? e->flash_cap + e->flash_cap / 2 : 4096;
+        while (cap < end) cap += cap / 2;
         uint8_t *p = realloc(e->flash, cap);
         if (!p) return npuc_errf(err, NPUC_E_NOMEM, "out of memory for %llu bytes of constants",
                                  (unsigned long long)cap);
@@ -330,10 +334,14 @@ static int reference_run(const lower_ctx *c, const graph_op *op, const graph_ten
         rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
         goto done;
     }
-    for (size_t i = 0; i < total; i++) {
-        int32_t v = (int32_t)(i / (size_t)row) - n / 2;
-        if (es == 2) ((int16_t *)x)[i] = (int16_t)v;
-        else ((int8_t *)x)[i] = (int8_t)v;
+    /* row by row, one loop per element size (65536 values per table) */
+    for (int32_t r = 0; r < n; r++) {
+        int32_t v = r - n / 2;
+        size_t at = (size_t)r * (size_t)row;
+        if (es == 2)
+            for (int32_t j = 0; j < row; j++) ((int16_t *)x)[at + (size_t)j] = (int16_t)v;
+        else
+            for (int32_t j = 0; j < row; j++) ((int8_t *)x)[at + (size_t)j] = (int8_t)v;
     }
     if ((rc = interp_set_input(ip, 0, x, total * es, err))) goto done;
     if ((rc = interp_invoke(ip, err))) goto done;
@@ -343,8 +351,10 @@ static int reference_run(const lower_ctx *c, const graph_op *op, const graph_ten
         rc = npuc_errf(err, NPUC_E_RUNTIME, "the reference gave %zu bytes for %zu values", nb, total);
         goto done;
     }
-    for (size_t i = 0; i < total; i++)
-        y[i] = oes == 2 ? ((const int16_t *)yb)[i] : ((const int8_t *)yb)[i];
+    if (oes == 2)
+        for (size_t i = 0; i < total; i++) y[i] = ((const int16_t *)yb)[i];
+    else
+        for (size_t i = 0; i < total; i++) y[i] = ((const int8_t *)yb)[i];
 done:
     free(x);
     interp_free(ip);

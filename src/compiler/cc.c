@@ -907,19 +907,22 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
      * limit the first schedule misses */
     bool perf = opt->optimise == CC_OPT_PERFORMANCE;
     bool search = limit && first_sram > limit && !opt->stream_weights;
-    /* Without a limit, where a fast pool is apart from the arena, only
-     * bigger weight chunks and, for a model with an LSTM's two forms,
+    /* Without a limit only bigger weight chunks and, where a fast pool
+     * is apart from the arena, for a model with an LSTM's two forms,
      * --optimise size's schedule (cascades and layout weigh both pools):
-     * either can beat the default on both figures. */
-    bool size_only = !search && perf && !opt->stream_weights && opt->cascade == CC_CASCADE_AUTO &&
-                     has_fast_pool(opt);
+     * either can beat the default on both figures (without a fast pool
+     * the bigger chunks count only where they do, below). */
+    bool size_only = !search && perf && !opt->stream_weights && opt->cascade == CC_CASCADE_AUTO;
     for (size_t i = 0; (search || size_only) && i < sizeof TRIES / sizeof TRIES[0]; i++) {
         const cc_try *t = &TRIES[i];
         /* --optimise size's schedule beats the default only through an
          * LSTM's other form (on the zoo): without one it is not weighed */
         if (size_only && (!t->fast || (t->size && !cand[0]->lstm_forms))) continue;
+        /* without a fast pool only the bigger chunks (--optimise size's
+         * schedule weighs both pools) */
+        if (size_only && !has_fast_pool(opt) && t->size) continue;
         bool big_chunks = t->chunk_bytes == CC_CHUNK_FAST;
-        if (big_chunks && (!has_fast_pool(opt) || !chunks_differ(cand[0], t->chunk_bytes))) continue;
+        if (big_chunks && !chunks_differ(cand[0], t->chunk_bytes)) continue;
         cc_options o = *sys_opt;
         o.graph_order = o0.graph_order;
         if (t->size) {
@@ -944,8 +947,15 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
         if (!perf && !t->stream) continue;   /* --optimise size streams already */
         npuc_err e2 = {0};
         if (compile_once(g, &o, wc, &cand[n], &e2)) continue;   /* a schedule that fails is no candidate */
-        /* nor are bigger chunks that take more flash (weights it shared) */
-        if (big_chunks && cand[n]->flash_size > cand[0]->flash_size + cand[0]->flash_size / CC_CYCLE_SLACK) {
+        /* nor are bigger chunks that take more flash (weights it shared),
+         * nor, where the arena is the SRAM (no fast pool), bigger chunks
+         * that take more of it than the first schedule: there they are
+         * weighed only as a schedule at least as small (posenet's 1x1
+         * convs read their IFM once per 8 KiB chunk; with 32 KiB ones the
+         * model needs less SRAM and fewer cycles), not as a trade of
+         * SRAM for cycles (person_detect: -15% cycles for 2x the arena) */
+        if (big_chunks && (cand[n]->flash_size > cand[0]->flash_size + cand[0]->flash_size / CC_CYCLE_SLACK ||
+                           (!has_fast_pool(opt) && cc_sram_bytes(cand[n]) > pt[0].sram))) {
             cc_model_free(cand[n]);
             cand[n] = NULL;
             continue;

@@ -58,6 +58,11 @@ typedef struct cc_options {
      * the step cc_sched_pick prefers (set by the search on the schedule it
      * starts from) */
     bool weight_search;
+    /* with weight_search: both headrooms' first placements, copies
+     * dropped one by one only after one of them that takes fewer NPU
+     * cycles than drop_cycles (0: none) */
+    bool weight_headrooms;
+    uint64_t drop_cycles;
     /* lower_lstm.c: where an LSTM runs one time step per input FC, the
      * other of its two forms (the search weighs both; cc.c) */
     bool lstm_alt;

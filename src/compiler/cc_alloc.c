@@ -899,14 +899,23 @@ static uint64_t first_fit(const cc_model *m, const int32_t *set, int32_t n, int3
  * chosen[0 .. n_check) that saves no cycles given the others (one chosen
  * early may save nothing once others joined it: its op became
  * compute-bound, or its traffic is better on the other port beside
- * theirs); returns the new count (the order of the rest kept). */
+ * theirs; a feature map whose own ops get no faster in sum); returns the
+ * new count (the order of the rest kept). */
 static int32_t prune(cc_model *m, fp_ctx *c, int32_t *chosen, int32_t nc, int32_t n_check, uint8_t *in_fast)
 {
     for (int32_t k = n_check - 1; k >= 0; k--) {
         int32_t b = chosen[k];
         in_fast[b] = 0;
         for (int32_t j = c->first[b]; j < c->first[b + 1]; j++) c->ops[c->list[j]].cost = fp_cost(c, c->list[j], -1);
-        if (fp_gain(c, b) > 0) {
+        /* a feature map must also make its own ops faster in sum
+         * (cc_placed_cycles falls): one that slows one of them down more
+         * than it speeds another up gains on the model only by hiding
+         * more of the next weight DMA behind the slower op
+         * (tflm_custom_model_rf_keras ethos-u65-256 with 32 KiB chunks) */
+        int64_t own = 0;
+        for (int32_t j = c->first[b]; j < c->first[b + 1] && !m->bufs[b].wcopy; j++)
+            own += (int64_t)c->ops[c->list[j]].cost - (int64_t)fp_cost(c, c->list[j], b);
+        if (fp_gain(c, b) > 0 && (m->bufs[b].wcopy || own > 0)) {
             in_fast[b] = 1;
             for (int32_t j = c->first[b]; j < c->first[b + 1]; j++)
                 c->ops[c->list[j]].cost = fp_cost(c, c->list[j], -1);

@@ -794,6 +794,7 @@ int cc_place_weights(cc_model *m, npuc_err *err)
      * search's rule prefers (cc_sched_pick: under the limit, the fewest
      * cycles, within CC_CYCLE_SLACK of them the least SRAM) stays. */
     int32_t cur = -1;   /* the point the model is at, -1 none */
+    bool drops = false;
     for (int32_t t = 0; t < n_traj; t++) {
         m->opt.prefetch_headroom = hr[t];
         if (t > 0) {
@@ -812,11 +813,13 @@ int cc_place_weights(cc_model *m, npuc_err *err)
         /* the copies the first placement dropped (read once) stay dropped */
         for (int32_t b = 0; b < m->n_bufs; b++) gone[b] = bufs0[b].wcopy && bufs0[b].size && !m->bufs[b].size;
         memcpy(gone0 + (size_t)t * nb, gone, sizeof *gone * nb);
+        /* only both first placements, unless one of them is fast */
+        drops |= !m->opt.weight_headrooms || m->npu_cycles < m->opt.drop_cycles;
         int32_t stale = 0, last_pick = -1;
         int32_t max_k = (int32_t)(FIT_OP_BUDGET / (n_eu + 1));
         if (max_k < 4) max_k = 4;
         if (max_k > FIT_MAX_DROPS) max_k = FIT_MAX_DROPS;
-        for (int32_t k = 1; k <= max_k && m->opt.weight_search; k++) {
+        for (int32_t k = 1; k <= max_k && m->opt.weight_search && drops; k++) {
             int32_t x = copy_at_peak(m);
             if (x < 0) break;
             gone[x] = true;

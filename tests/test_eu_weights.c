@@ -419,6 +419,57 @@ static void test_op_weights(void)
     }
 }
 
+/* The stream cache: the bytes eu_encode_weights gives, a stream once per
+ * geometry and weights, and the entropy of the values a stream it encoded
+ * decodes to, the same double as decoding and counting them gives. */
+static void test_wcache(void)
+{
+    eu_wcache *c = eu_wcache_new();
+    CHECK(c != NULL);
+    npuc_rng r;
+    npuc_rng_seed(&r, 11);
+    for (int t = 0; t < 120; t++) {
+        sim_wgeom g;
+        memset(&g, 0, sizeof g);
+        g.depthwise = npuc_rng_range(&r, 0, 3) == 0;
+        g.ofm_depth = (uint32_t)npuc_rng_range(&r, 1, 40);
+        g.ifm_depth = g.depthwise ? g.ofm_depth : (uint32_t)npuc_rng_range(&r, 1, 40);
+        g.kh = (uint32_t)npuc_rng_range(&r, 1, 5);
+        g.kw = (uint32_t)npuc_rng_range(&r, 1, 5);
+        g.dil_x = g.dil_y = 1;
+        g.ifm_bits = 8;
+        g.ofm_ublock = 8;
+        g.block_depth = 8 * (uint32_t)npuc_rng_range(&r, 1, 4);
+        size_t nw = (size_t)g.ofm_depth * g.kh * g.kw * (g.depthwise ? 1 : g.ifm_depth);
+        int16_t *w = malloc(nw * sizeof *w);
+        fill(&r, (dist)(t % D_COUNT), w, nw);
+        npuc_err err = {0};
+        uint8_t *ref = NULL, *own = NULL;
+        const uint8_t *s = NULL, *s2 = NULL;
+        size_t size = 0, size2 = 0, ref_size = 0;
+        CHECK_EQ_INT(eu_encode_weights(&g, w, &ref, &ref_size, &err), NPUC_OK);
+        CHECK_EQ_INT(eu_encode_weights_cached(c, &g, w, nw, &s, &size, &own, &err), NPUC_OK);
+        CHECK(own == NULL);
+        CHECK(size == ref_size && !memcmp(s, ref, size));
+        CHECK_EQ_INT(eu_encode_weights_cached(c, &g, w, nw, &s2, &size2, &own, &err), NPUC_OK);
+        CHECK(s2 == s && size2 == size && own == NULL);      /* encoded once */
+        int16_t *v = NULL;
+        sim_mlw_info info;
+        CHECK_EQ_INT(sim_mlw_decode(ref, ref_size, 0, &v, &info, &err), NPUC_OK);
+        double want = eu_entropy_bits(v, info.n_weights), got = -1, again = -1;
+        CHECK(eu_wcache_entropy(c, ref, ref_size, &got));   /* by the bytes, not the pointer */
+        CHECK(got == want);
+        CHECK(eu_wcache_entropy(c, s, size, &again) && again == want);
+        ref[ref_size - 1] ^= 1;                             /* other bytes: not known */
+        CHECK(!eu_wcache_entropy(c, ref, ref_size, &got));
+        CHECK(!eu_wcache_entropy(NULL, s, size, &got));
+        free(v);
+        free(ref);
+        free(w);
+    }
+    eu_wcache_free(c);
+}
+
 /* ------------------------------------------------- person_detect_vela */
 
 static size_t tensor_bytes(const tfl_tensor *t)
@@ -693,6 +744,7 @@ int main(void)
     test_quantise();
     test_pkf();
     test_op_weights();
+    test_wcache();
     g_multi = g_saved = 0;
 
     char buf[1024];

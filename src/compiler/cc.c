@@ -764,18 +764,22 @@ typedef struct ent_cache {
     double total_bits;
 } ent_cache;
 
-static double stream_bits(ent_cache *c, const uint8_t *at, uint64_t len, bool *oom)
+static double stream_bits(ent_cache *c, eu_wcache *wc, const uint8_t *at, uint64_t len, bool *oom)
 {
     for (size_t i = 0; i < c->n; i++)
         if (c->e[i].at == at) return c->e[i].bits;
-    int16_t *v = NULL;
-    sim_mlw_info info;
-    npuc_err err;
-    memset(&err, 0, sizeof err);
     double bits = 0;
-    if (!sim_mlw_decode(at, len, 0, &v, &info, &err)) bits = eu_entropy_bits(v, info.n_weights);
-    else if (err.code == NPUC_E_NOMEM) *oom = true;
-    free(v);
+    /* a stream the compile encoded: the encoder counted its values; any
+     * other is decoded and counted */
+    if (!eu_wcache_entropy(wc, at, (size_t)len, &bits)) {
+        int16_t *v = NULL;
+        sim_mlw_info info;
+        npuc_err err;
+        memset(&err, 0, sizeof err);
+        if (!sim_mlw_decode(at, len, 0, &v, &info, &err)) bits = eu_entropy_bits(v, info.n_weights);
+        else if (err.code == NPUC_E_NOMEM) *oom = true;
+        free(v);
+    }
     c->bytes += len;
     c->total_bits += bits;
     if (c->n == c->cap) {
@@ -792,8 +796,9 @@ static double stream_bits(ent_cache *c, const uint8_t *at, uint64_t len, bool *o
 /* Each NPU op's weight entropy (cc_epoch.w_bits) and the model's weight
  * stream bytes and entropy, each stream once (m->weight_bytes,
  * m->weight_bits), for the report: computed once, on the compile's final
- * model, never during the search. */
-static int weight_entropy(cc_model *m, npuc_err *err)
+ * model, never during the search; the streams wc encoded (NULL: none) are
+ * not decoded. */
+static int weight_entropy(cc_model *m, eu_wcache *wc, npuc_err *err)
 {
     ent_cache c = {0};
     bool oom = false;
@@ -811,7 +816,7 @@ static int weight_entropy(cc_model *m, npuc_err *err)
             const uint64_t off[2] = {o->w_off, o->w1_off}, len[2] = {o->w_len, o->w1_len};
             for (int j = 0; j < 2; j++)
                 if (len[j] && off[j] + len[j] <= fe->flash_size)
-                    e->w_bits[k] += stream_bits(&c, fe->flash + off[j], len[j], &oom);
+                    e->w_bits[k] += stream_bits(&c, wc, fe->flash + off[j], len[j], &oom);
         }
     }
     free(c.e);
@@ -988,7 +993,6 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
             n++;
         }
     }
-    eu_wcache_free(wc);
     int32_t pick = cc_sched_pick(pt, n, limit);
     cc_model *best = cand[pick];
     best->opt.optimise = opt->optimise;   /* the report names the caller's goal */
@@ -999,13 +1003,15 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
         if (i != pick) cc_model_free(cand[i]);
     if (limit && cc_sram_bytes(best) > limit) {
         uint64_t need = cc_sram_bytes(best);
+        eu_wcache_free(wc);
         cc_model_free(best);
         return npuc_errf(err, NPUC_E_UNSUPPORTED,
                          "the model needs at least %llu bytes of SRAM (its feature maps, weights streamed "
                          "from flash), more than the arena cache size of %llu bytes",
                          (unsigned long long)need, (unsigned long long)limit);
     }
-    int rc2 = weight_entropy(best, err);
+    int rc2 = weight_entropy(best, wc, err);
+    eu_wcache_free(wc);
     if (rc2) {
         cc_model_free(best);
         return rc2;

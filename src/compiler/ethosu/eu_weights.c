@@ -1284,13 +1284,24 @@ done:
     return rc;
 }
 
+/* eu_mlw_encode_ex; when fv_out is set, the histogram (by v + 255) of the
+ * values the stream decodes to goes there (512 counts). */
+static int mlw_encode(const int16_t *vals, size_t n, unsigned max_sections, uint8_t **out,
+                      size_t *out_size, eu_mlw_stats *st, uint32_t *fv_out, npuc_err *err);
+
 int eu_mlw_encode(const int16_t *vals, size_t n, uint8_t **out, size_t *out_size, npuc_err *err)
 {
-    return eu_mlw_encode_ex(vals, n, 0, out, out_size, NULL, err);
+    return mlw_encode(vals, n, 0, out, out_size, NULL, NULL, err);
 }
 
 int eu_mlw_encode_ex(const int16_t *vals, size_t n, unsigned max_sections, uint8_t **out,
                      size_t *out_size, eu_mlw_stats *st, npuc_err *err)
+{
+    return mlw_encode(vals, n, max_sections, out, out_size, st, NULL, err);
+}
+
+static int mlw_encode(const int16_t *vals, size_t n, unsigned max_sections, uint8_t **out,
+                      size_t *out_size, eu_mlw_stats *st, uint32_t *fv_out, npuc_err *err)
 {
     static const int16_t one_zero[1] = {0};
     *out = NULL;
@@ -1320,6 +1331,7 @@ int eu_mlw_encode_ex(const int16_t *vals, size_t n, unsigned max_sections, uint8
     uint32_t fv[512];
     memset(fv, 0, sizeof fv);
     hist_add(vals, n, fv);
+    if (fv_out) memcpy(fv_out, fv, sizeof fv);
 
     /* 2. the whole stream as one section (zero-run mode, palette, slices),
      * 3. other sections where they make the stream smaller */
@@ -1398,6 +1410,14 @@ static double entropy_of(const uint64_t *hist, int span, size_t n)
     return bits;
 }
 
+/* eu_entropy_bits from the histogram (by v + 255) of the n values. */
+static double entropy_of_fv(const uint32_t *fv, size_t n)
+{
+    uint64_t hist[511];
+    for (int k = 0; k < 511; k++) hist[k] = fv[k];
+    return entropy_of(hist, 511, n);
+}
+
 double eu_entropy_bits(const int16_t *vals, size_t n)
 {
     static const int span = 511;
@@ -1436,8 +1456,9 @@ double eu_entropy_bits(const int16_t *vals, size_t n)
     return entropy_of(hist, span, n);
 }
 
-int eu_encode_weights(const sim_wgeom *g, const int16_t *w, uint8_t **out, size_t *out_size,
-                      npuc_err *err)
+/* eu_encode_weights; fv_out as in mlw_encode. */
+static int encode_weights(const sim_wgeom *g, const int16_t *w, uint8_t **out, size_t *out_size,
+                          uint32_t *fv_out, npuc_err *err)
 {
     *out = NULL;
     *out_size = 0;
@@ -1472,10 +1493,16 @@ int eu_encode_weights(const sim_wgeom *g, const int16_t *w, uint8_t **out, size_
                          (unsigned long long)x, v);
     }
     free(map);
-    int rc = eu_mlw_encode(seq, n, out, out_size, err);
+    int rc = mlw_encode(seq, n, 0, out, out_size, NULL, fv_out, err);
     free(seq);
     if (rc) npuc_err_prefix(err, "OFM depth %u, kernel %ux%u", g->ofm_depth, g->kh, g->kw);
     return rc;
+}
+
+int eu_encode_weights(const sim_wgeom *g, const int16_t *w, uint8_t **out, size_t *out_size,
+                      npuc_err *err)
+{
+    return encode_weights(g, w, out, out_size, NULL, err);
 }
 
 /* ------------------------------------------------------- stream cache */
@@ -1487,12 +1514,18 @@ typedef struct wc_entry {
     int16_t *w;               /* the weights, to compare on a hash match */
     uint8_t *out;
     size_t out_size;
+    uint32_t *fv;             /* histogram (by v + 255) of the values the
+                                 stream decodes to; NULL once bits is set */
+    double bits;              /* their order-0 entropy, once asked for */
 } wc_entry;
 
 struct eu_wcache {
     wc_entry *e;              /* [ix.n], capacity cap */
     int32_t cap;
     npuc_hindex ix;           /* hashes of geometry and weights */
+    npuc_hindex sx;           /* hashes of the streams (stream_key) of entries
+                                 [0, sx.n), added when asked (eu_wcache_entropy) */
+    bool sx_broken;           /* out of memory adding to sx */
 };
 
 eu_wcache *eu_wcache_new(void)
@@ -1506,9 +1539,11 @@ void eu_wcache_free(eu_wcache *c)
     for (int32_t i = 0; i < c->ix.n; i++) {
         free(c->e[i].w);
         free(c->e[i].out);
+        free(c->e[i].fv);
     }
     free(c->e);
     npuc_hindex_free(&c->ix);
+    npuc_hindex_free(&c->sx);
     free(c);
 }
 
@@ -1549,7 +1584,8 @@ int eu_encode_weights_cached(eu_wcache *c, const sim_wgeom *g, const int16_t *w,
         return NPUC_OK;
     }
     uint8_t *enc = NULL;
-    int rc = eu_encode_weights(g, w, &enc, out_size, err);
+    uint32_t fv[512];
+    int rc = encode_weights(g, w, &enc, out_size, fv, err);
     if (rc) return rc;
     *out = enc;
     /* remembered when there is memory for it (else only not cached: the
@@ -1563,15 +1599,61 @@ int eu_encode_weights_cached(eu_wcache *c, const sim_wgeom *g, const int16_t *w,
         c->cap = cap;
     }
     int16_t *wk = malloc(sizeof *wk * nw + 1);
+    /* the histogram is kept only if there is memory for it (else the
+     * entropy is not known here: eu_wcache_entropy says so) */
+    uint32_t *fk = malloc(sizeof fv);
     int32_t k = c->ix.n;
     if (!wk || !npuc_hindex_add(&c->ix, h)) {
         free(wk);
+        free(fk);
         return NPUC_OK;
     }
     memcpy(wk, w, sizeof *w * nw);
-    c->e[k] = (wc_entry){*g, nw, wk, enc, *out_size};
+    if (fk) memcpy(fk, fv, sizeof fv);
+    c->e[k] = (wc_entry){*g, nw, wk, enc, *out_size, fk, -1.0};
     *own = NULL;
     return NPUC_OK;
+}
+
+/* The key of a stream in the cache's stream index: its length and its
+ * first and last 64 bytes (streams of one op's weights encoded with other
+ * geometries differ in length or in their first slice; a match is
+ * compared whole). */
+static uint64_t stream_key(const uint8_t *s, size_t len)
+{
+    uint64_t l = len;
+    size_t n = len < 64 ? len : 64;
+    uint64_t h = npuc_hash(NPUC_HASH_INIT, &l, sizeof l);
+    h = npuc_hash(h, s, n);
+    return npuc_hash(h, s + len - n, n);
+}
+
+bool eu_wcache_entropy(eu_wcache *c, const uint8_t *s, size_t len, double *bits)
+{
+    if (!c || !len) return false;
+    /* index the entries added since the last call */
+    while (!c->sx_broken && c->sx.n < c->ix.n) {
+        const wc_entry *x = &c->e[c->sx.n];
+        if (!npuc_hindex_add(&c->sx, stream_key(x->out, x->out_size))) c->sx_broken = true;
+    }
+    if (c->sx_broken) return false;
+    for (int32_t i = npuc_hindex_first(&c->sx, stream_key(s, len)); i >= 0; i = npuc_hindex_next(&c->sx, i)) {
+        wc_entry *x = &c->e[i];
+        if (x->out_size != len || memcmp(x->out, s, len)) continue;
+        if (x->fv) {
+            /* the values' count: n, as the encoder counted them (one
+             * zero for n == 0, as the stream decodes) */
+            size_t n = 0;
+            for (int v = 0; v < 511; v++) n += x->fv[v];
+            x->bits = entropy_of_fv(x->fv, n);
+            free(x->fv);
+            x->fv = NULL;
+        }
+        if (x->bits < 0) continue;   /* no histogram was kept */
+        *bits = x->bits;
+        return true;
+    }
+    return false;
 }
 
 /* ------------------------------------------------------- scale records */

@@ -56,6 +56,13 @@ void eu_wcache_free(eu_wcache *c);
 int eu_encode_weights_cached(eu_wcache *c, const sim_wgeom *g, const int16_t *w, size_t nw,
                              const uint8_t **out, size_t *out_size, uint8_t **own, npuc_err *err);
 
+/* The order-0 entropy (eu_entropy_bits, the same double) of the values a
+ * stream of len bytes at s decodes to, when the cache holds a stream
+ * encoded with exactly these bytes: counted from the values the encoder
+ * coded, which the stream decodes to, so no decode is needed. false if
+ * the cache has no such stream (or no memory to tell): decode it then. */
+bool eu_wcache_entropy(eu_wcache *c, const uint8_t *s, size_t len, double *bits);
+
 /* Writes n 10-byte records (40-bit bias, 32-bit scale, 6-bit shift) then
  * zeros up to eu_scale_stream_size(n). Bias outside 40 bits or shift > 63
  * give NPUC_E_INVALID naming the channel; out is then untouched. */

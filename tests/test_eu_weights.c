@@ -360,6 +360,36 @@ static void test_pkf(void)
 
 /* ------------------------------------------------- op weight reordering */
 
+
+/* A random weight geometry: depths 1..dmax, kernels 1..kmax; `varied`
+ * also dilations, 16-bit IFMs, 4-deep micro-blocks, block depths up to 8
+ * of them and the part-kernel-first order Vela would take; else 8-bit,
+ * undilated, 8-deep micro-blocks and block depths up to 32. */
+static sim_wgeom random_geom(npuc_rng *r, int64_t dmax, int64_t kmax, bool varied)
+{
+    sim_wgeom g;
+    memset(&g, 0, sizeof g);
+    g.depthwise = npuc_rng_range(r, 0, 3) == 0;
+    g.ofm_depth = (uint32_t)npuc_rng_range(r, 1, dmax);
+    g.ifm_depth = g.depthwise ? g.ofm_depth : (uint32_t)npuc_rng_range(r, 1, dmax);
+    g.kh = (uint32_t)npuc_rng_range(r, 1, kmax);
+    g.kw = (uint32_t)npuc_rng_range(r, 1, kmax);
+    g.dil_x = g.dil_y = 1;
+    g.ifm_bits = 8;
+    g.ofm_ublock = 8;
+    if (!varied) {
+        g.block_depth = 8 * (uint32_t)npuc_rng_range(r, 1, 4);
+        return g;
+    }
+    g.dil_x = (uint8_t)npuc_rng_range(r, 1, 2);
+    g.dil_y = (uint8_t)npuc_rng_range(r, 1, 2);
+    g.ifm_bits = npuc_rng_range(r, 0, 3) == 0 ? 16 : 8;
+    g.ofm_ublock = npuc_rng_range(r, 0, 3) == 0 ? 4 : 8;
+    g.block_depth = g.ofm_ublock * (uint32_t)npuc_rng_range(r, 1, 8);
+    g.part_kernel_first = !g.depthwise && eu_prefer_part_kernel_first(g.ifm_depth, g.kh, g.kw, g.ifm_bits);
+    return g;
+}
+
 static void test_op_weights(void)
 {
     {   /* out-of-range weight: named by its coordinates */
@@ -379,20 +409,7 @@ static void test_op_weights(void)
     npuc_rng r;
     npuc_rng_seed(&r, 7);
     for (int t = 0; t < 300; t++) {
-        sim_wgeom g;
-        memset(&g, 0, sizeof g);
-        g.depthwise = npuc_rng_range(&r, 0, 3) == 0;
-        g.ofm_depth = (uint32_t)npuc_rng_range(&r, 1, 70);
-        g.ifm_depth = g.depthwise ? g.ofm_depth : (uint32_t)npuc_rng_range(&r, 1, 70);
-        g.kh = (uint32_t)npuc_rng_range(&r, 1, 10);
-        g.kw = (uint32_t)npuc_rng_range(&r, 1, 10);
-        g.dil_x = (uint8_t)npuc_rng_range(&r, 1, 2);
-        g.dil_y = (uint8_t)npuc_rng_range(&r, 1, 2);
-        g.ifm_bits = npuc_rng_range(&r, 0, 3) == 0 ? 16 : 8;
-        g.ofm_ublock = npuc_rng_range(&r, 0, 3) == 0 ? 4 : 8;
-        g.block_depth = g.ofm_ublock * (uint32_t)npuc_rng_range(&r, 1, 8);
-        g.part_kernel_first = !g.depthwise &&
-                              eu_prefer_part_kernel_first(g.ifm_depth, g.kh, g.kw, g.ifm_bits);
+        sim_wgeom g = random_geom(&r, 70, 10, true);
         size_t nw = (size_t)g.ofm_depth * g.kh * g.kw * (g.depthwise ? 1 : g.ifm_depth);
         int16_t *w = malloc(nw * sizeof *w);
         int lim = npuc_rng_range(&r, 0, 1) ? 127 : 255;
@@ -429,17 +446,7 @@ static void test_wcache(void)
     npuc_rng r;
     npuc_rng_seed(&r, 11);
     for (int t = 0; t < 120; t++) {
-        sim_wgeom g;
-        memset(&g, 0, sizeof g);
-        g.depthwise = npuc_rng_range(&r, 0, 3) == 0;
-        g.ofm_depth = (uint32_t)npuc_rng_range(&r, 1, 40);
-        g.ifm_depth = g.depthwise ? g.ofm_depth : (uint32_t)npuc_rng_range(&r, 1, 40);
-        g.kh = (uint32_t)npuc_rng_range(&r, 1, 5);
-        g.kw = (uint32_t)npuc_rng_range(&r, 1, 5);
-        g.dil_x = g.dil_y = 1;
-        g.ifm_bits = 8;
-        g.ofm_ublock = 8;
-        g.block_depth = 8 * (uint32_t)npuc_rng_range(&r, 1, 4);
+        sim_wgeom g = random_geom(&r, 40, 5, false);
         size_t nw = (size_t)g.ofm_depth * g.kh * g.kw * (g.depthwise ? 1 : g.ifm_depth);
         int16_t *w = malloc(nw * sizeof *w);
         fill(&r, (dist)(t % D_COUNT), w, nw);

@@ -177,6 +177,12 @@ bool cc_hw_scale_natural16(int32_t m, int32_t shift, uint32_t *hm, uint8_t *hs);
 /* Fused activation: whether the NPU clamp expresses it, and the clamp. */
 bool cc_act_ok(int32_t act);
 void cc_set_act(eu_op *o, const graph_tensor *out, int32_t act);
+/* The output stage of an op without per-channel records: OFM_SCALE
+ * (scale, shift) in global scale mode (docs/ethos-u.md 5.6), round mode
+ * `round` (0 TFL, 1 TRUNCATE, 2 NATURAL). */
+void cc_global_scale(eu_op *o, uint32_t scale, uint8_t shift, uint8_t round);
+/* A clamp to the whole range of a signed `bits`-bit (8 or 16) OFM. */
+void cc_type_clamp(eu_op *o, uint8_t bits);
 /* TFLite padding (SAME/VALID) -> explicit before/after amounts. */
 int cc_pad_of(int32_t padding, int32_t in, int32_t filter, int32_t stride, int32_t dil,
               int32_t out, int32_t *before, int32_t *after);

@@ -784,10 +784,7 @@ static int bmm_tensors(lower_ctx *c, const graph_op *op, const graph_tensor *l, 
                 o->ifm2_tensor = true;
                 o->bcast_w = C > 1;
                 cc_fm_dense(&o->ofm, bp, (uint64_t)i * row_bytes, 1, (uint32_t)C, (uint32_t)K, 32, 0);
-                o->ofm_scale_mode = 1;
-                o->ofm_scale = 1;
-                o->ofm_shift = 0;
-                o->round = EU_ROUND_TFL;
+                cc_global_scale(o, 1, 0, EU_ROUND_TFL);
                 o->flex = false;
                 rc = cc_block_or_cpu(c, o, err);
             }
@@ -799,10 +796,7 @@ static int bmm_tensors(lower_ctx *c, const graph_op *op, const graph_tensor *l, 
             o->mode = EU_POOL_REDUCE_SUM;
             cc_fm_dense(&o->ifm, bp, 0, n, (uint32_t)C, (uint32_t)K, 32, 0);
             cc_fm_dense(&o->ofm, bufo, (b * (uint64_t)A + a0) * (uint64_t)C, n, (uint32_t)C, 1, 8, zo);
-            o->ofm_scale_mode = 1;
-            o->ofm_scale = hm;
-            o->ofm_shift = hs;
-            o->round = EU_ROUND_TFL;
+            cc_global_scale(o, hm, hs, EU_ROUND_TFL);
             o->act_min = INT8_MIN;
             o->act_max = INT8_MAX;
             o->flex = false;

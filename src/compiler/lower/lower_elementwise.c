@@ -581,10 +581,7 @@ static int sqdiff_mul(lower_ctx *c, const graph_op *op, const eu_fm *d16, const 
     m->ifm2 = *d16;
     m->ifm2_tensor = true;
     m->ofm = *res;
-    m->ofm_scale_mode = 1;
-    m->ofm_scale = om;
-    m->ofm_shift = osh;
-    m->round = SQ_RND_TFL;
+    cc_global_scale(m, om, osh, SQ_RND_TFL);
     cc_set_act(m, cc_tout(c, op, 0), TFL_ACT_NONE);
     return cc_block_or_cpu(c, m, err);
 }
@@ -662,10 +659,7 @@ static int sqdiff_table_form(lower_ctx *c, const graph_op *op, eu_op *sub, const
     d->bcast_h = tpl.bcast_h;
     d->bcast_w = tpl.bcast_w;
     d->bcast_c = tpl.bcast_c;
-    d->ofm_scale_mode = 1;
-    d->ofm_scale = 1;
-    d->ofm_shift = 0;
-    d->round = SQ_RND_NATURAL;
+    cc_global_scale(d, 1, 0, SQ_RND_NATURAL);
     d->act_min = INT16_MIN;
     d->act_max = INT16_MAX;
     int32_t b16 = cc_temp_buf(c, (uint64_t)tpl.ofm.h * tpl.ofm.w * tpl.ofm.c * 2u, err);
@@ -776,10 +770,7 @@ static int lower_sqdiff(lower_ctx *c, const graph_op *op, npuc_err *err)
     o->opa_scale = (uint32_t)ms;
     o->opa_shift = (uint8_t)opa_shift;
     o->opb_scale = 0;
-    o->ofm_scale_mode = 1;
-    o->ofm_scale = 1;
-    o->ofm_shift = 13;
-    o->round = SQ_RND_NATURAL;
+    cc_global_scale(o, 1, 13, SQ_RND_NATURAL);
     o->act_func = 0;
     o->act_min = INT16_MIN;
     o->act_max = INT16_MAX;

@@ -432,10 +432,7 @@ static eu_op *new_op(lower_ctx *c, sim_op_kind kind, uint8_t mode, const eu_fm *
     o->ifm = *ifm;
     o->ofm = *ofm;
     o->ifm2.buf = -1;
-    o->ofm_scale_mode = 1;
-    o->ofm_scale = 1;
-    o->ofm_shift = 0;
-    o->round = EU_ROUND_TFL;
+    cc_global_scale(o, 1, 0, EU_ROUND_TFL);
     o->flex = false;
     return o;
 }

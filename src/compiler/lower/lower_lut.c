@@ -291,10 +291,7 @@ static eu_op *emit_stage(lower_ctx *c, const stage *st, const eu_fm *ifm, const 
     o->ofm = *ofm;
     o->ifm.zp = st->zi;
     o->ofm.zp = st->zo;
-    o->ofm_scale_mode = 1;
-    o->ofm_scale = st->m;
-    o->ofm_shift = st->s;
-    o->round = st->round;
+    cc_global_scale(o, st->m, st->s, st->round);
     o->act_func = st->func;
     o->act_min = st->lo;
     o->act_max = st->hi;
@@ -358,10 +355,7 @@ static int emit_form(lower_ctx *c, const graph_op *op, const form *f, uint32_t h
         o->ofm = fout;
         o->ifm.zp = f->a.zi;
         o->ofm.zp = f->a.zo;
-        o->ofm_scale_mode = 1;
-        o->ofm_scale = f->a.m;
-        o->ofm_shift = f->a.s;
-        o->round = f->a.round;
+        cc_global_scale(o, f->a.m, f->a.s, f->a.round);
         o->act_min = f->a.lo;
         o->act_max = f->a.hi;
         o->flex = true;

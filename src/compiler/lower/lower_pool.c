@@ -346,10 +346,7 @@ static int avg_op(lower_ctx *c, const eu_fm *ifm, const eu_fm *ofm, uint32_t kh,
     o->ofm = *ofm;
     o->kh = kh;
     o->kw = kw;
-    o->ofm_scale_mode = 1;
-    o->ofm_scale = scale;
-    o->ofm_shift = shift;
-    o->round = 0;   /* TFL */
+    cc_global_scale(o, scale, shift, 0);   /* TFL */
     o->act_min = lo;
     o->act_max = hi;
     o->flex = false;   /* views that reinterpret the tensor's shape */
@@ -574,10 +571,7 @@ static void mode0_op(eu_op *o, uint8_t mode, uint32_t opa, int32_t lo, int32_t h
     o->opa_scale = opa;
     o->opa_shift = 0;
     o->opb_scale = 1;
-    o->ofm_scale_mode = 1;
-    o->ofm_scale = 1;
-    o->ofm_shift = 0;
-    o->round = 0;
+    cc_global_scale(o, 1, 0, 0);
     o->act_min = lo;
     o->act_max = hi;
 }
@@ -674,10 +668,7 @@ static int lower_argmax(lower_ctx *c, const graph_op *op, npuc_err *err)
     o->ifm = kmax;
     o->ofm = q;
     o->kh = o->kw = 1;
-    o->ofm_scale_mode = 1;
-    o->ofm_scale = 1;
-    o->ofm_shift = (uint8_t)b;
-    o->round = 1;   /* TRUNCATE */
+    cc_global_scale(o, 1, (uint8_t)b, 1);   /* TRUNCATE */
     o->act_min = INT16_MIN;
     o->act_max = INT16_MAX;
     o->flex = false;

@@ -136,10 +136,7 @@ static int lower_prelu(lower_ctx *c, const graph_op *op, npuc_err *err)
     o->ifm = fin;
     o->ifm.zp = r.zi;
     o->ofm = t1;
-    o->ofm_scale_mode = 1;
-    o->ofm_scale = r.m1;
-    o->ofm_shift = r.s1;
-    o->round = RND_TFL;
+    cc_global_scale(o, r.m1, r.s1, RND_TFL);
     o->act_min = INT8_MIN;
     o->act_max = INT8_MAX;
     o->flex = true;
@@ -165,10 +162,7 @@ static int lower_prelu(lower_ctx *c, const graph_op *op, npuc_err *err)
         o->bcast_w = w > 1;
     }
     o->ifm2.zp = r.za;
-    o->ofm_scale_mode = 1;
-    o->ofm_scale = r.m2;
-    o->ofm_shift = r.s2;
-    o->round = RND_TFL;
+    cc_global_scale(o, r.m2, r.s2, RND_TFL);
     o->act_min = INT8_MIN;
     o->act_max = INT8_MAX;
     o->flex = true;

@@ -144,10 +144,7 @@ static int lower_quantize_u8(lower_ctx *c, const graph_op *op, npuc_err *err)
     cc_fm_whole(c, op->out[0], h, w, ch, &o->ofm);
     o->ifm.zp = zi;
     o->ofm.zp = zo;
-    o->ofm_scale_mode = 1;
-    o->ofm_scale = m;
-    o->ofm_shift = s;
-    o->round = RND_TFL;
+    cc_global_scale(o, m, s, RND_TFL);
     o->act_func = 0;
     o->act_min = lo;
     o->act_max = hi;

@@ -159,14 +159,25 @@ eu_op *cc_raw_minmax(lower_ctx *c, uint8_t mode, const eu_fm *a, const eu_fm *b,
     o->ifm2_tensor = true;
     o->ofm = *out;
     o->ifm.zp = o->ifm2.zp = o->ofm.zp = 0;
-    o->ofm_scale_mode = 1;
-    o->ofm_scale = 1;
-    o->ofm_shift = 0;
-    o->round = 0;   /* TFL */
+    cc_global_scale(o, 1, 0, 0);   /* TFL */
     o->act_min = out->bits == 8 ? INT8_MIN : INT16_MIN;
     o->act_max = out->bits == 8 ? INT8_MAX : INT16_MAX;
     o->flex = true;
     return o;
+}
+
+void cc_global_scale(eu_op *o, uint32_t scale, uint8_t shift, uint8_t round)
+{
+    o->ofm_scale_mode = 1;
+    o->ofm_scale = scale;
+    o->ofm_shift = shift;
+    o->round = round;
+}
+
+void cc_type_clamp(eu_op *o, uint8_t bits)
+{
+    o->act_min = bits == 16 ? INT16_MIN : INT8_MIN;
+    o->act_max = bits == 16 ? INT16_MAX : INT8_MAX;
 }
 
 void cc_fm_dense(eu_fm *fm, int32_t buf, uint64_t off, uint32_t h, uint32_t w, uint32_t ch,
@@ -205,8 +216,7 @@ void cc_copy_op(eu_op *o, unsigned bits)
     o->mode = 0;   /* MAX over one tap: the value itself */
     o->ofm_scale_mode = 0;
     o->round = 0;
-    o->act_min = bits == 16 ? INT16_MIN : INT8_MIN;
-    o->act_max = bits == 16 ? INT16_MAX : INT8_MAX;
+    cc_type_clamp(o, (uint8_t)bits);
 }
 
 /* ----------------------------------------------------------- constants */
@@ -491,12 +501,8 @@ static void copy_ew(eu_op *o, unsigned bits)
     o->ifm2.bits = (uint8_t)bits;
     o->ifm2.is_signed = true;
     o->ifm2.buf = -1;
-    o->ofm_scale_mode = 1;
-    o->ofm_scale = 1;
-    o->ofm_shift = 0;
-    o->round = 0;
-    o->act_min = bits == 16 ? INT16_MIN : INT8_MIN;
-    o->act_max = bits == 16 ? INT16_MAX : INT8_MAX;
+    cc_global_scale(o, 1, 0, 0);
+    cc_type_clamp(o, (uint8_t)bits);
 }
 
 /* Cycles an elementwise copy must save over the pool beyond a quarter of

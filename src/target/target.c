@@ -13,6 +13,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <pthread.h>
 #include <string.h>
 
 /* ------------------------------------------------------------- helpers */
@@ -272,12 +273,31 @@ int target_default(eu_variant v, target_desc *out, npuc_err *err)
     return target_builtin(target_default_system_name(v), NULL, v, out, err);
 }
 
+/* Every variant's default system for the cycle model, worked out once per
+ * process: the block choice asks for it per candidate op, thousands of
+ * times a compile, and building a target formats its names. */
+static sim_system default_sims[EU_N_VARIANTS];
+static bool default_sims_ok[EU_N_VARIANTS];
+static pthread_once_t default_sims_once = PTHREAD_ONCE_INIT;
+
+static void default_sims_init(void)
+{
+    for (int v = 0; v < EU_N_VARIANTS; v++) {
+        target_desc t;
+        npuc_err err;
+        if (target_default((eu_variant)v, &t, &err) == NPUC_OK) {
+            default_sims[v] = t.sim;
+            default_sims_ok[v] = true;
+        }
+    }
+}
+
 void target_default_sim(eu_variant v, sim_system *out)
 {
-    target_desc t;
-    npuc_err err;
     memset(out, 0, sizeof *out);
-    if (target_default(v, &t, &err) == NPUC_OK) *out = t.sim;
+    if ((int)v < 0 || (int)v >= EU_N_VARIANTS) return;
+    pthread_once(&default_sims_once, default_sims_init);
+    if (default_sims_ok[v]) *out = default_sims[v];
 }
 
 int target_lookup_sim(const char *system_config, const char *memory_mode, sim_system *out, npuc_err *err)

@@ -66,6 +66,12 @@ static void reg(cs *s, uint16_t code, uint64_t operand)
     words(s, code, operand);
 }
 
+/* Whether a register has been written in this stream. */
+static bool written(const cs *s, uint16_t code)
+{
+    return (eu_code_is_cmd1(code) ? s->shadow1 : s->shadow0)[eu_code_opcode(code)] != 0;
+}
+
 /* A one-field register from its value (sizes, not sizes - 1). */
 static void set(cs *s, uint16_t code, int64_t value)
 {
@@ -132,16 +138,12 @@ static void emit_fm(cs *s, const cc_model *m, const eu_fm *f, int which, bool u6
     uint64_t a2 = wrap ? a - f->off + f->tile_off2 : a;
     uint32_t h0 = wrap ? f->tile_h : f->h;
     addr(s, base[which][0], a, u65);
-    /* one tile (H0 = H1 = the height, W0 = the width): tiles 1..3 hold no
-     * position, their bases are never read (docs/ethos-u.md 4.3) and keep
-     * whatever they hold */
-    if (wrap) {
-        addr(s, base[which][1], a, u65);
-        addr(s, base[which][2], a2, u65);
-        addr(s, base[which][3], a2, u65);
-    }
+    /* W0 is the width, so tiles 1 and 3 hold no position: BASE1, BASE3 and
+     * HEIGHT1 are not read (docs/ethos-u.md 4.3) and keep whatever they
+     * hold; BASE2 is read only below H0, in a wrapping rolling buffer */
+    if (wrap) addr(s, base[which][2], a2, u65);
     set(s, height0[which], h0);
-    set(s, height1[which], h0);
+    if (!written(s, height1[which])) set(s, height1[which], h0);   /* once, as Vela's first op */
     set(s, width0[which], f->w);
     set(s, stride[which][0], (uint32_t)f->sx);
     set(s, stride[which][1], (uint32_t)f->sy);
@@ -262,8 +264,12 @@ static int emit_op(cs *s, const cc_model *m, const cc_epoch *e, int32_t k, dmaq 
     } else if (lut_shared) {
         *lut_resident = -1;
     }
+    /* OFM_SCALE is read only in the global scale mode: a POOL or an
+     * ELEMENTWISE op in per-channel mode applies no scale (docs/ethos-u.md
+     * 5.1) and leaves the register as it is */
+    bool global = o->ofm_scale_mode == EU_OFM_SCALE_GLOBAL;
     if (o->kind == SIM_K_ELEMENTWISE) {
-        reg(s, EU_SET_OFM_SCALE, eu_pack_scale(EU_SET_OFM_SCALE, o->ofm_scale, o->ofm_shift));
+        if (global) reg(s, EU_SET_OFM_SCALE, eu_pack_scale(EU_SET_OFM_SCALE, o->ofm_scale, o->ofm_shift));
         if (o->has_opab) {
             reg(s, EU_SET_OPA_SCALE, eu_pack_scale(EU_SET_OPA_SCALE, o->opa_scale, o->opa_shift));
             reg(s, EU_SET_OPB_SCALE, eu_pack_scale(EU_SET_OPB_SCALE, o->opb_scale, 0));
@@ -319,13 +325,17 @@ static int emit_op(cs *s, const cc_model *m, const cc_epoch *e, int32_t k, dmaq 
             addr(s, EU_SET_SCALE1_BASE, sb1, u65);
             set(s, EU_SET_SCALE1_LENGTH, (uint32_t)o->s1_len);
         }
-    } else if (o->kind == SIM_K_POOL) {
+    } else if (o->kind == SIM_K_POOL && global) {
         reg(s, EU_SET_OFM_SCALE, eu_pack_scale(EU_SET_OFM_SCALE, o->ofm_scale, o->ofm_shift));
     }
     /* activation */
     reg(s, EU_SET_ACTIVATION, eu_pack_activation(act, o->act_clip));
-    set(s, EU_SET_ACTIVATION_MIN, o->act_min);
-    set(s, EU_SET_ACTIVATION_MAX, o->act_max);
+    /* a 32-bit OFM without a LUT or built-in function is not clamped
+     * (docs/ethos-u.md 5.1): ACTIVATION_MIN/MAX keep what they hold */
+    if (o->ofm.bits != 32 || act != EU_ACT_NONE) {
+        set(s, EU_SET_ACTIVATION_MIN, o->act_min);
+        set(s, EU_SET_ACTIVATION_MAX, o->act_max);
+    }
     /* block and SHRAM */
     set(s, EU_SET_OFM_BLK_HEIGHT_M1, o->blk.h);
     set(s, EU_SET_OFM_BLK_WIDTH_M1, o->blk.w);

@@ -1,9 +1,10 @@
 /* eu_gen: the command stream of one HW epoch (docs/ethos-u.md 2-3, 8) and its
  * driver payload (docs/ethos-u.md 9.1).
  *
- * Registers are written in Vela's order per operation and only when their
- * value changes (one shadow set for DMA registers, one for the rest), so
- * streams are as compact as Vela's. Regions: 0 = the epoch's constants
+ * Registers are written in Vela's order per operation, only when their
+ * value changes (one shadow set for DMA registers, one for the rest) and
+ * only when the operation reads them (docs/ethos-u.md 2.1, 4.3, 5.1): a
+ * register the op ignores keeps its last value. Regions: 0 = the epoch's constants
  * (flash tensor), 1 = the arena, 2 = the fast scratch (buffers cc_allocate
  * put in the fast pool), as Arm's TFLite Micro integration and driver set
  * them up (docs/ethos-u.md 9.3). Every command word is made by the command

@@ -73,16 +73,40 @@ static bool written(const cs *s, uint16_t code)
     return (eu_code_is_cmd1(code) ? s->shadow1 : s->shadow0)[eu_code_opcode(code)] != 0;
 }
 
+/* The slot of a register packed from `key` (its value, or the inputs of
+ * its eu_pack_* helper in one number): *miss when the key changed and the
+ * caller must pack the operand again (most ops repeat every key). */
+static packed_reg *memo(cs *s, uint16_t code, int64_t key, bool *miss)
+{
+    packed_reg *p = &s->packed[eu_code_is_cmd1(code)][eu_code_opcode(code)];
+    *miss = !p->have || p->value != key;
+    p->value = key;
+    p->have = true;
+    return p;
+}
+
+/* reg() of the operand `pack` makes from the inputs `key` stands for. */
+#define REG_PACKED(s, code, key, pack)                          \
+    do {                                                        \
+        bool miss_;                                             \
+        packed_reg *p_ = memo(s, code, (int64_t)(key), &miss_); \
+        if (miss_) p_->operand = (pack);                        \
+        reg(s, code, p_->operand);                              \
+    } while (0)
+
+/* Keys of the multi-field registers (each input in its own bits). */
+static int64_t key_scale(uint32_t scale, unsigned shift) { return (int64_t)((uint64_t)shift << 32 | scale); }
+static int64_t key_prec(const eu_fm *f, unsigned scale_mode, unsigned round)
+{
+    return (int64_t)f->is_signed | (int64_t)f->bits << 1 | (int64_t)f->format << 8 | (int64_t)scale_mode << 12 |
+           (int64_t)round << 16;
+}
+static int64_t key_dma_region(unsigned region, bool internal) { return (int64_t)region | (int64_t)internal << 8; }
+
 /* A one-field register from its value (sizes, not sizes - 1). */
 static void set(cs *s, uint16_t code, int64_t value)
 {
-    packed_reg *p = &s->packed[eu_code_is_cmd1(code)][eu_code_opcode(code)];
-    if (!p->have || p->value != value) {
-        p->operand = eu_pack1(code, value);
-        p->value = value;
-        p->have = true;
-    }
-    reg(s, code, p->operand);
+    REG_PACKED(s, code, value, eu_pack1(code, value));
 }
 
 /* An address, stride or length: 40 bits on U65, 32 on U55. */
@@ -132,7 +156,7 @@ static void emit_fm(cs *s, const cc_model *m, const eu_fm *f, int which, bool u6
     static const uint16_t height0[3] = {EU_SET_IFM_HEIGHT0_M1, EU_SET_IFM2_HEIGHT0_M1, EU_SET_OFM_HEIGHT0_M1};
     static const uint16_t height1[3] = {EU_SET_IFM_HEIGHT1_M1, EU_SET_IFM2_HEIGHT1_M1, EU_SET_OFM_HEIGHT1_M1};
     static const uint16_t zp[3] = {EU_SET_IFM_ZERO_POINT, EU_SET_IFM2_ZERO_POINT, EU_SET_OFM_ZERO_POINT};
-    reg(s, region[which], eu_pack_region(region[which], fm_region(m, f)));
+    REG_PACKED(s, region[which], fm_region(m, f), eu_pack_region(region[which], fm_region(m, f)));
     uint64_t a = fm_addr(m, f);
     /* a wrapping rolling buffer: tile 0 above tile_h, tile 2 below */
     bool wrap = f->tile_h && f->tile_h < f->h;
@@ -229,10 +253,12 @@ static void emit_lut_dma(cs *s, const cc_model *m, const cc_epoch *e, int32_t k,
 {
     const eu_op *o = &e->ops[k];
     const eu_lut *l = &e->luts[o->lut];
-    reg(s, EU_SET_DMA0_SRC_REGION, eu_pack_dma_region(EU_SET_DMA0_SRC_REGION, 0, false, EU_DMA_1D));
+    REG_PACKED(s, EU_SET_DMA0_SRC_REGION, key_dma_region(0, false),
+               eu_pack_dma_region(EU_SET_DMA0_SRC_REGION, 0, false, EU_DMA_1D));
     addr(s, EU_SET_DMA0_SRC, l->off, eu_variant_is_u65(m->opt.sys.variant));
     /* into SHRAM (internal), core mask 3 as Vela writes it */
-    reg(s, EU_SET_DMA0_DST_REGION, eu_pack_dma_region(EU_SET_DMA0_DST_REGION, 3, true, EU_DMA_1D));
+    REG_PACKED(s, EU_SET_DMA0_DST_REGION, key_dma_region(3, true),
+               eu_pack_dma_region(EU_SET_DMA0_DST_REGION, 3, true, EU_DMA_1D));
     set(s, EU_SET_DMA0_DST, o->blk.lut_start_bank * EU_SHRAM_BANK_BYTES + l->slot * EU_LUT_SLOT_BYTES);
     set(s, EU_SET_DMA0_LEN, (uint32_t)l->size);
     op(s, EU_OP_DMA_START, 0);
@@ -270,15 +296,19 @@ static int emit_op(cs *s, const cc_model *m, const cc_epoch *e, int32_t k, dmaq 
      * 5.1) and leaves the register as it is */
     bool global = o->ofm_scale_mode == EU_OFM_SCALE_GLOBAL;
     if (o->kind == SIM_K_ELEMENTWISE) {
-        if (global) reg(s, EU_SET_OFM_SCALE, eu_pack_scale(EU_SET_OFM_SCALE, o->ofm_scale, o->ofm_shift));
+        if (global)
+            REG_PACKED(s, EU_SET_OFM_SCALE, key_scale(o->ofm_scale, o->ofm_shift),
+                       eu_pack_scale(EU_SET_OFM_SCALE, o->ofm_scale, o->ofm_shift));
         if (o->has_opab) {
-            reg(s, EU_SET_OPA_SCALE, eu_pack_scale(EU_SET_OPA_SCALE, o->opa_scale, o->opa_shift));
-            reg(s, EU_SET_OPB_SCALE, eu_pack_scale(EU_SET_OPB_SCALE, o->opb_scale, 0));
+            REG_PACKED(s, EU_SET_OPA_SCALE, key_scale(o->opa_scale, o->opa_shift),
+                       eu_pack_scale(EU_SET_OPA_SCALE, o->opa_scale, o->opa_shift));
+            REG_PACKED(s, EU_SET_OPB_SCALE, key_scale(o->opb_scale, 0), eu_pack_scale(EU_SET_OPB_SCALE, o->opb_scale, 0));
         }
     }
     /* IFM */
     emit_fm(s, m, &o->ifm, 0, u65);
-    reg(s, EU_SET_IFM_PRECISION, precision(EU_SET_IFM_PRECISION, &o->ifm, o->ifm_scale_mode, EU_ROUND_TFL));
+    REG_PACKED(s, EU_SET_IFM_PRECISION, key_prec(&o->ifm, o->ifm_scale_mode, EU_ROUND_TFL),
+               precision(EU_SET_IFM_PRECISION, &o->ifm, o->ifm_scale_mode, EU_ROUND_TFL));
     set(s, EU_SET_IFM_UPSCALE, o->upscale);
     if (o->kind != SIM_K_ELEMENTWISE) {
         set(s, EU_SET_IFM_PAD_TOP, o->pad_t);
@@ -292,12 +322,16 @@ static int emit_op(cs *s, const cc_model *m, const cc_epoch *e, int32_t k, dmaq 
     set(s, EU_SET_OFM_WIDTH_M1, o->ofm.w);
     set(s, EU_SET_OFM_HEIGHT_M1, o->ofm.h);
     set(s, EU_SET_OFM_DEPTH_M1, o->ofm.c);
-    reg(s, EU_SET_OFM_PRECISION, precision(EU_SET_OFM_PRECISION, &o->ofm, o->ofm_scale_mode, o->round));
+    REG_PACKED(s, EU_SET_OFM_PRECISION, key_prec(&o->ofm, o->ofm_scale_mode, o->round),
+               precision(EU_SET_OFM_PRECISION, &o->ofm, o->ofm_scale_mode, o->round));
     if (o->kind != SIM_K_ELEMENTWISE) {
         /* the dilated extent */
         set(s, EU_SET_KERNEL_WIDTH_M1, (int64_t)(o->kw - 1) * o->dil_x + 1);
         set(s, EU_SET_KERNEL_HEIGHT_M1, (int64_t)(o->kh - 1) * o->dil_y + 1);
-        reg(s, EU_SET_KERNEL_STRIDE, eu_pack_kernel_stride(o->stride_x, o->stride_y, o->dil_x, o->dil_y, o->pkf));
+        REG_PACKED(s, EU_SET_KERNEL_STRIDE,
+                   (int64_t)o->stride_x | (int64_t)o->stride_y << 8 | (int64_t)o->dil_x << 16 |
+                       (int64_t)o->dil_y << 24 | (int64_t)o->pkf << 32,
+                   eu_pack_kernel_stride(o->stride_x, o->stride_y, o->dil_x, o->dil_y, o->pkf));
     }
     if (o->kind == SIM_K_CONV || o->kind == SIM_K_DEPTHWISE) {
         /* from the arena copy when buffered, else straight from flash */
@@ -310,10 +344,10 @@ static int emit_op(cs *s, const cc_model *m, const cc_epoch *e, int32_t k, dmaq 
             wb = sb + eu_wcopy_w_at(o);
             sb = o->s_off;
         }
-        reg(s, EU_SET_WEIGHT_REGION, eu_pack_region(EU_SET_WEIGHT_REGION, region));
+        REG_PACKED(s, EU_SET_WEIGHT_REGION, region, eu_pack_region(EU_SET_WEIGHT_REGION, region));
         addr(s, EU_SET_WEIGHT_BASE, wb, u65);
         set(s, EU_SET_WEIGHT_LENGTH, (uint32_t)o->w_len);
-        reg(s, EU_SET_SCALE_REGION, eu_pack_region(EU_SET_SCALE_REGION, apart ? 0 : region));
+        REG_PACKED(s, EU_SET_SCALE_REGION, apart ? 0 : region, eu_pack_region(EU_SET_SCALE_REGION, apart ? 0 : region));
         addr(s, EU_SET_SCALE_BASE, sb, u65);
         set(s, EU_SET_SCALE_LENGTH, (uint32_t)o->s_len);
         if (vi->cores > 1) {
@@ -327,10 +361,11 @@ static int emit_op(cs *s, const cc_model *m, const cc_epoch *e, int32_t k, dmaq 
             set(s, EU_SET_SCALE1_LENGTH, (uint32_t)o->s1_len);
         }
     } else if (o->kind == SIM_K_POOL && global) {
-        reg(s, EU_SET_OFM_SCALE, eu_pack_scale(EU_SET_OFM_SCALE, o->ofm_scale, o->ofm_shift));
+        REG_PACKED(s, EU_SET_OFM_SCALE, key_scale(o->ofm_scale, o->ofm_shift),
+                   eu_pack_scale(EU_SET_OFM_SCALE, o->ofm_scale, o->ofm_shift));
     }
     /* activation */
-    reg(s, EU_SET_ACTIVATION, eu_pack_activation(act, o->act_clip));
+    REG_PACKED(s, EU_SET_ACTIVATION, (int64_t)act | (int64_t)o->act_clip << 8, eu_pack_activation(act, o->act_clip));
     /* a 32-bit OFM without a LUT or built-in function is not clamped
      * (docs/ethos-u.md 5.1): ACTIVATION_MIN/MAX keep what they hold */
     if (o->ofm.bits != 32 || act != EU_ACT_NONE) {
@@ -346,18 +381,19 @@ static int emit_op(cs *s, const cc_model *m, const cc_epoch *e, int32_t k, dmaq 
     if (o->kind != SIM_K_ELEMENTWISE) set(s, EU_SET_ACC_FORMAT, o->blk.acc_format);
     /* IFM2 */
     if (o->kind == SIM_K_ELEMENTWISE && (o->ifm2_tensor || o->ifm2_scalar)) {
-        uint64_t bc = eu_pack_broadcast(o->bcast_h, o->bcast_w, o->bcast_c, o->reversed, o->ifm2_scalar);
-        uint64_t prec = precision(EU_SET_IFM2_PRECISION, &o->ifm2, 0, 0);
+        int64_t bk = (int64_t)o->bcast_h | (int64_t)o->bcast_w << 1 | (int64_t)o->bcast_c << 2 |
+                     (int64_t)o->reversed << 3 | (int64_t)o->ifm2_scalar << 4;
         if (o->ifm2_scalar) {
-            reg(s, EU_SET_IFM2_PRECISION, prec);
+            REG_PACKED(s, EU_SET_IFM2_PRECISION, key_prec(&o->ifm2, 0, 0), precision(EU_SET_IFM2_PRECISION, &o->ifm2, 0, 0));
             set(s, EU_SET_IFM2_ZERO_POINT, o->ifm2.zp);
             set(s, EU_SET_IFM2_SCALAR, o->scalar);
         } else {
             emit_fm(s, m, &o->ifm2, 1, u65);
-            reg(s, EU_SET_IFM2_PRECISION, prec);
+            REG_PACKED(s, EU_SET_IFM2_PRECISION, key_prec(&o->ifm2, 0, 0), precision(EU_SET_IFM2_PRECISION, &o->ifm2, 0, 0));
             set(s, EU_SET_IFM2_IB_START, o->blk.ifm2_ib_start);
         }
-        reg(s, EU_SET_IFM2_BROADCAST, bc);
+        REG_PACKED(s, EU_SET_IFM2_BROADCAST, bk,
+                   eu_pack_broadcast(o->bcast_h, o->bcast_w, o->bcast_c, o->reversed, o->ifm2_scalar));
     }
     /* BLOCKDEP: this op may start while the previous one finishes, unless
      * it reads what that op writes, or writes what that op reads or writes
@@ -424,9 +460,11 @@ static void emit_weight_dma(cs *s, const cc_model *m, const cc_epoch *e, int32_t
     {
         uint64_t src = apart ? o->w_off : o->s_off, dst = apart ? lo + w_at : lo;
         uint64_t len = apart ? o->w_len : b->size;
-        reg(s, EU_SET_DMA0_SRC_REGION, eu_pack_dma_region(EU_SET_DMA0_SRC_REGION, 0, false, EU_DMA_1D));
+        REG_PACKED(s, EU_SET_DMA0_SRC_REGION, key_dma_region(0, false),
+               eu_pack_dma_region(EU_SET_DMA0_SRC_REGION, 0, false, EU_DMA_1D));
         addr(s, EU_SET_DMA0_SRC, src, u65);
-        reg(s, EU_SET_DMA0_DST_REGION, eu_pack_dma_region(EU_SET_DMA0_DST_REGION, region, false, EU_DMA_1D));
+        REG_PACKED(s, EU_SET_DMA0_DST_REGION, key_dma_region(region, false),
+                   eu_pack_dma_region(EU_SET_DMA0_DST_REGION, region, false, EU_DMA_1D));
         addr(s, EU_SET_DMA0_DST, dst, u65);
         set(s, EU_SET_DMA0_LEN, (uint32_t)len);
         op(s, EU_OP_DMA_START, 0);

@@ -248,8 +248,84 @@ static bool scales_apart(const eu_op *o)
     return o->wbuf >= 0 && !o->dual && o->w_off != o->s_off + eu_wcopy_w_at(o);
 }
 
-/* DMA of the LUT op k uses into its SHRAM slots. */
-static void emit_lut_dma(cs *s, const cc_model *m, const cc_epoch *e, int32_t k, dmaq *q)
+/* The LUT banks' 8 slots of 256 bytes (docs/ethos-u.md 5.7): which LUT
+ * each holds, and when each LUT is next used, so that a table to load
+ * overwrites the one needed last (or none) instead of always slot 0. */
+typedef struct lut_slots {
+    int32_t held[EU_N_LUT_SLOTS];   /* LUT index, -1 none */
+    int32_t *at;                    /* [n_luts] first slot of a resident LUT, -1 none */
+    int32_t *next_use;              /* [n_luts] the next op using it, INT32_MAX none */
+    int32_t *next_same;             /* [n_eu] the next op after k using op k's LUT */
+} lut_slots;
+
+static bool lut_slots_init(lut_slots *ls, const cc_epoch *e)
+{
+    size_t nl = (size_t)e->n_luts + 1, ne = (size_t)e->n_eu + 1;
+    ls->at = malloc(sizeof(int32_t) * nl);
+    ls->next_use = malloc(sizeof(int32_t) * nl);
+    ls->next_same = malloc(sizeof(int32_t) * ne);
+    if (!ls->at || !ls->next_use || !ls->next_same) return false;
+    for (int i = 0; i < EU_N_LUT_SLOTS; i++) ls->held[i] = -1;
+    for (int32_t l = 0; l < e->n_luts; l++) {
+        ls->at[l] = -1;
+        ls->next_use[l] = INT32_MAX;
+    }
+    for (int32_t k = e->n_eu - 1; k >= 0; k--) {
+        int32_t l = e->ops[k].lut;
+        if (l < 0) continue;
+        ls->next_same[k] = ls->next_use[l];
+        ls->next_use[l] = k;
+    }
+    return true;
+}
+
+static void lut_slots_free(lut_slots *ls)
+{
+    free(ls->at);
+    free(ls->next_use);
+    free(ls->next_same);
+}
+
+/* An op without a LUT overwrote the banks (16-bank parts). */
+static void lut_slots_clear(lut_slots *ls, const cc_epoch *e)
+{
+    for (int i = 0; i < EU_N_LUT_SLOTS; i++) ls->held[i] = -1;
+    for (int32_t l = 0; l < e->n_luts; l++) ls->at[l] = -1;
+}
+
+/* Places LUT l (not resident) and returns its first slot: a table takes
+ * a power-of-two number of slots at a multiple of it (Vela aligns a table
+ * to its size, docs/ethos-u.md 5.7); of those places, the one whose
+ * tables are needed last (free slots: never). */
+static int lut_slots_place(lut_slots *ls, const cc_epoch *e, int32_t l)
+{
+    int n = 1;
+    while (n < EU_N_LUT_SLOTS && (uint64_t)n * EU_LUT_SLOT_BYTES < e->luts[l].size) n *= 2;
+    int best = 0;
+    int32_t best_use = -1;
+    for (int p = 0; p + n <= EU_N_LUT_SLOTS; p += n) {
+        int32_t use = INT32_MAX;
+        for (int i = p; i < p + n; i++)
+            if (ls->held[i] >= 0 && ls->next_use[ls->held[i]] < use) use = ls->next_use[ls->held[i]];
+        if (use > best_use) {
+            best_use = use;
+            best = p;
+        }
+    }
+    for (int i = best; i < best + n; i++) {
+        int32_t t = ls->held[i];
+        if (t < 0) continue;
+        for (int j = 0; j < EU_N_LUT_SLOTS; j++)
+            if (ls->held[j] == t) ls->held[j] = -1;
+        ls->at[t] = -1;
+    }
+    for (int i = best; i < best + n; i++) ls->held[i] = l;
+    ls->at[l] = best;
+    return best;
+}
+
+/* DMA of the LUT op k uses into its SHRAM slots, from `slot` on. */
+static void emit_lut_dma(cs *s, const cc_model *m, const cc_epoch *e, int32_t k, int slot, dmaq *q)
 {
     const eu_op *o = &e->ops[k];
     const eu_lut *l = &e->luts[o->lut];
@@ -259,7 +335,7 @@ static void emit_lut_dma(cs *s, const cc_model *m, const cc_epoch *e, int32_t k,
     /* into SHRAM (internal), core mask 3 as Vela writes it */
     REG_PACKED(s, EU_SET_DMA0_DST_REGION, key_dma_region(3, true),
                eu_pack_dma_region(EU_SET_DMA0_DST_REGION, 3, true, EU_DMA_1D));
-    set(s, EU_SET_DMA0_DST, o->blk.lut_start_bank * EU_SHRAM_BANK_BYTES + l->slot * EU_LUT_SLOT_BYTES);
+    set(s, EU_SET_DMA0_DST, o->blk.lut_start_bank * EU_SHRAM_BANK_BYTES + slot * EU_LUT_SLOT_BYTES);
     set(s, EU_SET_DMA0_LEN, (uint32_t)l->size);
     op(s, EU_OP_DMA_START, 0);
     q->started++;
@@ -267,7 +343,7 @@ static void emit_lut_dma(cs *s, const cc_model *m, const cc_epoch *e, int32_t k,
 }
 
 static int emit_op(cs *s, const cc_model *m, const cc_epoch *e, int32_t k, dmaq *q,
-                   int32_t *lut_resident, npuc_err *err)
+                   lut_slots *ls, npuc_err *err)
 {
     const eu_op *o = &e->ops[k], *prev = k ? &e->ops[k - 1] : NULL;
     const eu_variant_info *vi = eu_variant_get(m->opt.sys.variant);
@@ -278,18 +354,20 @@ static int emit_op(cs *s, const cc_model *m, const cc_epoch *e, int32_t k, dmaq 
     /* LUT: DMA the table into the LUT banks unless it is already there */
     uint8_t act = o->act_func;
     if (o->lut >= 0) {
-        act = (uint8_t)(EU_ACT_LUT0 + e->luts[o->lut].slot);
-        if (*lut_resident != o->lut) {
+        int32_t slot = ls->at[o->lut];
+        if (slot < 0) {
+            slot = lut_slots_place(ls, e, o->lut);
             if (prev) op(s, EU_OP_KERNEL_WAIT, 0);
-            emit_lut_dma(s, m, e, k, q);
-            *lut_resident = o->lut;
+            emit_lut_dma(s, m, e, k, slot, q);
             q->lut = q->started - 1;
         } else if (q->lut_pre >= 0) {
             q->lut = q->lut_pre;   /* preloaded: wait for it once */
             q->lut_pre = -1;
         }
+        ls->next_use[o->lut] = ls->next_same[k];
+        act = (uint8_t)(EU_ACT_LUT0 + slot);
     } else if (lut_shared) {
-        *lut_resident = -1;
+        lut_slots_clear(ls, e);
     }
     /* OFM_SCALE is read only in the global scale mode: a POOL or an
      * ELEMENTWISE op in per-channel mode applies no scale (docs/ethos-u.md
@@ -532,13 +610,15 @@ int eu_generate(cc_model *m, cc_epoch *e, npuc_err *err)
     /* PARALLEL_MODE = cores - 1 (docs/ethos-u.md 1.5): a U65-512 splits every
      * op's OFM channels over its two cores */
     if (vi->product == EU_PRODUCT_U65) set(s, EU_SET_PARALLEL_MODE, vi->cores - 1);
-    int32_t lut_resident = -1;
+    lut_slots ls;
+    memset(&ls, 0, sizeof ls);
+    if (!lut_slots_init(&ls, e)) rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     size_t nn = (size_t)e->n_eu + 1;
     dmaq q = {0, 0, calloc(nn, sizeof(int32_t)), -1, -1, malloc(sizeof(int32_t) * (3 * (size_t)e->n_eu + 1)), 0,
               malloc(sizeof(int32_t) * nn), malloc(sizeof(int32_t) * nn), malloc(sizeof(int32_t) * nn)};
     /* -1: not issued yet; -2: an earlier op loads the buffer (found once
      * here, not per emit_dmas_after call: streams of thousands of ops) */
-    if (!q.of_op || !q.dma_for || !q.loader || !q.due || !q.due_next || !plan_dmas(m, e, &q))
+    if (!rc && (!q.of_op || !q.dma_for || !q.loader || !q.due || !q.due_next || !plan_dmas(m, e, &q)))
         rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     /* weights are prefetched while earlier ops run, each after the op its
      * buffer's live range starts at (the bands of a cascaded op share one
@@ -550,15 +630,15 @@ int eu_generate(cc_model *m, cc_epoch *e, npuc_err *err)
     if (!rc && e->n_luts == 1 && vi->reserved_banks >= EU_LUT_BANKS)
         for (int32_t k = 0; k < e->n_eu; k++)
             if (e->ops[k].lut == 0) {
-                emit_lut_dma(s, m, e, k, &q);
+                emit_lut_dma(s, m, e, k, lut_slots_place(&ls, e, 0), &q);
                 q.lut_pre = q.started - 1;
-                lut_resident = 0;
                 break;
             }
     for (int32_t i = 0; i < e->n_eu && !rc; i++) {
-        rc = emit_op(s, m, e, i, &q, &lut_resident, err);
+        rc = emit_op(s, m, e, i, &q, &ls, err);
         if (!rc) emit_dmas_after(s, m, e, i, &q);
     }
+    lut_slots_free(&ls);
     free(q.of_op);
     free(q.loader);
     free(q.due);

@@ -17,17 +17,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The registers eu_gen writes: cmd0 opcodes up to IFM2_REGION's, cmd1 up
+ * to SCALE1_LENGTH's (never USER_DEFINED), one slot each: a small state,
+ * zeroed for every stream the schedule search generates. */
+enum {
+    N_CMD0 = (EU_SET_IFM2_REGION & EU_CODE_OPCODE_MASK) + 1,
+    N_CMD1 = (EU_SET_SCALE1_LENGTH & EU_CODE_OPCODE_MASK) + 1,
+    N_SLOTS = N_CMD0 + N_CMD1
+};
+
+static unsigned slot_of(uint16_t code)
+{
+    unsigned k = eu_code_opcode(code);
+    return eu_code_is_cmd1(code) ? N_CMD0 + k : k;
+}
+
 /* A one-field register's last value and its packed operand. */
 typedef struct packed_reg { int64_t value; uint64_t operand; bool have; } packed_reg;
 
 typedef struct cs {
     uint32_t *w; size_t n, cap;
-    /* shadow: operand+1 of every cmd0 / cmd1 register (0 = never written) */
-    uint64_t shadow0[EU_CODE_OPCODE_MASK + 1];
-    uint64_t shadow1[EU_CODE_OPCODE_MASK + 1];
+    /* shadow: operand+1 of every register (0 = never written), by slot_of */
+    uint64_t shadow[N_SLOTS];
     /* set(): the last value packed per one-field register and its operand
      * (most writes repeat the register's value and are skipped) */
-    packed_reg packed[2][EU_CODE_OPCODE_MASK + 1];
+    packed_reg packed[N_SLOTS];
     bool oom;
 } cs;
 
@@ -60,17 +74,16 @@ static void op(cs *s, uint16_t code, int64_t value) { words(s, code, eu_pack1(co
 /* A register write, skipped when unchanged. */
 static void reg(cs *s, uint16_t code, uint64_t operand)
 {
-    uint64_t *shadow = eu_code_is_cmd1(code) ? s->shadow1 : s->shadow0;
-    unsigned k = eu_code_opcode(code);
-    if (shadow[k] == operand + 1) return;
-    shadow[k] = operand + 1;
+    uint64_t *shadow = &s->shadow[slot_of(code)];
+    if (*shadow == operand + 1) return;
+    *shadow = operand + 1;
     words(s, code, operand);
 }
 
 /* Whether a register has been written in this stream. */
 static bool written(const cs *s, uint16_t code)
 {
-    return (eu_code_is_cmd1(code) ? s->shadow1 : s->shadow0)[eu_code_opcode(code)] != 0;
+    return s->shadow[slot_of(code)] != 0;
 }
 
 /* The slot of a register packed from `key` (its value, or the inputs of
@@ -78,7 +91,7 @@ static bool written(const cs *s, uint16_t code)
  * caller must pack the operand again (most ops repeat every key). */
 static packed_reg *memo(cs *s, uint16_t code, int64_t key, bool *miss)
 {
-    packed_reg *p = &s->packed[eu_code_is_cmd1(code)][eu_code_opcode(code)];
+    packed_reg *p = &s->packed[slot_of(code)];
     *miss = !p->have || p->value != key;
     p->value = key;
     p->have = true;

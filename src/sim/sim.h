@@ -77,18 +77,20 @@ typedef struct sim_cmd {
 int sim_cmd_decode(const uint8_t *stream, size_t size, size_t offset,
                    eu_variant variant, sim_cmd *cmd, npuc_err *err);
 
-/* Field checks remembered per command code (control << 10 | opcode): the
- * operand last found valid for it. Zero it before first use. */
+/* Field checks remembered: a direct-mapped cache of (command code, operand)
+ * pairs found valid, the code as control << 10 | opcode. Zero it before
+ * first use. */
+enum { SIM_CHECK_MEMO_SIZE = 1u << 13 };
 typedef struct sim_check_memo {
-    uint64_t operand[2u << 10];
-    uint8_t have[2u << 10];
+    uint64_t operand[SIM_CHECK_MEMO_SIZE];
+    uint16_t code1[SIM_CHECK_MEMO_SIZE];   /* the code + 1; 0: empty */
     eu_variant variant;       /* the variant the checks were made for */
 } sim_check_memo;
 
-/* sim_cmd_decode, with a command whose operand is the one last found valid
- * for its code (for the same variant) taken without checking its fields
- * again: what a stream generator's repeated register values cost. The same
- * result and errors. */
+/* sim_cmd_decode, with a command whose code and operand the memo holds
+ * (found valid for the same variant) taken without checking its fields
+ * again: what a stream generator that prices many similar streams pays.
+ * The same result and errors. */
 int sim_cmd_decode_memo(const uint8_t *stream, size_t size, size_t offset, eu_variant variant,
                         sim_cmd *cmd, sim_check_memo *memo, npuc_err *err);
 

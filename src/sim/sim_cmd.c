@@ -211,19 +211,24 @@ int sim_cmd_decode_memo(const uint8_t *stream, size_t size, size_t offset, eu_va
     if (!eu_cmd_available(ci, variant))
         return BAD("command stream byte 0x%04zx: %s is %s-only, not valid on %s", offset, ci->name,
                    product_name(ci->avail), eu_variant_name(variant));
-    unsigned slot = (unsigned)cmd->is_cmd1 << 10 | cmd->opcode;
-    if (memo && memo->variant != variant) {
-        memset(memo->have, 0, sizeof memo->have);
-        memo->variant = variant;
+    uint16_t code1 = (uint16_t)(((unsigned)cmd->is_cmd1 << 10 | cmd->opcode) + 1);
+    size_t at = 0;
+    if (memo) {
+        if (memo->variant != variant) {
+            memset(memo->code1, 0, sizeof memo->code1);
+            memo->variant = variant;
+        }
+        uint64_t h = (cmd->operand ^ (uint64_t)code1 << 40) * 0x9E3779B97F4A7C15u;
+        at = (size_t)(h >> 51) & (SIM_CHECK_MEMO_SIZE - 1);
+        if (memo->code1[at] == code1 && memo->operand[at] == cmd->operand) return NPUC_OK;
     }
-    if (memo && memo->have[slot] && memo->operand[slot] == cmd->operand) return NPUC_OK;
     const eu_field *f;
     uint64_t raw;
     eu_check k = eu_cmd_check(ci, cmd->operand, variant, &f, &raw);
     if (k == EU_OK) {
         if (memo) {
-            memo->have[slot] = 1;
-            memo->operand[slot] = cmd->operand;
+            memo->code1[at] = code1;
+            memo->operand[at] = cmd->operand;
         }
         return NPUC_OK;
     }

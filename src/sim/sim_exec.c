@@ -156,12 +156,18 @@ static int fm_open(sim_ctx *c, const sim_fm *fm, uint32_t H, uint32_t W, uint32_
     memset(v, 0, sizeof *v);
     if (fm->bits != 8 && fm->bits != 16 && fm->bits != 32)
         return fail(c, SIM_FAULT_CMD, err, NPUC_E_FORMAT, "%s: precision not programmed", what);
-    if (!fm->width0 || !fm->height0 || !fm->height1)
+    if (!fm->width0 || !fm->height0)
         return fail(c, SIM_FAULT_CMD, err, NPUC_E_FORMAT,
-                    "%s: tile geometry (WIDTH0/HEIGHT0/HEIGHT1) not programmed", what);
+                    "%s: tile geometry (WIDTH0/HEIGHT0) not programmed", what);
     if (!H || !W || !C)
         return fail(c, SIM_FAULT_CMD, err, NPUC_E_FORMAT, "%s: empty %ux%ux%u feature map", what,
                     H, W, C);
+    /* HEIGHT1 (and BASE1/BASE3) matter only when tiles 1 and 3 hold
+     * positions, right of WIDTH0 (docs/ethos-u.md 4.3) */
+    if (W > fm->width0 && !fm->height1)
+        return fail(c, SIM_FAULT_CMD, err, NPUC_E_FORMAT,
+                    "%s: %u columns right of WIDTH0 %u, tile geometry HEIGHT1 not programmed", what,
+                    W - fm->width0, fm->width0);
     v->es = fm->bits / 8;
     v->sgn = fm->is_signed;
     v->brick = fm->format == EU_FMT_NHCWB16;

@@ -1,9 +1,10 @@
 /* eu_gen: the command stream of one HW epoch (docs/ethos-u.md 2-3, 8) and its
  * driver payload (docs/ethos-u.md 9.1).
  *
- * Registers are written in Vela's order per operation and only when their
- * value changes (one shadow set for DMA registers, one for the rest), so
- * streams are as compact as Vela's. Regions: 0 = the epoch's constants
+ * Registers are written in Vela's order per operation, only when their
+ * value changes (one shadow set for DMA registers, one for the rest) and
+ * only when the operation reads them (docs/ethos-u.md 2.1, 4.3, 5.1): a
+ * register the op ignores keeps its last value. Regions: 0 = the epoch's constants
  * (flash tensor), 1 = the arena, 2 = the fast scratch (buffers cc_allocate
  * put in the fast pool), as Arm's TFLite Micro integration and driver set
  * them up (docs/ethos-u.md 9.3). Every command word is made by the command
@@ -16,17 +17,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The registers eu_gen writes: cmd0 opcodes up to IFM2_REGION's, cmd1 up
+ * to SCALE1_LENGTH's (never USER_DEFINED), one slot each: a small state,
+ * zeroed for every stream the schedule search generates. */
+enum {
+    N_CMD0 = (EU_SET_IFM2_REGION & EU_CODE_OPCODE_MASK) + 1,
+    N_CMD1 = (EU_SET_SCALE1_LENGTH & EU_CODE_OPCODE_MASK) + 1,
+    N_SLOTS = N_CMD0 + N_CMD1
+};
+
+static unsigned slot_of(uint16_t code)
+{
+    unsigned k = eu_code_opcode(code);
+    return eu_code_is_cmd1(code) ? N_CMD0 + k : k;
+}
+
 /* A one-field register's last value and its packed operand. */
 typedef struct packed_reg { int64_t value; uint64_t operand; bool have; } packed_reg;
 
 typedef struct cs {
     uint32_t *w; size_t n, cap;
-    /* shadow: operand+1 of every cmd0 / cmd1 register (0 = never written) */
-    uint64_t shadow0[EU_CODE_OPCODE_MASK + 1];
-    uint64_t shadow1[EU_CODE_OPCODE_MASK + 1];
+    /* shadow: operand+1 of every register (0 = never written), by slot_of */
+    uint64_t shadow[N_SLOTS];
     /* set(): the last value packed per one-field register and its operand
      * (most writes repeat the register's value and are skipped) */
-    packed_reg packed[2][EU_CODE_OPCODE_MASK + 1];
+    packed_reg packed[N_SLOTS];
     bool oom;
 } cs;
 
@@ -59,23 +74,52 @@ static void op(cs *s, uint16_t code, int64_t value) { words(s, code, eu_pack1(co
 /* A register write, skipped when unchanged. */
 static void reg(cs *s, uint16_t code, uint64_t operand)
 {
-    uint64_t *shadow = eu_code_is_cmd1(code) ? s->shadow1 : s->shadow0;
-    unsigned k = eu_code_opcode(code);
-    if (shadow[k] == operand + 1) return;
-    shadow[k] = operand + 1;
+    uint64_t *shadow = &s->shadow[slot_of(code)];
+    if (*shadow == operand + 1) return;
+    *shadow = operand + 1;
     words(s, code, operand);
 }
+
+/* Whether a register has been written in this stream. */
+static bool written(const cs *s, uint16_t code)
+{
+    return s->shadow[slot_of(code)] != 0;
+}
+
+/* The slot of a register packed from `key` (its value, or the inputs of
+ * its eu_pack_* helper in one number): *miss when the key changed and the
+ * caller must pack the operand again (most ops repeat every key). */
+static packed_reg *memo(cs *s, uint16_t code, int64_t key, bool *miss)
+{
+    packed_reg *p = &s->packed[slot_of(code)];
+    *miss = !p->have || p->value != key;
+    p->value = key;
+    p->have = true;
+    return p;
+}
+
+/* reg() of the operand `pack` makes from the inputs `key` stands for. */
+#define REG_PACKED(s, code, key, pack)                          \
+    do {                                                        \
+        bool miss_;                                             \
+        packed_reg *p_ = memo(s, code, (int64_t)(key), &miss_); \
+        if (miss_) p_->operand = (pack);                        \
+        reg(s, code, p_->operand);                              \
+    } while (0)
+
+/* Keys of the multi-field registers (each input in its own bits). */
+static int64_t key_scale(uint32_t scale, unsigned shift) { return (int64_t)((uint64_t)shift << 32 | scale); }
+static int64_t key_prec(const eu_fm *f, unsigned scale_mode, unsigned round)
+{
+    return (int64_t)f->is_signed | (int64_t)f->bits << 1 | (int64_t)f->format << 8 | (int64_t)scale_mode << 12 |
+           (int64_t)round << 16;
+}
+static int64_t key_dma_region(unsigned region, bool internal) { return (int64_t)region | (int64_t)internal << 8; }
 
 /* A one-field register from its value (sizes, not sizes - 1). */
 static void set(cs *s, uint16_t code, int64_t value)
 {
-    packed_reg *p = &s->packed[eu_code_is_cmd1(code)][eu_code_opcode(code)];
-    if (!p->have || p->value != value) {
-        p->operand = eu_pack1(code, value);
-        p->value = value;
-        p->have = true;
-    }
-    reg(s, code, p->operand);
+    REG_PACKED(s, code, value, eu_pack1(code, value));
 }
 
 /* An address, stride or length: 40 bits on U65, 32 on U55. */
@@ -125,23 +169,19 @@ static void emit_fm(cs *s, const cc_model *m, const eu_fm *f, int which, bool u6
     static const uint16_t height0[3] = {EU_SET_IFM_HEIGHT0_M1, EU_SET_IFM2_HEIGHT0_M1, EU_SET_OFM_HEIGHT0_M1};
     static const uint16_t height1[3] = {EU_SET_IFM_HEIGHT1_M1, EU_SET_IFM2_HEIGHT1_M1, EU_SET_OFM_HEIGHT1_M1};
     static const uint16_t zp[3] = {EU_SET_IFM_ZERO_POINT, EU_SET_IFM2_ZERO_POINT, EU_SET_OFM_ZERO_POINT};
-    reg(s, region[which], eu_pack_region(region[which], fm_region(m, f)));
+    REG_PACKED(s, region[which], fm_region(m, f), eu_pack_region(region[which], fm_region(m, f)));
     uint64_t a = fm_addr(m, f);
     /* a wrapping rolling buffer: tile 0 above tile_h, tile 2 below */
     bool wrap = f->tile_h && f->tile_h < f->h;
     uint64_t a2 = wrap ? a - f->off + f->tile_off2 : a;
     uint32_t h0 = wrap ? f->tile_h : f->h;
     addr(s, base[which][0], a, u65);
-    /* one tile (H0 = H1 = the height, W0 = the width): tiles 1..3 hold no
-     * position, their bases are never read (docs/ethos-u.md 4.3) and keep
-     * whatever they hold */
-    if (wrap) {
-        addr(s, base[which][1], a, u65);
-        addr(s, base[which][2], a2, u65);
-        addr(s, base[which][3], a2, u65);
-    }
+    /* W0 is the width, so tiles 1 and 3 hold no position: BASE1, BASE3 and
+     * HEIGHT1 are not read (docs/ethos-u.md 4.3) and keep whatever they
+     * hold; BASE2 is read only below H0, in a wrapping rolling buffer */
+    if (wrap) addr(s, base[which][2], a2, u65);
     set(s, height0[which], h0);
-    set(s, height1[which], h0);
+    if (!written(s, height1[which])) set(s, height1[which], h0);   /* once, as Vela's first op */
     set(s, width0[which], f->w);
     set(s, stride[which][0], (uint32_t)f->sx);
     set(s, stride[which][1], (uint32_t)f->sy);
@@ -221,16 +261,94 @@ static bool scales_apart(const eu_op *o)
     return o->wbuf >= 0 && !o->dual && o->w_off != o->s_off + eu_wcopy_w_at(o);
 }
 
-/* DMA of the LUT op k uses into its SHRAM slots. */
-static void emit_lut_dma(cs *s, const cc_model *m, const cc_epoch *e, int32_t k, dmaq *q)
+/* The LUT banks' 8 slots of 256 bytes (docs/ethos-u.md 5.7): which LUT
+ * each holds, and when each LUT is next used, so that a table to load
+ * overwrites the one needed last (or none) instead of always slot 0. */
+typedef struct lut_slots {
+    int32_t held[EU_N_LUT_SLOTS];   /* LUT index, -1 none */
+    int32_t *at;                    /* [n_luts] first slot of a resident LUT, -1 none */
+    int32_t *next_use;              /* [n_luts] the next op using it, INT32_MAX none */
+    int32_t *next_same;             /* [n_eu] the next op after k using op k's LUT */
+} lut_slots;
+
+static bool lut_slots_init(lut_slots *ls, const cc_epoch *e)
+{
+    size_t nl = (size_t)e->n_luts + 1, ne = (size_t)e->n_eu + 1;
+    ls->at = malloc(sizeof(int32_t) * nl);
+    ls->next_use = malloc(sizeof(int32_t) * nl);
+    ls->next_same = malloc(sizeof(int32_t) * ne);
+    if (!ls->at || !ls->next_use || !ls->next_same) return false;
+    for (int i = 0; i < EU_N_LUT_SLOTS; i++) ls->held[i] = -1;
+    for (int32_t l = 0; l < e->n_luts; l++) {
+        ls->at[l] = -1;
+        ls->next_use[l] = INT32_MAX;
+    }
+    for (int32_t k = e->n_eu - 1; k >= 0; k--) {
+        int32_t l = e->ops[k].lut;
+        if (l < 0) continue;
+        ls->next_same[k] = ls->next_use[l];
+        ls->next_use[l] = k;
+    }
+    return true;
+}
+
+static void lut_slots_free(lut_slots *ls)
+{
+    free(ls->at);
+    free(ls->next_use);
+    free(ls->next_same);
+}
+
+/* An op without a LUT overwrote the banks (16-bank parts). */
+static void lut_slots_clear(lut_slots *ls, const cc_epoch *e)
+{
+    for (int i = 0; i < EU_N_LUT_SLOTS; i++) ls->held[i] = -1;
+    for (int32_t l = 0; l < e->n_luts; l++) ls->at[l] = -1;
+}
+
+/* Places LUT l (not resident) and returns its first slot: a table takes
+ * a power-of-two number of slots at a multiple of it (Vela aligns a table
+ * to its size, docs/ethos-u.md 5.7); of those places, the one whose
+ * tables are needed last (free slots: never). */
+static int lut_slots_place(lut_slots *ls, const cc_epoch *e, int32_t l)
+{
+    int n = 1;
+    while (n < EU_N_LUT_SLOTS && (uint64_t)n * EU_LUT_SLOT_BYTES < e->luts[l].size) n *= 2;
+    int best = 0;
+    int32_t best_use = -1;
+    for (int p = 0; p + n <= EU_N_LUT_SLOTS; p += n) {
+        int32_t use = INT32_MAX;
+        for (int i = p; i < p + n; i++)
+            if (ls->held[i] >= 0 && ls->next_use[ls->held[i]] < use) use = ls->next_use[ls->held[i]];
+        if (use > best_use) {
+            best_use = use;
+            best = p;
+        }
+    }
+    for (int i = best; i < best + n; i++) {
+        int32_t t = ls->held[i];
+        if (t < 0) continue;
+        for (int j = 0; j < EU_N_LUT_SLOTS; j++)
+            if (ls->held[j] == t) ls->held[j] = -1;
+        ls->at[t] = -1;
+    }
+    for (int i = best; i < best + n; i++) ls->held[i] = l;
+    ls->at[l] = best;
+    return best;
+}
+
+/* DMA of the LUT op k uses into its SHRAM slots, from `slot` on. */
+static void emit_lut_dma(cs *s, const cc_model *m, const cc_epoch *e, int32_t k, int slot, dmaq *q)
 {
     const eu_op *o = &e->ops[k];
     const eu_lut *l = &e->luts[o->lut];
-    reg(s, EU_SET_DMA0_SRC_REGION, eu_pack_dma_region(EU_SET_DMA0_SRC_REGION, 0, false, EU_DMA_1D));
+    REG_PACKED(s, EU_SET_DMA0_SRC_REGION, key_dma_region(0, false),
+               eu_pack_dma_region(EU_SET_DMA0_SRC_REGION, 0, false, EU_DMA_1D));
     addr(s, EU_SET_DMA0_SRC, l->off, eu_variant_is_u65(m->opt.sys.variant));
     /* into SHRAM (internal), core mask 3 as Vela writes it */
-    reg(s, EU_SET_DMA0_DST_REGION, eu_pack_dma_region(EU_SET_DMA0_DST_REGION, 3, true, EU_DMA_1D));
-    set(s, EU_SET_DMA0_DST, o->blk.lut_start_bank * EU_SHRAM_BANK_BYTES + l->slot * EU_LUT_SLOT_BYTES);
+    REG_PACKED(s, EU_SET_DMA0_DST_REGION, key_dma_region(3, true),
+               eu_pack_dma_region(EU_SET_DMA0_DST_REGION, 3, true, EU_DMA_1D));
+    set(s, EU_SET_DMA0_DST, o->blk.lut_start_bank * EU_SHRAM_BANK_BYTES + slot * EU_LUT_SLOT_BYTES);
     set(s, EU_SET_DMA0_LEN, (uint32_t)l->size);
     op(s, EU_OP_DMA_START, 0);
     q->started++;
@@ -238,7 +356,7 @@ static void emit_lut_dma(cs *s, const cc_model *m, const cc_epoch *e, int32_t k,
 }
 
 static int emit_op(cs *s, const cc_model *m, const cc_epoch *e, int32_t k, dmaq *q,
-                   int32_t *lut_resident, npuc_err *err)
+                   lut_slots *ls, npuc_err *err)
 {
     const eu_op *o = &e->ops[k], *prev = k ? &e->ops[k - 1] : NULL;
     const eu_variant_info *vi = eu_variant_get(m->opt.sys.variant);
@@ -249,29 +367,39 @@ static int emit_op(cs *s, const cc_model *m, const cc_epoch *e, int32_t k, dmaq 
     /* LUT: DMA the table into the LUT banks unless it is already there */
     uint8_t act = o->act_func;
     if (o->lut >= 0) {
-        act = (uint8_t)(EU_ACT_LUT0 + e->luts[o->lut].slot);
-        if (*lut_resident != o->lut) {
+        int32_t slot = ls->at[o->lut];
+        if (slot < 0) {
+            slot = lut_slots_place(ls, e, o->lut);
             if (prev) op(s, EU_OP_KERNEL_WAIT, 0);
-            emit_lut_dma(s, m, e, k, q);
-            *lut_resident = o->lut;
+            emit_lut_dma(s, m, e, k, slot, q);
             q->lut = q->started - 1;
         } else if (q->lut_pre >= 0) {
             q->lut = q->lut_pre;   /* preloaded: wait for it once */
             q->lut_pre = -1;
         }
+        ls->next_use[o->lut] = ls->next_same[k];
+        act = (uint8_t)(EU_ACT_LUT0 + slot);
     } else if (lut_shared) {
-        *lut_resident = -1;
+        lut_slots_clear(ls, e);
     }
+    /* OFM_SCALE is read only in the global scale mode: a POOL or an
+     * ELEMENTWISE op in per-channel mode applies no scale (docs/ethos-u.md
+     * 5.1) and leaves the register as it is */
+    bool global = o->ofm_scale_mode == EU_OFM_SCALE_GLOBAL;
     if (o->kind == SIM_K_ELEMENTWISE) {
-        reg(s, EU_SET_OFM_SCALE, eu_pack_scale(EU_SET_OFM_SCALE, o->ofm_scale, o->ofm_shift));
+        if (global)
+            REG_PACKED(s, EU_SET_OFM_SCALE, key_scale(o->ofm_scale, o->ofm_shift),
+                       eu_pack_scale(EU_SET_OFM_SCALE, o->ofm_scale, o->ofm_shift));
         if (o->has_opab) {
-            reg(s, EU_SET_OPA_SCALE, eu_pack_scale(EU_SET_OPA_SCALE, o->opa_scale, o->opa_shift));
-            reg(s, EU_SET_OPB_SCALE, eu_pack_scale(EU_SET_OPB_SCALE, o->opb_scale, 0));
+            REG_PACKED(s, EU_SET_OPA_SCALE, key_scale(o->opa_scale, o->opa_shift),
+                       eu_pack_scale(EU_SET_OPA_SCALE, o->opa_scale, o->opa_shift));
+            REG_PACKED(s, EU_SET_OPB_SCALE, key_scale(o->opb_scale, 0), eu_pack_scale(EU_SET_OPB_SCALE, o->opb_scale, 0));
         }
     }
     /* IFM */
     emit_fm(s, m, &o->ifm, 0, u65);
-    reg(s, EU_SET_IFM_PRECISION, precision(EU_SET_IFM_PRECISION, &o->ifm, o->ifm_scale_mode, EU_ROUND_TFL));
+    REG_PACKED(s, EU_SET_IFM_PRECISION, key_prec(&o->ifm, o->ifm_scale_mode, EU_ROUND_TFL),
+               precision(EU_SET_IFM_PRECISION, &o->ifm, o->ifm_scale_mode, EU_ROUND_TFL));
     set(s, EU_SET_IFM_UPSCALE, o->upscale);
     if (o->kind != SIM_K_ELEMENTWISE) {
         set(s, EU_SET_IFM_PAD_TOP, o->pad_t);
@@ -285,12 +413,16 @@ static int emit_op(cs *s, const cc_model *m, const cc_epoch *e, int32_t k, dmaq 
     set(s, EU_SET_OFM_WIDTH_M1, o->ofm.w);
     set(s, EU_SET_OFM_HEIGHT_M1, o->ofm.h);
     set(s, EU_SET_OFM_DEPTH_M1, o->ofm.c);
-    reg(s, EU_SET_OFM_PRECISION, precision(EU_SET_OFM_PRECISION, &o->ofm, o->ofm_scale_mode, o->round));
+    REG_PACKED(s, EU_SET_OFM_PRECISION, key_prec(&o->ofm, o->ofm_scale_mode, o->round),
+               precision(EU_SET_OFM_PRECISION, &o->ofm, o->ofm_scale_mode, o->round));
     if (o->kind != SIM_K_ELEMENTWISE) {
         /* the dilated extent */
         set(s, EU_SET_KERNEL_WIDTH_M1, (int64_t)(o->kw - 1) * o->dil_x + 1);
         set(s, EU_SET_KERNEL_HEIGHT_M1, (int64_t)(o->kh - 1) * o->dil_y + 1);
-        reg(s, EU_SET_KERNEL_STRIDE, eu_pack_kernel_stride(o->stride_x, o->stride_y, o->dil_x, o->dil_y, o->pkf));
+        REG_PACKED(s, EU_SET_KERNEL_STRIDE,
+                   (int64_t)o->stride_x | (int64_t)o->stride_y << 8 | (int64_t)o->dil_x << 16 |
+                       (int64_t)o->dil_y << 24 | (int64_t)o->pkf << 32,
+                   eu_pack_kernel_stride(o->stride_x, o->stride_y, o->dil_x, o->dil_y, o->pkf));
     }
     if (o->kind == SIM_K_CONV || o->kind == SIM_K_DEPTHWISE) {
         /* from the arena copy when buffered, else straight from flash */
@@ -303,10 +435,10 @@ static int emit_op(cs *s, const cc_model *m, const cc_epoch *e, int32_t k, dmaq 
             wb = sb + eu_wcopy_w_at(o);
             sb = o->s_off;
         }
-        reg(s, EU_SET_WEIGHT_REGION, eu_pack_region(EU_SET_WEIGHT_REGION, region));
+        REG_PACKED(s, EU_SET_WEIGHT_REGION, region, eu_pack_region(EU_SET_WEIGHT_REGION, region));
         addr(s, EU_SET_WEIGHT_BASE, wb, u65);
         set(s, EU_SET_WEIGHT_LENGTH, (uint32_t)o->w_len);
-        reg(s, EU_SET_SCALE_REGION, eu_pack_region(EU_SET_SCALE_REGION, apart ? 0 : region));
+        REG_PACKED(s, EU_SET_SCALE_REGION, apart ? 0 : region, eu_pack_region(EU_SET_SCALE_REGION, apart ? 0 : region));
         addr(s, EU_SET_SCALE_BASE, sb, u65);
         set(s, EU_SET_SCALE_LENGTH, (uint32_t)o->s_len);
         if (vi->cores > 1) {
@@ -319,13 +451,18 @@ static int emit_op(cs *s, const cc_model *m, const cc_epoch *e, int32_t k, dmaq 
             addr(s, EU_SET_SCALE1_BASE, sb1, u65);
             set(s, EU_SET_SCALE1_LENGTH, (uint32_t)o->s1_len);
         }
-    } else if (o->kind == SIM_K_POOL) {
-        reg(s, EU_SET_OFM_SCALE, eu_pack_scale(EU_SET_OFM_SCALE, o->ofm_scale, o->ofm_shift));
+    } else if (o->kind == SIM_K_POOL && global) {
+        REG_PACKED(s, EU_SET_OFM_SCALE, key_scale(o->ofm_scale, o->ofm_shift),
+                   eu_pack_scale(EU_SET_OFM_SCALE, o->ofm_scale, o->ofm_shift));
     }
     /* activation */
-    reg(s, EU_SET_ACTIVATION, eu_pack_activation(act, o->act_clip));
-    set(s, EU_SET_ACTIVATION_MIN, o->act_min);
-    set(s, EU_SET_ACTIVATION_MAX, o->act_max);
+    REG_PACKED(s, EU_SET_ACTIVATION, (int64_t)act | (int64_t)o->act_clip << 8, eu_pack_activation(act, o->act_clip));
+    /* a 32-bit OFM without a LUT or built-in function is not clamped
+     * (docs/ethos-u.md 5.1): ACTIVATION_MIN/MAX keep what they hold */
+    if (o->ofm.bits != 32 || act != EU_ACT_NONE) {
+        set(s, EU_SET_ACTIVATION_MIN, o->act_min);
+        set(s, EU_SET_ACTIVATION_MAX, o->act_max);
+    }
     /* block and SHRAM */
     set(s, EU_SET_OFM_BLK_HEIGHT_M1, o->blk.h);
     set(s, EU_SET_OFM_BLK_WIDTH_M1, o->blk.w);
@@ -335,18 +472,19 @@ static int emit_op(cs *s, const cc_model *m, const cc_epoch *e, int32_t k, dmaq 
     if (o->kind != SIM_K_ELEMENTWISE) set(s, EU_SET_ACC_FORMAT, o->blk.acc_format);
     /* IFM2 */
     if (o->kind == SIM_K_ELEMENTWISE && (o->ifm2_tensor || o->ifm2_scalar)) {
-        uint64_t bc = eu_pack_broadcast(o->bcast_h, o->bcast_w, o->bcast_c, o->reversed, o->ifm2_scalar);
-        uint64_t prec = precision(EU_SET_IFM2_PRECISION, &o->ifm2, 0, 0);
+        int64_t bk = (int64_t)o->bcast_h | (int64_t)o->bcast_w << 1 | (int64_t)o->bcast_c << 2 |
+                     (int64_t)o->reversed << 3 | (int64_t)o->ifm2_scalar << 4;
         if (o->ifm2_scalar) {
-            reg(s, EU_SET_IFM2_PRECISION, prec);
+            REG_PACKED(s, EU_SET_IFM2_PRECISION, key_prec(&o->ifm2, 0, 0), precision(EU_SET_IFM2_PRECISION, &o->ifm2, 0, 0));
             set(s, EU_SET_IFM2_ZERO_POINT, o->ifm2.zp);
             set(s, EU_SET_IFM2_SCALAR, o->scalar);
         } else {
             emit_fm(s, m, &o->ifm2, 1, u65);
-            reg(s, EU_SET_IFM2_PRECISION, prec);
+            REG_PACKED(s, EU_SET_IFM2_PRECISION, key_prec(&o->ifm2, 0, 0), precision(EU_SET_IFM2_PRECISION, &o->ifm2, 0, 0));
             set(s, EU_SET_IFM2_IB_START, o->blk.ifm2_ib_start);
         }
-        reg(s, EU_SET_IFM2_BROADCAST, bc);
+        REG_PACKED(s, EU_SET_IFM2_BROADCAST, bk,
+                   eu_pack_broadcast(o->bcast_h, o->bcast_w, o->bcast_c, o->reversed, o->ifm2_scalar));
     }
     /* BLOCKDEP: this op may start while the previous one finishes, unless
      * it reads what that op writes, or writes what that op reads or writes
@@ -413,9 +551,11 @@ static void emit_weight_dma(cs *s, const cc_model *m, const cc_epoch *e, int32_t
     {
         uint64_t src = apart ? o->w_off : o->s_off, dst = apart ? lo + w_at : lo;
         uint64_t len = apart ? o->w_len : b->size;
-        reg(s, EU_SET_DMA0_SRC_REGION, eu_pack_dma_region(EU_SET_DMA0_SRC_REGION, 0, false, EU_DMA_1D));
+        REG_PACKED(s, EU_SET_DMA0_SRC_REGION, key_dma_region(0, false),
+               eu_pack_dma_region(EU_SET_DMA0_SRC_REGION, 0, false, EU_DMA_1D));
         addr(s, EU_SET_DMA0_SRC, src, u65);
-        reg(s, EU_SET_DMA0_DST_REGION, eu_pack_dma_region(EU_SET_DMA0_DST_REGION, region, false, EU_DMA_1D));
+        REG_PACKED(s, EU_SET_DMA0_DST_REGION, key_dma_region(region, false),
+                   eu_pack_dma_region(EU_SET_DMA0_DST_REGION, region, false, EU_DMA_1D));
         addr(s, EU_SET_DMA0_DST, dst, u65);
         set(s, EU_SET_DMA0_LEN, (uint32_t)len);
         op(s, EU_OP_DMA_START, 0);
@@ -483,13 +623,15 @@ int eu_generate(cc_model *m, cc_epoch *e, npuc_err *err)
     /* PARALLEL_MODE = cores - 1 (docs/ethos-u.md 1.5): a U65-512 splits every
      * op's OFM channels over its two cores */
     if (vi->product == EU_PRODUCT_U65) set(s, EU_SET_PARALLEL_MODE, vi->cores - 1);
-    int32_t lut_resident = -1;
+    lut_slots ls;
+    memset(&ls, 0, sizeof ls);
+    if (!lut_slots_init(&ls, e)) rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     size_t nn = (size_t)e->n_eu + 1;
     dmaq q = {0, 0, calloc(nn, sizeof(int32_t)), -1, -1, malloc(sizeof(int32_t) * (3 * (size_t)e->n_eu + 1)), 0,
               malloc(sizeof(int32_t) * nn), malloc(sizeof(int32_t) * nn), malloc(sizeof(int32_t) * nn)};
     /* -1: not issued yet; -2: an earlier op loads the buffer (found once
      * here, not per emit_dmas_after call: streams of thousands of ops) */
-    if (!q.of_op || !q.dma_for || !q.loader || !q.due || !q.due_next || !plan_dmas(m, e, &q))
+    if (!rc && (!q.of_op || !q.dma_for || !q.loader || !q.due || !q.due_next || !plan_dmas(m, e, &q)))
         rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     /* weights are prefetched while earlier ops run, each after the op its
      * buffer's live range starts at (the bands of a cascaded op share one
@@ -501,15 +643,15 @@ int eu_generate(cc_model *m, cc_epoch *e, npuc_err *err)
     if (!rc && e->n_luts == 1 && vi->reserved_banks >= EU_LUT_BANKS)
         for (int32_t k = 0; k < e->n_eu; k++)
             if (e->ops[k].lut == 0) {
-                emit_lut_dma(s, m, e, k, &q);
+                emit_lut_dma(s, m, e, k, lut_slots_place(&ls, e, 0), &q);
                 q.lut_pre = q.started - 1;
-                lut_resident = 0;
                 break;
             }
     for (int32_t i = 0; i < e->n_eu && !rc; i++) {
-        rc = emit_op(s, m, e, i, &q, &lut_resident, err);
+        rc = emit_op(s, m, e, i, &q, &ls, err);
         if (!rc) emit_dmas_after(s, m, e, i, &q);
     }
+    lut_slots_free(&ls);
     free(q.of_op);
     free(q.loader);
     free(q.due);

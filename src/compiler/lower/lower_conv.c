@@ -314,6 +314,146 @@ static int lower_wide_stride(lower_ctx *c, const graph_op *op, const conv_plan *
     return rc;
 }
 
+/* The estimated cycles of CONV o with its best block, its IFM NHWC, its
+ * OFM bricks where it may be (eu_block_choose_cycles: in SRAM, and on a U65 also in the DRAM arena);
+ * UINT64_MAX when no block fits. */
+static uint64_t conv_cycles(const lower_ctx *c, const eu_op *o)
+{
+    eu_block_req r;
+    cc_block_req(c->m->opt.sys.variant, o, &r);
+    r.ofm_format = o->flex ? 1 : 0;   /* what the layout pass will most likely store */
+    eu_block b;
+    uint64_t cyc = 0;
+    npuc_err e2 = {0};
+    if (eu_block_choose_cycles(&r, &b, &cyc, &e2) != NPUC_OK) return UINT64_MAX;
+    return cyc;
+}
+
+/* The geometry of o with its IFM columns folded f at a time (below):
+ * false when the padding does not fit. */
+static bool fold_geometry(eu_op *o, uint32_t f)
+{
+    int32_t a = -(((int32_t)o->pad_l + (int32_t)f - 1) / (int32_t)f);
+    /* floor((kw - 1 - pl) / f) - a + 1 columns of taps */
+    int32_t kwf = ((int32_t)o->kw - 1 - (int32_t)o->pad_l + (int32_t)f * 256) / (int32_t)f - 256 - a + 1;
+    uint32_t s = o->stride_x / f, Wf = o->ifm.w / f, If = f * o->ifm.c;
+    int32_t prf = (int32_t)((o->ofm.w - 1) * s) + kwf + a - (int32_t)Wf;
+    if (prf < 0) prf = 0;
+    if (kwf < 1 || prf > 128 || -a > 127) return false;
+    o->ifm.w = Wf;
+    o->ifm.c = If;
+    o->ifm.full_w = 0;
+    o->ifm.full_c = 0;
+    o->ifm.sx = If;
+    o->kw = (uint32_t)kwf;
+    o->stride_x = (uint8_t)s;
+    o->pad_l = (uint8_t)-a;
+    o->pad_r = (uint8_t)prf;
+    o->pkf = eu_prefer_part_kernel_first(If, o->kh, o->kw, 8);
+    return true;
+}
+
+/* Weight (oc, ky, kx, i) of a convolution's wop in layout 0, 2 or 4. */
+static int8_t conv_w(const wop *p, uint32_t oc, uint32_t ky, uint32_t kx, uint32_t i)
+{
+    if (p->layout == 0) return p->wdata[(((size_t)oc * p->kh + ky) * p->kw + kx) * p->I + i];
+    if (p->layout == 4 && i != oc / (p->O / p->I)) return 0;
+    return p->wdata[((size_t)ky * p->kw + kx) * p->O + oc];
+}
+
+/* Whether the NHWC storage of the IFM's buffer is fixed anyway: every
+ * tensor on it is a graph input or written by a CPU op, another epoch or
+ * no NPU op at all (a view, a PAD folded into a conv: the layout pass
+ * keeps those NHWC), or every NPU op of this epoch so far that addresses
+ * the buffer does so with NHWC strides and offsets (not flex). */
+static bool ifm_nhwc_fixed(const lower_ctx *c, int32_t buf)
+{
+    const graph *g = c->g;
+    int32_t ei = (int32_t)(c->e - c->m->epochs);
+    bool fixed = true;
+    for (int32_t t = 0; t < g->n_tensors && fixed; t++) {
+        if (c->m->buf_of[t] != buf) continue;
+        int32_t p = g->tensors[t].producer;
+        if (p >= 0 && p != c->op_index && c->m->ops[p].npu && c->m->ops[p].epoch == ei && c->m->ops[p].n_eu > 0)
+            fixed = false;
+    }
+    if (fixed) return true;
+    for (int32_t k = 0; k + 1 < c->e->n_eu; k++) {
+        const eu_op *x = &c->e->ops[k];
+        if (x->flex && (x->ifm.buf == buf || x->ofm.buf == buf || (x->ifm2_tensor && x->ifm2.buf == buf)))
+            return false;
+    }
+    return true;
+}
+
+/* Folding IFM columns into channels (as Vela does on person_detect's first
+ * conv, docs/ethos-u.md 5.2): a CONV over a shallow NHWC input with a
+ * horizontal stride sx = f * s reads the same bytes viewed as W/f columns
+ * of f*C channels with stride s and the kernel's columns regrouped f at a
+ * time (zero weights where a group runs past the kernel). For output ox the
+ * original taps read columns f*s*ox - pl + kx; folded column s*ox + a + jx
+ * (a = floor(-pl / f)) holds columns f*(s*ox + a + jx) + ph, the tap
+ * kx = f*(a + jx) + ph + pl. A folded column is padding exactly when all of
+ * its columns are (f divides W), so every sum is the same. The part-kernel
+ * pass takes 4 taps of up to 8 channels a step: with f*C <= 8 a 3-wide
+ * kernel at stride 2 takes 2 columns of steps instead of 3. Taken when the
+ * cycle model gives the folded op (its best block) fewer cycles, and not
+ * with the arena in DRAM (below). The IFM must be NHWC anyway (a graph
+ * input, or written by the CPU or another epoch), since the view is no
+ * brick. *wfold receives the regrouped weights (the caller frees them). */
+static void fold_columns(const lower_ctx *c, eu_op *o, wop *p, int8_t **wfold)
+{
+    eu_fm *f0 = &o->ifm;
+    uint32_t C = f0->c, W = f0->w;
+    if (o->kind != SIM_K_CONV || f0->bits != 8 || p->wzp || p->fixed_scale || o->dil_x != 1 || o->upscale ||
+        (p->layout != 0 && p->layout != 2 && p->layout != 4) || p->I != C || C > 4 || f0->buf < 0 || f0->off ||
+        f0->c0 || f0->tile_h || (f0->full_w && f0->full_w != W) || (f0->full_c && f0->full_c != C) ||
+        f0->sc != 1 || f0->sx != C || f0->sy != (uint64_t)W * C || f0->format)
+        return;
+    /* the arena in DRAM beside a fast pool (an Ethos-U65's Dedicated_Sram):
+     * the IFM (a graph input or the CPU's) stays there, and the op is
+     * bound by its DRAM reads, which the fold does not shorten */
+    const target_desc *sys = &c->m->opt.sys;
+    if (sys->fast_pool >= 0 && sys->fast_pool < sys->n_pools && sys->fast_pool != sys->act_pool) return;
+    uint64_t best = 0;
+    uint32_t bf = 0;
+    eu_op t;
+    for (uint32_t f = 2; f <= 3; f++) {
+        if (o->stride_x % f || W % f || f * C > 8) continue;
+        t = *o;
+        if (!fold_geometry(&t, f)) continue;
+        if (!best) best = conv_cycles(c, o);
+        uint64_t cyc = conv_cycles(c, &t);
+        if (cyc < best) {
+            best = cyc;
+            bf = f;
+        }
+    }
+    if (!bf || !ifm_nhwc_fixed(c, f0->buf)) return;
+    t = *o;
+    fold_geometry(&t, bf);
+    uint32_t f = bf, If = t.ifm.c, kwf = t.kw;
+    int32_t a = -(int32_t)t.pad_l;
+    int8_t *w = calloc((size_t)p->O * p->kh * kwf * If + 1, 1);
+    if (!w) return;   /* keep the plain form */
+    for (uint32_t oc = 0; oc < p->O; oc++)
+        for (uint32_t ky = 0; ky < p->kh; ky++)
+            for (uint32_t jx = 0; jx < kwf; jx++)
+                for (uint32_t ph = 0; ph < f; ph++) {
+                    int32_t kx = (int32_t)f * (a + (int32_t)jx) + (int32_t)ph + o->pad_l;
+                    if (kx < 0 || kx >= (int32_t)p->kw) continue;
+                    for (uint32_t i = 0; i < C; i++)
+                        w[(((size_t)oc * p->kh + ky) * kwf + jx) * If + ph * C + i] =
+                            conv_w(p, oc, ky, (uint32_t)kx, i);
+                }
+    *wfold = w;
+    p->wdata = w;
+    p->layout = 0;
+    p->I = If;
+    p->kw = kwf;
+    *o = t;
+}
+
 static int lower_conv_like(lower_ctx *c, const graph_op *op, npuc_err *err)
 {
     conv_plan pl;
@@ -322,10 +462,15 @@ static int lower_conv_like(lower_ctx *c, const graph_op *op, npuc_err *err)
     eu_op *o = cc_new_eu(c, err);
     if (!o) return err->code;
     cc_conv_fill(c, op, &pl, o);
-    if (!pl.fc) cc_pad_fold(c, op, o);   /* a PAD before it becomes its padding (lower_pad.c) */
+    int8_t *wfold = NULL;
+    if (!pl.fc) {
+        cc_pad_fold(c, op, o);   /* a PAD before it becomes its padding (lower_pad.c) */
+        fold_columns(c, o, &pl.p, &wfold);
+    }
     int rc = cc_block_or_cpu(c, o, err);
-    if (rc) return rc;
-    return cc_encode_weighted(c, o, &pl.p, err);
+    if (!rc) rc = cc_encode_weighted(c, o, &pl.p, err);
+    free(wfold);
+    return rc;
 }
 
 /* -------------------------------------------------------- TRANSPOSE_CONV */

@@ -98,7 +98,7 @@ static graph *build_graph(const cfg *c)
 }
 
 typedef struct stats {
-    int configs, npu, cpu, draws, failed, rejected, split, folded;
+    int configs, npu, cpu, draws, failed, rejected, split, folded, phased;
     long long outs, inner;        /* output values compared, not at a type limit */
 } stats;
 
@@ -128,13 +128,17 @@ static bool check_model(void *user, const cc_model *cm)
     if (cm->ops[0].n_eu > 1) x->st->split++;
     /* IFM columns folded into channels (lower_conv.c: fold_columns): the
      * CONV reads its input as W/f columns of f*C channels */
-    bool folded = false;
+    bool folded = false, phased = false;
     for (int32_t e = 0; e < cm->n_epochs; e++)
         for (int32_t k = 0; k < cm->epochs[e].n_eu; k++) {
             const eu_op *o = &cm->epochs[e].ops[k];
-            if (o->kind == SIM_K_CONV && o->ifm.c > (uint32_t)x->c->ch && o->ifm.w < (uint32_t)x->c->w) folded = true;
+            if (o->kind != SIM_K_CONV || o->ifm.c <= (uint32_t)x->c->ch || o->ifm.w >= (uint32_t)x->c->w) continue;
+            folded = true;
+            /* a phase writes every f-th output column */
+            if (o->ofm.sx > (uint64_t)o->ofm.c * (o->ofm.bits / 8u)) phased = true;
         }
     if (folded) x->st->folded++;
+    if (phased) x->st->phased++;
     return cc_hazard_model(cm, x->c->variant, x->p.cs);
 }
 
@@ -321,17 +325,20 @@ static void random_conv(npuc_rng *r, cfg *c)
 }
 
 /* A convolution over a shallow input (1..4 channels) with a horizontal
- * stride of 2 or 3 on a width it divides, SAME or VALID: the forms whose
- * IFM columns fold into channels (lower_conv.c: fold_columns). */
+ * stride of 2 or 3 on a width it divides, or of 1 on a width some f with
+ * f * C <= 8 divides, SAME or VALID: the forms whose IFM columns fold into
+ * channels (lower_conv.c: fold_columns; stride 1 one op per phase). */
 static void random_fold(npuc_rng *r, cfg *c)
 {
     memset(c, 0, sizeof *c);
     c->kind = npuc_rng_range(r, 0, 3) ? 1 : 2;
     c->padding = npuc_rng_range(r, 0, 1) ? TFL_PAD_VALID : TFL_PAD_SAME;
     c->dt = npuc_rng_range(r, 0, 7) ? GRAPH_I8 : GRAPH_I16;
-    c->sx = (int32_t)npuc_rng_range(r, 2, 3);
+    /* stride 1 (one op per phase of f columns) two times in five */
+    c->sx = npuc_rng_range(r, 0, 4) < 2 ? 1 : (int32_t)npuc_rng_range(r, 2, 3);
     /* mostly a depth the fold takes (f * C <= 8) */
     c->ch = (int32_t)npuc_rng_range(r, 1, c->sx == 3 && npuc_rng_range(r, 0, 4) ? 2 : 4);
+    int32_t fmax = c->sx > 1 ? c->sx : 8 / c->ch, f = c->sx > 1 ? c->sx : (int32_t)npuc_rng_range(r, 2, fmax);
     if (c->kind == 2) {
         /* depthwise: input depth 1 (a CONV) or a multiplier on up to 4 */
         if (npuc_rng_range(r, 0, 1)) c->ch = 1;
@@ -339,6 +346,8 @@ static void random_fold(npuc_rng *r, cfg *c)
     } else {
         c->oc = (int32_t)npuc_rng_range(r, 1, 40);
     }
+    /* phases add zero taps: their weights stay small (FOLD_EXTRA_WEIGHTS) */
+    if (c->sx == 1 && c->oc > 8) c->oc = c->kind == 2 ? c->ch * 2 : (int32_t)npuc_rng_range(r, 1, 8);
     c->fh = (int32_t)npuc_rng_range(r, 1, 7);
     c->fw = (int32_t)npuc_rng_range(r, npuc_rng_range(r, 0, 4) ? 3 : 1, 7);
     c->dy = npuc_rng_range(r, 1, 4) == 1 ? 2 : 1;
@@ -346,7 +355,7 @@ static void random_fold(npuc_rng *r, cfg *c)
     c->sy = (int32_t)npuc_rng_range(r, 1, 3);
     int32_t effh = (c->fh - 1) * c->dy + 1, effw = (c->fw - 1) * c->dx + 1;
     c->h = effh + (int32_t)npuc_rng_range(r, 0, 24);
-    c->w = c->sx * (((effw + c->sx - 1) / c->sx) + (int32_t)npuc_rng_range(r, 0, 16));
+    c->w = f * (((effw + f - 1) / f) + (int32_t)npuc_rng_range(r, 0, 16));
     if (npuc_rng_range(r, 0, 9) == 0) c->w += 1;   /* a width the stride does not divide */
     static const int32_t acts[4] = {TFL_ACT_NONE, TFL_ACT_RELU, TFL_ACT_RELU6, TFL_ACT_RELU_N1_TO_1};
     c->act = acts[npuc_rng_range(r, 0, 3)];
@@ -452,19 +461,21 @@ int main(void)
 
     /* shallow inputs with a horizontal stride of 2 or 3: folded columns */
     stats fs = {0};
-    long nf = n;
+    long nf = n + n / 5;
     for (long i = 0; i < nf; i++) {
         npuc_rng r;
         npuc_rng_seed(&r, seed0 + 9000011u + (uint64_t)i);
         random_fold(&r, &c);
         CHECK(run_config(&c, seed0 + 300 + (uint64_t)i, -1, NULL, 6, &fs));
     }
-    /* person_detect's first conv (Vela's own form, docs/ethos-u.md 5.2) and
-     * a 3-channel image at stride 2, on the NPU and folded */
+    /* person_detect's first conv (Vela's own form, docs/ethos-u.md 5.2), a
+     * 3-channel image at stride 2, a depthwise at stride 3 and a stride-1
+     * conv in phases, on the NPU and folded */
     int fold0 = fs.folded;
     static const int32_t fc[][9] = {
         /* kind, h, w, ch, oc, k, s, padding SAME, variant */
         {1, 96, 96, 1, 8, 3, 2, 1, 2}, {1, 40, 48, 3, 32, 3, 2, 1, 3}, {2, 24, 30, 1, 8, 3, 3, 0, 0},
+        {1, 48, 48, 1, 2, 3, 1, 1, 2}, /* tflm_id_model's first conv, in phases */
     };
     for (size_t i = 0; i < sizeof fc / sizeof fc[0]; i++) {
         npuc_rng r;
@@ -484,9 +495,10 @@ int main(void)
         CHECK(run_config(&c, 900 + i, 1, NULL, 6, &fs));
     }
     CHECK(fs.folded - fold0 == (int)(sizeof fc / sizeof fc[0]));
-    printf("CONV folded columns: %d configs (%ld random), %d on the NPU, %d folded, %d on the CPU, %d rejected by "
-           "the reference, %d draws, %d failed\n",
-           fs.configs, nf, fs.npu, fs.folded, fs.cpu, fs.rejected, fs.draws, fs.failed);
+    printf("CONV folded columns: %d configs (%ld random), %d on the NPU, %d folded (%d in phases), %d on the CPU, "
+           "%d rejected by the reference, %d draws, %d failed\n",
+           fs.configs, nf, fs.npu, fs.folded, fs.phased, fs.cpu, fs.rejected, fs.draws, fs.failed);
     CHECK(fs.folded >= 200 || n < 500);
+    CHECK(fs.phased >= 50 || n < 500);
     TEST_MAIN_END();
 }

@@ -315,8 +315,8 @@ static int lower_wide_stride(lower_ctx *c, const graph_op *op, const conv_plan *
 }
 
 /* The estimated cycles of CONV o with its best block, its IFM NHWC, its
- * OFM bricks where it may be (eu_block_choose_cycles: in SRAM, and on a U65 also in the DRAM arena);
- * UINT64_MAX when no block fits. */
+ * OFM bricks where it may be (eu_block_choose_cycles: in SRAM, and on a
+ * U65 also in the DRAM arena); UINT64_MAX when no block fits. */
 static uint64_t conv_cycles(const lower_ctx *c, const eu_op *o)
 {
     eu_block_req r;
@@ -461,9 +461,11 @@ static bool ifm_nhwc_fixed(const lower_ctx *c, int32_t buf)
  * pass takes 4 taps of up to 8 channels a step: with f*C <= 8 a 3-wide
  * kernel at stride 2 takes 2 columns of steps instead of 3. Taken when the
  * cycle model gives the folded op (its best block) fewer cycles, and not
- * with the arena in DRAM (below). The IFM must be NHWC anyway (a graph
- * input, or written by the CPU or another epoch), since the view is no
- * brick. *wfold receives the regrouped weights (the caller frees them). */
+ * with the arena in DRAM (below). The IFM must be NHWC anyway
+ * (ifm_nhwc_fixed), since the view is no brick. Where f does not divide
+ * the stride, one op per phase (phase_geometry, lower_folded_phases).
+ * Returns 0 (the plain form), 1 (o and p folded in place; *wfold receives
+ * the regrouped weights, the caller frees them) or f >= 2 (phases). */
 static uint32_t fold_columns(const lower_ctx *c, const graph_op *op, eu_op *o, wop *p, int8_t **wfold)
 {
     eu_fm *f0 = &o->ifm;

@@ -12,7 +12,10 @@
  * streams checked for hazards (cc_hazard.h), run with the ethos-u op on
  * the virtual NPU and compared byte for byte with the reference
  * interpreter on the source graph over uniform inputs and the extremes.
- * Edge cases assert the placement.
+ * Edge cases assert the placement. Then convolutions over shallow inputs
+ * (1..4 channels) with a horizontal stride of 2 or 3, whose IFM columns
+ * fold into channels (lower_conv.c: fold_columns): at least 200 folded,
+ * and three fixed forms that must fold.
  *
  * Environment: NPUC_ST_CONFIGS (random configurations, default 500),
  * NPUC_ST_SEED (first seed, default 1), NPUC_ST_VERBOSE (print the reason
@@ -95,7 +98,7 @@ static graph *build_graph(const cfg *c)
 }
 
 typedef struct stats {
-    int configs, npu, cpu, draws, failed, rejected, split;
+    int configs, npu, cpu, draws, failed, rejected, split, folded, phased;
     long long outs, inner;        /* output values compared, not at a type limit */
 } stats;
 
@@ -123,6 +126,19 @@ static bool check_model(void *user, const cc_model *cm)
 {
     run_ctx *x = user;
     if (cm->ops[0].n_eu > 1) x->st->split++;
+    /* IFM columns folded into channels (lower_conv.c: fold_columns): the
+     * CONV reads its input as W/f columns of f*C channels */
+    bool folded = false, phased = false;
+    for (int32_t e = 0; e < cm->n_epochs; e++)
+        for (int32_t k = 0; k < cm->epochs[e].n_eu; k++) {
+            const eu_op *o = &cm->epochs[e].ops[k];
+            if (o->kind != SIM_K_CONV || o->ifm.c <= (uint32_t)x->c->ch || o->ifm.w >= (uint32_t)x->c->w) continue;
+            folded = true;
+            /* a phase writes every f-th output column */
+            if (o->ofm.sx > (uint64_t)o->ofm.c * (o->ofm.bits / 8u)) phased = true;
+        }
+    if (folded) x->st->folded++;
+    if (phased) x->st->phased++;
     return cc_hazard_model(cm, x->c->variant, x->p.cs);
 }
 
@@ -308,6 +324,48 @@ static void random_conv(npuc_rng *r, cfg *c)
     c->variant = variants[npuc_rng_range(r, 0, 5)];
 }
 
+/* A convolution over a shallow input (1..4 channels) with a horizontal
+ * stride of 2 or 3 on a width it divides, or of 1 on a width some f with
+ * f * C <= 8 divides, SAME or VALID: the forms whose IFM columns fold into
+ * channels (lower_conv.c: fold_columns; stride 1 one op per phase). */
+static void random_fold(npuc_rng *r, cfg *c)
+{
+    memset(c, 0, sizeof *c);
+    c->kind = npuc_rng_range(r, 0, 3) ? 1 : 2;
+    c->padding = npuc_rng_range(r, 0, 1) ? TFL_PAD_VALID : TFL_PAD_SAME;
+    c->dt = npuc_rng_range(r, 0, 7) ? GRAPH_I8 : GRAPH_I16;
+    /* stride 1 (one op per phase of f columns) two times in five */
+    c->sx = npuc_rng_range(r, 0, 4) < 2 ? 1 : (int32_t)npuc_rng_range(r, 2, 3);
+    /* mostly a depth the fold takes (f * C <= 8) */
+    c->ch = (int32_t)npuc_rng_range(r, 1, c->sx == 3 && npuc_rng_range(r, 0, 4) ? 2 : 4);
+    int32_t fmax = c->sx > 1 ? c->sx : 8 / c->ch, f = c->sx > 1 ? c->sx : (int32_t)npuc_rng_range(r, 2, fmax);
+    if (c->kind == 2) {
+        /* depthwise: input depth 1 (a CONV) or a multiplier on up to 4 */
+        if (npuc_rng_range(r, 0, 1)) c->ch = 1;
+        c->oc = c->ch * (int32_t)npuc_rng_range(r, c->ch == 1 ? 1 : 2, 8);
+    } else {
+        c->oc = (int32_t)npuc_rng_range(r, 1, 40);
+    }
+    /* phases add zero taps: their weights stay small (FOLD_EXTRA_WEIGHTS) */
+    if (c->sx == 1 && c->oc > 8) c->oc = c->kind == 2 ? c->ch * 2 : (int32_t)npuc_rng_range(r, 1, 8);
+    c->fh = (int32_t)npuc_rng_range(r, 1, 7);
+    c->fw = (int32_t)npuc_rng_range(r, npuc_rng_range(r, 0, 4) ? 3 : 1, 7);
+    c->dy = npuc_rng_range(r, 1, 4) == 1 ? 2 : 1;
+    c->dx = npuc_rng_range(r, 1, 10) == 1 ? 2 : 1;
+    c->sy = (int32_t)npuc_rng_range(r, 1, 3);
+    int32_t effh = (c->fh - 1) * c->dy + 1, effw = (c->fw - 1) * c->dx + 1;
+    c->h = effh + (int32_t)npuc_rng_range(r, 0, 24);
+    c->w = f * (((effw + f - 1) / f) + (int32_t)npuc_rng_range(r, 0, 16));
+    if (npuc_rng_range(r, 0, 9) == 0) c->w += 1;   /* a width the stride does not divide */
+    static const int32_t acts[4] = {TFL_ACT_NONE, TFL_ACT_RELU, TFL_ACT_RELU6, TFL_ACT_RELU_N1_TO_1};
+    c->act = acts[npuc_rng_range(r, 0, 3)];
+    c->scale = (float)(0.01 * pow(2.0, npuc_rng_unit(r) * 4));
+    c->zp = c->dt == GRAPH_I8 ? npuc_rng_range(r, -128, 127) : 0;
+    c->wseed = npuc_rng_range(r, 1, 1000000);
+    /* Ethos-U55 (an SRAM arena: the fold is taken there) nine times in ten */
+    c->variant = npuc_rng_range(r, 0, 9) ? variants[npuc_rng_range(r, 0, 3)] : variants[npuc_rng_range(r, 4, 5)];
+}
+
 int main(void)
 {
     long n = env_long("NPUC_ST_CONFIGS", 500);
@@ -400,5 +458,47 @@ int main(void)
            "NPU, %d on the CPU, %d rejected by the reference, %d draws, %d failed; %.0f%% of the outputs inside the type's range\n",
            cs.configs, n, crnd_npu, cbig, crnd_split, cs.npu, cs.cpu, cs.rejected, cs.draws, cs.failed, 100.0 * (double)cs.inner / (double)(cs.outs ? cs.outs : 1));
     CHECK(cbig >= 200 || n < 500);
+
+    /* shallow inputs with a horizontal stride of 2 or 3: folded columns */
+    stats fs = {0};
+    long nf = n + n / 5;
+    for (long i = 0; i < nf; i++) {
+        npuc_rng r;
+        npuc_rng_seed(&r, seed0 + 9000011u + (uint64_t)i);
+        random_fold(&r, &c);
+        CHECK(run_config(&c, seed0 + 300 + (uint64_t)i, -1, NULL, 6, &fs));
+    }
+    /* person_detect's first conv (Vela's own form, docs/ethos-u.md 5.2), a
+     * 3-channel image at stride 2, a depthwise at stride 3 and a stride-1
+     * conv in phases, on the NPU and folded */
+    int fold0 = fs.folded;
+    static const int32_t fc[][9] = {
+        /* kind, h, w, ch, oc, k, s, padding SAME, variant */
+        {1, 96, 96, 1, 8, 3, 2, 1, 2}, {1, 40, 48, 3, 32, 3, 2, 1, 3}, {2, 24, 30, 1, 8, 3, 3, 0, 0},
+        {1, 48, 48, 1, 2, 3, 1, 1, 2}, /* tflm_id_model's first conv, in phases */
+    };
+    for (size_t i = 0; i < sizeof fc / sizeof fc[0]; i++) {
+        npuc_rng r;
+        npuc_rng_seed(&r, 800 + i);
+        random_fold(&r, &c);
+        c.kind = fc[i][0];
+        c.h = fc[i][1];
+        c.w = fc[i][2];
+        c.ch = fc[i][3];
+        c.oc = fc[i][4];
+        c.fh = c.fw = fc[i][5];
+        c.sy = c.sx = fc[i][6];
+        c.dy = c.dx = 1;
+        c.padding = fc[i][7] ? TFL_PAD_SAME : TFL_PAD_VALID;
+        c.dt = GRAPH_I8;
+        c.variant = variants[fc[i][8]];
+        CHECK(run_config(&c, 900 + i, 1, NULL, 6, &fs));
+    }
+    CHECK(fs.folded - fold0 == (int)(sizeof fc / sizeof fc[0]));
+    printf("CONV folded columns: %d configs (%ld random), %d on the NPU, %d folded (%d in phases), %d on the CPU, "
+           "%d rejected by the reference, %d draws, %d failed\n",
+           fs.configs, nf, fs.npu, fs.folded, fs.phased, fs.cpu, fs.rejected, fs.draws, fs.failed);
+    CHECK(fs.folded >= 200 || n < 500);
+    CHECK(fs.phased >= 50 || n < 500);
     TEST_MAIN_END();
 }

@@ -63,6 +63,13 @@ typedef struct cc_options {
      * cycles than drop_cycles (0: none) */
     bool weight_headrooms;
     uint64_t drop_cycles;
+    /* cc_prefetch.c also weighs the plans whose moved copies keep clear of
+     * the operands of the op before their DMA (set by cc_place_weights on
+     * the point it picked) */
+    bool prefetch_busy;
+    /* cc_place_weights does not place its pick again with those plans
+     * (tests compare both) */
+    bool no_prefetch_polish;
     /* lower_lstm.c: where an LSTM runs one time step per input FC, the
      * other of its two forms (the search weighs both; cc.c) */
     bool lstm_alt;

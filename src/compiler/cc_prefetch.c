@@ -44,6 +44,14 @@ typedef struct pf_ctx {
     /* placed planning: every weight copy is placed anew as its DMA is
      * planned (offset -1 until then) */
     bool placed;
+    /* a copy moved to after op i takes room from op i-1's step on, not op
+     * i's: op i-1 may still run when the DMA starts, and a graph op with no
+     * NPU op (a folded PAD, a view) between the two ends the live ranges
+     * of op i-1's operands before op i's step. A copy over them makes the
+     * stream wait for op i-1 before the DMA (eu_gen.c: KERNEL_WAIT), which
+     * the replay does not see: the DMAs after it start later than planned
+     * and, with a queue of 1, hold the stream */
+    bool busy;
     /* the buffers by their live ranges during plan_all (tl_ok false: find
      * them by a scan) and find_room's list of those near a range */
     cc_timeline tl;
@@ -186,7 +194,7 @@ static void plan_epoch(pf_ctx *c, cc_epoch *e)
                 if (free_at >= limit) break;
                 /* (b) the copy finds room from op i to its user, in the
                  * memory plan as it is, under the pool's peak */
-                int32_t from = eu_step(m, e, i, c->t0);
+                int32_t from = eu_step(m, e, c->busy && i > 0 ? i - 1 : i, c->t0);
                 int64_t off = find_room(c, e->ops[k].wbuf, from);
                 if (off < 0) break;
                 b->offset = off;
@@ -401,12 +409,16 @@ int cc_prefetch(cc_model *m, npuc_err *err)
     if (room && !place_bare(m, orig.b, bare)) room = 0;
     int rc = NPUC_OK;
     bool last_is_best = true;   /* the model as generated last is `best` */
-    for (int j = 0; j < 3 && !rc; j++) {
+    /* the three plans, then (prefetch_busy) the same keeping moved copies
+     * clear of the op before their DMA (pf_ctx.busy) */
+    int n_plans = m->opt.prefetch_busy ? 6 : 3;
+    for (int j = 0; j < n_plans && !rc; j++) {
         bool ok;
-        if (j < 2) {
+        c.busy = j >= 3;
+        if (j % 3 < 2) {
             /* placed plans under the arena's peak plus part of the headroom */
             if (!room) continue;
-            lim[0] = orig.arena + (room / 2u * (uint64_t)(j + 1) & ~(uint64_t)15);
+            lim[0] = orig.arena + (room / 2u * (uint64_t)(j % 3 + 1) & ~(uint64_t)15);
             ok = plan_placed(&c, orig.b, bare, lim, fast_pool ? lim[1] : 0);
         } else {
             /* the fixed plan: copies move only into holes of the present
@@ -864,6 +876,37 @@ int cc_place_weights(cc_model *m, npuc_err *err)
             goto done;
         }
         if ((rc = cc_generate_all(m, err)) || (rc = (k ? cc_prefetch : place_inner)(m, err))) goto done;
+    }
+    if (pick >= 0 && m->opt.weight_search && !m->opt.weight_headrooms && !limit && !m->opt.no_prefetch_polish) {
+        /* The point picked, placed again with its prefetch also weighing
+         * the plans that keep moved copies clear of the op before their
+         * DMA (pf_ctx.busy); kept with fewer cycles and no more SRAM. Not
+         * during the search: a point that gets faster can end its
+         * trajectory before the drops that gave the pick (person_detect). */
+        fit_point was = {0};
+        point_keep(m, n_eu, &was);
+        uint64_t was_cycles = m->npu_cycles, was_sram = cc_sram_bytes(m);
+        int32_t t = pick / P, k = pick % P;
+        m->opt.prefetch_headroom = hr[t];
+        memcpy(gone, gone0 + (size_t)t * nb, sizeof *gone * nb);
+        for (int32_t j = 0; j < k; j++) gone[order[t][j]] = true;
+        if (!k) memset(gone, 0, sizeof *gone * nb);
+        bool ok = was.bufs != NULL;
+        if (ok) fit_apply(m, bufs0, &ops0, arena0, fast0, gone, &ok);
+        if (ok) {
+            m->opt.prefetch_busy = true;
+            rc = cc_generate_all(m, err);
+            if (!rc) rc = (k ? cc_prefetch : place_inner)(m, err);
+            m->opt.prefetch_busy = false;
+        }
+        if (!rc && was.bufs && !(ok && m->npu_cycles < was_cycles && cc_sram_bytes(m) <= was_sram)) {
+            memcpy(m->bufs, was.bufs, sizeof *m->bufs * (size_t)m->n_bufs);
+            fit_load(m, &was.ops);
+            m->arena_size = was.arena;
+            m->fast_size = was.fast;
+            rc = cc_generate_all(m, err);
+        }
+        point_free(&was);
     }
 done:
     cc_alloc_memo(m, false);

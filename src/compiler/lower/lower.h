@@ -218,6 +218,14 @@ typedef struct wop {
  * of p into recs (NULL: only the check); false with the reason in why
  * (unless NULL) when the NPU cannot express one. */
 bool cc_weighted_scales(const wop *p, sim_scale_rec *recs, char *why, size_t why_size);
+/* Whether weights are worth copying from the params pool before use: when
+ * the params memory is slower than the memory the copy goes to (the fast
+ * scratch when the system has one apart from the arena, else the arena) and
+ * the goal is performance (the copy overlaps the previous op). */
+bool cc_buffer_weights(const lower_ctx *c);
+/* Whether cc_encode_weighted splits p into output-channel chunks (copies
+ * made, more raw weight bytes than cc_options.chunk_bytes). */
+bool cc_weights_chunked(const lower_ctx *c, const wop *p);
 /* Weights, scales and the output stage of a CONV/DEPTHWISE eu_op whose
  * geometry and block are set (may split it into output-channel chunks).
  * 0 done, 1 CPU (reason set), else error. */

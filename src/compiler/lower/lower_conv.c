@@ -314,6 +314,284 @@ static int lower_wide_stride(lower_ctx *c, const graph_op *op, const conv_plan *
     return rc;
 }
 
+/* The estimated cycles of CONV o with its best block, its IFM NHWC, its
+ * OFM bricks where it may be (eu_block_choose_cycles: in SRAM, and on a
+ * U65 also in the DRAM arena); UINT64_MAX when no block fits. */
+static uint64_t conv_cycles(const lower_ctx *c, const eu_op *o)
+{
+    eu_block_req r;
+    cc_block_req(c->m->opt.sys.variant, o, &r);
+    r.ofm_format = o->flex ? 1 : 0;   /* what the layout pass will most likely store */
+    eu_block b;
+    uint64_t cyc = 0;
+    npuc_err e2 = {0};
+    if (eu_block_choose_cycles(&r, &b, &cyc, &e2) != NPUC_OK) return UINT64_MAX;
+    return cyc;
+}
+
+/* The geometry of o with its IFM columns folded f at a time (below):
+ * false when the padding does not fit. */
+static bool fold_geometry(eu_op *o, uint32_t f)
+{
+    int32_t a = -(((int32_t)o->pad_l + (int32_t)f - 1) / (int32_t)f);
+    /* floor((kw - 1 - pl) / f) - a + 1 columns of taps */
+    int32_t kwf = ((int32_t)o->kw - 1 - (int32_t)o->pad_l + (int32_t)f * 256) / (int32_t)f - 256 - a + 1;
+    uint32_t s = o->stride_x / f, Wf = o->ifm.w / f, If = f * o->ifm.c;
+    int32_t prf = (int32_t)((o->ofm.w - 1) * s) + kwf + a - (int32_t)Wf;
+    if (prf < 0) prf = 0;
+    if (kwf < 1 || prf > 128 || -a > 127) return false;
+    o->ifm.w = Wf;
+    o->ifm.c = If;
+    o->ifm.full_w = 0;
+    o->ifm.full_c = 0;
+    o->ifm.sx = If;
+    o->kw = (uint32_t)kwf;
+    o->stride_x = (uint8_t)s;
+    o->pad_l = (uint8_t)-a;
+    o->pad_r = (uint8_t)prf;
+    o->pkf = eu_prefer_part_kernel_first(If, o->kh, o->kw, 8);
+    return true;
+}
+
+/* The most raw weight bytes a conv's folded phases may add (their zero
+ * taps): armkws_ds_cnn_l_int8's 10x4 conv on 276 channels would take ten
+ * times its 11 KiB (flash +61 KiB, SRAM +19 KiB for -13% cycles). */
+#define FOLD_EXTRA_WEIGHTS 1024u
+
+static int32_t floor_div(int32_t x, int32_t f) { return x >= 0 ? x / f : -((-x + f - 1) / f); }
+
+/* Phase r (0 <= r < f) of o with its IFM columns folded f at a time when f
+ * does not divide the stride (below): the outputs ox = f*q + r, at folded
+ * stride sx, written every f-th column (NHWC). *d receives sx*r - pl, the
+ * offset of the phase's first tap. False when the padding does not fit. */
+static bool phase_geometry(eu_op *o, uint32_t f, uint32_t r, int32_t *d)
+{
+    uint32_t sx = o->stride_x, Wf = o->ifm.w / f, If = f * o->ifm.c;
+    uint32_t owr = (o->ofm.w - r + f - 1) / f;
+    int32_t dr = (int32_t)(sx * r) - (int32_t)o->pad_l;
+    int32_t a = floor_div(dr, (int32_t)f);
+    int32_t kwf = floor_div(dr + (int32_t)o->kw - 1, (int32_t)f) - a + 1;
+    int32_t ab = a > 0 ? a : 0, plf = a < 0 ? -a : 0;
+    if (!owr || kwf < 1 || ab >= (int32_t)Wf || plf > 127) return false;
+    uint32_t wr = Wf - (uint32_t)ab;
+    int32_t prf = (int32_t)((owr - 1) * sx) + kwf - plf - (int32_t)wr;
+    if (prf < 0) prf = 0;
+    if (prf > 128) return false;
+    o->ifm.off += (uint64_t)ab * If;
+    o->ifm.w = wr;
+    o->ifm.c = If;
+    o->ifm.full_w = 0;
+    o->ifm.full_c = 0;
+    o->ifm.sx = If;
+    o->kw = (uint32_t)kwf;
+    o->pad_l = (uint8_t)plf;
+    o->pad_r = (uint8_t)prf;
+    o->ofm.off += (uint64_t)r * o->ofm.sx;
+    o->ofm.w = owr;
+    o->ofm.sx *= f;
+    o->flex = false;   /* every f-th column: NHWC strides */
+    o->pkf = eu_prefer_part_kernel_first(If, o->kh, o->kw, 8);
+    *d = dr;
+    return true;
+}
+
+/* Whether the plain op o (lowered from graph op op) might join a cascade
+ * (cc_cascade.c): one NPU op (weights not chunked), and a chain link to an
+ * op that may be a member. Its IFM is NHWC fixed (no member writes it), so
+ * only a link to its output's reader counts: a CONV, DEPTHWISE, pool or a
+ * PAD folded into one. */
+static bool may_cascade(const lower_ctx *c, const graph_op *op, const wop *p)
+{
+    if (c->m->opt.cascade == CC_CASCADE_OFF || cc_weights_chunked(c, p) || op->n_out != 1 || op->out[0] < 0)
+        return false;
+    const graph *g = c->g;
+    for (int32_t i = 0; i < g->n_ops; i++)
+        for (int32_t k = 0; k < g->ops[i].n_in; k++) {
+            if (g->ops[i].in[k] != op->out[0]) continue;
+            int32_t oc = g->ops[i].opcode;
+            if (oc == TFL_OP_CONV_2D || oc == TFL_OP_DEPTHWISE_CONV_2D || oc == TFL_OP_AVERAGE_POOL_2D ||
+                oc == TFL_OP_MAX_POOL_2D || oc == TFL_OP_PAD || oc == TFL_OP_PADV2)
+                return true;
+        }
+    return false;
+}
+
+/* Weight (oc, ky, kx, i) of a convolution's wop in layout 0, 2 or 4. */
+static int8_t conv_w(const wop *p, uint32_t oc, uint32_t ky, uint32_t kx, uint32_t i)
+{
+    if (p->layout == 0) return p->wdata[(((size_t)oc * p->kh + ky) * p->kw + kx) * p->I + i];
+    if (p->layout == 4 && i != oc / (p->O / p->I)) return 0;
+    return p->wdata[((size_t)ky * p->kw + kx) * p->O + oc];
+}
+
+/* Whether the NHWC storage of the IFM's buffer is fixed anyway: every
+ * tensor on it is a graph input or written by a CPU op, another epoch or
+ * no NPU op at all (a view, a PAD folded into a conv: the layout pass
+ * keeps those NHWC), or every NPU op of this epoch so far that addresses
+ * the buffer does so with NHWC strides and offsets (not flex). */
+static bool ifm_nhwc_fixed(const lower_ctx *c, int32_t buf)
+{
+    const graph *g = c->g;
+    int32_t ei = (int32_t)(c->e - c->m->epochs);
+    bool fixed = true;
+    for (int32_t t = 0; t < g->n_tensors && fixed; t++) {
+        if (c->m->buf_of[t] != buf) continue;
+        int32_t p = g->tensors[t].producer;
+        if (p >= 0 && p != c->op_index && c->m->ops[p].npu && c->m->ops[p].epoch == ei && c->m->ops[p].n_eu > 0)
+            fixed = false;
+    }
+    if (fixed) return true;
+    for (int32_t k = 0; k + 1 < c->e->n_eu; k++) {
+        const eu_op *x = &c->e->ops[k];
+        if (x->flex && (x->ifm.buf == buf || x->ofm.buf == buf || (x->ifm2_tensor && x->ifm2.buf == buf)))
+            return false;
+    }
+    return true;
+}
+
+/* Folding IFM columns into channels (as Vela does on person_detect's first
+ * conv, docs/ethos-u.md 5.2): a CONV over a shallow NHWC input with a
+ * horizontal stride sx = f * s reads the same bytes viewed as W/f columns
+ * of f*C channels with stride s and the kernel's columns regrouped f at a
+ * time (zero weights where a group runs past the kernel). For output ox the
+ * original taps read columns f*s*ox - pl + kx; folded column s*ox + a + jx
+ * (a = floor(-pl / f)) holds columns f*(s*ox + a + jx) + ph, the tap
+ * kx = f*(a + jx) + ph + pl. A folded column is padding exactly when all of
+ * its columns are (f divides W), so every sum is the same. The part-kernel
+ * pass takes 4 taps of up to 8 channels a step: with f*C <= 8 a 3-wide
+ * kernel at stride 2 takes 2 columns of steps instead of 3. Taken when the
+ * cycle model gives the folded op (its best block) fewer cycles, and not
+ * with the arena in DRAM (below). The IFM must be NHWC anyway
+ * (ifm_nhwc_fixed), since the view is no brick. Where f does not divide
+ * the stride, one op per phase (phase_geometry, lower_folded_phases).
+ * Returns 0 (the plain form), 1 (o and p folded in place; *wfold receives
+ * the regrouped weights, the caller frees them) or f >= 2 (phases). */
+static uint32_t fold_columns(const lower_ctx *c, const graph_op *op, eu_op *o, wop *p, int8_t **wfold)
+{
+    eu_fm *f0 = &o->ifm;
+    uint32_t C = f0->c, W = f0->w;
+    if (o->kind != SIM_K_CONV || f0->bits != 8 || p->wzp || p->fixed_scale || o->dil_x != 1 || o->upscale ||
+        (p->layout != 0 && p->layout != 2 && p->layout != 4) || p->I != C || C > 4 || f0->buf < 0 || f0->off ||
+        f0->c0 || f0->tile_h || (f0->full_w && f0->full_w != W) || (f0->full_c && f0->full_c != C) ||
+        f0->sc != 1 || f0->sx != C || f0->sy != (uint64_t)W * C || f0->format)
+        return 0;
+    /* the arena in DRAM beside a fast pool (an Ethos-U65's Dedicated_Sram):
+     * the IFM (a graph input or the CPU's) stays there, and the op is
+     * bound by its DRAM reads, which the fold does not shorten */
+    const target_desc *sys = &c->m->opt.sys;
+    if (sys->fast_pool >= 0 && sys->fast_pool < sys->n_pools && sys->fast_pool != sys->act_pool) return 0;
+    uint64_t best = 0;
+    uint32_t bf = 0;
+    eu_op t;
+    for (uint32_t f = 2; f <= 3; f++) {
+        if (o->stride_x % f || W % f || f * C > 8) continue;
+        t = *o;
+        if (!fold_geometry(&t, f)) continue;
+        if (!best) best = conv_cycles(c, o);
+        uint64_t cyc = conv_cycles(c, &t);
+        if (cyc < best) {
+            best = cyc;
+            bf = f;
+        }
+    }
+    if (!bf) {
+        /* phases: f not dividing the stride; not where the plain op might
+         * cascade (the phases cannot, and the arena's peak would grow) */
+        if (may_cascade(c, op, p)) return 0;
+        for (uint32_t f = 2; f <= 8; f++) {
+            if (o->stride_x % f == 0 || W % f || f * C > 8 || o->ofm.w < f) continue;
+            uint64_t sum = 0, taps = 0;
+            for (uint32_t r = 0; r < f && sum != UINT64_MAX; r++) {
+                int32_t d;
+                t = *o;
+                uint64_t cyc = phase_geometry(&t, f, r, &d) ? conv_cycles(c, &t) : UINT64_MAX;
+                sum = cyc == UINT64_MAX ? UINT64_MAX : sum + cyc;
+                taps += t.kw;
+            }
+            /* the phases' weights, mostly zeros, cost flash (and SRAM where
+             * copied): at most FOLD_EXTRA_WEIGHTS raw bytes more */
+            if (sum == UINT64_MAX || ((uint64_t)taps * f - o->kw) * C * o->kh * p->O > FOLD_EXTRA_WEIGHTS) continue;
+            if (!best) best = conv_cycles(c, o);
+            if (sum < best) {
+                best = sum;
+                bf = f;
+            }
+        }
+        return bf && ifm_nhwc_fixed(c, f0->buf) ? bf : 0;
+    }
+    if (!ifm_nhwc_fixed(c, f0->buf)) return 0;
+    t = *o;
+    fold_geometry(&t, bf);
+    uint32_t f = bf, If = t.ifm.c, kwf = t.kw;
+    int32_t a = -(int32_t)t.pad_l;
+    int8_t *w = calloc((size_t)p->O * p->kh * kwf * If + 1, 1);
+    if (!w) return 0;   /* keep the plain form */
+    for (uint32_t oc = 0; oc < p->O; oc++)
+        for (uint32_t ky = 0; ky < p->kh; ky++)
+            for (uint32_t jx = 0; jx < kwf; jx++)
+                for (uint32_t ph = 0; ph < f; ph++) {
+                    int32_t kx = (int32_t)f * (a + (int32_t)jx) + (int32_t)ph + o->pad_l;
+                    if (kx < 0 || kx >= (int32_t)p->kw) continue;
+                    for (uint32_t i = 0; i < C; i++)
+                        w[(((size_t)oc * p->kh + ky) * kwf + jx) * If + ph * C + i] =
+                            conv_w(p, oc, ky, (uint32_t)kx, i);
+                }
+    *wfold = w;
+    p->wdata = w;
+    p->layout = 0;
+    p->I = If;
+    p->kw = kwf;
+    *o = t;
+    return 1;
+}
+
+/* The f phases of a conv whose IFM columns fold f at a time (o: the plain
+ * op, the first phase's slot), each one CONV with its own regrouped
+ * weights (fold_columns, phase_geometry). */
+static int lower_folded_phases(lower_ctx *c, eu_op *o, const wop *p, uint32_t f, npuc_err *err)
+{
+    eu_op tmpl = *o;
+    uint32_t C = tmpl.ifm.c, If = f * C;
+    int8_t *w = malloc((size_t)p->O * p->kh * (tmpl.kw + 2) * If + 1);   /* a phase takes at most kw / f + 2 columns */
+    if (!w) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    int rc = NPUC_OK;
+    for (uint32_t r = 0; r < f && !rc; r++) {
+        eu_op t = tmpl;
+        int32_t d;
+        if (!phase_geometry(&t, f, r, &d)) {   /* fold_columns checked every phase */
+            rc = npuc_errf(err, NPUC_E_INVALID, "folded conv: phase %u does not fit", r);
+            break;
+        }
+        int32_t a = floor_div(d, (int32_t)f);
+        memset(w, 0, (size_t)p->O * p->kh * t.kw * If);
+        for (uint32_t oc = 0; oc < p->O; oc++)
+            for (uint32_t ky = 0; ky < p->kh; ky++)
+                for (uint32_t jx = 0; jx < t.kw; jx++)
+                    for (uint32_t ph = 0; ph < f; ph++) {
+                        int32_t kx = (int32_t)f * (a + (int32_t)jx) + (int32_t)ph - d;
+                        if (kx < 0 || kx >= (int32_t)p->kw) continue;
+                        for (uint32_t i = 0; i < C; i++)
+                            w[(((size_t)oc * p->kh + ky) * t.kw + jx) * If + ph * C + i] =
+                                conv_w(p, oc, ky, (uint32_t)kx, i);
+                    }
+        wop ps = *p;
+        ps.wdata = w;
+        ps.layout = 0;
+        ps.I = If;
+        ps.kw = t.kw;
+        eu_op *x = r ? cc_new_eu(c, err) : o;
+        if (!x) {
+            rc = err->code;
+            break;
+        }
+        *x = t;
+        rc = cc_block_or_cpu(c, x, err);
+        if (!rc) rc = cc_encode_weighted(c, x, &ps, err);
+    }
+    free(w);
+    return rc;
+}
+
 static int lower_conv_like(lower_ctx *c, const graph_op *op, npuc_err *err)
 {
     conv_plan pl;
@@ -322,10 +600,17 @@ static int lower_conv_like(lower_ctx *c, const graph_op *op, npuc_err *err)
     eu_op *o = cc_new_eu(c, err);
     if (!o) return err->code;
     cc_conv_fill(c, op, &pl, o);
-    if (!pl.fc) cc_pad_fold(c, op, o);   /* a PAD before it becomes its padding (lower_pad.c) */
+    int8_t *wfold = NULL;
+    uint32_t nph = 0;
+    if (!pl.fc) {
+        cc_pad_fold(c, op, o);   /* a PAD before it becomes its padding (lower_pad.c) */
+        nph = fold_columns(c, op, o, &pl.p, &wfold);
+    }
+    if (nph > 1) return lower_folded_phases(c, o, &pl.p, nph, err);
     int rc = cc_block_or_cpu(c, o, err);
-    if (rc) return rc;
-    return cc_encode_weighted(c, o, &pl.p, err);
+    if (!rc) rc = cc_encode_weighted(c, o, &pl.p, err);
+    free(wfold);
+    return rc;
 }
 
 /* -------------------------------------------------------- TRANSPOSE_CONV */

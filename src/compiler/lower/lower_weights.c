@@ -33,7 +33,7 @@ static int16_t wget(const wop *p, uint32_t o, uint32_t ky, uint32_t kx, uint32_t
  * the params memory is slower than the memory the copy goes to (the fast
  * scratch when the system has one apart from the arena, else the arena) and
  * the goal is performance (the copy overlaps the previous op). */
-static bool buffer_weights(const lower_ctx *c)
+bool cc_buffer_weights(const lower_ctx *c)
 {
     const cc_options *o = &c->m->opt;
     if (o->optimise != CC_OPT_PERFORMANCE || o->stream_weights) return false;
@@ -43,6 +43,13 @@ static bool buffer_weights(const lower_ctx *c)
     const sim_memory *pm = &s->axi[s->region_port[0] & 1], *am = &s->axi[s->region_port[dst] & 1];
     double pbw = pm->clock_scale * pm->width_bytes, abw = am->clock_scale * am->width_bytes;
     return pbw < abw;
+}
+
+bool cc_weights_chunked(const lower_ctx *c, const wop *p)
+{
+    size_t per_ch = (size_t)p->kh * p->kw * (p->depthwise ? 1 : p->I);
+    size_t chunk_bytes = c->m->opt.chunk_bytes ? c->m->opt.chunk_bytes : CC_CHUNK_DEFAULT;
+    return cc_buffer_weights(c) && !p->depthwise && per_ch * p->O > chunk_bytes;
 }
 
 /* Encodes the scale records and weight stream of `n` output channels (w:
@@ -352,11 +359,11 @@ int cc_encode_weighted(lower_ctx *c, eu_op *o, const wop *p, npuc_err *err)
      * along its output channels into ops whose weights are copied one after
      * another: each copy overlaps the previous op and only two chunks need
      * SRAM at a time (docs/ethos-u.md 6.1: one stream per OFM depth range). */
-    bool buffered = buffer_weights(c);
+    bool buffered = cc_buffer_weights(c);
     size_t per_ch = (size_t)p->kh * p->kw * (p->depthwise ? 1 : p->I);
     uint32_t chunk = p->O;
     size_t chunk_bytes = c->m->opt.chunk_bytes ? c->m->opt.chunk_bytes : CC_CHUNK_DEFAULT;
-    if (buffered && !p->depthwise && o->blk.d && per_ch * p->O > chunk_bytes) {
+    if (cc_weights_chunked(c, p) && o->blk.d) {
         /* chunks of whole 16-channel groups, each its own op with its own
          * block: small chunks keep the DMA going behind every op (the
          * schedule search in cc.c tries several sizes) */

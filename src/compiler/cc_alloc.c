@@ -642,6 +642,18 @@ static uint64_t price(const cc_model *m, const sim_op_info *r)
     return cyc;
 }
 
+uint64_t cc_op_cycles_at(const cc_model *m, const eu_op *o, uint8_t ifm_r, uint8_t ifm2_r, uint8_t ofm_r,
+                         uint8_t w_r)
+{
+    sim_op_info r;
+    op_record(o, &r);
+    r.ifm_region = ifm_r;
+    r.ifm2_region = ifm2_r;
+    r.ofm_region = ofm_r;
+    r.weight_region = r.scale_region = w_r;
+    return price(m, &r);
+}
+
 /* Cycles of op i alone (the cycle model's max of compute and memory) with
  * buffer `flip` (-1 none) in the fast pool as well. */
 static uint64_t fp_cost(const fp_ctx *c, int32_t i, int32_t flip)

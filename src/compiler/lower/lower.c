@@ -255,32 +255,37 @@ static int stage_input(lower_ctx *c, int32_t i, int32_t before, npuc_err *err)
     cc_epoch *e = c->e;
     const graph_op *op = &c->g->ops[i];
     uint64_t cap = cc_fast_bytes(&m->opt);
-    if (m->opt.optimise != CC_OPT_PERFORMANCE || m->opt.no_stage || !cap || e->n_eu <= before || op->n_in < 1 || op->in[0] < 0)
+    if (m->opt.optimise != CC_OPT_PERFORMANCE || m->opt.no_stage || m->opt.cascade == CC_CASCADE_ALL || !cap || e->n_eu <= before || op->n_in < 1 || op->in[0] < 0)
         return NPUC_OK;
     int32_t b = m->buf_of[op->in[0]];
     if (b < 0 || !arena_bound(c, op->in[0])) return NPUC_OK;
     uint64_t n = m->bufs[b].size;
     if (!n || n > cap / 2) return NPUC_OK;
     int64_t gain = 0;
-    bool reread = false;
+    bool reread = false, pool = false;
     for (int32_t j = before; j < e->n_eu; j++) {
         const eu_op *o = &e->ops[j];
         bool a = o->ifm.buf == b, a2 = (o->ifm2_tensor && o->ifm2.buf == b);
         if (!a && !a2) continue;
-        if (o->kind != SIM_K_CONV && o->kind != SIM_K_DEPTHWISE) return NPUC_OK;
-        /* an OFM plane of one block reads its IFM once (a FULLY_CONNECTED):
-         * little to win back */
-        if (o->blk.w < o->ofm.w || o->blk.h < o->ofm.h) reread = true;
+        if (o->kind == SIM_K_POOL) {
+            pool = true;
+        } else if (o->kind != SIM_K_CONV && o->kind != SIM_K_DEPTHWISE) {
+            return NPUC_OK;
+        } else if (o->blk.w < o->ofm.w || o->blk.h < o->ofm.h) {
+            /* an OFM plane of one block reads its IFM once (a
+             * FULLY_CONNECTED): little to win back */
+            reread = true;
+        }
         uint8_t r2 = o->ifm2_tensor && o->ifm2.buf >= 0 ? 2 : 0, w = o->wbuf >= 0 ? 2 : 0;
         uint64_t was = cc_op_cycles_at(m, o, a ? 1 : 2, a2 ? 1 : r2, 2, w);
         uint64_t now = cc_op_cycles_at(m, o, 2, r2, 2, w);
         gain += (int64_t)was - (int64_t)now;
     }
-    if (!reread || gain <= (int64_t)STAGE_MARGIN) return NPUC_OK;
+    if ((!reread && !pool) || gain <= (int64_t)STAGE_MARGIN) return NPUC_OK;
     eu_op cp;
     uint64_t cost = 0;
     if (!stage_copy(c, b, b, n, &cp, &cost)) return NPUC_OK;
-    if (gain <= (int64_t)(cost + cost / 4 + STAGE_MARGIN)) return NPUC_OK;
+    if (gain <= (int64_t)(pool ? 4 * cost : cost + cost / 4) + (int64_t)STAGE_MARGIN) return NPUC_OK;
     int32_t t = cc_temp_buf(c, n, err);
     if (t < 0) return err->code;
     if (!cc_grow((void **)&e->ops, &e->cap_eu, e->n_eu, sizeof *e->ops, err)) return err->code;

@@ -362,6 +362,14 @@ int cc_cascade(cc_model *m, npuc_err *err);
  * cascade bands are known; CONV/DEPTHWISE keep their block depth, which
  * their weight streams are encoded for (cc_reblock.c). */
 void cc_reblock(cc_model *m);
+/* With a fast pool apart from the arena (U65 Dedicated_Sram) and
+ * --optimise performance, on the final placement: each NPU op keeps, of
+ * its block, the block the chooser gives and the one it gives for
+ * operands all in SRAM (eu_block_req.sram_only), the one with the fewest
+ * cycles with its operands where they were placed (cc_op_cycles_at); a
+ * CONV / DEPTHWISE keeps its depth (cc_reblock.c). True when a block
+ * changed (the streams are to be generated again). */
+bool cc_reblock_placed(cc_model *m);
 /* The block request of an NPU op as the lowering makes it (whole NHWC
  * tensors; lower/lower_toolkit.c). */
 void cc_block_req(eu_variant v, const eu_op *o, eu_block_req *r);

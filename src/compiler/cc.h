@@ -39,6 +39,8 @@ typedef struct cc_options {
     bool no_fold;             /* keep ops on constants (cc_fold.c off) */
     bool no_inplace;          /* no elementwise op writes over its IFM (cc_alloc.c; tests) */
     bool no_order;            /* ops in the graph's order (cc_order.c off; tests) */
+    bool no_stage;            /* no input copied into the fast pool before the
+                                 op that reads it (lower.c; tests) */
     bool graph_order;         /* the graph's op order, views still moved
                                  (cc_compile's comparison, cc_order.c) */
     /* --arena-cache-size: the most SRAM (cc_sram_bytes) the schedule may
@@ -367,6 +369,14 @@ int cc_cascade(cc_model *m, npuc_err *err);
  * cascade bands are known; CONV/DEPTHWISE keep their block depth, which
  * their weight streams are encoded for (cc_reblock.c). */
 void cc_reblock(cc_model *m);
+/* With a fast pool apart from the arena (U65 Dedicated_Sram) and
+ * --optimise performance, on the final placement: each NPU op keeps, of
+ * its block, the block the chooser gives and the one it gives for
+ * operands all in SRAM (eu_block_req.sram_only), the one with the fewest
+ * cycles with its operands where they were placed (cc_op_cycles_at); a
+ * CONV / DEPTHWISE keeps its depth (cc_reblock.c). True when a block
+ * changed (the streams are to be generated again). */
+bool cc_reblock_placed(cc_model *m);
 /* The block request of an NPU op as the lowering makes it (whole NHWC
  * tensors; lower/lower_toolkit.c). */
 void cc_block_req(eu_variant v, const eu_op *o, eu_block_req *r);
@@ -405,6 +415,12 @@ int32_t cc_tl_query(cc_timeline *t, int32_t first, int32_t last, int32_t *out);
  * overlap): what the placement costs, for passes that weigh one against
  * another (cc_alloc.c). 0 when out of memory. */
 uint64_t cc_placed_cycles(const cc_model *m);
+/* The cycles of NPU op o alone (the cycle model's max of compute and
+ * memory, no DMA) with its IFM, IFM2 and OFM in regions ifm_r, ifm2_r and
+ * ofm_r and its constants in w_r (0 the params, 1 the arena, 2 the fast
+ * pool), on m's variant and system (cc_alloc.c). */
+uint64_t cc_op_cycles_at(const cc_model *m, const eu_op *o, uint8_t ifm_r, uint8_t ifm2_r, uint8_t ofm_r,
+                         uint8_t w_r);
 int eu_generate(cc_model *m, cc_epoch *e, npuc_err *err);
 int cc_prefetch(cc_model *m, npuc_err *err);
 /* cc_prefetch, and weight copies only where they pay: the copies of ops that

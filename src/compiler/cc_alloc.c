@@ -642,6 +642,18 @@ static uint64_t price(const cc_model *m, const sim_op_info *r)
     return cyc;
 }
 
+uint64_t cc_op_cycles_at(const cc_model *m, const eu_op *o, uint8_t ifm_r, uint8_t ifm2_r, uint8_t ofm_r,
+                         uint8_t w_r)
+{
+    sim_op_info r;
+    op_record(o, &r);
+    r.ifm_region = ifm_r;
+    r.ifm2_region = ifm2_r;
+    r.ofm_region = ofm_r;
+    r.weight_region = r.scale_region = w_r;
+    return price(m, &r);
+}
+
 /* Cycles of op i alone (the cycle model's max of compute and memory) with
  * buffer `flip` (-1 none) in the fast pool as well. */
 static uint64_t fp_cost(const fp_ctx *c, int32_t i, int32_t flip)
@@ -928,6 +940,55 @@ static int32_t prune(cc_model *m, fp_ctx *c, int32_t *chosen, int32_t nc, int32_
     return nc;
 }
 
+/* When buffer b (saving g) finds no room within the pool: the chosen
+ * buffers live at the same time as b (each one's saving worked out given
+ * the others, as prune does) go back to the arena if together they save
+ * less than g, so that b may take their bytes; their ops are costed again
+ * and they go back on the heap (each may fit beside b later). Returns
+ * whether any went out. */
+static bool evict_for(cc_model *m, fp_ctx *c, int32_t *chosen, int32_t *nc, int32_t b, int64_t g,
+                      uint8_t *in_fast, fp_item *heap, int32_t *nh)
+{
+    const cc_buf *x = &m->bufs[b];
+    int64_t sum = 0;
+    int32_t n_out = 0;
+    for (int32_t k = 0; k < *nc && sum < g; k++) {
+        int32_t y = chosen[k];
+        const cc_buf *z = &m->bufs[y];
+        if (z->first > x->last || x->first > z->last) continue;
+        in_fast[y] = 0;
+        for (int32_t j = c->first[y]; j < c->first[y + 1]; j++) c->ops[c->list[j]].cost = fp_cost(c, c->list[j], -1);
+        int64_t gy = fp_gain(c, y);
+        in_fast[y] = 1;
+        for (int32_t j = c->first[y]; j < c->first[y + 1]; j++) c->ops[c->list[j]].cost = fp_cost(c, c->list[j], -1);
+        sum += gy > 0 ? gy : 0;
+        n_out++;
+    }
+    if (!n_out || sum >= g) return false;
+    int32_t w = 0, n0 = *nc;
+    int32_t *out = chosen + n0;   /* room: chosen holds n_bufs entries */
+    int32_t no = 0;
+    for (int32_t k = 0; k < n0; k++) {
+        int32_t y = chosen[k];
+        cc_buf *z = &m->bufs[y];
+        if (z->first > x->last || x->first > z->last) {
+            chosen[w++] = y;
+            continue;
+        }
+        in_fast[y] = 0;
+        z->pool = CC_IN_ARENA;
+        for (int32_t j = c->first[y]; j < c->first[y + 1]; j++) c->ops[c->list[j]].cost = fp_cost(c, c->list[j], -1);
+        out[no++] = y;
+    }
+    *nc = w;
+    for (int32_t k = 0; k < no; k++) {
+        int32_t y = out[k];
+        int64_t gy = fp_gain(c, y);
+        if (gy > 0) heap_push(heap, nh, (fp_item){(double)gy / (double)m->bufs[y].size, y});
+    }
+    return true;
+}
+
 /* Chooses the buffers of the fast pool: among the candidates (ok), by
  * cycles saved per byte, highest first, each where it fits within the
  * pool's size (cap, 0 = no limit) beside those already chosen. A buffer's
@@ -943,14 +1004,16 @@ static int choose_fast(cc_model *m, const bool *ok, uint64_t cap, const int32_t 
     int32_t n = m->n_bufs;
     size_t nn = (size_t)(n ? n : 1);
     uint8_t *in_fast = calloc(nn, 1);
-    fp_item *heap = malloc(sizeof *heap * nn);
-    int32_t *chosen = malloc(sizeof *chosen * nn);
+    uint8_t *evicted = calloc(nn, 1);
+    fp_item *heap = malloc(sizeof *heap * 2 * nn);
+    int32_t *chosen = malloc(sizeof *chosen * 2 * nn);
     int64_t *off = malloc(sizeof *off * nn);
     fp_ctx c;
-    int rc = !in_fast || !heap || !chosen || !off ? NPUC_E_NOMEM : fp_init(&c, m, in_fast);
+    int rc = !in_fast || !evicted || !heap || !chosen || !off ? NPUC_E_NOMEM : fp_init(&c, m, in_fast);
     if (rc) {
-        if (in_fast && heap && chosen && off) fp_free(&c);
+        if (in_fast && evicted && heap && chosen && off) fp_free(&c);
         free(in_fast);
+        free(evicted);
         free(heap);
         free(chosen);
         free(off);
@@ -980,8 +1043,16 @@ static int choose_fast(cc_model *m, const bool *ok, uint64_t cap, const int32_t 
             heap_push(heap, &nh, (fp_item){d, it.b});
             continue;
         }
+        if (in_fast[it.b]) continue;
         uint64_t o = first_fit(m, chosen, nc, it.b, sp, &fi);
-        if (o + x->size > cap) continue;
+        if (o + x->size > cap) {
+            /* no room: buffers live beside it that save less in sum go
+             * out (a buffer makes room so once, so the choice ends) */
+            if (evicted[it.b] || !evict_for(m, &c, chosen, &nc, it.b, g, in_fast, heap, &nh)) continue;
+            evicted[it.b] = 1;
+            o = first_fit(m, chosen, nc, it.b, sp, &fi);
+            if (o + x->size > cap) continue;
+        }
         x->offset = (int64_t)o;
         x->pool = CC_IN_FAST;
         in_fast[it.b] = 1;
@@ -1034,6 +1105,7 @@ static int choose_fast(cc_model *m, const bool *ok, uint64_t cap, const int32_t 
     free(fi.near);
     fp_free(&c);
     free(in_fast);
+    free(evicted);
     free(heap);
     free(chosen);
     free(off);

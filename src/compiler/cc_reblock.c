@@ -1,5 +1,7 @@
 /* cc_reblock: every NPU op's block chosen again once the storage formats
- * (cc_layout) and cascade bands (cc_cascade) are known. The lowering chose
+ * (cc_layout) and cascade bands (cc_cascade) are known; cc_reblock_placed:
+ * once more on a U65 with a fast pool, after the placement (cc_allocate),
+ * with each operand where it was placed. The lowering chose
  * each block for whole NHWC tensors; NHCWB16 bursts and band heights change
  * what is fastest. A CONV / DEPTHWISE keeps its block depth, which its
  * weight stream is encoded for (docs/ethos-u.md 6.2); an op whose new request
@@ -27,4 +29,49 @@ void cc_reblock(cc_model *m)
             if (eu_block_choose(&r, &b, &e2) == NPUC_OK) o->blk = b;
         }
     }
+}
+
+/* The region op o's operand at buffer b reads or writes: 0 the params
+ * (b < 0), 2 the fast pool, 1 the arena. */
+static uint8_t region_of(const cc_model *m, int32_t b)
+{
+    return b < 0 ? 0 : m->bufs[b].pool == CC_IN_FAST ? 2 : 1;
+}
+
+bool cc_reblock_placed(cc_model *m)
+{
+    bool changed = false;
+    if (m->opt.optimise != CC_OPT_PERFORMANCE || !cc_fast_bytes(&m->opt)) return false;
+    for (int32_t i = 0; i < m->n_epochs; i++) {
+        cc_epoch *e = &m->epochs[i];
+        for (int32_t k = 0; e->kind == CC_EPOCH_HW && k < e->n_eu; k++) {
+            eu_op *o = &e->ops[k];
+            uint8_t ri = region_of(m, o->ifm.buf), ro = region_of(m, o->ofm.buf);
+            uint8_t r2 = o->ifm2_tensor ? region_of(m, o->ifm2.buf) : 0;
+            uint8_t rw = o->wbuf >= 0 ? region_of(m, o->wbuf) : 0;
+            eu_block_req r;
+            cc_block_req(m->opt.sys.variant, o, &r);
+            r.ifm_format = o->ifm.format;
+            r.ofm_format = o->ofm.format;
+            if (o->kind == SIM_K_CONV || o->kind == SIM_K_DEPTHWISE) r.fixed_d = o->blk.d;
+            if (o->wbuf < 0 && o->w_len) r.weight_cost = cc_weight_cost(&m->opt);
+            eu_block keep = o->blk;
+            uint64_t best = cc_op_cycles_at(m, o, ri, r2, ro, rw);
+            for (int t = 0; t < 2; t++) {
+                r.sram_only = t == 1;
+                eu_block b;
+                npuc_err e2 = {0};
+                if (eu_block_choose(&r, &b, &e2) != NPUC_OK) continue;
+                o->blk = b;
+                uint64_t c = cc_op_cycles_at(m, o, ri, r2, ro, rw);
+                if (c < best) {
+                    best = c;
+                    keep = b;
+                    changed = true;
+                }
+            }
+            o->blk = keep;
+        }
+    }
+    return changed;
 }

@@ -739,7 +739,7 @@ int eu_block_choose_cycles(const eu_block_req *req, eu_block *out, uint64_t *cyc
     sram = arena;
     for (int i = 0; i < 8; i++) sram.region_port[i] = 0;
     const sim_system *sys[EU_PLACEMENTS] = {&sram, &arena};
-    unsigned n_sys = arena.region_port[1] != 0 ? 2 : 1;
+    unsigned n_sys = arena.region_port[1] != 0 && !req->sram_only ? 2 : 1;
     eu_model m;
     eu_model_init(&m, req, a, sys, n_sys);
 

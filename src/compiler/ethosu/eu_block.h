@@ -32,6 +32,11 @@ typedef struct eu_block_req {
      * this many times slower than the feature maps' (weights streamed from
      * flash), so blocks that re-read them cost more. 0 or 1: as fast. */
     double weight_cost;
+    /* True: rank and price the blocks as if every operand were in SRAM
+     * only (a U65 op whose feature maps its fast pool holds;
+     * cc_reblock_placed), not also in the default system's DRAM arena.
+     * Changes nothing where the arena is SRAM (U55). */
+    bool sram_only;
 } eu_block_req;
 
 typedef struct eu_block {

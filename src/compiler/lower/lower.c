@@ -163,6 +163,155 @@ static bool exotic_types(const graph *g, const graph_op *op)
     return false;
 }
 
+/* ------------------------------------------------------ staged inputs */
+
+/* With the arena in DRAM beside a fast pool (an Ethos-U65's
+ * Dedicated_Sram), a feature map that must stay in the arena (a graph
+ * input, state, the output of a CPU op: the runtime and the CPU see it) is
+ * read from DRAM by the NPU ops of the first op that takes it. A kernel op
+ * re-reads its IFM block with the halo per OFM block, and a shallow NHWC
+ * map gives short bursts: DRAM moves up to its whole burst for each few
+ * bytes (docs/ethos-u.md 1.4). A raw copy of the whole buffer, viewed as
+ * deep as it goes (one long burst per block), into a temp the fast pool
+ * takes, and the op reading the copy instead, costs one pass over the
+ * bytes. */
+
+/* Whether tensor t's buffer certainly stays in the arena: through the
+ * views sharing it, t is a graph input or state, or the output of an op
+ * that is not an NPU op of the open epoch. */
+static bool arena_bound(const lower_ctx *c, int32_t t)
+{
+    const cc_model *m = c->m;
+    const graph *g = c->g;
+    int32_t ei = (int32_t)(c->e - m->epochs);
+    for (int32_t hop = 0; hop < g->n_ops + 1; hop++) {
+        const graph_tensor *x = &g->tensors[t];
+        if (x->data) return false;
+        if (x->is_variable || x->producer < 0) return true;
+        int32_t p = x->producer;
+        if (p >= c->op_index) return false;
+        if (!m->ops[p].npu || m->ops[p].epoch != ei) return true;
+        /* an op that moves no bytes (a view, a PAD folded into the next
+         * conv's padding): its output shares its input's buffer */
+        const graph_op *v = &g->ops[p];
+        if (m->ops[p].n_eu || v->n_in < 1 || v->in[0] < 0 || m->buf_of[v->in[0]] != m->buf_of[t]) return false;
+        t = v->in[0];
+    }
+    return false;
+}
+
+/* n elements as h x w: h the divisor of n nearest its square root from
+ * below; false when a side exceeds the NPU's extent. */
+static bool plane_of(uint64_t n, uint32_t *h, uint32_t *w)
+{
+    uint64_t a = 1;
+    for (uint64_t d = 1; d * d <= n; d++)
+        if (n % d == 0) a = d;
+    if (n / a > CC_DIM_MAX) return false;
+    *h = (uint32_t)a;
+    *w = (uint32_t)(n / a);
+    return true;
+}
+
+/* The copy of n bytes from buffer `from` (region 1) into buffer `to`
+ * (region 2) as one raw byte copy, viewed as h x w x c (c a divisor of n,
+ * at least 16, the plane as square as n / c allows), the view and form
+ * with the fewest cycles (cc_copy_block); *cost its cycles. False when n
+ * has no such view. */
+static bool stage_copy(lower_ctx *c, int32_t from, int32_t to, uint64_t n, eu_op *o, uint64_t *cost)
+{
+    bool found = false;
+    for (uint64_t d = n < CC_DIM_MAX ? n : CC_DIM_MAX; d >= 16; d--) {
+        uint32_t h, w;
+        if (n % d || !plane_of(n / d, &h, &w)) continue;
+        eu_op x;
+        cc_eu_init(c, &x);
+        cc_fm_dense(&x.ifm, from, 0, h, w, (uint32_t)d, 8, 0);
+        cc_fm_dense(&x.ofm, to, 0, h, w, (uint32_t)d, 8, 0);
+        npuc_err e2 = {0};
+        if (cc_copy_block(c, &x, 8, &e2) != NPUC_OK) continue;
+        uint64_t cyc = cc_op_cycles_at(c->m, &x, 1, 0, 2, 0);
+        if (!found || cyc < *cost) {
+            *o = x;
+            *cost = cyc;
+            found = true;
+        }
+        if (d < n / 64) break;   /* shallower views only read in shorter bursts */
+    }
+    return found;
+}
+
+/* Cycles an input's copy must save beyond a quarter of its own. */
+#define STAGE_MARGIN 512u
+
+/* After op i was lowered to the epoch's NPU ops from `before` on: when
+ * its IFM's buffer stays in the arena (DRAM) and reading it from the fast
+ * pool saves its ops more cycles than the copy costs (each op costed
+ * alone, the copy from the arena to the fast pool, with a margin), a copy
+ * into a temp goes in front of them and they read that. */
+static int stage_input(lower_ctx *c, int32_t i, int32_t before, npuc_err *err)
+{
+    cc_model *m = c->m;
+    cc_epoch *e = c->e;
+    const graph_op *op = &c->g->ops[i];
+    uint64_t cap = cc_fast_bytes(&m->opt);
+    if (m->opt.optimise != CC_OPT_PERFORMANCE || m->opt.no_stage || m->opt.cascade == CC_CASCADE_ALL || !cap || e->n_eu <= before || op->n_in < 1 || op->in[0] < 0)
+        return NPUC_OK;
+    int32_t b = m->buf_of[op->in[0]];
+    if (b < 0 || !arena_bound(c, op->in[0])) return NPUC_OK;
+    uint64_t n = m->bufs[b].size;
+    if (!n || n > cap / 2) return NPUC_OK;
+    int64_t gain = 0;
+    bool reread = false, pool = false;
+    for (int32_t j = before; j < e->n_eu; j++) {
+        const eu_op *o = &e->ops[j];
+        bool a = o->ifm.buf == b, a2 = (o->ifm2_tensor && o->ifm2.buf == b);
+        if (!a && !a2) continue;
+        if (o->kind == SIM_K_POOL) {
+            pool = true;
+        } else if (o->kind != SIM_K_CONV && o->kind != SIM_K_DEPTHWISE) {
+            return NPUC_OK;
+        } else if (o->blk.w < o->ofm.w || o->blk.h < o->ofm.h) {
+            /* an OFM plane of one block reads its IFM once (a
+             * FULLY_CONNECTED): little to win back */
+            reread = true;
+        }
+        uint8_t r2 = o->ifm2_tensor && o->ifm2.buf >= 0 ? 2 : 0, w = o->wbuf >= 0 ? 2 : 0;
+        uint64_t was = cc_op_cycles_at(m, o, a ? 1 : 2, a2 ? 1 : r2, 2, w);
+        uint64_t now = cc_op_cycles_at(m, o, 2, r2, 2, w);
+        gain += (int64_t)was - (int64_t)now;
+    }
+    if ((!reread && !pool) || gain <= (int64_t)STAGE_MARGIN) return NPUC_OK;
+    eu_op cp;
+    uint64_t cost = 0;
+    if (!stage_copy(c, b, b, n, &cp, &cost)) return NPUC_OK;
+    if (gain <= (int64_t)(pool ? 4 * cost : cost + cost / 4) + (int64_t)STAGE_MARGIN) return NPUC_OK;
+    int32_t t = cc_temp_buf(c, n, err);
+    if (t < 0) return err->code;
+    if (!cc_grow((void **)&e->ops, &e->cap_eu, e->n_eu, sizeof *e->ops, err)) return err->code;
+    memmove(&e->ops[before + 1], &e->ops[before], sizeof *e->ops * (size_t)(e->n_eu - before));
+    e->n_eu++;
+    cp.ofm.buf = t;
+    e->ops[before] = cp;
+    for (int32_t j = before + 1; j < e->n_eu; j++) {
+        eu_op *o = &e->ops[j];
+        if (o->ifm.buf == b) o->ifm.buf = t;
+        if (o->ifm2_tensor && o->ifm2.buf == b) o->ifm2.buf = t;
+    }
+    /* what the lowering keeps by NPU op index moves with the ops: the
+     * shared constants' index is built again, copies live over ops */
+    cc_share_ix_free(c->share);
+    c->share = NULL;
+    int32_t ei = (int32_t)(e - m->epochs);
+    for (int32_t k = 0; k < m->n_bufs; k++) {
+        cc_buf *x = &m->bufs[k];
+        if (x->epoch != ei) continue;
+        if (x->eu_first >= before) x->eu_first++;
+        if (x->eu_last >= before) x->eu_last++;
+    }
+    return NPUC_OK;
+}
+
 /* Op i into the open HW epoch (opened here if none is): a view joins it,
  * an op the NPU takes adds its eu_ops, any other op ends it. */
 static int lower_in_epoch(lower_ctx *c, int32_t i, npuc_err *err)
@@ -181,6 +330,7 @@ static int lower_in_epoch(lower_ctx *c, int32_t i, npuc_err *err)
             c->e->n_eu = before;
             return cpu_op(c, i, err);
         }
+        if (!rc) rc = stage_input(c, i, before, err);
         if (rc) return npuc_err_prefix(err, "op %d (%s)", i, graph_op_name(op)), rc;
     }
     /* a view moves no bytes: part of the HW epoch around it (one opened by

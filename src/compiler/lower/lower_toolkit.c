@@ -462,6 +462,26 @@ static int choose_memo(lower_ctx *c, const eu_block_req *r, eu_block *out, npuc_
     return NPUC_OK;
 }
 
+/* Whether buffer b (a feature map) is one the fast pool will likely
+ * hold: a temp, or a tensor that is no graph input, output or state, of
+ * at most a quarter of the pool. */
+static bool likely_fast(const lower_ctx *c, int32_t b)
+{
+    const cc_model *m = c->m;
+    if (b < 0) return false;
+    uint64_t cap = cc_fast_bytes(&m->opt);
+    const cc_buf *x = &m->bufs[b];
+    if (!cap || x->size > cap / 4) return false;
+    if (x->temp || x->tensor < 0) return true;
+    const graph *g = c->g;
+    if (g->tensors[x->tensor].is_variable) return false;
+    for (int32_t i = 0; i < g->n_inputs; i++)
+        if (m->buf_of[g->inputs[i]] == b) return false;
+    for (int32_t i = 0; i < g->n_outputs; i++)
+        if (m->buf_of[g->outputs[i]] == b) return false;
+    return true;
+}
+
 int cc_choose_block(lower_ctx *c, eu_op *o, npuc_err *err)
 {
     eu_block_req r;
@@ -475,8 +495,13 @@ int cc_choose_block(lower_ctx *c, eu_op *o, npuc_err *err)
      * the real formats. */
     const target_desc *s = &c->m->opt.sys;
     if (o->flex && c->m->opt.optimise == CC_OPT_PERFORMANCE && s->fast_pool >= 0 &&
-        s->fast_pool < s->n_pools && s->fast_pool != s->act_pool)
+        s->fast_pool < s->n_pools && s->fast_pool != s->act_pool) {
         r.ifm_format = r.ofm_format = 1;
+        /* maps the fast pool will likely hold: priced there alone */
+        if (likely_fast(c, o->ifm.buf) && likely_fast(c, o->ofm.buf) &&
+            (!o->ifm2_tensor || likely_fast(c, o->ifm2.buf)))
+            r.sram_only = true;
+    }
     return choose_memo(c, &r, &o->blk, err);
 }
 

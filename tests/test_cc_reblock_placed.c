@@ -1,0 +1,141 @@
+/* Blocks on the final placement (cc_reblock.c, cc_reblock_placed): on an
+ * Ethos-U65-256 (Ethos_U65_High_End:Dedicated_Sram) every NPU op's block
+ * takes no more cycles, with its operands where the compiler placed them
+ * (cc_op_cycles_at), than the block the chooser gives for the op as
+ * cc_reblock asks (both placements, all SRAM and all DRAM) or for all of
+ * it in SRAM (eu_block_req.sram_only); a CONV / DEPTHWISE keeps the depth
+ * its weights are encoded for; the compiled model stays bit-exact with
+ * the reference interpreter (3 draws). On an Ethos-U55-256 (no fast pool)
+ * the pass changes nothing.
+ *
+ * The lowering's guess (lower_toolkit.c, cc_choose_block): a CONV /
+ * DEPTHWISE that may use bricks and whose maps the fast pool will likely
+ * hold (temps, or tensors that are no graph input, output or state, of at
+ * most a quarter of the pool) has the block depth the chooser gives for
+ * bricks all in SRAM (eu_block_req.sram_only).
+ *
+ * Models: person_detect, armkws_ds_cnn_s_int8, armkws_ds_cnn_l_int8 of
+ * the shared folder (skipped when absent). */
+#include "test.h"
+#include "../src/compiler/cc.h"
+#include "../src/interp/interp.h"
+#include "../src/sim/sim.h"
+
+#include <stdint.h>
+
+#include "cc_test_npu.h"
+
+static void fill_random(void *user, npuc_rng *r, int draw, int32_t k, uint8_t *buf, size_t n)
+{
+    (void)user;
+    (void)draw;
+    (void)k;
+    for (size_t i = 0; i < n; i++) buf[i] = (uint8_t)npuc_rng_next(r);
+}
+
+static uint8_t region_of(const cc_model *m, int32_t b)
+{
+    return b < 0 ? 0 : m->bufs[b].pool == CC_IN_FAST ? 2 : 1;
+}
+
+static bool likely_fast(const cc_model *m, int32_t b)
+{
+    if (b < 0) return false;
+    uint64_t cap = cc_fast_bytes(&m->opt);
+    const cc_buf *x = &m->bufs[b];
+    if (!cap || x->size > cap / 4) return false;
+    if (x->temp || x->tensor < 0) return true;
+    const graph *g = m->g;
+    if (g->tensors[x->tensor].is_variable) return false;
+    for (int32_t i = 0; i < g->n_inputs; i++)
+        if (m->buf_of[g->inputs[i]] == b) return false;
+    for (int32_t i = 0; i < g->n_outputs; i++)
+        if (m->buf_of[g->outputs[i]] == b) return false;
+    return true;
+}
+
+static void model_case(const char *rel)
+{
+    char buf[1024];
+    const char *path = t_shared(rel, buf, sizeof buf);
+    if (!path) {
+        printf("skip %s: the shared folder is absent\n", rel);
+        return;
+    }
+    tfl_model *tm = NULL;
+    graph *g = NULL;
+    npuc_err err = {0};
+    CHECK(!tfl_read_file(path, &tm, &err) && !graph_import(tm, &g, &err));
+    cc_options opt;
+    memset(&opt, 0, sizeof opt);
+    cc_model *cm = NULL, *u55 = NULL;
+    if (g && cc_check_compile(rel, g, EU_U65_256, opt, &cm)) {
+        int n_ops = 0, n_better = 0, n_guess = 0;
+        for (int32_t i = 0; i < cm->n_epochs; i++) {
+            cc_epoch *e = &cm->epochs[i];
+            for (int32_t k = 0; e->kind == CC_EPOCH_HW && k < e->n_eu; k++) {
+                eu_op *o = &e->ops[k];
+                uint8_t ri = region_of(cm, o->ifm.buf), ro = region_of(cm, o->ofm.buf);
+                uint8_t r2 = o->ifm2_tensor ? region_of(cm, o->ifm2.buf) : 0;
+                uint8_t rw = o->wbuf >= 0 ? region_of(cm, o->wbuf) : 0;
+                uint64_t have = cc_op_cycles_at(cm, o, ri, r2, ro, rw);
+                eu_block_req r;
+                cc_block_req(cm->opt.sys.variant, o, &r);
+                r.ifm_format = o->ifm.format;
+                r.ofm_format = o->ofm.format;
+                if (o->kind == SIM_K_CONV || o->kind == SIM_K_DEPTHWISE) r.fixed_d = o->blk.d;
+                if (o->wbuf < 0 && o->w_len) r.weight_cost = cc_weight_cost(&cm->opt);
+                eu_block mine = o->blk;
+                for (int t = 0; t < 2; t++) {
+                    r.sram_only = t == 1;
+                    eu_block b;
+                    npuc_err e2 = {0};
+                    if (eu_block_choose(&r, &b, &e2) != NPUC_OK) continue;
+                    o->blk = b;
+                    uint64_t c = cc_op_cycles_at(cm, o, ri, r2, ro, rw);
+                    o->blk = mine;
+                    if (c < have) {
+                        fprintf(stderr, "FAIL %s: epoch %d op %d: block %ux%ux%u %llu cycles, the chooser's%s %ux%ux%u %llu\n",
+                                rel, (int)i, (int)k, mine.w, mine.h, mine.d, (unsigned long long)have,
+                                t ? " (all in SRAM)" : "", b.w, b.h, b.d, (unsigned long long)c);
+                        CHECK(!"a chosen block is faster on the placement");
+                    }
+                    if (c > have) n_better++;
+                    if ((o->kind == SIM_K_CONV || o->kind == SIM_K_DEPTHWISE)) CHECK_EQ_INT(b.d, mine.d);
+                }
+                if ((o->kind == SIM_K_CONV || o->kind == SIM_K_DEPTHWISE) && o->flex &&
+                    likely_fast(cm, o->ifm.buf) && likely_fast(cm, o->ofm.buf)) {
+                    eu_block_req q;
+                    cc_block_req(cm->opt.sys.variant, o, &q);
+                    q.ifm_format = q.ofm_format = 1;
+                    q.sram_only = true;
+                    eu_block b;
+                    npuc_err e2 = {0};
+                    CHECK(eu_block_choose(&q, &b, &e2) == NPUC_OK && b.d == o->blk.d);
+                    n_guess++;
+                }
+                n_ops++;
+            }
+        }
+        printf("%s: %d NPU ops, %d chooser blocks slower on the placement than the op's, %d depths guessed for SRAM\n",
+               rel, n_ops, n_better, n_guess);
+        CHECK(n_guess > 0);
+        cc_draws d = {.n_draws = 3, .seed = 5, .fill = fill_random};
+        CHECK(cc_check_draws(rel, g, cm, EU_U65_256, &d));
+        CHECK(!cc_reblock_placed(cm));   /* on its own result: nothing left to change */
+    }
+    if (g && cc_check_compile(rel, g, EU_U55_256, opt, &u55)) CHECK(!cc_reblock_placed(u55));
+    cc_model_free(cm);
+    cc_model_free(u55);
+    graph_free(g);
+    tfl_model_free(tm);
+}
+
+int main(void)
+{
+    (void)env_long;
+    model_case("models/tflm/person_detect.tflite");
+    model_case("models/zoo/armkws_ds_cnn_s_int8.tflite");
+    model_case("models/zoo/armkws_ds_cnn_l_int8.tflite");
+    TEST_MAIN_END();
+}

@@ -406,19 +406,31 @@ int cc_prefetch(cc_model *m, npuc_err *err)
         lim[1] = f < fast_cap ? f : fast_cap;
     }
     uint64_t room = pct > 0 ? (orig.arena * (uint64_t)pct / 100u) & ~(uint64_t)15 : 0;
-    if (room && !place_bare(m, orig.b, bare)) room = 0;
+    /* an arena cache size on an arena that is the SRAM, the headroom left
+     * to the compiler: two more plans let the arena grow to that size (the
+     * fewest cycles that fit, as --arena-cache-size promises); the
+     * headroom's own plans stay, so a limit never costs cycles */
+    uint64_t room_lim = 0;
+    if (!fast_pool && lim_sram > orig.arena && m->opt.prefetch_headroom == 0 &&
+        ((lim_sram - orig.arena) & ~(uint64_t)15) > room)
+        room_lim = (lim_sram - orig.arena) & ~(uint64_t)15;
+    if ((room || room_lim) && !place_bare(m, orig.b, bare)) room = room_lim = 0;
     int rc = NPUC_OK;
     bool last_is_best = true;   /* the model as generated last is `best` */
-    /* the three plans, then (prefetch_busy) the same keeping moved copies
-     * clear of the op before their DMA (pf_ctx.busy) */
-    int n_plans = m->opt.prefetch_busy ? 6 : 3;
+    /* per group: the headroom's half and whole, the fixed plan, then the
+     * limit's half and whole; a second group (prefetch_busy) the same
+     * keeping moved copies clear of the op before their DMA (pf_ctx.busy) */
+    int per = room_lim ? 5 : 3;
+    int n_plans = m->opt.prefetch_busy ? 2 * per : per;
     for (int j = 0; j < n_plans && !rc; j++) {
         bool ok;
-        c.busy = j >= 3;
-        if (j % 3 < 2) {
-            /* placed plans under the arena's peak plus part of the headroom */
-            if (!room) continue;
-            lim[0] = orig.arena + (room / 2u * (uint64_t)(j % 3 + 1) & ~(uint64_t)15);
+        int q = j % per;
+        c.busy = j >= per;
+        if (q != 2) {
+            /* placed plans under the arena's peak plus part of the room */
+            uint64_t r = q < 2 ? room : room_lim;
+            if (!r) continue;
+            lim[0] = orig.arena + (r / 2u * (uint64_t)(q % 3 + 1) & ~(uint64_t)15);
             ok = plan_placed(&c, orig.b, bare, lim, fast_pool ? lim[1] : 0);
         } else {
             /* the fixed plan: copies move only into holes of the present

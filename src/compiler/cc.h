@@ -289,6 +289,12 @@ typedef struct cc_model {
                                  (cc_alloc.c), NULL: none */
     struct cc_gencache *gen;  /* owned: the last epochs generated and
                                  estimated (cc.c), NULL: none */
+    struct cc_pfmemo *pfmemo; /* owned: the prefetch plans picked before, by
+                                 their inputs (cc_prefetch.c), NULL: none */
+    struct cc_ref_memo *refs; /* the reference's value maps of one-input ops
+                                 (lower_toolkit.c; not owned, NULL: each
+                                 lowering keeps its own), shared by the
+                                 search's compiles */
     bool lstm_forms;          /* an LSTM was lowered where opt.lstm_alt chooses its form */
     bool reordered;           /* cc_order changed the op order */
     uint64_t order_peak[2];   /* then the peaks of live bytes (cc_order_peak)
@@ -349,6 +355,13 @@ void cc_costs_free(struct cc_costs *c);
 /* The last epochs cc_generate_all made, by everything they were made from. */
 struct cc_gencache *cc_gencache_new(void);
 void cc_gencache_free(struct cc_gencache *c);
+/* The prefetch plans cc_prefetch picked, by the state they were picked
+ * from (cc_prefetch.c). */
+struct cc_pfmemo *cc_pfmemo_new(void);
+void cc_pfmemo_free(struct cc_pfmemo *c);
+/* The reference's value maps by op and quantization (lower_toolkit.c). */
+struct cc_ref_memo *cc_ref_memo_new(void);
+void cc_ref_memo_free(struct cc_ref_memo *r);
 
 /* The allocation timeline (cc_buf first/last): graph op `op` takes
  * cc_op_steps steps (one per NPU op, at least one); cc_step_op maps a step

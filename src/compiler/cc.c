@@ -620,7 +620,7 @@ static int lower_views(cc_model *m, npuc_err *err)
 
 /* One compile with one schedule (the knobs in opt). */
 static int compile_once(const graph *g, const cc_options *opt, eu_wcache *wc, struct cc_ref_memo *refs,
-                        cc_model **out, npuc_err *err)
+                        struct cc_order_memo *om, cc_model **out, npuc_err *err)
 {
     *out = NULL;
     double t0 = now_seconds();
@@ -630,6 +630,7 @@ static int compile_once(const graph *g, const cc_options *opt, eu_wcache *wc, st
     m->opt = *opt;
     m->wcache = wc;
     m->refs = refs;
+    m->order_memo = om;
     m->costs = cc_costs_new();   /* NULL: every price worked out anew */
     m->gen = cc_gencache_new();  /* NULL: every epoch generated anew */
     m->pfmemo = cc_pfmemo_new(); /* NULL: every prefetch planned anew */
@@ -668,6 +669,7 @@ static int compile_once(const graph *g, const cc_options *opt, eu_wcache *wc, st
     m->compile_seconds = now_seconds() - t0;
     m->wcache = NULL;
     m->refs = NULL;
+    m->order_memo = NULL;
     cc_costs_free(m->costs);
     m->costs = NULL;
     cc_gencache_free(m->gen);
@@ -865,10 +867,12 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
      * encoded once */
     eu_wcache *wc = eu_wcache_new();
     struct cc_ref_memo *refs = cc_ref_memo_new();   /* NULL: each lowering keeps its own */
-    int rc = compile_once(g, &o0, wc, refs, &cand[0], err);
+    struct cc_order_memo *om = cc_order_memo_new();  /* NULL: each compile plans its order */
+    int rc = compile_once(g, &o0, wc, refs, om, &cand[0], err);
     if (rc) {
         eu_wcache_free(wc);
         cc_ref_memo_free(refs);
+        cc_order_memo_free(om);
         return rc;
     }
     /* the op order pass weighs orders by their peak of live bytes, which
@@ -882,7 +886,7 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
         og.graph_order = true;
         cc_model *c = NULL;
         npuc_err e2 = {0};
-        if (!compile_once(g, &og, wc, refs, &c, &e2)) {
+        if (!compile_once(g, &og, wc, refs, om, &c, &e2)) {
             bool own = cc_sram_bytes(c) <= cc_sram_bytes(cand[0]);   /* ties: the graph's */
             cc_model_free(own ? cand[0] : c);
             if (own) {
@@ -899,7 +903,7 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
         o.graph_order = o0.graph_order;
         npuc_err e2 = {0};
         first_sram = 0;
-        if (!compile_once(g, &o, wc, refs, &cand[n], &e2)) {
+        if (!compile_once(g, &o, wc, refs, om, &cand[n], &e2)) {
             first_sram = cc_sram_bytes(cand[n]);
             pt[n] = (cc_sched_point){cand[n]->npu_cycles, first_sram};
             n++;
@@ -912,7 +916,7 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
         cc_options o = o0;
         o.lstm_alt = true;
         npuc_err e2 = {0};
-        if (!compile_once(g, &o, wc, refs, &cand[n], &e2)) {
+        if (!compile_once(g, &o, wc, refs, om, &cand[n], &e2)) {
             pt[n] = (cc_sched_point){cand[n]->npu_cycles, cc_sram_bytes(cand[n])};
             n++;
         }
@@ -980,7 +984,7 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
         }
         if (!perf && !t->stream) continue;   /* --optimise size streams already */
         npuc_err e2 = {0};
-        if (compile_once(g, &o, wc, refs, &cand[n], &e2)) continue;   /* a schedule that fails is no candidate */
+        if (compile_once(g, &o, wc, refs, om, &cand[n], &e2)) continue;   /* a schedule that fails is no candidate */
         /* nor are bigger chunks that take more flash (weights it shared),
          * nor, where the arena is the SRAM (no fast pool), bigger chunks
          * that take more of it than the first schedule: there they are
@@ -998,7 +1002,7 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
         n++;
         /* --optimise size's schedule with the LSTM's stacked form too */
         o.lstm_alt = true;
-        if (t->size && cand[n - 1]->lstm_forms && !compile_once(g, &o, wc, refs, &cand[n], &e2)) {
+        if (t->size && cand[n - 1]->lstm_forms && !compile_once(g, &o, wc, refs, om, &cand[n], &e2)) {
             pt[n] = (cc_sched_point){cand[n]->npu_cycles, cc_sram_bytes(cand[n])};
             n++;
         }
@@ -1015,6 +1019,7 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
         uint64_t need = cc_sram_bytes(best);
         eu_wcache_free(wc);
         cc_ref_memo_free(refs);
+        cc_order_memo_free(om);
         cc_model_free(best);
         return npuc_errf(err, NPUC_E_UNSUPPORTED,
                          "the model needs at least %llu bytes of SRAM (its feature maps, weights streamed "
@@ -1024,6 +1029,7 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
     int rc2 = weight_entropy(best, wc, err);
     eu_wcache_free(wc);
     cc_ref_memo_free(refs);
+    cc_order_memo_free(om);
     if (rc2) {
         cc_model_free(best);
         return rc2;

@@ -291,6 +291,9 @@ typedef struct cc_model {
                                  estimated (cc.c), NULL: none */
     struct cc_pfmemo *pfmemo; /* owned: the prefetch plans picked before, by
                                  their inputs (cc_prefetch.c), NULL: none */
+    struct cc_order_memo *order_memo; /* cc_order's answer on the folded or
+                                 unfolded graph (cc_order.c; not owned,
+                                 NULL: none), shared by the search's compiles */
     struct cc_ref_memo *refs; /* the reference's value maps of one-input ops
                                  (lower_toolkit.c; not owned, NULL: each
                                  lowering keeps its own), shared by the
@@ -359,6 +362,10 @@ void cc_gencache_free(struct cc_gencache *c);
  * from (cc_prefetch.c). */
 struct cc_pfmemo *cc_pfmemo_new(void);
 void cc_pfmemo_free(struct cc_pfmemo *c);
+/* cc_order's plan and peaks, kept by the search's compiles (cc_order.c):
+ * a function of the graph it runs on alone. */
+struct cc_order_memo *cc_order_memo_new(void);
+void cc_order_memo_free(struct cc_order_memo *o);
 /* The reference's value maps by op and quantization (lower_toolkit.c). */
 struct cc_ref_memo *cc_ref_memo_new(void);
 void cc_ref_memo_free(struct cc_ref_memo *r);

@@ -42,6 +42,11 @@ typedef struct lower_ctx {
 void cc_share_ix_free(struct cc_share_ix *s);
 /* Frees lower_ctx.blocks. */
 void cc_blk_memo_free(struct cc_blk_memo *b);
+/* The answers of the lowering's exactness checks that are functions of a
+ * few integers alone (key[0] names the check; lower_lstm.c), kept with
+ * lower_ctx.refs: get is true (val filled) when key was put before. */
+bool cc_check_get(const lower_ctx *c, const int32_t key[3], int32_t val[4]);
+void cc_check_put(const lower_ctx *c, const int32_t key[3], const int32_t val[4]);
 /* The op inputs reading tensor t: from lower_ctx.readers, else counted. */
 int32_t cc_readers(const lower_ctx *c, int32_t t);
 

@@ -383,9 +383,16 @@ typedef struct ref_ent {
     int32_t n;
 } ref_ent;
 
+/* An answer of a check that is a function of a few integers alone. */
+typedef struct check_ent {
+    int32_t key[3], val[4];
+} check_ent;
+
 struct cc_ref_memo {
     ref_ent *e;
     int32_t n, cap;
+    check_ent *ck;
+    int32_t n_ck, cap_ck;
 };
 
 struct cc_ref_memo *cc_ref_memo_new(void) { return calloc(1, sizeof(struct cc_ref_memo)); }
@@ -398,7 +405,29 @@ void cc_ref_memo_free(struct cc_ref_memo *r)
         free(r->e[i].y);
     }
     free(r->e);
+    free(r->ck);
     free(r);
+}
+
+bool cc_check_get(const lower_ctx *c, const int32_t key[3], int32_t val[4])
+{
+    const struct cc_ref_memo *r = c->refs;
+    for (int32_t i = 0; r && i < r->n_ck; i++)
+        if (!memcmp(r->ck[i].key, key, sizeof r->ck[i].key)) {
+            memcpy(val, r->ck[i].val, sizeof r->ck[i].val);
+            return true;
+        }
+    return false;
+}
+
+void cc_check_put(const lower_ctx *c, const int32_t key[3], const int32_t val[4])
+{
+    struct cc_ref_memo *r = c->refs;
+    npuc_err e2 = {0};
+    if (!r || !cc_grow((void **)&r->ck, &r->cap_ck, r->n_ck, sizeof *r->ck, &e2)) return;   /* not kept */
+    check_ent *x = &r->ck[r->n_ck++];
+    memcpy(x->key, key, sizeof x->key);
+    memcpy(x->val, val, sizeof x->val);
 }
 
 static uint8_t *key_put(uint8_t *p, const void *x, size_t n)

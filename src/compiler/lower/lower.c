@@ -355,7 +355,7 @@ int cc_lower(cc_model *m, npuc_err *err)
     c.g = g;
     cc_range *range = malloc(((size_t)g->n_tensors + 1) * sizeof *range);
     if (!range) return npuc_errf(err, NPUC_E_NOMEM, "out of memory (value ranges)");
-    cc_range_analyse(g, range);
+    cc_range_analyse_lazy(g, range);
     c.range = range;
     /* each tensor's readers, counted once (NULL: counted where asked) */
     int32_t *readers = calloc((size_t)g->n_tensors + 1, sizeof *readers);

@@ -400,6 +400,11 @@ bool cc_reblock_placed(cc_model *m);
 /* The block request of an NPU op as the lowering makes it (whole NHWC
  * tensors; lower/lower_toolkit.c). */
 void cc_block_req(eu_variant v, const eu_op *o, eu_block_req *r);
+/* eu_block_choose, its answers kept with m->refs by request (a function
+ * of the request alone; r zeroed beyond its fields, as cc_block_req leaves
+ * it, so that its bytes are the key): the search's compiles ask cc_reblock
+ * and cc_reblock_placed's few requests thousands of times. */
+int cc_block_choose_kept(const cc_model *m, const eu_block_req *r, eu_block *out, npuc_err *err);
 int cc_allocate(cc_model *m, npuc_err *err);
 /* While on (with m->costs), cc_allocate keeps its last placements by
  * what it reads that the weight placement search changes (every buffer

@@ -845,7 +845,7 @@ static void stream_op(const cc_model *m, eu_op *o)
     r.weight_cost = cc_weight_cost(&m->opt);
     eu_block b;
     npuc_err e2 = {0};
-    if (eu_block_choose(&r, &b, &e2) == NPUC_OK) o->blk = b;
+    if (cc_block_choose_kept(m, &r, &b, &e2) == NPUC_OK) o->blk = b;
 }
 
 /* Removes the weight copies gone[] names: their ops stream from flash. */

@@ -523,7 +523,7 @@ static int fuse_lut(lower_ctx *c, const graph_op *op, int32_t li, char *why, siz
         if (o.kind == SIM_K_CONV || o.kind == SIM_K_DEPTHWISE) r.fixed_d = o.blk.d;
         npuc_err e2;
         memset(&e2, 0, sizeof e2);
-        if (eu_block_choose(&r, &blk[k - fs.k0], &e2) != NPUC_OK) {
+        if (cc_block_choose_kept(c->m, &r, &blk[k - fs.k0], &e2) != NPUC_OK) {
             free(blk);
             return cc_reason(why, why_size, "no block of its producer leaves room for the LUT: %s", e2.msg), 1;
         }

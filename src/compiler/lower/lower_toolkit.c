@@ -393,6 +393,7 @@ struct cc_ref_memo {
     int32_t n, cap;
     check_ent *ck;
     int32_t n_ck, cap_ck;
+    struct cc_blk_memo *blocks;   /* cc_block_choose_kept's */
 };
 
 struct cc_ref_memo *cc_ref_memo_new(void) { return calloc(1, sizeof(struct cc_ref_memo)); }
@@ -406,6 +407,7 @@ void cc_ref_memo_free(struct cc_ref_memo *r)
     }
     free(r->e);
     free(r->ck);
+    cc_blk_memo_free(r->blocks);
     free(r);
 }
 
@@ -560,10 +562,10 @@ void cc_blk_memo_free(struct cc_blk_memo *b)
 
 /* eu_block_choose through the memo of c (r zeroed beyond its fields, so
  * its bytes are the key). */
-static int choose_memo(lower_ctx *c, const eu_block_req *r, eu_block *out, npuc_err *err)
+static int choose_memo(struct cc_blk_memo **bp, const eu_block_req *r, eu_block *out, npuc_err *err)
 {
-    struct cc_blk_memo *b = c->blocks;
-    if (!b) b = c->blocks = calloc(1, sizeof *b);
+    struct cc_blk_memo *b = *bp;
+    if (!b) b = *bp = calloc(1, sizeof *b);
     if (!b) return eu_block_choose(r, out, err);
     uint64_t h = npuc_hash(NPUC_HASH_INIT, r, sizeof *r);
     for (int32_t i = npuc_hindex_first(&b->ix, h); i >= 0; i = npuc_hindex_next(&b->ix, i))
@@ -630,7 +632,8 @@ int cc_choose_block(lower_ctx *c, eu_op *o, npuc_err *err)
             (!o->ifm2_tensor || likely_fast(c, o->ifm2.buf)))
             r.sram_only = true;
     }
-    return choose_memo(c, &r, &o->blk, err);
+    /* the search's answers where it keeps them, else the lowering's */
+    return choose_memo(c->m->refs ? &c->m->refs->blocks : &c->blocks, &r, &o->blk, err);
 }
 
 int cc_block_or_cpu(lower_ctx *c, eu_op *o, npuc_err *err)
@@ -750,4 +753,10 @@ int cc_pad_of(int32_t padding, int32_t in, int32_t filter, int32_t stride, int32
     *before = b;
     *after = a;
     return 0;
+}
+
+int cc_block_choose_kept(const cc_model *m, const eu_block_req *r, eu_block *out, npuc_err *err)
+{
+    if (!m->refs) return eu_block_choose(r, out, err);
+    return choose_memo(&m->refs->blocks, r, out, err);
 }

@@ -42,6 +42,7 @@ void cc_model_free(cc_model *m)
     graph_free(m->folded_g);
     cc_costs_free(m->costs);
     cc_gencache_free(m->gen);
+    cc_pfmemo_free(m->pfmemo);
     free(m);
 }
 
@@ -618,7 +619,8 @@ static int lower_views(cc_model *m, npuc_err *err)
 }
 
 /* One compile with one schedule (the knobs in opt). */
-static int compile_once(const graph *g, const cc_options *opt, eu_wcache *wc, cc_model **out, npuc_err *err)
+static int compile_once(const graph *g, const cc_options *opt, eu_wcache *wc, struct cc_ref_memo *refs,
+                        struct cc_order_memo *om, cc_model **out, npuc_err *err)
 {
     *out = NULL;
     double t0 = now_seconds();
@@ -627,8 +629,11 @@ static int compile_once(const graph *g, const cc_options *opt, eu_wcache *wc, cc
     m->g = m->src = g;
     m->opt = *opt;
     m->wcache = wc;
+    m->refs = refs;
+    m->order_memo = om;
     m->costs = cc_costs_new();   /* NULL: every price worked out anew */
     m->gen = cc_gencache_new();  /* NULL: every epoch generated anew */
+    m->pfmemo = cc_pfmemo_new(); /* NULL: every prefetch planned anew */
     int rc = NPUC_OK;
     if (!opt->no_fold) {
         if ((rc = cc_fold(g, &m->folded_g, &m->folded, &m->n_folded, err))) goto fail;
@@ -663,10 +668,14 @@ static int compile_once(const graph *g, const cc_options *opt, eu_wcache *wc, cc
     if (!opt->no_fold && (rc = cc_fold_once(m, err))) goto fail;
     m->compile_seconds = now_seconds() - t0;
     m->wcache = NULL;
+    m->refs = NULL;
+    m->order_memo = NULL;
     cc_costs_free(m->costs);
     m->costs = NULL;
     cc_gencache_free(m->gen);
     m->gen = NULL;
+    cc_pfmemo_free(m->pfmemo);
+    m->pfmemo = NULL;
     *out = m;
     return NPUC_OK;
 fail:
@@ -857,9 +866,13 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
     /* the search's compiles lower the same weights: each stream is
      * encoded once */
     eu_wcache *wc = eu_wcache_new();
-    int rc = compile_once(g, &o0, wc, &cand[0], err);
+    struct cc_ref_memo *refs = cc_ref_memo_new();   /* NULL: each lowering keeps its own */
+    struct cc_order_memo *om = cc_order_memo_new();  /* NULL: each compile plans its order */
+    int rc = compile_once(g, &o0, wc, refs, om, &cand[0], err);
     if (rc) {
         eu_wcache_free(wc);
+        cc_ref_memo_free(refs);
+        cc_order_memo_free(om);
         return rc;
     }
     /* the op order pass weighs orders by their peak of live bytes, which
@@ -873,7 +886,7 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
         og.graph_order = true;
         cc_model *c = NULL;
         npuc_err e2 = {0};
-        if (!compile_once(g, &og, wc, &c, &e2)) {
+        if (!compile_once(g, &og, wc, refs, om, &c, &e2)) {
             bool own = cc_sram_bytes(c) <= cc_sram_bytes(cand[0]);   /* ties: the graph's */
             cc_model_free(own ? cand[0] : c);
             if (own) {
@@ -890,7 +903,7 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
         o.graph_order = o0.graph_order;
         npuc_err e2 = {0};
         first_sram = 0;
-        if (!compile_once(g, &o, wc, &cand[n], &e2)) {
+        if (!compile_once(g, &o, wc, refs, om, &cand[n], &e2)) {
             first_sram = cc_sram_bytes(cand[n]);
             pt[n] = (cc_sched_point){cand[n]->npu_cycles, first_sram};
             n++;
@@ -903,7 +916,7 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
         cc_options o = o0;
         o.lstm_alt = true;
         npuc_err e2 = {0};
-        if (!compile_once(g, &o, wc, &cand[n], &e2)) {
+        if (!compile_once(g, &o, wc, refs, om, &cand[n], &e2)) {
             pt[n] = (cc_sched_point){cand[n]->npu_cycles, cc_sram_bytes(cand[n])};
             n++;
         }
@@ -971,7 +984,7 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
         }
         if (!perf && !t->stream) continue;   /* --optimise size streams already */
         npuc_err e2 = {0};
-        if (compile_once(g, &o, wc, &cand[n], &e2)) continue;   /* a schedule that fails is no candidate */
+        if (compile_once(g, &o, wc, refs, om, &cand[n], &e2)) continue;   /* a schedule that fails is no candidate */
         /* nor are bigger chunks that take more flash (weights it shared),
          * nor, where the arena is the SRAM (no fast pool), bigger chunks
          * that take more of it than the first schedule: there they are
@@ -989,7 +1002,7 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
         n++;
         /* --optimise size's schedule with the LSTM's stacked form too */
         o.lstm_alt = true;
-        if (t->size && cand[n - 1]->lstm_forms && !compile_once(g, &o, wc, &cand[n], &e2)) {
+        if (t->size && cand[n - 1]->lstm_forms && !compile_once(g, &o, wc, refs, om, &cand[n], &e2)) {
             pt[n] = (cc_sched_point){cand[n]->npu_cycles, cc_sram_bytes(cand[n])};
             n++;
         }
@@ -1005,6 +1018,8 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
     if (limit && cc_sram_bytes(best) > limit) {
         uint64_t need = cc_sram_bytes(best);
         eu_wcache_free(wc);
+        cc_ref_memo_free(refs);
+        cc_order_memo_free(om);
         cc_model_free(best);
         return npuc_errf(err, NPUC_E_UNSUPPORTED,
                          "the model needs at least %llu bytes of SRAM (its feature maps, weights streamed "
@@ -1013,6 +1028,8 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
     }
     int rc2 = weight_entropy(best, wc, err);
     eu_wcache_free(wc);
+    cc_ref_memo_free(refs);
+    cc_order_memo_free(om);
     if (rc2) {
         cc_model_free(best);
         return rc2;

@@ -289,6 +289,15 @@ typedef struct cc_model {
                                  (cc_alloc.c), NULL: none */
     struct cc_gencache *gen;  /* owned: the last epochs generated and
                                  estimated (cc.c), NULL: none */
+    struct cc_pfmemo *pfmemo; /* owned: the prefetch plans picked before, by
+                                 their inputs (cc_prefetch.c), NULL: none */
+    struct cc_order_memo *order_memo; /* cc_order's answer on the folded or
+                                 unfolded graph (cc_order.c; not owned,
+                                 NULL: none), shared by the search's compiles */
+    struct cc_ref_memo *refs; /* the reference's value maps of one-input ops
+                                 (lower_toolkit.c; not owned, NULL: each
+                                 lowering keeps its own), shared by the
+                                 search's compiles */
     bool lstm_forms;          /* an LSTM was lowered where opt.lstm_alt chooses its form */
     bool reordered;           /* cc_order changed the op order */
     uint64_t order_peak[2];   /* then the peaks of live bytes (cc_order_peak)
@@ -349,6 +358,17 @@ void cc_costs_free(struct cc_costs *c);
 /* The last epochs cc_generate_all made, by everything they were made from. */
 struct cc_gencache *cc_gencache_new(void);
 void cc_gencache_free(struct cc_gencache *c);
+/* The prefetch plans cc_prefetch picked, by the state they were picked
+ * from (cc_prefetch.c). */
+struct cc_pfmemo *cc_pfmemo_new(void);
+void cc_pfmemo_free(struct cc_pfmemo *c);
+/* cc_order's plan and peaks, kept by the search's compiles (cc_order.c):
+ * a function of the graph it runs on alone. */
+struct cc_order_memo *cc_order_memo_new(void);
+void cc_order_memo_free(struct cc_order_memo *o);
+/* The reference's value maps by op and quantization (lower_toolkit.c). */
+struct cc_ref_memo *cc_ref_memo_new(void);
+void cc_ref_memo_free(struct cc_ref_memo *r);
 
 /* The allocation timeline (cc_buf first/last): graph op `op` takes
  * cc_op_steps steps (one per NPU op, at least one); cc_step_op maps a step
@@ -380,6 +400,11 @@ bool cc_reblock_placed(cc_model *m);
 /* The block request of an NPU op as the lowering makes it (whole NHWC
  * tensors; lower/lower_toolkit.c). */
 void cc_block_req(eu_variant v, const eu_op *o, eu_block_req *r);
+/* eu_block_choose, its answers kept with m->refs by request (a function
+ * of the request alone; r zeroed beyond its fields, as cc_block_req leaves
+ * it, so that its bytes are the key): the search's compiles ask cc_reblock
+ * and cc_reblock_placed's few requests thousands of times. */
+int cc_block_choose_kept(const cc_model *m, const eu_block_req *r, eu_block *out, npuc_err *err);
 int cc_allocate(cc_model *m, npuc_err *err);
 /* While on (with m->costs), cc_allocate keeps its last placements by
  * what it reads that the weight placement search changes (every buffer

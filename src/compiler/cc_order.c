@@ -347,16 +347,68 @@ done:
     return changed;
 }
 
+/* The answers for the folded graph ([1]) and the source one ([0]): the
+ * search's compiles all start from the same graph, folded or not as the
+ * caller's options say (cc_fold is a function of the graph). */
+typedef struct order_ent {
+    const graph *src;         /* the graph cc_compile was given */
+    bool set, changed;
+    int32_t n_ops;
+    int32_t *order;
+    uint64_t peak[2];
+} order_ent;
+
+struct cc_order_memo {
+    order_ent e[2];
+};
+
+struct cc_order_memo *cc_order_memo_new(void) { return calloc(1, sizeof(struct cc_order_memo)); }
+
+void cc_order_memo_free(struct cc_order_memo *o)
+{
+    if (!o) return;
+    for (int i = 0; i < 2; i++) free(o->e[i].order);
+    free(o);
+}
+
 int cc_order(cc_model *m, npuc_err *err)
 {
-    int32_t *order = malloc(sizeof *order * (size_t)(m->g->n_ops + 1));
+    int32_t n = m->g->n_ops;
+    int32_t *order = malloc(sizeof *order * (size_t)(n + 1));
     if (!order) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     int rc = NPUC_OK;
     graph *h = NULL;
-    if (cc_order_plan(m->g, order) && !(rc = cc_graph_reorder(m->g, order, &h, err))) {
-        m->order_peak[1] = cc_order_peak(m->g, order);
-        for (int32_t i = 0; i < m->g->n_ops; i++) order[i] = i;
-        m->order_peak[0] = cc_order_peak(m->g, order);
+    order_ent *x = m->order_memo ? &m->order_memo->e[m->g != m->src] : NULL;
+    bool changed;
+    uint64_t peak[2] = {0, 0};
+    if (x && x->set && x->src == m->src && x->n_ops == n) {
+        changed = x->changed;
+        if (changed) memcpy(order, x->order, sizeof *order * (size_t)n);
+        peak[0] = x->peak[0];
+        peak[1] = x->peak[1];
+    } else {
+        changed = cc_order_plan(m->g, order);
+        if (changed) {
+            peak[1] = cc_order_peak(m->g, order);
+            int32_t *id = malloc(sizeof *id * (size_t)(n + 1));
+            if (!id) {
+                free(order);
+                return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+            }
+            for (int32_t i = 0; i < n; i++) id[i] = i;
+            peak[0] = cc_order_peak(m->g, id);
+            free(id);
+        }
+        int32_t *keep = x && changed ? malloc(sizeof *keep * (size_t)(n + 1)) : NULL;
+        if (x && (keep || !changed)) {
+            free(x->order);
+            if (keep) memcpy(keep, order, sizeof *keep * (size_t)n);
+            *x = (order_ent){m->src, true, changed, n, keep, {peak[0], peak[1]}};
+        }
+    }
+    if (changed && !(rc = cc_graph_reorder(m->g, order, &h, err))) {
+        m->order_peak[1] = peak[1];
+        m->order_peak[0] = peak[0];
         graph_free(m->folded_g);   /* m->g when ops were folded */
         m->g = m->folded_g = h;
         m->reordered = true;

@@ -358,6 +358,136 @@ static void snap(const cc_model *m, pf_state *st)
     st->cycles = m->npu_cycles;
 }
 
+/* ------------------------------------------------ plans picked before */
+
+/* A cc_prefetch is a function of the model's state when it starts: every
+ * buffer, the NPU ops' weight copies and blocks (and the cycles the
+ * streams generated from them give), the pools' peaks, the headroom and
+ * the SRAM limit (cc_place_weights' trials come back to states they had
+ * before: a busy polish redoes its first plans, a trial its drops). Its
+ * pick is kept by that state: the same state picks the same plan again
+ * without planning, and a search that also weighs the busy plans starts
+ * from the three others' pick (cc_prefetch keeps the first of equals, so
+ * the pick over the six plans is the pick over that one and the busy
+ * three). */
+typedef struct pf_memo_ent {
+    uint64_t *key;
+    size_t n_key;
+    bool busy;          /* the pick over the six plans (else the first three) */
+    bool orig;          /* no plan beat the state it started from */
+    pf_saved *best;
+    uint64_t arena, fast, cycles;
+} pf_memo_ent;
+
+#define PF_MEMO_KEEP 8
+
+struct cc_pfmemo {
+    pf_memo_ent e[PF_MEMO_KEEP];
+    int next;
+};
+
+struct cc_pfmemo *cc_pfmemo_new(void) { return calloc(1, sizeof(struct cc_pfmemo)); }
+
+static void pf_ent_free(pf_memo_ent *x)
+{
+    free(x->key);
+    free(x->best);
+    memset(x, 0, sizeof *x);
+}
+
+void cc_pfmemo_free(struct cc_pfmemo *c)
+{
+    if (!c) return;
+    for (int i = 0; i < PF_MEMO_KEEP; i++) pf_ent_free(&c->e[i]);
+    free(c);
+}
+
+/* The state cc_prefetch starts from, field by field (no padding); NULL
+ * when out of memory. */
+static uint64_t *pf_key(const cc_model *m, size_t *n_key)
+{
+    size_t n = 8 + 6 * (size_t)m->n_bufs;
+    for (int32_t i = 0; i < m->n_epochs; i++)
+        if (m->epochs[i].kind == CC_EPOCH_HW) n += 2 + 5 * (size_t)m->epochs[i].n_eu;
+    uint64_t *key = malloc(sizeof *key * n), *p = key;
+    if (!key) return NULL;
+#define U32(x) ((uint64_t)(uint32_t)(x))
+    *p++ = U32(m->n_bufs) | U32(m->n_epochs) << 32;
+    *p++ = m->arena_size;
+    *p++ = m->fast_size;
+    *p++ = m->npu_cycles;
+    *p++ = U32(m->opt.prefetch_headroom);
+    *p++ = m->opt.sram_limit;
+    *p++ = U32(m->opt.optimise);
+    *p++ = 0;
+    for (int32_t b = 0; b < m->n_bufs; b++) {
+        const cc_buf *x = &m->bufs[b];
+        *p++ = x->size;
+        *p++ = U32(x->first) | U32(x->last) << 32;
+        *p++ = (uint64_t)x->offset;
+        *p++ = (uint64_t)x->pool | (uint64_t)x->temp << 8 | (uint64_t)x->brick << 16 | (uint64_t)x->wcopy << 24 |
+               U32(x->tensor) << 32;
+        *p++ = U32(x->epoch) | U32(x->eu_first) << 32;
+        *p++ = U32(x->eu_last) | U32(x->op) << 32;
+    }
+    for (int32_t i = 0; i < m->n_epochs; i++) {
+        const cc_epoch *e = &m->epochs[i];
+        if (e->kind != CC_EPOCH_HW) continue;
+        *p++ = U32(i) | U32(e->n_eu) << 32;
+        *p++ = e->cycles;
+        for (int32_t k = 0; k < e->n_eu; k++) {
+            const eu_op *o = &e->ops[k];
+            const eu_block *bl = &o->blk;
+            *p++ = U32(o->wbuf) | U32(bl->w) << 32;
+            *p++ = U32(bl->h) | U32(bl->d) << 32;
+            *p++ = (uint64_t)bl->ifm_ib_end | (uint64_t)bl->ifm2_ib_start << 8 | (uint64_t)bl->ab_start << 16 |
+                   (uint64_t)bl->acc_format << 24 | (uint64_t)bl->lut_start_bank << 32;
+            *p++ = o->cycles;
+            *p++ = o->dma_cycles;
+        }
+    }
+#undef U32
+    *n_key = (size_t)(p - key);
+    return key;
+}
+
+/* The entry for `key` whose plans were the six (busy) or the first three;
+ * NULL none. */
+static const pf_memo_ent *pf_find(const struct cc_pfmemo *c, const uint64_t *key, size_t n_key, bool busy)
+{
+    for (int i = 0; c && key && i < PF_MEMO_KEEP; i++) {
+        const pf_memo_ent *x = &c->e[i];
+        if (x->key && x->busy == busy && x->n_key == n_key && !memcmp(x->key, key, sizeof *key * n_key)) return x;
+    }
+    return NULL;
+}
+
+/* Keeps the pick `best` (orig: the state started from) for `key`;
+ * nothing when out of memory. */
+static void pf_keep(cc_model *m, const uint64_t *key, size_t n_key, bool busy, bool orig, const pf_state *best)
+{
+    struct cc_pfmemo *c = m->pfmemo;
+    if (!c || !key || pf_find(c, key, n_key, busy)) return;
+    pf_memo_ent x = {0};
+    x.key = malloc(sizeof *key * n_key);
+    x.best = malloc(sizeof *x.best * ((size_t)m->n_bufs + 1));
+    if (!x.key || !x.best) {
+        pf_ent_free(&x);
+        return;
+    }
+    memcpy(x.key, key, sizeof *key * n_key);
+    memcpy(x.best, best->b, sizeof *x.best * (size_t)m->n_bufs);
+    x.n_key = n_key;
+    x.busy = busy;
+    x.orig = orig;
+    x.arena = best->arena;
+    x.fast = best->fast;
+    x.cycles = best->cycles;
+    pf_ent_free(&c->e[c->next]);
+    c->e[c->next] = x;
+    c->next = (c->next + 1) % PF_MEMO_KEEP;
+}
+
 int cc_prefetch(cc_model *m, npuc_err *err)
 {
     if (m->opt.optimise != CC_OPT_PERFORMANCE) return NPUC_OK;
@@ -367,6 +497,19 @@ int cc_prefetch(cc_model *m, npuc_err *err)
         for (int32_t k = 0; m->epochs[i].kind == CC_EPOCH_HW && k < m->epochs[i].n_eu; k++)
             if (m->epochs[i].ops[k].wbuf >= 0 && k > 0) any = true;
     if (!any) return NPUC_OK;
+    /* the same state picks the same plan (plans picked before) */
+    size_t n_key = 0;
+    uint64_t *key = m->pfmemo ? pf_key(m, &n_key) : NULL;
+    bool busy = m->opt.prefetch_busy;
+    const pf_memo_ent *hit = pf_find(m->pfmemo, key, n_key, busy);
+    if (hit) {
+        free(key);
+        if (hit->orig) return NPUC_OK;   /* the model stays as it is */
+        put_back(m, hit->best, hit->arena, hit->fast);
+        return cc_generate_all(m, err);
+    }
+    /* with the busy plans: the first three's pick, when known */
+    const pf_memo_ent *part = busy ? pf_find(m->pfmemo, key, n_key, false) : NULL;
 
     pf_ctx c;
     memset(&c, 0, sizeof c);
@@ -379,6 +522,7 @@ int cc_prefetch(cc_model *m, npuc_err *err)
     best.b = malloc(sizeof *best.b * ((size_t)m->n_bufs + 1));
     pf_saved *bare = malloc(sizeof *bare * ((size_t)m->n_bufs + 1));
     if (!c.t0 || !c.sp || !orig.b || !best.b || !bare) {
+        free(key);
         free(c.t0);
         free(c.sp);
         free(c.near);
@@ -417,12 +561,24 @@ int cc_prefetch(cc_model *m, npuc_err *err)
     if ((room || room_lim) && !place_bare(m, orig.b, bare)) room = room_lim = 0;
     int rc = NPUC_OK;
     bool last_is_best = true;   /* the model as generated last is `best` */
+    bool best_orig = true;      /* `best` is `orig` */
     /* per group: the headroom's half and whole, the fixed plan, then the
      * limit's half and whole; a second group (prefetch_busy) the same
      * keeping moved copies clear of the op before their DMA (pf_ctx.busy) */
     int per = room_lim ? 5 : 3;
-    int n_plans = m->opt.prefetch_busy ? 2 * per : per;
-    for (int j = 0; j < n_plans && !rc; j++) {
+    int j0 = 0;
+    if (part) {
+        /* the streams are orig's: unless that is the pick, they are not best's */
+        memcpy(best.b, part->best, sizeof *best.b * (size_t)m->n_bufs);
+        best.arena = part->arena;
+        best.fast = part->fast;
+        best.cycles = part->cycles;
+        last_is_best = best_orig = part->orig;
+        j0 = per;
+    }
+    int n_plans = busy ? 2 * per : per;
+    for (int j = j0; j < n_plans && !rc; j++) {
+        if (j == per) pf_keep(m, key, n_key, false, best_orig, &best);
         bool ok;
         int q = j % per;
         c.busy = j >= per;
@@ -454,13 +610,18 @@ int cc_prefetch(cc_model *m, npuc_err *err)
         /* never over the SRAM limit (--arena-cache-size) when without it
          * the model was under */
         if (lim_sram && cc_sram_bytes(m) > lim_sram && sram0 <= lim_sram) last_is_best = false;
-        if (last_is_best) snap(m, &best);
+        if (last_is_best) {
+            snap(m, &best);
+            best_orig = false;
+        }
         put_back(m, orig.b, orig.arena, orig.fast);
     }
     if (!rc) {
+        pf_keep(m, key, n_key, busy, best_orig, &best);
         put_back(m, best.b, best.arena, best.fast);
         if (!last_is_best) rc = cc_generate_all(m, err);
     }
+    free(key);
     free(c.t0);
     free(c.sp);
     free(c.near);
@@ -696,7 +857,7 @@ static void stream_op(const cc_model *m, eu_op *o)
     r.weight_cost = cc_weight_cost(&m->opt);
     eu_block b;
     npuc_err e2 = {0};
-    if (eu_block_choose(&r, &b, &e2) == NPUC_OK) o->blk = b;
+    if (cc_block_choose_kept(m, &r, &b, &e2) == NPUC_OK) o->blk = b;
 }
 
 /* Removes the weight copies gone[] names: their ops stream from flash. */

@@ -118,14 +118,30 @@ bool cc_range_binary(int32_t opcode, cc_range x, cc_range y, cc_range *out)
 
 static bool plain_i32(const graph_tensor *t) { return t->dtype == GRAPH_I32 && t->q.n == 0; }
 
+/* A constant's entry not worked out yet (cc_range_analyse_lazy): no
+ * constant's interval is this one (a constant with elements has lo <= hi,
+ * one without its type's range). */
+static const cc_range PENDING = {INT64_MAX, INT64_MIN};
+
+static bool pending(const cc_range *x) { return x->lo == PENDING.lo && x->hi == PENDING.hi; }
+
+/* r[t], a constant's worked out now when it was pending. */
+static const cc_range *at(const graph *g, cc_range *r, int32_t t)
+{
+    if (pending(&r[t])) r[t] = const_range(&g->tensors[t]);
+    return &r[t];
+}
+
+#define R(t) (*at(g, r, (t)))
+
 /* The exact result interval of an int32 binary op before any wrap or clamp;
  * false when the op is not modelled. */
-static bool arith(const graph *g, const graph_op *op, const cc_range *r, cc_range *out)
+static bool arith(const graph *g, const graph_op *op, cc_range *r, cc_range *out)
 {
     if (op->n_in < 2 || op->n_out < 1 || op->in[0] < 0 || op->in[1] < 0) return false;
     const graph_tensor *a = &g->tensors[op->in[0]], *b = &g->tensors[op->in[1]];
     if (!plain_i32(a) || !plain_i32(b) || !plain_i32(&g->tensors[op->out[0]])) return false;
-    cc_range x = r[op->in[0]], y = r[op->in[1]], d;
+    cc_range x = R(op->in[0]), y = R(op->in[1]), d;
     switch (op->opcode) {
     case TFL_OP_DIV:
     case TFL_OP_FLOOR_DIV:
@@ -139,14 +155,14 @@ static bool arith(const graph *g, const graph_op *op, const cc_range *r, cc_rang
 
 /* The interval of output k of op before it is fitted to the output type;
  * false: not modelled (the type's range). */
-static bool op_range(const graph *g, const graph_op *op, int32_t k, const cc_range *r, cc_range *out)
+static bool op_range(const graph *g, const graph_op *op, int32_t k, cc_range *r, cc_range *out)
 {
     int32_t i0 = op->n_in > 0 ? op->in[0] : -1;
     if (i0 < 0) return false;
     const graph_tensor *in = &g->tensors[i0];
     switch (op->opcode) {
     case TFL_OP_CAST:
-        *out = r[i0];
+        *out = R(i0);
         return out->lo != INT64_MIN || out->hi != INT64_MAX;
     case TFL_OP_ARG_MAX:
     case TFL_OP_ARG_MIN: {
@@ -194,13 +210,13 @@ static bool op_range(const graph *g, const graph_op *op, int32_t k, const cc_ran
     }
     case TFL_OP_NEG:
         if (!plain_i32(in)) return false;
-        *out = (cc_range){-r[i0].hi, -r[i0].lo};
+        *out = (cc_range){-R(i0).hi, -R(i0).lo};
         return true;
     case TFL_OP_ABS:
         if (!plain_i32(in)) return false;
-        if (r[i0].lo >= 0) *out = r[i0];
-        else if (r[i0].hi <= 0) *out = (cc_range){-r[i0].hi, -r[i0].lo};
-        else *out = (cc_range){0, -r[i0].lo > r[i0].hi ? -r[i0].lo : r[i0].hi};
+        if (R(i0).lo >= 0) *out = R(i0);
+        else if (R(i0).hi <= 0) *out = (cc_range){-R(i0).hi, -R(i0).lo};
+        else *out = (cc_range){0, -R(i0).lo > R(i0).hi ? -R(i0).lo : R(i0).hi};
         return true;
     /* views and data movement: the values of input 0 */
     case TFL_OP_RESHAPE: case TFL_OP_SQUEEZE: case TFL_OP_EXPAND_DIMS: case TFL_OP_STRIDED_SLICE:
@@ -208,12 +224,12 @@ static bool op_range(const graph *g, const graph_op *op, int32_t k, const cc_ran
     case TFL_OP_REVERSE_V2: case TFL_OP_BROADCAST_TO: case TFL_OP_UNPACK: case TFL_OP_SPLIT_V:
     case TFL_OP_MIRROR_PAD:
         if (in->dtype != g->tensors[op->out[k]].dtype) return false;
-        *out = r[i0];
+        *out = R(i0);
         return true;
     case TFL_OP_SPLIT:   /* (axis, value) */
         if (op->n_in < 2 || op->in[1] < 0 || g->tensors[op->in[1]].dtype != g->tensors[op->out[k]].dtype)
             return false;
-        *out = r[op->in[1]];
+        *out = R(op->in[1]);
         return true;
     case TFL_OP_PAD:
     case TFL_OP_PADV2: {
@@ -221,28 +237,33 @@ static bool op_range(const graph *g, const graph_op *op, int32_t k, const cc_ran
         cc_range pad = {0, 0};
         if (op->opcode == TFL_OP_PADV2) {
             if (op->n_in < 3 || op->in[2] < 0) return false;
-            pad = r[op->in[2]];
+            pad = R(op->in[2]);
         }
-        *out = join(r[i0], pad);
+        *out = join(R(i0), pad);
         return true;
     }
     case TFL_OP_CONCATENATION:
     case TFL_OP_PACK:
-        *out = r[i0];
+        *out = R(i0);
         for (int32_t i = 0; i < op->n_in; i++) {
             if (op->in[i] < 0 || g->tensors[op->in[i]].dtype != g->tensors[op->out[k]].dtype) return false;
-            *out = join(*out, r[op->in[i]]);
+            *out = join(*out, R(op->in[i]));
         }
         return true;
     default: return false;
     }
 }
 
-void cc_range_analyse(const graph *g, cc_range *r)
+cc_range cc_range_at(const graph *g, const cc_range *r, int32_t t)
+{
+    return pending(&r[t]) ? const_range(&g->tensors[t]) : r[t];
+}
+
+void cc_range_analyse_lazy(const graph *g, cc_range *r)
 {
     for (int32_t t = 0; t < g->n_tensors; t++) {
         const graph_tensor *gt = &g->tensors[t];
-        if (gt->data) r[t] = const_range(gt);
+        if (gt->data) r[t] = PENDING;
         else cc_range_of_dtype(gt->dtype, &r[t]);
     }
     for (int32_t i = 0; i < g->n_ops; i++) {
@@ -252,9 +273,17 @@ void cc_range_analyse(const graph *g, cc_range *r)
             if (t < 0 || g->tensors[t].data) continue;
             cc_range ty, v;
             if (!cc_range_of_dtype(g->tensors[t].dtype, &ty)) continue;
-            if (g->tensors[t].is_variable || !op_range(g, op, k, r, &v)) continue;
+            if (g->tensors[t].is_variable) continue;
+            if (!op_range(g, op, k, r, &v)) continue;   /* (constants read worked out there) */
             /* a value outside the type wraps (CAST) or saturates: any value */
             if (v.lo >= ty.lo && v.hi <= ty.hi && v.lo <= v.hi) r[t] = v;
         }
     }
+}
+
+void cc_range_analyse(const graph *g, cc_range *r)
+{
+    cc_range_analyse_lazy(g, r);
+    for (int32_t t = 0; t < g->n_tensors; t++)
+        if (pending(&r[t])) r[t] = const_range(&g->tensors[t]);
 }

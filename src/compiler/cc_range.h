@@ -30,6 +30,12 @@ typedef struct cc_range {
 
 /* The interval of every tensor of g into r (g->n_tensors entries). */
 void cc_range_analyse(const graph *g, cc_range *r);
+/* The same, with the constants that no modelled op reads left to
+ * cc_range_at (a constant's min / max is a pass over its data: a model's
+ * weights, megabytes, are read by no op the sweep models); read r through
+ * cc_range_at. */
+void cc_range_analyse_lazy(const graph *g, cc_range *r);
+cc_range cc_range_at(const graph *g, const cc_range *r, int32_t t);
 
 /* The exact interval of x op y for opcode ADD, SUB, MUL, MINIMUM or
  * MAXIMUM (64-bit, before any wrap or clamp; x and y within int32); false

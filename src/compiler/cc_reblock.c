@@ -26,7 +26,7 @@ void cc_reblock(cc_model *m)
             if (o->wbuf < 0 && o->w_len) r.weight_cost = cc_weight_cost(&m->opt);
             eu_block b;
             npuc_err e2 = {0};
-            if (eu_block_choose(&r, &b, &e2) == NPUC_OK) o->blk = b;
+            if (cc_block_choose_kept(m, &r, &b, &e2) == NPUC_OK) o->blk = b;
         }
     }
 }
@@ -61,7 +61,7 @@ bool cc_reblock_placed(cc_model *m)
                 r.sram_only = t == 1;
                 eu_block b;
                 npuc_err e2 = {0};
-                if (eu_block_choose(&r, &b, &e2) != NPUC_OK) continue;
+                if (cc_block_choose_kept(m, &r, &b, &e2) != NPUC_OK) continue;
                 o->blk = b;
                 uint64_t c = cc_op_cycles_at(m, o, ri, r2, ro, rw);
                 if (c < best) {

@@ -355,8 +355,16 @@ int cc_lower(cc_model *m, npuc_err *err)
     c.g = g;
     cc_range *range = malloc(((size_t)g->n_tensors + 1) * sizeof *range);
     if (!range) return npuc_errf(err, NPUC_E_NOMEM, "out of memory (value ranges)");
-    cc_range_analyse(g, range);
+    cc_range_analyse_lazy(g, range);
     c.range = range;
+    /* each tensor's readers, counted once (NULL: counted where asked) */
+    int32_t *readers = calloc((size_t)g->n_tensors + 1, sizeof *readers);
+    for (int32_t i = 0; readers && i < g->n_ops; i++)
+        for (int32_t k = 0; k < g->ops[i].n_in; k++)
+            if (g->ops[i].in[k] >= 0 && g->ops[i].in[k] < g->n_tensors) readers[g->ops[i].in[k]]++;
+    c.readers = readers;
+    /* the search's, else one of its own (NULL: every reference run anew) */
+    c.refs = m->refs ? m->refs : cc_ref_memo_new();
     for (int32_t i = 0; i < g->n_ops && !rc; i++) {
         const graph_op *op = &g->ops[i];
         cc_op_info *info = &m->ops[i];
@@ -377,5 +385,8 @@ int cc_lower(cc_model *m, npuc_err *err)
     free(range);
     cc_share_ix_free(c.share);
     cc_blk_memo_free(c.blocks);
-    return rc ? rc : close_epoch(&c, err);
+    rc = rc ? rc : close_epoch(&c, err);
+    free(readers);
+    if (c.refs != m->refs) cc_ref_memo_free(c.refs);
+    return rc;
 }

@@ -32,12 +32,23 @@ typedef struct lower_ctx {
                                   (lower_weights.c), NULL until needed */
     struct cc_blk_memo *blocks; /* owned: cc_choose_block's answers by request
                                    (lower_toolkit.c), NULL until needed */
+    struct cc_ref_memo *refs; /* owned: cc_reference_all's answers by op and
+                                 quantization (lower_toolkit.c), NULL: none */
+    const int32_t *readers;   /* per graph tensor: the op inputs reading it
+                                 (counted once per lowering), NULL: none */
 } lower_ctx;
 
 /* Frees lower_ctx.share. */
 void cc_share_ix_free(struct cc_share_ix *s);
 /* Frees lower_ctx.blocks. */
 void cc_blk_memo_free(struct cc_blk_memo *b);
+/* The answers of the lowering's exactness checks that are functions of a
+ * few integers alone (key[0] names the check; lower_lstm.c), kept with
+ * lower_ctx.refs: get is true (val filled) when key was put before. */
+bool cc_check_get(const lower_ctx *c, const int32_t key[3], int32_t val[4]);
+void cc_check_put(const lower_ctx *c, const int32_t key[3], const int32_t val[4]);
+/* The op inputs reading tensor t: from lower_ctx.readers, else counted. */
+int32_t cc_readers(const lower_ctx *c, int32_t t);
 
 /* The size of a reason buffer (cc_op_info.why). */
 #define CC_WHY_SIZE sizeof(((cc_op_info *)0)->why)
@@ -155,7 +166,11 @@ void cc_lut_op(eu_op *o, int32_t lut);
  * input type: input 0 becomes a 1x1x1xn tensor (n = 65536 for an int16
  * `in`, else 256) holding -n/2 .. n/2 - 1 with in's quantization, the
  * output 1x1x1xn of out's type and quantization; further inputs are op's
- * own (constants). y[i] gets the output for input value i - n/2. */
+ * own (constants). y[i] gets the output for input value i - n/2. A
+ * function of op (its code, version and options) and of in's and out's
+ * types and quantizations alone where op has one input: those answers
+ * are kept in c->refs (an unrolled LSTM asks the same few hundreds of
+ * times). */
 int cc_reference_all(const lower_ctx *c, const graph_op *op, const graph_tensor *in,
                      const graph_tensor *out, int32_t *y, npuc_err *err);
 /* The same for an int8 op over C channels whose further inputs broadcast

@@ -360,8 +360,8 @@ static int int32_stage(lower_ctx *c, const graph_op *op, eu_op *o)
 {
     cc_range x = {INT32_MIN, INT32_MAX}, y = x, v;
     if (c->range) {
-        x = c->range[op->in[0]];
-        y = c->range[op->in[1]];
+        x = cc_range_at(c->g, c->range, op->in[0]);
+        y = cc_range_at(c->g, c->range, op->in[1]);
     }
     const char *name = graph_op_name(op), *sym = " x ";
     switch (op->opcode) {

@@ -162,7 +162,7 @@ static int32_t builtin(uint8_t func, int64_t v)
  * f(3 * (gx + gr)) then (optionally) clamps to [*lo, *hi]. True when the
  * two agree for every sum of two int16 values; *clamp says whether the
  * clamp changes any value. */
-static bool gate_exact(uint8_t func, int32_t *lo, int32_t *hi, bool *clamp)
+static bool gate_exact_run(uint8_t func, int32_t *lo, int32_t *hi, bool *clamp)
 {
     *lo = builtin(func, 3 * (int64_t)INT16_MIN);
     *hi = builtin(func, 3 * (int64_t)INT16_MAX);
@@ -178,10 +178,27 @@ static bool gate_exact(uint8_t func, int32_t *lo, int32_t *hi, bool *clamp)
     return true;
 }
 
+/* gate_exact_run, a function of func alone: kept with c->refs. */
+static bool gate_exact(const lower_ctx *c, uint8_t func, int32_t *lo, int32_t *hi, bool *clamp)
+{
+    const int32_t key[3] = {1, func, 0};
+    int32_t v[4];
+    if (!cc_check_get(c, key, v)) {
+        bool cl = false;
+        v[0] = gate_exact_run(func, &v[1], &v[2], &cl);
+        v[3] = cl;
+        cc_check_put(c, key, v);
+    }
+    *lo = v[1];
+    *hi = v[2];
+    *clamp = v[3] != 0;
+    return v[0] != 0;
+}
+
 /* tanh(cell): the kernel's k_tanh_s16 with the blob's input scaling
  * against a 1x1 AVERAGE pool with global scale (m, s), NATURAL rounding,
  * then the built-in TANH, for all 65536 cell values. */
-static bool tanh_exact(const k_op_lstm_blob *b, uint32_t *m, uint8_t *s)
+static bool tanh_exact_run(const k_op_lstm_blob *b, uint32_t *m, uint8_t *s)
 {
     int32_t mm = b->tanh_mult, ss = b->tanh_shift;
     if (mm == 0) {
@@ -199,6 +216,26 @@ static bool tanh_exact(const k_op_lstm_blob *b, uint32_t *m, uint8_t *s)
         if (builtin(EU_ACT_TANH, sim_rescale(v, *m, *s, EU_ROUND_NATURAL)) != ref) return false;
     }
     return true;
+}
+
+/* tanh_exact_run, a function of the blob's tanh_mult and tanh_shift alone:
+ * kept with c->refs. */
+static bool tanh_exact(const lower_ctx *c, const k_op_lstm_blob *b, uint32_t *m, uint8_t *s)
+{
+    const int32_t key[3] = {2, b->tanh_mult, b->tanh_shift};
+    int32_t v[4];
+    if (!cc_check_get(c, key, v)) {
+        uint32_t mm = 0;
+        uint8_t ss = 0;
+        v[0] = tanh_exact_run(b, &mm, &ss);
+        v[1] = (int32_t)mm;
+        v[2] = ss;
+        v[3] = 0;
+        cc_check_put(c, key, v);
+    }
+    *m = (uint32_t)v[1];
+    *s = (uint8_t)v[2];
+    return v[0] != 0;
 }
 
 /* A TFLite (m, shift) of an int16 x int16 product: right shifts only (the
@@ -384,9 +421,9 @@ static int plan_lstm(lower_ctx *c, const graph_op *op, lstm_plan *pl, npuc_err *
     pl->gfunc[0] = EU_ACT_SIGMOID;
     pl->gfunc[1] = b->cell_act == K_LSTM_ACT_TANH ? EU_ACT_TANH : EU_ACT_SIGMOID;
     for (int k = 0; k < 2; k++)
-        if (!gate_exact(pl->gfunc[k], &pl->glo[k], &pl->ghi[k], &pl->gclamp[k]))
+        if (!gate_exact(c, pl->gfunc[k], &pl->glo[k], &pl->ghi[k], &pl->gclamp[k]))
             return cc_cpu(c, "the gate non-linearity of the built-in function is not exact");
-    if (!tanh_exact(b, &pl->tanh_m, &pl->tanh_s))
+    if (!tanh_exact(c, b, &pl->tanh_m, &pl->tanh_s))
         return cc_cpu(c, "tanh of the cell state: input scaling (%d, %d) differs on the NPU", b->tanh_mult,
                       b->tanh_shift);
     const graph_tensor *x = &c->g->tensors[pl->tx], *h = &c->g->tensors[pl->th];

@@ -426,9 +426,7 @@ static int fuse_check(lower_ctx *c, const graph_op *op, uint8_t bits, fuse_site 
         if (g->outputs[i] == t) return cc_reason(why, why_size, "its input is a graph output"), 1;
     for (int32_t i = 0; i < g->n_inputs; i++)
         if (g->inputs[i] == t) return cc_reason(why, why_size, "its input is a graph input"), 1;
-    int32_t uses = 0;
-    for (int32_t i = 0; i < g->n_ops; i++)
-        for (int32_t k = 0; k < g->ops[i].n_in; k++) uses += g->ops[i].in[k] == t;
+    int32_t uses = cc_readers(c, t);
     if (uses != 1) return cc_reason(why, why_size, "its input has %d readers", uses), 1;
     if (x->dtype != y->dtype || x->rank != y->rank ||
         memcmp(x->shape, y->shape, sizeof x->shape[0] * (size_t)x->rank))
@@ -525,7 +523,7 @@ static int fuse_lut(lower_ctx *c, const graph_op *op, int32_t li, char *why, siz
         if (o.kind == SIM_K_CONV || o.kind == SIM_K_DEPTHWISE) r.fixed_d = o.blk.d;
         npuc_err e2;
         memset(&e2, 0, sizeof e2);
-        if (eu_block_choose(&r, &blk[k - fs.k0], &e2) != NPUC_OK) {
+        if (cc_block_choose_kept(c->m, &r, &blk[k - fs.k0], &e2) != NPUC_OK) {
             free(blk);
             return cc_reason(why, why_size, "no block of its producer leaves room for the LUT: %s", e2.msg), 1;
         }

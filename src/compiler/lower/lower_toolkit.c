@@ -372,12 +372,142 @@ done:
     return rc;
 }
 
+/* cc_reference_all's answers for ops with one input, by everything the
+ * reference graph is built from (reference_graph): the op's code, version
+ * and options, and in's and out's types and quantizations, compared byte
+ * for byte (options that differ only in padding miss: computed again). */
+typedef struct ref_ent {
+    uint8_t *key;
+    size_t key_size;
+    int32_t *y;
+    int32_t n;
+} ref_ent;
+
+/* An answer of a check that is a function of a few integers alone. */
+typedef struct check_ent {
+    int32_t key[3], val[4];
+} check_ent;
+
+struct cc_ref_memo {
+    ref_ent *e;
+    int32_t n, cap;
+    check_ent *ck;
+    int32_t n_ck, cap_ck;
+    struct cc_blk_memo *blocks;   /* cc_block_choose_kept's */
+};
+
+struct cc_ref_memo *cc_ref_memo_new(void) { return calloc(1, sizeof(struct cc_ref_memo)); }
+
+void cc_ref_memo_free(struct cc_ref_memo *r)
+{
+    if (!r) return;
+    for (int32_t i = 0; i < r->n; i++) {
+        free(r->e[i].key);
+        free(r->e[i].y);
+    }
+    free(r->e);
+    free(r->ck);
+    cc_blk_memo_free(r->blocks);
+    free(r);
+}
+
+bool cc_check_get(const lower_ctx *c, const int32_t key[3], int32_t val[4])
+{
+    const struct cc_ref_memo *r = c->refs;
+    for (int32_t i = 0; r && i < r->n_ck; i++)
+        if (!memcmp(r->ck[i].key, key, sizeof r->ck[i].key)) {
+            memcpy(val, r->ck[i].val, sizeof r->ck[i].val);
+            return true;
+        }
+    return false;
+}
+
+void cc_check_put(const lower_ctx *c, const int32_t key[3], const int32_t val[4])
+{
+    struct cc_ref_memo *r = c->refs;
+    npuc_err e2 = {0};
+    if (!r || !cc_grow((void **)&r->ck, &r->cap_ck, r->n_ck, sizeof *r->ck, &e2)) return;   /* not kept */
+    check_ent *x = &r->ck[r->n_ck++];
+    memcpy(x->key, key, sizeof x->key);
+    memcpy(x->val, val, sizeof x->val);
+}
+
+static uint8_t *key_put(uint8_t *p, const void *x, size_t n)
+{
+    if (n) memcpy(p, x, n);
+    return p + n;
+}
+
+static size_t quant_key(uint8_t *p, const graph_tensor *t)
+{
+    uint8_t *p0 = p;
+    int32_t head[3] = {(int32_t)t->dtype, t->q.n, t->q.axis};
+    size_t n = t->q.n > 0 ? (size_t)t->q.n : 0;
+    if (!p) return sizeof head + n * (sizeof *t->q.scale + sizeof *t->q.zero_point);
+    p = key_put(p, head, sizeof head);
+    if (n && t->q.scale) p = key_put(p, t->q.scale, n * sizeof *t->q.scale);
+    if (n && t->q.zero_point) p = key_put(p, t->q.zero_point, n * sizeof *t->q.zero_point);
+    return (size_t)(p - p0);
+}
+
+/* The key of op on in -> out (NULL: out of memory, or no key: an op with
+ * further inputs or a quantization without its arrays). */
+static uint8_t *ref_key(const graph_op *op, const graph_tensor *in, const graph_tensor *out, size_t *size)
+{
+    if (op->n_in != 1) return NULL;
+    if ((in->q.n > 0 && (!in->q.scale || !in->q.zero_point)) || (out->q.n > 0 && (!out->q.scale || !out->q.zero_point)))
+        return NULL;
+    int32_t head[3] = {op->opcode, op->version, op->n_in};
+    size_t n = sizeof head + sizeof op->opt + quant_key(NULL, in) + quant_key(NULL, out);
+    uint8_t *k = malloc(n), *p = k;
+    if (!k) return NULL;
+    p = key_put(p, head, sizeof head);
+    p = key_put(p, &op->opt, sizeof op->opt);
+    p += quant_key(p, in);
+    p += quant_key(p, out);
+    *size = (size_t)(p - k);
+    return k;
+}
+
 int cc_reference_all(const lower_ctx *c, const graph_op *op, const graph_tensor *in,
                      const graph_tensor *out, int32_t *y, npuc_err *err)
 {
     int32_t n = in->dtype == GRAPH_I16 ? 65536 : 256;
     int32_t shape[4] = {1, 1, 1, n};
-    return reference_run(c, op, in, out, shape, n, 1, y, err);
+    struct cc_ref_memo *r = c->refs;
+    size_t ks = 0;
+    uint8_t *key = r ? ref_key(op, in, out, &ks) : NULL;
+    for (int32_t i = 0; key && i < r->n; i++) {
+        const ref_ent *x = &r->e[i];
+        if (x->n == n && x->key_size == ks && !memcmp(x->key, key, ks)) {
+            memcpy(y, x->y, sizeof *y * (size_t)n);
+            free(key);
+            return NPUC_OK;
+        }
+    }
+    int rc = reference_run(c, op, in, out, shape, n, 1, y, err);
+    /* kept (nothing when out of memory) */
+    npuc_err e2 = {0};
+    if (!rc && key && cc_grow((void **)&r->e, &r->cap, r->n, sizeof *r->e, &e2)) {
+        int32_t *yy = malloc(sizeof *yy * (size_t)n);
+        if (yy) {
+            memcpy(yy, y, sizeof *yy * (size_t)n);
+            r->e[r->n++] = (ref_ent){key, ks, yy, n};
+            key = NULL;
+        }
+    }
+    free(key);
+    return rc;
+}
+
+int32_t cc_readers(const lower_ctx *c, int32_t t)
+{
+    if (c->readers) return c->readers[t];
+    const graph *g = c->g;
+    int32_t uses = 0;
+    for (int32_t i = 0; i < g->n_ops; i++)
+        for (int32_t k = 0; k < g->ops[i].n_in; k++) uses += g->ops[i].in[k] == t;
+    return uses;
 }
 
 int cc_reference_grid(const lower_ctx *c, const graph_op *op, const graph_tensor *in,
@@ -432,10 +562,10 @@ void cc_blk_memo_free(struct cc_blk_memo *b)
 
 /* eu_block_choose through the memo of c (r zeroed beyond its fields, so
  * its bytes are the key). */
-static int choose_memo(lower_ctx *c, const eu_block_req *r, eu_block *out, npuc_err *err)
+static int choose_memo(struct cc_blk_memo **bp, const eu_block_req *r, eu_block *out, npuc_err *err)
 {
-    struct cc_blk_memo *b = c->blocks;
-    if (!b) b = c->blocks = calloc(1, sizeof *b);
+    struct cc_blk_memo *b = *bp;
+    if (!b) b = *bp = calloc(1, sizeof *b);
     if (!b) return eu_block_choose(r, out, err);
     uint64_t h = npuc_hash(NPUC_HASH_INIT, r, sizeof *r);
     for (int32_t i = npuc_hindex_first(&b->ix, h); i >= 0; i = npuc_hindex_next(&b->ix, i))
@@ -502,7 +632,8 @@ int cc_choose_block(lower_ctx *c, eu_op *o, npuc_err *err)
             (!o->ifm2_tensor || likely_fast(c, o->ifm2.buf)))
             r.sram_only = true;
     }
-    return choose_memo(c, &r, &o->blk, err);
+    /* the search's answers where it keeps them, else the lowering's */
+    return choose_memo(c->m->refs ? &c->m->refs->blocks : &c->blocks, &r, &o->blk, err);
 }
 
 int cc_block_or_cpu(lower_ctx *c, eu_op *o, npuc_err *err)
@@ -622,4 +753,10 @@ int cc_pad_of(int32_t padding, int32_t in, int32_t filter, int32_t stride, int32
     *before = b;
     *after = a;
     return 0;
+}
+
+int cc_block_choose_kept(const cc_model *m, const eu_block_req *r, eu_block *out, npuc_err *err)
+{
+    if (!m->refs) return eu_block_choose(r, out, err);
+    return choose_memo(&m->refs->blocks, r, out, err);
 }

@@ -20,6 +20,8 @@
  *   - nested concatenations (an output placed into another one's slice);
  *   - a cascade (--cascade all) whose last op writes its bands into a
  *     slice;
+ *   - an activation fused into the concatenation (RELU / RELU6: a clamp
+ *     or LUT on its copies) keeps every copy;
  *   - the default (AUTO): where the producers run right before the
  *     concatenation every copy goes and the arena shrinks; 16-aligned
  *     channel slices keep the output NHCWB16; unaligned or H / W slices
@@ -684,6 +686,69 @@ static void cascade_cases(npuc_rng *r, stats *st)
     }
 }
 
+/* ------------------------------------------------- fused activations */
+
+/* x -> conv a, conv b (the output's quantization) -> concat on H, W or C
+ * -> RELU / RELU6 -> y (an output). The activation is fused into the
+ * concatenation's copies (lower_lut.c: a clamp, or for int8 RELU6 with
+ * another quantization the LUT or a one-value clamp), so no input may be
+ * written in place: a producer writing its slice would skip the clamp
+ * (genmodel seeds 852, 21975: every copy elided, RELU6 lost). Under ALL
+ * the concatenation keeps both copies. */
+static void fused_act_cases(npuc_rng *r, stats *st)
+{
+    for (int k = 0; k < 12; k++) {
+        g_seed++;
+        gb b;
+        memset(&b, 0, sizeof b);
+        b.g = graph_new("catfused");
+        b.r = r;
+        b.ok = b.g != NULL;
+        b.dt = k % 2 ? GRAPH_I16 : GRAPH_I8;
+        int32_t axis = 1 + k % 3;
+        bool relu6 = k % 4 < 2, requant = k >= 8;
+        float so = b.dt == GRAPH_I16 ? 0.015625f : 0.03f;
+        int64_t zo = b.dt == GRAPH_I16 ? 0 : 20;
+        int32_t xs[4] = {1, 3 + k % 3, 4, 5};
+        int32_t x = input(&b, 4, xs, so, zo);
+        int32_t a = conv(&b, x, false, 6, 1, so, zo);
+        int32_t c = conv(&b, x, false, 6, 3, so, zo);
+        int32_t in[2] = {a, c};
+        int32_t cat = -1;
+        int32_t y = concat(&b, 2, in, axis, so, zo, &cat);
+        int32_t ai = b.g ? b.g->n_ops : -1, z = -1;
+        if (b.ok) {
+            /* requant: int8 RELU6 onto a scale whose 0 is the top of the
+             * type: every output one value (the one-value clamp of seed 852) */
+            z = requant && b.dt == GRAPH_I8 ? act(&b, 4, T(&b, y)->shape, 0.0044f, 127)
+                                            : act(&b, 4, T(&b, y)->shape, so, zo);
+            tfl_options o = defopt();
+            op(&b, relu6 ? TFL_OP_RELU6 : TFL_OP_RELU, &o, 1, &y, z);
+            output(&b, z);
+        }
+        if (!finish(&b)) {
+            CHECK(!"fused activation graph build");
+            graph_free(b.g);
+            continue;
+        }
+        char name[96];
+        snprintf(name, sizeof name, "%s 2 convs -> concat on %c -> %s%s (fused)", graph_dtype_name(b.dt),
+                 "NHWC"[axis], relu6 ? "RELU6" : "RELU", requant && b.dt == GRAPH_I8 ? " requantized" : "");
+        run_opts ro = {variants[k % 6], k % 4 == 1 ? CC_OPT_SIZE : CC_OPT_PERFORMANCE,
+                       k % 3 == 2 ? CC_CASCADE_ALL : CC_CASCADE_AUTO, CC_CONCAT_ALL};
+        cc_model *cm = NULL;
+        st->inputs += 2;
+        if (run_case(name, b.g, &ro, cat, 2, 3, &cm, st)) {
+            /* the activation did fuse into the concatenation */
+            CHECK_EQ_INT(cm->ops[cc_op_of_source(cm, ai)].fused_into, cc_op_of_source(cm, cat));
+            CHECK_EQ_INT(cc_concat_slice_of(cm, a), -1);
+            CHECK_EQ_INT(cc_concat_slice_of(cm, c), -1);
+        }
+        cc_model_free(cm);
+        graph_free(b.g);
+    }
+}
+
 int main(void)
 {
     long nconf = env_long("NPUC_CATSLICE_CONFIGS", 300);
@@ -697,6 +762,7 @@ int main(void)
     nested_concats(&r, &st);
     default_cases(&r, &st);
     cascade_cases(&r, &st);
+    fused_act_cases(&r, &st);
     printf("%d cases (%d failed): %d concatenation inputs, %d written in place\n", st.cases, st.failed, st.inputs,
            st.placed);
     TEST_MAIN_END();

@@ -7,7 +7,8 @@
  * the IFM of any other NPU op that reads T, the copy of T into another
  * concatenation) is rewritten to address the same elements inside the
  * slice. Conditions, per input:
- *   - the copy is a raw one (same quantization; not the LUT rescale), T is
+ *   - the copy is a raw one (same quantization; not the LUT rescale; no
+ *     activation fused into the concatenation: its clamp or LUT), T is
  *     not a constant, a graph input or output or a state tensor, and is
  *     given to this concatenation once;
  *   - T's buffer holds T only (no view shares it), or T and tensors that
@@ -112,6 +113,16 @@ static bool in_list(const int32_t *a, int32_t n, int32_t v)
     return false;
 }
 
+/* Whether copy op o writes its input's values unchanged: no LUT, no
+ * built-in function, and a clamp of the whole type. An activation fused into
+ * the concatenation (lower_lut.c fuse_clamp / fuse_lut) leaves a narrower
+ * clamp or a LUT on every copy; a producer writing in place would skip it. */
+static bool raw_copy(const eu_op *o)
+{
+    int32_t lo = o->ofm.bits == 16 ? INT16_MIN : INT8_MIN, hi = o->ofm.bits == 16 ? INT16_MAX : INT8_MAX;
+    return o->lut < 0 && o->act_func == 0 && o->act_clip == 0 && o->act_min <= lo && o->act_max >= hi;
+}
+
 /* Whether input `in` of concatenation `ci` (copied by NPU op `k` of its
  * epoch into slice s) can be written in place, and if so does it: every
  * feature map on the input's buffer is rewritten, the tensors on it move to
@@ -127,7 +138,8 @@ static bool place_input(cc_model *m, int32_t ci, int32_t in, int32_t k, const cc
     int32_t bt = m->buf_of[t], bo = m->buf_of[op->out[0]];
     if (x->data || x->is_variable || x->producer < 0 || bt < 0 || bo < 0 || bt == bo) return false;
     if (m->bufs[bt].temp || m->bufs[bo].temp) return false;
-    if (cp->src_op != ci || cp->kind != SIM_K_POOL || cp->lut >= 0 || cp->ifm.buf != bt || cp->ofm.buf != bo) return false;
+    if (cp->src_op != ci || cp->kind != SIM_K_POOL || cp->ifm.buf != bt || cp->ofm.buf != bo) return false;
+    if (!raw_copy(cp)) return false;
     if (in_list(g->inputs, g->n_inputs, t) || in_list(g->outputs, g->n_outputs, t)) return false;
     int32_t uses = 0;
     for (int32_t i = 0; i < op->n_in; i++) uses += op->in[i] == t;

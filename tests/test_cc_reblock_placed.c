@@ -38,22 +38,6 @@ static uint8_t region_of(const cc_model *m, int32_t b)
     return b < 0 ? 0 : m->bufs[b].pool == CC_IN_FAST ? 2 : 1;
 }
 
-static bool likely_fast(const cc_model *m, int32_t b)
-{
-    if (b < 0) return false;
-    uint64_t cap = cc_fast_bytes(&m->opt);
-    const cc_buf *x = &m->bufs[b];
-    if (!cap || x->size > cap / 4) return false;
-    if (x->temp || x->tensor < 0) return true;
-    const graph *g = m->g;
-    if (g->tensors[x->tensor].is_variable) return false;
-    for (int32_t i = 0; i < g->n_inputs; i++)
-        if (m->buf_of[g->inputs[i]] == b) return false;
-    for (int32_t i = 0; i < g->n_outputs; i++)
-        if (m->buf_of[g->outputs[i]] == b) return false;
-    return true;
-}
-
 static void model_case(const char *rel)
 {
     char buf[1024];
@@ -104,7 +88,7 @@ static void model_case(const char *rel)
                     if ((o->kind == SIM_K_CONV || o->kind == SIM_K_DEPTHWISE)) CHECK_EQ_INT(b.d, mine.d);
                 }
                 if ((o->kind == SIM_K_CONV || o->kind == SIM_K_DEPTHWISE) && o->flex &&
-                    likely_fast(cm, o->ifm.buf) && likely_fast(cm, o->ofm.buf)) {
+                    cc_likely_fast(cm, o->ifm.buf) && cc_likely_fast(cm, o->ofm.buf)) {
                     eu_block_req q;
                     cc_block_req(cm->opt.sys.variant, o, &q);
                     q.ifm_format = q.ofm_format = 1;

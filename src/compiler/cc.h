@@ -487,6 +487,11 @@ bool cc_arena_is_sram(const cc_options *o);
  * buffers' 16-byte alignment; 0: no such pool, or one too small to hold a
  * buffer (then everything is in the arena). */
 uint64_t cc_fast_bytes(const cc_options *o);
+/* Whether the fast pool will likely hold buffer b (a feature map): a temp,
+ * or a tensor that is no graph input, output or state, of at most a quarter
+ * of the pool; false without a fast pool. The lowering prices such an op's
+ * block for SRAM alone (lower_toolkit.c). */
+bool cc_likely_fast(const cc_model *m, int32_t b);
 
 /* Generates and estimates every HW epoch's stream (cc.c), for cc_prefetch
  * to compare schedules. */

@@ -594,16 +594,15 @@ static int choose_memo(struct cc_blk_memo **bp, const eu_block_req *r, eu_block 
 
 /* Whether buffer b (a feature map) is one the fast pool will likely
  * hold: a temp, or a tensor that is no graph input, output or state, of
- * at most a quarter of the pool. */
-static bool likely_fast(const lower_ctx *c, int32_t b)
+ * at most a quarter of the pool (cc.h). */
+bool cc_likely_fast(const cc_model *m, int32_t b)
 {
-    const cc_model *m = c->m;
     if (b < 0) return false;
     uint64_t cap = cc_fast_bytes(&m->opt);
     const cc_buf *x = &m->bufs[b];
     if (!cap || x->size > cap / 4) return false;
     if (x->temp || x->tensor < 0) return true;
-    const graph *g = c->g;
+    const graph *g = m->g;
     if (g->tensors[x->tensor].is_variable) return false;
     for (int32_t i = 0; i < g->n_inputs; i++)
         if (m->buf_of[g->inputs[i]] == b) return false;
@@ -628,8 +627,8 @@ int cc_choose_block(lower_ctx *c, eu_op *o, npuc_err *err)
         s->fast_pool < s->n_pools && s->fast_pool != s->act_pool) {
         r.ifm_format = r.ofm_format = 1;
         /* maps the fast pool will likely hold: priced there alone */
-        if (likely_fast(c, o->ifm.buf) && likely_fast(c, o->ofm.buf) &&
-            (!o->ifm2_tensor || likely_fast(c, o->ifm2.buf)))
+        if (cc_likely_fast(c->m, o->ifm.buf) && cc_likely_fast(c->m, o->ofm.buf) &&
+            (!o->ifm2_tensor || cc_likely_fast(c->m, o->ifm2.buf)))
             r.sram_only = true;
     }
     /* the search's answers where it keeps them, else the lowering's */

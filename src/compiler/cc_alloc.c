@@ -940,19 +940,28 @@ static int32_t prune(cc_model *m, fp_ctx *c, int32_t *chosen, int32_t nc, int32_
     return nc;
 }
 
-/* When buffer b (saving g) finds no room within the pool: the chosen
- * buffers live at the same time as b (each one's saving worked out given
- * the others, as prune does) go back to the arena if together they save
- * less than g, so that b may take their bytes; their ops are costed again
- * and they go back on the heap (each may fit beside b later). Returns
+/* How evict_for makes room: window (else every chosen buffer live beside
+ * the newcomer goes out, if they save less in sum); narrowed: a window
+ * kept some that the whole set would have put out. */
+typedef struct fp_evict { bool window, narrowed; } fp_evict;
+
+/* When buffer b (saving g) finds no room within the pool (cap bytes): of
+ * the chosen buffers live at the same time as b (each one's saving worked
+ * out given the others, as prune does), those in the window of b's size
+ * whose savings sum to the least (windows start at 0 and at the end of
+ * each of them) go back to the arena if together they save less than g,
+ * so that b may take their bytes; the others live beside b keep their
+ * places (a long-lived small buffer elsewhere in the pool need not make
+ * way). Their ops are costed again and they go back on the heap (each may
+ * fit beside b later). `gain` and `sp` hold n_bufs entries (scratch). Returns
  * whether any went out. */
-static bool evict_for(cc_model *m, fp_ctx *c, int32_t *chosen, int32_t *nc, int32_t b, int64_t g,
-                      uint8_t *in_fast, fp_item *heap, int32_t *nh)
+static bool evict_for(cc_model *m, fp_ctx *c, int32_t *chosen, int32_t *nc, int32_t b, int64_t g, uint64_t cap,
+                      uint8_t *in_fast, fp_item *heap, int32_t *nh, int64_t *gain, span *sp, fp_evict *ev)
 {
     const cc_buf *x = &m->bufs[b];
-    int64_t sum = 0;
-    int32_t n_out = 0;
-    for (int32_t k = 0; k < *nc && sum < g; k++) {
+    int32_t nl = 0;
+    int64_t total = 0;
+    for (int32_t k = 0; k < *nc; k++) {
         int32_t y = chosen[k];
         const cc_buf *z = &m->bufs[y];
         if (z->first > x->last || x->first > z->last) continue;
@@ -961,17 +970,36 @@ static bool evict_for(cc_model *m, fp_ctx *c, int32_t *chosen, int32_t *nc, int3
         int64_t gy = fp_gain(c, y);
         in_fast[y] = 1;
         for (int32_t j = c->first[y]; j < c->first[y + 1]; j++) c->ops[c->list[j]].cost = fp_cost(c, c->list[j], -1);
-        sum += gy > 0 ? gy : 0;
-        n_out++;
+        gain[y] = gy > 0 ? gy : 0;
+        total += gain[y];
+        sp[nl++] = (span){(uint64_t)z->offset, (uint64_t)z->offset + z->size};
     }
-    if (!n_out || sum >= g) return false;
+    if (!nl) return false;
+    /* the cheapest window: [lo, lo + size) within cap */
+    uint64_t best_lo = 0, best_hi = UINT64_MAX;
+    int64_t best = ev->window ? -1 : total;
+    for (int32_t w = -1; w < nl && ev->window; w++) {
+        uint64_t lo = w < 0 ? 0 : (sp[w].hi + ALIGN - 1) & ~(uint64_t)(ALIGN - 1);
+        if (lo + x->size > cap) continue;
+        int64_t sum = 0;
+        for (int32_t k = 0, j = 0; k < *nc && (best < 0 || sum < best); k++) {
+            const cc_buf *z = &m->bufs[chosen[k]];
+            if (z->first > x->last || x->first > z->last) continue;
+            if (sp[j].lo < lo + x->size && lo < sp[j].hi) sum += gain[chosen[k]];
+            j++;
+        }
+        if (best < 0 || sum < best) best = sum, best_lo = lo, best_hi = lo + x->size;
+    }
+    if (best < 0 || best >= g) return false;
+    if (total < g) ev->narrowed = true;   /* all of them would have gone */
     int32_t w = 0, n0 = *nc;
-    int32_t *out = chosen + n0;   /* room: chosen holds n_bufs entries */
+    int32_t *out = chosen + n0;   /* room: chosen holds 2 n_bufs entries */
     int32_t no = 0;
     for (int32_t k = 0; k < n0; k++) {
         int32_t y = chosen[k];
         cc_buf *z = &m->bufs[y];
-        if (z->first > x->last || x->first > z->last) {
+        if (z->first > x->last || x->first > z->last || (uint64_t)z->offset >= best_hi ||
+            best_lo >= (uint64_t)z->offset + z->size) {
             chosen[w++] = y;
             continue;
         }
@@ -986,7 +1014,7 @@ static bool evict_for(cc_model *m, fp_ctx *c, int32_t *chosen, int32_t *nc, int3
         int64_t gy = fp_gain(c, y);
         if (gy > 0) heap_push(heap, nh, (fp_item){(double)gy / (double)m->bufs[y].size, y});
     }
-    return true;
+    return no > 0;
 }
 
 /* Chooses the buffers of the fast pool: among the candidates (ok), by
@@ -998,8 +1026,8 @@ static bool evict_for(cc_model *m, fp_ctx *c, int32_t *chosen, int32_t *nc, int3
  * saving only shrinks as its ops' other operands move in), and a buffer
  * that saves nothing stays in the arena. Sets bufs[].pool and the fast
  * pool's offsets; returns its peak. */
-static int choose_fast(cc_model *m, const bool *ok, uint64_t cap, const int32_t *idx, span *sp,
-                       uint64_t *peak_out)
+static int choose_fast(cc_model *m, const bool *ok, uint64_t cap, const int32_t *idx, span *sp, fp_evict *ev,
+                       uint64_t *cost_out, uint64_t *peak_out)
 {
     int32_t n = m->n_bufs;
     size_t nn = (size_t)(n ? n : 1);
@@ -1048,7 +1076,8 @@ static int choose_fast(cc_model *m, const bool *ok, uint64_t cap, const int32_t 
         if (o + x->size > cap) {
             /* no room: buffers live beside it that save less in sum go
              * out (a buffer makes room so once, so the choice ends) */
-            if (evicted[it.b] || !evict_for(m, &c, chosen, &nc, it.b, g, in_fast, heap, &nh)) continue;
+            if (evicted[it.b] || !evict_for(m, &c, chosen, &nc, it.b, g, cap, in_fast, heap, &nh, off, sp, ev))
+                continue;
             evicted[it.b] = 1;
             o = first_fit(m, chosen, nc, it.b, sp, &fi);
             if (o + x->size > cap) continue;
@@ -1101,6 +1130,8 @@ static int choose_fast(cc_model *m, const bool *ok, uint64_t cap, const int32_t 
         peak = p2;
     }
     *peak_out = peak;
+    *cost_out = 0;
+    for (int32_t i = 0; i < c.n_ops; i++) *cost_out += c.ops[i].cost;
     cc_tl_free(&fi.tl);
     free(fi.near);
     fp_free(&c);
@@ -1244,7 +1275,31 @@ static int place_pools(cc_model *m, const int32_t *t0, const int32_t *t1, npuc_e
     int rc = NPUC_OK;
     if (fast) {
         fast_candidates(m, ok);
-        rc = choose_fast(m, ok, cap, idx, sp, &m->fast_size);
+        /* room made by the cheapest window first; where that kept some
+         * buffers the older rule (all live beside the newcomer out) would
+         * have put out, that rule too, and the choice whose ops cost
+         * fewer cycles on the model (then the smaller pool) kept: savings
+         * worked out one buffer at a time do not add up exactly */
+        fp_evict ev = {true, false};
+        uint64_t cost = 0;
+        rc = choose_fast(m, ok, cap, idx, sp, &ev, &cost, &m->fast_size);
+        uint8_t *pool0 = ev.narrowed && !rc ? malloc(nn) : NULL;
+        int64_t *off0 = pool0 ? malloc(sizeof *off0 * nn) : NULL;
+        if (pool0 && off0) {
+            for (int32_t i = 0; i < n; i++) pool0[i] = m->bufs[i].pool, off0[i] = m->bufs[i].offset;
+            fp_evict all = {false, false};
+            uint64_t cost1 = 0, size1 = 0;
+            rc = choose_fast(m, ok, cap, idx, sp, &all, &cost1, &size1);
+            if (!rc && (cost < cost1 || (cost == cost1 && m->fast_size <= size1))) {
+                for (int32_t i = 0; i < n; i++) m->bufs[i].pool = pool0[i], m->bufs[i].offset = off0[i];
+            } else {
+                m->fast_size = size1;
+            }
+        } else if (pool0) {
+            rc = NPUC_E_NOMEM;
+        }
+        free(pool0);
+        free(off0);
     } else {
         for (int32_t i = 0; i < n; i++) m->bufs[i].pool = CC_IN_ARENA;
     }

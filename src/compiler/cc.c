@@ -162,7 +162,7 @@ typedef struct gen_entry {
 /* A command decoded before: its first word, the word after it (the
  * payload of a cmd1) and what sim_cmd_decode_memo gave (offset aside). */
 typedef struct est_cmd { uint32_t w0, w1; bool used; sim_cmd cmd; } est_cmd;
-#define EST_CMDS 16384
+#define EST_CMDS 4096
 
 static uint32_t est_rd32(const uint8_t *p)
 {

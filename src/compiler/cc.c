@@ -159,10 +159,25 @@ typedef struct gen_entry {
     gen_share *share; size_t n_share;
 } gen_entry;
 
+/* A command decoded before: its first word, the word after it (the
+ * payload of a cmd1) and what sim_cmd_decode_memo gave (offset aside). */
+typedef struct est_cmd { uint32_t w0, w1; bool used; sim_cmd cmd; } est_cmd;
+#define EST_CMDS 4096
+
+static uint32_t est_rd32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
 /* estimate's arrays, per op of a stream */
 typedef struct est_scratch {
     sim_op_info *ops; int32_t *owner, *eu_of; size_t cap;
     sim_check_memo *memo;     /* the stream checks, NULL: none */
+    /* commands decoded (a direct-mapped cache by their words; NULL:
+     * none): a stream of a few op shapes repeats most of its commands,
+     * and each decodes to the same command wherever it is */
+    est_cmd *cmds;
+    eu_variant cmds_variant;
 } est_scratch;
 
 /* The last epochs generated (the passes' searches generate the same
@@ -209,6 +224,7 @@ void cc_gencache_free(struct cc_gencache *c)
     free(c->scratch.owner);
     free(c->scratch.eu_of);
     free(c->scratch.memo);
+    free(c->scratch.cmds);
     free(c);
 }
 
@@ -402,6 +418,14 @@ static int estimate(cc_model *m, cc_epoch *e, gen_entry *g, npuc_err *err)
     /* the checks of the register values the epochs' streams repeat are
      * remembered with the cache (without one, each command is checked) */
     if (m->gen && !x->memo) x->memo = calloc(1, sizeof *x->memo);
+    if (m->gen && !x->cmds) {
+        x->cmds = calloc(EST_CMDS, sizeof *x->cmds);
+        x->cmds_variant = v;
+    }
+    if (x->cmds && x->cmds_variant != v) {
+        memset(x->cmds, 0, sizeof *x->cmds * EST_CMDS);
+        x->cmds_variant = v;
+    }
     sim_op_info *ops = x->ops;
     int32_t *owner = x->owner, *eu_of = x->eu_of;
     sim_state s;
@@ -417,9 +441,30 @@ static int estimate(cc_model *m, cc_epoch *e, gen_entry *g, npuc_err *err)
             break;
         }
         sim_cmd cmd;
-        if ((rc = sim_cmd_decode_memo(st, size, pos, v, &cmd, x->memo, err))) {
-            npuc_err_prefix(err, "internal: own command stream");
-            break;
+        est_cmd *ec = NULL;
+        if (x->cmds) {
+            uint32_t w0 = est_rd32(st + pos), w1 = pos + 8 <= size ? est_rd32(st + pos + 4) : 0;
+            ec = &x->cmds[((uint32_t)(((uint64_t)w0 << 32 | w1) * 0x9E3779B97F4A7C15u >> 40)) & (EST_CMDS - 1)];
+            /* a cmd1 needs its payload within the stream (else the
+             * decoder's own error) */
+            if (ec->used && ec->w0 == w0 && ec->w1 == w1 && (!ec->cmd.is_cmd1 || pos + 8 <= size)) {
+                cmd = ec->cmd;
+                cmd.offset = pos;
+            } else {
+                ec->used = false;
+                ec->w0 = w0;
+                ec->w1 = w1;
+            }
+        }
+        if (!ec || !ec->used) {
+            if ((rc = sim_cmd_decode_memo(st, size, pos, v, &cmd, x->memo, err))) {
+                npuc_err_prefix(err, "internal: own command stream");
+                break;
+            }
+            if (ec) {
+                ec->cmd = cmd;
+                ec->used = true;
+            }
         }
         const sim_cmd *c = &cmd;
         stopped = c->code == EU_OP_STOP;

@@ -658,8 +658,7 @@ uint64_t cc_op_cycles_at(const cc_model *m, const eu_op *o, uint8_t ifm_r, uint8
  * buffer `flip` (-1 none) in the fast pool as well. */
 static uint64_t fp_cost(const fp_ctx *c, int32_t i, int32_t flip)
 {
-    fp_op *f = &c->ops[i];
-    sim_op_info r = f->rec;
+    const fp_op *f = &c->ops[i];
     uint8_t reg[4];
     for (int k = 0; k < 4; k++) {
         int32_t b = f->buf[k];
@@ -672,6 +671,7 @@ static uint64_t fp_cost(const fp_ctx *c, int32_t i, int32_t flip)
     uint64_t *memo = c->memo ? &c->memo[(size_t)i * FP_MEMO + reg[0] + 3u * reg[1] + 9u * reg[2] + 27u * reg[3]]
                              : NULL;
     if (memo && *memo) return *memo - 1;
+    sim_op_info r = f->rec;   /* copied only when priced */
     r.ifm_region = reg[0];
     r.ifm2_region = reg[1];
     r.ofm_region = reg[2];

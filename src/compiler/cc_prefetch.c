@@ -66,9 +66,16 @@ typedef struct pf_ctx {
     int32_t memo_self, memo_a, memo_last;
     uint64_t memo_lim;
     int64_t memo_off, memo_res;
+    /* with the memo, the buffers in the way it found as spans in c->sp,
+     * sorted by offset, memo_n of them, each buffer's last step in
+     * sp_last (NULL: not kept). A later start (plan_epoch tries the same
+     * copy at each op while it finds no room) meets those of them still
+     * live then: the list is filtered, not gathered and sorted again */
+    int32_t *sp_last;
+    size_t memo_n;
 } pf_ctx;
 
-static int64_t room_among(pf_ctx *c, const cc_buf *x, size_t ns, uint64_t lim);
+static int64_t room_among(pf_ctx *c, const cc_buf *x, size_t ns, uint64_t lim, bool sorted);
 
 /* The lowest 16-aligned offset where buffer `self` fits in its pool from
  * step a to its last step without touching a buffer live then, below the
@@ -79,23 +86,45 @@ static int64_t find_room(pf_ctx *c, int32_t self, int32_t a)
     const cc_buf *x = &m->bufs[self];
     size_t ns = 0;
     uint64_t lim = c->limit[x->pool ? 1 : 0];
-    if (c->memo && c->memo_self == self && c->memo_lim == lim && c->memo_off == x->offset && a >= c->memo_a &&
-        a <= c->memo_last)
-        return c->memo_res;
+    bool same = c->memo && c->memo_self == self && c->memo_lim == lim && c->memo_off == x->offset && a >= c->memo_a;
+    if (same && a <= c->memo_last) return c->memo_res;
     int32_t in_way_last = INT32_MAX;
-    /* the buffers live near a..last (the index lists every buffer in the
-     * blocks of its range), else all of them */
-    int32_t nn = c->tl_ok ? cc_tl_query(&c->tl, a, x->last, c->near) : m->n_bufs;
-    for (int32_t j = 0; j < nn; j++) {
-        int32_t b = c->tl_ok ? c->near[j] : j;
-        const cc_buf *y = &m->bufs[b];
-        if (b == self || !y->size || y->offset < 0 || y->pool != x->pool || y->last < a || y->first > x->last)
-            continue;
-        c->sp[ns] = (cc_span){(uint64_t)y->offset, (uint64_t)y->offset + y->size};
-        ns++;
-        if (y->last < in_way_last) in_way_last = y->last;
+    int64_t res;
+    if (same && c->sp_last) {
+        /* those of the last answer's buffers still live at a, in order */
+        for (size_t j = 0; j < c->memo_n; j++) {
+            if (c->sp_last[j] < a) continue;
+            c->sp[ns] = c->sp[j];
+            c->sp_last[ns] = c->sp_last[j];
+            ns++;
+            if (c->sp_last[j] < in_way_last) in_way_last = c->sp_last[j];
+        }
+        res = room_among(c, x, ns, lim, true);
+    } else {
+        /* the buffers live near a..last (the index lists every buffer in
+         * the blocks of its range), else all of them */
+        int32_t nn = c->tl_ok ? cc_tl_query(&c->tl, a, x->last, c->near) : m->n_bufs;
+        for (int32_t j = 0; j < nn; j++) {
+            int32_t b = c->tl_ok ? c->near[j] : j;
+            const cc_buf *y = &m->bufs[b];
+            if (b == self || !y->size || y->offset < 0 || y->pool != x->pool || y->last < a || y->first > x->last)
+                continue;
+            /* kept: the buffer's index in hi while sorted by offset */
+            c->sp[ns] = (cc_span){(uint64_t)y->offset, c->sp_last ? (uint64_t)b : (uint64_t)y->offset + y->size};
+            ns++;
+            if (y->last < in_way_last) in_way_last = y->last;
+        }
+        if (c->sp_last) {
+            cc_sort_spans(c->sp, ns);
+            for (size_t j = 0; j < ns; j++) {
+                const cc_buf *y = &m->bufs[c->sp[j].hi];
+                c->sp[j].hi = (uint64_t)y->offset + y->size;
+                c->sp_last[j] = y->last;
+            }
+        }
+        res = room_among(c, x, ns, lim, c->sp_last != NULL);
     }
-    int64_t res = room_among(c, x, ns, lim);
+    c->memo_n = ns;
     c->memo = true;
     c->memo_self = self;
     c->memo_a = a;
@@ -106,14 +135,15 @@ static int64_t find_room(pf_ctx *c, int32_t self, int32_t a)
     return res;
 }
 
-/* find_room's answer among the ns spans c->sp in the way. */
-static int64_t room_among(pf_ctx *c, const cc_buf *x, size_t ns, uint64_t lim)
+/* find_room's answer among the ns spans c->sp in the way (sorted by
+ * offset when `sorted`; the order of equal offsets does not matter). */
+static int64_t room_among(pf_ctx *c, const cc_buf *x, size_t ns, uint64_t lim, bool sorted)
 {
     bool here = x->offset >= 0 && (uint64_t)x->offset + x->size <= lim;
     for (size_t i = 0; i < ns && here; i++)
         if (c->sp[i].lo < (uint64_t)x->offset + x->size && (uint64_t)x->offset < c->sp[i].hi) here = false;
     if (here) return x->offset;
-    cc_sort_spans(c->sp, ns);
+    if (!sorted) cc_sort_spans(c->sp, ns);
     if (c->placed && x->pool == CC_IN_ARENA && lim < UINT64_MAX / 4) {
         /* placed plan: the highest hole under the limit, so that copies
          * stack down from the limit in the order they are loaded and leave
@@ -517,6 +547,7 @@ int cc_prefetch(cc_model *m, npuc_err *err)
     c.t0 = malloc(sizeof(int32_t) * ((size_t)g->n_ops + 1));
     c.sp = malloc(sizeof *c.sp * ((size_t)m->n_bufs + 1));
     c.near = malloc(sizeof *c.near * ((size_t)m->n_bufs + 1));   /* NULL: scans */
+    c.sp_last = malloc(sizeof *c.sp_last * ((size_t)m->n_bufs + 1));   /* NULL: not kept */
     pf_state orig = {0}, best = {0};
     orig.b = malloc(sizeof *orig.b * ((size_t)m->n_bufs + 1));
     best.b = malloc(sizeof *best.b * ((size_t)m->n_bufs + 1));
@@ -526,6 +557,7 @@ int cc_prefetch(cc_model *m, npuc_err *err)
         free(c.t0);
         free(c.sp);
         free(c.near);
+        free(c.sp_last);
         free(orig.b);
         free(best.b);
         free(bare);
@@ -625,6 +657,7 @@ int cc_prefetch(cc_model *m, npuc_err *err)
     free(c.t0);
     free(c.sp);
     free(c.near);
+    free(c.sp_last);
     free(orig.b);
     free(best.b);
     free(bare);

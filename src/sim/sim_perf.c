@@ -14,7 +14,9 @@
  * (docs/ethos-u.md 1.1, 1.6). See docs/sim.md, "Cycle and traffic model". */
 #include "sim/sim.h"
 
+#include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ------------------------------------------------------ variant tables */
@@ -525,6 +527,44 @@ static double dma_cycles(const perf_ctx *c, const sim_op_info *o, traffic *t)
 
 static uint64_t to_cycles(double x) { return x <= 0 ? 0 : (uint64_t)ceil_nn(x - 1e-9); }
 
+/* An op's own figures (cycles, traffic, tail) are a function of its record
+ * without its place in the stream (cmd_index, cmd_offset, the wait before
+ * it) and of the outputs: a long stream (an unrolled LSTM's thousands of
+ * ops of a few shapes) works each record out once per call. The record's
+ * bytes from kind to the wait, and from after the wait to the outputs, are
+ * compared whole. */
+#define OM_A0 offsetof(sim_op_info, kind)
+#define OM_A1 offsetof(sim_op_info, wait_kind)
+#define OM_B0 (offsetof(sim_op_info, wait_count) + sizeof(uint8_t))
+#define OM_B1 offsetof(sim_op_info, cycles_compute)
+
+typedef struct op_memo {
+    int32_t *slot;            /* [cap] op index + 1 (0: empty) */
+    uint32_t cap;             /* a power of two */
+    double *tail;             /* [n_ops] the tail of each op worked out */
+} op_memo;
+
+static uint64_t om_hash(const sim_op_info *o)
+{
+    const uint8_t *p = (const uint8_t *)o;
+    return npuc_hash(npuc_hash(NPUC_HASH_INIT, p + OM_A0, OM_A1 - OM_A0), p + OM_B0, OM_B1 - OM_B0);
+}
+
+static bool om_same(const sim_op_info *a, const sim_op_info *b)
+{
+    const uint8_t *p = (const uint8_t *)a, *q = (const uint8_t *)b;
+    return !memcmp(p + OM_A0, q + OM_A0, OM_A1 - OM_A0) && !memcmp(p + OM_B0, q + OM_B0, OM_B1 - OM_B0);
+}
+
+/* The slot of op i's record: an earlier op's with the same record, or the
+ * empty slot to take. */
+static uint32_t om_find(const op_memo *x, const sim_op_info *ops, size_t i)
+{
+    uint32_t k = (uint32_t)om_hash(&ops[i]) & (x->cap - 1);
+    while (x->slot[k] && !om_same(&ops[x->slot[k] - 1], &ops[i])) k = (k + 1) & (x->cap - 1);
+    return k;
+}
+
 uint64_t sim_perf_estimate(eu_variant v, const sim_system *sys, sim_op_info *ops, size_t n_ops)
 {
     perf_ctx c;
@@ -562,12 +602,41 @@ uint64_t sim_perf_estimate(eu_variant v, const sim_system *sys, sim_op_info *ops
      * 3 kernel ops and 15 DMAs) */
     uint64_t kend[4] = {0}, dend[16] = {0};
     uint64_t prev_tail = 0;
+    op_memo om = {0};
+    if (n_ops >= 64 && n_ops < INT32_MAX / 4) {
+        om.cap = 64;
+        while (om.cap < 2 * n_ops) om.cap *= 2;
+        om.slot = calloc(om.cap, sizeof *om.slot);
+        om.tail = malloc(sizeof *om.tail * n_ops);
+        if (!om.slot || !om.tail) {
+            free(om.slot);
+            free(om.tail);
+            om = (op_memo){0};
+        }
+    }
     for (size_t i = 0; i < n_ops; i++) {
         sim_op_info *o = &ops[i];
         traffic t;
         double cyc;
         double tail = 0;
-        if (o->kind == SIM_K_DMA) {
+        uint32_t k = 0;
+        const sim_op_info *was = NULL;
+        if (om.slot) {
+            k = om_find(&om, ops, i);
+            if (om.slot[k]) was = &ops[om.slot[k] - 1];
+        }
+        if (was) {
+            /* the same record worked out before */
+            if (o->kind != SIM_K_DMA) c.a = o->single_core ? a_one : a_all;
+            o->cycles_compute = was->cycles_compute;
+            o->cycles_memory = was->cycles_memory;
+            o->cycles = was->cycles;
+            for (int p = 0; p < 2; p++) {
+                o->axi_read[p] = was->axi_read[p];
+                o->axi_write[p] = was->axi_write[p];
+            }
+            tail = om.tail[om.slot[k] - 1];
+        } else if (o->kind == SIM_K_DMA) {
             cyc = dma_cycles(&c, o, &t);
             o->cycles_compute = 0;
             o->cycles_memory = to_cycles(cyc);
@@ -583,10 +652,16 @@ uint64_t sim_perf_estimate(eu_variant v, const sim_system *sys, sim_op_info *ops
             o->cycles_memory = to_cycles(mem);
             cyc = comp > mem ? comp : mem;
         }
-        o->cycles = to_cycles(cyc);
-        for (int p = 0; p < 2; p++) {
-            o->axi_read[p] = (uint64_t)(t.rd[p] + 0.5);
-            o->axi_write[p] = (uint64_t)(t.wr[p] + 0.5);
+        if (!was) {
+            o->cycles = to_cycles(cyc);
+            for (int p = 0; p < 2; p++) {
+                o->axi_read[p] = (uint64_t)(t.rd[p] + 0.5);
+                o->axi_write[p] = (uint64_t)(t.wr[p] + 0.5);
+            }
+            if (om.slot) {
+                om.slot[k] = (int32_t)i + 1;
+                om.tail[i] = tail;
+            }
         }
 
         /* the wait in front of this op holds the command stream */
@@ -642,5 +717,7 @@ uint64_t sim_perf_estimate(eu_variant v, const sim_system *sys, sim_op_info *ops
         }
         if (o->end > total) total = o->end;
     }
+    free(om.slot);
+    free(om.tail);
     return total;
 }

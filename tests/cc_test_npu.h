@@ -13,6 +13,8 @@
 #include "../src/interp/interp.h"
 #include "../src/interp/interp_ethosu.h"
 #include "../src/sim/sim.h"
+#include "../src/tflite/tflite.h"
+#include "test.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -565,6 +567,37 @@ static inline int cc_check_single_op(const char *cs, const graph *src, eu_varian
 out:
     cc_model_free(cm);
     return res;
+}
+
+/* Random bytes for every input of every draw (a cc_draws fill). */
+static inline void cc_fill_bytes(void *user, npuc_rng *r, int draw, int32_t k, uint8_t *buf, size_t n)
+{
+    (void)user;
+    (void)draw;
+    (void)k;
+    for (size_t i = 0; i < n; i++) buf[i] = (uint8_t)npuc_rng_next(r);
+}
+
+/* The shared model at `rel` (below the shared folder, test.h t_shared)
+ * read and imported: 1 with *tm and *g set (the caller frees both), 0 when
+ * the shared folder is absent (printed as a skip), -1 on an error (printed;
+ * *tm may be set). */
+static inline int cc_load_shared(const char *rel, tfl_model **tm, graph **g)
+{
+    char buf[1024];
+    *tm = NULL;
+    *g = NULL;
+    const char *path = t_shared(rel, buf, sizeof buf);
+    if (!path) {
+        printf("skip %s: the shared folder is absent\n", rel);
+        return 0;
+    }
+    npuc_err err = {0};
+    if (tfl_read_file(path, tm, &err) || graph_import(*tm, g, &err)) {
+        fprintf(stderr, "FAIL %s: %s\n", rel, err.msg);
+        return -1;
+    }
+    return 1;
 }
 
 #endif

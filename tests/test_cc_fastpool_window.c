@@ -22,28 +22,15 @@
 
 #include "cc_test_npu.h"
 
-static void fill_random(void *user, npuc_rng *r, int draw, int32_t k, uint8_t *buf, size_t n)
-{
-    (void)user;
-    (void)draw;
-    (void)k;
-    for (size_t i = 0; i < n; i++) buf[i] = (uint8_t)npuc_rng_next(r);
-}
-
 int main(void)
 {
     (void)env_long;
     const char *rel = "models/zoo/armkws_basic_lstm_s_int8.tflite";
-    char buf[1024];
-    const char *path = t_shared(rel, buf, sizeof buf);
-    if (!path) {
-        printf("skip %s: the shared folder is absent\n", rel);
-        TEST_MAIN_END();
-    }
     tfl_model *tm = NULL;
     graph *g = NULL;
-    npuc_err err = {0};
-    CHECK(!tfl_read_file(path, &tm, &err) && !graph_import(tm, &g, &err));
+    int loaded = cc_load_shared(rel, &tm, &g);
+    if (!loaded) TEST_MAIN_END();
+    CHECK(loaded > 0);
     cc_options opt;
     memset(&opt, 0, sizeof opt);
     opt.sram_limit = 11616;
@@ -56,7 +43,7 @@ int main(void)
         CHECK(n472 >= 8);
         printf("%s at 11616 B: %llu NPU cycles, fast pool %llu B, %d per-step 472-byte tensors there\n", rel,
                (unsigned long long)cm->npu_cycles, (unsigned long long)cm->fast_size, (int)n472);
-        cc_draws d = {.n_draws = 2, .seed = 3, .fill = fill_random};
+        cc_draws d = {.n_draws = 2, .seed = 3, .fill = cc_fill_bytes};
         CHECK(cc_check_draws(rel, g, cm, EU_U65_256, &d));
     }
     cc_model_free(cm);

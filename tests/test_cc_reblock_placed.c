@@ -25,14 +25,6 @@
 
 #include "cc_test_npu.h"
 
-static void fill_random(void *user, npuc_rng *r, int draw, int32_t k, uint8_t *buf, size_t n)
-{
-    (void)user;
-    (void)draw;
-    (void)k;
-    for (size_t i = 0; i < n; i++) buf[i] = (uint8_t)npuc_rng_next(r);
-}
-
 static uint8_t region_of(const cc_model *m, int32_t b)
 {
     return b < 0 ? 0 : m->bufs[b].pool == CC_IN_FAST ? 2 : 1;
@@ -40,16 +32,11 @@ static uint8_t region_of(const cc_model *m, int32_t b)
 
 static void model_case(const char *rel)
 {
-    char buf[1024];
-    const char *path = t_shared(rel, buf, sizeof buf);
-    if (!path) {
-        printf("skip %s: the shared folder is absent\n", rel);
-        return;
-    }
     tfl_model *tm = NULL;
     graph *g = NULL;
-    npuc_err err = {0};
-    CHECK(!tfl_read_file(path, &tm, &err) && !graph_import(tm, &g, &err));
+    int loaded = cc_load_shared(rel, &tm, &g);
+    if (!loaded) return;
+    CHECK(loaded > 0);
     cc_options opt;
     memset(&opt, 0, sizeof opt);
     cc_model *cm = NULL, *u55 = NULL;
@@ -104,7 +91,7 @@ static void model_case(const char *rel)
         printf("%s: %d NPU ops, %d chooser blocks slower on the placement than the op's, %d depths guessed for SRAM\n",
                rel, n_ops, n_better, n_guess);
         CHECK(n_guess > 0);
-        cc_draws d = {.n_draws = 3, .seed = 5, .fill = fill_random};
+        cc_draws d = {.n_draws = 3, .seed = 5, .fill = cc_fill_bytes};
         CHECK(cc_check_draws(rel, g, cm, EU_U65_256, &d));
         CHECK(!cc_reblock_placed(cm));   /* on its own result: nothing left to change */
     }

@@ -31,14 +31,6 @@
 
 static int checked = 0;
 
-static void fill_random(void *user, npuc_rng *r, int draw, int32_t k, uint8_t *buf, size_t n)
-{
-    (void)user;
-    (void)draw;
-    (void)k;
-    for (size_t i = 0; i < n; i++) buf[i] = (uint8_t)npuc_rng_next(r);
-}
-
 /* The NPU ops of cm that read buffer b (IFM or IFM2): their count, the
  * first in *ep / *k. */
 static int readers(const cc_model *cm, int32_t b, int32_t *ep, int32_t *k)
@@ -58,18 +50,11 @@ static int readers(const cc_model *cm, int32_t b, int32_t *ep, int32_t *k)
 
 static void model_case(const char *rel, int draws)
 {
-    char buf[1024];
-    const char *path = t_shared(rel, buf, sizeof buf);
-    if (!path) {
-        printf("skip %s: the shared folder is absent\n", rel);
-        return;
-    }
     tfl_model *tm = NULL;
     graph *g = NULL;
-    npuc_err err = {0};
-    if (tfl_read_file(path, &tm, &err) || graph_import(tm, &g, &err)) {
-        fprintf(stderr, "FAIL %s: %s\n", rel, err.msg);
-        CHECK(!"model read");
+    int loaded = cc_load_shared(rel, &tm, &g);
+    if (loaded <= 0) {
+        CHECK(loaded == 0);
         tfl_model_free(tm);
         return;
     }
@@ -116,7 +101,7 @@ static void model_case(const char *rel, int draws)
         /* staged: the op reading the input starts with it */
         if (e >= 0) CHECK_EQ_INT(cc_staged_copies(st, st->epochs[e].ops[k].src_op), 1);
         if (draws) {
-            cc_draws d = {.n_draws = draws, .seed = 7, .fill = fill_random};
+            cc_draws d = {.n_draws = draws, .seed = 7, .fill = cc_fill_bytes};
             CHECK(cc_check_draws(rel, g, st, EU_U65_256, &d));
         }
         checked++;

@@ -163,6 +163,7 @@ typedef struct gen_entry {
  * payload of a cmd1) and what sim_cmd_decode_memo gave (offset aside). */
 typedef struct est_cmd { uint32_t w0, w1; bool used; sim_cmd cmd; } est_cmd;
 #define EST_CMDS 4096
+#define EST_CMDS_MIN_BYTES 16384u   /* 4096 command words */
 
 static uint32_t est_rd32(const uint8_t *p)
 {
@@ -418,7 +419,9 @@ static int estimate(cc_model *m, cc_epoch *e, gen_entry *g, npuc_err *err)
     /* the checks of the register values the epochs' streams repeat are
      * remembered with the cache (without one, each command is checked) */
     if (m->gen && !x->memo) x->memo = calloc(1, sizeof *x->memo);
-    if (m->gen && !x->cmds) {
+    /* the command cache only for a stream long enough to repeat itself:
+     * zeroing its 4096 slots would cost a small model more than it saves */
+    if (m->gen && !x->cmds && size >= EST_CMDS_MIN_BYTES) {
         x->cmds = calloc(EST_CMDS, sizeof *x->cmds);
         x->cmds_variant = v;
     }

@@ -25,10 +25,6 @@
 
 #include "cc_test_npu.h"
 
-static uint8_t region_of(const cc_model *m, int32_t b)
-{
-    return b < 0 ? 0 : m->bufs[b].pool == CC_IN_FAST ? 2 : 1;
-}
 
 static void model_case(const char *rel)
 {
@@ -46,9 +42,9 @@ static void model_case(const char *rel)
             cc_epoch *e = &cm->epochs[i];
             for (int32_t k = 0; e->kind == CC_EPOCH_HW && k < e->n_eu; k++) {
                 eu_op *o = &e->ops[k];
-                uint8_t ri = region_of(cm, o->ifm.buf), ro = region_of(cm, o->ofm.buf);
-                uint8_t r2 = o->ifm2_tensor ? region_of(cm, o->ifm2.buf) : 0;
-                uint8_t rw = o->wbuf >= 0 ? region_of(cm, o->wbuf) : 0;
+                uint8_t ri = cc_buf_region(cm, o->ifm.buf), ro = cc_buf_region(cm, o->ofm.buf);
+                uint8_t r2 = o->ifm2_tensor ? cc_buf_region(cm, o->ifm2.buf) : 0;
+                uint8_t rw = cc_buf_region(cm, o->wbuf);
                 uint64_t have = cc_op_cycles_at(cm, o, ri, r2, ro, rw);
                 eu_block_req r;
                 cc_block_req(cm->opt.sys.variant, o, &r);

@@ -135,28 +135,23 @@ static void check_model(const char *path, const char *name, bool all_variants)
 
 int main(void)
 {
-    static const char *tflm[] = {"person_detect", "micro_speech_quantized", "keyword_scrambled_8bit",
-                                 "hello_world_int8", "simple_add_model"};
-    static const char *zoo[] = {"tflm_retinaface", "coral_movenet_lightning_ptq", "tflm_mnist_lstm_int8",
-                                "armkws_ds_cnn_s_int8", "armkws_basic_lstm_s_int8"};
+    /* the TFLM models on every variant, the zoo's on u55-128 and u65-256 */
+    static const struct { const char *dir, *name; bool all; } models[] = {
+        {"tflm", "person_detect", true},          {"tflm", "micro_speech_quantized", true},
+        {"tflm", "keyword_scrambled_8bit", true}, {"tflm", "hello_world_int8", true},
+        {"tflm", "simple_add_model", true},       {"zoo", "tflm_retinaface", false},
+        {"zoo", "coral_movenet_lightning_ptq", false}, {"zoo", "tflm_mnist_lstm_int8", false},
+        {"zoo", "armkws_ds_cnn_s_int8", false},   {"zoo", "armkws_basic_lstm_s_int8", false},
+    };
     char rel[256], buf[1024];
-    for (size_t i = 0; i < sizeof tflm / sizeof tflm[0]; i++) {
-        snprintf(rel, sizeof rel, "models/tflm/%s.tflite", tflm[i]);
+    for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
+        snprintf(rel, sizeof rel, "models/%s/%s.tflite", models[i].dir, models[i].name);
         const char *p = t_shared(rel, buf, sizeof buf);
         if (!p) {
             printf("SKIP %s: shared folder absent (set NPUC_SHARED)\n", rel);
             continue;
         }
-        check_model(p, tflm[i], true);
-    }
-    for (size_t i = 0; i < sizeof zoo / sizeof zoo[0]; i++) {
-        snprintf(rel, sizeof rel, "models/zoo/%s.tflite", zoo[i]);
-        const char *p = t_shared(rel, buf, sizeof buf);
-        if (!p) {
-            printf("SKIP %s: shared folder absent\n", rel);
-            continue;
-        }
-        check_model(p, zoo[i], false);
+        check_model(p, models[i].name, models[i].all);
     }
     TEST_MAIN_END();
 }

@@ -304,6 +304,14 @@ typedef struct cc_model {
                                  of the graph's order and of the new one */
 } cc_model;
 
+/* The command-stream region an operand at buffer b is in (docs/ethos-u.md
+ * 9.3): 0 the params (b < 0: a constant in the flash tensor), 1 the arena,
+ * 2 the fast scratch. */
+static inline uint8_t cc_buf_region(const cc_model *m, int32_t b)
+{
+    return b < 0 ? 0 : m->bufs[b].pool == CC_IN_FAST ? 2 : 1;
+}
+
 /* Whether graph tensor t is the input of an activation fused into its
  * producer (cc_op_info.fused_into): it shares the activation output's
  * buffer and is never written as itself. */

@@ -31,12 +31,6 @@ void cc_reblock(cc_model *m)
     }
 }
 
-/* The region op o's operand at buffer b reads or writes: 0 the params
- * (b < 0), 2 the fast pool, 1 the arena. */
-static uint8_t region_of(const cc_model *m, int32_t b)
-{
-    return b < 0 ? 0 : m->bufs[b].pool == CC_IN_FAST ? 2 : 1;
-}
 
 bool cc_reblock_placed(cc_model *m)
 {
@@ -46,9 +40,9 @@ bool cc_reblock_placed(cc_model *m)
         cc_epoch *e = &m->epochs[i];
         for (int32_t k = 0; e->kind == CC_EPOCH_HW && k < e->n_eu; k++) {
             eu_op *o = &e->ops[k];
-            uint8_t ri = region_of(m, o->ifm.buf), ro = region_of(m, o->ofm.buf);
-            uint8_t r2 = o->ifm2_tensor ? region_of(m, o->ifm2.buf) : 0;
-            uint8_t rw = o->wbuf >= 0 ? region_of(m, o->wbuf) : 0;
+            uint8_t ri = cc_buf_region(m, o->ifm.buf), ro = cc_buf_region(m, o->ofm.buf);
+            uint8_t r2 = o->ifm2_tensor ? cc_buf_region(m, o->ifm2.buf) : 0;
+            uint8_t rw = cc_buf_region(m, o->wbuf);
             eu_block_req r;
             cc_block_req(m->opt.sys.variant, o, &r);
             r.ifm_format = o->ifm.format;

@@ -138,13 +138,7 @@ static uint64_t fm_addr(const cc_model *m, const eu_fm *f)
     return (uint64_t)m->bufs[f->buf].offset + f->off + slice;
 }
 
-/* Region of a buffer: 1 arena, 2 fast scratch. */
-static uint8_t buf_region(const cc_model *m, int32_t b)
-{
-    return m->bufs[b].pool == CC_IN_FAST ? 2 : 1;
-}
-
-static uint8_t fm_region(const cc_model *m, const eu_fm *f) { return f->buf < 0 ? 0 : buf_region(m, f->buf); }
+static uint8_t fm_region(const cc_model *m, const eu_fm *f) { return cc_buf_region(m, f->buf); }
 
 /* *_PRECISION of a feature map. */
 static uint64_t precision(uint16_t code, const eu_fm *f, unsigned scale_mode, unsigned round)
@@ -229,7 +223,7 @@ static bool op_touches(const cc_model *m, const eu_op *o, uint8_t region, uint64
         fm_range(m, fms[i], &a, &b);
         if (a < hi && lo < b) return true;
     }
-    if (o->wbuf >= 0 && buf_region(m, o->wbuf) == region) {
+    if (o->wbuf >= 0 && cc_buf_region(m, o->wbuf) == region) {
         uint64_t a = (uint64_t)m->bufs[o->wbuf].offset, b = a + m->bufs[o->wbuf].size;
         if (a < hi && lo < b) return true;
     }
@@ -426,7 +420,7 @@ static int emit_op(cs *s, const cc_model *m, const cc_epoch *e, int32_t k, dmaq 
     }
     if (o->kind == SIM_K_CONV || o->kind == SIM_K_DEPTHWISE) {
         /* from the arena copy when buffered, else straight from flash */
-        uint8_t region = o->wbuf >= 0 ? buf_region(m, o->wbuf) : 0;
+        uint8_t region = cc_buf_region(m, o->wbuf);
         uint64_t sb = o->wbuf >= 0 ? (uint64_t)m->bufs[o->wbuf].offset : o->s_off;
         uint64_t wb = sb + (o->w_off - o->s_off);
         bool apart = scales_apart(o);
@@ -540,7 +534,7 @@ static void emit_weight_dma(cs *s, const cc_model *m, const cc_epoch *e, int32_t
     bool u65 = eu_variant_is_u65(m->opt.sys.variant);
     const cc_buf *b = &m->bufs[o->wbuf];
     uint64_t lo = (uint64_t)b->offset, hi = lo + b->size;
-    uint8_t region = buf_region(m, o->wbuf);
+    uint8_t region = cc_buf_region(m, o->wbuf);
     if (after >= 0 && op_touches(m, &e->ops[after], region, lo, hi)) op(s, EU_OP_KERNEL_WAIT, 0);
     else if (after >= 1 && op_touches(m, &e->ops[after - 1], region, lo, hi)) op(s, EU_OP_KERNEL_WAIT, 1);
     /* the whole copy; only the weight stream when the scale records lie

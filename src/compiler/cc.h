@@ -183,6 +183,9 @@ typedef struct cc_buf {
     bool temp;                /* an op's internal buffer, live only at that op */
     bool brick;               /* stored NHCWB16 (docs/ethos-u.md 4.2) */
     bool wcopy;               /* an op's weight copy, filled by DMA (eu_op.wbuf) */
+    bool reload;              /* a weight copy of constants other ops of the
+                                 stream also use, loaded for its own ops only
+                                 (live eu_first..eu_last; cc_place_weights) */
     int32_t epoch;            /* >= 0: live over NPU ops eu_first..eu_last of
                                  that epoch instead of whole graph ops */
     int32_t eu_first, eu_last;

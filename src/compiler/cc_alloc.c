@@ -481,6 +481,7 @@ typedef struct fp_op {
     int32_t buf[4];           /* IFM, IFM2, OFM, weight copy */
     uint64_t cost;            /* cycles with the present choice */
     int32_t prev;             /* the NPU op before it in its stream, -1 none */
+    int32_t k;                /* its index in its epoch */
     bool one_block;           /* its OFM plane is one block: a weight stream
                                  is fetched once */
 } fp_op;
@@ -586,7 +587,7 @@ static uint8_t *am_key(const cc_model *m, size_t *size)
     for (int32_t b = 0; b < m->n_bufs; b++) {
         const cc_buf *x = &m->bufs[b];
         int32_t v[6] = {x->tensor, x->epoch, x->eu_first, x->eu_last, x->op,
-                        x->temp | x->brick << 1 | x->wcopy << 2};
+                        x->temp | x->brick << 1 | x->wcopy << 2 | x->reload << 3};
         memcpy(p, &x->size, sizeof x->size);
         p += sizeof x->size;
         memcpy(p, v, sizeof v);
@@ -724,11 +725,21 @@ static int64_t fp_gain(const fp_ctx *c, int32_t b)
             g -= e1 - e0;
         }
     }
-    if (c->m->bufs[b].wcopy && i0 >= 0) {
+    const cc_buf *x = &c->m->bufs[b];
+    if (x->wcopy && i0 >= 0) {
         int64_t dma = (int64_t)fp_dma(c, b);
         int32_t p = c->ops[i0].prev;
         bool once = users == 1 && c->ops[i0].one_block;
         int64_t hidden = p >= 0 && !once ? (int64_t)c->ops[p].cost : 0;
+        if (x->reload) {
+            /* a copy loaded per use (cc_place_weights) starts its DMA as
+             * op eu_first starts: the ops from there to its first user
+             * hide it, read once or not (the search weighs the copy
+             * against the resident one and against streaming) */
+            hidden = 0;
+            for (int32_t j = i0 - (c->ops[i0].k - x->eu_first); j < i0; j++)
+                if (j >= 0) hidden += (int64_t)c->ops[j].cost;
+        }
         if (dma > hidden) g -= dma - hidden;
     }
     return g;
@@ -784,6 +795,7 @@ static int fp_init(fp_ctx *c, const cc_model *m, const uint8_t *in_fast)
             fp_op *f = &c->ops[c->n_ops++];
             op_record(o, &f->rec);
             f->prev = k > 0 ? c->n_ops - 2 : -1;
+            f->k = k;
             f->one_block = o->blk.w >= o->ofm.w && o->blk.h >= o->ofm.h;
             f->buf[0] = o->ifm.buf;
             f->buf[1] = o->kind == SIM_K_ELEMENTWISE && o->ifm2_tensor ? o->ifm2.buf : -1;

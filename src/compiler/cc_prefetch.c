@@ -893,9 +893,172 @@ static void stream_op(const cc_model *m, eu_op *o)
     if (cc_block_choose_kept(m, &r, &b, &e2) == NPUC_OK) o->blk = b;
 }
 
-/* Removes the weight copies gone[] names: their ops stream from flash. */
+/* ------------------------------------------------ copies loaded per use */
+
+/* A copy that ops of several graph ops share (one SRAM copy of weights the
+ * ops of a stream share, lower_weights.c: an unrolled LSTM's steps) holds
+ * its bytes from its first user to its last. The other way to keep those
+ * ops reading SRAM: a copy per graph op (its users, the bands of a cascade
+ * together), each filled by its own DMA from the one shared stream and
+ * live only from the op where that DMA starts to its last user. Each such
+ * copy is made once, here, as a buffer of no size (cc_buf.reload); a
+ * trial of the search turns it on ("splits" the shared copy): the ops then
+ * use it instead of the shared one, which gets no size. Its DMA starts
+ * early enough that the ops before its first user, at their last
+ * estimated cycles, cover it (never before the previous group's last
+ * user: two copies of the same bytes are never both held), so the fast
+ * pool's choice (cc_alloc.c, fp_gain) can weigh what it costs there. */
+typedef struct rl_map {
+    int32_t *of_op;           /* [n_eu] per NPU op (fit_ops order): its copy loaded per use, -1 none */
+    int32_t *src;             /* [n_bufs] per buffer: the shared copy it stands for, -1 none */
+    bool any;
+} rl_map;
+
+static void rl_free(rl_map *r)
+{
+    free(r->of_op);
+    free(r->src);
+    memset(r, 0, sizeof *r);
+}
+
+/* Cycles of a DMA of `bytes` from the params into the pool weight copies
+ * go to. */
+static uint64_t rl_dma_cycles(const cc_model *m, uint64_t bytes)
+{
+    sim_op_info r;
+    memset(&r, 0, sizeof r);
+    r.kind = SIM_K_DMA;
+    r.dma_src_region = 0;
+    r.dma_dst_region = cc_fast_bytes(&m->opt) ? 2 : 1;
+    r.dma_bytes = bytes;
+    return sim_perf_estimate(m->opt.sys.variant, &m->opt.sys.sim, &r, 1);
+}
+
+/* Makes the copies loaded per use of every shared copy whose users belong
+ * to two graph ops or more. Out of memory: none (r->any false). */
+static void rl_make(cc_model *m, size_t n_eu, rl_map *r)
+{
+    memset(r, 0, sizeof *r);
+    int32_t nb0 = m->n_bufs;
+    int32_t *groups = calloc((size_t)nb0 + 1, sizeof *groups);
+    int32_t *last_src = malloc(sizeof *last_src * ((size_t)nb0 + 1));
+    int32_t *last_user = malloc(sizeof *last_user * ((size_t)nb0 + 1));
+    int32_t *cur = malloc(sizeof *cur * ((size_t)nb0 + 1));
+    r->of_op = malloc(sizeof *r->of_op * (n_eu + 1));
+    bool ok = groups && last_src && last_user && cur && r->of_op;
+    size_t j0 = 0;
+    for (int32_t ei = 0; ei < m->n_epochs && ok; ei++) {
+        cc_epoch *e = &m->epochs[ei];
+        if (e->kind != CC_EPOCH_HW) continue;
+        for (int32_t k = 0; k < e->n_eu; k++) {
+            int32_t w = e->ops[k].wbuf;
+            r->of_op[j0 + (size_t)k] = -1;
+            if (w >= 0 && w < nb0) groups[w] = 0, last_src[w] = -1;
+        }
+        for (int32_t k = 0; k < e->n_eu; k++) {
+            int32_t w = e->ops[k].wbuf;
+            if (w < 0 || w >= nb0 || !m->bufs[w].wcopy || !m->bufs[w].size) continue;
+            if (e->ops[k].src_op != last_src[w]) groups[w]++;
+            last_src[w] = e->ops[k].src_op;
+        }
+        for (int32_t k = 0; k < e->n_eu; k++) {
+            int32_t w = e->ops[k].wbuf;
+            if (w >= 0 && w < nb0) last_src[w] = -1, last_user[w] = -1, cur[w] = -1;
+        }
+        for (int32_t k = 0; k < e->n_eu && ok; k++) {
+            int32_t w = e->ops[k].wbuf;
+            if (w < 0 || w >= nb0 || groups[w] < 2 || !m->bufs[w].wcopy || !m->bufs[w].size) continue;
+            if (e->ops[k].src_op != last_src[w]) {
+                /* a new group: its copy, its DMA started where the ops
+                 * before cover it */
+                if (m->n_bufs == m->cap_bufs) {
+                    int32_t cap = m->cap_bufs ? 2 * m->cap_bufs : 16;
+                    cc_buf *nbufs = realloc(m->bufs, sizeof *nbufs * (size_t)cap);
+                    if (!nbufs) {
+                        ok = false;
+                        break;
+                    }
+                    m->bufs = nbufs;
+                    m->cap_bufs = cap;
+                }
+                uint64_t dma = rl_dma_cycles(m, m->bufs[w].size), covered = 0;
+                int32_t from = k > 0 ? k - 1 : 0;
+                while (from > last_user[w] + 1 && from > 0 && (covered += e->ops[from].cycles) < dma) from--;
+                cc_buf *x = &m->bufs[m->n_bufs];
+                memset(x, 0, sizeof *x);
+                x->offset = -1;   /* first, last: cc_allocate's (no size: none) */
+                x->tensor = -1;
+                x->temp = x->wcopy = x->reload = true;
+                x->epoch = ei;
+                x->eu_first = from;
+                x->eu_last = k;
+                x->op = e->ops[k].src_op;
+                cur[w] = m->n_bufs++;
+                last_src[w] = e->ops[k].src_op;
+            }
+            m->bufs[cur[w]].eu_last = k;
+            last_user[w] = k;
+            r->of_op[j0 + (size_t)k] = cur[w];
+            r->any = true;
+        }
+        j0 += (size_t)e->n_eu;
+    }
+    if (ok && r->any) {
+        r->src = malloc(sizeof *r->src * ((size_t)m->n_bufs + 1));
+        ok = r->src != NULL;
+        for (int32_t b = 0; ok && b < m->n_bufs; b++) r->src[b] = -1;
+        j0 = 0;
+        for (int32_t ei = 0; ok && ei < m->n_epochs; ei++) {
+            const cc_epoch *e = &m->epochs[ei];
+            if (e->kind != CC_EPOCH_HW) continue;
+            for (int32_t k = 0; k < e->n_eu; k++)
+                if (r->of_op[j0 + (size_t)k] >= 0) r->src[r->of_op[j0 + (size_t)k]] = e->ops[k].wbuf;
+            j0 += (size_t)e->n_eu;
+        }
+    }
+    if (!ok || !r->any) {
+        /* nothing to weigh: the buffers made stay unused (no size) */
+        rl_free(r);
+    }
+    free(groups);
+    free(last_src);
+    free(last_user);
+    free(cur);
+}
+
+/* The ops of the shared copies split[] names use their copies loaded per
+ * use (sizes from bufs0); the shared copies get no size. */
+static void rl_apply(cc_model *m, const rl_map *r, const cc_buf *bufs0, const bool *split)
+{
+    size_t j = 0;
+    for (int32_t i = 0; i < m->n_epochs; i++) {
+        cc_epoch *e = &m->epochs[i];
+        for (int32_t k = 0; e->kind == CC_EPOCH_HW && k < e->n_eu; k++, j++) {
+            int32_t x = r->of_op[j], w = e->ops[k].wbuf;
+            if (x < 0 || w < 0 || r->src[x] != w || !split[w]) continue;
+            e->ops[k].wbuf = x;
+            m->bufs[x].size = bufs0[w].size;
+            m->bufs[w].size = 0;
+        }
+    }
+}
+
+/* Whether a weight copy in the arena reads no faster than the params
+ * memory (cc.c, drop_slow_copies). */
+static bool arena_slow(const cc_model *m)
+{
+    const sim_system *s = &m->opt.sys.sim;
+    const sim_memory *pm = &s->axi[s->region_port[0] & 1], *am = &s->axi[s->region_port[1] & 1];
+    return pm->clock_scale * pm->width_bytes >= am->clock_scale * am->width_bytes;
+}
+
+/* Removes the weight copies gone[] names: their ops stream from flash.
+ * With rl and split (else NULL): the shared copies split[] names are
+ * loaded per use (rl_apply); a copy loaded per use that the placement
+ * leaves in an arena no faster than the params is dropped (its op
+ * streams) and the pools placed again. */
 static void fit_apply(cc_model *m, const cc_buf *bufs0, const fit_ops *ops0, uint64_t arena0, uint64_t fast0,
-                      const bool *gone, bool *ok)
+                      const bool *gone, const rl_map *rl, const bool *split, bool *ok)
 {
     memcpy(m->bufs, bufs0, sizeof *bufs0 * (size_t)m->n_bufs);
     m->arena_size = arena0;
@@ -908,8 +1071,23 @@ static void fit_apply(cc_model *m, const cc_buf *bufs0, const fit_ops *ops0, uin
         for (int32_t k = 0; e->kind == CC_EPOCH_HW && k < e->n_eu; k++)
             if (e->ops[k].wbuf >= 0 && gone[e->ops[k].wbuf]) stream_op(m, &e->ops[k]);
     }
+    if (rl && !rl->any) rl = NULL;
+    if (rl && split) rl_apply(m, rl, bufs0, split);
     npuc_err e2 = {0};
     *ok = cc_allocate(m, &e2) == NPUC_OK;
+    if (!*ok || !rl || !split || !arena_slow(m)) return;
+    bool any = false;
+    for (int32_t i = 0; i < m->n_epochs; i++) {
+        cc_epoch *e = &m->epochs[i];
+        for (int32_t k = 0; e->kind == CC_EPOCH_HW && k < e->n_eu; k++) {
+            int32_t w = e->ops[k].wbuf;
+            if (w < 0 || !m->bufs[w].reload || m->bufs[w].pool != CC_IN_ARENA) continue;
+            m->bufs[w].size = 0;
+            stream_op(m, &e->ops[k]);
+            any = true;
+        }
+    }
+    if (any) *ok = cc_allocate(m, &e2) == NPUC_OK;
 }
 
 /* At most this many copies are dropped one by one per trajectory (each
@@ -952,11 +1130,16 @@ static void point_keep(const cc_model *m, size_t n_eu, fit_point *p)
     p->fast = m->fast_size;
 }
 
+/* Points per trajectory: its first placement and one per drop; then, per
+ * trajectory, one per drop that would have taken a shared copy (rl_map):
+ * that copy loaded per use instead, the drops before it kept. */
+enum { FIT_P = FIT_MAX_DROPS + 1, FIT_POINTS = 2 * FIT_P + 2 * FIT_MAX_DROPS };
+
 /* cc_sched_pick over the points that exist; their index, -1 none. */
 static int32_t pick_of(const cc_sched_point *pt, const bool *have, int32_t n, uint64_t limit)
 {
-    cc_sched_point p[2 * (FIT_MAX_DROPS + 1)];
-    int32_t idx[2 * (FIT_MAX_DROPS + 1)], m = 0;
+    cc_sched_point p[FIT_POINTS];
+    int32_t idx[FIT_POINTS], m = 0;
     for (int32_t i = 0; i < n && m < (int32_t)(sizeof p / sizeof p[0]); i++)
         if (have[i]) {
             p[m] = pt[i];
@@ -965,6 +1148,28 @@ static int32_t pick_of(const cc_sched_point *pt, const bool *have, int32_t n, ui
     return m ? idx[cc_sched_pick(p, m, limit)] : -1;
 }
 
+/* gone[] (nb entries) as point `pick` had it: trajectory t's first
+ * placement's drops and its first k drops in order; a split point's split
+ * copy in *split_of (else -1). */
+static void point_gone(int32_t pick, const bool *gone0, size_t nb, int32_t order[2][FIT_MAX_DROPS],
+                       const int32_t *sp_t, const int32_t *sp_k, const int32_t *sp_x, bool *gone,
+                       int32_t *split_of)
+{
+    int32_t t, k;
+    *split_of = -1;
+    if (pick >= 2 * FIT_P) {
+        int32_t q = pick - 2 * FIT_P;
+        t = sp_t[q];
+        k = sp_k[q];
+        *split_of = sp_x[q];
+    } else {
+        t = pick / FIT_P;
+        k = pick % FIT_P;
+    }
+    memcpy(gone, gone0 + (size_t)t * nb, sizeof *gone * nb);
+    for (int32_t j = 0; j < k; j++) gone[order[t][j]] = true;
+    if (!k && *split_of < 0) memset(gone, 0, sizeof *gone * nb);
+}
 
 int cc_place_weights(cc_model *m, npuc_err *err)
 {
@@ -973,30 +1178,40 @@ int cc_place_weights(cc_model *m, npuc_err *err)
     size_t n_eu = 0;
     for (int32_t i = 0; i < m->n_epochs; i++)
         if (m->epochs[i].kind == CC_EPOCH_HW) n_eu += (size_t)m->epochs[i].n_eu;
+    /* the copies loaded per use the search may weigh (buffers of no size
+     * until then), under a limit only: without one the rule would take
+     * them for a little less SRAM at a few more cycles and a DMA per use
+     * in the command stream (armkws_basic_lstm_l_int8 ethos-u65-256:
+     * -1.3 KiB of fast pool, +0.3% cycles, +90 KB of commands) */
+    rl_map rl = {0};
+    if (m->opt.weight_search && limit) rl_make(m, n_eu, &rl);
     size_t nb = (size_t)m->n_bufs + 1;
     cc_buf *bufs0 = malloc(sizeof *bufs0 * nb);
     fit_ops ops0 = {malloc(sizeof(int32_t) * (n_eu + 1)), malloc(sizeof(eu_block) * (n_eu + 1))};
     bool *gone = calloc(nb, sizeof *gone);
     bool *gone0 = calloc(2 * nb, sizeof *gone0);   /* per trajectory: the first placement's drops */
+    bool *split = calloc(nb, sizeof *split);
     /* Two trajectories when the caller left the headroom to the compiler:
      * with the default prefetch headroom and with none (less prefetch
-     * leaves other copies at the peak). Point i is trajectory i / P after
-     * i % P drops. */
-    enum { P = FIT_MAX_DROPS + 1 };
+     * leaves other copies at the peak). Point i < 2 FIT_P is trajectory
+     * i / FIT_P after i % FIT_P drops; from 2 FIT_P on the split points
+     * (sp_t, sp_k, sp_x: trajectory, drops kept, copy loaded per use) */
+    enum { P = FIT_P };
     /* each point's model (but the first: it was not placed from bufs0 and
      * ops0 as the others): the one picked comes back from there instead
      * of from a second trial (a trial is a function of bufs0, ops0, the
      * copies gone and the headroom, so it would give the same) */
-    fit_point kept[2 * P];
+    fit_point kept[FIT_POINTS];
     memset(kept, 0, sizeof kept);
     int32_t order[2][FIT_MAX_DROPS];
-    cc_sched_point pt[2 * P];
-    bool have[2 * P];
+    int32_t sp_t[2 * FIT_MAX_DROPS], sp_k[2 * FIT_MAX_DROPS], sp_x[2 * FIT_MAX_DROPS], n_sp = 0;
+    cc_sched_point pt[FIT_POINTS];
+    bool have[FIT_POINTS];
     memset(have, 0, sizeof have);
     int32_t hr[2] = {m->opt.prefetch_headroom, -1};
     int32_t n_traj = m->opt.weight_search && m->opt.prefetch_headroom == 0 ? 2 : 1;
     int rc = NPUC_OK;
-    if (!bufs0 || !ops0.wbuf || !ops0.blk || !gone || !gone0) {
+    if (!bufs0 || !ops0.wbuf || !ops0.blk || !gone || !gone0 || !split) {
         rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
         goto done;
     }
@@ -1010,7 +1225,9 @@ int cc_place_weights(cc_model *m, npuc_err *err)
      * first (their ops stream their weights from flash, with blocks that
      * re-read them least): each step is a schedule, and the one the
      * search's rule prefers (cc_sched_pick: under the limit, the fewest
-     * cycles, within CC_CYCLE_SLACK of them the least SRAM) stays. */
+     * cycles, within CC_CYCLE_SLACK of them the least SRAM) stays. A
+     * shared copy about to go is also weighed loaded per use (the drops
+     * before it kept): one more point, off the trajectory. */
     int32_t cur = -1;   /* the point the model is at, -1 none */
     bool drops = false;
     for (int32_t t = 0; t < n_traj; t++) {
@@ -1018,7 +1235,7 @@ int cc_place_weights(cc_model *m, npuc_err *err)
         if (t > 0) {
             bool ok;
             memset(gone, 0, sizeof *gone * nb);
-            fit_apply(m, bufs0, &ops0, arena0, fast0, gone, &ok);
+            fit_apply(m, bufs0, &ops0, arena0, fast0, gone, NULL, NULL, &ok);
             cur = -1;
             if (!ok) break;
             if ((rc = cc_generate_all(m, err))) goto done;
@@ -1040,10 +1257,33 @@ int cc_place_weights(cc_model *m, npuc_err *err)
         for (int32_t k = 1; k <= max_k && m->opt.weight_search && drops; k++) {
             int32_t x = copy_at_peak(m);
             if (x < 0) break;
+            bool ok;
+            bool shared = false;
+            for (int32_t b = 0; rl.any && b < m->n_bufs && !shared; b++) shared = rl.src[b] == x;
+            if (shared && n_sp < 2 * FIT_MAX_DROPS) {
+                /* x loaded per use, the drops so far kept */
+                split[x] = true;
+                fit_apply(m, bufs0, &ops0, arena0, fast0, gone, &rl, split, &ok);
+                split[x] = false;
+                cur = -1;
+                if (ok) {
+                    if ((rc = cc_generate_all(m, err)) || (rc = cc_prefetch(m, err))) goto done;
+                    int32_t q = 2 * P + n_sp;
+                    cur = q;
+                    point_keep(m, n_eu, &kept[q]);
+                    if (kept[q].bufs) {
+                        pt[q] = (cc_sched_point){m->npu_cycles, cc_sram_bytes(m)};
+                        have[q] = true;
+                        sp_t[n_sp] = t;
+                        sp_k[n_sp] = k - 1;
+                        sp_x[n_sp] = x;
+                        n_sp++;
+                    }
+                }
+            }
             gone[x] = true;
             order[t][k - 1] = x;
-            bool ok;
-            fit_apply(m, bufs0, &ops0, arena0, fast0, gone, &ok);
+            fit_apply(m, bufs0, &ops0, arena0, fast0, gone, NULL, NULL, &ok);
             cur = -1;
             if (!ok) break;
             if ((rc = cc_generate_all(m, err)) || (rc = cc_prefetch(m, err))) goto done;
@@ -1051,32 +1291,33 @@ int cc_place_weights(cc_model *m, npuc_err *err)
             pt[cur] = (cc_sched_point){m->npu_cycles, cc_sram_bytes(m)};
             have[cur] = true;
             point_keep(m, n_eu, &kept[cur]);
-            /* four steps that do not change the pick end the trajectory */
+            /* four steps that do not change the pick (among the
+             * trajectories' points) end the trajectory */
             int32_t p = pick_of(pt, have, 2 * P, limit);
             stale = p == last_pick ? stale + 1 : 0;
             last_pick = p;
             if (stale >= 4) break;
         }
     }
-    int32_t pick = pick_of(pt, have, 2 * P, limit);
+    int32_t pick = pick_of(pt, have, FIT_POINTS, limit);
+    int32_t split_of = -1;
     if (pick >= 0 && pick != cur && kept[pick].bufs) {
         /* back to the point as its trial left it */
         const fit_point *x = &kept[pick];
-        m->opt.prefetch_headroom = hr[pick / P];
+        m->opt.prefetch_headroom = hr[pick >= 2 * P ? sp_t[pick - 2 * P] : pick / P];
         memcpy(m->bufs, x->bufs, sizeof *m->bufs * (size_t)m->n_bufs);
         fit_load(m, &x->ops);
         m->arena_size = x->arena;
         m->fast_size = x->fast;
         rc = cc_generate_all(m, err);
     } else if (pick >= 0 && pick != cur) {
-        /* again: that trajectory's headroom and first drops */
+        /* again: that trajectory's headroom and first drops (a split
+         * point is always kept) */
         int32_t t = pick / P, k = pick % P;
         m->opt.prefetch_headroom = hr[t];
-        memcpy(gone, gone0 + (size_t)t * nb, sizeof *gone * nb);
-        for (int32_t j = 0; j < k; j++) gone[order[t][j]] = true;
-        if (!k) memset(gone, 0, sizeof *gone * nb);
+        point_gone(pick, gone0, nb, order, sp_t, sp_k, sp_x, gone, &split_of);
         bool ok;
-        fit_apply(m, bufs0, &ops0, arena0, fast0, gone, &ok);
+        fit_apply(m, bufs0, &ops0, arena0, fast0, gone, NULL, NULL, &ok);
         if (!ok) {
             rc = npuc_errf(err, NPUC_E_INVALID, "internal: a weight schedule placed before no longer fits");
             goto done;
@@ -1092,17 +1333,18 @@ int cc_place_weights(cc_model *m, npuc_err *err)
         fit_point was = {0};
         point_keep(m, n_eu, &was);
         uint64_t was_cycles = m->npu_cycles, was_sram = cc_sram_bytes(m);
-        int32_t t = pick / P, k = pick % P;
+        int32_t t = pick >= 2 * P ? sp_t[pick - 2 * P] : pick / P;
+        bool first = pick < 2 * P && pick % P == 0;
         m->opt.prefetch_headroom = hr[t];
-        memcpy(gone, gone0 + (size_t)t * nb, sizeof *gone * nb);
-        for (int32_t j = 0; j < k; j++) gone[order[t][j]] = true;
-        if (!k) memset(gone, 0, sizeof *gone * nb);
+        point_gone(pick, gone0, nb, order, sp_t, sp_k, sp_x, gone, &split_of);
+        if (split_of >= 0) split[split_of] = true;
         bool ok = was.bufs != NULL;
-        if (ok) fit_apply(m, bufs0, &ops0, arena0, fast0, gone, &ok);
+        if (ok) fit_apply(m, bufs0, &ops0, arena0, fast0, gone, &rl, split, &ok);
+        if (split_of >= 0) split[split_of] = false;
         if (ok) {
             m->opt.prefetch_busy = true;
             rc = cc_generate_all(m, err);
-            if (!rc) rc = (k ? cc_prefetch : place_inner)(m, err);
+            if (!rc) rc = (first ? place_inner : cc_prefetch)(m, err);
             m->opt.prefetch_busy = false;
         }
         if (!rc && was.bufs && !(ok && m->npu_cycles < was_cycles && cc_sram_bytes(m) <= was_sram)) {
@@ -1116,11 +1358,13 @@ int cc_place_weights(cc_model *m, npuc_err *err)
     }
 done:
     cc_alloc_memo(m, false);
-    for (int32_t i = 0; i < 2 * P; i++) point_free(&kept[i]);
+    for (int32_t i = 0; i < FIT_POINTS; i++) point_free(&kept[i]);
+    rl_free(&rl);
     free(bufs0);
     free(ops0.wbuf);
     free(ops0.blk);
     free(gone);
     free(gone0);
+    free(split);
     return rc;
 }

@@ -12,7 +12,11 @@
  * the bytes of the few UNPACK outputs in their window (at least 8 of them
  * in the pool; 2 when every buffer live beside one had to go out, which
  * the weight copy's saving forbade); the pool's peak within the limit; the
- * compiled model bit-exact with the reference interpreter (2 draws). */
+ * compiled model bit-exact with the reference interpreter (2 draws). The
+ * schedule picked now loads the weight copy per use (test_cc_fastpool_
+ * reload.c), which leaves the pool to the per-step tensors between uses
+ * (about a hundred of them there); the window still decides the search's
+ * point that keeps one copy for all steps. */
 #include "test.h"
 #include "../src/compiler/cc.h"
 #include "../src/interp/interp.h"

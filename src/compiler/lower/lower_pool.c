@@ -680,6 +680,31 @@ static int axis_max_ops(lower_ctx *c, const axis_max *p, int32_t src, int32_t ds
     return 0;
 }
 
+/* The constant ramp of R `bits`-bit values (the keys' position part) as
+ * the operand of an op broadcasting it over the other axes: in flash it
+ * would be read once per element of the op's output, from the slowest
+ * memory, so where the op's output holds more than R elements one copy
+ * (cc_copy_block) brings it into an arena buffer first. *buf and *off
+ * receive where the op reads it (buf -1: flash). */
+static int ramp_op(lower_ctx *c, const void *ramp, uint64_t R, uint8_t bits, int32_t *buf, uint64_t *off,
+                   npuc_err *err)
+{
+    int rc = cc_flash_add(c->e, ramp, R * (bits / 8u), off, err);
+    if (rc) return rc;
+    *buf = -1;
+    int32_t b = cc_temp_buf(c, R * (bits / 8u), err);
+    if (b < 0) return err->code;
+    eu_op *o = cc_new_eu(c, err);
+    if (!o) return err->code;
+    cc_fm_dense(&o->ifm, -1, *off, 1, 1, (uint32_t)R, bits, 0);
+    cc_fm_dense(&o->ofm, b, 0, 1, 1, (uint32_t)R, bits, 0);
+    o->flex = false;
+    if ((rc = cc_copy_block(c, o, bits, err))) return rc;
+    *buf = b;
+    *off = 0;
+    return 0;
+}
+
 /* The short form (axis length R <= 128), four NPU ops over the K x R x K2
  * view of src (int8; x, or ~x for ARG_MIN) into the int32 output bout:
  * 1. key = (x + 128) * 2^b + (2^b - 1 - r) for position r along the axis
@@ -711,12 +736,14 @@ static int argmax_short(lower_ctx *c, int32_t src, int32_t bout, uint64_t K, uin
     for (uint32_t r = 0; r < R; r++) ramp[r] = (int8_t)(p2 - 1 - r);
     int32_t bkey = cc_temp_buf(c, n * 2u, err);
     if (bkey < 0) return err->code;
+    int32_t bramp = -1;
+    uint64_t ramp_off = 0;
+    if ((rc = ramp_op(c, ramp, R, 8, &bramp, &ramp_off, err))) return rc;
     eu_op *o = cc_new_eu(c, err);
     if (!o) return err->code;
     mode0_op(o, EW_ADD, p2, 1, INT16_MIN, INT16_MAX);
     cc_fm_dense(&o->ifm, src, 0, (uint32_t)K, (uint32_t)R, (uint32_t)K2, 8, -128);
-    cc_fm_dense(&o->ifm2, -1, 0, 1, (uint32_t)R, 1, 8, 0);
-    if ((rc = cc_flash_add(c->e, ramp, R, &o->ifm2.off, err))) return rc;
+    cc_fm_dense(&o->ifm2, bramp, ramp_off, 1, (uint32_t)R, 1, 8, 0);
     o->bcast_h = K != 1;
     o->bcast_c = K2 != 1;
     cc_fm_dense(&o->ofm, bkey, 0, (uint32_t)K, (uint32_t)R, (uint32_t)K2, 16, 0);
@@ -811,21 +838,15 @@ static int argmax_long(lower_ctx *c, int32_t src, int32_t bout, uint64_t K, uint
         ramp[2 * r] = (uint8_t)v;
         ramp[2 * r + 1] = (uint8_t)(v >> 8);
     }
+    int32_t bramp = -1;
     uint64_t ramp_off = 0;
-    rc = cc_flash_add(c->e, ramp, 2u * R, &ramp_off, err);
+    rc = ramp_op(c, ramp, R, 16, &bramp, &ramp_off, err);
     free(ramp);
     if (rc) return rc;
-    int32_t bramp = cc_temp_buf(c, 2u * R, err);
-    if (bramp < 0) return err->code;
-    if (!(o = cc_new_eu(c, err))) return err->code;
-    cc_fm_dense(&o->ifm, -1, ramp_off, 1, 1, (uint32_t)R, 16, 0);
-    cc_fm_dense(&o->ofm, bramp, 0, 1, 1, (uint32_t)R, 16, 0);
-    o->flex = false;
-    if ((rc = cc_copy_block(c, o, 16, err))) return rc;
     if (!(o = cc_new_eu(c, err))) return err->code;
     mode0_op(o, EW_ADD, 1, 1, INT16_MIN, INT16_MAX);
     cc_fm_dense(&o->ifm, bk0, 0, (uint32_t)K, (uint32_t)R, (uint32_t)K2, 16, 0);
-    cc_fm_dense(&o->ifm2, bramp, 0, 1, (uint32_t)R, 1, 16, 0);
+    cc_fm_dense(&o->ifm2, bramp, ramp_off, 1, (uint32_t)R, 1, 16, 0);
     o->bcast_h = K != 1;
     o->bcast_c = K2 != 1;
     cc_fm_dense(&o->ofm, bk, 0, (uint32_t)K, (uint32_t)R, (uint32_t)K2, 16, 0);

@@ -243,14 +243,17 @@ int main(void)
         CHECK(run_config(&c, 996, 1, NULL, &st));
         c.shape[1] = 32769;
         CHECK(run_config(&c, 997, 0, "up to 32768", &st));
-        /* movenet's heatmaps: 48 x 48 positions, 17 and 1 channels */
+        /* movenet's heatmaps: 48 x 48 positions, 17 and 1 channels, on
+         * every variant */
         c.rank = 3;
         c.shape[1] = 2304;
-        c.shape[2] = 17;
-        c.variant = EU_U55_256;
-        CHECK(run_config(&c, 998, 1, NULL, &st));
-        c.shape[2] = 1;
-        CHECK(run_config(&c, 999, 1, NULL, &st));
+        for (int v = 0; v < 6; v++) {
+            c.variant = variants[v];
+            c.shape[2] = 17;
+            CHECK(run_config(&c, 998, 1, NULL, &st));
+            c.shape[2] = 1;
+            CHECK(run_config(&c, 999, 1, NULL, &st));
+        }
         c.rank = 2;
         c.shape[1] = 128;
         c.axis_input = true;

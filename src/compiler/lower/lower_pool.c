@@ -781,6 +781,84 @@ static int argmax_short(lower_ctx *c, int32_t src, int32_t bout, uint64_t K, uin
     return cc_block_or_cpu(c, o, err);
 }
 
+/* Cycles an input's copy into the fast pool must save beyond a quarter of
+ * its own (as lower.c's staging of inputs). */
+#define ARGMAX_STAGE_MARGIN 512u
+
+/* Whether the long form reads its int8 input src (n = K * R * K2 values)
+ * faster from a copy in the fast pool, on a system that has one apart from
+ * the arena: the first maximum's pool and the SUB each read all of it,
+ * from the arena in bursts as short as the inner size (the model's DRAM on
+ * a U65 with Dedicated_Sram), the copy reads it once as one dense block.
+ * The ops costed alone as the cycle model prices them (cc_op_cycles_at),
+ * the input's buffer only where it certainly stays in the arena. True
+ * with *cp the copy (its OFM buffer still to be set). */
+static bool argmax_stage(lower_ctx *c, const axis_max *p, int32_t tensor, int32_t src, uint64_t K, uint64_t R,
+                         uint64_t K2, eu_op *cp)
+{
+    const cc_model *m = c->m;
+    uint64_t n = K * R * K2, cap = cc_fast_bytes(&m->opt);
+    if (m->opt.optimise != CC_OPT_PERFORMANCE || m->opt.no_stage || !cap || n > cap / 2 ||
+        !cc_arena_bound(c, tensor))
+        return false;
+    npuc_err e2 = {0};
+    eu_op pool, sub;
+    /* the pool(s) that read the input, as axis_max_ops makes them */
+    int64_t pools = 1;
+    cc_eu_init(c, &pool);
+    if (p->two) {
+        cc_fm_dense(&pool.ifm, src, 0, (uint32_t)(K * p->ra), p->rb, (uint32_t)K2, 8, 0);
+        cc_fm_dense(&pool.ofm, src, 0, (uint32_t)(K * p->ra), 1, (uint32_t)K2, 8, 0);
+        pool.kh = 1;
+        pool.kw = p->rb;
+    } else if (K > 1 && !p->per_outer) {
+        cc_fm_dense(&pool.ifm, src, 0, (uint32_t)K, (uint32_t)R, (uint32_t)K2, 8, 0);
+        cc_fm_dense(&pool.ofm, src, 0, (uint32_t)K, 1, (uint32_t)K2, 8, 0);
+        pool.kh = 1;
+        pool.kw = (uint32_t)R;
+    } else {
+        cc_fm_dense(&pool.ifm, src, 0, p->ra, p->rb, (uint32_t)K2, 8, 0);
+        pool.ifm.sy = (uint64_t)p->t * K2;
+        cc_fm_dense(&pool.ofm, src, 0, 1, 1, (uint32_t)K2, 8, 0);
+        pool.kh = p->ra;
+        pool.kw = p->rb;
+        pools = (int64_t)K;
+    }
+    cc_copy_op(&pool, 8);
+    pool.flex = false;
+    cc_eu_init(c, &sub);
+    mode0_op(&sub, EW_SUB, 1, 1, INT16_MIN, INT16_MAX);
+    cc_fm_dense(&sub.ifm, src, 0, (uint32_t)K, (uint32_t)R, (uint32_t)K2, 8, 0);
+    cc_fm_dense(&sub.ifm2, src, 0, (uint32_t)K, 1, (uint32_t)K2, 8, 0);
+    sub.bcast_w = true;
+    cc_fm_dense(&sub.ofm, src, 0, (uint32_t)K, (uint32_t)R, (uint32_t)K2, 16, 0);
+    if (cc_choose_block(c, &pool, &e2) != NPUC_OK || cc_choose_block(c, &sub, &e2) != NPUC_OK) return false;
+    int64_t gain = pools * ((int64_t)cc_op_cycles_at(m, &pool, 1, 0, 2, 0) - (int64_t)cc_op_cycles_at(m, &pool, 2, 0, 2, 0)) +
+                   (int64_t)cc_op_cycles_at(m, &sub, 1, 2, 2, 0) - (int64_t)cc_op_cycles_at(m, &sub, 2, 2, 2, 0);
+    /* the copy: one raw copy of the n bytes viewed 1 x (n / d) x d, the
+     * view and form (cc_copy_block) the cycle model prices lowest reading
+     * the arena; deeper views read in longer bursts */
+    bool found = false;
+    int64_t cost = 0;
+    for (uint64_t d = n < CC_DIM_MAX ? n : CC_DIM_MAX; d >= 16 && d >= n / 64; d--) {
+        if (n % d || n / d > CC_DIM_MAX) continue;
+        eu_op x;
+        cc_eu_init(c, &x);
+        cc_fm_dense(&x.ifm, src, 0, 1, (uint32_t)(n / d), (uint32_t)d, 8, 0);
+        cc_fm_dense(&x.ofm, src, 0, 1, (uint32_t)(n / d), (uint32_t)d, 8, 0);
+        x.flex = false;
+        if (cc_copy_block(c, &x, 8, &e2) != NPUC_OK) continue;
+        int64_t cyc = (int64_t)cc_op_cycles_at(m, &x, 1, 0, 2, 0);
+        if (!found || cyc < cost) {
+            *cp = x;
+            cost = cyc;
+            found = true;
+        }
+    }
+    if (!found) return false;
+    return gain > cost + cost / 4 + (int64_t)ARGMAX_STAGE_MARGIN;
+}
+
 /* The long form (129 <= R <= 32768), six NPU ops when the pools take
  * one op each, over the K x R x K2 view of src (int8) into bout (int32),
  * with 2^b the least power of two >= R (b <= 15):
@@ -804,7 +882,7 @@ static int argmax_short(lower_ctx *c, int32_t src, int32_t bout, uint64_t K, uin
  *    reversed (IFM2_SCALAR 2^b - 1 first, 5.8) into the int32 output
  *    (a 32-bit OFM without a LUT takes no clamp, 5.1).
  * The first position of the largest value, as TFLite's. */
-static int argmax_long(lower_ctx *c, int32_t src, int32_t bout, uint64_t K, uint64_t R, uint64_t K2,
+static int argmax_long(lower_ctx *c, int32_t src, int32_t stage, int32_t bout, uint64_t K, uint64_t R, uint64_t K2,
                        npuc_err *err)
 {
     axis_max p;
@@ -822,6 +900,17 @@ static int argmax_long(lower_ctx *c, int32_t src, int32_t bout, uint64_t K, uint
     if (bk < 0) return err->code;
     int32_t bkm = cc_temp_buf(c, K * K2 * 2u, err);
     if (bkm < 0) return err->code;
+    /* the input copied into the fast pool first where that pays */
+    eu_op cp;
+    if (stage >= 0 && argmax_stage(c, &p, stage, src, K, R, K2, &cp)) {
+        int32_t t = cc_temp_buf(c, n, err);
+        if (t < 0) return err->code;
+        eu_op *o = cc_new_eu(c, err);
+        if (!o) return err->code;
+        *o = cp;
+        o->ofm.buf = t;
+        src = t;
+    }
     /* 1: the maximum */
     if ((rc = axis_max_ops(c, &p, src, bm, 8, K, R, K2, err))) return rc;
     /* 2: k0 = clamp16((x - m) * 2^b) */
@@ -922,7 +1011,7 @@ static int lower_argmax(lower_ctx *c, const graph_op *op, npuc_err *err)
         o->flex = false;
         if ((rc = cc_block_or_cpu(c, o, err))) return rc;
     }
-    return R <= 128 ? argmax_short(c, src, bout, K, R, K2, err) : argmax_long(c, src, bout, K, R, K2, err);
+    return R <= 128 ? argmax_short(c, src, bout, K, R, K2, err) : argmax_long(c, src, is_min ? -1 : op->in[0], bout, K, R, K2, err);
 }
 
 static const lower_impl pool_ops[] = {

@@ -1,5 +1,6 @@
 /* lower_pool: MAX_POOL_2D, AVERAGE_POOL_2D, MEAN, SUM, REDUCE_MAX and
- * REDUCE_MIN as NPU pools.
+ * REDUCE_MIN as NPU pools; ARG_MAX and ARG_MIN as MAX pools over keys that
+ * elementwise ops make (their section below).
  *
  * MAX_POOL_2D / AVERAGE_POOL_2D: one POOL op on raw values (TFLite pools
  * without zero points). An unpadded average takes Vela's global scale

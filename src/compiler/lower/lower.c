@@ -176,10 +176,10 @@ static bool exotic_types(const graph *g, const graph_op *op)
  * takes, and the op reading the copy instead, costs one pass over the
  * bytes. */
 
-/* Whether tensor t's buffer certainly stays in the arena: through the
+/* Whether tensor t's buffer certainly stays in the arena (lower.h): through the
  * views sharing it, t is a graph input or state, or the output of an op
  * that is not an NPU op of the open epoch. */
-static bool arena_bound(const lower_ctx *c, int32_t t)
+bool cc_arena_bound(const lower_ctx *c, int32_t t)
 {
     const cc_model *m = c->m;
     const graph *g = c->g;
@@ -258,7 +258,7 @@ static int stage_input(lower_ctx *c, int32_t i, int32_t before, npuc_err *err)
     if (m->opt.optimise != CC_OPT_PERFORMANCE || m->opt.no_stage || m->opt.cascade == CC_CASCADE_ALL || !cap || e->n_eu <= before || op->n_in < 1 || op->in[0] < 0)
         return NPUC_OK;
     int32_t b = m->buf_of[op->in[0]];
-    if (b < 0 || !arena_bound(c, op->in[0])) return NPUC_OK;
+    if (b < 0 || !cc_arena_bound(c, op->in[0])) return NPUC_OK;
     uint64_t n = m->bufs[b].size;
     if (!n || n > cap / 2) return NPUC_OK;
     int64_t gain = 0;

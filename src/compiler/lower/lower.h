@@ -120,6 +120,11 @@ bool cc_dense_view(uint64_t n, uint32_t *h, uint32_t *w, uint32_t *ch);
 /* Makes room for one more element in a realloc'd array of *cap entries
  * holding n; false on out of memory (err set). */
 bool cc_grow(void **arr, int32_t *cap, int32_t n, size_t elem, npuc_err *err);
+/* Whether graph tensor t's buffer certainly stays in the arena while the
+ * current op runs: through the views sharing it, t is a graph input or
+ * state, or the output of an op that is not an NPU op of the open epoch
+ * (lower.c; the allocator may put any other buffer in the fast pool). */
+bool cc_arena_bound(const lower_ctx *c, int32_t t);
 /* A new arena buffer of `size` bytes, not yet placed (tensor -1: a temp). */
 cc_buf *cc_new_buf(cc_model *m, uint64_t size, int32_t tensor, npuc_err *err);
 /* An arena buffer of `size` bytes live only while the current op runs

@@ -1,5 +1,6 @@
 /* lower_pool: MAX_POOL_2D, AVERAGE_POOL_2D, MEAN, SUM, REDUCE_MAX and
- * REDUCE_MIN as NPU pools.
+ * REDUCE_MIN as NPU pools; ARG_MAX and ARG_MIN as MAX pools over keys that
+ * elementwise ops make (their section below).
  *
  * MAX_POOL_2D / AVERAGE_POOL_2D: one POOL op on raw values (TFLite pools
  * without zero points). An unpadded average takes Vela's global scale
@@ -54,6 +55,7 @@
 #include "kernels/k_elementwise.h"
 #include "interp/interp.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define POOL_MAX_K 256u
@@ -557,10 +559,10 @@ static int lower_reduce_max(lower_ctx *c, const graph_op *op, npuc_err *err)
 /* ------------------------------------------------- ARG_MAX, ARG_MIN */
 
 /* An ELEMENTWISE ADD / SUB in IFM scale mode 0 (docs/ethos-u.md 5.8):
- * a * opa + b * 1 (or minus) on the operands' raw values less their zero
+ * a * opa - or + b * opb on the operands' raw values less their zero
  * points, OFM scale (1, 0), clamped to [lo, hi]; operands set by the
  * caller. */
-static void mode0_op(eu_op *o, uint8_t mode, uint32_t opa, int32_t lo, int32_t hi)
+static void mode0_op(eu_op *o, uint8_t mode, uint32_t opa, uint32_t opb, int32_t lo, int32_t hi)
 {
     o->kind = SIM_K_ELEMENTWISE;
     o->mode = mode;
@@ -570,18 +572,147 @@ static void mode0_op(eu_op *o, uint8_t mode, uint32_t opa, int32_t lo, int32_t h
     o->ifm_scale_mode = 0;
     o->opa_scale = opa;
     o->opa_shift = 0;
-    o->opb_scale = 1;
+    o->opb_scale = opb;
     cc_global_scale(o, 1, 0, 0);
     o->act_min = lo;
     o->act_max = hi;
 }
 
-/* ARG_MAX / ARG_MIN (int8 -> int32) along one axis of up to 128 values, as
- * four NPU ops over the K x R x K2 view (outer, reduced, inner):
+/* The longest axis the long form takes: its keys are int16 with 2^b >= R,
+ * b <= 15. */
+#define ARGMAX_LONG_MAX 32768u
+/* The most outer rows the long form pools one by one (two pools each) when
+ * the axis fits no split of the K x R x K2 view. */
+#define ARGMAX_MAX_OUTER 16u
+
+/* How MAX pools reduce a K x R x K2 view along R into K x 1 x K2:
+ * - one pool: K = 1 as ra rows of rb values whose starts lie t apart
+ *   (an ra x rb window over an IFM whose STRIDE_Y is t values; t = rb
+ *   is the plain view R = ra * rb, t < rb lets neighbouring rows overlap,
+ *   see axis_rows), or K > 1 with R <= 256 as a 1 x R window;
+ * - two: R = ra * rb, partial maxima of the rows of rb first, then a
+ *   pa x pb window over each output's ra partials (split_two);
+ * - per_outer: one ra x rb (step t) pool per outer index (K > 1 with an
+ *   axis that fits no split). */
+typedef struct axis_max {
+    uint32_t ra, rb, t, pa, pb;
+    bool two, per_outer;
+} axis_max;
+
+/* R as ra rows of rb <= 256 values starting t apart, 1 <= t <= rb,
+ * (ra - 1) * t + rb = R, ra <= 256: the rows cover [0, R) (each starts at
+ * or before the end of the one before and the last ends at R) and read
+ * nothing outside it; a value in two rows is counted twice by a maximum,
+ * which does not change it. Plain rows (t = rb) when R factors so, else
+ * the largest step for the fewest rows (the least read twice). False when
+ * none exists (it always does for 2 <= R <= 32768). */
+static bool axis_rows(uint64_t R, uint32_t *ra, uint32_t *rb, uint32_t *t)
+{
+    mean_geom g = {1, R, 1, R};
+    uint32_t r1, r2;
+    if (one_pass(&g, &r1, &r2)) {
+        *ra = r1;
+        *rb = r2;
+        *t = r2;
+        return true;
+    }
+    for (uint64_t a = (R + POOL_MAX_K - 1) / POOL_MAX_K; a <= POOL_MAX_K; a++) {
+        if (a < 2) continue;
+        uint64_t s = R / a, b = R - (a - 1) * s;
+        if (s >= 1 && b <= POOL_MAX_K && b >= s) {
+            *ra = (uint32_t)a;
+            *rb = (uint32_t)b;
+            *t = (uint32_t)s;
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool axis_plan(uint64_t K, uint64_t R, uint64_t K2, axis_max *p)
+{
+    memset(p, 0, sizeof *p);
+    if (K == 1) return axis_rows(R, &p->ra, &p->rb, &p->t);
+    if (R <= POOL_MAX_K) {
+        p->ra = 1;
+        p->rb = p->t = (uint32_t)R;
+        return true;
+    }
+    mean_geom g = {K, R, K2, R};
+    if (split_two(&g, &p->ra, &p->rb, &p->pa, &p->pb)) {
+        p->two = true;
+        p->t = p->rb;
+        return true;
+    }
+    p->per_outer = K <= ARGMAX_MAX_OUTER;
+    return p->per_outer && axis_rows(R, &p->ra, &p->rb, &p->t);
+}
+
+/* The maxima along R of the K x R x K2 view of buffer src into the
+ * K x 1 x K2 buffer dst (bits 8 or 16, raw values), as planned. */
+static int axis_max_ops(lower_ctx *c, const axis_max *p, int32_t src, int32_t dst, uint8_t bits, uint64_t K,
+                        uint64_t R, uint64_t K2, npuc_err *err)
+{
+    uint64_t es = bits / 8u;
+    eu_fm ifm, ofm;
+    int rc;
+    if (p->two) {
+        int32_t tb = cc_temp_buf(c, K * p->ra * K2 * es, err);
+        if (tb < 0) return err->code;
+        eu_fm part, part_in;
+        cc_fm_dense(&ifm, src, 0, (uint32_t)(K * p->ra), p->rb, (uint32_t)K2, bits, 0);
+        cc_fm_dense(&part, tb, 0, (uint32_t)(K * p->ra), 1, (uint32_t)K2, bits, 0);
+        if ((rc = max_op(c, &ifm, &part, 1, p->rb, -1, err))) return rc;
+        cc_fm_dense(&part_in, tb, 0, (uint32_t)K * p->pa, p->pb, (uint32_t)K2, bits, 0);
+        cc_fm_dense(&ofm, dst, 0, (uint32_t)K, 1, (uint32_t)K2, bits, 0);
+        return max_op(c, &part_in, &ofm, p->pa, p->pb, -1, err);
+    }
+    if (K > 1 && !p->per_outer) {
+        cc_fm_dense(&ifm, src, 0, (uint32_t)K, (uint32_t)R, (uint32_t)K2, bits, 0);
+        cc_fm_dense(&ofm, dst, 0, (uint32_t)K, 1, (uint32_t)K2, bits, 0);
+        return max_op(c, &ifm, &ofm, 1, (uint32_t)R, -1, err);
+    }
+    for (uint64_t k = 0; k < K; k++) {
+        cc_fm_dense(&ifm, src, k * R * K2 * es, p->ra, p->rb, (uint32_t)K2, bits, 0);
+        ifm.sy = (uint64_t)p->t * K2 * es;   /* rows t values apart (axis_rows) */
+        cc_fm_dense(&ofm, dst, k * K2 * es, 1, 1, (uint32_t)K2, bits, 0);
+        if ((rc = max_op(c, &ifm, &ofm, p->ra, p->rb, -1, err))) return rc;
+    }
+    return 0;
+}
+
+/* The constant ramp of R `bits`-bit values (the keys' position part) as
+ * the operand of an op broadcasting it over the other axes: in flash it
+ * would be read once per element of the op's output, from the slowest
+ * memory, so where the op's output holds more than R elements one copy
+ * (cc_copy_block) brings it into an arena buffer first. *buf and *off
+ * receive where the op reads it (buf -1: flash). */
+static int ramp_op(lower_ctx *c, const void *ramp, uint64_t R, uint8_t bits, int32_t *buf, uint64_t *off,
+                   npuc_err *err)
+{
+    int rc = cc_flash_add(c->e, ramp, R * (bits / 8u), off, err);
+    if (rc) return rc;
+    *buf = -1;
+    int32_t b = cc_temp_buf(c, R * (bits / 8u), err);
+    if (b < 0) return err->code;
+    eu_op *o = cc_new_eu(c, err);
+    if (!o) return err->code;
+    cc_fm_dense(&o->ifm, -1, *off, 1, 1, (uint32_t)R, bits, 0);
+    cc_fm_dense(&o->ofm, b, 0, 1, 1, (uint32_t)R, bits, 0);
+    o->flex = false;
+    if ((rc = cc_copy_block(c, o, bits, err))) return rc;
+    *buf = b;
+    *off = 0;
+    return 0;
+}
+
+/* The short form (axis length R <= 128), five NPU ops over the K x R x K2
+ * view of src (int8; x, or ~x for ARG_MIN) into the int32 output bout:
  * 1. key = (x + 128) * 2^b + (2^b - 1 - r) for position r along the axis
  *    (2^b the least power of two >= R, at most 128): an ELEMENTWISE ADD in
  *    IFM scale mode 0 (OPA_SCALE 2^b, OPB_SCALE 1; IFM zero point -128)
- *    with a constant 1 x R x 1 ramp broadcast over the other axes, into
+ *    with a constant 1 x R x 1 ramp broadcast over the other axes (copied
+ *    into the arena first, ramp_op), into
  *    an int16 intermediate (keys 0..32767): a larger value gives a larger
  *    key, and among equal values the first position the largest;
  * 2. a MAX pool over the R keys of each output (1 x R window);
@@ -591,63 +722,31 @@ static void mode0_op(eu_op *o, uint8_t mode, uint32_t opa, int32_t lo, int32_t h
  *    mode 0 (OPA_SCALE 2^b, OPB_SCALE 1) with IFM2 zero point 2^b - 1
  *    into the int32 output (a 32-bit OFM without a LUT takes no zero
  *    point, docs/ethos-u.md 5.1).
- * TFLite picks the first index of the largest (smallest) value, as the
- * keys do. ARG_MIN first maps x to ~x = -1 - x by a LUT (it reverses the
- * order and keeps ties), as REDUCE_MIN does. Exact by construction: every
- * step is integer arithmetic inside int16 / int32. */
-static int lower_argmax(lower_ctx *c, const graph_op *op, npuc_err *err)
+ * Exact by construction: every step is integer arithmetic inside int16 /
+ * int32. Cheaper than the long form below (one full-size elementwise op
+ * and one pool where that has two and two): fewer cycles on every shape
+ * measured up to R = 128. */
+static int argmax_short(lower_ctx *c, int32_t src, int32_t bout, uint64_t K, uint64_t R, uint64_t K2,
+                        npuc_err *err)
 {
-    bool is_min = op->opcode == TFL_OP_ARG_MIN;
-    const graph_tensor *in = cc_tin(c, op, 0), *ax = cc_tin(c, op, 1), *out = cc_tout(c, op, 0);
-    if (op->n_in != 2 || op->n_out != 1 || !in || !ax || !out) return cc_cpu(c, "missing input or output");
-    char why[160];
-    if (!interp_op_supported(c->g, op, why, sizeof why)) return cc_cpu(c, "%s", why);
-    if (in->dtype != GRAPH_I8 || out->dtype != GRAPH_I32)
-        return cc_cpu(c, "%s -> %s (the NPU form takes int8 in, int32 out)", graph_dtype_name(in->dtype),
-                      graph_dtype_name(out->dtype));
-    if (!ax->data) return cc_cpu(c, "the axis is not a constant");
-    int32_t axis = ((const int32_t *)ax->data)[0];
-    if (axis < 0) axis += in->rank;
-    if (axis < 0 || axis >= in->rank) return cc_cpu(c, "axis %d out of range", axis);
-    int32_t bin = c->m->buf_of[op->in[0]], bout = c->m->buf_of[op->out[0]];
-    if (bin < 0 || bout < 0) return cc_cpu(c, "constant input");
-    uint64_t K = 1, K2 = 1, R = (uint64_t)in->shape[axis];
-    for (int32_t i = 0; i < axis; i++) K *= (uint64_t)in->shape[i];
-    for (int32_t i = axis + 1; i < in->rank; i++) K2 *= (uint64_t)in->shape[i];
-    if (R < 1 || R > 128)
-        return cc_cpu(c, "axis length %llu (the NPU form's int16 keys take up to 128)", (unsigned long long)R);
-    if (K > 65536 || K2 > 65536) return cc_cpu(c, "dimensions too large");
     uint32_t b = 0;
     while ((1u << b) < R) b++;
     uint32_t p2 = 1u << b;
-    int rc;
-    int32_t src = bin;
     uint64_t n = K * R * K2;
-    if (is_min) {
-        int8_t table[256];
-        for (int i = 0; i < 256; i++) table[i] = (int8_t)(-1 - (i - 128));
-        int32_t lut;
-        if ((rc = cc_add_lut(c, table, 256, &lut, err))) return rc;
-        if ((src = cc_temp_buf(c, n, err)) < 0) return err->code;
-        eu_op *o = cc_new_eu(c, err);
-        if (!o) return err->code;
-        cc_fm_dense(&o->ifm, bin, 0, (uint32_t)K, (uint32_t)R, (uint32_t)K2, 8, 0);
-        cc_fm_dense(&o->ofm, src, 0, (uint32_t)K, (uint32_t)R, (uint32_t)K2, 8, 0);
-        cc_lut_op(o, lut);
-        o->flex = false;
-        if ((rc = cc_block_or_cpu(c, o, err))) return rc;
-    }
+    int rc;
     /* 1: the keys */
     int8_t ramp[128];
     for (uint32_t r = 0; r < R; r++) ramp[r] = (int8_t)(p2 - 1 - r);
     int32_t bkey = cc_temp_buf(c, n * 2u, err);
     if (bkey < 0) return err->code;
+    int32_t bramp = -1;
+    uint64_t ramp_off = 0;
+    if ((rc = ramp_op(c, ramp, R, 8, &bramp, &ramp_off, err))) return rc;
     eu_op *o = cc_new_eu(c, err);
     if (!o) return err->code;
-    mode0_op(o, EW_ADD, p2, INT16_MIN, INT16_MAX);
+    mode0_op(o, EW_ADD, p2, 1, INT16_MIN, INT16_MAX);
     cc_fm_dense(&o->ifm, src, 0, (uint32_t)K, (uint32_t)R, (uint32_t)K2, 8, -128);
-    cc_fm_dense(&o->ifm2, -1, 0, 1, (uint32_t)R, 1, 8, 0);
-    if ((rc = cc_flash_add(c->e, ramp, R, &o->ifm2.off, err))) return rc;
+    cc_fm_dense(&o->ifm2, bramp, ramp_off, 1, (uint32_t)R, 1, 8, 0);
     o->bcast_h = K != 1;
     o->bcast_c = K2 != 1;
     cc_fm_dense(&o->ofm, bkey, 0, (uint32_t)K, (uint32_t)R, (uint32_t)K2, 16, 0);
@@ -675,12 +774,245 @@ static int lower_argmax(lower_ctx *c, const graph_op *op, npuc_err *err)
     if ((rc = cc_block_or_cpu(c, o, err))) return rc;
     /* 4: index = q * 2^b - key + (2^b - 1) */
     if (!(o = cc_new_eu(c, err))) return err->code;
-    mode0_op(o, EW_SUB, p2, INT32_MIN, INT32_MAX);
+    mode0_op(o, EW_SUB, p2, 1, INT32_MIN, INT32_MAX);
     o->ifm = q;
     o->ifm2 = kmax;
     o->ifm2.zp = (int32_t)p2 - 1;   /* the + (2^b - 1): a 32-bit OFM takes no zero point */
     o->ofm = res;
     return cc_block_or_cpu(c, o, err);
+}
+
+/* Cycles an input's copy into the fast pool must save beyond a quarter of
+ * its own (as lower.c's staging of inputs). */
+#define ARGMAX_STAGE_MARGIN 512u
+
+/* Whether the long form reads its int8 input src (n = K * R * K2 values)
+ * faster from a copy in the fast pool, on a system that has one apart from
+ * the arena: the first maximum's pool and the SUB each read all of it,
+ * from the arena in bursts as short as the inner size (the model's DRAM on
+ * a U65 with Dedicated_Sram), the copy reads it once as one dense block.
+ * The ops costed alone as the cycle model prices them (cc_op_cycles_at),
+ * the input's buffer only where it certainly stays in the arena. True
+ * with *cp the copy (its OFM buffer still to be set). */
+static bool argmax_stage(lower_ctx *c, const axis_max *p, int32_t tensor, int32_t src, uint64_t K, uint64_t R,
+                         uint64_t K2, eu_op *cp)
+{
+    const cc_model *m = c->m;
+    uint64_t n = K * R * K2, cap = cc_fast_bytes(&m->opt);
+    if (m->opt.optimise != CC_OPT_PERFORMANCE || m->opt.no_stage || !cap || n > cap / 2 ||
+        !cc_arena_bound(c, tensor))
+        return false;
+    npuc_err e2 = {0};
+    eu_op pool, sub;
+    /* the pool(s) that read the input, as axis_max_ops makes them */
+    int64_t pools = 1;
+    cc_eu_init(c, &pool);
+    if (p->two) {
+        cc_fm_dense(&pool.ifm, src, 0, (uint32_t)(K * p->ra), p->rb, (uint32_t)K2, 8, 0);
+        cc_fm_dense(&pool.ofm, src, 0, (uint32_t)(K * p->ra), 1, (uint32_t)K2, 8, 0);
+        pool.kh = 1;
+        pool.kw = p->rb;
+    } else if (K > 1 && !p->per_outer) {
+        cc_fm_dense(&pool.ifm, src, 0, (uint32_t)K, (uint32_t)R, (uint32_t)K2, 8, 0);
+        cc_fm_dense(&pool.ofm, src, 0, (uint32_t)K, 1, (uint32_t)K2, 8, 0);
+        pool.kh = 1;
+        pool.kw = (uint32_t)R;
+    } else {
+        cc_fm_dense(&pool.ifm, src, 0, p->ra, p->rb, (uint32_t)K2, 8, 0);
+        pool.ifm.sy = (uint64_t)p->t * K2;
+        cc_fm_dense(&pool.ofm, src, 0, 1, 1, (uint32_t)K2, 8, 0);
+        pool.kh = p->ra;
+        pool.kw = p->rb;
+        pools = (int64_t)K;
+    }
+    cc_copy_op(&pool, 8);
+    pool.flex = false;
+    cc_eu_init(c, &sub);
+    mode0_op(&sub, EW_SUB, 1, 1, INT16_MIN, INT16_MAX);
+    cc_fm_dense(&sub.ifm, src, 0, (uint32_t)K, (uint32_t)R, (uint32_t)K2, 8, 0);
+    cc_fm_dense(&sub.ifm2, src, 0, (uint32_t)K, 1, (uint32_t)K2, 8, 0);
+    sub.bcast_w = true;
+    cc_fm_dense(&sub.ofm, src, 0, (uint32_t)K, (uint32_t)R, (uint32_t)K2, 16, 0);
+    if (cc_choose_block(c, &pool, &e2) != NPUC_OK || cc_choose_block(c, &sub, &e2) != NPUC_OK) return false;
+    int64_t gain = pools * ((int64_t)cc_op_cycles_at(m, &pool, 1, 0, 2, 0) - (int64_t)cc_op_cycles_at(m, &pool, 2, 0, 2, 0)) +
+                   (int64_t)cc_op_cycles_at(m, &sub, 1, 2, 2, 0) - (int64_t)cc_op_cycles_at(m, &sub, 2, 2, 2, 0);
+    /* the copy: one raw copy of the n bytes viewed 1 x (n / d) x d, the
+     * view and form (cc_copy_block) the cycle model prices lowest reading
+     * the arena; deeper views read in longer bursts */
+    bool found = false;
+    int64_t cost = 0;
+    for (uint64_t d = n < CC_DIM_MAX ? n : CC_DIM_MAX; d >= 16 && d >= n / 64; d--) {
+        if (n % d || n / d > CC_DIM_MAX) continue;
+        eu_op x;
+        cc_eu_init(c, &x);
+        cc_fm_dense(&x.ifm, src, 0, 1, (uint32_t)(n / d), (uint32_t)d, 8, 0);
+        cc_fm_dense(&x.ofm, src, 0, 1, (uint32_t)(n / d), (uint32_t)d, 8, 0);
+        x.flex = false;
+        if (cc_copy_block(c, &x, 8, &e2) != NPUC_OK) continue;
+        int64_t cyc = (int64_t)cc_op_cycles_at(m, &x, 1, 0, 2, 0);
+        if (!found || cyc < cost) {
+            *cp = x;
+            cost = cyc;
+            found = true;
+        }
+    }
+    if (!found) return false;
+    return gain > cost + cost / 4 + (int64_t)ARGMAX_STAGE_MARGIN;
+}
+
+/* The long form (129 <= R <= 32768), six NPU ops when the pools take
+ * one op each, over the K x R x K2 view of src (int8) into bout (int32),
+ * with 2^b the least power of two >= R (b <= 15):
+ * 1. m = the maximum along the axis (MAX pools, axis_plan), int8;
+ * 2. k0 = clamp16((x - m) * 2^b): an ELEMENTWISE SUB in IFM scale mode 0
+ *    with OPA_SCALE = OPB_SCALE = 2^b (the mode Vela runs 8-bit ADD / SUB
+ *    of equal scales in, with 2^15 as both scales, docs/ethos-u.md 5.8),
+ *    m broadcast along the axis, OFM scale (1, 0), into int16: the
+ *    difference is 0 at a maximum and <= -1 elsewhere, so k0 = 0 there
+ *    and k0 <= -2^b elsewhere (|x - m| * 2^b <= 255 * 2^15 fits the
+ *    32-bit sum, and the clamp at -32768 <= -2^b keeps it <= -2^b);
+ * 3. key = k0 + (2^b - 1 - r) for position r: an ELEMENTWISE ADD in
+ *    scale mode 0 with OPA = OPB = 1 (Vela's unscaled form, 5.8) of a
+ *    constant int16 1 x R x 1 ramp (copied into the arena first,
+ *    ramp_op) broadcast over the other axes: at a
+ *    maximum key = 2^b - 1 - r in [0, 32767], elsewhere
+ *    key <= -2^b + 2^b - 1 - r < 0 and key >= -32768 + 0: no clamp acts,
+ *    so the largest key is at the first position of the maximum;
+ * 4. the largest key along the axis (MAX pools of int16);
+ * 5. index = (2^b - 1) - key: an ELEMENTWISE SUB with the operands
+ *    reversed (IFM2_SCALAR 2^b - 1 first, 5.8) into the int32 output
+ *    (a 32-bit OFM without a LUT takes no clamp, 5.1).
+ * The first position of the largest value, as TFLite's. */
+static int argmax_long(lower_ctx *c, int32_t src, int32_t stage, int32_t bout, uint64_t K, uint64_t R, uint64_t K2,
+                       npuc_err *err)
+{
+    axis_max p;
+    if (!axis_plan(K, R, K2, &p)) return cc_cpu(c, "no pool split");   /* checked by the caller */
+    uint32_t b = 0;
+    while ((1u << b) < R) b++;
+    uint32_t p2 = 1u << b;
+    uint64_t n = K * R * K2;
+    int rc;
+    int32_t bm = cc_temp_buf(c, K * K2, err);
+    if (bm < 0) return err->code;
+    int32_t bk0 = cc_temp_buf(c, n * 2u, err);
+    if (bk0 < 0) return err->code;
+    int32_t bk = cc_temp_buf(c, n * 2u, err);
+    if (bk < 0) return err->code;
+    int32_t bkm = cc_temp_buf(c, K * K2 * 2u, err);
+    if (bkm < 0) return err->code;
+    /* the input copied into the fast pool first where that pays */
+    eu_op cp;
+    if (stage >= 0 && argmax_stage(c, &p, stage, src, K, R, K2, &cp)) {
+        int32_t t = cc_temp_buf(c, n, err);
+        if (t < 0) return err->code;
+        eu_op *o = cc_new_eu(c, err);
+        if (!o) return err->code;
+        *o = cp;
+        o->ofm.buf = t;
+        src = t;
+    }
+    /* 1: the maximum */
+    if ((rc = axis_max_ops(c, &p, src, bm, 8, K, R, K2, err))) return rc;
+    /* 2: k0 = clamp16((x - m) * 2^b) */
+    eu_op *o = cc_new_eu(c, err);
+    if (!o) return err->code;
+    mode0_op(o, EW_SUB, p2, p2, INT16_MIN, INT16_MAX);
+    cc_fm_dense(&o->ifm, src, 0, (uint32_t)K, (uint32_t)R, (uint32_t)K2, 8, 0);
+    cc_fm_dense(&o->ifm2, bm, 0, (uint32_t)K, 1, (uint32_t)K2, 8, 0);
+    o->bcast_w = true;
+    cc_fm_dense(&o->ofm, bk0, 0, (uint32_t)K, (uint32_t)R, (uint32_t)K2, 16, 0);
+    if ((rc = cc_block_or_cpu(c, o, err))) return rc;
+    /* 3: key = k0 + (2^b - 1 - r) */
+    uint8_t *ramp = malloc(2u * (size_t)R);
+    if (!ramp) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    for (uint32_t r = 0; r < R; r++) {
+        uint32_t v = p2 - 1 - r;
+        ramp[2 * r] = (uint8_t)v;
+        ramp[2 * r + 1] = (uint8_t)(v >> 8);
+    }
+    int32_t bramp = -1;
+    uint64_t ramp_off = 0;
+    rc = ramp_op(c, ramp, R, 16, &bramp, &ramp_off, err);
+    free(ramp);
+    if (rc) return rc;
+    if (!(o = cc_new_eu(c, err))) return err->code;
+    mode0_op(o, EW_ADD, 1, 1, INT16_MIN, INT16_MAX);
+    cc_fm_dense(&o->ifm, bk0, 0, (uint32_t)K, (uint32_t)R, (uint32_t)K2, 16, 0);
+    cc_fm_dense(&o->ifm2, bramp, ramp_off, 1, (uint32_t)R, 1, 16, 0);
+    o->bcast_h = K != 1;
+    o->bcast_c = K2 != 1;
+    cc_fm_dense(&o->ofm, bk, 0, (uint32_t)K, (uint32_t)R, (uint32_t)K2, 16, 0);
+    if ((rc = cc_block_or_cpu(c, o, err))) return rc;
+    /* 4: the largest key */
+    if ((rc = axis_max_ops(c, &p, bk, bkm, 16, K, R, K2, err))) return rc;
+    /* 5: index = (2^b - 1) - key */
+    if (!(o = cc_new_eu(c, err))) return err->code;
+    mode0_op(o, EW_SUB, 1, 1, INT32_MIN, INT32_MAX);
+    cc_fm_dense(&o->ifm, bkm, 0, (uint32_t)K, 1, (uint32_t)K2, 16, 0);
+    o->ifm2_tensor = false;
+    o->ifm2_scalar = true;
+    o->scalar = (int32_t)p2 - 1;
+    memset(&o->ifm2, 0, sizeof o->ifm2);
+    o->ifm2.bits = 16;
+    o->ifm2.is_signed = true;
+    o->ifm2.buf = -1;
+    o->reversed = true;
+    cc_fm_dense(&o->ofm, bout, 0, (uint32_t)K, 1, (uint32_t)K2, 32, 0);
+    return cc_block_or_cpu(c, o, err);
+}
+
+/* ARG_MAX / ARG_MIN (int8 -> int32) along one axis over the K x R x K2
+ * view (outer, reduced, inner): the short form up to 128 values, the long
+ * one up to 32768. TFLite picks the first index of the largest (smallest)
+ * value, as both forms do. ARG_MIN first maps x to ~x = -1 - x by a LUT (it
+ * reverses the order and keeps ties), as REDUCE_MIN does. */
+static int lower_argmax(lower_ctx *c, const graph_op *op, npuc_err *err)
+{
+    bool is_min = op->opcode == TFL_OP_ARG_MIN;
+    const graph_tensor *in = cc_tin(c, op, 0), *ax = cc_tin(c, op, 1), *out = cc_tout(c, op, 0);
+    if (op->n_in != 2 || op->n_out != 1 || !in || !ax || !out) return cc_cpu(c, "missing input or output");
+    char why[160];
+    if (!interp_op_supported(c->g, op, why, sizeof why)) return cc_cpu(c, "%s", why);
+    if (in->dtype != GRAPH_I8 || out->dtype != GRAPH_I32)
+        return cc_cpu(c, "%s -> %s (the NPU form takes int8 in, int32 out)", graph_dtype_name(in->dtype),
+                      graph_dtype_name(out->dtype));
+    if (!ax->data) return cc_cpu(c, "the axis is not a constant");
+    int32_t axis = ((const int32_t *)ax->data)[0];
+    if (axis < 0) axis += in->rank;
+    if (axis < 0 || axis >= in->rank) return cc_cpu(c, "axis %d out of range", axis);
+    int32_t bin = c->m->buf_of[op->in[0]], bout = c->m->buf_of[op->out[0]];
+    if (bin < 0 || bout < 0) return cc_cpu(c, "constant input");
+    uint64_t K = 1, K2 = 1, R = (uint64_t)in->shape[axis];
+    for (int32_t i = 0; i < axis; i++) K *= (uint64_t)in->shape[i];
+    for (int32_t i = axis + 1; i < in->rank; i++) K2 *= (uint64_t)in->shape[i];
+    if (R < 1 || K < 1 || K2 < 1) return cc_cpu(c, "empty tensor");
+    if (R > ARGMAX_LONG_MAX)
+        return cc_cpu(c, "axis length %llu (the NPU form's int16 keys take up to %u)", (unsigned long long)R,
+                      ARGMAX_LONG_MAX);
+    if (K > CC_DIM_MAX || K2 > CC_DIM_MAX) return cc_cpu(c, "dimensions too large");
+    axis_max p;
+    if (R > 128 && !axis_plan(K, R, K2, &p))
+        return cc_cpu(c, "axis length %llu over %llu outer rows: no split into pool windows of up to 256 "
+                      "(one pool per outer row takes at most %u rows)", (unsigned long long)R,
+                      (unsigned long long)K, ARGMAX_MAX_OUTER);
+    int rc;
+    int32_t src = bin;
+    if (is_min) {
+        int8_t table[256];
+        for (int i = 0; i < 256; i++) table[i] = (int8_t)(-1 - (i - 128));
+        int32_t lut;
+        if ((rc = cc_add_lut(c, table, 256, &lut, err))) return rc;
+        if ((src = cc_temp_buf(c, K * R * K2, err)) < 0) return err->code;
+        eu_op *o = cc_new_eu(c, err);
+        if (!o) return err->code;
+        cc_fm_dense(&o->ifm, bin, 0, (uint32_t)K, (uint32_t)R, (uint32_t)K2, 8, 0);
+        cc_fm_dense(&o->ofm, src, 0, (uint32_t)K, (uint32_t)R, (uint32_t)K2, 8, 0);
+        cc_lut_op(o, lut);
+        o->flex = false;
+        if ((rc = cc_block_or_cpu(c, o, err))) return rc;
+    }
+    return R <= 128 ? argmax_short(c, src, bout, K, R, K2, err) : argmax_long(c, src, is_min ? -1 : op->in[0], bout, K, R, K2, err);
 }
 
 static const lower_impl pool_ops[] = {

@@ -648,8 +648,9 @@ static int lower_folded_phases(lower_ctx *c, eu_op *o, const wop *p, uint32_t f,
  * (ifm_nhwc_fixed). Returns f when the cycle model gives the folded CONV
  * plus the copies fewer cycles than the plain op (*cost: that sum), else
  * 0. */
-static uint32_t fold_rows(const lower_ctx *c, const eu_op *o, const wop *p, uint64_t *cost)
+static uint32_t fold_rows(const lower_ctx *c, const eu_op *o, const wop *p, uint64_t *cost, uint32_t *cols)
 {
+    *cols = 1;
     const eu_fm *f0 = &o->ifm;
     uint32_t C = f0->c, W = f0->w, H = f0->h;
     *cost = UINT64_MAX;
@@ -659,11 +660,16 @@ static uint32_t fold_rows(const lower_ctx *c, const eu_op *o, const wop *p, uint
         f0->sc != 1 || f0->sx != C || f0->sy != (uint64_t)W * C || f0->format)
         return 0;
     uint64_t best = 0;
-    uint32_t bf = 0;
-    for (uint32_t f = 2; f <= 3; f++) {
-        if (o->stride_y % f || f * C > 8 || H < f) continue;
+    uint32_t bf = 0, bg = 1;
+    /* f rows, and g columns of the temp as well (the temp is dense NHWC,
+     * so its columns fold as fold_columns's do: a horizontal stride g
+     * divides, g dividing W) */
+    for (uint32_t fg = 0; fg < 6; fg++) {
+        uint32_t f = 2 + fg % 2, g = 1 + fg / 2;
+        if (o->stride_y % f || f * C * g > 8 || H < f) continue;
+        if (g > 1 && (o->stride_x % g || W % g || o->dil_x != 1)) continue;
         eu_op t = *o;
-        if (!rowfold_geometry(&t, f)) continue;
+        if (!rowfold_geometry(&t, f) || (g > 1 && !fold_geometry(&t, g))) continue;
         uint64_t cyc = conv_cycles(c, &t);
         for (uint32_t ph = 0; ph <= f && cyc != UINT64_MAX; ph++) {
             /* the copies (the pool form; cc_copy_block may take a cheaper one) */
@@ -685,29 +691,31 @@ static uint32_t fold_rows(const lower_ctx *c, const eu_op *o, const wop *p, uint
         if (cyc < best) {
             best = cyc;
             bf = f;
+            bg = g;
         }
     }
-    /* the arena in DRAM beside a fast pool (an Ethos-U65's Dedicated_Sram):
-     * the plain op's IFM would be staged into the fast pool (lower.c:
-     * stage_input), which these estimates (an all-SRAM and an all-DRAM
-     * placement) do not see; the fold must win by more than an eighth
-     * (micro_speech_quantized's 10x8 conv at stride 2x2: 44.4k against
-     * 45.1k estimated, 19.5k against 17.2k cycles in the model) */
-    const target_desc *sys = &c->m->opt.sys;
-    bool dram = sys->fast_pool >= 0 && sys->fast_pool < sys->n_pools && sys->fast_pool != sys->act_pool;
-    if (bf && dram && best + best / 8 >= conv_cycles(c, o)) bf = 0;
+    /* the temp costs SRAM (and with the arena in DRAM beside a fast pool,
+     * an Ethos-U65's Dedicated_Sram, the plain op's IFM would be staged
+     * into the fast pool, lower.c: stage_input, which these estimates, an
+     * all-SRAM and an all-DRAM placement, do not see): the fold must win
+     * by more than an eighth (micro_speech_quantized's 10x8 conv at stride
+     * 2x2 over 49x40x1 on an ethos-u65-256: 44.4k against 45.1k estimated,
+     * 19.5k against 17.2k cycles in the model) */
+    if (bf && best + best / 8 >= conv_cycles(c, o)) bf = 0;
     if (!bf || !ifm_nhwc_fixed(c, f0->buf)) return 0;
     *cost = best;
+    *cols = bg;
     return bf;
 }
 
 /* The row fold of plain CONV o (its slot takes the first copy): the
  * copies into a temp, the zero-point rows, the folded CONV (fold_rows). */
-static int lower_folded_rows(lower_ctx *c, eu_op *o, const wop *p, uint32_t f, npuc_err *err)
+static int lower_folded_rows(lower_ctx *c, eu_op *o, const wop *p, uint32_t f, uint32_t g, npuc_err *err)
 {
     eu_op tmpl = *o, t = *o;
     uint32_t H = tmpl.ifm.h, W = tmpl.ifm.w, C = tmpl.ifm.c, If = f * C, Hf = (H + f - 1) / f;
-    if (!rowfold_geometry(&t, f)) return npuc_errf(err, NPUC_E_INVALID, "folded rows: the geometry does not fit");
+    if (!rowfold_geometry(&t, f) || (g > 1 && !fold_geometry(&t, g)))
+        return npuc_errf(err, NPUC_E_INVALID, "folded rows: the geometry does not fit");
     int32_t tb = cc_temp_buf(c, (uint64_t)Hf * W * If, err);
     if (tb < 0) return err->code;
     /* the arena in DRAM beside a fast pool (an Ethos-U65's Dedicated_Sram) */
@@ -764,24 +772,33 @@ static int lower_folded_rows(lower_ctx *c, eu_op *o, const wop *p, uint32_t f, n
     *x = t;
     x->ifm.buf = tb;
     x->ifm.format = 0;
-    int32_t a = -(int32_t)t.pad_t;
-    int8_t *w = calloc((size_t)p->O * t.kh * p->kw * If + 1, 1);
+    /* folded tap (jy, jx) channel (q * f + ph) * C + i: the original tap
+     * ky = f*(a + jy) + ph + pt, kx = g*(b + jx) + q + pl (kx = jx, q = 0
+     * without folded columns; fold_columns) */
+    int32_t a = -(int32_t)t.pad_t, b = g > 1 ? -(int32_t)t.pad_l : 0;
+    uint32_t Ig = g * If;
+    int8_t *w = calloc((size_t)p->O * t.kh * t.kw * Ig + 1, 1);
     if (!w) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     for (uint32_t oc = 0; oc < p->O; oc++)
         for (uint32_t jy = 0; jy < t.kh; jy++)
             for (uint32_t ph = 0; ph < f; ph++) {
                 int32_t ky = (int32_t)f * (a + (int32_t)jy) + (int32_t)ph + tmpl.pad_t;
                 if (ky < 0 || ky >= (int32_t)p->kh) continue;
-                for (uint32_t kx = 0; kx < p->kw; kx++)
-                    for (uint32_t i = 0; i < C; i++)
-                        w[(((size_t)oc * t.kh + jy) * p->kw + kx) * If + ph * C + i] =
-                            conv_w(p, oc, (uint32_t)ky, kx, i);
+                for (uint32_t jx = 0; jx < t.kw; jx++)
+                    for (uint32_t q = 0; q < g; q++) {
+                        int32_t kx = g > 1 ? (int32_t)g * (b + (int32_t)jx) + (int32_t)q + tmpl.pad_l : (int32_t)jx;
+                        if (kx < 0 || kx >= (int32_t)p->kw) continue;
+                        for (uint32_t i = 0; i < C; i++)
+                            w[(((size_t)oc * t.kh + jy) * t.kw + jx) * Ig + (q * f + ph) * C + i] =
+                                conv_w(p, oc, (uint32_t)ky, (uint32_t)kx, i);
+                    }
             }
     wop ps = *p;
     ps.wdata = w;
     ps.layout = 0;
-    ps.I = If;
+    ps.I = Ig;
     ps.kh = t.kh;
+    ps.kw = t.kw;
     rc = cc_block_or_cpu(c, x, err);
     if (!rc) rc = cc_encode_weighted(c, x, &ps, err);
     free(w);
@@ -797,15 +814,20 @@ static int lower_conv_like(lower_ctx *c, const graph_op *op, npuc_err *err)
     if (!o) return err->code;
     cc_conv_fill(c, op, &pl, o);
     int8_t *wfold = NULL;
-    uint32_t nph = 0, nrow = 0;
+    uint32_t nph = 0, nrow = 0, ncol = 1;
     if (!pl.fc) {
         cc_pad_fold(c, op, o);   /* a PAD before it becomes its padding (lower_pad.c) */
         uint64_t rcost;
-        nrow = fold_rows(c, o, &pl.p, &rcost);
-        nph = fold_columns(c, op, o, &pl.p, &wfold, rcost);
+        nrow = fold_rows(c, o, &pl.p, &rcost, &ncol);
+        /* a column fold needs no temp and no copies: it wins within a
+         * quarter (micro_speech_quantized's 10x8 conv at stride 2x2 over
+         * 49x40x1 on an ethos-u55-128: rows and columns folded 11.2k,
+         * columns 13.2k estimated; the op hides behind a weight DMA, and
+         * the temp would add 2 KB to the SRAM peak for 80 cycles) */
+        nph = fold_columns(c, op, o, &pl.p, &wfold, nrow ? rcost + rcost / 4 : UINT64_MAX);
     }
     if (nph > 1) return lower_folded_phases(c, o, &pl.p, nph, err);
-    if (!nph && nrow) return lower_folded_rows(c, o, &pl.p, nrow, err);
+    if (!nph && nrow) return lower_folded_rows(c, o, &pl.p, nrow, ncol, err);
     int rc = cc_block_or_cpu(c, o, err);
     if (!rc) rc = cc_encode_weighted(c, o, &pl.p, err);
     free(wfold);

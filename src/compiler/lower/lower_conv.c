@@ -643,11 +643,14 @@ static int lower_folded_phases(lower_ctx *c, eu_op *o, const wop *p, uint32_t f,
  * weight). The CONV then reads the temp with rowfold_geometry: folded tap
  * (jy, ph) is the original tap ky = f*(a + jy) + ph + pt (a = -ceil(pt /
  * f)), zero weight where that passes the kernel, so every sum is the
- * same. The copies make the graph op more than one NPU op, so it is not
- * taken where the plain op might cascade, and its IFM must be NHWC anyway
- * (ifm_nhwc_fixed). Returns f when the cycle model gives the folded CONV
- * plus the copies fewer cycles than the plain op (*cost: that sum), else
- * 0. */
+ * same. Where a horizontal stride g (2 or 3) divides too, the temp's
+ * columns fold g at a time as well (fold_geometry on the folded op; *cols
+ * receives g, else 1). The copies make the graph op more than one NPU op
+ * (the CONV may still head a cascade: cc_cascade.c, prologue_temp), and
+ * its IFM must be NHWC anyway (ifm_nhwc_fixed). Returns f when the cycle
+ * model gives the folded CONV plus the copies fewer cycles than the plain
+ * op by the margin below (*cost: that sum), else 0; the caller weighs a
+ * column fold against *cost. */
 static uint32_t fold_rows(const lower_ctx *c, const eu_op *o, const wop *p, uint64_t *cost, uint32_t *cols)
 {
     *cols = 1;

@@ -50,13 +50,37 @@ static bool whole(const cc_model *m, const eu_fm *f)
  * output, cc_concat.c, is one). */
 static bool rows(const eu_fm *f) { return f->buf >= 0 && !f->tile_h; }
 
+/* The temp buffer op k of epoch e reads as its IFM when the NPU ops of its
+ * graph op before it are a prologue: raw copies that write only that temp
+ * (a CONV over rows folded into channels, lower_conv.c: fold_rows); -1
+ * otherwise. Such an op can head a chain (the copies run before the
+ * cascade, the temp lives over the cascade's span: it is its graph op's),
+ * never follow a member (linked() takes no temp). */
+static int32_t prologue_temp(const cc_model *m, const cc_epoch *e, int32_t k)
+{
+    const eu_op *o = &e->ops[k];
+    const cc_op_info *oi = &m->ops[o->src_op];
+    int32_t t = o->ifm.buf;
+    if (oi->n_eu < 2 || oi->first_eu + oi->n_eu - 1 != k || oi->cascade >= 0 || t < 0) return -1;
+    const cc_buf *b = &m->bufs[t];
+    if (!b->temp || b->wcopy || b->epoch >= 0 || b->op != o->src_op || o->ofm.buf == t) return -1;
+    for (int32_t j = oi->first_eu; j < k; j++) {
+        const eu_op *x = &e->ops[j];
+        if (x->src_op != o->src_op || (x->kind != SIM_K_POOL && x->kind != SIM_K_ELEMENTWISE) ||
+            x->ofm.buf != t || x->wbuf >= 0)
+            return -1;
+    }
+    return t;
+}
+
 /* Op k of epoch e can be a member of a chain (links between members also
  * need whole(), see linked()). */
 static bool eligible(const cc_model *m, const cc_epoch *e, int32_t k)
 {
     const eu_op *o = &e->ops[k];
     const cc_op_info *oi = &m->ops[o->src_op];
-    if (oi->n_eu != 1 || oi->first_eu != k || oi->cascade >= 0) return false;
+    int32_t pro = prologue_temp(m, e, k);
+    if ((pro < 0 && (oi->n_eu != 1 || oi->first_eu != k)) || oi->cascade >= 0) return false;
     if (o->kind != SIM_K_CONV && o->kind != SIM_K_DEPTHWISE && o->kind != SIM_K_POOL) return false;
     if (o->upscale || o->ifm2_tensor || o->ifm2_scalar || o->lut >= 0 || o->act_func) return false;
     if (m->g->ops[o->src_op].opcode == TFL_OP_FULLY_CONNECTED) return false;
@@ -67,7 +91,7 @@ static bool eligible(const cc_model *m, const cc_epoch *e, int32_t k)
     int32_t ei = (int32_t)(e - m->epochs);
     for (int32_t b = 0; b < m->n_bufs; b++) {
         const cc_buf *x = &m->bufs[b];
-        if (!x->temp || x->wcopy) continue;
+        if (!x->temp || x->wcopy || b == pro) continue;
         if (x->epoch == ei ? !(x->eu_first <= k && k <= x->eu_last) : !(x->epoch < 0 && x->op == o->src_op))
             continue;
         return false;
@@ -218,6 +242,7 @@ static int apply(cc_model *m, int32_t ei, int32_t k0, int32_t n, bool *done, npu
     level lv[64];
     eu_op chain[64];
     memcpy(chain, &e->ops[k0], sizeof *chain * (size_t)n);
+    int32_t npro = k0 - m->ops[chain[0].src_op].first_eu;   /* the head's prologue */
     uint32_t H = chain[n - 1].ofm.h;
     uint32_t bh = (H + TARGET_BANDS - 1) / TARGET_BANDS;
     if (bh < 1) bh = 1;
@@ -355,8 +380,11 @@ static int apply(cc_model *m, int32_t ei, int32_t k0, int32_t n, bool *done, npu
         oi->n_eu = count_of[j];
         oi->cascade = head;
     }
-    m->ops[head].first_eu = k0;
-    m->ops[head].cascade_ops = (int32_t)n_band_ops;
+    /* a head's prologue (prologue_temp) runs before the bands: its steps
+     * are the cascade's first */
+    m->ops[head].first_eu = k0 - npro;
+    m->ops[head].n_eu += npro;
+    m->ops[head].cascade_ops = (int32_t)n_band_ops + npro;
     return NPUC_OK;
 }
 
@@ -571,7 +599,8 @@ int cc_cascade(cc_model *m, npuc_err *err)
                 bool done;
                 int rc = apply(m, ei, k0, n, &done, err);
                 if (rc) return rc;
-                k = done ? k0 + m->ops[e->ops[k0].src_op].cascade_ops - 1 : k0 + n - 1;
+                const cc_op_info *h = &m->ops[e->ops[k0].src_op];
+                k = done ? h->first_eu + h->cascade_ops - 1 : k0 + n - 1;
             }
         }
         return NPUC_OK;

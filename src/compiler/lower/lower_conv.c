@@ -353,6 +353,34 @@ static bool fold_geometry(eu_op *o, uint32_t f)
     return true;
 }
 
+/* The geometry of o with its IFM rows folded f at a time into a dense
+ * buffer of ceil(H / f) rows of W pixels of f*C channels (row y' holds the
+ * input rows f*y' .. f*y' + f - 1, channel block ph the row f*y' + ph;
+ * rows past the input hold the zero point): the vertical twin of
+ * fold_geometry. false when the padding does not fit. */
+static bool rowfold_geometry(eu_op *o, uint32_t f)
+{
+    int32_t a = -(((int32_t)o->pad_t + (int32_t)f - 1) / (int32_t)f);
+    int32_t khf = ((int32_t)o->kh - 1 - (int32_t)o->pad_t + (int32_t)f * 256) / (int32_t)f - 256 - a + 1;
+    uint32_t s = o->stride_y / f, Hf = (o->ifm.h + f - 1) / f, If = f * o->ifm.c;
+    int32_t pbf = (int32_t)((o->ofm.h - 1) * s) + khf + a - (int32_t)Hf;
+    if (pbf < 0) pbf = 0;
+    if (khf < 1 || pbf > 128 || -a > 127) return false;
+    o->ifm.h = Hf;
+    o->ifm.c = If;
+    o->ifm.full_w = 0;
+    o->ifm.full_c = 0;
+    o->ifm.sx = If;
+    o->ifm.sy = (uint64_t)o->ifm.w * If;
+    o->ifm.off = 0;
+    o->kh = (uint32_t)khf;
+    o->stride_y = (uint8_t)s;
+    o->pad_t = (uint8_t)-a;
+    o->pad_b = (uint8_t)pbf;
+    o->pkf = eu_prefer_part_kernel_first(If, o->kh, o->kw, 8);
+    return true;
+}
+
 /* The most raw weight bytes a conv's folded phases may add (their zero
  * taps): armkws_ds_cnn_l_int8's 10x4 conv on 276 channels would take ten
  * times its 11 KiB (flash +61 KiB, SRAM +19 KiB for -13% cycles). */
@@ -449,6 +477,13 @@ static bool ifm_nhwc_fixed(const lower_ctx *c, int32_t buf)
     return true;
 }
 
+/* The plain op's cycles, or `other` (another form's) when fewer. */
+static uint64_t plain_or(const lower_ctx *c, const eu_op *o, uint64_t other)
+{
+    uint64_t cyc = conv_cycles(c, o);
+    return other < cyc ? other : cyc;
+}
+
 /* Folding IFM columns into channels (as Vela does on person_detect's first
  * conv, docs/ethos-u.md 5.2): a CONV over a shallow NHWC input with a
  * horizontal stride sx = f * s reads the same bytes viewed as W/f columns
@@ -464,9 +499,11 @@ static bool ifm_nhwc_fixed(const lower_ctx *c, int32_t buf)
  * with the arena in DRAM (below). The IFM must be NHWC anyway
  * (ifm_nhwc_fixed), since the view is no brick. Where f does not divide
  * the stride, one op per phase (phase_geometry, lower_folded_phases).
+ * A fold must also beat `other` (the row fold's cycles, fold_rows).
  * Returns 0 (the plain form), 1 (o and p folded in place; *wfold receives
  * the regrouped weights, the caller frees them) or f >= 2 (phases). */
-static uint32_t fold_columns(const lower_ctx *c, const graph_op *op, eu_op *o, wop *p, int8_t **wfold)
+static uint32_t fold_columns(const lower_ctx *c, const graph_op *op, eu_op *o, wop *p, int8_t **wfold,
+                             uint64_t other)
 {
     eu_fm *f0 = &o->ifm;
     uint32_t C = f0->c, W = f0->w;
@@ -487,7 +524,7 @@ static uint32_t fold_columns(const lower_ctx *c, const graph_op *op, eu_op *o, w
         if (o->stride_x % f || W % f || f * C > 8) continue;
         t = *o;
         if (!fold_geometry(&t, f)) continue;
-        if (!best) best = conv_cycles(c, o);
+        if (!best) best = plain_or(c, o, other);
         uint64_t cyc = conv_cycles(c, &t);
         if (cyc < best) {
             best = cyc;
@@ -511,7 +548,7 @@ static uint32_t fold_columns(const lower_ctx *c, const graph_op *op, eu_op *o, w
             /* the phases' weights, mostly zeros, cost flash (and SRAM where
              * copied): at most FOLD_EXTRA_WEIGHTS raw bytes more */
             if (sum == UINT64_MAX || ((uint64_t)taps * f - o->kw) * C * o->kh * p->O > FOLD_EXTRA_WEIGHTS) continue;
-            if (!best) best = conv_cycles(c, o);
+            if (!best) best = plain_or(c, o, other);
             if (sum < best) {
                 best = sum;
                 bf = f;
@@ -592,6 +629,185 @@ static int lower_folded_phases(lower_ctx *c, eu_op *o, const wop *p, uint32_t f,
     return rc;
 }
 
+/* Folding IFM rows into channels: the vertical twin of fold_columns for a
+ * CONV over a shallow NHWC input whose vertical stride f divides (2 or 3,
+ * f*C <= 8) where the columns cannot fold (a horizontal stride of 1, as
+ * the armkws DS-CNNs' 10x4 conv at stride 2x1 over 49x10x1). Channels are
+ * contiguous in a pixel, so rows do not fold by a view: f raw copies
+ * (cc_copy_block) regroup the input into a dense temp of ceil(H / f) rows
+ * of W pixels of f*C channels, row y' channel block ph holding input row
+ * f*y' + ph (copy ph reads every f-th row from row ph and writes every
+ * f-th channel block), and where f does not divide H one more copy writes
+ * the input's zero point from flash into the last row's missing blocks
+ * (rows past the input: a tap there is TFLite padding or has a zero
+ * weight). The CONV then reads the temp with rowfold_geometry: folded tap
+ * (jy, ph) is the original tap ky = f*(a + jy) + ph + pt (a = -ceil(pt /
+ * f)), zero weight where that passes the kernel, so every sum is the
+ * same. Where a horizontal stride g (2 or 3) divides too, the temp's
+ * columns fold g at a time as well (fold_geometry on the folded op; *cols
+ * receives g, else 1). The copies make the graph op more than one NPU op
+ * (the CONV may still head a cascade: cc_cascade.c, prologue_temp), and
+ * its IFM must be NHWC anyway (ifm_nhwc_fixed). Returns f when the cycle
+ * model gives the folded CONV plus the copies fewer cycles than the plain
+ * op by the margin below (*cost: that sum), else 0; the caller weighs a
+ * column fold against *cost. */
+static uint32_t fold_rows(const lower_ctx *c, const eu_op *o, const wop *p, uint64_t *cost, uint32_t *cols)
+{
+    *cols = 1;
+    const eu_fm *f0 = &o->ifm;
+    uint32_t C = f0->c, W = f0->w, H = f0->h;
+    *cost = UINT64_MAX;
+    if (o->kind != SIM_K_CONV || f0->bits != 8 || p->wzp || p->fixed_scale || o->dil_y != 1 || o->upscale ||
+        (p->layout != 0 && p->layout != 2 && p->layout != 4) || p->I != C || C > 4 || f0->buf < 0 || f0->off ||
+        f0->c0 || f0->tile_h || (f0->full_w && f0->full_w != W) || (f0->full_c && f0->full_c != C) ||
+        f0->sc != 1 || f0->sx != C || f0->sy != (uint64_t)W * C || f0->format)
+        return 0;
+    uint64_t best = 0;
+    uint32_t bf = 0, bg = 1;
+    /* f rows, and g columns of the temp as well (the temp is dense NHWC,
+     * so its columns fold as fold_columns's do: a horizontal stride g
+     * divides, g dividing W) */
+    for (uint32_t fg = 0; fg < 6; fg++) {
+        uint32_t f = 2 + fg % 2, g = 1 + fg / 2;
+        if (o->stride_y % f || f * C * g > 8 || H < f) continue;
+        if (g > 1 && (o->stride_x % g || W % g || o->dil_x != 1)) continue;
+        eu_op t = *o;
+        if (!rowfold_geometry(&t, f) || (g > 1 && !fold_geometry(&t, g))) continue;
+        uint64_t cyc = conv_cycles(c, &t);
+        for (uint32_t ph = 0; ph <= f && cyc != UINT64_MAX; ph++) {
+            /* the copies (the pool form; cc_copy_block may take a cheaper one) */
+            eu_op x;
+            cc_eu_init(c, &x);
+            uint32_t n = ph < f ? (H - ph + f - 1) / f : 1, d = ph < f ? C : (f - H % f) * C;
+            if (ph == f && H % f == 0) break;
+            cc_fm_dense(&x.ifm, f0->buf, 0, n, W, d, 8, 0);
+            cc_fm_dense(&x.ofm, -1, 0, n, W, d, 8, 0);
+            x.ifm.sy = (uint64_t)W * C * f;
+            x.ofm.sx = (uint64_t)f * C;
+            x.ofm.sy = (uint64_t)W * f * C;
+            cc_copy_op(&x, 8);
+            uint64_t cx = conv_cycles(c, &x);
+            cyc = cx == UINT64_MAX ? UINT64_MAX : cyc + cx;
+        }
+        if (cyc == UINT64_MAX) continue;
+        if (!best) best = conv_cycles(c, o);
+        if (cyc < best) {
+            best = cyc;
+            bf = f;
+            bg = g;
+        }
+    }
+    /* the temp costs SRAM (and with the arena in DRAM beside a fast pool,
+     * an Ethos-U65's Dedicated_Sram, the plain op's IFM would be staged
+     * into the fast pool, lower.c: stage_input, which these estimates, an
+     * all-SRAM and an all-DRAM placement, do not see): the fold must win
+     * by more than an eighth (micro_speech_quantized's 10x8 conv at stride
+     * 2x2 over 49x40x1 on an ethos-u65-256: 44.4k against 45.1k estimated,
+     * 19.5k against 17.2k cycles in the model) */
+    if (bf && best + best / 8 >= conv_cycles(c, o)) bf = 0;
+    if (!bf || !ifm_nhwc_fixed(c, f0->buf)) return 0;
+    *cost = best;
+    *cols = bg;
+    return bf;
+}
+
+/* The row fold of plain CONV o (its slot takes the first copy): the
+ * copies into a temp, the zero-point rows, the folded CONV (fold_rows). */
+static int lower_folded_rows(lower_ctx *c, eu_op *o, const wop *p, uint32_t f, uint32_t g, npuc_err *err)
+{
+    eu_op tmpl = *o, t = *o;
+    uint32_t H = tmpl.ifm.h, W = tmpl.ifm.w, C = tmpl.ifm.c, If = f * C, Hf = (H + f - 1) / f;
+    if (!rowfold_geometry(&t, f) || (g > 1 && !fold_geometry(&t, g)))
+        return npuc_errf(err, NPUC_E_INVALID, "folded rows: the geometry does not fit");
+    int32_t tb = cc_temp_buf(c, (uint64_t)Hf * W * If, err);
+    if (tb < 0) return err->code;
+    /* the arena in DRAM beside a fast pool (an Ethos-U65's Dedicated_Sram) */
+    const target_desc *sys = &c->m->opt.sys;
+    bool dram = sys->fast_pool >= 0 && sys->fast_pool < sys->n_pools && sys->fast_pool != sys->act_pool;
+    int rc = NPUC_OK;
+    for (uint32_t ph = 0; ph <= f && !rc; ph++) {
+        uint32_t n = ph < f ? (H - ph + f - 1) / f : 1, d = ph < f ? C : (f - H % f) * C;
+        if (ph == f && H % f == 0) break;
+        eu_op *x = ph ? cc_new_eu(c, err) : o;
+        if (!x) return err->code;
+        cc_eu_init(c, x);
+        if (ph < f) {
+            cc_fm_dense(&x->ifm, tmpl.ifm.buf, (uint64_t)ph * W * C, n, W, C, 8, 0);
+            x->ifm.sy = (uint64_t)W * C * f;
+            cc_fm_dense(&x->ofm, tb, (uint64_t)ph * C, n, W, C, 8, 0);
+        } else {
+            /* the last row's blocks past the input: its zero point */
+            uint8_t *z = malloc((size_t)W * d);
+            uint64_t foff = 0;
+            if (!z) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+            memset(z, (int)(uint8_t)(int8_t)tmpl.ifm.zp, (size_t)W * d);
+            rc = cc_flash_add(c->e, z, (uint64_t)W * d, &foff, err);
+            free(z);
+            if (rc) return rc;
+            cc_fm_dense(&x->ifm, -1, foff, 1, W, d, 8, 0);
+            cc_fm_dense(&x->ofm, tb, (uint64_t)(Hf - 1) * W * If + (uint64_t)(H % f) * C, 1, W, d, 8, 0);
+        }
+        x->ofm.sx = If;
+        x->ofm.sy = (uint64_t)W * If;
+        x->ofm.full_c = If;
+        if (dram && ph < f) {
+            /* the elementwise copy: the temp is the input's one copy in
+             * SRAM (lower.c stages no input an elementwise op reads) */
+            cc_copy_op(x, 8);
+            x->kind = SIM_K_ELEMENTWISE;
+            x->mode = EU_EW_MAX;
+            x->ifm2_scalar = true;
+            x->scalar = INT8_MIN;
+            memset(&x->ifm2, 0, sizeof x->ifm2);
+            x->ifm2.bits = 8;
+            x->ifm2.is_signed = true;
+            x->ifm2.buf = -1;
+            cc_global_scale(x, 1, 0, 0);
+            cc_type_clamp(x, 8);
+            rc = cc_block_or_cpu(c, x, err);
+        } else {
+            rc = cc_copy_block(c, x, 8, err);
+        }
+    }
+    if (rc) return rc;
+    eu_op *x = cc_new_eu(c, err);
+    if (!x) return err->code;
+    *x = t;
+    x->ifm.buf = tb;
+    x->ifm.format = 0;
+    /* folded tap (jy, jx) channel (q * f + ph) * C + i: the original tap
+     * ky = f*(a + jy) + ph + pt, kx = g*(b + jx) + q + pl (kx = jx, q = 0
+     * without folded columns; fold_columns) */
+    int32_t a = -(int32_t)t.pad_t, b = g > 1 ? -(int32_t)t.pad_l : 0;
+    uint32_t Ig = g * If;
+    int8_t *w = calloc((size_t)p->O * t.kh * t.kw * Ig + 1, 1);
+    if (!w) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    for (uint32_t oc = 0; oc < p->O; oc++)
+        for (uint32_t jy = 0; jy < t.kh; jy++)
+            for (uint32_t ph = 0; ph < f; ph++) {
+                int32_t ky = (int32_t)f * (a + (int32_t)jy) + (int32_t)ph + tmpl.pad_t;
+                if (ky < 0 || ky >= (int32_t)p->kh) continue;
+                for (uint32_t jx = 0; jx < t.kw; jx++)
+                    for (uint32_t q = 0; q < g; q++) {
+                        int32_t kx = g > 1 ? (int32_t)g * (b + (int32_t)jx) + (int32_t)q + tmpl.pad_l : (int32_t)jx;
+                        if (kx < 0 || kx >= (int32_t)p->kw) continue;
+                        for (uint32_t i = 0; i < C; i++)
+                            w[(((size_t)oc * t.kh + jy) * t.kw + jx) * Ig + (q * f + ph) * C + i] =
+                                conv_w(p, oc, (uint32_t)ky, (uint32_t)kx, i);
+                    }
+            }
+    wop ps = *p;
+    ps.wdata = w;
+    ps.layout = 0;
+    ps.I = Ig;
+    ps.kh = t.kh;
+    ps.kw = t.kw;
+    rc = cc_block_or_cpu(c, x, err);
+    if (!rc) rc = cc_encode_weighted(c, x, &ps, err);
+    free(w);
+    return rc;
+}
+
 static int lower_conv_like(lower_ctx *c, const graph_op *op, npuc_err *err)
 {
     conv_plan pl;
@@ -601,12 +817,20 @@ static int lower_conv_like(lower_ctx *c, const graph_op *op, npuc_err *err)
     if (!o) return err->code;
     cc_conv_fill(c, op, &pl, o);
     int8_t *wfold = NULL;
-    uint32_t nph = 0;
+    uint32_t nph = 0, nrow = 0, ncol = 1;
     if (!pl.fc) {
         cc_pad_fold(c, op, o);   /* a PAD before it becomes its padding (lower_pad.c) */
-        nph = fold_columns(c, op, o, &pl.p, &wfold);
+        uint64_t rcost;
+        nrow = fold_rows(c, o, &pl.p, &rcost, &ncol);
+        /* a column fold needs no temp and no copies: it wins within a
+         * quarter (micro_speech_quantized's 10x8 conv at stride 2x2 over
+         * 49x40x1 on an ethos-u55-128: rows and columns folded 11.2k,
+         * columns 13.2k estimated; the op hides behind a weight DMA, and
+         * the temp would add 2 KB to the SRAM peak for 80 cycles) */
+        nph = fold_columns(c, op, o, &pl.p, &wfold, nrow ? rcost + rcost / 4 : UINT64_MAX);
     }
     if (nph > 1) return lower_folded_phases(c, o, &pl.p, nph, err);
+    if (!nph && nrow) return lower_folded_rows(c, o, &pl.p, nrow, ncol, err);
     int rc = cc_block_or_cpu(c, o, err);
     if (!rc) rc = cc_encode_weighted(c, o, &pl.p, err);
     free(wfold);

@@ -629,21 +629,34 @@ int eu_generate(cc_model *m, cc_epoch *e, npuc_err *err)
         rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     /* weights are prefetched while earlier ops run, each after the op its
      * buffer's live range starts at (the bands of a cascaded op share one
-     * copy, loaded before its first band); only the first op's before it */
-    if (!rc) emit_dmas_after(s, m, e, -1, &q);
-    /* where no op but LUT users touches the LUT banks (more than 16 banks,
-     * docs/ethos-u.md 1.2) an epoch's only LUT is loaded once, up front, while
-     * the DMA channel is idle, rather than in front of its first user */
-    if (!rc && e->n_luts == 1 && vi->reserved_banks >= EU_LUT_BANKS)
-        for (int32_t k = 0; k < e->n_eu; k++)
-            if (e->ops[k].lut == 0) {
-                emit_lut_dma(s, m, e, k, lut_slots_place(&ls, e, 0), &q);
-                q.lut_pre = q.started - 1;
+     * copy, loaded before its first band); only the first op's before it
+     * (i = -1 below).
+     * Where no op but LUT users touches the LUT banks (more than 16 banks,
+     * docs/ethos-u.md 1.2) an epoch's only LUT is loaded once, early, while
+     * the DMA channel is idle, rather than in front of its first user: behind
+     * the stream's first weight DMA, so that a table used late (a softmax's)
+     * does not hold up the first weighted op, or up front where no weight DMA
+     * comes before its user (pre_slot: preloaded after the DMAs of that slot,
+     * op pre_slot - 1) */
+    int32_t lut_user = -1, pre_slot = -1;
+    if (!rc && e->n_luts == 1 && vi->reserved_banks >= EU_LUT_BANKS) {
+        for (int32_t k = 0; k < e->n_eu && lut_user < 0; k++)
+            if (e->ops[k].lut == 0) lut_user = k;
+        pre_slot = 0;
+        for (int32_t sl = 0; lut_user >= 0 && sl <= lut_user; sl++)
+            if (q.due[sl] >= 0) {
+                pre_slot = sl;
                 break;
             }
-    for (int32_t i = 0; i < e->n_eu && !rc; i++) {
-        rc = emit_op(s, m, e, i, &q, &ls, err);
-        if (!rc) emit_dmas_after(s, m, e, i, &q);
+    }
+    for (int32_t i = -1; i < e->n_eu && !rc; i++) {
+        if (i >= 0) rc = emit_op(s, m, e, i, &q, &ls, err);
+        if (rc) break;
+        emit_dmas_after(s, m, e, i, &q);
+        if (lut_user >= 0 && i + 1 == pre_slot) {
+            emit_lut_dma(s, m, e, lut_user, lut_slots_place(&ls, e, 0), &q);
+            q.lut_pre = q.started - 1;
+        }
     }
     lut_slots_free(&ls);
     free(q.of_op);

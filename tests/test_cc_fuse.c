@@ -36,8 +36,9 @@
 enum { P_CONV, P_DW, P_FC, P_AVG, P_MAX, P_ADD, P_MUL, P_COUNT };
 static const char *const pname[P_COUNT] = {"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "AVERAGE_POOL_2D",
                                            "MAX_POOL_2D", "ADD", "MUL"};
-static const int32_t acts[] = {TFL_OP_LEAKY_RELU, TFL_OP_LOGISTIC, TFL_OP_TANH,     TFL_OP_HARD_SWISH,
-                               TFL_OP_RELU,       TFL_OP_RELU6,    TFL_OP_RELU_N1_TO_1, TFL_OP_QUANTIZE};
+static const int32_t acts[] = {TFL_OP_LEAKY_RELU, TFL_OP_LOGISTIC, TFL_OP_TANH,         TFL_OP_HARD_SWISH,
+                               TFL_OP_RELU,       TFL_OP_RELU6,    TFL_OP_RELU_N1_TO_1, TFL_OP_QUANTIZE,
+                               TFL_OP_RELU_0_TO_1};
 #define N_ACTS ((int)(sizeof acts / sizeof acts[0]))
 
 typedef struct fz_cfg {
@@ -201,7 +202,8 @@ static void fill(npuc_rng *r, uint8_t *d, size_t n, int draw)
 static bool clamp_act(const fz_cfg *c)
 {
     int32_t a = acts[c->act_i];
-    return c->same_q && (a == TFL_OP_RELU || a == TFL_OP_RELU6 || a == TFL_OP_RELU_N1_TO_1 || a == TFL_OP_QUANTIZE);
+    return c->same_q && (a == TFL_OP_RELU || a == TFL_OP_RELU6 || a == TFL_OP_RELU_N1_TO_1 || a == TFL_OP_RELU_0_TO_1 ||
+                         a == TFL_OP_QUANTIZE);
 }
 
 static void fill_draw(void *user, npuc_rng *r, int d, int32_t k, uint8_t *buf, size_t n)
@@ -307,10 +309,12 @@ int main(void)
         c.t_out = npuc_rng_range(&r, 0, 7) == 0;
         c.tail = !c.t_out && c.prod != P_FC && npuc_rng_range(&r, 0, 2) == 0;
         c.wide = npuc_rng_range(&r, 0, 3) == 0;
-        if (c.wide && acts[c.act_i] == TFL_OP_HARD_SWISH) c.wide = false;   /* no int16 reference kernel */
+        if (c.wide && (acts[c.act_i] == TFL_OP_HARD_SWISH || acts[c.act_i] == TFL_OP_RELU_0_TO_1))
+            c.wide = false;   /* no int16 reference kernel */
         if (c.wide && c.prod == P_MUL) c.prod = P_ADD;
         int32_t a = acts[c.act_i];
-        c.same_q = (a == TFL_OP_RELU || a == TFL_OP_RELU6 || a == TFL_OP_RELU_N1_TO_1 || a == TFL_OP_QUANTIZE) &&
+        c.same_q = (a == TFL_OP_RELU || a == TFL_OP_RELU6 || a == TFL_OP_RELU_N1_TO_1 || a == TFL_OP_RELU_0_TO_1 ||
+                         a == TFL_OP_QUANTIZE) &&
                    npuc_rng_range(&r, 0, 1) == 0;
         c.alpha = rscale(&r, 0.01f, 0.9f);
         if (npuc_rng_range(&r, 0, 4) == 0) c.alpha = rscale(&r, 1.1f, 3.0f);

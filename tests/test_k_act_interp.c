@@ -40,6 +40,23 @@ static void test_relu6(void)
     graph_free(g);
 }
 
+/* RELU_0_TO_1 (TFLite's kernel: requantize, clamp to the quantized 0..1) */
+static void test_relu01(void)
+{
+    graph *g = graph_new("relu01");
+    const int32_t s[2] = {1, 5};
+    int32_t x = kt_tensor(g, "x", GRAPH_I8, 2, s, NULL, 1.0f / 64, 3);
+    int32_t y = kt_tensor(g, "y", GRAPH_I8, 2, s, NULL, 1.0f / 128, -128);
+    tfl_options o = opts();
+    int8_t in[5] = {-128, 3, 35, 67, 127}, out[5];
+    npuc_err e = {0};
+    CHECK_EQ_INT(run1(g, TFL_OP_RELU_0_TO_1, &o, x, y, in, out, &e), 0);
+    /* -128 + 2 * (q - 3) clamped to [-128 (0.0), 0 (1.0)] */
+    const int8_t want[5] = {-128, -128, -64, 0, 0};
+    for (int i = 0; i < 5; i++) CHECK_EQ_INT(out[i], want[i]);
+    graph_free(g);
+}
+
 static void test_leaky_s16(void)
 {
     graph *g = graph_new("leaky");
@@ -157,6 +174,8 @@ static void test_errors(void)
                  "SOFTMAX with input int16 and output int8 is not supported");
     expect_error(TFL_OP_HARD_SWISH, GRAPH_I16, 0.1f, 0, GRAPH_I16, 0.1f, 0, NULL,
                  "HARD_SWISH is not supported for int16");
+    expect_error(TFL_OP_RELU_0_TO_1, GRAPH_I16, 0.1f, 0, GRAPH_I16, 0.1f, 0, NULL,
+                 "RELU_0_TO_1 is not supported for int16 tensors (input 'x'); supported: float32, int8");
     expect_error(TFL_OP_LOGISTIC, GRAPH_I16, 1.0f / 4096, 0, GRAPH_I16, 1.0f / 256, 0, NULL, "needs 2^-15");
     expect_error(TFL_OP_LOGISTIC, GRAPH_I8, 0.1f, 0, GRAPH_I8, 1.0f / 256, 0, NULL, "expected -128");
     expect_error(TFL_OP_RELU, GRAPH_I16, 0.1f, 3, GRAPH_I16, 0.1f, 0, NULL, "zero point 3; expected 0");
@@ -209,6 +228,7 @@ static void test_errors(void)
 int main(void)
 {
     test_relu6();
+    test_relu01();
     test_leaky_s16();
     test_softmax_s8_s16();
     test_softmax_s16();

@@ -105,8 +105,9 @@ static int unsupported_type(const char *op, const graph_tensor *t, const char *s
  * (it clamps in the input's quantization and fails to prepare when 6.0 is
  * not representable). We follow TFLite: all three requantize input ->
  * output and clamp to the quantized range, which gives the same bytes as
- * TFLite Micro's RELU6 whenever input and output quantization agree. */
-static int relu_prepare_range(interp_node *n, const char *op, float lo, float hi, npuc_err *err)
+ * TFLite Micro's RELU6 whenever input and output quantization agree.
+ * i16: whether the op takes int16 (TFLite's RELU_0_TO_1 does not). */
+static int relu_prepare_range(interp_node *n, const char *op, float lo, float hi, bool i16, npuc_err *err)
 {
     const graph_tensor *in, *out;
     act_node *a;
@@ -118,8 +119,8 @@ static int relu_prepare_range(interp_node *n, const char *op, float lo, float hi
         a->kind = K_OP_RELU_F32;
         return NPUC_OK;
     }
-    if (in->dtype != GRAPH_I8 && in->dtype != GRAPH_I16)
-        return unsupported_type(op, in, "float32, int8, int16", err);
+    if (in->dtype != GRAPH_I8 && (in->dtype != GRAPH_I16 || !i16))
+        return unsupported_type(op, in, i16 ? "float32, int8, int16" : "float32, int8", err);
     float is, os;
     int32_t izp, ozp;
     if ((rc = interp_qparams(in, "input", &is, &izp, err))) return rc;
@@ -141,17 +142,24 @@ static int relu_prepare_range(interp_node *n, const char *op, float lo, float hi
 
 static int relu_prepare(interp_node *n, npuc_err *err)
 {
-    return relu_prepare_range(n, "RELU", 0.0f, INFINITY, err);
+    return relu_prepare_range(n, "RELU", 0.0f, INFINITY, true, err);
 }
 
 static int relu6_prepare(interp_node *n, npuc_err *err)
 {
-    return relu_prepare_range(n, "RELU6", 0.0f, 6.0f, err);
+    return relu_prepare_range(n, "RELU6", 0.0f, 6.0f, true, err);
 }
 
 static int relu1_prepare(interp_node *n, npuc_err *err)
 {
-    return relu_prepare_range(n, "RELU_N1_TO_1", -1.0f, 1.0f, err);
+    return relu_prepare_range(n, "RELU_N1_TO_1", -1.0f, 1.0f, true, err);
+}
+
+/* RELU_0_TO_1: TFLite Micro has none either; TFLite's kernel is RELU_N1_TO_1's
+ * requantize-and-clamp with the range 0..1, for float32 and int8 only */
+static int relu01_prepare(interp_node *n, npuc_err *err)
+{
+    return relu_prepare_range(n, "RELU_0_TO_1", 0.0f, 1.0f, false, err);
 }
 
 /* ---- LEAKY_RELU ---- */
@@ -455,6 +463,7 @@ static int act_emit(interp_node *n, int rc, npuc_err *err)
 ACT_OP(relu)
 ACT_OP(relu6)
 ACT_OP(relu1)
+ACT_OP(relu01)
 ACT_OP(leaky)
 ACT_OP(hswish)
 ACT_OP(logistic)
@@ -468,6 +477,7 @@ static const interp_op_impl table[] = {
     {TFL_OP_RELU, relu_op, NULL},
     {TFL_OP_RELU6, relu6_op, NULL},
     {TFL_OP_RELU_N1_TO_1, relu1_op, NULL},
+    {TFL_OP_RELU_0_TO_1, relu01_op, NULL},
     {TFL_OP_LEAKY_RELU, leaky_op, NULL},
     {TFL_OP_HARD_SWISH, hswish_op, NULL},
     {TFL_OP_LOGISTIC, logistic_op, NULL},

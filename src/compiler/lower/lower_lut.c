@@ -1,5 +1,5 @@
 /* lower_lut: the pointwise ops LOGISTIC, TANH, HARD_SWISH, LEAKY_RELU, RELU,
- * RELU6, RELU_N1_TO_1 and QUANTIZE, and the int8 value maps ABS, ELU and
+ * RELU6, RELU_N1_TO_1, RELU_0_TO_1 and QUANTIZE, and the int8 value maps ABS, ELU and
  * RSQRT (int8 only).
  *
  * int8 -> int8: an ADD of the scalar 0 through a 256-entry LUT whose
@@ -173,7 +173,8 @@ static int choose_form(lower_ctx *c, const graph_op *op, form *f)
     switch (op->opcode) {
     case TFL_OP_RELU:
     case TFL_OP_RELU6:
-    case TFL_OP_RELU_N1_TO_1: {
+    case TFL_OP_RELU_N1_TO_1:
+    case TFL_OP_RELU_0_TO_1: {
         float lo = op->opcode == TFL_OP_RELU_N1_TO_1 ? -1.0f : 0.0f;
         float hi = op->opcode == TFL_OP_RELU ? INFINITY : op->opcode == TFL_OP_RELU6 ? 6.0f : 1.0f;
         k_relu_params p;
@@ -633,6 +634,7 @@ static const lower_impl lut_ops[] = {
     {TFL_OP_RELU, lower_pointwise},
     {TFL_OP_RELU6, lower_pointwise},
     {TFL_OP_RELU_N1_TO_1, lower_pointwise},
+    {TFL_OP_RELU_0_TO_1, lower_pointwise},
     {TFL_OP_QUANTIZE, lower_pointwise},
     /* int8 value maps ABS, ELU, RSQRT (inputs the reference rejects, a
      * negative RSQRT, keep it on the CPU; int16: ABS as ELEMENTWISE ABS,

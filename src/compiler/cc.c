@@ -164,6 +164,7 @@ typedef struct gen_entry {
 typedef struct est_cmd { uint32_t w0, w1; bool used; sim_cmd cmd; } est_cmd;
 #define EST_CMDS 4096
 #define EST_CMDS_MIN_BYTES 16384u   /* 4096 command words */
+#define EST_CMDS_SHORT 512          /* slots for streams shorter than that */
 
 static uint32_t est_rd32(const uint8_t *p)
 {
@@ -178,7 +179,9 @@ typedef struct est_scratch {
      * none): a stream of a few op shapes repeats most of its commands,
      * and each decodes to the same command wherever it is */
     est_cmd *cmds;
+    uint32_t n_cmds;          /* its slots: a power of 2 */
     eu_variant cmds_variant;
+    size_t decoded;           /* stream bytes estimated so far */
 } est_scratch;
 
 /* The last epochs generated (the passes' searches generate the same
@@ -419,14 +422,24 @@ static int estimate(cc_model *m, cc_epoch *e, gen_entry *g, npuc_err *err)
     /* the checks of the register values the epochs' streams repeat are
      * remembered with the cache (without one, each command is checked) */
     if (m->gen && !x->memo) x->memo = calloc(1, sizeof *x->memo);
-    /* the command cache only for a stream long enough to repeat itself:
-     * zeroing its 4096 slots would cost a small model more than it saves */
-    if (m->gen && !x->cmds && size >= EST_CMDS_MIN_BYTES) {
-        x->cmds = calloc(EST_CMDS, sizeof *x->cmds);
-        x->cmds_variant = v;
+    /* the command cache: EST_CMDS slots for a stream long enough to
+     * repeat itself, EST_CMDS_SHORT once the compile has estimated that
+     * many bytes of shorter ones (a search's trials estimate the same
+     * stream again and again); fresh zeroed pages cost a small model more
+     * than the cache saves it (armkws_ds_cnn_s: 4096 slots, 0.4 ms more) */
+    x->decoded += size;
+    if (m->gen && x->n_cmds < EST_CMDS && (size >= EST_CMDS_MIN_BYTES || (!x->cmds && x->decoded >= EST_CMDS_MIN_BYTES))) {
+        uint32_t n = size >= EST_CMDS_MIN_BYTES ? EST_CMDS : EST_CMDS_SHORT;
+        est_cmd *c = calloc(n, sizeof *c);
+        if (c) {
+            free(x->cmds);
+            x->cmds = c;
+            x->n_cmds = n;
+            x->cmds_variant = v;
+        }
     }
     if (x->cmds && x->cmds_variant != v) {
-        memset(x->cmds, 0, sizeof *x->cmds * EST_CMDS);
+        memset(x->cmds, 0, sizeof *x->cmds * x->n_cmds);
         x->cmds_variant = v;
     }
     sim_op_info *ops = x->ops;
@@ -447,7 +460,7 @@ static int estimate(cc_model *m, cc_epoch *e, gen_entry *g, npuc_err *err)
         est_cmd *ec = NULL;
         if (x->cmds) {
             uint32_t w0 = est_rd32(st + pos), w1 = pos + 8 <= size ? est_rd32(st + pos + 4) : 0;
-            ec = &x->cmds[((uint32_t)(((uint64_t)w0 << 32 | w1) * 0x9E3779B97F4A7C15u >> 40)) & (EST_CMDS - 1)];
+            ec = &x->cmds[((uint32_t)(((uint64_t)w0 << 32 | w1) * 0x9E3779B97F4A7C15u >> 40)) & (x->n_cmds - 1)];
             /* a cmd1 needs its payload within the stream (else the
              * decoder's own error) */
             if (ec->used && ec->w0 == w0 && ec->w1 == w1 && (!ec->cmd.is_cmd1 || pos + 8 <= size)) {

@@ -7,6 +7,7 @@
 #include "interp/interp.h"
 #include "compiler/ethosu/eu_weights.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -191,9 +192,9 @@ typedef struct est_scratch {
 struct cc_gencache {
     gen_entry e[GEN_KEEP];
     int32_t next;             /* the slot to fill next */
-    /* the ops part of the key being looked up (kept: a long stream's is
-     * megabytes) */
-    uint8_t *img; size_t img_size, img_cap;
+    /* the ops part of the key being looked up: the epoch's ops, compared
+     * in place (their cycle fields aside, ops_same) */
+    const eu_op *img; size_t img_size;
     /* gen_key's marks of the buffers an epoch's ops name (mark[b] ==
      * stamp), sized for n_mark buffers */
     uint32_t *mark; int32_t n_mark; uint32_t stamp;
@@ -222,7 +223,6 @@ void cc_gencache_free(struct cc_gencache *c)
 {
     if (!c) return;
     for (int i = 0; i < GEN_KEEP; i++) gen_entry_free(&c->e[i]);
-    free(c->img);
     free(c->mark);
     free(c->scratch.ops);
     free(c->scratch.owner);
@@ -236,8 +236,8 @@ void cc_gencache_free(struct cc_gencache *c)
  * offset, pool and first NPU op of every buffer its NPU ops name (IFM,
  * IFM2, OFM, weight copy: eu_gen.c reads no other; so a plan that moves
  * another epoch's buffers leaves this epoch's key as it was) and its LUTs
- * (returned), and its NPU ops (their cycle fields, outputs, zeroed; into
- * the cache's img). NULL: out of memory. */
+ * (returned), and its NPU ops (the cache's img: their cycle fields, the
+ * estimate's outputs, do not count). NULL: out of memory. */
 static uint8_t *gen_key(const cc_model *m, int32_t i, size_t *size)
 {
     const cc_epoch *e = &m->epochs[i];
@@ -245,12 +245,6 @@ static uint8_t *gen_key(const cc_model *m, int32_t i, size_t *size)
     size_t per_buf = sizeof(uint64_t) + sizeof(int64_t) + 3 * sizeof(int32_t);
     size_t n = 3 * sizeof(int32_t) + sizeof *e->luts * (size_t)e->n_luts + per_buf * (size_t)m->n_bufs;
     size_t ni = sizeof *e->ops * (size_t)e->n_eu;
-    if (ni > c->img_cap) {
-        uint8_t *x = realloc(c->img, ni);
-        if (!x) return NULL;
-        c->img = x;
-        c->img_cap = ni;
-    }
     if (m->n_bufs > c->n_mark) {
         uint32_t *x = calloc((size_t)m->n_bufs, sizeof *x);
         if (!x) return NULL;
@@ -287,14 +281,22 @@ static uint8_t *gen_key(const cc_model *m, int32_t i, size_t *size)
     }
     if (e->n_luts) memcpy(p, e->luts, sizeof *e->luts * (size_t)e->n_luts);
     p += sizeof *e->luts * (size_t)e->n_luts;
-    if (ni) memcpy(c->img, e->ops, ni);
-    for (int32_t j = 0; j < e->n_eu; j++) {
-        eu_op *o = (eu_op *)(void *)(c->img + sizeof *o * (size_t)j);
-        o->cycles = o->dma_cycles = 0;
-    }
+    c->img = e->ops;
     c->img_size = ni;
     *size = (size_t)(p - k);
     return k;
+}
+
+/* Whether the n bytes of ops at a (an epoch's) are the copy at b (a
+ * gen_ops's, cycle fields zeroed) but for their cycle fields. */
+static bool ops_same(const eu_op *a, size_t n, const uint8_t *b)
+{
+    const size_t lo = offsetof(eu_op, cycles), hi = offsetof(eu_op, dma_cycles) + sizeof a->dma_cycles;
+    for (size_t j = 0; j < n / sizeof *a; j++, b += sizeof *a) {
+        const uint8_t *x = (const uint8_t *)(const void *)&a[j];
+        if (memcmp(x, b, lo) || memcmp(x + hi, b + hi, sizeof *a - hi)) return false;
+    }
+    return true;
 }
 
 /* Epoch i from the cache when its inputs match an entry (the model's
@@ -306,7 +308,7 @@ static bool gen_lookup(cc_model *m, int32_t i, const uint8_t *key, size_t key_si
     for (int s = 0; s < GEN_KEEP; s++) {
         const gen_entry *g = &c->e[s];
         if (!g->key || g->key_size != key_size || memcmp(g->key, key, key_size)) continue;
-        if (g->ops->n != c->img_size || (c->img_size && memcmp(g->ops->b, c->img, c->img_size))) continue;
+        if (g->ops->n != c->img_size || !ops_same(c->img, c->img_size, g->ops->b)) continue;
         uint8_t *pl = malloc(g->payload_size ? g->payload_size : 1);
         int32_t *dma = malloc(sizeof *dma * ((size_t)g->n_dma + 1));
         if (!pl || !dma) {
@@ -359,7 +361,7 @@ static void gen_store(cc_model *m, int32_t i, gen_entry *g)
     /* the ops part: an entry's when the same, else a copy */
     for (int32_t j = 1; j <= GEN_KEEP && !g->ops; j++) {
         gen_ops *x = c->e[(c->next + GEN_KEEP - j) % GEN_KEEP].ops;
-        if (x && x->n == c->img_size && (!x->n || !memcmp(x->b, c->img, x->n))) g->ops = x;
+        if (x && x->n == c->img_size && ops_same(c->img, x->n, x->b)) g->ops = x;
     }
     if (g->ops) {
         g->ops->refs++;
@@ -372,6 +374,10 @@ static void gen_store(cc_model *m, int32_t i, gen_entry *g)
             return;
         }
         if (c->img_size) memcpy(b, c->img, c->img_size);
+        for (size_t j = 0; j < c->img_size / sizeof *c->img; j++) {
+            eu_op *o = (eu_op *)(void *)(b + sizeof *o * j);
+            o->cycles = o->dma_cycles = 0;
+        }
         *x = (gen_ops){b, c->img_size, 1};
         g->ops = x;
     }

@@ -199,9 +199,20 @@ struct cc_gencache {
      * stamp), sized for n_mark buffers */
     uint32_t *mark; int32_t n_mark; uint32_t stamp;
     /* estimate's scratch, kept between epochs (fresh arrays of a long
-     * stream's size cost a page fault per page each time) */
-    est_scratch scratch;
+     * stream's size cost a page fault per page each time); `shared` (not
+     * owned): the one of the search's compiles, in its place */
+    est_scratch scratch, *shared;
 };
+
+static void est_scratch_free(est_scratch *x)
+{
+    free(x->ops);
+    free(x->owner);
+    free(x->eu_of);
+    free(x->memo);
+    free(x->cmds);
+    memset(x, 0, sizeof *x);
+}
 
 static void gen_entry_free(gen_entry *g)
 {
@@ -224,11 +235,7 @@ void cc_gencache_free(struct cc_gencache *c)
     if (!c) return;
     for (int i = 0; i < GEN_KEEP; i++) gen_entry_free(&c->e[i]);
     free(c->mark);
-    free(c->scratch.ops);
-    free(c->scratch.owner);
-    free(c->scratch.eu_of);
-    free(c->scratch.memo);
-    free(c->scratch.cmds);
+    est_scratch_free(&c->scratch);
     free(c);
 }
 
@@ -419,7 +426,7 @@ static int estimate(cc_model *m, cc_epoch *e, gen_entry *g, npuc_err *err)
     if (size % 4 || size == 0)
         return npuc_errf(err, NPUC_E_FORMAT, "internal: own command stream: size %zu", size);
     est_scratch own = {0}, *x = &own;
-    if (m->gen) x = &m->gen->scratch;   /* kept between epochs */
+    if (m->gen) x = m->gen->shared ? m->gen->shared : &m->gen->scratch;   /* kept between epochs */
     /* at most one op per command word */
     if (!scratch_reserve(x, size / 4 + 1)) {
         if (x == &own) free(own.ops), free(own.owner), free(own.eu_of);
@@ -687,7 +694,7 @@ static int lower_views(cc_model *m, npuc_err *err)
 
 /* One compile with one schedule (the knobs in opt). */
 static int compile_once(const graph *g, const cc_options *opt, eu_wcache *wc, struct cc_ref_memo *refs,
-                        struct cc_order_memo *om, cc_model **out, npuc_err *err)
+                        struct cc_order_memo *om, est_scratch *est, cc_model **out, npuc_err *err)
 {
     *out = NULL;
     double t0 = now_seconds();
@@ -700,6 +707,7 @@ static int compile_once(const graph *g, const cc_options *opt, eu_wcache *wc, st
     m->order_memo = om;
     m->costs = cc_costs_new();   /* NULL: every price worked out anew */
     m->gen = cc_gencache_new();  /* NULL: every epoch generated anew */
+    if (m->gen) m->gen->shared = est;
     m->pfmemo = cc_pfmemo_new(); /* NULL: every prefetch planned anew */
     int rc = NPUC_OK;
     if (!opt->no_fold) {
@@ -935,11 +943,15 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
     eu_wcache *wc = eu_wcache_new();
     struct cc_ref_memo *refs = cc_ref_memo_new();   /* NULL: each lowering keeps its own */
     struct cc_order_memo *om = cc_order_memo_new();  /* NULL: each compile plans its order */
-    int rc = compile_once(g, &o0, wc, refs, om, &cand[0], err);
+    /* the cycle estimate's arrays and caches of decoded commands and
+     * checks, for all the compiles (each cache is keyed by the variant) */
+    est_scratch est = {0};
+    int rc = compile_once(g, &o0, wc, refs, om, &est, &cand[0], err);
     if (rc) {
         eu_wcache_free(wc);
         cc_ref_memo_free(refs);
         cc_order_memo_free(om);
+        est_scratch_free(&est);
         return rc;
     }
     /* the op order pass weighs orders by their peak of live bytes, which
@@ -953,7 +965,7 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
         og.graph_order = true;
         cc_model *c = NULL;
         npuc_err e2 = {0};
-        if (!compile_once(g, &og, wc, refs, om, &c, &e2)) {
+        if (!compile_once(g, &og, wc, refs, om, &est, &c, &e2)) {
             bool own = cc_sram_bytes(c) <= cc_sram_bytes(cand[0]);   /* ties: the graph's */
             cc_model_free(own ? cand[0] : c);
             if (own) {
@@ -970,7 +982,7 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
         o.graph_order = o0.graph_order;
         npuc_err e2 = {0};
         first_sram = 0;
-        if (!compile_once(g, &o, wc, refs, om, &cand[n], &e2)) {
+        if (!compile_once(g, &o, wc, refs, om, &est, &cand[n], &e2)) {
             first_sram = cc_sram_bytes(cand[n]);
             pt[n] = (cc_sched_point){cand[n]->npu_cycles, first_sram};
             n++;
@@ -983,7 +995,7 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
         cc_options o = o0;
         o.lstm_alt = true;
         npuc_err e2 = {0};
-        if (!compile_once(g, &o, wc, refs, om, &cand[n], &e2)) {
+        if (!compile_once(g, &o, wc, refs, om, &est, &cand[n], &e2)) {
             pt[n] = (cc_sched_point){cand[n]->npu_cycles, cc_sram_bytes(cand[n])};
             n++;
         }
@@ -1051,7 +1063,7 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
         }
         if (!perf && !t->stream) continue;   /* --optimise size streams already */
         npuc_err e2 = {0};
-        if (compile_once(g, &o, wc, refs, om, &cand[n], &e2)) continue;   /* a schedule that fails is no candidate */
+        if (compile_once(g, &o, wc, refs, om, &est, &cand[n], &e2)) continue;   /* a schedule that fails is no candidate */
         /* nor are bigger chunks that take more flash (weights it shared),
          * nor, where the arena is the SRAM (no fast pool), bigger chunks
          * that take more of it than the first schedule: there they are
@@ -1069,7 +1081,7 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
         n++;
         /* --optimise size's schedule with the LSTM's stacked form too */
         o.lstm_alt = true;
-        if (t->size && cand[n - 1]->lstm_forms && !compile_once(g, &o, wc, refs, om, &cand[n], &e2)) {
+        if (t->size && cand[n - 1]->lstm_forms && !compile_once(g, &o, wc, refs, om, &est, &cand[n], &e2)) {
             pt[n] = (cc_sched_point){cand[n]->npu_cycles, cc_sram_bytes(cand[n])};
             n++;
         }
@@ -1087,6 +1099,7 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
         eu_wcache_free(wc);
         cc_ref_memo_free(refs);
         cc_order_memo_free(om);
+        est_scratch_free(&est);
         cc_model_free(best);
         return npuc_errf(err, NPUC_E_UNSUPPORTED,
                          "the model needs at least %llu bytes of SRAM (its feature maps, weights streamed "
@@ -1097,6 +1110,7 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
     eu_wcache_free(wc);
     cc_ref_memo_free(refs);
     cc_order_memo_free(om);
+    est_scratch_free(&est);
     if (rc2) {
         cc_model_free(best);
         return rc2;

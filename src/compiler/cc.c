@@ -181,6 +181,8 @@ typedef struct est_scratch {
      * and each decodes to the same command wherever it is */
     est_cmd *cmds;
     uint32_t n_cmds;          /* its slots: a power of 2 */
+    /* the cycle model's per-op figures by record (NULL: none) */
+    sim_perf_memo *perf;
     eu_variant cmds_variant;
     size_t decoded;           /* stream bytes estimated so far */
 } est_scratch;
@@ -211,6 +213,7 @@ static void est_scratch_free(est_scratch *x)
     free(x->eu_of);
     free(x->memo);
     free(x->cmds);
+    sim_perf_memo_free(x->perf);
     memset(x, 0, sizeof *x);
 }
 
@@ -435,6 +438,8 @@ static int estimate(cc_model *m, cc_epoch *e, gen_entry *g, npuc_err *err)
     /* the checks of the register values the epochs' streams repeat are
      * remembered with the cache (without one, each command is checked) */
     if (m->gen && !x->memo) x->memo = calloc(1, sizeof *x->memo);
+    /* and each op's figures in the cycle model, by its record */
+    if (m->gen && !x->perf) x->perf = sim_perf_memo_new();
     /* the command cache: EST_CMDS slots for a stream long enough to
      * repeat itself, EST_CMDS_SHORT once the compile has estimated that
      * many bytes of shorter ones (a search's trials estimate the same
@@ -524,7 +529,7 @@ static int estimate(cc_model *m, cc_epoch *e, gen_entry *g, npuc_err *err)
         if (x == &own) free(own.ops), free(own.owner), free(own.eu_of);
         return rc;
     }
-    e->cycles = sim_perf_estimate(v, &m->opt.sys.sim, ops, no);
+    e->cycles = sim_perf_estimate_memo(v, &m->opt.sys.sim, ops, no, x == &own ? NULL : x->perf);
     for (int32_t k = 0; k < e->n_eu; k++) e->ops[k].cycles = e->ops[k].dma_cycles = 0;
     for (size_t j = 0; j < no; j++) {
         if (eu_of[j] < 0) continue;

@@ -7,6 +7,7 @@
 #include "interp/interp.h"
 #include "compiler/ethosu/eu_weights.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -164,6 +165,7 @@ typedef struct gen_entry {
 typedef struct est_cmd { uint32_t w0, w1; bool used; sim_cmd cmd; } est_cmd;
 #define EST_CMDS 4096
 #define EST_CMDS_MIN_BYTES 16384u   /* 4096 command words */
+#define EST_CMDS_SHORT 512          /* slots for streams shorter than that */
 
 static uint32_t est_rd32(const uint8_t *p)
 {
@@ -178,7 +180,11 @@ typedef struct est_scratch {
      * none): a stream of a few op shapes repeats most of its commands,
      * and each decodes to the same command wherever it is */
     est_cmd *cmds;
+    uint32_t n_cmds;          /* its slots: a power of 2 */
+    /* the cycle model's per-op figures by record (NULL: none) */
+    sim_perf_memo *perf;
     eu_variant cmds_variant;
+    size_t decoded;           /* stream bytes estimated so far */
 } est_scratch;
 
 /* The last epochs generated (the passes' searches generate the same
@@ -188,16 +194,28 @@ typedef struct est_scratch {
 struct cc_gencache {
     gen_entry e[GEN_KEEP];
     int32_t next;             /* the slot to fill next */
-    /* the ops part of the key being looked up (kept: a long stream's is
-     * megabytes) */
-    uint8_t *img; size_t img_size, img_cap;
+    /* the ops part of the key being looked up: the epoch's ops, compared
+     * in place (their cycle fields aside, ops_same) */
+    const eu_op *img; size_t img_size;
     /* gen_key's marks of the buffers an epoch's ops name (mark[b] ==
      * stamp), sized for n_mark buffers */
     uint32_t *mark; int32_t n_mark; uint32_t stamp;
     /* estimate's scratch, kept between epochs (fresh arrays of a long
-     * stream's size cost a page fault per page each time) */
-    est_scratch scratch;
+     * stream's size cost a page fault per page each time); `shared` (not
+     * owned): the one of the search's compiles, in its place */
+    est_scratch scratch, *shared;
 };
+
+static void est_scratch_free(est_scratch *x)
+{
+    free(x->ops);
+    free(x->owner);
+    free(x->eu_of);
+    free(x->memo);
+    free(x->cmds);
+    sim_perf_memo_free(x->perf);
+    memset(x, 0, sizeof *x);
+}
 
 static void gen_entry_free(gen_entry *g)
 {
@@ -219,13 +237,8 @@ void cc_gencache_free(struct cc_gencache *c)
 {
     if (!c) return;
     for (int i = 0; i < GEN_KEEP; i++) gen_entry_free(&c->e[i]);
-    free(c->img);
     free(c->mark);
-    free(c->scratch.ops);
-    free(c->scratch.owner);
-    free(c->scratch.eu_of);
-    free(c->scratch.memo);
-    free(c->scratch.cmds);
+    est_scratch_free(&c->scratch);
     free(c);
 }
 
@@ -233,8 +246,8 @@ void cc_gencache_free(struct cc_gencache *c)
  * offset, pool and first NPU op of every buffer its NPU ops name (IFM,
  * IFM2, OFM, weight copy: eu_gen.c reads no other; so a plan that moves
  * another epoch's buffers leaves this epoch's key as it was) and its LUTs
- * (returned), and its NPU ops (their cycle fields, outputs, zeroed; into
- * the cache's img). NULL: out of memory. */
+ * (returned), and its NPU ops (the cache's img: their cycle fields, the
+ * estimate's outputs, do not count). NULL: out of memory. */
 static uint8_t *gen_key(const cc_model *m, int32_t i, size_t *size)
 {
     const cc_epoch *e = &m->epochs[i];
@@ -242,12 +255,6 @@ static uint8_t *gen_key(const cc_model *m, int32_t i, size_t *size)
     size_t per_buf = sizeof(uint64_t) + sizeof(int64_t) + 3 * sizeof(int32_t);
     size_t n = 3 * sizeof(int32_t) + sizeof *e->luts * (size_t)e->n_luts + per_buf * (size_t)m->n_bufs;
     size_t ni = sizeof *e->ops * (size_t)e->n_eu;
-    if (ni > c->img_cap) {
-        uint8_t *x = realloc(c->img, ni);
-        if (!x) return NULL;
-        c->img = x;
-        c->img_cap = ni;
-    }
     if (m->n_bufs > c->n_mark) {
         uint32_t *x = calloc((size_t)m->n_bufs, sizeof *x);
         if (!x) return NULL;
@@ -284,14 +291,22 @@ static uint8_t *gen_key(const cc_model *m, int32_t i, size_t *size)
     }
     if (e->n_luts) memcpy(p, e->luts, sizeof *e->luts * (size_t)e->n_luts);
     p += sizeof *e->luts * (size_t)e->n_luts;
-    if (ni) memcpy(c->img, e->ops, ni);
-    for (int32_t j = 0; j < e->n_eu; j++) {
-        eu_op *o = (eu_op *)(void *)(c->img + sizeof *o * (size_t)j);
-        o->cycles = o->dma_cycles = 0;
-    }
+    c->img = e->ops;
     c->img_size = ni;
     *size = (size_t)(p - k);
     return k;
+}
+
+/* Whether the n bytes of ops at a (an epoch's) are the copy at b (a
+ * gen_ops's, cycle fields zeroed) but for their cycle fields. */
+static bool ops_same(const eu_op *a, size_t n, const uint8_t *b)
+{
+    const size_t lo = offsetof(eu_op, cycles), hi = offsetof(eu_op, dma_cycles) + sizeof a->dma_cycles;
+    for (size_t j = 0; j < n / sizeof *a; j++, b += sizeof *a) {
+        const uint8_t *x = (const uint8_t *)(const void *)&a[j];
+        if (memcmp(x, b, lo) || memcmp(x + hi, b + hi, sizeof *a - hi)) return false;
+    }
+    return true;
 }
 
 /* Epoch i from the cache when its inputs match an entry (the model's
@@ -303,7 +318,7 @@ static bool gen_lookup(cc_model *m, int32_t i, const uint8_t *key, size_t key_si
     for (int s = 0; s < GEN_KEEP; s++) {
         const gen_entry *g = &c->e[s];
         if (!g->key || g->key_size != key_size || memcmp(g->key, key, key_size)) continue;
-        if (g->ops->n != c->img_size || (c->img_size && memcmp(g->ops->b, c->img, c->img_size))) continue;
+        if (g->ops->n != c->img_size || !ops_same(c->img, c->img_size, g->ops->b)) continue;
         uint8_t *pl = malloc(g->payload_size ? g->payload_size : 1);
         int32_t *dma = malloc(sizeof *dma * ((size_t)g->n_dma + 1));
         if (!pl || !dma) {
@@ -356,7 +371,7 @@ static void gen_store(cc_model *m, int32_t i, gen_entry *g)
     /* the ops part: an entry's when the same, else a copy */
     for (int32_t j = 1; j <= GEN_KEEP && !g->ops; j++) {
         gen_ops *x = c->e[(c->next + GEN_KEEP - j) % GEN_KEEP].ops;
-        if (x && x->n == c->img_size && (!x->n || !memcmp(x->b, c->img, x->n))) g->ops = x;
+        if (x && x->n == c->img_size && ops_same(c->img, x->n, x->b)) g->ops = x;
     }
     if (g->ops) {
         g->ops->refs++;
@@ -369,6 +384,10 @@ static void gen_store(cc_model *m, int32_t i, gen_entry *g)
             return;
         }
         if (c->img_size) memcpy(b, c->img, c->img_size);
+        for (size_t j = 0; j < c->img_size / sizeof *c->img; j++) {
+            eu_op *o = (eu_op *)(void *)(b + sizeof *o * j);
+            o->cycles = o->dma_cycles = 0;
+        }
         *x = (gen_ops){b, c->img_size, 1};
         g->ops = x;
     }
@@ -410,7 +429,7 @@ static int estimate(cc_model *m, cc_epoch *e, gen_entry *g, npuc_err *err)
     if (size % 4 || size == 0)
         return npuc_errf(err, NPUC_E_FORMAT, "internal: own command stream: size %zu", size);
     est_scratch own = {0}, *x = &own;
-    if (m->gen) x = &m->gen->scratch;   /* kept between epochs */
+    if (m->gen) x = m->gen->shared ? m->gen->shared : &m->gen->scratch;   /* kept between epochs */
     /* at most one op per command word */
     if (!scratch_reserve(x, size / 4 + 1)) {
         if (x == &own) free(own.ops), free(own.owner), free(own.eu_of);
@@ -419,14 +438,26 @@ static int estimate(cc_model *m, cc_epoch *e, gen_entry *g, npuc_err *err)
     /* the checks of the register values the epochs' streams repeat are
      * remembered with the cache (without one, each command is checked) */
     if (m->gen && !x->memo) x->memo = calloc(1, sizeof *x->memo);
-    /* the command cache only for a stream long enough to repeat itself:
-     * zeroing its 4096 slots would cost a small model more than it saves */
-    if (m->gen && !x->cmds && size >= EST_CMDS_MIN_BYTES) {
-        x->cmds = calloc(EST_CMDS, sizeof *x->cmds);
-        x->cmds_variant = v;
+    /* and each op's figures in the cycle model, by its record */
+    if (m->gen && !x->perf) x->perf = sim_perf_memo_new();
+    /* the command cache: EST_CMDS slots for a stream long enough to
+     * repeat itself, EST_CMDS_SHORT once the compile has estimated that
+     * many bytes of shorter ones (a search's trials estimate the same
+     * stream again and again); fresh zeroed pages cost a small model more
+     * than the cache saves it (armkws_ds_cnn_s: 4096 slots, 0.4 ms more) */
+    x->decoded += size;
+    if (m->gen && x->n_cmds < EST_CMDS && (size >= EST_CMDS_MIN_BYTES || (!x->cmds && x->decoded >= EST_CMDS_MIN_BYTES))) {
+        uint32_t n = size >= EST_CMDS_MIN_BYTES ? EST_CMDS : EST_CMDS_SHORT;
+        est_cmd *c = calloc(n, sizeof *c);
+        if (c) {
+            free(x->cmds);
+            x->cmds = c;
+            x->n_cmds = n;
+            x->cmds_variant = v;
+        }
     }
     if (x->cmds && x->cmds_variant != v) {
-        memset(x->cmds, 0, sizeof *x->cmds * EST_CMDS);
+        memset(x->cmds, 0, sizeof *x->cmds * x->n_cmds);
         x->cmds_variant = v;
     }
     sim_op_info *ops = x->ops;
@@ -447,7 +478,7 @@ static int estimate(cc_model *m, cc_epoch *e, gen_entry *g, npuc_err *err)
         est_cmd *ec = NULL;
         if (x->cmds) {
             uint32_t w0 = est_rd32(st + pos), w1 = pos + 8 <= size ? est_rd32(st + pos + 4) : 0;
-            ec = &x->cmds[((uint32_t)(((uint64_t)w0 << 32 | w1) * 0x9E3779B97F4A7C15u >> 40)) & (EST_CMDS - 1)];
+            ec = &x->cmds[((uint32_t)(((uint64_t)w0 << 32 | w1) * 0x9E3779B97F4A7C15u >> 40)) & (x->n_cmds - 1)];
             /* a cmd1 needs its payload within the stream (else the
              * decoder's own error) */
             if (ec->used && ec->w0 == w0 && ec->w1 == w1 && (!ec->cmd.is_cmd1 || pos + 8 <= size)) {
@@ -498,7 +529,7 @@ static int estimate(cc_model *m, cc_epoch *e, gen_entry *g, npuc_err *err)
         if (x == &own) free(own.ops), free(own.owner), free(own.eu_of);
         return rc;
     }
-    e->cycles = sim_perf_estimate(v, &m->opt.sys.sim, ops, no);
+    e->cycles = sim_perf_estimate_memo(v, &m->opt.sys.sim, ops, no, x == &own ? NULL : x->perf);
     for (int32_t k = 0; k < e->n_eu; k++) e->ops[k].cycles = e->ops[k].dma_cycles = 0;
     for (size_t j = 0; j < no; j++) {
         if (eu_of[j] < 0) continue;
@@ -668,7 +699,7 @@ static int lower_views(cc_model *m, npuc_err *err)
 
 /* One compile with one schedule (the knobs in opt). */
 static int compile_once(const graph *g, const cc_options *opt, eu_wcache *wc, struct cc_ref_memo *refs,
-                        struct cc_order_memo *om, cc_model **out, npuc_err *err)
+                        struct cc_order_memo *om, est_scratch *est, cc_model **out, npuc_err *err)
 {
     *out = NULL;
     double t0 = now_seconds();
@@ -681,6 +712,7 @@ static int compile_once(const graph *g, const cc_options *opt, eu_wcache *wc, st
     m->order_memo = om;
     m->costs = cc_costs_new();   /* NULL: every price worked out anew */
     m->gen = cc_gencache_new();  /* NULL: every epoch generated anew */
+    if (m->gen) m->gen->shared = est;
     m->pfmemo = cc_pfmemo_new(); /* NULL: every prefetch planned anew */
     int rc = NPUC_OK;
     if (!opt->no_fold) {
@@ -916,11 +948,15 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
     eu_wcache *wc = eu_wcache_new();
     struct cc_ref_memo *refs = cc_ref_memo_new();   /* NULL: each lowering keeps its own */
     struct cc_order_memo *om = cc_order_memo_new();  /* NULL: each compile plans its order */
-    int rc = compile_once(g, &o0, wc, refs, om, &cand[0], err);
+    /* the cycle estimate's arrays and caches of decoded commands and
+     * checks, for all the compiles (each cache is keyed by the variant) */
+    est_scratch est = {0};
+    int rc = compile_once(g, &o0, wc, refs, om, &est, &cand[0], err);
     if (rc) {
         eu_wcache_free(wc);
         cc_ref_memo_free(refs);
         cc_order_memo_free(om);
+        est_scratch_free(&est);
         return rc;
     }
     /* the op order pass weighs orders by their peak of live bytes, which
@@ -934,7 +970,7 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
         og.graph_order = true;
         cc_model *c = NULL;
         npuc_err e2 = {0};
-        if (!compile_once(g, &og, wc, refs, om, &c, &e2)) {
+        if (!compile_once(g, &og, wc, refs, om, &est, &c, &e2)) {
             bool own = cc_sram_bytes(c) <= cc_sram_bytes(cand[0]);   /* ties: the graph's */
             cc_model_free(own ? cand[0] : c);
             if (own) {
@@ -951,7 +987,7 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
         o.graph_order = o0.graph_order;
         npuc_err e2 = {0};
         first_sram = 0;
-        if (!compile_once(g, &o, wc, refs, om, &cand[n], &e2)) {
+        if (!compile_once(g, &o, wc, refs, om, &est, &cand[n], &e2)) {
             first_sram = cc_sram_bytes(cand[n]);
             pt[n] = (cc_sched_point){cand[n]->npu_cycles, first_sram};
             n++;
@@ -964,7 +1000,7 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
         cc_options o = o0;
         o.lstm_alt = true;
         npuc_err e2 = {0};
-        if (!compile_once(g, &o, wc, refs, om, &cand[n], &e2)) {
+        if (!compile_once(g, &o, wc, refs, om, &est, &cand[n], &e2)) {
             pt[n] = (cc_sched_point){cand[n]->npu_cycles, cc_sram_bytes(cand[n])};
             n++;
         }
@@ -1032,7 +1068,7 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
         }
         if (!perf && !t->stream) continue;   /* --optimise size streams already */
         npuc_err e2 = {0};
-        if (compile_once(g, &o, wc, refs, om, &cand[n], &e2)) continue;   /* a schedule that fails is no candidate */
+        if (compile_once(g, &o, wc, refs, om, &est, &cand[n], &e2)) continue;   /* a schedule that fails is no candidate */
         /* nor are bigger chunks that take more flash (weights it shared),
          * nor, where the arena is the SRAM (no fast pool), bigger chunks
          * that take more of it than the first schedule: there they are
@@ -1050,7 +1086,7 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
         n++;
         /* --optimise size's schedule with the LSTM's stacked form too */
         o.lstm_alt = true;
-        if (t->size && cand[n - 1]->lstm_forms && !compile_once(g, &o, wc, refs, om, &cand[n], &e2)) {
+        if (t->size && cand[n - 1]->lstm_forms && !compile_once(g, &o, wc, refs, om, &est, &cand[n], &e2)) {
             pt[n] = (cc_sched_point){cand[n]->npu_cycles, cc_sram_bytes(cand[n])};
             n++;
         }
@@ -1068,6 +1104,7 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
         eu_wcache_free(wc);
         cc_ref_memo_free(refs);
         cc_order_memo_free(om);
+        est_scratch_free(&est);
         cc_model_free(best);
         return npuc_errf(err, NPUC_E_UNSUPPORTED,
                          "the model needs at least %llu bytes of SRAM (its feature maps, weights streamed "
@@ -1078,6 +1115,7 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
     eu_wcache_free(wc);
     cc_ref_memo_free(refs);
     cc_order_memo_free(om);
+    est_scratch_free(&est);
     if (rc2) {
         cc_model_free(best);
         return rc2;

@@ -511,6 +511,9 @@ int cc_generate_all(cc_model *m, npuc_err *err);
 /* The CONCATENATION output whose buffer graph tensor t is written into in
  * place, as a slice of it (cc_concat_place); -1 when t has its own bytes. */
 int32_t cc_concat_slice_of(const cc_model *m, int32_t t);
+/* cc_concat_slice_of of every graph tensor into cat[m->g->n_tensors] in
+ * one pass over the ops. */
+void cc_concat_slice_index(const cc_model *m, int32_t *cat);
 
 /* Appends bytes to an epoch's flash, 16-byte aligned; returns the offset
  * via *off (lower/lower_toolkit.c). */

@@ -414,10 +414,19 @@ static void chain_around(const cc_model *m, const cc_epoch *e, int32_t k, uint64
  * With --optimise performance buffers in the fast scratch do not count:
  * there cascading is for what the fast pool cannot hold; with --optimise
  * size it is the two pools' sum. */
+static int peak_measure(cc_model *m, uint64_t *peak, int32_t *step, npuc_err *err);
+
 static int peak_of(cc_model *m, uint64_t *peak, int32_t *step, npuc_err *err)
 {
     int rc = cc_allocate(m, err);
     if (rc && rc != NPUC_E_UNSUPPORTED) return rc;   /* a pool too small is for later */
+    return peak_measure(m, peak, step, err);
+}
+
+/* peak_of of the allocation the model holds (its buffers and pools' sizes
+ * as the last cc_allocate of this state left them). */
+static int peak_measure(cc_model *m, uint64_t *peak, int32_t *step, npuc_err *err)
+{
     bool both = m->opt.optimise == CC_OPT_SIZE;
     *peak = m->arena_size + (both ? m->fast_size : 0);
     /* the step with the most live bytes */
@@ -445,11 +454,17 @@ static int peak_of(cc_model *m, uint64_t *peak, int32_t *step, npuc_err *err)
     return NPUC_OK;
 }
 
-/* What apply() changes, to undo a cascade that does not pay. */
+/* What apply() changes, to undo a cascade that does not pay, and the
+ * allocation of the state saved (cc_allocate's outputs: every buffer's
+ * offset and pool, in bufs, and the pools' sizes; it reads none of them).
+ * A snapshot is taken only of a state just allocated, so restoring it
+ * restores its allocation too: it is not allocated again (a function of
+ * the state, as cc_alloc_memo relies on). */
 typedef struct snapshot {
     cc_buf *bufs; int32_t n_bufs;
     cc_op_info *ops;
     eu_op *eu; int32_t n_eu;
+    uint64_t arena_size, fast_size;
 } snapshot;
 
 static int save(const cc_model *m, const cc_epoch *e, snapshot *sn, npuc_err *err)
@@ -468,6 +483,8 @@ static int save(const cc_model *m, const cc_epoch *e, snapshot *sn, npuc_err *er
     memcpy(sn->bufs, m->bufs, sizeof *sn->bufs * (size_t)m->n_bufs);
     memcpy(sn->ops, m->ops, sizeof *sn->ops * (size_t)m->g->n_ops);
     memcpy(sn->eu, e->ops, sizeof *sn->eu * (size_t)e->n_eu);
+    sn->arena_size = m->arena_size;
+    sn->fast_size = m->fast_size;
     return NPUC_OK;
 }
 
@@ -486,6 +503,8 @@ static void restore(cc_model *m, cc_epoch *e, snapshot *sn)
     free(e->ops);
     e->ops = sn->eu;
     e->n_eu = e->cap_eu = sn->n_eu;
+    m->arena_size = sn->arena_size;
+    m->fast_size = sn->fast_size;
     free(sn->bufs);
     free(sn->ops);
 }
@@ -536,7 +555,6 @@ static int cascade_for_cycles(cc_model *m, uint64_t cyc, npuc_err *err)
         uint64_t now = !rc && done ? cc_placed_cycles(m) : 0;
         if (rc || !done || !now || now >= cyc) {
             restore(m, e, &sn);
-            if (!rc) rc = peak_of(m, &peak, &step, err);
             continue;
         }
         drop(&sn);
@@ -580,9 +598,7 @@ static int longer_chain(cc_model *m, int32_t ei, int32_t k, uint64_t big_bytes, 
         if (rc) return rc;
         if (now && now < fewest) fewest = now, *k0 = tk[i], *n = tn[i];
     }
-    uint64_t peak;
-    int32_t step;
-    return peak_of(m, &peak, &step, err);
+    return NPUC_OK;   /* restored: the state and allocation it started from */
 }
 
 int cc_cascade(cc_model *m, npuc_err *err)
@@ -610,6 +626,7 @@ int cc_cascade(cc_model *m, npuc_err *err)
      * while the placed cycles go down instead */
     const target_desc *sd = &m->opt.sys;
     uint64_t cyc = 0;
+    bool placed = false;   /* the model holds its state's allocation */
     if (m->opt.optimise == CC_OPT_PERFORMANCE && sd->fast_pool >= 0 && sd->fast_pool < sd->n_pools &&
         sd->fast_pool != sd->act_pool) {
         uint64_t p;
@@ -617,12 +634,16 @@ int cc_cascade(cc_model *m, npuc_err *err)
         int rc = peak_of(m, &p, &st, err);
         if (rc) return rc;
         cyc = cc_placed_cycles(m);
+        placed = true;
     }
     for (int iter = 0; iter < 16; iter++) {
         uint64_t peak;
         int32_t step;
-        int rc = peak_of(m, &peak, &step, err);
+        /* after the first, the state is the one the cascade kept, as its
+         * trial allocated it */
+        int rc = placed ? peak_measure(m, &peak, &step, err) : peak_of(m, &peak, &step, err);
         if (rc) return rc;
+        placed = true;
         if (step < 0) break;
         /* the largest intermediate live at the peak that links two ops */
         int32_t best_e = -1, best_k = -1;
@@ -661,7 +682,6 @@ int cc_cascade(cc_model *m, npuc_err *err)
         }
         if (rc || !done || after >= peak) {
             restore(m, e, &sn);
-            if (!rc) rc = peak_of(m, &after, &step, err);
             if (rc) return rc;
             break;
         }

@@ -49,6 +49,24 @@ int32_t cc_concat_slice_of(const cc_model *m, int32_t t)
     return -1;
 }
 
+void cc_concat_slice_index(const cc_model *m, int32_t *cat)
+{
+    const graph *g = m->g;
+    for (int32_t t = 0; t < g->n_tensors; t++) cat[t] = -1;
+    /* the first concatenation in op order that has t as an input in its
+     * own output's buffer, as cc_concat_slice_of scans for */
+    for (int32_t i = 0; i < g->n_ops; i++) {
+        const graph_op *op = &g->ops[i];
+        if (op->opcode != TFL_OP_CONCATENATION || op->n_out != 1 || op->out[0] < 0) continue;
+        for (int32_t k = 0; k < op->n_in; k++) {
+            int32_t t = op->in[k];
+            if (t < 0 || t == op->out[0] || cat[t] >= 0 || m->buf_of[t] < 0 || m->buf_of[op->out[0]] != m->buf_of[t])
+                continue;
+            cat[t] = op->out[0];
+        }
+    }
+}
+
 /* The same elements as f (an NHWC view of a tensor seen by the
  * concatenation as s->h x s->w x s->c) inside the slice s of buffer `buf`.
  * False when f does not map onto the slice with one set of strides. */

@@ -30,19 +30,14 @@ static bool brick_view(const cc_model *m, const eu_fm *f)
 }
 
 /* Whether tensor t is the output of a PAD folded into the next conv's
- * padding (lower_pad.c): no NPU ops, the output sharing the input's buffer. */
-static bool folded_pad_out(const cc_model *m, int32_t t)
+ * padding (lower_pad.c): no NPU ops, the output sharing the input's buffer
+ * (pad_op[t]: the first PAD in op order with output t, -1 none). */
+static bool folded_pad_out(const cc_model *m, const int32_t *pad_op, int32_t t)
 {
-    const graph *g = m->g;
-    for (int32_t i = 0; i < g->n_ops; i++) {
-        const graph_op *op = &g->ops[i];
-        if ((op->opcode != TFL_OP_PAD && op->opcode != TFL_OP_PADV2) || op->n_out != 1 ||
-            op->out[0] != t || op->n_in < 1 || op->in[0] < 0)
-            continue;
-        return m->ops[i].npu && m->ops[i].n_eu == 0 && m->buf_of[t] >= 0 &&
-               m->buf_of[t] == m->buf_of[op->in[0]];
-    }
-    return false;
+    int32_t i = pad_op[t];
+    if (i < 0) return false;
+    const graph_op *op = &m->g->ops[i];
+    return m->ops[i].npu && m->ops[i].n_eu == 0 && m->buf_of[t] >= 0 && m->buf_of[t] == m->buf_of[op->in[0]];
 }
 
 static void mark(const cc_model *m, uint8_t *no, const eu_fm *f, bool flex)
@@ -72,6 +67,27 @@ int cc_layout(cc_model *m, npuc_err *err)
     }
     for (int32_t i = 0; i < g->n_ops; i++)
         if (m->ops[i].fused_into >= 0 && g->ops[i].n_in >= 1 && g->ops[i].in[0] >= 0) fused[g->ops[i].in[0]] = 1;
+    /* per tensor: the concatenation it is a slice of, the PAD making it
+     * (one pass over the ops each, not one per tensor) */
+    int32_t *cat = malloc(sizeof *cat * ((size_t)g->n_tensors + 1));
+    int32_t *pad_op = malloc(sizeof *pad_op * ((size_t)g->n_tensors + 1));
+    if (!cat || !pad_op) {
+        free(cat);
+        free(pad_op);
+        free(fused);
+        free(no);
+        free(owners);
+        return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    }
+    cc_concat_slice_index(m, cat);
+    for (int32_t t = 0; t < g->n_tensors; t++) pad_op[t] = -1;
+    for (int32_t i = 0; i < g->n_ops; i++) {
+        const graph_op *op = &g->ops[i];
+        if ((op->opcode != TFL_OP_PAD && op->opcode != TFL_OP_PADV2) || op->n_out != 1 || op->out[0] < 0 ||
+            op->n_in < 1 || op->in[0] < 0 || pad_op[op->out[0]] >= 0)
+            continue;
+        pad_op[op->out[0]] = i;
+    }
     for (int32_t i = 0; i < g->n_inputs; i++)
         if (m->buf_of[g->inputs[i]] >= 0) no[m->buf_of[g->inputs[i]]] = 1;
     for (int32_t i = 0; i < g->n_outputs; i++)
@@ -82,11 +98,11 @@ int cc_layout(cc_model *m, npuc_err *err)
         if (g->tensors[t].rank != 4 && g->tensors[t].rank != 3) no[b] = 1;
         /* a tensor written in place into a slice of a concatenation's
          * output is not a view (its feature maps address the output) */
-        if (cc_concat_slice_of(m, t) >= 0) continue;
+        if (cat[t] >= 0) continue;
         /* a PAD folded into the padding of the conv that reads it: its
          * output names the input's buffer, which that conv addresses as
          * the input (no op addresses the output's shape) */
-        if (folded_pad_out(m, t)) continue;
+        if (folded_pad_out(m, pad_op, t)) continue;
         /* the input of an activation fused into its producer (lower_lut.c)
          * is no view: it is never written as itself, the producer's ops
          * write the activation's output into the buffer. Bricks there only
@@ -166,5 +182,7 @@ int cc_layout(cc_model *m, npuc_err *err)
     free(no);
     free(owners);
     free(fused);
+    free(cat);
+    free(pad_op);
     return NPUC_OK;
 }

@@ -212,10 +212,20 @@ static void greedy_order(order_ctx *c, const int32_t *root, int32_t *order)
     int32_t n = g->n_ops, nt = g->n_tensors, stamp = 0;
     int32_t *uses = calloc((size_t)nt + 1, sizeof *uses), *mark = malloc(sizeof *mark * (size_t)(nt + 1));
     int32_t *waiting = calloc((size_t)n + 1, sizeof *waiting);
-    if (!uses || !mark || !waiting) {
+    /* the consumers of op p (the ops with p among their producers):
+     * cons[cstart[p] .. cstart[p + 1]) */
+    int32_t n_edges = c->pstart[n];
+    int32_t *cstart = calloc((size_t)n + 2, sizeof *cstart), *cons = malloc(sizeof *cons * ((size_t)n_edges + 1));
+    if (!uses || !mark || !waiting || !cstart || !cons) {
         for (int32_t i = 0; i < n; i++) order[i] = i;
         goto done;
     }
+    for (int32_t x = 0; x < n_edges; x++) cstart[c->prod[x] + 1]++;
+    for (int32_t p = 0; p < n; p++) cstart[p + 1] += cstart[p];
+    for (int32_t i = 0; i < n; i++)
+        for (int32_t x = c->pstart[i]; x < c->pstart[i + 1]; x++) cons[cstart[c->prod[x]]++] = i;
+    for (int32_t p = n; p > 0; p--) cstart[p] = cstart[p - 1];   /* back to the starts */
+    cstart[0] = 0;
     for (int32_t t = 0; t < nt; t++) mark[t] = -1;
     for (int32_t i = 0; i < n; i++) {
         const graph_op *op = &g->ops[i];
@@ -263,9 +273,8 @@ static void greedy_order(order_ctx *c, const int32_t *root, int32_t *order)
                     mark[root[op->in[k]]] = stamp;
                     uses[root[op->in[k]]]--;
                 }
-            for (int32_t i = s; i < e; i++)
-                for (int32_t x = c->pstart[i]; x < c->pstart[i + 1]; x++)
-                    if (c->prod[x] == best) waiting[i]--;
+            for (int32_t y = cstart[best]; y < cstart[best + 1]; y++)
+                if (cons[y] >= s && cons[y] < e) waiting[cons[y]]--;
         }
         s = e;
     }
@@ -273,6 +282,8 @@ done:
     free(uses);
     free(mark);
     free(waiting);
+    free(cstart);
+    free(cons);
 }
 
 bool cc_order_plan(const graph *g, int32_t *order)

@@ -347,6 +347,21 @@ uint32_t sim_ifm_extent(uint32_t ofm, unsigned stride, uint32_t kdil, unsigned p
 uint64_t sim_perf_estimate(eu_variant v, const sim_system *sys,
                            sim_op_info *ops, size_t n_ops);
 
+/* Each op's own figures worked out by sim_perf_estimate_memo calls: a
+ * function of the op's record without its place in the stream (as within
+ * one call), of the variant and of the system; a caller that estimates
+ * streams of the same ops again and again (the compiler's schedule search)
+ * keeps one across calls. */
+typedef struct sim_perf_memo sim_perf_memo;
+sim_perf_memo *sim_perf_memo_new(void);
+void sim_perf_memo_free(sim_perf_memo *pm);
+/* sim_perf_estimate, each record's figures from pm when an earlier call
+ * (or op) worked them out for the same variant and system (pm NULL: as
+ * sim_perf_estimate).
+ * The same figures, so the same total. */
+uint64_t sim_perf_estimate_memo(eu_variant v, const sim_system *sys, sim_op_info *ops, size_t n_ops,
+                                sim_perf_memo *pm);
+
 
 /* ------------------------------------------------ the NPU device (MMIO) */
 

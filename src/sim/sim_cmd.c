@@ -284,17 +284,11 @@ bool sim_state_written(const sim_state *s, uint16_t code)
     return (s->written[k][op / 32] >> (op % 32)) & 1;
 }
 
-/* A field's value / raw bits in a decoded command (0 if it has none). */
+/* A field's value in a decoded command (0 if it has none). */
 static int64_t fval(const sim_cmd *c, eu_fid id)
 {
     const eu_field *f = eu_cmd_field(c->info, id);
     return f ? eu_field_value(f, eu_field_raw(f, c->operand)) : 0;
-}
-
-static uint64_t fraw(const sim_cmd *c, eu_fid id)
-{
-    const eu_field *f = eu_cmd_field(c->info, id);
-    return f ? eu_field_raw(f, c->operand) : 0;
 }
 
 static void set_precision(sim_fm *fm, const sim_cmd *c)
@@ -321,9 +315,12 @@ void sim_state_apply(sim_state *s, const sim_cmd *c, eu_variant variant)
         s->written[k][op / 32] |= 1u << (op % 32);
     }
     if (!c->info) return;
-    /* one-field registers: the value (M1 registers +1, 40-bit addresses) */
-    uint64_t v = (uint64_t)fval(c, EU_F_VALUE);
-    uint16_t raw16 = (uint16_t)fraw(c, EU_F_VALUE);
+    /* one-field registers: the value (M1 registers +1, 40-bit addresses),
+     * its field looked up once */
+    const eu_field *vf = eu_cmd_field(c->info, EU_F_VALUE);
+    uint64_t vraw = vf ? eu_field_raw(vf, c->operand) : 0;
+    uint64_t v = vf ? (uint64_t)eu_field_value(vf, vraw) : 0;
+    uint16_t raw16 = (uint16_t)vraw;
     switch (c->code) {
     case EU_SET_IFM_PAD_TOP: s->pad_top = (uint8_t)v; break;
     case EU_SET_IFM_PAD_LEFT: s->pad_left = (uint8_t)v; break;

@@ -565,7 +565,72 @@ static uint32_t om_find(const op_memo *x, const sim_op_info *ops, size_t i)
     return k;
 }
 
+struct sim_perf_memo {
+    eu_variant v;
+    sim_system sys;           /* the figures' variant and system */
+    bool have;
+    sim_op_info *rec;         /* [n] records as worked out (figures filled) */
+    double *tail;             /* [n] */
+    uint32_t n, cap_rec;
+    uint32_t *slot;           /* [cap] record index + 1 (0: empty) */
+    uint32_t cap;             /* a power of two, at least twice n */
+};
+
+sim_perf_memo *sim_perf_memo_new(void) { return calloc(1, sizeof(sim_perf_memo)); }
+
+void sim_perf_memo_free(sim_perf_memo *pm)
+{
+    if (!pm) return;
+    free(pm->rec);
+    free(pm->tail);
+    free(pm->slot);
+    free(pm);
+}
+
+/* The slot of o's record in pm: the one holding the same record, or the
+ * empty one to take. */
+static uint32_t pm_find(const sim_perf_memo *pm, const sim_op_info *o)
+{
+    uint32_t k = (uint32_t)om_hash(o) & (pm->cap - 1);
+    while (pm->slot[k] && !om_same(&pm->rec[pm->slot[k] - 1], o)) k = (k + 1) & (pm->cap - 1);
+    return k;
+}
+
+/* Keeps o (its figures worked out) and its tail; nothing when memory runs
+ * out (the record is worked out again next time). */
+static void pm_add(sim_perf_memo *pm, const sim_op_info *o, double tail)
+{
+    if (pm->n == pm->cap_rec) {
+        uint32_t cap = pm->cap_rec ? 2 * pm->cap_rec : 256;
+        sim_op_info *r = realloc(pm->rec, sizeof *r * cap);
+        if (!r) return;
+        pm->rec = r;
+        double *t = realloc(pm->tail, sizeof *t * cap);
+        if (!t) return;
+        pm->tail = t;
+        pm->cap_rec = cap;
+    }
+    if (2 * (pm->n + 1) > pm->cap) {
+        uint32_t cap = pm->cap ? 2 * pm->cap : 512;
+        uint32_t *s = calloc(cap, sizeof *s);
+        if (!s) return;
+        free(pm->slot);
+        pm->slot = s;
+        pm->cap = cap;
+        for (uint32_t i = 0; i < pm->n; i++) pm->slot[pm_find(pm, &pm->rec[i])] = i + 1;
+    }
+    pm->slot[pm_find(pm, o)] = pm->n + 1;
+    pm->rec[pm->n] = *o;
+    pm->tail[pm->n++] = tail;
+}
+
 uint64_t sim_perf_estimate(eu_variant v, const sim_system *sys, sim_op_info *ops, size_t n_ops)
+{
+    return sim_perf_estimate_memo(v, sys, ops, n_ops, NULL);
+}
+
+uint64_t sim_perf_estimate_memo(eu_variant v, const sim_system *sys, sim_op_info *ops, size_t n_ops,
+                                sim_perf_memo *pm)
 {
     perf_ctx c;
     sim_system def;
@@ -603,7 +668,15 @@ uint64_t sim_perf_estimate(eu_variant v, const sim_system *sys, sim_op_info *ops
     uint64_t kend[4] = {0}, dend[16] = {0};
     uint64_t prev_tail = 0;
     op_memo om = {0};
-    if (n_ops >= 64 && n_ops < INT32_MAX / 4) {
+    if (pm && (!pm->have || pm->v != v || memcmp(&pm->sys, sys, sizeof *sys))) {
+        /* another variant or system: the figures kept are not its */
+        pm->v = v;
+        pm->sys = *sys;
+        pm->have = true;
+        pm->n = 0;
+        if (pm->slot) memset(pm->slot, 0, sizeof *pm->slot * pm->cap);
+    }
+    if (!pm && n_ops >= 64 && n_ops < INT32_MAX / 4) {
         om.cap = 64;
         while (om.cap < 2 * n_ops) om.cap *= 2;
         om.slot = calloc(om.cap, sizeof *om.slot);
@@ -621,9 +694,19 @@ uint64_t sim_perf_estimate(eu_variant v, const sim_system *sys, sim_op_info *ops
         double tail = 0;
         uint32_t k = 0;
         const sim_op_info *was = NULL;
-        if (om.slot) {
+        double was_tail = 0;
+        if (pm && pm->cap) {
+            uint32_t j = pm_find(pm, o);
+            if (pm->slot[j]) {
+                was = &pm->rec[pm->slot[j] - 1];
+                was_tail = pm->tail[pm->slot[j] - 1];
+            }
+        } else if (om.slot) {
             k = om_find(&om, ops, i);
-            if (om.slot[k]) was = &ops[om.slot[k] - 1];
+            if (om.slot[k]) {
+                was = &ops[om.slot[k] - 1];
+                was_tail = om.tail[om.slot[k] - 1];
+            }
         }
         if (was) {
             /* the same record worked out before */
@@ -635,7 +718,7 @@ uint64_t sim_perf_estimate(eu_variant v, const sim_system *sys, sim_op_info *ops
                 o->axi_read[p] = was->axi_read[p];
                 o->axi_write[p] = was->axi_write[p];
             }
-            tail = om.tail[om.slot[k] - 1];
+            tail = was_tail;
         } else if (o->kind == SIM_K_DMA) {
             cyc = dma_cycles(&c, o, &t);
             o->cycles_compute = 0;
@@ -658,7 +741,9 @@ uint64_t sim_perf_estimate(eu_variant v, const sim_system *sys, sim_op_info *ops
                 o->axi_read[p] = (uint64_t)(t.rd[p] + 0.5);
                 o->axi_write[p] = (uint64_t)(t.wr[p] + 0.5);
             }
-            if (om.slot) {
+            if (pm) {
+                pm_add(pm, o, tail);
+            } else if (om.slot) {
                 om.slot[k] = (int32_t)i + 1;
                 om.tail[i] = tail;
             }

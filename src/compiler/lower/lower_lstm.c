@@ -169,8 +169,10 @@ static bool gate_exact_run(uint8_t func, int32_t *lo, int32_t *hi, bool *clamp)
     *clamp = false;
     if (*lo > *hi) return false;
     for (int32_t s = 2 * INT16_MIN; s <= 2 * INT16_MAX; s++) {
-        int32_t sat = s < INT16_MIN ? INT16_MIN : s > INT16_MAX ? INT16_MAX : s;
-        int32_t ref = builtin(func, 3 * (int64_t)sat), raw = builtin(func, 3 * (int64_t)s);
+        /* the saturated sum's value: *lo or *hi outside int16, else the
+         * sum's own (the function worked out once per sum) */
+        int32_t raw = builtin(func, 3 * (int64_t)s);
+        int32_t ref = s < INT16_MIN ? *lo : s > INT16_MAX ? *hi : raw;
         if (raw < *lo || raw > *hi) *clamp = true;
         int32_t npu = raw < *lo ? *lo : raw > *hi ? *hi : raw;
         if (npu != ref) return false;

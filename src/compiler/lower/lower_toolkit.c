@@ -394,6 +394,7 @@ struct cc_ref_memo {
     check_ent *ck;
     int32_t n_ck, cap_ck;
     struct cc_blk_memo *blocks;   /* cc_block_choose_kept's */
+    struct cc_blk_memo *cycles;   /* copy_cycles' */
 };
 
 struct cc_ref_memo *cc_ref_memo_new(void) { return calloc(1, sizeof(struct cc_ref_memo)); }
@@ -408,6 +409,7 @@ void cc_ref_memo_free(struct cc_ref_memo *r)
     free(r->e);
     free(r->ck);
     cc_blk_memo_free(r->blocks);
+    cc_blk_memo_free(r->cycles);
     free(r);
 }
 
@@ -548,6 +550,7 @@ struct cc_blk_memo {
     npuc_hindex ix;           /* entry i: req[i] -> blk[i] */
     eu_block_req *req;
     eu_block *blk;
+    uint64_t *cyc;            /* eu_block_choose_cycles' cycles (its memo only) */
     int32_t cap;
 };
 
@@ -557,23 +560,26 @@ void cc_blk_memo_free(struct cc_blk_memo *b)
     npuc_hindex_free(&b->ix);
     free(b->req);
     free(b->blk);
+    free(b->cyc);
     free(b);
 }
 
 /* eu_block_choose through the memo of c (r zeroed beyond its fields, so
  * its bytes are the key). */
-static int choose_memo(struct cc_blk_memo **bp, const eu_block_req *r, eu_block *out, npuc_err *err)
+static int choose_memo_x(struct cc_blk_memo **bp, const eu_block_req *r, eu_block *out, uint64_t *cyc,
+                         npuc_err *err)
 {
     struct cc_blk_memo *b = *bp;
     if (!b) b = *bp = calloc(1, sizeof *b);
-    if (!b) return eu_block_choose(r, out, err);
+    if (!b) return cyc ? eu_block_choose_cycles(r, out, cyc, err) : eu_block_choose(r, out, err);
     uint64_t h = npuc_hash(NPUC_HASH_INIT, r, sizeof *r);
     for (int32_t i = npuc_hindex_first(&b->ix, h); i >= 0; i = npuc_hindex_next(&b->ix, i))
         if (!memcmp(&b->req[i], r, sizeof *r)) {
             *out = b->blk[i];
+            if (cyc) *cyc = b->cyc[i];
             return NPUC_OK;
         }
-    int rc = eu_block_choose(r, out, err);
+    int rc = cyc ? eu_block_choose_cycles(r, out, cyc, err) : eu_block_choose(r, out, err);
     if (rc) return rc;   /* errors are not remembered */
     if (b->ix.n == b->cap) {
         int32_t cap = b->cap ? 2 * b->cap : 64;
@@ -583,13 +589,24 @@ static int choose_memo(struct cc_blk_memo **bp, const eu_block_req *r, eu_block 
         eu_block *k = realloc(b->blk, sizeof *k * (size_t)cap);
         if (!k) return NPUC_OK;
         b->blk = k;
+        if (cyc) {
+            uint64_t *y = realloc(b->cyc, sizeof *y * (size_t)cap);
+            if (!y) return NPUC_OK;
+            b->cyc = y;
+        }
         b->cap = cap;
     }
     int32_t i = b->ix.n;
     if (!npuc_hindex_add(&b->ix, h)) return NPUC_OK;
     b->req[i] = *r;
     b->blk[i] = *out;
+    if (cyc) b->cyc[i] = *cyc;
     return NPUC_OK;
+}
+
+static int choose_memo(struct cc_blk_memo **bp, const eu_block_req *r, eu_block *out, npuc_err *err)
+{
+    return choose_memo_x(bp, r, out, NULL, err);
 }
 
 /* Whether buffer b (a feature map) is one the fast pool will likely
@@ -664,7 +681,9 @@ static void copy_ew(eu_op *o, unsigned bits)
  * its own. */
 #define COPY_EW_MARGIN 256u
 
-/* The estimated cycles of op o with its best block (0: no block fits). */
+/* The estimated cycles of op o with its best block (0: no block fits);
+ * eu_block_choose_cycles' answers kept with c->m->refs by request (an
+ * unrolled LSTM copies the same shapes a thousand times). */
 static uint64_t copy_cycles(lower_ctx *c, const eu_op *o)
 {
     eu_block_req r;
@@ -672,8 +691,9 @@ static uint64_t copy_cycles(lower_ctx *c, const eu_op *o)
     eu_block b;
     uint64_t cyc = 0;
     npuc_err e2 = {0};
-    if (eu_block_choose_cycles(&r, &b, &cyc, &e2) != NPUC_OK) return 0;
-    return cyc;
+    int rc = c->m->refs ? choose_memo_x(&c->m->refs->cycles, &r, &b, &cyc, &e2)
+                        : eu_block_choose_cycles(&r, &b, &cyc, &e2);
+    return rc == NPUC_OK ? cyc : 0;
 }
 
 int cc_copy_block(lower_ctx *c, eu_op *o, unsigned bits, npuc_err *err)

@@ -1203,7 +1203,7 @@ static int choose_fast(cc_model *m, const bool *ok, uint64_t cap, const int32_t 
     uint64_t total = 0;
     for (int32_t i = 0; i < c.n_ops; i++) total += c.ops[i].cost;
     c.spare_hide = true;
-    for (int32_t b = 0; b < n; b++) {
+    for (int32_t b = 0; b < n && !m->opt.no_once_hide; b++) {
         cc_buf *x = &m->bufs[b];
         if (!ok[b] || !x->wcopy || x->reload || in_fast[b] || !x->size || x->size > cap ||
             c.first[b + 1] - c.first[b] != 1 || !c.ops[c.list[c.first[b]]].one_block)

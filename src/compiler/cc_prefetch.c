@@ -1533,7 +1533,8 @@ int cc_place_weights(cc_model *m, npuc_err *err)
         }
         point_free(&was);
     }
-    if (!rc && pick >= 0 && m->opt.weight_search && !m->opt.weight_headrooms && !m->opt.no_drop_waiting)
+    if (!rc && pick >= 0 && m->opt.weight_search && !m->opt.weight_headrooms && !m->opt.no_drop_waiting &&
+        cc_fast_bytes(&m->opt))
         rc = drop_waiting(m, n_eu, err);
 done:
     cc_alloc_memo(m, false);

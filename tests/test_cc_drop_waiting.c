@@ -12,7 +12,7 @@
  * compiled with it and without it (cc_options.no_drop_waiting):
  *  - tflm_id_model: its last FULLY_CONNECTED chunks (8.5 KB DMAs of 2,780
  *    cycles for 1,605-cycle ops) stream; fewer cycles (914,405 ->
- *    909,872), no more SRAM, more one-block weighted ops streaming their
+ *    906,655), no more SRAM, more one-block weighted ops streaming their
  *    weights than without;
  *  - person_detect under Vela 5.1's 74,480 B (--arena-cache-size, as
  *    bench_sched equal): 121,368 -> 118,181 cycles;

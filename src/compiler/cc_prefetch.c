@@ -1501,6 +1501,12 @@ int cc_place_weights(cc_model *m, npuc_err *err)
         }
         if ((rc = cc_generate_all(m, err)) || (rc = (k ? cc_prefetch : place_inner)(m, err))) goto done;
     }
+    /* the pick before the polish below (drop_waiting weighs both) */
+    bool waits = !rc && pick >= 0 && (m->opt.weight_search || m->opt.weight_headrooms) &&
+                 !m->opt.no_drop_waiting && cc_fast_bytes(&m->opt);
+    fit_point pre = {0};
+    int32_t pre_hr = m->opt.prefetch_headroom;
+    if (waits) point_keep(m, n_eu, &pre);
     if (pick >= 0 && m->opt.weight_search && !m->opt.weight_headrooms && !limit && !m->opt.no_prefetch_polish) {
         /* The point picked, placed again with its prefetch also weighing
          * the plans that keep moved copies clear of the op before their
@@ -1533,9 +1539,38 @@ int cc_place_weights(cc_model *m, npuc_err *err)
         }
         point_free(&was);
     }
-    if (!rc && pick >= 0 && m->opt.weight_search && !m->opt.weight_headrooms && !m->opt.no_drop_waiting &&
-        cc_fast_bytes(&m->opt))
+    if (waits && !rc) {
+        /* the copies the ops wait for dropped, from the polished pick and
+         * (where the polish moved it) from the pick before it: the
+         * polish's prefetch plans can leave other copies waiting, and a
+         * limit at the default's SRAM, which skips the polish, must not
+         * beat the default */
+        bool moved_by_polish = pre.bufs && memcmp(pre.bufs, m->bufs, sizeof *m->bufs * (size_t)m->n_bufs);
         rc = drop_waiting(m, n_eu, err);
+        if (!rc && moved_by_polish) {
+            fit_point one = {0};
+            point_keep(m, n_eu, &one);
+            cc_sched_point two[2] = {{m->npu_cycles, cc_sram_bytes(m)}, {0, 0}};
+            int32_t one_hr = m->opt.prefetch_headroom;
+            m->opt.prefetch_headroom = pre_hr;
+            memcpy(m->bufs, pre.bufs, sizeof *m->bufs * (size_t)m->n_bufs);
+            fit_load(m, &pre.ops);
+            m->arena_size = pre.arena;
+            m->fast_size = pre.fast;
+            if (!(rc = cc_generate_all(m, err))) rc = drop_waiting(m, n_eu, err);
+            two[1] = (cc_sched_point){m->npu_cycles, cc_sram_bytes(m)};
+            if (!rc && one.bufs && cc_sched_pick(two, 2, limit) != 1) {
+                m->opt.prefetch_headroom = one_hr;
+                memcpy(m->bufs, one.bufs, sizeof *m->bufs * (size_t)m->n_bufs);
+                fit_load(m, &one.ops);
+                m->arena_size = one.arena;
+                m->fast_size = one.fast;
+                rc = cc_generate_all(m, err);
+            }
+            point_free(&one);
+        }
+    }
+    point_free(&pre);
 done:
     cc_alloc_memo(m, false);
     for (int32_t i = 0; i < FIT_POINTS; i++) point_free(&kept[i]);

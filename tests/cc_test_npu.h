@@ -16,6 +16,7 @@
 #include "../src/tflite/tflite.h"
 #include "test.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

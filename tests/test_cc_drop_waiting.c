@@ -15,7 +15,9 @@
  *    906,655), no more SRAM, more one-block weighted ops streaming their
  *    weights than without;
  *  - person_detect under Vela 5.1's 74,480 B (--arena-cache-size, as
- *    bench_sched equal): 121,368 -> 118,181 cycles;
+ *    bench_sched equal): no worse on either figure (with the schedule
+ *    changes merged beside this pass its copies no longer wait: 118,800
+ *    cycles either way; when they did, 121,368 -> 118,181);
  * each bit-exact with the reference (2 draws) and hazard-free
  * (tests/cc_hazard.h). */
 #include "test.h"
@@ -45,7 +47,7 @@ static int streaming_once(const cc_model *cm)
     return n;
 }
 
-static void one(const char *rel, eu_variant v, const char *vname, uint64_t limit)
+static void one(const char *rel, eu_variant v, const char *vname, uint64_t limit, bool gains)
 {
     tfl_model *tm = NULL;
     graph *g = NULL;
@@ -63,10 +65,10 @@ static void one(const char *rel, eu_variant v, const char *vname, uint64_t limit
                    rel, vname, (unsigned long long)on->npu_cycles, (unsigned long long)cc_sram_bytes(on),
                    streaming_once(on), (unsigned long long)off->npu_cycles,
                    (unsigned long long)cc_sram_bytes(off), streaming_once(off));
-            CHECK(on->npu_cycles < off->npu_cycles);
+            CHECK(gains ? on->npu_cycles < off->npu_cycles : on->npu_cycles <= off->npu_cycles);
             CHECK(cc_sram_bytes(on) <= cc_sram_bytes(off));
             CHECK(!limit || cc_sram_bytes(on) <= limit);
-            CHECK(streaming_once(on) > streaming_once(off));
+            CHECK(gains ? streaming_once(on) > streaming_once(off) : streaming_once(on) >= streaming_once(off));
             CHECK(cc_hazard_model(on, v, rel));
             cc_draws d = {.n_draws = 2, .seed = 7, .fill = cc_fill_bytes};
             CHECK(cc_check_draws(rel, g, on, v, &d));
@@ -81,7 +83,7 @@ static void one(const char *rel, eu_variant v, const char *vname, uint64_t limit
 int main(void)
 {
     (void)env_long;
-    one("models/zoo/tflm_id_model.tflite", EU_U65_256, "ethos-u65-256", 0);
-    one("models/tflm/person_detect.tflite", EU_U65_256, "ethos-u65-256 at 74480 B", 74480);
+    one("models/zoo/tflm_id_model.tflite", EU_U65_256, "ethos-u65-256", 0, true);
+    one("models/tflm/person_detect.tflite", EU_U65_256, "ethos-u65-256 at 74480 B", 74480, false);
     TEST_MAIN_END();
 }

@@ -15,7 +15,9 @@
  * overwritten), and where an epoch's one table is preloaded (LUT banks
  * kept) its DMA is issued behind the first weight DMA that comes before
  * the table's user (armkws_ds_cnn_s: the softmax's table no longer holds
- * up the first conv's weights). */
+ * up the first conv's weights); there, too, no one-slot table waits for
+ * the kernel ops (KERNEL_WAIT) before its DMA: the next op's table goes
+ * ahead of the weight DMAs into a slot the running ops do not read. */
 #include "test.h"
 #include "../src/compiler/cc.h"
 #include "../src/graph/graph.h"
@@ -29,6 +31,8 @@ static const eu_variant VARIANTS[6] = {EU_U55_32, EU_U55_64, EU_U55_128,
  * DMAs to *lut_dmas. */
 static size_t check_stream(const cc_epoch *e, eu_variant v, const char *what, int *lut_dmas)
 {
+    bool kept_banks = eu_variant_get(v)->reserved_banks >= EU_LUT_BANKS;
+    bool kwait = false;   /* a KERNEL_WAIT since the last operation or DMA */
     npuc_err err = {0};
     sim_cop1 cop;
     sim_cmd *cmds = NULL;
@@ -71,10 +75,16 @@ static size_t check_stream(const cc_epoch *e, eu_variant v, const char *what, in
             continue;
         }
         if (!eu_cmd_is_kernel_op(c->code)) {
+            if (c->code == EU_OP_KERNEL_WAIT) kwait = true;
             if (c->code == EU_OP_DMA_START && s.dma.dst_internal) {
                 ++*lut_dmas;
+                if (kept_banks && kwait && s.dma.len <= EU_LUT_SLOT_BYTES) {
+                    fprintf(stderr, "%s: a one-slot LUT's DMA waits for the kernel ops (0x%zx)\n", what, c->offset);
+                    CHECK(0);
+                }
                 if (!luts++ && !weights) lut_first = true;
             } else if (c->code == EU_OP_DMA_START) {
+                kwait = false;
                 weights++;
                 if (!user_seen) weights_before_user++;
             }
@@ -82,6 +92,7 @@ static size_t check_stream(const cc_epoch *e, eu_variant v, const char *what, in
             continue;
         }
         if (s.act_func >= EU_ACT_LUT0 && s.act_func < EU_ACT_LUT0 + EU_N_LUT_SLOTS) user_seen = true;
+        kwait = false;
         bool global = s.ofm.scale_mode == EU_OFM_SCALE_GLOBAL;
         bool clamps = s.ofm.bits != 32 || s.act_func != EU_ACT_NONE;
         /* tiles: W0 covers the width, BASE2 only below HEIGHT0 */

@@ -237,7 +237,6 @@ typedef struct dmaq {
     int32_t done;             /* DMAs 0..done-1 are known finished (waited for) */
     int32_t *of_op;           /* [n_eu]; -2: an earlier op loads its buffer */
     int32_t lut;              /* number of a LUT DMA the next op needs, -1 none */
-    int32_t lut_pre;          /* number of the LUT DMA issued up front, -1 none */
     int32_t *dma_for;         /* the op each DMA feeds, in stream order */
     int32_t n_for;
     int32_t *loader;          /* [n_eu] the first op using op k's weight copy */
@@ -263,6 +262,7 @@ typedef struct lut_slots {
     int32_t *at;                    /* [n_luts] first slot of a resident LUT, -1 none */
     int32_t *next_use;              /* [n_luts] the next op using it, INT32_MAX none */
     int32_t *next_same;             /* [n_eu] the next op after k using op k's LUT */
+    int32_t *dma;                   /* [n_luts] number of the DMA that loaded it, -1 none */
 } lut_slots;
 
 static bool lut_slots_init(lut_slots *ls, const cc_epoch *e)
@@ -271,11 +271,13 @@ static bool lut_slots_init(lut_slots *ls, const cc_epoch *e)
     ls->at = malloc(sizeof(int32_t) * nl);
     ls->next_use = malloc(sizeof(int32_t) * nl);
     ls->next_same = malloc(sizeof(int32_t) * ne);
-    if (!ls->at || !ls->next_use || !ls->next_same) return false;
+    ls->dma = malloc(sizeof(int32_t) * nl);
+    if (!ls->at || !ls->next_use || !ls->next_same || !ls->dma) return false;
     for (int i = 0; i < EU_N_LUT_SLOTS; i++) ls->held[i] = -1;
     for (int32_t l = 0; l < e->n_luts; l++) {
         ls->at[l] = -1;
         ls->next_use[l] = INT32_MAX;
+        ls->dma[l] = -1;
     }
     for (int32_t k = e->n_eu - 1; k >= 0; k--) {
         int32_t l = e->ops[k].lut;
@@ -291,6 +293,7 @@ static void lut_slots_free(lut_slots *ls)
     free(ls->at);
     free(ls->next_use);
     free(ls->next_same);
+    free(ls->dma);
 }
 
 /* An op without a LUT overwrote the banks (16-bank parts). */
@@ -303,22 +306,29 @@ static void lut_slots_clear(lut_slots *ls, const cc_epoch *e)
 /* Places LUT l (not resident) and returns its first slot: a table takes
  * a power-of-two number of slots at a multiple of it (Vela aligns a table
  * to its size, docs/ethos-u.md 5.7); of those places, the one whose
- * tables are needed last (free slots: never). */
-static int lut_slots_place(lut_slots *ls, const cc_epoch *e, int32_t l)
+ * tables are needed last (free slots: never), none holding the tables
+ * keep0 / keep1 (-1: none; ops that may still run read them): -1 when
+ * every place holds one. */
+static int lut_slots_place(lut_slots *ls, const cc_epoch *e, int32_t l, int32_t keep0, int32_t keep1)
 {
     int n = 1;
     while (n < EU_N_LUT_SLOTS && (uint64_t)n * EU_LUT_SLOT_BYTES < e->luts[l].size) n *= 2;
-    int best = 0;
+    int best = -1;
     int32_t best_use = -1;
     for (int p = 0; p + n <= EU_N_LUT_SLOTS; p += n) {
         int32_t use = INT32_MAX;
-        for (int i = p; i < p + n; i++)
-            if (ls->held[i] >= 0 && ls->next_use[ls->held[i]] < use) use = ls->next_use[ls->held[i]];
-        if (use > best_use) {
+        bool kept = false;
+        for (int i = p; i < p + n; i++) {
+            int32_t t = ls->held[i];
+            if (t >= 0 && (t == keep0 || t == keep1)) kept = true;
+            if (t >= 0 && ls->next_use[t] < use) use = ls->next_use[t];
+        }
+        if (!kept && use > best_use) {
             best_use = use;
             best = p;
         }
     }
+    if (best < 0) return -1;
     for (int i = best; i < best + n; i++) {
         int32_t t = ls->held[i];
         if (t < 0) continue;
@@ -363,14 +373,13 @@ static int emit_op(cs *s, const cc_model *m, const cc_epoch *e, int32_t k, dmaq 
     if (o->lut >= 0) {
         int32_t slot = ls->at[o->lut];
         if (slot < 0) {
-            slot = lut_slots_place(ls, e, o->lut);
+            slot = lut_slots_place(ls, e, o->lut, -1, -1);
             if (prev) op(s, EU_OP_KERNEL_WAIT, 0);
             emit_lut_dma(s, m, e, k, slot, q);
-            q->lut = q->started - 1;
-        } else if (q->lut_pre >= 0) {
-            q->lut = q->lut_pre;   /* preloaded: wait for it once */
-            q->lut_pre = -1;
+            ls->dma[o->lut] = q->started - 1;
         }
+        /* its DMA, if not known finished (preloaded: waited for once) */
+        q->lut = ls->dma[o->lut];
         ls->next_use[o->lut] = ls->next_same[k];
         act = (uint8_t)(EU_ACT_LUT0 + slot);
     } else if (lut_shared) {
@@ -621,7 +630,7 @@ int eu_generate(cc_model *m, cc_epoch *e, npuc_err *err)
     memset(&ls, 0, sizeof ls);
     if (!lut_slots_init(&ls, e)) rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     size_t nn = (size_t)e->n_eu + 1;
-    dmaq q = {0, 0, calloc(nn, sizeof(int32_t)), -1, -1, malloc(sizeof(int32_t) * (3 * (size_t)e->n_eu + 1)), 0,
+    dmaq q = {0, 0, calloc(nn, sizeof(int32_t)), -1, malloc(sizeof(int32_t) * (3 * (size_t)e->n_eu + 1)), 0,
               malloc(sizeof(int32_t) * nn), malloc(sizeof(int32_t) * nn), malloc(sizeof(int32_t) * nn)};
     /* -1: not issued yet; -2: an earlier op loads the buffer (found once
      * here, not per emit_dmas_after call: streams of thousands of ops) */
@@ -652,10 +661,25 @@ int eu_generate(cc_model *m, cc_epoch *e, npuc_err *err)
     for (int32_t i = -1; i < e->n_eu && !rc; i++) {
         if (i >= 0) rc = emit_op(s, m, e, i, &q, &ls, err);
         if (rc) break;
+        /* where the LUT banks are kept, the next op's one-slot table
+         * goes ahead of the weight DMAs issued here (else it would queue
+         * behind them while the op waits: 6.7k cycles before one of
+         * tflm_id_model's LEAKY_RELU convs on ethos-u55-256), into a slot
+         * that neither this op nor the one before it (both may still
+         * run) reads, so no kernel op is waited for */
+        int32_t j = i + 1, lj = j < e->n_eu ? e->ops[j].lut : -1;
+        if (lj >= 0 && i >= 0 && ls.at[lj] < 0 && vi->reserved_banks >= EU_LUT_BANKS &&
+            e->luts[lj].size <= EU_LUT_SLOT_BYTES) {
+            int slot = lut_slots_place(&ls, e, lj, e->ops[i].lut, i > 0 ? e->ops[i - 1].lut : -1);
+            if (slot >= 0) {
+                emit_lut_dma(s, m, e, j, slot, &q);
+                ls.dma[lj] = q.started - 1;
+            }
+        }
         emit_dmas_after(s, m, e, i, &q);
-        if (lut_user >= 0 && i + 1 == pre_slot) {
-            emit_lut_dma(s, m, e, lut_user, lut_slots_place(&ls, e, 0), &q);
-            q.lut_pre = q.started - 1;
+        if (lut_user >= 0 && i + 1 == pre_slot && ls.at[0] < 0) {
+            emit_lut_dma(s, m, e, lut_user, lut_slots_place(&ls, e, 0, -1, -1), &q);
+            ls.dma[0] = q.started - 1;
         }
     }
     lut_slots_free(&ls);

@@ -1215,9 +1215,11 @@ static void unit_costs(const int16_t *v, size_t n, uint64_t *plain, uint64_t *zr
         size_t end = n - at < 128 ? n : at + 128;
         uint16_t p = 0, z = 0, nz = 0;
         for (size_t i = at; i < end; i++) {
-            int x = v[i];
-            uint16_t a = (uint16_t)(x < 0 ? -x : x);
-            uint16_t sm = (uint16_t)(2 * a + (x < 0));
+            /* all in 16 bits (8 lanes a vector): s is all ones for x < 0,
+             * 2x ^ s is 2|x| - 1 there, and adding 2 gives 2|x| + 1 */
+            uint16_t x = (uint16_t)v[i];
+            uint16_t s = (uint16_t)-(uint16_t)(x >> 15);
+            uint16_t sm = (uint16_t)(((uint16_t)(x << 1) ^ s) + (s & 2));
             uint16_t sq = (uint16_t)(sm > 2 ? sm - 2 : 0);
             p = (uint16_t)(p + sm);
             z = (uint16_t)(z + sq);

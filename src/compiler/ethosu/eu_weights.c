@@ -1524,28 +1524,29 @@ static int encode_weights(const sim_wgeom *g, const int16_t *w, uint8_t **out, s
     *out = NULL;
     *out_size = 0;
     size_t n = sim_weight_traverse(g, NULL, 0);
-    int64_t *map = malloc((n ? n : 1) * sizeof *map);
     int16_t *seq = malloc((n ? n : 1) * sizeof *seq);
-    if (!map || !seq) {
-        free(map);
-        free(seq);
+    if (!seq)
         return npuc_errf(err, NPUC_E_NOMEM, "weight encode: out of memory (%zu positions)", n);
-    }
-    sim_weight_traverse(g, map, n);
-    for (size_t i = 0; i < n; i++) seq[i] = map[i] < 0 ? 0 : w[map[i]];
+    sim_weight_gather(g, w, seq);
     int16_t lo = 0, hi = 0;          /* range check, vectorised */
     for (size_t i = 0; i < n; i++) {
         lo = seq[i] < lo ? seq[i] : lo;
         hi = seq[i] > hi ? seq[i] : hi;
     }
     if (lo < -255 || hi > 255) {
-        /* name the weight by its coordinates, not its stream position */
+        /* name the weight by its coordinates, not its stream position
+         * (through the traversal's map, only here) */
         size_t i = 0;
         while (seq[i] >= -255 && seq[i] <= 255) i++;
-        uint64_t x = (uint64_t)map[i], I = g->depthwise ? 1 : g->ifm_depth;
         int v = seq[i];
-        free(map);
         free(seq);
+        int64_t *map = malloc(n * sizeof *map);
+        if (!map)
+            return npuc_errf(err, NPUC_E_INVALID, "weight encode: weight %d at position %zu "
+                             "is outside -255..255", v, i);
+        sim_weight_traverse(g, map, n);
+        uint64_t x = (uint64_t)map[i], I = g->depthwise ? 1 : g->ifm_depth;
+        free(map);
         return npuc_errf(err, NPUC_E_INVALID,
                          "weight encode: W[%llu][%llu][%llu][%llu] (index %llu) is %d, outside "
                          "-255..255", (unsigned long long)(x / I / g->kw / g->kh),
@@ -1553,7 +1554,6 @@ static int encode_weights(const sim_wgeom *g, const int16_t *w, uint8_t **out, s
                          (unsigned long long)(x / I % g->kw), (unsigned long long)(x % I),
                          (unsigned long long)x, v);
     }
-    free(map);
     int rc = mlw_encode(seq, n, 0, out, out_size, NULL, fv_out, true, err);
     free(seq);
     if (rc) npuc_err_prefix(err, "OFM depth %u, kernel %ux%u", g->ofm_depth, g->kh, g->kw);

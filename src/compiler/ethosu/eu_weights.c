@@ -867,8 +867,10 @@ static void rice_body(eu_bitw *w, const uint16_t *idx, size_t n, unsigned k)
     }
 }
 
-/* Truncated body: as rice_body, through the generic generator (rare). */
-static void trunc_body(eu_bitw *wp, const uint16_t *idx, size_t n, unsigned k)
+/* Body of a slice without zero runs, Rice or truncated, through the
+ * generic generator: the truncated bodies (rare), and the reference that
+ * the tests hold rice_body to (the same bits). */
+static void wgen_body(eu_bitw *wp, const uint16_t *idx, size_t n, unsigned k, bool trunc)
 {
     eu_bitw w = *wp;
     uint64_t prev_rem = 0;
@@ -878,7 +880,7 @@ static void trunc_body(eu_bitw *wp, const uint16_t *idx, size_t n, unsigned k)
     g.idx = idx;
     g.count = n;
     g.k = k;
-    g.trunc = true;
+    g.trunc = trunc;
     for (size_t done = 0; done < n;) {
         eu_chunk c;
         wgen_chunk(&g, &c);
@@ -895,7 +897,7 @@ static void trunc_body(eu_bitw *wp, const uint16_t *idx, size_t n, unsigned k)
 /* Body of a slice without zero runs, Rice or truncated. */
 static void put_rice_body(eu_bitw *w, const uint16_t *idx, size_t n, unsigned k, bool trunc)
 {
-    if (trunc) trunc_body(w, idx, n, k);
+    if (trunc) wgen_body(w, idx, n, k, true);
     else rice_body(w, idx, n, k);
 }
 

@@ -826,26 +826,30 @@ static inline void rice_body_k(eu_bitw *wp, const uint16_t *idx, size_t n, const
     uint64_t prev_rem = 0;
     unsigned prev_bits = 0;
     const uint32_t mask = (1u << k) - 1;
-    uint64_t pos = 0, rem = 0;
+    /* remainders as a queue entering at the top by constant shifts: the
+     * nrem pending bits are the top nrem bits of rq, the oldest lowest
+     * (LSB first, as they are written; at most 12 symbols, 60 bits) */
+    uint64_t pos = 0, rq = 0;
     unsigned n0 = 0, nrem = 0;
     size_t next = 0;
     /* one value's positions and remainder appended */
-#define EU_RICE_APPEND()                               \
-    do {                                               \
-        uint32_t x = idx[next];                        \
-        uint32_t q = x >> k;                           \
-        pos |= QPOS[q] << n0;                          \
-        rem |= (uint64_t)(x & mask) << nrem;           \
-        n0 += (q >> 1) + 1;                            \
-        nrem += k;                                     \
+#define EU_RICE_APPEND()                                              \
+    do {                                                              \
+        uint32_t x = idx[next];                                       \
+        uint32_t q = x >> k;                                          \
+        pos |= QPOS[q] << n0;                                         \
+        if (k) rq = rq >> k | (uint64_t)(x & mask) << (64 - k);       \
+        n0 += (q >> 1) + 1;                                           \
     } while (0)
     for (size_t done = 0; done < n;) {
         /* a value takes at least one position: with 12 values left the
          * chunk fills before they run out, and only n0 needs checking */
+        size_t from = next;
         if (n - next >= 12)
             for (; n0 < 12; next++) EU_RICE_APPEND();
         else
             for (; n0 < 12 && next < n; next++) EU_RICE_APPEND();
+        nrem += (unsigned)(next - from) * k;
         unsigned pad = n0 < 12 ? 12 - n0 : 0;
         uint32_t c0 = (uint32_t)pos & 0xFFF, c2 = (uint32_t)(pos >> 32) & 0xFFF;
         unsigned n_u1 = popcount12(c0);
@@ -855,9 +859,9 @@ static inline void rice_body_k(eu_bitw *wp, const uint16_t *idx, size_t n, const
         bw_put(&w, c0 | c1 << 12, 12 + n_u1);          /* WUNARY0, WUNARY1 */
         bw_put64(&w, prev_rem, prev_bits);            /* WREMAIN, chunk before */
         unsigned rb = (completed - pad) * k;
-        prev_rem = rem & (((uint64_t)1 << rb) - 1);
+        /* the oldest rb pending bits (two shifts: nrem may be 0) */
+        prev_rem = (rq >> 1 >> (63 - nrem)) & (((uint64_t)1 << rb) - 1);
         prev_bits = rb;
-        rem >>= rb;
         nrem -= rb;
         pos = (pos >> 12 & 0xFFFFF) | (pos >> 44) << 32;
         n0 = n0 - 12 + pad;

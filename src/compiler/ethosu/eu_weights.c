@@ -819,7 +819,8 @@ static const uint64_t QPOS[32] = {
  * positions in its high half (one shift per value instead of two; pending
  * positions stay below 28: appending stops at 12 and a symbol takes at most
  * 16). A chunk's WUNARY1 bits are its code-2 bits at its WUNARY0 positions,
- * packed (COMPRESS6). k is a constant in each caller (rice_body). */
+ * packed (COMPRESS6). Remainders queue up in rq by constant shifts (below).
+ * k is a constant in each caller (rice_body). */
 static inline void rice_body_k(eu_bitw *wp, const uint16_t *idx, size_t n, const unsigned k)
 {
     eu_bitw w = *wp;

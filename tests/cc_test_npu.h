@@ -16,6 +16,7 @@
 #include "../src/tflite/tflite.h"
 #include "test.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -598,6 +599,60 @@ static inline int cc_load_shared(const char *rel, tfl_model **tm, graph **g)
         return -1;
     }
     return 1;
+}
+
+/* Adds to g a random CONV_2D / DEPTHWISE_CONV_2D (dw) with the options opt
+ * reading tensor ti (scale si, type dt) into a new tensor NAME of oshape:
+ * int8 weights of wshape in [-127, 127] with per-channel scales, bias int32
+ * (int8) / int64 (int16) about the spread of the sums, an output scale
+ * about their spread and (int8) a random zero point; the constants are
+ * NAME_w and NAME_b. Draws from r in that order. Returns the output
+ * tensor, -1 on failure. */
+static inline int32_t cc_rand_conv(graph *g, npuc_rng *r, int32_t ti, float si, graph_dtype dt, bool dw,
+                                   const int32_t wshape[4], const int32_t oshape[4], const tfl_options *opt,
+                                   const char *name)
+{
+    int32_t oc = oshape[3], bshape = oc;
+    int32_t k = wshape[1] * wshape[2] * (dw ? 1 : wshape[3]);
+    size_t nw = (size_t)oc * (size_t)k;
+    int8_t *w = malloc(nw + 1);
+    int64_t *b64 = malloc(sizeof *b64 * (size_t)oc);
+    int32_t *b32 = malloc(sizeof *b32 * (size_t)oc);
+    float *ws = malloc(sizeof *ws * (size_t)oc), *bs = malloc(sizeof *bs * (size_t)oc);
+    int64_t *zp0 = calloc((size_t)oc, sizeof *zp0);
+    int32_t to = -1;
+    if (!w || !b64 || !b32 || !ws || !bs || !zp0) goto out;
+    for (size_t i = 0; i < nw; i++) w[i] = (int8_t)npuc_rng_range(r, -127, 127);
+    for (int32_t o = 0; o < oc; o++) {
+        ws[o] = (float)(0.002 * pow(2.0, npuc_rng_unit(r) * 4));
+        bs[o] = si * ws[o];
+        double range = (dt == GRAPH_I16 ? 200000.0 : 2000.0) * sqrt((double)k);
+        b64[o] = (int64_t)((npuc_rng_unit(r) * 2 - 1) * range);
+        b32[o] = (int32_t)b64[o];
+    }
+    float so = (float)((double)si * (double)ws[0] * sqrt((double)k) * (dt == GRAPH_I16 ? 60.0 : 20.0) *
+                       pow(2.0, npuc_rng_unit(r) * 2 - 1));
+    char nm[64];
+    snprintf(nm, sizeof nm, "%s_w", name);
+    int32_t tw = graph_add_tensor(g, nm, GRAPH_I8, 4, wshape, w);
+    snprintf(nm, sizeof nm, "%s_b", name);
+    int32_t tb = graph_add_tensor(g, nm, dt == GRAPH_I16 ? GRAPH_I64 : GRAPH_I32, 1, &bshape,
+                                  dt == GRAPH_I16 ? (const void *)b64 : (const void *)b32);
+    int32_t t = graph_add_tensor(g, name, dt, 4, oshape, NULL);
+    int64_t zo = dt == GRAPH_I8 ? npuc_rng_range(r, -100, 100) : 0;
+    int32_t ins[3] = {ti, tw, tb};
+    if (tw >= 0 && tb >= 0 && t >= 0 && !graph_set_quant(g, tw, oc, ws, zp0, dw ? 3 : 0) &&
+        !graph_set_quant(g, tb, oc, bs, zp0, 0) && !graph_set_quant(g, t, 1, &so, &zo, 0) &&
+        graph_add_op(g, dw ? TFL_OP_DEPTHWISE_CONV_2D : TFL_OP_CONV_2D, opt, 3, ins, 1, &t) >= 0)
+        to = t;
+out:
+    free(w);
+    free(b64);
+    free(b32);
+    free(ws);
+    free(bs);
+    free(zp0);
+    return to;
 }
 
 #endif

@@ -67,27 +67,8 @@ static int32_t add_conv(graph *g, const cfg *c, int32_t ti, float si, const char
     npuc_rng r;
     npuc_rng_seed(&r, c->wseed);
     int32_t oh = out_extent(c, c->h, c->fh, c->sy, 1), ow = out_extent(c, c->w, c->fw, c->sx, c->dx);
-    int32_t per = c->dw ? 1 : c->ch, k = c->fh * c->fw * per;
     int32_t oshape[4] = {1, oh, ow, c->oc};
-    int32_t wshape[4] = {c->dw ? 1 : c->oc, c->fh, c->fw, c->dw ? c->oc : c->ch}, bshape = c->oc;
-    size_t nw = (size_t)c->oc * (size_t)k;
-    int8_t *w = malloc(nw + 1);
-    int64_t *b64 = malloc(sizeof *b64 * (size_t)c->oc);
-    int32_t *b32 = malloc(sizeof *b32 * (size_t)c->oc);
-    float *ws = malloc(sizeof *ws * (size_t)c->oc), *bs = malloc(sizeof *bs * (size_t)c->oc);
-    int64_t *zp0 = calloc((size_t)c->oc, sizeof *zp0);
-    int32_t to = -1;
-    if (!w || !b64 || !b32 || !ws || !bs || !zp0) goto out;
-    for (size_t i = 0; i < nw; i++) w[i] = (int8_t)npuc_rng_range(&r, -127, 127);
-    for (int32_t o = 0; o < c->oc; o++) {
-        ws[o] = (float)(0.002 * pow(2.0, npuc_rng_unit(&r) * 4));
-        bs[o] = si * ws[o];
-        double range = (c->dt == GRAPH_I16 ? 200000.0 : 2000.0) * sqrt((double)k);
-        b64[o] = (int64_t)((npuc_rng_unit(&r) * 2 - 1) * range);
-        b32[o] = (int32_t)b64[o];
-    }
-    float so = (float)((double)si * (double)ws[0] * sqrt((double)k) * (c->dt == GRAPH_I16 ? 60.0 : 20.0) *
-                       pow(2.0, npuc_rng_unit(&r) * 2 - 1));
+    int32_t wshape[4] = {c->dw ? 1 : c->oc, c->fh, c->fw, c->dw ? c->oc : c->ch};
     tfl_options opt;
     memset(&opt, 0, sizeof opt);
     opt.padding = c->padding;
@@ -97,27 +78,7 @@ static int32_t add_conv(graph *g, const cfg *c, int32_t ti, float si, const char
     opt.dilation_w = c->dx;
     opt.depth_multiplier = c->dw ? c->oc / c->ch : 0;
     opt.activation = c->act;
-    char nm[32];
-    snprintf(nm, sizeof nm, "%s_w", name);
-    int32_t tw = graph_add_tensor(g, nm, GRAPH_I8, 4, wshape, w);
-    snprintf(nm, sizeof nm, "%s_b", name);
-    int32_t tb = graph_add_tensor(g, nm, c->dt == GRAPH_I16 ? GRAPH_I64 : GRAPH_I32, 1, &bshape,
-                                  c->dt == GRAPH_I16 ? (const void *)b64 : (const void *)b32);
-    int32_t t = graph_add_tensor(g, name, c->dt, 4, oshape, NULL);
-    int64_t zo = c->dt == GRAPH_I8 ? npuc_rng_range(&r, -100, 100) : 0;
-    int32_t ins[3] = {ti, tw, tb};
-    if (tw >= 0 && tb >= 0 && t >= 0 && !graph_set_quant(g, tw, c->oc, ws, zp0, c->dw ? 3 : 0) &&
-        !graph_set_quant(g, tb, c->oc, bs, zp0, 0) && !graph_set_quant(g, t, 1, &so, &zo, 0) &&
-        graph_add_op(g, c->dw ? TFL_OP_DEPTHWISE_CONV_2D : TFL_OP_CONV_2D, &opt, 3, ins, 1, &t) >= 0)
-        to = t;
-out:
-    free(w);
-    free(b64);
-    free(b32);
-    free(ws);
-    free(bs);
-    free(zp0);
-    return to;
+    return cc_rand_conv(g, &r, ti, si, c->dt, c->dw, wshape, oshape, &opt, name);
 }
 
 static graph *build_conv(const cfg *c)

@@ -243,29 +243,9 @@ static graph *build_conv(const cfg *c)
         ow = (c->w + c->sx - 1) / c->sx;
     }
     bool dw = c->kind == 2;
-    int32_t per = dw ? 1 : c->ch, k = c->fh * c->fw * per;
     int32_t ishape[4] = {1, c->h, c->w, c->ch}, oshape[4] = {1, oh, ow, c->oc};
-    int32_t wshape[4] = {dw ? 1 : c->oc, c->fh, c->fw, dw ? c->oc : c->ch}, bshape = c->oc;
-    size_t nw = (size_t)c->oc * (size_t)k;
-    int8_t *w = malloc(nw);
-    int64_t *b64 = malloc(sizeof *b64 * (size_t)c->oc);
-    int32_t *b32 = malloc(sizeof *b32 * (size_t)c->oc);
-    float *ws = malloc(sizeof *ws * (size_t)c->oc), *bs = malloc(sizeof *bs * (size_t)c->oc);
-    int64_t *zp0 = calloc((size_t)c->oc, sizeof *zp0);
-    graph *res = NULL;
-    if (!w || !b64 || !b32 || !ws || !bs || !zp0) goto out;
-    for (size_t i = 0; i < nw; i++) w[i] = (int8_t)npuc_rng_range(&r, -127, 127);
+    int32_t wshape[4] = {dw ? 1 : c->oc, c->fh, c->fw, dw ? c->oc : c->ch};
     float si = c->scale;
-    for (int32_t o = 0; o < c->oc; o++) {
-        ws[o] = (float)(0.002 * pow(2.0, npuc_rng_unit(&r) * 4));
-        bs[o] = si * ws[o];
-        double range = (c->dt == GRAPH_I16 ? 200000.0 : 2000.0) * sqrt((double)k);
-        b64[o] = (int64_t)((npuc_rng_unit(&r) * 2 - 1) * range);
-        b32[o] = (int32_t)b64[o];
-    }
-    /* the output scale about the spread of the sums */
-    float so = (float)((double)si * (double)ws[0] * sqrt((double)k) * (c->dt == GRAPH_I16 ? 60.0 : 20.0) *
-                       pow(2.0, npuc_rng_unit(&r) * 2 - 1));
     tfl_options opt;
     memset(&opt, 0, sizeof opt);
     opt.padding = c->padding == TFL_PAD_SAME ? TFL_PAD_SAME : TFL_PAD_VALID;
@@ -276,27 +256,12 @@ static graph *build_conv(const cfg *c)
     opt.depth_multiplier = dw ? c->oc / c->ch : 0;
     opt.activation = c->act;
     int32_t ti = graph_add_tensor(g, "x", c->dt, 4, ishape, NULL);
-    int32_t tw = graph_add_tensor(g, "w", GRAPH_I8, 4, wshape, w);
-    int32_t tb = graph_add_tensor(g, "b", c->dt == GRAPH_I16 ? GRAPH_I64 : GRAPH_I32, 1, &bshape,
-                                  c->dt == GRAPH_I16 ? (const void *)b64 : (const void *)b32);
-    int32_t to = graph_add_tensor(g, "y", c->dt, 4, oshape, NULL);
-    int64_t zo = c->dt == GRAPH_I8 ? npuc_rng_range(&r, -100, 100) : 0;
-    int32_t ins[3] = {ti, tw, tb};
-    bool ok = ti >= 0 && tw >= 0 && tb >= 0 && to >= 0 && !graph_set_quant(g, ti, 1, &si, &c->zp, 0) &&
-              !graph_set_quant(g, tw, c->oc, ws, zp0, dw ? 3 : 0) && !graph_set_quant(g, tb, c->oc, bs, zp0, 0) &&
-              !graph_set_quant(g, to, 1, &so, &zo, 0) &&
-              graph_add_op(g, dw ? TFL_OP_DEPTHWISE_CONV_2D : TFL_OP_CONV_2D, &opt, 3, ins, 1, &to) >= 0 &&
-              !graph_set_io(g, 1, &ti, 1, &to);
-    if (ok) res = g;
-out:
-    if (!res) graph_free(g);
-    free(w);
-    free(b64);
-    free(b32);
-    free(ws);
-    free(bs);
-    free(zp0);
-    return res;
+    int32_t to = ti >= 0 ? cc_rand_conv(g, &r, ti, si, c->dt, dw, wshape, oshape, &opt, "y") : -1;
+    if (to < 0 || graph_set_quant(g, ti, 1, &si, &c->zp, 0) || graph_set_io(g, 1, &ti, 1, &to)) {
+        graph_free(g);
+        return NULL;
+    }
+    return g;
 }
 
 static void random_conv(npuc_rng *r, cfg *c)

@@ -41,6 +41,12 @@ typedef struct cc_options {
     bool no_order;            /* ops in the graph's order (cc_order.c off; tests) */
     bool no_stage;            /* no input copied into the fast pool before the
                                  op that reads it (lower.c; tests) */
+    bool no_drop_waiting;     /* the picked schedule keeps the read-once copies
+                                 its ops wait for (cc_prefetch.c drop_waiting;
+                                 tests) */
+    bool no_once_hide;        /* a weight copy read once never counts its DMA
+                                 hidden behind the ops before the op before
+                                 its user (cc_alloc.c choose_fast; tests) */
     bool graph_order;         /* the graph's op order, views still moved
                                  (cc_compile's comparison, cc_order.c) */
     /* --arena-cache-size: the most SRAM (cc_sram_bytes) the schedule may

@@ -498,6 +498,11 @@ typedef struct fp_ctx {
     bool memo_own;            /* memo is the context's (else the model's,
                                  kept in its cc_costs between placements) */
     uint64_t *dma_memo;       /* [n_bufs] fp_dma + 1 (0: not yet; NULL: none) */
+    uint64_t *spare_memo;     /* [n_ops][FP_MEMO] fp_spare + 1 (0: not yet;
+                                 NULL: none) */
+    bool spare_hide;          /* fp_gain lets the params port's idle time
+                                 of the ops before a copy read once hide
+                                 its DMA (choose_fast's last phase) */
 } fp_ctx;
 
 /* The region choices of an op's four operands (each 0..2). */
@@ -697,6 +702,48 @@ static uint64_t fp_dma(const fp_ctx *c, int32_t b)
     return cyc;
 }
 
+/* The least share of the model's cycles (the sum of its ops' alone) a
+ * weight copy read once must save per pool's worth of bytes it adds above
+ * the fast pool's peak (choose_fast's last phase). */
+#define FP_ONCE_RATE 0.015
+
+/* Cycles of op i, with its operands where the present choice puts them,
+ * in which the port of the params (region 0, a weight DMA's source) moves
+ * none of the op's own bytes: what a DMA from the params may use while op i
+ * runs without taking bandwidth the op needs. The cycle model lets a DMA
+ * and a kernel op share a port for free (sim.md, Timeline); the choice
+ * does not count on it. */
+static uint64_t fp_spare(const fp_ctx *c, int32_t i)
+{
+    const fp_op *f = &c->ops[i];
+    uint8_t reg[4];
+    for (int k = 0; k < 4; k++) {
+        int32_t b = f->buf[k];
+        bool fast = b >= 0 && c->in_fast[b];
+        if (k == 3) reg[k] = b < 0 ? 0 : fast ? 2 : c->wcopy_else;
+        else reg[k] = b < 0 ? 0 : fast ? 2 : 1;
+    }
+    size_t at = (size_t)i * FP_MEMO + reg[0] + 3u * reg[1] + 9u * reg[2] + 27u * reg[3];
+    if (c->spare_memo && c->spare_memo[at]) return c->spare_memo[at] - 1;
+    const cc_model *m = c->m;
+    const sim_system *s = &m->opt.sys.sim;
+    int p = s->region_port[0] & 1;
+    const sim_memory *pm = &s->axi[p];
+    unsigned axi = eu_variant_get(m->opt.sys.variant)->axi_bits / 8u;
+    unsigned w = pm->width_bytes && pm->width_bytes < axi ? pm->width_bytes : axi;
+    double bw = (double)w * (pm->clock_scale > 0 ? pm->clock_scale : 1.0);
+    sim_op_info r = f->rec;
+    r.ifm_region = reg[0];
+    r.ifm2_region = reg[1];
+    r.ofm_region = reg[2];
+    r.weight_region = r.scale_region = reg[3];
+    uint64_t cyc = sim_perf_estimate(m->opt.sys.variant, s, &r, 1);
+    double busy = bw > 0 ? (double)(r.axi_read[p] + r.axi_write[p]) / bw : (double)cyc;
+    uint64_t spare = busy >= (double)cyc ? 0 : cyc - (uint64_t)(busy + 0.5);
+    if (c->spare_memo) c->spare_memo[at] = spare + 1;
+    return spare;
+}
+
 /* Cycles saved by moving buffer b into the fast pool, given the present
  * choice for every other buffer: what its ops gain (each costed alone), less
  * for a weight copy its DMA, as far as it is not hidden. The DMA runs while
@@ -731,6 +778,20 @@ static int64_t fp_gain(const fp_ctx *c, int32_t b)
         int32_t p = c->ops[i0].prev;
         bool once = users == 1 && c->ops[i0].one_block;
         int64_t hidden = p >= 0 && !once ? (int64_t)c->ops[p].cost : 0;
+        if (once && !x->reload && c->spare_hide) {
+            /* the prefetch pass may start its DMA ops before its user:
+             * the ops right before it hide it where they leave the
+             * params' port idle, back to one that keeps the port busy
+             * or has a copy of its own in the pool (whose DMA holds the
+             * channel and the port before it) */
+            for (int32_t j = p; j >= 0 && hidden < dma; j = c->ops[j].prev) {
+                int32_t w = c->ops[j].buf[3];
+                if (w >= 0 && w != b && c->in_fast[w]) break;
+                uint64_t idle = fp_spare(c, j);
+                if (!idle) break;
+                hidden += (int64_t)idle;
+            }
+        }
         if (x->reload) {
             /* a copy loaded per use (cc_place_weights) starts its DMA as
              * op eu_first starts: the ops from there to its first user
@@ -830,6 +891,7 @@ static int fp_init(fp_ctx *c, const cc_model *m, const uint8_t *in_fast)
     c->memo_own = !c->memo;
     if (!c->memo) c->memo = calloc((size_t)c->n_ops * FP_MEMO + 1, sizeof *c->memo);
     c->dma_memo = calloc((size_t)nb + 1, sizeof *c->dma_memo);
+    c->spare_memo = calloc((size_t)c->n_ops * FP_MEMO + 1, sizeof *c->spare_memo);
     for (int32_t i = 0; i < c->n_ops; i++) c->ops[i].cost = fp_cost(c, i, -1);
     return NPUC_OK;
 }
@@ -838,6 +900,7 @@ static void fp_free(fp_ctx *c)
 {
     if (c->memo_own) free(c->memo);
     free(c->dma_memo);
+    free(c->spare_memo);
     free(c->ops);
     free(c->first);
     free(c->list);
@@ -1131,6 +1194,40 @@ static int choose_fast(cc_model *m, const bool *ok, uint64_t cap, const int32_t 
     }
     /* the copies in the holes may leave some buffer saving nothing */
     nc = prune(m, &c, chosen, nc, n_before_holes, in_fast);
+    /* weight copies read once whose DMA the ops before their user hide
+     * in the params port's idle time (fp_spare) go in last, in stream
+     * order, beside the rest (they evict nothing): where one raises the
+     * peak, only when it saves at least FP_ONCE_RATE of the cycles per
+     * pool's worth of growth (a copy of 24 KiB above a pool of 11 KiB
+     * must save 3.3%) */
+    uint64_t total = 0;
+    for (int32_t i = 0; i < c.n_ops; i++) total += c.ops[i].cost;
+    c.spare_hide = true;
+    for (int32_t b = 0; b < n && !m->opt.no_once_hide; b++) {
+        cc_buf *x = &m->bufs[b];
+        if (!ok[b] || !x->wcopy || x->reload || in_fast[b] || !x->size || x->size > cap ||
+            c.first[b + 1] - c.first[b] != 1 || !c.ops[c.list[c.first[b]]].one_block)
+            continue;
+        int64_t g = fp_gain(&c, b);
+        if (g <= 0) continue;
+        uint64_t o = first_fit(m, chosen, nc, b, sp, &fi);
+        if (o + x->size > cap) continue;
+        uint64_t grow = o + x->size > peak ? o + x->size - peak : 0;
+        if (grow && (double)g * (double)peak < FP_ONCE_RATE * (double)grow * (double)total) continue;
+        x->offset = (int64_t)o;
+        x->pool = CC_IN_FAST;
+        in_fast[b] = 1;
+        chosen[nc++] = b;
+        if (fi.ok) fi.ok = cc_tl_add(&fi.tl, b, x->first, x->last);
+        if (o + x->size > peak) peak = o + x->size;
+        for (int32_t j = c.first[b]; j < c.first[b + 1]; j++) {
+            int32_t i = c.list[j];
+            total -= c.ops[i].cost;
+            c.ops[i].cost = fp_cost(&c, i, -1);
+            total += c.ops[i].cost;
+        }
+    }
+    c.spare_hide = false;
     /* the chosen set again, largest first (as the arena): kept if it packs
      * no worse than the order of choice */
     for (int32_t k = 0; k < nc; k++) off[k] = m->bufs[chosen[k]].offset;

@@ -745,6 +745,103 @@ static bool pw_better(const cc_model *m, const pw_state *st)
            (m->npu_cycles == st->cycles && m->arena_size + m->fast_size < st->arena + st->fast);
 }
 
+/* The cycles each op of e waits for its copy's DMA (lost[k]), replaying
+ * the stream as generated (each DMA issued after op eu_first of its copy,
+ * or the op before its first user) with the cycles of the last estimate,
+ * as plan_epoch does. False: out of memory (lost untouched). */
+static bool replay_waits(const cc_model *m, const cc_epoch *e, uint64_t *lost)
+{
+    int32_t n = e->n_eu;
+    unsigned qdepth = eu_variant_is_u65(m->opt.sys.variant) ? 2 : 1;
+    uint64_t *wready = calloc((size_t)n + 1, sizeof *wready);
+    int32_t *first_of = malloc(sizeof *first_of * ((size_t)m->n_bufs + 1));
+    if (!wready || !first_of) {
+        free(wready);
+        free(first_of);
+        return false;
+    }
+    for (int32_t b = 0; b < m->n_bufs; b++) first_of[b] = -1;
+    for (int32_t k = n - 1; k >= 0; k--)
+        if (e->ops[k].wbuf >= 0) first_of[e->ops[k].wbuf] = k;
+    uint64_t t_cmd = 0, dend[2] = {0, 0}, kend_1 = 0, kend_2 = 0;
+    int32_t next = 0;
+    for (int32_t i = -1; i < n; i++) {
+        for (; next < n; next++) {
+            int32_t w = e->ops[next].wbuf;
+            if (w < 0 || first_of[w] != next) continue;
+            int32_t at = m->bufs[w].eu_first < next - 1 ? m->bufs[w].eu_first : next - 1;
+            if (at > i) break;
+            uint64_t oldest = dend[qdepth == 1 ? 1 : 0];
+            if (oldest > t_cmd) t_cmd = oldest;
+            uint64_t start = t_cmd > dend[1] ? t_cmd : dend[1];
+            dend[0] = dend[1];
+            dend[1] = start + e->ops[next].dma_cycles;
+            wready[next] = dend[1];
+            for (int32_t j = next + 1; j < n; j++)
+                if (e->ops[j].wbuf == w) wready[j] = dend[1];
+        }
+        if (i + 1 >= n) break;
+        int32_t k = i + 1;
+        if (kend_2 > t_cmd) t_cmd = kend_2;
+        uint64_t could = t_cmd > kend_1 ? t_cmd : kend_1;
+        lost[k] = wready[k] > could ? wready[k] - could : 0;
+        if (wready[k] > t_cmd) t_cmd = wready[k];
+        uint64_t start = t_cmd > kend_1 ? t_cmd : kend_1;
+        kend_2 = kend_1;
+        kend_1 = start + e->ops[k].cycles;
+    }
+    free(wready);
+    free(first_of);
+    return true;
+}
+
+/* The region an op's feature map buffer b is in (1 the arena, 2 the fast
+ * pool). */
+static uint8_t fm_region(const cc_model *m, int32_t b)
+{
+    return b >= 0 && b < m->n_bufs && m->bufs[b].pool == CC_IN_FAST ? 2 : 1;
+}
+
+/* Whether read-once op k of e, as estimated last, would be faster reading
+ * its weights from the params than waiting lost cycles for its copy's DMA
+ * and then running from the copy. */
+static bool dma_bound(const cc_model *m, const cc_epoch *e, int32_t k, uint64_t lost)
+{
+    const eu_op *o = &e->ops[k];
+    if (!lost) return false;
+    uint64_t stream = cc_op_cycles_at(m, o, fm_region(m, o->ifm.buf), 1, fm_region(m, o->ofm.buf), 0);
+    return lost + o->cycles > stream;
+}
+
+/* Rounds of drop_waiting. */
+#define PW_BOUND_ROUNDS 4
+
+/* Sets bound[i] for each candidate whose op, as estimated last, waits for
+ * its copy's DMA longer than streaming would cost (dma_bound); returns how
+ * many it newly set. */
+static int32_t mark_bound(const cc_model *m, const pw_cand *cand, int32_t nc, bool *bound)
+{
+    int32_t max_eu = 0, n_new = 0;
+    for (int32_t i = 0; i < m->n_epochs; i++)
+        if (m->epochs[i].n_eu > max_eu) max_eu = m->epochs[i].n_eu;
+    uint64_t *lost = calloc((size_t)max_eu + 1, sizeof *lost);
+    if (!lost) return 0;
+    for (int32_t i = 0, ep = -1; i < nc; i++) {
+        const cc_epoch *e = &m->epochs[cand[i].epoch];
+        if (cand[i].epoch != ep) {
+            memset(lost, 0, sizeof *lost * ((size_t)max_eu + 1));
+            ep = replay_waits(m, e, lost) ? cand[i].epoch : -1;
+            if (ep < 0) continue;
+        }
+        if (!bound[i] && e->ops[cand[i].op].wbuf >= 0 && dma_bound(m, e, cand[i].op, lost[cand[i].op])) {
+            bound[i] = true;
+            n_new++;
+        }
+    }
+    free(lost);
+    return n_new;
+}
+
 static int place_inner(cc_model *m, npuc_err *err)
 {
     if (m->opt.optimise != CC_OPT_PERFORMANCE) return cc_prefetch(m, err);
@@ -1130,6 +1227,86 @@ static void point_keep(const cc_model *m, size_t n_eu, fit_point *p)
     p->fast = m->fast_size;
 }
 
+/* The schedule picked, its read-once copies (read_once) whose ops wait for
+ * their DMA longer than streaming would cost (mark_bound) dropped: the ops
+ * stream their weights from the params, the model placed, generated and
+ * prefetched again, and once more for those the ops then wait for, up to
+ * PW_BOUND_ROUNDS times; kept with fewer NPU cycles and no more SRAM. A
+ * run of DMA-bound copies (tflm_id_model's last FULLY_CONNECTED chunks on
+ * ethos-u65-256: each 8.5 KB DMA takes 2,780 cycles for a 1,605-cycle op)
+ * in an epoch whose other copies pay is what place_inner's whole-epoch
+ * drop leaves. Not during the search: its points and trajectories stay. */
+static int drop_waiting(cc_model *m, size_t n_eu, npuc_err *err)
+{
+    int32_t nc = 0;
+    int32_t *users = malloc(sizeof *users * ((size_t)m->n_bufs + 1));
+    pw_cand *cand = malloc(sizeof *cand * (n_eu + 1));
+    bool *bound = calloc(n_eu + 1, sizeof *bound), *best_bound = calloc(n_eu + 1, sizeof *best_bound);
+    fit_point was = {0};
+    int rc = NPUC_OK;
+    if (!users || !cand || !bound || !best_bound) goto out;   /* no polish */
+    for (int32_t i = 0; i < m->n_epochs; i++) {
+        if (m->epochs[i].kind != CC_EPOCH_HW) continue;
+        count_users(&m->epochs[i], users);
+        for (int32_t k = 0; k < m->epochs[i].n_eu; k++)
+            if (read_once(&m->epochs[i], k, users)) cand[nc++] = (pw_cand){i, k, m->epochs[i].ops[k].wbuf};
+    }
+    if (!nc || !mark_bound(m, cand, nc, bound)) goto out;
+    point_keep(m, n_eu, &was);
+    if (!was.bufs) goto out;
+    uint64_t best_cycles = m->npu_cycles, best_sram = cc_sram_bytes(m);
+    bool any = false, last_best = false;
+    for (int r = 0; r < PW_BOUND_ROUNDS; r++) {
+        memcpy(m->bufs, was.bufs, sizeof *m->bufs * (size_t)m->n_bufs);
+        fit_load(m, &was.ops);
+        for (int32_t i = 0; i < nc; i++) {
+            if (!bound[i]) continue;
+            m->bufs[cand[i].wbuf].size = 0;
+            m->epochs[cand[i].epoch].ops[cand[i].op].wbuf = -1;
+        }
+        npuc_err e2 = {0};
+        last_best = false;
+        if (cc_allocate(m, &e2) != NPUC_OK) break;
+        if ((rc = cc_generate_all(m, err)) || (rc = cc_prefetch(m, err))) goto out;
+        uint64_t sram = cc_sram_bytes(m);
+        last_best = m->npu_cycles < best_cycles && sram <= best_sram;
+        if (!last_best) break;
+        any = true;
+        best_cycles = m->npu_cycles;
+        best_sram = sram;
+        memcpy(best_bound, bound, sizeof *bound * (size_t)nc);
+        if (!mark_bound(m, cand, nc, bound)) break;
+    }
+    if (last_best) goto out;
+    /* back to the best: the picked schedule, or the best round again */
+    memcpy(m->bufs, was.bufs, sizeof *m->bufs * (size_t)m->n_bufs);
+    fit_load(m, &was.ops);
+    m->arena_size = was.arena;
+    m->fast_size = was.fast;
+    if (!any) {
+        rc = cc_generate_all(m, err);
+        goto out;
+    }
+    for (int32_t i = 0; i < nc; i++) {
+        if (!best_bound[i]) continue;
+        m->bufs[cand[i].wbuf].size = 0;
+        m->epochs[cand[i].epoch].ops[cand[i].op].wbuf = -1;
+    }
+    npuc_err e3 = {0};
+    if (cc_allocate(m, &e3) != NPUC_OK) {
+        rc = npuc_errf(err, NPUC_E_INVALID, "internal: a weight schedule placed before no longer fits");
+        goto out;
+    }
+    if (!(rc = cc_generate_all(m, err))) rc = cc_prefetch(m, err);
+out:
+    point_free(&was);
+    free(users);
+    free(cand);
+    free(bound);
+    free(best_bound);
+    return rc;
+}
+
 /* Points per trajectory: its first placement and one per drop; then, per
  * trajectory, one per drop that would have taken a shared copy (rl_map):
  * that copy loaded per use instead, the drops before it kept. */
@@ -1324,6 +1501,12 @@ int cc_place_weights(cc_model *m, npuc_err *err)
         }
         if ((rc = cc_generate_all(m, err)) || (rc = (k ? cc_prefetch : place_inner)(m, err))) goto done;
     }
+    /* the pick before the polish below (drop_waiting weighs both) */
+    bool waits = !rc && pick >= 0 && (m->opt.weight_search || m->opt.weight_headrooms) &&
+                 !m->opt.no_drop_waiting && cc_fast_bytes(&m->opt);
+    fit_point pre = {0};
+    int32_t pre_hr = m->opt.prefetch_headroom;
+    if (waits) point_keep(m, n_eu, &pre);
     if (pick >= 0 && m->opt.weight_search && !m->opt.weight_headrooms && !limit && !m->opt.no_prefetch_polish) {
         /* The point picked, placed again with its prefetch also weighing
          * the plans that keep moved copies clear of the op before their
@@ -1356,6 +1539,38 @@ int cc_place_weights(cc_model *m, npuc_err *err)
         }
         point_free(&was);
     }
+    if (waits && !rc) {
+        /* the copies the ops wait for dropped, from the polished pick and
+         * (where the polish moved it) from the pick before it: the
+         * polish's prefetch plans can leave other copies waiting, and a
+         * limit at the default's SRAM, which skips the polish, must not
+         * beat the default */
+        bool moved_by_polish = pre.bufs && memcmp(pre.bufs, m->bufs, sizeof *m->bufs * (size_t)m->n_bufs);
+        rc = drop_waiting(m, n_eu, err);
+        if (!rc && moved_by_polish) {
+            fit_point one = {0};
+            point_keep(m, n_eu, &one);
+            cc_sched_point two[2] = {{m->npu_cycles, cc_sram_bytes(m)}, {0, 0}};
+            int32_t one_hr = m->opt.prefetch_headroom;
+            m->opt.prefetch_headroom = pre_hr;
+            memcpy(m->bufs, pre.bufs, sizeof *m->bufs * (size_t)m->n_bufs);
+            fit_load(m, &pre.ops);
+            m->arena_size = pre.arena;
+            m->fast_size = pre.fast;
+            if (!(rc = cc_generate_all(m, err))) rc = drop_waiting(m, n_eu, err);
+            two[1] = (cc_sched_point){m->npu_cycles, cc_sram_bytes(m)};
+            if (!rc && one.bufs && cc_sched_pick(two, 2, limit) != 1) {
+                m->opt.prefetch_headroom = one_hr;
+                memcpy(m->bufs, one.bufs, sizeof *m->bufs * (size_t)m->n_bufs);
+                fit_load(m, &one.ops);
+                m->arena_size = one.arena;
+                m->fast_size = one.fast;
+                rc = cc_generate_all(m, err);
+            }
+            point_free(&one);
+        }
+    }
+    point_free(&pre);
 done:
     cc_alloc_memo(m, false);
     for (int32_t i = 0; i < FIT_POINTS; i++) point_free(&kept[i]);

@@ -336,15 +336,48 @@ int sim_wgeom_from_state(const sim_state *s, eu_variant variant, bool depthwise,
     return NPUC_OK;
 }
 
+/* The traversal's constants (docs/weights.md): output and input channels,
+ * micro-block depths, the IFM block, the sub-kernel's height and width
+ * (dilation), the OFM block depth, part-kernel-first and depthwise. */
+typedef struct trav {
+    uint32_t O, I, ifm_ub, ofm_ub, ifm_blk, dh, dwid, B;
+    bool pkf, dw;
+} trav;
+
+static trav trav_of(const sim_wgeom *g)
+{
+    trav t;
+    t.O = g->ofm_depth;
+    t.I = g->depthwise ? 1 : g->ifm_depth;
+    t.ifm_ub = 8;
+    t.ofm_ub = g->ofm_ublock ? g->ofm_ublock : 8;
+    t.pkf = g->part_kernel_first && !g->depthwise;
+    t.dw = g->depthwise;
+    t.ifm_blk = (t.pkf || g->ifm_bits == 16) ? 16 : 32;
+    t.dh = 8 / (g->dil_y ? g->dil_y : 1);
+    t.dwid = 8 / (g->dil_x ? g->dil_x : 1);
+    t.B = g->block_depth ? g->block_depth : t.O;
+    return t;
+}
+
+/* Elements a sub-kernel of `area` taps takes in the stream: padded to a
+ * multiple of 4 (2 for 16-bit IFMs) part-kernel-first, of 4 depthwise. */
+static uint32_t trav_elems(const trav *t, const sim_wgeom *g, uint32_t area)
+{
+    if (t->pkf) {
+        uint32_t r = g->ifm_bits == 16 ? 2 : 4;
+        return (area + r - 1) / r * r;
+    }
+    return t->dw ? (area + 3) / 4 * 4 : area;
+}
+
 /* The traversal one position at a time (a map shorter than the stream). */
 static size_t traverse_each(const sim_wgeom *g, int64_t *map, size_t map_size)
 {
-    const uint32_t O = g->ofm_depth, I = g->depthwise ? 1 : g->ifm_depth;
-    const uint32_t ifm_ub = 8, ofm_ub = g->ofm_ublock ? g->ofm_ublock : 8;
-    const bool pkf = g->part_kernel_first && !g->depthwise, dw = g->depthwise;
-    const uint32_t ifm_blk = (pkf || g->ifm_bits == 16) ? 16 : 32;
-    const uint32_t dh = 8 / (g->dil_y ? g->dil_y : 1), dwid = 8 / (g->dil_x ? g->dil_x : 1);
-    const uint32_t B = g->block_depth ? g->block_depth : O;
+    const trav t = trav_of(g);
+    const uint32_t O = t.O, I = t.I, ifm_ub = t.ifm_ub, ofm_ub = t.ofm_ub, ifm_blk = t.ifm_blk;
+    const uint32_t dh = t.dh, dwid = t.dwid, B = t.B;
+    const bool pkf = t.pkf, dw = t.dw;
     size_t p = 0;
     for (uint32_t ob = 0; ob < O; ob += B) {
         uint32_t bd = B < O - ob ? B : O - ob;
@@ -354,13 +387,7 @@ static size_t traverse_each(const sim_wgeom *g, int64_t *map, size_t map_size)
                 uint32_t sh = dh < g->kh - sy ? dh : g->kh - sy;
                 for (uint32_t sx = 0; sx < g->kw; sx += dwid) {
                     uint32_t sw = dwid < g->kw - sx ? dwid : g->kw - sx;
-                    uint32_t E = sw * sh;
-                    if (pkf) {
-                        uint32_t r = g->ifm_bits == 16 ? 2 : 4;
-                        E = (E + r - 1) / r * r;
-                    } else if (dw) {
-                        E = (E + 3) / 4 * 4;
-                    }
+                    uint32_t E = trav_elems(&t, g, sw * sh);
                     for (uint32_t io = 0; io < (pkf ? id : 1); io += ifm_ub)
                         for (uint32_t ou = 0; ou < bd; ou += ofm_ub)
                             for (uint32_t e = 0; e < E; e++) {
@@ -396,12 +423,10 @@ static size_t traverse_each(const sim_wgeom *g, int64_t *map, size_t map_size)
 static inline size_t traverse_fill(const sim_wgeom *g, int64_t *map, const int16_t *w,
                                    int16_t *vals)
 {
-    const uint32_t O = g->ofm_depth, I = g->depthwise ? 1 : g->ifm_depth;
-    const uint32_t ifm_ub = 8, ofm_ub = g->ofm_ublock ? g->ofm_ublock : 8;
-    const bool pkf = g->part_kernel_first && !g->depthwise, dw = g->depthwise;
-    const uint32_t ifm_blk = (pkf || g->ifm_bits == 16) ? 16 : 32;
-    const uint32_t dh = 8 / (g->dil_y ? g->dil_y : 1), dwid = 8 / (g->dil_x ? g->dil_x : 1);
-    const uint32_t B = g->block_depth ? g->block_depth : O;
+    const trav t = trav_of(g);
+    const uint32_t O = t.O, I = t.I, ifm_ub = t.ifm_ub, ofm_ub = t.ofm_ub, ifm_blk = t.ifm_blk;
+    const uint32_t dh = t.dh, dwid = t.dwid, B = t.B;
+    const bool pkf = t.pkf, dw = t.dw;
     const uint32_t per_i = dw ? 1 : ifm_ub;   /* positions per (element, output channel, IFM micro-block) */
     size_t p = 0;
     for (uint32_t ob = 0; ob < O; ob += B) {
@@ -412,13 +437,7 @@ static inline size_t traverse_fill(const sim_wgeom *g, int64_t *map, const int16
                 uint32_t sh = dh < g->kh - sy ? dh : g->kh - sy;
                 for (uint32_t sx = 0; sx < g->kw; sx += dwid) {
                     uint32_t sw = dwid < g->kw - sx ? dwid : g->kw - sx;
-                    uint32_t E = sw * sh;
-                    if (pkf) {
-                        uint32_t r = g->ifm_bits == 16 ? 2 : 4;
-                        E = (E + r - 1) / r * r;
-                    } else if (dw) {
-                        E = (E + 3) / 4 * 4;
-                    }
+                    uint32_t E = trav_elems(&t, g, sw * sh);
                     for (uint32_t io = 0; io < (pkf ? id : 1); io += ifm_ub)
                         for (uint32_t ou = 0; ou < bd; ou += ofm_ub)
                             for (uint32_t e = 0; e < E; e++) {
@@ -461,12 +480,10 @@ static inline size_t traverse_fill(const sim_wgeom *g, int64_t *map, const int16
  * stream it encodes (megabytes of positions per compile). */
 size_t sim_weight_traverse(const sim_wgeom *g, int64_t *map, size_t map_size)
 {
-    const uint32_t O = g->ofm_depth, I = g->depthwise ? 1 : g->ifm_depth;
-    const uint32_t ifm_ub = 8, ofm_ub = g->ofm_ublock ? g->ofm_ublock : 8;
-    const bool pkf = g->part_kernel_first && !g->depthwise, dw = g->depthwise;
-    const uint32_t ifm_blk = (pkf || g->ifm_bits == 16) ? 16 : 32;
-    const uint32_t dh = 8 / (g->dil_y ? g->dil_y : 1), dwid = 8 / (g->dil_x ? g->dil_x : 1);
-    const uint32_t B = g->block_depth ? g->block_depth : O;
+    const trav t = trav_of(g);
+    const uint32_t O = t.O, I = t.I, ifm_ub = t.ifm_ub, ofm_ub = t.ofm_ub, ifm_blk = t.ifm_blk;
+    const uint32_t dh = t.dh, dwid = t.dwid, B = t.B;
+    const bool pkf = t.pkf, dw = t.dw;
     const uint32_t per_i = dw ? 1 : ifm_ub;   /* positions per (element, output channel, IFM micro-block) */
     size_t total = 0;
     for (uint32_t ob = 0; ob < O; ob += B) {
@@ -479,13 +496,7 @@ size_t sim_weight_traverse(const sim_wgeom *g, int64_t *map, size_t map_size)
                 uint32_t sh = dh < g->kh - sy ? dh : g->kh - sy;
                 for (uint32_t sx = 0; sx < g->kw; sx += dwid) {
                     uint32_t sw = dwid < g->kw - sx ? dwid : g->kw - sx;
-                    uint32_t E = sw * sh;
-                    if (pkf) {
-                        uint32_t r = g->ifm_bits == 16 ? 2 : 4;
-                        E = (E + r - 1) / r * r;
-                    } else if (dw) {
-                        E = (E + 3) / 4 * 4;
-                    }
+                    uint32_t E = trav_elems(&t, g, sw * sh);
                     total += n_iu * n_ou * E * ofm_ub * per_i;
                 }
             }

@@ -5,7 +5,9 @@
  * quantisation and part-kernel-first heuristic. */
 #include "test.h"
 
-#include "compiler/ethosu/eu_weights.h"
+/* the encoder's source itself, for its internal writers (its functions
+ * are then this program's, not the library's copy) */
+#include "compiler/ethosu/eu_weights.c"
 #include "tflite/tflite.h"
 
 #include <dirent.h>
@@ -436,6 +438,79 @@ static void test_op_weights(void)
     }
 }
 
+/* The Rice writer (rice_body: one position accumulator, WUNARY1 packed by
+ * COMPRESS6, k a constant) against the generic generator (wgen_body, the
+ * chunk-by-chunk reference): the same bits for random indices of every k,
+ * lengths around the 12-position chunks, quotients up to 31, and any bit
+ * offset the slice header leaves. */
+static void test_rice_writer(void)
+{
+    npuc_rng r;
+    npuc_rng_seed(&r, 11);
+    enum { NMAX = 3000 };
+    uint16_t *idx = malloc(NMAX * sizeof *idx);
+    uint8_t *a = malloc(NMAX * 8 + 64), *b = malloc(NMAX * 8 + 64);
+    size_t bad = 0;
+    for (int t = 0; t < 3000; t++) {
+        unsigned k = (unsigned)npuc_rng_range(&r, 0, 5);
+        unsigned qmax = npuc_rng_range(&r, 0, 3) ? (unsigned)npuc_rng_range(&r, 0, 4) : 31;
+        unsigned lim = ((qmax + 1) << k) - 1;
+        if (lim > EU_MAX_INDEX) lim = EU_MAX_INDEX;
+        size_t n = t < 200 ? (size_t)t + 1 : (size_t)npuc_rng_range(&r, 1, NMAX);
+        for (size_t i = 0; i < n; i++) {
+            /* mostly small quotients, some at the limit */
+            unsigned x = (unsigned)npuc_rng_range(&r, 0, (int)lim);
+            if (npuc_rng_range(&r, 0, 3)) x >>= npuc_rng_range(&r, 0, 4);
+            idx[i] = (uint16_t)x;
+        }
+        unsigned lead = (unsigned)npuc_rng_range(&r, 0, 31);
+        uint32_t leadv = (uint32_t)npuc_rng_range(&r, 0, 0x7FFFFFFF) & ((1u << lead) - 1);
+        memset(a, 0, NMAX * 8 + 64);
+        memset(b, 0, NMAX * 8 + 64);
+        eu_bitw wa = {a, 0, 0}, wb = {b, 0, 0};
+        bw_put(&wa, leadv, lead);
+        bw_put(&wb, leadv, lead);
+        rice_body(&wa, idx, n, k);
+        wgen_body(&wb, idx, n, k, false);
+        bw_put(&wa, 7, 3);
+        bw_put(&wb, 7, 3);
+        bool same = wa.p - a == wb.p - b && wa.n == wb.n && wa.acc == wb.acc &&
+                    !memcmp(a, b, (size_t)(wa.p - a));
+        if (!same && !bad)
+            fprintf(stderr, "rice writer: k %u n %zu lead %u: differs from the reference\n", k,
+                    n, lead);
+        bad += !same;
+    }
+    CHECK_EQ_INT(bad, 0);
+    free(idx);
+    free(a);
+    free(b);
+}
+
+/* sim_weight_gather gives the weights the traversal's map points at. */
+static void test_gather(void)
+{
+    npuc_rng r;
+    npuc_rng_seed(&r, 5);
+    size_t bad = 0;
+    for (int t = 0; t < 300; t++) {
+        sim_wgeom g = random_geom(&r, 70, 10, true);
+        size_t nw = (size_t)g.ofm_depth * g.kh * g.kw * (g.depthwise ? 1 : g.ifm_depth);
+        int16_t *w = malloc(nw * sizeof *w);
+        for (size_t i = 0; i < nw; i++) w[i] = (int16_t)npuc_rng_range(&r, -255, 255);
+        size_t np = sim_weight_traverse(&g, NULL, 0);
+        int64_t *map = malloc(np * sizeof *map);
+        int16_t *v = malloc((np + 1) * sizeof *v);
+        sim_weight_traverse(&g, map, np);
+        CHECK_EQ_INT(sim_weight_gather(&g, w, v), np);
+        for (size_t p = 0; p < np; p++) bad += v[p] != (map[p] < 0 ? 0 : w[map[p]]);
+        free(map);
+        free(v);
+        free(w);
+    }
+    CHECK_EQ_INT(bad, 0);
+}
+
 /* The stream cache: the bytes eu_encode_weights gives, a stream once per
  * geometry and weights, and the entropy of the values a stream it encoded
  * decodes to, the same double as decoding and counting them gives. */
@@ -751,6 +826,8 @@ int main(void)
     test_quantise();
     test_pkf();
     test_op_weights();
+    test_rice_writer();
+    test_gather();
     test_wcache();
     g_multi = g_saved = 0;
 

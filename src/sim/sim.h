@@ -224,6 +224,11 @@ int sim_wgeom_from_state(const sim_state *s, eu_variant variant, bool depthwise,
  * zero padding slot. */
 size_t sim_weight_traverse(const sim_wgeom *g, int64_t *map, size_t map_size);
 
+/* The weights in the hardware order: vals[p] = w[index of position p], 0
+ * for a padding slot; vals has room for every position
+ * (sim_weight_traverse(g, NULL, 0)). Returns their number. */
+size_t sim_weight_gather(const sim_wgeom *g, const int16_t *w, int16_t *vals);
+
 /* One per-channel record of the scale/bias stream (docs/ethos-u.md 7). */
 typedef struct sim_scale_rec {
     int64_t bias;             /* 40-bit two's complement */

@@ -416,6 +416,63 @@ static size_t traverse_each(const sim_wgeom *g, int64_t *map, size_t map_size)
     return p;
 }
 
+/* The traversal's loops as the hardware walks them (sim_weight_traverse
+ * counts the positions), filling each position's index into map, or (vals
+ * set) the weight there, w[index] or 0, into vals: worked out once per
+ * kernel element and output channel. */
+static inline size_t traverse_fill(const sim_wgeom *g, int64_t *map, const int16_t *w,
+                                   int16_t *vals)
+{
+    const trav t = trav_of(g);
+    const uint32_t O = t.O, I = t.I, ifm_ub = t.ifm_ub, ofm_ub = t.ofm_ub, ifm_blk = t.ifm_blk;
+    const uint32_t dh = t.dh, dwid = t.dwid, B = t.B;
+    const bool pkf = t.pkf, dw = t.dw;
+    const uint32_t per_i = dw ? 1 : ifm_ub;   /* positions per (element, output channel, IFM micro-block) */
+    size_t p = 0;
+    for (uint32_t ob = 0; ob < O; ob += B) {
+        uint32_t bd = B < O - ob ? B : O - ob;
+        for (uint32_t ib = 0; ib < (dw ? 1 : I); ib += ifm_blk) {
+            uint32_t id = dw ? ifm_ub : pkf ? (ifm_blk < I - ib ? ifm_blk : I - ib) : ifm_blk;
+            for (uint32_t sy = 0; sy < g->kh; sy += dh) {
+                uint32_t sh = dh < g->kh - sy ? dh : g->kh - sy;
+                for (uint32_t sx = 0; sx < g->kw; sx += dwid) {
+                    uint32_t sw = dwid < g->kw - sx ? dwid : g->kw - sx;
+                    uint32_t E = trav_elems(&t, g, sw * sh);
+                    for (uint32_t io = 0; io < (pkf ? id : 1); io += ifm_ub)
+                        for (uint32_t ou = 0; ou < bd; ou += ofm_ub)
+                            for (uint32_t e = 0; e < E; e++) {
+                                uint32_t kx = e % sw, ky = e / sw;
+                                /* the kernel element's offset in a channel's weights */
+                                uint64_t kel = ((uint64_t)(sy + ky) * g->kw + sx + kx) * I;
+                                for (uint32_t ii = 0; ii < (pkf ? 1 : id); ii += ifm_ub) {
+                                    uint32_t i0 = ib + io + ii;
+                                    /* the IFM channels of this micro-block there are */
+                                    uint32_t ni = dw ? 1 : i0 < I ? (I - i0 < ifm_ub ? I - i0 : ifm_ub) : 0;
+                                    for (uint32_t oz = 0; oz < ofm_ub; oz++) {
+                                        uint32_t o = ob + ou + oz;
+                                        uint32_t k = 0;
+                                        if (o < O && ky < sh) {
+                                            int64_t at = (int64_t)((uint64_t)o * g->kh * g->kw * I + kel + i0);
+                                            if (vals)
+                                                for (; k < ni; k++) vals[p + k] = w[at + k];
+                                            else
+                                                for (; k < ni; k++) map[p + k] = at + k;
+                                        }
+                                        if (vals)
+                                            for (; k < per_i; k++) vals[p + k] = 0;
+                                        else
+                                            for (; k < per_i; k++) map[p + k] = -1;
+                                        p += per_i;
+                                    }
+                                }
+                            }
+                }
+            }
+        }
+    }
+    return p;
+}
+
 /* The traversal's loops (sim_weight_traverse) as the hardware walks them,
  * the number of positions counted per sub-kernel block and, with a map
  * long enough for them all, each position's index worked out once per
@@ -447,43 +504,12 @@ size_t sim_weight_traverse(const sim_wgeom *g, int64_t *map, size_t map_size)
     }
     if (!map) return total;
     if (map_size < total) return traverse_each(g, map, map_size);
-    size_t p = 0;
-    for (uint32_t ob = 0; ob < O; ob += B) {
-        uint32_t bd = B < O - ob ? B : O - ob;
-        for (uint32_t ib = 0; ib < (dw ? 1 : I); ib += ifm_blk) {
-            uint32_t id = dw ? ifm_ub : pkf ? (ifm_blk < I - ib ? ifm_blk : I - ib) : ifm_blk;
-            for (uint32_t sy = 0; sy < g->kh; sy += dh) {
-                uint32_t sh = dh < g->kh - sy ? dh : g->kh - sy;
-                for (uint32_t sx = 0; sx < g->kw; sx += dwid) {
-                    uint32_t sw = dwid < g->kw - sx ? dwid : g->kw - sx;
-                    uint32_t E = trav_elems(&t, g, sw * sh);
-                    for (uint32_t io = 0; io < (pkf ? id : 1); io += ifm_ub)
-                        for (uint32_t ou = 0; ou < bd; ou += ofm_ub)
-                            for (uint32_t e = 0; e < E; e++) {
-                                uint32_t kx = e % sw, ky = e / sw;
-                                /* the kernel element's offset in a channel's weights */
-                                uint64_t kel = ((uint64_t)(sy + ky) * g->kw + sx + kx) * I;
-                                for (uint32_t ii = 0; ii < (pkf ? 1 : id); ii += ifm_ub) {
-                                    uint32_t i0 = ib + io + ii;
-                                    /* the IFM channels of this micro-block there are */
-                                    uint32_t ni = dw ? 1 : i0 < I ? (I - i0 < ifm_ub ? I - i0 : ifm_ub) : 0;
-                                    for (uint32_t oz = 0; oz < ofm_ub; oz++) {
-                                        uint32_t o = ob + ou + oz;
-                                        uint32_t k = 0;
-                                        if (o < O && ky < sh) {
-                                            int64_t at = (int64_t)((uint64_t)o * g->kh * g->kw * I + kel + i0);
-                                            for (; k < ni; k++) map[p + k] = at + k;
-                                        }
-                                        for (; k < per_i; k++) map[p + k] = -1;
-                                        p += per_i;
-                                    }
-                                }
-                            }
-                }
-            }
-        }
-    }
-    return p;
+    return traverse_fill(g, map, NULL, NULL);
+}
+
+size_t sim_weight_gather(const sim_wgeom *g, const int16_t *w, int16_t *vals)
+{
+    return traverse_fill(g, NULL, w, vals);
 }
 
 /* ------------------------------------------------------- scale records */

@@ -10,7 +10,13 @@
  * waited for run (at most 1 on U55, 2 on U65). A kernel op with BLOCKDEP > 0
  * may start while the previous kernel op drains; with BLOCKDEP 0 it starts
  * after it (1 and 2, which only Vela emits, are taken on trust). A conflict is a write of one that overlaps a read or a write of
- * the other, in the same region (SHRAM, the LUT destination, is left out).
+ * the other, in the same region. SHRAM counts as one more region for the
+ * LUT banks only: a LUT DMA writes its slots, a kernel op with a LUT
+ * activation reads its table (256 B for an 8-bit OFM, 1 KiB for a 32-bit
+ * one, 2 KiB for 16-bit) at its slot of the top two banks; the other SHRAM
+ * uses (input and accumulator buffers, the LUT banks too on 16-bank parts,
+ * where the compiler waits for every kernel op before a LUT DMA) are not
+ * modelled.
  * Ranges are bounding boxes of each tile's bytes. A kernel op may also
  * write over its own input only in place: pointwise, at the same positions
  * (hz_self_conflict). */
@@ -43,6 +49,15 @@ static void hz_add(hz_op *o, uint8_t region, uint64_t lo, uint64_t len, bool wri
 {
     if (!len || o->n >= 12) return;
     o->r[o->n++] = (hz_range){(uint8_t)(region & 7), lo, lo + len, write, HZ_OTHER};
+}
+
+/* The pseudo-region of SHRAM's LUT banks (above the 8 memory regions). */
+enum { HZ_SHRAM = 8 };
+
+static void hz_add_shram(hz_op *o, uint64_t lo, uint64_t len, bool write)
+{
+    if (!len || o->n >= 12) return;
+    o->r[o->n++] = (hz_range){HZ_SHRAM, lo, lo + len, write, HZ_OTHER};
 }
 
 /* Bytes of a feature map: rows x cols at tile bases (tiles 1 and 3 right of
@@ -231,6 +246,7 @@ static int cc_hazard_check(const uint8_t *payload, size_t size, eu_variant v, bo
         if (dma) {
             if (!s.dma.src_internal) hz_add(&o, s.dma.src_region, s.dma.src, s.dma.len, false);
             if (!s.dma.dst_internal) hz_add(&o, s.dma.dst_region, s.dma.dst, s.dma.len, true);
+            else hz_add_shram(&o, s.dma.dst, s.dma.len, true);
             for (size_t k = 0; k < nk && !rc; k++) rc = hz_conflict(&kq[k], &o, msg, n);
             if (nd == max_dma) memmove(dq, dq + 1, sizeof *dq * --nd);
             dq[nd++] = o;
@@ -243,6 +259,11 @@ static int cc_hazard_check(const uint8_t *payload, size_t size, eu_variant v, bo
             hz_fm(&o, &s.ifm2, s.bcast_h ? 1 : info.ofm_h, s.bcast_w ? 1 : info.ofm_w,
                   s.bcast_c ? 1 : info.ofm_d, false, HZ_IFM2);
         hz_fm(&o, &s.ofm, info.ofm_h, info.ofm_w, info.ofm_d, true, HZ_OFM);
+        if (s.act_func >= EU_ACT_LUT0 && s.act_func <= EU_ACT_LUT7) {
+            uint64_t lut_start = (uint64_t)(eu_variant_shram_banks(v) - EU_LUT_BANKS) * EU_SHRAM_BANK_BYTES;
+            uint64_t tsize = s.ofm.bits == 32 ? 1024 : s.ofm.bits == 16 ? 2048 : 256;
+            hz_add_shram(&o, lut_start + (uint64_t)(s.act_func - EU_ACT_LUT0) * EU_LUT_SLOT_BYTES, tsize, false);
+        }
         if (c->code == EU_OP_CONV || c->code == EU_OP_DEPTHWISE) {
             for (int k = 0; k < 2; k++) {
                 hz_add(&o, s.weight_region, s.weight_base[k], s.weight_length[k], false);

@@ -42,16 +42,11 @@ static void model_case(const char *rel)
             cc_epoch *e = &cm->epochs[i];
             for (int32_t k = 0; e->kind == CC_EPOCH_HW && k < e->n_eu; k++) {
                 eu_op *o = &e->ops[k];
-                uint8_t ri = cc_buf_region(cm, o->ifm.buf), ro = cc_buf_region(cm, o->ofm.buf);
-                uint8_t r2 = o->ifm2_tensor ? cc_buf_region(cm, o->ifm2.buf) : 0;
-                uint8_t rw = cc_buf_region(cm, o->wbuf);
-                uint64_t have = cc_op_cycles_at(cm, o, ri, r2, ro, rw);
                 eu_block_req r;
-                cc_block_req(cm->opt.sys.variant, o, &r);
-                r.ifm_format = o->ifm.format;
-                r.ofm_format = o->ofm.format;
-                if (o->kind == SIM_K_CONV || o->kind == SIM_K_DEPTHWISE) r.fixed_d = o->blk.d;
-                if (o->wbuf < 0 && o->w_len) r.weight_cost = cc_weight_cost(&cm->opt);
+                uint8_t reg[4];
+                cc_placed_req(cm, o, &r, reg);
+                uint8_t ri = reg[0], r2 = reg[1], ro = reg[2], rw = reg[3];
+                uint64_t have = cc_op_cycles_at(cm, o, ri, r2, ro, rw);
                 eu_block mine = o->blk;
                 for (int t = 0; t < 2; t++) {
                     r.sram_only = t == 1;

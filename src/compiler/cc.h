@@ -414,6 +414,11 @@ void cc_reblock(cc_model *m);
  * CONV / DEPTHWISE keeps its depth (cc_reblock.c). True when a block
  * changed (the streams are to be generated again). */
 bool cc_reblock_placed(cc_model *m);
+/* What cc_reblock_placed asks the block chooser for op o of m (its
+ * request: the op's formats, a CONV / DEPTHWISE's depth kept, the weight
+ * cost where it streams) and the regions it prices it at (reg: IFM, IFM2
+ * (0 none), OFM, weights), for cc_op_cycles_at. */
+void cc_placed_req(const cc_model *m, const eu_op *o, eu_block_req *r, uint8_t reg[4]);
 /* The block request of an NPU op as the lowering makes it (whole NHWC
  * tensors; lower/lower_toolkit.c). */
 void cc_block_req(eu_variant v, const eu_op *o, eu_block_req *r);

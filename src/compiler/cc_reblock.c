@@ -32,6 +32,19 @@ void cc_reblock(cc_model *m)
 }
 
 
+void cc_placed_req(const cc_model *m, const eu_op *o, eu_block_req *r, uint8_t reg[4])
+{
+    reg[0] = cc_buf_region(m, o->ifm.buf);
+    reg[1] = o->ifm2_tensor ? cc_buf_region(m, o->ifm2.buf) : 0;
+    reg[2] = cc_buf_region(m, o->ofm.buf);
+    reg[3] = cc_buf_region(m, o->wbuf);
+    cc_block_req(m->opt.sys.variant, o, r);
+    r->ifm_format = o->ifm.format;
+    r->ofm_format = o->ofm.format;
+    if (o->kind == SIM_K_CONV || o->kind == SIM_K_DEPTHWISE) r->fixed_d = o->blk.d;
+    if (o->wbuf < 0 && o->w_len) r->weight_cost = cc_weight_cost(&m->opt);
+}
+
 bool cc_reblock_placed(cc_model *m)
 {
     bool changed = false;
@@ -40,15 +53,10 @@ bool cc_reblock_placed(cc_model *m)
         cc_epoch *e = &m->epochs[i];
         for (int32_t k = 0; e->kind == CC_EPOCH_HW && k < e->n_eu; k++) {
             eu_op *o = &e->ops[k];
-            uint8_t ri = cc_buf_region(m, o->ifm.buf), ro = cc_buf_region(m, o->ofm.buf);
-            uint8_t r2 = o->ifm2_tensor ? cc_buf_region(m, o->ifm2.buf) : 0;
-            uint8_t rw = cc_buf_region(m, o->wbuf);
             eu_block_req r;
-            cc_block_req(m->opt.sys.variant, o, &r);
-            r.ifm_format = o->ifm.format;
-            r.ofm_format = o->ofm.format;
-            if (o->kind == SIM_K_CONV || o->kind == SIM_K_DEPTHWISE) r.fixed_d = o->blk.d;
-            if (o->wbuf < 0 && o->w_len) r.weight_cost = cc_weight_cost(&m->opt);
+            uint8_t reg[4];
+            cc_placed_req(m, o, &r, reg);
+            uint8_t ri = reg[0], r2 = reg[1], ro = reg[2], rw = reg[3];
             eu_block keep = o->blk;
             uint64_t best = cc_op_cycles_at(m, o, ri, r2, ro, rw);
             for (int t = 0; t < 2; t++) {

@@ -329,25 +329,37 @@ static uint64_t conv_cycles(const lower_ctx *c, const eu_op *o)
     return cyc;
 }
 
+/* One axis folded f at a time into channels (columns or rows): the kernel
+ * extent k, stride st, padding before pb and output extent out become *kf
+ * taps at stride st / f over nf folded positions, padded *pbf before and
+ * *paf after; false when the padding does not fit (the NPU's 127 / 128). */
+static bool fold_axis(uint32_t k, uint32_t st, uint32_t pb, uint32_t nf, uint32_t out, uint32_t f, int32_t *kf,
+                      int32_t *pbf, int32_t *paf)
+{
+    int32_t a = -(((int32_t)pb + (int32_t)f - 1) / (int32_t)f);
+    /* floor((k - 1 - pb) / f) - a + 1 taps */
+    *kf = ((int32_t)k - 1 - (int32_t)pb + (int32_t)f * 256) / (int32_t)f - 256 - a + 1;
+    *paf = (int32_t)((out - 1) * (st / f)) + *kf + a - (int32_t)nf;
+    if (*paf < 0) *paf = 0;
+    *pbf = -a;
+    return *kf >= 1 && *paf <= 128 && *pbf <= 127;
+}
+
 /* The geometry of o with its IFM columns folded f at a time (below):
  * false when the padding does not fit. */
 static bool fold_geometry(eu_op *o, uint32_t f)
 {
-    int32_t a = -(((int32_t)o->pad_l + (int32_t)f - 1) / (int32_t)f);
-    /* floor((kw - 1 - pl) / f) - a + 1 columns of taps */
-    int32_t kwf = ((int32_t)o->kw - 1 - (int32_t)o->pad_l + (int32_t)f * 256) / (int32_t)f - 256 - a + 1;
-    uint32_t s = o->stride_x / f, Wf = o->ifm.w / f, If = f * o->ifm.c;
-    int32_t prf = (int32_t)((o->ofm.w - 1) * s) + kwf + a - (int32_t)Wf;
-    if (prf < 0) prf = 0;
-    if (kwf < 1 || prf > 128 || -a > 127) return false;
+    int32_t kwf, plf, prf;
+    uint32_t Wf = o->ifm.w / f, If = f * o->ifm.c;
+    if (!fold_axis(o->kw, o->stride_x, o->pad_l, Wf, o->ofm.w, f, &kwf, &plf, &prf)) return false;
     o->ifm.w = Wf;
     o->ifm.c = If;
     o->ifm.full_w = 0;
     o->ifm.full_c = 0;
     o->ifm.sx = If;
     o->kw = (uint32_t)kwf;
-    o->stride_x = (uint8_t)s;
-    o->pad_l = (uint8_t)-a;
+    o->stride_x = (uint8_t)(o->stride_x / f);
+    o->pad_l = (uint8_t)plf;
     o->pad_r = (uint8_t)prf;
     o->pkf = eu_prefer_part_kernel_first(If, o->kh, o->kw, 8);
     return true;
@@ -360,12 +372,9 @@ static bool fold_geometry(eu_op *o, uint32_t f)
  * fold_geometry. false when the padding does not fit. */
 static bool rowfold_geometry(eu_op *o, uint32_t f)
 {
-    int32_t a = -(((int32_t)o->pad_t + (int32_t)f - 1) / (int32_t)f);
-    int32_t khf = ((int32_t)o->kh - 1 - (int32_t)o->pad_t + (int32_t)f * 256) / (int32_t)f - 256 - a + 1;
-    uint32_t s = o->stride_y / f, Hf = (o->ifm.h + f - 1) / f, If = f * o->ifm.c;
-    int32_t pbf = (int32_t)((o->ofm.h - 1) * s) + khf + a - (int32_t)Hf;
-    if (pbf < 0) pbf = 0;
-    if (khf < 1 || pbf > 128 || -a > 127) return false;
+    int32_t khf, ptf, pbf;
+    uint32_t Hf = (o->ifm.h + f - 1) / f, If = f * o->ifm.c;
+    if (!fold_axis(o->kh, o->stride_y, o->pad_t, Hf, o->ofm.h, f, &khf, &ptf, &pbf)) return false;
     o->ifm.h = Hf;
     o->ifm.c = If;
     o->ifm.full_w = 0;
@@ -374,8 +383,8 @@ static bool rowfold_geometry(eu_op *o, uint32_t f)
     o->ifm.sy = (uint64_t)o->ifm.w * If;
     o->ifm.off = 0;
     o->kh = (uint32_t)khf;
-    o->stride_y = (uint8_t)s;
-    o->pad_t = (uint8_t)-a;
+    o->stride_y = (uint8_t)(o->stride_y / f);
+    o->pad_t = (uint8_t)ptf;
     o->pad_b = (uint8_t)pbf;
     o->pkf = eu_prefer_part_kernel_first(If, o->kh, o->kw, 8);
     return true;

@@ -659,7 +659,14 @@ static int lower(cc_model *m, npuc_err *err)
     m->buf_of = calloc((size_t)m->g->n_tensors + 1, sizeof *m->buf_of);
     if (!m->ops || !m->buf_of) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     for (int32_t i = 0; i < m->g->n_ops; i++) m->ops[i].epoch = m->ops[i].cascade = m->ops[i].fused_into = -1;
-    return cc_lower(m, err);
+    int rc = cc_lower(m, err);
+    /* a uint8 QUANTIZE folded into a conv that did not take it: lowered
+     * again with none folded (lower_quantize.c) */
+    if (!rc && !m->qfold_off && !cc_quant_folds_taken(m)) {
+        m->qfold_off = true;
+        return lower(m, err);
+    }
+    return rc;
 }
 
 static int32_t cpu_ops(const cc_model *m)

@@ -308,6 +308,9 @@ typedef struct cc_model {
                                  lowering keeps its own), shared by the
                                  search's compiles */
     bool lstm_forms;          /* an LSTM was lowered where opt.lstm_alt chooses its form */
+    bool qfold_off;           /* lowering: no uint8 QUANTIZE folded into the
+                                 conv reading it (set when a conv did not
+                                 take one: lower_quantize.c) */
     bool reordered;           /* cc_order changed the op order */
     uint64_t order_peak[2];   /* then the peaks of live bytes (cc_order_peak)
                                  of the graph's order and of the new one */
@@ -399,6 +402,11 @@ uint64_t cc_state_bytes(const cc_model *m);
 
 /* Passes (internal to compiler/, in pipeline order). */
 int cc_lower(cc_model *m, npuc_err *err);
+/* After cc_lower: whether every uint8 QUANTIZE folded into the conv that
+ * reads it (lower/lower_quantize.c) was taken by that conv, an NPU op
+ * reading the uint8 bytes; false: the model is lowered again with
+ * cc_model.qfold_off. */
+bool cc_quant_folds_taken(const cc_model *m);
 int cc_concat_place(cc_model *m, npuc_err *err);   /* cc_concat.c */
 int cc_layout(cc_model *m, npuc_err *err);
 int cc_cascade(cc_model *m, npuc_err *err);

@@ -207,6 +207,13 @@ void cc_type_clamp(eu_op *o, uint8_t bits);
 int cc_pad_of(int32_t padding, int32_t in, int32_t filter, int32_t stride, int32_t dil,
               int32_t out, int32_t *before, int32_t *after);
 
+/* A QUANTIZE int8 -> uint8 fused into the output stage of the NPU ops of
+ * its input's producer (lower_lut.c): ref[i] is its output byte (read as
+ * int8) for input i - 128; where it adds 128 over the producer's clamp,
+ * the producer's ops write the uint8 output. 0 (fused), 1 (not: reason in
+ * why). */
+int cc_fuse_u8(lower_ctx *c, const graph_op *op, const int32_t *ref, char *why, size_t why_size);
+
 /* --------------------------------------------- weights (lower_weights.c) */
 
 /* Depthwise with a multiplier above 1 on up to this many input channels runs
@@ -278,6 +285,27 @@ void cc_conv_fill(const lower_ctx *c, const graph_op *op, const conv_plan *pl, e
  * PAD that was folded (no NPU ops), the op reads the PAD's input with the
  * PAD's padding added to its own. */
 void cc_pad_fold(lower_ctx *c, const graph_op *op, eu_op *o);
+/* Whether graph op pi is a PAD that folds into the conv after it (the
+ * decision lower_pad.c takes, a pure function of the graph). */
+bool cc_pad_folds(lower_ctx *c, int32_t pi);
+/* Whether the conv lowering certainly puts CONV_2D / DEPTHWISE_CONV_2D
+ * `conv` on the NPU in its plain form (strides up to 3; the checks
+ * lower_conv.c and cc_encode_weighted make: plan, per-channel scales,
+ * block); pl receives the plan. Shared by the folds that must know it
+ * before the conv is lowered (PAD, uint8 QUANTIZE). */
+bool cc_conv_takes(lower_ctx *c, const graph_op *conv, conv_plan *pl);
+
+/* uint8 QUANTIZE at the model's input (lower_quantize.c): whether graph
+ * op qi, a QUANTIZE uint8 -> int8 subtracting 128 (the same real values),
+ * folds into the conv that reads it, directly or through a folded PAD:
+ * then it has no NPU op, its output shares its input's buffer
+ * (cc_quant_share) and the conv reads the uint8 bytes with the zero point
+ * 128 higher (cc_quant_fold, called by the conv lowering after
+ * cc_pad_fold). ref: the QUANTIZE's output for every input byte
+ * (cc_reference_all's order). */
+bool cc_quant_folds(lower_ctx *c, int32_t qi, const int32_t *ref);
+void cc_quant_fold(lower_ctx *c, const graph_op *op, eu_op *o);
+/* cc_quant_folds_taken: cc.h. */
 
 /* Strided copies (lower_shape.c): output element (i_0, .., i_{rank-1}) of
  * tensor tout, written contiguously, is element base + sum(i_d * is[d]) of

@@ -829,6 +829,7 @@ static int lower_conv_like(lower_ctx *c, const graph_op *op, npuc_err *err)
     uint32_t nph = 0, nrow = 0, ncol = 1;
     if (!pl.fc) {
         cc_pad_fold(c, op, o);   /* a PAD before it becomes its padding (lower_pad.c) */
+        cc_quant_fold(c, op, o); /* a uint8 input's QUANTIZE, its zero point (lower_quantize.c) */
         uint64_t rcost;
         nrow = fold_rows(c, o, &pl.p, &rcost, &ncol);
         /* a column fold needs no temp and no copies: it wins within a

@@ -411,7 +411,10 @@ typedef struct fuse_site {
 
 static bool on_buf(const eu_fm *f, int32_t b) { return f->buf == b; }
 
-static int fuse_check(lower_ctx *c, const graph_op *op, uint8_t bits, fuse_site *fs, char *why, size_t why_size)
+/* fuse_check, and with `to_u8` an activation from int8 to uint8 (a
+ * QUANTIZE at the output's boundary, cc_fuse_u8). */
+static int fuse_check_to(lower_ctx *c, const graph_op *op, uint8_t bits, bool to_u8, fuse_site *fs, char *why,
+                         size_t why_size)
 {
     cc_model *m = c->m;
     const graph *g = c->g;
@@ -429,7 +432,8 @@ static int fuse_check(lower_ctx *c, const graph_op *op, uint8_t bits, fuse_site 
         if (g->inputs[i] == t) return cc_reason(why, why_size, "its input is a graph input"), 1;
     int32_t uses = cc_readers(c, t);
     if (uses != 1) return cc_reason(why, why_size, "its input has %d readers", uses), 1;
-    if (x->dtype != y->dtype || x->rank != y->rank ||
+    bool types = to_u8 ? x->dtype == GRAPH_I8 && y->dtype == GRAPH_U8 : x->dtype == y->dtype;
+    if (!types || x->rank != y->rank ||
         memcmp(x->shape, y->shape, sizeof x->shape[0] * (size_t)x->rank))
         return cc_reason(why, why_size, "input and output types or shapes differ"), 1;
     int32_t bp = m->buf_of[t], ba = m->buf_of[to];
@@ -454,6 +458,11 @@ static int fuse_check(lower_ctx *c, const graph_op *op, uint8_t bits, fuse_site 
     if (!writers) return cc_reason(why, why_size, "its producer writes no NPU output"), 1;
     *fs = (fuse_site){.p = p, .k0 = k0, .k1 = k1, .bp = bp, .ba = ba};
     return 0;
+}
+
+static int fuse_check(lower_ctx *c, const graph_op *op, uint8_t bits, fuse_site *fs, char *why, size_t why_size)
+{
+    return fuse_check_to(c, op, bits, false, fs, why, why_size);
 }
 
 /* P's ops write the activation's output; the activation joins P. */
@@ -537,6 +546,45 @@ static int fuse_lut(lower_ctx *c, const graph_op *op, int32_t li, char *why, siz
         o->lut = li;
     }
     free(blk);
+    fuse_commit(c, op, &fs);
+    return 0;
+}
+
+/* The uint8 form: a QUANTIZE int8 -> uint8 (the model's uint8 output or a
+ * CPU op's uint8 input) whose output is its input plus 128 over P's
+ * clamp, the same real values (ref[i]: its output byte, read as int8, for
+ * input i - 128). P's ops then write uint8 directly: OFM unsigned, zero
+ * point and clamp 128 higher. Their output stage adds the zero point
+ * after the scaling and clamps last (docs/ethos-u.md 5.1), so each
+ * written value is the int8 one plus 128: clamp(v + zp + 128, a + 128,
+ * b + 128) = clamp(v + zp, a, b) + 128, and the proof is that the
+ * QUANTIZE maps every v in [a, b] to v + 128. 0 (fused), 1 (not: reason in
+ * why). */
+int cc_fuse_u8(lower_ctx *c, const graph_op *op, const int32_t *ref, char *why, size_t why_size)
+{
+    fuse_site fs;
+    if (fuse_check_to(c, op, 8, true, &fs, why, why_size)) return 1;
+    for (int32_t k = fs.k0; k < fs.k1; k++) {
+        const eu_op *o = &c->e->ops[k];
+        if (!on_buf(&o->ofm, fs.bp)) continue;
+        int32_t a = o->act_min > INT8_MIN ? o->act_min : INT8_MIN, b = o->act_max < INT8_MAX ? o->act_max : INT8_MAX;
+        if (a > b) return cc_reason(why, why_size, "its producer's clamp is empty"), 1;
+        if (o->ofm.zp + 128 > UINT8_MAX || o->ofm.zp + 128 < 0)
+            return cc_reason(why, why_size, "its producer's zero point %d has no uint8 twin", (int)o->ofm.zp), 1;
+        for (int32_t v = a; v <= b; v++)
+            if ((int32_t)(uint8_t)ref[v + 128] != v + 128)
+                return cc_reason(why, why_size, "it is no shift by 128 (input %d: %d)", v,
+                                 (int)(uint8_t)ref[v + 128]), 1;
+    }
+    for (int32_t k = fs.k0; k < fs.k1; k++) {
+        eu_op *o = &c->e->ops[k];
+        if (!on_buf(&o->ofm, fs.bp)) continue;
+        int32_t a = o->act_min > INT8_MIN ? o->act_min : INT8_MIN, b = o->act_max < INT8_MAX ? o->act_max : INT8_MAX;
+        o->ofm.is_signed = false;
+        o->ofm.zp += 128;
+        o->act_min = a + 128;
+        o->act_max = b + 128;
+    }
     fuse_commit(c, op, &fs);
     return 0;
 }

@@ -118,13 +118,28 @@ static bool pad_analyse(const lower_ctx *c, const graph_op *op, pad_plan *p, cha
  * on the NPU, and the padding it gets with the PAD folded in: fp = top,
  * bottom, left, right. The same checks as the conv lowering and
  * cc_encode_weighted make (cc_conv_plan, cc_weighted_scales, the block). */
-static bool conv_takes(lower_ctx *c, const graph_op *conv, const pad_plan *pp, int32_t fp[4])
+bool cc_conv_takes(lower_ctx *c, const graph_op *conv, conv_plan *pl)
 {
     const graph *g = c->g;
     for (int32_t i = 0; i < conv->n_out; i++)
         if (conv->out[i] >= 0 && g->tensors[conv->out[i]].is_variable) return false;
+    if (!cc_conv_plan(c, conv, pl, NULL, 0)) return false;
+    if (!cc_weighted_scales(&pl->p, NULL, NULL, 0)) return false;
+    /* cc_encode_weighted may split the op along its output channels; the
+     * block search that fits the whole depth fits any smaller one (its
+     * smallest candidate block only shrinks), so the chunks need no check */
+    eu_op t;
+    cc_eu_init(c, &t);
+    cc_conv_fill(c, conv, pl, &t);
+    npuc_err e;
+    memset(&e, 0, sizeof e);
+    return cc_choose_block(c, &t, &e) == NPUC_OK;
+}
+
+static bool conv_takes(lower_ctx *c, const graph_op *conv, const pad_plan *pp, int32_t fp[4])
+{
     conv_plan pl;
-    if (!cc_conv_plan(c, conv, &pl, NULL, 0)) return false;
+    if (!cc_conv_takes(c, conv, &pl)) return false;
     /* folded: the conv reads the PAD's input (h x w) with the PAD's padding
      * added before, and after it whatever its taps still reach */
     int64_t effh = (int64_t)(pl.p.kh - 1) * pl.dy + 1, effw = (int64_t)(pl.p.kw - 1) * pl.dx + 1;
@@ -137,16 +152,6 @@ static bool conv_takes(lower_ctx *c, const graph_op *conv, const pad_plan *pp, i
     /* the extent the NPU derives (docs/ethos-u.md 5.2) must reach into the input */
     if (((int64_t)pl.OH - 1) * pl.sy + effh - ft - fb < 1 || ((int64_t)pl.OW - 1) * pl.sx + effw - fl - fr < 1)
         return false;
-    if (!cc_weighted_scales(&pl.p, NULL, NULL, 0)) return false;
-    /* cc_encode_weighted may split the op along its output channels; the
-     * block search that fits the whole depth fits any smaller one (its
-     * smallest candidate block only shrinks), so the chunks need no check */
-    eu_op t;
-    cc_eu_init(c, &t);
-    cc_conv_fill(c, conv, &pl, &t);
-    npuc_err e;
-    memset(&e, 0, sizeof e);
-    if (cc_choose_block(c, &t, &e) != NPUC_OK) return false;
     fp[0] = (int32_t)ft;
     fp[1] = (int32_t)fb;
     fp[2] = (int32_t)fl;
@@ -177,6 +182,13 @@ static bool fold_plan(lower_ctx *c, int32_t pi, pad_plan *pp, int32_t fp[4])
             if (g->ops[i].in[k] == pp->out) readers++;
     if (readers != 1 || conv->n_in < 1 || conv->in[0] != pp->out) return false;
     return conv_takes(c, conv, pp, fp);
+}
+
+bool cc_pad_folds(lower_ctx *c, int32_t pi)
+{
+    pad_plan pp;
+    int32_t fp[4];
+    return fold_plan(c, pi, &pp, fp);
 }
 
 void cc_pad_fold(lower_ctx *c, const graph_op *op, eu_op *o)

@@ -85,6 +85,108 @@ static bool flat_shape(uint32_t h, uint32_t w, uint32_t ch, uint32_t *fh, uint32
     return true;
 }
 
+/* ------------------------------------------------- folded at the input */
+
+/* Whether QUANTIZE qi (uint8 -> int8, one reader, the op after it) folds:
+ * see lower.h. The conv that reads it (op qi + 1, or qi + 2 after a PAD
+ * that folds into it) is given by *conv. */
+static bool fold_target(lower_ctx *c, int32_t qi, int32_t *conv)
+{
+    const graph *g = c->g;
+    const cc_model *m = c->m;
+    if (m->qfold_off || qi < 0 || qi + 1 >= g->n_ops) return false;
+    const graph_op *q = &g->ops[qi];
+    if (q->opcode != TFL_OP_QUANTIZE || q->n_in != 1 || q->n_out != 1 || q->in[0] < 0 || q->out[0] < 0)
+        return false;
+    int32_t ti = q->in[0], to = q->out[0];
+    const graph_tensor *in = &g->tensors[ti], *out = &g->tensors[to];
+    if (in->dtype != GRAPH_U8 || out->dtype != GRAPH_I8 || in->data || in->is_variable || out->is_variable)
+        return false;
+    if (m->buf_of[ti] < 0 || m->buf_of[to] < 0 || graph_tensor_elems(in) != graph_tensor_elems(out)) return false;
+    for (int32_t i = 0; i < g->n_outputs; i++)
+        if (g->outputs[i] == to) return false;
+    if (cc_readers(c, to) != 1) return false;
+    int32_t k = qi + 1;
+    const graph_op *r = &g->ops[k];
+    if (r->opcode == TFL_OP_PAD || r->opcode == TFL_OP_PADV2) {
+        if (r->n_in < 1 || r->in[0] != to || !cc_pad_folds(c, k)) return false;
+        k++;   /* cc_pad_folds: the conv right after reads the PAD alone */
+    } else if (r->n_in < 1 || r->in[0] != to) {
+        return false;
+    }
+    const graph_op *cv = &g->ops[k];
+    if (cv->opcode != TFL_OP_CONV_2D && cv->opcode != TFL_OP_DEPTHWISE_CONV_2D) return false;
+    conv_plan pl;
+    if (!cc_conv_takes(c, cv, &pl)) return false;
+    *conv = k;
+    return true;
+}
+
+bool cc_quant_folds(lower_ctx *c, int32_t qi, const int32_t *ref)
+{
+    int32_t conv;
+    if (!fold_target(c, qi, &conv)) return false;
+    /* the proof: every uint8 byte x becomes the int8 value x - 128
+     * (cc_reference_all feeds byte i - 128, reads the output as int8) */
+    for (int32_t i = 0; i < 256; i++)
+        if (ref[i] != (int32_t)(uint8_t)(i - 128) - 128) return false;
+    return true;
+}
+
+/* No NPU op: the output shares the input's buffer (which so lives until
+ * the conv reads it); the output's own buffer keeps no bytes. */
+static void quant_share(lower_ctx *c, const graph_op *op)
+{
+    cc_model *m = c->m;
+    int32_t ob = m->buf_of[op->out[0]], ib = m->buf_of[op->in[0]];
+    m->buf_of[op->out[0]] = ib;
+    if (ob >= 0 && ob != ib) m->bufs[ob].size = 0;
+}
+
+/* The folded QUANTIZE whose output tensor t is (through a folded PAD, as
+ * cc_pad_fold reads it), else -1. */
+static int32_t folded_source(const cc_model *m, const graph *g, int32_t t)
+{
+    for (int hop = 0; hop < 2 && t >= 0; hop++) {
+        int32_t p = g->tensors[t].producer;
+        if (p < 0 || !m->ops[p].npu || m->ops[p].n_eu != 0) return -1;
+        const graph_op *x = &g->ops[p];
+        if (x->n_in < 1 || x->in[0] < 0 || m->buf_of[x->in[0]] != m->buf_of[t]) return -1;
+        if (x->opcode == TFL_OP_QUANTIZE)
+            return g->tensors[x->in[0]].dtype == GRAPH_U8 && g->tensors[t].dtype == GRAPH_I8 ? p : -1;
+        if (x->opcode != TFL_OP_PAD && x->opcode != TFL_OP_PADV2) return -1;
+        t = x->in[0];
+    }
+    return -1;
+}
+
+void cc_quant_fold(lower_ctx *c, const graph_op *op, eu_op *o)
+{
+    if (op->n_in < 1 || op->in[0] < 0 || o->ifm.bits != 8 || !o->ifm.is_signed) return;
+    int32_t q = folded_source(c->m, c->g, op->in[0]);
+    if (q < 0 || c->m->ops[q].epoch != (int32_t)(c->e - c->m->epochs)) return;
+    /* the QUANTIZE's int8 y is x - 128 for its uint8 x: y - zp = x - (zp + 128) */
+    o->ifm.is_signed = false;
+    o->ifm.zp += 128;
+}
+
+bool cc_quant_folds_taken(const cc_model *m)
+{
+    const graph *g = m->g;
+    for (int32_t i = 0; i < g->n_ops; i++) {
+        const graph_op *r = &g->ops[i];
+        if (r->opcode != TFL_OP_CONV_2D && r->opcode != TFL_OP_DEPTHWISE_CONV_2D) continue;
+        if (r->n_in < 1 || r->in[0] < 0 || folded_source(m, g, r->in[0]) < 0) continue;
+        if (!m->ops[i].npu) return false;
+        const cc_epoch *e = &m->epochs[m->ops[i].epoch];
+        bool took = false;
+        for (int32_t k = m->ops[i].first_eu; k < m->ops[i].first_eu + m->ops[i].n_eu; k++)
+            took |= e->ops[k].ifm.bits == 8 && !e->ops[k].ifm.is_signed;
+        if (!took) return false;
+    }
+    return true;
+}
+
 static int lower_quantize_u8(lower_ctx *c, const graph_op *op, npuc_err *err)
 {
     const graph_tensor *in = cc_tin(c, op, 0), *out = cc_tout(c, op, 0);
@@ -103,6 +205,24 @@ static int lower_quantize_u8(lower_ctx *c, const graph_op *op, npuc_err *err)
     uint32_t h, w, ch;
     if (!cc_hwc_of(out, &h, &w, &ch)) return cc_cpu(c, "tensor too large for one NPU op");
 
+    /* the reference's output for every input byte */
+    int32_t ref[256];
+    npuc_err e2;
+    memset(&e2, 0, sizeof e2);
+    int rc = cc_reference_all(c, op, in, out, ref, &e2);
+    if (rc == NPUC_E_NOMEM) return npuc_errf(err, rc, "%s", e2.msg);
+    if (rc) return cc_cpu(c, "the reference rejects it: %s", e2.msg);
+    /* int8 -> uint8 adding 128 (the same real values): the producer's
+     * ops write the uint8 bytes themselves (lower_lut.c) */
+    char fwhy[CC_WHY_SIZE];
+    if (s8_u8 && !cc_fuse_u8(c, op, ref, fwhy, sizeof fwhy)) return NPUC_OK;
+    /* uint8 -> int8 subtracting 128, read by a CONV that reads the uint8
+     * input itself (below): no NPU op */
+    if (u8_s8 && cc_quant_folds(c, c->op_index, ref)) {
+        quant_share(c, op);
+        return NPUC_OK;
+    }
+
     int32_t zi = cc_zp(in), zo = cc_zp(out), lo, hi;
     range_of(out->dtype, &lo, &hi);
     k_requant_params p;
@@ -113,12 +233,6 @@ static int lower_quantize_u8(lower_ctx *c, const graph_op *op, npuc_err *err)
         return cc_cpu(c, "rescale %g is outside the NPU's range", (double)in->q.scale[0] / (double)out->q.scale[0]);
 
     /* the proof: every input byte, the reference against the output stage */
-    int32_t ref[256];
-    npuc_err e2;
-    memset(&e2, 0, sizeof e2);
-    int rc = cc_reference_all(c, op, in, out, ref, &e2);
-    if (rc == NPUC_E_NOMEM) return npuc_errf(err, rc, "%s", e2.msg);
-    if (rc) return cc_cpu(c, "the reference rejects it: %s", e2.msg);
     /* cc_reference_all feeds byte (i - 128) and reads the output as int8 */
     for (int32_t i = 0; i < 256; i++) {
         int32_t x = value_of(in->dtype, (uint8_t)(i - 128));

@@ -22,7 +22,8 @@
  * fold at the input and 200 at the output. Fixed forms: the model zoo's
  * MobileNet V2 input (224x224x3, zero point 127, stride 2) and PoseNet's
  * (353x481x3, zero point 128, PAD then a VALID conv at stride 2) on every
- * variant.
+ * variant, and PoseNet's first output (two convs concatenated, then
+ * uint8: the concatenation's copies write uint8).
  *
  * Environment: NPUC_QF_CONFIGS (random configurations, default 400),
  * NPUC_QF_SEED (first seed, default 1). */
@@ -276,6 +277,74 @@ static void random_cfg(npuc_rng *r, cfg *c)
     c->variant = variants[npuc_rng_range(r, 0, 5)];
 }
 
+/* PoseNet's first output: two convs concatenated (a raw copy each, one
+ * quantization) then turned to uint8: the copies write uint8 (zero point
+ * and clamp + 128) and the concatenation stays out of place. The input's
+ * QUANTIZE, read by both convs, stays its own NPU op. */
+static bool concat_case(eu_variant v, stats *st)
+{
+    char cs[200];
+    snprintf(cs, sizeof cs, "u8 -> QUANTIZE -> 2 CONV_2D -> CONCATENATION -> QUANTIZE -> u8, %s",
+             target_variant_name(v));
+    graph *g = graph_new("quant_fold_concat");
+    bool ok = false;
+    cc_model *cm = NULL;
+    tfl_options none;
+    memset(&none, 0, sizeof none);
+    float s = 0.0078125f, so = 0.05f;
+    int64_t z = 128, zq = 0, zo = -10, zu = 118;
+    int32_t ishape[4] = {1, 9, 11, 3}, oshape[4] = {1, 9, 11, 8}, cshape[4] = {1, 9, 11, 16};
+    int32_t wshape[4] = {8, 3, 3, 3};
+    int32_t x = g ? graph_add_tensor(g, "x", GRAPH_U8, 4, ishape, NULL) : -1;
+    int32_t q = g ? graph_add_tensor(g, "q", GRAPH_I8, 4, ishape, NULL) : -1;
+    if (x < 0 || q < 0 || graph_set_quant(g, x, 1, &s, &z, 0) || graph_set_quant(g, q, 1, &s, &zq, 0) ||
+        graph_add_op(g, TFL_OP_QUANTIZE, &none, 1, &x, 1, &q) < 0)
+        goto out;
+    tfl_options co;
+    memset(&co, 0, sizeof co);
+    co.padding = TFL_PAD_SAME;
+    co.stride_h = co.stride_w = co.dilation_h = co.dilation_w = 1;
+    npuc_rng r;
+    npuc_rng_seed(&r, 31);
+    int32_t a = cc_rand_conv(g, &r, q, s, GRAPH_I8, false, wshape, oshape, &co, "a");
+    int32_t b = a >= 0 ? cc_rand_conv(g, &r, q, s, GRAPH_I8, false, wshape, oshape, &co, "b") : -1;
+    if (b < 0 || graph_set_quant(g, a, 1, &so, &zo, 0) || graph_set_quant(g, b, 1, &so, &zo, 0)) goto out;
+    int32_t c = graph_add_tensor(g, "c", GRAPH_I8, 4, cshape, NULL), u = graph_add_tensor(g, "u", GRAPH_U8, 4, cshape, NULL);
+    tfl_options cat;
+    memset(&cat, 0, sizeof cat);
+    cat.axis = 3;
+    int32_t ab[2] = {a, b};
+    if (c < 0 || u < 0 || graph_set_quant(g, c, 1, &so, &zo, 0) || graph_set_quant(g, u, 1, &so, &zu, 0) ||
+        graph_add_op(g, TFL_OP_CONCATENATION, &cat, 2, ab, 1, &c) < 0 ||
+        graph_add_op(g, TFL_OP_QUANTIZE, &none, 1, &c, 1, &u) < 0 || graph_set_io(g, 1, &x, 1, &u))
+        goto out;
+    if (!cc_check_compile(cs, g, v, (cc_options){0}, &cm)) goto out;
+    int32_t n = cm->g->n_ops, qo = n - 1, ci = n - 2;
+    if (cm->g->ops[qo].opcode != TFL_OP_QUANTIZE || cm->g->ops[ci].opcode != TFL_OP_CONCATENATION ||
+        !cm->ops[ci].npu || cm->ops[qo].fused_into != ci || cm->ops[0].n_eu != 1) {
+        /* the input's QUANTIZE has two readers: its own NPU op */
+        fprintf(stderr, "FAIL %s: input QUANTIZE %d NPU ops (1 expected), output fused into %d\n", cs,
+                cm->ops[0].n_eu, cm->ops[qo].fused_into);
+        goto out;
+    }
+    if (!cc_hazard_model(cm, v, cs)) goto out;
+    cfg fc;
+    memset(&fc, 0, sizeof fc);
+    fc.zp = z;
+    layout lo = {0, -1, 1, qo};
+    run_ctx x2 = {&fc, cs, &lo, 41, st, true};
+    cc_draws d = {.n_draws = 7, .seed = 41, .fill = fill_draw, .diff = diff_draw, .user = &x2,
+                  .runs = &st->draws, .npu_runs = CC_RUNS_SOME};
+    ok = cc_check_draws(cs, g, cm, v, &d);
+out:
+    if (!g) fprintf(stderr, "FAIL %s: graph build\n", cs);
+    if (!ok) st->failed++;
+    st->configs++;
+    cc_model_free(cm);
+    graph_free(g);
+    return ok;
+}
+
 int main(void)
 {
     long n = env_long("NPUC_QF_CONFIGS", 400);
@@ -327,6 +396,7 @@ int main(void)
         c.wseed = 12;
         CHECK(run_config(&c, 910 + (uint64_t)v, true, &st));
     }
+    for (int v = 0; v < 6; v++) CHECK(concat_case(variants[v], &st));
     printf("uint8 QUANTIZE folds: %d configs (%ld random: %d folded at the input, %d at the output), conv on the NPU "
            "%d / CPU %d, own NPU op %d (input) / %d (output), %d draws, %d failed\n",
            st.configs, n, rnd_in, rnd_out, st.conv_npu, st.conv_cpu, st.in_own, st.out_own, st.draws, st.failed);

@@ -18,7 +18,8 @@
  * virtual NPU over six input patterns (random bytes, 0, 255, both, the
  * zero point, every byte) and compared byte for byte with the reference
  * interpreter; where the conv is on the NPU each shifting QUANTIZE must
- * have folded, each other one must be its own NPU op. At least 200 must
+ * have folded (reported: folded_into / fused_into the conv), each other
+ * one must be its own NPU op. At least 200 must
  * fold at the input and 200 at the output. Fixed forms: the model zoo's
  * MobileNet V2 input (224x224x3, zero point 127, stride 2) and PoseNet's
  * (353x481x3, zero point 128, PAD then a VALID conv at stride 2) on every
@@ -186,12 +187,16 @@ static bool check_q(const run_ctx *x, const cc_model *cm, int32_t q, bool shift,
     const cc_op_info *i = &cm->ops[q];
     /* at the input, through a PAD only where that folds into the conv */
     if (!out && x->lo->pad >= 0 && cm->ops[x->lo->pad].n_eu > 0) shift = false;
-    bool folded = i->npu && i->n_eu == 0 && (!out || i->fused_into == x->lo->conv);
+    bool folded = i->npu && i->n_eu == 0 && (out ? i->fused_into == x->lo->conv : i->folded_into == x->lo->conv);
     bool own = i->npu && i->n_eu > 0 && i->fused_into < 0;
     if (shift && x->conv_npu ? !folded : !own) {
         fprintf(stderr, "FAIL %s: %s QUANTIZE: npu %d, %d NPU ops, fused into %d (expected %s)\n", x->cs,
                 out ? "output" : "input", i->npu, i->n_eu, i->fused_into,
                 shift && x->conv_npu ? "folded" : "its own NPU op");
+        return false;
+    }
+    if (folded && !out && x->lo->pad >= 0 && cm->ops[x->lo->pad].folded_into != x->lo->conv) {
+        fprintf(stderr, "FAIL %s: the PAD is not reported folded into the conv\n", x->cs);
         return false;
     }
     if (folded) out ? x->st->out_folded++ : x->st->in_folded++;

@@ -183,6 +183,9 @@ typedef struct npuc_op_placement {
     int32_t cascade;            /* first op of its cascade, -1: none */
     int32_t fused_into;         /* an activation the NPU ops of this source op
                                    apply in their output stage, -1: none */
+    int32_t folded_into;        /* a PAD or uint8 QUANTIZE that this later
+                                   conv's NPU ops apply (its padding, its
+                                   zero point), -1: none */
     const char *why;            /* CPU ops: why not on the NPU ("" otherwise) */
 } npuc_op_placement;
 

@@ -301,6 +301,7 @@ int npuc_compiled_op(const npuc_compiled *c, size_t i, npuc_op_placement *out)
     out->op = graph_op_name(&c->g->ops[i]);
     out->cascade = -1;
     out->fused_into = -1;
+    out->folded_into = -1;
     out->epoch = -1;
     out->why = "";
     int32_t ci = cc_op_of_source(c->cm, (int32_t)i);
@@ -316,6 +317,8 @@ int npuc_compiled_op(const npuc_compiled *c, size_t i, npuc_op_placement *out)
     out->cascade = oi->cascade;
     if (oi->fused_into >= 0)
         out->fused_into = c->cm->folded_g ? c->cm->g->ops[oi->fused_into].index : oi->fused_into;
+    if (oi->folded_into >= 0)
+        out->folded_into = c->cm->folded_g ? c->cm->g->ops[oi->folded_into].index : oi->folded_into;
     if (!oi->npu) out->why = oi->why;
     return api_result(NPUC_OK, NULL);
 }

@@ -70,6 +70,8 @@ static void print_ops(const npuc_compiled *c)
             printf("  op %3zu %-24s folded into a constant at compile time\n", i, o.op);
         else if (o.npu && o.fused_into >= 0)
             printf("  op %3zu %-24s NPU  (fused into op %d)\n", i, o.op, o.fused_into);
+        else if (o.npu && o.folded_into >= 0)
+            printf("  op %3zu %-24s NPU  (folded into op %d)\n", i, o.op, o.folded_into);
         else if (o.npu && o.cascade >= 0)
             printf("  op %3zu %-24s NPU  epoch %d, %d NPU op(s), %llu cycles, cascade from op %d\n", i, o.op,
                    o.epoch, o.n_npu_ops, (unsigned long long)o.cycles, o.cascade);

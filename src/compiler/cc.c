@@ -658,7 +658,8 @@ static int lower(cc_model *m, npuc_err *err)
     m->ops = calloc((size_t)m->g->n_ops + 1, sizeof *m->ops);
     m->buf_of = calloc((size_t)m->g->n_tensors + 1, sizeof *m->buf_of);
     if (!m->ops || !m->buf_of) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
-    for (int32_t i = 0; i < m->g->n_ops; i++) m->ops[i].epoch = m->ops[i].cascade = m->ops[i].fused_into = -1;
+    for (int32_t i = 0; i < m->g->n_ops; i++)
+        m->ops[i].epoch = m->ops[i].cascade = m->ops[i].fused_into = m->ops[i].folded_into = -1;
     int rc = cc_lower(m, err);
     /* a uint8 QUANTIZE folded into a conv that did not take it: lowered
      * again with none folded (lower_quantize.c) */

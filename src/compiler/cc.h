@@ -235,6 +235,9 @@ typedef struct cc_op_info {
     int32_t fused_into;       /* >= 0: an activation the output stage of this
                                  op's NPU ops applies (no NPU op of its own;
                                  its input shares its output's buffer), -1 none */
+    int32_t folded_into;      /* >= 0: a PAD or uint8 QUANTIZE whose work that
+                                 later conv's NPU ops do (its padding, its zero
+                                 point; no NPU op of its own), -1 none */
     uint64_t macs;
     uint64_t cycles;          /* NPU cycles (sum over its NPU ops) */
     uint64_t bytes_read[3];   /* by region: 0 params (flash), 1 arena, 2 fast */

@@ -437,6 +437,8 @@ int emit_report_json_text(const cc_model *m, const char *model_name, char **out,
         npuc_json_member_int(&w, "cascade", oi->cascade);
         if (oi->fused_into >= 0)   /* an activation its producer's output stage applies */
             npuc_json_member_int(&w, "fused_into", m->folded_g ? g->ops[oi->fused_into].index : oi->fused_into);
+        if (oi->folded_into >= 0)   /* a PAD / uint8 QUANTIZE a later conv's NPU ops apply */
+            npuc_json_member_int(&w, "folded_into", m->folded_g ? g->ops[oi->folded_into].index : oi->folded_into);
         if (!oi->npu) {
             npuc_json_member_string(&w, "reason", oi->why);
         }
@@ -591,6 +593,11 @@ int emit_summary(const cc_model *m, const char *model_name, char **out, npuc_err
     if (n_fused)
         npuc_sb_printf(&b, "  Fused activations           %6d (applied in their producer's output stage)\n",
                        n_fused);
+    int32_t n_into = 0;
+    for (int32_t i = 0; i < g->n_ops; i++) n_into += m->ops[i].folded_into >= 0;
+    if (n_into)
+        npuc_sb_printf(&b, "  Folded into convs           %6d (PADs and uint8 QUANTIZEs the next conv applies)\n",
+                       n_into);
     if (n_casc)
         npuc_sb_printf(&b, "  Cascades                    %6d (%d operators run band by band)\n", n_casc,
                        n_casc_ops);

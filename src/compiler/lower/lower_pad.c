@@ -209,6 +209,7 @@ void cc_pad_fold(lower_ctx *c, const graph_op *op, eu_op *o)
     o->pad_b = (uint8_t)fp[1];
     o->pad_l = (uint8_t)fp[2];
     o->pad_r = (uint8_t)fp[3];
+    c->m->ops[pi].folded_into = c->op_index;
 }
 
 /* ----------------------------------------------------------- standalone */

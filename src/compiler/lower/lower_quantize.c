@@ -168,6 +168,7 @@ void cc_quant_fold(lower_ctx *c, const graph_op *op, eu_op *o)
     /* the QUANTIZE's int8 y is x - 128 for its uint8 x: y - zp = x - (zp + 128) */
     o->ifm.is_signed = false;
     o->ifm.zp += 128;
+    c->m->ops[q].folded_into = c->op_index;
 }
 
 bool cc_quant_folds_taken(const cc_model *m)

@@ -24,7 +24,9 @@
  * MobileNet V2 input (224x224x3, zero point 127, stride 2) and PoseNet's
  * (353x481x3, zero point 128, PAD then a VALID conv at stride 2) on every
  * variant, and PoseNet's first output (two convs concatenated, then
- * uint8: the concatenation's copies write uint8).
+ * uint8: the concatenation's copies write uint8); and the zoo's PoseNet
+ * without its decoder (a CPU custom op the reference does not run) on an
+ * ethos-u55-128 and an ethos-u65-256.
  *
  * Environment: NPUC_QF_CONFIGS (random configurations, default 400),
  * NPUC_QF_SEED (first seed, default 1). */
@@ -350,6 +352,54 @@ out:
     return ok;
 }
 
+/* The zoo's PoseNet without its decoder (a CPU custom op the reference
+ * does not run: its three inputs become the outputs): the input's
+ * QUANTIZE and PAD folded into the first conv, the three uint8 outputs
+ * fused into their producers, bit-exact with the reference. 1 pass, 0
+ * skipped (no shared folder), -1 failure (printed). */
+static int posenet_case(eu_variant v, stats *st)
+{
+    tfl_model *tm = NULL;
+    graph *g = NULL;
+    int got = cc_load_shared("models/zoo/coral_posenet_mnv1_075_353_481_int8_decoder.tflite", &tm, &g);
+    char cs[120];
+    snprintf(cs, sizeof cs, "posenet without its decoder, %s", target_variant_name(v));
+    cc_model *cm = NULL;
+    int res = -1;
+    if (got <= 0) {
+        res = got;
+        goto out;
+    }
+    const graph_op *d = &g->ops[g->n_ops - 1];
+    int32_t outs[8], n = 0;
+    for (int32_t k = 0; k < d->n_in && n < 8; k++)
+        if (d->in[k] >= 0 && !g->tensors[d->in[k]].data) outs[n++] = d->in[k];
+    g->n_ops--;
+    for (int32_t t = 0; t < g->n_tensors; t++)
+        if (g->tensors[t].producer >= g->n_ops) g->tensors[t].producer = -1;
+    if (n != 3 || graph_set_io(g, g->n_inputs, g->inputs, n, outs)) {
+        fprintf(stderr, "FAIL %s: not the decoder's three inputs\n", cs);
+        goto out;
+    }
+    if (!cc_check_compile(cs, g, v, (cc_options){0}, &cm)) goto out;
+    int32_t fused = 0;
+    for (int32_t i = 0; i < cm->g->n_ops; i++) fused += cm->g->ops[i].opcode == TFL_OP_QUANTIZE && cm->ops[i].fused_into >= 0;
+    if (cm->ops[0].folded_into != 2 || cm->ops[1].folded_into != 2 || fused != 3) {
+        fprintf(stderr, "FAIL %s: QUANTIZE folded into %d, PAD into %d, %d uint8 outputs fused\n", cs,
+                cm->ops[0].folded_into, cm->ops[1].folded_into, (int)fused);
+        goto out;
+    }
+    cc_draws dr = {.n_draws = 1, .seed = 5, .fill = cc_fill_bytes, .runs = &st->draws, .npu_runs = CC_RUNS_ONE};
+    if (cc_check_draws(cs, g, cm, v, &dr)) res = 1;
+out:
+    if (res < 0) st->failed++;
+    if (res >= 0) st->configs += res;
+    cc_model_free(cm);
+    graph_free(g);
+    tfl_model_free(tm);
+    return res;
+}
+
 int main(void)
 {
     long n = env_long("NPUC_QF_CONFIGS", 400);
@@ -402,6 +452,8 @@ int main(void)
         CHECK(run_config(&c, 910 + (uint64_t)v, true, &st));
     }
     for (int v = 0; v < 6; v++) CHECK(concat_case(variants[v], &st));
+    CHECK(posenet_case(EU_U55_128, &st) >= 0);
+    CHECK(posenet_case(EU_U65_256, &st) >= 0);
     printf("uint8 QUANTIZE folds: %d configs (%ld random: %d folded at the input, %d at the output), conv on the NPU "
            "%d / CPU %d, own NPU op %d (input) / %d (output), %d draws, %d failed\n",
            st.configs, n, rnd_in, rnd_out, st.conv_npu, st.conv_cpu, st.in_own, st.out_own, st.draws, st.failed);

@@ -271,24 +271,16 @@ static void plan_epoch(pf_ctx *c, cc_epoch *e)
     free(next_user);
 }
 
-typedef struct pf_saved { int32_t eu_first, first; int64_t offset; uint8_t pool; } pf_saved;
+/* The schedules a prefetch starts from, plans and picks are cc_sched
+ * values (cc_sched.c) of the CC_SCHED_PLACE part: every buffer's place and
+ * the step its live range starts at (a weight copy's DMA issue point), and
+ * the pools' peaks. */
 
-static void put_back(cc_model *m, const pf_saved *sv, uint64_t arena, uint64_t fast)
-{
-    for (int32_t b = 0; b < m->n_bufs; b++) {
-        m->bufs[b].eu_first = sv[b].eu_first;
-        m->bufs[b].first = sv[b].first;
-        m->bufs[b].offset = sv[b].offset;
-        m->bufs[b].pool = sv[b].pool;
-    }
-    m->arena_size = arena;
-    m->fast_size = fast;
-}
-
-static bool moved(const cc_model *m, const pf_saved *sv)
+/* Whether a DMA issue point (eu_first) of the model differs from sv's. */
+static bool moved(const cc_model *m, const cc_sched *sv)
 {
     for (int32_t b = 0; b < m->n_bufs; b++)
-        if (sv[b].eu_first != m->bufs[b].eu_first) return true;
+        if (sv->bufs[b].eu_first != m->bufs[b].eu_first) return true;
     return false;
 }
 
@@ -318,15 +310,16 @@ static void tops(const cc_model *m, uint64_t top[2])
 }
 
 /* Placed plan: from `bare` (the pools placed without the weight copies,
- * copies unplaced), each copy is placed as its DMA is planned, under lim[].
- * Returns whether every copy found a place within the pools' sizes (else
- * everything is as in `sv`). */
-static bool plan_placed(pf_ctx *c, const pf_saved *sv, const pf_saved *bare, const uint64_t lim[2],
-                        uint64_t fast_cap)
+ * copies unplaced, the pools' peaks as in sv), each copy is placed as its
+ * DMA is planned, under lim[]. *ok: whether every copy found a place
+ * within the pools' sizes (else the model is as in `sv`). */
+static int plan_placed(pf_ctx *c, const cc_sched *sv, const cc_sched *bare, const uint64_t lim[2],
+                       uint64_t fast_cap, bool *ok_out, npuc_err *err)
 {
     cc_model *m = c->m;
-    uint64_t arena0 = m->arena_size, fast0 = m->fast_size;
-    put_back(m, bare, arena0, fast0);
+    *ok_out = false;
+    int rc = cc_sched_apply(m, bare, err);
+    if (rc) return rc;
     c->placed = true;
     c->limit[0] = lim[0];
     c->limit[1] = lim[1];
@@ -344,48 +337,52 @@ static bool plan_placed(pf_ctx *c, const pf_saved *sv, const pf_saved *bare, con
         if (ok && s->act_pool >= 0 && s->act_pool < s->n_pools && s->pools[s->act_pool].size)
             ok = top[0] <= s->pools[s->act_pool].size;
     }
-    if (!ok) put_back(m, sv, arena0, fast0);
-    return ok;
+    *ok_out = ok;
+    return ok ? NPUC_OK : cc_sched_apply(m, sv, err);
 }
 
 /* The pools placed without the weight copies (which keep their pools and
- * get offset -1) into *bare; the model is then as in sv again. False when
- * that placement fails. */
-static bool place_bare(cc_model *m, const pf_saved *sv, pf_saved *bare)
+ * get offset -1) into *bare, with sv's pools' peaks; the model is then as
+ * in sv again. *ok false when that placement fails. */
+static int place_bare(cc_model *m, const cc_sched *sv, cc_sched *bare, bool *ok_out, npuc_err *err)
 {
-    uint64_t arena0 = m->arena_size, fast0 = m->fast_size;
+    *ok_out = false;
     uint64_t *size = malloc(sizeof *size * ((size_t)m->n_bufs + 1));
-    if (!size) return false;
+    if (!size) return NPUC_OK;   /* no placed plans */
     for (int32_t b = 0; b < m->n_bufs; b++) {
         size[b] = m->bufs[b].size;
         if (m->bufs[b].wcopy) m->bufs[b].size = 0;
     }
     npuc_err e2 = {0};
     bool ok = cc_allocate(m, &e2) == NPUC_OK;
-    for (int32_t b = 0; b < m->n_bufs; b++) {
-        const cc_buf *x = &m->bufs[b];
-        m->bufs[b].size = size[b];
-        bare[b] = (pf_saved){x->eu_first, x->first, x->wcopy ? -1 : x->offset, x->wcopy ? sv[b].pool : x->pool};
-    }
+    for (int32_t b = 0; b < m->n_bufs; b++) m->bufs[b].size = size[b];
     free(size);
-    put_back(m, sv, arena0, fast0);
-    return ok;
+    int rc = ok ? cc_sched_take(m, CC_SCHED_PLACE, bare, err) : NPUC_OK;
+    if (!rc && ok) {
+        for (int32_t b = 0; b < m->n_bufs; b++)
+            if (bare->bufs[b].wcopy) {
+                bare->bufs[b].offset = -1;
+                bare->bufs[b].pool = sv->bufs[b].pool;
+            }
+        bare->arena_size = sv->arena_size;
+        bare->fast_size = sv->fast_size;
+    }
+    int rc2 = cc_sched_apply(m, sv, err);
+    *ok_out = ok && !rc && !rc2;
+    return rc ? rc : rc2;
 }
 
 /* A whole plan (every buffer's range and place, the pools' peaks) and
  * the cycles it gave. */
 typedef struct pf_state {
-    pf_saved *b;
-    uint64_t arena, fast, cycles;
+    cc_sched s;
+    uint64_t cycles;
 } pf_state;
 
-static void snap(const cc_model *m, pf_state *st)
+static int snap(const cc_model *m, pf_state *st, npuc_err *err)
 {
-    for (int32_t b = 0; b < m->n_bufs; b++)
-        st->b[b] = (pf_saved){m->bufs[b].eu_first, m->bufs[b].first, m->bufs[b].offset, m->bufs[b].pool};
-    st->arena = m->arena_size;
-    st->fast = m->fast_size;
     st->cycles = m->npu_cycles;
+    return cc_sched_take(m, CC_SCHED_PLACE, &st->s, err);
 }
 
 /* ------------------------------------------------ plans picked before */
@@ -405,8 +402,7 @@ typedef struct pf_memo_ent {
     size_t n_key;
     bool busy;          /* the pick over the six plans (else the first three) */
     bool orig;          /* no plan beat the state it started from */
-    pf_saved *best;
-    uint64_t arena, fast, cycles;
+    pf_state best;
 } pf_memo_ent;
 
 #define PF_MEMO_KEEP 8
@@ -421,7 +417,7 @@ struct cc_pfmemo *cc_pfmemo_new(void) { return calloc(1, sizeof(struct cc_pfmemo
 static void pf_ent_free(pf_memo_ent *x)
 {
     free(x->key);
-    free(x->best);
+    cc_sched_free(&x->best.s);
     memset(x, 0, sizeof *x);
 }
 
@@ -499,20 +495,17 @@ static void pf_keep(cc_model *m, const uint64_t *key, size_t n_key, bool busy, b
     struct cc_pfmemo *c = m->pfmemo;
     if (!c || !key || pf_find(c, key, n_key, busy)) return;
     pf_memo_ent x = {0};
+    npuc_err e2 = {0};
     x.key = malloc(sizeof *key * n_key);
-    x.best = malloc(sizeof *x.best * ((size_t)m->n_bufs + 1));
-    if (!x.key || !x.best) {
+    if (!x.key || cc_sched_copy(&x.best.s, &best->s, &e2)) {
         pf_ent_free(&x);
         return;
     }
     memcpy(x.key, key, sizeof *key * n_key);
-    memcpy(x.best, best->b, sizeof *x.best * (size_t)m->n_bufs);
     x.n_key = n_key;
     x.busy = busy;
     x.orig = orig;
-    x.arena = best->arena;
-    x.fast = best->fast;
-    x.cycles = best->cycles;
+    x.best.cycles = best->cycles;
     pf_ent_free(&c->e[c->next]);
     c->e[c->next] = x;
     c->next = (c->next + 1) % PF_MEMO_KEEP;
@@ -535,8 +528,8 @@ int cc_prefetch(cc_model *m, npuc_err *err)
     if (hit) {
         free(key);
         if (hit->orig) return NPUC_OK;   /* the model stays as it is */
-        put_back(m, hit->best, hit->arena, hit->fast);
-        return cc_generate_all(m, err);
+        int rc = cc_sched_apply(m, &hit->best.s, err);
+        return rc ? rc : cc_generate_all(m, err);
     }
     /* with the busy plans: the first three's pick, when known */
     const pf_memo_ent *part = busy ? pf_find(m->pfmemo, key, n_key, false) : NULL;
@@ -549,26 +542,17 @@ int cc_prefetch(cc_model *m, npuc_err *err)
     c.near = malloc(sizeof *c.near * ((size_t)m->n_bufs + 1));   /* NULL: scans */
     c.sp_last = malloc(sizeof *c.sp_last * ((size_t)m->n_bufs + 1));   /* NULL: not kept */
     pf_state orig = {0}, best = {0};
-    orig.b = malloc(sizeof *orig.b * ((size_t)m->n_bufs + 1));
-    best.b = malloc(sizeof *best.b * ((size_t)m->n_bufs + 1));
-    pf_saved *bare = malloc(sizeof *bare * ((size_t)m->n_bufs + 1));
-    if (!c.t0 || !c.sp || !orig.b || !best.b || !bare) {
-        free(key);
-        free(c.t0);
-        free(c.sp);
-        free(c.near);
-        free(c.sp_last);
-        free(orig.b);
-        free(best.b);
-        free(bare);
-        return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    cc_sched bare = {0};
+    int rc = NPUC_OK;
+    if (!c.t0 || !c.sp) {
+        rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+        goto out;
     }
     for (int32_t i = 0, steps = 0; i < g->n_ops; i++) {
         c.t0[i] = steps;
         steps += cc_op_steps(m, i);
     }
-    snap(m, &orig);
-    snap(m, &best);
+    if ((rc = snap(m, &orig, err)) || (rc = snap(m, &best, err))) goto out;
     uint64_t lim_sram = m->opt.sram_limit, sram0 = cc_sram_bytes(m);
     uint64_t fast_cap = cc_fast_bytes(&m->opt);
     bool fast_pool = fast_cap != 0;
@@ -578,20 +562,25 @@ int cc_prefetch(cc_model *m, npuc_err *err)
     /* so may the fast pool, within its size */
     lim[1] = m->fast_size;
     if (fast_pool) {
-        uint64_t f = pct > 0 ? (orig.fast + orig.fast * (uint64_t)pct / 100u) & ~(uint64_t)15 : orig.fast;
+        uint64_t f0 = orig.s.fast_size;
+        uint64_t f = pct > 0 ? (f0 + f0 * (uint64_t)pct / 100u) & ~(uint64_t)15 : f0;
         lim[1] = f < fast_cap ? f : fast_cap;
     }
-    uint64_t room = pct > 0 ? (orig.arena * (uint64_t)pct / 100u) & ~(uint64_t)15 : 0;
+    uint64_t arena0 = orig.s.arena_size;
+    uint64_t room = pct > 0 ? (arena0 * (uint64_t)pct / 100u) & ~(uint64_t)15 : 0;
     /* an arena cache size on an arena that is the SRAM, the headroom left
      * to the compiler: two more plans let the arena grow to that size (the
      * fewest cycles that fit, as --arena-cache-size promises); the
      * headroom's own plans stay, so a limit never costs cycles */
     uint64_t room_lim = 0;
-    if (!fast_pool && lim_sram > orig.arena && m->opt.prefetch_headroom == 0 &&
-        ((lim_sram - orig.arena) & ~(uint64_t)15) > room)
-        room_lim = (lim_sram - orig.arena) & ~(uint64_t)15;
-    if ((room || room_lim) && !place_bare(m, orig.b, bare)) room = room_lim = 0;
-    int rc = NPUC_OK;
+    if (!fast_pool && lim_sram > arena0 && m->opt.prefetch_headroom == 0 &&
+        ((lim_sram - arena0) & ~(uint64_t)15) > room)
+        room_lim = (lim_sram - arena0) & ~(uint64_t)15;
+    if (room || room_lim) {
+        bool ok;
+        if ((rc = place_bare(m, &orig.s, &bare, &ok, err))) goto out;
+        if (!ok) room = room_lim = 0;
+    }
     bool last_is_best = true;   /* the model as generated last is `best` */
     bool best_orig = true;      /* `best` is `orig` */
     /* per group: the headroom's half and whole, the fixed plan, then the
@@ -601,10 +590,8 @@ int cc_prefetch(cc_model *m, npuc_err *err)
     int j0 = 0;
     if (part) {
         /* the streams are orig's: unless that is the pick, they are not best's */
-        memcpy(best.b, part->best, sizeof *best.b * (size_t)m->n_bufs);
-        best.arena = part->arena;
-        best.fast = part->fast;
-        best.cycles = part->cycles;
+        if ((rc = cc_sched_copy(&best.s, &part->best.s, err))) goto out;
+        best.cycles = part->best.cycles;
         last_is_best = best_orig = part->orig;
         j0 = per;
     }
@@ -618,15 +605,15 @@ int cc_prefetch(cc_model *m, npuc_err *err)
             /* placed plans under the arena's peak plus part of the room */
             uint64_t r = q < 2 ? room : room_lim;
             if (!r) continue;
-            lim[0] = orig.arena + (r / 2u * (uint64_t)(q % 3 + 1) & ~(uint64_t)15);
-            ok = plan_placed(&c, orig.b, bare, lim, fast_pool ? lim[1] : 0);
+            lim[0] = arena0 + (r / 2u * (uint64_t)(q % 3 + 1) & ~(uint64_t)15);
+            if ((rc = plan_placed(&c, &orig.s, &bare, lim, fast_pool ? lim[1] : 0, &ok, err))) break;
         } else {
             /* the fixed plan: copies move only into holes of the present
              * placement, under its peak */
-            c.limit[0] = orig.arena;
+            c.limit[0] = arena0;
             c.limit[1] = lim[1];
             plan_all(&c);
-            ok = moved(m, orig.b);
+            ok = moved(m, &orig.s);
             if (ok) {
                 uint64_t top[2];
                 tops(m, top);
@@ -638,29 +625,31 @@ int cc_prefetch(cc_model *m, npuc_err *err)
         rc = cc_generate_all(m, err);
         if (rc) break;
         last_is_best = m->npu_cycles < best.cycles ||
-                       (m->npu_cycles == best.cycles && m->arena_size + m->fast_size < best.arena + best.fast);
+                       (m->npu_cycles == best.cycles &&
+                        m->arena_size + m->fast_size < best.s.arena_size + best.s.fast_size);
         /* never over the SRAM limit (--arena-cache-size) when without it
          * the model was under */
         if (lim_sram && cc_sram_bytes(m) > lim_sram && sram0 <= lim_sram) last_is_best = false;
         if (last_is_best) {
-            snap(m, &best);
+            if ((rc = snap(m, &best, err))) break;
             best_orig = false;
         }
-        put_back(m, orig.b, orig.arena, orig.fast);
+        rc = cc_sched_apply(m, &orig.s, err);
     }
     if (!rc) {
         pf_keep(m, key, n_key, busy, best_orig, &best);
-        put_back(m, best.b, best.arena, best.fast);
-        if (!last_is_best) rc = cc_generate_all(m, err);
+        rc = cc_sched_apply(m, &best.s, err);
+        if (!rc && !last_is_best) rc = cc_generate_all(m, err);
     }
+out:
     free(key);
     free(c.t0);
     free(c.sp);
     free(c.near);
     free(c.sp_last);
-    free(orig.b);
-    free(best.b);
-    free(bare);
+    cc_sched_free(&orig.s);
+    cc_sched_free(&best.s);
+    cc_sched_free(&bare);
     return rc;
 }
 

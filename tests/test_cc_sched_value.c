@@ -107,19 +107,27 @@ static void copy_compare(const char *cs, const cc_model *m)
         b.eu[0].ofm.off -= 1;
         CHECK(cc_sched_equal(&a, &b));
     }
-    /* PLACE holds the places and DMA issue points only */
+    /* PLACE holds the places and DMA issue points only; BUFS whole
+     * records; taken with both, a schedule is BUFS */
     CHECK(cc_sched_take(m, CC_SCHED_PLACE, &p, &e) == NPUC_OK);
     CHECK(cc_sched_take(m, CC_SCHED_BUFS, &q, &e) == NPUC_OK);
     CHECK(!cc_sched_equal(&p, &q) && !cc_sched_equal(&p, &a));
+    CHECK(p.parts == CC_SCHED_PLACE && q.parts == CC_SCHED_BUFS);
+    {
+        cc_sched pq = {0};
+        CHECK(cc_sched_take(m, CC_SCHED_PLACE | CC_SCHED_BUFS, &pq, &e) == NPUC_OK);
+        CHECK(pq.parts == CC_SCHED_BUFS && cc_sched_equal(&pq, &q));
+        cc_sched_free(&pq);
+    }
     if (bi >= 0) {
         cc_sched p2 = {0}, q2 = {0};
         CHECK(cc_sched_copy(&p2, &p, &e) == NPUC_OK && cc_sched_copy(&q2, &q, &e) == NPUC_OK);
-        p2.bufs[bi].last++;
         q2.bufs[bi].last++;
-        CHECK(cc_sched_equal(&p, &p2));
         CHECK(!cc_sched_equal(&q, &q2));
-        p2.bufs[bi].eu_first++;
+        p2.place[bi].eu_first++;
         CHECK(!cc_sched_equal(&p, &p2));
+        p2.place[bi].eu_first--;
+        CHECK(cc_sched_equal(&p, &p2));
         cc_sched_free(&p2);
         cc_sched_free(&q2);
     }

@@ -411,7 +411,8 @@ uint64_t cc_state_bytes(const cc_model *m);
  *                    cc_prefetch chooses;
  *   CC_SCHED_BUFS    every buffer's whole record (sizes: weight copies
  *                    dropped, feature maps with no bytes of their own;
- *                    live ranges; places) and the pools' peaks;
+ *                    live ranges; places) and the pools' peaks (it holds
+ *                    PLACE's choices too: taken with both, it is BUFS);
  *   CC_SCHED_WEIGHTS per NPU op of the HW epochs its weight copy (wbuf,
  *                    -1: streamed from flash) and block config;
  *   CC_SCHED_PROGRAM the NPU op lists of the HW epochs, the graph ops'
@@ -426,15 +427,24 @@ uint64_t cc_state_bytes(const cc_model *m);
  * (cc_sched s = {0}) it holds nothing; cc_sched_free frees it. */
 enum { CC_SCHED_PLACE = 1u, CC_SCHED_BUFS = 2u, CC_SCHED_WEIGHTS = 4u, CC_SCHED_PROGRAM = 8u };
 
+/* A buffer's place and DMA issue point (CC_SCHED_PLACE). */
+typedef struct cc_sched_place {
+    int64_t offset;
+    int32_t eu_first, first;
+    uint8_t pool;
+} cc_sched_place;
+
 typedef struct cc_sched {
     unsigned parts;           /* CC_SCHED_* it holds (0: none) */
     const graph *g;           /* the deployed graph it is a schedule of (not owned) */
     int32_t n_ops, n_tensors, n_epochs;
     int32_t n_bufs;
-    cc_buf *bufs;             /* [n_bufs] (PLACE, BUFS): the buffers as taken */
+    cc_sched_place *place;    /* [n_bufs] (PLACE) */
+    cc_buf *bufs;             /* [n_bufs] (BUFS): the buffers as taken */
     uint64_t arena_size, fast_size;
     int32_t *n_eu;            /* [n_epochs] (WEIGHTS, PROGRAM): NPU ops per
-                                 epoch (0 for SW epochs) */
+                                 epoch (0 for SW epochs, -1: an epoch the
+                                 schedule does not hold, cc_sched_take_epoch) */
     int32_t n_eu_all;         /* their sum */
     int32_t *wbuf;            /* [n_eu_all] (WEIGHTS): per NPU op, epoch order */
     eu_block *blk;
@@ -442,11 +452,15 @@ typedef struct cc_sched {
     cc_op_info *ops;          /* [n_ops] (PROGRAM) */
     int32_t *buf_of;          /* [n_tensors] (PROGRAM) */
     /* room held by each array (a schedule taken again reuses it) */
-    int32_t cap_bufs, cap_n_eu, cap_wbuf, cap_blk, cap_eu, cap_ops, cap_buf_of;
+    int32_t cap_place, cap_bufs, cap_n_eu, cap_wbuf, cap_blk, cap_eu, cap_ops, cap_buf_of;
 } cc_sched;
 
 /* Takes the parts `parts` of m's schedule into s (its room reused). */
 int cc_sched_take(const cc_model *m, unsigned parts, cc_sched *s, npuc_err *err);
+/* cc_sched_take with the NPU ops (WEIGHTS, PROGRAM) of epoch `epoch` alone
+ * (-1: all): applied, it leaves the other epochs' op lists as they are
+ * (a pass that rewrites one epoch saves only that one). */
+int cc_sched_take_epoch(const cc_model *m, unsigned parts, int32_t epoch, cc_sched *s, npuc_err *err);
 /* Puts the parts s holds back into m; NPUC_E_INVALID (m unchanged) when
  * s is of another model or of another shape of this one. */
 int cc_sched_apply(cc_model *m, const cc_sched *s, npuc_err *err);

@@ -456,8 +456,8 @@ static int peak_measure(cc_model *m, uint64_t *peak, int32_t *step, npuc_err *er
 
 /* A trial (apply() and the allocation after it) starts from the schedule
  * it may have to go back to, taken as a cc_sched (cc_sched.c) with the
- * program part: apply() rewrites the epoch's NPU ops and the op records
- * and adds rolling buffers. A schedule is taken only of a state just
+ * program part of the chain's epoch: apply() rewrites that epoch's NPU
+ * ops and the op records and adds rolling buffers. A schedule is taken only of a state just
  * allocated, so applying it back restores its allocation too (every
  * buffer's offset and pool, the pools' peaks): it is not allocated again
  * (a function of the state, as cc_alloc_memo relies on). */
@@ -500,7 +500,7 @@ static int cascade_for_cycles(cc_model *m, uint64_t cyc, npuc_err *err)
         if (b < cap) tried[b] = 1;
         int32_t k0, n;
         chain_around(m, e, best_k, best / 2, &k0, &n);
-        if ((rc = cc_sched_take(m, CASCADE_SCHED, &sn, err))) break;
+        if ((rc = cc_sched_take_epoch(m, CASCADE_SCHED, best_e, &sn, err))) break;
         bool done = false;
         uint64_t peak;
         int32_t step;
@@ -540,7 +540,7 @@ static int longer_chain(cc_model *m, int32_t ei, int32_t k, uint64_t big_bytes, 
     if (nt < 2) return NPUC_OK;
     uint64_t fewest = UINT64_MAX;
     cc_sched sn = {0};
-    int rc = cc_sched_take(m, CASCADE_SCHED, &sn, err);
+    int rc = cc_sched_take_epoch(m, CASCADE_SCHED, ei, &sn, err);
     for (int i = 0; i < nt && !rc; i++) {
         bool done = false;
         uint64_t peak;
@@ -625,7 +625,7 @@ int cc_cascade(cc_model *m, npuc_err *err)
         int32_t k0, n;
         chain_around(m, e, best_k, best / 2, &k0, &n);
         if ((cyc && (rc = longer_chain(m, best_e, best_k, best, &k0, &n, err))) ||
-            (rc = cc_sched_take(m, CASCADE_SCHED, &sn, err))) {
+            (rc = cc_sched_take_epoch(m, CASCADE_SCHED, best_e, &sn, err))) {
             cc_sched_free(&sn);
             return rc;
         }

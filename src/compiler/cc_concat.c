@@ -251,8 +251,9 @@ int cc_concat_place(cc_model *m, npuc_err *err)
     bool measured = !guard;
     int rc = NPUC_OK;
     /* the schedule a placement starts from, to go back to when it grows
-     * the arena (cc_sched.c): place_input rewrites feature maps and
-     * buf_of, remove_eu the op list and the op records */
+     * the arena (cc_sched.c): place_input rewrites feature maps of the
+     * concatenation's epoch and buf_of, remove_eu that epoch's op list and
+     * the op records */
     cc_sched sn = {0};
     for (int32_t ci = 0; ci < g->n_ops && !rc; ci++) {
         const graph_op *op = &g->ops[ci];
@@ -280,7 +281,7 @@ int cc_concat_place(cc_model *m, npuc_err *err)
              * on: keep the placement only if the arena does not grow */
             if (!measured && (rc = trial_arena(m, &arena, err))) break;
             measured = true;
-            if (guard && (rc = cc_sched_take(m, CC_SCHED_PROGRAM, &sn, err))) break;
+            if (guard && (rc = cc_sched_take_epoch(m, CC_SCHED_PROGRAM, oi->epoch, &sn, err))) break;
             if (!place_input(m, ci, i, k, &s, es)) {
                 k++;
                 continue;

@@ -280,7 +280,7 @@ static void plan_epoch(pf_ctx *c, cc_epoch *e)
 static bool moved(const cc_model *m, const cc_sched *sv)
 {
     for (int32_t b = 0; b < m->n_bufs; b++)
-        if (sv->bufs[b].eu_first != m->bufs[b].eu_first) return true;
+        if (sv->place[b].eu_first != m->bufs[b].eu_first) return true;
     return false;
 }
 
@@ -360,9 +360,9 @@ static int place_bare(cc_model *m, const cc_sched *sv, cc_sched *bare, bool *ok_
     int rc = ok ? cc_sched_take(m, CC_SCHED_PLACE, bare, err) : NPUC_OK;
     if (!rc && ok) {
         for (int32_t b = 0; b < m->n_bufs; b++)
-            if (bare->bufs[b].wcopy) {
-                bare->bufs[b].offset = -1;
-                bare->bufs[b].pool = sv->bufs[b].pool;
+            if (m->bufs[b].wcopy) {
+                bare->place[b].offset = -1;
+                bare->place[b].pool = sv->place[b].pool;
             }
         bare->arena_size = sv->arena_size;
         bare->fast_size = sv->fast_size;
@@ -1154,6 +1154,13 @@ static void point_keep(const cc_model *m, cc_sched *p)
     cc_sched_take(m, FIT_SCHED, p, &e2);
 }
 
+/* point_keep into *slot, made on first use (NULL when out of memory). */
+static void slot_keep(const cc_model *m, cc_sched **slot)
+{
+    if (!*slot) *slot = calloc(1, sizeof **slot);
+    if (*slot) point_keep(m, *slot);
+}
+
 /* The schedule picked, its read-once copies (read_once) whose ops wait for
  * their DMA longer than streaming would cost (mark_bound) dropped: the ops
  * stream their weights from the params, the model placed, generated and
@@ -1300,7 +1307,7 @@ int cc_place_weights(cc_model *m, npuc_err *err)
      * `start` as the others): the one picked comes back from there instead
      * of from a second trial (a trial is a function of `start`, the copies
      * gone and the headroom, so it would give the same) */
-    cc_sched kept[FIT_POINTS];
+    cc_sched *kept[FIT_POINTS];   /* NULL: not kept (slot_keep) */
     memset(kept, 0, sizeof kept);
     int32_t order[2][FIT_MAX_DROPS];
     int32_t sp_t[2 * FIT_MAX_DROPS], sp_k[2 * FIT_MAX_DROPS], sp_x[2 * FIT_MAX_DROPS], n_sp = 0;
@@ -1339,7 +1346,7 @@ int cc_place_weights(cc_model *m, npuc_err *err)
         }
         if ((rc = place_inner(m, err))) goto done;
         cur = t * P;
-        if (t > 0) point_keep(m, &kept[cur]);
+        if (t > 0) slot_keep(m, &kept[cur]);
         pt[cur] = (cc_sched_point){m->npu_cycles, cc_sram_bytes(m)};
         have[cur] = true;
         /* the copies the first placement dropped (read once) stay dropped */
@@ -1367,8 +1374,8 @@ int cc_place_weights(cc_model *m, npuc_err *err)
                     if ((rc = cc_generate_all(m, err)) || (rc = cc_prefetch(m, err))) goto done;
                     int32_t q = 2 * P + n_sp;
                     cur = q;
-                    point_keep(m, &kept[q]);
-                    if (kept[q].parts) {
+                    slot_keep(m, &kept[q]);
+                    if (kept[q] && kept[q]->parts) {
                         pt[q] = (cc_sched_point){m->npu_cycles, cc_sram_bytes(m)};
                         have[q] = true;
                         sp_t[n_sp] = t;
@@ -1387,7 +1394,7 @@ int cc_place_weights(cc_model *m, npuc_err *err)
             cur = t * P + k;
             pt[cur] = (cc_sched_point){m->npu_cycles, cc_sram_bytes(m)};
             have[cur] = true;
-            point_keep(m, &kept[cur]);
+            slot_keep(m, &kept[cur]);
             /* four steps that do not change the pick (among the
              * trajectories' points) end the trajectory */
             int32_t p = pick_of(pt, have, 2 * P, limit);
@@ -1398,10 +1405,10 @@ int cc_place_weights(cc_model *m, npuc_err *err)
     }
     int32_t pick = pick_of(pt, have, FIT_POINTS, limit);
     int32_t split_of = -1;
-    if (pick >= 0 && pick != cur && kept[pick].parts) {
+    if (pick >= 0 && pick != cur && kept[pick] && kept[pick]->parts) {
         /* back to the point as its trial left it */
         m->opt.prefetch_headroom = hr[pick >= 2 * P ? sp_t[pick - 2 * P] : pick / P];
-        if (!(rc = cc_sched_apply(m, &kept[pick], err))) rc = cc_generate_all(m, err);
+        if (!(rc = cc_sched_apply(m, kept[pick], err))) rc = cc_generate_all(m, err);
     } else if (pick >= 0 && pick != cur) {
         /* again: that trajectory's headroom and first drops (a split
          * point is always kept) */
@@ -1477,7 +1484,10 @@ int cc_place_weights(cc_model *m, npuc_err *err)
     cc_sched_free(&pre);
 done:
     cc_alloc_memo(m, false);
-    for (int32_t i = 0; i < FIT_POINTS; i++) cc_sched_free(&kept[i]);
+    for (int32_t i = 0; i < FIT_POINTS; i++) {
+        cc_sched_free(kept[i]);
+        free(kept[i]);
+    }
     rl_free(&rl);
     cc_sched_free(&start);
     free(gone);

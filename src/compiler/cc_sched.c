@@ -7,22 +7,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Room for n elements of `elem` bytes at *p (holding *cap); false: out of
- * memory (*p as it was). */
+/* Room for n elements of `elem` bytes at *p (holding *cap), its contents
+ * not kept (they are written next); false: out of memory (*p freed). */
 static bool room(void **p, int32_t *cap, int32_t n, size_t elem)
 {
     if (n <= *cap && *p) return true;
     int32_t c = n > 0 ? n : 1;
-    void *q = realloc(*p, elem * (size_t)c);
-    if (!q) return false;
-    *p = q;
-    *cap = c;
-    return true;
+    free(*p);
+    *p = malloc(elem * (size_t)c);
+    *cap = *p ? c : 0;
+    return *p != NULL;
 }
 
 void cc_sched_free(cc_sched *s)
 {
     if (!s) return;
+    if (!s->parts && !s->place && !s->bufs && !s->n_eu && !s->wbuf && !s->blk && !s->eu && !s->ops && !s->buf_of)
+        return;   /* holds nothing */
+    free(s->place);
     free(s->bufs);
     free(s->n_eu);
     free(s->wbuf);
@@ -39,7 +41,8 @@ static bool make_room(cc_sched *s)
 {
     unsigned p = s->parts;
     bool ok = true;
-    if (p & (CC_SCHED_PLACE | CC_SCHED_BUFS)) ok = room((void **)&s->bufs, &s->cap_bufs, s->n_bufs, sizeof *s->bufs);
+    if (p & CC_SCHED_PLACE) ok = room((void **)&s->place, &s->cap_place, s->n_bufs, sizeof *s->place);
+    if (ok && (p & CC_SCHED_BUFS)) ok = room((void **)&s->bufs, &s->cap_bufs, s->n_bufs, sizeof *s->bufs);
     if (ok && (p & (CC_SCHED_WEIGHTS | CC_SCHED_PROGRAM)))
         ok = room((void **)&s->n_eu, &s->cap_n_eu, s->n_epochs, sizeof *s->n_eu);
     if (ok && (p & CC_SCHED_WEIGHTS))
@@ -54,7 +57,13 @@ static bool make_room(cc_sched *s)
 
 int cc_sched_take(const cc_model *m, unsigned parts, cc_sched *s, npuc_err *err)
 {
+    return cc_sched_take_epoch(m, parts, -1, s, err);
+}
+
+int cc_sched_take_epoch(const cc_model *m, unsigned parts, int32_t epoch, cc_sched *s, npuc_err *err)
+{
     if (parts & CC_SCHED_PROGRAM) parts |= CC_SCHED_BUFS;
+    if (parts & CC_SCHED_BUFS) parts &= ~(unsigned)CC_SCHED_PLACE;
     s->parts = parts;
     s->g = m->g;
     s->n_ops = m->g->n_ops;
@@ -63,13 +72,18 @@ int cc_sched_take(const cc_model *m, unsigned parts, cc_sched *s, npuc_err *err)
     s->n_bufs = m->n_bufs;
     s->n_eu_all = 0;
     for (int32_t i = 0; i < m->n_epochs; i++)
-        if (m->epochs[i].kind == CC_EPOCH_HW) s->n_eu_all += m->epochs[i].n_eu;
+        if (m->epochs[i].kind == CC_EPOCH_HW && (epoch < 0 || i == epoch)) s->n_eu_all += m->epochs[i].n_eu;
     if (!make_room(s)) {
         cc_sched_free(s);
         return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     }
+    if (parts & CC_SCHED_PLACE)
+        for (int32_t b = 0; b < m->n_bufs; b++) {
+            const cc_buf *x = &m->bufs[b];
+            s->place[b] = (cc_sched_place){x->offset, x->eu_first, x->first, x->pool};
+        }
+    if (parts & CC_SCHED_BUFS) memcpy(s->bufs, m->bufs, sizeof *s->bufs * (size_t)m->n_bufs);
     if (parts & (CC_SCHED_PLACE | CC_SCHED_BUFS)) {
-        memcpy(s->bufs, m->bufs, sizeof *s->bufs * (size_t)m->n_bufs);
         s->arena_size = m->arena_size;
         s->fast_size = m->fast_size;
     }
@@ -77,8 +91,9 @@ int cc_sched_take(const cc_model *m, unsigned parts, cc_sched *s, npuc_err *err)
         size_t j = 0;
         for (int32_t i = 0; i < m->n_epochs; i++) {
             const cc_epoch *e = &m->epochs[i];
-            int32_t n = e->kind == CC_EPOCH_HW ? e->n_eu : 0;
-            s->n_eu[i] = n;
+            bool held = epoch < 0 || i == epoch;
+            int32_t n = e->kind == CC_EPOCH_HW && held ? e->n_eu : 0;
+            s->n_eu[i] = held ? n : -1;
             if (parts & CC_SCHED_PROGRAM) memcpy(s->eu + j, e->ops, sizeof *e->ops * (size_t)n);
             if (parts & CC_SCHED_WEIGHTS)
                 for (int32_t k = 0; k < n; k++) {
@@ -112,7 +127,8 @@ int cc_sched_copy(cc_sched *dst, const cc_sched *src, npuc_err *err)
         return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     }
     unsigned p = src->parts;
-    if (p & (CC_SCHED_PLACE | CC_SCHED_BUFS)) memcpy(dst->bufs, src->bufs, sizeof *src->bufs * (size_t)src->n_bufs);
+    if (p & CC_SCHED_PLACE) memcpy(dst->place, src->place, sizeof *src->place * (size_t)src->n_bufs);
+    if (p & CC_SCHED_BUFS) memcpy(dst->bufs, src->bufs, sizeof *src->bufs * (size_t)src->n_bufs);
     if (p & (CC_SCHED_WEIGHTS | CC_SCHED_PROGRAM))
         memcpy(dst->n_eu, src->n_eu, sizeof *src->n_eu * (size_t)src->n_epochs);
     if (p & CC_SCHED_WEIGHTS) {
@@ -139,9 +155,10 @@ int cc_sched_apply(cc_model *m, const cc_sched *s, npuc_err *err)
                          (int)m->n_bufs);
     for (int32_t i = 0; i < m->n_epochs; i++) {
         const cc_epoch *e = &m->epochs[i];
-        if ((p & (CC_SCHED_WEIGHTS | CC_SCHED_PROGRAM)) && e->kind != CC_EPOCH_HW && s->n_eu[i])
+        if ((p & (CC_SCHED_WEIGHTS | CC_SCHED_PROGRAM)) && e->kind != CC_EPOCH_HW && s->n_eu[i] > 0)
             return npuc_errf(err, NPUC_E_INVALID, "internal: a schedule applied to another program");
-        if ((p & CC_SCHED_WEIGHTS) && !(p & CC_SCHED_PROGRAM) && e->kind == CC_EPOCH_HW && e->n_eu != s->n_eu[i])
+        if ((p & CC_SCHED_WEIGHTS) && !(p & CC_SCHED_PROGRAM) && e->kind == CC_EPOCH_HW && s->n_eu[i] >= 0 &&
+            e->n_eu != s->n_eu[i])
             return npuc_errf(err, NPUC_E_INVALID,
                              "internal: a schedule of %d NPU ops in epoch %d applied to one of %d",
                              (int)s->n_eu[i], (int)i, (int)e->n_eu);
@@ -150,7 +167,7 @@ int cc_sched_apply(cc_model *m, const cc_sched *s, npuc_err *err)
         /* room first, so that a failure leaves m as it was */
         for (int32_t i = 0; i < m->n_epochs; i++) {
             cc_epoch *e = &m->epochs[i];
-            if (e->kind != CC_EPOCH_HW || s->n_eu[i] <= e->cap_eu) continue;
+            if (e->kind != CC_EPOCH_HW || s->n_eu[i] <= e->cap_eu) continue;   /* (-1: not held) */
             eu_op *q = realloc(e->ops, sizeof *q * (size_t)s->n_eu[i]);
             if (!q) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
             e->ops = q;
@@ -159,7 +176,7 @@ int cc_sched_apply(cc_model *m, const cc_sched *s, npuc_err *err)
         size_t j = 0;
         for (int32_t i = 0; i < m->n_epochs; i++) {
             cc_epoch *e = &m->epochs[i];
-            if (e->kind != CC_EPOCH_HW) continue;
+            if (e->kind != CC_EPOCH_HW || s->n_eu[i] < 0) continue;
             memcpy(e->ops, s->eu + j, sizeof *e->ops * (size_t)s->n_eu[i]);
             e->n_eu = s->n_eu[i];
             j += (size_t)s->n_eu[i];
@@ -173,7 +190,7 @@ int cc_sched_apply(cc_model *m, const cc_sched *s, npuc_err *err)
     } else if (p & CC_SCHED_PLACE) {
         for (int32_t b = 0; b < s->n_bufs; b++) {
             cc_buf *x = &m->bufs[b];
-            const cc_buf *y = &s->bufs[b];
+            const cc_sched_place *y = &s->place[b];
             x->eu_first = y->eu_first;
             x->first = y->first;
             x->offset = y->offset;
@@ -188,6 +205,7 @@ int cc_sched_apply(cc_model *m, const cc_sched *s, npuc_err *err)
         size_t j = 0;
         for (int32_t i = 0; i < m->n_epochs; i++) {
             cc_epoch *e = &m->epochs[i];
+            if (s->n_eu[i] < 0) continue;
             for (int32_t k = 0; e->kind == CC_EPOCH_HW && k < e->n_eu; k++, j++) {
                 e->ops[k].wbuf = s->wbuf[j];
                 e->ops[k].blk = s->blk[j];
@@ -199,14 +217,15 @@ int cc_sched_apply(cc_model *m, const cc_sched *s, npuc_err *err)
 
 /* ------------------------------------------------------------ comparing */
 
-static bool place_eq(const cc_buf *a, const cc_buf *b)
+static bool place_eq(const cc_sched_place *a, const cc_sched_place *b)
 {
     return a->eu_first == b->eu_first && a->first == b->first && a->offset == b->offset && a->pool == b->pool;
 }
 
 static bool buf_eq(const cc_buf *a, const cc_buf *b)
 {
-    return place_eq(a, b) && a->size == b->size && a->last == b->last && a->tensor == b->tensor &&
+    return a->eu_first == b->eu_first && a->first == b->first && a->offset == b->offset && a->pool == b->pool &&
+           a->size == b->size && a->last == b->last && a->tensor == b->tensor &&
            a->temp == b->temp && a->brick == b->brick && a->wcopy == b->wcopy && a->reload == b->reload &&
            a->epoch == b->epoch && a->eu_last == b->eu_last && a->op == b->op;
 }
@@ -264,7 +283,8 @@ bool cc_sched_equal(const cc_sched *a, const cc_sched *b)
     if (p & (CC_SCHED_PLACE | CC_SCHED_BUFS)) {
         if (a->arena_size != b->arena_size || a->fast_size != b->fast_size) return false;
         for (int32_t i = 0; i < a->n_bufs; i++)
-            if (!((p & CC_SCHED_BUFS) ? buf_eq : place_eq)(&a->bufs[i], &b->bufs[i])) return false;
+            if ((p & CC_SCHED_BUFS) ? !buf_eq(&a->bufs[i], &b->bufs[i]) : !place_eq(&a->place[i], &b->place[i]))
+                return false;
     }
     if (p & (CC_SCHED_WEIGHTS | CC_SCHED_PROGRAM)) {
         if (a->n_eu_all != b->n_eu_all || memcmp(a->n_eu, b->n_eu, sizeof *a->n_eu * (size_t)a->n_epochs))

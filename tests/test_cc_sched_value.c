@@ -7,9 +7,10 @@
  * the shared folder (each skipped when absent):
  *  - copy / compare: a copy equals its source and the model; a copy with
  *    one choice changed (a buffer's offset, a weight copy, an NPU op's
- *    block) does not, and equals again once changed back; a PLACE
- *    schedule ignores what it does not hold (a live range's end), BUFS
- *    does not; schedules of different parts differ;
+ *    block, an NPU op's feature map) does not, and equals again once
+ *    changed back; a PLACE schedule (compact: places and DMA issue points)
+ *    differs from a BUFS one (whole records: a live range's end counts),
+ *    and taken with both parts a schedule is BUFS;
  *  - restore: with the whole schedule taken, a pass that changes the
  *    placement (a weight copy dropped and the pools placed again; the
  *    prefetch planned with another headroom; every chain cascaded, which

@@ -5,7 +5,9 @@
  * (concatenation inputs written in place into their slices), cc_alloc.c
  * (live ranges -> arena offsets), ethosu/eu_gen.c (block configs, weights,
  * scales, LUTs, command streams). The result, cc_model, is what src/emit/
- * writes as TFLite, C sources and reports. Host-only. */
+ * writes as TFLite, C sources and reports. The searching passes save and
+ * restore the choices they make as one value, cc_sched (cc_sched.c).
+ * Host-only. */
 #ifndef NPUC_CC_H
 #define NPUC_CC_H
 

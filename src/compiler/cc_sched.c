@@ -71,17 +71,22 @@ int cc_sched_take_epoch(const cc_model *m, unsigned parts, int32_t epoch, cc_sch
     s->n_epochs = m->n_epochs;
     s->n_bufs = m->n_bufs;
     s->n_eu_all = 0;
-    for (int32_t i = 0; i < m->n_epochs; i++)
+    for (int32_t i = 0; (parts & (CC_SCHED_WEIGHTS | CC_SCHED_PROGRAM)) && i < m->n_epochs; i++)
         if (m->epochs[i].kind == CC_EPOCH_HW && (epoch < 0 || i == epoch)) s->n_eu_all += m->epochs[i].n_eu;
     if (!make_room(s)) {
         cc_sched_free(s);
         return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     }
-    if (parts & CC_SCHED_PLACE)
+    if (parts & CC_SCHED_PLACE) {
+        const cc_buf *restrict x = m->bufs;
+        cc_sched_place *restrict y = s->place;
         for (int32_t b = 0; b < m->n_bufs; b++) {
-            const cc_buf *x = &m->bufs[b];
-            s->place[b] = (cc_sched_place){x->offset, x->eu_first, x->first, x->pool};
+            y[b].offset = x[b].offset;
+            y[b].eu_first = x[b].eu_first;
+            y[b].first = x[b].first;
+            y[b].pool = x[b].pool;
         }
+    }
     if (parts & CC_SCHED_BUFS) memcpy(s->bufs, m->bufs, sizeof *s->bufs * (size_t)m->n_bufs);
     if (parts & (CC_SCHED_PLACE | CC_SCHED_BUFS)) {
         s->arena_size = m->arena_size;
@@ -153,9 +158,9 @@ int cc_sched_apply(cc_model *m, const cc_sched *s, npuc_err *err)
         return npuc_errf(err, NPUC_E_INVALID,
                          "internal: a schedule of %d buffers applied to a model with %d", (int)s->n_bufs,
                          (int)m->n_bufs);
-    for (int32_t i = 0; i < m->n_epochs; i++) {
+    for (int32_t i = 0; (p & (CC_SCHED_WEIGHTS | CC_SCHED_PROGRAM)) && i < m->n_epochs; i++) {
         const cc_epoch *e = &m->epochs[i];
-        if ((p & (CC_SCHED_WEIGHTS | CC_SCHED_PROGRAM)) && e->kind != CC_EPOCH_HW && s->n_eu[i] > 0)
+        if (e->kind != CC_EPOCH_HW && s->n_eu[i] > 0)
             return npuc_errf(err, NPUC_E_INVALID, "internal: a schedule applied to another program");
         if ((p & CC_SCHED_WEIGHTS) && !(p & CC_SCHED_PROGRAM) && e->kind == CC_EPOCH_HW && s->n_eu[i] >= 0 &&
             e->n_eu != s->n_eu[i])
@@ -188,13 +193,13 @@ int cc_sched_apply(cc_model *m, const cc_sched *s, npuc_err *err)
     if (p & CC_SCHED_BUFS) {
         memcpy(m->bufs, s->bufs, sizeof *m->bufs * (size_t)s->n_bufs);
     } else if (p & CC_SCHED_PLACE) {
+        cc_buf *restrict x = m->bufs;
+        const cc_sched_place *restrict y = s->place;
         for (int32_t b = 0; b < s->n_bufs; b++) {
-            cc_buf *x = &m->bufs[b];
-            const cc_sched_place *y = &s->place[b];
-            x->eu_first = y->eu_first;
-            x->first = y->first;
-            x->offset = y->offset;
-            x->pool = y->pool;
+            x[b].eu_first = y[b].eu_first;
+            x[b].first = y[b].first;
+            x[b].offset = y[b].offset;
+            x[b].pool = y[b].pool;
         }
     }
     if (p & (CC_SCHED_PLACE | CC_SCHED_BUFS)) {

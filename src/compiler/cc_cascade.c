@@ -457,10 +457,11 @@ static int peak_measure(cc_model *m, uint64_t *peak, int32_t *step, npuc_err *er
 /* A trial (apply() and the allocation after it) starts from the schedule
  * it may have to go back to, taken as a cc_sched (cc_sched.c) with the
  * program part of the chain's epoch: apply() rewrites that epoch's NPU
- * ops and the op records and adds rolling buffers. A schedule is taken only of a state just
- * allocated, so applying it back restores its allocation too (every
- * buffer's offset and pool, the pools' peaks): it is not allocated again
- * (a function of the state, as cc_alloc_memo relies on). */
+ * ops and the op records and adds rolling buffers. A schedule is taken
+ * only of a state just allocated, so applying it back restores its
+ * allocation too (every buffer's offset and pool, the pools' peaks): it
+ * is not allocated again (a function of the state, as cc_alloc_memo
+ * relies on). */
 #define CASCADE_SCHED CC_SCHED_PROGRAM
 
 /* With a fast pool apart from the arena (an Ethos-U65's DRAM arena, the

@@ -5,7 +5,9 @@
  * (concatenation inputs written in place into their slices), cc_alloc.c
  * (live ranges -> arena offsets), ethosu/eu_gen.c (block configs, weights,
  * scales, LUTs, command streams). The result, cc_model, is what src/emit/
- * writes as TFLite, C sources and reports. Host-only. */
+ * writes as TFLite, C sources and reports. The searching passes save and
+ * restore the choices they make as one value, cc_sched (cc_sched.c).
+ * Host-only. */
 #ifndef NPUC_CC_H
 #define NPUC_CC_H
 
@@ -402,6 +404,82 @@ int32_t cc_step_op(const cc_model *m, int32_t step);
  * across invocations): persistent, live over the whole inference. Vela's
  * SRAM figure leaves them out (TFLite Micro keeps them in its own arena). */
 uint64_t cc_state_bytes(const cc_model *m);
+
+/* ------------------------------------------------------------ schedule */
+
+/* A schedule (cc_sched.c): the choices the passes make over the lowered
+ * program, as one value that can be taken from a model, kept, copied,
+ * compared and applied back. The passes search by trying a choice on the
+ * model and putting the schedule they started from back when it does not
+ * pay (cc_concat.c, cc_cascade.c, cc_prefetch.c); every such save and
+ * restore is a cc_sched. A schedule holds some of these parts:
+ *   CC_SCHED_PLACE   per buffer its place (pool, offset) and the step its
+ *                    live range starts at (eu_first, first: where a weight
+ *                    copy's DMA is issued), and the pools' peaks: what
+ *                    cc_prefetch chooses;
+ *   CC_SCHED_BUFS    every buffer's whole record (sizes: weight copies
+ *                    dropped, feature maps with no bytes of their own;
+ *                    live ranges; places) and the pools' peaks (it holds
+ *                    PLACE's choices too: taken with both, it is BUFS);
+ *   CC_SCHED_WEIGHTS per NPU op of the HW epochs its weight copy (wbuf,
+ *                    -1: streamed from flash) and block config;
+ *   CC_SCHED_PROGRAM the NPU op lists of the HW epochs, the graph ops'
+ *                    records (first_eu, n_eu, cascade bands) and buf_of:
+ *                    what cascades (band ops, rolling buffers) and
+ *                    in-place concatenations (slices, copies removed)
+ *                    rewrite today; taking it also takes CC_SCHED_BUFS,
+ *                    and applying it drops the buffers made since.
+ * A schedule applies to the model it was taken from (the same deployed
+ * graph, epochs and buffer count; with CC_SCHED_PROGRAM at least as many
+ * buffers), or cc_sched_apply refuses it and changes nothing. Zeroed
+ * (cc_sched s = {0}) it holds nothing; cc_sched_free frees it. */
+enum { CC_SCHED_PLACE = 1u, CC_SCHED_BUFS = 2u, CC_SCHED_WEIGHTS = 4u, CC_SCHED_PROGRAM = 8u };
+
+/* A buffer's place and DMA issue point (CC_SCHED_PLACE). */
+typedef struct cc_sched_place {
+    int64_t offset;
+    int32_t eu_first, first;
+    uint8_t pool;
+} cc_sched_place;
+
+typedef struct cc_sched {
+    unsigned parts;           /* CC_SCHED_* it holds (0: none) */
+    const graph *g;           /* the deployed graph it is a schedule of (not owned) */
+    int32_t n_ops, n_tensors, n_epochs;
+    int32_t n_bufs;
+    cc_sched_place *place;    /* [n_bufs] (PLACE) */
+    cc_buf *bufs;             /* [n_bufs] (BUFS): the buffers as taken */
+    uint64_t arena_size, fast_size;
+    int32_t *n_eu;            /* [n_epochs] (WEIGHTS, PROGRAM): NPU ops per
+                                 epoch (0 for SW epochs, -1: an epoch the
+                                 schedule does not hold, cc_sched_take_epoch) */
+    int32_t n_eu_all;         /* their sum */
+    int32_t *wbuf;            /* [n_eu_all] (WEIGHTS): per NPU op, epoch order */
+    eu_block *blk;
+    eu_op *eu;                /* [n_eu_all] (PROGRAM): the NPU ops */
+    cc_op_info *ops;          /* [n_ops] (PROGRAM) */
+    int32_t *buf_of;          /* [n_tensors] (PROGRAM) */
+    /* room held by each array (a schedule taken again reuses it) */
+    int32_t cap_place, cap_bufs, cap_n_eu, cap_wbuf, cap_blk, cap_eu, cap_ops, cap_buf_of;
+} cc_sched;
+
+/* Takes the parts `parts` of m's schedule into s (its room reused). */
+int cc_sched_take(const cc_model *m, unsigned parts, cc_sched *s, npuc_err *err);
+/* cc_sched_take with the NPU ops (WEIGHTS, PROGRAM) of epoch `epoch` alone
+ * (-1: all): applied, it leaves the other epochs' op lists as they are
+ * (a pass that rewrites one epoch saves only that one). */
+int cc_sched_take_epoch(const cc_model *m, unsigned parts, int32_t epoch, cc_sched *s, npuc_err *err);
+/* Puts the parts s holds back into m; NPUC_E_INVALID (m unchanged) when
+ * s is of another model or of another shape of this one. */
+int cc_sched_apply(cc_model *m, const cc_sched *s, npuc_err *err);
+/* *dst becomes a copy of src (dst's room reused). */
+int cc_sched_copy(cc_sched *dst, const cc_sched *src, npuc_err *err);
+void cc_sched_free(cc_sched *s);
+/* Whether a and b hold the same parts with the same choices (field by
+ * field; of a CC_SCHED_PLACE part the fields it applies). */
+bool cc_sched_equal(const cc_sched *a, const cc_sched *b);
+/* Whether m's schedule is s's, on the parts s holds. */
+bool cc_sched_matches(const cc_model *m, const cc_sched *s);
 
 /* Passes (internal to compiler/, in pipeline order). */
 int cc_lower(cc_model *m, npuc_err *err);

@@ -454,60 +454,15 @@ static int peak_measure(cc_model *m, uint64_t *peak, int32_t *step, npuc_err *er
     return NPUC_OK;
 }
 
-/* What apply() changes, to undo a cascade that does not pay, and the
- * allocation of the state saved (cc_allocate's outputs: every buffer's
- * offset and pool, in bufs, and the pools' sizes; it reads none of them).
- * A snapshot is taken only of a state just allocated, so restoring it
- * restores its allocation too: it is not allocated again (a function of
- * the state, as cc_alloc_memo relies on). */
-typedef struct snapshot {
-    cc_buf *bufs; int32_t n_bufs;
-    cc_op_info *ops;
-    eu_op *eu; int32_t n_eu;
-    uint64_t arena_size, fast_size;
-} snapshot;
-
-static int save(const cc_model *m, const cc_epoch *e, snapshot *sn, npuc_err *err)
-{
-    sn->n_bufs = m->n_bufs;
-    sn->n_eu = e->n_eu;
-    sn->bufs = malloc(sizeof *sn->bufs * (size_t)m->n_bufs + 1);
-    sn->ops = malloc(sizeof *sn->ops * (size_t)m->g->n_ops + 1);
-    sn->eu = malloc(sizeof *sn->eu * (size_t)e->n_eu + 1);
-    if (!sn->bufs || !sn->ops || !sn->eu) {
-        free(sn->bufs);
-        free(sn->ops);
-        free(sn->eu);
-        return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
-    }
-    memcpy(sn->bufs, m->bufs, sizeof *sn->bufs * (size_t)m->n_bufs);
-    memcpy(sn->ops, m->ops, sizeof *sn->ops * (size_t)m->g->n_ops);
-    memcpy(sn->eu, e->ops, sizeof *sn->eu * (size_t)e->n_eu);
-    sn->arena_size = m->arena_size;
-    sn->fast_size = m->fast_size;
-    return NPUC_OK;
-}
-
-static void drop(snapshot *sn)
-{
-    free(sn->bufs);
-    free(sn->ops);
-    free(sn->eu);
-}
-
-static void restore(cc_model *m, cc_epoch *e, snapshot *sn)
-{
-    memcpy(m->bufs, sn->bufs, sizeof *sn->bufs * (size_t)sn->n_bufs);
-    m->n_bufs = sn->n_bufs;
-    memcpy(m->ops, sn->ops, sizeof *sn->ops * (size_t)m->g->n_ops);
-    free(e->ops);
-    e->ops = sn->eu;
-    e->n_eu = e->cap_eu = sn->n_eu;
-    m->arena_size = sn->arena_size;
-    m->fast_size = sn->fast_size;
-    free(sn->bufs);
-    free(sn->ops);
-}
+/* A trial (apply() and the allocation after it) starts from the schedule
+ * it may have to go back to, taken as a cc_sched (cc_sched.c) with the
+ * program part of the chain's epoch: apply() rewrites that epoch's NPU
+ * ops and the op records and adds rolling buffers. A schedule is taken
+ * only of a state just allocated, so applying it back restores its
+ * allocation too (every buffer's offset and pool, the pools' peaks): it
+ * is not allocated again (a function of the state, as cc_alloc_memo
+ * relies on). */
+#define CASCADE_SCHED CC_SCHED_PROGRAM
 
 /* With a fast pool apart from the arena (an Ethos-U65's DRAM arena, the
  * rolling buffers in its SRAM), after the peak: the links whose
@@ -522,6 +477,7 @@ static int cascade_for_cycles(cc_model *m, uint64_t cyc, npuc_err *err)
     uint8_t *tried = calloc((size_t)cap, 1);
     if (!tried) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     int rc = NPUC_OK;
+    cc_sched sn = {0};
     for (int iter = 0; iter < 48 && !rc; iter++) {
         int32_t best_e = -1, best_k = -1;
         uint64_t best = 0;
@@ -545,8 +501,7 @@ static int cascade_for_cycles(cc_model *m, uint64_t cyc, npuc_err *err)
         if (b < cap) tried[b] = 1;
         int32_t k0, n;
         chain_around(m, e, best_k, best / 2, &k0, &n);
-        snapshot sn;
-        if ((rc = save(m, e, &sn, err))) break;
+        if ((rc = cc_sched_take_epoch(m, CASCADE_SCHED, best_e, &sn, err))) break;
         bool done = false;
         uint64_t peak;
         int32_t step;
@@ -554,12 +509,13 @@ static int cascade_for_cycles(cc_model *m, uint64_t cyc, npuc_err *err)
         if (!rc) rc = peak_of(m, &peak, &step, err);
         uint64_t now = !rc && done ? cc_placed_cycles(m) : 0;
         if (rc || !done || !now || now >= cyc) {
-            restore(m, e, &sn);
+            int rc2 = cc_sched_apply(m, &sn, err);
+            if (!rc) rc = rc2;
             continue;
         }
-        drop(&sn);
         cyc = now;
     }
+    cc_sched_free(&sn);
     free(tried);
     return rc;
 }
@@ -584,21 +540,21 @@ static int longer_chain(cc_model *m, int32_t ei, int32_t k, uint64_t big_bytes, 
     }
     if (nt < 2) return NPUC_OK;
     uint64_t fewest = UINT64_MAX;
-    for (int i = 0; i < nt; i++) {
-        snapshot sn;
-        int rc = save(m, e, &sn, err);
-        if (rc) return rc;
+    cc_sched sn = {0};
+    int rc = cc_sched_take_epoch(m, CASCADE_SCHED, ei, &sn, err);
+    for (int i = 0; i < nt && !rc; i++) {
         bool done = false;
         uint64_t peak;
         int32_t step;
         rc = apply(m, ei, tk[i], tn[i], &done, err);
         if (!rc) rc = peak_of(m, &peak, &step, err);
         uint64_t now = !rc && done ? cc_placed_cycles(m) : 0;
-        restore(m, e, &sn);
-        if (rc) return rc;
-        if (now && now < fewest) fewest = now, *k0 = tk[i], *n = tn[i];
+        int rc2 = cc_sched_apply(m, &sn, err);
+        if (!rc) rc = rc2;
+        if (!rc && now && now < fewest) fewest = now, *k0 = tk[i], *n = tn[i];
     }
-    return NPUC_OK;   /* restored: the state and allocation it started from */
+    cc_sched_free(&sn);
+    return rc;   /* back to the schedule and allocation it started from */
 }
 
 int cc_cascade(cc_model *m, npuc_err *err)
@@ -627,6 +583,7 @@ int cc_cascade(cc_model *m, npuc_err *err)
     const target_desc *sd = &m->opt.sys;
     uint64_t cyc = 0;
     bool placed = false;   /* the model holds its state's allocation */
+    cc_sched sn = {0};     /* the schedule a trial starts from */
     if (m->opt.optimise == CC_OPT_PERFORMANCE && sd->fast_pool >= 0 && sd->fast_pool < sd->n_pools &&
         sd->fast_pool != sd->act_pool) {
         uint64_t p;
@@ -642,7 +599,10 @@ int cc_cascade(cc_model *m, npuc_err *err)
         /* after the first, the state is the one the cascade kept, as its
          * trial allocated it */
         int rc = placed ? peak_measure(m, &peak, &step, err) : peak_of(m, &peak, &step, err);
-        if (rc) return rc;
+        if (rc) {
+            cc_sched_free(&sn);
+            return rc;
+        }
         placed = true;
         if (step < 0) break;
         /* the largest intermediate live at the peak that links two ops */
@@ -665,9 +625,11 @@ int cc_cascade(cc_model *m, npuc_err *err)
         cc_epoch *e = &m->epochs[best_e];
         int32_t k0, n;
         chain_around(m, e, best_k, best / 2, &k0, &n);
-        if (cyc && (rc = longer_chain(m, best_e, best_k, best, &k0, &n, err))) return rc;
-        snapshot sn;
-        if ((rc = save(m, e, &sn, err))) return rc;
+        if ((cyc && (rc = longer_chain(m, best_e, best_k, best, &k0, &n, err))) ||
+            (rc = cc_sched_take_epoch(m, CASCADE_SCHED, best_e, &sn, err))) {
+            cc_sched_free(&sn);
+            return rc;
+        }
         bool done = false;
         rc = apply(m, best_e, k0, n, &done, err);
         uint64_t after = 0;
@@ -681,11 +643,11 @@ int cc_cascade(cc_model *m, npuc_err *err)
             if (after < peak) cyc = now;
         }
         if (rc || !done || after >= peak) {
-            restore(m, e, &sn);
-            if (rc) return rc;
-            break;
+            int rc2 = cc_sched_apply(m, &sn, err);
+            cc_sched_free(&sn);
+            return rc ? rc : rc2 ? rc2 : cyc ? cascade_for_cycles(m, cyc, err) : NPUC_OK;
         }
-        drop(&sn);
     }
+    cc_sched_free(&sn);
     return cyc ? cascade_for_cycles(m, cyc, err) : NPUC_OK;
 }

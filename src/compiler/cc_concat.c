@@ -231,56 +231,6 @@ static void remove_eu(cc_model *m, int32_t ei, int32_t k)
     }
 }
 
-/* What placing one input changes, to undo a placement that raises the
- * arena's peak. */
-typedef struct snapshot {
-    cc_buf *bufs;
-    cc_op_info *ops;
-    int32_t *buf_of;
-    eu_op *eu;
-    int32_t n_bufs, n_eu;
-} snapshot;
-
-static void drop(snapshot *sn)
-{
-    free(sn->bufs);
-    free(sn->ops);
-    free(sn->buf_of);
-    free(sn->eu);
-    memset(sn, 0, sizeof *sn);
-}
-
-static int save(const cc_model *m, const cc_epoch *e, snapshot *sn, npuc_err *err)
-{
-    const graph *g = m->g;
-    sn->n_bufs = m->n_bufs;
-    sn->n_eu = e->n_eu;
-    sn->bufs = malloc(sizeof *sn->bufs * (size_t)m->n_bufs + 1);
-    sn->ops = malloc(sizeof *sn->ops * (size_t)g->n_ops + 1);
-    sn->buf_of = malloc(sizeof *sn->buf_of * (size_t)g->n_tensors + 1);
-    sn->eu = malloc(sizeof *sn->eu * (size_t)e->n_eu + 1);
-    if (!sn->bufs || !sn->ops || !sn->buf_of || !sn->eu) {
-        drop(sn);
-        return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
-    }
-    memcpy(sn->bufs, m->bufs, sizeof *sn->bufs * (size_t)m->n_bufs);
-    memcpy(sn->ops, m->ops, sizeof *sn->ops * (size_t)g->n_ops);
-    memcpy(sn->buf_of, m->buf_of, sizeof *sn->buf_of * (size_t)g->n_tensors);
-    memcpy(sn->eu, e->ops, sizeof *sn->eu * (size_t)e->n_eu);
-    return NPUC_OK;
-}
-
-static void restore(cc_model *m, cc_epoch *e, const snapshot *sn)
-{
-    const graph *g = m->g;
-    memcpy(m->bufs, sn->bufs, sizeof *sn->bufs * (size_t)sn->n_bufs);
-    m->n_bufs = sn->n_bufs;
-    memcpy(m->ops, sn->ops, sizeof *sn->ops * (size_t)g->n_ops);
-    memcpy(m->buf_of, sn->buf_of, sizeof *sn->buf_of * (size_t)g->n_tensors);
-    memcpy(e->ops, sn->eu, sizeof *sn->eu * (size_t)sn->n_eu);
-    e->n_eu = sn->n_eu;
-}
-
 /* The activation bytes a trial allocation gives: the arena's peak plus the
  * fast pool's (where the NPU-only feature maps go on a U65 with
  * Dedicated_Sram); a pool too small is for later. */
@@ -300,11 +250,15 @@ int cc_concat_place(cc_model *m, npuc_err *err)
     uint64_t arena = 0;
     bool measured = !guard;
     int rc = NPUC_OK;
+    /* the schedule a placement starts from, to go back to when it grows
+     * the arena (cc_sched.c): place_input rewrites feature maps of the
+     * concatenation's epoch and buf_of, remove_eu that epoch's op list and
+     * the op records */
+    cc_sched sn = {0};
     for (int32_t ci = 0; ci < g->n_ops && !rc; ci++) {
         const graph_op *op = &g->ops[ci];
         cc_op_info *oi = &m->ops[ci];
         if (op->opcode != TFL_OP_CONCATENATION || !oi->npu || oi->epoch < 0 || !oi->n_eu) continue;
-        cc_epoch *e = &m->epochs[oi->epoch];
         const graph_tensor *out = &g->tensors[op->out[0]];
         int32_t axis = op->opt.axis < 0 ? op->opt.axis + out->rank : op->opt.axis;
         int32_t o4[4];
@@ -327,30 +281,24 @@ int cc_concat_place(cc_model *m, npuc_err *err)
              * on: keep the placement only if the arena does not grow */
             if (!measured && (rc = trial_arena(m, &arena, err))) break;
             measured = true;
-            snapshot sn;
-            memset(&sn, 0, sizeof sn);
-            if (guard && (rc = save(m, e, &sn, err))) break;
+            if (guard && (rc = cc_sched_take_epoch(m, CC_SCHED_PROGRAM, oi->epoch, &sn, err))) break;
             if (!place_input(m, ci, i, k, &s, es)) {
-                drop(&sn);
                 k++;
                 continue;
             }
             remove_eu(m, oi->epoch, k);
             oi->n_eu--;
             uint64_t after = 0;
-            if (guard && (rc = trial_arena(m, &after, err))) {
-                drop(&sn);
-                break;
-            }
+            if (guard && (rc = trial_arena(m, &after, err))) break;
             if (guard && after > arena) {
-                restore(m, e, &sn);
+                if ((rc = cc_sched_apply(m, &sn, err))) break;
                 k++;
             } else {
                 arena = after;
                 end--;
             }
-            drop(&sn);
         }
     }
+    cc_sched_free(&sn);
     return rc;
 }

@@ -271,24 +271,16 @@ static void plan_epoch(pf_ctx *c, cc_epoch *e)
     free(next_user);
 }
 
-typedef struct pf_saved { int32_t eu_first, first; int64_t offset; uint8_t pool; } pf_saved;
+/* The schedules a prefetch starts from, plans and picks are cc_sched
+ * values (cc_sched.c) of the CC_SCHED_PLACE part: every buffer's place and
+ * the step its live range starts at (a weight copy's DMA issue point), and
+ * the pools' peaks. */
 
-static void put_back(cc_model *m, const pf_saved *sv, uint64_t arena, uint64_t fast)
-{
-    for (int32_t b = 0; b < m->n_bufs; b++) {
-        m->bufs[b].eu_first = sv[b].eu_first;
-        m->bufs[b].first = sv[b].first;
-        m->bufs[b].offset = sv[b].offset;
-        m->bufs[b].pool = sv[b].pool;
-    }
-    m->arena_size = arena;
-    m->fast_size = fast;
-}
-
-static bool moved(const cc_model *m, const pf_saved *sv)
+/* Whether a DMA issue point (eu_first) of the model differs from sv's. */
+static bool moved(const cc_model *m, const cc_sched *sv)
 {
     for (int32_t b = 0; b < m->n_bufs; b++)
-        if (sv[b].eu_first != m->bufs[b].eu_first) return true;
+        if (sv->place[b].eu_first != m->bufs[b].eu_first) return true;
     return false;
 }
 
@@ -318,15 +310,16 @@ static void tops(const cc_model *m, uint64_t top[2])
 }
 
 /* Placed plan: from `bare` (the pools placed without the weight copies,
- * copies unplaced), each copy is placed as its DMA is planned, under lim[].
- * Returns whether every copy found a place within the pools' sizes (else
- * everything is as in `sv`). */
-static bool plan_placed(pf_ctx *c, const pf_saved *sv, const pf_saved *bare, const uint64_t lim[2],
-                        uint64_t fast_cap)
+ * copies unplaced, the pools' peaks as in sv), each copy is placed as its
+ * DMA is planned, under lim[]. *ok: whether every copy found a place
+ * within the pools' sizes (else the model is as in `sv`). */
+static int plan_placed(pf_ctx *c, const cc_sched *sv, const cc_sched *bare, const uint64_t lim[2],
+                       uint64_t fast_cap, bool *ok_out, npuc_err *err)
 {
     cc_model *m = c->m;
-    uint64_t arena0 = m->arena_size, fast0 = m->fast_size;
-    put_back(m, bare, arena0, fast0);
+    *ok_out = false;
+    int rc = cc_sched_apply(m, bare, err);
+    if (rc) return rc;
     c->placed = true;
     c->limit[0] = lim[0];
     c->limit[1] = lim[1];
@@ -344,48 +337,52 @@ static bool plan_placed(pf_ctx *c, const pf_saved *sv, const pf_saved *bare, con
         if (ok && s->act_pool >= 0 && s->act_pool < s->n_pools && s->pools[s->act_pool].size)
             ok = top[0] <= s->pools[s->act_pool].size;
     }
-    if (!ok) put_back(m, sv, arena0, fast0);
-    return ok;
+    *ok_out = ok;
+    return ok ? NPUC_OK : cc_sched_apply(m, sv, err);
 }
 
 /* The pools placed without the weight copies (which keep their pools and
- * get offset -1) into *bare; the model is then as in sv again. False when
- * that placement fails. */
-static bool place_bare(cc_model *m, const pf_saved *sv, pf_saved *bare)
+ * get offset -1) into *bare, with sv's pools' peaks; the model is then as
+ * in sv again. *ok false when that placement fails. */
+static int place_bare(cc_model *m, const cc_sched *sv, cc_sched *bare, bool *ok_out, npuc_err *err)
 {
-    uint64_t arena0 = m->arena_size, fast0 = m->fast_size;
+    *ok_out = false;
     uint64_t *size = malloc(sizeof *size * ((size_t)m->n_bufs + 1));
-    if (!size) return false;
+    if (!size) return NPUC_OK;   /* no placed plans */
     for (int32_t b = 0; b < m->n_bufs; b++) {
         size[b] = m->bufs[b].size;
         if (m->bufs[b].wcopy) m->bufs[b].size = 0;
     }
     npuc_err e2 = {0};
     bool ok = cc_allocate(m, &e2) == NPUC_OK;
-    for (int32_t b = 0; b < m->n_bufs; b++) {
-        const cc_buf *x = &m->bufs[b];
-        m->bufs[b].size = size[b];
-        bare[b] = (pf_saved){x->eu_first, x->first, x->wcopy ? -1 : x->offset, x->wcopy ? sv[b].pool : x->pool};
-    }
+    for (int32_t b = 0; b < m->n_bufs; b++) m->bufs[b].size = size[b];
     free(size);
-    put_back(m, sv, arena0, fast0);
-    return ok;
+    int rc = ok ? cc_sched_take(m, CC_SCHED_PLACE, bare, err) : NPUC_OK;
+    if (!rc && ok) {
+        for (int32_t b = 0; b < m->n_bufs; b++)
+            if (m->bufs[b].wcopy) {
+                bare->place[b].offset = -1;
+                bare->place[b].pool = sv->place[b].pool;
+            }
+        bare->arena_size = sv->arena_size;
+        bare->fast_size = sv->fast_size;
+    }
+    int rc2 = cc_sched_apply(m, sv, err);
+    *ok_out = ok && !rc && !rc2;
+    return rc ? rc : rc2;
 }
 
 /* A whole plan (every buffer's range and place, the pools' peaks) and
  * the cycles it gave. */
 typedef struct pf_state {
-    pf_saved *b;
-    uint64_t arena, fast, cycles;
+    cc_sched s;
+    uint64_t cycles;
 } pf_state;
 
-static void snap(const cc_model *m, pf_state *st)
+static int snap(const cc_model *m, pf_state *st, npuc_err *err)
 {
-    for (int32_t b = 0; b < m->n_bufs; b++)
-        st->b[b] = (pf_saved){m->bufs[b].eu_first, m->bufs[b].first, m->bufs[b].offset, m->bufs[b].pool};
-    st->arena = m->arena_size;
-    st->fast = m->fast_size;
     st->cycles = m->npu_cycles;
+    return cc_sched_take(m, CC_SCHED_PLACE, &st->s, err);
 }
 
 /* ------------------------------------------------ plans picked before */
@@ -405,8 +402,7 @@ typedef struct pf_memo_ent {
     size_t n_key;
     bool busy;          /* the pick over the six plans (else the first three) */
     bool orig;          /* no plan beat the state it started from */
-    pf_saved *best;
-    uint64_t arena, fast, cycles;
+    pf_state best;
 } pf_memo_ent;
 
 #define PF_MEMO_KEEP 8
@@ -421,7 +417,7 @@ struct cc_pfmemo *cc_pfmemo_new(void) { return calloc(1, sizeof(struct cc_pfmemo
 static void pf_ent_free(pf_memo_ent *x)
 {
     free(x->key);
-    free(x->best);
+    cc_sched_free(&x->best.s);
     memset(x, 0, sizeof *x);
 }
 
@@ -499,20 +495,17 @@ static void pf_keep(cc_model *m, const uint64_t *key, size_t n_key, bool busy, b
     struct cc_pfmemo *c = m->pfmemo;
     if (!c || !key || pf_find(c, key, n_key, busy)) return;
     pf_memo_ent x = {0};
+    npuc_err e2 = {0};
     x.key = malloc(sizeof *key * n_key);
-    x.best = malloc(sizeof *x.best * ((size_t)m->n_bufs + 1));
-    if (!x.key || !x.best) {
+    if (!x.key || cc_sched_copy(&x.best.s, &best->s, &e2)) {
         pf_ent_free(&x);
         return;
     }
     memcpy(x.key, key, sizeof *key * n_key);
-    memcpy(x.best, best->b, sizeof *x.best * (size_t)m->n_bufs);
     x.n_key = n_key;
     x.busy = busy;
     x.orig = orig;
-    x.arena = best->arena;
-    x.fast = best->fast;
-    x.cycles = best->cycles;
+    x.best.cycles = best->cycles;
     pf_ent_free(&c->e[c->next]);
     c->e[c->next] = x;
     c->next = (c->next + 1) % PF_MEMO_KEEP;
@@ -535,8 +528,8 @@ int cc_prefetch(cc_model *m, npuc_err *err)
     if (hit) {
         free(key);
         if (hit->orig) return NPUC_OK;   /* the model stays as it is */
-        put_back(m, hit->best, hit->arena, hit->fast);
-        return cc_generate_all(m, err);
+        int rc = cc_sched_apply(m, &hit->best.s, err);
+        return rc ? rc : cc_generate_all(m, err);
     }
     /* with the busy plans: the first three's pick, when known */
     const pf_memo_ent *part = busy ? pf_find(m->pfmemo, key, n_key, false) : NULL;
@@ -549,26 +542,17 @@ int cc_prefetch(cc_model *m, npuc_err *err)
     c.near = malloc(sizeof *c.near * ((size_t)m->n_bufs + 1));   /* NULL: scans */
     c.sp_last = malloc(sizeof *c.sp_last * ((size_t)m->n_bufs + 1));   /* NULL: not kept */
     pf_state orig = {0}, best = {0};
-    orig.b = malloc(sizeof *orig.b * ((size_t)m->n_bufs + 1));
-    best.b = malloc(sizeof *best.b * ((size_t)m->n_bufs + 1));
-    pf_saved *bare = malloc(sizeof *bare * ((size_t)m->n_bufs + 1));
-    if (!c.t0 || !c.sp || !orig.b || !best.b || !bare) {
-        free(key);
-        free(c.t0);
-        free(c.sp);
-        free(c.near);
-        free(c.sp_last);
-        free(orig.b);
-        free(best.b);
-        free(bare);
-        return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    cc_sched bare = {0};
+    int rc = NPUC_OK;
+    if (!c.t0 || !c.sp) {
+        rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+        goto out;
     }
     for (int32_t i = 0, steps = 0; i < g->n_ops; i++) {
         c.t0[i] = steps;
         steps += cc_op_steps(m, i);
     }
-    snap(m, &orig);
-    snap(m, &best);
+    if ((rc = snap(m, &orig, err)) || (rc = snap(m, &best, err))) goto out;
     uint64_t lim_sram = m->opt.sram_limit, sram0 = cc_sram_bytes(m);
     uint64_t fast_cap = cc_fast_bytes(&m->opt);
     bool fast_pool = fast_cap != 0;
@@ -578,20 +562,25 @@ int cc_prefetch(cc_model *m, npuc_err *err)
     /* so may the fast pool, within its size */
     lim[1] = m->fast_size;
     if (fast_pool) {
-        uint64_t f = pct > 0 ? (orig.fast + orig.fast * (uint64_t)pct / 100u) & ~(uint64_t)15 : orig.fast;
+        uint64_t f0 = orig.s.fast_size;
+        uint64_t f = pct > 0 ? (f0 + f0 * (uint64_t)pct / 100u) & ~(uint64_t)15 : f0;
         lim[1] = f < fast_cap ? f : fast_cap;
     }
-    uint64_t room = pct > 0 ? (orig.arena * (uint64_t)pct / 100u) & ~(uint64_t)15 : 0;
+    uint64_t arena0 = orig.s.arena_size;
+    uint64_t room = pct > 0 ? (arena0 * (uint64_t)pct / 100u) & ~(uint64_t)15 : 0;
     /* an arena cache size on an arena that is the SRAM, the headroom left
      * to the compiler: two more plans let the arena grow to that size (the
      * fewest cycles that fit, as --arena-cache-size promises); the
      * headroom's own plans stay, so a limit never costs cycles */
     uint64_t room_lim = 0;
-    if (!fast_pool && lim_sram > orig.arena && m->opt.prefetch_headroom == 0 &&
-        ((lim_sram - orig.arena) & ~(uint64_t)15) > room)
-        room_lim = (lim_sram - orig.arena) & ~(uint64_t)15;
-    if ((room || room_lim) && !place_bare(m, orig.b, bare)) room = room_lim = 0;
-    int rc = NPUC_OK;
+    if (!fast_pool && lim_sram > arena0 && m->opt.prefetch_headroom == 0 &&
+        ((lim_sram - arena0) & ~(uint64_t)15) > room)
+        room_lim = (lim_sram - arena0) & ~(uint64_t)15;
+    if (room || room_lim) {
+        bool ok;
+        if ((rc = place_bare(m, &orig.s, &bare, &ok, err))) goto out;
+        if (!ok) room = room_lim = 0;
+    }
     bool last_is_best = true;   /* the model as generated last is `best` */
     bool best_orig = true;      /* `best` is `orig` */
     /* per group: the headroom's half and whole, the fixed plan, then the
@@ -601,10 +590,8 @@ int cc_prefetch(cc_model *m, npuc_err *err)
     int j0 = 0;
     if (part) {
         /* the streams are orig's: unless that is the pick, they are not best's */
-        memcpy(best.b, part->best, sizeof *best.b * (size_t)m->n_bufs);
-        best.arena = part->arena;
-        best.fast = part->fast;
-        best.cycles = part->cycles;
+        if ((rc = cc_sched_copy(&best.s, &part->best.s, err))) goto out;
+        best.cycles = part->best.cycles;
         last_is_best = best_orig = part->orig;
         j0 = per;
     }
@@ -618,15 +605,15 @@ int cc_prefetch(cc_model *m, npuc_err *err)
             /* placed plans under the arena's peak plus part of the room */
             uint64_t r = q < 2 ? room : room_lim;
             if (!r) continue;
-            lim[0] = orig.arena + (r / 2u * (uint64_t)(q % 3 + 1) & ~(uint64_t)15);
-            ok = plan_placed(&c, orig.b, bare, lim, fast_pool ? lim[1] : 0);
+            lim[0] = arena0 + (r / 2u * (uint64_t)(q % 3 + 1) & ~(uint64_t)15);
+            if ((rc = plan_placed(&c, &orig.s, &bare, lim, fast_pool ? lim[1] : 0, &ok, err))) break;
         } else {
             /* the fixed plan: copies move only into holes of the present
              * placement, under its peak */
-            c.limit[0] = orig.arena;
+            c.limit[0] = arena0;
             c.limit[1] = lim[1];
             plan_all(&c);
-            ok = moved(m, orig.b);
+            ok = moved(m, &orig.s);
             if (ok) {
                 uint64_t top[2];
                 tops(m, top);
@@ -638,29 +625,31 @@ int cc_prefetch(cc_model *m, npuc_err *err)
         rc = cc_generate_all(m, err);
         if (rc) break;
         last_is_best = m->npu_cycles < best.cycles ||
-                       (m->npu_cycles == best.cycles && m->arena_size + m->fast_size < best.arena + best.fast);
+                       (m->npu_cycles == best.cycles &&
+                        m->arena_size + m->fast_size < best.s.arena_size + best.s.fast_size);
         /* never over the SRAM limit (--arena-cache-size) when without it
          * the model was under */
         if (lim_sram && cc_sram_bytes(m) > lim_sram && sram0 <= lim_sram) last_is_best = false;
         if (last_is_best) {
-            snap(m, &best);
+            if ((rc = snap(m, &best, err))) break;
             best_orig = false;
         }
-        put_back(m, orig.b, orig.arena, orig.fast);
+        rc = cc_sched_apply(m, &orig.s, err);
     }
     if (!rc) {
         pf_keep(m, key, n_key, busy, best_orig, &best);
-        put_back(m, best.b, best.arena, best.fast);
-        if (!last_is_best) rc = cc_generate_all(m, err);
+        rc = cc_sched_apply(m, &best.s, err);
+        if (!rc && !last_is_best) rc = cc_generate_all(m, err);
     }
+out:
     free(key);
     free(c.t0);
     free(c.sp);
     free(c.near);
     free(c.sp_last);
-    free(orig.b);
-    free(best.b);
-    free(bare);
+    cc_sched_free(&orig.s);
+    cc_sched_free(&best.s);
+    cc_sched_free(&bare);
     return rc;
 }
 
@@ -689,30 +678,20 @@ static void count_users(const cc_epoch *e, int32_t *users)
 /* A weight copy that may be dropped. */
 typedef struct pw_cand { int32_t epoch, op, wbuf; } pw_cand;
 
-/* The model as placed and estimated: every buffer, the pools' peaks, the
- * cycles (per epoch too). */
+/* The model as placed and estimated: its schedule (every buffer, the
+ * pools' peaks, each op's weight copy and block: a cc_sched), the cycles
+ * (per epoch too). */
 typedef struct pw_state {
-    cc_buf *bufs;
-    uint64_t arena, fast, cycles;
+    cc_sched s;
+    uint64_t cycles;
     uint64_t *ecycles;
 } pw_state;
 
-static void pw_snap(const cc_model *m, pw_state *st)
+static int pw_snap(const cc_model *m, pw_state *st, npuc_err *err)
 {
-    memcpy(st->bufs, m->bufs, sizeof *m->bufs * (size_t)m->n_bufs);
-    st->arena = m->arena_size;
-    st->fast = m->fast_size;
     st->cycles = m->npu_cycles;
     for (int32_t i = 0; i < m->n_epochs; i++) st->ecycles[i] = m->epochs[i].cycles;
-}
-
-/* Back to st (streams not regenerated), every candidate's copy in place. */
-static void pw_restore(cc_model *m, const pw_state *st, const pw_cand *cand, int32_t nc)
-{
-    memcpy(m->bufs, st->bufs, sizeof *m->bufs * (size_t)m->n_bufs);
-    m->arena_size = st->arena;
-    m->fast_size = st->fast;
-    for (int32_t i = 0; i < nc; i++) m->epochs[cand[i].epoch].ops[cand[i].op].wbuf = cand[i].wbuf;
+    return cc_sched_take(m, CC_SCHED_BUFS | CC_SCHED_WEIGHTS, &st->s, err);
 }
 
 /* From `bare` (placed, not prefetched), the candidates of the epochs in
@@ -722,7 +701,9 @@ static void pw_restore(cc_model *m, const pw_state *st, const pw_cand *cand, int
 static int pw_trial(cc_model *m, const pw_state *bare, const pw_cand *cand, int32_t nc, const bool *drop,
                     bool *ok, npuc_err *err)
 {
-    pw_restore(m, bare, cand, nc);
+    *ok = false;
+    int rc = cc_sched_apply(m, &bare->s, err);
+    if (rc) return rc;
     for (int32_t i = 0; i < nc; i++) {
         if (!drop[cand[i].epoch]) continue;
         m->bufs[cand[i].wbuf].size = 0;
@@ -730,11 +711,8 @@ static int pw_trial(cc_model *m, const pw_state *bare, const pw_cand *cand, int3
     }
     npuc_err e2 = {0};
     *ok = cc_allocate(m, &e2) == NPUC_OK;
-    if (!*ok) {
-        pw_restore(m, bare, cand, nc);
-        return NPUC_OK;
-    }
-    int rc = cc_generate_all(m, err);
+    if (!*ok) return cc_sched_apply(m, &bare->s, err);
+    rc = cc_generate_all(m, err);
     if (!rc) rc = cc_prefetch(m, err);
     return rc;
 }
@@ -742,7 +720,7 @@ static int pw_trial(cc_model *m, const pw_state *bare, const pw_cand *cand, int3
 static bool pw_better(const cc_model *m, const pw_state *st)
 {
     return m->npu_cycles < st->cycles ||
-           (m->npu_cycles == st->cycles && m->arena_size + m->fast_size < st->arena + st->fast);
+           (m->npu_cycles == st->cycles && m->arena_size + m->fast_size < st->s.arena_size + st->s.fast_size);
 }
 
 /* The cycles each op of e waits for its copy's DMA (lost[k]), replaying
@@ -861,12 +839,10 @@ static int place_inner(cc_model *m, npuc_err *err)
     pw_cand *cand = malloc(sizeof *cand * (size_t)nc);
     pw_state bare = {0}, with = {0};
     bool *drop = calloc((size_t)m->n_epochs + 1, sizeof *drop);
-    bare.bufs = malloc(sizeof *bare.bufs * ((size_t)m->n_bufs + 1));
-    with.bufs = malloc(sizeof *with.bufs * ((size_t)m->n_bufs + 1));
     bare.ecycles = malloc(sizeof(uint64_t) * ((size_t)m->n_epochs + 1));
     with.ecycles = malloc(sizeof(uint64_t) * ((size_t)m->n_epochs + 1));
     int rc = NPUC_OK;
-    if (!cand || !drop || !bare.bufs || !with.bufs || !bare.ecycles || !with.ecycles) {
+    if (!cand || !drop || !bare.ecycles || !with.ecycles) {
         rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
         goto done;
     }
@@ -881,9 +857,7 @@ static int place_inner(cc_model *m, npuc_err *err)
             }
     }
     /* the copies as the lowering made them, prefetched */
-    pw_snap(m, &bare);
-    if ((rc = cc_prefetch(m, err))) goto done;
-    pw_snap(m, &with);
+    if ((rc = pw_snap(m, &bare, err)) || (rc = cc_prefetch(m, err)) || (rc = pw_snap(m, &with, err))) goto done;
     /* every read-once op reading from flash; if that loses cycles, only
      * in the epochs that did not lose */
     bool ok;
@@ -902,15 +876,14 @@ static int place_inner(cc_model *m, npuc_err *err)
     }
     if (!ok) {
         /* no gain: the copies stay as they were */
-        pw_restore(m, &with, cand, nc);
-        rc = cc_generate_all(m, err);
+        if (!(rc = cc_sched_apply(m, &with.s, err))) rc = cc_generate_all(m, err);
     }
 done:
     free(users);
     free(cand);
     free(drop);
-    free(bare.bufs);
-    free(with.bufs);
+    cc_sched_free(&bare.s);
+    cc_sched_free(&with.s);
     free(bare.ecycles);
     free(with.ecycles);
     return rc;
@@ -947,32 +920,12 @@ static int32_t copy_at_peak(const cc_model *m)
     return best;
 }
 
-/* The ops' weight copies and blocks, to start each trial from. */
-typedef struct fit_ops { int32_t *wbuf; eu_block *blk; } fit_ops;
-
-static void fit_save(const cc_model *m, fit_ops *s)
-{
-    size_t j = 0;
-    for (int32_t i = 0; i < m->n_epochs; i++) {
-        const cc_epoch *e = &m->epochs[i];
-        for (int32_t k = 0; e->kind == CC_EPOCH_HW && k < e->n_eu; k++, j++) {
-            s->wbuf[j] = e->ops[k].wbuf;
-            s->blk[j] = e->ops[k].blk;
-        }
-    }
-}
-
-static void fit_load(cc_model *m, const fit_ops *s)
-{
-    size_t j = 0;
-    for (int32_t i = 0; i < m->n_epochs; i++) {
-        cc_epoch *e = &m->epochs[i];
-        for (int32_t k = 0; e->kind == CC_EPOCH_HW && k < e->n_eu; k++, j++) {
-            e->ops[k].wbuf = s->wbuf[j];
-            e->ops[k].blk = s->blk[j];
-        }
-    }
-}
+/* The search's points and the schedule each trial starts from are
+ * cc_sched values (cc_sched.c) of these parts: every buffer (sizes: the
+ * copies dropped; live ranges, places), the pools' peaks, and each NPU
+ * op's weight copy and block (what a trial changes; the streams follow
+ * from them, cc_generate_all). */
+#define FIT_SCHED (CC_SCHED_BUFS | CC_SCHED_WEIGHTS)
 
 /* Op o streams its weights from flash from now on: a block that reads
  * them as few times as it can (same depth: the stream is encoded for it). */
@@ -1006,7 +959,8 @@ static void stream_op(const cc_model *m, eu_op *o)
  * user: two copies of the same bytes are never both held), so the fast
  * pool's choice (cc_alloc.c, fp_gain) can weigh what it costs there. */
 typedef struct rl_map {
-    int32_t *of_op;           /* [n_eu] per NPU op (fit_ops order): its copy loaded per use, -1 none */
+    int32_t *of_op;           /* [n_eu] per NPU op (epoch order, as cc_sched's
+                                 weights): its copy loaded per use, -1 none */
     int32_t *src;             /* [n_bufs] per buffer: the shared copy it stands for, -1 none */
     bool any;
 } rl_map;
@@ -1154,13 +1108,13 @@ static bool arena_slow(const cc_model *m)
  * loaded per use (rl_apply); a copy loaded per use that the placement
  * leaves in an arena no faster than the params is dropped (its op
  * streams) and the pools placed again. */
-static void fit_apply(cc_model *m, const cc_buf *bufs0, const fit_ops *ops0, uint64_t arena0, uint64_t fast0,
-                      const bool *gone, const rl_map *rl, const bool *split, bool *ok)
+static void fit_apply(cc_model *m, const cc_sched *start, const bool *gone, const rl_map *rl, const bool *split,
+                      bool *ok)
 {
-    memcpy(m->bufs, bufs0, sizeof *bufs0 * (size_t)m->n_bufs);
-    m->arena_size = arena0;
-    m->fast_size = fast0;
-    fit_load(m, ops0);
+    npuc_err e2 = {0};
+    *ok = cc_sched_apply(m, start, &e2) == NPUC_OK;
+    if (!*ok) return;
+    const cc_buf *bufs0 = start->bufs;
     for (int32_t b = 0; b < m->n_bufs; b++)
         if (gone[b]) m->bufs[b].size = 0;
     for (int32_t i = 0; i < m->n_epochs; i++) {
@@ -1170,7 +1124,6 @@ static void fit_apply(cc_model *m, const cc_buf *bufs0, const fit_ops *ops0, uin
     }
     if (rl && !rl->any) rl = NULL;
     if (rl && split) rl_apply(m, rl, bufs0, split);
-    npuc_err e2 = {0};
     *ok = cc_allocate(m, &e2) == NPUC_OK;
     if (!*ok || !rl || !split || !arena_slow(m)) return;
     bool any = false;
@@ -1193,38 +1146,19 @@ static void fit_apply(cc_model *m, const cc_buf *bufs0, const fit_ops *ops0, uin
 #define FIT_MAX_DROPS 16
 #define FIT_OP_BUDGET 4000
 
-/* A point of the search as its trial left the model: every buffer, the
- * ops' weight copies and blocks, the pools' peaks (what a trial changes;
- * the streams follow from them, cc_generate_all). NULL bufs: not kept. */
-typedef struct fit_point {
-    cc_buf *bufs;
-    fit_ops ops;
-    uint64_t arena, fast;
-} fit_point;
-
-static void point_free(fit_point *p)
+/* Keeps the model's schedule as point p (nothing when out of memory:
+ * p->parts 0). */
+static void point_keep(const cc_model *m, cc_sched *p)
 {
-    free(p->bufs);
-    free(p->ops.wbuf);
-    free(p->ops.blk);
-    memset(p, 0, sizeof *p);
+    npuc_err e2 = {0};
+    cc_sched_take(m, FIT_SCHED, p, &e2);
 }
 
-/* Keeps the model's state as point p (nothing when out of memory). */
-static void point_keep(const cc_model *m, size_t n_eu, fit_point *p)
+/* point_keep into *slot, made on first use (NULL when out of memory). */
+static void slot_keep(const cc_model *m, cc_sched **slot)
 {
-    point_free(p);
-    p->bufs = malloc(sizeof *p->bufs * ((size_t)m->n_bufs + 1));
-    p->ops.wbuf = malloc(sizeof(int32_t) * (n_eu + 1));
-    p->ops.blk = malloc(sizeof(eu_block) * (n_eu + 1));
-    if (!p->bufs || !p->ops.wbuf || !p->ops.blk) {
-        point_free(p);
-        return;
-    }
-    memcpy(p->bufs, m->bufs, sizeof *m->bufs * (size_t)m->n_bufs);
-    fit_save(m, &p->ops);
-    p->arena = m->arena_size;
-    p->fast = m->fast_size;
+    if (!*slot) *slot = calloc(1, sizeof **slot);
+    if (*slot) point_keep(m, *slot);
 }
 
 /* The schedule picked, its read-once copies (read_once) whose ops wait for
@@ -1242,7 +1176,7 @@ static int drop_waiting(cc_model *m, size_t n_eu, npuc_err *err)
     int32_t *users = malloc(sizeof *users * ((size_t)m->n_bufs + 1));
     pw_cand *cand = malloc(sizeof *cand * (n_eu + 1));
     bool *bound = calloc(n_eu + 1, sizeof *bound), *best_bound = calloc(n_eu + 1, sizeof *best_bound);
-    fit_point was = {0};
+    cc_sched was = {0};
     int rc = NPUC_OK;
     if (!users || !cand || !bound || !best_bound) goto out;   /* no polish */
     for (int32_t i = 0; i < m->n_epochs; i++) {
@@ -1252,13 +1186,12 @@ static int drop_waiting(cc_model *m, size_t n_eu, npuc_err *err)
             if (read_once(&m->epochs[i], k, users)) cand[nc++] = (pw_cand){i, k, m->epochs[i].ops[k].wbuf};
     }
     if (!nc || !mark_bound(m, cand, nc, bound)) goto out;
-    point_keep(m, n_eu, &was);
-    if (!was.bufs) goto out;
+    point_keep(m, &was);
+    if (!was.parts) goto out;
     uint64_t best_cycles = m->npu_cycles, best_sram = cc_sram_bytes(m);
     bool any = false, last_best = false;
     for (int r = 0; r < PW_BOUND_ROUNDS; r++) {
-        memcpy(m->bufs, was.bufs, sizeof *m->bufs * (size_t)m->n_bufs);
-        fit_load(m, &was.ops);
+        if ((rc = cc_sched_apply(m, &was, err))) goto out;
         for (int32_t i = 0; i < nc; i++) {
             if (!bound[i]) continue;
             m->bufs[cand[i].wbuf].size = 0;
@@ -1279,10 +1212,7 @@ static int drop_waiting(cc_model *m, size_t n_eu, npuc_err *err)
     }
     if (last_best) goto out;
     /* back to the best: the picked schedule, or the best round again */
-    memcpy(m->bufs, was.bufs, sizeof *m->bufs * (size_t)m->n_bufs);
-    fit_load(m, &was.ops);
-    m->arena_size = was.arena;
-    m->fast_size = was.fast;
+    if ((rc = cc_sched_apply(m, &was, err))) goto out;
     if (!any) {
         rc = cc_generate_all(m, err);
         goto out;
@@ -1299,7 +1229,7 @@ static int drop_waiting(cc_model *m, size_t n_eu, npuc_err *err)
     }
     if (!(rc = cc_generate_all(m, err))) rc = cc_prefetch(m, err);
 out:
-    point_free(&was);
+    cc_sched_free(&was);
     free(users);
     free(cand);
     free(bound);
@@ -1363,8 +1293,7 @@ int cc_place_weights(cc_model *m, npuc_err *err)
     rl_map rl = {0};
     if (m->opt.weight_search && limit) rl_make(m, n_eu, &rl);
     size_t nb = (size_t)m->n_bufs + 1;
-    cc_buf *bufs0 = malloc(sizeof *bufs0 * nb);
-    fit_ops ops0 = {malloc(sizeof(int32_t) * (n_eu + 1)), malloc(sizeof(eu_block) * (n_eu + 1))};
+    cc_sched start = {0};   /* the schedule every trial starts from */
     bool *gone = calloc(nb, sizeof *gone);
     bool *gone0 = calloc(2 * nb, sizeof *gone0);   /* per trajectory: the first placement's drops */
     bool *split = calloc(nb, sizeof *split);
@@ -1374,11 +1303,11 @@ int cc_place_weights(cc_model *m, npuc_err *err)
      * i / FIT_P after i % FIT_P drops; from 2 FIT_P on the split points
      * (sp_t, sp_k, sp_x: trajectory, drops kept, copy loaded per use) */
     enum { P = FIT_P };
-    /* each point's model (but the first: it was not placed from bufs0 and
-     * ops0 as the others): the one picked comes back from there instead
-     * of from a second trial (a trial is a function of bufs0, ops0, the
-     * copies gone and the headroom, so it would give the same) */
-    fit_point kept[FIT_POINTS];
+    /* each point's schedule (but the first's: it was not placed from
+     * `start` as the others): the one picked comes back from there instead
+     * of from a second trial (a trial is a function of `start`, the copies
+     * gone and the headroom, so it would give the same) */
+    cc_sched *kept[FIT_POINTS];   /* NULL: not kept (slot_keep) */
     memset(kept, 0, sizeof kept);
     int32_t order[2][FIT_MAX_DROPS];
     int32_t sp_t[2 * FIT_MAX_DROPS], sp_k[2 * FIT_MAX_DROPS], sp_x[2 * FIT_MAX_DROPS], n_sp = 0;
@@ -1388,15 +1317,13 @@ int cc_place_weights(cc_model *m, npuc_err *err)
     int32_t hr[2] = {m->opt.prefetch_headroom, -1};
     int32_t n_traj = m->opt.weight_search && m->opt.prefetch_headroom == 0 ? 2 : 1;
     int rc = NPUC_OK;
-    if (!bufs0 || !ops0.wbuf || !ops0.blk || !gone || !gone0 || !split) {
+    if (!gone || !gone0 || !split) {
         rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
         goto done;
     }
-    memcpy(bufs0, m->bufs, sizeof *bufs0 * (size_t)m->n_bufs);
-    fit_save(m, &ops0);
-    uint64_t arena0 = m->arena_size, fast0 = m->fast_size;
+    if ((rc = cc_sched_take(m, FIT_SCHED, &start, err))) goto done;
     /* the trials place the same buffers and ops again (each trajectory
-     * starts from bufs0 and ops0, and drops the same copies) */
+     * starts from `start`, and drops the same copies) */
     cc_alloc_memo(m, true);
     /* The weight copies live at the SRAM peak go one by one, largest
      * first (their ops stream their weights from flash, with blocks that
@@ -1412,18 +1339,18 @@ int cc_place_weights(cc_model *m, npuc_err *err)
         if (t > 0) {
             bool ok;
             memset(gone, 0, sizeof *gone * nb);
-            fit_apply(m, bufs0, &ops0, arena0, fast0, gone, NULL, NULL, &ok);
+            fit_apply(m, &start, gone, NULL, NULL, &ok);
             cur = -1;
             if (!ok) break;
             if ((rc = cc_generate_all(m, err))) goto done;
         }
         if ((rc = place_inner(m, err))) goto done;
         cur = t * P;
-        if (t > 0) point_keep(m, n_eu, &kept[cur]);
+        if (t > 0) slot_keep(m, &kept[cur]);
         pt[cur] = (cc_sched_point){m->npu_cycles, cc_sram_bytes(m)};
         have[cur] = true;
         /* the copies the first placement dropped (read once) stay dropped */
-        for (int32_t b = 0; b < m->n_bufs; b++) gone[b] = bufs0[b].wcopy && bufs0[b].size && !m->bufs[b].size;
+        for (int32_t b = 0; b < m->n_bufs; b++) gone[b] = start.bufs[b].wcopy && start.bufs[b].size && !m->bufs[b].size;
         memcpy(gone0 + (size_t)t * nb, gone, sizeof *gone * nb);
         /* only both first placements, unless one of them is fast */
         drops |= !m->opt.weight_headrooms || m->npu_cycles < m->opt.drop_cycles;
@@ -1440,15 +1367,15 @@ int cc_place_weights(cc_model *m, npuc_err *err)
             if (shared && n_sp < 2 * FIT_MAX_DROPS) {
                 /* x loaded per use, the drops so far kept */
                 split[x] = true;
-                fit_apply(m, bufs0, &ops0, arena0, fast0, gone, &rl, split, &ok);
+                fit_apply(m, &start, gone, &rl, split, &ok);
                 split[x] = false;
                 cur = -1;
                 if (ok) {
                     if ((rc = cc_generate_all(m, err)) || (rc = cc_prefetch(m, err))) goto done;
                     int32_t q = 2 * P + n_sp;
                     cur = q;
-                    point_keep(m, n_eu, &kept[q]);
-                    if (kept[q].bufs) {
+                    slot_keep(m, &kept[q]);
+                    if (kept[q] && kept[q]->parts) {
                         pt[q] = (cc_sched_point){m->npu_cycles, cc_sram_bytes(m)};
                         have[q] = true;
                         sp_t[n_sp] = t;
@@ -1460,14 +1387,14 @@ int cc_place_weights(cc_model *m, npuc_err *err)
             }
             gone[x] = true;
             order[t][k - 1] = x;
-            fit_apply(m, bufs0, &ops0, arena0, fast0, gone, NULL, NULL, &ok);
+            fit_apply(m, &start, gone, NULL, NULL, &ok);
             cur = -1;
             if (!ok) break;
             if ((rc = cc_generate_all(m, err)) || (rc = cc_prefetch(m, err))) goto done;
             cur = t * P + k;
             pt[cur] = (cc_sched_point){m->npu_cycles, cc_sram_bytes(m)};
             have[cur] = true;
-            point_keep(m, n_eu, &kept[cur]);
+            slot_keep(m, &kept[cur]);
             /* four steps that do not change the pick (among the
              * trajectories' points) end the trajectory */
             int32_t p = pick_of(pt, have, 2 * P, limit);
@@ -1478,15 +1405,10 @@ int cc_place_weights(cc_model *m, npuc_err *err)
     }
     int32_t pick = pick_of(pt, have, FIT_POINTS, limit);
     int32_t split_of = -1;
-    if (pick >= 0 && pick != cur && kept[pick].bufs) {
+    if (pick >= 0 && pick != cur && kept[pick] && kept[pick]->parts) {
         /* back to the point as its trial left it */
-        const fit_point *x = &kept[pick];
         m->opt.prefetch_headroom = hr[pick >= 2 * P ? sp_t[pick - 2 * P] : pick / P];
-        memcpy(m->bufs, x->bufs, sizeof *m->bufs * (size_t)m->n_bufs);
-        fit_load(m, &x->ops);
-        m->arena_size = x->arena;
-        m->fast_size = x->fast;
-        rc = cc_generate_all(m, err);
+        if (!(rc = cc_sched_apply(m, kept[pick], err))) rc = cc_generate_all(m, err);
     } else if (pick >= 0 && pick != cur) {
         /* again: that trajectory's headroom and first drops (a split
          * point is always kept) */
@@ -1494,7 +1416,7 @@ int cc_place_weights(cc_model *m, npuc_err *err)
         m->opt.prefetch_headroom = hr[t];
         point_gone(pick, gone0, nb, order, sp_t, sp_k, sp_x, gone, &split_of);
         bool ok;
-        fit_apply(m, bufs0, &ops0, arena0, fast0, gone, NULL, NULL, &ok);
+        fit_apply(m, &start, gone, NULL, NULL, &ok);
         if (!ok) {
             rc = npuc_errf(err, NPUC_E_INVALID, "internal: a weight schedule placed before no longer fits");
             goto done;
@@ -1504,25 +1426,25 @@ int cc_place_weights(cc_model *m, npuc_err *err)
     /* the pick before the polish below (drop_waiting weighs both) */
     bool waits = !rc && pick >= 0 && (m->opt.weight_search || m->opt.weight_headrooms) &&
                  !m->opt.no_drop_waiting && cc_fast_bytes(&m->opt);
-    fit_point pre = {0};
+    cc_sched pre = {0};
     int32_t pre_hr = m->opt.prefetch_headroom;
-    if (waits) point_keep(m, n_eu, &pre);
+    if (waits) point_keep(m, &pre);
     if (pick >= 0 && m->opt.weight_search && !m->opt.weight_headrooms && !limit && !m->opt.no_prefetch_polish) {
         /* The point picked, placed again with its prefetch also weighing
          * the plans that keep moved copies clear of the op before their
          * DMA (pf_ctx.busy); kept with fewer cycles and no more SRAM. Not
          * during the search: a point that gets faster can end its
          * trajectory before the drops that gave the pick (person_detect). */
-        fit_point was = {0};
-        point_keep(m, n_eu, &was);
+        cc_sched was = {0};
+        point_keep(m, &was);
         uint64_t was_cycles = m->npu_cycles, was_sram = cc_sram_bytes(m);
         int32_t t = pick >= 2 * P ? sp_t[pick - 2 * P] : pick / P;
         bool first = pick < 2 * P && pick % P == 0;
         m->opt.prefetch_headroom = hr[t];
         point_gone(pick, gone0, nb, order, sp_t, sp_k, sp_x, gone, &split_of);
         if (split_of >= 0) split[split_of] = true;
-        bool ok = was.bufs != NULL;
-        if (ok) fit_apply(m, bufs0, &ops0, arena0, fast0, gone, &rl, split, &ok);
+        bool ok = was.parts != 0;
+        if (ok) fit_apply(m, &start, gone, &rl, split, &ok);
         if (split_of >= 0) split[split_of] = false;
         if (ok) {
             m->opt.prefetch_busy = true;
@@ -1530,14 +1452,10 @@ int cc_place_weights(cc_model *m, npuc_err *err)
             if (!rc) rc = (first ? place_inner : cc_prefetch)(m, err);
             m->opt.prefetch_busy = false;
         }
-        if (!rc && was.bufs && !(ok && m->npu_cycles < was_cycles && cc_sram_bytes(m) <= was_sram)) {
-            memcpy(m->bufs, was.bufs, sizeof *m->bufs * (size_t)m->n_bufs);
-            fit_load(m, &was.ops);
-            m->arena_size = was.arena;
-            m->fast_size = was.fast;
+        if (!rc && was.parts && !(ok && m->npu_cycles < was_cycles && cc_sram_bytes(m) <= was_sram) &&
+            !(rc = cc_sched_apply(m, &was, err)))
             rc = cc_generate_all(m, err);
-        }
-        point_free(&was);
+        cc_sched_free(&was);
     }
     if (waits && !rc) {
         /* the copies the ops wait for dropped, from the polished pick and
@@ -1545,39 +1463,33 @@ int cc_place_weights(cc_model *m, npuc_err *err)
          * polish's prefetch plans can leave other copies waiting, and a
          * limit at the default's SRAM, which skips the polish, must not
          * beat the default */
-        bool moved_by_polish = pre.bufs && memcmp(pre.bufs, m->bufs, sizeof *m->bufs * (size_t)m->n_bufs);
+        bool moved_by_polish = pre.parts && memcmp(pre.bufs, m->bufs, sizeof *m->bufs * (size_t)m->n_bufs);
         rc = drop_waiting(m, n_eu, err);
         if (!rc && moved_by_polish) {
-            fit_point one = {0};
-            point_keep(m, n_eu, &one);
+            cc_sched one = {0};
+            point_keep(m, &one);
             cc_sched_point two[2] = {{m->npu_cycles, cc_sram_bytes(m)}, {0, 0}};
             int32_t one_hr = m->opt.prefetch_headroom;
             m->opt.prefetch_headroom = pre_hr;
-            memcpy(m->bufs, pre.bufs, sizeof *m->bufs * (size_t)m->n_bufs);
-            fit_load(m, &pre.ops);
-            m->arena_size = pre.arena;
-            m->fast_size = pre.fast;
-            if (!(rc = cc_generate_all(m, err))) rc = drop_waiting(m, n_eu, err);
+            if (!(rc = cc_sched_apply(m, &pre, err)) && !(rc = cc_generate_all(m, err)))
+                rc = drop_waiting(m, n_eu, err);
             two[1] = (cc_sched_point){m->npu_cycles, cc_sram_bytes(m)};
-            if (!rc && one.bufs && cc_sched_pick(two, 2, limit) != 1) {
+            if (!rc && one.parts && cc_sched_pick(two, 2, limit) != 1) {
                 m->opt.prefetch_headroom = one_hr;
-                memcpy(m->bufs, one.bufs, sizeof *m->bufs * (size_t)m->n_bufs);
-                fit_load(m, &one.ops);
-                m->arena_size = one.arena;
-                m->fast_size = one.fast;
-                rc = cc_generate_all(m, err);
+                if (!(rc = cc_sched_apply(m, &one, err))) rc = cc_generate_all(m, err);
             }
-            point_free(&one);
+            cc_sched_free(&one);
         }
     }
-    point_free(&pre);
+    cc_sched_free(&pre);
 done:
     cc_alloc_memo(m, false);
-    for (int32_t i = 0; i < FIT_POINTS; i++) point_free(&kept[i]);
+    for (int32_t i = 0; i < FIT_POINTS; i++) {
+        cc_sched_free(kept[i]);
+        free(kept[i]);
+    }
     rl_free(&rl);
-    free(bufs0);
-    free(ops0.wbuf);
-    free(ops0.blk);
+    cc_sched_free(&start);
     free(gone);
     free(gone0);
     free(split);

@@ -648,6 +648,17 @@ static uint64_t price(const cc_model *m, const sim_op_info *r)
     return cyc;
 }
 
+/* The regions of record r's weight stream and scale records when the op's
+ * constants are in region reg through buffer b (-1: none): a copy of the
+ * scale records alone (cc_scale_copies) leaves the stream in the params. */
+static void w_regions(const cc_model *m, int32_t b, uint8_t reg, sim_op_info *r)
+{
+    r->weight_region = r->scale_region = reg;
+    if (b >= 0 && b < m->n_bufs && m->bufs[b].wcopy && r->weight_bytes &&
+        m->bufs[b].size == ((r->scale_bytes + 15) & ~(uint64_t)15))
+        r->weight_region = 0;
+}
+
 uint64_t cc_op_cycles_at(const cc_model *m, const eu_op *o, uint8_t ifm_r, uint8_t ifm2_r, uint8_t ofm_r,
                          uint8_t w_r)
 {
@@ -656,7 +667,7 @@ uint64_t cc_op_cycles_at(const cc_model *m, const eu_op *o, uint8_t ifm_r, uint8
     r.ifm_region = ifm_r;
     r.ifm2_region = ifm2_r;
     r.ofm_region = ofm_r;
-    r.weight_region = r.scale_region = w_r;
+    w_regions(m, o->wbuf, w_r, &r);
     return price(m, &r);
 }
 
@@ -681,7 +692,7 @@ static uint64_t fp_cost(const fp_ctx *c, int32_t i, int32_t flip)
     r.ifm_region = reg[0];
     r.ifm2_region = reg[1];
     r.ofm_region = reg[2];
-    r.weight_region = r.scale_region = reg[3];
+    w_regions(c->m, f->buf[3], reg[3], &r);
     uint64_t cyc = price(c->m, &r);
     if (memo) *memo = cyc + 1;
     return cyc;
@@ -736,7 +747,7 @@ static uint64_t fp_spare(const fp_ctx *c, int32_t i)
     r.ifm_region = reg[0];
     r.ifm2_region = reg[1];
     r.ofm_region = reg[2];
-    r.weight_region = r.scale_region = reg[3];
+    w_regions(c->m, f->buf[3], reg[3], &r);
     uint64_t cyc = sim_perf_estimate(m->opt.sys.variant, s, &r, 1);
     double busy = bw > 0 ? (double)(r.axi_read[p] + r.axi_write[p]) / bw : (double)cyc;
     uint64_t spare = busy >= (double)cyc ? 0 : cyc - (uint64_t)(busy + 0.5);

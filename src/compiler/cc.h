@@ -424,10 +424,13 @@ void cc_reblock(cc_model *m);
  * CONV / DEPTHWISE keeps its depth (cc_reblock.c). True when a block
  * changed (the streams are to be generated again). */
 bool cc_reblock_placed(cc_model *m);
+/* cc_reblock_placed for op o of m alone; returns whether its block changed. */
+bool cc_reblock_placed_op(cc_model *m, eu_op *o);
 /* The last placement step on a U65 with a fast pool (cc_alloc.c): an op
  * that streams its weights from flash and loses the flash's latency on its
  * scale records gets a copy of those records alone in the fast pool, its
- * DMA behind the op before; kept per epoch where the streams get faster.
+ * DMA behind the op before, and its block chosen again for it
+ * (cc_reblock_placed_op); kept per epoch where the streams get faster.
  * Regenerates the streams it changes. */
 int cc_scale_copies(cc_model *m, npuc_err *err);
 /* What cc_reblock_placed asks the block chooser for op o of m (its

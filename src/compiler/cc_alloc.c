@@ -1647,14 +1647,16 @@ static uint64_t scale_copy_fit(const cc_model *m, int32_t b, span *sp)
  * worth it (cc_scale_copies). */
 #define SC_CYCLES_PER_BYTE 1.0
 
-/* Reverts the scale-record copies of epoch ei (buffers from nb0 on). */
-static bool scale_copies_back(cc_model *m, int32_t ei, int32_t nb0)
+/* Reverts the scale-record copies of epoch ei (buffers from nb0 on), each
+ * op's block as it was (old[b - base]: the block before buffer b). */
+static bool scale_copies_back(cc_model *m, int32_t ei, int32_t nb0, int32_t base, const eu_block *old)
 {
     bool any = false;
     cc_epoch *e = &m->epochs[ei];
     for (int32_t k = 0; e->kind == CC_EPOCH_HW && k < e->n_eu; k++) {
         eu_op *o = &e->ops[k];
         if (o->wbuf < nb0) continue;
+        o->blk = old[o->wbuf - base];
         m->bufs[o->wbuf].size = 0;
         m->bufs[o->wbuf].pool = CC_IN_ARENA;
         o->wbuf = -1;
@@ -1678,11 +1680,11 @@ static uint64_t fast_peak(const cc_model *m, uint64_t floor)
  * only with `grow`), the streams generated again, and an epoch that got no
  * faster gives its copies back. *n_added: copies kept. */
 static int scale_copies_round(cc_model *m, const int32_t *t0, bool grow_ok, uint64_t *was, int32_t *nb0,
-                              span **spp, int32_t *n_added, npuc_err *err)
+                              span **spp, eu_block *old, int32_t *n_added, npuc_err *err)
 {
     uint64_t cap = cc_fast_bytes(&m->opt);
     uint64_t peak0 = m->fast_size, peak = peak0, total = m->npu_cycles;
-    int32_t added = 0;
+    int32_t added = 0, base = m->n_bufs;
     *n_added = 0;
     for (int32_t ei = 0; ei < m->n_epochs; ei++) {
         cc_epoch *e = &m->epochs[ei];
@@ -1741,6 +1743,10 @@ static int scale_copies_round(cc_model *m, const int32_t *t0, bool grow_ok, uint
             m->n_bufs++;
             if (off + x->size > peak) peak = off + x->size;
             o->wbuf = b;
+            /* its block for the records' new place (cc_reblock_placed's
+             * invariant: no chooser's block faster on the placement) */
+            old[b - base] = o->blk;
+            cc_reblock_placed_op(m, o);
             added++;
         }
     }
@@ -1750,7 +1756,8 @@ static int scale_copies_round(cc_model *m, const int32_t *t0, bool grow_ok, uint
     if (rc) return rc;
     bool back = false;
     for (int32_t ei = 0; ei < m->n_epochs; ei++)
-        if (m->epochs[ei].kind == CC_EPOCH_HW && m->epochs[ei].cycles >= was[ei]) back |= scale_copies_back(m, ei, nb0[ei]);
+        if (m->epochs[ei].kind == CC_EPOCH_HW && m->epochs[ei].cycles >= was[ei])
+            back |= scale_copies_back(m, ei, nb0[ei], base, old);
     if (back) {
         m->fast_size = fast_peak(m, peak0);
         if ((rc = cc_generate_all(m, err))) return rc;
@@ -1760,7 +1767,7 @@ static int scale_copies_round(cc_model *m, const int32_t *t0, bool grow_ok, uint
     double saved = (double)total - (double)m->npu_cycles;
     if (grow && (saved < SC_CYCLES_PER_BYTE * (double)grow ||
                  saved * (double)(peak0 > ALIGN ? peak0 : ALIGN) < FP_ONCE_RATE * (double)grow * (double)total)) {
-        for (int32_t ei = 0; ei < m->n_epochs; ei++) scale_copies_back(m, ei, nb0[ei]);
+        for (int32_t ei = 0; ei < m->n_epochs; ei++) scale_copies_back(m, ei, nb0[ei], base, old);
         m->fast_size = peak0;
         return cc_generate_all(m, err);
     }
@@ -1790,8 +1797,12 @@ int cc_scale_copies(cc_model *m, npuc_err *err)
     uint64_t *was = malloc(sizeof *was * ((size_t)m->n_epochs + 1));
     int32_t *nb0 = malloc(sizeof *nb0 * ((size_t)m->n_epochs + 1));
     span *sp = malloc(sizeof *sp * ((size_t)m->cap_bufs + 1));
+    int32_t n_eu = 0;
+    for (int32_t i = 0; i < m->n_epochs; i++)
+        if (m->epochs[i].kind == CC_EPOCH_HW) n_eu += m->epochs[i].n_eu;
+    eu_block *old = malloc(sizeof *old * ((size_t)n_eu + 1));
     int rc = NPUC_OK;
-    if (!t0 || !was || !nb0 || !sp) rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    if (!t0 || !was || !nb0 || !sp || !old) rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     for (int32_t i = 0, t = 0; !rc && i < g->n_ops; i++) {
         t0[i] = t;
         t += cc_op_steps(m, i);
@@ -1799,11 +1810,12 @@ int cc_scale_copies(cc_model *m, npuc_err *err)
     for (int32_t i = 0; !rc && i < g->n_ops; i++)
         if (m->ops[i].cascade >= 0) t0[i] = t0[m->ops[i].cascade];
     int32_t kept = 0;
-    if (!rc) rc = scale_copies_round(m, t0, true, was, nb0, &sp, &kept, err);
-    if (!rc && !kept) rc = scale_copies_round(m, t0, false, was, nb0, &sp, &kept, err);
+    if (!rc) rc = scale_copies_round(m, t0, true, was, nb0, &sp, old, &kept, err);
+    if (!rc && !kept) rc = scale_copies_round(m, t0, false, was, nb0, &sp, old, &kept, err);
     free(t0);
     free(was);
     free(nb0);
     free(sp);
+    free(old);
     return rc;
 }

@@ -41,7 +41,10 @@ static int streaming_once(const cc_model *cm)
         for (int32_t k = 0; k < e->n_eu; k++) {
             const eu_op *o = &e->ops[k];
             if (o->kind != SIM_K_CONV && o->kind != SIM_K_DEPTHWISE) continue;
-            if (o->blk.w >= o->ofm.w && o->blk.h >= o->ofm.h && o->wbuf < 0) n++;
+            /* a copy of the scale records alone (cc_scale_copies) leaves
+             * the weights streaming */
+            bool streams = o->wbuf < 0 || eu_wcopy_scales_only(o, cm->bufs[o->wbuf].size);
+            if (o->blk.w >= o->ofm.w && o->blk.h >= o->ofm.h && streams) n++;
         }
     }
     return n;

@@ -744,6 +744,7 @@ static int compile_once(const graph *g, const cc_options *opt, eu_wcache *wc, st
     if ((rc = cc_generate_all(m, err))) goto fail;
     if ((rc = cc_place_weights(m, err))) goto fail;
     if (cc_reblock_placed(m) && (rc = cc_generate_all(m, err))) goto fail;
+    if ((rc = cc_scale_copies(m, err))) goto fail;
     bool shared;
     if ((rc = cc_share_flash(m, &shared, err))) goto fail;
     if (shared && (rc = cc_generate_all(m, err))) goto fail;

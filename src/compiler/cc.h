@@ -49,6 +49,9 @@ typedef struct cc_options {
     bool no_once_hide;        /* a weight copy read once never counts its DMA
                                  hidden behind the ops before the op before
                                  its user (cc_alloc.c choose_fast; tests) */
+    bool no_scale_copies;     /* no op streaming its weights from flash reads
+                                 its scale records from a copy in the fast
+                                 pool (cc_alloc.c cc_scale_copies; tests) */
     bool graph_order;         /* the graph's op order, views still moved
                                  (cc_compile's comparison, cc_order.c) */
     /* --arena-cache-size: the most SRAM (cc_sram_bytes) the schedule may
@@ -165,6 +168,13 @@ typedef struct eu_op {
 static inline uint64_t eu_wcopy_w_at(const eu_op *o)
 {
     return (o->s_len + 15) & ~(uint64_t)15;
+}
+
+/* Whether op o's weight copy holds its scale records only (cc_scale_copies):
+ * the op reads them from the copy and its weight stream from flash. */
+static inline bool eu_wcopy_scales_only(const eu_op *o, uint64_t copy_size)
+{
+    return !o->dual && o->w_len && copy_size == eu_wcopy_w_at(o);
 }
 
 /* A LUT in flash (256 B int8, 1 KiB int32, 2 KiB int16). */
@@ -503,6 +513,15 @@ void cc_reblock(cc_model *m);
  * CONV / DEPTHWISE keeps its depth (cc_reblock.c). True when a block
  * changed (the streams are to be generated again). */
 bool cc_reblock_placed(cc_model *m);
+/* cc_reblock_placed for op o of m alone; returns whether its block changed. */
+bool cc_reblock_placed_op(cc_model *m, eu_op *o);
+/* The last placement step on a U65 with a fast pool (cc_alloc.c): an op
+ * that streams its weights from flash and loses the flash's latency on its
+ * scale records gets a copy of those records alone in the fast pool, its
+ * DMA behind the op before, and its block chosen again for it
+ * (cc_reblock_placed_op); kept per epoch where the streams get faster.
+ * Regenerates the streams it changes. */
+int cc_scale_copies(cc_model *m, npuc_err *err);
 /* What cc_reblock_placed asks the block chooser for op o of m (its
  * request: the op's formats, a CONV / DEPTHWISE's depth kept, the weight
  * cost where it streams) and the regions it prices it at (reg: IFM, IFM2

@@ -648,6 +648,17 @@ static uint64_t price(const cc_model *m, const sim_op_info *r)
     return cyc;
 }
 
+/* The regions of record r's weight stream and scale records when the op's
+ * constants are in region reg through buffer b (-1: none): a copy of the
+ * scale records alone (cc_scale_copies) leaves the stream in the params. */
+static void w_regions(const cc_model *m, int32_t b, uint8_t reg, sim_op_info *r)
+{
+    r->weight_region = r->scale_region = reg;
+    if (b >= 0 && b < m->n_bufs && m->bufs[b].wcopy && r->weight_bytes &&
+        m->bufs[b].size == ((r->scale_bytes + 15) & ~(uint64_t)15))
+        r->weight_region = 0;
+}
+
 uint64_t cc_op_cycles_at(const cc_model *m, const eu_op *o, uint8_t ifm_r, uint8_t ifm2_r, uint8_t ofm_r,
                          uint8_t w_r)
 {
@@ -656,7 +667,7 @@ uint64_t cc_op_cycles_at(const cc_model *m, const eu_op *o, uint8_t ifm_r, uint8
     r.ifm_region = ifm_r;
     r.ifm2_region = ifm2_r;
     r.ofm_region = ofm_r;
-    r.weight_region = r.scale_region = w_r;
+    w_regions(m, o->wbuf, w_r, &r);
     return price(m, &r);
 }
 
@@ -681,7 +692,7 @@ static uint64_t fp_cost(const fp_ctx *c, int32_t i, int32_t flip)
     r.ifm_region = reg[0];
     r.ifm2_region = reg[1];
     r.ofm_region = reg[2];
-    r.weight_region = r.scale_region = reg[3];
+    w_regions(c->m, f->buf[3], reg[3], &r);
     uint64_t cyc = price(c->m, &r);
     if (memo) *memo = cyc + 1;
     return cyc;
@@ -736,7 +747,7 @@ static uint64_t fp_spare(const fp_ctx *c, int32_t i)
     r.ifm_region = reg[0];
     r.ifm2_region = reg[1];
     r.ofm_region = reg[2];
-    r.weight_region = r.scale_region = reg[3];
+    w_regions(c->m, f->buf[3], reg[3], &r);
     uint64_t cyc = sim_perf_estimate(m->opt.sys.variant, s, &r, 1);
     double busy = bw > 0 ? (double)(r.axi_read[p] + r.axi_write[p]) / bw : (double)cyc;
     uint64_t spare = busy >= (double)cyc ? 0 : cyc - (uint64_t)(busy + 0.5);
@@ -1583,4 +1594,228 @@ uint64_t cc_state_bytes(const cc_model *m)
         if (!seen) n += m->bufs[b].size;
     }
     return n;
+}
+
+/* ------------------------------------------------ scale-record copies */
+
+/* Op o alone on the cycle model with its feature maps where they are, its
+ * weight stream in region w_r and its scale records in region s_r. */
+static uint64_t op_cycles_split(const cc_model *m, const eu_op *o, uint8_t w_r, uint8_t s_r)
+{
+    sim_op_info r;
+    op_record(o, &r);
+    r.ifm_region = cc_buf_region(m, o->ifm.buf);
+    r.ifm2_region = o->ifm2_tensor ? cc_buf_region(m, o->ifm2.buf) : 0;
+    r.ofm_region = cc_buf_region(m, o->ofm.buf);
+    r.weight_region = w_r;
+    r.scale_region = s_r;
+    return price(m, &r);
+}
+
+/* The steps buffer x (a temp of epoch x->epoch) lives over, as allocate
+ * numbers them. */
+static void scale_copy_steps(const cc_model *m, const int32_t *t0, cc_buf *x)
+{
+    const cc_epoch *e = &m->epochs[x->epoch];
+    int32_t a = e->ops[x->eu_first].src_op, z = e->ops[x->eu_last].src_op;
+    if (m->ops[a].cascade >= 0) a = m->ops[a].cascade;
+    if (m->ops[z].cascade >= 0) z = m->ops[z].cascade;
+    x->first = t0[a] + (x->eu_first - m->ops[a].first_eu);
+    x->last = t0[z] + (x->eu_last - m->ops[z].first_eu);
+}
+
+/* The lowest 16-byte aligned fast-pool offset where buffer b fits beside
+ * the fast-pool buffers live at the same time. */
+static uint64_t scale_copy_fit(const cc_model *m, int32_t b, span *sp)
+{
+    const cc_buf *x = &m->bufs[b];
+    int32_t ns = 0;
+    for (int32_t j = 0; j < m->n_bufs; j++) {
+        const cc_buf *y = &m->bufs[j];
+        if (j == b || y->pool != CC_IN_FAST || !y->size || y->offset < 0) continue;
+        if (y->first <= x->last && x->first <= y->last)
+            sp[ns++] = (span){(uint64_t)y->offset, (uint64_t)y->offset + y->size};
+    }
+    cc_sort_spans(sp, (size_t)ns);
+    return lowest_fit(sp, ns, x->size);
+}
+
+/* The least cycles a scale-record copy must save per byte it adds above
+ * the fast pool's peak (beside FP_ONCE_RATE, which a pool of a few KiB
+ * makes cheap): the records of a DRAM-bound or compute-bound layer save
+ * tens of cycles per channel at most, a pool grown for them is seldom
+ * worth it (cc_scale_copies). */
+#define SC_CYCLES_PER_BYTE 1.0
+
+/* Reverts the scale-record copies of epoch ei (buffers from nb0 on), each
+ * op's block as it was (old[b - base]: the block before buffer b). */
+static bool scale_copies_back(cc_model *m, int32_t ei, int32_t nb0, int32_t base, const eu_block *old)
+{
+    bool any = false;
+    cc_epoch *e = &m->epochs[ei];
+    for (int32_t k = 0; e->kind == CC_EPOCH_HW && k < e->n_eu; k++) {
+        eu_op *o = &e->ops[k];
+        if (o->wbuf < nb0) continue;
+        o->blk = old[o->wbuf - base];
+        m->bufs[o->wbuf].size = 0;
+        m->bufs[o->wbuf].pool = CC_IN_ARENA;
+        o->wbuf = -1;
+        any = true;
+    }
+    return any;
+}
+
+static uint64_t fast_peak(const cc_model *m, uint64_t floor)
+{
+    uint64_t peak = floor;
+    for (int32_t b = 0; b < m->n_bufs; b++) {
+        const cc_buf *x = &m->bufs[b];
+        if (x->pool == CC_IN_FAST && x->size && (uint64_t)x->offset + x->size > peak)
+            peak = (uint64_t)x->offset + x->size;
+    }
+    return (peak + ALIGN - 1) & ~(uint64_t)(ALIGN - 1);
+}
+
+/* One round of cc_scale_copies: the copies to take (above the pool's peak
+ * only with `grow`), the streams generated again, and an epoch that got no
+ * faster gives its copies back. *n_added: copies kept. */
+static int scale_copies_round(cc_model *m, const int32_t *t0, bool grow_ok, uint64_t *was, int32_t *nb0,
+                              span **spp, eu_block *old, int32_t *n_added, npuc_err *err)
+{
+    uint64_t cap = cc_fast_bytes(&m->opt);
+    uint64_t peak0 = m->fast_size, peak = peak0, total = m->npu_cycles;
+    int32_t added = 0, base = m->n_bufs;
+    *n_added = 0;
+    for (int32_t ei = 0; ei < m->n_epochs; ei++) {
+        cc_epoch *e = &m->epochs[ei];
+        was[ei] = e->cycles;
+        nb0[ei] = m->n_bufs;
+        for (int32_t k = 1; e->kind == CC_EPOCH_HW && k < e->n_eu; k++) {
+            eu_op *o = &e->ops[k];
+            if ((o->kind != SIM_K_CONV && o->kind != SIM_K_DEPTHWISE) || o->wbuf >= 0 || o->dual || !o->s_len ||
+                !o->w_len)
+                continue;
+            int64_t gain = (int64_t)op_cycles_split(m, o, 0, 0) - (int64_t)op_cycles_split(m, o, 0, 2);
+            if (gain <= 0) continue;
+            /* the DMA runs beside the op before (eu_gen.c) */
+            const eu_op *p = &e->ops[k - 1];
+            uint8_t pw = cc_buf_region(m, p->wbuf);
+            int64_t before = (int64_t)op_cycles_split(m, p, pw, pw);
+            sim_op_info d;
+            memset(&d, 0, sizeof d);
+            d.kind = SIM_K_DMA;
+            d.dma_src_region = 0;
+            d.dma_dst_region = 2;
+            d.dma_bytes = o->s_len;
+            int64_t dma = (int64_t)sim_perf_estimate(m->opt.sys.variant, &m->opt.sys.sim, &d, 1);
+            if (dma > before) gain -= dma - before;
+            if (gain <= 0) continue;
+            if (m->n_bufs == m->cap_bufs) {
+                int32_t c2 = m->cap_bufs ? 2 * m->cap_bufs : 16;
+                cc_buf *nb = realloc(m->bufs, sizeof *nb * (size_t)c2);
+                if (nb) m->bufs = nb;
+                span *s2 = nb ? realloc(*spp, sizeof *s2 * ((size_t)c2 + 1)) : NULL;
+                if (s2) *spp = s2;
+                if (!nb || !s2) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+                m->cap_bufs = c2;
+            }
+            int32_t b = m->n_bufs;
+            cc_buf *x = &m->bufs[b];
+            memset(x, 0, sizeof *x);
+            x->size = eu_wcopy_w_at(o);
+            x->tensor = -1;
+            x->temp = x->wcopy = true;
+            x->epoch = ei;
+            x->eu_first = k - 1;
+            x->eu_last = k;
+            x->op = o->src_op;
+            x->pool = CC_IN_FAST;
+            x->offset = -1;
+            scale_copy_steps(m, t0, x);
+            uint64_t off = scale_copy_fit(m, b, *spp);
+            if (off + x->size > cap) continue;
+            uint64_t grow = off + x->size > peak ? off + x->size - peak : 0;
+            uint64_t worth = peak > ALIGN ? peak : ALIGN;
+            if (grow && (!grow_ok || (double)gain < SC_CYCLES_PER_BYTE * (double)grow ||
+                         (double)gain * (double)worth < FP_ONCE_RATE * (double)grow * (double)total))
+                continue;
+            x->offset = (int64_t)off;
+            m->n_bufs++;
+            if (off + x->size > peak) peak = off + x->size;
+            o->wbuf = b;
+            /* its block for the records' new place (cc_reblock_placed's
+             * invariant: no chooser's block faster on the placement) */
+            old[b - base] = o->blk;
+            cc_reblock_placed_op(m, o);
+            added++;
+        }
+    }
+    if (!added) return NPUC_OK;
+    m->fast_size = fast_peak(m, peak0);
+    int rc = cc_generate_all(m, err);
+    if (rc) return rc;
+    bool back = false;
+    for (int32_t ei = 0; ei < m->n_epochs; ei++)
+        if (m->epochs[ei].kind == CC_EPOCH_HW && m->epochs[ei].cycles >= was[ei])
+            back |= scale_copies_back(m, ei, nb0[ei], base, old);
+    if (back) {
+        m->fast_size = fast_peak(m, peak0);
+        if ((rc = cc_generate_all(m, err))) return rc;
+    }
+    /* the pool's growth weighed on the streams' own cycles */
+    uint64_t grow = m->fast_size > peak0 ? m->fast_size - peak0 : 0;
+    double saved = (double)total - (double)m->npu_cycles;
+    if (grow && (saved < SC_CYCLES_PER_BYTE * (double)grow ||
+                 saved * (double)(peak0 > ALIGN ? peak0 : ALIGN) < FP_ONCE_RATE * (double)grow * (double)total)) {
+        for (int32_t ei = 0; ei < m->n_epochs; ei++) scale_copies_back(m, ei, nb0[ei], base, old);
+        m->fast_size = peak0;
+        return cc_generate_all(m, err);
+    }
+    for (int32_t b = nb0[0]; b < m->n_bufs; b++) *n_added += m->bufs[b].size != 0;
+    return NPUC_OK;
+}
+
+/* An op that streams its weights from DRAM reads its scale records from
+ * there too, and the cycle model charges each OFM block the memory's read
+ * latency for them (10 x block depth x latency / 256 output cycles, Vela's
+ * figure): 312 cycles per 16-channel block at DRAM's 500, where the op's
+ * own work may be a few dozen cycles. A copy of the records alone (10 bytes
+ * per channel) in the fast pool takes that away without holding the weight
+ * stream, each byte of which is read once. Its DMA is issued as the op
+ * before starts (eu_gen.c); the copy is live over the two ops. A copy is
+ * taken where the op saves more than the part of the DMA the op before
+ * does not hide, and above the pool's peak only where it saves
+ * SC_CYCLES_PER_BYTE per byte of growth and FP_ONCE_RATE per pool's worth;
+ * the streams are then generated again, an epoch that got no faster gives
+ * its copies back, and where the growth does not pay on the streams' own
+ * cycles, the copies are taken again in the holes below the peak only. */
+int cc_scale_copies(cc_model *m, npuc_err *err)
+{
+    if (!cc_fast_bytes(&m->opt) || m->opt.no_scale_copies || m->opt.optimise != CC_OPT_PERFORMANCE) return NPUC_OK;
+    const graph *g = m->g;
+    int32_t *t0 = malloc(sizeof *t0 * ((size_t)g->n_ops + 1));
+    uint64_t *was = malloc(sizeof *was * ((size_t)m->n_epochs + 1));
+    int32_t *nb0 = malloc(sizeof *nb0 * ((size_t)m->n_epochs + 1));
+    span *sp = malloc(sizeof *sp * ((size_t)m->cap_bufs + 1));
+    int32_t n_eu = 0;
+    for (int32_t i = 0; i < m->n_epochs; i++)
+        if (m->epochs[i].kind == CC_EPOCH_HW) n_eu += m->epochs[i].n_eu;
+    eu_block *old = malloc(sizeof *old * ((size_t)n_eu + 1));
+    int rc = NPUC_OK;
+    if (!t0 || !was || !nb0 || !sp || !old) rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    for (int32_t i = 0, t = 0; !rc && i < g->n_ops; i++) {
+        t0[i] = t;
+        t += cc_op_steps(m, i);
+    }
+    for (int32_t i = 0; !rc && i < g->n_ops; i++)
+        if (m->ops[i].cascade >= 0) t0[i] = t0[m->ops[i].cascade];
+    int32_t kept = 0;
+    if (!rc) rc = scale_copies_round(m, t0, true, was, nb0, &sp, old, &kept, err);
+    if (!rc && !kept) rc = scale_copies_round(m, t0, false, was, nb0, &sp, old, &kept, err);
+    free(t0);
+    free(was);
+    free(nb0);
+    free(sp);
+    free(old);
+    return rc;
 }

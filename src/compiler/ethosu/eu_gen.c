@@ -249,9 +249,17 @@ typedef struct dmaq {
 /* Whether single-core op o with a weight copy has its scale records apart
  * from its weight stream in flash (cc_share_flash stored either once): then
  * only the stream is copied, the op reads the records from flash. */
-static bool scales_apart(const eu_op *o)
+static bool scales_apart(const cc_model *m, const eu_op *o)
 {
-    return o->wbuf >= 0 && !o->dual && o->w_off != o->s_off + eu_wcopy_w_at(o);
+    return o->wbuf >= 0 && !o->dual && o->w_off != o->s_off + eu_wcopy_w_at(o) &&
+           !eu_wcopy_scales_only(o, m->bufs[o->wbuf].size);
+}
+
+/* Whether op o's copy holds its scale records alone (cc_scale_copies): the
+ * op reads its weight stream from flash. */
+static bool scales_only(const cc_model *m, const eu_op *o)
+{
+    return o->wbuf >= 0 && eu_wcopy_scales_only(o, m->bufs[o->wbuf].size);
 }
 
 /* The LUT banks' 8 slots of 256 bytes (docs/ethos-u.md 5.7): which LUT
@@ -432,13 +440,15 @@ static int emit_op(cs *s, const cc_model *m, const cc_epoch *e, int32_t k, dmaq 
         uint8_t region = cc_buf_region(m, o->wbuf);
         uint64_t sb = o->wbuf >= 0 ? (uint64_t)m->bufs[o->wbuf].offset : o->s_off;
         uint64_t wb = sb + (o->w_off - o->s_off);
-        bool apart = scales_apart(o);
+        bool apart = scales_apart(m, o), only = scales_only(m, o);
         if (apart) {
             /* scale records from flash, the weight stream from the copy */
             wb = sb + eu_wcopy_w_at(o);
             sb = o->s_off;
         }
-        REG_PACKED(s, EU_SET_WEIGHT_REGION, region, eu_pack_region(EU_SET_WEIGHT_REGION, region));
+        uint8_t wregion = only ? 0 : region;
+        if (only) wb = o->w_off;   /* the records from the copy, the stream from flash */
+        REG_PACKED(s, EU_SET_WEIGHT_REGION, wregion, eu_pack_region(EU_SET_WEIGHT_REGION, wregion));
         addr(s, EU_SET_WEIGHT_BASE, wb, u65);
         set(s, EU_SET_WEIGHT_LENGTH, (uint32_t)o->w_len);
         REG_PACKED(s, EU_SET_SCALE_REGION, apart ? 0 : region, eu_pack_region(EU_SET_SCALE_REGION, apart ? 0 : region));
@@ -550,10 +560,10 @@ static void emit_weight_dma(cs *s, const cc_model *m, const cc_epoch *e, int32_t
      * apart in flash (cc_share_flash stored either once): the op reads those
      * from flash */
     uint64_t w_at = eu_wcopy_w_at(o);
-    bool apart = scales_apart(o);
+    bool apart = scales_apart(m, o);
     {
         uint64_t src = apart ? o->w_off : o->s_off, dst = apart ? lo + w_at : lo;
-        uint64_t len = apart ? o->w_len : b->size;
+        uint64_t len = apart ? o->w_len : scales_only(m, o) ? o->s_len : b->size;
         REG_PACKED(s, EU_SET_DMA0_SRC_REGION, key_dma_region(0, false),
                eu_pack_dma_region(EU_SET_DMA0_SRC_REGION, 0, false, EU_DMA_1D));
         addr(s, EU_SET_DMA0_SRC, src, u65);

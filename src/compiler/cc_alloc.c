@@ -1624,13 +1624,44 @@ static void scale_copy_steps(const cc_model *m, const int32_t *t0, cc_buf *x)
     x->last = t0[z] + (x->eu_last - m->ops[z].first_eu);
 }
 
+/* Buffer indices: the fast-pool buffers a scale-record copy may meet. */
+typedef struct sc_list {
+    int32_t *ix, n, cap;
+} sc_list;
+
+static bool sc_push(sc_list *l, int32_t b)
+{
+    if (l->n == l->cap) {
+        int32_t c2 = l->cap ? 2 * l->cap : 64;
+        int32_t *p = realloc(l->ix, sizeof *p * (size_t)c2);
+        if (!p) return false;
+        l->ix = p;
+        l->cap = c2;
+    }
+    l->ix[l->n++] = b;
+    return true;
+}
+
+/* A buffer by its first step, for sorting. */
+typedef struct sc_at {
+    int32_t first, b;
+} sc_at;
+
+static int sc_by_first(const void *a, const void *b)
+{
+    const sc_at *x = a, *y = b;
+    return x->first != y->first ? (x->first > y->first) - (x->first < y->first) : (x->b > y->b) - (x->b < y->b);
+}
+
 /* The lowest 16-byte aligned fast-pool offset where buffer b fits beside
- * the fast-pool buffers live at the same time. */
-static uint64_t scale_copy_fit(const cc_model *m, int32_t b, span *sp)
+ * the fast-pool buffers live at the same time, among `near` (the fast-pool
+ * buffers that may be: a model's few among its thousands of buffers). */
+static uint64_t scale_copy_fit(const cc_model *m, int32_t b, const sc_list *near, span *sp)
 {
     const cc_buf *x = &m->bufs[b];
     int32_t ns = 0;
-    for (int32_t j = 0; j < m->n_bufs; j++) {
+    for (int32_t i = 0; i < near->n; i++) {
+        int32_t j = near->ix[i];
         const cc_buf *y = &m->bufs[j];
         if (j == b || y->pool != CC_IN_FAST || !y->size || y->offset < 0) continue;
         if (y->first <= x->last && x->first <= y->last)
@@ -1686,11 +1717,33 @@ static int scale_copies_round(cc_model *m, const int32_t *t0, bool grow_ok, uint
     uint64_t peak0 = m->fast_size, peak = peak0, total = m->npu_cycles;
     int32_t added = 0, base = m->n_bufs;
     *n_added = 0;
-    for (int32_t ei = 0; ei < m->n_epochs; ei++) {
+    /* the fast-pool buffers a candidate may meet (live): the placed ones
+     * (placed, by first step) join as the candidates reach their first
+     * step, the copies as they are taken; those that end before a
+     * candidate begins leave (gone: the candidates come in step order, so
+     * they end before every later one; a step back brings them back) */
+    sc_list l[3] = {{0}};
+    sc_list *placed = &l[0], *live = &l[1], *gone = &l[2];
+    int32_t last_first = INT32_MIN, next = 0;
+    int rc = NPUC_OK;
+    /* the placed ones, by first step: they join `live` as the candidates
+     * reach it */
+    sc_at *at = malloc(sizeof *at * ((size_t)m->n_bufs + 1));
+    int32_t n_at = 0;
+    if (!at) rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    for (int32_t b = 0; !rc && b < m->n_bufs; b++) {
+        const cc_buf *y = &m->bufs[b];
+        if (y->pool == CC_IN_FAST && y->size && y->offset >= 0) at[n_at++] = (sc_at){y->first, b};
+    }
+    if (n_at) qsort(at, (size_t)n_at, sizeof *at, sc_by_first);
+    for (int32_t i = 0; !rc && i < n_at; i++)
+        if (!sc_push(placed, at[i].b)) rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    free(at);
+    for (int32_t ei = 0; !rc && ei < m->n_epochs; ei++) {
         cc_epoch *e = &m->epochs[ei];
         was[ei] = e->cycles;
         nb0[ei] = m->n_bufs;
-        for (int32_t k = 1; e->kind == CC_EPOCH_HW && k < e->n_eu; k++) {
+        for (int32_t k = 1; !rc && e->kind == CC_EPOCH_HW && k < e->n_eu; k++) {
             eu_op *o = &e->ops[k];
             if ((o->kind != SIM_K_CONV && o->kind != SIM_K_DEPTHWISE) || o->wbuf >= 0 || o->dual || !o->s_len ||
                 !o->w_len)
@@ -1716,7 +1769,10 @@ static int scale_copies_round(cc_model *m, const int32_t *t0, bool grow_ok, uint
                 if (nb) m->bufs = nb;
                 span *s2 = nb ? realloc(*spp, sizeof *s2 * ((size_t)c2 + 1)) : NULL;
                 if (s2) *spp = s2;
-                if (!nb || !s2) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+                if (!nb || !s2) {
+                    rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+                    break;
+                }
                 m->cap_bufs = c2;
             }
             int32_t b = m->n_bufs;
@@ -1732,7 +1788,24 @@ static int scale_copies_round(cc_model *m, const int32_t *t0, bool grow_ok, uint
             x->pool = CC_IN_FAST;
             x->offset = -1;
             scale_copy_steps(m, t0, x);
-            uint64_t off = scale_copy_fit(m, b, *spp);
+            for (; next < placed->n && !rc && m->bufs[placed->ix[next]].first <= x->last; next++)
+                if (!sc_push(live, placed->ix[next])) rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+            if (x->first < last_first) {
+                for (int32_t i = 0; i < gone->n && !rc; i++)
+                    if (!sc_push(live, gone->ix[i])) rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+                gone->n = 0;
+            } else {
+                int32_t n = 0;
+                for (int32_t i = 0; i < live->n && !rc; i++) {
+                    int32_t j = live->ix[i];
+                    if (m->bufs[j].last >= x->first) live->ix[n++] = j;
+                    else if (!sc_push(gone, j)) rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+                }
+                if (!rc) live->n = n;
+            }
+            if (rc) break;
+            last_first = x->first;
+            uint64_t off = scale_copy_fit(m, b, live, *spp);
             if (off + x->size > cap) continue;
             uint64_t grow = off + x->size > peak ? off + x->size - peak : 0;
             uint64_t worth = peak > ALIGN ? peak : ALIGN;
@@ -1741,6 +1814,7 @@ static int scale_copies_round(cc_model *m, const int32_t *t0, bool grow_ok, uint
                 continue;
             x->offset = (int64_t)off;
             m->n_bufs++;
+            if (!sc_push(live, b)) rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
             if (off + x->size > peak) peak = off + x->size;
             o->wbuf = b;
             /* its block for the records' new place (cc_reblock_placed's
@@ -1750,9 +1824,10 @@ static int scale_copies_round(cc_model *m, const int32_t *t0, bool grow_ok, uint
             added++;
         }
     }
-    if (!added) return NPUC_OK;
+    for (int i = 0; i < 3; i++) free(l[i].ix);
+    if (rc || !added) return rc;
     m->fast_size = fast_peak(m, peak0);
-    int rc = cc_generate_all(m, err);
+    rc = cc_generate_all(m, err);
     if (rc) return rc;
     bool back = false;
     for (int32_t ei = 0; ei < m->n_epochs; ei++)

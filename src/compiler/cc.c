@@ -163,12 +163,18 @@ typedef struct gen_entry {
 /* A command decoded before: its first word, the word after it (the
  * payload of a cmd1), what sim_cmd_decode_memo gave (offset aside), its
  * value field as sim_state_apply reads it and what estimate does with it. */
-enum { EST_REG, EST_WAIT, EST_OP, EST_STOP };
+enum {
+    EST_REG,                  /* a register the op records read */
+    EST_SKIP,                 /* any other register or operation
+                                 (sim_op_info_reads): not applied */
+    EST_WAIT, EST_OP, EST_STOP
+};
 typedef struct est_cmd {
     uint32_t w0, w1;
     bool used;
-    uint8_t role;             /* EST_*: a register (or another operation),
-                                 a wait, a kernel op or DMA start, the stop */
+    uint8_t role;             /* EST_*: a register the records read, another
+                                 register or operation, a wait, a kernel op
+                                 or DMA start, the stop */
     sim_cmd cmd;
     sim_cmd_value val;
 } est_cmd;
@@ -177,7 +183,8 @@ static uint8_t est_role(uint16_t code)
 {
     if (code == EU_OP_DMA_WAIT || code == EU_OP_KERNEL_WAIT) return EST_WAIT;
     if (eu_cmd_is_kernel_op(code) || code == EU_OP_DMA_START) return EST_OP;
-    return code == EU_OP_STOP ? EST_STOP : EST_REG;
+    if (code == EU_OP_STOP) return EST_STOP;
+    return sim_op_info_reads(code) ? EST_REG : EST_SKIP;
 }
 #define EST_CMDS 4096
 #define EST_CMDS_MIN_BYTES 16384u   /* 4096 command words */
@@ -537,7 +544,7 @@ static int estimate(cc_model *m, cc_epoch *e, gen_entry *g, npuc_err *err)
         }
         stopped = role == EST_STOP;
         pos += c->is_cmd1 ? 8 : 4;
-        sim_state_apply_value(&s, c, val);
+        if (role != EST_SKIP) sim_state_apply_value(&s, c, val);
         if (role == EST_WAIT) {
             wk = c->code == EU_OP_DMA_WAIT ? 1 : 2;
             wc = (uint8_t)c->param;

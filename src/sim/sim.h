@@ -345,6 +345,11 @@ typedef struct sim_system {
  * and are filled by the caller. */
 void sim_op_info_from_state(const sim_state *s, const sim_cmd *op, size_t cmd_index,
                             eu_variant v, sim_op_info *info);
+/* Whether sim_op_info_from_state reads anything the register command
+ * `code` sets (false: its value never changes a record, e.g. addresses,
+ * strides, zero points, tile sizes, scales; test_sim_perf holds the two
+ * together). A caller that only wants the records may skip the others. */
+bool sim_op_info_reads(uint16_t code);
 
 /* Bytes of a w x h x d feature map of `bits`-bit elements as stored
  * (format EU_FMT_NHCWB16 rounds the depth up to 16), and the IFM extent

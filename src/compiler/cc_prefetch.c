@@ -409,10 +409,7 @@ typedef struct pf_memo_ent {
     uint64_t arena, fast, cycles;
 } pf_memo_ent;
 
-/* the picks kept: a compile's search comes back to states up to a few
- * dozen cc_prefetch calls later (mobilenet_v2 u55-128: 4 of its 30 calls,
- * missed with 8 kept; 3% of its instructions) */
-#define PF_MEMO_KEEP 64
+#define PF_MEMO_KEEP 8
 
 struct cc_pfmemo {
     pf_memo_ent e[PF_MEMO_KEEP];

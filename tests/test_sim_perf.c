@@ -472,9 +472,9 @@ static void apply_random(sim_state *s, const eu_cmd_info *ci)
     c.name = ci->name;
     uint64_t r = rnd();
     /* small values half the time (sizes, modes), any bits else */
-    if (r & 1) r = (r >> 1) & 0x7;
-    c.param = (uint16_t)(r >> 8);
-    c.payload = c.is_cmd1 ? (uint32_t)(r >> 24) : 0;
+    bool small = r & 1;
+    c.param = small ? (uint16_t)(r >> 1 & 7) : (uint16_t)(r >> 8);
+    c.payload = !c.is_cmd1 ? 0 : small ? (uint32_t)(r >> 4 & 7) : (uint32_t)(r >> 24);
     c.operand = c.is_cmd1 ? (uint64_t)c.param << 32 | c.payload : c.param;
     sim_state_apply(s, &c, EU_U55_128);
 }

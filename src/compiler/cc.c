@@ -161,11 +161,36 @@ typedef struct gen_entry {
 } gen_entry;
 
 /* A command decoded before: its first word, the word after it (the
- * payload of a cmd1) and what sim_cmd_decode_memo gave (offset aside). */
-typedef struct est_cmd { uint32_t w0, w1; bool used; sim_cmd cmd; } est_cmd;
+ * payload of a cmd1), what sim_cmd_decode_memo gave (offset aside), its
+ * value field as sim_state_apply reads it and what estimate does with it. */
+enum {
+    EST_REG,                  /* a register the op records read */
+    EST_SKIP,                 /* any other register or operation
+                                 (sim_op_info_reads): not applied */
+    EST_WAIT, EST_OP, EST_STOP
+};
+typedef struct est_cmd {
+    uint32_t w0, w1;
+    bool used;
+    uint8_t role;             /* EST_*: a register the records read, another
+                                 register or operation, a wait, a kernel op
+                                 or DMA start, the stop */
+    sim_cmd cmd;
+    sim_cmd_value val;
+} est_cmd;
+
+static uint8_t est_role(uint16_t code)
+{
+    if (code == EU_OP_DMA_WAIT || code == EU_OP_KERNEL_WAIT) return EST_WAIT;
+    if (eu_cmd_is_kernel_op(code) || code == EU_OP_DMA_START) return EST_OP;
+    if (code == EU_OP_STOP) return EST_STOP;
+    return sim_op_info_reads(code) ? EST_REG : EST_SKIP;
+}
 #define EST_CMDS 4096
 #define EST_CMDS_MIN_BYTES 16384u   /* 4096 command words */
 #define EST_CMDS_SHORT 512          /* slots for streams shorter than that */
+#define EST_CMDS_MANY_BYTES 65536u  /* EST_CMDS slots once that many bytes of
+                                       them are estimated */
 
 static uint32_t est_rd32(const uint8_t *p)
 {
@@ -443,11 +468,17 @@ static int estimate(cc_model *m, cc_epoch *e, gen_entry *g, npuc_err *err)
     /* the command cache: EST_CMDS slots for a stream long enough to
      * repeat itself, EST_CMDS_SHORT once the compile has estimated that
      * many bytes of shorter ones (a search's trials estimate the same
-     * stream again and again); fresh zeroed pages cost a small model more
+     * stream again and again), EST_CMDS once it has estimated
+     * EST_CMDS_MANY_BYTES of them (the trials' streams share most of
+     * their commands, but not within 512 slots: person_detect's search
+     * decodes 42% of its commands with 512, 11% with 4096, 5% fewer
+     * instructions in all); fresh zeroed pages cost a small model more
      * than the cache saves it (armkws_ds_cnn_s: 4096 slots, 0.4 ms more) */
     x->decoded += size;
-    if (m->gen && x->n_cmds < EST_CMDS && (size >= EST_CMDS_MIN_BYTES || (!x->cmds && x->decoded >= EST_CMDS_MIN_BYTES))) {
-        uint32_t n = size >= EST_CMDS_MIN_BYTES ? EST_CMDS : EST_CMDS_SHORT;
+    if (m->gen && x->n_cmds < EST_CMDS &&
+        (size >= EST_CMDS_MIN_BYTES || x->decoded >= EST_CMDS_MANY_BYTES ||
+         (!x->cmds && x->decoded >= EST_CMDS_MIN_BYTES))) {
+        uint32_t n = size >= EST_CMDS_MIN_BYTES || x->decoded >= EST_CMDS_MANY_BYTES ? EST_CMDS : EST_CMDS_SHORT;
         est_cmd *c = calloc(n, sizeof *c);
         if (c) {
             free(x->cmds);
@@ -474,7 +505,12 @@ static int estimate(cc_model *m, cc_epoch *e, gen_entry *g, npuc_err *err)
                            pos);
             break;
         }
+        /* the command (its offset aside), its value and role: from the
+         * cache when decoded before */
         sim_cmd cmd;
+        const sim_cmd *c = &cmd;
+        sim_cmd_value val;
+        uint8_t role;
         est_cmd *ec = NULL;
         if (x->cmds) {
             uint32_t w0 = est_rd32(st + pos), w1 = pos + 8 <= size ? est_rd32(st + pos + 4) : 0;
@@ -482,8 +518,7 @@ static int estimate(cc_model *m, cc_epoch *e, gen_entry *g, npuc_err *err)
             /* a cmd1 needs its payload within the stream (else the
              * decoder's own error) */
             if (ec->used && ec->w0 == w0 && ec->w1 == w1 && (!ec->cmd.is_cmd1 || pos + 8 <= size)) {
-                cmd = ec->cmd;
-                cmd.offset = pos;
+                c = &ec->cmd;
             } else {
                 ec->used = false;
                 ec->w0 = w0;
@@ -495,19 +530,31 @@ static int estimate(cc_model *m, cc_epoch *e, gen_entry *g, npuc_err *err)
                 npuc_err_prefix(err, "internal: own command stream");
                 break;
             }
+            val = sim_cmd_value_of(&cmd);
+            role = est_role(cmd.code);
             if (ec) {
                 ec->cmd = cmd;
+                ec->val = val;
+                ec->role = role;
                 ec->used = true;
             }
+        } else {
+            val = ec->val;
+            role = ec->role;
         }
-        const sim_cmd *c = &cmd;
-        stopped = c->code == EU_OP_STOP;
+        stopped = role == EST_STOP;
         pos += c->is_cmd1 ? 8 : 4;
-        sim_state_apply(&s, c, v);
-        if (c->code == EU_OP_DMA_WAIT || c->code == EU_OP_KERNEL_WAIT) {
+        if (role != EST_SKIP) sim_state_apply_value(&s, c, val);
+        if (role == EST_WAIT) {
             wk = c->code == EU_OP_DMA_WAIT ? 1 : 2;
             wc = (uint8_t)c->param;
-        } else if (eu_cmd_is_kernel_op(c->code) || c->code == EU_OP_DMA_START) {
+        } else if (role == EST_OP) {
+            /* the op's record names its offset */
+            if (c != &cmd) {
+                cmd = *c;
+                c = &cmd;
+            }
+            cmd.offset = pos - (cmd.is_cmd1 ? 8 : 4);
             sim_op_info_from_state(&s, c, i, v, &ops[no]);
             ops[no].wait_kind = wk;
             ops[no].wait_count = wc;

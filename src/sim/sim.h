@@ -185,6 +185,14 @@ void sim_state_reset(sim_state *s);
 /* Applies one decoded register command (operations leave the state alone).
  * The command must come from sim_cmd_decode with the same variant. */
 void sim_state_apply(sim_state *s, const sim_cmd *cmd, eu_variant variant);
+/* A one-field register command's value field (raw bits and value; zeros
+ * for a command without one), as sim_state_apply reads it. */
+typedef struct sim_cmd_value { uint64_t raw, value; } sim_cmd_value;
+sim_cmd_value sim_cmd_value_of(const sim_cmd *cmd);
+/* sim_state_apply with that value worked out before: for a caller that
+ * applies one decoded command many times (the compiler's cycle estimate
+ * keeps decoded commands). The same effect. */
+void sim_state_apply_value(sim_state *s, const sim_cmd *cmd, sim_cmd_value v);
 bool sim_state_written(const sim_state *s, uint16_t code);
 
 /* ---------------------------------------------------------- weights */
@@ -337,6 +345,11 @@ typedef struct sim_system {
  * and are filled by the caller. */
 void sim_op_info_from_state(const sim_state *s, const sim_cmd *op, size_t cmd_index,
                             eu_variant v, sim_op_info *info);
+/* Whether sim_op_info_from_state reads anything the register command
+ * `code` sets (false: its value never changes a record, e.g. addresses,
+ * strides, zero points, tile sizes, scales; test_sim_perf holds the two
+ * together). A caller that only wants the records may skip the others. */
+bool sim_op_info_reads(uint16_t code);
 
 /* Bytes of a w x h x d feature map of `bits`-bit elements as stored
  * (format EU_FMT_NHCWB16 rounds the depth up to 16), and the IFM extent

@@ -307,20 +307,34 @@ static void set_region(uint8_t *region, bool *custom_dma, const sim_cmd *c)
     *custom_dma = fval(c, EU_F_CUSTOM_DMA);
 }
 
+sim_cmd_value sim_cmd_value_of(const sim_cmd *c)
+{
+    /* one-field registers: the value (M1 registers +1, 40-bit addresses),
+     * its field looked up once */
+    sim_cmd_value x = {0, 0};
+    const eu_field *vf = c->info ? eu_cmd_field(c->info, EU_F_VALUE) : NULL;
+    if (vf) {
+        x.raw = eu_field_raw(vf, c->operand);
+        x.value = (uint64_t)eu_field_value(vf, x.raw);
+    }
+    return x;
+}
+
 void sim_state_apply(sim_state *s, const sim_cmd *c, eu_variant variant)
 {
     (void)variant;   /* the decoder has checked the command for it */
+    sim_state_apply_value(s, c, sim_cmd_value_of(c));
+}
+
+void sim_state_apply_value(sim_state *s, const sim_cmd *c, sim_cmd_value x)
+{
     {
         unsigned k = c->is_cmd1, op = c->opcode;
         s->written[k][op / 32] |= 1u << (op % 32);
     }
     if (!c->info) return;
-    /* one-field registers: the value (M1 registers +1, 40-bit addresses),
-     * its field looked up once */
-    const eu_field *vf = eu_cmd_field(c->info, EU_F_VALUE);
-    uint64_t vraw = vf ? eu_field_raw(vf, c->operand) : 0;
-    uint64_t v = vf ? (uint64_t)eu_field_value(vf, vraw) : 0;
-    uint16_t raw16 = (uint16_t)vraw;
+    uint64_t v = x.value;
+    uint16_t raw16 = (uint16_t)x.raw;
     switch (c->code) {
     case EU_SET_IFM_PAD_TOP: s->pad_top = (uint8_t)v; break;
     case EU_SET_IFM_PAD_LEFT: s->pad_left = (uint8_t)v; break;

@@ -453,7 +453,12 @@ static inline size_t traverse_fill(const sim_wgeom *g, int64_t *map, const int16
                                         uint32_t k = 0;
                                         if (o < O && ky < sh) {
                                             int64_t at = (int64_t)((uint64_t)o * g->kh * g->kw * I + kel + i0);
-                                            if (vals)
+                                            if (vals && ni == 8) {
+                                                /* a whole micro-block (most of
+                                                 * them): one fixed-size copy */
+                                                memcpy(vals + p, w + at, 8 * sizeof *w);
+                                                k = 8;
+                                            } else if (vals)
                                                 for (; k < ni; k++) vals[p + k] = w[at + k];
                                             else
                                                 for (; k < ni; k++) map[p + k] = at + k;

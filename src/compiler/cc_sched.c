@@ -7,6 +7,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* memcpy / memcmp of n bytes that may be 0 (with pointers that may then
+ * be NULL: an epoch without ops, a model without buffers). */
+static void copy_n(void *dst, const void *src, size_t n)
+{
+    if (n) memcpy(dst, src, n);
+}
+
+static int cmp_n(const void *a, const void *b, size_t n) { return n ? memcmp(a, b, n) : 0; }
+
 /* Room for n elements of `elem` bytes at *p (holding *cap), its contents
  * not kept (they are written next); false: out of memory (*p freed). */
 static bool room(void **p, int32_t *cap, int32_t n, size_t elem)
@@ -87,7 +96,7 @@ int cc_sched_take_epoch(const cc_model *m, unsigned parts, int32_t epoch, cc_sch
             y[b].pool = x[b].pool;
         }
     }
-    if (parts & CC_SCHED_BUFS) memcpy(s->bufs, m->bufs, sizeof *s->bufs * (size_t)m->n_bufs);
+    if (parts & CC_SCHED_BUFS) copy_n(s->bufs, m->bufs, sizeof *s->bufs * (size_t)m->n_bufs);
     if (parts & (CC_SCHED_PLACE | CC_SCHED_BUFS)) {
         s->arena_size = m->arena_size;
         s->fast_size = m->fast_size;
@@ -99,7 +108,7 @@ int cc_sched_take_epoch(const cc_model *m, unsigned parts, int32_t epoch, cc_sch
             bool held = epoch < 0 || i == epoch;
             int32_t n = e->kind == CC_EPOCH_HW && held ? e->n_eu : 0;
             s->n_eu[i] = held ? n : -1;
-            if (parts & CC_SCHED_PROGRAM) memcpy(s->eu + j, e->ops, sizeof *e->ops * (size_t)n);
+            if (parts & CC_SCHED_PROGRAM) copy_n(s->eu + j, e->ops, sizeof *e->ops * (size_t)n);
             if (parts & CC_SCHED_WEIGHTS)
                 for (int32_t k = 0; k < n; k++) {
                     s->wbuf[j + (size_t)k] = e->ops[k].wbuf;
@@ -109,8 +118,8 @@ int cc_sched_take_epoch(const cc_model *m, unsigned parts, int32_t epoch, cc_sch
         }
     }
     if (parts & CC_SCHED_PROGRAM) {
-        memcpy(s->ops, m->ops, sizeof *s->ops * (size_t)s->n_ops);
-        memcpy(s->buf_of, m->buf_of, sizeof *s->buf_of * (size_t)s->n_tensors);
+        copy_n(s->ops, m->ops, sizeof *s->ops * (size_t)s->n_ops);
+        copy_n(s->buf_of, m->buf_of, sizeof *s->buf_of * (size_t)s->n_tensors);
     }
     return NPUC_OK;
 }
@@ -132,18 +141,18 @@ int cc_sched_copy(cc_sched *dst, const cc_sched *src, npuc_err *err)
         return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     }
     unsigned p = src->parts;
-    if (p & CC_SCHED_PLACE) memcpy(dst->place, src->place, sizeof *src->place * (size_t)src->n_bufs);
-    if (p & CC_SCHED_BUFS) memcpy(dst->bufs, src->bufs, sizeof *src->bufs * (size_t)src->n_bufs);
+    if (p & CC_SCHED_PLACE) copy_n(dst->place, src->place, sizeof *src->place * (size_t)src->n_bufs);
+    if (p & CC_SCHED_BUFS) copy_n(dst->bufs, src->bufs, sizeof *src->bufs * (size_t)src->n_bufs);
     if (p & (CC_SCHED_WEIGHTS | CC_SCHED_PROGRAM))
-        memcpy(dst->n_eu, src->n_eu, sizeof *src->n_eu * (size_t)src->n_epochs);
+        copy_n(dst->n_eu, src->n_eu, sizeof *src->n_eu * (size_t)src->n_epochs);
     if (p & CC_SCHED_WEIGHTS) {
-        memcpy(dst->wbuf, src->wbuf, sizeof *src->wbuf * (size_t)src->n_eu_all);
-        memcpy(dst->blk, src->blk, sizeof *src->blk * (size_t)src->n_eu_all);
+        copy_n(dst->wbuf, src->wbuf, sizeof *src->wbuf * (size_t)src->n_eu_all);
+        copy_n(dst->blk, src->blk, sizeof *src->blk * (size_t)src->n_eu_all);
     }
     if (p & CC_SCHED_PROGRAM) {
-        memcpy(dst->eu, src->eu, sizeof *src->eu * (size_t)src->n_eu_all);
-        memcpy(dst->ops, src->ops, sizeof *src->ops * (size_t)src->n_ops);
-        memcpy(dst->buf_of, src->buf_of, sizeof *src->buf_of * (size_t)src->n_tensors);
+        copy_n(dst->eu, src->eu, sizeof *src->eu * (size_t)src->n_eu_all);
+        copy_n(dst->ops, src->ops, sizeof *src->ops * (size_t)src->n_ops);
+        copy_n(dst->buf_of, src->buf_of, sizeof *src->buf_of * (size_t)src->n_tensors);
     }
     return NPUC_OK;
 }
@@ -182,16 +191,16 @@ int cc_sched_apply(cc_model *m, const cc_sched *s, npuc_err *err)
         for (int32_t i = 0; i < m->n_epochs; i++) {
             cc_epoch *e = &m->epochs[i];
             if (e->kind != CC_EPOCH_HW || s->n_eu[i] < 0) continue;
-            memcpy(e->ops, s->eu + j, sizeof *e->ops * (size_t)s->n_eu[i]);
+            copy_n(e->ops, s->eu + j, sizeof *e->ops * (size_t)s->n_eu[i]);
             e->n_eu = s->n_eu[i];
             j += (size_t)s->n_eu[i];
         }
-        memcpy(m->ops, s->ops, sizeof *m->ops * (size_t)s->n_ops);
-        memcpy(m->buf_of, s->buf_of, sizeof *m->buf_of * (size_t)s->n_tensors);
+        copy_n(m->ops, s->ops, sizeof *m->ops * (size_t)s->n_ops);
+        copy_n(m->buf_of, s->buf_of, sizeof *m->buf_of * (size_t)s->n_tensors);
         m->n_bufs = s->n_bufs;   /* the buffers made since (rolling buffers) go */
     }
     if (p & CC_SCHED_BUFS) {
-        memcpy(m->bufs, s->bufs, sizeof *m->bufs * (size_t)s->n_bufs);
+        copy_n(m->bufs, s->bufs, sizeof *m->bufs * (size_t)s->n_bufs);
     } else if (p & CC_SCHED_PLACE) {
         cc_buf *restrict x = m->bufs;
         const cc_sched_place *restrict y = s->place;
@@ -292,7 +301,7 @@ bool cc_sched_equal(const cc_sched *a, const cc_sched *b)
                 return false;
     }
     if (p & (CC_SCHED_WEIGHTS | CC_SCHED_PROGRAM)) {
-        if (a->n_eu_all != b->n_eu_all || memcmp(a->n_eu, b->n_eu, sizeof *a->n_eu * (size_t)a->n_epochs))
+        if (a->n_eu_all != b->n_eu_all || cmp_n(a->n_eu, b->n_eu, sizeof *a->n_eu * (size_t)a->n_epochs))
             return false;
     }
     if (p & CC_SCHED_WEIGHTS)
@@ -303,7 +312,7 @@ bool cc_sched_equal(const cc_sched *a, const cc_sched *b)
             if (!op_eq(&a->eu[j], &b->eu[j])) return false;
         for (int32_t i = 0; i < a->n_ops; i++)
             if (!info_eq(&a->ops[i], &b->ops[i])) return false;
-        if (memcmp(a->buf_of, b->buf_of, sizeof *a->buf_of * (size_t)a->n_tensors)) return false;
+        if (cmp_n(a->buf_of, b->buf_of, sizeof *a->buf_of * (size_t)a->n_tensors)) return false;
     }
     return true;
 }

@@ -1015,7 +1015,7 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
      * planned once, and its bits are written only if the compile kept
      * has it (weights_fill): the search needs only the streams' sizes */
     eu_wcache *wc = eu_wcache_new();
-    eu_wcache_set_lazy(wc, true);
+    eu_wcache_set_lazy(wc, !opt->eager_weights);
     struct cc_ref_memo *refs = cc_ref_memo_new();   /* NULL: each lowering keeps its own */
     struct cc_order_memo *om = cc_order_memo_new();  /* NULL: each compile plans its order */
     /* the cycle estimate's arrays and caches of decoded commands and

@@ -48,7 +48,7 @@ static void test_cache(void)
     size_t nw[N_CASES];
     uint8_t *eager[N_CASES];
     size_t esz[N_CASES];
-    const uint8_t *ph[N_CASES];
+    uint8_t *ph[N_CASES];
     size_t psz[N_CASES];
     npuc_rng r;
     npuc_rng_seed(&r, 5);
@@ -70,8 +70,14 @@ static void test_cache(void)
         npuc_err err = {0};
         uint8_t *own = NULL;
         CHECK_EQ_INT(eu_encode_weights(&g, w[k], &eager[k], &esz[k], &err), NPUC_OK);
-        CHECK_EQ_INT(eu_encode_weights_cached(c, &g, w[k], nw[k], &ph[k], &psz[k], &own, &err), NPUC_OK);
-        CHECK(own == NULL);
+        const uint8_t *p = NULL;
+        CHECK_EQ_INT(eu_encode_weights_cached(c, &g, w[k], nw[k], &p, &psz[k], &own, &err), NPUC_OK);
+        CHECK(own == NULL && p != NULL);
+        /* the placeholder is valid until the next call: copied */
+        ph[k] = malloc(psz[k]);
+        CHECK(ph[k] != NULL);
+        if (!ph[k] || !p) return;
+        memcpy(ph[k], p, psz[k]);
         CHECK_EQ_INT((long long)psz[k], (long long)esz[k]);
     }
     /* placeholder equality is stream equality; and there are streams of
@@ -121,6 +127,7 @@ static void test_cache(void)
     for (int k = 0; k < N_CASES; k++) {
         free(w[k]);
         free(eager[k]);
+        free(ph[k]);
     }
     eu_wcache_free(c);
 }

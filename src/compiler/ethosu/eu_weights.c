@@ -1622,18 +1622,18 @@ int eu_encode_weights(const sim_wgeom *g, const int16_t *w, uint8_t **out, size_
 
 /* ------------------------------------------------------- stream cache */
 
-/* One distinct stream: the values it codes, its plan until its bits are
- * written, then its bytes. Two streams are the same bytes exactly when
- * they code the same values (a stream decodes to its values), so the
- * placeholder of a stream not yet written stands for its bytes in every
- * byte comparison. */
+/* One distinct stream: its plan until its bits are written, then its
+ * bytes. Two streams are the same bytes exactly when they code the same
+ * values (a stream decodes to its values), so the placeholder of a stream
+ * not yet written stands for its bytes in every byte comparison. The
+ * values themselves are not kept: the entry `src` gathers them again
+ * where another stream's values hash alike. */
 typedef struct wc_stream {
-    int16_t *seq;             /* the values coded, n of them (n >= 1) */
-    size_t n;
-    uint64_t seq_hash;
+    size_t n;                 /* values coded (n >= 1) */
+    uint64_t seq_hash;        /* their hash */
+    int32_t src;              /* an entry whose geometry and weights read them */
     mlw_plan plan;            /* until written (plan.n_sec == 0 after) */
     uint8_t *out;             /* the bytes, once written; else NULL */
-    uint8_t *ph;              /* the placeholder (lazy), size bytes */
     size_t size;
     uint32_t *fv;             /* histogram (by v + 255) of the values the
                                  stream decodes to; NULL once bits is set */
@@ -1645,7 +1645,7 @@ typedef struct wc_entry {
     sim_wgeom g;
     size_t nw;
     int16_t *w;               /* the weights, to compare on a hash match */
-    int32_t s;                /* the stream */
+    int32_t s;                /* the stream (-1: none, out of memory) */
 } wc_entry;
 
 struct eu_wcache {
@@ -1659,6 +1659,8 @@ struct eu_wcache {
                                  not written), added when asked (eu_wcache_entropy) */
     bool sx_broken;           /* out of memory adding to sx */
     bool lazy;                /* bits written by eu_wcache_fill only */
+    uint8_t *ph;              /* the last placeholder handed out */
+    size_t ph_cap;
 };
 
 /* The placeholder's 16-byte blocks: this tag, the stream's index, the
@@ -1681,14 +1683,13 @@ void eu_wcache_free(eu_wcache *c)
     for (int32_t i = 0; i < c->ix.n; i++) free(c->e[i].w);
     for (int32_t i = 0; i < c->qx.n; i++) {
         wc_stream *q = &c->st[i];
-        free(q->seq);
         mlw_plan_free(&q->plan);
         free(q->out);
-        free(q->ph);
         free(q->fv);
     }
     free(c->e);
     free(c->st);
+    free(c->ph);
     npuc_hindex_free(&c->ix);
     npuc_hindex_free(&c->qx);
     npuc_hindex_free(&c->sx);
@@ -1721,40 +1722,57 @@ static int wc_write(wc_stream *q, npuc_err *err)
     int rc = mlw_plan_write(&q->plan, &q->out, NULL, err);
     if (rc) return rc;
     mlw_plan_free(&q->plan);
-    free(q->ph);
-    q->ph = NULL;
     return NPUC_OK;
 }
 
-/* Stream q's placeholder (index i), made on first use. NULL: no memory. */
-static const uint8_t *wc_placeholder(wc_stream *q, int32_t i)
+/* Block b of stream i's placeholder. */
+static void wc_block(uint8_t *to, uint32_t i, size_t b)
 {
-    if (q->ph) return q->ph;
-    if (!(q->ph = malloc(q->size))) return NULL;
-    for (size_t b = 0; b < q->size / 16; b++) {
-        const uint64_t f[2] = {WC_TAG, (uint64_t)(uint32_t)i | (uint64_t)b << 32};
-        memcpy(q->ph + 16 * b, f, 16);
-    }
-    return q->ph;
+    const uint64_t f[2] = {WC_TAG, (uint64_t)i | (uint64_t)b << 32};
+    memcpy(to, f, 16);
 }
 
-/* The stream of the values seq[0..n) (taken: freed here unless kept),
- * planned (and written unless lazy) where not seen yet; -1 with err set. */
-static int32_t wc_stream_of(eu_wcache *c, int16_t *seq, size_t n, const sim_wgeom *g, npuc_err *err)
+/* Stream i's placeholder, in the cache's buffer (valid until the next
+ * call). NULL: no memory. */
+static const uint8_t *wc_placeholder(eu_wcache *c, int32_t i)
+{
+    size_t size = c->st[i].size;
+    if (size > c->ph_cap) {
+        uint8_t *p = realloc(c->ph, size);
+        if (!p) return NULL;
+        c->ph = p;
+        c->ph_cap = size;
+    }
+    for (size_t b = 0; b < size / 16; b++) wc_block(c->ph + 16 * b, (uint32_t)i, b);
+    return c->ph;
+}
+
+/* Whether stream q codes the values seq[0..n) (hash h): its source entry's
+ * values gathered again and compared. */
+static bool wc_codes(const eu_wcache *c, const wc_stream *q, const int16_t *seq, size_t n, uint64_t h)
+{
+    if (q->seq_hash != h || q->n != n) return false;
+    const wc_entry *x = &c->e[q->src];
+    int16_t *v;
+    size_t nv;
+    npuc_err e = {0};
+    if (gather_seq(&x->g, x->w, &v, &nv, &e)) return false;   /* no memory: another stream */
+    bool same = nv == n && !memcmp(v, seq, sizeof *seq * n);
+    free(v);
+    return same;
+}
+
+/* The stream of the values seq[0..n), entry k's: planned (and written
+ * unless lazy) where not seen yet; -1 with err set. */
+static int32_t wc_stream_of(eu_wcache *c, int32_t k, const int16_t *seq, size_t n, npuc_err *err)
 {
     uint64_t h = npuc_hash(NPUC_HASH_INIT, seq, sizeof *seq * n) ^ n;
-    for (int32_t i = npuc_hindex_first(&c->qx, h); i >= 0; i = npuc_hindex_next(&c->qx, i)) {
-        const wc_stream *q = &c->st[i];
-        if (q->n == n && !memcmp(q->seq, seq, sizeof *seq * n)) {
-            free(seq);
-            return i;
-        }
-    }
+    for (int32_t i = npuc_hindex_first(&c->qx, h); i >= 0; i = npuc_hindex_next(&c->qx, i))
+        if (wc_codes(c, &c->st[i], seq, n, h)) return i;
     if (c->qx.n == c->st_cap) {
         int32_t cap = c->st_cap ? 2 * c->st_cap : 64;
         wc_stream *st = realloc(c->st, sizeof *st * (size_t)cap);
         if (!st) {
-            free(seq);
             npuc_errf(err, NPUC_E_NOMEM, "weight encode: out of memory");
             return -1;
         }
@@ -1763,9 +1781,9 @@ static int32_t wc_stream_of(eu_wcache *c, int16_t *seq, size_t n, const sim_wgeo
     }
     wc_stream q;
     memset(&q, 0, sizeof q);
-    q.seq = seq;
     q.n = n;
     q.seq_hash = h;
+    q.src = k;
     q.bits = -1.0;
     uint32_t fv[512];
     int rc = mlw_plan_make(seq, n, 0, &q.plan, fv, true, err);
@@ -1776,8 +1794,6 @@ static int32_t wc_stream_of(eu_wcache *c, int16_t *seq, size_t n, const sim_wgeo
     if (!rc && !c->lazy) rc = wc_write(&q, err);
     if (!rc && !npuc_hindex_add(&c->qx, h)) rc = npuc_errf(err, NPUC_E_NOMEM, "weight encode: out of memory");
     if (rc) {
-        npuc_err_prefix(err, "OFM depth %u, kernel %ux%u", g->ofm_depth, g->kh, g->kw);
-        free(q.seq);
         mlw_plan_free(&q.plan);
         free(q.out);
         free(q.fv);
@@ -1800,38 +1816,41 @@ int eu_encode_weights_cached(eu_wcache *c, const sim_wgeom *g, const int16_t *w,
     int32_t s = -1;
     for (int32_t i = npuc_hindex_first(&c->ix, h); i >= 0 && s < 0; i = npuc_hindex_next(&c->ix, i)) {
         const wc_entry *x = &c->e[i];
-        if (x->nw == nw && same_geom(&x->g, g) && !memcmp(x->w, w, sizeof *w * nw)) s = x->s;
+        if (x->s >= 0 && x->nw == nw && same_geom(&x->g, g) && !memcmp(x->w, w, sizeof *w * nw)) s = x->s;
     }
     if (s < 0) {
+        /* a new entry (its weights the source of its stream's values),
+         * then its stream */
+        if (c->ix.n == c->cap) {
+            int32_t cap = c->cap ? 2 * c->cap : 64;
+            wc_entry *e = realloc(c->e, sizeof *e * (size_t)cap);
+            if (!e) return npuc_errf(err, NPUC_E_NOMEM, "weight encode: out of memory");
+            c->e = e;
+            c->cap = cap;
+        }
+        int32_t k = c->ix.n;
+        int16_t *wk = malloc(sizeof *wk * nw + 1);
+        if (!wk || !npuc_hindex_add(&c->ix, h)) {
+            free(wk);
+            return npuc_errf(err, NPUC_E_NOMEM, "weight encode: out of memory");
+        }
+        memcpy(wk, w, sizeof *w * nw);
+        c->e[k] = (wc_entry){*g, nw, wk, -1};
         int16_t *seq;
         size_t n;
         int rc = gather_seq(g, w, &seq, &n, err);
         if (rc) return rc;
-        if ((s = wc_stream_of(c, seq, n, g, err)) < 0) return err->code;
-        /* remembered when there is memory for it (else found by its
-         * values next time) */
-        int16_t *wk = NULL;
-        if (c->ix.n == c->cap) {
-            int32_t cap = c->cap ? 2 * c->cap : 64;
-            wc_entry *e = realloc(c->e, sizeof *e * (size_t)cap);
-            if (e) {
-                c->e = e;
-                c->cap = cap;
-            }
+        s = wc_stream_of(c, k, seq, n, err);
+        free(seq);
+        if (s < 0) {
+            npuc_err_prefix(err, "OFM depth %u, kernel %ux%u", g->ofm_depth, g->kh, g->kw);
+            return err->code;
         }
-        if (c->ix.n < c->cap && (wk = malloc(sizeof *wk * nw + 1))) {
-            int32_t k = c->ix.n;
-            if (npuc_hindex_add(&c->ix, h)) {
-                memcpy(wk, w, sizeof *w * nw);
-                c->e[k] = (wc_entry){*g, nw, wk, s};
-            } else {
-                free(wk);
-            }
-        }
+        c->e[k].s = s;
     }
     wc_stream *q = &c->st[s];
     *out_size = q->size;
-    *out = q->out ? q->out : wc_placeholder(q, s);
+    *out = q->out ? q->out : wc_placeholder(c, s);
     if (!*out) return npuc_errf(err, NPUC_E_NOMEM, "weight encode: out of memory");
     return NPUC_OK;
 }
@@ -1842,16 +1861,16 @@ int eu_wcache_fill(eu_wcache *c, uint8_t *b, uint64_t size, npuc_err *err)
     for (uint64_t at = 0; at + 16 <= size; at += 16) {
         uint64_t f[2];
         memcpy(f, b + at, 16);
-        if (f[0] != WC_TAG || f[1] >> 32) continue;
+        if (f[0] != WC_TAG || f[1] >> 32 || (uint32_t)f[1] >= (uint32_t)c->qx.n) continue;
         uint32_t i = (uint32_t)f[1];
-        if (i >= (uint32_t)c->qx.n) continue;
         wc_stream *q = &c->st[i];
         if (at + q->size > size) continue;
         /* the whole placeholder, or not one */
         bool same = true;
+        uint8_t blk[16];
         for (size_t k = 1; k < q->size / 16 && same; k++) {
-            const uint64_t g[2] = {WC_TAG, (uint64_t)i | (uint64_t)k << 32};
-            same = !memcmp(b + at + 16 * k, g, 16);
+            wc_block(blk, i, k);
+            same = !memcmp(b + at + 16 * k, blk, 16);
         }
         if (!same) continue;
         int rc = wc_write(q, err);

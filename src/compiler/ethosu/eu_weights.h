@@ -64,7 +64,9 @@ int eu_encode_weights_cached(eu_wcache *c, const sim_wgeom *g, const int16_t *w,
  * placeholder in b[0..size) (16-byte aligned) by the stream's bytes,
  * writing each stream's bits once. The schedule search keeps only one of
  * the compiles it weighs: only its streams are written. A cache is
- * eager (writes at once) until set lazy. */
+ * eager (writes at once) until set lazy. A placeholder is in the cache's
+ * buffer: valid until the next call (copy it at once). The cache keeps a
+ * plan per stream not written, not the values. */
 void eu_wcache_set_lazy(eu_wcache *c, bool lazy);
 int eu_wcache_fill(eu_wcache *c, uint8_t *b, uint64_t size, npuc_err *err);
 

@@ -1661,15 +1661,22 @@ struct eu_wcache {
     bool lazy;                /* bits written by eu_wcache_fill only */
     uint8_t *ph;              /* the last placeholder handed out */
     size_t ph_cap;
+    uint64_t tag;             /* the placeholders' tag */
 };
 
-/* The placeholder's 16-byte blocks: this tag, the stream's index, the
- * block's index. */
+/* The placeholder's 16-byte blocks: the cache's tag, the stream's index,
+ * the block's index. The tag mixes the cache's address into a constant: a
+ * model's own constants cannot be made to look like a placeholder. */
 #define WC_TAG 0x9e3779b97f4a7c15ull
 
 eu_wcache *eu_wcache_new(void)
 {
-    return calloc(1, sizeof(eu_wcache));
+    eu_wcache *c = calloc(1, sizeof(eu_wcache));
+    if (c) {
+        uintptr_t a = (uintptr_t)c;
+        c->tag = npuc_hash(NPUC_HASH_INIT, &a, sizeof a) ^ WC_TAG;
+    }
+    return c;
 }
 
 void eu_wcache_set_lazy(eu_wcache *c, bool lazy)
@@ -1726,9 +1733,9 @@ static int wc_write(wc_stream *q, npuc_err *err)
 }
 
 /* Block b of stream i's placeholder. */
-static void wc_block(uint8_t *to, uint32_t i, size_t b)
+static void wc_block(const eu_wcache *c, uint8_t *to, uint32_t i, size_t b)
 {
-    const uint64_t f[2] = {WC_TAG, (uint64_t)i | (uint64_t)b << 32};
+    const uint64_t f[2] = {c->tag, (uint64_t)i | (uint64_t)b << 32};
     memcpy(to, f, 16);
 }
 
@@ -1743,7 +1750,7 @@ static const uint8_t *wc_placeholder(eu_wcache *c, int32_t i)
         c->ph = p;
         c->ph_cap = size;
     }
-    for (size_t b = 0; b < size / 16; b++) wc_block(c->ph + 16 * b, (uint32_t)i, b);
+    for (size_t b = 0; b < size / 16; b++) wc_block(c, c->ph + 16 * b, (uint32_t)i, b);
     return c->ph;
 }
 
@@ -1861,7 +1868,7 @@ int eu_wcache_fill(eu_wcache *c, uint8_t *b, uint64_t size, npuc_err *err)
     for (uint64_t at = 0; at + 16 <= size; at += 16) {
         uint64_t f[2];
         memcpy(f, b + at, 16);
-        if (f[0] != WC_TAG || f[1] >> 32 || (uint32_t)f[1] >= (uint32_t)c->qx.n) continue;
+        if (f[0] != c->tag || f[1] >> 32 || (uint32_t)f[1] >= (uint32_t)c->qx.n) continue;
         uint32_t i = (uint32_t)f[1];
         wc_stream *q = &c->st[i];
         if (at + q->size > size) continue;
@@ -1869,7 +1876,7 @@ int eu_wcache_fill(eu_wcache *c, uint8_t *b, uint64_t size, npuc_err *err)
         bool same = true;
         uint8_t blk[16];
         for (size_t k = 1; k < q->size / 16 && same; k++) {
-            wc_block(blk, i, k);
+            wc_block(c, blk, i, k);
             same = !memcmp(b + at + 16 * k, blk, 16);
         }
         if (!same) continue;

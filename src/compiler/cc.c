@@ -971,6 +971,18 @@ static int weight_entropy(cc_model *m, eu_wcache *wc, npuc_err *err)
     return oom ? npuc_errf(err, NPUC_E_NOMEM, "out of memory") : NPUC_OK;
 }
 
+/* The bits of the weight streams in m's flash, which the compiles wrote
+ * as placeholders of their exact sizes (eu_wcache_fill). */
+static int weights_fill(cc_model *m, eu_wcache *wc, npuc_err *err)
+{
+    for (int32_t i = 0; i < m->n_epochs; i++) {
+        cc_epoch *e = &m->epochs[i];
+        int rc = e->flash ? eu_wcache_fill(wc, e->flash, e->flash_size, err) : NPUC_OK;
+        if (rc) return rc;
+    }
+    return NPUC_OK;
+}
+
 int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *err)
 {
     *out = NULL;
@@ -1000,8 +1012,10 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
     cc_options o0 = base;
     o0.weight_search = opt->optimise == CC_OPT_PERFORMANCE;
     /* the search's compiles lower the same weights: each stream is
-     * encoded once */
+     * planned once, and its bits are written only if the compile kept
+     * has it (weights_fill): the search needs only the streams' sizes */
     eu_wcache *wc = eu_wcache_new();
+    eu_wcache_set_lazy(wc, !opt->eager_weights);
     struct cc_ref_memo *refs = cc_ref_memo_new();   /* NULL: each lowering keeps its own */
     struct cc_order_memo *om = cc_order_memo_new();  /* NULL: each compile plans its order */
     /* the cycle estimate's arrays and caches of decoded commands and
@@ -1167,7 +1181,8 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
                          "from flash), more than the arena cache size of %llu bytes",
                          (unsigned long long)need, (unsigned long long)limit);
     }
-    int rc2 = weight_entropy(best, wc, err);
+    int rc2 = weights_fill(best, wc, err);
+    if (!rc2) rc2 = weight_entropy(best, wc, err);
     eu_wcache_free(wc);
     cc_ref_memo_free(refs);
     cc_order_memo_free(om);

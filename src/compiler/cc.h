@@ -54,6 +54,9 @@ typedef struct cc_options {
                                  pool (cc_alloc.c cc_scale_copies; tests) */
     bool graph_order;         /* the graph's op order, views still moved
                                  (cc_compile's comparison, cc_order.c) */
+    bool eager_weights;       /* every weight stream's bits written when it is
+                                 encoded, not only the kept schedule's
+                                 (cc.c weights_fill; tests: the same bytes) */
     /* --arena-cache-size: the most SRAM (cc_sram_bytes) the schedule may
      * take; 0 = no limit. The compiler picks the fewest cycles under it
      * (cc.c, the schedule search), or fails naming the least it needs.

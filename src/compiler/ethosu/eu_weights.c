@@ -1363,36 +1363,28 @@ done:
     return rc;
 }
 
-/* eu_mlw_encode_ex; when fv_out is set, the histogram (by v + 255) of the
- * values the stream decodes to goes there (512 counts). `checked`: the
- * caller has checked that every value is within -255..255. */
-static int mlw_encode(const int16_t *vals, size_t n, unsigned max_sections, uint8_t **out,
-                      size_t *out_size, eu_mlw_stats *st, uint32_t *fv_out, bool checked,
-                      npuc_err *err);
+/* A stream's plan: its sections and their exact size in bytes. */
+typedef struct mlw_plan {
+    eu_section *sec;          /* [n_sec], malloc'd */
+    size_t n_sec;
+    eu_section one;           /* the whole as one section, while planning */
+    size_t size;              /* bytes of the stream (stream_bytes) */
+} mlw_plan;
 
-int eu_mlw_encode(const int16_t *vals, size_t n, uint8_t **out, size_t *out_size, npuc_err *err)
+static void mlw_plan_free(mlw_plan *mp)
 {
-    return mlw_encode(vals, n, 0, out, out_size, NULL, NULL, false, err);
+    for (size_t k = 0; k < mp->n_sec; k++) plan_free(&mp->sec[k].pl);
+    free(mp->sec);
+    mp->sec = NULL;
+    mp->n_sec = 0;
 }
 
-int eu_mlw_encode_ex(const int16_t *vals, size_t n, unsigned max_sections, uint8_t **out,
-                     size_t *out_size, eu_mlw_stats *st, npuc_err *err)
+/* Steps 1-3: plans the stream of the n values (n >= 1) into *mp (its
+ * exact size in mp->size), the histogram by v + 255 into fv_out. */
+static int mlw_plan_make(const int16_t *vals, size_t n, unsigned max_sections, mlw_plan *mp,
+                         uint32_t *fv_out, bool checked, npuc_err *err)
 {
-    return mlw_encode(vals, n, max_sections, out, out_size, st, NULL, false, err);
-}
-
-static int mlw_encode(const int16_t *vals, size_t n, unsigned max_sections, uint8_t **out,
-                      size_t *out_size, eu_mlw_stats *st, uint32_t *fv_out, bool checked,
-                      npuc_err *err)
-{
-    static const int16_t one_zero[1] = {0};
-    *out = NULL;
-    *out_size = 0;
-    if (st) memset(st, 0, sizeof *st);
-    if (n == 0) {                 /* a stream is never empty */
-        vals = one_zero;
-        n = 1;
-    }
+    memset(mp, 0, sizeof *mp);
     if (n > ((size_t)1 << 31))
         return npuc_errf(err, NPUC_E_INVALID, "MLW encode: %zu weights is too many", n);
 
@@ -1417,68 +1409,102 @@ static int mlw_encode(const int16_t *vals, size_t n, unsigned max_sections, uint
 
     /* 2. the whole stream as one section (zero-run mode, palette, slices),
      * 3. other sections where they make the stream smaller */
-    eu_section one;
-    one.start = 0;
-    one.n = n;
-    int rc = plan_range(vals, n, fv, &one.pl, err);
+    mp->one.start = 0;
+    mp->one.n = n;
+    int rc = plan_range(vals, n, fv, &mp->one.pl, err);
     if (rc) return rc;
-    eu_section *sec = NULL;
-    size_t n_sec = 0;
-    rc = plan_sections(vals, n, &one.pl, max_sections, &sec, &n_sec, err);
+    rc = plan_sections(vals, n, &mp->one.pl, max_sections, &mp->sec, &mp->n_sec, err);
     if (rc) {
-        plan_free(&one.pl);
+        plan_free(&mp->one.pl);
         return rc;
     }
-    if (n_sec) plan_free(&one.pl);
+    if (mp->n_sec) plan_free(&mp->one.pl);
     else {
-        sec = &one;
-        n_sec = 1;
+        /* on the heap: a plan may be moved (the stream cache keeps it) */
+        if (!(mp->sec = malloc(sizeof *mp->sec))) {
+            plan_free(&mp->one.pl);
+            return npuc_errf(err, NPUC_E_NOMEM, "MLW encode: out of memory");
+        }
+        mp->sec[0] = mp->one;
+        mp->n_sec = 1;
     }
-
-    /* 4. write: slices, end marker, 1-bits to a byte, 0xFF to 16 bytes */
     uint64_t bits = 0;
-    size_t n_slices = 0;
-    for (size_t k = 0; k < n_sec; k++) {
-        bits += sec[k].pl.bits;
-        n_slices += sec[k].pl.n_slices;
+    for (size_t k = 0; k < mp->n_sec; k++) bits += mp->sec[k].pl.bits;
+    mp->size = stream_bytes(bits);
+    return NPUC_OK;
+}
+
+/* Step 4: writes the planned stream (mp->size bytes) to a new buffer. */
+static int mlw_plan_write(const mlw_plan *mp, uint8_t **out, eu_mlw_stats *st, npuc_err *err)
+{
+    *out = NULL;
+    uint64_t bits = 0;
+    size_t n_slices = 0, size = mp->size;
+    for (size_t k = 0; k < mp->n_sec; k++) {
+        bits += mp->sec[k].pl.bits;
+        n_slices += mp->sec[k].pl.n_slices;
     }
-    size_t size = stream_bytes(bits);
     /* the bit writer stores 4 bytes ahead; the slack per slice is there in
      * case the padding count were ever wrong (checked below) */
     uint8_t *buf = malloc(size + 4 * n_slices + 16);
-    if (!buf) rc = npuc_errf(err, NPUC_E_NOMEM, "MLW encode: out of memory (%zu bytes)", size);
-    if (!rc) {
-        eu_bitw w = {buf, 0, 0};
-        for (size_t k = 0; k < n_sec; k++)
-            for (size_t s = 0; s < sec[k].pl.n_slices; s++)
-                put_slice(&w, &sec[k].pl, &sec[k].pl.slices[s], s == 0);
-        bw_put(&w, 7, 3);              /* ZDIV 7: end of stream */
-        size_t bytes = (size_t)(w.p - buf);
-        for (unsigned b = 0; b < w.n; b += 8) buf[bytes++] = (uint8_t)(w.acc >> b);
-        if (w.n & 7) buf[bytes - 1] |= (uint8_t)(0xFF << (w.n & 7));
-        if (bytes > size) {        /* the plan's bit count is exact: cannot happen */
-            rc = npuc_errf(err, NPUC_E_INVALID,
-                           "MLW encode: wrote %zu bytes, planned %zu (internal error)", bytes,
-                           size);
-        } else {
-            memset(buf + bytes, 0xFF, size - bytes);
-            if (st) {
-                st->sections = n_sec;
-                st->slices = n_slices;
-                st->bits = bits;
-                st->written_bits = (uint64_t)(w.p - buf) * 8 + w.n - 3;
-            }
-        }
-    }
-    for (size_t k = 0; k < n_sec; k++) plan_free(&sec[k].pl);
-    if (sec != &one) free(sec);
-    if (rc) {
+    if (!buf) return npuc_errf(err, NPUC_E_NOMEM, "MLW encode: out of memory (%zu bytes)", size);
+    eu_bitw w = {buf, 0, 0};
+    for (size_t k = 0; k < mp->n_sec; k++)
+        for (size_t s = 0; s < mp->sec[k].pl.n_slices; s++)
+            put_slice(&w, &mp->sec[k].pl, &mp->sec[k].pl.slices[s], s == 0);
+    bw_put(&w, 7, 3);              /* ZDIV 7: end of stream */
+    size_t bytes = (size_t)(w.p - buf);
+    for (unsigned b = 0; b < w.n; b += 8) buf[bytes++] = (uint8_t)(w.acc >> b);
+    if (w.n & 7) buf[bytes - 1] |= (uint8_t)(0xFF << (w.n & 7));
+    if (bytes > size) {        /* the plan's bit count is exact: cannot happen */
         free(buf);
-        return rc;
+        return npuc_errf(err, NPUC_E_INVALID,
+                         "MLW encode: wrote %zu bytes, planned %zu (internal error)", bytes, size);
+    }
+    memset(buf + bytes, 0xFF, size - bytes);
+    if (st) {
+        st->sections = mp->n_sec;
+        st->slices = n_slices;
+        st->bits = bits;
+        st->written_bits = (uint64_t)(w.p - buf) * 8 + w.n - 3;
     }
     *out = buf;
-    *out_size = size;
     return NPUC_OK;
+}
+
+/* eu_mlw_encode_ex; when fv_out is set, the histogram (by v + 255) of the
+ * values the stream decodes to goes there (512 counts). `checked`: the
+ * caller has checked that every value is within -255..255. */
+static int mlw_encode(const int16_t *vals, size_t n, unsigned max_sections, uint8_t **out,
+                      size_t *out_size, eu_mlw_stats *st, uint32_t *fv_out, bool checked,
+                      npuc_err *err)
+{
+    static const int16_t one_zero[1] = {0};
+    *out = NULL;
+    *out_size = 0;
+    if (st) memset(st, 0, sizeof *st);
+    if (n == 0) {                 /* a stream is never empty */
+        vals = one_zero;
+        n = 1;
+    }
+    mlw_plan mp;
+    int rc = mlw_plan_make(vals, n, max_sections, &mp, fv_out, checked, err);
+    if (rc) return rc;
+    rc = mlw_plan_write(&mp, out, st, err);
+    if (!rc) *out_size = mp.size;
+    mlw_plan_free(&mp);
+    return rc;
+}
+
+int eu_mlw_encode(const int16_t *vals, size_t n, uint8_t **out, size_t *out_size, npuc_err *err)
+{
+    return mlw_encode(vals, n, 0, out, out_size, NULL, NULL, false, err);
+}
+
+int eu_mlw_encode_ex(const int16_t *vals, size_t n, unsigned max_sections, uint8_t **out,
+                     size_t *out_size, eu_mlw_stats *st, npuc_err *err)
+{
+    return mlw_encode(vals, n, max_sections, out, out_size, st, NULL, false, err);
 }
 
 /* ------------------------------------------------------- op weights */
@@ -1538,12 +1564,12 @@ double eu_entropy_bits(const int16_t *vals, size_t n)
     return entropy_of(hist, span, n);
 }
 
-/* eu_encode_weights; fv_out as in mlw_encode. */
-static int encode_weights(const sim_wgeom *g, const int16_t *w, uint8_t **out, size_t *out_size,
-                          uint32_t *fv_out, npuc_err *err)
+/* The values g's traversal reads from w (holes: zeros), range checked:
+ * *seq malloc'd, *n of them (n >= 1). */
+static int gather_seq(const sim_wgeom *g, const int16_t *w, int16_t **seq_out, size_t *n_out,
+                      npuc_err *err)
 {
-    *out = NULL;
-    *out_size = 0;
+    *seq_out = NULL;
     size_t n = sim_weight_traverse(g, NULL, 0);
     int16_t *seq = malloc((n ? n : 1) * sizeof *seq);
     if (!seq)
@@ -1575,56 +1601,104 @@ static int encode_weights(const sim_wgeom *g, const int16_t *w, uint8_t **out, s
                          (unsigned long long)(x / I % g->kw), (unsigned long long)(x % I),
                          (unsigned long long)x, v);
     }
-    int rc = mlw_encode(seq, n, 0, out, out_size, NULL, fv_out, true, err);
-    free(seq);
-    if (rc) npuc_err_prefix(err, "OFM depth %u, kernel %ux%u", g->ofm_depth, g->kh, g->kw);
-    return rc;
+    if (!n) seq[n++] = 0;            /* a stream is never empty: one zero */
+    *seq_out = seq;
+    *n_out = n;
+    return NPUC_OK;
 }
 
 int eu_encode_weights(const sim_wgeom *g, const int16_t *w, uint8_t **out, size_t *out_size,
                       npuc_err *err)
 {
-    return encode_weights(g, w, out, out_size, NULL, err);
+    int16_t *seq;
+    size_t n;
+    int rc = gather_seq(g, w, &seq, &n, err);
+    if (rc) return rc;
+    rc = mlw_encode(seq, n, 0, out, out_size, NULL, NULL, true, err);
+    free(seq);
+    if (rc) npuc_err_prefix(err, "OFM depth %u, kernel %ux%u", g->ofm_depth, g->kh, g->kw);
+    return rc;
 }
 
 /* ------------------------------------------------------- stream cache */
 
-/* One encoded stream and what it was encoded from. */
+/* One distinct stream: its plan until its bits are written, then its
+ * bytes. Two streams are the same bytes exactly when they code the same
+ * values (a stream decodes to its values), so the placeholder of a stream
+ * not yet written stands for its bytes in every byte comparison. The
+ * values themselves are not kept: the entry `src` gathers them again
+ * where another stream's values hash alike. */
+typedef struct wc_stream {
+    size_t n;                 /* values coded (n >= 1) */
+    uint64_t seq_hash;        /* their hash */
+    int32_t src;              /* an entry whose geometry and weights read them */
+    mlw_plan plan;            /* until written (plan.n_sec == 0 after) */
+    uint8_t *out;             /* the bytes, once written; else NULL */
+    size_t size;
+    uint32_t *fv;             /* histogram (by v + 255) of the values the
+                                 stream decodes to; NULL once bits is set */
+    double bits;              /* their order-0 entropy, once asked for */
+} wc_stream;
+
+/* One geometry and weights, and the stream they encode to. */
 typedef struct wc_entry {
     sim_wgeom g;
     size_t nw;
     int16_t *w;               /* the weights, to compare on a hash match */
-    uint8_t *out;
-    size_t out_size;
-    uint32_t *fv;             /* histogram (by v + 255) of the values the
-                                 stream decodes to; NULL once bits is set */
-    double bits;              /* their order-0 entropy, once asked for */
+    int32_t s;                /* the stream (-1: none, out of memory) */
 } wc_entry;
 
 struct eu_wcache {
     wc_entry *e;              /* [ix.n], capacity cap */
     int32_t cap;
     npuc_hindex ix;           /* hashes of geometry and weights */
-    npuc_hindex sx;           /* hashes of the streams (stream_key) of entries
-                                 [0, sx.n), added when asked (eu_wcache_entropy) */
+    wc_stream *st;            /* [qx.n], capacity st_cap */
+    int32_t st_cap;
+    npuc_hindex qx;           /* hashes of the streams' values */
+    npuc_hindex sx;           /* stream_key of streams [0, sx.n) (0 for one
+                                 not written), added when asked (eu_wcache_entropy) */
     bool sx_broken;           /* out of memory adding to sx */
+    bool lazy;                /* bits written by eu_wcache_fill only */
+    uint8_t *ph;              /* the last placeholder handed out */
+    size_t ph_cap;
+    uint64_t tag;             /* the placeholders' tag */
 };
+
+/* The placeholder's 16-byte blocks: the cache's tag, the stream's index,
+ * the block's index. The tag mixes the cache's address into a constant: a
+ * model's own constants cannot be made to look like a placeholder. */
+#define WC_TAG 0x9e3779b97f4a7c15ull
 
 eu_wcache *eu_wcache_new(void)
 {
-    return calloc(1, sizeof(eu_wcache));
+    eu_wcache *c = calloc(1, sizeof(eu_wcache));
+    if (c) {
+        uintptr_t a = (uintptr_t)c;
+        c->tag = npuc_hash(NPUC_HASH_INIT, &a, sizeof a) ^ WC_TAG;
+    }
+    return c;
+}
+
+void eu_wcache_set_lazy(eu_wcache *c, bool lazy)
+{
+    if (c) c->lazy = lazy;
 }
 
 void eu_wcache_free(eu_wcache *c)
 {
     if (!c) return;
-    for (int32_t i = 0; i < c->ix.n; i++) {
-        free(c->e[i].w);
-        free(c->e[i].out);
-        free(c->e[i].fv);
+    for (int32_t i = 0; i < c->ix.n; i++) free(c->e[i].w);
+    for (int32_t i = 0; i < c->qx.n; i++) {
+        wc_stream *q = &c->st[i];
+        mlw_plan_free(&q->plan);
+        free(q->out);
+        free(q->fv);
     }
     free(c->e);
+    free(c->st);
+    free(c->ph);
     npuc_hindex_free(&c->ix);
+    npuc_hindex_free(&c->qx);
     npuc_hindex_free(&c->sx);
     free(c);
 }
@@ -1648,6 +1722,94 @@ static uint64_t wc_hash(const sim_wgeom *g, const int16_t *w, size_t nw)
     return npuc_hash(npuc_hash(NPUC_HASH_INIT, f, sizeof f), w, sizeof *w * nw);
 }
 
+/* Writes stream q's bits (from its plan) unless written. */
+static int wc_write(wc_stream *q, npuc_err *err)
+{
+    if (q->out) return NPUC_OK;
+    int rc = mlw_plan_write(&q->plan, &q->out, NULL, err);
+    if (rc) return rc;
+    mlw_plan_free(&q->plan);
+    return NPUC_OK;
+}
+
+/* Block b of stream i's placeholder. */
+static void wc_block(const eu_wcache *c, uint8_t *to, uint32_t i, size_t b)
+{
+    const uint64_t f[2] = {c->tag, (uint64_t)i | (uint64_t)b << 32};
+    memcpy(to, f, 16);
+}
+
+/* Stream i's placeholder, in the cache's buffer (valid until the next
+ * call). NULL: no memory. */
+static const uint8_t *wc_placeholder(eu_wcache *c, int32_t i)
+{
+    size_t size = c->st[i].size;
+    if (size > c->ph_cap) {
+        uint8_t *p = realloc(c->ph, size);
+        if (!p) return NULL;
+        c->ph = p;
+        c->ph_cap = size;
+    }
+    for (size_t b = 0; b < size / 16; b++) wc_block(c, c->ph + 16 * b, (uint32_t)i, b);
+    return c->ph;
+}
+
+/* Whether stream q codes the values seq[0..n) (hash h): its source entry's
+ * values gathered again and compared. */
+static bool wc_codes(const eu_wcache *c, const wc_stream *q, const int16_t *seq, size_t n, uint64_t h)
+{
+    if (q->seq_hash != h || q->n != n) return false;
+    const wc_entry *x = &c->e[q->src];
+    int16_t *v;
+    size_t nv;
+    npuc_err e = {0};
+    if (gather_seq(&x->g, x->w, &v, &nv, &e)) return false;   /* no memory: another stream */
+    bool same = nv == n && !memcmp(v, seq, sizeof *seq * n);
+    free(v);
+    return same;
+}
+
+/* The stream of the values seq[0..n), entry k's: planned (and written
+ * unless lazy) where not seen yet; -1 with err set. */
+static int32_t wc_stream_of(eu_wcache *c, int32_t k, const int16_t *seq, size_t n, npuc_err *err)
+{
+    uint64_t h = npuc_hash(NPUC_HASH_INIT, seq, sizeof *seq * n) ^ n;
+    for (int32_t i = npuc_hindex_first(&c->qx, h); i >= 0; i = npuc_hindex_next(&c->qx, i))
+        if (wc_codes(c, &c->st[i], seq, n, h)) return i;
+    if (c->qx.n == c->st_cap) {
+        int32_t cap = c->st_cap ? 2 * c->st_cap : 64;
+        wc_stream *st = realloc(c->st, sizeof *st * (size_t)cap);
+        if (!st) {
+            npuc_errf(err, NPUC_E_NOMEM, "weight encode: out of memory");
+            return -1;
+        }
+        c->st = st;
+        c->st_cap = cap;
+    }
+    wc_stream q;
+    memset(&q, 0, sizeof q);
+    q.n = n;
+    q.seq_hash = h;
+    q.src = k;
+    q.bits = -1.0;
+    uint32_t fv[512];
+    int rc = mlw_plan_make(seq, n, 0, &q.plan, fv, true, err);
+    q.size = q.plan.size;
+    /* the histogram is kept only if there is memory for it (else the
+     * entropy is not known here: eu_wcache_entropy says so) */
+    if (!rc && (q.fv = malloc(sizeof fv))) memcpy(q.fv, fv, sizeof fv);
+    if (!rc && !c->lazy) rc = wc_write(&q, err);
+    if (!rc && !npuc_hindex_add(&c->qx, h)) rc = npuc_errf(err, NPUC_E_NOMEM, "weight encode: out of memory");
+    if (rc) {
+        mlw_plan_free(&q.plan);
+        free(q.out);
+        free(q.fv);
+        return -1;
+    }
+    c->st[c->qx.n - 1] = q;
+    return c->qx.n - 1;
+}
+
 int eu_encode_weights_cached(eu_wcache *c, const sim_wgeom *g, const int16_t *w, size_t nw, const uint8_t **out,
                              size_t *out_size, uint8_t **own, npuc_err *err)
 {
@@ -1658,42 +1820,71 @@ int eu_encode_weights_cached(eu_wcache *c, const sim_wgeom *g, const int16_t *w,
         return rc;
     }
     uint64_t h = wc_hash(g, w, nw);
-    for (int32_t i = npuc_hindex_first(&c->ix, h); i >= 0; i = npuc_hindex_next(&c->ix, i)) {
-        wc_entry *x = &c->e[i];
-        if (x->nw != nw || !same_geom(&x->g, g) || memcmp(x->w, w, sizeof *w * nw)) continue;
-        *out = x->out;
-        *out_size = x->out_size;
-        return NPUC_OK;
+    int32_t s = -1;
+    for (int32_t i = npuc_hindex_first(&c->ix, h); i >= 0 && s < 0; i = npuc_hindex_next(&c->ix, i)) {
+        const wc_entry *x = &c->e[i];
+        if (x->s >= 0 && x->nw == nw && same_geom(&x->g, g) && !memcmp(x->w, w, sizeof *w * nw)) s = x->s;
     }
-    uint8_t *enc = NULL;
-    uint32_t fv[512];
-    int rc = encode_weights(g, w, &enc, out_size, fv, err);
-    if (rc) return rc;
-    *out = enc;
-    /* remembered when there is memory for it (else only not cached: the
-     * caller frees it) */
-    *own = enc;
-    if (c->ix.n == c->cap) {
-        int32_t cap = c->cap ? 2 * c->cap : 64;
-        wc_entry *e = realloc(c->e, sizeof *e * (size_t)cap);
-        if (!e) return NPUC_OK;
-        c->e = e;
-        c->cap = cap;
+    if (s < 0) {
+        /* a new entry (its weights the source of its stream's values),
+         * then its stream */
+        if (c->ix.n == c->cap) {
+            int32_t cap = c->cap ? 2 * c->cap : 64;
+            wc_entry *e = realloc(c->e, sizeof *e * (size_t)cap);
+            if (!e) return npuc_errf(err, NPUC_E_NOMEM, "weight encode: out of memory");
+            c->e = e;
+            c->cap = cap;
+        }
+        int32_t k = c->ix.n;
+        int16_t *wk = malloc(sizeof *wk * nw + 1);
+        if (!wk || !npuc_hindex_add(&c->ix, h)) {
+            free(wk);
+            return npuc_errf(err, NPUC_E_NOMEM, "weight encode: out of memory");
+        }
+        memcpy(wk, w, sizeof *w * nw);
+        c->e[k] = (wc_entry){*g, nw, wk, -1};
+        int16_t *seq;
+        size_t n;
+        int rc = gather_seq(g, w, &seq, &n, err);
+        if (rc) return rc;
+        s = wc_stream_of(c, k, seq, n, err);
+        free(seq);
+        if (s < 0) {
+            npuc_err_prefix(err, "OFM depth %u, kernel %ux%u", g->ofm_depth, g->kh, g->kw);
+            return err->code;
+        }
+        c->e[k].s = s;
     }
-    int16_t *wk = malloc(sizeof *wk * nw + 1);
-    /* the histogram is kept only if there is memory for it (else the
-     * entropy is not known here: eu_wcache_entropy says so) */
-    uint32_t *fk = malloc(sizeof fv);
-    int32_t k = c->ix.n;
-    if (!wk || !npuc_hindex_add(&c->ix, h)) {
-        free(wk);
-        free(fk);
-        return NPUC_OK;
+    wc_stream *q = &c->st[s];
+    *out_size = q->size;
+    *out = q->out ? q->out : wc_placeholder(c, s);
+    if (!*out) return npuc_errf(err, NPUC_E_NOMEM, "weight encode: out of memory");
+    return NPUC_OK;
+}
+
+int eu_wcache_fill(eu_wcache *c, uint8_t *b, uint64_t size, npuc_err *err)
+{
+    if (!c || !c->lazy) return NPUC_OK;
+    for (uint64_t at = 0; at + 16 <= size; at += 16) {
+        uint64_t f[2];
+        memcpy(f, b + at, 16);
+        if (f[0] != c->tag || f[1] >> 32 || (uint32_t)f[1] >= (uint32_t)c->qx.n) continue;
+        uint32_t i = (uint32_t)f[1];
+        wc_stream *q = &c->st[i];
+        if (at + q->size > size) continue;
+        /* the whole placeholder, or not one */
+        bool same = true;
+        uint8_t blk[16];
+        for (size_t k = 1; k < q->size / 16 && same; k++) {
+            wc_block(c, blk, i, k);
+            same = !memcmp(b + at + 16 * k, blk, 16);
+        }
+        if (!same) continue;
+        int rc = wc_write(q, err);
+        if (rc) return rc;
+        memcpy(b + at, q->out, q->size);
+        at += q->size - 16;
     }
-    memcpy(wk, w, sizeof *w * nw);
-    if (fk) memcpy(fk, fv, sizeof fv);
-    c->e[k] = (wc_entry){*g, nw, wk, enc, *out_size, fk, -1.0};
-    *own = NULL;
     return NPUC_OK;
 }
 
@@ -1713,15 +1904,16 @@ static uint64_t stream_key(const uint8_t *s, size_t len)
 bool eu_wcache_entropy(eu_wcache *c, const uint8_t *s, size_t len, double *bits)
 {
     if (!c || !len) return false;
-    /* index the entries added since the last call */
-    while (!c->sx_broken && c->sx.n < c->ix.n) {
-        const wc_entry *x = &c->e[c->sx.n];
-        if (!npuc_hindex_add(&c->sx, stream_key(x->out, x->out_size))) c->sx_broken = true;
+    /* index the streams added since the last call (one not written yet
+     * is not found: the caller decodes) */
+    while (!c->sx_broken && c->sx.n < c->qx.n) {
+        const wc_stream *x = &c->st[c->sx.n];
+        if (!npuc_hindex_add(&c->sx, x->out ? stream_key(x->out, x->size) : 0)) c->sx_broken = true;
     }
     if (c->sx_broken) return false;
     for (int32_t i = npuc_hindex_first(&c->sx, stream_key(s, len)); i >= 0; i = npuc_hindex_next(&c->sx, i)) {
-        wc_entry *x = &c->e[i];
-        if (x->out_size != len || memcmp(x->out, s, len)) continue;
+        wc_stream *x = &c->st[i];
+        if (!x->out || x->size != len || memcmp(x->out, s, len)) continue;
         if (x->fv) {
             /* the values' count: n, as the encoder counted them (one
              * zero for n == 0, as the stream decodes) */

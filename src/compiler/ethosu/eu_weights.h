@@ -56,6 +56,20 @@ void eu_wcache_free(eu_wcache *c);
 int eu_encode_weights_cached(eu_wcache *c, const sim_wgeom *g, const int16_t *w, size_t nw,
                              const uint8_t **out, size_t *out_size, uint8_t **own, npuc_err *err);
 
+/* A lazy cache writes no stream's bits when it is encoded: *out of
+ * eu_encode_weights_cached is then a placeholder of the stream's exact
+ * size (its plan's), which stands for the stream in every byte
+ * comparison (two placeholders are the same bytes exactly when the
+ * streams are: both code the same values); eu_wcache_fill replaces each
+ * placeholder in b[0..size) (16-byte aligned) by the stream's bytes,
+ * writing each stream's bits once. The schedule search keeps only one of
+ * the compiles it weighs: only its streams are written. A cache is
+ * eager (writes at once) until set lazy. A placeholder is in the cache's
+ * buffer: valid until the next call (copy it at once). The cache keeps a
+ * plan per stream not written, not the values. */
+void eu_wcache_set_lazy(eu_wcache *c, bool lazy);
+int eu_wcache_fill(eu_wcache *c, uint8_t *b, uint64_t size, npuc_err *err);
+
 /* The order-0 entropy (eu_entropy_bits, the same double) of the values a
  * stream of len bytes at s decodes to, when the cache holds a stream
  * encoded with exactly these bytes: counted from the values the encoder

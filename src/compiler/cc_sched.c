@@ -1,7 +1,9 @@
 /* cc_sched: the schedule as a value (cc.h: the parts it holds). Taken from a
  * model, kept, copied, compared and applied back: the one way the passes
  * save the schedule they start a trial from and restore it when the trial
- * does not pay (cc_concat.c, cc_cascade.c, cc_prefetch.c). */
+ * does not pay (cc_concat.c, cc_cascade.c, cc_prefetch.c). The in-place
+ * concatenations are held as choices (CC_SCHED_CONCAT); applied alone they
+ * are applied to the program by cc_concat_apply. */
 #include "cc.h"
 
 #include <stdlib.h>
@@ -22,7 +24,8 @@ static bool room(void **p, int32_t *cap, int32_t n, size_t elem)
 void cc_sched_free(cc_sched *s)
 {
     if (!s) return;
-    if (!s->parts && !s->place && !s->bufs && !s->n_eu && !s->wbuf && !s->blk && !s->eu && !s->ops && !s->buf_of)
+    if (!s->parts && !s->place && !s->bufs && !s->n_eu && !s->wbuf && !s->blk && !s->eu && !s->ops && !s->buf_of &&
+        !s->concat_in)
         return;   /* holds nothing */
     free(s->place);
     free(s->bufs);
@@ -32,6 +35,7 @@ void cc_sched_free(cc_sched *s)
     free(s->eu);
     free(s->ops);
     free(s->buf_of);
+    free(s->concat_in);
     memset(s, 0, sizeof *s);
 }
 
@@ -52,6 +56,8 @@ static bool make_room(cc_sched *s)
         ok = room((void **)&s->eu, &s->cap_eu, s->n_eu_all, sizeof *s->eu) &&
              room((void **)&s->ops, &s->cap_ops, s->n_ops, sizeof *s->ops) &&
              room((void **)&s->buf_of, &s->cap_buf_of, s->n_tensors, sizeof *s->buf_of);
+    if (ok && (p & CC_SCHED_CONCAT))
+        ok = room((void **)&s->concat_in, &s->cap_concat_in, s->n_concat_in, sizeof *s->concat_in);
     return ok;
 }
 
@@ -62,7 +68,7 @@ int cc_sched_take(const cc_model *m, unsigned parts, cc_sched *s, npuc_err *err)
 
 int cc_sched_take_epoch(const cc_model *m, unsigned parts, int32_t epoch, cc_sched *s, npuc_err *err)
 {
-    if (parts & CC_SCHED_PROGRAM) parts |= CC_SCHED_BUFS;
+    if (parts & CC_SCHED_PROGRAM) parts |= CC_SCHED_BUFS | CC_SCHED_CONCAT;
     if (parts & CC_SCHED_BUFS) parts &= ~(unsigned)CC_SCHED_PLACE;
     s->parts = parts;
     s->g = m->g;
@@ -70,6 +76,7 @@ int cc_sched_take_epoch(const cc_model *m, unsigned parts, int32_t epoch, cc_sch
     s->n_tensors = m->g->n_tensors;
     s->n_epochs = m->n_epochs;
     s->n_bufs = m->n_bufs;
+    s->n_concat_in = parts & CC_SCHED_CONCAT ? m->n_concat_in : 0;
     s->n_eu_all = 0;
     for (int32_t i = 0; (parts & (CC_SCHED_WEIGHTS | CC_SCHED_PROGRAM)) && i < m->n_epochs; i++)
         if (m->epochs[i].kind == CC_EPOCH_HW && (epoch < 0 || i == epoch)) s->n_eu_all += m->epochs[i].n_eu;
@@ -112,6 +119,8 @@ int cc_sched_take_epoch(const cc_model *m, unsigned parts, int32_t epoch, cc_sch
         memcpy(s->ops, m->ops, sizeof *s->ops * (size_t)s->n_ops);
         memcpy(s->buf_of, m->buf_of, sizeof *s->buf_of * (size_t)s->n_tensors);
     }
+    if (parts & CC_SCHED_CONCAT)
+        memcpy(s->concat_in, m->concat_in, sizeof *s->concat_in * (size_t)s->n_concat_in);
     return NPUC_OK;
 }
 
@@ -125,6 +134,7 @@ int cc_sched_copy(cc_sched *dst, const cc_sched *src, npuc_err *err)
     dst->n_epochs = src->n_epochs;
     dst->n_bufs = src->n_bufs;
     dst->n_eu_all = src->n_eu_all;
+    dst->n_concat_in = src->n_concat_in;
     dst->arena_size = src->arena_size;
     dst->fast_size = src->fast_size;
     if (!make_room(dst)) {
@@ -145,6 +155,8 @@ int cc_sched_copy(cc_sched *dst, const cc_sched *src, npuc_err *err)
         memcpy(dst->ops, src->ops, sizeof *src->ops * (size_t)src->n_ops);
         memcpy(dst->buf_of, src->buf_of, sizeof *src->buf_of * (size_t)src->n_tensors);
     }
+    if (p & CC_SCHED_CONCAT)
+        memcpy(dst->concat_in, src->concat_in, sizeof *src->concat_in * (size_t)src->n_concat_in);
     return NPUC_OK;
 }
 
@@ -168,8 +180,20 @@ int cc_sched_apply(cc_model *m, const cc_sched *s, npuc_err *err)
                              "internal: a schedule of %d NPU ops in epoch %d applied to one of %d",
                              (int)s->n_eu[i], (int)i, (int)e->n_eu);
     }
+    /* the choices alone extend the model's own: those must be a prefix */
+    bool extend = (p & CC_SCHED_CONCAT) && !(p & CC_SCHED_PROGRAM);
+    if (extend && (m->n_concat_in > s->n_concat_in ||
+                   (m->n_concat_in && memcmp(m->concat_in, s->concat_in, sizeof *s->concat_in * (size_t)m->n_concat_in))))
+        return npuc_errf(err, NPUC_E_INVALID,
+                         "internal: concatenation choices applied to a program with others applied");
     if (p & CC_SCHED_PROGRAM) {
         /* room first, so that a failure leaves m as it was */
+        if (s->n_concat_in > m->cap_concat_in) {
+            cc_concat_in *q = realloc(m->concat_in, sizeof *q * (size_t)s->n_concat_in);
+            if (!q) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+            m->concat_in = q;
+            m->cap_concat_in = s->n_concat_in;
+        }
         for (int32_t i = 0; i < m->n_epochs; i++) {
             cc_epoch *e = &m->epochs[i];
             if (e->kind != CC_EPOCH_HW || s->n_eu[i] <= e->cap_eu) continue;   /* (-1: not held) */
@@ -189,6 +213,8 @@ int cc_sched_apply(cc_model *m, const cc_sched *s, npuc_err *err)
         memcpy(m->ops, s->ops, sizeof *m->ops * (size_t)s->n_ops);
         memcpy(m->buf_of, s->buf_of, sizeof *m->buf_of * (size_t)s->n_tensors);
         m->n_bufs = s->n_bufs;   /* the buffers made since (rolling buffers) go */
+        if (s->n_concat_in) memcpy(m->concat_in, s->concat_in, sizeof *s->concat_in * (size_t)s->n_concat_in);
+        m->n_concat_in = s->n_concat_in;
     }
     if (p & CC_SCHED_BUFS) {
         memcpy(m->bufs, s->bufs, sizeof *m->bufs * (size_t)s->n_bufs);
@@ -217,6 +243,8 @@ int cc_sched_apply(cc_model *m, const cc_sched *s, npuc_err *err)
             }
         }
     }
+    if (extend && s->n_concat_in > m->n_concat_in)
+        return cc_concat_apply(m, s->concat_in + m->n_concat_in, s->n_concat_in - m->n_concat_in, err);
     return NPUC_OK;
 }
 
@@ -305,6 +333,10 @@ bool cc_sched_equal(const cc_sched *a, const cc_sched *b)
             if (!info_eq(&a->ops[i], &b->ops[i])) return false;
         if (memcmp(a->buf_of, b->buf_of, sizeof *a->buf_of * (size_t)a->n_tensors)) return false;
     }
+    if ((p & CC_SCHED_CONCAT) &&
+        (a->n_concat_in != b->n_concat_in ||
+         (a->n_concat_in && memcmp(a->concat_in, b->concat_in, sizeof *a->concat_in * (size_t)a->n_concat_in))))
+        return false;
     return true;
 }
 

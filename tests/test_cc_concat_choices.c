@@ -16,7 +16,7 @@
  *    non-concatenation op, an input given twice, a graph input) and choices
  *    that do not extend the model's are refused with NPUC_E_INVALID;
  *  - through the whole compiler: the choices of a compile, given to a
- *    fresh compile (CC_CONCAT_GIVEN), give the same command streams and
+ *    fresh compile (cc_options.concat_given), give the same command streams and
  *    flash byte for byte and the same choices; the empty set gives those of
  *    CC_CONCAT_OFF. */
 #include "test.h"
@@ -112,7 +112,7 @@ static int32_t on_lowered(const char *cs, const graph *g, eu_variant v, cc_conca
     npuc_err e = {0};
     cc_sched p0 = {0}, p1 = {0}, c = {0}, none = {0}, x = {0};
     CHECK(cc_sched_take(m, CC_SCHED_PROGRAM, &p0, &e) == NPUC_OK);
-    CHECK(p0.parts == (CC_SCHED_PROGRAM | CC_SCHED_BUFS | CC_SCHED_CONCAT) && p0.n_concat_in == 0);
+    CHECK(p0.parts == (CC_SCHED_PROGRAM | CC_SCHED_BUFS | CC_SCHED_CONCAT | CC_SCHED_CASCADE) && p0.n_concat_in == 0);
     CHECK(cc_concat_place(m, &e) == NPUC_OK);
     int32_t n = m->n_concat_in;
     alloc(m);
@@ -201,7 +201,7 @@ static void given(const char *cs, const graph *g, eu_variant v, cc_concat_mode m
         CHECK(0);
         return;
     }
-    opt.concat = CC_CONCAT_GIVEN;
+    opt.concat_given = true;
     opt.concat_in = a->concat_in;
     opt.n_concat_in = a->n_concat_in;
     streams sa = {0}, sb = {0}, so = {0};
@@ -220,7 +220,7 @@ static void given(const char *cs, const graph *g, eu_variant v, cc_concat_mode m
     }
     /* none given: as with concat off */
     opt.concat_in = NULL;
-    opt.n_concat_in = 0;
+    opt.n_concat_in = 0;   /* none given */
     cc_model_free(b);
     b = NULL;
     cc_options o2 = opt;

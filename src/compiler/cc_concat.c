@@ -327,7 +327,7 @@ int cc_concat_place(cc_model *m, npuc_err *err)
 {
     const graph *g = m->g;
     if (m->opt.concat == CC_CONCAT_OFF) return NPUC_OK;
-    if (m->opt.concat == CC_CONCAT_GIVEN) return cc_concat_apply(m, m->opt.concat_in, m->opt.n_concat_in, err);
+    if (m->opt.concat_given) return cc_concat_apply(m, m->opt.concat_in, m->opt.n_concat_in, err);
     bool guard = m->opt.concat != CC_CONCAT_ALL;
     uint64_t arena = 0;
     bool measured = !guard;

@@ -124,10 +124,8 @@ int cc_sched_take_epoch(const cc_model *m, unsigned parts, int32_t epoch, cc_sch
         memcpy(s->ops, m->ops, sizeof *s->ops * (size_t)s->n_ops);
         memcpy(s->buf_of, m->buf_of, sizeof *s->buf_of * (size_t)s->n_tensors);
     }
-    if (parts & CC_SCHED_CONCAT)
-        memcpy(s->concat_in, m->concat_in, sizeof *s->concat_in * (size_t)s->n_concat_in);
-    if (parts & CC_SCHED_CASCADE)
-        memcpy(s->cascade_in, m->cascade_in, sizeof *s->cascade_in * (size_t)s->n_cascade_in);
+    if (s->n_concat_in) memcpy(s->concat_in, m->concat_in, sizeof *s->concat_in * (size_t)s->n_concat_in);
+    if (s->n_cascade_in) memcpy(s->cascade_in, m->cascade_in, sizeof *s->cascade_in * (size_t)s->n_cascade_in);
     return NPUC_OK;
 }
 
@@ -163,9 +161,9 @@ int cc_sched_copy(cc_sched *dst, const cc_sched *src, npuc_err *err)
         memcpy(dst->ops, src->ops, sizeof *src->ops * (size_t)src->n_ops);
         memcpy(dst->buf_of, src->buf_of, sizeof *src->buf_of * (size_t)src->n_tensors);
     }
-    if (p & CC_SCHED_CONCAT)
+    if ((p & CC_SCHED_CONCAT) && src->n_concat_in)
         memcpy(dst->concat_in, src->concat_in, sizeof *src->concat_in * (size_t)src->n_concat_in);
-    if (p & CC_SCHED_CASCADE)
+    if ((p & CC_SCHED_CASCADE) && src->n_cascade_in)
         memcpy(dst->cascade_in, src->cascade_in, sizeof *src->cascade_in * (size_t)src->n_cascade_in);
     return NPUC_OK;
 }

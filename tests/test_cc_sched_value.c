@@ -7,10 +7,11 @@
  * the shared folder (each skipped when absent):
  *  - copy / compare: a copy equals its source and the model; a copy with
  *    one choice changed (a buffer's offset, a weight copy, an NPU op's
- *    block, an NPU op's feature map) does not, and equals again once
- *    changed back; a PLACE schedule (compact: places and DMA issue points)
- *    differs from a BUFS one (whole records: a live range's end counts),
- *    and taken with both parts a schedule is BUFS;
+ *    block, an NPU op's feature map, an in-place concatenation input, a
+ *    cascade's length) does not, and equals again once changed back; a
+ *    PLACE schedule (compact: places and DMA issue points) differs from a
+ *    BUFS one (whole records: a live range's end counts), and taken with
+ *    both parts a schedule is BUFS;
  *  - restore: with the whole schedule taken, a pass that changes the
  *    placement (a weight copy dropped and the pools placed again; the
  *    prefetch planned with another headroom; every chain cascaded, which
@@ -28,7 +29,8 @@
 
 #include "cc_test_npu.h"
 
-static const unsigned ALL = CC_SCHED_PROGRAM | CC_SCHED_BUFS | CC_SCHED_WEIGHTS;
+static const unsigned ALL =
+    CC_SCHED_PROGRAM | CC_SCHED_BUFS | CC_SCHED_WEIGHTS | CC_SCHED_CONCAT | CC_SCHED_CASCADE;
 
 /* The command streams and flash of every HW epoch, concatenated. */
 typedef struct streams { uint8_t *b; size_t n; } streams;
@@ -106,6 +108,18 @@ static void copy_compare(const char *cs, const cc_model *m)
         b.eu[0].ofm.off += 1;
         CHECK(!cc_sched_equal(&a, &b));
         b.eu[0].ofm.off -= 1;
+        CHECK(cc_sched_equal(&a, &b));
+    }
+    if (b.n_concat_in > 0) {
+        b.concat_in[0].in++;
+        CHECK(!cc_sched_equal(&a, &b));
+        b.concat_in[0].in--;
+        CHECK(cc_sched_equal(&a, &b));
+    }
+    if (b.n_cascade_in > 0) {
+        b.cascade_in[0].n++;
+        CHECK(!cc_sched_equal(&a, &b));
+        b.cascade_in[0].n--;
         CHECK(cc_sched_equal(&a, &b));
     }
     /* PLACE holds the places and DMA issue points only; BUFS whole
@@ -226,7 +240,7 @@ static void refuse(const char *cs, cc_model *a, cc_model *b)
     CHECK(cc_sched_apply(b, &sa, &e2) == NPUC_E_INVALID);
     CHECK(cc_sched_matches(b, &sb));
     printf("%s: another model's schedule refused: %s\n", cs, e2.msg);
-    for (unsigned parts = CC_SCHED_PLACE; parts <= CC_SCHED_PROGRAM; parts <<= 1) {
+    for (unsigned parts = CC_SCHED_PLACE; parts <= CC_SCHED_CASCADE; parts <<= 1) {
         npuc_err e3 = {0};
         cc_sched x = {0};
         CHECK(cc_sched_take(a, parts, &x, &e) == NPUC_OK);

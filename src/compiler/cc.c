@@ -36,6 +36,8 @@ void cc_model_free(cc_model *m)
     free(m->epochs);
     free(m->bufs);
     free(m->buf_of);
+    free(m->concat_in);
+    free(m->cascade_in);
     free(m->ops);
     free(m->folded);
     free(m->once);

@@ -23,10 +23,20 @@ typedef enum cc_optimise { CC_OPT_PERFORMANCE = 0, CC_OPT_SIZE = 1 } cc_optimise
  * (for tests); OFF none. */
 typedef enum cc_cascade_mode { CC_CASCADE_AUTO = 0, CC_CASCADE_OFF = 1, CC_CASCADE_ALL = 2 } cc_cascade_mode;
 
+/* One cascade choice: the chain of `n` NPU ops whose first is graph op
+ * `head`'s (its last NPU op: after a prologue of copies, cc_cascade.c) and
+ * the next n - 1 NPU ops of its epoch, run band by band. */
+typedef struct cc_cascade_in { int32_t head, n; } cc_cascade_in;
+
 /* CONCATENATION inputs written in place into their slices of the output
  * (cc_concat.c): AUTO where that does not grow the arena, ALL wherever it
  * is legal (for tests), OFF never (one copy per input). */
 typedef enum cc_concat_mode { CC_CONCAT_AUTO = 0, CC_CONCAT_OFF = 1, CC_CONCAT_ALL = 2 } cc_concat_mode;
+
+/* One in-place concatenation choice: input `in` (its index among the
+ * CONCATENATION's inputs) of graph op `op` is written straight into its
+ * slice of the output's buffer (cc_concat.c). */
+typedef struct cc_concat_in { int32_t op, in; } cc_concat_in;
 
 /* How much the weight prefetch (cc_prefetch.c) may grow the arena's peak
  * with --optimise performance, in percent of the peak without it. */
@@ -37,6 +47,17 @@ typedef struct cc_options {
     cc_optimise optimise;
     cc_cascade_mode cascade;
     cc_concat_mode concat;
+    /* concat_given (concat not OFF): the inputs written in place are
+     * concat_in, applied in this order to the lowered program
+     * (cc_concat_apply), no search; cascade_given (cascade not OFF): the
+     * chains cascaded are cascade_in (cc_cascade_apply). The modes stay
+     * what they were for the rest of the compiler (lowering, the schedule
+     * search). Tests: a pass's choices applied to a fresh lowering. */
+    bool concat_given, cascade_given;
+    const cc_concat_in *concat_in;
+    int32_t n_concat_in;
+    const cc_cascade_in *cascade_in;
+    int32_t n_cascade_in;
     int32_t prefetch_headroom;   /* percent; 0 = CC_HEADROOM_DEFAULT, < 0 = none */
     bool no_fold;             /* keep ops on constants (cc_fold.c off) */
     bool no_inplace;          /* no elementwise op writes over its IFM (cc_alloc.c; tests) */
@@ -302,6 +323,12 @@ typedef struct cc_model {
     int32_t *buf_of;          /* [g->n_tensors] buffer of each tensor, -1 constants */
     cc_buf *bufs; int32_t n_bufs, cap_bufs;
     cc_epoch *epochs; int32_t n_epochs, cap_epochs;
+    /* the concatenation inputs written in place, in the order they were
+     * applied to the lowered program (cc_concat.c): the choices the rewrite
+     * of the op lists and buf_of is a function of */
+    cc_concat_in *concat_in; int32_t n_concat_in, cap_concat_in;
+    /* the chains cascaded, in the order they were applied (cc_cascade.c) */
+    cc_cascade_in *cascade_in; int32_t n_cascade_in, cap_cascade_in;
     uint64_t arena_size;      /* peak activation bytes */
     uint64_t fast_size;       /* peak of the fast scratch pool (0: unused) */
     uint64_t flash_size;      /* sum of the epochs' flash + payloads */
@@ -436,17 +463,36 @@ uint64_t cc_state_bytes(const cc_model *m);
  *                    PLACE's choices too: taken with both, it is BUFS);
  *   CC_SCHED_WEIGHTS per NPU op of the HW epochs its weight copy (wbuf,
  *                    -1: streamed from flash) and block config;
+ *   CC_SCHED_CONCAT  the concatenation inputs written in place
+ *                    (cc_model.concat_in): what cc_concat_place chooses.
+ *                    Applied alone to a model whose own choices are a
+ *                    prefix of them, it applies the rest to the program
+ *                    (cc_concat_apply); any other model's it refuses;
+ *   CC_SCHED_CASCADE the chains cascaded (cc_model.cascade_in): what
+ *                    cc_cascade chooses; applied alone, as CONCAT
+ *                    (cc_cascade_apply, after CONCAT's);
  *   CC_SCHED_PROGRAM the NPU op lists of the HW epochs, the graph ops'
  *                    records (first_eu, n_eu, cascade bands) and buf_of:
- *                    what cascades (band ops, rolling buffers) and
- *                    in-place concatenations (slices, copies removed)
- *                    rewrite today; taking it also takes CC_SCHED_BUFS,
- *                    and applying it drops the buffers made since.
+ *                    the rewrite of CONCAT's and CASCADE's choices
+ *                    (slices and copies removed; band ops and rolling
+ *                    buffers), and with it those choices: taking it also
+ *                    takes CC_SCHED_BUFS, CC_SCHED_CONCAT and
+ *                    CC_SCHED_CASCADE, and applying it drops the buffers
+ *                    made since.
  * A schedule applies to the model it was taken from (the same deployed
  * graph, epochs and buffer count; with CC_SCHED_PROGRAM at least as many
- * buffers), or cc_sched_apply refuses it and changes nothing. Zeroed
- * (cc_sched s = {0}) it holds nothing; cc_sched_free frees it. */
-enum { CC_SCHED_PLACE = 1u, CC_SCHED_BUFS = 2u, CC_SCHED_WEIGHTS = 4u, CC_SCHED_PROGRAM = 8u };
+ * buffers), or cc_sched_apply refuses it and changes nothing (a
+ * CC_SCHED_CONCAT or CC_SCHED_CASCADE choice that does not apply: those
+ * before it stay applied). Zeroed (cc_sched s = {0}) it holds nothing; cc_sched_free
+ * frees it. */
+enum {
+    CC_SCHED_PLACE = 1u,
+    CC_SCHED_BUFS = 2u,
+    CC_SCHED_WEIGHTS = 4u,
+    CC_SCHED_PROGRAM = 8u,
+    CC_SCHED_CONCAT = 16u,
+    CC_SCHED_CASCADE = 32u
+};
 
 /* A buffer's place and DMA issue point (CC_SCHED_PLACE). */
 typedef struct cc_sched_place {
@@ -472,8 +518,13 @@ typedef struct cc_sched {
     eu_op *eu;                /* [n_eu_all] (PROGRAM): the NPU ops */
     cc_op_info *ops;          /* [n_ops] (PROGRAM) */
     int32_t *buf_of;          /* [n_tensors] (PROGRAM) */
+    cc_concat_in *concat_in;  /* [n_concat_in] (CONCAT) */
+    int32_t n_concat_in;
+    cc_cascade_in *cascade_in; /* [n_cascade_in] (CASCADE) */
+    int32_t n_cascade_in;
     /* room held by each array (a schedule taken again reuses it) */
-    int32_t cap_place, cap_bufs, cap_n_eu, cap_wbuf, cap_blk, cap_eu, cap_ops, cap_buf_of;
+    int32_t cap_place, cap_bufs, cap_n_eu, cap_wbuf, cap_blk, cap_eu, cap_ops, cap_buf_of, cap_concat_in,
+        cap_cascade_in;
 } cc_sched;
 
 /* Takes the parts `parts` of m's schedule into s (its room reused). */
@@ -501,9 +552,30 @@ int cc_lower(cc_model *m, npuc_err *err);
  * reading the uint8 bytes; false: the model is lowered again with
  * cc_model.qfold_off. */
 bool cc_quant_folds_taken(const cc_model *m);
-int cc_concat_place(cc_model *m, npuc_err *err);   /* cc_concat.c */
+/* cc_concat.c: chooses the concatenation inputs written in place and
+ * applies them (with opt.concat_given: applies opt.concat_in). */
+int cc_concat_place(cc_model *m, npuc_err *err);
+/* Applies the choices c[0..n) in order to m, a lowered program with the
+ * choices m->concat_in applied (none: as lowered): each input's copy is
+ * removed, the feature maps on its buffer are rewritten to address its
+ * slice of the output's buffer, and the choice is appended to
+ * m->concat_in. The rewrite is a function of the program and the choices
+ * alone. NPUC_E_INVALID when a choice cannot be applied (not a CONCATENATION
+ * input, placed already, or its conditions do not hold: cc_concat.c); the
+ * choices before it stay applied. */
+int cc_concat_apply(cc_model *m, const cc_concat_in *c, int32_t n, npuc_err *err);
 int cc_layout(cc_model *m, npuc_err *err);
+/* cc_cascade.c: chooses the chains cascaded and applies them (with
+ * opt.cascade_given: applies opt.cascade_in). */
 int cc_cascade(cc_model *m, npuc_err *err);
+/* Applies the cascade choices c[0..n) in order to m (laid out, with the
+ * choices m->cascade_in applied): each chain's ops are rewritten into band
+ * ops through rolling buffers (new buffers), the op records get their
+ * cascade, and the choice is appended to m->cascade_in. A function of the
+ * program and the choices alone. NPUC_E_INVALID when a choice does not
+ * apply (its ops are not a chain that qualifies, or it has no band
+ * schedule); the choices before it stay applied. */
+int cc_cascade_apply(cc_model *m, const cc_cascade_in *c, int32_t n, npuc_err *err);
 /* Chooses every NPU op's block again once storage formats (cc_layout) and
  * cascade bands are known; CONV/DEPTHWISE keep their block depth, which
  * their weight streams are encoded for (cc_reblock.c). */

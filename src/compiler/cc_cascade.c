@@ -24,7 +24,14 @@
  *
  * Which chains: with CC_CASCADE_ALL every chain; with AUTO, repeatedly, the
  * chain through the largest intermediate live at the arena's peak, while
- * that lowers the peak. */
+ * that lowers the peak.
+ *
+ * What the pass chooses is a list of chains, (head graph op, number of
+ * ops), in m->cascade_in; the rewrite (apply()) is a function of the
+ * program and that list (cc_cascade_apply). A trial that does not pay is
+ * undone by applying the schedule (program part, which holds the list) it
+ * started from: that restores its allocation too, which the search reads
+ * on. */
 #include "cc.h"
 
 #include <stdlib.h>
@@ -388,6 +395,46 @@ static int apply(cc_model *m, int32_t ei, int32_t k0, int32_t n, bool *done, npu
     return NPUC_OK;
 }
 
+/* apply(), and the chain recorded in m->cascade_in when it was cascaded. */
+static int cascade_one(cc_model *m, int32_t ei, int32_t k0, int32_t n, bool *done, npuc_err *err)
+{
+    *done = false;
+    if (m->n_cascade_in == m->cap_cascade_in) {
+        int32_t c = m->cap_cascade_in ? 2 * m->cap_cascade_in : 8;
+        cc_cascade_in *q = realloc(m->cascade_in, sizeof *q * (size_t)c);
+        if (!q) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+        m->cascade_in = q;
+        m->cap_cascade_in = c;
+    }
+    int32_t head = m->epochs[ei].ops[k0].src_op;
+    int rc = apply(m, ei, k0, n, done, err);
+    if (!rc && *done) m->cascade_in[m->n_cascade_in++] = (cc_cascade_in){head, n};
+    return rc;
+}
+
+int cc_cascade_apply(cc_model *m, const cc_cascade_in *c, int32_t n, npuc_err *err)
+{
+    const graph *g = m->g;
+    for (int32_t j = 0; j < n; j++) {
+        int32_t head = c[j].head, len = c[j].n;
+        const cc_op_info *oi = head >= 0 && head < g->n_ops ? &m->ops[head] : NULL;
+        cc_epoch *e = oi && oi->npu && oi->epoch >= 0 && oi->epoch < m->n_epochs ? &m->epochs[oi->epoch] : NULL;
+        /* the head's last NPU op (after a prologue) and the n - 1 after it */
+        int32_t k0 = e ? oi->first_eu + oi->n_eu - 1 : -1;
+        bool ok = e && e->kind == CC_EPOCH_HW && oi->n_eu > 0 && len >= 2 && len <= 32 && k0 + len <= e->n_eu &&
+                  e->ops[k0].src_op == head;
+        for (int32_t i = 0; ok && i < len; i++)
+            ok = eligible(m, e, k0 + i) && (i + 1 == len || linked(m, e, k0 + i));
+        bool done = false;
+        int rc = ok ? cascade_one(m, oi->epoch, k0, len, &done, err) : NPUC_OK;
+        if (rc) return rc;
+        if (!done)
+            return npuc_errf(err, NPUC_E_INVALID, "internal: cascade choice (op %d, %d ops) does not apply",
+                             (int)head, (int)len);
+    }
+    return NPUC_OK;
+}
+
 /* Whether the link (k, k+1) carries an intermediate of at least `min` bytes. */
 static bool big(const cc_model *m, const cc_epoch *e, int32_t k, uint64_t min)
 {
@@ -505,7 +552,7 @@ static int cascade_for_cycles(cc_model *m, uint64_t cyc, npuc_err *err)
         bool done = false;
         uint64_t peak;
         int32_t step;
-        rc = apply(m, best_e, k0, n, &done, err);
+        rc = cascade_one(m, best_e, k0, n, &done, err);
         if (!rc) rc = peak_of(m, &peak, &step, err);
         uint64_t now = !rc && done ? cc_placed_cycles(m) : 0;
         if (rc || !done || !now || now >= cyc) {
@@ -546,7 +593,7 @@ static int longer_chain(cc_model *m, int32_t ei, int32_t k, uint64_t big_bytes, 
         bool done = false;
         uint64_t peak;
         int32_t step;
-        rc = apply(m, ei, tk[i], tn[i], &done, err);
+        rc = cascade_one(m, ei, tk[i], tn[i], &done, err);
         if (!rc) rc = peak_of(m, &peak, &step, err);
         uint64_t now = !rc && done ? cc_placed_cycles(m) : 0;
         int rc2 = cc_sched_apply(m, &sn, err);
@@ -560,6 +607,7 @@ static int longer_chain(cc_model *m, int32_t ei, int32_t k, uint64_t big_bytes, 
 int cc_cascade(cc_model *m, npuc_err *err)
 {
     if (m->opt.cascade == CC_CASCADE_OFF) return NPUC_OK;
+    if (m->opt.cascade_given) return cc_cascade_apply(m, m->opt.cascade_in, m->opt.n_cascade_in, err);
     if (m->opt.cascade == CC_CASCADE_ALL) {
         for (int32_t ei = 0; ei < m->n_epochs; ei++) {
             cc_epoch *e = &m->epochs[ei];
@@ -569,7 +617,7 @@ int cc_cascade(cc_model *m, npuc_err *err)
                 int32_t k0, n;
                 chain_around(m, e, k, 0, &k0, &n);
                 bool done;
-                int rc = apply(m, ei, k0, n, &done, err);
+                int rc = cascade_one(m, ei, k0, n, &done, err);
                 if (rc) return rc;
                 const cc_op_info *h = &m->ops[e->ops[k0].src_op];
                 k = done ? h->first_eu + h->cascade_ops - 1 : k0 + n - 1;
@@ -631,7 +679,7 @@ int cc_cascade(cc_model *m, npuc_err *err)
             return rc;
         }
         bool done = false;
-        rc = apply(m, best_e, k0, n, &done, err);
+        rc = cascade_one(m, best_e, k0, n, &done, err);
         uint64_t after = 0;
         if (!rc) rc = peak_of(m, &after, &step, err);
         if (!rc && done && cyc) {

@@ -231,6 +231,87 @@ static void remove_eu(cc_model *m, int32_t ei, int32_t k)
     }
 }
 
+/* The concatenation's output as o[4] (NHWC, batches first), the axis in
+ * it and the element size. */
+static void cat_geom(const graph *g, const graph_op *op, int32_t o4[4], int *ax, uint64_t *es)
+{
+    const graph_tensor *out = &g->tensors[op->out[0]];
+    int32_t axis = op->opt.axis < 0 ? op->opt.axis + out->rank : op->opt.axis;
+    int sh = 4 - out->rank;
+    for (int i = 0; i < 4; i++) o4[i] = i - sh >= 0 ? out->shape[i - sh] : 1;
+    *ax = axis + sh;
+    *es = graph_dtype_size(out->dtype);
+}
+
+/* Input `in` of concatenation ci, copied by NPU op k of its epoch into
+ * slice s, written in place when place_input allows it (*placed): its copy
+ * removed, the choice appended to m->concat_in. */
+static int place_one(cc_model *m, int32_t ci, int32_t in, int32_t k, const cc_concat_slice *s, uint64_t es,
+                     bool *placed, npuc_err *err)
+{
+    *placed = false;
+    if (m->n_concat_in == m->cap_concat_in) {
+        int32_t c = m->cap_concat_in ? 2 * m->cap_concat_in : 8;
+        cc_concat_in *q = realloc(m->concat_in, sizeof *q * (size_t)c);
+        if (!q) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+        m->concat_in = q;
+        m->cap_concat_in = c;
+    }
+    if (!place_input(m, ci, in, k, s, es)) return NPUC_OK;
+    cc_op_info *oi = &m->ops[ci];
+    remove_eu(m, oi->epoch, k);
+    oi->n_eu--;
+    m->concat_in[m->n_concat_in++] = (cc_concat_in){ci, in};
+    *placed = true;
+    return NPUC_OK;
+}
+
+static bool chosen(const cc_model *m, int32_t ci, int32_t in)
+{
+    for (int32_t j = 0; j < m->n_concat_in; j++)
+        if (m->concat_in[j].op == ci && m->concat_in[j].in == in) return true;
+    return false;
+}
+
+int cc_concat_apply(cc_model *m, const cc_concat_in *c, int32_t n, npuc_err *err)
+{
+    const graph *g = m->g;
+    for (int32_t j = 0; j < n; j++) {
+        int32_t ci = c[j].op, in = c[j].in;
+        const graph_op *op = ci >= 0 && ci < g->n_ops ? &g->ops[ci] : NULL;
+        const cc_op_info *oi = op ? &m->ops[ci] : NULL;
+        if (!op || op->opcode != TFL_OP_CONCATENATION || op->n_out != 1 || op->out[0] < 0 || !oi->npu ||
+            oi->epoch < 0 || in < 0 || in >= op->n_in || chosen(m, ci, in))
+            return npuc_errf(err, NPUC_E_INVALID, "internal: concatenation choice (op %d, input %d) does not apply",
+                             (int)ci, (int)in);
+        int32_t o4[4];
+        int ax;
+        uint64_t es;
+        cat_geom(g, op, o4, &ax, &es);
+        int32_t axis = ax - (4 - g->tensors[op->out[0]].rank);
+        /* the lowering wrote one copy per non-empty input, in order; those
+         * of the inputs placed already are gone */
+        int32_t k = oi->first_eu;
+        uint32_t start = 0;
+        for (int32_t i = 0; i < in; i++) {
+            uint32_t len = (uint32_t)g->tensors[op->in[i]].shape[axis];
+            start += len;
+            k += len && !chosen(m, ci, i);
+        }
+        uint32_t len = (uint32_t)g->tensors[op->in[in]].shape[axis];
+        cc_concat_slice s;
+        bool placed = false;
+        int rc;
+        if (len && k < oi->first_eu + oi->n_eu && cc_concat_slice_at(o4, ax, start, len, es, &s) &&
+            (rc = place_one(m, ci, in, k, &s, es, &placed, err)))
+            return rc;
+        if (!placed)
+            return npuc_errf(err, NPUC_E_INVALID,
+                             "internal: concatenation input %d of op %d cannot be written in place", (int)in, (int)ci);
+    }
+    return NPUC_OK;
+}
+
 /* The activation bytes a trial allocation gives: the arena's peak plus the
  * fast pool's (where the NPU-only feature maps go on a U65 with
  * Dedicated_Sram); a pool too small is for later. */
@@ -246,25 +327,27 @@ int cc_concat_place(cc_model *m, npuc_err *err)
 {
     const graph *g = m->g;
     if (m->opt.concat == CC_CONCAT_OFF) return NPUC_OK;
+    if (m->opt.concat_given) return cc_concat_apply(m, m->opt.concat_in, m->opt.n_concat_in, err);
     bool guard = m->opt.concat != CC_CONCAT_ALL;
     uint64_t arena = 0;
     bool measured = !guard;
     int rc = NPUC_OK;
-    /* the schedule a placement starts from, to go back to when it grows
-     * the arena (cc_sched.c): place_input rewrites feature maps of the
-     * concatenation's epoch and buf_of, remove_eu that epoch's op list and
-     * the op records */
-    cc_sched sn = {0};
+    /* A placement that grows the arena is undone by going back to the
+     * program at the start of the concatenation's epoch (`base`, taken once
+     * per epoch: place_input rewrites feature maps of that epoch and buf_of,
+     * remove_eu its op list and the op records) and applying the choices
+     * kept since (`kept`: a few (op, input) pairs, cc_sched.c). */
+    cc_sched base = {0}, kept = {0};
+    int32_t base_epoch = -1;
     for (int32_t ci = 0; ci < g->n_ops && !rc; ci++) {
         const graph_op *op = &g->ops[ci];
         cc_op_info *oi = &m->ops[ci];
         if (op->opcode != TFL_OP_CONCATENATION || !oi->npu || oi->epoch < 0 || !oi->n_eu) continue;
-        const graph_tensor *out = &g->tensors[op->out[0]];
-        int32_t axis = op->opt.axis < 0 ? op->opt.axis + out->rank : op->opt.axis;
         int32_t o4[4];
-        int sh = 4 - out->rank;
-        for (int i = 0; i < 4; i++) o4[i] = i - sh >= 0 ? out->shape[i - sh] : 1;
-        uint64_t es = graph_dtype_size(out->dtype);
+        int ax;
+        uint64_t es;
+        cat_geom(g, op, o4, &ax, &es);
+        int32_t axis = ax - (4 - g->tensors[op->out[0]].rank);
         /* the lowering wrote one copy per non-empty input, in order */
         int32_t k = oi->first_eu, end = oi->first_eu + oi->n_eu;
         uint32_t start = 0;
@@ -273,7 +356,7 @@ int cc_concat_place(cc_model *m, npuc_err *err)
             if (!len) continue;
             start += len;
             cc_concat_slice s;
-            if (!cc_concat_slice_at(o4, axis + sh, start - len, len, es, &s)) {
+            if (!cc_concat_slice_at(o4, ax, start - len, len, es, &s)) {
                 k++;
                 continue;
             }
@@ -281,17 +364,23 @@ int cc_concat_place(cc_model *m, npuc_err *err)
              * on: keep the placement only if the arena does not grow */
             if (!measured && (rc = trial_arena(m, &arena, err))) break;
             measured = true;
-            if (guard && (rc = cc_sched_take_epoch(m, CC_SCHED_PROGRAM, oi->epoch, &sn, err))) break;
-            if (!place_input(m, ci, i, k, &s, es)) {
+            if (guard && base_epoch != oi->epoch) {
+                if ((rc = cc_sched_take_epoch(m, CC_SCHED_PROGRAM, oi->epoch, &base, err))) break;
+                base_epoch = oi->epoch;
+            }
+            bool placed;
+            if ((rc = place_one(m, ci, i, k, &s, es, &placed, err))) break;
+            if (!placed) {
                 k++;
                 continue;
             }
-            remove_eu(m, oi->epoch, k);
-            oi->n_eu--;
             uint64_t after = 0;
             if (guard && (rc = trial_arena(m, &after, err))) break;
             if (guard && after > arena) {
-                if ((rc = cc_sched_apply(m, &sn, err))) break;
+                m->n_concat_in--;   /* this choice goes */
+                if ((rc = cc_sched_take(m, CC_SCHED_CONCAT, &kept, err)) || (rc = cc_sched_apply(m, &base, err)) ||
+                    (rc = cc_sched_apply(m, &kept, err)))
+                    break;
                 k++;
             } else {
                 arena = after;
@@ -299,6 +388,7 @@ int cc_concat_place(cc_model *m, npuc_err *err)
             }
         }
     }
-    cc_sched_free(&sn);
+    cc_sched_free(&base);
+    cc_sched_free(&kept);
     return rc;
 }

@@ -1,7 +1,10 @@
 /* cc_sched: the schedule as a value (cc.h: the parts it holds). Taken from a
  * model, kept, copied, compared and applied back: the one way the passes
  * save the schedule they start a trial from and restore it when the trial
- * does not pay (cc_concat.c, cc_cascade.c, cc_prefetch.c). */
+ * does not pay (cc_concat.c, cc_cascade.c, cc_prefetch.c). The in-place
+ * concatenations and the cascades are held as choices (CC_SCHED_CONCAT,
+ * CC_SCHED_CASCADE); applied alone they are applied to the program by
+ * cc_concat_apply and cc_cascade_apply. */
 #include "cc.h"
 
 #include <stdlib.h>
@@ -31,7 +34,8 @@ static bool room(void **p, int32_t *cap, int32_t n, size_t elem)
 void cc_sched_free(cc_sched *s)
 {
     if (!s) return;
-    if (!s->parts && !s->place && !s->bufs && !s->n_eu && !s->wbuf && !s->blk && !s->eu && !s->ops && !s->buf_of)
+    if (!s->parts && !s->place && !s->bufs && !s->n_eu && !s->wbuf && !s->blk && !s->eu && !s->ops && !s->buf_of &&
+        !s->concat_in && !s->cascade_in)
         return;   /* holds nothing */
     free(s->place);
     free(s->bufs);
@@ -41,6 +45,8 @@ void cc_sched_free(cc_sched *s)
     free(s->eu);
     free(s->ops);
     free(s->buf_of);
+    free(s->concat_in);
+    free(s->cascade_in);
     memset(s, 0, sizeof *s);
 }
 
@@ -61,6 +67,10 @@ static bool make_room(cc_sched *s)
         ok = room((void **)&s->eu, &s->cap_eu, s->n_eu_all, sizeof *s->eu) &&
              room((void **)&s->ops, &s->cap_ops, s->n_ops, sizeof *s->ops) &&
              room((void **)&s->buf_of, &s->cap_buf_of, s->n_tensors, sizeof *s->buf_of);
+    if (ok && (p & CC_SCHED_CONCAT))
+        ok = room((void **)&s->concat_in, &s->cap_concat_in, s->n_concat_in, sizeof *s->concat_in);
+    if (ok && (p & CC_SCHED_CASCADE))
+        ok = room((void **)&s->cascade_in, &s->cap_cascade_in, s->n_cascade_in, sizeof *s->cascade_in);
     return ok;
 }
 
@@ -71,7 +81,7 @@ int cc_sched_take(const cc_model *m, unsigned parts, cc_sched *s, npuc_err *err)
 
 int cc_sched_take_epoch(const cc_model *m, unsigned parts, int32_t epoch, cc_sched *s, npuc_err *err)
 {
-    if (parts & CC_SCHED_PROGRAM) parts |= CC_SCHED_BUFS;
+    if (parts & CC_SCHED_PROGRAM) parts |= CC_SCHED_BUFS | CC_SCHED_CONCAT | CC_SCHED_CASCADE;
     if (parts & CC_SCHED_BUFS) parts &= ~(unsigned)CC_SCHED_PLACE;
     s->parts = parts;
     s->g = m->g;
@@ -79,6 +89,8 @@ int cc_sched_take_epoch(const cc_model *m, unsigned parts, int32_t epoch, cc_sch
     s->n_tensors = m->g->n_tensors;
     s->n_epochs = m->n_epochs;
     s->n_bufs = m->n_bufs;
+    s->n_concat_in = parts & CC_SCHED_CONCAT ? m->n_concat_in : 0;
+    s->n_cascade_in = parts & CC_SCHED_CASCADE ? m->n_cascade_in : 0;
     s->n_eu_all = 0;
     for (int32_t i = 0; (parts & (CC_SCHED_WEIGHTS | CC_SCHED_PROGRAM)) && i < m->n_epochs; i++)
         if (m->epochs[i].kind == CC_EPOCH_HW && (epoch < 0 || i == epoch)) s->n_eu_all += m->epochs[i].n_eu;
@@ -121,6 +133,8 @@ int cc_sched_take_epoch(const cc_model *m, unsigned parts, int32_t epoch, cc_sch
         copy_n(s->ops, m->ops, sizeof *s->ops * (size_t)s->n_ops);
         copy_n(s->buf_of, m->buf_of, sizeof *s->buf_of * (size_t)s->n_tensors);
     }
+    if (s->n_concat_in) memcpy(s->concat_in, m->concat_in, sizeof *s->concat_in * (size_t)s->n_concat_in);
+    if (s->n_cascade_in) memcpy(s->cascade_in, m->cascade_in, sizeof *s->cascade_in * (size_t)s->n_cascade_in);
     return NPUC_OK;
 }
 
@@ -134,6 +148,8 @@ int cc_sched_copy(cc_sched *dst, const cc_sched *src, npuc_err *err)
     dst->n_epochs = src->n_epochs;
     dst->n_bufs = src->n_bufs;
     dst->n_eu_all = src->n_eu_all;
+    dst->n_concat_in = src->n_concat_in;
+    dst->n_cascade_in = src->n_cascade_in;
     dst->arena_size = src->arena_size;
     dst->fast_size = src->fast_size;
     if (!make_room(dst)) {
@@ -154,6 +170,10 @@ int cc_sched_copy(cc_sched *dst, const cc_sched *src, npuc_err *err)
         copy_n(dst->ops, src->ops, sizeof *src->ops * (size_t)src->n_ops);
         copy_n(dst->buf_of, src->buf_of, sizeof *src->buf_of * (size_t)src->n_tensors);
     }
+    if ((p & CC_SCHED_CONCAT) && src->n_concat_in)
+        memcpy(dst->concat_in, src->concat_in, sizeof *src->concat_in * (size_t)src->n_concat_in);
+    if ((p & CC_SCHED_CASCADE) && src->n_cascade_in)
+        memcpy(dst->cascade_in, src->cascade_in, sizeof *src->cascade_in * (size_t)src->n_cascade_in);
     return NPUC_OK;
 }
 
@@ -163,7 +183,9 @@ int cc_sched_apply(cc_model *m, const cc_sched *s, npuc_err *err)
     if (!p) return npuc_errf(err, NPUC_E_INVALID, "internal: an empty schedule applied");
     if (s->g != m->g || s->n_ops != m->g->n_ops || s->n_tensors != m->g->n_tensors || s->n_epochs != m->n_epochs)
         return npuc_errf(err, NPUC_E_INVALID, "internal: a schedule applied to another program");
-    if ((p & CC_SCHED_PROGRAM) ? s->n_bufs > m->n_bufs : s->n_bufs != m->n_bufs)
+    /* (choices alone name no buffer) */
+    if ((p & (CC_SCHED_PLACE | CC_SCHED_BUFS | CC_SCHED_WEIGHTS | CC_SCHED_PROGRAM)) &&
+        ((p & CC_SCHED_PROGRAM) ? s->n_bufs > m->n_bufs : s->n_bufs != m->n_bufs))
         return npuc_errf(err, NPUC_E_INVALID,
                          "internal: a schedule of %d buffers applied to a model with %d", (int)s->n_bufs,
                          (int)m->n_bufs);
@@ -177,8 +199,34 @@ int cc_sched_apply(cc_model *m, const cc_sched *s, npuc_err *err)
                              "internal: a schedule of %d NPU ops in epoch %d applied to one of %d",
                              (int)s->n_eu[i], (int)i, (int)e->n_eu);
     }
+    /* the choices alone extend the model's own: those must be a prefix */
+    bool ext_cat = (p & CC_SCHED_CONCAT) && !(p & CC_SCHED_PROGRAM);
+    bool ext_cas = (p & CC_SCHED_CASCADE) && !(p & CC_SCHED_PROGRAM);
+    if (ext_cat && (m->n_concat_in > s->n_concat_in ||
+                    (m->n_concat_in &&
+                     memcmp(m->concat_in, s->concat_in, sizeof *s->concat_in * (size_t)m->n_concat_in))))
+        return npuc_errf(err, NPUC_E_INVALID,
+                         "internal: concatenation choices applied to a program with others applied");
+    if (ext_cas && (m->n_cascade_in > s->n_cascade_in ||
+                    (m->n_cascade_in &&
+                     memcmp(m->cascade_in, s->cascade_in, sizeof *s->cascade_in * (size_t)m->n_cascade_in))))
+        return npuc_errf(err, NPUC_E_INVALID, "internal: cascade choices applied to a program with others applied");
+    if (ext_cat && m->n_cascade_in && s->n_concat_in > m->n_concat_in)
+        return npuc_errf(err, NPUC_E_INVALID, "internal: concatenation choices applied to a cascaded program");
     if (p & CC_SCHED_PROGRAM) {
         /* room first, so that a failure leaves m as it was */
+        if (s->n_concat_in > m->cap_concat_in) {
+            cc_concat_in *q = realloc(m->concat_in, sizeof *q * (size_t)s->n_concat_in);
+            if (!q) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+            m->concat_in = q;
+            m->cap_concat_in = s->n_concat_in;
+        }
+        if (s->n_cascade_in > m->cap_cascade_in) {
+            cc_cascade_in *q = realloc(m->cascade_in, sizeof *q * (size_t)s->n_cascade_in);
+            if (!q) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+            m->cascade_in = q;
+            m->cap_cascade_in = s->n_cascade_in;
+        }
         for (int32_t i = 0; i < m->n_epochs; i++) {
             cc_epoch *e = &m->epochs[i];
             if (e->kind != CC_EPOCH_HW || s->n_eu[i] <= e->cap_eu) continue;   /* (-1: not held) */
@@ -198,6 +246,11 @@ int cc_sched_apply(cc_model *m, const cc_sched *s, npuc_err *err)
         copy_n(m->ops, s->ops, sizeof *m->ops * (size_t)s->n_ops);
         copy_n(m->buf_of, s->buf_of, sizeof *m->buf_of * (size_t)s->n_tensors);
         m->n_bufs = s->n_bufs;   /* the buffers made since (rolling buffers) go */
+        if (s->n_concat_in) memcpy(m->concat_in, s->concat_in, sizeof *s->concat_in * (size_t)s->n_concat_in);
+        m->n_concat_in = s->n_concat_in;
+        if (s->n_cascade_in)
+            memcpy(m->cascade_in, s->cascade_in, sizeof *s->cascade_in * (size_t)s->n_cascade_in);
+        m->n_cascade_in = s->n_cascade_in;
     }
     if (p & CC_SCHED_BUFS) {
         copy_n(m->bufs, s->bufs, sizeof *m->bufs * (size_t)s->n_bufs);
@@ -226,7 +279,12 @@ int cc_sched_apply(cc_model *m, const cc_sched *s, npuc_err *err)
             }
         }
     }
-    return NPUC_OK;
+    int rc = NPUC_OK;
+    if (ext_cat && s->n_concat_in > m->n_concat_in)
+        rc = cc_concat_apply(m, s->concat_in + m->n_concat_in, s->n_concat_in - m->n_concat_in, err);
+    if (!rc && ext_cas && s->n_cascade_in > m->n_cascade_in)
+        rc = cc_cascade_apply(m, s->cascade_in + m->n_cascade_in, s->n_cascade_in - m->n_cascade_in, err);
+    return rc;
 }
 
 /* ------------------------------------------------------------ comparing */
@@ -314,6 +372,15 @@ bool cc_sched_equal(const cc_sched *a, const cc_sched *b)
             if (!info_eq(&a->ops[i], &b->ops[i])) return false;
         if (cmp_n(a->buf_of, b->buf_of, sizeof *a->buf_of * (size_t)a->n_tensors)) return false;
     }
+    if ((p & CC_SCHED_CONCAT) &&
+        (a->n_concat_in != b->n_concat_in ||
+         (a->n_concat_in && memcmp(a->concat_in, b->concat_in, sizeof *a->concat_in * (size_t)a->n_concat_in))))
+        return false;
+    if ((p & CC_SCHED_CASCADE) &&
+        (a->n_cascade_in != b->n_cascade_in ||
+         (a->n_cascade_in &&
+          memcmp(a->cascade_in, b->cascade_in, sizeof *a->cascade_in * (size_t)a->n_cascade_in))))
+        return false;
     return true;
 }
 

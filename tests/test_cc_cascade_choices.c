@@ -1,0 +1,306 @@
+/* The cascades as choices (src/compiler/cc_cascade.c cc_cascade_apply, the
+ * CC_SCHED_CASCADE part of cc_sched): the rewrite of the program into band
+ * ops and rolling buffers is a function of the program the pass starts
+ * from and the chains chosen, (head graph op, number of ops).
+ *
+ * On hand-built programs (a chain of 3x3 convs) and on models of the
+ * shared folder (skipped when absent), for ethos-u55-128 and
+ * ethos-u65-256:
+ *  - on the program the pass starts from (cc_lower, cc_concat_place,
+ *    cc_layout): the pass's choices (CC_CASCADE_AUTO and ALL), applied to
+ *    that program put back, give the program the pass left field by field
+ *    (op lists, op records, buf_of, buffers once allocated); twice the
+ *    same; the empty choice set leaves the program; a chain that does not
+ *    qualify (one op, a chain run past its epoch, no such op, a chain
+ *    chosen twice) and choices that do not extend the model's are refused
+ *    with NPUC_E_INVALID;
+ *  - through the whole compiler: the choices of a compile, given to a
+ *    fresh compile (cc_options.cascade_given), give the same command streams and
+ *    flash byte for byte and the same choices; the empty set gives a
+ *    program without cascades. */
+#include "test.h"
+#include "../src/compiler/cc.h"
+
+#include <stdint.h>
+
+#include "cc_test_npu.h"
+
+/* The command streams and flash of every HW epoch, concatenated. */
+typedef struct streams { uint8_t *b; size_t n; } streams;
+
+static bool take_streams(const cc_model *m, streams *s)
+{
+    s->n = 0;
+    for (int32_t i = 0; i < m->n_epochs; i++)
+        if (m->epochs[i].kind == CC_EPOCH_HW)
+            s->n += (size_t)m->epochs[i].payload_size + (size_t)m->epochs[i].flash_size + 16;
+    s->b = malloc(s->n + 1);
+    if (!s->b) return false;
+    size_t o = 0;
+    for (int32_t i = 0; i < m->n_epochs; i++) {
+        const cc_epoch *e = &m->epochs[i];
+        if (e->kind != CC_EPOCH_HW) continue;
+        uint64_t hdr[2] = {e->payload_size, e->flash_size};
+        memcpy(s->b + o, hdr, sizeof hdr);
+        o += sizeof hdr;
+        if (e->payload_size) memcpy(s->b + o, e->payload, (size_t)e->payload_size);
+        o += (size_t)e->payload_size;
+        if (e->flash_size) memcpy(s->b + o, e->flash, (size_t)e->flash_size);
+        o += (size_t)e->flash_size;
+    }
+    s->n = o;
+    return true;
+}
+
+/* g lowered for v (cc_lower alone: no fold, no reordering), NULL on a
+ * failure (printed). */
+static cc_model *lowered(const char *cs, const graph *g, eu_variant v, cc_options opt)
+{
+    npuc_err e = {0};
+    cc_model *m = calloc(1, sizeof *m);
+    if (!m) return NULL;
+    opt.no_fold = opt.no_order = true;
+    m->g = m->src = g;
+    m->qfold_off = true;
+    m->ops = calloc((size_t)g->n_ops + 1, sizeof *m->ops);
+    m->buf_of = calloc((size_t)g->n_tensors + 1, sizeof *m->buf_of);
+    int rc = m->ops && m->buf_of ? target_default(v, &opt.sys, &e) : NPUC_E_NOMEM;
+    m->opt = opt;
+    for (int32_t i = 0; !rc && i < g->n_ops; i++)
+        m->ops[i].epoch = m->ops[i].cascade = m->ops[i].fused_into = m->ops[i].folded_into = -1;
+    if (!rc) rc = cc_lower(m, &e);
+    if (rc) {
+        fprintf(stderr, "FAIL %s: lowering: %s\n", cs, e.msg);
+        CHECK(0);
+        cc_model_free(m);
+        return NULL;
+    }
+    return m;
+}
+
+/* Places m's buffers (a pool too small is no matter here). */
+static void alloc(cc_model *m)
+{
+    npuc_err e = {0};
+    int rc = cc_allocate(m, &e);
+    CHECK(rc == NPUC_OK || rc == NPUC_E_UNSUPPORTED);
+}
+
+/* The choices as a CC_SCHED_CASCADE schedule of m's graph. */
+static void choices(const cc_model *m, const cc_cascade_in *c, int32_t n, cc_sched *s)
+{
+    npuc_err e = {0};
+    CHECK(cc_sched_take(m, CC_SCHED_CASCADE, s, &e) == NPUC_OK);
+    cc_cascade_in *q = realloc(s->cascade_in, sizeof *q * (size_t)(n + 1));
+    CHECK(q != NULL);
+    if (!q) return;
+    s->cascade_in = q;
+    s->cap_cascade_in = n + 1;
+    if (n) memcpy(q, c, sizeof *c * (size_t)n);
+    s->n_cascade_in = n;
+}
+
+static const char *mode_name(cc_cascade_mode mode) { return mode == CC_CASCADE_ALL ? "ALL" : "AUTO"; }
+
+/* The pass on the program it starts from against its choices applied back. */
+static int32_t on_lowered(const char *cs, const graph *g, eu_variant v, cc_cascade_mode mode)
+{
+    cc_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.cascade = mode;
+    cc_model *m = lowered(cs, g, v, opt);
+    if (!m) return -1;
+    npuc_err e = {0};
+    cc_sched p0 = {0}, p1 = {0}, c = {0}, none = {0}, x = {0};
+    CHECK(cc_concat_place(m, &e) == NPUC_OK && cc_layout(m, &e) == NPUC_OK);
+    alloc(m);
+    CHECK(cc_sched_take(m, CC_SCHED_PROGRAM, &p0, &e) == NPUC_OK);
+    CHECK((p0.parts & CC_SCHED_CASCADE) && p0.n_cascade_in == 0);
+    int rc = cc_cascade(m, &e);
+    CHECK(rc == NPUC_OK);
+    if (rc) fprintf(stderr, "FAIL %s: cascade: %s\n", cs, e.msg);
+    int32_t n = m->n_cascade_in, nb = m->n_bufs;
+    alloc(m);
+    CHECK(cc_sched_take(m, CC_SCHED_PROGRAM, &p1, &e) == NPUC_OK);
+    CHECK(cc_sched_take(m, CC_SCHED_CASCADE, &c, &e) == NPUC_OK && c.n_cascade_in == n);
+    /* the model's own choices again: nothing changes */
+    CHECK(cc_sched_apply(m, &c, &e) == NPUC_OK && cc_sched_matches(m, &p1));
+    /* back; the empty set leaves the program */
+    CHECK(cc_sched_apply(m, &p0, &e) == NPUC_OK && m->n_cascade_in == 0 && m->n_bufs == p0.n_bufs);
+    CHECK(cc_sched_take(m, CC_SCHED_CASCADE, &none, &e) == NPUC_OK && none.n_cascade_in == 0);
+    CHECK(cc_sched_apply(m, &none, &e) == NPUC_OK);
+    alloc(m);
+    CHECK(cc_sched_matches(m, &p0));
+    /* the choices applied, twice */
+    for (int pass = 0; pass < 2; pass++) {
+        CHECK(cc_sched_apply(m, &p0, &e) == NPUC_OK);
+        rc = cc_sched_apply(m, &c, &e);
+        CHECK(rc == NPUC_OK);
+        if (rc) fprintf(stderr, "FAIL %s: %s\n", cs, e.msg);
+        alloc(m);
+        CHECK(m->n_bufs == nb && cc_sched_matches(m, &p1));
+        CHECK(m->n_cascade_in == n &&
+              (!n || !memcmp(m->cascade_in, c.cascade_in, sizeof *c.cascade_in * (size_t)n)));
+    }
+    npuc_err e2 = {0};
+    if (n) {
+        /* choices that do not extend the model's */
+        CHECK(cc_sched_apply(m, &none, &e2) == NPUC_E_INVALID);
+        CHECK(cc_sched_matches(m, &p1));
+        /* chains that do not qualify, on the program put back */
+        CHECK(cc_sched_apply(m, &p0, &e) == NPUC_OK);
+        cc_cascade_in one = {c.cascade_in[0].head, 1}, far = {c.cascade_in[0].head, 1000},
+                      none_op = {-1, 2}, past = {g->n_ops, 2}, twice[2] = {c.cascade_in[0], c.cascade_in[0]};
+        const cc_cascade_in *tries[4] = {&one, &far, &none_op, &past};
+        for (int i = 0; i < 4; i++) {
+            choices(m, tries[i], 1, &x);
+            CHECK(cc_sched_apply(m, &x, &e2) == NPUC_E_INVALID && m->n_cascade_in == 0);
+            CHECK(cc_sched_matches(m, &p0));
+        }
+        choices(m, twice, 2, &x);
+        CHECK(cc_sched_apply(m, &x, &e2) == NPUC_E_INVALID && m->n_cascade_in == 1);
+        printf("%s: a chain chosen twice: %s\n", cs, e2.msg);
+    }
+    printf("%s, %s: %d chains, applied to the program the pass starts from: the pass's program\n", cs,
+           mode_name(mode), (int)n);
+    cc_sched_free(&p0);
+    cc_sched_free(&p1);
+    cc_sched_free(&c);
+    cc_sched_free(&none);
+    cc_sched_free(&x);
+    cc_model_free(m);
+    return n;
+}
+
+/* Through the compiler: a compile's choices given to a fresh one. */
+static void given(const char *cs, const graph *g, eu_variant v, cc_cascade_mode mode, cc_optimise optimise)
+{
+    cc_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.cascade = mode;
+    opt.optimise = optimise;
+    cc_model *a = NULL, *b = NULL, *off = NULL;
+    if (!cc_check_compile(cs, g, v, opt, &a)) {
+        CHECK(0);
+        return;
+    }
+    opt.cascade_given = true;
+    opt.cascade_in = a->cascade_in;
+    opt.n_cascade_in = a->n_cascade_in;
+    streams sa = {0}, sb = {0}, so = {0};
+    if (cc_check_compile(cs, g, v, opt, &b)) {
+        CHECK(take_streams(a, &sa) && take_streams(b, &sb));
+        bool same = sa.n == sb.n && !memcmp(sa.b, sb.b, sa.n) && a->flash_size == b->flash_size &&
+                    a->arena_size == b->arena_size && a->fast_size == b->fast_size &&
+                    b->n_cascade_in == a->n_cascade_in &&
+                    (!a->n_cascade_in ||
+                     !memcmp(a->cascade_in, b->cascade_in, sizeof *a->cascade_in * (size_t)a->n_cascade_in));
+        CHECK(same);
+        printf("%s, %s%s: %d chains given to a fresh compile: %s\n", cs, mode_name(mode),
+               optimise == CC_OPT_SIZE ? ", --optimise size" : "", (int)a->n_cascade_in,
+               same ? "the same streams and flash" : "OTHER output");
+    } else {
+        CHECK(0);
+    }
+    opt.cascade_in = NULL;
+    opt.n_cascade_in = 0;   /* none given */
+    cc_model_free(b);
+    b = NULL;
+    if (cc_check_compile(cs, g, v, opt, &b)) {
+        CHECK(b->n_cascade_in == 0);
+        for (int32_t i = 0; i < g->n_ops; i++) CHECK(b->ops[i].cascade < 0);
+    } else {
+        CHECK(0);
+    }
+    free(sa.b);
+    free(sb.b);
+    free(so.b);
+    cc_model_free(a);
+    cc_model_free(b);
+    cc_model_free(off);
+}
+
+/* x [1,32,32,8] -> four 3x3 convs (the second with stride 2), 16 channels:
+ * a chain whose intermediates hold the arena's peak. */
+static graph *hand_built(uint64_t seed)
+{
+    graph *g = graph_new("cascade_choices");
+    if (!g) return NULL;
+    npuc_rng r;
+    npuc_rng_seed(&r, seed);
+    int32_t shape[4] = {1, 32, 32, 8};
+    float sx = 0.05f;
+    int64_t zx = 3;
+    int32_t x = graph_add_tensor(g, "x", GRAPH_I8, 4, shape, NULL);
+    bool ok = x >= 0 && !graph_set_quant(g, x, 1, &sx, &zx, 0);
+    tfl_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.padding = TFL_PAD_SAME;
+    opt.dilation_w = opt.dilation_h = 1;
+    int32_t t = x, c = 8, hw = 32;
+    float st = sx;
+    for (int i = 0; ok && i < 4; i++) {
+        int32_t s = i == 1 ? 2 : 1;
+        opt.stride_w = opt.stride_h = s;
+        hw = (hw + s - 1) / s;
+        int32_t ws[4] = {16, 3, 3, c}, os[4] = {1, hw, hw, 16};
+        char name[8];
+        snprintf(name, sizeof name, "c%d", i);
+        t = cc_rand_conv(g, &r, t, st, GRAPH_I8, false, ws, os, &opt, name);
+        ok = t >= 0;
+        if (ok) st = g->tensors[t].q.scale[0];
+        c = 16;
+    }
+    if (!ok || graph_set_io(g, 1, &x, 1, &t)) {
+        graph_free(g);
+        return NULL;
+    }
+    return g;
+}
+
+static void shared(const char *rel, eu_variant v, const char *vname)
+{
+    tfl_model *tm = NULL;
+    graph *g = NULL;
+    int loaded = cc_load_shared(rel, &tm, &g);
+    if (loaded) {
+        CHECK(loaded > 0);
+        char cs[256];
+        snprintf(cs, sizeof cs, "%s %s", rel, vname);
+        if (g) {
+            on_lowered(cs, g, v, CC_CASCADE_AUTO);
+            on_lowered(cs, g, v, CC_CASCADE_ALL);
+            given(cs, g, v, CC_CASCADE_AUTO, CC_OPT_PERFORMANCE);
+            given(cs, g, v, CC_CASCADE_AUTO, CC_OPT_SIZE);
+            given(cs, g, v, CC_CASCADE_ALL, CC_OPT_PERFORMANCE);
+        }
+    }
+    graph_free(g);
+    tfl_model_free(tm);
+}
+
+int main(void)
+{
+    (void)env_long;
+    const struct { eu_variant v; const char *name; } vs[] = {{EU_U55_128, "ethos-u55-128"},
+                                                             {EU_U65_256, "ethos-u65-256"}};
+    int32_t chains = 0;
+    graph *g = hand_built(11);
+    CHECK(g != NULL);
+    for (int i = 0; g && i < 2; i++) {
+        char cs[96];
+        snprintf(cs, sizeof cs, "hand-built %s", vs[i].name);
+        on_lowered(cs, g, vs[i].v, CC_CASCADE_AUTO);
+        int32_t n = on_lowered(cs, g, vs[i].v, CC_CASCADE_ALL);
+        chains += n > 0;
+        given(cs, g, vs[i].v, CC_CASCADE_AUTO, CC_OPT_PERFORMANCE);
+        given(cs, g, vs[i].v, CC_CASCADE_ALL, CC_OPT_PERFORMANCE);
+    }
+    graph_free(g);
+    CHECK(chains > 0);   /* the hand-built program has a chain to cascade */
+    shared("models/tflm/person_detect.tflite", EU_U55_128, "ethos-u55-128");
+    shared("models/tflm/person_detect.tflite", EU_U65_256, "ethos-u65-256");
+    shared("models/zoo/tflm_retinaface.tflite", EU_U65_256, "ethos-u65-256");
+    shared("models/zoo/coral_movenet_lightning_ptq.tflite", EU_U55_128, "ethos-u55-128");
+    TEST_MAIN_END();
+}

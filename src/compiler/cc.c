@@ -462,9 +462,6 @@ static int estimate(cc_model *m, cc_epoch *e, gen_entry *g, npuc_err *err)
         if (x == &own) free(own.ops), free(own.owner), free(own.eu_of);
         return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     }
-    /* the checks of the register values the epochs' streams repeat are
-     * remembered with the cache (without one, each command is checked) */
-    if (m->gen && !x->memo) x->memo = calloc(1, sizeof *x->memo);
     /* and each op's figures in the cycle model, by its record */
     if (m->gen && !x->perf) x->perf = sim_perf_memo_new();
     /* the command cache: EST_CMDS slots for a stream long enough to
@@ -477,6 +474,12 @@ static int estimate(cc_model *m, cc_epoch *e, gen_entry *g, npuc_err *err)
      * instructions in all); fresh zeroed pages cost a small model more
      * than the cache saves it (armkws_ds_cnn_s: 4096 slots, 0.4 ms more) */
     x->decoded += size;
+    /* the checks of the register values the epochs' streams repeat are
+     * remembered with the cache (without one, each command is checked),
+     * once the compile has estimated EST_CMDS_MIN_BYTES of streams: its
+     * 80 KiB of fresh zeroed memory cost a small model more than it saves
+     * (simple_add_model: a third of the compile) */
+    if (m->gen && !x->memo && x->decoded >= EST_CMDS_MIN_BYTES) x->memo = calloc(1, sizeof *x->memo);
     if (m->gen && x->n_cmds < EST_CMDS &&
         (size >= EST_CMDS_MIN_BYTES || x->decoded >= EST_CMDS_MANY_BYTES ||
          (!x->cmds && x->decoded >= EST_CMDS_MIN_BYTES))) {

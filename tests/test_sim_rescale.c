@@ -1,6 +1,7 @@
 /* The virtual NPU's output-stage rescale without __int128 (what 32-bit
- * targets such as the Cortex-M55 example build) against the __int128 form,
- * on edge values and a million random ones, for every rounding mode. */
+ * targets such as the Cortex-M55 example build) and its 64-bit form for
+ * small accumulators against the __int128 form, on edge values and two
+ * million random ones, for every rounding mode. */
 #include "test.h"
 #include "sim/sim_rescale.h"
 #include "util/util.h"
@@ -13,8 +14,14 @@ static int n_shown;
 static void check_one(int64_t acc, uint32_t m, unsigned s, unsigned round)
 {
     int64_t want = sim_rescale_int128(acc, m, s, round);
-    int64_t got = sim_rescale_portable(acc, m, s, round);
+    int64_t got = sim_rescale_portable(acc, m, s, round), fast = sim_rescale_fast(acc, m, s, round);
     t_checks++;
+    if (want != fast) {
+        t_failures++;
+        if (n_shown++ < 20)
+            fprintf(stderr, "rescale(%" PRId64 ", %" PRIu32 ", %u, round %u): 64-bit %" PRId64
+                    ", int128 %" PRId64 "\n", acc, m, s, round, fast, want);
+    }
     if (want != got) {
         t_failures++;
         if (n_shown++ < 20)
@@ -58,6 +65,15 @@ int main(void)
         uint32_t m = (uint32_t)npuc_rng_next(&rng);
         unsigned s = (unsigned)(npuc_rng_next(&rng) % 64);
         check_one(acc, m, s, (unsigned)(i % 3));
+    }
+    /* the 64-bit form's edges: |acc| about 2^30, every shift */
+    for (int64_t a = ((int64_t)1 << 30) - 3; a <= ((int64_t)1 << 30) + 2; a++)
+        for (size_t j = 0; j < sizeof ms / sizeof ms[0]; j++)
+            for (unsigned s = 0; s < 64; s++)
+                for (unsigned r = 0; r < 3; r++) check_one(a, ms[j], s, r), check_one(-a, ms[j], s, r);
+    for (int i = 0; i < 1000000; i++) {
+        int64_t acc = (int64_t)(npuc_rng_next(&rng) % ((uint64_t)1 << 31)) - ((int64_t)1 << 30);
+        check_one(acc, (uint32_t)npuc_rng_next(&rng), (unsigned)(npuc_rng_next(&rng) % 64), (unsigned)(i % 3));
     }
     for (size_t i = 0; i < sizeof accs / sizeof accs[0]; i++)
         for (unsigned sh = 0; sh <= 32; sh++) check_shl(accs[i], sh);

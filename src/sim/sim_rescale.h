@@ -109,11 +109,31 @@ static inline int64_t sim_rescale_int128(int64_t acc, uint32_t m, unsigned s, un
     return (int64_t)r;
 }
 #define SIM_HAVE_INT128 1
-#define sim_rescale sim_rescale_int128
+#define sim_rescale_wide sim_rescale_int128
 #else
 #define SIM_HAVE_INT128 0
-#define sim_rescale sim_rescale_portable
+#define sim_rescale_wide sim_rescale_portable
 #endif
+
+/* R_mode as above, in 64-bit arithmetic where that is exact: |acc| < 2^30
+ * and s < 63 keep |acc * m| below 2^62 and the rounding term below 2^62,
+ * so neither the product nor the sum leaves int64 and nothing saturates
+ * (an activation's or a requantization's input, a pool's sum); wider
+ * accumulators take the 128-bit form. The same result for every input
+ * (test_sim_rescale). */
+static inline int64_t sim_rescale_fast(int64_t acc, uint32_t m, unsigned s, unsigned round)
+{
+    if (acc >= -((int64_t)1 << 30) && acc < ((int64_t)1 << 30) && s < 63) {
+        int64_t p = acc * (int64_t)m;
+        if (s == 0) return p;
+        if (round == EU_ROUND_TRUNCATE) return p >= 0 ? p >> s : -((-p) >> s);
+        int64_t add = (int64_t)1 << (s - 1);
+        if (round == EU_ROUND_TFL && s > 31) add += acc >= 0 ? ((int64_t)1 << 30) : -((int64_t)1 << 30);
+        return (p + add) >> s;
+    }
+    return sim_rescale_wide(acc, m, s, round);
+}
+#define sim_rescale sim_rescale_fast
 
 /* a * 2^sh for sh in 0..63, saturated to int64. */
 static inline int64_t sim_shl_sat(int64_t a, unsigned sh)

@@ -24,67 +24,7 @@
 #include <stdint.h>
 
 #include "cc_test_npu.h"
-
-/* The command streams and flash of every HW epoch, concatenated. */
-typedef struct streams { uint8_t *b; size_t n; } streams;
-
-static bool take_streams(const cc_model *m, streams *s)
-{
-    s->n = 0;
-    for (int32_t i = 0; i < m->n_epochs; i++)
-        if (m->epochs[i].kind == CC_EPOCH_HW)
-            s->n += (size_t)m->epochs[i].payload_size + (size_t)m->epochs[i].flash_size + 16;
-    s->b = malloc(s->n + 1);
-    if (!s->b) return false;
-    size_t o = 0;
-    for (int32_t i = 0; i < m->n_epochs; i++) {
-        const cc_epoch *e = &m->epochs[i];
-        if (e->kind != CC_EPOCH_HW) continue;
-        uint64_t hdr[2] = {e->payload_size, e->flash_size};
-        memcpy(s->b + o, hdr, sizeof hdr);
-        o += sizeof hdr;
-        if (e->payload_size) memcpy(s->b + o, e->payload, (size_t)e->payload_size);
-        o += (size_t)e->payload_size;
-        if (e->flash_size) memcpy(s->b + o, e->flash, (size_t)e->flash_size);
-        o += (size_t)e->flash_size;
-    }
-    s->n = o;
-    return true;
-}
-
-/* g lowered for v (cc_lower alone: no fold, no reordering), NULL on a
- * failure (printed). */
-static cc_model *lowered(const char *cs, const graph *g, eu_variant v, cc_options opt)
-{
-    npuc_err e = {0};
-    cc_model *m = calloc(1, sizeof *m);
-    if (!m) return NULL;
-    opt.no_fold = opt.no_order = true;
-    m->g = m->src = g;
-    m->qfold_off = true;
-    m->ops = calloc((size_t)g->n_ops + 1, sizeof *m->ops);
-    m->buf_of = calloc((size_t)g->n_tensors + 1, sizeof *m->buf_of);
-    int rc = m->ops && m->buf_of ? target_default(v, &opt.sys, &e) : NPUC_E_NOMEM;
-    m->opt = opt;
-    for (int32_t i = 0; !rc && i < g->n_ops; i++)
-        m->ops[i].epoch = m->ops[i].cascade = m->ops[i].fused_into = m->ops[i].folded_into = -1;
-    if (!rc) rc = cc_lower(m, &e);
-    if (rc) {
-        fprintf(stderr, "FAIL %s: lowering: %s\n", cs, e.msg);
-        CHECK(0);
-        cc_model_free(m);
-        return NULL;
-    }
-    return m;
-}
-
-/* Places m's buffers (a pool too small is no matter here). */
-static void alloc(cc_model *m)
-{
-    npuc_err e = {0};
-    int rc = cc_allocate(m, &e);
-    CHECK(rc == NPUC_OK || rc == NPUC_E_UNSUPPORTED);
-}
+#include "cc_sched_test.h"
 
 /* The choices as a CC_SCHED_CASCADE schedule of m's graph. */
 static void choices(const cc_model *m, const cc_cascade_in *c, int32_t n, cc_sched *s)
@@ -190,7 +130,7 @@ static void given(const char *cs, const graph *g, eu_variant v, cc_cascade_mode 
     streams sa = {0}, sb = {0}, so = {0};
     if (cc_check_compile(cs, g, v, opt, &b)) {
         CHECK(take_streams(a, &sa) && take_streams(b, &sb));
-        bool same = sa.n == sb.n && !memcmp(sa.b, sb.b, sa.n) && a->flash_size == b->flash_size &&
+        bool same = same_streams(&sa, &sb) && a->flash_size == b->flash_size &&
                     a->arena_size == b->arena_size && a->fast_size == b->fast_size &&
                     b->n_cascade_in == a->n_cascade_in &&
                     (!a->n_cascade_in ||

@@ -28,41 +28,10 @@
 #include <stdint.h>
 
 #include "cc_test_npu.h"
+#include "cc_sched_test.h"
 
 static const unsigned ALL =
     CC_SCHED_PROGRAM | CC_SCHED_BUFS | CC_SCHED_WEIGHTS | CC_SCHED_CONCAT | CC_SCHED_CASCADE;
-
-/* The command streams and flash of every HW epoch, concatenated. */
-typedef struct streams { uint8_t *b; size_t n; } streams;
-
-static bool take_streams(const cc_model *m, streams *s)
-{
-    s->n = 0;
-    for (int32_t i = 0; i < m->n_epochs; i++)
-        if (m->epochs[i].kind == CC_EPOCH_HW)
-            s->n += (size_t)m->epochs[i].payload_size + (size_t)m->epochs[i].flash_size + 16;
-    s->b = malloc(s->n + 1);
-    if (!s->b) return false;
-    size_t o = 0;
-    for (int32_t i = 0; i < m->n_epochs; i++) {
-        const cc_epoch *e = &m->epochs[i];
-        if (e->kind != CC_EPOCH_HW) continue;
-        uint64_t hdr[2] = {e->payload_size, e->flash_size};
-        memcpy(s->b + o, hdr, sizeof hdr);
-        o += sizeof hdr;
-        if (e->payload_size) memcpy(s->b + o, e->payload, (size_t)e->payload_size);
-        o += (size_t)e->payload_size;
-        if (e->flash_size) memcpy(s->b + o, e->flash, (size_t)e->flash_size);
-        o += (size_t)e->flash_size;
-    }
-    s->n = o;
-    return true;
-}
-
-static bool same_streams(const streams *a, const streams *b)
-{
-    return a->n == b->n && !memcmp(a->b, b->b, a->n);
-}
 
 /* The first NPU op with a weight copy: epoch and index, false none. */
 static bool first_wcopy(const cc_model *m, int32_t *ei, int32_t *k)

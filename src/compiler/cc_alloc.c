@@ -537,6 +537,7 @@ struct cc_costs {
      * differ in a few ops) */
     sim_op_info *fp_rec;      /* [fp_n] */
     uint64_t *fp_memo;        /* [fp_cap][FP_MEMO] */
+    uint64_t *fp_spare;       /* [fp_cap][FP_MEMO]: fp_ctx.spare_memo, the same way */
     int32_t fp_n, fp_cap;
     bool am_on;               /* cc_alloc_memo */
     am_entry am[AM_CAP];
@@ -563,6 +564,7 @@ void cc_costs_free(struct cc_costs *c)
     pm_free(&c->place);
     free(c->fp_rec);
     free(c->fp_memo);
+    free(c->fp_spare);
     am_free(c);
     free(c);
 }
@@ -817,10 +819,12 @@ static int64_t fp_gain(const fp_ctx *c, int32_t b)
     return g;
 }
 
-/* The model's kept cost memo for c's ops (rows of ops whose record
- * changed cleared); NULL: none (no cache, or out of memory). */
-static uint64_t *fp_memo_keep(struct cc_costs *k, const fp_ctx *c)
+/* The model's kept cost and spare-cycle memos for c's ops (rows of ops
+ * whose record changed cleared; both are functions of the record and the
+ * regions alone); NULL: none (no cache, or out of memory). */
+static uint64_t *fp_memo_keep(struct cc_costs *k, const fp_ctx *c, uint64_t **spare)
 {
+    *spare = NULL;
     if (!k) return NULL;
     if (c->n_ops > k->fp_cap) {
         size_t cap = (size_t)c->n_ops + 1;
@@ -828,7 +832,9 @@ static uint64_t *fp_memo_keep(struct cc_costs *k, const fp_ctx *c)
         if (r) k->fp_rec = r;
         uint64_t *x = realloc(k->fp_memo, sizeof *x * FP_MEMO * cap);
         if (x) k->fp_memo = x;
-        if (!r || !x) return NULL;
+        uint64_t *y = realloc(k->fp_spare, sizeof *y * FP_MEMO * cap);
+        if (y) k->fp_spare = y;
+        if (!r || !x || !y) return NULL;
         k->fp_cap = c->n_ops;
     }
     for (int32_t i = 0; i < c->n_ops; i++) {
@@ -836,8 +842,10 @@ static uint64_t *fp_memo_keep(struct cc_costs *k, const fp_ctx *c)
         if (i < k->fp_n && !memcmp(&k->fp_rec[i], r, sizeof *r)) continue;
         k->fp_rec[i] = *r;
         memset(&k->fp_memo[(size_t)i * FP_MEMO], 0, sizeof *k->fp_memo * FP_MEMO);
+        memset(&k->fp_spare[(size_t)i * FP_MEMO], 0, sizeof *k->fp_spare * FP_MEMO);
     }
     if (c->n_ops > k->fp_n) k->fp_n = c->n_ops;
+    *spare = k->fp_spare;
     return k->fp_memo;
 }
 
@@ -898,20 +906,19 @@ static int fp_init(fp_ctx *c, const cc_model *m, const uint8_t *in_fast)
         }
     free(at);
     /* without memory for the memos every cost is worked out each time */
-    c->memo = fp_memo_keep(m->costs, c);
+    c->memo = fp_memo_keep(m->costs, c, &c->spare_memo);
     c->memo_own = !c->memo;
     if (!c->memo) c->memo = calloc((size_t)c->n_ops * FP_MEMO + 1, sizeof *c->memo);
+    if (c->memo_own) c->spare_memo = calloc((size_t)c->n_ops * FP_MEMO + 1, sizeof *c->spare_memo);
     c->dma_memo = calloc((size_t)nb + 1, sizeof *c->dma_memo);
-    c->spare_memo = calloc((size_t)c->n_ops * FP_MEMO + 1, sizeof *c->spare_memo);
     for (int32_t i = 0; i < c->n_ops; i++) c->ops[i].cost = fp_cost(c, i, -1);
     return NPUC_OK;
 }
 
 static void fp_free(fp_ctx *c)
 {
-    if (c->memo_own) free(c->memo);
+    if (c->memo_own) free(c->memo), free(c->spare_memo);
     free(c->dma_memo);
-    free(c->spare_memo);
     free(c->ops);
     free(c->first);
     free(c->list);

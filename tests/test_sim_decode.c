@@ -235,6 +235,18 @@ static bool walk_op(const char *what, const tfl_model *m, const tfl_operator *op
                 for (size_t k = 0; k < expect && k < info.n_weights; k++)
                     if (map[k] < 0 && w[k] != 0) bad++;
                 CHECK_EQ_INT(bad, 0);
+                /* a shorter map gets the same first positions and nothing past them */
+                size_t part = expect * 2 / 3 + 1;
+                int64_t *pre = malloc((expect + 1) * sizeof *pre);
+                if (map && pre) {
+                    for (size_t k = 0; k <= expect; k++) pre[k] = INT64_MIN;
+                    CHECK_EQ_INT(sim_weight_traverse(&g, pre, part), expect);
+                    size_t differ = 0;
+                    for (size_t k = 0; k < part && k < expect; k++) differ += pre[k] != map[k];
+                    for (size_t k = part; k <= expect; k++) differ += pre[k] != INT64_MIN;
+                    CHECK_EQ_INT(differ, 0);
+                }
+                free(pre);
                 free(map);
             }
             free(w);

@@ -371,56 +371,11 @@ static uint32_t trav_elems(const trav *t, const sim_wgeom *g, uint32_t area)
     return t->dw ? (area + 3) / 4 * 4 : area;
 }
 
-/* The traversal one position at a time (a map shorter than the stream). */
-static size_t traverse_each(const sim_wgeom *g, int64_t *map, size_t map_size)
-{
-    const trav t = trav_of(g);
-    const uint32_t O = t.O, I = t.I, ifm_ub = t.ifm_ub, ofm_ub = t.ofm_ub, ifm_blk = t.ifm_blk;
-    const uint32_t dh = t.dh, dwid = t.dwid, B = t.B;
-    const bool pkf = t.pkf, dw = t.dw;
-    size_t p = 0;
-    for (uint32_t ob = 0; ob < O; ob += B) {
-        uint32_t bd = B < O - ob ? B : O - ob;
-        for (uint32_t ib = 0; ib < (dw ? 1 : I); ib += ifm_blk) {
-            uint32_t id = dw ? ifm_ub : pkf ? (ifm_blk < I - ib ? ifm_blk : I - ib) : ifm_blk;
-            for (uint32_t sy = 0; sy < g->kh; sy += dh) {
-                uint32_t sh = dh < g->kh - sy ? dh : g->kh - sy;
-                for (uint32_t sx = 0; sx < g->kw; sx += dwid) {
-                    uint32_t sw = dwid < g->kw - sx ? dwid : g->kw - sx;
-                    uint32_t E = trav_elems(&t, g, sw * sh);
-                    for (uint32_t io = 0; io < (pkf ? id : 1); io += ifm_ub)
-                        for (uint32_t ou = 0; ou < bd; ou += ofm_ub)
-                            for (uint32_t e = 0; e < E; e++) {
-                                uint32_t kx = e % sw, ky = e / sw;
-                                for (uint32_t ii = 0; ii < (pkf ? 1 : id); ii += ifm_ub)
-                                    for (uint32_t oz = 0; oz < ofm_ub; oz++)
-                                        for (uint32_t iz = 0; iz < (dw ? 1 : ifm_ub); iz++) {
-                                            uint32_t o = ob + ou + oz;
-                                            uint32_t i = ib + io + ii + iz;
-                                            if (map && p < map_size) {
-                                                if (o < O && i < I && ky < sh) {
-                                                    uint64_t y = sy + ky, x = sx + kx;
-                                                    map[p] = (int64_t)(((o * (uint64_t)g->kh + y) *
-                                                                            g->kw + x) * I + i);
-                                                } else {
-                                                    map[p] = -1;
-                                                }
-                                            }
-                                            p++;
-                                        }
-                            }
-                }
-            }
-        }
-    }
-    return p;
-}
-
 /* The traversal's loops as the hardware walks them (sim_weight_traverse
- * counts the positions), filling each position's index into map, or (vals
- * set) the weight there, w[index] or 0, into vals: worked out once per
- * kernel element and output channel. */
-static inline size_t traverse_fill(const sim_wgeom *g, int64_t *map, const int16_t *w,
+ * counts the positions), filling each position's index into map (its
+ * first map_size positions), or (vals set) the weight there, w[index] or
+ * 0, into vals: worked out once per kernel element and output channel. */
+static inline size_t traverse_fill(const sim_wgeom *g, int64_t *map, size_t map_size, const int16_t *w,
                                    int16_t *vals)
 {
     const trav t = trav_of(g);
@@ -451,6 +406,15 @@ static inline size_t traverse_fill(const sim_wgeom *g, int64_t *map, const int16
                                     for (uint32_t oz = 0; oz < ofm_ub; oz++) {
                                         uint32_t o = ob + ou + oz;
                                         uint32_t k = 0;
+                                        if (!vals && p + per_i > map_size) {
+                                            /* past the end of a short map */
+                                            for (; k < per_i && p + k < map_size; k++)
+                                                map[p + k] = o < O && ky < sh && k < ni
+                                                                 ? (int64_t)((uint64_t)o * g->kh * g->kw * I + kel + i0) + k
+                                                                 : -1;
+                                            p += per_i;
+                                            continue;
+                                        }
                                         if (o < O && ky < sh) {
                                             int64_t at = (int64_t)((uint64_t)o * g->kh * g->kw * I + kel + i0);
                                             if (vals && ni == 8) {
@@ -508,13 +472,12 @@ size_t sim_weight_traverse(const sim_wgeom *g, int64_t *map, size_t map_size)
         }
     }
     if (!map) return total;
-    if (map_size < total) return traverse_each(g, map, map_size);
-    return traverse_fill(g, map, NULL, NULL);
+    return traverse_fill(g, map, map_size, NULL, NULL);
 }
 
 size_t sim_weight_gather(const sim_wgeom *g, const int16_t *w, int16_t *vals)
 {
-    return traverse_fill(g, NULL, w, vals);
+    return traverse_fill(g, NULL, 0, w, vals);
 }
 
 /* ------------------------------------------------------- scale records */

@@ -1478,6 +1478,19 @@ int cc_allocate(cc_model *m, npuc_err *err)
     return rc;
 }
 
+/* The steps temp buffer x of epoch x->epoch lives over, NPU-op granular:
+ * from its first NPU op's step to its last's (t0: each graph op's first
+ * step; a cascade's members run interleaved over the head's steps). */
+static void temp_steps(const cc_model *m, const int32_t *t0, cc_buf *x)
+{
+    const cc_epoch *e = &m->epochs[x->epoch];
+    int32_t a = e->ops[x->eu_first].src_op, z = e->ops[x->eu_last].src_op;
+    if (m->ops[a].cascade >= 0) a = m->ops[a].cascade;
+    if (m->ops[z].cascade >= 0) z = m->ops[z].cascade;
+    x->first = t0[a] + (x->eu_first - m->ops[a].first_eu);
+    x->last = t0[z] + (x->eu_last - m->ops[z].first_eu);
+}
+
 /* cc_allocate itself. */
 static int allocate(cc_model *m, npuc_err *err)
 {
@@ -1512,13 +1525,7 @@ static int allocate(cc_model *m, npuc_err *err)
     for (int32_t b = 0; b < m->n_bufs; b++) {
         cc_buf *x = &m->bufs[b];
         if (x->temp && x->epoch >= 0) {
-            /* NPU-op granular: steps of the two NPU ops of its epoch */
-            const cc_epoch *e = &m->epochs[x->epoch];
-            int32_t a = e->ops[x->eu_first].src_op, z = e->ops[x->eu_last].src_op;
-            if (m->ops[a].cascade >= 0) a = m->ops[a].cascade;
-            if (m->ops[z].cascade >= 0) z = m->ops[z].cascade;
-            x->first = t0[a] + (x->eu_first - m->ops[a].first_eu);
-            x->last = t0[z] + (x->eu_last - m->ops[z].first_eu);
+            temp_steps(m, t0, x);
             continue;
         }
         if (x->temp) {
@@ -1617,18 +1624,6 @@ static uint64_t op_cycles_split(const cc_model *m, const eu_op *o, uint8_t w_r, 
     r.weight_region = w_r;
     r.scale_region = s_r;
     return price(m, &r);
-}
-
-/* The steps buffer x (a temp of epoch x->epoch) lives over, as allocate
- * numbers them. */
-static void scale_copy_steps(const cc_model *m, const int32_t *t0, cc_buf *x)
-{
-    const cc_epoch *e = &m->epochs[x->epoch];
-    int32_t a = e->ops[x->eu_first].src_op, z = e->ops[x->eu_last].src_op;
-    if (m->ops[a].cascade >= 0) a = m->ops[a].cascade;
-    if (m->ops[z].cascade >= 0) z = m->ops[z].cascade;
-    x->first = t0[a] + (x->eu_first - m->ops[a].first_eu);
-    x->last = t0[z] + (x->eu_last - m->ops[z].first_eu);
 }
 
 /* Buffer indices: the fast-pool buffers a scale-record copy may meet. */
@@ -1794,7 +1789,7 @@ static int scale_copies_round(cc_model *m, const int32_t *t0, bool grow_ok, uint
             x->op = o->src_op;
             x->pool = CC_IN_FAST;
             x->offset = -1;
-            scale_copy_steps(m, t0, x);
+            temp_steps(m, t0, x);
             for (; next < placed->n && !rc && m->bufs[placed->ix[next]].first <= x->last; next++)
                 if (!sc_push(live, placed->ix[next])) rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
             if (x->first < last_first) {

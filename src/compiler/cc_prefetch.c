@@ -172,14 +172,50 @@ static int64_t room_among(pf_ctx *c, const cc_buf *x, size_t ns, uint64_t lim, b
     return off + x->size <= lim ? (int64_t)off : -1;
 }
 
+/* The stream as plan_epoch and replay_waits replay it: the command
+ * stream's position in time, the ends of the last two DMAs (newest in [1])
+ * and of the last two kernel ops, and the DMA queue's depth (1 on U55, 2
+ * on U65). */
+typedef struct pf_line {
+    uint64_t t_cmd, dend[2], kend_1, kend_2;
+    unsigned qdepth;
+} pf_line;
+
+/* When the DMA queue has room: the stream is held until its oldest DMA
+ * ends when it is full. */
+static uint64_t line_dma_free(const pf_line *l) { return l->dend[l->qdepth == 1 ? 1 : 0]; }
+
+/* A DMA of `cycles` issued at the stream's position, after the DMAs
+ * before it; returns its end. */
+static uint64_t line_dma(pf_line *l, uint64_t cycles)
+{
+    uint64_t oldest = line_dma_free(l);
+    if (oldest > l->t_cmd) l->t_cmd = oldest;
+    uint64_t start = l->t_cmd > l->dend[1] ? l->t_cmd : l->dend[1];
+    l->dend[0] = l->dend[1];
+    l->dend[1] = start + cycles;
+    return l->dend[1];
+}
+
+/* The next kernel op, of `cycles`, its weights ready at `ready`: two kernel
+ * ops in flight at most; returns how long it waits for its weights. */
+static uint64_t line_kernel(pf_line *l, uint64_t ready, uint64_t cycles)
+{
+    if (l->kend_2 > l->t_cmd) l->t_cmd = l->kend_2;
+    uint64_t could = l->t_cmd > l->kend_1 ? l->t_cmd : l->kend_1;
+    if (ready > l->t_cmd) l->t_cmd = ready;
+    uint64_t start = l->t_cmd > l->kend_1 ? l->t_cmd : l->kend_1;
+    l->kend_2 = l->kend_1;
+    l->kend_1 = start + cycles;
+    return ready > could ? ready - could : 0;
+}
+
 /* Plans one epoch: sets eu_first of the weight copies it moves. */
 static void plan_epoch(pf_ctx *c, cc_epoch *e)
 {
     cc_model *m = c->m;
     int32_t n = e->n_eu;
-    unsigned qdepth = eu_variant_is_u65(m->opt.sys.variant) ? 2 : 1;
-    uint64_t t_cmd = 0, dend[2] = {0, 0};   /* last two DMA ends, newest in [1] */
-    uint64_t kend_1 = 0, kend_2 = 0;        /* ends of the last two kernel ops */
+    pf_line l = {.qdepth = eu_variant_is_u65(m->opt.sys.variant) ? 2 : 1};
     uint64_t *wready = calloc((size_t)n + 1, sizeof *wready);
     bool *issued = calloc((size_t)n + 1, sizeof *issued);
     /* per op: whether it loads its copy (its first user), and the next op using
@@ -219,8 +255,8 @@ static void plan_epoch(pf_ctx *c, cc_epoch *e)
                  * op i+1 (op i-1 done). (When it is busy up to then with
                  * op i+1's own weights, the stream waits for those anyway
                  * and a DMA issued after op i+1 starts just as early.) */
-                uint64_t limit = t_cmd > kend_2 ? t_cmd : kend_2;
-                uint64_t free_at = dend[qdepth == 1 ? 1 : 0];
+                uint64_t limit = l.t_cmd > l.kend_2 ? l.t_cmd : l.kend_2;
+                uint64_t free_at = line_dma_free(&l);
                 if (free_at >= limit) break;
                 /* (b) the copy finds room from op i to its user, in the
                  * memory plan as it is, under the pool's peak */
@@ -245,25 +281,14 @@ static void plan_epoch(pf_ctx *c, cc_epoch *e)
                 b->offset = off;
                 c->memo = false;
             }
-            /* a full queue holds the stream until its oldest DMA ends */
-            uint64_t oldest = dend[qdepth == 1 ? 1 : 0];
-            if (oldest > t_cmd) t_cmd = oldest;
-            uint64_t start = t_cmd > dend[1] ? t_cmd : dend[1];
-            dend[0] = dend[1];
-            dend[1] = start + e->ops[k].dma_cycles;
-            wready[k] = dend[1];
+            wready[k] = line_dma(&l, e->ops[k].dma_cycles);
             issued[k] = true;
             /* the other users of the copy (cascade bands) */
-            for (int32_t j = next_user[k]; j >= 0; j = next_user[j]) wready[j] = dend[1], issued[j] = true;
+            for (int32_t j = next_user[k]; j >= 0; j = next_user[j]) wready[j] = wready[k], issued[j] = true;
         }
         if (i + 1 >= n) break;
         /* issue op i+1: two kernel ops in flight at most; its DMA done */
-        int32_t k = i + 1;
-        if (kend_2 > t_cmd) t_cmd = kend_2;
-        if (wready[k] > t_cmd) t_cmd = wready[k];
-        uint64_t start = t_cmd > kend_1 ? t_cmd : kend_1;
-        kend_2 = kend_1;
-        kend_1 = start + e->ops[k].cycles;
+        line_kernel(&l, wready[i + 1], e->ops[i + 1].cycles);
     }
     free(wready);
     free(issued);
@@ -730,18 +755,22 @@ static bool pw_better(const cc_model *m, const pw_state *st)
 static bool replay_waits(const cc_model *m, const cc_epoch *e, uint64_t *lost)
 {
     int32_t n = e->n_eu;
-    unsigned qdepth = eu_variant_is_u65(m->opt.sys.variant) ? 2 : 1;
     uint64_t *wready = calloc((size_t)n + 1, sizeof *wready);
     int32_t *first_of = malloc(sizeof *first_of * ((size_t)m->n_bufs + 1));
-    if (!wready || !first_of) {
+    int32_t *next_user = malloc(sizeof *next_user * ((size_t)n + 1));   /* the next op using the same copy */
+    if (!wready || !first_of || !next_user) {
         free(wready);
         free(first_of);
+        free(next_user);
         return false;
     }
     for (int32_t b = 0; b < m->n_bufs; b++) first_of[b] = -1;
-    for (int32_t k = n - 1; k >= 0; k--)
-        if (e->ops[k].wbuf >= 0) first_of[e->ops[k].wbuf] = k;
-    uint64_t t_cmd = 0, dend[2] = {0, 0}, kend_1 = 0, kend_2 = 0;
+    for (int32_t k = n - 1; k >= 0; k--) {
+        int32_t w = e->ops[k].wbuf;
+        next_user[k] = w >= 0 ? first_of[w] : -1;
+        if (w >= 0) first_of[w] = k;
+    }
+    pf_line l = {.qdepth = eu_variant_is_u65(m->opt.sys.variant) ? 2 : 1};
     int32_t next = 0;
     for (int32_t i = -1; i < n; i++) {
         for (; next < n; next++) {
@@ -749,27 +778,15 @@ static bool replay_waits(const cc_model *m, const cc_epoch *e, uint64_t *lost)
             if (w < 0 || first_of[w] != next) continue;
             int32_t at = m->bufs[w].eu_first < next - 1 ? m->bufs[w].eu_first : next - 1;
             if (at > i) break;
-            uint64_t oldest = dend[qdepth == 1 ? 1 : 0];
-            if (oldest > t_cmd) t_cmd = oldest;
-            uint64_t start = t_cmd > dend[1] ? t_cmd : dend[1];
-            dend[0] = dend[1];
-            dend[1] = start + e->ops[next].dma_cycles;
-            wready[next] = dend[1];
-            for (int32_t j = next + 1; j < n; j++)
-                if (e->ops[j].wbuf == w) wready[j] = dend[1];
+            wready[next] = line_dma(&l, e->ops[next].dma_cycles);
+            for (int32_t j = next_user[next]; j >= 0; j = next_user[j]) wready[j] = wready[next];
         }
         if (i + 1 >= n) break;
-        int32_t k = i + 1;
-        if (kend_2 > t_cmd) t_cmd = kend_2;
-        uint64_t could = t_cmd > kend_1 ? t_cmd : kend_1;
-        lost[k] = wready[k] > could ? wready[k] - could : 0;
-        if (wready[k] > t_cmd) t_cmd = wready[k];
-        uint64_t start = t_cmd > kend_1 ? t_cmd : kend_1;
-        kend_2 = kend_1;
-        kend_1 = start + e->ops[k].cycles;
+        lost[i + 1] = line_kernel(&l, wready[i + 1], e->ops[i + 1].cycles);
     }
     free(wready);
     free(first_of);
+    free(next_user);
     return true;
 }
 

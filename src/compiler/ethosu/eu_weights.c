@@ -798,25 +798,14 @@ static const uint8_t COMPRESS6[64][64] = {EU_CROW8(0),  EU_CROW8(8),  EU_CROW8(1
 #undef EU_CB
 #undef EU_PC6
 
-/* The positions of a Rice quotient q <= 31 for rice_body: its WUNARY0
- * pattern (QPAT's u0) in the low 32 bits and the mask of its code-2
- * positions (the first q/2, the same bits as QPAT's u1) in the high 32. */
-#define EU_QPOS(q) ((uint64_t)(((1u << ((q) >> 1)) - 1) | ((q) & 1u) << ((q) >> 1)) | \
-                    (uint64_t)((1u << ((q) >> 1)) - 1) << 32)
-static const uint64_t QPOS[32] = {
-    EU_QPOS(0),  EU_QPOS(1),  EU_QPOS(2),  EU_QPOS(3),  EU_QPOS(4),  EU_QPOS(5),  EU_QPOS(6),
-    EU_QPOS(7),  EU_QPOS(8),  EU_QPOS(9),  EU_QPOS(10), EU_QPOS(11), EU_QPOS(12), EU_QPOS(13),
-    EU_QPOS(14), EU_QPOS(15), EU_QPOS(16), EU_QPOS(17), EU_QPOS(18), EU_QPOS(19), EU_QPOS(20),
-    EU_QPOS(21), EU_QPOS(22), EU_QPOS(23), EU_QPOS(24), EU_QPOS(25), EU_QPOS(26), EU_QPOS(27),
-    EU_QPOS(28), EU_QPOS(29), EU_QPOS(30), EU_QPOS(31)};
-#undef EU_QPOS
 
 /* Rice body (no zero runs, not truncated): weight chunks back to back,
  * each followed by the remainders of the chunk before, until every value
  * has completed; then the last chunk's remainders. This is wgen_chunk
  * spelled out with its state in locals, for the bulk of real weights, with
- * one accumulator for the positions: WUNARY0 bits in its low half, code-2
- * positions in its high half (one shift per value instead of two; pending
+ * one accumulator for the positions: WUNARY0 bits (QPAT's u0) in its low
+ * half, code-2 positions (QPAT's u1) in its high half (one shift per value
+ * instead of two; pending
  * positions stay below 28: appending stops at 12 and a symbol takes at most
  * 16). A chunk's WUNARY1 bits are its code-2 bits at its WUNARY0 positions,
  * packed (COMPRESS6). Remainders queue up in rq by constant shifts (below).
@@ -838,7 +827,7 @@ static inline void rice_body_k(eu_bitw *wp, const uint16_t *idx, size_t n, const
     do {                                                              \
         uint32_t x = idx[next];                                       \
         uint32_t q = x >> k;                                          \
-        pos |= QPOS[q] << n0;                                         \
+        pos |= ((uint64_t)QPAT[q].u0 | (uint64_t)QPAT[q].u1 << 32) << n0; \
         if (k) rq = rq >> k | (uint64_t)(x & mask) << (64 - k);       \
         n0 += (q >> 1) + 1;                                           \
     } while (0)

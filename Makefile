@@ -7,6 +7,9 @@ BUILD_M55  ?= build-m55
 BUILD_TSAN ?= build-tsan
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_SECONDS ?= 30
+# the tests the TSan build makes and runs: the driver, the host NPU's worker
+# threads and the runtime's schedulers
+TSAN_TESTS ?= driver|runtime
 CMAKE_GEN  := -G Ninja
 
 .PHONY: all setup build asan tsan fuzz demo test test-release test-asan test-tsan test-fuzz bench m55-example clean
@@ -27,12 +30,13 @@ asan: setup
 # ThreadSanitizer build: the driver, the host NPU's worker threads and the
 # runtime's schedulers (tests matching driver|runtime).
 tsan: setup
-	@cmake -S . -B $(BUILD_TSAN) $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNPUC_TSAN=ON >/dev/null
-	@cmake --build $(BUILD_TSAN) -j $(JOBS)
+	@cmake -S . -B $(BUILD_TSAN) $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNPUC_TSAN=ON \
+	  -DNPUC_TSAN_TESTS='$(TSAN_TESTS)' >/dev/null
+	@cmake --build $(BUILD_TSAN) -j $(JOBS) --target tsan_tests
 
 fuzz: setup
 	@CC=clang cmake -S . -B $(BUILD_FUZZ) $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNPUC_FUZZ=ON -DNPUC_SANITIZE=ON >/dev/null
-	@cmake --build $(BUILD_FUZZ) -j $(JOBS)
+	@cmake --build $(BUILD_FUZZ) -j $(JOBS) --target fuzz_targets
 
 demo: build
 	@bash tools/demo.sh $(BUILD)
@@ -46,7 +50,7 @@ test-asan: asan
 
 test-tsan: tsan
 	@TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
-	  ctest --test-dir $(BUILD_TSAN) --output-on-failure -j $(JOBS) -R 'driver|runtime'
+	  ctest --test-dir $(BUILD_TSAN) --output-on-failure -j $(JOBS) -R '$(TSAN_TESTS)'
 
 test-fuzz: fuzz
 	@bash tools/run_fuzz.sh $(BUILD_FUZZ) $(FUZZ_SECONDS)

@@ -3,7 +3,9 @@
  * of the shared folder is compiled for the Ethos-U55-128 and the
  * Ethos-U65-256 (which has a fast pool apart from the arena), and from the
  * report as a user reads it: each buffer lies inside its pool, no two
- * buffers of a pool whose live ranges overlap share a byte, and each
+ * buffers of a pool whose live ranges overlap share a byte (but for a CPU
+ * QUANTIZE's output written over its input from the first byte, listed
+ * as `written_over`, the two live together only at that op), and each
  * pool's peak (used_bytes) is the end of one of its buffers (no bytes of
  * the peak left unexplained), and every buffer the compiler placed is
  * listed. Skips with a message when the shared folder
@@ -20,8 +22,18 @@
 
 typedef struct rbuf {
     int64_t lo, hi, from, to;
+    int64_t index, over;      /* over: `written_over`, -1 none */
     int32_t pool;
 } rbuf;
+
+/* Whether w is written over r (a CPU QUANTIZE's output over its input):
+ * from r's first byte, no larger, the two live together only at the step
+ * w begins (the op reading r and writing w). */
+static bool written_over(const rbuf *w, const rbuf *r)
+{
+    return w->over >= 0 && w->over == r->index && w->lo == r->lo && w->hi <= r->hi && r->to == w->from &&
+           r->from < w->from;
+}
 
 static int64_t num(const npuc_json *o, const char *key, bool *ok)
 {
@@ -74,6 +86,9 @@ static void check_report(const char *json, size_t len, const char *what, int32_t
         b[i].hi = b[i].lo + num(x, "bytes", &f);
         b[i].from = num(x, "live_from_step", &f);
         b[i].to = num(x, "live_to_step", &f);
+        b[i].index = num(x, "index", &f);
+        bool has_over = npuc_json_get(x, "written_over") != NULL;
+        b[i].over = has_over ? num(x, "written_over", &f) : -1;
         CHECK(f && b[i].pool >= 0);
         if (!f || b[i].pool < 0) {
             fprintf(stderr, "  %s: buffer %zu malformed\n", what, i);
@@ -91,7 +106,8 @@ static void check_report(const char *json, size_t len, const char *what, int32_t
     for (size_t i = 0; ok && i < n; i++)
         for (size_t j = i + 1; j < n; j++) {
             if (b[i].pool != b[j].pool || b[i].to < b[j].from || b[j].to < b[i].from) continue;
-            bool apart = b[i].hi <= b[j].lo || b[j].hi <= b[i].lo;
+            bool apart = b[i].hi <= b[j].lo || b[j].hi <= b[i].lo || written_over(&b[i], &b[j]) ||
+                         written_over(&b[j], &b[i]);
             CHECK(apart);
             if (!apart)
                 fprintf(stderr, "  %s: buffers %zu [%lld, %lld) steps %lld..%lld and %zu [%lld, %lld) steps %lld..%lld overlap\n",

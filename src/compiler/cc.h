@@ -225,6 +225,11 @@ typedef struct cc_buf {
     bool temp;                /* an op's internal buffer, live only at that op */
     bool brick;               /* stored NHCWB16 (docs/ethos-u.md 4.2) */
     bool wcopy;               /* an op's weight copy, filled by DMA (eu_op.wbuf) */
+    int32_t over;             /* > 0: buffer over - 1 is the input a CPU
+                                 QUANTIZE writes this one over, from its first
+                                 byte (cc_alloc.c, cpu_inplace_pairs): placed
+                                 at that buffer's offset, the two live at the
+                                 same time at that op's step; 0: none */
     bool reload;              /* a weight copy of constants other ops of the
                                  stream also use, loaded for its own ops only
                                  (live eu_first..eu_last; cc_place_weights) */
@@ -498,6 +503,7 @@ enum {
 typedef struct cc_sched_place {
     int64_t offset;
     int32_t eu_first, first;
+    int32_t over;             /* cc_buf.over */
     uint8_t pool;
 } cc_sched_place;
 

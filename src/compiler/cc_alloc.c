@@ -6,8 +6,9 @@
  * each at the lowest 16-byte aligned offset that fits between buffers
  * already placed and live at the same time, the strategy TFLite Micro's
  * greedy planner uses too. Then, where it lowers the arena's peak, an
- * elementwise op's OFM takes the bytes of an IFM it reads last (in place;
- * inplace_pairs, place_inplace). */
+ * elementwise op's OFM takes the bytes of an IFM it reads last, and a CPU
+ * QUANTIZE's output the first bytes of its input (in place; inplace_pairs,
+ * cpu_inplace_pairs, place_inplace). */
 #include "cc.h"
 
 #include <stdlib.h>
@@ -237,6 +238,24 @@ static uint64_t lowest_fit(span *sp, int32_t ns, uint64_t size)
     return off;
 }
 
+/* The offset for x among the spans sp of the buffers placed and live
+ * beside it (without the buffer it writes over, if any): a buffer written
+ * over its input (cc_buf.over) takes that input's offset where it fits
+ * there, else the lowest offset clear of the input's bytes too (never a
+ * part of them: the input is read while it is written). The input is
+ * placed before it (larger, or as large and live first). */
+static uint64_t fit_over(const cc_model *m, const cc_buf *x, uint8_t pool, span *sp, int32_t ns)
+{
+    const cc_buf *a = x->over > 0 ? &m->bufs[x->over - 1] : NULL;
+    if (!a || a->pool != pool || a->offset < 0) return lowest_fit(sp, ns, x->size);
+    uint64_t lo = (uint64_t)a->offset, hi = lo + x->size;
+    bool clear = true;
+    for (int32_t j = 0; j < ns && clear; j++) clear = sp[j].hi <= lo || hi <= sp[j].lo;
+    if (clear) return lo;
+    sp[ns++] = (span){lo, lo + a->size};
+    return lowest_fit(sp, ns, x->size);
+}
+
 /* Places the buffers of one pool (idx: all buffers, largest first); returns
  * the pool's peak, 16-byte aligned. Buffers of other pools are ignored.
  * Each placement looks only at the buffers placed before it that the
@@ -247,7 +266,7 @@ static uint64_t place_scan(cc_model *m, const int32_t *idx, int32_t n, uint8_t p
 /* ------------------------------------------------ placements seen before */
 
 /* What place() reads of one buffer (in the order it places them). */
-typedef struct pm_rec { int32_t b, first, last, pad; uint64_t size; } pm_rec;
+typedef struct pm_rec { int32_t b, first, last, over; uint64_t size; } pm_rec;
 
 /* One placement: its inputs (the pool's buffers in order) and results. */
 typedef struct pm_entry {
@@ -285,7 +304,7 @@ static pm_rec *pm_key(const cc_model *m, const int32_t *idx, int32_t n, uint8_t 
     for (int32_t i = 0; i < n; i++) {
         const cc_buf *x = &m->bufs[idx[i]];
         if (x->pool != pool) continue;
-        k[j++] = (pm_rec){idx[i], x->first, x->last, 0, x->size};
+        k[j++] = (pm_rec){idx[i], x->first, x->last, x->over, x->size};
     }
     *nk = j;
     *h = npuc_hash(NPUC_HASH_INIT + pool, k, sizeof *k * (size_t)j);
@@ -344,10 +363,10 @@ static uint64_t place_index(cc_model *m, const int32_t *idx, int32_t n, uint8_t 
         int32_t ns = 0, nn = cc_tl_query(&t, x->first, x->last, near);
         for (int32_t j = 0; j < nn; j++) {
             const cc_buf *y = &m->bufs[near[j]];
-            if (y->first <= x->last && x->first <= y->last)
+            if (y->first <= x->last && x->first <= y->last && near[j] != x->over - 1)
                 sp[ns++] = (span){(uint64_t)y->offset, (uint64_t)y->offset + y->size};
         }
-        uint64_t off = lowest_fit(sp, ns, x->size);
+        uint64_t off = fit_over(m, x, pool, sp, ns);
         x->offset = (int64_t)off;
         if (off + x->size > peak) peak = off + x->size;
         if (x->size && !cc_tl_add(&t, idx[i], x->first, x->last)) {
@@ -372,10 +391,10 @@ static uint64_t place_scan(cc_model *m, const int32_t *idx, int32_t n, uint8_t p
         int32_t ns = 0;
         for (int32_t j = 0; j < i; j++) {
             const cc_buf *y = &m->bufs[idx[j]];
-            if (y->pool == pool && y->first <= x->last && x->first <= y->last && y->size)
+            if (y->pool == pool && y->first <= x->last && x->first <= y->last && y->size && idx[j] != x->over - 1)
                 sp[ns++] = (span){(uint64_t)y->offset, (uint64_t)y->offset + y->size};
         }
-        uint64_t off = lowest_fit(sp, ns, x->size);
+        uint64_t off = fit_over(m, x, pool, sp, ns);
         x->offset = (int64_t)off;
         if (off + x->size > peak) peak = off + x->size;
     }
@@ -1281,6 +1300,50 @@ static bool same_positions(const eu_fm *a, const eu_fm *b)
            a->sc == b->sc && a->bits == b->bits && a->format == b->format && !a->tile_h && !b->tile_h;
 }
 
+/* The CPU's in-place pairs: graph op i, a QUANTIZE the CPU runs (float32 ->
+ * int8 / uint8 / int16, or an integer requantisation) whose output elements
+ * are no wider than its input's, may write its output over the input it
+ * reads last, from the same first byte: its kernel (src/kernels/k_quant.c)
+ * takes element j from in + j * ies before it writes element j at
+ * out + j * oes, and out + (j + 1) * oes <= in + (j + 1) * ies, so no
+ * element is overwritten before it is read. A CPU op's tensors lie at their
+ * buffers' first bytes (emit_npurt.c); both must be arena buffers that
+ * hold a graph tensor, the output first written by op i, and the output no
+ * larger than the input (a chain's first buffer is its largest). A model
+ * input may be overwritten: the application writes it before every run.
+ * A float input of 4 bytes per element becomes an int8 tensor in its first
+ * quarter (the KWS models' first op). Marks the pairs in in_of / step0 as
+ * inplace_pairs does; returns their number. */
+static int32_t cpu_inplace_pairs(const cc_model *m, const int32_t *t0, const int32_t *t1, int32_t *in_of,
+                                 int32_t *step0)
+{
+    const graph *g = m->g;
+    int32_t np = 0;
+    for (int32_t b = 0; b < m->n_bufs; b++) in_of[b] = -1;
+    for (int32_t i = 0; i < g->n_ops; i++) {
+        const graph_op *op = &g->ops[i];
+        const cc_op_info *oi = &m->ops[i];
+        if (oi->npu || op->opcode != TFL_OP_QUANTIZE || op->n_in != 1 || op->n_out != 1 || op->in[0] < 0 ||
+            op->out[0] < 0 || t0[i] != t1[i])
+            continue;
+        const graph_tensor *ti = &g->tensors[op->in[0]], *to = &g->tensors[op->out[0]];
+        size_t ies = graph_dtype_size(ti->dtype), oes = graph_dtype_size(to->dtype);
+        if (!ies || !oes || oes > ies || (ti->data && !ti->is_variable) || ti->is_variable || to->is_variable)
+            continue;
+        int32_t bi = m->buf_of[op->in[0]], bo = m->buf_of[op->out[0]];
+        if (bi < 0 || bo < 0 || bi == bo || in_of[bo] >= 0) continue;
+        const cc_buf *x = &m->bufs[bi], *y = &m->bufs[bo];
+        if (y->temp || y->wcopy || y->brick || y->pool != CC_IN_ARENA || y->first != t0[i] || !y->size) continue;
+        if (x->temp || x->wcopy || x->brick || x->pool != CC_IN_ARENA || x->last != t1[i] || x->first >= t0[i] ||
+            x->size < y->size)
+            continue;
+        in_of[bo] = bi;
+        step0[bo] = t0[i];
+        np++;
+    }
+    return np;
+}
+
 /* The in-place pairs: graph op i, one elementwise NPU op outside any
  * cascade, whose OFM buffer (first written by it, in the arena) may take the
  * bytes of an IFM buffer (in the arena) it reads last: both of one size and
@@ -1430,13 +1493,43 @@ static int place_pools(cc_model *m, const int32_t *t0, const int32_t *t1, npuc_e
     } else {
         for (int32_t i = 0; i < n; i++) m->bufs[i].pool = CC_IN_ARENA;
     }
+    for (int32_t i = 0; i < n; i++) m->bufs[i].over = 0;
     if (!rc) m->arena_size = place(m, idx, n, CC_IN_ARENA, sp);
     if (!rc && !m->opt.no_inplace) {
-        /* in-place elementwise ops, where they lower the arena's peak */
         int32_t *in_of = malloc(sizeof *in_of * nn * 2);
+        int64_t *off = malloc(sizeof *off * nn);
+        /* CPU QUANTIZEs over their inputs, where that lowers the peak */
+        int32_t *idx2 = in_of && off ? malloc(sizeof *idx2 * nn * 2) : NULL;
+        if (idx2 && cpu_inplace_pairs(m, t0, t1, in_of, in_of + nn)) {
+            /* each output placed right after its input, before smaller
+             * buffers take the input's bytes at later steps */
+            int32_t *child = idx2 + nn, k = 0;
+            for (int32_t b = 0; b < n; b++) child[b] = -1;
+            for (int32_t b = 0; b < n; b++) {
+                off[b] = m->bufs[b].offset;
+                if (in_of[b] >= 0) {
+                    m->bufs[b].over = in_of[b] + 1;
+                    child[in_of[b]] = b;
+                }
+            }
+            for (int32_t i = 0; i < n; i++) {
+                if (m->bufs[idx[i]].over) continue;
+                for (int32_t b = idx[i], guard = 0; b >= 0 && guard <= n; b = child[b], guard++) idx2[k++] = b;
+            }
+            uint64_t p = k == n ? place(m, idx2, n, CC_IN_ARENA, sp) : UINT64_MAX;
+            if (p < m->arena_size) {
+                m->arena_size = p;
+                memcpy(idx, idx2, sizeof *idx * (size_t)n);
+            } else {
+                for (int32_t b = 0; b < n; b++) m->bufs[b].over = 0, m->bufs[b].offset = off[b];
+            }
+        }
+        free(idx2);
+        /* in-place elementwise ops, where they lower the arena's peak */
         if (in_of && inplace_pairs(m, t0, t1, in_of, in_of + nn))
             place_inplace(m, idx, n, sp, in_of, in_of + nn, &m->arena_size);
         free(in_of);
+        free(off);
     }
     free(idx);
     free(sp);

@@ -105,6 +105,7 @@ int cc_sched_take_epoch(const cc_model *m, unsigned parts, int32_t epoch, cc_sch
             y[b].offset = x[b].offset;
             y[b].eu_first = x[b].eu_first;
             y[b].first = x[b].first;
+            y[b].over = x[b].over;
             y[b].pool = x[b].pool;
         }
     }
@@ -261,6 +262,7 @@ int cc_sched_apply(cc_model *m, const cc_sched *s, npuc_err *err)
             x[b].eu_first = y[b].eu_first;
             x[b].first = y[b].first;
             x[b].offset = y[b].offset;
+            x[b].over = y[b].over;
             x[b].pool = y[b].pool;
         }
     }
@@ -291,7 +293,8 @@ int cc_sched_apply(cc_model *m, const cc_sched *s, npuc_err *err)
 
 static bool place_eq(const cc_sched_place *a, const cc_sched_place *b)
 {
-    return a->eu_first == b->eu_first && a->first == b->first && a->offset == b->offset && a->pool == b->pool;
+    return a->eu_first == b->eu_first && a->first == b->first && a->offset == b->offset && a->pool == b->pool &&
+           a->over == b->over;
 }
 
 static bool buf_eq(const cc_buf *a, const cc_buf *b)
@@ -299,7 +302,7 @@ static bool buf_eq(const cc_buf *a, const cc_buf *b)
     return a->eu_first == b->eu_first && a->first == b->first && a->offset == b->offset && a->pool == b->pool &&
            a->size == b->size && a->last == b->last && a->tensor == b->tensor &&
            a->temp == b->temp && a->brick == b->brick && a->wcopy == b->wcopy && a->reload == b->reload &&
-           a->epoch == b->epoch && a->eu_last == b->eu_last && a->op == b->op;
+           a->epoch == b->epoch && a->eu_last == b->eu_last && a->op == b->op && a->over == b->over;
 }
 
 static bool blk_eq(const eu_block *a, const eu_block *b)

@@ -186,6 +186,7 @@ static void write_buffers(npuc_json_writer *w, const cc_model *m, const rep_inde
         npuc_json_member_int(w, "live_to_step", x->last);
         npuc_json_member_int(w, "live_from_op", step_op(ix, m, x->first));
         npuc_json_member_int(w, "live_to_op", step_op(ix, m, x->last));
+        if (x->over > 0) npuc_json_member_int(w, "written_over", x->over - 1);
         int32_t op = buf_op(m, b);
         if (op >= 0 && op < g->n_ops) {
             npuc_json_member_int(w, "op", m->folded_g ? g->ops[op].index : op);

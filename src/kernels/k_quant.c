@@ -97,6 +97,11 @@ static inline int64_t quantize_round(float x, float scale)
     return (int64_t)(int32_t)r;
 }
 
+/* The QUANTIZE kernels (K_REQUANT_BODY above, K_QUANTIZE_BODY below) read
+ * element i before they write element i, in increasing i: the output may
+ * start at the input's first byte when its elements are no wider (the
+ * compiler writes a CPU QUANTIZE over its input so, cc_alloc.c
+ * cpu_inplace_pairs). Keep that order. */
 #define K_QUANTIZE_BODY(QMIN, QMAX)                                      \
     do {                                                                 \
         if (n < 0) return K_E_INVALID;                                   \

@@ -53,11 +53,15 @@ enum { W_RICE = 0, W_TRUNC = 6, W_UNC = 12, W_NCFG = 13, Z_NCFG = 4 };
 
 #define EU_INF ((uint64_t)1 << 50)
 
-static unsigned bit_length(unsigned x)
+static inline unsigned bit_length(unsigned x)
 {
+#if defined(__GNUC__)
+    return x ? 32 - (unsigned)__builtin_clz(x) : 0;
+#else
     unsigned n = 0;
     while (x >> n) n++;
     return n;
+#endif
 }
 
 /* Bits set in 6 bits. */
@@ -625,46 +629,50 @@ static int plan_slices(eu_plan *pl, npuc_err *err)
 /* ------------------------------------------------------------- writing */
 
 typedef struct eu_bitw {
-    uint8_t *p;                /* where the next 32 bits go */
+    uint8_t *p;                /* where the next 64 bits go */
     uint64_t acc;              /* pending bits, LSB first */
-    unsigned n;                /* number of pending bits (< 32 between calls) */
+    unsigned n;                /* number of pending bits (< 8 between calls) */
 } eu_bitw;
 
-/* Stores 32 bits little-endian (one store on little-endian hosts). */
-static inline void store_le32(uint8_t *p, uint32_t x)
+/* Stores 64 bits little-endian (one store on little-endian hosts). */
+static inline void store_le64(uint8_t *p, uint64_t x)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    memcpy(p, &x, 4);
+    memcpy(p, &x, 8);
 #else
-    p[0] = (uint8_t)x;
-    p[1] = (uint8_t)(x >> 8);
-    p[2] = (uint8_t)(x >> 16);
-    p[3] = (uint8_t)(x >> 24);
+    for (int b = 0; b < 8; b++) p[b] = (uint8_t)(x >> (8 * b));
 #endif
 }
 
-/* Appends the low nbits (<= 32) of v; v has no bits above them. Branch-free
- * (the flush condition is data-dependent and would mispredict): the low 32
- * pending bits are always stored, and only kept once complete. The buffer
- * needs 4 bytes of slack after the stream. Hot loops work on a local copy
- * of the writer so that its fields stay in registers. */
-static inline void bw_put(eu_bitw *w, uint32_t v, unsigned nbits)
+/* Appends the low nbits (<= 56) of v; v has no bits above them. Branch-free
+ * (the flush is data-dependent and would mispredict): the pending bits are
+ * always stored as a 64-bit word, and the whole bytes among them kept. The
+ * buffer needs 8 bytes of slack after the stream. Hot loops work on a local
+ * copy of the writer so that its fields stay in registers. */
+static inline void bw_put(eu_bitw *w, uint64_t v, unsigned nbits)
 {
-    w->acc |= (uint64_t)v << w->n;
+    w->acc |= v << w->n;
     w->n += nbits;
-    store_le32(w->p, (uint32_t)w->acc);
-    unsigned full = w->n >> 5;           /* 0 or 1 */
-    w->p += 4 * full;
-    w->acc >>= 32 * full;
-    w->n -= 32 * full;
+    store_le64(w->p, w->acc);
+    w->p += w->n >> 3;
+    w->acc >>= w->n & 56;
+    w->n &= 7;
 }
 
-/* Up to 62 bits, as two halves of at most 31 bits. */
+/* Up to 64 bits, as two puts of at most 32 bits. */
 static inline void bw_put64(eu_bitw *w, uint64_t v, unsigned nbits)
 {
     unsigned lo = nbits >> 1;
-    bw_put(w, (uint32_t)v & ((1u << lo) - 1), lo);
-    bw_put(w, (uint32_t)(v >> lo), nbits - lo);
+    bw_put(w, v & (((uint64_t)1 << lo) - 1), lo);
+    bw_put(w, v >> lo, nbits - lo);
+}
+
+/* The nu (<= 24) bits u, then the nr (<= 60) bits r: two puts. */
+static inline void bw_put_ur(eu_bitw *w, uint64_t u, unsigned nu, uint64_t r, unsigned nr)
+{
+    unsigned tot = nu + nr, n1 = tot < 48 ? tot : 48;      /* n1 >= nu */
+    bw_put(w, (u | r << nu) & (((uint64_t)1 << n1) - 1), n1);
+    bw_put(w, r >> (n1 - nu), tot - n1);
 }
 
 /* One chunk of a unary stream (weights or zero runs), as the decoder reads
@@ -715,6 +723,14 @@ static const eu_qpat QPAT[32] = {
     EU_QPAT(21), EU_QPAT(22), EU_QPAT(23), EU_QPAT(24), EU_QPAT(25), EU_QPAT(26), EU_QPAT(27),
     EU_QPAT(28), EU_QPAT(29), EU_QPAT(30), EU_QPAT(31)};
 #undef EU_QPAT
+/* QPAT's u0 in the low half, u1 in the high half (rice_body's accumulator). */
+#define EU_QP64(q) (((1ull << ((q) >> 1)) - 1) | (uint64_t)((q) & 1u) << ((q) >> 1) | \
+                    ((1ull << ((q) >> 1)) - 1) << 32)
+#define EU_QP64X4(q) EU_QP64(q), EU_QP64(q + 1), EU_QP64(q + 2), EU_QP64(q + 3)
+static const uint64_t QPAT64[32] = {EU_QP64X4(0),  EU_QP64X4(4),  EU_QP64X4(8),  EU_QP64X4(12),
+                                    EU_QP64X4(16), EU_QP64X4(20), EU_QP64X4(24), EU_QP64X4(28)};
+#undef EU_QP64X4
+#undef EU_QP64
 
 static inline void wgen_chunk(eu_wgen *g, eu_chunk *c)
 {
@@ -815,7 +831,6 @@ static inline void rice_body_k(eu_bitw *wp, const uint16_t *idx, size_t n, const
     eu_bitw w = *wp;
     uint64_t prev_rem = 0;
     unsigned prev_bits = 0;
-    const uint32_t mask = (1u << k) - 1;
     /* remainders as a queue entering at the top by constant shifts: the
      * nrem pending bits are the top nrem bits of rq, the oldest lowest
      * (LSB first, as they are written; at most 12 symbols, 60 bits) */
@@ -827,8 +842,8 @@ static inline void rice_body_k(eu_bitw *wp, const uint16_t *idx, size_t n, const
     do {                                                              \
         uint32_t x = idx[next];                                       \
         uint32_t q = x >> k;                                          \
-        pos |= ((uint64_t)QPAT[q].u0 | (uint64_t)QPAT[q].u1 << 32) << n0; \
-        if (k) rq = rq >> k | (uint64_t)(x & mask) << (64 - k);       \
+        pos |= QPAT64[q] << n0;                                       \
+        if (k) rq = rq >> k | (uint64_t)x << (64 - k);                \
         n0 += (q >> 1) + 1;                                           \
     } while (0)
     for (size_t done = 0; done < n;) {
@@ -846,8 +861,8 @@ static inline void rice_body_k(eu_bitw *wp, const uint16_t *idx, size_t n, const
         uint32_t c1 = COMPRESS6[c0 & 63][c2 & 63] |
                       (uint32_t)COMPRESS6[c0 >> 6][c2 >> 6] << POPCOUNT6[c0 & 63];
         unsigned completed = 12 - popcount12(c2);
-        bw_put(&w, c0 | c1 << 12, 12 + n_u1);          /* WUNARY0, WUNARY1 */
-        bw_put64(&w, prev_rem, prev_bits);            /* WREMAIN, chunk before */
+        /* WUNARY0, WUNARY1, then WREMAIN of the chunk before */
+        bw_put_ur(&w, c0 | c1 << 12, 12 + n_u1, prev_rem, prev_bits);
         unsigned rb = (completed - pad) * k;
         /* the oldest rb pending bits (two shifts: nrem may be 0) */
         prev_rem = (rq >> 1 >> (63 - nrem)) & (((uint64_t)1 << rb) - 1);
@@ -892,8 +907,7 @@ static void wgen_body(eu_bitw *wp, const uint16_t *idx, size_t n, unsigned k, bo
     for (size_t done = 0; done < n;) {
         eu_chunk c;
         wgen_chunk(&g, &c);
-        bw_put(&w, c.u0 | c.u1 << 12, 12 + c.n_u1);   /* WUNARY0, WUNARY1 */
-        bw_put64(&w, prev_rem, prev_bits);
+        bw_put_ur(&w, c.u0 | c.u1 << 12, 12 + c.n_u1, prev_rem, prev_bits);
         prev_rem = c.rem;
         prev_bits = c.rem_bits;
         done += c.done;
@@ -914,9 +928,11 @@ static void put_plain(eu_bitw *w, const uint16_t *idx, size_t count, unsigned bi
 {
     const uint32_t mask = (1u << bits) - 1;
     size_t i = 0;
-    for (; i + 3 <= count; i += 3)   /* 3 x 9 bits fit one put */
-        bw_put(w, (idx[i] & mask) | (idx[i + 1] & mask) << bits | (idx[i + 2] & mask) << 2 * bits,
-               3 * bits);
+    for (; i + 6 <= count; i += 6) {  /* 6 x 9 bits fit one put */
+        uint64_t v = 0;
+        for (unsigned j = 0; j < 6; j++) v |= (uint64_t)(idx[i + j] & mask) << (j * bits);
+        bw_put(w, v, 6 * bits);
+    }
     for (; i < count; i++) bw_put(w, idx[i] & mask, bits);
 }
 
@@ -1271,9 +1287,10 @@ static void unit_costs(const int16_t *v, size_t n, uint64_t *plain, uint64_t *zr
  * better mode for the whole stream, the runs of equal mode are planned
  * exactly as sections (zero-run mode, palette, slices each) and kept only if
  * the stream gets smaller. On success *sec / *n_sec hold the sections (each
- * owning its plan); 0 sections means: keep `single`. */
-static int plan_sections(const int16_t *vals, size_t n, const eu_plan *single, unsigned max_sec,
-                         eu_section **sec, size_t *n_sec, npuc_err *err)
+ * owning its plan); 0 sections means: keep `single`. fv: the histogram of
+ * all n values (by v + 255). */
+static int plan_sections(const int16_t *vals, size_t n, const uint32_t *fv, const eu_plan *single,
+                         unsigned max_sec, eu_section **sec, size_t *n_sec, npuc_err *err)
 {
     *sec = NULL;
     *n_sec = 0;
@@ -1331,12 +1348,22 @@ static int plan_sections(const int16_t *vals, size_t n, const eu_plan *single, u
             end = s[k].start;
             m ^= u ? 1 : 0;
         }
+    /* each section's histogram counted, but the largest's: the whole's
+     * minus the others' (planned last) */
+    size_t big = 0;
+    for (k = 1; k < ns; k++) big = s[k].n > s[big].n ? k : big;
+    uint32_t rest[512];
+    memcpy(rest, fv, sizeof rest);
     uint64_t bits = 0;
-    for (k = 0; k < ns && !rc; k++) {
+    for (size_t j = 0; j < ns && !rc; j++) {
+        k = j + 1 < ns ? (j < big ? j : j + 1) : big;
         uint32_t f[512];
-        memset(f, 0, sizeof f);
-        hist_add(vals + s[k].start, s[k].n, f);
-        rc = plan_range(vals + s[k].start, s[k].n, f, &s[k].pl, err);
+        if (k != big) {
+            memset(f, 0, sizeof f);
+            hist_add(vals + s[k].start, s[k].n, f);
+            for (unsigned o = 0; o < 511; o++) rest[o] -= f[o];
+        }
+        rc = plan_range(vals + s[k].start, s[k].n, k != big ? f : rest, &s[k].pl, err);
         bits += s[k].pl.bits;
     }
     if (!rc && stream_bytes(bits) < stream_bytes(single->bits)) {
@@ -1402,7 +1429,7 @@ static int mlw_plan_make(const int16_t *vals, size_t n, unsigned max_sections, m
     mp->one.n = n;
     int rc = plan_range(vals, n, fv, &mp->one.pl, err);
     if (rc) return rc;
-    rc = plan_sections(vals, n, &mp->one.pl, max_sections, &mp->sec, &mp->n_sec, err);
+    rc = plan_sections(vals, n, fv, &mp->one.pl, max_sections, &mp->sec, &mp->n_sec, err);
     if (rc) {
         plan_free(&mp->one.pl);
         return rc;

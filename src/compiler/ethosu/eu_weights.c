@@ -474,16 +474,18 @@ static void block_wcost(const uint16_t *idx, size_t lo, size_t hi, unsigned ub, 
     }
 }
 
-/* Costs of ZDIV 0..3 for the runs [lo, hi): sum (q + 1 + z). */
+/* Costs of ZDIV 0..3 for the runs [lo, hi): sum (q + 1 + z). The sums fit
+ * 32 bits (vectorised): runs count zeros among at most 2^31 values. */
 static void block_zcost(const uint32_t *runs, size_t lo, size_t hi, uint64_t *zc)
 {
-    uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    uint32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
     for (size_t i = lo; i < hi; i++) {
         uint32_t r = runs[i];
         s0 += r; s1 += r >> 1; s2 += r >> 2; s3 += r >> 3;
     }
     uint64_t n = hi - lo;
-    zc[0] = s0 + n; zc[1] = s1 + 2 * n; zc[2] = s2 + 3 * n; zc[3] = s3 + 4 * n;
+    zc[0] = (uint64_t)s0 + n; zc[1] = (uint64_t)s1 + 2 * n; zc[2] = (uint64_t)s2 + 3 * n;
+    zc[3] = (uint64_t)s3 + 4 * n;
 }
 
 /* Positions that fill the last chunk of a unary stream of `pos` positions. */
@@ -1164,14 +1166,16 @@ static int plan_section(eu_plan *pl, const int16_t *vals, size_t n, const uint32
     free(runs);
     uint16_t *idx = malloc(n * sizeof *idx);
     if (!idx) return npuc_errf(err, NPUC_E_NOMEM, "MLW encode: out of memory (%zu weights)", n);
+    const uint16_t *l0 = lut + 255;   /* by value */
     size_t i = 0;
     for (; i + 4 <= n; i += 4) {
-        idx[i] = lut[vals[i] + 255];
-        idx[i + 1] = lut[vals[i + 1] + 255];
-        idx[i + 2] = lut[vals[i + 2] + 255];
-        idx[i + 3] = lut[vals[i + 3] + 255];
+        uint16_t a = l0[vals[i]], b = l0[vals[i + 1]], c = l0[vals[i + 2]], d = l0[vals[i + 3]];
+        idx[i] = a;
+        idx[i + 1] = b;
+        idx[i + 2] = c;
+        idx[i + 3] = d;
     }
-    for (; i < n; i++) idx[i] = lut[vals[i] + 255];
+    for (; i < n; i++) idx[i] = l0[vals[i]];
     pl->idx = idx;
     pl->n_vals = n;
     return NPUC_OK;
@@ -1211,18 +1215,20 @@ static size_t stream_bytes(uint64_t bits)
 static void hist_add(const int16_t *vals, size_t n, uint32_t *f)
 {
     size_t i = 0;
+    uint32_t *f0 = f + 255;              /* by value */
     if (n >= 4096) {
         uint32_t g[3][512];
         memset(g, 0, sizeof g);
+        uint32_t *g0 = g[0] + 255, *g1 = g[1] + 255, *g2 = g[2] + 255;
         for (; i + 4 <= n; i += 4) {
-            f[vals[i] + 255]++;
-            g[0][vals[i + 1] + 255]++;
-            g[1][vals[i + 2] + 255]++;
-            g[2][vals[i + 3] + 255]++;
+            f0[vals[i]]++;
+            g0[vals[i + 1]]++;
+            g1[vals[i + 2]]++;
+            g2[vals[i + 3]]++;
         }
         for (unsigned o = 0; o < 511; o++) f[o] += g[0][o] + g[1][o] + g[2][o];
     }
-    for (; i < n; i++) f[vals[i] + 255]++;
+    for (; i < n; i++) f0[vals[i]]++;
 }
 
 /* Estimated bits of one unit of EU_SEC_UNIT values (the last may be

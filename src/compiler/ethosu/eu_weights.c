@@ -846,11 +846,11 @@ static inline void rice_body_k(eu_bitw *wp, const uint16_t *idx, size_t n, const
      * (LSB first, as they are written; at most 12 symbols, 60 bits) */
     uint64_t pos = 0, rq = 0;
     unsigned n0 = 0, nrem = 0;
-    size_t next = 0;
+    const uint16_t *next = idx, *const end = idx + n;
     /* one value's positions and remainder appended */
 #define EU_RICE_APPEND()                                              \
     do {                                                              \
-        uint32_t x = idx[next];                                       \
+        uint32_t x = *next;                                           \
         uint32_t q = x >> k;                                          \
         pos |= QPAT64[q] << n0;                                       \
         if (k) rq = rq >> k | (uint64_t)x << (64 - k);                \
@@ -859,11 +859,11 @@ static inline void rice_body_k(eu_bitw *wp, const uint16_t *idx, size_t n, const
     for (size_t done = 0; done < n;) {
         /* a value takes at least one position: with 12 values left the
          * chunk fills before they run out, and only n0 needs checking */
-        size_t from = next;
-        if (n - next >= 12)
+        const uint16_t *from = next;
+        if (end - next >= 12)
             for (; n0 < 12; next++) EU_RICE_APPEND();
         else
-            for (; n0 < 12 && next < n; next++) EU_RICE_APPEND();
+            for (; n0 < 12 && next < end; next++) EU_RICE_APPEND();
         nrem += (unsigned)(next - from) * k;
         unsigned pad = n0 < 12 ? 12 - n0 : 0;
         uint32_t c0 = (uint32_t)pos & 0xFFF, c2 = (uint32_t)(pos >> 32) & 0xFFF;

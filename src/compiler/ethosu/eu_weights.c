@@ -836,7 +836,29 @@ static inline void wgen_plain(eu_wgen *g, unsigned len, eu_chunk *c)
  * 16). A chunk's WUNARY1 bits are its code-2 bits at its WUNARY0 positions,
  * packed (COMPRESS6). Remainders queue up in rq by constant shifts (below).
  * k is a constant in each caller (rice_body). */
-static inline void rice_body_k(eu_bitw *wp, const uint16_t *idx, size_t n, const unsigned k)
+/* rice_body's tables for one k, by index (< 32 << k, <= EU_MAX_INDEX):
+ * the positions (QPAT64 of the quotient), their count, and the remainder
+ * at the top of a word (as it enters the queue): one load each instead of
+ * the shifts. Built for long slices (on the stack, about 9 KB). */
+typedef struct eu_rtab {
+    uint64_t pat[EU_MAX_INDEX + 1];
+    uint64_t rem[EU_MAX_INDEX + 1];
+    uint8_t npos[EU_MAX_INDEX + 1];
+} eu_rtab;
+
+static void rtab_build(eu_rtab *t, unsigned k)
+{
+    /* a Rice-k slice has quotients <= 31: indices below 32 << k */
+    const unsigned lim = (32u << k) <= EU_MAX_INDEX ? 32u << k : EU_MAX_INDEX + 1;
+    for (unsigned x = 0; x < lim; x++) {
+        t->pat[x] = QPAT64[x >> k];
+        t->rem[x] = k ? (uint64_t)x << (64 - k) : 0;
+        t->npos[x] = (uint8_t)((x >> k >> 1) + 1);
+    }
+}
+
+static inline void rice_body_k(eu_bitw *wp, const uint16_t *idx, size_t n, const unsigned k,
+                               const eu_rtab *rt)
 {
     eu_bitw w = *wp;
     uint64_t prev_rem = 0;
@@ -847,14 +869,21 @@ static inline void rice_body_k(eu_bitw *wp, const uint16_t *idx, size_t n, const
     uint64_t pos = 0, rq = 0;
     unsigned n0 = 0, nrem = 0;
     const uint16_t *next = idx, *const end = idx + n;
-    /* one value's positions and remainder appended */
+    /* one value's positions and remainder appended (from rt's tables if
+     * there are: the same numbers) */
 #define EU_RICE_APPEND()                                              \
     do {                                                              \
         uint32_t x = *next;                                           \
-        uint32_t q = x >> k;                                          \
-        pos |= QPAT64[q] << n0;                                       \
-        if (k) rq = rq >> k | (uint64_t)x << (64 - k);                \
-        n0 += (q >> 1) + 1;                                           \
+        if (rt) {                                                     \
+            pos |= rt->pat[x] << n0;                                  \
+            if (k) rq = rq >> k | rt->rem[x];                         \
+            n0 += rt->npos[x];                                        \
+        } else {                                                      \
+            uint32_t q = x >> k;                                      \
+            pos |= QPAT64[q] << n0;                                   \
+            if (k) rq = rq >> k | (uint64_t)x << (64 - k);            \
+            n0 += (q >> 1) + 1;                                       \
+        }                                                             \
     } while (0)
     for (size_t done = 0; done < n;) {
         /* a value takes at least one position: with 12 values left the
@@ -887,17 +916,26 @@ static inline void rice_body_k(eu_bitw *wp, const uint16_t *idx, size_t n, const
     *wp = w;
 }
 
-/* rice_body_k with k as a constant (shifts by immediates). */
+/* rice_body_k with k as a constant (shifts by immediates), through
+ * tables for long slices. */
 static void rice_body(eu_bitw *w, const uint16_t *idx, size_t n, unsigned k)
 {
-    switch (k) {
-    case 0: rice_body_k(w, idx, n, 0); break;
-    case 1: rice_body_k(w, idx, n, 1); break;
-    case 2: rice_body_k(w, idx, n, 2); break;
-    case 3: rice_body_k(w, idx, n, 3); break;
-    case 4: rice_body_k(w, idx, n, 4); break;
-    default: rice_body_k(w, idx, n, 5); break;
+    eu_rtab rt;
+    const eu_rtab *t = NULL;
+    if (n >= 2048) {
+        rtab_build(&rt, k);
+        t = &rt;
     }
+#define EU_RB(kk) (t ? rice_body_k(w, idx, n, kk, t) : rice_body_k(w, idx, n, kk, NULL))
+    switch (k) {
+    case 0: EU_RB(0); break;
+    case 1: EU_RB(1); break;
+    case 2: EU_RB(2); break;
+    case 3: EU_RB(3); break;
+    case 4: EU_RB(4); break;
+    default: EU_RB(5); break;
+    }
+#undef EU_RB
 }
 
 /* Body of a slice without zero runs, Rice or truncated, through the

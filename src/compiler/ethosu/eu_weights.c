@@ -711,11 +711,13 @@ static inline void bw_put64(eu_bitw *w, uint64_t v, unsigned nbits)
     bw_put(w, v >> lo, nbits - lo);
 }
 
-/* The nu (<= 24) bits u, then the nr (<= 60) bits r: two puts. */
+/* The nu (<= 24) bits u, then the nr (<= 60) bits r: two puts. The first
+ * may carry bits of r beyond its n1: the second puts the same bits at the
+ * same places (the writer ORs), so they need no mask. */
 static inline void bw_put_ur(eu_bitw *w, uint64_t u, unsigned nu, uint64_t r, unsigned nr)
 {
     unsigned tot = nu + nr, n1 = tot < 48 ? tot : 48;      /* n1 >= nu */
-    bw_put(w, (u | r << nu) & (((uint64_t)1 << n1) - 1), n1);
+    bw_put(w, u | r << nu, n1);
     bw_put(w, r >> (n1 - nu), tot - n1);
 }
 

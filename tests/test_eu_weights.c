@@ -439,10 +439,11 @@ static void test_op_weights(void)
 }
 
 /* The Rice writer (rice_body: one position accumulator, WUNARY1 packed by
- * COMPRESS6, k a constant) against the generic generator (wgen_body, the
- * chunk-by-chunk reference): the same bits for random indices of every k,
- * lengths around the 12-position chunks, quotients up to 31, and any bit
- * offset the slice header leaves. */
+ * COMPRESS6, k a constant; per-k tables by index from 2048 values) against
+ * the generic generator (wgen_body, the chunk-by-chunk reference): the same
+ * bits for random indices of every k, lengths around the 12-position chunks
+ * and up to 3000 (both forms), quotients up to 31, and any bit offset the
+ * slice header leaves. */
 static void test_rice_writer(void)
 {
     npuc_rng r;

@@ -17,94 +17,82 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The registers eu_gen writes: cmd0 opcodes up to IFM2_REGION's, cmd1 up
- * to SCALE1_LENGTH's (never USER_DEFINED), one slot each: a small state,
- * zeroed for every stream the schedule search generates. */
-enum {
-    N_CMD0 = (EU_SET_IFM2_REGION & EU_CODE_OPCODE_MASK) + 1,
-    N_CMD1 = (EU_SET_SCALE1_LENGTH & EU_CODE_OPCODE_MASK) + 1,
-    N_SLOTS = N_CMD0 + N_CMD1
-};
+/* The registers eu_gen writes, one slot each: cmd0 registers (opcodes
+ * 0x100..0x13F and 0x180..0x1BF) and cmd1 registers (0x00..0x3F and
+ * 0x80..0xBF), folded into 256 slots by opcode bits 0-5 and 7 and the
+ * command's kind; a small state, zeroed for every stream the schedule
+ * search generates. Every call names its code as a constant, so the
+ * slot folds away. */
+enum { N_SLOTS = 256 };
 
-static unsigned slot_of(uint16_t code)
+static inline unsigned slot_of(uint16_t code)
 {
     unsigned k = eu_code_opcode(code);
-    return eu_code_is_cmd1(code) ? N_CMD0 + k : k;
+    return (eu_code_is_cmd1(code) ? 128u : 0u) | (k & 0x3Fu) | (k & 0x80u) >> 1;
 }
 
-/* A one-field register's last value and its packed operand. */
-typedef struct packed_reg { int64_t value; uint64_t operand; bool have; } packed_reg;
+/* A register's last operand + 1 (0: never written) and the key it was
+ * packed from (its value, or the inputs of its eu_pack_* helper in one
+ * number): most writes repeat the key and are skipped without packing. */
+typedef struct packed_reg { int64_t key; uint64_t operand1; } packed_reg;
 
 typedef struct cs {
     uint32_t *w; size_t n, cap;
-    /* shadow: operand+1 of every register (0 = never written), by slot_of */
-    uint64_t shadow[N_SLOTS];
-    /* set(): the last value packed per one-field register and its operand
-     * (most writes repeat the register's value and are skipped) */
     packed_reg packed[N_SLOTS];
     bool oom;
 } cs;
 
-static void put(cs *s, uint32_t v)
+static void put_slow(cs *s, uint32_t v)
 {
     if (s->oom) return;
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 1024;
-        uint32_t *p = realloc(s->w, cap * sizeof *p);
-        if (!p) {
-            s->oom = true;
-            return;
-        }
-        s->w = p;
-        s->cap = cap;
+    size_t cap = s->cap ? s->cap * 2 : 1024;
+    uint32_t *p = realloc(s->w, cap * sizeof *p);
+    if (!p) {
+        s->oom = true;
+        return;
     }
+    s->w = p;
+    s->cap = cap;
     s->w[s->n++] = v;
 }
 
-static void words(cs *s, uint16_t code, uint64_t operand)
+static inline void put(cs *s, uint32_t v)
+{
+    if (s->n < s->cap) s->w[s->n++] = v;
+    else put_slow(s, v);
+}
+
+static inline void words(cs *s, uint16_t code, uint64_t operand)
 {
     uint32_t w[2];
     unsigned n = eu_cmd_words(code, operand, w);
-    for (unsigned i = 0; i < n; i++) put(s, w[i]);
+    put(s, w[0]);
+    if (n > 1) put(s, w[1]);
 }
 
 /* An operation (always emitted) with its one field's value (mode, count). */
 static void op(cs *s, uint16_t code, int64_t value) { words(s, code, eu_pack1(code, value)); }
 
-/* A register write, skipped when unchanged. */
-static void reg(cs *s, uint16_t code, uint64_t operand)
-{
-    uint64_t *shadow = &s->shadow[slot_of(code)];
-    if (*shadow == operand + 1) return;
-    *shadow = operand + 1;
-    words(s, code, operand);
-}
-
 /* Whether a register has been written in this stream. */
-static bool written(const cs *s, uint16_t code)
+static inline bool written(const cs *s, uint16_t code)
 {
-    return s->shadow[slot_of(code)] != 0;
+    return s->packed[slot_of(code)].operand1 != 0;
 }
 
-/* The slot of a register packed from `key` (its value, or the inputs of
- * its eu_pack_* helper in one number): *miss when the key changed and the
- * caller must pack the operand again (most ops repeat every key). */
-static packed_reg *memo(cs *s, uint16_t code, int64_t key, bool *miss)
-{
-    packed_reg *p = &s->packed[slot_of(code)];
-    *miss = !p->have || p->value != key;
-    p->value = key;
-    p->have = true;
-    return p;
-}
-
-/* reg() of the operand `pack` makes from the inputs `key` stands for. */
-#define REG_PACKED(s, code, key, pack)                          \
-    do {                                                        \
-        bool miss_;                                             \
-        packed_reg *p_ = memo(s, code, (int64_t)(key), &miss_); \
-        if (miss_) p_->operand = (pack);                        \
-        reg(s, code, p_->operand);                              \
+/* A register write of the operand `pack` makes from the inputs `key`
+ * stands for, skipped when the key or the operand is unchanged. */
+#define REG_PACKED(s, code, kin, pack)                                    \
+    do {                                                                  \
+        packed_reg *p_ = &(s)->packed[slot_of(code)];                     \
+        int64_t k_ = (int64_t)(kin);                                      \
+        if (!p_->operand1 || p_->key != k_) {                             \
+            uint64_t o_ = (pack);                                         \
+            p_->key = k_;                                                 \
+            if (p_->operand1 != o_ + 1) {                                 \
+                p_->operand1 = o_ + 1;                                    \
+                words(s, code, o_);                                       \
+            }                                                             \
+        }                                                                 \
     } while (0)
 
 /* Keys of the multi-field registers (each input in its own bits). */
@@ -117,13 +105,13 @@ static int64_t key_prec(const eu_fm *f, unsigned scale_mode, unsigned round)
 static int64_t key_dma_region(unsigned region, bool internal) { return (int64_t)region | (int64_t)internal << 8; }
 
 /* A one-field register from its value (sizes, not sizes - 1). */
-static void set(cs *s, uint16_t code, int64_t value)
+static inline void set(cs *s, uint16_t code, int64_t value)
 {
     REG_PACKED(s, code, value, eu_pack1(code, value));
 }
 
 /* An address, stride or length: 40 bits on U65, 32 on U55. */
-static void addr(cs *s, uint16_t code, uint64_t a, bool u65)
+static inline void addr(cs *s, uint16_t code, uint64_t a, bool u65)
 {
     set(s, code, (int64_t)(u65 ? a : (uint32_t)a));
 }
@@ -629,8 +617,15 @@ static bool plan_dmas(const cc_model *m, const cc_epoch *e, dmaq *q)
 
 int eu_generate(cc_model *m, cc_epoch *e, npuc_err *err)
 {
-    cs *s = calloc(1, sizeof *s);
-    if (!s) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    /* the stream is written after room for the COP1 payload's head, which
+     * goes in front of it at the end: the buffer becomes the payload */
+    cs st, *s = &st;
+    memset(s, 0, sizeof *s);
+    size_t head = eu_cop1_words(0);
+    s->cap = head + 48 * (size_t)e->n_eu + 64;
+    s->w = malloc(s->cap * sizeof *s->w);
+    if (!s->w) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    s->n = head;
     const eu_variant_info *vi = eu_variant_get(m->opt.sys.variant);
     int rc = NPUC_OK;
     /* PARALLEL_MODE = cores - 1 (docs/ethos-u.md 1.5): a U65-512 splits every
@@ -704,24 +699,21 @@ int eu_generate(cc_model *m, cc_epoch *e, npuc_err *err)
         op(s, EU_OP_STOP, 0xFFFF);   /* Vela's mask */
         if (s->oom) rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     }
-    if (!rc && s->n > EU_COP1_MAX_STREAM_WORDS)
+    size_t n = s->n - head;
+    if (!rc && n > EU_COP1_MAX_STREAM_WORDS)
         rc = npuc_errf(err, NPUC_E_UNSUPPORTED, "command stream of %zu words exceeds the driver's "
-                       "24-bit length", s->n);
+                       "24-bit length", n);
     if (!rc) {
         /* COP1 payload: magic, OPTIMIZER_CONFIG, NOPs to align the stream
-         * to 16 bytes, COMMAND_STREAM header, the stream */
-        size_t words = eu_cop1_words(s->n);
-        uint32_t *p = calloc(words, sizeof *p);
-        if (!p) {
-            rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
-        } else {
-            words = eu_cop1_write(p, vi->config, vi->id, s->w, s->n);
-            free(e->payload);
-            e->payload = (uint8_t *)p;
-            e->payload_size = words * 4;
-        }
+         * to 16 bytes, COMMAND_STREAM header, the stream (in place) */
+        eu_cop1_write_head(s->w, vi->config, vi->id, n);
+        uint32_t *p = s->cap > s->n + s->n / 4 ? realloc(s->w, s->n * sizeof *p) : NULL;
+        if (p) s->w = p;
+        free(e->payload);
+        e->payload = (uint8_t *)s->w;
+        e->payload_size = s->n * 4;
+        s->w = NULL;
     }
     free(s->w);
-    free(s);
     return rc;
 }

@@ -25,7 +25,11 @@
  * slot folds away. */
 enum { N_SLOTS = 256 };
 
-static inline unsigned slot_of(uint16_t code)
+/* The register writers are inlined into their callers, where each code is
+ * a constant (emit_fm's too: it is inlined per feature map) */
+#define HOT static inline __attribute__((always_inline))
+
+HOT unsigned slot_of(uint16_t code)
 {
     unsigned k = eu_code_opcode(code);
     return (eu_code_is_cmd1(code) ? 128u : 0u) | (k & 0x3Fu) | (k & 0x80u) >> 1;
@@ -36,10 +40,17 @@ static inline unsigned slot_of(uint16_t code)
  * number): most writes repeat the key and are skipped without packing. */
 typedef struct packed_reg { int64_t key; uint64_t operand1; } packed_reg;
 
+/* A feature map's byte range in its region (fm_range). */
+typedef struct fm_span { uint64_t lo, hi; } fm_span;
+
 typedef struct cs {
     uint32_t *w; size_t n, cap;
     packed_reg packed[N_SLOTS];
     bool oom;
+    /* [n_eu][3]: the byte ranges of each op's IFM, IFM2, OFM (fm_range),
+     * found once per stream for the BLOCKDEP and DMA checks (set where the
+     * feature map has a buffer) */
+    fm_span *rng;
 } cs;
 
 static void put_slow(cs *s, uint32_t v)
@@ -56,13 +67,13 @@ static void put_slow(cs *s, uint32_t v)
     s->w[s->n++] = v;
 }
 
-static inline void put(cs *s, uint32_t v)
+HOT void put(cs *s, uint32_t v)
 {
     if (s->n < s->cap) s->w[s->n++] = v;
     else put_slow(s, v);
 }
 
-static inline void words(cs *s, uint16_t code, uint64_t operand)
+HOT void words(cs *s, uint16_t code, uint64_t operand)
 {
     uint32_t w[2];
     unsigned n = eu_cmd_words(code, operand, w);
@@ -74,7 +85,7 @@ static inline void words(cs *s, uint16_t code, uint64_t operand)
 static void op(cs *s, uint16_t code, int64_t value) { words(s, code, eu_pack1(code, value)); }
 
 /* Whether a register has been written in this stream. */
-static inline bool written(const cs *s, uint16_t code)
+HOT bool written(const cs *s, uint16_t code)
 {
     return s->packed[slot_of(code)].operand1 != 0;
 }
@@ -105,13 +116,13 @@ static int64_t key_prec(const eu_fm *f, unsigned scale_mode, unsigned round)
 static int64_t key_dma_region(unsigned region, bool internal) { return (int64_t)region | (int64_t)internal << 8; }
 
 /* A one-field register from its value (sizes, not sizes - 1). */
-static inline void set(cs *s, uint16_t code, int64_t value)
+HOT void set(cs *s, uint16_t code, int64_t value)
 {
     REG_PACKED(s, code, value, eu_pack1(code, value));
 }
 
 /* An address, stride or length: 40 bits on U65, 32 on U55. */
-static inline void addr(cs *s, uint16_t code, uint64_t a, bool u65)
+HOT void addr(cs *s, uint16_t code, uint64_t a, bool u65)
 {
     set(s, code, (int64_t)(u65 ? a : (uint32_t)a));
 }
@@ -135,7 +146,7 @@ static uint64_t precision(uint16_t code, const eu_fm *f, unsigned scale_mode, un
 }
 
 /* IFM / IFM2 / OFM descriptor (one tile). */
-static void emit_fm(cs *s, const cc_model *m, const eu_fm *f, int which, bool u65)
+HOT void emit_fm(cs *s, const cc_model *m, const eu_fm *f, int which, bool u65)
 {
     /* which: 0 IFM, 1 IFM2, 2 OFM */
     static const uint16_t region[3] = {EU_SET_IFM_REGION, EU_SET_IFM2_REGION, EU_SET_OFM_REGION};
@@ -190,26 +201,34 @@ static void fm_range(const cc_model *m, const eu_fm *f, uint64_t *lo, uint64_t *
     *hi = a + (uint64_t)(f->h - 1) * f->sy + (uint64_t)(f->w - 1) * f->sx + last_c + eb;
 }
 
-static bool overlaps(const cc_model *m, const eu_fm *a, const eu_fm *b)
+/* The ranges of an op's feature maps (0 IFM, 1 IFM2, 2 OFM; zero where
+ * one has no buffer or there is no IFM2 tensor). */
+static void fm_spans(const cc_model *m, const eu_op *o, fm_span r[3])
 {
-    if (a->buf < 0 || b->buf < 0) return false;
-    uint64_t alo, ahi, blo, bhi;
-    if (fm_region(m, a) != fm_region(m, b)) return false;
-    fm_range(m, a, &alo, &ahi);
-    fm_range(m, b, &blo, &bhi);
-    return alo < bhi && blo < ahi;
+    const eu_fm *fms[3] = {&o->ifm, o->ifm2_tensor ? &o->ifm2 : NULL, &o->ofm};
+    for (int i = 0; i < 3; i++) {
+        r[i].lo = r[i].hi = 0;
+        if (fms[i] && fms[i]->buf >= 0) fm_range(m, fms[i], &r[i].lo, &r[i].hi);
+    }
 }
 
-/* Whether an op reads or writes bytes [lo, hi) of region `region` (1 arena,
- * 2 fast scratch) through its feature maps or its weight copy. */
-static bool op_touches(const cc_model *m, const eu_op *o, uint8_t region, uint64_t lo, uint64_t hi)
+static bool overlaps(const cc_model *m, const eu_fm *a, const fm_span *ra, const eu_fm *b, const fm_span *rb)
+{
+    if (a->buf < 0 || b->buf < 0) return false;
+    if (fm_region(m, a) != fm_region(m, b)) return false;
+    return ra->lo < rb->hi && rb->lo < ra->hi;
+}
+
+/* Whether an op (its feature maps' ranges r) reads or writes bytes
+ * [lo, hi) of region `region` (1 arena, 2 fast scratch) through its
+ * feature maps or its weight copy. */
+static bool op_touches(const cc_model *m, const eu_op *o, const fm_span r[3], uint8_t region, uint64_t lo,
+                       uint64_t hi)
 {
     const eu_fm *fms[3] = {&o->ifm, o->ifm2_tensor ? &o->ifm2 : NULL, &o->ofm};
     for (int i = 0; i < 3; i++) {
         if (!fms[i] || fms[i]->buf < 0 || fm_region(m, fms[i]) != region) continue;
-        uint64_t a, b;
-        fm_range(m, fms[i], &a, &b);
-        if (a < hi && lo < b) return true;
+        if (r[i].lo < hi && lo < r[i].hi) return true;
     }
     if (o->wbuf >= 0 && cc_buf_region(m, o->wbuf) == region) {
         uint64_t a = (uint64_t)m->bufs[o->wbuf].offset, b = a + m->bufs[o->wbuf].size;
@@ -493,11 +512,10 @@ static int emit_op(cs *s, const cc_model *m, const cc_epoch *e, int32_t k, dmaq 
      * previous op) */
     unsigned bd = EU_BLOCKDEP_MAX;
     if (prev) {
-        uint64_t lo, hi;
-        fm_range(m, &o->ofm, &lo, &hi);
-        if (overlaps(m, &o->ifm, &prev->ofm) ||
-            (o->ifm2_tensor && overlaps(m, &o->ifm2, &prev->ofm)) ||
-            (o->ofm.buf >= 0 && op_touches(m, prev, fm_region(m, &o->ofm), lo, hi)))
+        const fm_span *r = &s->rng[3 * k], *rp = &s->rng[3 * (k - 1)];
+        if (overlaps(m, &o->ifm, &r[0], &prev->ofm, &rp[2]) ||
+            (o->ifm2_tensor && overlaps(m, &o->ifm2, &r[1], &prev->ofm, &rp[2])) ||
+            (o->ofm.buf >= 0 && op_touches(m, prev, rp, fm_region(m, &o->ofm), r[2].lo, r[2].hi)))
             bd = 0;
         if (lut_shared && prev->lut >= 0) bd = 0;
     } else {
@@ -542,8 +560,9 @@ static void emit_weight_dma(cs *s, const cc_model *m, const cc_epoch *e, int32_t
     const cc_buf *b = &m->bufs[o->wbuf];
     uint64_t lo = (uint64_t)b->offset, hi = lo + b->size;
     uint8_t region = cc_buf_region(m, o->wbuf);
-    if (after >= 0 && op_touches(m, &e->ops[after], region, lo, hi)) op(s, EU_OP_KERNEL_WAIT, 0);
-    else if (after >= 1 && op_touches(m, &e->ops[after - 1], region, lo, hi)) op(s, EU_OP_KERNEL_WAIT, 1);
+    if (after >= 0 && op_touches(m, &e->ops[after], &s->rng[3 * after], region, lo, hi)) op(s, EU_OP_KERNEL_WAIT, 0);
+    else if (after >= 1 && op_touches(m, &e->ops[after - 1], &s->rng[3 * (after - 1)], region, lo, hi))
+        op(s, EU_OP_KERNEL_WAIT, 1);
     /* the whole copy; only the weight stream when the scale records lie
      * apart in flash (cc_share_flash stored either once): the op reads those
      * from flash */
@@ -626,6 +645,12 @@ int eu_generate(cc_model *m, cc_epoch *e, npuc_err *err)
     s->w = malloc(s->cap * sizeof *s->w);
     if (!s->w) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     s->n = head;
+    s->rng = malloc(sizeof *s->rng * (3 * (size_t)e->n_eu + 1));
+    if (!s->rng) {
+        free(s->w);
+        return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    }
+    for (int32_t k = 0; k < e->n_eu; k++) fm_spans(m, &e->ops[k], &s->rng[3 * k]);
     const eu_variant_info *vi = eu_variant_get(m->opt.sys.variant);
     int rc = NPUC_OK;
     /* PARALLEL_MODE = cores - 1 (docs/ethos-u.md 1.5): a U65-512 splits every
@@ -715,5 +740,6 @@ int eu_generate(cc_model *m, cc_epoch *e, npuc_err *err)
         s->w = NULL;
     }
     free(s->w);
+    free(s->rng);
     return rc;
 }

@@ -544,12 +544,17 @@ uint64_t eu_pack(uint16_t code, size_t n, const eu_fv *fv)
     return op;
 }
 
-uint64_t eu_pack1(uint16_t code, int64_t value)
+const eu_field *eu_cmd_value_field(uint16_t code)
 {
     /* the value field comes first in a one-field command: no search */
     const eu_cmd_info *c = eu_cmd_find(code);
-    if (c && c->n_fields && c->fields[0].id == EU_F_VALUE)
-        return eu_field_set_raw(&c->fields[0], 0, eu_field_encode(&c->fields[0], value));
+    return c && c->n_fields && c->fields[0].id == EU_F_VALUE ? &c->fields[0] : NULL;
+}
+
+uint64_t eu_pack1(uint16_t code, int64_t value)
+{
+    const eu_field *f = eu_cmd_value_field(code);
+    if (f) return eu_field_pack(f, value);
     eu_fv fv = {EU_F_VALUE, value};
     return eu_pack(code, 1, &fv);
 }

@@ -46,6 +46,10 @@ typedef struct fm_span { uint64_t lo, hi; } fm_span;
 typedef struct cs {
     uint32_t *w; size_t n, cap;
     packed_reg packed[N_SLOTS];
+    /* the value fields of the one-field registers by slot and of the
+     * operations by opcode (< 0x20), looked up once per stream */
+    const eu_field *vf[N_SLOTS], *opf[0x20];
+    uint8_t op_looked[0x20];  /* opf[k] looked up: 0 not yet, see op() */
     bool oom;
     /* [n_eu][3]: the byte ranges of each op's IFM, IFM2, OFM (fm_range),
      * found once per stream for the BLOCKDEP and DMA checks (set where the
@@ -82,7 +86,19 @@ HOT void words(cs *s, uint16_t code, uint64_t operand)
 }
 
 /* An operation (always emitted) with its one field's value (mode, count). */
-static void op(cs *s, uint16_t code, int64_t value) { words(s, code, eu_pack1(code, value)); }
+static void op(cs *s, uint16_t code, int64_t value)
+{
+    unsigned k = eu_code_opcode(code) & 0x1Fu;
+    if (!s->op_looked[k]) {
+        s->opf[k] = eu_cmd_value_field(code);
+        /* 1: its value field first; 2: none (CONV, DEPTHWISE: eu_pack1
+         * packs 0); 3: elsewhere */
+        s->op_looked[k] = s->opf[k] ? 1 : !eu_cmd_field(eu_cmd_find(code), EU_F_VALUE) ? 2 : 3;
+    }
+    uint64_t operand = s->op_looked[k] == 1 ? eu_field_pack(s->opf[k], value)
+                       : s->op_looked[k] == 2 ? 0 : eu_pack1(code, value);
+    words(s, code, operand);
+}
 
 /* Whether a register has been written in this stream. */
 HOT bool written(const cs *s, uint16_t code)
@@ -115,10 +131,18 @@ static int64_t key_prec(const eu_fm *f, unsigned scale_mode, unsigned round)
 }
 static int64_t key_dma_region(unsigned region, bool internal) { return (int64_t)region | (int64_t)internal << 8; }
 
+/* eu_pack1(code, value), its field looked up once per stream. */
+HOT uint64_t pack1(cs *s, uint16_t code, int64_t value)
+{
+    const eu_field **f = &s->vf[slot_of(code)];
+    if (!*f) *f = eu_cmd_value_field(code);
+    return *f ? eu_field_pack(*f, value) : eu_pack1(code, value);
+}
+
 /* A one-field register from its value (sizes, not sizes - 1). */
 HOT void set(cs *s, uint16_t code, int64_t value)
 {
-    REG_PACKED(s, code, value, eu_pack1(code, value));
+    REG_PACKED(s, code, value, pack1(s, code, value));
 }
 
 /* An address, stride or length: 40 bits on U65, 32 on U55. */

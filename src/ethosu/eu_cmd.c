@@ -538,7 +538,10 @@ uint64_t eu_pack(uint16_t code, size_t n, const eu_fv *fv)
     const eu_cmd_info *c = eu_cmd_find(code);
     uint64_t op = 0;
     for (size_t i = 0; c && i < n; i++) {
-        const eu_field *f = eu_cmd_field(c, (eu_fid)fv[i].id);
+        /* the helpers name the fields in the table's order: field i is
+         * the one, else a search (a command's field ids are unique) */
+        const eu_field *f = i < c->n_fields && c->fields[i].id == fv[i].id ? &c->fields[i]
+                                                                          : eu_cmd_field(c, (eu_fid)fv[i].id);
         if (f) op = eu_field_set_raw(f, op, eu_field_encode(f, fv[i].value));
     }
     return op;

@@ -73,7 +73,21 @@ typedef struct pf_ctx {
      * live then: the list is filtered, not gathered and sorted again */
     int32_t *sp_last;
     size_t memo_n;
+    /* during plan_all (ord_ok; needs sp_last): the placed buffers (size,
+     * offset >= 0) of each pool (index pool ? 1 : 0) by offset, and each
+     * buffer's position in its list (-1: none). Where a pool holds few
+     * buffers against those near a range, find_room walks its list in
+     * order instead of gathering the near ones and sorting them (the
+     * same buffers, in the same order but for equal offsets, which no
+     * answer depends on) */
+    int32_t *ord[2], ord_n[2], *ord_pos;
+    bool ord_ok;
 } pf_ctx;
+
+/* A pool's list is walked when it holds at most this many buffers, or
+ * fewer than ORD_NEAR times those the timeline finds near a range. */
+#define ORD_WALK 512
+#define ORD_NEAR 8
 
 static int64_t room_among(pf_ctx *c, const cc_buf *x, size_t ns, uint64_t lim, bool sorted);
 
@@ -102,8 +116,29 @@ static int64_t find_room(pf_ctx *c, int32_t self, int32_t a)
         res = room_among(c, x, ns, lim, true);
     } else {
         /* the buffers live near a..last (the index lists every buffer in
-         * the blocks of its range), else all of them */
-        int32_t nn = c->tl_ok ? cc_tl_query(&c->tl, a, x->last, c->near) : m->n_bufs;
+         * the blocks of its range), else all of them; or the pool's list
+         * in offset order, when short against those */
+        int pi = x->pool ? 1 : 0;
+        int32_t nn = -1;
+        bool walk = c->ord_ok && (c->ord_n[pi] <= ORD_WALK || !c->tl_ok);
+        if (!walk && c->tl_ok) {
+            nn = cc_tl_query(&c->tl, a, x->last, c->near);
+            walk = c->ord_ok && c->ord_n[pi] < ORD_NEAR * (int64_t)nn;
+        }
+        if (walk) {
+            for (int32_t j = 0; j < c->ord_n[pi]; j++) {
+                int32_t b = c->ord[pi][j];
+                const cc_buf *y = &m->bufs[b];
+                if (b == self || y->pool != x->pool || y->last < a || y->first > x->last) continue;
+                c->sp[ns] = (cc_span){(uint64_t)y->offset, (uint64_t)y->offset + y->size};
+                c->sp_last[ns] = y->last;
+                ns++;
+                if (y->last < in_way_last) in_way_last = y->last;
+            }
+            res = room_among(c, x, ns, lim, true);
+            goto keep;
+        }
+        if (nn < 0) nn = c->tl_ok ? cc_tl_query(&c->tl, a, x->last, c->near) : m->n_bufs;
         for (int32_t j = 0; j < nn; j++) {
             int32_t b = c->tl_ok ? c->near[j] : j;
             const cc_buf *y = &m->bufs[b];
@@ -124,6 +159,7 @@ static int64_t find_room(pf_ctx *c, int32_t self, int32_t a)
         }
         res = room_among(c, x, ns, lim, c->sp_last != NULL);
     }
+keep:
     c->memo_n = ns;
     c->memo = true;
     c->memo_self = self;
@@ -170,6 +206,60 @@ static int64_t room_among(pf_ctx *c, const cc_buf *x, size_t ns, uint64_t lim, b
         if (c->sp[i].hi > off) off = (c->sp[i].hi + 15) & ~(uint64_t)15;
     }
     return off + x->size <= lim ? (int64_t)off : -1;
+}
+
+/* Buffer b's offset set to off, its pool's list (ord) kept in order. */
+static void set_offset(pf_ctx *c, int32_t b, int64_t off)
+{
+    cc_buf *x = &c->m->bufs[b];
+    x->offset = off;
+    if (!c->ord_ok) return;
+    int pi = x->pool ? 1 : 0;
+    int32_t *o = c->ord[pi], n = c->ord_n[pi];
+    int32_t at = c->ord_pos[b];
+    if (at >= 0) {
+        /* out of the list */
+        memmove(&o[at], &o[at + 1], sizeof *o * (size_t)(n - at - 1));
+        for (int32_t j = at; j < n - 1; j++) c->ord_pos[o[j]] = j;
+        c->ord_pos[b] = -1;
+        n--;
+    }
+    if (x->size && off >= 0) {
+        /* in after the last one at an offset up to off */
+        int32_t lo = 0, hi = n;
+        while (lo < hi) {
+            int32_t mid = lo + (hi - lo) / 2;
+            if (c->m->bufs[o[mid]].offset <= off) lo = mid + 1;
+            else hi = mid;
+        }
+        memmove(&o[lo + 1], &o[lo], sizeof *o * (size_t)(n - lo));
+        o[lo] = b;
+        n++;
+        for (int32_t j = lo; j < n; j++) c->ord_pos[o[j]] = j;
+    }
+    c->ord_n[pi] = n;
+}
+
+/* The pools' lists of placed buffers by offset (plan_all's start). */
+static void ord_build(pf_ctx *c)
+{
+    const cc_model *m = c->m;
+    c->ord_ok = c->ord[0] && c->ord[1] && c->ord_pos && c->sp_last;
+    if (!c->ord_ok) return;
+    for (int pi = 0; pi < 2; pi++) {
+        size_t n = 0;
+        for (int32_t b = 0; b < m->n_bufs; b++) {
+            const cc_buf *x = &m->bufs[b];
+            if (x->size && x->offset >= 0 && (x->pool ? 1 : 0) == pi)
+                c->sp[n++] = (cc_span){(uint64_t)x->offset, (uint64_t)b};
+        }
+        cc_sort_spans(c->sp, n);
+        for (size_t j = 0; j < n; j++) c->ord[pi][j] = (int32_t)c->sp[j].hi;
+        c->ord_n[pi] = (int32_t)n;
+    }
+    for (int32_t b = 0; b < m->n_bufs; b++) c->ord_pos[b] = -1;
+    for (int pi = 0; pi < 2; pi++)
+        for (int32_t j = 0; j < c->ord_n[pi]; j++) c->ord_pos[c->ord[pi][j]] = j;
 }
 
 /* The stream as plan_epoch and replay_waits replay it: the command
@@ -263,7 +353,7 @@ static void plan_epoch(pf_ctx *c, cc_epoch *e)
                 int32_t from = eu_step(m, e, c->busy && i > 0 ? i - 1 : i, c->t0);
                 int64_t off = find_room(c, e->ops[k].wbuf, from);
                 if (off < 0) break;
-                b->offset = off;
+                set_offset(c, e->ops[k].wbuf, off);
                 b->eu_first = i;
                 if (c->tl_ok && from < b->first) c->tl_ok = cc_tl_add(&c->tl, e->ops[k].wbuf, from, b->first);
                 b->first = from;
@@ -278,7 +368,7 @@ static void plan_epoch(pf_ctx *c, cc_epoch *e)
                     off = find_room(c, e->ops[k].wbuf, b->first);
                     c->limit[b->pool ? 1 : 0] = keep;
                 }
-                b->offset = off;
+                set_offset(c, e->ops[k].wbuf, off);
                 c->memo = false;
             }
             wready[k] = line_dma(&l, e->ops[k].dma_cycles);
@@ -316,10 +406,12 @@ static void plan_all(pf_ctx *c)
     c->tl_ok = c->near && cc_tl_init(&c->tl, m);
     for (int32_t b = 0; b < m->n_bufs && c->tl_ok; b++)
         if (m->bufs[b].size) c->tl_ok = cc_tl_add(&c->tl, b, m->bufs[b].first, m->bufs[b].last);
+    ord_build(c);
     for (int32_t i = 0; i < c->m->n_epochs; i++)
         if (c->m->epochs[i].kind == CC_EPOCH_HW) plan_epoch(c, &c->m->epochs[i]);
     cc_tl_free(&c->tl);
     c->tl_ok = false;
+    c->ord_ok = false;
 }
 
 /* The peaks of both pools as placed. */
@@ -566,6 +658,8 @@ int cc_prefetch(cc_model *m, npuc_err *err)
     c.sp = malloc(sizeof *c.sp * ((size_t)m->n_bufs + 1));
     c.near = malloc(sizeof *c.near * ((size_t)m->n_bufs + 1));   /* NULL: scans */
     c.sp_last = malloc(sizeof *c.sp_last * ((size_t)m->n_bufs + 1));   /* NULL: not kept */
+    for (int pi = 0; pi < 2; pi++) c.ord[pi] = malloc(sizeof *c.ord[pi] * ((size_t)m->n_bufs + 1));   /* NULL: none */
+    c.ord_pos = malloc(sizeof *c.ord_pos * ((size_t)m->n_bufs + 1));
     pf_state orig = {0}, best = {0};
     cc_sched bare = {0};
     int rc = NPUC_OK;
@@ -672,6 +766,9 @@ out:
     free(c.sp);
     free(c.near);
     free(c.sp_last);
+    free(c.ord[0]);
+    free(c.ord[1]);
+    free(c.ord_pos);
     cc_sched_free(&orig.s);
     cc_sched_free(&best.s);
     cc_sched_free(&bare);

@@ -74,13 +74,13 @@ typedef struct pf_ctx {
     int32_t *sp_last;
     size_t memo_n;
     /* during plan_all (ord_ok; needs sp_last): the placed buffers (size,
-     * offset >= 0) of each pool (index pool ? 1 : 0) by offset, and each
-     * buffer's position in its list (-1: none). Where a pool holds few
+     * offset >= 0) of each pool (index pool ? 1 : 0) by offset. Where a
+     * pool holds few
      * buffers against those near a range, find_room walks its list in
      * order instead of gathering the near ones and sorting them (the
      * same buffers, in the same order but for equal offsets, which no
      * answer depends on) */
-    int32_t *ord[2], ord_n[2], *ord_pos;
+    int32_t *ord[2], ord_n[2];
     bool ord_ok;
 } pf_ctx;
 
@@ -208,43 +208,54 @@ static int64_t room_among(pf_ctx *c, const cc_buf *x, size_t ns, uint64_t lim, b
     return off + x->size <= lim ? (int64_t)off : -1;
 }
 
-/* Buffer b's offset set to off, its pool's list (ord) kept in order. */
+/* Where in list o (n buffers by offset) the first buffer at an offset
+ * above `off` is (above_or_at: at off or above). */
+static int32_t ord_find(const cc_buf *bufs, const int32_t *o, int32_t n, int64_t off, bool above_or_at)
+{
+    int32_t lo = 0, hi = n;
+    while (lo < hi) {
+        int32_t mid = lo + (hi - lo) / 2;
+        int64_t y = bufs[o[mid]].offset;
+        if (above_or_at ? y < off : y <= off) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* Buffer b's offset set to off, its pool's list (ord) kept in order (a
+ * buffer's size and pool do not change during plan_all). */
 static void set_offset(pf_ctx *c, int32_t b, int64_t off)
 {
     cc_buf *x = &c->m->bufs[b];
-    x->offset = off;
-    if (!c->ord_ok) return;
-    int pi = x->pool ? 1 : 0;
-    int32_t *o = c->ord[pi], n = c->ord_n[pi];
-    int32_t at = c->ord_pos[b];
-    if (at >= 0) {
-        /* out of the list */
-        memmove(&o[at], &o[at + 1], sizeof *o * (size_t)(n - at - 1));
-        for (int32_t j = at; j < n - 1; j++) c->ord_pos[o[j]] = j;
-        c->ord_pos[b] = -1;
-        n--;
-    }
-    if (x->size && off >= 0) {
-        /* in after the last one at an offset up to off */
-        int32_t lo = 0, hi = n;
-        while (lo < hi) {
-            int32_t mid = lo + (hi - lo) / 2;
-            if (c->m->bufs[o[mid]].offset <= off) lo = mid + 1;
-            else hi = mid;
+    if (c->ord_ok && x->size) {
+        int pi = x->pool ? 1 : 0;
+        int32_t *o = c->ord[pi], n = c->ord_n[pi];
+        if (x->offset >= 0) {
+            /* out of the list: among those at its offset */
+            int32_t at = ord_find(c->m->bufs, o, n, x->offset, true);
+            while (at < n && o[at] != b) at++;
+            if (at < n) {
+                memmove(&o[at], &o[at + 1], sizeof *o * (size_t)(n - at - 1));
+                n--;
+            }
         }
-        memmove(&o[lo + 1], &o[lo], sizeof *o * (size_t)(n - lo));
-        o[lo] = b;
-        n++;
-        for (int32_t j = lo; j < n; j++) c->ord_pos[o[j]] = j;
+        if (off >= 0) {
+            /* in after the last one at an offset up to off */
+            int32_t at = ord_find(c->m->bufs, o, n, off, false);
+            memmove(&o[at + 1], &o[at], sizeof *o * (size_t)(n - at));
+            o[at] = b;
+            n++;
+        }
+        c->ord_n[pi] = n;
     }
-    c->ord_n[pi] = n;
+    x->offset = off;
 }
 
 /* The pools' lists of placed buffers by offset (plan_all's start). */
 static void ord_build(pf_ctx *c)
 {
     const cc_model *m = c->m;
-    c->ord_ok = c->ord[0] && c->ord[1] && c->ord_pos && c->sp_last;
+    c->ord_ok = c->ord[0] && c->ord[1] && c->sp_last;
     if (!c->ord_ok) return;
     for (int pi = 0; pi < 2; pi++) {
         size_t n = 0;
@@ -257,9 +268,6 @@ static void ord_build(pf_ctx *c)
         for (size_t j = 0; j < n; j++) c->ord[pi][j] = (int32_t)c->sp[j].hi;
         c->ord_n[pi] = (int32_t)n;
     }
-    for (int32_t b = 0; b < m->n_bufs; b++) c->ord_pos[b] = -1;
-    for (int pi = 0; pi < 2; pi++)
-        for (int32_t j = 0; j < c->ord_n[pi]; j++) c->ord_pos[c->ord[pi][j]] = j;
 }
 
 /* The stream as plan_epoch and replay_waits replay it: the command
@@ -659,7 +667,6 @@ int cc_prefetch(cc_model *m, npuc_err *err)
     c.near = malloc(sizeof *c.near * ((size_t)m->n_bufs + 1));   /* NULL: scans */
     c.sp_last = malloc(sizeof *c.sp_last * ((size_t)m->n_bufs + 1));   /* NULL: not kept */
     for (int pi = 0; pi < 2; pi++) c.ord[pi] = malloc(sizeof *c.ord[pi] * ((size_t)m->n_bufs + 1));   /* NULL: none */
-    c.ord_pos = malloc(sizeof *c.ord_pos * ((size_t)m->n_bufs + 1));
     pf_state orig = {0}, best = {0};
     cc_sched bare = {0};
     int rc = NPUC_OK;
@@ -768,7 +775,6 @@ out:
     free(c.sp_last);
     free(c.ord[0]);
     free(c.ord[1]);
-    free(c.ord_pos);
     cc_sched_free(&orig.s);
     cc_sched_free(&best.s);
     cc_sched_free(&bare);

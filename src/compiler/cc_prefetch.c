@@ -36,6 +36,15 @@ static int32_t eu_step(const cc_model *m, const cc_epoch *e, int32_t k, const in
     return t0[a] + (k - m->ops[a].first_eu);
 }
 
+/* A placed buffer in its pool's list (pf_ctx.ord): what find_room reads
+ * of it, kept with it so that a walk reads the list alone. */
+typedef struct ord_rec {
+    int64_t offset;
+    uint64_t end;             /* offset + size */
+    int32_t first, last, b;
+    uint8_t pool;
+} ord_rec;
+
 typedef struct pf_ctx {
     cc_model *m;
     uint64_t limit[2];        /* per pool: the offset a copy may not cross */
@@ -80,7 +89,8 @@ typedef struct pf_ctx {
      * order instead of gathering the near ones and sorting them (the
      * same buffers, in the same order but for equal offsets, which no
      * answer depends on) */
-    int32_t *ord[2], ord_n[2];
+    struct ord_rec *ord[2];
+    int32_t ord_n[2];
     bool ord_ok;
 } pf_ctx;
 
@@ -126,14 +136,13 @@ static int64_t find_room(pf_ctx *c, int32_t self, int32_t a)
             walk = c->ord_ok && c->ord_n[pi] < ORD_NEAR * (int64_t)nn;
         }
         if (walk) {
-            for (int32_t j = 0; j < c->ord_n[pi]; j++) {
-                int32_t b = c->ord[pi][j];
-                const cc_buf *y = &m->bufs[b];
-                if (b == self || y->pool != x->pool || y->last < a || y->first > x->last) continue;
-                c->sp[ns] = (cc_span){(uint64_t)y->offset, (uint64_t)y->offset + y->size};
-                c->sp_last[ns] = y->last;
+            const ord_rec *o = c->ord[pi];
+            for (int32_t j = 0, n = c->ord_n[pi]; j < n; j++) {
+                if (o[j].last < a || o[j].first > x->last || o[j].b == self || o[j].pool != x->pool) continue;
+                c->sp[ns] = (cc_span){(uint64_t)o[j].offset, o[j].end};
+                c->sp_last[ns] = o[j].last;
                 ns++;
-                if (y->last < in_way_last) in_way_last = y->last;
+                if (o[j].last < in_way_last) in_way_last = o[j].last;
             }
             res = room_among(c, x, ns, lim, true);
             goto keep;
@@ -210,12 +219,12 @@ static int64_t room_among(pf_ctx *c, const cc_buf *x, size_t ns, uint64_t lim, b
 
 /* Where in list o (n buffers by offset) the first buffer at an offset
  * above `off` is (above_or_at: at off or above). */
-static int32_t ord_find(const cc_buf *bufs, const int32_t *o, int32_t n, int64_t off, bool above_or_at)
+static int32_t ord_find(const ord_rec *o, int32_t n, int64_t off, bool above_or_at)
 {
     int32_t lo = 0, hi = n;
     while (lo < hi) {
         int32_t mid = lo + (hi - lo) / 2;
-        int64_t y = bufs[o[mid]].offset;
+        int64_t y = o[mid].offset;
         if (above_or_at ? y < off : y <= off) lo = mid + 1;
         else hi = mid;
     }
@@ -223,27 +232,39 @@ static int32_t ord_find(const cc_buf *bufs, const int32_t *o, int32_t n, int64_t
 }
 
 /* Buffer b's offset set to off, its pool's list (ord) kept in order (a
- * buffer's size and pool do not change during plan_all). */
+ * buffer's size and pool do not change during plan_all; its first and
+ * last steps are set before it moves). */
 static void set_offset(pf_ctx *c, int32_t b, int64_t off)
 {
     cc_buf *x = &c->m->bufs[b];
     if (c->ord_ok && x->size) {
         int pi = x->pool ? 1 : 0;
-        int32_t *o = c->ord[pi], n = c->ord_n[pi];
+        ord_rec *o = c->ord[pi];
+        int32_t n = c->ord_n[pi], at = -1;
         if (x->offset >= 0) {
-            /* out of the list: among those at its offset */
-            int32_t at = ord_find(c->m->bufs, o, n, x->offset, true);
-            while (at < n && o[at] != b) at++;
-            if (at < n) {
-                memmove(&o[at], &o[at + 1], sizeof *o * (size_t)(n - at - 1));
-                n--;
-            }
+            /* its place in the list: among those at its offset */
+            at = ord_find(o, n, x->offset, true);
+            while (at < n && o[at].b != b) at++;
+            if (at == n) at = -1;
         }
-        if (off >= 0) {
-            /* in after the last one at an offset up to off */
-            int32_t at = ord_find(c->m->bufs, o, n, off, false);
-            memmove(&o[at + 1], &o[at], sizeof *o * (size_t)(n - at));
-            o[at] = b;
+        ord_rec r = {off, (uint64_t)off + x->size, x->first, x->last, b, x->pool};
+        /* its new place: after the last one at an offset up to off (as if
+         * taken out first); only the records in between shift */
+        int32_t to = off >= 0 ? ord_find(o, n, off, false) : -1;
+        if (at >= 0 && to >= 0) {
+            if (at < to) {
+                memmove(&o[at], &o[at + 1], sizeof *o * (size_t)(to - 1 - at));
+                o[to - 1] = r;
+            } else {
+                memmove(&o[to + 1], &o[to], sizeof *o * (size_t)(at - to));
+                o[to] = r;
+            }
+        } else if (at >= 0) {
+            memmove(&o[at], &o[at + 1], sizeof *o * (size_t)(n - at - 1));
+            n--;
+        } else if (to >= 0) {
+            memmove(&o[to + 1], &o[to], sizeof *o * (size_t)(n - to));
+            o[to] = r;
             n++;
         }
         c->ord_n[pi] = n;
@@ -265,7 +286,11 @@ static void ord_build(pf_ctx *c)
                 c->sp[n++] = (cc_span){(uint64_t)x->offset, (uint64_t)b};
         }
         cc_sort_spans(c->sp, n);
-        for (size_t j = 0; j < n; j++) c->ord[pi][j] = (int32_t)c->sp[j].hi;
+        for (size_t j = 0; j < n; j++) {
+            const cc_buf *x = &m->bufs[c->sp[j].hi];
+            c->ord[pi][j] = (ord_rec){x->offset, (uint64_t)x->offset + x->size, x->first, x->last,
+                                      (int32_t)c->sp[j].hi, x->pool};
+        }
         c->ord_n[pi] = (int32_t)n;
     }
 }
@@ -361,10 +386,10 @@ static void plan_epoch(pf_ctx *c, cc_epoch *e)
                 int32_t from = eu_step(m, e, c->busy && i > 0 ? i - 1 : i, c->t0);
                 int64_t off = find_room(c, e->ops[k].wbuf, from);
                 if (off < 0) break;
-                set_offset(c, e->ops[k].wbuf, off);
                 b->eu_first = i;
                 if (c->tl_ok && from < b->first) c->tl_ok = cc_tl_add(&c->tl, e->ops[k].wbuf, from, b->first);
                 b->first = from;
+                set_offset(c, e->ops[k].wbuf, off);
                 c->memo = false;
             } else if (b->offset < 0) {
                 /* placed where it is due: under the limit if it can be,

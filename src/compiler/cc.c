@@ -154,6 +154,7 @@ typedef struct gen_ops { uint8_t *b; size_t n; int32_t refs; } gen_ops;
  * op's cycles and what each op of the stream added to its graph op. */
 typedef struct gen_entry {
     uint8_t *key; size_t key_size;
+    uint64_t key_hash;        /* key_hash(key): most entries differ in it */
     gen_ops *ops;
     uint8_t *payload; uint64_t payload_size;
     int32_t *dma_op; int32_t n_dma;
@@ -324,6 +325,21 @@ static uint8_t *gen_key(const cc_model *m, int32_t i, size_t *size)
     return k;
 }
 
+/* A hash of a key (gen_key), compared before the key itself. */
+static uint64_t key_hash(const uint8_t *k, size_t n)
+{
+    uint64_t h = 0x9E3779B97F4A7C15u ^ n;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, k + i, sizeof w);
+        h = (h ^ w) * 0xFF51AFD7ED558CCDu;
+        h ^= h >> 29;
+    }
+    for (; i < n; i++) h = (h ^ k[i]) * 0x100000001B3u;
+    return h;
+}
+
 /* Whether the n bytes of ops at a (an epoch's) are the copy at b (a
  * gen_ops's, cycle fields zeroed) but for their cycle fields. */
 static bool ops_same(const eu_op *a, size_t n, const uint8_t *b)
@@ -338,13 +354,13 @@ static bool ops_same(const eu_op *a, size_t n, const uint8_t *b)
 
 /* Epoch i from the cache when its inputs match an entry (the model's
  * figures added as estimate adds them); false: not there. */
-static bool gen_lookup(cc_model *m, int32_t i, const uint8_t *key, size_t key_size, bool *oom)
+static bool gen_lookup(cc_model *m, int32_t i, const uint8_t *key, size_t key_size, uint64_t hash, bool *oom)
 {
     struct cc_gencache *c = m->gen;
     cc_epoch *e = &m->epochs[i];
     for (int s = 0; s < GEN_KEEP; s++) {
         const gen_entry *g = &c->e[s];
-        if (!g->key || g->key_size != key_size || memcmp(g->key, key, key_size)) continue;
+        if (!g->key || g->key_hash != hash || g->key_size != key_size || memcmp(g->key, key, key_size)) continue;
         if (g->ops->n != c->img_size || !ops_same(c->img, c->img_size, g->ops->b)) continue;
         uint8_t *pl = malloc(g->payload_size ? g->payload_size : 1);
         int32_t *dma = malloc(sizeof *dma * ((size_t)g->n_dma + 1));
@@ -645,7 +661,8 @@ int cc_generate_all(cc_model *m, npuc_err *err)
         gen_entry g;
         memset(&g, 0, sizeof g);
         bool oom = false;
-        if (m->gen && (g.key = gen_key(m, i, &g.key_size)) && gen_lookup(m, i, g.key, g.key_size, &oom)) {
+        if (m->gen && (g.key = gen_key(m, i, &g.key_size)) &&
+            gen_lookup(m, i, g.key, g.key_size, g.key_hash = key_hash(g.key, g.key_size), &oom)) {
             free(g.key);
             m->npu_cycles += e->cycles;
             continue;

@@ -16,29 +16,51 @@
 
 #define ALIGN 16u
 
-static int by_size_desc(const void *a, const void *b, void *ctx)
+/* The order buffers are placed in: larger first, then the one written
+ * first, then by index (a total order, so any sort gives the same). */
+typedef struct size_key { uint64_t size; int32_t first, idx; } size_key;
+
+static inline bool key_before(const size_key *x, const size_key *y)
 {
-    const cc_buf *bufs = ctx;
-    const cc_buf *x = &bufs[*(const int32_t *)a], *y = &bufs[*(const int32_t *)b];
-    if (x->size != y->size) return x->size < y->size ? 1 : -1;
-    if (x->first != y->first) return x->first < y->first ? -1 : 1;
-    return *(const int32_t *)a - *(const int32_t *)b;
+    if (x->size != y->size) return x->size > y->size;
+    if (x->first != y->first) return x->first < y->first;
+    return x->idx < y->idx;
 }
 
-/* qsort has no context argument; a small insertion-merge sort will do for
- * the buffer counts of real models, but use a simple stable merge sort. */
-static void sort_idx(int32_t *idx, int32_t *tmp, int32_t n, const cc_buf *bufs)
+/* idx[0..n) := the buffers in that order (a merge sort of runs of 16
+ * sorted by insertion, on keys copied out of the buffers); false when out
+ * of memory. */
+static bool sort_idx(int32_t *idx, int32_t n, const cc_buf *bufs)
 {
-    if (n < 2) return;
-    int32_t h = n / 2;
-    sort_idx(idx, tmp, h, bufs);
-    sort_idx(idx + h, tmp, n - h, bufs);
-    int32_t i = 0, j = h, k = 0;
-    while (i < h && j < n)
-        tmp[k++] = by_size_desc(&idx[j], &idx[i], (void *)bufs) < 0 ? idx[j++] : idx[i++];
-    while (i < h) tmp[k++] = idx[i++];
-    while (j < n) tmp[k++] = idx[j++];
-    memcpy(idx, tmp, sizeof *idx * (size_t)n);
+    if (n < 1) return true;
+    size_key *a = malloc(sizeof *a * (size_t)n * 2), *t = a ? a + n : NULL;
+    if (!a) return false;
+    for (int32_t i = 0; i < n; i++) a[i] = (size_key){bufs[i].size, bufs[i].first, i};
+    enum { RUN = 16 };
+    for (int32_t r = 0; r < n; r += RUN) {
+        int32_t end = r + RUN < n ? r + RUN : n;
+        for (int32_t i = r + 1; i < end; i++) {
+            size_key x = a[i];
+            int32_t j = i;
+            for (; j > r && key_before(&x, &a[j - 1]); j--) a[j] = a[j - 1];
+            a[j] = x;
+        }
+    }
+    for (int32_t w = RUN; w < n; w *= 2) {
+        for (int32_t lo = 0; lo < n; lo += 2 * w) {
+            int32_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            int32_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi) t[k++] = key_before(&a[j], &a[i]) ? a[j++] : a[i++];
+            while (i < mid) t[k++] = a[i++];
+            while (j < hi) t[k++] = a[j++];
+        }
+        size_key *x = a;
+        a = t;
+        t = x;
+    }
+    for (int32_t i = 0; i < n; i++) idx[i] = a[i].idx;
+    free(a < t ? a : t);
+    return true;
 }
 
 typedef cc_span span;
@@ -64,18 +86,27 @@ static bool radix_spans(span *a, size_t n)
     }
     uint64_t vary = any & ~all;   /* the bits that differ somewhere */
     span *src = a, *dst = tmp;
-    for (unsigned sh = 0; sh < 64 && (vary >> sh); sh += 8) {
-        if (!((vary >> sh) & 0xFF)) continue;
+    /* the bits from the lowest to the highest that varies, in as few
+     * digits of at most 8 bits as cover them, of equal width (offsets
+     * vary in 17 bits from bit 4: three digits of 6 bits, whose counts
+     * are cheaper to clear and sum than 256 per digit) */
+    unsigned lo_bit = 0, hi_bit = 63;
+    while (lo_bit < 63 && !((vary >> lo_bit) & 1)) lo_bit++;
+    while (hi_bit > 0 && !((vary >> hi_bit) & 1)) hi_bit--;
+    unsigned bits = vary ? hi_bit - lo_bit + 1 : 0, passes = (bits + 7) / 8;
+    unsigned width = passes ? (bits + passes - 1) / passes : 0;
+    uint64_t dmask = ((uint64_t)1 << width) - 1;
+    for (unsigned p = 0, sh = lo_bit; p < passes; p++, sh += width) {
         uint32_t cnt[256];
-        memset(cnt, 0, sizeof cnt);
-        for (size_t i = 0; i < n; i++) cnt[(src[i].lo >> sh) & 0xFF]++;
+        memset(cnt, 0, sizeof *cnt * (size_t)(dmask + 1));
+        for (size_t i = 0; i < n; i++) cnt[(src[i].lo >> sh) & dmask]++;
         uint32_t at = 0;
-        for (unsigned d = 0; d < 256; d++) {
+        for (unsigned d = 0; d <= dmask; d++) {
             uint32_t c = cnt[d];
             cnt[d] = at;
             at += c;
         }
-        for (size_t i = 0; i < n; i++) dst[cnt[(src[i].lo >> sh) & 0xFF]++] = src[i];
+        for (size_t i = 0; i < n; i++) dst[cnt[(src[i].lo >> sh) & dmask]++] = src[i];
         span *t = src;
         src = dst;
         dst = t;
@@ -1457,8 +1488,12 @@ static int place_pools(cc_model *m, const int32_t *t0, const int32_t *t1, npuc_e
         free(ok);
         return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     }
-    for (int32_t i = 0; i < n; i++) idx[i] = i;
-    sort_idx(idx, idx + n, n, m->bufs);
+    if (!sort_idx(idx, n, m->bufs)) {
+        free(idx);
+        free(sp);
+        free(ok);
+        return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    }
     uint64_t cap = cc_fast_bytes(&m->opt);
     bool fast = cap != 0;
     m->fast_size = 0;

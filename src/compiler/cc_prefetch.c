@@ -36,6 +36,15 @@ static int32_t eu_step(const cc_model *m, const cc_epoch *e, int32_t k, const in
     return t0[a] + (k - m->ops[a].first_eu);
 }
 
+/* A placed buffer in its pool's list (pf_ctx.ord): what find_room reads
+ * of it, kept with it so that a walk reads the list alone. */
+typedef struct ord_rec {
+    int64_t offset;
+    uint64_t end;             /* offset + size */
+    int32_t first, last, b;
+    uint8_t pool;
+} ord_rec;
+
 typedef struct pf_ctx {
     cc_model *m;
     uint64_t limit[2];        /* per pool: the offset a copy may not cross */
@@ -73,7 +82,22 @@ typedef struct pf_ctx {
      * live then: the list is filtered, not gathered and sorted again */
     int32_t *sp_last;
     size_t memo_n;
+    /* during plan_all (ord_ok; needs sp_last): the placed buffers (size,
+     * offset >= 0) of each pool (index pool ? 1 : 0) by offset. Where a
+     * pool holds few
+     * buffers against those near a range, find_room walks its list in
+     * order instead of gathering the near ones and sorting them (the
+     * same buffers, in the same order but for equal offsets, which no
+     * answer depends on) */
+    struct ord_rec *ord[2];
+    int32_t ord_n[2];
+    bool ord_ok;
 } pf_ctx;
+
+/* A pool's list is walked when it holds at most this many buffers, or
+ * fewer than ORD_NEAR times those the timeline finds near a range. */
+#define ORD_WALK 512
+#define ORD_NEAR 8
 
 static int64_t room_among(pf_ctx *c, const cc_buf *x, size_t ns, uint64_t lim, bool sorted);
 
@@ -102,8 +126,28 @@ static int64_t find_room(pf_ctx *c, int32_t self, int32_t a)
         res = room_among(c, x, ns, lim, true);
     } else {
         /* the buffers live near a..last (the index lists every buffer in
-         * the blocks of its range), else all of them */
-        int32_t nn = c->tl_ok ? cc_tl_query(&c->tl, a, x->last, c->near) : m->n_bufs;
+         * the blocks of its range), else all of them; or the pool's list
+         * in offset order, when short against those */
+        int pi = x->pool ? 1 : 0;
+        int32_t nn = -1;
+        bool walk = c->ord_ok && (c->ord_n[pi] <= ORD_WALK || !c->tl_ok);
+        if (!walk && c->tl_ok) {
+            nn = cc_tl_query(&c->tl, a, x->last, c->near);
+            walk = c->ord_ok && c->ord_n[pi] < ORD_NEAR * (int64_t)nn;
+        }
+        if (walk) {
+            const ord_rec *o = c->ord[pi];
+            for (int32_t j = 0, n = c->ord_n[pi]; j < n; j++) {
+                if (o[j].last < a || o[j].first > x->last || o[j].b == self || o[j].pool != x->pool) continue;
+                c->sp[ns] = (cc_span){(uint64_t)o[j].offset, o[j].end};
+                c->sp_last[ns] = o[j].last;
+                ns++;
+                if (o[j].last < in_way_last) in_way_last = o[j].last;
+            }
+            res = room_among(c, x, ns, lim, true);
+            goto keep;
+        }
+        if (nn < 0) nn = c->tl_ok ? cc_tl_query(&c->tl, a, x->last, c->near) : m->n_bufs;
         for (int32_t j = 0; j < nn; j++) {
             int32_t b = c->tl_ok ? c->near[j] : j;
             const cc_buf *y = &m->bufs[b];
@@ -124,6 +168,7 @@ static int64_t find_room(pf_ctx *c, int32_t self, int32_t a)
         }
         res = room_among(c, x, ns, lim, c->sp_last != NULL);
     }
+keep:
     c->memo_n = ns;
     c->memo = true;
     c->memo_self = self;
@@ -170,6 +215,84 @@ static int64_t room_among(pf_ctx *c, const cc_buf *x, size_t ns, uint64_t lim, b
         if (c->sp[i].hi > off) off = (c->sp[i].hi + 15) & ~(uint64_t)15;
     }
     return off + x->size <= lim ? (int64_t)off : -1;
+}
+
+/* Where in list o (n buffers by offset) the first buffer at an offset
+ * above `off` is (above_or_at: at off or above). */
+static int32_t ord_find(const ord_rec *o, int32_t n, int64_t off, bool above_or_at)
+{
+    int32_t lo = 0, hi = n;
+    while (lo < hi) {
+        int32_t mid = lo + (hi - lo) / 2;
+        int64_t y = o[mid].offset;
+        if (above_or_at ? y < off : y <= off) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* Buffer b's offset set to off, its pool's list (ord) kept in order (a
+ * buffer's size and pool do not change during plan_all; its first and
+ * last steps are set before it moves). */
+static void set_offset(pf_ctx *c, int32_t b, int64_t off)
+{
+    cc_buf *x = &c->m->bufs[b];
+    if (c->ord_ok && x->size) {
+        int pi = x->pool ? 1 : 0;
+        ord_rec *o = c->ord[pi];
+        int32_t n = c->ord_n[pi], at = -1;
+        if (x->offset >= 0) {
+            /* its place in the list: among those at its offset */
+            at = ord_find(o, n, x->offset, true);
+            while (at < n && o[at].b != b) at++;
+            if (at == n) at = -1;
+        }
+        ord_rec r = {off, (uint64_t)off + x->size, x->first, x->last, b, x->pool};
+        /* its new place: after the last one at an offset up to off (as if
+         * taken out first); only the records in between shift */
+        int32_t to = off >= 0 ? ord_find(o, n, off, false) : -1;
+        if (at >= 0 && to >= 0) {
+            if (at < to) {
+                memmove(&o[at], &o[at + 1], sizeof *o * (size_t)(to - 1 - at));
+                o[to - 1] = r;
+            } else {
+                memmove(&o[to + 1], &o[to], sizeof *o * (size_t)(at - to));
+                o[to] = r;
+            }
+        } else if (at >= 0) {
+            memmove(&o[at], &o[at + 1], sizeof *o * (size_t)(n - at - 1));
+            n--;
+        } else if (to >= 0) {
+            memmove(&o[to + 1], &o[to], sizeof *o * (size_t)(n - to));
+            o[to] = r;
+            n++;
+        }
+        c->ord_n[pi] = n;
+    }
+    x->offset = off;
+}
+
+/* The pools' lists of placed buffers by offset (plan_all's start). */
+static void ord_build(pf_ctx *c)
+{
+    const cc_model *m = c->m;
+    c->ord_ok = c->ord[0] && c->ord[1] && c->sp_last;
+    if (!c->ord_ok) return;
+    for (int pi = 0; pi < 2; pi++) {
+        size_t n = 0;
+        for (int32_t b = 0; b < m->n_bufs; b++) {
+            const cc_buf *x = &m->bufs[b];
+            if (x->size && x->offset >= 0 && (x->pool ? 1 : 0) == pi)
+                c->sp[n++] = (cc_span){(uint64_t)x->offset, (uint64_t)b};
+        }
+        cc_sort_spans(c->sp, n);
+        for (size_t j = 0; j < n; j++) {
+            const cc_buf *x = &m->bufs[c->sp[j].hi];
+            c->ord[pi][j] = (ord_rec){x->offset, (uint64_t)x->offset + x->size, x->first, x->last,
+                                      (int32_t)c->sp[j].hi, x->pool};
+        }
+        c->ord_n[pi] = (int32_t)n;
+    }
 }
 
 /* The stream as plan_epoch and replay_waits replay it: the command
@@ -263,10 +386,10 @@ static void plan_epoch(pf_ctx *c, cc_epoch *e)
                 int32_t from = eu_step(m, e, c->busy && i > 0 ? i - 1 : i, c->t0);
                 int64_t off = find_room(c, e->ops[k].wbuf, from);
                 if (off < 0) break;
-                b->offset = off;
                 b->eu_first = i;
                 if (c->tl_ok && from < b->first) c->tl_ok = cc_tl_add(&c->tl, e->ops[k].wbuf, from, b->first);
                 b->first = from;
+                set_offset(c, e->ops[k].wbuf, off);
                 c->memo = false;
             } else if (b->offset < 0) {
                 /* placed where it is due: under the limit if it can be,
@@ -278,7 +401,7 @@ static void plan_epoch(pf_ctx *c, cc_epoch *e)
                     off = find_room(c, e->ops[k].wbuf, b->first);
                     c->limit[b->pool ? 1 : 0] = keep;
                 }
-                b->offset = off;
+                set_offset(c, e->ops[k].wbuf, off);
                 c->memo = false;
             }
             wready[k] = line_dma(&l, e->ops[k].dma_cycles);
@@ -316,10 +439,12 @@ static void plan_all(pf_ctx *c)
     c->tl_ok = c->near && cc_tl_init(&c->tl, m);
     for (int32_t b = 0; b < m->n_bufs && c->tl_ok; b++)
         if (m->bufs[b].size) c->tl_ok = cc_tl_add(&c->tl, b, m->bufs[b].first, m->bufs[b].last);
+    ord_build(c);
     for (int32_t i = 0; i < c->m->n_epochs; i++)
         if (c->m->epochs[i].kind == CC_EPOCH_HW) plan_epoch(c, &c->m->epochs[i]);
     cc_tl_free(&c->tl);
     c->tl_ok = false;
+    c->ord_ok = false;
 }
 
 /* The peaks of both pools as placed. */
@@ -566,6 +691,7 @@ int cc_prefetch(cc_model *m, npuc_err *err)
     c.sp = malloc(sizeof *c.sp * ((size_t)m->n_bufs + 1));
     c.near = malloc(sizeof *c.near * ((size_t)m->n_bufs + 1));   /* NULL: scans */
     c.sp_last = malloc(sizeof *c.sp_last * ((size_t)m->n_bufs + 1));   /* NULL: not kept */
+    for (int pi = 0; pi < 2; pi++) c.ord[pi] = malloc(sizeof *c.ord[pi] * ((size_t)m->n_bufs + 1));   /* NULL: none */
     pf_state orig = {0}, best = {0};
     cc_sched bare = {0};
     int rc = NPUC_OK;
@@ -672,6 +798,8 @@ out:
     free(c.sp);
     free(c.near);
     free(c.sp_last);
+    free(c.ord[0]);
+    free(c.ord[1]);
     cc_sched_free(&orig.s);
     cc_sched_free(&best.s);
     cc_sched_free(&bare);

@@ -538,18 +538,26 @@ uint64_t eu_pack(uint16_t code, size_t n, const eu_fv *fv)
     const eu_cmd_info *c = eu_cmd_find(code);
     uint64_t op = 0;
     for (size_t i = 0; c && i < n; i++) {
-        const eu_field *f = eu_cmd_field(c, (eu_fid)fv[i].id);
+        /* the helpers name the fields in the table's order: field i is
+         * the one, else a search (a command's field ids are unique) */
+        const eu_field *f = i < c->n_fields && c->fields[i].id == fv[i].id ? &c->fields[i]
+                                                                          : eu_cmd_field(c, (eu_fid)fv[i].id);
         if (f) op = eu_field_set_raw(f, op, eu_field_encode(f, fv[i].value));
     }
     return op;
 }
 
-uint64_t eu_pack1(uint16_t code, int64_t value)
+const eu_field *eu_cmd_value_field(uint16_t code)
 {
     /* the value field comes first in a one-field command: no search */
     const eu_cmd_info *c = eu_cmd_find(code);
-    if (c && c->n_fields && c->fields[0].id == EU_F_VALUE)
-        return eu_field_set_raw(&c->fields[0], 0, eu_field_encode(&c->fields[0], value));
+    return c && c->n_fields && c->fields[0].id == EU_F_VALUE ? &c->fields[0] : NULL;
+}
+
+uint64_t eu_pack1(uint16_t code, int64_t value)
+{
+    const eu_field *f = eu_cmd_value_field(code);
+    if (f) return eu_field_pack(f, value);
     eu_fv fv = {EU_F_VALUE, value};
     return eu_pack(code, 1, &fv);
 }

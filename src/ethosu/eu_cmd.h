@@ -314,6 +314,19 @@ uint64_t eu_pack(uint16_t code, size_t n, const eu_fv *fv);
     eu_pack((code), sizeof((eu_fv[]){__VA_ARGS__}) / sizeof(eu_fv), (eu_fv[]){__VA_ARGS__})
 /* A one-field command (EU_F_VALUE) from its value: eu_pack1(EU_SET_IFM_DEPTH_M1, 16) = 15. */
 uint64_t eu_pack1(uint16_t code, int64_t value);
+/* The value field of a one-field command (what eu_pack1 packs), NULL when
+ * the command has none; and the operand of that command with value v:
+ * eu_pack1(code, v) == eu_field_pack(eu_cmd_value_field(code), v), for a
+ * writer that packs the same command many times. */
+const eu_field *eu_cmd_value_field(uint16_t code);
+static inline uint64_t eu_field_pack(const eu_field *f, int64_t value)
+{
+    if (!f->width_hi && f->kind != EU_K_BITS) {
+        uint64_t m = f->width >= 64 ? ~0ull : (1ull << f->width) - 1;
+        return ((uint64_t)(f->kind == EU_K_M1 ? value - 1 : value) & m) << f->shift;
+    }
+    return eu_field_set_raw(f, 0, eu_field_encode(f, value));
+}
 /* A field's value in an operand of command `code` (0 if it has no such
  * field). */
 int64_t eu_unpack(uint16_t code, eu_fid id, uint64_t operand);

@@ -18,7 +18,7 @@ static size_t head_words(void)
 
 size_t eu_cop1_words(size_t n) { return head_words() + n; }
 
-size_t eu_cop1_write(uint32_t *out, uint32_t config, uint32_t id, const uint32_t *stream, size_t n)
+size_t eu_cop1_write_head(uint32_t *out, uint32_t config, uint32_t id, size_t n)
 {
     size_t k = 0, head = head_words();
     out[k++] = EU_COP1_MAGIC;
@@ -27,6 +27,12 @@ size_t eu_cop1_write(uint32_t *out, uint32_t config, uint32_t id, const uint32_t
     out[k++] = id;
     while (k + 1 < head) out[k++] = EU_COP1_NOP;
     out[k++] = eu_cop1_stream_action(n);
+    return k;
+}
+
+size_t eu_cop1_write(uint32_t *out, uint32_t config, uint32_t id, const uint32_t *stream, size_t n)
+{
+    size_t k = eu_cop1_write_head(out, config, id, n);
     for (size_t i = 0; i < n; i++) out[k++] = stream[i];
     return k;
 }

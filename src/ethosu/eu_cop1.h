@@ -58,6 +58,9 @@ size_t eu_cop1_words(size_t n);
  * out holds eu_cop1_words(n) words; returns that count. n must not exceed
  * EU_COP1_MAX_STREAM_WORDS. */
 size_t eu_cop1_write(uint32_t *out, uint32_t config, uint32_t id, const uint32_t *stream, size_t n);
+/* The words before the stream alone (eu_cop1_words(0) of them, returned),
+ * for a writer that puts the n stream words right after them itself. */
+size_t eu_cop1_write_head(uint32_t *out, uint32_t config, uint32_t id, size_t n);
 
 /* ------------------------------------------------------------ parser */
 

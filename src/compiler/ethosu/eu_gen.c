@@ -17,94 +17,109 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The registers eu_gen writes: cmd0 opcodes up to IFM2_REGION's, cmd1 up
- * to SCALE1_LENGTH's (never USER_DEFINED), one slot each: a small state,
- * zeroed for every stream the schedule search generates. */
-enum {
-    N_CMD0 = (EU_SET_IFM2_REGION & EU_CODE_OPCODE_MASK) + 1,
-    N_CMD1 = (EU_SET_SCALE1_LENGTH & EU_CODE_OPCODE_MASK) + 1,
-    N_SLOTS = N_CMD0 + N_CMD1
-};
+/* The registers eu_gen writes, one slot each: cmd0 registers (opcodes
+ * 0x100..0x13F and 0x180..0x1BF) and cmd1 registers (0x00..0x3F and
+ * 0x80..0xBF), folded into 256 slots by opcode bits 0-5 and 7 and the
+ * command's kind; a small state, zeroed for every stream the schedule
+ * search generates. Every call names its code as a constant, so the
+ * slot folds away. */
+enum { N_SLOTS = 256 };
 
-static unsigned slot_of(uint16_t code)
+/* The register writers are inlined into their callers, where each code is
+ * a constant (emit_fm's too: it is inlined per feature map) */
+#define HOT static inline __attribute__((always_inline))
+
+HOT unsigned slot_of(uint16_t code)
 {
     unsigned k = eu_code_opcode(code);
-    return eu_code_is_cmd1(code) ? N_CMD0 + k : k;
+    return (eu_code_is_cmd1(code) ? 128u : 0u) | (k & 0x3Fu) | (k & 0x80u) >> 1;
 }
 
-/* A one-field register's last value and its packed operand. */
-typedef struct packed_reg { int64_t value; uint64_t operand; bool have; } packed_reg;
+/* A register's last operand + 1 (0: never written) and the key it was
+ * packed from (its value, or the inputs of its eu_pack_* helper in one
+ * number): most writes repeat the key and are skipped without packing. */
+typedef struct packed_reg { int64_t key; uint64_t operand1; } packed_reg;
+
+/* A feature map's byte range in its region (fm_range). */
+typedef struct fm_span { uint64_t lo, hi; } fm_span;
 
 typedef struct cs {
     uint32_t *w; size_t n, cap;
-    /* shadow: operand+1 of every register (0 = never written), by slot_of */
-    uint64_t shadow[N_SLOTS];
-    /* set(): the last value packed per one-field register and its operand
-     * (most writes repeat the register's value and are skipped) */
     packed_reg packed[N_SLOTS];
+    /* the value fields of the one-field registers by slot and of the
+     * operations by opcode (< 0x20), looked up once per stream */
+    const eu_field *vf[N_SLOTS], *opf[0x20];
+    uint8_t op_looked[0x20];  /* opf[k] looked up: 0 not yet, see op() */
     bool oom;
+    /* [n_eu][3]: the byte ranges of each op's IFM, IFM2, OFM (fm_range),
+     * found once per stream for the BLOCKDEP and DMA checks (set where the
+     * feature map has a buffer) */
+    fm_span *rng;
 } cs;
 
-static void put(cs *s, uint32_t v)
+static void put_slow(cs *s, uint32_t v)
 {
     if (s->oom) return;
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 1024;
-        uint32_t *p = realloc(s->w, cap * sizeof *p);
-        if (!p) {
-            s->oom = true;
-            return;
-        }
-        s->w = p;
-        s->cap = cap;
+    size_t cap = s->cap ? s->cap * 2 : 1024;
+    uint32_t *p = realloc(s->w, cap * sizeof *p);
+    if (!p) {
+        s->oom = true;
+        return;
     }
+    s->w = p;
+    s->cap = cap;
     s->w[s->n++] = v;
 }
 
-static void words(cs *s, uint16_t code, uint64_t operand)
+HOT void put(cs *s, uint32_t v)
+{
+    if (s->n < s->cap) s->w[s->n++] = v;
+    else put_slow(s, v);
+}
+
+HOT void words(cs *s, uint16_t code, uint64_t operand)
 {
     uint32_t w[2];
     unsigned n = eu_cmd_words(code, operand, w);
-    for (unsigned i = 0; i < n; i++) put(s, w[i]);
+    put(s, w[0]);
+    if (n > 1) put(s, w[1]);
 }
 
 /* An operation (always emitted) with its one field's value (mode, count). */
-static void op(cs *s, uint16_t code, int64_t value) { words(s, code, eu_pack1(code, value)); }
-
-/* A register write, skipped when unchanged. */
-static void reg(cs *s, uint16_t code, uint64_t operand)
+static void op(cs *s, uint16_t code, int64_t value)
 {
-    uint64_t *shadow = &s->shadow[slot_of(code)];
-    if (*shadow == operand + 1) return;
-    *shadow = operand + 1;
+    unsigned k = eu_code_opcode(code) & 0x1Fu;
+    if (!s->op_looked[k]) {
+        s->opf[k] = eu_cmd_value_field(code);
+        /* 1: its value field first; 2: none (CONV, DEPTHWISE: eu_pack1
+         * packs 0); 3: elsewhere */
+        s->op_looked[k] = s->opf[k] ? 1 : !eu_cmd_field(eu_cmd_find(code), EU_F_VALUE) ? 2 : 3;
+    }
+    uint64_t operand = s->op_looked[k] == 1 ? eu_field_pack(s->opf[k], value)
+                       : s->op_looked[k] == 2 ? 0 : eu_pack1(code, value);
     words(s, code, operand);
 }
 
 /* Whether a register has been written in this stream. */
-static bool written(const cs *s, uint16_t code)
+HOT bool written(const cs *s, uint16_t code)
 {
-    return s->shadow[slot_of(code)] != 0;
+    return s->packed[slot_of(code)].operand1 != 0;
 }
 
-/* The slot of a register packed from `key` (its value, or the inputs of
- * its eu_pack_* helper in one number): *miss when the key changed and the
- * caller must pack the operand again (most ops repeat every key). */
-static packed_reg *memo(cs *s, uint16_t code, int64_t key, bool *miss)
-{
-    packed_reg *p = &s->packed[slot_of(code)];
-    *miss = !p->have || p->value != key;
-    p->value = key;
-    p->have = true;
-    return p;
-}
-
-/* reg() of the operand `pack` makes from the inputs `key` stands for. */
-#define REG_PACKED(s, code, key, pack)                          \
-    do {                                                        \
-        bool miss_;                                             \
-        packed_reg *p_ = memo(s, code, (int64_t)(key), &miss_); \
-        if (miss_) p_->operand = (pack);                        \
-        reg(s, code, p_->operand);                              \
+/* A register write of the operand `pack` makes from the inputs `key`
+ * stands for, skipped when the key or the operand is unchanged. */
+#define REG_PACKED(s, code, kin, pack)                                    \
+    do {                                                                  \
+        packed_reg *p_ = &(s)->packed[slot_of(code)];                     \
+        int64_t k_ = (int64_t)(kin);                                      \
+        if (!p_->operand1 || p_->key != k_) {                             \
+            uint64_t o_ = (pack);                                         \
+            p_->key = k_;                                                 \
+            if (p_->operand1 != o_ + 1) {                                 \
+                p_->operand1 = o_ + 1;                                    \
+                words(s, code, o_);                                       \
+            }                                                             \
+        }                                                                 \
     } while (0)
 
 /* Keys of the multi-field registers (each input in its own bits). */
@@ -116,14 +131,22 @@ static int64_t key_prec(const eu_fm *f, unsigned scale_mode, unsigned round)
 }
 static int64_t key_dma_region(unsigned region, bool internal) { return (int64_t)region | (int64_t)internal << 8; }
 
-/* A one-field register from its value (sizes, not sizes - 1). */
-static void set(cs *s, uint16_t code, int64_t value)
+/* eu_pack1(code, value), its field looked up once per stream. */
+HOT uint64_t pack1(cs *s, uint16_t code, int64_t value)
 {
-    REG_PACKED(s, code, value, eu_pack1(code, value));
+    const eu_field **f = &s->vf[slot_of(code)];
+    if (!*f) *f = eu_cmd_value_field(code);
+    return *f ? eu_field_pack(*f, value) : eu_pack1(code, value);
+}
+
+/* A one-field register from its value (sizes, not sizes - 1). */
+HOT void set(cs *s, uint16_t code, int64_t value)
+{
+    REG_PACKED(s, code, value, pack1(s, code, value));
 }
 
 /* An address, stride or length: 40 bits on U65, 32 on U55. */
-static void addr(cs *s, uint16_t code, uint64_t a, bool u65)
+HOT void addr(cs *s, uint16_t code, uint64_t a, bool u65)
 {
     set(s, code, (int64_t)(u65 ? a : (uint32_t)a));
 }
@@ -147,7 +170,7 @@ static uint64_t precision(uint16_t code, const eu_fm *f, unsigned scale_mode, un
 }
 
 /* IFM / IFM2 / OFM descriptor (one tile). */
-static void emit_fm(cs *s, const cc_model *m, const eu_fm *f, int which, bool u65)
+HOT void emit_fm(cs *s, const cc_model *m, const eu_fm *f, int which, bool u65)
 {
     /* which: 0 IFM, 1 IFM2, 2 OFM */
     static const uint16_t region[3] = {EU_SET_IFM_REGION, EU_SET_IFM2_REGION, EU_SET_OFM_REGION};
@@ -202,26 +225,34 @@ static void fm_range(const cc_model *m, const eu_fm *f, uint64_t *lo, uint64_t *
     *hi = a + (uint64_t)(f->h - 1) * f->sy + (uint64_t)(f->w - 1) * f->sx + last_c + eb;
 }
 
-static bool overlaps(const cc_model *m, const eu_fm *a, const eu_fm *b)
+/* The ranges of an op's feature maps (0 IFM, 1 IFM2, 2 OFM; zero where
+ * one has no buffer or there is no IFM2 tensor). */
+static void fm_spans(const cc_model *m, const eu_op *o, fm_span r[3])
 {
-    if (a->buf < 0 || b->buf < 0) return false;
-    uint64_t alo, ahi, blo, bhi;
-    if (fm_region(m, a) != fm_region(m, b)) return false;
-    fm_range(m, a, &alo, &ahi);
-    fm_range(m, b, &blo, &bhi);
-    return alo < bhi && blo < ahi;
+    const eu_fm *fms[3] = {&o->ifm, o->ifm2_tensor ? &o->ifm2 : NULL, &o->ofm};
+    for (int i = 0; i < 3; i++) {
+        r[i].lo = r[i].hi = 0;
+        if (fms[i] && fms[i]->buf >= 0) fm_range(m, fms[i], &r[i].lo, &r[i].hi);
+    }
 }
 
-/* Whether an op reads or writes bytes [lo, hi) of region `region` (1 arena,
- * 2 fast scratch) through its feature maps or its weight copy. */
-static bool op_touches(const cc_model *m, const eu_op *o, uint8_t region, uint64_t lo, uint64_t hi)
+static bool overlaps(const cc_model *m, const eu_fm *a, const fm_span *ra, const eu_fm *b, const fm_span *rb)
+{
+    if (a->buf < 0 || b->buf < 0) return false;
+    if (fm_region(m, a) != fm_region(m, b)) return false;
+    return ra->lo < rb->hi && rb->lo < ra->hi;
+}
+
+/* Whether an op (its feature maps' ranges r) reads or writes bytes
+ * [lo, hi) of region `region` (1 arena, 2 fast scratch) through its
+ * feature maps or its weight copy. */
+static bool op_touches(const cc_model *m, const eu_op *o, const fm_span r[3], uint8_t region, uint64_t lo,
+                       uint64_t hi)
 {
     const eu_fm *fms[3] = {&o->ifm, o->ifm2_tensor ? &o->ifm2 : NULL, &o->ofm};
     for (int i = 0; i < 3; i++) {
         if (!fms[i] || fms[i]->buf < 0 || fm_region(m, fms[i]) != region) continue;
-        uint64_t a, b;
-        fm_range(m, fms[i], &a, &b);
-        if (a < hi && lo < b) return true;
+        if (r[i].lo < hi && lo < r[i].hi) return true;
     }
     if (o->wbuf >= 0 && cc_buf_region(m, o->wbuf) == region) {
         uint64_t a = (uint64_t)m->bufs[o->wbuf].offset, b = a + m->bufs[o->wbuf].size;
@@ -505,11 +536,10 @@ static int emit_op(cs *s, const cc_model *m, const cc_epoch *e, int32_t k, dmaq 
      * previous op) */
     unsigned bd = EU_BLOCKDEP_MAX;
     if (prev) {
-        uint64_t lo, hi;
-        fm_range(m, &o->ofm, &lo, &hi);
-        if (overlaps(m, &o->ifm, &prev->ofm) ||
-            (o->ifm2_tensor && overlaps(m, &o->ifm2, &prev->ofm)) ||
-            (o->ofm.buf >= 0 && op_touches(m, prev, fm_region(m, &o->ofm), lo, hi)))
+        const fm_span *r = &s->rng[3 * k], *rp = &s->rng[3 * (k - 1)];
+        if (overlaps(m, &o->ifm, &r[0], &prev->ofm, &rp[2]) ||
+            (o->ifm2_tensor && overlaps(m, &o->ifm2, &r[1], &prev->ofm, &rp[2])) ||
+            (o->ofm.buf >= 0 && op_touches(m, prev, rp, fm_region(m, &o->ofm), r[2].lo, r[2].hi)))
             bd = 0;
         if (lut_shared && prev->lut >= 0) bd = 0;
     } else {
@@ -554,8 +584,9 @@ static void emit_weight_dma(cs *s, const cc_model *m, const cc_epoch *e, int32_t
     const cc_buf *b = &m->bufs[o->wbuf];
     uint64_t lo = (uint64_t)b->offset, hi = lo + b->size;
     uint8_t region = cc_buf_region(m, o->wbuf);
-    if (after >= 0 && op_touches(m, &e->ops[after], region, lo, hi)) op(s, EU_OP_KERNEL_WAIT, 0);
-    else if (after >= 1 && op_touches(m, &e->ops[after - 1], region, lo, hi)) op(s, EU_OP_KERNEL_WAIT, 1);
+    if (after >= 0 && op_touches(m, &e->ops[after], &s->rng[3 * after], region, lo, hi)) op(s, EU_OP_KERNEL_WAIT, 0);
+    else if (after >= 1 && op_touches(m, &e->ops[after - 1], &s->rng[3 * (after - 1)], region, lo, hi))
+        op(s, EU_OP_KERNEL_WAIT, 1);
     /* the whole copy; only the weight stream when the scale records lie
      * apart in flash (cc_share_flash stored either once): the op reads those
      * from flash */
@@ -629,8 +660,21 @@ static bool plan_dmas(const cc_model *m, const cc_epoch *e, dmaq *q)
 
 int eu_generate(cc_model *m, cc_epoch *e, npuc_err *err)
 {
-    cs *s = calloc(1, sizeof *s);
-    if (!s) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    /* the stream is written after room for the COP1 payload's head, which
+     * goes in front of it at the end: the buffer becomes the payload */
+    cs st, *s = &st;
+    memset(s, 0, sizeof *s);
+    size_t head = eu_cop1_words(0);
+    s->cap = head + 48 * (size_t)e->n_eu + 64;
+    s->w = malloc(s->cap * sizeof *s->w);
+    if (!s->w) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    s->n = head;
+    s->rng = malloc(sizeof *s->rng * (3 * (size_t)e->n_eu + 1));
+    if (!s->rng) {
+        free(s->w);
+        return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    }
+    for (int32_t k = 0; k < e->n_eu; k++) fm_spans(m, &e->ops[k], &s->rng[3 * k]);
     const eu_variant_info *vi = eu_variant_get(m->opt.sys.variant);
     int rc = NPUC_OK;
     /* PARALLEL_MODE = cores - 1 (docs/ethos-u.md 1.5): a U65-512 splits every
@@ -704,24 +748,22 @@ int eu_generate(cc_model *m, cc_epoch *e, npuc_err *err)
         op(s, EU_OP_STOP, 0xFFFF);   /* Vela's mask */
         if (s->oom) rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     }
-    if (!rc && s->n > EU_COP1_MAX_STREAM_WORDS)
+    size_t n = s->n - head;
+    if (!rc && n > EU_COP1_MAX_STREAM_WORDS)
         rc = npuc_errf(err, NPUC_E_UNSUPPORTED, "command stream of %zu words exceeds the driver's "
-                       "24-bit length", s->n);
+                       "24-bit length", n);
     if (!rc) {
         /* COP1 payload: magic, OPTIMIZER_CONFIG, NOPs to align the stream
-         * to 16 bytes, COMMAND_STREAM header, the stream */
-        size_t words = eu_cop1_words(s->n);
-        uint32_t *p = calloc(words, sizeof *p);
-        if (!p) {
-            rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
-        } else {
-            words = eu_cop1_write(p, vi->config, vi->id, s->w, s->n);
-            free(e->payload);
-            e->payload = (uint8_t *)p;
-            e->payload_size = words * 4;
-        }
+         * to 16 bytes, COMMAND_STREAM header, the stream (in place) */
+        eu_cop1_write_head(s->w, vi->config, vi->id, n);
+        uint32_t *p = s->cap > s->n + s->n / 4 ? realloc(s->w, s->n * sizeof *p) : NULL;
+        if (p) s->w = p;
+        free(e->payload);
+        e->payload = (uint8_t *)s->w;
+        e->payload_size = s->n * 4;
+        s->w = NULL;
     }
     free(s->w);
-    free(s);
+    free(s->rng);
     return rc;
 }

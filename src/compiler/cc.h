@@ -651,6 +651,10 @@ int32_t cc_tl_query(cc_timeline *t, int32_t first, int32_t last, int32_t *out);
  * overlap): what the placement costs, for passes that weigh one against
  * another (cc_alloc.c). 0 when out of memory. */
 uint64_t cc_placed_cycles(const cc_model *m);
+/* cc_placed_cycles of the model as the cc_allocate just before left it
+ * (the choice of the fast pool works it out as it goes; worked out again
+ * where it did not). Only right after cc_allocate. */
+uint64_t cc_allocated_cycles(const cc_model *m);
 /* The cycles of NPU op o alone (the cycle model's max of compute and
  * memory, no DMA) with its IFM, IFM2 and OFM in regions ifm_r, ifm2_r and
  * ofm_r and its constants in w_r (0 the params, 1 the arena, 2 the fast

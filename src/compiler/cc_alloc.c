@@ -534,22 +534,30 @@ typedef struct fp_op {
     int32_t k;                /* its index in its epoch */
     bool one_block;           /* its OFM plane is one block: a weight stream
                                  is fetched once */
+    uint64_t *memo;           /* [FP_MEMO] its cycles + 1 per region choice
+                                 (0: not costed yet; NULL: no memo) */
+    uint64_t *spare;          /* [FP_MEMO] fp_spare + 1, the same way */
+    bool split;               /* its weight copy holds the scale records
+                                 alone (w_regions) */
 } fp_op;
 
 typedef struct fp_ctx {
     const cc_model *m;
     fp_op *ops; int32_t n_ops;
     int32_t *first, *list;    /* ops of buffer b: list[first[b] .. first[b + 1]) */
-    const uint8_t *in_fast;   /* present choice per buffer */
+    uint8_t *in_fast;         /* present choice per buffer (set by fp_set) */
+    uint8_t *code;            /* [n_ops] the memo column of each op's regions
+                                 under in_fast (fp_col), kept by fp_set */
+    uint8_t *dlt;             /* [per list entry] what the column of op
+                                 list[j] gains when buffer b (of whose range
+                                 j is) moves into the fast pool */
     uint8_t wcopy_else;       /* region of a weight copy left out of the fast
                                  pool: 0 (dropped, read from the params) or 1 */
-    uint64_t *memo;           /* [n_ops][FP_MEMO] cycles + 1 per region
-                                 choice (0: not costed yet; NULL: no memo) */
-    bool memo_own;            /* memo is the context's (else the model's,
-                                 kept in its cc_costs between placements) */
+    uint64_t *memo;           /* the context's own [n_ops][FP_MEMO] rows of
+                                 fp_op.memo where the model keeps none
+                                 (NULL: the model's, or none at all) */
     uint64_t *dma_memo;       /* [n_bufs] fp_dma + 1 (0: not yet; NULL: none) */
-    uint64_t *spare_memo;     /* [n_ops][FP_MEMO] fp_spare + 1 (0: not yet;
-                                 NULL: none) */
+    uint64_t *spare_memo;     /* the same for fp_op.spare */
     bool spare_hide;          /* fp_gain lets the params port's idle time
                                  of the ops before a copy read once hide
                                  its DMA (choose_fast's last phase) */
@@ -572,6 +580,8 @@ typedef struct am_entry {
     uint8_t *key; size_t key_size;
     cc_buf *bufs;
     uint64_t arena, fast;
+    uint64_t placed;          /* cc_costs.placed, valid with placed_ok */
+    bool placed_ok;
 } am_entry;
 
 #define AM_CAP 8
@@ -581,15 +591,30 @@ struct cc_costs {
     int32_t cap;
     npuc_hindex ix;           /* the records' hashes */
     pm_memo place;            /* placements (place()) */
-    /* the fast pool choice's per-op costs (fp_ctx.memo) of the last
-     * placement and the records they are for: row i holds for the next
-     * placement whose op i has the same record (a search's placements
-     * differ in a few ops) */
-    sim_op_info *fp_rec;      /* [fp_n] */
+    /* the fast pool choice's per-op costs (fp_op.memo, .spare), one row
+     * per record seen (with fp_op.split): an op's costs hold for every
+     * placement whose op has the same record, wherever it is in the
+     * streams (a search's placements differ in a few ops, a cascade
+     * shifts the ops after it) */
+    sim_op_info *fp_rec;      /* [fp_n] the rows' records */
+    uint8_t *fp_split;        /* [fp_n] */
     uint64_t *fp_memo;        /* [fp_cap][FP_MEMO] */
-    uint64_t *fp_spare;       /* [fp_cap][FP_MEMO]: fp_ctx.spare_memo, the same way */
+    uint64_t *fp_spare;       /* [fp_cap][FP_MEMO] */
     int32_t fp_n, fp_cap;
+    npuc_hindex fp_ix;        /* the rows' records' hashes */
+    int32_t *fp_pos;          /* [fp_npos] the row of each op of the last
+                                 choice (looked at first) */
+    int32_t fp_npos, fp_pos_cap;
+    /* the cycles of a weight copy's DMA by its size (fp_dma): an open
+     * table of dma_cap (a power of two) slots, size and cycles + 1 (0:
+     * empty) */
+    uint64_t *dma_size, *dma_cyc;
+    int32_t dma_n, dma_cap;
     bool am_on;               /* cc_alloc_memo */
+    /* cc_placed_cycles of the last allocation, from its choice of the fast
+     * pool (cc_allocated_cycles); placed_ok false: not known */
+    uint64_t placed;
+    bool placed_ok;
     am_entry am[AM_CAP];
     int32_t am_next;          /* the entry to fill next */
 };
@@ -613,8 +638,13 @@ void cc_costs_free(struct cc_costs *c)
     npuc_hindex_free(&c->ix);
     pm_free(&c->place);
     free(c->fp_rec);
+    free(c->fp_split);
     free(c->fp_memo);
     free(c->fp_spare);
+    npuc_hindex_free(&c->fp_ix);
+    free(c->fp_pos);
+    free(c->dma_size);
+    free(c->dma_cyc);
     am_free(c);
     free(c);
 }
@@ -723,44 +753,140 @@ uint64_t cc_op_cycles_at(const cc_model *m, const eu_op *o, uint8_t ifm_r, uint8
     return price(m, &r);
 }
 
-/* Cycles of op i alone (the cycle model's max of compute and memory) with
- * buffer `flip` (-1 none) in the fast pool as well. */
-static uint64_t fp_cost(const fp_ctx *c, int32_t i, int32_t flip)
+/* The memo column of the regions of an op's four operands (IFM, IFM2,
+ * OFM, weights: each 0..2, weighed 1, 3, 9, 27). */
+static const uint8_t fp_weight[4] = {1, 3, 9, 27};
+
+/* fp_cost_col where the memo does not hold the cost (memo: its place, NULL
+ * none). */
+static uint64_t fp_price_col(const fp_ctx *c, int32_t i, unsigned col, uint64_t *memo)
 {
     const fp_op *f = &c->ops[i];
-    uint8_t reg[4];
-    for (int k = 0; k < 4; k++) {
-        int32_t b = f->buf[k];
-        bool fast = b >= 0 && (b == flip || c->in_fast[b]);
-        if (k == 3) reg[k] = b < 0 ? 0 : fast ? 2 : c->wcopy_else;
-        else reg[k] = b < 0 ? 0 : fast ? 2 : 1;
-    }
-    /* an op alone costs the same for the same regions: each choice is
-     * costed once (the choice search asks again and again) */
-    uint64_t *memo = c->memo ? &c->memo[(size_t)i * FP_MEMO + reg[0] + 3u * reg[1] + 9u * reg[2] + 27u * reg[3]]
-                             : NULL;
-    if (memo && *memo) return *memo - 1;
     sim_op_info r = f->rec;   /* copied only when priced */
-    r.ifm_region = reg[0];
-    r.ifm2_region = reg[1];
-    r.ofm_region = reg[2];
-    w_regions(c->m, f->buf[3], reg[3], &r);
+    r.ifm_region = (uint8_t)(col % 3);
+    r.ifm2_region = (uint8_t)(col / 3 % 3);
+    r.ofm_region = (uint8_t)(col / 9 % 3);
+    w_regions(c->m, f->buf[3], (uint8_t)(col / 27 % 3), &r);
     uint64_t cyc = price(c->m, &r);
     if (memo) *memo = cyc + 1;
     return cyc;
 }
 
-/* Cycles of the DMA that fills weight copy b from the params (region 0). */
+/* Cycles of op i alone (the cycle model's max of compute and memory) with
+ * its operands in the regions of memo column col. */
+static inline uint64_t fp_cost_col(const fp_ctx *c, int32_t i, unsigned col)
+{
+    /* an op alone costs the same for the same regions: each choice is
+     * costed once (the choice search asks again and again) */
+    uint64_t *memo = c->ops[i].memo ? c->ops[i].memo + col : NULL;
+    if (memo && *memo) return *memo - 1;
+    return fp_price_col(c, i, col, memo);
+}
+
+/* The memo column of op i's operands where in_fast puts them (flip: a
+ * buffer taken as in the fast pool as well, -1 none); fp_init's start for
+ * the columns fp_set keeps. */
+static unsigned fp_col(const fp_ctx *c, int32_t i, int32_t flip)
+{
+    const fp_op *f = &c->ops[i];
+    unsigned col = 0;
+    for (int k = 0; k < 4; k++) {
+        int32_t b = f->buf[k];
+        bool fast = b >= 0 && (b == flip || c->in_fast[b]);
+        unsigned reg = b < 0 ? 0 : fast ? 2 : k == 3 ? c->wcopy_else : 1;
+        col += fp_weight[k] * reg;
+    }
+    return col;
+}
+
+/* Cycles of op i alone with its operands where the present choice puts
+ * them. */
+static inline uint64_t fp_cost(const fp_ctx *c, int32_t i) { return fp_cost_col(c, i, c->code[i]); }
+
+/* Cycles of op list[j] alone with buffer b (of whose range j is) in the
+ * fast pool as well. */
+static inline uint64_t fp_cost_with(const fp_ctx *c, int32_t j, int32_t b)
+{
+    int32_t i = c->list[j];
+    return fp_cost_col(c, i, c->code[i] + (c->in_fast[b] ? 0u : c->dlt[j]));
+}
+
+/* Buffer b into the fast pool (v 1) or out (0): the columns of its ops
+ * follow (their costs are the caller's). */
+static void fp_set(fp_ctx *c, int32_t b, uint8_t v)
+{
+    if (c->in_fast[b] == v) return;
+    for (int32_t j = c->first[b]; j < c->first[b + 1]; j++)
+        c->code[c->list[j]] = (uint8_t)(v ? c->code[c->list[j]] + c->dlt[j] : c->code[c->list[j]] - c->dlt[j]);
+    c->in_fast[b] = v;
+}
+
+/* Refreshes the costs of buffer b's ops. */
+static void fp_recost(fp_ctx *c, int32_t b)
+{
+    for (int32_t j = c->first[b]; j < c->first[b + 1]; j++) c->ops[c->list[j]].cost = fp_cost(c, c->list[j]);
+}
+
+/* The slot of DMA size `size` in k's table (its own or the empty one
+ * where it goes). */
+static int32_t dma_slot(const struct cc_costs *k, uint64_t size)
+{
+    uint32_t mask = (uint32_t)k->dma_cap - 1, at = (uint32_t)(size * 0x9E3779B97F4A7C15ull >> 40) & mask;
+    while (k->dma_cyc[at] && k->dma_size[at] != size) at = (at + 1) & mask;
+    return (int32_t)at;
+}
+
+/* Records the cycles of a DMA of `size` bytes in k's table (a table that
+ * cannot grow just stays as it is). */
+static void dma_keep(struct cc_costs *k, uint64_t size, uint64_t cyc)
+{
+    if (2 * (k->dma_n + 1) > k->dma_cap) {
+        int32_t cap = k->dma_cap ? 2 * k->dma_cap : 256;
+        uint64_t *ns = calloc((size_t)cap, sizeof *ns), *nc = calloc((size_t)cap, sizeof *nc);
+        if (!ns || !nc) {
+            free(ns);
+            free(nc);
+            return;
+        }
+        struct cc_costs t = *k;
+        k->dma_size = ns;
+        k->dma_cyc = nc;
+        k->dma_cap = cap;
+        for (int32_t i = 0; i < t.dma_cap; i++)
+            if (t.dma_cyc[i]) {
+                int32_t at = dma_slot(k, t.dma_size[i]);
+                k->dma_size[at] = t.dma_size[i];
+                k->dma_cyc[at] = t.dma_cyc[i];
+            }
+        free(t.dma_size);
+        free(t.dma_cyc);
+    }
+    int32_t at = dma_slot(k, size);
+    if (!k->dma_cyc[at]) k->dma_n++;
+    k->dma_size[at] = size;
+    k->dma_cyc[at] = cyc + 1;
+}
+
+/* Cycles of the DMA that fills weight copy b from the params (region 0):
+ * a function of its size (the model's variant and system). */
 static uint64_t fp_dma(const fp_ctx *c, int32_t b)
 {
     if (c->dma_memo && c->dma_memo[b]) return c->dma_memo[b] - 1;
-    sim_op_info r;
-    memset(&r, 0, sizeof r);
-    r.kind = SIM_K_DMA;
-    r.dma_src_region = 0;
-    r.dma_dst_region = 2;
-    r.dma_bytes = c->m->bufs[b].size;
-    uint64_t cyc = sim_perf_estimate(c->m->opt.sys.variant, &c->m->opt.sys.sim, &r, 1);
+    struct cc_costs *k = c->m->costs;
+    uint64_t size = c->m->bufs[b].size, cyc;
+    int32_t at = k && k->dma_cap ? dma_slot(k, size) : -1;
+    if (at >= 0 && k->dma_cyc[at]) {
+        cyc = k->dma_cyc[at] - 1;
+    } else {
+        sim_op_info r;
+        memset(&r, 0, sizeof r);
+        r.kind = SIM_K_DMA;
+        r.dma_src_region = 0;
+        r.dma_dst_region = 2;
+        r.dma_bytes = size;
+        cyc = sim_perf_estimate(c->m->opt.sys.variant, &c->m->opt.sys.sim, &r, 1);
+        if (k) dma_keep(k, size, cyc);
+    }
     if (c->dma_memo) c->dma_memo[b] = cyc + 1;
     return cyc;
 }
@@ -779,15 +905,9 @@ static uint64_t fp_dma(const fp_ctx *c, int32_t b)
 static uint64_t fp_spare(const fp_ctx *c, int32_t i)
 {
     const fp_op *f = &c->ops[i];
-    uint8_t reg[4];
-    for (int k = 0; k < 4; k++) {
-        int32_t b = f->buf[k];
-        bool fast = b >= 0 && c->in_fast[b];
-        if (k == 3) reg[k] = b < 0 ? 0 : fast ? 2 : c->wcopy_else;
-        else reg[k] = b < 0 ? 0 : fast ? 2 : 1;
-    }
-    size_t at = (size_t)i * FP_MEMO + reg[0] + 3u * reg[1] + 9u * reg[2] + 27u * reg[3];
-    if (c->spare_memo && c->spare_memo[at]) return c->spare_memo[at] - 1;
+    unsigned col = c->code[i];
+    uint64_t *memo = f->spare ? f->spare + col : NULL;
+    if (memo && *memo) return *memo - 1;
     const cc_model *m = c->m;
     const sim_system *s = &m->opt.sys.sim;
     int p = s->region_port[0] & 1;
@@ -796,14 +916,14 @@ static uint64_t fp_spare(const fp_ctx *c, int32_t i)
     unsigned w = pm->width_bytes && pm->width_bytes < axi ? pm->width_bytes : axi;
     double bw = (double)w * (pm->clock_scale > 0 ? pm->clock_scale : 1.0);
     sim_op_info r = f->rec;
-    r.ifm_region = reg[0];
-    r.ifm2_region = reg[1];
-    r.ofm_region = reg[2];
-    w_regions(c->m, f->buf[3], reg[3], &r);
+    r.ifm_region = (uint8_t)(col % 3);
+    r.ifm2_region = (uint8_t)(col / 3 % 3);
+    r.ofm_region = (uint8_t)(col / 9 % 3);
+    w_regions(c->m, f->buf[3], (uint8_t)(col / 27 % 3), &r);
     uint64_t cyc = sim_perf_estimate(m->opt.sys.variant, s, &r, 1);
     double busy = bw > 0 ? (double)(r.axi_read[p] + r.axi_write[p]) / bw : (double)cyc;
     uint64_t spare = busy >= (double)cyc ? 0 : cyc - (uint64_t)(busy + 0.5);
-    if (c->spare_memo) c->spare_memo[at] = spare + 1;
+    if (memo) *memo = spare + 1;
     return spare;
 }
 
@@ -823,7 +943,7 @@ static int64_t fp_gain(const fp_ctx *c, int32_t b)
     int32_t i0 = -1, users = 0;
     for (int32_t j = c->first[b]; j < c->first[b + 1]; j++) {
         int32_t i = c->list[j];
-        int64_t was = (int64_t)c->ops[i].cost, now = (int64_t)fp_cost(c, i, b);
+        int64_t was = (int64_t)c->ops[i].cost, now = (int64_t)fp_cost_with(c, j, b);
         g += was - now;
         if (i0 < 0 || i < i0) i0 = i;
         users++;
@@ -869,38 +989,87 @@ static int64_t fp_gain(const fp_ctx *c, int32_t b)
     return g;
 }
 
-/* The model's kept cost and spare-cycle memos for c's ops (rows of ops
- * whose record changed cleared; both are functions of the record and the
- * regions alone); NULL: none (no cache, or out of memory). */
-static uint64_t *fp_memo_keep(struct cc_costs *k, const fp_ctx *c, uint64_t **spare)
+/* The most rows the model keeps (beside a choice's own ops): past that
+ * they all go and the choice starts them again. */
+#define FP_ROWS_MORE 1024
+
+/* Grows k's rows to hold n. */
+static bool fp_rows_grow(struct cc_costs *k, int32_t n)
 {
-    *spare = NULL;
-    if (!k) return NULL;
-    if (c->n_ops > k->fp_cap) {
-        size_t cap = (size_t)c->n_ops + 1;
-        sim_op_info *r = realloc(k->fp_rec, sizeof *r * cap);
-        if (r) k->fp_rec = r;
-        uint64_t *x = realloc(k->fp_memo, sizeof *x * FP_MEMO * cap);
-        if (x) k->fp_memo = x;
-        uint64_t *y = realloc(k->fp_spare, sizeof *y * FP_MEMO * cap);
-        if (y) k->fp_spare = y;
-        if (!r || !x || !y) return NULL;
-        k->fp_cap = c->n_ops;
+    if (n <= k->fp_cap) return true;
+    int32_t cap = k->fp_cap ? k->fp_cap : 256;
+    while (cap < n) cap *= 2;
+    sim_op_info *r = realloc(k->fp_rec, sizeof *r * (size_t)cap);
+    if (r) k->fp_rec = r;
+    uint8_t *sp = realloc(k->fp_split, (size_t)cap);
+    if (sp) k->fp_split = sp;
+    uint64_t *x = realloc(k->fp_memo, sizeof *x * FP_MEMO * (size_t)cap);
+    if (x) k->fp_memo = x;
+    uint64_t *y = realloc(k->fp_spare, sizeof *y * FP_MEMO * (size_t)cap);
+    if (y) k->fp_spare = y;
+    if (!r || !sp || !x || !y) return false;
+    k->fp_cap = cap;
+    return true;
+}
+
+/* Points c's ops at the model's kept cost and spare-cycle rows for their
+ * records (both are functions of the record, its split and the regions
+ * alone): the row of the op at the same place in the last choice when it
+ * has the same record, else the row of that record, else a new one;
+ * false: none (no cache, or out of memory). */
+static bool fp_memo_keep(struct cc_costs *k, fp_ctx *c)
+{
+    if (!k) return false;
+    int32_t n = c->n_ops;
+    if (k->fp_n > 2 * n + FP_ROWS_MORE) {
+        /* too many kept: start again */
+        k->fp_n = 0;
+        k->fp_npos = 0;
+        npuc_hindex_free(&k->fp_ix);
     }
-    for (int32_t i = 0; i < c->n_ops; i++) {
-        const sim_op_info *r = &c->ops[i].rec;
-        if (i < k->fp_n && !memcmp(&k->fp_rec[i], r, sizeof *r)) continue;
-        k->fp_rec[i] = *r;
-        memset(&k->fp_memo[(size_t)i * FP_MEMO], 0, sizeof *k->fp_memo * FP_MEMO);
-        memset(&k->fp_spare[(size_t)i * FP_MEMO], 0, sizeof *k->fp_spare * FP_MEMO);
+    if (!fp_rows_grow(k, k->fp_n + n)) return false;
+    if (n > k->fp_pos_cap) {
+        int32_t *p = realloc(k->fp_pos, sizeof *p * ((size_t)n + 1));
+        if (!p) return false;
+        k->fp_pos = p;
+        k->fp_pos_cap = n;
     }
-    if (c->n_ops > k->fp_n) k->fp_n = c->n_ops;
-    *spare = k->fp_spare;
-    return k->fp_memo;
+    for (int32_t i = 0; i < n; i++) {
+        const fp_op *f = &c->ops[i];
+        int32_t r = i < k->fp_npos ? k->fp_pos[i] : -1;
+        if (r < 0 || r >= k->fp_n || k->fp_split[r] != f->split || memcmp(&k->fp_rec[r], &f->rec, sizeof f->rec)) {
+            uint64_t h = npuc_hash(NPUC_HASH_INIT + f->split, &f->rec, sizeof f->rec);
+            r = -1;
+            for (int32_t x = npuc_hindex_first(&k->fp_ix, h); x >= 0 && r < 0; x = npuc_hindex_next(&k->fp_ix, x))
+                if (k->fp_split[x] == f->split && !memcmp(&k->fp_rec[x], &f->rec, sizeof f->rec)) r = x;
+            if (r < 0) {
+                r = k->fp_n;
+                if (!npuc_hindex_add(&k->fp_ix, h)) {
+                    /* the index and the rows part: start again */
+                    k->fp_n = 0;
+                    k->fp_npos = 0;
+                    npuc_hindex_free(&k->fp_ix);
+                    return false;
+                }
+                k->fp_n++;
+                k->fp_rec[r] = f->rec;
+                k->fp_split[r] = f->split;
+                memset(&k->fp_memo[(size_t)r * FP_MEMO], 0, sizeof *k->fp_memo * FP_MEMO);
+                memset(&k->fp_spare[(size_t)r * FP_MEMO], 0, sizeof *k->fp_spare * FP_MEMO);
+            }
+        }
+        k->fp_pos[i] = r;
+    }
+    k->fp_npos = n;
+    for (int32_t i = 0; i < n; i++) {
+        c->ops[i].memo = &k->fp_memo[(size_t)k->fp_pos[i] * FP_MEMO];
+        c->ops[i].spare = &k->fp_spare[(size_t)k->fp_pos[i] * FP_MEMO];
+    }
+    return true;
 }
 
 /* Builds the op records and the buffer -> ops index. */
-static int fp_init(fp_ctx *c, const cc_model *m, const uint8_t *in_fast)
+static int fp_init(fp_ctx *c, const cc_model *m, uint8_t *in_fast)
 {
     memset(c, 0, sizeof *c);
     c->m = m;
@@ -913,10 +1082,12 @@ static int fp_init(fp_ctx *c, const cc_model *m, const uint8_t *in_fast)
     int32_t n = 0, nb = m->n_bufs;
     for (int32_t ei = 0; ei < m->n_epochs; ei++)
         if (m->epochs[ei].kind == CC_EPOCH_HW) n += m->epochs[ei].n_eu;
-    c->ops = calloc((size_t)n + 1, sizeof *c->ops);
+    c->ops = malloc(sizeof *c->ops * ((size_t)n + 1));   /* every field set below */
     c->first = calloc((size_t)nb + 2, sizeof *c->first);
     c->list = malloc(sizeof *c->list * ((size_t)n * 4 + 1));
-    if (!c->ops || !c->first || !c->list) return NPUC_E_NOMEM;
+    c->dlt = malloc((size_t)n * 4 + 1);
+    c->code = malloc((size_t)n + 1);
+    if (!c->ops || !c->first || !c->list || !c->dlt || !c->code) return NPUC_E_NOMEM;
     for (int32_t ei = 0; ei < m->n_epochs; ei++) {
         const cc_epoch *e = &m->epochs[ei];
         if (e->kind != CC_EPOCH_HW) continue;
@@ -955,23 +1126,48 @@ static int fp_init(fp_ctx *c, const cc_model *m, const uint8_t *in_fast)
             else if (b <= -2) c->ops[i].buf[j] = -2 - b;
         }
     free(at);
+    /* each entry's column step (every slot of the op that names the
+     * buffer: out of the pool 1, or wcopy_else for the weights, in 2) and
+     * each op's column */
+    for (int32_t b = 0; b < nb; b++)
+        for (int32_t j = c->first[b]; j < c->first[b + 1]; j++) {
+            const fp_op *f = &c->ops[c->list[j]];
+            unsigned d = 0;
+            for (int k = 0; k < 4; k++)
+                if (f->buf[k] == b) d += fp_weight[k] * (2u - (k == 3 ? c->wcopy_else : 1u));
+            c->dlt[j] = (uint8_t)d;
+        }
+    for (int32_t i = 0; i < c->n_ops; i++) c->code[i] = (uint8_t)fp_col(c, i, -1);
+    for (int32_t i = 0; i < c->n_ops; i++) {
+        fp_op *f = &c->ops[i];
+        int32_t w = f->buf[3];
+        f->split = w >= 0 && w < nb && m->bufs[w].wcopy && f->rec.weight_bytes &&
+                   m->bufs[w].size == ((f->rec.scale_bytes + 15) & ~(uint64_t)15);
+    }
     /* without memory for the memos every cost is worked out each time */
-    c->memo = fp_memo_keep(m->costs, c, &c->spare_memo);
-    c->memo_own = !c->memo;
-    if (!c->memo) c->memo = calloc((size_t)c->n_ops * FP_MEMO + 1, sizeof *c->memo);
-    if (c->memo_own) c->spare_memo = calloc((size_t)c->n_ops * FP_MEMO + 1, sizeof *c->spare_memo);
+    if (!fp_memo_keep(m->costs, c)) {
+        c->memo = calloc((size_t)c->n_ops * FP_MEMO + 1, sizeof *c->memo);
+        c->spare_memo = calloc((size_t)c->n_ops * FP_MEMO + 1, sizeof *c->spare_memo);
+        for (int32_t i = 0; i < c->n_ops; i++) {
+            c->ops[i].memo = c->memo ? &c->memo[(size_t)i * FP_MEMO] : NULL;
+            c->ops[i].spare = c->spare_memo ? &c->spare_memo[(size_t)i * FP_MEMO] : NULL;
+        }
+    }
     c->dma_memo = calloc((size_t)nb + 1, sizeof *c->dma_memo);
-    for (int32_t i = 0; i < c->n_ops; i++) c->ops[i].cost = fp_cost(c, i, -1);
+    for (int32_t i = 0; i < c->n_ops; i++) c->ops[i].cost = fp_cost(c, i);
     return NPUC_OK;
 }
 
 static void fp_free(fp_ctx *c)
 {
-    if (c->memo_own) free(c->memo), free(c->spare_memo);
+    free(c->memo);
+    free(c->spare_memo);
     free(c->dma_memo);
     free(c->ops);
     free(c->first);
     free(c->list);
+    free(c->dlt);
+    free(c->code);
 }
 
 uint64_t cc_placed_cycles(const cc_model *m)
@@ -1056,12 +1252,12 @@ static uint64_t first_fit(const cc_model *m, const int32_t *set, int32_t n, int3
  * compute-bound, or its traffic is better on the other port beside
  * theirs; a feature map whose own ops get no faster in sum); returns the
  * new count (the order of the rest kept). */
-static int32_t prune(cc_model *m, fp_ctx *c, int32_t *chosen, int32_t nc, int32_t n_check, uint8_t *in_fast)
+static int32_t prune(cc_model *m, fp_ctx *c, int32_t *chosen, int32_t nc, int32_t n_check)
 {
     for (int32_t k = n_check - 1; k >= 0; k--) {
         int32_t b = chosen[k];
-        in_fast[b] = 0;
-        for (int32_t j = c->first[b]; j < c->first[b + 1]; j++) c->ops[c->list[j]].cost = fp_cost(c, c->list[j], -1);
+        fp_set(c, b, 0);
+        fp_recost(c, b);
         /* a feature map must also make its own ops faster in sum
          * (cc_placed_cycles falls): one that slows one of them down more
          * than it speeds another up gains on the model only by hiding
@@ -1069,11 +1265,10 @@ static int32_t prune(cc_model *m, fp_ctx *c, int32_t *chosen, int32_t nc, int32_
          * (tflm_custom_model_rf_keras ethos-u65-256 with 32 KiB chunks) */
         int64_t own = 0;
         for (int32_t j = c->first[b]; j < c->first[b + 1] && !m->bufs[b].wcopy; j++)
-            own += (int64_t)c->ops[c->list[j]].cost - (int64_t)fp_cost(c, c->list[j], b);
+            own += (int64_t)c->ops[c->list[j]].cost - (int64_t)fp_cost_with(c, j, b);
         if (fp_gain(c, b) > 0 && (m->bufs[b].wcopy || own > 0)) {
-            in_fast[b] = 1;
-            for (int32_t j = c->first[b]; j < c->first[b + 1]; j++)
-                c->ops[c->list[j]].cost = fp_cost(c, c->list[j], -1);
+            fp_set(c, b, 1);
+            fp_recost(c, b);
             continue;
         }
         m->bufs[b].pool = CC_IN_ARENA;
@@ -1099,7 +1294,7 @@ typedef struct fp_evict { bool window, narrowed; } fp_evict;
  * fit beside b later). `gain` and `sp` hold n_bufs entries (scratch). Returns
  * whether any went out. */
 static bool evict_for(cc_model *m, fp_ctx *c, int32_t *chosen, int32_t *nc, int32_t b, int64_t g, uint64_t cap,
-                      uint8_t *in_fast, fp_item *heap, int32_t *nh, int64_t *gain, span *sp, fp_evict *ev)
+                      fp_item *heap, int32_t *nh, int64_t *gain, span *sp, fp_evict *ev)
 {
     const cc_buf *x = &m->bufs[b];
     int32_t nl = 0;
@@ -1108,11 +1303,11 @@ static bool evict_for(cc_model *m, fp_ctx *c, int32_t *chosen, int32_t *nc, int3
         int32_t y = chosen[k];
         const cc_buf *z = &m->bufs[y];
         if (z->first > x->last || x->first > z->last) continue;
-        in_fast[y] = 0;
-        for (int32_t j = c->first[y]; j < c->first[y + 1]; j++) c->ops[c->list[j]].cost = fp_cost(c, c->list[j], -1);
+        fp_set(c, y, 0);
+        fp_recost(c, y);
         int64_t gy = fp_gain(c, y);
-        in_fast[y] = 1;
-        for (int32_t j = c->first[y]; j < c->first[y + 1]; j++) c->ops[c->list[j]].cost = fp_cost(c, c->list[j], -1);
+        fp_set(c, y, 1);
+        fp_recost(c, y);
         gain[y] = gy > 0 ? gy : 0;
         total += gain[y];
         sp[nl++] = (span){(uint64_t)z->offset, (uint64_t)z->offset + z->size};
@@ -1146,9 +1341,9 @@ static bool evict_for(cc_model *m, fp_ctx *c, int32_t *chosen, int32_t *nc, int3
             chosen[w++] = y;
             continue;
         }
-        in_fast[y] = 0;
+        fp_set(c, y, 0);
         z->pool = CC_IN_ARENA;
-        for (int32_t j = c->first[y]; j < c->first[y + 1]; j++) c->ops[c->list[j]].cost = fp_cost(c, c->list[j], -1);
+        fp_recost(c, y);
         out[no++] = y;
     }
     *nc = w;
@@ -1170,7 +1365,7 @@ static bool evict_for(cc_model *m, fp_ctx *c, int32_t *chosen, int32_t *nc, int3
  * that saves nothing stays in the arena. Sets bufs[].pool and the fast
  * pool's offsets; returns its peak. */
 static int choose_fast(cc_model *m, const bool *ok, uint64_t cap, const int32_t *idx, span *sp, fp_evict *ev,
-                       uint64_t *cost_out, uint64_t *peak_out)
+                       uint64_t *cost_out, uint64_t *peak_out, uint64_t *placed_out)
 {
     int32_t n = m->n_bufs;
     size_t nn = (size_t)(n ? n : 1);
@@ -1219,7 +1414,7 @@ static int choose_fast(cc_model *m, const bool *ok, uint64_t cap, const int32_t 
         if (o + x->size > cap) {
             /* no room: buffers live beside it that save less in sum go
              * out (a buffer makes room so once, so the choice ends) */
-            if (evicted[it.b] || !evict_for(m, &c, chosen, &nc, it.b, g, cap, in_fast, heap, &nh, off, sp, ev))
+            if (evicted[it.b] || !evict_for(m, &c, chosen, &nc, it.b, g, cap, heap, &nh, off, sp, ev))
                 continue;
             evicted[it.b] = 1;
             o = first_fit(m, chosen, nc, it.b, sp, &fi);
@@ -1227,16 +1422,13 @@ static int choose_fast(cc_model *m, const bool *ok, uint64_t cap, const int32_t 
         }
         x->offset = (int64_t)o;
         x->pool = CC_IN_FAST;
-        in_fast[it.b] = 1;
+        fp_set(&c, it.b, 1);
         chosen[nc++] = it.b;
         if (fi.ok) fi.ok = cc_tl_add(&fi.tl, it.b, x->first, x->last);
         if (o + x->size > peak) peak = o + x->size;
-        for (int32_t j = c.first[it.b]; j < c.first[it.b + 1]; j++) {
-            int32_t i = c.list[j];
-            c.ops[i].cost = fp_cost(&c, i, -1);
-        }
+        fp_recost(&c, it.b);
     }
-    nc = prune(m, &c, chosen, nc, nc, in_fast);
+    nc = prune(m, &c, chosen, nc, nc);
     peak = 0;
     for (int32_t k = 0; k < nc; k++) {
         const cc_buf *x = &m->bufs[chosen[k]];
@@ -1256,12 +1448,12 @@ static int choose_fast(cc_model *m, const bool *ok, uint64_t cap, const int32_t 
         if (o + x->size > peak) continue;
         x->offset = (int64_t)o;
         x->pool = CC_IN_FAST;
-        in_fast[b] = 1;
+        fp_set(&c, b, 1);   /* its user's cost is left as it was */
         chosen[nc++] = b;
         if (fi.ok) fi.ok = cc_tl_add(&fi.tl, b, x->first, x->last);
     }
     /* the copies in the holes may leave some buffer saving nothing */
-    nc = prune(m, &c, chosen, nc, n_before_holes, in_fast);
+    nc = prune(m, &c, chosen, nc, n_before_holes);
     /* weight copies read once whose DMA the ops before their user hide
      * in the params port's idle time (fp_spare) go in last, in stream
      * order, beside the rest (they evict nothing): where one raises the
@@ -1284,14 +1476,14 @@ static int choose_fast(cc_model *m, const bool *ok, uint64_t cap, const int32_t 
         if (grow && (double)g * (double)peak < FP_ONCE_RATE * (double)grow * (double)total) continue;
         x->offset = (int64_t)o;
         x->pool = CC_IN_FAST;
-        in_fast[b] = 1;
+        fp_set(&c, b, 1);
         chosen[nc++] = b;
         if (fi.ok) fi.ok = cc_tl_add(&fi.tl, b, x->first, x->last);
         if (o + x->size > peak) peak = o + x->size;
         for (int32_t j = c.first[b]; j < c.first[b + 1]; j++) {
             int32_t i = c.list[j];
             total -= c.ops[i].cost;
-            c.ops[i].cost = fp_cost(&c, i, -1);
+            c.ops[i].cost = fp_cost(&c, i);
             total += c.ops[i].cost;
         }
     }
@@ -1309,6 +1501,10 @@ static int choose_fast(cc_model *m, const bool *ok, uint64_t cap, const int32_t 
     *peak_out = peak;
     *cost_out = 0;
     for (int32_t i = 0; i < c.n_ops; i++) *cost_out += c.ops[i].cost;
+    /* cc_placed_cycles of the choice (each op costed afresh: a copy in a
+     * hole did not cost its user again) */
+    *placed_out = 0;
+    for (int32_t i = 0; i < c.n_ops; i++) *placed_out += fp_cost(&c, i);
     cc_tl_free(&fi.tl);
     free(fi.near);
     fp_free(&c);
@@ -1506,25 +1702,30 @@ static int place_pools(cc_model *m, const int32_t *t0, const int32_t *t1, npuc_e
          * fewer cycles on the model (then the smaller pool) kept: savings
          * worked out one buffer at a time do not add up exactly */
         fp_evict ev = {true, false};
-        uint64_t cost = 0;
-        rc = choose_fast(m, ok, cap, idx, sp, &ev, &cost, &m->fast_size);
+        uint64_t cost = 0, placed = 0;
+        rc = choose_fast(m, ok, cap, idx, sp, &ev, &cost, &m->fast_size, &placed);
         uint8_t *pool0 = ev.narrowed && !rc ? malloc(nn) : NULL;
         int64_t *off0 = pool0 ? malloc(sizeof *off0 * nn) : NULL;
         if (pool0 && off0) {
             for (int32_t i = 0; i < n; i++) pool0[i] = m->bufs[i].pool, off0[i] = m->bufs[i].offset;
             fp_evict all = {false, false};
-            uint64_t cost1 = 0, size1 = 0;
-            rc = choose_fast(m, ok, cap, idx, sp, &all, &cost1, &size1);
+            uint64_t cost1 = 0, size1 = 0, placed1 = 0;
+            rc = choose_fast(m, ok, cap, idx, sp, &all, &cost1, &size1, &placed1);
             if (!rc && (cost < cost1 || (cost == cost1 && m->fast_size <= size1))) {
                 for (int32_t i = 0; i < n; i++) m->bufs[i].pool = pool0[i], m->bufs[i].offset = off0[i];
             } else {
                 m->fast_size = size1;
+                placed = placed1;
             }
         } else if (pool0) {
             rc = NPUC_E_NOMEM;
         }
         free(pool0);
         free(off0);
+        if (!rc && m->costs) {
+            m->costs->placed = placed;
+            m->costs->placed_ok = true;
+        }
     } else {
         for (int32_t i = 0; i < n; i++) m->bufs[i].pool = CC_IN_ARENA;
     }
@@ -1574,9 +1775,15 @@ static int place_pools(cc_model *m, const int32_t *t0, const int32_t *t1, npuc_e
 
 static int allocate(cc_model *m, npuc_err *err);
 
+uint64_t cc_allocated_cycles(const cc_model *m)
+{
+    return m->costs && m->costs->placed_ok ? m->costs->placed : cc_placed_cycles(m);
+}
+
 int cc_allocate(cc_model *m, npuc_err *err)
 {
     struct cc_costs *c = m->costs;
+    if (c) c->placed_ok = false;
     if (!c || !c->am_on) return allocate(m, err);
     size_t ks = 0;
     uint8_t *key = am_key(m, &ks);
@@ -1589,6 +1796,8 @@ int cc_allocate(cc_model *m, npuc_err *err)
         memcpy(m->bufs, x->bufs, sizeof *m->bufs * (size_t)m->n_bufs);
         m->arena_size = x->arena;
         m->fast_size = x->fast;
+        c->placed = x->placed;
+        c->placed_ok = x->placed_ok;
         return NPUC_OK;
     }
     int rc = allocate(m, err);
@@ -1601,7 +1810,7 @@ int cc_allocate(cc_model *m, npuc_err *err)
     am_entry *x = &c->am[c->am_next];
     free(x->key);
     free(x->bufs);
-    *x = (am_entry){h, key, ks, bufs, m->arena_size, m->fast_size};
+    *x = (am_entry){h, key, ks, bufs, m->arena_size, m->fast_size, c->placed, c->placed_ok};
     c->am_next = (c->am_next + 1) % AM_CAP;
     return rc;
 }

@@ -554,7 +554,7 @@ static int cascade_for_cycles(cc_model *m, uint64_t cyc, npuc_err *err)
         int32_t step;
         rc = cascade_one(m, best_e, k0, n, &done, err);
         if (!rc) rc = peak_of(m, &peak, &step, err);
-        uint64_t now = !rc && done ? cc_placed_cycles(m) : 0;
+        uint64_t now = !rc && done ? cc_allocated_cycles(m) : 0;
         if (rc || !done || !now || now >= cyc) {
             int rc2 = cc_sched_apply(m, &sn, err);
             if (!rc) rc = rc2;
@@ -595,7 +595,7 @@ static int longer_chain(cc_model *m, int32_t ei, int32_t k, uint64_t big_bytes, 
         int32_t step;
         rc = cascade_one(m, ei, tk[i], tn[i], &done, err);
         if (!rc) rc = peak_of(m, &peak, &step, err);
-        uint64_t now = !rc && done ? cc_placed_cycles(m) : 0;
+        uint64_t now = !rc && done ? cc_allocated_cycles(m) : 0;
         int rc2 = cc_sched_apply(m, &sn, err);
         if (!rc) rc = rc2;
         if (!rc && now && now < fewest) fewest = now, *k0 = tk[i], *n = tn[i];
@@ -638,7 +638,7 @@ int cc_cascade(cc_model *m, npuc_err *err)
         int32_t st;
         int rc = peak_of(m, &p, &st, err);
         if (rc) return rc;
-        cyc = cc_placed_cycles(m);
+        cyc = cc_allocated_cycles(m);
         placed = true;
     }
     for (int iter = 0; iter < 16; iter++) {
@@ -685,7 +685,7 @@ int cc_cascade(cc_model *m, npuc_err *err)
         if (!rc && done && cyc) {
             /* or if it saves cycles (the fast pool may grow within its
              * size, as in cascade_for_cycles) */
-            uint64_t now = cc_placed_cycles(m);
+            uint64_t now = cc_allocated_cycles(m);
             bool pays = now && now < cyc;
             if (pays) after = 0;
             if (after < peak) cyc = now;

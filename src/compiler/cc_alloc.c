@@ -1442,7 +1442,7 @@ static int choose_fast(cc_model *m, const bool *ok, uint64_t cap, const int32_t 
     for (int32_t b = 0; b < n; b++) {
         cc_buf *x = &m->bufs[b];
         if (!ok[b] || !x->wcopy || in_fast[b] || !x->size || c.first[b + 1] - c.first[b] != 1 ||
-            !c.ops[c.list[c.first[b]]].one_block)
+            !c.ops[c.list[c.first[b]]].one_block || x->size > peak)   /* no room below the peak */
             continue;
         uint64_t o = first_fit(m, chosen, nc, b, sp, &fi);
         if (o + x->size > peak) continue;

@@ -567,6 +567,29 @@ static int cascade_for_cycles(cc_model *m, uint64_t cyc, npuc_err *err)
     return rc;
 }
 
+/* The allocation of longer_chain's pick, as its trial left it: the chain
+ * is applied again to the state that trial started from (the schedule
+ * applied back), so its allocation is the same (a function of the state,
+ * as cc_alloc_memo relies on) and is taken from here instead of worked
+ * out again. */
+typedef struct chain_alloc {
+    bool ok;
+    int32_t ei, k0, n, n_bufs;
+    cc_buf *bufs;             /* [n_bufs] */
+    uint64_t arena, fast, placed;
+} chain_alloc;
+
+/* Keeps the allocation the model holds as chain (ei, k0, n)'s. */
+static void chain_alloc_keep(chain_alloc *a, const cc_model *m, int32_t ei, int32_t k0, int32_t n, uint64_t placed)
+{
+    a->ok = false;
+    cc_buf *b = realloc(a->bufs, sizeof *b * ((size_t)m->n_bufs + 1));
+    if (!b) return;
+    a->bufs = b;
+    memcpy(b, m->bufs, sizeof *b * (size_t)m->n_bufs);
+    *a = (chain_alloc){true, ei, k0, n, m->n_bufs, b, m->arena_size, m->fast_size, placed};
+}
+
 /* Where cascades are for cycles: the chain through link (k, k+1) of epoch
  * ei over links carrying at least half, a quarter or an eighth of its
  * `big` bytes, whichever gives the fewest placed cycles (*k0, *n: the
@@ -574,8 +597,9 @@ static int cascade_for_cycles(cc_model *m, uint64_t cyc, npuc_err *err)
  * more of the feature maps next to the first one's out of DRAM, and more
  * band ops in rolling buffers that may not fit the fast pool. */
 static int longer_chain(cc_model *m, int32_t ei, int32_t k, uint64_t big_bytes, int32_t *k0, int32_t *n,
-                        npuc_err *err)
+                        chain_alloc *kept, npuc_err *err)
 {
+    kept->ok = false;
     cc_epoch *e = &m->epochs[ei];
     int32_t tk[3], tn[3], nt = 0;
     for (int v = 1; v <= 3; v++) {
@@ -596,6 +620,7 @@ static int longer_chain(cc_model *m, int32_t ei, int32_t k, uint64_t big_bytes, 
         rc = cascade_one(m, ei, tk[i], tn[i], &done, err);
         if (!rc) rc = peak_of(m, &peak, &step, err);
         uint64_t now = !rc && done ? cc_allocated_cycles(m) : 0;
+        if (!rc && now && now < fewest) chain_alloc_keep(kept, m, ei, tk[i], tn[i], now);
         int rc2 = cc_sched_apply(m, &sn, err);
         if (!rc) rc = rc2;
         if (!rc && now && now < fewest) fewest = now, *k0 = tk[i], *n = tn[i];
@@ -632,6 +657,7 @@ int cc_cascade(cc_model *m, npuc_err *err)
     uint64_t cyc = 0;
     bool placed = false;   /* the model holds its state's allocation */
     cc_sched sn = {0};     /* the schedule a trial starts from */
+    chain_alloc kept = {0};
     if (m->opt.optimise == CC_OPT_PERFORMANCE && sd->fast_pool >= 0 && sd->fast_pool < sd->n_pools &&
         sd->fast_pool != sd->act_pool) {
         uint64_t p;
@@ -649,6 +675,7 @@ int cc_cascade(cc_model *m, npuc_err *err)
         int rc = placed ? peak_measure(m, &peak, &step, err) : peak_of(m, &peak, &step, err);
         if (rc) {
             cc_sched_free(&sn);
+            free(kept.bufs);
             return rc;
         }
         placed = true;
@@ -673,19 +700,31 @@ int cc_cascade(cc_model *m, npuc_err *err)
         cc_epoch *e = &m->epochs[best_e];
         int32_t k0, n;
         chain_around(m, e, best_k, best / 2, &k0, &n);
-        if ((cyc && (rc = longer_chain(m, best_e, best_k, best, &k0, &n, err))) ||
+        kept.ok = false;
+        if ((cyc && (rc = longer_chain(m, best_e, best_k, best, &k0, &n, &kept, err))) ||
             (rc = cc_sched_take_epoch(m, CASCADE_SCHED, best_e, &sn, err))) {
             cc_sched_free(&sn);
+            free(kept.bufs);
             return rc;
         }
         bool done = false;
         rc = cascade_one(m, best_e, k0, n, &done, err);
         uint64_t after = 0;
-        if (!rc) rc = peak_of(m, &after, &step, err);
+        bool reuse = !rc && done && kept.ok && kept.ei == best_e && kept.k0 == k0 && kept.n == n &&
+                     kept.n_bufs == m->n_bufs;
+        if (reuse) {
+            /* longer_chain's trial of this chain allocated this state */
+            memcpy(m->bufs, kept.bufs, sizeof *m->bufs * (size_t)m->n_bufs);
+            m->arena_size = kept.arena;
+            m->fast_size = kept.fast;
+            rc = peak_measure(m, &after, &step, err);
+        } else if (!rc) {
+            rc = peak_of(m, &after, &step, err);
+        }
         if (!rc && done && cyc) {
             /* or if it saves cycles (the fast pool may grow within its
              * size, as in cascade_for_cycles) */
-            uint64_t now = cc_allocated_cycles(m);
+            uint64_t now = reuse ? kept.placed : cc_allocated_cycles(m);
             bool pays = now && now < cyc;
             if (pays) after = 0;
             if (after < peak) cyc = now;
@@ -693,9 +732,11 @@ int cc_cascade(cc_model *m, npuc_err *err)
         if (rc || !done || after >= peak) {
             int rc2 = cc_sched_apply(m, &sn, err);
             cc_sched_free(&sn);
+            free(kept.bufs);
             return rc ? rc : rc2 ? rc2 : cyc ? cascade_for_cycles(m, cyc, err) : NPUC_OK;
         }
     }
     cc_sched_free(&sn);
+    free(kept.bufs);
     return cyc ? cascade_for_cycles(m, cyc, err) : NPUC_OK;
 }

@@ -539,6 +539,8 @@ typedef struct fp_op {
     uint64_t *spare;          /* [FP_MEMO] fp_spare + 1, the same way */
     bool split;               /* its weight copy holds the scale records
                                  alone (w_regions) */
+    int32_t nxw;              /* the weight copy of the NPU op after it in
+                                 its stream, -1 none */
 } fp_op;
 
 typedef struct fp_ctx {
@@ -551,6 +553,8 @@ typedef struct fp_ctx {
     uint8_t *dlt;             /* [per list entry] what the column of op
                                  list[j] gains when buffer b (of whose range
                                  j is) moves into the fast pool */
+    uint64_t *nowv;           /* scratch: a buffer's ops' costs with it in
+                                 (fp_gain_at; NULL: none) */
     uint8_t wcopy_else;       /* region of a weight copy left out of the fast
                                  pool: 0 (dropped, read from the params) or 1 */
     uint64_t *memo;           /* the context's own [n_ops][FP_MEMO] rows of
@@ -937,24 +941,27 @@ static uint64_t fp_spare(const fp_ctx *c, int32_t i)
  * it seldom does (the scale records' latency from DRAM can), else the op
  * streams its weights (overlapping that DMA with earlier ops is for the
  * prefetch pass, cc_prefetch.c). */
-static int64_t fp_gain(const fp_ctx *c, int32_t b)
+static int64_t fp_gain_at(const fp_ctx *c, int32_t b, int64_t *own, uint64_t *now_out)
 {
-    int64_t g = 0;
-    int32_t i0 = -1, users = 0;
-    for (int32_t j = c->first[b]; j < c->first[b + 1]; j++) {
+    int64_t g = 0, g_ops = 0;
+    /* b's ops, each once, in stream order */
+    int32_t j0 = c->first[b], j1 = c->first[b + 1];
+    int32_t i0 = j1 > j0 ? c->list[j0] : -1, users = j1 - j0;
+    for (int32_t j = j0; j < j1; j++) {
         int32_t i = c->list[j];
-        int64_t was = (int64_t)c->ops[i].cost, now = (int64_t)fp_cost_with(c, j, b);
-        g += was - now;
-        if (i0 < 0 || i < i0) i0 = i;
-        users++;
-        int32_t nx = i + 1 < c->n_ops && c->ops[i + 1].prev == i ? i + 1 : -1;
-        int32_t wb = nx >= 0 ? c->ops[nx].buf[3] : -1;
+        uint64_t now_u = fp_cost_with(c, j, b);
+        if (now_out) now_out[j - j0] = now_u;
+        int64_t was = (int64_t)c->ops[i].cost, now = (int64_t)now_u;
+        g_ops += was - now;
+        int32_t wb = c->ops[i].nxw;
         if (wb >= 0 && wb != b && c->in_fast[wb]) {
             int64_t dma = (int64_t)fp_dma(c, wb);
             int64_t e0 = dma > was ? dma - was : 0, e1 = dma > now ? dma - now : 0;
             g -= e1 - e0;
         }
     }
+    g += g_ops;
+    if (own) *own = g_ops;
     const cc_buf *x = &c->m->bufs[b];
     if (x->wcopy && i0 >= 0) {
         int64_t dma = (int64_t)fp_dma(c, b);
@@ -988,6 +995,8 @@ static int64_t fp_gain(const fp_ctx *c, int32_t b)
     }
     return g;
 }
+
+static int64_t fp_gain(const fp_ctx *c, int32_t b) { return fp_gain_at(c, b, NULL, NULL); }
 
 /* The most rows the model keeps (beside a choice's own ops): past that
  * they all go and the choice starts them again. */
@@ -1154,7 +1163,14 @@ static int fp_init(fp_ctx *c, const cc_model *m, uint8_t *in_fast)
         }
     }
     c->dma_memo = calloc((size_t)nb + 1, sizeof *c->dma_memo);
-    for (int32_t i = 0; i < c->n_ops; i++) c->ops[i].cost = fp_cost(c, i);
+    for (int32_t i = 0; i < c->n_ops; i++) {
+        c->ops[i].cost = fp_cost(c, i);
+        c->ops[i].nxw = i + 1 < c->n_ops && c->ops[i + 1].prev == i ? c->ops[i + 1].buf[3] : -1;
+    }
+    int32_t most = 0;
+    for (int32_t b = 0; b < nb; b++)
+        if (c->first[b + 1] - c->first[b] > most) most = c->first[b + 1] - c->first[b];
+    c->nowv = malloc(sizeof *c->nowv * ((size_t)most + 1));
     return NPUC_OK;
 }
 
@@ -1168,6 +1184,7 @@ static void fp_free(fp_ctx *c)
     free(c->list);
     free(c->dlt);
     free(c->code);
+    free(c->nowv);
 }
 
 uint64_t cc_placed_cycles(const cc_model *m)
@@ -1263,12 +1280,16 @@ static int32_t prune(cc_model *m, fp_ctx *c, int32_t *chosen, int32_t nc, int32_
          * than it speeds another up gains on the model only by hiding
          * more of the next weight DMA behind the slower op
          * (tflm_custom_model_rf_keras ethos-u65-256 with 32 KiB chunks) */
-        int64_t own = 0;
-        for (int32_t j = c->first[b]; j < c->first[b + 1] && !m->bufs[b].wcopy; j++)
-            own += (int64_t)c->ops[c->list[j]].cost - (int64_t)fp_cost_with(c, j, b);
-        if (fp_gain(c, b) > 0 && (m->bufs[b].wcopy || own > 0)) {
+        int64_t own = 0;   /* what its ops gain in sum */
+        if (fp_gain_at(c, b, &own, c->nowv) > 0 && (m->bufs[b].wcopy || own > 0)) {
+            /* back in: its ops cost what they did with it (fp_gain_at) */
             fp_set(c, b, 1);
-            fp_recost(c, b);
+            if (c->nowv) {
+                for (int32_t j = c->first[b]; j < c->first[b + 1]; j++)
+                    c->ops[c->list[j]].cost = c->nowv[j - c->first[b]];
+            } else {
+                fp_recost(c, b);
+            }
             continue;
         }
         m->bufs[b].pool = CC_IN_ARENA;

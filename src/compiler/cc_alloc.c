@@ -706,6 +706,29 @@ static uint8_t *am_key(const cc_model *m, size_t *size)
 
 static pm_memo *cc_costs_memo(struct cc_costs *c) { return &c->place; }
 
+static inline uint64_t rec_mix(uint64_t h, uint64_t v)
+{
+    h = (h ^ v) * 0x9E3779B97F4A7C15ull;
+    return h ^ (h >> 29);
+}
+
+/* A hash of record r for price()'s cache from the fields that tell the
+ * records a model prices apart (a match compares all the bytes). */
+static uint64_t rec_hash(const sim_op_info *r)
+{
+    uint64_t h = (uint64_t)r->kind | (uint64_t)r->mode << 8 | (uint64_t)r->ifm_region << 16 |
+                 (uint64_t)r->ifm2_region << 24 | (uint64_t)r->ofm_region << 32 |
+                 (uint64_t)r->weight_region << 40 | (uint64_t)r->scale_region << 48 | (uint64_t)r->act_func << 56;
+    h = rec_mix(NPUC_HASH_INIT, h);
+    h = rec_mix(h, (uint64_t)r->ofm_w << 40 ^ (uint64_t)r->ofm_h << 20 ^ r->ofm_d);
+    h = rec_mix(h, (uint64_t)r->ifm_w << 40 ^ (uint64_t)r->ifm_h << 20 ^ r->ifm_d);
+    h = rec_mix(h, (uint64_t)r->blk_w << 40 ^ (uint64_t)r->blk_h << 20 ^ r->blk_d);
+    h = rec_mix(h, (uint64_t)r->kernel_w << 40 ^ (uint64_t)r->kernel_h << 20 ^ (uint64_t)r->stride_x << 8 ^
+                       r->stride_y);
+    h = rec_mix(h, r->weight_bytes ^ r->scale_bytes << 32 ^ r->ifm2_bytes << 16);
+    return h;
+}
+
 /* The cycle model's price of lone record r (the model's variant and
  * system), from the cache when the same bytes were priced before. */
 static uint64_t price(const cc_model *m, const sim_op_info *r)
@@ -713,7 +736,7 @@ static uint64_t price(const cc_model *m, const sim_op_info *r)
     struct cc_costs *c = m->costs;
     uint64_t h = 0;
     if (c) {
-        h = npuc_hash(NPUC_HASH_INIT, r, sizeof *r);
+        h = rec_hash(r);
         for (int32_t i = npuc_hindex_first(&c->ix, h); i >= 0; i = npuc_hindex_next(&c->ix, i))
             if (!memcmp(&c->e[i].rec, r, sizeof *r)) return c->e[i].cycles;
     }
@@ -2027,8 +2050,7 @@ static uint64_t scale_copy_fit(const cc_model *m, int32_t b, const sc_list *near
         if (y->first <= x->last && x->first <= y->last)
             sp[ns++] = (span){(uint64_t)y->offset, (uint64_t)y->offset + y->size};
     }
-    cc_sort_spans(sp, (size_t)ns);
-    return lowest_fit(sp, ns, x->size);
+    return lowest_fit(sp, ns, x->size);   /* which sorts them */
 }
 
 /* The least cycles a scale-record copy must save per byte it adds above

@@ -16,6 +16,10 @@
  *    the size and every buffer in the pool saving cycles, weight copies
  *    aside (a copy read once waits in a hole for the prefetch pass).
  *
+ * In both, the placed cycles the choice works out as it goes
+ * (cc_allocated_cycles, with the compile's costs cache) are
+ * cc_placed_cycles of the placement.
+ *
  * Environment: NPUC_FASTPOOL_CONFIGS (default 60), NPUC_FASTPOOL_SEED. */
 #include "test.h"
 #include "../src/compiler/cc.h"
@@ -46,7 +50,12 @@ static int compile_cap(const graph *g, uint64_t cap, cc_model **cm, npuc_err *e)
 static int check_choice(const char *what, cc_model *cm)
 {
     npuc_err e = {0};
-    if (cc_allocate(cm, &e)) {
+    cm->costs = cc_costs_new();   /* as during a compile */
+    int rc = cc_allocate(cm, &e);
+    uint64_t kept = cc_allocated_cycles(cm);
+    cc_costs_free(cm->costs);
+    cm->costs = NULL;
+    if (rc) {
         fprintf(stderr, "FAIL %s: cc_allocate: %s\n", what, e.msg);
         return -1;
     }
@@ -58,6 +67,11 @@ static int check_choice(const char *what, cc_model *cm)
         return -1;
     }
     uint64_t base = cc_placed_cycles(cm);
+    if (kept != base) {
+        fprintf(stderr, "FAIL %s: the choice's placed cycles %llu, cc_placed_cycles %llu\n", what,
+                (unsigned long long)kept, (unsigned long long)base);
+        return -1;
+    }
     int n = 0;
     for (int32_t b = 0; b < cm->n_bufs; b++) {
         cc_buf *x = &cm->bufs[b];

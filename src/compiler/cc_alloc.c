@@ -1483,19 +1483,49 @@ static int choose_fast(cc_model *m, const bool *ok, uint64_t cap, const int32_t 
      * earlier ops (cc_place_weights drops them again where that does not
      * pay) */
     int32_t n_before_holes = nc;
+    /* the chosen buffers' bytes live at each step (made once 8 copies found
+     * no hole: where most do, an unrolled LSTM's thousands): they never
+     * share a byte at one step, so a copy that needs more than the peak
+     * leaves free at some step of its range finds no hole (NULL: ask
+     * first_fit alone) */
+    uint64_t *live = NULL;
+    bool live_made = false;
+    int32_t no_hole = 0;
     for (int32_t b = 0; b < n; b++) {
         cc_buf *x = &m->bufs[b];
         if (!ok[b] || !x->wcopy || in_fast[b] || !x->size || c.first[b + 1] - c.first[b] != 1 ||
             !c.ops[c.list[c.first[b]]].one_block || x->size > peak)   /* no room below the peak */
             continue;
+        if (!live_made && no_hole >= 8) {
+            live_made = true;
+            int32_t t_max = 0;
+            for (int32_t y = 0; y < n; y++)
+                if (m->bufs[y].last > t_max) t_max = m->bufs[y].last;
+            live = calloc((size_t)t_max + 2, sizeof *live);
+            for (int32_t k = 0; live && k < nc; k++) {
+                const cc_buf *y = &m->bufs[chosen[k]];
+                live[y->first < 0 ? 0 : y->first] += y->size;
+                live[y->last + 1] -= y->size;
+            }
+            for (int32_t t = 1; live && t <= t_max; t++) live[t] += live[t - 1];
+        }
+        int32_t t0 = x->first < 0 ? 0 : x->first, t1 = x->last;
+        bool full = false;
+        for (int32_t t = t0; live && t <= t1 && !full; t++) full = live[t] + x->size > peak;
+        if (full) continue;
         uint64_t o = first_fit(m, chosen, nc, b, sp, &fi);
-        if (o + x->size > peak) continue;
+        if (o + x->size > peak) {
+            no_hole++;
+            continue;
+        }
         x->offset = (int64_t)o;
         x->pool = CC_IN_FAST;
         fp_set(&c, b, 1);   /* its user's cost is left as it was */
         chosen[nc++] = b;
         if (fi.ok) fi.ok = cc_tl_add(&fi.tl, b, x->first, x->last);
+        for (int32_t t = t0; live && t <= t1; t++) live[t] += x->size;
     }
+    free(live);
     /* the copies in the holes may leave some buffer saving nothing */
     nc = prune(m, &c, chosen, nc, n_before_holes);
     /* weight copies read once whose DMA the ops before their user hide

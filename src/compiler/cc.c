@@ -231,6 +231,7 @@ static uint32_t est_rd32(const uint8_t *p)
 #define SEG_SLOTS 1024
 #define SEG_WORDS 48          /* longer segments are not kept */
 #define SEG_WIN 24
+#define SKIP_BITS 15          /* 2^15 checked EST_SKIP commands */
 typedef struct est_seg {
     bool valid;
     uint8_t n_win, wk, wc;
@@ -245,6 +246,7 @@ typedef struct est_seg {
      * it, the last time (have_info): sim_op_info_from_state reads nothing
      * else but the op and the variant (the cache's) */
     bool have_info;
+    uint32_t perf_rec;        /* its record's in the cycle model's memo (a hint) */
     sim_state state;
     sim_op_info info;
 } est_seg;
@@ -254,6 +256,9 @@ typedef struct est_seg {
 /* estimate's arrays, per op of a stream */
 typedef struct est_scratch {
     sim_op_info *ops; int32_t *owner, *eu_of; size_t cap;
+    /* per op: its record in the cycle model's memo (sim_perf_estimate_hint)
+     * and the segment it came from (NULL: none) */
+    uint32_t *hint; struct est_seg **seg_of;
     sim_check_memo *memo;     /* the stream checks, NULL: none */
     /* commands decoded (a direct-mapped cache by their words; NULL:
      * none): a stream of a few op shapes repeats most of its commands,
@@ -266,6 +271,9 @@ typedef struct est_scratch {
     size_t decoded;           /* stream bytes estimated so far */
     est_codewin codes[EST_CODES];   /* by code, open addressing */
     est_seg *segs;            /* [SEG_SLOTS] with the EST_CMDS cache, else NULL */
+    /* the EST_SKIP commands decoded (checked) before, by their words
+     * (w0 << 32 | a cmd1's payload; 0: none), direct-mapped, with segs */
+    uint64_t *skips;
     /* est_role of the codes with the reserved bits clear, by cmd1 << 10 |
      * opcode */
     uint8_t roles[2048];
@@ -352,9 +360,12 @@ static void est_scratch_free(est_scratch *x)
     free(x->ops);
     free(x->owner);
     free(x->eu_of);
+    free(x->hint);
+    free(x->seg_of);
     free(x->memo);
     free(x->cmds);
     free(x->segs);
+    free(x->skips);
     sim_perf_memo_free(x->perf);
     memset(x, 0, sizeof *x);
 }
@@ -566,7 +577,11 @@ static bool scratch_reserve(est_scratch *x, size_t n)
     if (owner) x->owner = owner;
     int32_t *eu_of = realloc(x->eu_of, sizeof *eu_of * cap);
     if (eu_of) x->eu_of = eu_of;
-    if (!ops || !owner || !eu_of) return false;
+    uint32_t *hint = realloc(x->hint, sizeof *hint * cap);
+    if (hint) x->hint = hint;
+    est_seg **seg_of = realloc(x->seg_of, sizeof *seg_of * cap);
+    if (seg_of) x->seg_of = seg_of;
+    if (!ops || !owner || !eu_of || !hint || !seg_of) return false;
     x->cap = cap;
     return true;
 }
@@ -589,7 +604,7 @@ static int estimate(cc_model *m, cc_epoch *e, gen_entry *g, npuc_err *err)
     if (m->gen) x = m->gen->shared ? m->gen->shared : &m->gen->scratch;   /* kept between epochs */
     /* at most one op per command word */
     if (!scratch_reserve(x, size / 4 + 1)) {
-        if (x == &own) free(own.ops), free(own.owner), free(own.eu_of);
+        if (x == &own) est_scratch_free(&own);
         return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     }
     /* and each op's figures in the cycle model, by its record */
@@ -622,15 +637,21 @@ static int estimate(cc_model *m, cc_epoch *e, gen_entry *g, npuc_err *err)
             x->cmds_variant = v;
         }
     }
-    if (x->cmds && x->n_cmds == EST_CMDS && !x->segs) x->segs = calloc(SEG_SLOTS, sizeof *x->segs);
+    if (x->cmds && x->n_cmds == EST_CMDS && !x->segs) {
+        x->segs = calloc(SEG_SLOTS, sizeof *x->segs);
+        x->skips = x->segs ? calloc((size_t)1 << SKIP_BITS, sizeof *x->skips) : NULL;
+        if (!x->skips) free(x->segs), x->segs = NULL;
+    }
     if (x->segs && !x->have_roles) {
         for (uint32_t k = 0; k < 2048; k++) x->roles[k] = est_role((uint16_t)((k & 0x400) << 4 | (k & 0x3FF)));
         x->have_roles = true;
     }
     if (x->cmds && x->cmds_variant != v) {
         memset(x->cmds, 0, sizeof *x->cmds * x->n_cmds);
-        if (x->segs)
+        if (x->segs) {
             for (uint32_t k = 0; k < SEG_SLOTS; k++) x->segs[k].valid = false;
+            memset(x->skips, 0, sizeof *x->skips << SKIP_BITS);
+        }
         x->cmds_variant = v;
     }
     sim_op_info *ops = x->ops;
@@ -675,12 +696,12 @@ static int estimate(cc_model *m, cc_epoch *e, gen_entry *g, npuc_err *err)
                 uint8_t r = x->roles[(w & 0x4000) >> 4 | (w & 0x3FF)];
                 ncmd++;
                 if (r == EST_SKIP) {
-                    est_cmd *sc = est_slot(x, w, w1);
-                    if (!sc->used || sc->w0 != w || sc->w1 != w1) {
+                    uint64_t key = (uint64_t)w << 32 | w1;
+                    uint64_t *ok = &x->skips[(key * 0x9E3779B97F4A7C15u) >> (64 - SKIP_BITS)];
+                    if (*ok != key) {
                         sim_cmd dc;
                         if (sim_cmd_decode_memo(st, size, q, v, &dc, x->memo, err)) break;
-                        est_fill(sc, w, w1, &dc, (sim_cmd_value){0, 0}, EST_SKIP);
-                        sc->n_win = 0;
+                        *ok = key;
                     }
                     q += two ? 8 : 4;
                     continue;
@@ -813,11 +834,14 @@ static int estimate(cc_model *m, cc_epoch *e, gen_entry *g, npuc_err *err)
             c = &cmd;
             seg_start = true;
             cmd.offset = pos - (cmd.is_cmd1 ? 8 : 4);
+            x->hint[no] = 0;
+            x->seg_of[no] = seg_op;
             if (seg_op && seg_op->have_info && !memcmp(&s, &seg_op->state, SEG_STATE)) {
                 /* the same op from the same state */
                 ops[no] = seg_op->info;
                 ops[no].cmd_index = i;
                 ops[no].cmd_offset = cmd.offset;
+                x->hint[no] = seg_op->perf_rec;
             } else {
                 sim_op_info_from_state(&s, c, i, v, &ops[no]);
                 if (seg_op) {
@@ -844,10 +868,13 @@ static int estimate(cc_model *m, cc_epoch *e, gen_entry *g, npuc_err *err)
     gen_share *sh = !rc && g ? malloc(sizeof *sh * (no + 1)) : NULL;
     if (!rc && g && !sh) rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     if (rc) {
-        if (x == &own) free(own.ops), free(own.owner), free(own.eu_of);
+        if (x == &own) est_scratch_free(&own);
         return rc;
     }
-    e->cycles = sim_perf_estimate_memo(v, &m->opt.sys.sim, ops, no, x == &own ? NULL : x->perf);
+    e->cycles = sim_perf_estimate_hint(v, &m->opt.sys.sim, ops, no, x == &own ? NULL : x->perf, x->hint);
+    /* each segment's record, for its op next time */
+    for (size_t j = 0; j < no; j++)
+        if (x->seg_of[j]) x->seg_of[j]->perf_rec = x->hint[j];
     for (int32_t k = 0; k < e->n_eu; k++) e->ops[k].cycles = e->ops[k].dma_cycles = 0;
     for (size_t j = 0; j < no; j++) {
         if (eu_of[j] < 0) continue;
@@ -866,7 +893,7 @@ static int estimate(cc_model *m, cc_epoch *e, gen_entry *g, npuc_err *err)
         g->share = sh;
         g->n_share = nsh;
     }
-    if (x == &own) free(own.ops), free(own.owner), free(own.eu_of);
+    if (x == &own) est_scratch_free(&own);
     return NPUC_OK;
 }
 

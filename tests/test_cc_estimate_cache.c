@@ -8,6 +8,8 @@
  * sim_state_apply, each op's record by sim_op_info_from_state, the total
  * by sim_perf_estimate without memo), and each NPU op its own op's cycles.
  *
+ * What the segments compare of the state is checked on random states.
+ *
  * Models of the shared folder (each skipped when absent) on two variants;
  * their schedule searches estimate hundreds of streams, so the last ones
  * come from warm caches. */
@@ -102,9 +104,51 @@ static void one(const char *rel, eu_variant v, const char *vname)
     tfl_model_free(tm);
 }
 
+/* What estimate's segments compare of the state before an op: a kernel
+ * op's record reads only the registers before sim_state's DMA ones, a DMA
+ * start's only the DMA ones, PARALLEL_MODE and BLOCKDEP. Random states,
+ * the other bytes changed at random: the same record. */
+static void state_ranges(void)
+{
+    static const uint16_t codes[] = {EU_OP_CONV, EU_OP_DEPTHWISE, EU_OP_POOL, EU_OP_ELEMENTWISE, EU_OP_DMA_START};
+    uint32_t r = 12345;
+    int same = 0, n = 0;
+    for (int v = 0; v < 2; v++) {
+        eu_variant var = v ? EU_U65_512 : EU_U55_128;
+        for (size_t k = 0; k < sizeof codes / sizeof codes[0]; k++) {
+            uint8_t w[4] = {(uint8_t)codes[k], (uint8_t)(codes[k] >> 8), 0, 0};
+            sim_cmd c;
+            npuc_err err = {0};
+            CHECK_EQ_INT(sim_cmd_decode(w, 4, 0, var, &c, &err), NPUC_OK);
+            bool dma = codes[k] == EU_OP_DMA_START;
+            for (int t = 0; t < 200; t++, n++) {
+                sim_state a, b;
+                uint8_t *pa = (uint8_t *)&a, *pb = (uint8_t *)&b;
+                for (size_t i = 0; i < sizeof a; i++) pa[i] = (uint8_t)((r = r * 1103515245u + 12345u) >> 16);
+                b = a;
+                size_t lo = dma ? offsetof(sim_state, dma) : 0;
+                size_t hi = offsetof(sim_state, dma) + (dma ? sizeof a.dma : 0);
+                for (size_t i = 0; i < sizeof b; i++)
+                    if (i < lo || i >= hi) pb[i] = (uint8_t)((r = r * 1103515245u + 12345u) >> 16);
+                if (dma) {
+                    b.parallel_mode = a.parallel_mode;
+                    b.blockdep = a.blockdep;
+                }
+                sim_op_info x, y;
+                sim_op_info_from_state(&a, &c, 3, var, &x);
+                sim_op_info_from_state(&b, &c, 3, var, &y);
+                same += !memcmp(&x, &y, sizeof x);
+            }
+        }
+    }
+    printf("state ranges: %d of %d records the same\n", same, n);
+    CHECK_EQ_INT(same, n);
+}
+
 int main(void)
 {
     (void)env_long;
+    state_ranges();
     one("models/tflm/person_detect.tflite", EU_U55_128, "ethos-u55-128");
     one("models/tflm/person_detect.tflite", EU_U65_256, "ethos-u65-256");
     one("models/zoo/armkws_ds_cnn_l_int8.tflite", EU_U55_128, "ethos-u55-128");

@@ -244,14 +244,14 @@ typedef struct est_seg {
                                     are not EST_SKIP */
     /* the op's record (its index and offset aside) from the state before
      * it, the last time (have_info): sim_op_info_from_state reads nothing
-     * else but the op and the variant (the cache's) */
+     * else but the op and the variant (the cache's); of the state, a
+     * kernel op's record reads only registers laid out before sim_state's
+     * DMA ones, a DMA start's only these, PARALLEL_MODE and BLOCKDEP */
     bool have_info;
     uint32_t perf_rec;        /* its record's in the cycle model's memo (a hint) */
     sim_state state;
     sim_op_info info;
 } est_seg;
-/* the bytes of a state compared (the `written` marks are not read) */
-#define SEG_STATE offsetof(sim_state, written)
 
 /* estimate's arrays, per op of a stream */
 typedef struct est_scratch {
@@ -749,6 +749,21 @@ static int estimate(cc_model *m, cc_epoch *e, gen_entry *g, npuc_err *err)
                 memcpy(sg->words, kw, sizeof *kw * nk);
             }
         }
+        /* an EST_SKIP command checked before (the segment's scan checked
+         * them all): nothing to apply or record */
+        if (x->segs) {
+            uint32_t w0 = est_rd32(st + pos);
+            bool two = w0 & 0x4000;
+            if (!(w0 & 0xBC00) && x->roles[(w0 & 0x4000) >> 4 | (w0 & 0x3FF)] == EST_SKIP &&
+                (!two || pos + 8 <= size)) {
+                uint64_t key = (uint64_t)w0 << 32 | (two ? est_rd32(st + pos + 4) : 0);
+                if (x->skips[(key * 0x9E3779B97F4A7C15u) >> (64 - SKIP_BITS)] == key) {
+                    pos += two ? 8 : 4;
+                    if (rec && pos >= rec_end) rec = NULL;   /* not its op */
+                    continue;
+                }
+            }
+        }
         /* the command (its offset aside), its value and role: from the
          * cache when decoded before */
         if (x->cmds) {
@@ -836,7 +851,14 @@ static int estimate(cc_model *m, cc_epoch *e, gen_entry *g, npuc_err *err)
             cmd.offset = pos - (cmd.is_cmd1 ? 8 : 4);
             x->hint[no] = 0;
             x->seg_of[no] = seg_op;
-            if (seg_op && seg_op->have_info && !memcmp(&s, &seg_op->state, SEG_STATE)) {
+            /* the state's bytes sim_op_info_from_state reads for the op:
+             * a kernel op's all before the DMA registers, a DMA's these
+             * and the two it reads of the others */
+            bool dop = cmd.code == EU_OP_DMA_START;
+            size_t lo = dop ? offsetof(sim_state, dma) : 0, hi = offsetof(sim_state, dma) + (dop ? sizeof s.dma : 0);
+            if (seg_op && seg_op->have_info &&
+                !memcmp((const uint8_t *)&s + lo, (const uint8_t *)&seg_op->state + lo, hi - lo) &&
+                (!dop || (s.parallel_mode == seg_op->state.parallel_mode && s.blockdep == seg_op->state.blockdep))) {
                 /* the same op from the same state */
                 ops[no] = seg_op->info;
                 ops[no].cmd_index = i;
@@ -845,7 +867,9 @@ static int estimate(cc_model *m, cc_epoch *e, gen_entry *g, npuc_err *err)
             } else {
                 sim_op_info_from_state(&s, c, i, v, &ops[no]);
                 if (seg_op) {
-                    memcpy(&seg_op->state, &s, SEG_STATE);
+                    memcpy((uint8_t *)&seg_op->state + lo, (const uint8_t *)&s + lo, hi - lo);
+                    seg_op->state.parallel_mode = s.parallel_mode;
+                    seg_op->state.blockdep = s.blockdep;
                     seg_op->info = ops[no];
                     seg_op->have_info = true;
                 }

@@ -249,7 +249,8 @@ typedef struct est_seg {
      * DMA ones, a DMA start's only these, PARALLEL_MODE and BLOCKDEP */
     bool have_info;
     uint32_t perf_rec;        /* its record's in the cycle model's memo (a hint) */
-    sim_state state;
+    uint8_t state[offsetof(sim_state, dma) + sizeof(sim_dma)];   /* its first bytes */
+    uint8_t parallel_mode, blockdep;
     sim_op_info info;
 } est_seg;
 
@@ -857,8 +858,8 @@ static int estimate(cc_model *m, cc_epoch *e, gen_entry *g, npuc_err *err)
             bool dop = cmd.code == EU_OP_DMA_START;
             size_t lo = dop ? offsetof(sim_state, dma) : 0, hi = offsetof(sim_state, dma) + (dop ? sizeof s.dma : 0);
             if (seg_op && seg_op->have_info &&
-                !memcmp((const uint8_t *)&s + lo, (const uint8_t *)&seg_op->state + lo, hi - lo) &&
-                (!dop || (s.parallel_mode == seg_op->state.parallel_mode && s.blockdep == seg_op->state.blockdep))) {
+                !memcmp((const uint8_t *)&s + lo, seg_op->state + lo, hi - lo) &&
+                (!dop || (s.parallel_mode == seg_op->parallel_mode && s.blockdep == seg_op->blockdep))) {
                 /* the same op from the same state */
                 ops[no] = seg_op->info;
                 ops[no].cmd_index = i;
@@ -867,9 +868,9 @@ static int estimate(cc_model *m, cc_epoch *e, gen_entry *g, npuc_err *err)
             } else {
                 sim_op_info_from_state(&s, c, i, v, &ops[no]);
                 if (seg_op) {
-                    memcpy((uint8_t *)&seg_op->state + lo, (const uint8_t *)&s + lo, hi - lo);
-                    seg_op->state.parallel_mode = s.parallel_mode;
-                    seg_op->state.blockdep = s.blockdep;
+                    memcpy(seg_op->state + lo, (const uint8_t *)&s + lo, hi - lo);
+                    seg_op->parallel_mode = s.parallel_mode;
+                    seg_op->blockdep = s.blockdep;
                     seg_op->info = ops[no];
                     seg_op->have_info = true;
                 }

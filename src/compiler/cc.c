@@ -172,12 +172,34 @@ enum {
                                  (sim_op_info_reads): not applied */
     EST_WAIT, EST_OP, EST_STOP
 };
+/* What sim_state_apply_value writes for a command code: the sim_state
+ * bytes (the `written` marks aside, which sim_op_info_from_state does not
+ * read) as up to EST_WIN windows of 8 bytes, each with a mask of the bytes
+ * it writes (EST_WIN_NONE: more than that, applied by the call). The bytes
+ * a code writes do not depend on its operand (every register field is set
+ * from the command alone), so they are found once per code: the command
+ * applied to a state of 0x00 bytes and to one of 0xFF bytes, a byte left as
+ * it was in both is not written. */
+#define EST_WIN 3
+#define EST_WIN_NONE 0xFF
+#define EST_CODES 128         /* slots of the code table (a power of 2) */
+typedef struct est_codewin {
+    uint16_t code;
+    bool known;
+    uint8_t n;                /* windows, or EST_WIN_NONE */
+    uint16_t off[EST_WIN];
+    uint64_t mask[EST_WIN];
+} est_codewin;
+
 typedef struct est_cmd {
     uint32_t w0, w1;
     bool used;
     uint8_t role;             /* EST_*: a register the records read, another
                                  register or operation, a wait, a kernel op
                                  or DMA start, the stop */
+    uint8_t n_win;            /* its code's windows (est_codewin) */
+    uint16_t off[EST_WIN];
+    uint64_t mask[EST_WIN], bits[EST_WIN];   /* the bytes it writes there */
     sim_cmd cmd;
     sim_cmd_value val;
 } est_cmd;
@@ -200,9 +222,44 @@ static uint32_t est_rd32(const uint8_t *p)
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
+/* The commands of a stream from an op's predecessor (the stream start or
+ * the previous kernel op or DMA start) to the op itself, as estimate met
+ * them before (a direct-mapped cache by their words): a search's trials
+ * repeat most ops' commands word for word (the ones whose addresses did
+ * not move). Their effect on the state is their windows (est_cmd) in
+ * order; the op's waits are its segment's (the op before reset them). */
+#define SEG_SLOTS 1024
+#define SEG_WORDS 48          /* longer segments are not kept */
+#define SEG_WIN 24
+#define SKIP_BITS 15          /* 2^15 checked EST_SKIP commands */
+typedef struct est_seg {
+    bool valid;
+    uint8_t n_win, wk, wc;
+    uint16_t n_words;         /* of the key */
+    uint64_t hash;
+    uint16_t off[SEG_WIN];
+    uint64_t mask[SEG_WIN], bits[SEG_WIN];
+    sim_cmd op;               /* the op (its offset aside) */
+    uint32_t words[SEG_WORDS];   /* the key: the words of its commands that
+                                    are not EST_SKIP */
+    /* the op's record (its index and offset aside) from the state before
+     * it, the last time (have_info): sim_op_info_from_state reads nothing
+     * else but the op and the variant (the cache's); of the state, a
+     * kernel op's record reads only registers laid out before sim_state's
+     * DMA ones, a DMA start's only these, PARALLEL_MODE and BLOCKDEP */
+    bool have_info;
+    uint32_t perf_rec;        /* its record's in the cycle model's memo (a hint) */
+    uint8_t state[offsetof(sim_state, dma) + sizeof(sim_dma)];   /* its first bytes */
+    uint8_t parallel_mode, blockdep;
+    sim_op_info info;
+} est_seg;
+
 /* estimate's arrays, per op of a stream */
 typedef struct est_scratch {
     sim_op_info *ops; int32_t *owner, *eu_of; size_t cap;
+    /* per op: its record in the cycle model's memo (sim_perf_estimate_hint)
+     * and the segment it came from (NULL: none) */
+    uint32_t *hint; struct est_seg **seg_of;
     sim_check_memo *memo;     /* the stream checks, NULL: none */
     /* commands decoded (a direct-mapped cache by their words; NULL:
      * none): a stream of a few op shapes repeats most of its commands,
@@ -213,7 +270,72 @@ typedef struct est_scratch {
     sim_perf_memo *perf;
     eu_variant cmds_variant;
     size_t decoded;           /* stream bytes estimated so far */
+    est_codewin codes[EST_CODES];   /* by code, open addressing */
+    est_seg *segs;            /* [SEG_SLOTS] with the EST_CMDS cache, else NULL */
+    /* the EST_SKIP commands decoded (checked) before, by their words
+     * (w0 << 32 | a cmd1's payload; 0: none), direct-mapped, with segs */
+    uint64_t *skips;
+    /* est_role of the codes with the reserved bits clear, by cmd1 << 10 |
+     * opcode */
+    uint8_t roles[2048];
+    bool have_roles;
 } est_scratch;
+
+/* The windows of the command c's code (worked out the first time). */
+static const est_codewin *est_code_windows(est_scratch *x, const sim_cmd *c, sim_cmd_value val)
+{
+    static const est_codewin none = {0, true, EST_WIN_NONE, {0}, {0}};
+    uint32_t k = (uint32_t)(c->code * 0x9E3779B1u) >> 25 & (EST_CODES - 1);
+    for (uint32_t n = 0; n < EST_CODES; n++, k = (k + 1) & (EST_CODES - 1)) {
+        est_codewin *w = &x->codes[k];
+        if (w->known && w->code == c->code) return w;
+        if (w->known) continue;
+        sim_state a, b;
+        memset(&a, 0, sizeof a);
+        memset(&b, 0xFF, sizeof b);
+        sim_state_apply_value(&a, c, val);
+        sim_state_apply_value(&b, c, val);
+        const uint8_t *pa = (const uint8_t *)&a, *pb = (const uint8_t *)&b;
+        const size_t lim = offsetof(sim_state, written);
+        w->code = c->code;
+        w->known = true;
+        w->n = 0;
+        for (size_t i = 0; i < lim; i++) {
+            if (pa[i] == 0 && pb[i] == 0xFF) continue;   /* not written */
+            if (w->n == EST_WIN || i + 8 > sizeof a) {
+                w->n = EST_WIN_NONE;
+                break;
+            }
+            uint8_t mb[8] = {0};
+            for (size_t j = 0; j < 8 && i + j < lim; j++)
+                if (pa[i + j] != 0 || pb[i + j] != 0xFF) mb[j] = 0xFF;
+            w->off[w->n] = (uint16_t)i;
+            memcpy(&w->mask[w->n], mb, sizeof mb);
+            w->n++;
+            i += 7;
+        }
+        return w;
+    }
+    return &none;   /* the table is full */
+}
+
+/* The command cache's slot for a command's words (w1: a cmd1's payload,
+ * 0 for a cmd0). */
+static est_cmd *est_slot(const est_scratch *x, uint32_t w0, uint32_t w1)
+{
+    return &x->cmds[((uint32_t)(((uint64_t)w0 << 32 | w1) * 0x9E3779B97F4A7C15u >> 40)) & (x->n_cmds - 1)];
+}
+
+/* Keeps a decoded command in its slot (its windows: the caller's). */
+static void est_fill(est_cmd *ec, uint32_t w0, uint32_t w1, const sim_cmd *cmd, sim_cmd_value val, uint8_t role)
+{
+    ec->w0 = w0;
+    ec->w1 = w1;
+    ec->cmd = *cmd;
+    ec->val = val;
+    ec->role = role;
+    ec->used = true;
+}
 
 /* The last epochs generated (the passes' searches generate the same
  * plan again: the best one after trying others, the one before a trial
@@ -239,8 +361,12 @@ static void est_scratch_free(est_scratch *x)
     free(x->ops);
     free(x->owner);
     free(x->eu_of);
+    free(x->hint);
+    free(x->seg_of);
     free(x->memo);
     free(x->cmds);
+    free(x->segs);
+    free(x->skips);
     sim_perf_memo_free(x->perf);
     memset(x, 0, sizeof *x);
 }
@@ -452,7 +578,11 @@ static bool scratch_reserve(est_scratch *x, size_t n)
     if (owner) x->owner = owner;
     int32_t *eu_of = realloc(x->eu_of, sizeof *eu_of * cap);
     if (eu_of) x->eu_of = eu_of;
-    if (!ops || !owner || !eu_of) return false;
+    uint32_t *hint = realloc(x->hint, sizeof *hint * cap);
+    if (hint) x->hint = hint;
+    est_seg **seg_of = realloc(x->seg_of, sizeof *seg_of * cap);
+    if (seg_of) x->seg_of = seg_of;
+    if (!ops || !owner || !eu_of || !hint || !seg_of) return false;
     x->cap = cap;
     return true;
 }
@@ -475,7 +605,7 @@ static int estimate(cc_model *m, cc_epoch *e, gen_entry *g, npuc_err *err)
     if (m->gen) x = m->gen->shared ? m->gen->shared : &m->gen->scratch;   /* kept between epochs */
     /* at most one op per command word */
     if (!scratch_reserve(x, size / 4 + 1)) {
-        if (x == &own) free(own.ops), free(own.owner), free(own.eu_of);
+        if (x == &own) est_scratch_free(&own);
         return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     }
     /* and each op's figures in the cycle model, by its record */
@@ -508,8 +638,21 @@ static int estimate(cc_model *m, cc_epoch *e, gen_entry *g, npuc_err *err)
             x->cmds_variant = v;
         }
     }
+    if (x->cmds && x->n_cmds == EST_CMDS && !x->segs) {
+        x->segs = calloc(SEG_SLOTS, sizeof *x->segs);
+        x->skips = x->segs ? calloc((size_t)1 << SKIP_BITS, sizeof *x->skips) : NULL;
+        if (!x->skips) free(x->segs), x->segs = NULL;
+    }
+    if (x->segs && !x->have_roles) {
+        for (uint32_t k = 0; k < 2048; k++) x->roles[k] = est_role((uint16_t)((k & 0x400) << 4 | (k & 0x3FF)));
+        x->have_roles = true;
+    }
     if (x->cmds && x->cmds_variant != v) {
         memset(x->cmds, 0, sizeof *x->cmds * x->n_cmds);
+        if (x->segs) {
+            for (uint32_t k = 0; k < SEG_SLOTS; k++) x->segs[k].valid = false;
+            memset(x->skips, 0, sizeof *x->skips << SKIP_BITS);
+        }
         x->cmds_variant = v;
     }
     sim_op_info *ops = x->ops;
@@ -520,22 +663,113 @@ static int estimate(cc_model *m, cc_epoch *e, gen_entry *g, npuc_err *err)
     size_t no = 0, i = 0;
     int32_t kernel = 0, dma = 0;
     bool stopped = false;
+    /* at a segment's start (est_seg), and the slot recording the one
+     * being decoded (NULL: none) */
+    bool seg_start = true;
+    est_seg *rec = NULL, *seg_op = NULL;   /* seg_op: the op's segment */
+    size_t rec_end = 0;
     for (size_t pos = 0; pos < size; i++) {
         if (stopped) {
             rc = npuc_errf(err, NPUC_E_FORMAT, "internal: own command stream: byte 0x%04zx: command after NPU_OP_STOP",
                            pos);
             break;
         }
-        /* the command (its offset aside), its value and role: from the
-         * cache when decoded before */
         sim_cmd cmd;
         const sim_cmd *c = &cmd;
         sim_cmd_value val;
         uint8_t role;
         est_cmd *ec = NULL;
+        if (x->segs && seg_start) {
+            /* the segment from here: the words of its commands that are
+             * not EST_SKIP up to its op (the others have no effect on
+             * the records: each is checked, from the command cache when
+             * decoded before), and from the segment cache when met
+             * before */
+            size_t q = pos, end = 0;
+            uint32_t kw[SEG_WORDS], nk = 0, ncmd = 0;
+            uint64_t h = 0x9E3779B97F4A7C15u;
+            while (q + 4 <= size && ncmd < 4 * SEG_WORDS) {
+                uint32_t w = est_rd32(st + q);
+                if (w & 0xBC00) break;   /* not a command: the decoder's error */
+                bool two = w & 0x4000;
+                if (two && q + 8 > size) break;
+                uint32_t w1 = two ? est_rd32(st + q + 4) : 0;
+                uint8_t r = x->roles[(w & 0x4000) >> 4 | (w & 0x3FF)];
+                ncmd++;
+                if (r == EST_SKIP) {
+                    uint64_t key = (uint64_t)w << 32 | w1;
+                    uint64_t *ok = &x->skips[(key * 0x9E3779B97F4A7C15u) >> (64 - SKIP_BITS)];
+                    if (*ok != key) {
+                        sim_cmd dc;
+                        if (sim_cmd_decode_memo(st, size, q, v, &dc, x->memo, err)) break;
+                        *ok = key;
+                    }
+                    q += two ? 8 : 4;
+                    continue;
+                }
+                if (nk + 2 > SEG_WORDS || r == EST_STOP) break;
+                kw[nk++] = w;
+                h = (h ^ w) * 0xFF51AFD7ED558CCDu;
+                if (two) {
+                    kw[nk++] = w1;
+                    h = (h ^ w1) * 0xFF51AFD7ED558CCDu;
+                }
+                q += two ? 8 : 4;
+                if (r == EST_OP) {
+                    end = q;
+                    break;
+                }
+            }
+            seg_start = false;
+            if (end) {
+                h ^= h >> 29;
+                est_seg *sg = &x->segs[(h >> 20) & (SEG_SLOTS - 1)];
+                if (sg->valid && sg->hash == h && sg->n_words == nk && !memcmp(sg->words, kw, sizeof *kw * nk)) {
+                    for (uint8_t j = 0; j < sg->n_win; j++) {
+                        uint8_t *p = (uint8_t *)&s + sg->off[j];
+                        uint64_t b;
+                        memcpy(&b, p, sizeof b);
+                        b = (b & ~sg->mask[j]) | sg->bits[j];
+                        memcpy(p, &b, sizeof b);
+                    }
+                    cmd = sg->op;
+                    wk = sg->wk;
+                    wc = sg->wc;
+                    i += ncmd - 1u;
+                    pos = end;
+                    role = EST_OP;
+                    seg_op = sg;
+                    goto op;
+                }
+                rec = sg;
+                rec_end = end;
+                sg->valid = false;
+                sg->hash = h;
+                sg->n_words = (uint16_t)nk;
+                sg->n_win = 0;
+                memcpy(sg->words, kw, sizeof *kw * nk);
+            }
+        }
+        /* an EST_SKIP command checked before (the segment's scan checked
+         * them all): nothing to apply or record */
+        if (x->segs) {
+            uint32_t w0 = est_rd32(st + pos);
+            bool two = w0 & 0x4000;
+            if (!(w0 & 0xBC00) && x->roles[(w0 & 0x4000) >> 4 | (w0 & 0x3FF)] == EST_SKIP &&
+                (!two || pos + 8 <= size)) {
+                uint64_t key = (uint64_t)w0 << 32 | (two ? est_rd32(st + pos + 4) : 0);
+                if (x->skips[(key * 0x9E3779B97F4A7C15u) >> (64 - SKIP_BITS)] == key) {
+                    pos += two ? 8 : 4;
+                    if (rec && pos >= rec_end) rec = NULL;   /* not its op */
+                    continue;
+                }
+            }
+        }
+        /* the command (its offset aside), its value and role: from the
+         * cache when decoded before */
         if (x->cmds) {
-            uint32_t w0 = est_rd32(st + pos), w1 = pos + 8 <= size ? est_rd32(st + pos + 4) : 0;
-            ec = &x->cmds[((uint32_t)(((uint64_t)w0 << 32 | w1) * 0x9E3779B97F4A7C15u >> 40)) & (x->n_cmds - 1)];
+            uint32_t w0 = est_rd32(st + pos), w1 = (w0 & 0x4000) && pos + 8 <= size ? est_rd32(st + pos + 4) : 0;
+            ec = est_slot(x, w0, w1);
             /* a cmd1 needs its payload within the stream (else the
              * decoder's own error) */
             if (ec->used && ec->w0 == w0 && ec->w1 == w1 && (!ec->cmd.is_cmd1 || pos + 8 <= size)) {
@@ -551,32 +785,97 @@ static int estimate(cc_model *m, cc_epoch *e, gen_entry *g, npuc_err *err)
                 npuc_err_prefix(err, "internal: own command stream");
                 break;
             }
-            val = sim_cmd_value_of(&cmd);
             role = est_role(cmd.code);
+            val = role != EST_SKIP ? sim_cmd_value_of(&cmd) : (sim_cmd_value){0, 0};
+            if (role != EST_SKIP) sim_state_apply_value(&s, c, val);
             if (ec) {
-                ec->cmd = cmd;
-                ec->val = val;
-                ec->role = role;
-                ec->used = true;
+                est_fill(ec, ec->w0, ec->w1, &cmd, val, role);
+                /* what it wrote: the bytes of its windows as applied */
+                const est_codewin *w = role != EST_SKIP ? est_code_windows(x, &cmd, val) : NULL;
+                ec->n_win = w ? w->n : 0;
+                for (uint8_t j = 0; w && j < w->n && w->n != EST_WIN_NONE; j++) {
+                    uint64_t b;
+                    memcpy(&b, (const uint8_t *)&s + w->off[j], sizeof b);
+                    ec->off[j] = w->off[j];
+                    ec->mask[j] = w->mask[j];
+                    ec->bits[j] = b & w->mask[j];
+                }
             }
         } else {
-            val = ec->val;
             role = ec->role;
+            if (ec->n_win == EST_WIN_NONE) {
+                sim_state_apply_value(&s, c, ec->val);
+            } else {
+                /* sim_state_apply_value's effect on the state's fields */
+                for (uint8_t j = 0; j < ec->n_win; j++) {
+                    uint8_t *p = (uint8_t *)&s + ec->off[j];
+                    uint64_t b;
+                    memcpy(&b, p, sizeof b);
+                    b = (b & ~ec->mask[j]) | ec->bits[j];
+                    memcpy(p, &b, sizeof b);
+                }
+            }
         }
         stopped = role == EST_STOP;
         pos += c->is_cmd1 ? 8 : 4;
-        if (role != EST_SKIP) sim_state_apply_value(&s, c, val);
+        if (rec) {
+            /* the segment being recorded: this command's windows */
+            if (!ec || ec->n_win == EST_WIN_NONE || rec->n_win + ec->n_win > SEG_WIN || pos > rec_end ||
+                (role == EST_OP) != (pos == rec_end)) {
+                rec = NULL;
+            } else {
+                for (uint8_t j = 0; j < ec->n_win; j++, rec->n_win++) {
+                    rec->off[rec->n_win] = ec->off[j];
+                    rec->mask[rec->n_win] = ec->mask[j];
+                    rec->bits[rec->n_win] = ec->bits[j];
+                }
+                if (pos == rec_end) {
+                    rec->op = *c;
+                    rec->wk = wk;
+                    rec->wc = wc;
+                    rec->valid = true;
+                    rec->have_info = false;
+                    seg_op = rec;
+                    rec = NULL;
+                }
+            }
+        }
         if (role == EST_WAIT) {
             wk = c->code == EU_OP_DMA_WAIT ? 1 : 2;
             wc = (uint8_t)c->param;
         } else if (role == EST_OP) {
             /* the op's record names its offset */
-            if (c != &cmd) {
-                cmd = *c;
-                c = &cmd;
-            }
+            if (c != &cmd) cmd = *c;
+        op:
+            c = &cmd;
+            seg_start = true;
             cmd.offset = pos - (cmd.is_cmd1 ? 8 : 4);
-            sim_op_info_from_state(&s, c, i, v, &ops[no]);
+            x->hint[no] = 0;
+            x->seg_of[no] = seg_op;
+            /* the state's bytes sim_op_info_from_state reads for the op:
+             * a kernel op's all before the DMA registers, a DMA's these
+             * and the two it reads of the others */
+            bool dop = cmd.code == EU_OP_DMA_START;
+            size_t lo = dop ? offsetof(sim_state, dma) : 0, hi = offsetof(sim_state, dma) + (dop ? sizeof s.dma : 0);
+            if (seg_op && seg_op->have_info &&
+                !memcmp((const uint8_t *)&s + lo, seg_op->state + lo, hi - lo) &&
+                (!dop || (s.parallel_mode == seg_op->parallel_mode && s.blockdep == seg_op->blockdep))) {
+                /* the same op from the same state */
+                ops[no] = seg_op->info;
+                ops[no].cmd_index = i;
+                ops[no].cmd_offset = cmd.offset;
+                x->hint[no] = seg_op->perf_rec;
+            } else {
+                sim_op_info_from_state(&s, c, i, v, &ops[no]);
+                if (seg_op) {
+                    memcpy(seg_op->state + lo, (const uint8_t *)&s + lo, hi - lo);
+                    seg_op->parallel_mode = s.parallel_mode;
+                    seg_op->blockdep = s.blockdep;
+                    seg_op->info = ops[no];
+                    seg_op->have_info = true;
+                }
+            }
+            seg_op = NULL;
             ops[no].wait_kind = wk;
             ops[no].wait_count = wc;
             wk = wc = 0;
@@ -594,10 +893,13 @@ static int estimate(cc_model *m, cc_epoch *e, gen_entry *g, npuc_err *err)
     gen_share *sh = !rc && g ? malloc(sizeof *sh * (no + 1)) : NULL;
     if (!rc && g && !sh) rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     if (rc) {
-        if (x == &own) free(own.ops), free(own.owner), free(own.eu_of);
+        if (x == &own) est_scratch_free(&own);
         return rc;
     }
-    e->cycles = sim_perf_estimate_memo(v, &m->opt.sys.sim, ops, no, x == &own ? NULL : x->perf);
+    e->cycles = sim_perf_estimate_hint(v, &m->opt.sys.sim, ops, no, x == &own ? NULL : x->perf, x->hint);
+    /* each segment's record, for its op next time */
+    for (size_t j = 0; j < no; j++)
+        if (x->seg_of[j]) x->seg_of[j]->perf_rec = x->hint[j];
     for (int32_t k = 0; k < e->n_eu; k++) e->ops[k].cycles = e->ops[k].dma_cycles = 0;
     for (size_t j = 0; j < no; j++) {
         if (eu_of[j] < 0) continue;
@@ -616,7 +918,7 @@ static int estimate(cc_model *m, cc_epoch *e, gen_entry *g, npuc_err *err)
         g->share = sh;
         g->n_share = nsh;
     }
-    if (x == &own) free(own.ops), free(own.owner), free(own.eu_of);
+    if (x == &own) est_scratch_free(&own);
     return NPUC_OK;
 }
 

@@ -379,6 +379,14 @@ void sim_perf_memo_free(sim_perf_memo *pm);
  * The same figures, so the same total. */
 uint64_t sim_perf_estimate_memo(eu_variant v, const sim_system *sys, sim_op_info *ops, size_t n_ops,
                                 sim_perf_memo *pm);
+/* sim_perf_estimate_memo with a hint per op (hint NULL: none): hint[i]
+ * in, a record of pm that op i's may be (an index + 1 this function gave
+ * before; 0: none), compared byte for byte before it is taken (a wrong
+ * hint costs the comparison); out, the record op i's figures are kept
+ * under (0: none). A caller that knows which op of an earlier stream an
+ * op repeats saves the look-up. The same figures, so the same total. */
+uint64_t sim_perf_estimate_hint(eu_variant v, const sim_system *sys, sim_op_info *ops, size_t n_ops,
+                                sim_perf_memo *pm, uint32_t *hint);
 
 
 /* ------------------------------------------------ the NPU device (MMIO) */

@@ -644,23 +644,24 @@ static uint32_t pm_find(const sim_perf_memo *pm, const sim_op_info *o)
 }
 
 /* Keeps o (its figures worked out) and its tail; nothing when memory runs
- * out (the record is worked out again next time). */
-static void pm_add(sim_perf_memo *pm, const sim_op_info *o, double tail)
+ * out (the record is worked out again next time). Returns its index + 1
+ * (0: not kept). */
+static uint32_t pm_add(sim_perf_memo *pm, const sim_op_info *o, double tail)
 {
     if (pm->n == pm->cap_rec) {
         uint32_t cap = pm->cap_rec ? 2 * pm->cap_rec : 256;
         sim_op_info *r = realloc(pm->rec, sizeof *r * cap);
-        if (!r) return;
+        if (!r) return 0;
         pm->rec = r;
         double *t = realloc(pm->tail, sizeof *t * cap);
-        if (!t) return;
+        if (!t) return 0;
         pm->tail = t;
         pm->cap_rec = cap;
     }
     if (2 * (pm->n + 1) > pm->cap) {
         uint32_t cap = pm->cap ? 2 * pm->cap : 512;
         uint32_t *s = calloc(cap, sizeof *s);
-        if (!s) return;
+        if (!s) return 0;
         free(pm->slot);
         pm->slot = s;
         pm->cap = cap;
@@ -669,6 +670,7 @@ static void pm_add(sim_perf_memo *pm, const sim_op_info *o, double tail)
     pm->slot[pm_find(pm, o)] = pm->n + 1;
     pm->rec[pm->n] = *o;
     pm->tail[pm->n++] = tail;
+    return pm->n;
 }
 
 uint64_t sim_perf_estimate(eu_variant v, const sim_system *sys, sim_op_info *ops, size_t n_ops)
@@ -678,6 +680,12 @@ uint64_t sim_perf_estimate(eu_variant v, const sim_system *sys, sim_op_info *ops
 
 uint64_t sim_perf_estimate_memo(eu_variant v, const sim_system *sys, sim_op_info *ops, size_t n_ops,
                                 sim_perf_memo *pm)
+{
+    return sim_perf_estimate_hint(v, sys, ops, n_ops, pm, NULL);
+}
+
+uint64_t sim_perf_estimate_hint(eu_variant v, const sim_system *sys, sim_op_info *ops, size_t n_ops,
+                                sim_perf_memo *pm, uint32_t *hint)
 {
     perf_ctx c;
     sim_system def;
@@ -742,11 +750,17 @@ uint64_t sim_perf_estimate_memo(eu_variant v, const sim_system *sys, sim_op_info
         uint32_t k = 0;
         const sim_op_info *was = NULL;
         double was_tail = 0;
-        if (pm && pm->cap) {
+        uint32_t at = 0;      /* pm's record of o, index + 1 */
+        if (pm && hint && hint[i] && hint[i] <= pm->n && om_same(&pm->rec[hint[i] - 1], o)) {
+            at = hint[i];
+            was = &pm->rec[at - 1];
+            was_tail = pm->tail[at - 1];
+        } else if (pm && pm->cap) {
             uint32_t j = pm_find(pm, o);
             if (pm->slot[j]) {
-                was = &pm->rec[pm->slot[j] - 1];
-                was_tail = pm->tail[pm->slot[j] - 1];
+                at = pm->slot[j];
+                was = &pm->rec[at - 1];
+                was_tail = pm->tail[at - 1];
             }
         } else if (om.slot) {
             k = om_find(&om, ops, i);
@@ -789,12 +803,13 @@ uint64_t sim_perf_estimate_memo(eu_variant v, const sim_system *sys, sim_op_info
                 o->axi_write[p] = (uint64_t)(t.wr[p] + 0.5);
             }
             if (pm) {
-                pm_add(pm, o, tail);
+                at = pm_add(pm, o, tail);
             } else if (om.slot) {
                 om.slot[k] = (int32_t)i + 1;
                 om.tail[i] = tail;
             }
         }
+        if (hint) hint[i] = pm ? at : 0;
 
         /* the wait in front of this op holds the command stream */
         if (o->wait_kind == 1) {

@@ -1710,13 +1710,24 @@ typedef struct wc_stream {
     double bits;              /* their order-0 entropy, once asked for */
 } wc_stream;
 
-/* One geometry and weights, and the stream they encode to. */
+/* One geometry and weights, and the stream they encode to: the weights
+ * the entry's own copy, or (src >= 0) weights [at, at + nw) of a source. */
 typedef struct wc_entry {
     sim_wgeom g;
     size_t nw;
     int16_t *w;               /* the weights, to compare on a hash match */
     int32_t s;                /* the stream (-1: none, out of memory) */
+    int32_t src;              /* the source (-1: w is the entry's own) */
+    size_t at;
 } wc_entry;
+
+/* A weight source (eu_wcache_source): its key's bytes and its weights. */
+typedef struct wc_src {
+    uint8_t *key;             /* desc then data */
+    size_t desc_len, data_len;
+    int16_t *w;               /* [nw] */
+    size_t nw;
+} wc_src;
 
 struct eu_wcache {
     wc_entry *e;              /* [ix.n], capacity cap */
@@ -1732,6 +1743,9 @@ struct eu_wcache {
     uint8_t *ph;              /* the last placeholder handed out */
     size_t ph_cap;
     uint64_t tag;             /* the placeholders' tag */
+    wc_src *src;              /* [srx.n], capacity src_cap */
+    int32_t src_cap;
+    npuc_hindex srx;          /* hashes of the sources' keys */
 };
 
 /* The placeholder's 16-byte blocks: the cache's tag, the stream's index,
@@ -1757,7 +1771,14 @@ void eu_wcache_set_lazy(eu_wcache *c, bool lazy)
 void eu_wcache_free(eu_wcache *c)
 {
     if (!c) return;
-    for (int32_t i = 0; i < c->ix.n; i++) free(c->e[i].w);
+    for (int32_t i = 0; i < c->ix.n; i++)
+        if (c->e[i].src < 0) free(c->e[i].w);
+    for (int32_t i = 0; i < c->srx.n; i++) {
+        free(c->src[i].key);
+        free(c->src[i].w);
+    }
+    free(c->src);
+    npuc_hindex_free(&c->srx);
     for (int32_t i = 0; i < c->qx.n; i++) {
         wc_stream *q = &c->st[i];
         mlw_plan_free(&q->plan);
@@ -1880,6 +1901,47 @@ static int32_t wc_stream_of(eu_wcache *c, int32_t k, const int16_t *seq, size_t 
     return c->qx.n - 1;
 }
 
+/* Room for one more entry (false: no memory). */
+static bool wc_entry_room(eu_wcache *c)
+{
+    if (c->ix.n < c->cap) return true;
+    int32_t cap = c->cap ? 2 * c->cap : 64;
+    wc_entry *e = realloc(c->e, sizeof *e * (size_t)cap);
+    if (!e) return false;
+    c->e = e;
+    c->cap = cap;
+    return true;
+}
+
+/* Entry k's stream (its weights the source of the stream's values):
+ * gathered, then found or planned. */
+static int wc_entry_stream(eu_wcache *c, int32_t k, npuc_err *err)
+{
+    const wc_entry *x = &c->e[k];
+    int16_t *seq;
+    size_t n;
+    int rc = gather_seq(&x->g, x->w, &seq, &n, err);
+    if (rc) return rc;
+    int32_t s = wc_stream_of(c, k, seq, n, err);
+    free(seq);
+    if (s < 0) {
+        npuc_err_prefix(err, "OFM depth %u, kernel %ux%u", x->g.ofm_depth, x->g.kh, x->g.kw);
+        return err->code;
+    }
+    c->e[k].s = s;
+    return NPUC_OK;
+}
+
+/* Stream s's bytes (or placeholder) into *out, *out_size. */
+static int wc_out(eu_wcache *c, int32_t s, const uint8_t **out, size_t *out_size, npuc_err *err)
+{
+    wc_stream *q = &c->st[s];
+    *out_size = q->size;
+    *out = q->out ? q->out : wc_placeholder(c, s);
+    if (!*out) return npuc_errf(err, NPUC_E_NOMEM, "weight encode: out of memory");
+    return NPUC_OK;
+}
+
 int eu_encode_weights_cached(eu_wcache *c, const sim_wgeom *g, const int16_t *w, size_t nw, const uint8_t **out,
                              size_t *out_size, uint8_t **own, npuc_err *err)
 {
@@ -1893,18 +1955,13 @@ int eu_encode_weights_cached(eu_wcache *c, const sim_wgeom *g, const int16_t *w,
     int32_t s = -1;
     for (int32_t i = npuc_hindex_first(&c->ix, h); i >= 0 && s < 0; i = npuc_hindex_next(&c->ix, i)) {
         const wc_entry *x = &c->e[i];
-        if (x->s >= 0 && x->nw == nw && same_geom(&x->g, g) && !memcmp(x->w, w, sizeof *w * nw)) s = x->s;
+        if (x->s >= 0 && x->src < 0 && x->nw == nw && same_geom(&x->g, g) && !memcmp(x->w, w, sizeof *w * nw))
+            s = x->s;
     }
     if (s < 0) {
         /* a new entry (its weights the source of its stream's values),
          * then its stream */
-        if (c->ix.n == c->cap) {
-            int32_t cap = c->cap ? 2 * c->cap : 64;
-            wc_entry *e = realloc(c->e, sizeof *e * (size_t)cap);
-            if (!e) return npuc_errf(err, NPUC_E_NOMEM, "weight encode: out of memory");
-            c->e = e;
-            c->cap = cap;
-        }
+        if (!wc_entry_room(c)) return npuc_errf(err, NPUC_E_NOMEM, "weight encode: out of memory");
         int32_t k = c->ix.n;
         int16_t *wk = malloc(sizeof *wk * nw + 1);
         if (!wk || !npuc_hindex_add(&c->ix, h)) {
@@ -1912,24 +1969,85 @@ int eu_encode_weights_cached(eu_wcache *c, const sim_wgeom *g, const int16_t *w,
             return npuc_errf(err, NPUC_E_NOMEM, "weight encode: out of memory");
         }
         memcpy(wk, w, sizeof *w * nw);
-        c->e[k] = (wc_entry){*g, nw, wk, -1};
-        int16_t *seq;
-        size_t n;
-        int rc = gather_seq(g, w, &seq, &n, err);
+        c->e[k] = (wc_entry){*g, nw, wk, -1, -1, 0};
+        int rc = wc_entry_stream(c, k, err);
         if (rc) return rc;
-        s = wc_stream_of(c, k, seq, n, err);
-        free(seq);
-        if (s < 0) {
-            npuc_err_prefix(err, "OFM depth %u, kernel %ux%u", g->ofm_depth, g->kh, g->kw);
-            return err->code;
-        }
-        c->e[k].s = s;
+        s = c->e[k].s;
     }
-    wc_stream *q = &c->st[s];
-    *out_size = q->size;
-    *out = q->out ? q->out : wc_placeholder(c, s);
-    if (!*out) return npuc_errf(err, NPUC_E_NOMEM, "weight encode: out of memory");
+    return wc_out(c, s, out, out_size, err);
+}
+
+int eu_wcache_source(eu_wcache *c, const void *desc, size_t desc_len, const void *data, size_t data_len,
+                     size_t nw, int32_t *src, int16_t **w, npuc_err *err)
+{
+    *src = -1;
+    *w = NULL;
+    uint64_t h = npuc_hash(npuc_hash(NPUC_HASH_INIT, desc, desc_len) ^ desc_len, data, data_len) ^ nw;
+    for (int32_t i = npuc_hindex_first(&c->srx, h); i >= 0; i = npuc_hindex_next(&c->srx, i)) {
+        const wc_src *x = &c->src[i];
+        if (x->nw == nw && x->desc_len == desc_len && x->data_len == data_len &&
+            !memcmp(x->key, desc, desc_len) && !memcmp(x->key + desc_len, data, data_len)) {
+            *src = i;
+            return NPUC_OK;
+        }
+    }
+    if (c->srx.n == c->src_cap) {
+        int32_t cap = c->src_cap ? 2 * c->src_cap : 64;
+        wc_src *v = realloc(c->src, sizeof *v * (size_t)cap);
+        if (!v) return npuc_errf(err, NPUC_E_NOMEM, "weight encode: out of memory");
+        c->src = v;
+        c->src_cap = cap;
+    }
+    wc_src x = {malloc(desc_len + data_len + 1), desc_len, data_len, malloc(sizeof *x.w * nw + 1), nw};
+    if (!x.key || !x.w || !npuc_hindex_add(&c->srx, h)) {
+        free(x.key);
+        free(x.w);
+        return npuc_errf(err, NPUC_E_NOMEM, "weight encode: out of memory");
+    }
+    memcpy(x.key, desc, desc_len);
+    if (data_len) memcpy(x.key + desc_len, data, data_len);
+    c->src[c->srx.n - 1] = x;
+    *src = c->srx.n - 1;
+    *w = x.w;
     return NPUC_OK;
+}
+
+const int16_t *eu_wcache_source_weights(const eu_wcache *c, int32_t src)
+{
+    return c->src[src].w;
+}
+
+/* The hash of an entry on a source: its geometry, the source and the
+ * range (a key of a few words: the weights are the source's). */
+static uint64_t wc_src_hash(const sim_wgeom *g, int32_t src, size_t at, size_t nw)
+{
+    uint64_t f[10] = {g->ofm_depth, g->ifm_depth, g->kh, g->kw, g->block_depth,
+                      (uint64_t)g->dil_x | (uint64_t)g->dil_y << 8 | (uint64_t)g->ifm_bits << 16 |
+                          (uint64_t)g->ofm_ublock << 24 | (uint64_t)g->part_kernel_first << 32 |
+                          (uint64_t)g->depthwise << 40,
+                      nw, (uint64_t)src, at, 0x5eed5eed5eedull};
+    return npuc_hash(NPUC_HASH_INIT, f, sizeof f);
+}
+
+int eu_encode_weights_src(eu_wcache *c, const sim_wgeom *g, int32_t src, size_t at, size_t nw,
+                          const uint8_t **out, size_t *out_size, npuc_err *err)
+{
+    uint64_t h = wc_src_hash(g, src, at, nw);
+    int32_t s = -1;
+    for (int32_t i = npuc_hindex_first(&c->ix, h); i >= 0 && s < 0; i = npuc_hindex_next(&c->ix, i)) {
+        const wc_entry *x = &c->e[i];
+        if (x->s >= 0 && x->src == src && x->at == at && x->nw == nw && same_geom(&x->g, g)) s = x->s;
+    }
+    if (s < 0) {
+        if (!wc_entry_room(c) || !npuc_hindex_add(&c->ix, h))
+            return npuc_errf(err, NPUC_E_NOMEM, "weight encode: out of memory");
+        int32_t k = c->ix.n - 1;
+        c->e[k] = (wc_entry){*g, nw, c->src[src].w + at, -1, src, at};
+        int rc = wc_entry_stream(c, k, err);
+        if (rc) return rc;
+        s = c->e[k].s;
+    }
+    return wc_out(c, s, out, out_size, err);
 }
 
 int eu_wcache_fill(eu_wcache *c, uint8_t *b, uint64_t size, npuc_err *err)

@@ -56,7 +56,15 @@ bool cc_weights_chunked(const lower_ctx *c, const wop *p)
  * their weights [n][kh][kw][I], recs: their records) with OFM block depth
  * `bd`, appended to the epoch's constants: scales at *s_off, weights at
  * *w_off. */
-static int encode_part(lower_ctx *c, const eu_op *o, const wop *p, const int16_t *w,
+/* The weights of a part: w, which are weights [at, ...) of the cache's
+ * source src when src >= 0 (the cache then keys them by that range). */
+typedef struct wpart {
+    const int16_t *w;
+    int32_t src;
+    size_t at;
+} wpart;
+
+static int encode_part(lower_ctx *c, const eu_op *o, const wop *p, wpart w,
                        const sim_scale_rec *recs, uint32_t n, uint32_t bd, uint64_t *s_off,
                        uint64_t *s_len, uint64_t *w_off, uint64_t *w_len, npuc_err *err)
 {
@@ -77,7 +85,8 @@ static int encode_part(lower_ctx *c, const eu_op *o, const wop *p, const int16_t
     uint8_t *wown = NULL, *sbuf = NULL;
     size_t wlen = 0, slen = eu_scale_stream_size(n);
     size_t nw = (size_t)n * p->kh * p->kw * wg.ifm_depth;
-    int rc = eu_encode_weights_cached(c->m->wcache, &wg, w, nw, &wbuf, &wlen, &wown, err);
+    int rc = w.src >= 0 ? eu_encode_weights_src(c->m->wcache, &wg, w.src, w.at, nw, &wbuf, &wlen, err)
+                        : eu_encode_weights_cached(c->m->wcache, &wg, w.w, nw, &wbuf, &wlen, &wown, err);
     if (rc) return rc;
     sbuf = malloc(slen ? slen : 1);
     if (!sbuf) {
@@ -113,7 +122,7 @@ static int encode_dual(lower_ctx *c, eu_op *o, const wop *p, const int16_t *w,
             rk[j] = recs[2 * j + k];
         }
         if (!nk) break;   /* one channel: core 1 has nothing */
-        rc = encode_part(c, o, p, wk, rk, nk, (o->blk.d + 1 - k) / 2, k ? &o->s1_off : &o->s_off,
+        rc = encode_part(c, o, p, (wpart){wk, -1, 0}, rk, nk, (o->blk.d + 1 - k) / 2, k ? &o->s1_off : &o->s_off,
                          k ? &o->s1_len : &o->s_len, k ? &o->w1_off : &o->w_off,
                          k ? &o->w1_len : &o->w_len, err);
     }
@@ -235,7 +244,7 @@ static int32_t share_consts(lower_ctx *c, eu_op *o)
 /* Encodes the weights and scale records of one NPU op covering `n` output
  * channels (w: their weights [n][kh][kw][I], recs: their records) into the
  * epoch's constants, with an arena copy when `buffered`. */
-static int encode_chunk(lower_ctx *c, eu_op *o, const wop *p, const int16_t *w,
+static int encode_chunk(lower_ctx *c, eu_op *o, const wop *p, wpart w,
                         const sim_scale_rec *recs, uint32_t n, bool buffered, npuc_err *err)
 {
     int rc;
@@ -244,7 +253,7 @@ static int encode_chunk(lower_ctx *c, eu_op *o, const wop *p, const int16_t *w,
     if (!o->dual)
         rc = encode_part(c, o, p, w, recs, n, o->blk.d, &o->s_off, &o->s_len, &o->w_off, &o->w_len, err);
     else
-        rc = encode_dual(c, o, p, w, recs, n, err);
+        rc = encode_dual(c, o, p, w.w, recs, n, err);
     if (rc) return rc;
     int32_t same = share_consts(c, o);
     o->wbuf = -1;
@@ -315,25 +324,61 @@ bool cc_weighted_scales(const wop *p, sim_scale_rec *recs, char *why, size_t why
     return true;
 }
 
+/* The number of weights of p as gathered: [O][kh][kw][I] (I = 1 for
+ * depthwise). */
+static size_t gathered_count(const wop *p)
+{
+    return (size_t)p->O * p->kh * p->kw * (p->depthwise ? 1 : p->I);
+}
+
+/* The bytes of p->wdata its layout reads. */
+static size_t raw_bytes(const wop *p)
+{
+    if (p->layout == 0 || p->layout == 3) return (size_t)p->O * p->kh * p->kw * p->I;
+    return (size_t)p->kh * p->kw * p->O;
+}
+
 /* The weights of p as [O][kh][kw][I] (I = 1 for depthwise), zero point
- * removed. NULL on out of memory. */
-static int16_t *gather_weights(const wop *p)
+ * removed, into wv (gathered_count(p) of them). */
+static void gather_weights(const wop *p, int16_t *wv)
 {
     uint32_t I = p->depthwise ? 1 : p->I;
-    size_t nw = (size_t)p->O * p->kh * p->kw * I;
-    int16_t *wv = malloc(nw * sizeof *wv + 1);
-    if (!wv) return NULL;
+    size_t nw = gathered_count(p);
     if (p->layout == 0 && I == p->I) {
         /* OHWI is the order gathered: a straight copy */
         for (size_t j = 0; j < nw; j++) wv[j] = (int16_t)(p->wdata[j] - p->wzp);
-        return wv;
+        return;
     }
     for (uint32_t oc = 0; oc < p->O; oc++)
         for (uint32_t ky = 0; ky < p->kh; ky++)
             for (uint32_t kx = 0; kx < p->kw; kx++)
                 for (uint32_t i = 0; i < I; i++)
                     wv[(((size_t)oc * p->kh + ky) * p->kw + kx) * I + i] = wget(p, oc, ky, kx, i);
-    return wv;
+}
+
+/* p's gathered weights: the encode cache's source of them (gathered the
+ * first time any compile of the model asks: the schedule search lowers
+ * the same tensors again), or without a cache a copy in *own. */
+static int weights_of(lower_ctx *c, const wop *p, wpart *w, int16_t **own, npuc_err *err)
+{
+    size_t nw = gathered_count(p);
+    *own = NULL;
+    *w = (wpart){NULL, -1, 0};
+    eu_wcache *wc = c->m->wcache;
+    if (!wc) {
+        if (!(*own = malloc(nw * sizeof **own + 1))) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+        gather_weights(p, *own);
+        w->w = *own;
+        return NPUC_OK;
+    }
+    /* what the weights are derived from: how the tensor is read, and its bytes */
+    const uint32_t desc[7] = {(uint32_t)p->layout, (uint32_t)p->wzp, p->O, p->I, p->kh, p->kw, p->depthwise};
+    int16_t *fill;
+    int rc = eu_wcache_source(wc, desc, sizeof desc, p->wdata, raw_bytes(p), nw, &w->src, &fill, err);
+    if (rc) return rc;
+    if (fill) gather_weights(p, fill);
+    w->w = eu_wcache_source_weights(wc, w->src);
+    return NPUC_OK;
 }
 
 int cc_encode_weighted(lower_ctx *c, eu_op *o, const wop *p, npuc_err *err)
@@ -342,16 +387,14 @@ int cc_encode_weighted(lower_ctx *c, eu_op *o, const wop *p, npuc_err *err)
     bool wide = p->in->dtype == GRAPH_I16;
     sim_scale_rec *recs = calloc(p->O ? p->O : 1, sizeof *recs);
     int16_t *wv = NULL;
+    wpart w;
     int rc = NPUC_OK;
     if (!recs) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     if (!cc_weighted_scales(p, recs, c->why, CC_WHY_SIZE)) {
         rc = 1;
         goto done;
     }
-    if (!(wv = gather_weights(p))) {
-        rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
-        goto done;
-    }
+    if ((rc = weights_of(c, p, &w, &wv, err))) goto done;
     o->ofm_scale_mode = 0;
     o->round = p->fixed_scale ? p->fixed_round : wide ? 2 : 0;
     cc_set_act(o, out, c->g->ops[c->op_index].opt.activation);
@@ -389,7 +432,8 @@ int cc_encode_weighted(lower_ctx *c, eu_op *o, const wop *p, npuc_err *err)
         oj->ofm.c = n;
         oj->ofm.c0 = tmpl.ofm.c0 + c0;
         if (n != p->O && (rc = cc_choose_block(c, oj, err))) break;
-        rc = encode_chunk(c, oj, p, wv + (size_t)c0 * per_ch, recs + c0, n, buffered, err);
+        size_t at = (size_t)c0 * per_ch;
+        rc = encode_chunk(c, oj, p, (wpart){w.w + at, w.src, at}, recs + c0, n, buffered, err);
     }
 done:
     free(recs);

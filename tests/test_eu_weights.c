@@ -488,14 +488,21 @@ static void test_rice_writer(void)
     free(b);
 }
 
-/* sim_weight_gather gives the weights the traversal's map points at. */
+/* sim_weight_gather gives the weights the traversal's map points at
+ * (its own loops: the map is the reference), also for block depths that
+ * are no multiple of the micro-block and part-kernel-first where Vela's
+ * heuristic would not choose it. */
 static void test_gather(void)
 {
     npuc_rng r;
     npuc_rng_seed(&r, 5);
     size_t bad = 0;
-    for (int t = 0; t < 300; t++) {
+    for (int t = 0; t < 600; t++) {
         sim_wgeom g = random_geom(&r, 70, 10, true);
+        if (t >= 300) {
+            g.block_depth = (uint32_t)npuc_rng_range(&r, 1, g.ofm_depth + 9);
+            g.part_kernel_first = !g.depthwise && npuc_rng_range(&r, 0, 1);
+        }
         size_t nw = (size_t)g.ofm_depth * g.kh * g.kw * (g.depthwise ? 1 : g.ifm_depth);
         int16_t *w = malloc(nw * sizeof *w);
         for (size_t i = 0; i < nw; i++) w[i] = (int16_t)npuc_rng_range(&r, -255, 255);

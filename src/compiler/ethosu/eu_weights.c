@@ -2029,8 +2029,8 @@ static uint64_t wc_src_hash(const sim_wgeom *g, int32_t src, size_t at, size_t n
     return npuc_hash(NPUC_HASH_INIT, f, sizeof f);
 }
 
-int eu_encode_weights_src(eu_wcache *c, const sim_wgeom *g, int32_t src, size_t at, size_t nw,
-                          const uint8_t **out, size_t *out_size, npuc_err *err)
+int eu_wcache_stream_src(eu_wcache *c, const sim_wgeom *g, int32_t src, size_t at, size_t nw,
+                         int32_t *stream, size_t *size, npuc_err *err)
 {
     uint64_t h = wc_src_hash(g, src, at, nw);
     int32_t s = -1;
@@ -2047,7 +2047,19 @@ int eu_encode_weights_src(eu_wcache *c, const sim_wgeom *g, int32_t src, size_t 
         if (rc) return rc;
         s = c->e[k].s;
     }
-    return wc_out(c, s, out, out_size, err);
+    *stream = s;
+    *size = c->st[s].size;
+    return NPUC_OK;
+}
+
+void eu_wcache_copy(const eu_wcache *c, int32_t stream, uint8_t *to)
+{
+    const wc_stream *q = &c->st[stream];
+    if (q->out) {
+        memcpy(to, q->out, q->size);
+        return;
+    }
+    for (size_t b = 0; b < q->size / 16; b++) wc_block(c, to + 16 * b, (uint32_t)stream, b);
 }
 
 int eu_wcache_fill(eu_wcache *c, uint8_t *b, uint64_t size, npuc_err *err)

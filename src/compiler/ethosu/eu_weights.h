@@ -67,11 +67,14 @@ int eu_encode_weights_cached(eu_wcache *c, const sim_wgeom *g, const int16_t *w,
 int eu_wcache_source(eu_wcache *c, const void *desc, size_t desc_len, const void *data, size_t data_len,
                      size_t nw, int32_t *src, int16_t **w, npuc_err *err);
 const int16_t *eu_wcache_source_weights(const eu_wcache *c, int32_t src);
-/* eu_encode_weights_cached of weights [at, at + nw) of source src, keyed
- * by the source and the range: no weight is read, hashed or copied when
- * the cache has the stream. */
-int eu_encode_weights_src(eu_wcache *c, const sim_wgeom *g, int32_t src, size_t at, size_t nw,
-                          const uint8_t **out, size_t *out_size, npuc_err *err);
+/* The stream of weights [at, at + nw) of source src in geometry g (what
+ * eu_encode_weights_cached gives for them), keyed by the source and the
+ * range: no weight is read, hashed or copied when the cache has it.
+ * *stream: its index in the cache, *size its bytes; eu_wcache_copy puts
+ * them (or, in a lazy cache, the placeholder standing for them) at `to`. */
+int eu_wcache_stream_src(eu_wcache *c, const sim_wgeom *g, int32_t src, size_t at, size_t nw,
+                         int32_t *stream, size_t *size, npuc_err *err);
+void eu_wcache_copy(const eu_wcache *c, int32_t stream, uint8_t *to);
 
 /* A lazy cache writes no stream's bits when it is encoded: *out of
  * eu_encode_weights_cached is then a placeholder of the stream's exact

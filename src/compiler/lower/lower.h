@@ -250,6 +250,10 @@ bool cc_weighted_scales(const wop *p, sim_scale_rec *recs, char *why, size_t why
  * scratch when the system has one apart from the arena, else the arena) and
  * the goal is performance (the copy overlaps the previous op). */
 bool cc_buffer_weights(const lower_ctx *c);
+/* cc_flash_add without the copy: room for `size` bytes appended to the
+ * epoch's flash (the gaps zeroed), *off its offset; the caller fills it
+ * at once (the pointer moves with the next add). NULL with err set. */
+uint8_t *cc_flash_room(cc_epoch *e, uint64_t size, uint64_t *off, npuc_err *err);
 /* Whether cc_encode_weighted splits p into output-channel chunks (copies
  * made, more raw weight bytes than cc_options.chunk_bytes). */
 bool cc_weights_chunked(const lower_ctx *c, const wop *p);

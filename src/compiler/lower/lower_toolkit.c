@@ -221,7 +221,7 @@ void cc_copy_op(eu_op *o, unsigned bits)
 
 /* ----------------------------------------------------------- constants */
 
-int cc_flash_add(cc_epoch *e, const void *data, uint64_t size, uint64_t *off, npuc_err *err)
+uint8_t *cc_flash_room(cc_epoch *e, uint64_t size, uint64_t *off, npuc_err *err)
 {
     uint64_t start = (e->flash_size + 15) & ~(uint64_t)15;
     uint64_t end = start + ((size + 15) & ~(uint64_t)15);
@@ -233,17 +233,26 @@ int cc_flash_add(cc_epoch *e, const void *data, uint64_t size, uint64_t *off, np
         uint64_t cap = e->flash_cap ? e->flash_cap + e->flash_cap / 2 : 4096;
         while (cap < end) cap += cap / 2;
         uint8_t *p = realloc(e->flash, cap);
-        if (!p) return npuc_errf(err, NPUC_E_NOMEM, "out of memory for %llu bytes of constants",
-                                 (unsigned long long)cap);
+        if (!p) {
+            npuc_errf(err, NPUC_E_NOMEM, "out of memory for %llu bytes of constants", (unsigned long long)cap);
+            return NULL;
+        }
         e->flash = p;
         e->flash_cap = cap;
     }
     /* zeros in the gaps only (the alignment before, the padding after) */
     memset(e->flash + e->flash_size, 0, start - e->flash_size);
-    if (size) memcpy(e->flash + start, data, size);
     memset(e->flash + start + size, 0, end - start - size);
     e->flash_size = end;
     *off = start;
+    return e->flash + start;
+}
+
+int cc_flash_add(cc_epoch *e, const void *data, uint64_t size, uint64_t *off, npuc_err *err)
+{
+    uint8_t *at = cc_flash_room(e, size, off, err);
+    if (!at) return err->code;
+    if (size) memcpy(at, data, size);
     return NPUC_OK;
 }
 

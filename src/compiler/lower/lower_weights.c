@@ -82,26 +82,32 @@ static int encode_part(lower_ctx *c, const eu_op *o, const wop *p, wpart w,
     wg.part_kernel_first = o->pkf;
     wg.depthwise = p->depthwise;
     const uint8_t *wbuf = NULL;
-    uint8_t *wown = NULL, *sbuf = NULL;
+    uint8_t *wown = NULL, *at;
     size_t wlen = 0, slen = eu_scale_stream_size(n);
     size_t nw = (size_t)n * p->kh * p->kw * wg.ifm_depth;
-    int rc = w.src >= 0 ? eu_encode_weights_src(c->m->wcache, &wg, w.src, w.at, nw, &wbuf, &wlen, err)
+    int32_t stream = -1;
+    int rc = w.src >= 0 ? eu_wcache_stream_src(c->m->wcache, &wg, w.src, w.at, nw, &stream, &wlen, err)
                         : eu_encode_weights_cached(c->m->wcache, &wg, w.w, nw, &wbuf, &wlen, &wown, err);
     if (rc) return rc;
-    sbuf = malloc(slen ? slen : 1);
-    if (!sbuf) {
-        rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    /* the scale records, then the weights, written in place (records
+     * that fail leave the flash as it was) */
+    uint64_t size0 = c->e->flash_size;
+    if (!(at = cc_flash_room(c->e, slen, s_off, err))) goto fail;
+    if ((rc = eu_encode_scales(recs, n, at, err))) {
+        c->e->flash_size = size0;
         goto done;
     }
-    if ((rc = eu_encode_scales(recs, n, sbuf, err))) goto done;
-    if ((rc = cc_flash_add(c->e, sbuf, slen, s_off, err))) goto done;
     *s_len = slen;
-    if ((rc = cc_flash_add(c->e, wbuf, wlen, w_off, err))) goto done;
+    if (!(at = cc_flash_room(c->e, wlen, w_off, err))) goto fail;
+    if (stream >= 0) eu_wcache_copy(c->m->wcache, stream, at);
+    else memcpy(at, wbuf, wlen);
     *w_len = wlen;
 done:
     free(wown);
-    free(sbuf);
     return rc;
+fail:
+    rc = err->code;
+    goto done;
 }
 
 /* U65-512 dual-core mode: core k takes channels 2j + k with block depth

@@ -449,8 +449,9 @@ done:
 
 /* ------------------------------------------------ constants shared across epochs */
 
-/* A range [lo, hi) of one epoch's flash, placed at `to` in the shared flash. */
-typedef struct fl_piece { uint64_t lo, hi, to; } fl_piece;
+/* A range [lo, hi) of one epoch's flash, placed at `to` in the shared
+ * flash (fresh: its bytes are copied there, not an earlier piece's). */
+typedef struct fl_piece { uint64_t lo, hi, to; bool fresh; } fl_piece;
 
 typedef struct fl_pieces { fl_piece *p; int32_t n, cap; } fl_pieces;
 
@@ -464,7 +465,7 @@ static bool fl_push(fl_pieces *v, uint64_t lo, uint64_t hi)
         v->p = p;
         v->cap = cap;
     }
-    v->p[v->n++] = (fl_piece){lo, hi, 0};
+    v->p[v->n++] = (fl_piece){lo, hi, 0, false};
     return true;
 }
 
@@ -523,45 +524,40 @@ static uint64_t fl_map(const fl_pieces *v, uint64_t off)
     return v->p[a].to + (off - v->p[a].lo);
 }
 
-/* The hash of a piece (it only picks slots: the layout is the order of
- * the pieces, whatever it is) */
+/* The hash of a piece: its length and its first and last 64 bytes (it
+ * only picks slots, a match is compared whole: the layout is the order of
+ * the pieces, whatever the hash). */
 static uint64_t fl_hash(const uint8_t *p, uint64_t n)
 {
-    return npuc_hash(NPUC_HASH_INIT, p, (size_t)n) ^ n;
+    size_t k = n < 64 ? (size_t)n : 64;
+    return npuc_hash(npuc_hash(NPUC_HASH_INIT, p, k), p + n - k, k) ^ n;
 }
 
-/* The shared flash being built: bytes, and a hash table of the pieces in it. */
+/* The shared flash being laid out: its size, and a hash table of the
+ * pieces in it (their bytes where they are now, in the epochs' flashes:
+ * nothing is copied unless the layout is kept). */
 typedef struct fl_shared {
-    uint8_t *b; uint64_t size, cap;
-    struct { uint64_t hash, off, len; } *slot; uint64_t n_slots;
+    uint64_t size;
+    struct { uint64_t hash, off, len; const uint8_t *src; } *slot; uint64_t n_slots;
 } fl_shared;
 
 /* Places piece p (bytes src): at an identical earlier piece, else appended. */
-static bool fl_place(fl_shared *s, fl_piece *p, const uint8_t *src)
+static void fl_place(fl_shared *s, fl_piece *p, const uint8_t *src)
 {
     uint64_t len = p->hi - p->lo, h = fl_hash(src, len), i = h & (s->n_slots - 1);
     for (; s->slot[i].len; i = (i + 1) & (s->n_slots - 1))
-        if (s->slot[i].hash == h && s->slot[i].len == len && !memcmp(s->b + s->slot[i].off, src, len)) {
+        if (s->slot[i].hash == h && s->slot[i].len == len && !memcmp(s->slot[i].src, src, len)) {
             p->to = s->slot[i].off;
-            return true;
+            return;
         }
-    uint64_t start = (s->size + 15) & ~(uint64_t)15, end = start + len;
-    if (end > s->cap) {
-        uint64_t cap = s->cap ? s->cap : 4096;
-        while (cap < end) cap *= 2;
-        uint8_t *nb = realloc(s->b, cap);
-        if (!nb) return false;
-        s->b = nb;
-        s->cap = cap;
-    }
-    memset(s->b + s->size, 0, start - s->size);
-    memcpy(s->b + start, src, len);
-    s->size = end;
+    uint64_t start = (s->size + 15) & ~(uint64_t)15;
+    s->size = start + len;
     s->slot[i].hash = h;
     s->slot[i].off = start;
     s->slot[i].len = len;
+    s->slot[i].src = src;
     p->to = start;
-    return true;
+    p->fresh = true;
 }
 
 int cc_share_flash(cc_model *m, bool *shared, npuc_err *err)
@@ -592,7 +588,27 @@ int cc_share_flash(cc_model *m, bool *shared, npuc_err *err)
         ok = (s.slot = calloc(s.n_slots, sizeof *s.slot)) != NULL;
     }
     for (int32_t i = 0; i < m->n_epochs && ok; i++)
-        for (int32_t j = 0; j < pc[i].n && ok; j++) ok = fl_place(&s, &pc[i].p[j], m->epochs[i].flash + pc[i].p[j].lo);
+        for (int32_t j = 0; j < pc[i].n; j++) fl_place(&s, &pc[i].p[j], m->epochs[i].flash + pc[i].p[j].lo);
+    /* the layout is kept where it is smaller: its bytes then, the fresh
+     * pieces in the order placed, zeros between them and to the end */
+    uint8_t *b = NULL;
+    uint64_t size = (s.size + 15) & ~(uint64_t)15;
+    if (ok && s.size < before) {
+        if ((b = malloc(size ? size : 16))) {
+            uint64_t at = 0;
+            for (int32_t i = 0; i < m->n_epochs; i++)
+                for (int32_t j = 0; j < pc[i].n; j++) {
+                    const fl_piece *p = &pc[i].p[j];
+                    if (!p->fresh) continue;
+                    memset(b + at, 0, p->to - at);
+                    memcpy(b + p->to, m->epochs[i].flash + p->lo, p->hi - p->lo);
+                    at = p->to + (p->hi - p->lo);
+                }
+            memset(b + at, 0, size - at);
+        } else {
+            ok = false;
+        }
+    }
     int rc = ok ? NPUC_OK : npuc_errf(err, NPUC_E_NOMEM, "out of memory sharing constants");
     if (ok && s.size < before) {
         /* every epoch addresses the shared flash, kept by the first */
@@ -615,19 +631,15 @@ int cc_share_flash(cc_model *m, bool *shared, npuc_err *err)
             if (i != owner) e->flash_shared = owner + 1;
         }
         cc_epoch *o = &m->epochs[owner];
-        o->flash = s.b;
-        o->flash_size = (s.size + 15) & ~(uint64_t)15;
-        o->flash_cap = s.cap;
-        if (o->flash_size > s.size) {
-            /* the tail padding (the capacity is a multiple of 16) */
-            memset(o->flash + s.size, 0, o->flash_size - s.size);
-        }
-        s.b = NULL;
+        o->flash = b;
+        o->flash_size = size;
+        o->flash_cap = size ? size : 16;
+        b = NULL;
         *shared = true;
     }
     for (int32_t i = 0; pc && i < m->n_epochs; i++) free(pc[i].p);
     free(pc);
-    free(s.b);
+    free(b);
     free(s.slot);
     return rc;
 }

@@ -36,6 +36,8 @@ typedef struct lower_ctx {
                                  quantization (lower_toolkit.c), NULL: none */
     const int32_t *readers;   /* per graph tensor: the op inputs reading it
                                  (counted once per lowering), NULL: none */
+    const uint64_t *const_rest; /* per graph op i: the constant input bytes of
+                                   ops i.. (cc_flash_reserve), NULL: none */
 } lower_ctx;
 
 /* Frees lower_ctx.share. */
@@ -254,6 +256,12 @@ bool cc_buffer_weights(const lower_ctx *c);
  * epoch's flash (the gaps zeroed), *off its offset; the caller fills it
  * at once (the pointer moves with the next add). NULL with err set. */
 uint8_t *cc_flash_room(cc_epoch *e, uint64_t size, uint64_t *off, npuc_err *err);
+/* Makes room in the open epoch's flash, before an op that may add up to
+ * `need` bytes of constants does, for what the rest of the graph's
+ * constants will take too (one allocation instead of growing step by
+ * step and copying the constants each time). Only a capacity: nothing
+ * fails (cc_flash_room grows as before). */
+void cc_flash_reserve(lower_ctx *c, uint64_t need);
 /* Whether cc_encode_weighted splits p into output-channel chunks (copies
  * made, more raw weight bytes than cc_options.chunk_bytes). */
 bool cc_weights_chunked(const lower_ctx *c, const wop *p);

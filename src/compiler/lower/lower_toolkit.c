@@ -248,6 +248,25 @@ uint8_t *cc_flash_room(cc_epoch *e, uint64_t size, uint64_t *off, npuc_err *err)
     return e->flash + start;
 }
 
+void cc_flash_reserve(lower_ctx *c, uint64_t need)
+{
+    cc_epoch *e = c->e;
+    if (!e || e->flash_size + 16 + need <= e->flash_cap) return;
+    uint64_t want = e->flash_size + 16 + need;
+    /* the rest of the graph's constants and a quarter more (streams of
+     * padded traversals, scale records of 10 bytes a channel), at most
+     * 64 MiB ahead; and at least by half again */
+    uint64_t rest = c->const_rest ? c->const_rest[c->op_index] : 0, ahead = rest + rest / 4 + 4096;
+    if (ahead > ((uint64_t)64 << 20)) ahead = (uint64_t)64 << 20;
+    uint64_t cap = e->flash_size + ahead;
+    if (cap < want) cap = want;
+    if (cap < e->flash_cap + e->flash_cap / 2) cap = e->flash_cap + e->flash_cap / 2;
+    uint8_t *p = cap == (size_t)cap ? realloc(e->flash, (size_t)cap) : NULL;
+    if (!p) return;
+    e->flash = p;
+    e->flash_cap = cap;
+}
+
 int cc_flash_add(cc_epoch *e, const void *data, uint64_t size, uint64_t *off, npuc_err *err)
 {
     uint8_t *at = cc_flash_room(e, size, off, err);

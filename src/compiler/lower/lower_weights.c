@@ -409,6 +409,8 @@ int cc_encode_weighted(lower_ctx *c, eu_op *o, const wop *p, npuc_err *err)
      * another: each copy overlaps the previous op and only two chunks need
      * SRAM at a time (docs/ethos-u.md 6.1: one stream per OFM depth range). */
     bool buffered = cc_buffer_weights(c);
+    /* the streams (at most about 9 bits a position), records and padding */
+    cc_flash_reserve(c, 2 * (uint64_t)gathered_count(p) + 16 * (uint64_t)p->O + 4096);
     size_t per_ch = (size_t)p->kh * p->kw * (p->depthwise ? 1 : p->I);
     uint32_t chunk = p->O;
     size_t chunk_bytes = c->m->opt.chunk_bytes ? c->m->opt.chunk_bytes : CC_CHUNK_DEFAULT;

@@ -1289,30 +1289,31 @@ static void hist_add(const int16_t *vals, size_t n, uint32_t *f)
  * left out: the exact plan of each section finds them. */
 static void unit_costs(const int16_t *v, size_t n, uint64_t *plain, uint64_t *zr)
 {
-    uint32_t sp = 0, sz = 0, zeros = 0;
-    uint16_t orp = 0, orz = 0;
+    uint32_t sp = 0, zeros = 0;
+    int16_t msm = 0;
     for (size_t at = 0; at < n; at += 128) {   /* 16-bit lanes: 128 * 511 fits */
         size_t end = n - at < 128 ? n : at + 128;
-        uint16_t p = 0, z = 0, nz = 0;
+        uint16_t p = 0, nz = 0;
         for (size_t i = at; i < end; i++) {
             /* all in 16 bits (8 lanes a vector): s is all ones for x < 0,
              * 2x ^ s is 2|x| - 1 there, and adding 2 gives 2|x| + 1 */
             uint16_t x = (uint16_t)v[i];
             uint16_t s = (uint16_t)-(uint16_t)(x >> 15);
-            uint16_t sm = (uint16_t)(((uint16_t)(x << 1) ^ s) + (s & 2));
-            uint16_t sq = (uint16_t)(sm > 2 ? sm - 2 : 0);
-            p = (uint16_t)(p + sm);
-            z = (uint16_t)(z + sq);
+            int16_t sm = (int16_t)(((uint16_t)(x << 1) ^ s) + (s & 2));
+            p = (uint16_t)(p + (uint16_t)sm);
             nz = (uint16_t)(nz + (x == 0));
-            orp |= sm;
-            orz |= sq;
+            msm = sm > msm ? sm : msm;
         }
         sp += p;
-        sz += z;
         zeros += nz;
     }
     const uint64_t nnz = n - zeros;
-    const unsigned mp = (1u << bit_length(orp)) - 1, mz = (1u << bit_length(orz)) - 1;
+    /* the zero-run codes sm - 2 of the non-zero values (sm >= 2 there, 0
+     * for a zero): their sum, and the bit length of their OR, the
+     * maximum's */
+    const uint32_t sz = sp - 2 * (uint32_t)nnz;
+    const unsigned mz_max = msm > 2 ? (unsigned)msm - 2 : 0;
+    const unsigned mp = (1u << bit_length((unsigned)msm)) - 1, mz = (1u << bit_length(mz_max)) - 1;
     /* uncompressed: PALBITS + 2 >= 2 bits a value */
     uint64_t bp = (uint64_t)(mp > 3 ? bit_length(mp) : 2) * n, bz = EU_INF;
     for (unsigned k = 0; k < 6; k++) {

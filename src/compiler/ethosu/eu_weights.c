@@ -1824,11 +1824,27 @@ static int wc_write(wc_stream *q, npuc_err *err)
     return NPUC_OK;
 }
 
-/* Block b of stream i's placeholder. */
-static void wc_block(const eu_wcache *c, uint8_t *to, uint32_t i, size_t b)
+/* Stream i's placeholder (size bytes) at `to`: block b holds two words
+ * (host order), the cache's tag and i | b << 32. */
+static void wc_blocks(const eu_wcache *c, uint8_t *to, uint32_t i, size_t size)
 {
-    const uint64_t f[2] = {c->tag, (uint64_t)i | (uint64_t)b << 32};
-    memcpy(to, f, 16);
+    uint64_t w = i;
+    for (size_t b = 0; b < size / 16; b++, w += (uint64_t)1 << 32) {
+        memcpy(to + 16 * b, &c->tag, 8);
+        memcpy(to + 16 * b + 8, &w, 8);
+    }
+}
+
+/* Whether the size bytes at `at` are stream i's placeholder from its
+ * second block on (the first is known to be). */
+static bool wc_is_blocks(const eu_wcache *c, const uint8_t *at, uint32_t i, size_t size)
+{
+    uint64_t w = (uint64_t)i | (uint64_t)1 << 32, f[2];
+    for (size_t b = 1; b < size / 16; b++, w += (uint64_t)1 << 32) {
+        memcpy(f, at + 16 * b, 16);
+        if (f[0] != c->tag || f[1] != w) return false;
+    }
+    return true;
 }
 
 /* Stream i's placeholder, in the cache's buffer (valid until the next
@@ -1842,7 +1858,7 @@ static const uint8_t *wc_placeholder(eu_wcache *c, int32_t i)
         c->ph = p;
         c->ph_cap = size;
     }
-    for (size_t b = 0; b < size / 16; b++) wc_block(c, c->ph + 16 * b, (uint32_t)i, b);
+    wc_blocks(c, c->ph, (uint32_t)i, size);
     return c->ph;
 }
 
@@ -2060,7 +2076,7 @@ void eu_wcache_copy(const eu_wcache *c, int32_t stream, uint8_t *to)
         memcpy(to, q->out, q->size);
         return;
     }
-    for (size_t b = 0; b < q->size / 16; b++) wc_block(c, to + 16 * b, (uint32_t)stream, b);
+    wc_blocks(c, to, (uint32_t)stream, q->size);
 }
 
 int eu_wcache_fill(eu_wcache *c, uint8_t *b, uint64_t size, npuc_err *err)
@@ -2074,13 +2090,7 @@ int eu_wcache_fill(eu_wcache *c, uint8_t *b, uint64_t size, npuc_err *err)
         wc_stream *q = &c->st[i];
         if (at + q->size > size) continue;
         /* the whole placeholder, or not one */
-        bool same = true;
-        uint8_t blk[16];
-        for (size_t k = 1; k < q->size / 16 && same; k++) {
-            wc_block(c, blk, i, k);
-            same = !memcmp(b + at + 16 * k, blk, 16);
-        }
-        if (!same) continue;
+        if (!wc_is_blocks(c, b + at, i, q->size)) continue;
         int rc = wc_write(q, err);
         if (rc) return rc;
         memcpy(b + at, q->out, q->size);

@@ -1451,9 +1451,10 @@ static void mlw_plan_free(mlw_plan *mp)
 }
 
 /* Steps 1-3: plans the stream of the n values (n >= 1) into *mp (its
- * exact size in mp->size), the histogram by v + 255 into fv_out. */
+ * exact size in mp->size), the histogram by v + 255 into fv_out. fv_in:
+ * that histogram when the caller has it (NULL: counted here). */
 static int mlw_plan_make(const int16_t *vals, size_t n, unsigned max_sections, mlw_plan *mp,
-                         uint32_t *fv_out, bool checked, npuc_err *err)
+                         uint32_t *fv_out, const uint32_t *fv_in, bool checked, npuc_err *err)
 {
     memset(mp, 0, sizeof *mp);
     if (n > ((size_t)1 << 31))
@@ -1474,8 +1475,12 @@ static int mlw_plan_make(const int16_t *vals, size_t n, unsigned max_sections, m
                          vals[i]);
     }
     uint32_t fv[512];
-    memset(fv, 0, sizeof fv);
-    hist_add(vals, n, fv);
+    if (fv_in) {
+        memcpy(fv, fv_in, sizeof fv);
+    } else {
+        memset(fv, 0, sizeof fv);
+        hist_add(vals, n, fv);
+    }
     if (fv_out) memcpy(fv_out, fv, sizeof fv);
 
     /* 2. the whole stream as one section (zero-run mode, palette, slices),
@@ -1559,7 +1564,7 @@ static int mlw_encode(const int16_t *vals, size_t n, unsigned max_sections, uint
         n = 1;
     }
     mlw_plan mp;
-    int rc = mlw_plan_make(vals, n, max_sections, &mp, fv_out, checked, err);
+    int rc = mlw_plan_make(vals, n, max_sections, &mp, fv_out, NULL, checked, err);
     if (rc) return rc;
     rc = mlw_plan_write(&mp, out, st, err);
     if (!rc) *out_size = mp.size;
@@ -1635,10 +1640,11 @@ double eu_entropy_bits(const int16_t *vals, size_t n)
     return entropy_of(hist, span, n);
 }
 
-/* The values g's traversal reads from w (holes: zeros), range checked:
- * *seq malloc'd, *n of them (n >= 1). */
-static int gather_seq(const sim_wgeom *g, const int16_t *w, int16_t **seq_out, size_t *n_out,
-                      npuc_err *err)
+/* The values g's traversal reads from w (holes: zeros), range checked
+ * (unless the caller knows every weight is in range): *seq malloc'd, *n of
+ * them (n >= 1). */
+static int gather_seq_ex(const sim_wgeom *g, const int16_t *w, bool in_range, int16_t **seq_out,
+                         size_t *n_out, npuc_err *err)
 {
     *seq_out = NULL;
     size_t n = sim_weight_traverse(g, NULL, 0);
@@ -1647,7 +1653,7 @@ static int gather_seq(const sim_wgeom *g, const int16_t *w, int16_t **seq_out, s
         return npuc_errf(err, NPUC_E_NOMEM, "weight encode: out of memory (%zu positions)", n);
     sim_weight_gather(g, w, seq);
     int16_t lo = 0, hi = 0;          /* range check, vectorised */
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n && !in_range; i++) {
         lo = seq[i] < lo ? seq[i] : lo;
         hi = seq[i] > hi ? seq[i] : hi;
     }
@@ -1676,6 +1682,12 @@ static int gather_seq(const sim_wgeom *g, const int16_t *w, int16_t **seq_out, s
     *seq_out = seq;
     *n_out = n;
     return NPUC_OK;
+}
+
+static int gather_seq(const sim_wgeom *g, const int16_t *w, int16_t **seq_out, size_t *n_out,
+                      npuc_err *err)
+{
+    return gather_seq_ex(g, w, false, seq_out, n_out, err);
 }
 
 int eu_encode_weights(const sim_wgeom *g, const int16_t *w, uint8_t **out, size_t *out_size,
@@ -1722,12 +1734,18 @@ typedef struct wc_entry {
     size_t at;
 } wc_entry;
 
-/* A weight source (eu_wcache_source): its key's bytes and its weights. */
+/* A weight source (eu_wcache_source): its key's bytes and its weights;
+ * once a stream is asked of it, whether they are all in -255..255, and
+ * the histograms of its groups of output channels (wc_src_hist). */
 typedef struct wc_src {
     uint8_t *key;             /* desc then data */
     size_t desc_len, data_len;
     int16_t *w;               /* [nw] */
     size_t nw;
+    int8_t in_range;          /* -1 not known yet, else whether they are */
+    size_t group;             /* weights a group (0: not set yet) */
+    uint32_t *ghist;          /* [groups][511] by v + 255, NULL: none yet */
+    uint8_t *gdone;           /* [groups]: counted */
 } wc_src;
 
 struct eu_wcache {
@@ -1777,6 +1795,8 @@ void eu_wcache_free(eu_wcache *c)
     for (int32_t i = 0; i < c->srx.n; i++) {
         free(c->src[i].key);
         free(c->src[i].w);
+        free(c->src[i].ghist);
+        free(c->src[i].gdone);
     }
     free(c->src);
     npuc_hindex_free(&c->srx);
@@ -1879,7 +1899,8 @@ static bool wc_codes(const eu_wcache *c, const wc_stream *q, const int16_t *seq,
 
 /* The stream of the values seq[0..n), entry k's: planned (and written
  * unless lazy) where not seen yet; -1 with err set. */
-static int32_t wc_stream_of(eu_wcache *c, int32_t k, const int16_t *seq, size_t n, npuc_err *err)
+static int32_t wc_stream_of(eu_wcache *c, int32_t k, const int16_t *seq, size_t n, const uint32_t *fv_in,
+                            npuc_err *err)
 {
     uint64_t h = npuc_hash(NPUC_HASH_INIT, seq, sizeof *seq * n) ^ n;
     for (int32_t i = npuc_hindex_first(&c->qx, h); i >= 0; i = npuc_hindex_next(&c->qx, i))
@@ -1901,7 +1922,7 @@ static int32_t wc_stream_of(eu_wcache *c, int32_t k, const int16_t *seq, size_t 
     q.src = k;
     q.bits = -1.0;
     uint32_t fv[512];
-    int rc = mlw_plan_make(seq, n, 0, &q.plan, fv, true, err);
+    int rc = mlw_plan_make(seq, n, 0, &q.plan, fv, fv_in, true, err);
     q.size = q.plan.size;
     /* the histogram is kept only if there is memory for it (else the
      * entropy is not known here: eu_wcache_entropy says so) */
@@ -1930,16 +1951,86 @@ static bool wc_entry_room(eu_wcache *c)
     return true;
 }
 
+/* Whether source x's weights are all in -255..255 (found out once). */
+static bool wc_src_in_range(wc_src *x)
+{
+    if (x->in_range < 0) {
+        int16_t lo = 0, hi = 0;          /* vectorised */
+        for (size_t i = 0; i < x->nw; i++) {
+            lo = x->w[i] < lo ? x->w[i] : lo;
+            hi = x->w[i] > hi ? x->w[i] : hi;
+        }
+        x->in_range = lo >= -255 && hi <= 255;
+    }
+    return x->in_range;
+}
+
+/* The histogram (by v + 255, 512 counts) of the values entry x's stream
+ * codes, into fv, from its source's histograms of groups of output
+ * channels (each counted once for all the compiles' chunks): false where
+ * they do not give it (fv is then not set). The traversal reads each
+ * weight once and zeros in its holes where no OFM micro-block straddles
+ * two blocks (the block depth a multiple of the micro-block's, or one
+ * block; docs/weights.md); the chunk must start and end at group
+ * boundaries (or the end), and groups must be long enough for the
+ * counting per group to pay. The source's weights are in range. */
+static bool wc_src_hist(wc_src *x, const wc_entry *e, size_t n, uint32_t *fv)
+{
+    const sim_wgeom *g = &e->g;
+    const size_t per_ch = (size_t)g->kh * g->kw * (g->depthwise ? 1 : g->ifm_depth);
+    const uint32_t ub = g->ofm_ublock ? g->ofm_ublock : 8;
+    if (!per_ch || !e->nw || n < e->nw || x->nw % per_ch) return false;
+    if (g->block_depth && g->block_depth < g->ofm_depth && g->block_depth % ub) return false;
+    if (!x->group) {
+        /* whole 16-channel groups (chunks are) of at least 4096 weights */
+        size_t ch = 16;
+        while (ch * per_ch < 4096 && ch * per_ch < x->nw) ch += 16;
+        x->group = ch * per_ch;
+    }
+    const size_t G = x->group, ng = (x->nw + G - 1) / G;
+    if (G < 4096 || e->at % G || (e->nw % G && e->at + e->nw != x->nw)) return false;
+    if (!x->ghist) {
+        x->ghist = malloc(ng * 511 * sizeof *x->ghist);
+        x->gdone = calloc(ng, 1);
+        if (!x->ghist || !x->gdone) {
+            free(x->ghist);
+            free(x->gdone);
+            x->ghist = NULL;
+            x->gdone = NULL;
+            return false;
+        }
+    }
+    memset(fv, 0, 512 * sizeof *fv);
+    for (size_t k = e->at / G; k * G < e->at + e->nw; k++) {
+        uint32_t *h = x->ghist + k * 511;
+        if (!x->gdone[k]) {
+            uint32_t f[512];
+            size_t lo = k * G, hi = lo + G < x->nw ? lo + G : x->nw;
+            memset(f, 0, sizeof f);
+            hist_add(x->w + lo, hi - lo, f);
+            memcpy(h, f, 511 * sizeof *h);
+            x->gdone[k] = 1;
+        }
+        for (unsigned v = 0; v < 511; v++) fv[v] += h[v];
+    }
+    fv[255] += (uint32_t)(n - e->nw);   /* the holes */
+    return true;
+}
+
 /* Entry k's stream (its weights the source of the stream's values):
  * gathered, then found or planned. */
 static int wc_entry_stream(eu_wcache *c, int32_t k, npuc_err *err)
 {
     const wc_entry *x = &c->e[k];
+    wc_src *src = x->src >= 0 ? &c->src[x->src] : NULL;
+    bool in_range = src && wc_src_in_range(src);
     int16_t *seq;
     size_t n;
-    int rc = gather_seq(&x->g, x->w, &seq, &n, err);
+    int rc = gather_seq_ex(&x->g, x->w, in_range, &seq, &n, err);
     if (rc) return rc;
-    int32_t s = wc_stream_of(c, k, seq, n, err);
+    uint32_t fv[512];
+    bool have = in_range && wc_src_hist(src, x, n, fv);
+    int32_t s = wc_stream_of(c, k, seq, n, have ? fv : NULL, err);
     free(seq);
     if (s < 0) {
         npuc_err_prefix(err, "OFM depth %u, kernel %ux%u", x->g.ofm_depth, x->g.kh, x->g.kw);
@@ -2015,7 +2106,8 @@ int eu_wcache_source(eu_wcache *c, const void *desc, size_t desc_len, const void
         c->src = v;
         c->src_cap = cap;
     }
-    wc_src x = {malloc(desc_len + data_len + 1), desc_len, data_len, malloc(sizeof *x.w * nw + 1), nw};
+    wc_src x = {malloc(desc_len + data_len + 1), desc_len, data_len, malloc(sizeof *x.w * nw + 1), nw, -1, 0,
+                NULL, NULL};
     if (!x.key || !x.w || !npuc_hindex_add(&c->srx, h)) {
         free(x.key);
         free(x.w);

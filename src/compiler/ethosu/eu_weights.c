@@ -464,33 +464,52 @@ static uint64_t wcfg_cost(const uint64_t *sumq, uint64_t n, unsigned max_index, 
     return sumq[k] + (uint64_t)(1 + k) * n;
 }
 
-/* Costs of every weight configuration for the coded values [lo, hi);
- * ub: uncompressed width, 0 if uncompressed slices are not allowed.
- * pos[k] = sum of idx >> (k + 1), k = 0..5: a Rice-k value of quotient q
- * takes q/2 + 1 unary positions, which fixes the chunk padding. */
-static void block_wcost(const uint16_t *idx, size_t lo, size_t hi, unsigned ub, uint64_t *wc,
-                        uint32_t *pos)
+/* s[k] = sum of idx >> k over [lo, hi) for k = k0..6 (the others 0),
+ * vectorised by the compiler: in 16-bit lanes over runs of 128 values
+ * (128 * 511 fits). k0 is a constant in each caller (block_wcost). */
+static inline void shifted_sums(const uint16_t *idx, size_t lo, size_t hi, const unsigned k0, uint32_t *s)
 {
-    /* plain sums and the maximum, vectorised by the compiler: in 16-bit
-     * lanes over runs of 128 values (128 * 511 fits) */
     uint32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0;
-    uint16_t m = 0;
     for (size_t at = lo; at < hi; at += 128) {
         size_t end = hi - at < 128 ? hi : at + 128;
         uint16_t t0 = 0, t1 = 0, t2 = 0, t3 = 0, t4 = 0, t5 = 0, t6 = 0;
         for (size_t i = at; i < end; i++) {
             uint16_t x = idx[i];
-            t0 = (uint16_t)(t0 + x);
-            t1 = (uint16_t)(t1 + (x >> 1));
-            t2 = (uint16_t)(t2 + (x >> 2));
-            t3 = (uint16_t)(t3 + (x >> 3));
+            if (k0 <= 0) t0 = (uint16_t)(t0 + x);
+            if (k0 <= 1) t1 = (uint16_t)(t1 + (x >> 1));
+            if (k0 <= 2) t2 = (uint16_t)(t2 + (x >> 2));
+            if (k0 <= 3) t3 = (uint16_t)(t3 + (x >> 3));
             t4 = (uint16_t)(t4 + (x >> 4));
             t5 = (uint16_t)(t5 + (x >> 5));
             t6 = (uint16_t)(t6 + (x >> 6));
-            m = x > m ? x : m;
         }
         s0 += t0; s1 += t1; s2 += t2; s3 += t3; s4 += t4; s5 += t5; s6 += t6;
     }
+    s[0] = s0; s[1] = s1; s[2] = s2; s[3] = s3; s[4] = s4; s[5] = s5; s[6] = s6;
+}
+
+/* Costs of every weight configuration for the coded values [lo, hi);
+ * ub: uncompressed width, 0 if uncompressed slices are not allowed.
+ * pos[k] = sum of idx >> (k + 1), k = 0..5: a Rice-k value of quotient q
+ * takes q/2 + 1 unary positions, which fixes the chunk padding. Only the
+ * sums of the Rice parameters the maximum allows are worked out (k >=
+ * its bit length - 5: quotients <= 31); the others' costs are EU_INF and
+ * their pos are never read (a slice's blocks all allow its parameter). */
+static void block_wcost(const uint16_t *idx, size_t lo, size_t hi, unsigned ub, uint64_t *wc,
+                        uint32_t *pos)
+{
+    uint16_t m = 0;                /* the maximum, vectorised */
+    for (size_t i = lo; i < hi; i++) m = idx[i] > m ? idx[i] : m;
+    const unsigned bl = bit_length(m), k0 = bl > 5 ? bl - 5 : 0;
+    uint32_t sv[7];
+    switch (k0) {
+    case 0: shifted_sums(idx, lo, hi, 0, sv); break;
+    case 1: shifted_sums(idx, lo, hi, 1, sv); break;
+    case 2: shifted_sums(idx, lo, hi, 2, sv); break;
+    case 3: shifted_sums(idx, lo, hi, 3, sv); break;
+    default: shifted_sums(idx, lo, hi, 4, sv); break;
+    }
+    const uint32_t s0 = sv[0], s1 = sv[1], s2 = sv[2], s3 = sv[3], s4 = sv[4], s5 = sv[5], s6 = sv[6];
     const uint64_t sumq[6] = {s0, s1, s2, s3, s4, s5};
     pos[0] = s1; pos[1] = s2; pos[2] = s3; pos[3] = s4; pos[4] = s5; pos[5] = s6;
     /* the Rice limit (q <= 31) depends only on the maximum's bit length */

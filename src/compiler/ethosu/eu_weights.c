@@ -1759,6 +1759,8 @@ typedef struct wc_entry {
 typedef struct wc_src {
     uint8_t *key;             /* desc then data */
     size_t desc_len, data_len;
+    uintptr_t at;             /* where the data was when the source was made
+                                 (an address only: that buffer may be gone) */
     int16_t *w;               /* [nw] */
     size_t nw;
     int8_t in_range;          /* -1 not known yet, else whether they are */
@@ -1784,6 +1786,8 @@ struct eu_wcache {
     wc_src *src;              /* [srx.n], capacity src_cap */
     int32_t src_cap;
     npuc_hindex srx;          /* hashes of the sources' keys */
+    npuc_hindex spx;          /* hashes of where their data was (wc_src.at) */
+    bool spx_broken;          /* out of memory adding to spx: not used */
 };
 
 /* The placeholder's 16-byte blocks: the cache's tag, the stream's index,
@@ -1819,6 +1823,7 @@ void eu_wcache_free(eu_wcache *c)
     }
     free(c->src);
     npuc_hindex_free(&c->srx);
+    npuc_hindex_free(&c->spx);
     for (int32_t i = 0; i < c->qx.n; i++) {
         wc_stream *q = &c->st[i];
         mlw_plan_free(&q->plan);
@@ -2109,6 +2114,18 @@ int eu_wcache_source(eu_wcache *c, const void *desc, size_t desc_len, const void
 {
     *src = -1;
     *w = NULL;
+    /* the source made from this very buffer, if its bytes are unchanged
+     * (each compile lowers the graph's own tensors: no hash of the bytes) */
+    const uintptr_t where[3] = {(uintptr_t)data, (uintptr_t)data_len, (uintptr_t)nw};
+    uint64_t hp = npuc_hash(NPUC_HASH_INIT, where, sizeof where);
+    for (int32_t i = c->spx_broken ? -1 : npuc_hindex_first(&c->spx, hp); i >= 0; i = npuc_hindex_next(&c->spx, i)) {
+        const wc_src *x = &c->src[i];
+        if (x->at == (uintptr_t)data && x->nw == nw && x->desc_len == desc_len && x->data_len == data_len &&
+            !memcmp(x->key, desc, desc_len) && !memcmp(x->key + desc_len, data, data_len)) {
+            *src = i;
+            return NPUC_OK;
+        }
+    }
     uint64_t h = npuc_hash(npuc_hash(NPUC_HASH_INIT, desc, desc_len) ^ desc_len, data, data_len) ^ nw;
     for (int32_t i = npuc_hindex_first(&c->srx, h); i >= 0; i = npuc_hindex_next(&c->srx, i)) {
         const wc_src *x = &c->src[i];
@@ -2125,13 +2142,14 @@ int eu_wcache_source(eu_wcache *c, const void *desc, size_t desc_len, const void
         c->src = v;
         c->src_cap = cap;
     }
-    wc_src x = {malloc(desc_len + data_len + 1), desc_len, data_len, malloc(sizeof *x.w * nw + 1), nw, -1, 0,
+    wc_src x = {malloc(desc_len + data_len + 1), desc_len, data_len, (uintptr_t)data, malloc(sizeof *x.w * nw + 1), nw, -1, 0,
                 NULL, NULL};
     if (!x.key || !x.w || !npuc_hindex_add(&c->srx, h)) {
         free(x.key);
         free(x.w);
         return npuc_errf(err, NPUC_E_NOMEM, "weight encode: out of memory");
     }
+    if (!c->spx_broken && !npuc_hindex_add(&c->spx, hp)) c->spx_broken = true;
     memcpy(x.key, desc, desc_len);
     if (data_len) memcpy(x.key + desc_len, data, data_len);
     c->src[c->srx.n - 1] = x;

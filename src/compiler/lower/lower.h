@@ -49,6 +49,12 @@ void cc_blk_memo_free(struct cc_blk_memo *b);
  * lower_ctx.refs: get is true (val filled) when key was put before. */
 bool cc_check_get(const lower_ctx *c, const int32_t key[3], int32_t val[4]);
 void cc_check_put(const lower_ctx *c, const int32_t key[3], const int32_t val[4]);
+/* Values of the lowering's pure functions by a key of bytes (everything
+ * the value is a function of), kept with lower_ctx.refs for all the
+ * search's compiles: get is true (val filled) when key was put before
+ * with a value of vs bytes; put keeps nothing when out of memory. */
+bool cc_blob_get(const lower_ctx *c, const void *key, size_t ks, void *val, size_t vs);
+void cc_blob_put(const lower_ctx *c, const void *key, size_t ks, const void *val, size_t vs);
 /* The op inputs reading tensor t: from lower_ctx.readers, else counted. */
 int32_t cc_readers(const lower_ctx *c, int32_t t);
 

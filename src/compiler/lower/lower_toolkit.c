@@ -411,6 +411,12 @@ typedef struct ref_ent {
     int32_t n;
 } ref_ent;
 
+/* A value by a key of bytes (cc_blob_get). */
+typedef struct blob_ent {
+    uint8_t *kv;                  /* the key, then the value */
+    size_t ks, vs;
+} blob_ent;
+
 /* An answer of a check that is a function of a few integers alone. */
 typedef struct check_ent {
     int32_t key[3], val[4];
@@ -423,6 +429,9 @@ struct cc_ref_memo {
     int32_t n_ck, cap_ck;
     struct cc_blk_memo *blocks;   /* cc_block_choose_kept's */
     struct cc_blk_memo *cycles;   /* copy_cycles' */
+    blob_ent *bl;                 /* cc_blob_get / cc_blob_put */
+    int32_t n_bl, cap_bl;
+    npuc_hindex blx;              /* their keys' hashes */
 };
 
 struct cc_ref_memo *cc_ref_memo_new(void) { return calloc(1, sizeof(struct cc_ref_memo)); }
@@ -436,6 +445,9 @@ void cc_ref_memo_free(struct cc_ref_memo *r)
     }
     free(r->e);
     free(r->ck);
+    for (int32_t i = 0; i < r->n_bl; i++) free(r->bl[i].kv);
+    free(r->bl);
+    npuc_hindex_free(&r->blx);
     cc_blk_memo_free(r->blocks);
     cc_blk_memo_free(r->cycles);
     free(r);
@@ -450,6 +462,36 @@ bool cc_check_get(const lower_ctx *c, const int32_t key[3], int32_t val[4])
             return true;
         }
     return false;
+}
+
+bool cc_blob_get(const lower_ctx *c, const void *key, size_t ks, void *val, size_t vs)
+{
+    const struct cc_ref_memo *r = c->refs;
+    if (!r) return false;
+    uint64_t h = npuc_hash(NPUC_HASH_INIT, key, ks) ^ ks;
+    for (int32_t i = npuc_hindex_first(&r->blx, h); i >= 0; i = npuc_hindex_next(&r->blx, i)) {
+        const blob_ent *x = &r->bl[i];
+        if (x->ks == ks && x->vs == vs && !memcmp(x->kv, key, ks)) {
+            memcpy(val, x->kv + ks, vs);
+            return true;
+        }
+    }
+    return false;
+}
+
+void cc_blob_put(const lower_ctx *c, const void *key, size_t ks, const void *val, size_t vs)
+{
+    struct cc_ref_memo *r = c->refs;
+    npuc_err e2 = {0};
+    if (!r || !cc_grow((void **)&r->bl, &r->cap_bl, r->n_bl, sizeof *r->bl, &e2)) return;   /* not kept */
+    uint8_t *kv = malloc(ks + vs + 1);
+    if (!kv || !npuc_hindex_add(&r->blx, npuc_hash(NPUC_HASH_INIT, key, ks) ^ ks)) {
+        free(kv);
+        return;
+    }
+    memcpy(kv, key, ks);
+    memcpy(kv + ks, val, vs);
+    r->bl[r->n_bl++] = (blob_ent){kv, ks, vs};
 }
 
 void cc_check_put(const lower_ctx *c, const int32_t key[3], const int32_t val[4])

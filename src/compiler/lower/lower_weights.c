@@ -330,6 +330,43 @@ bool cc_weighted_scales(const wop *p, sim_scale_rec *recs, char *why, size_t why
     return true;
 }
 
+/* The key of p's scale records: everything cc_weighted_scales reads (the
+ * output stage's fixed scale, or the weights' quantization, the input's
+ * and output's scales and types, the layout, the float product, the
+ * bias), for cc_blob_get. NULL when out of memory. */
+static uint8_t *scales_key(const wop *p, size_t *ks)
+{
+    const bool fixed = p->fixed_scale, biased = !fixed && p->bias && p->bias->data;
+    const int32_t qn = fixed ? 0 : p->w->q.n;
+    const int32_t head[10] = {0x5ca1e5, (int32_t)p->O, fixed, (int32_t)p->fixed_m, p->fixed_s, p->layout,
+                              p->fc_float_product, qn, p->in->dtype, biased ? (int32_t)p->bias->dtype : -1};
+    size_t n = sizeof head + (size_t)(qn > 0 ? qn : 0) * (sizeof(float) + sizeof(int64_t)) +
+               (fixed || !p->O ? 0 : 2 * sizeof(float)) + (biased ? (size_t)p->O * sizeof(int64_t) : 0);
+    uint8_t *k = malloc(n), *at = k;
+    if (!k) return NULL;
+    memcpy(at, head, sizeof head);
+    at += sizeof head;
+    if (qn > 0) {
+        memcpy(at, p->w->q.scale, (size_t)qn * sizeof(float));
+        at += (size_t)qn * sizeof(float);
+        memcpy(at, p->w->q.zero_point, (size_t)qn * sizeof(int64_t));
+        at += (size_t)qn * sizeof(int64_t);
+    }
+    if (!fixed && p->O) {
+        memcpy(at, &p->in->q.scale[0], sizeof(float));
+        memcpy(at + sizeof(float), &p->out->q.scale[0], sizeof(float));
+        at += 2 * sizeof(float);
+    }
+    for (size_t ch = 0; biased && ch < p->O; ch++, at += sizeof(int64_t)) {
+        int64_t b = 0;
+        if (p->bias->dtype == GRAPH_I32) b = ((const int32_t *)p->bias->data)[ch];
+        else if (p->bias->dtype == GRAPH_I64) b = ((const int64_t *)p->bias->data)[ch];
+        memcpy(at, &b, sizeof b);
+    }
+    *ks = n;
+    return k;
+}
+
 /* The number of weights of p as gathered: [O][kh][kw][I] (I = 1 for
  * depthwise). */
 static size_t gathered_count(const wop *p)
@@ -396,10 +433,19 @@ int cc_encode_weighted(lower_ctx *c, eu_op *o, const wop *p, npuc_err *err)
     wpart w;
     int rc = NPUC_OK;
     if (!recs) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
-    if (!cc_weighted_scales(p, recs, c->why, CC_WHY_SIZE)) {
-        rc = 1;
-        goto done;
+    /* the records of the same weights, scales and bias: worked out once
+     * for all the search's compiles */
+    size_t ks = 0;
+    uint8_t *key = scales_key(p, &ks);
+    if (!key || !cc_blob_get(c, key, ks, recs, sizeof *recs * p->O)) {
+        if (!cc_weighted_scales(p, recs, c->why, CC_WHY_SIZE)) {
+            free(key);
+            rc = 1;
+            goto done;
+        }
+        if (key) cc_blob_put(c, key, ks, recs, sizeof *recs * p->O);
     }
+    free(key);
     if ((rc = weights_of(c, p, &w, &wv, err))) goto done;
     o->ofm_scale_mode = 0;
     o->round = p->fixed_scale ? p->fixed_round : wide ? 2 : 0;

@@ -52,10 +52,6 @@ bool cc_weights_chunked(const lower_ctx *c, const wop *p)
     return cc_buffer_weights(c) && !p->depthwise && per_ch * p->O > chunk_bytes;
 }
 
-/* Encodes the scale records and weight stream of `n` output channels (w:
- * their weights [n][kh][kw][I], recs: their records) with OFM block depth
- * `bd`, appended to the epoch's constants: scales at *s_off, weights at
- * *w_off. */
 /* The weights of a part: w, which are weights [at, ...) of the cache's
  * source src when src >= 0 (the cache then keys them by that range). */
 typedef struct wpart {
@@ -64,6 +60,10 @@ typedef struct wpart {
     size_t at;
 } wpart;
 
+/* Encodes the scale records and weight stream of `n` output channels (w:
+ * their weights [n][kh][kw][I], recs: their records) with OFM block depth
+ * `bd`, appended to the epoch's constants: scales at *s_off, weights at
+ * *w_off. */
 static int encode_part(lower_ctx *c, const eu_op *o, const wop *p, wpart w,
                        const sim_scale_rec *recs, uint32_t n, uint32_t bd, uint64_t *s_off,
                        uint64_t *s_len, uint64_t *w_off, uint64_t *w_len, npuc_err *err)

@@ -488,14 +488,21 @@ static void test_rice_writer(void)
     free(b);
 }
 
-/* sim_weight_gather gives the weights the traversal's map points at. */
+/* sim_weight_gather gives the weights the traversal's map points at
+ * (its own loops: the map is the reference), also for block depths that
+ * are no multiple of the micro-block and part-kernel-first where Vela's
+ * heuristic would not choose it. */
 static void test_gather(void)
 {
     npuc_rng r;
     npuc_rng_seed(&r, 5);
     size_t bad = 0;
-    for (int t = 0; t < 300; t++) {
+    for (int t = 0; t < 600; t++) {
         sim_wgeom g = random_geom(&r, 70, 10, true);
+        if (t >= 300) {
+            g.block_depth = (uint32_t)npuc_rng_range(&r, 1, g.ofm_depth + 9);
+            g.part_kernel_first = !g.depthwise && npuc_rng_range(&r, 0, 1);
+        }
         size_t nw = (size_t)g.ofm_depth * g.kh * g.kw * (g.depthwise ? 1 : g.ifm_depth);
         int16_t *w = malloc(nw * sizeof *w);
         for (size_t i = 0; i < nw; i++) w[i] = (int16_t)npuc_rng_range(&r, -255, 255);
@@ -510,6 +517,90 @@ static void test_gather(void)
         free(w);
     }
     CHECK_EQ_INT(bad, 0);
+}
+
+/* The histogram a weight source's groups give (wc_src_hist): where no OFM
+ * micro-block straddles two blocks (the block depth a multiple of it),
+ * the traversal reads every weight once and zeros elsewhere. */
+static void test_gather_once(void)
+{
+    npuc_rng r;
+    npuc_rng_seed(&r, 23);
+    size_t bad = 0;
+    for (int t = 0; t < 300; t++) {
+        sim_wgeom g = random_geom(&r, 70, 10, true);
+        if (t % 3 == 0) g.block_depth = 0;    /* one block */
+        size_t nw = (size_t)g.ofm_depth * g.kh * g.kw * (g.depthwise ? 1 : g.ifm_depth);
+        int16_t *w = malloc(nw * sizeof *w + 2);
+        for (size_t i = 0; i < nw; i++) w[i] = (int16_t)npuc_rng_range(&r, -255, 255);
+        size_t np = sim_weight_traverse(&g, NULL, 0);
+        int16_t *v = malloc((np + 1) * sizeof *v);
+        sim_weight_gather(&g, w, v);
+        int64_t h[511];
+        memset(h, 0, sizeof h);
+        for (size_t i = 0; i < nw; i++) h[w[i] + 255]++;
+        h[255] += (int64_t)(np - nw);
+        for (size_t p = 0; p < np; p++) h[v[p] + 255]--;
+        for (int k = 0; k < 511; k++) bad += h[k] != 0;
+        free(v);
+        free(w);
+    }
+    CHECK_EQ_INT(bad, 0);
+}
+
+/* Weight sources: a chunk of output channels [c0, c0 + n) keyed by its
+ * source and range gives the bytes eu_encode_weights gives for its
+ * weights, once per chunk (the histograms of the source's channel groups
+ * standing in for counting its values), eager and lazy. */
+static void test_wsource(void)
+{
+    npuc_rng r;
+    npuc_rng_seed(&r, 29);
+    for (int lazy = 0; lazy < 2; lazy++) {
+        eu_wcache *c = eu_wcache_new();
+        CHECK(c != NULL);
+        eu_wcache_set_lazy(c, lazy);
+        for (int t = 0; t < 40; t++) {
+            sim_wgeom g = random_geom(&r, 64, 3, t % 2 != 0);
+            g.ofm_depth = (uint32_t)npuc_rng_range(&r, 1, 200);
+            if (g.depthwise) g.ifm_depth = g.ofm_depth;
+            size_t per_ch = (size_t)g.kh * g.kw * (g.depthwise ? 1 : g.ifm_depth);
+            size_t nw = per_ch * g.ofm_depth;
+            int16_t *w = malloc(nw * sizeof *w + 2);
+            fill(&r, (dist)(t % D_COUNT), w, nw);
+            npuc_err err = {0};
+            uint32_t desc[2] = {(uint32_t)t, 7};
+            int32_t src = -1, src2 = -1;
+            int16_t *fillw = NULL;
+            CHECK_EQ_INT(eu_wcache_source(c, desc, sizeof desc, w, nw * sizeof *w, nw, &src, &fillw, &err), NPUC_OK);
+            CHECK(src >= 0 && fillw != NULL);
+            memcpy(fillw, w, nw * sizeof *w);
+            CHECK_EQ_INT(eu_wcache_source(c, desc, sizeof desc, w, nw * sizeof *w, nw, &src2, &fillw, &err), NPUC_OK);
+            CHECK(src2 == src && fillw == NULL && eu_wcache_source_weights(c, src) != w);
+            uint32_t step = 16 * (uint32_t)npuc_rng_range(&r, 1, 4);
+            for (int pass = 0; pass < 2; pass++)
+                for (uint32_t c0 = 0; c0 < g.ofm_depth; c0 += step) {
+                    sim_wgeom gc = g;
+                    gc.ofm_depth = g.ofm_depth - c0 < step ? g.ofm_depth - c0 : step;
+                    if (gc.depthwise) gc.ifm_depth = gc.ofm_depth;
+                    uint8_t *ref = NULL;
+                    size_t ref_size = 0, size = 0;
+                    int32_t s = -1;
+                    CHECK_EQ_INT(eu_encode_weights(&gc, w + c0 * per_ch, &ref, &ref_size, &err), NPUC_OK);
+                    CHECK_EQ_INT(eu_wcache_stream_src(c, &gc, src, c0 * per_ch, gc.ofm_depth * per_ch, &s, &size,
+                                                      &err), NPUC_OK);
+                    CHECK(s >= 0 && size == ref_size);
+                    uint8_t *b = calloc(size + 16, 1);
+                    eu_wcache_copy(c, s, b);
+                    CHECK_EQ_INT(eu_wcache_fill(c, b, size, &err), NPUC_OK);
+                    CHECK(!memcmp(b, ref, size));
+                    free(b);
+                    free(ref);
+                }
+            free(w);
+        }
+        eu_wcache_free(c);
+    }
 }
 
 /* The stream cache: the bytes eu_encode_weights gives, a stream once per
@@ -830,6 +921,8 @@ int main(void)
     test_rice_writer();
     test_gather();
     test_wcache();
+    test_gather_once();
+    test_wsource();
     g_multi = g_saved = 0;
 
     char buf[1024];

@@ -373,10 +373,9 @@ static uint32_t trav_elems(const trav *t, const sim_wgeom *g, uint32_t area)
 
 /* The traversal's loops as the hardware walks them (sim_weight_traverse
  * counts the positions), filling each position's index into map (its
- * first map_size positions), or (vals set) the weight there, w[index] or
- * 0, into vals: worked out once per kernel element and output channel. */
-static inline size_t traverse_fill(const sim_wgeom *g, int64_t *map, size_t map_size, const int16_t *w,
-                                   int16_t *vals)
+ * first map_size positions): worked out once per kernel element and
+ * output channel. */
+static size_t traverse_fill(const sim_wgeom *g, int64_t *map, size_t map_size)
 {
     const trav t = trav_of(g);
     const uint32_t O = t.O, I = t.I, ifm_ub = t.ifm_ub, ofm_ub = t.ofm_ub, ifm_blk = t.ifm_blk;
@@ -406,7 +405,7 @@ static inline size_t traverse_fill(const sim_wgeom *g, int64_t *map, size_t map_
                                     for (uint32_t oz = 0; oz < ofm_ub; oz++) {
                                         uint32_t o = ob + ou + oz;
                                         uint32_t k = 0;
-                                        if (!vals && p + per_i > map_size) {
+                                        if (p + per_i > map_size) {
                                             /* past the end of a short map */
                                             for (; k < per_i && p + k < map_size; k++)
                                                 map[p + k] = o < O && ky < sh && k < ni
@@ -417,20 +416,9 @@ static inline size_t traverse_fill(const sim_wgeom *g, int64_t *map, size_t map_
                                         }
                                         if (o < O && ky < sh) {
                                             int64_t at = (int64_t)((uint64_t)o * g->kh * g->kw * I + kel + i0);
-                                            if (vals && ni == 8) {
-                                                /* a whole micro-block (most of
-                                                 * them): one fixed-size copy */
-                                                memcpy(vals + p, w + at, 8 * sizeof *w);
-                                                k = 8;
-                                            } else if (vals)
-                                                for (; k < ni; k++) vals[p + k] = w[at + k];
-                                            else
-                                                for (; k < ni; k++) map[p + k] = at + k;
+                                            for (; k < ni; k++) map[p + k] = at + k;
                                         }
-                                        if (vals)
-                                            for (; k < per_i; k++) vals[p + k] = 0;
-                                        else
-                                            for (; k < per_i; k++) map[p + k] = -1;
+                                        for (; k < per_i; k++) map[p + k] = -1;
                                         p += per_i;
                                     }
                                 }
@@ -472,12 +460,67 @@ size_t sim_weight_traverse(const sim_wgeom *g, int64_t *map, size_t map_size)
         }
     }
     if (!map) return total;
-    return traverse_fill(g, map, map_size, NULL, NULL);
+    return traverse_fill(g, map, map_size);
 }
 
+/* traverse_fill's loops with vals, the positions of one IFM micro-block
+ * of ofm_ub output channels at a time: the channels there are (o < O)
+ * copied from a pointer that steps by a channel's weights, the rest zeros
+ * (the compiler gathers every weight stream it encodes). The map
+ * (traverse_fill) is the reference the tests hold it to. */
 size_t sim_weight_gather(const sim_wgeom *g, const int16_t *w, int16_t *vals)
 {
-    return traverse_fill(g, NULL, 0, w, vals);
+    const trav t = trav_of(g);
+    const uint32_t O = t.O, I = t.I, ifm_ub = t.ifm_ub, ofm_ub = t.ofm_ub, ifm_blk = t.ifm_blk;
+    const uint32_t dh = t.dh, dwid = t.dwid, B = t.B;
+    const bool pkf = t.pkf, dw = t.dw;
+    const uint32_t per_i = dw ? 1 : ifm_ub;
+    const size_t ostride = (size_t)g->kh * g->kw * I;   /* one output channel's weights */
+    int16_t *v = vals;
+    for (uint32_t ob = 0; ob < O; ob += B) {
+        uint32_t bd = B < O - ob ? B : O - ob;
+        for (uint32_t ib = 0; ib < (dw ? 1 : I); ib += ifm_blk) {
+            uint32_t id = dw ? ifm_ub : pkf ? (ifm_blk < I - ib ? ifm_blk : I - ib) : ifm_blk;
+            for (uint32_t sy = 0; sy < g->kh; sy += dh) {
+                uint32_t sh = dh < g->kh - sy ? dh : g->kh - sy;
+                for (uint32_t sx = 0; sx < g->kw; sx += dwid) {
+                    uint32_t sw = dwid < g->kw - sx ? dwid : g->kw - sx;
+                    uint32_t E = trav_elems(&t, g, sw * sh);
+                    for (uint32_t io = 0; io < (pkf ? id : 1); io += ifm_ub)
+                        for (uint32_t ou = 0; ou < bd; ou += ofm_ub) {
+                            const uint32_t o0 = ob + ou;
+                            /* the micro-block's channels there are (past
+                             * the block's end too, as traverse_fill) */
+                            const uint32_t no = o0 < O ? (O - o0 < ofm_ub ? O - o0 : ofm_ub) : 0;
+                            for (uint32_t e = 0; e < E; e++) {
+                                uint32_t kx = e % sw, ky = e / sw;
+                                const uint32_t nv = ky < sh ? no : 0;
+                                const size_t kel = ((size_t)(sy + ky) * g->kw + sx + kx) * I;
+                                for (uint32_t ii = 0; ii < (pkf ? 1 : id); ii += ifm_ub) {
+                                    uint32_t i0 = ib + io + ii;
+                                    uint32_t ni = dw ? 1 : i0 < I ? (I - i0 < ifm_ub ? I - i0 : ifm_ub) : 0;
+                                    const int16_t *src = nv ? w + (size_t)o0 * ostride + kel + i0 : w;
+                                    uint32_t oz = 0;
+                                    if (per_i == 8 && ni == 8) {
+                                        for (; oz < nv; oz++, src += ostride, v += 8) memcpy(v, src, 8 * sizeof *v);
+                                    } else if (per_i == 1) {
+                                        for (; oz < nv; oz++, src += ostride) *v++ = *src;
+                                    } else {
+                                        for (; oz < nv; oz++, src += ostride, v += per_i) {
+                                            uint32_t k = 0;
+                                            for (; k < ni; k++) v[k] = src[k];
+                                            for (; k < per_i; k++) v[k] = 0;
+                                        }
+                                    }
+                                    for (size_t z = (size_t)(ofm_ub - oz) * per_i; z; z--) *v++ = 0;
+                                }
+                            }
+                        }
+                }
+            }
+        }
+    }
+    return (size_t)(v - vals);
 }
 
 /* ------------------------------------------------------- scale records */

@@ -464,33 +464,52 @@ static uint64_t wcfg_cost(const uint64_t *sumq, uint64_t n, unsigned max_index, 
     return sumq[k] + (uint64_t)(1 + k) * n;
 }
 
-/* Costs of every weight configuration for the coded values [lo, hi);
- * ub: uncompressed width, 0 if uncompressed slices are not allowed.
- * pos[k] = sum of idx >> (k + 1), k = 0..5: a Rice-k value of quotient q
- * takes q/2 + 1 unary positions, which fixes the chunk padding. */
-static void block_wcost(const uint16_t *idx, size_t lo, size_t hi, unsigned ub, uint64_t *wc,
-                        uint32_t *pos)
+/* s[k] = sum of idx >> k over [lo, hi) for k = k0..6 (the others 0),
+ * vectorised by the compiler: in 16-bit lanes over runs of 128 values
+ * (128 * 511 fits). k0 is a constant in each caller (block_wcost). */
+static inline void shifted_sums(const uint16_t *idx, size_t lo, size_t hi, const unsigned k0, uint32_t *s)
 {
-    /* plain sums and the maximum, vectorised by the compiler: in 16-bit
-     * lanes over runs of 128 values (128 * 511 fits) */
     uint32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0;
-    uint16_t m = 0;
     for (size_t at = lo; at < hi; at += 128) {
         size_t end = hi - at < 128 ? hi : at + 128;
         uint16_t t0 = 0, t1 = 0, t2 = 0, t3 = 0, t4 = 0, t5 = 0, t6 = 0;
         for (size_t i = at; i < end; i++) {
             uint16_t x = idx[i];
-            t0 = (uint16_t)(t0 + x);
-            t1 = (uint16_t)(t1 + (x >> 1));
-            t2 = (uint16_t)(t2 + (x >> 2));
-            t3 = (uint16_t)(t3 + (x >> 3));
+            if (k0 <= 0) t0 = (uint16_t)(t0 + x);
+            if (k0 <= 1) t1 = (uint16_t)(t1 + (x >> 1));
+            if (k0 <= 2) t2 = (uint16_t)(t2 + (x >> 2));
+            if (k0 <= 3) t3 = (uint16_t)(t3 + (x >> 3));
             t4 = (uint16_t)(t4 + (x >> 4));
             t5 = (uint16_t)(t5 + (x >> 5));
             t6 = (uint16_t)(t6 + (x >> 6));
-            m = x > m ? x : m;
         }
         s0 += t0; s1 += t1; s2 += t2; s3 += t3; s4 += t4; s5 += t5; s6 += t6;
     }
+    s[0] = s0; s[1] = s1; s[2] = s2; s[3] = s3; s[4] = s4; s[5] = s5; s[6] = s6;
+}
+
+/* Costs of every weight configuration for the coded values [lo, hi);
+ * ub: uncompressed width, 0 if uncompressed slices are not allowed.
+ * pos[k] = sum of idx >> (k + 1), k = 0..5: a Rice-k value of quotient q
+ * takes q/2 + 1 unary positions, which fixes the chunk padding. Only the
+ * sums of the Rice parameters the maximum allows are worked out (k >=
+ * its bit length - 5: quotients <= 31); the others' costs are EU_INF and
+ * their pos are never read (a slice's blocks all allow its parameter). */
+static void block_wcost(const uint16_t *idx, size_t lo, size_t hi, unsigned ub, uint64_t *wc,
+                        uint32_t *pos)
+{
+    uint16_t m = 0;                /* the maximum, vectorised */
+    for (size_t i = lo; i < hi; i++) m = idx[i] > m ? idx[i] : m;
+    const unsigned bl = bit_length(m), k0 = bl > 5 ? bl - 5 : 0;
+    uint32_t sv[7];
+    switch (k0) {
+    case 0: shifted_sums(idx, lo, hi, 0, sv); break;
+    case 1: shifted_sums(idx, lo, hi, 1, sv); break;
+    case 2: shifted_sums(idx, lo, hi, 2, sv); break;
+    case 3: shifted_sums(idx, lo, hi, 3, sv); break;
+    default: shifted_sums(idx, lo, hi, 4, sv); break;
+    }
+    const uint32_t s0 = sv[0], s1 = sv[1], s2 = sv[2], s3 = sv[3], s4 = sv[4], s5 = sv[5], s6 = sv[6];
     const uint64_t sumq[6] = {s0, s1, s2, s3, s4, s5};
     pos[0] = s1; pos[1] = s2; pos[2] = s3; pos[3] = s4; pos[4] = s5; pos[5] = s6;
     /* the Rice limit (q <= 31) depends only on the maximum's bit length */
@@ -1289,30 +1308,31 @@ static void hist_add(const int16_t *vals, size_t n, uint32_t *f)
  * left out: the exact plan of each section finds them. */
 static void unit_costs(const int16_t *v, size_t n, uint64_t *plain, uint64_t *zr)
 {
-    uint32_t sp = 0, sz = 0, zeros = 0;
-    uint16_t orp = 0, orz = 0;
+    uint32_t sp = 0, zeros = 0;
+    int16_t msm = 0;
     for (size_t at = 0; at < n; at += 128) {   /* 16-bit lanes: 128 * 511 fits */
         size_t end = n - at < 128 ? n : at + 128;
-        uint16_t p = 0, z = 0, nz = 0;
+        uint16_t p = 0, nz = 0;
         for (size_t i = at; i < end; i++) {
             /* all in 16 bits (8 lanes a vector): s is all ones for x < 0,
              * 2x ^ s is 2|x| - 1 there, and adding 2 gives 2|x| + 1 */
             uint16_t x = (uint16_t)v[i];
             uint16_t s = (uint16_t)-(uint16_t)(x >> 15);
-            uint16_t sm = (uint16_t)(((uint16_t)(x << 1) ^ s) + (s & 2));
-            uint16_t sq = (uint16_t)(sm > 2 ? sm - 2 : 0);
-            p = (uint16_t)(p + sm);
-            z = (uint16_t)(z + sq);
+            int16_t sm = (int16_t)(((uint16_t)(x << 1) ^ s) + (s & 2));
+            p = (uint16_t)(p + (uint16_t)sm);
             nz = (uint16_t)(nz + (x == 0));
-            orp |= sm;
-            orz |= sq;
+            msm = sm > msm ? sm : msm;
         }
         sp += p;
-        sz += z;
         zeros += nz;
     }
     const uint64_t nnz = n - zeros;
-    const unsigned mp = (1u << bit_length(orp)) - 1, mz = (1u << bit_length(orz)) - 1;
+    /* the zero-run codes sm - 2 of the non-zero values (sm >= 2 there, 0
+     * for a zero): their sum, and the bit length of their OR, the
+     * maximum's */
+    const uint32_t sz = sp - 2 * (uint32_t)nnz;
+    const unsigned mz_max = msm > 2 ? (unsigned)msm - 2 : 0;
+    const unsigned mp = (1u << bit_length((unsigned)msm)) - 1, mz = (1u << bit_length(mz_max)) - 1;
     /* uncompressed: PALBITS + 2 >= 2 bits a value */
     uint64_t bp = (uint64_t)(mp > 3 ? bit_length(mp) : 2) * n, bz = EU_INF;
     for (unsigned k = 0; k < 6; k++) {
@@ -1450,9 +1470,10 @@ static void mlw_plan_free(mlw_plan *mp)
 }
 
 /* Steps 1-3: plans the stream of the n values (n >= 1) into *mp (its
- * exact size in mp->size), the histogram by v + 255 into fv_out. */
+ * exact size in mp->size), the histogram by v + 255 into fv_out. fv_in:
+ * that histogram when the caller has it (NULL: counted here). */
 static int mlw_plan_make(const int16_t *vals, size_t n, unsigned max_sections, mlw_plan *mp,
-                         uint32_t *fv_out, bool checked, npuc_err *err)
+                         uint32_t *fv_out, const uint32_t *fv_in, bool checked, npuc_err *err)
 {
     memset(mp, 0, sizeof *mp);
     if (n > ((size_t)1 << 31))
@@ -1473,8 +1494,12 @@ static int mlw_plan_make(const int16_t *vals, size_t n, unsigned max_sections, m
                          vals[i]);
     }
     uint32_t fv[512];
-    memset(fv, 0, sizeof fv);
-    hist_add(vals, n, fv);
+    if (fv_in) {
+        memcpy(fv, fv_in, sizeof fv);
+    } else {
+        memset(fv, 0, sizeof fv);
+        hist_add(vals, n, fv);
+    }
     if (fv_out) memcpy(fv_out, fv, sizeof fv);
 
     /* 2. the whole stream as one section (zero-run mode, palette, slices),
@@ -1558,7 +1583,7 @@ static int mlw_encode(const int16_t *vals, size_t n, unsigned max_sections, uint
         n = 1;
     }
     mlw_plan mp;
-    int rc = mlw_plan_make(vals, n, max_sections, &mp, fv_out, checked, err);
+    int rc = mlw_plan_make(vals, n, max_sections, &mp, fv_out, NULL, checked, err);
     if (rc) return rc;
     rc = mlw_plan_write(&mp, out, st, err);
     if (!rc) *out_size = mp.size;
@@ -1634,10 +1659,11 @@ double eu_entropy_bits(const int16_t *vals, size_t n)
     return entropy_of(hist, span, n);
 }
 
-/* The values g's traversal reads from w (holes: zeros), range checked:
- * *seq malloc'd, *n of them (n >= 1). */
-static int gather_seq(const sim_wgeom *g, const int16_t *w, int16_t **seq_out, size_t *n_out,
-                      npuc_err *err)
+/* The values g's traversal reads from w (holes: zeros), range checked
+ * (unless the caller knows every weight is in range): *seq malloc'd, *n of
+ * them (n >= 1). */
+static int gather_seq_ex(const sim_wgeom *g, const int16_t *w, bool in_range, int16_t **seq_out,
+                         size_t *n_out, npuc_err *err)
 {
     *seq_out = NULL;
     size_t n = sim_weight_traverse(g, NULL, 0);
@@ -1646,7 +1672,7 @@ static int gather_seq(const sim_wgeom *g, const int16_t *w, int16_t **seq_out, s
         return npuc_errf(err, NPUC_E_NOMEM, "weight encode: out of memory (%zu positions)", n);
     sim_weight_gather(g, w, seq);
     int16_t lo = 0, hi = 0;          /* range check, vectorised */
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n && !in_range; i++) {
         lo = seq[i] < lo ? seq[i] : lo;
         hi = seq[i] > hi ? seq[i] : hi;
     }
@@ -1675,6 +1701,12 @@ static int gather_seq(const sim_wgeom *g, const int16_t *w, int16_t **seq_out, s
     *seq_out = seq;
     *n_out = n;
     return NPUC_OK;
+}
+
+static int gather_seq(const sim_wgeom *g, const int16_t *w, int16_t **seq_out, size_t *n_out,
+                      npuc_err *err)
+{
+    return gather_seq_ex(g, w, false, seq_out, n_out, err);
 }
 
 int eu_encode_weights(const sim_wgeom *g, const int16_t *w, uint8_t **out, size_t *out_size,
@@ -1710,13 +1742,32 @@ typedef struct wc_stream {
     double bits;              /* their order-0 entropy, once asked for */
 } wc_stream;
 
-/* One geometry and weights, and the stream they encode to. */
+/* One geometry and weights, and the stream they encode to: the weights
+ * the entry's own copy, or (src >= 0) weights [at, at + nw) of a source. */
 typedef struct wc_entry {
     sim_wgeom g;
     size_t nw;
     int16_t *w;               /* the weights, to compare on a hash match */
     int32_t s;                /* the stream (-1: none, out of memory) */
+    int32_t src;              /* the source (-1: w is the entry's own) */
+    size_t at;
 } wc_entry;
+
+/* A weight source (eu_wcache_source): its key's bytes and its weights;
+ * once a stream is asked of it, whether they are all in -255..255, and
+ * the histograms of its groups of output channels (wc_src_hist). */
+typedef struct wc_src {
+    uint8_t *key;             /* desc then data */
+    size_t desc_len, data_len;
+    uintptr_t at;             /* where the data was when the source was made
+                                 (an address only: that buffer may be gone) */
+    int16_t *w;               /* [nw] */
+    size_t nw;
+    int8_t in_range;          /* -1 not known yet, else whether they are */
+    size_t group;             /* weights a group (0: not set yet) */
+    uint32_t *ghist;          /* [groups][511] by v + 255, NULL: none yet */
+    uint8_t *gdone;           /* [groups]: counted */
+} wc_src;
 
 struct eu_wcache {
     wc_entry *e;              /* [ix.n], capacity cap */
@@ -1732,6 +1783,11 @@ struct eu_wcache {
     uint8_t *ph;              /* the last placeholder handed out */
     size_t ph_cap;
     uint64_t tag;             /* the placeholders' tag */
+    wc_src *src;              /* [srx.n], capacity src_cap */
+    int32_t src_cap;
+    npuc_hindex srx;          /* hashes of the sources' keys */
+    npuc_hindex spx;          /* hashes of where their data was (wc_src.at) */
+    bool spx_broken;          /* out of memory adding to spx: not used */
 };
 
 /* The placeholder's 16-byte blocks: the cache's tag, the stream's index,
@@ -1757,7 +1813,17 @@ void eu_wcache_set_lazy(eu_wcache *c, bool lazy)
 void eu_wcache_free(eu_wcache *c)
 {
     if (!c) return;
-    for (int32_t i = 0; i < c->ix.n; i++) free(c->e[i].w);
+    for (int32_t i = 0; i < c->ix.n; i++)
+        if (c->e[i].src < 0) free(c->e[i].w);
+    for (int32_t i = 0; i < c->srx.n; i++) {
+        free(c->src[i].key);
+        free(c->src[i].w);
+        free(c->src[i].ghist);
+        free(c->src[i].gdone);
+    }
+    free(c->src);
+    npuc_hindex_free(&c->srx);
+    npuc_hindex_free(&c->spx);
     for (int32_t i = 0; i < c->qx.n; i++) {
         wc_stream *q = &c->st[i];
         mlw_plan_free(&q->plan);
@@ -1802,11 +1868,27 @@ static int wc_write(wc_stream *q, npuc_err *err)
     return NPUC_OK;
 }
 
-/* Block b of stream i's placeholder. */
-static void wc_block(const eu_wcache *c, uint8_t *to, uint32_t i, size_t b)
+/* Stream i's placeholder (size bytes) at `to`: block b holds two words
+ * (host order), the cache's tag and i | b << 32. */
+static void wc_blocks(const eu_wcache *c, uint8_t *to, uint32_t i, size_t size)
 {
-    const uint64_t f[2] = {c->tag, (uint64_t)i | (uint64_t)b << 32};
-    memcpy(to, f, 16);
+    uint64_t w = i;
+    for (size_t b = 0; b < size / 16; b++, w += (uint64_t)1 << 32) {
+        memcpy(to + 16 * b, &c->tag, 8);
+        memcpy(to + 16 * b + 8, &w, 8);
+    }
+}
+
+/* Whether the size bytes at `at` are stream i's placeholder from its
+ * second block on (the first is known to be). */
+static bool wc_is_blocks(const eu_wcache *c, const uint8_t *at, uint32_t i, size_t size)
+{
+    uint64_t w = (uint64_t)i | (uint64_t)1 << 32, f[2];
+    for (size_t b = 1; b < size / 16; b++, w += (uint64_t)1 << 32) {
+        memcpy(f, at + 16 * b, 16);
+        if (f[0] != c->tag || f[1] != w) return false;
+    }
+    return true;
 }
 
 /* Stream i's placeholder, in the cache's buffer (valid until the next
@@ -1820,7 +1902,7 @@ static const uint8_t *wc_placeholder(eu_wcache *c, int32_t i)
         c->ph = p;
         c->ph_cap = size;
     }
-    for (size_t b = 0; b < size / 16; b++) wc_block(c, c->ph + 16 * b, (uint32_t)i, b);
+    wc_blocks(c, c->ph, (uint32_t)i, size);
     return c->ph;
 }
 
@@ -1841,7 +1923,8 @@ static bool wc_codes(const eu_wcache *c, const wc_stream *q, const int16_t *seq,
 
 /* The stream of the values seq[0..n), entry k's: planned (and written
  * unless lazy) where not seen yet; -1 with err set. */
-static int32_t wc_stream_of(eu_wcache *c, int32_t k, const int16_t *seq, size_t n, npuc_err *err)
+static int32_t wc_stream_of(eu_wcache *c, int32_t k, const int16_t *seq, size_t n, const uint32_t *fv_in,
+                            npuc_err *err)
 {
     uint64_t h = npuc_hash(NPUC_HASH_INIT, seq, sizeof *seq * n) ^ n;
     for (int32_t i = npuc_hindex_first(&c->qx, h); i >= 0; i = npuc_hindex_next(&c->qx, i))
@@ -1863,7 +1946,7 @@ static int32_t wc_stream_of(eu_wcache *c, int32_t k, const int16_t *seq, size_t 
     q.src = k;
     q.bits = -1.0;
     uint32_t fv[512];
-    int rc = mlw_plan_make(seq, n, 0, &q.plan, fv, true, err);
+    int rc = mlw_plan_make(seq, n, 0, &q.plan, fv, fv_in, true, err);
     q.size = q.plan.size;
     /* the histogram is kept only if there is memory for it (else the
      * entropy is not known here: eu_wcache_entropy says so) */
@@ -1880,6 +1963,117 @@ static int32_t wc_stream_of(eu_wcache *c, int32_t k, const int16_t *seq, size_t 
     return c->qx.n - 1;
 }
 
+/* Room for one more entry (false: no memory). */
+static bool wc_entry_room(eu_wcache *c)
+{
+    if (c->ix.n < c->cap) return true;
+    int32_t cap = c->cap ? 2 * c->cap : 64;
+    wc_entry *e = realloc(c->e, sizeof *e * (size_t)cap);
+    if (!e) return false;
+    c->e = e;
+    c->cap = cap;
+    return true;
+}
+
+/* Whether source x's weights are all in -255..255 (found out once). */
+static bool wc_src_in_range(wc_src *x)
+{
+    if (x->in_range < 0) {
+        int16_t lo = 0, hi = 0;          /* vectorised */
+        for (size_t i = 0; i < x->nw; i++) {
+            lo = x->w[i] < lo ? x->w[i] : lo;
+            hi = x->w[i] > hi ? x->w[i] : hi;
+        }
+        x->in_range = lo >= -255 && hi <= 255;
+    }
+    return x->in_range;
+}
+
+/* The histogram (by v + 255, 512 counts) of the values entry x's stream
+ * codes, into fv, from its source's histograms of groups of output
+ * channels (each counted once for all the compiles' chunks): false where
+ * they do not give it (fv is then not set). The traversal reads each
+ * weight once and zeros in its holes where no OFM micro-block straddles
+ * two blocks (the block depth a multiple of the micro-block's, or one
+ * block; docs/weights.md); the chunk must start and end at group
+ * boundaries (or the end), and groups must be long enough for the
+ * counting per group to pay. The source's weights are in range. */
+static bool wc_src_hist(wc_src *x, const wc_entry *e, size_t n, uint32_t *fv)
+{
+    const sim_wgeom *g = &e->g;
+    const size_t per_ch = (size_t)g->kh * g->kw * (g->depthwise ? 1 : g->ifm_depth);
+    const uint32_t ub = g->ofm_ublock ? g->ofm_ublock : 8;
+    if (!per_ch || !e->nw || n < e->nw || x->nw % per_ch) return false;
+    if (g->block_depth && g->block_depth < g->ofm_depth && g->block_depth % ub) return false;
+    if (!x->group) {
+        /* whole 16-channel groups (chunks are) of at least 4096 weights */
+        size_t ch = 16;
+        while (ch * per_ch < 4096 && ch * per_ch < x->nw) ch += 16;
+        x->group = ch * per_ch;
+    }
+    const size_t G = x->group, ng = (x->nw + G - 1) / G;
+    if (G < 4096 || e->at % G || (e->nw % G && e->at + e->nw != x->nw)) return false;
+    if (!x->ghist) {
+        x->ghist = malloc(ng * 511 * sizeof *x->ghist);
+        x->gdone = calloc(ng, 1);
+        if (!x->ghist || !x->gdone) {
+            free(x->ghist);
+            free(x->gdone);
+            x->ghist = NULL;
+            x->gdone = NULL;
+            return false;
+        }
+    }
+    memset(fv, 0, 512 * sizeof *fv);
+    for (size_t k = e->at / G; k * G < e->at + e->nw; k++) {
+        uint32_t *h = x->ghist + k * 511;
+        if (!x->gdone[k]) {
+            uint32_t f[512];
+            size_t lo = k * G, hi = lo + G < x->nw ? lo + G : x->nw;
+            memset(f, 0, sizeof f);
+            hist_add(x->w + lo, hi - lo, f);
+            memcpy(h, f, 511 * sizeof *h);
+            x->gdone[k] = 1;
+        }
+        for (unsigned v = 0; v < 511; v++) fv[v] += h[v];
+    }
+    fv[255] += (uint32_t)(n - e->nw);   /* the holes */
+    return true;
+}
+
+/* Entry k's stream (its weights the source of the stream's values):
+ * gathered, then found or planned. */
+static int wc_entry_stream(eu_wcache *c, int32_t k, npuc_err *err)
+{
+    const wc_entry *x = &c->e[k];
+    wc_src *src = x->src >= 0 ? &c->src[x->src] : NULL;
+    bool in_range = src && wc_src_in_range(src);
+    int16_t *seq;
+    size_t n;
+    int rc = gather_seq_ex(&x->g, x->w, in_range, &seq, &n, err);
+    if (rc) return rc;
+    uint32_t fv[512];
+    bool have = in_range && wc_src_hist(src, x, n, fv);
+    int32_t s = wc_stream_of(c, k, seq, n, have ? fv : NULL, err);
+    free(seq);
+    if (s < 0) {
+        npuc_err_prefix(err, "OFM depth %u, kernel %ux%u", x->g.ofm_depth, x->g.kh, x->g.kw);
+        return err->code;
+    }
+    c->e[k].s = s;
+    return NPUC_OK;
+}
+
+/* Stream s's bytes (or placeholder) into *out, *out_size. */
+static int wc_out(eu_wcache *c, int32_t s, const uint8_t **out, size_t *out_size, npuc_err *err)
+{
+    wc_stream *q = &c->st[s];
+    *out_size = q->size;
+    *out = q->out ? q->out : wc_placeholder(c, s);
+    if (!*out) return npuc_errf(err, NPUC_E_NOMEM, "weight encode: out of memory");
+    return NPUC_OK;
+}
+
 int eu_encode_weights_cached(eu_wcache *c, const sim_wgeom *g, const int16_t *w, size_t nw, const uint8_t **out,
                              size_t *out_size, uint8_t **own, npuc_err *err)
 {
@@ -1893,18 +2087,13 @@ int eu_encode_weights_cached(eu_wcache *c, const sim_wgeom *g, const int16_t *w,
     int32_t s = -1;
     for (int32_t i = npuc_hindex_first(&c->ix, h); i >= 0 && s < 0; i = npuc_hindex_next(&c->ix, i)) {
         const wc_entry *x = &c->e[i];
-        if (x->s >= 0 && x->nw == nw && same_geom(&x->g, g) && !memcmp(x->w, w, sizeof *w * nw)) s = x->s;
+        if (x->s >= 0 && x->src < 0 && x->nw == nw && same_geom(&x->g, g) && !memcmp(x->w, w, sizeof *w * nw))
+            s = x->s;
     }
     if (s < 0) {
         /* a new entry (its weights the source of its stream's values),
          * then its stream */
-        if (c->ix.n == c->cap) {
-            int32_t cap = c->cap ? 2 * c->cap : 64;
-            wc_entry *e = realloc(c->e, sizeof *e * (size_t)cap);
-            if (!e) return npuc_errf(err, NPUC_E_NOMEM, "weight encode: out of memory");
-            c->e = e;
-            c->cap = cap;
-        }
+        if (!wc_entry_room(c)) return npuc_errf(err, NPUC_E_NOMEM, "weight encode: out of memory");
         int32_t k = c->ix.n;
         int16_t *wk = malloc(sizeof *wk * nw + 1);
         if (!wk || !npuc_hindex_add(&c->ix, h)) {
@@ -1912,24 +2101,111 @@ int eu_encode_weights_cached(eu_wcache *c, const sim_wgeom *g, const int16_t *w,
             return npuc_errf(err, NPUC_E_NOMEM, "weight encode: out of memory");
         }
         memcpy(wk, w, sizeof *w * nw);
-        c->e[k] = (wc_entry){*g, nw, wk, -1};
-        int16_t *seq;
-        size_t n;
-        int rc = gather_seq(g, w, &seq, &n, err);
+        c->e[k] = (wc_entry){*g, nw, wk, -1, -1, 0};
+        int rc = wc_entry_stream(c, k, err);
         if (rc) return rc;
-        s = wc_stream_of(c, k, seq, n, err);
-        free(seq);
-        if (s < 0) {
-            npuc_err_prefix(err, "OFM depth %u, kernel %ux%u", g->ofm_depth, g->kh, g->kw);
-            return err->code;
-        }
-        c->e[k].s = s;
+        s = c->e[k].s;
     }
-    wc_stream *q = &c->st[s];
-    *out_size = q->size;
-    *out = q->out ? q->out : wc_placeholder(c, s);
-    if (!*out) return npuc_errf(err, NPUC_E_NOMEM, "weight encode: out of memory");
+    return wc_out(c, s, out, out_size, err);
+}
+
+int eu_wcache_source(eu_wcache *c, const void *desc, size_t desc_len, const void *data, size_t data_len,
+                     size_t nw, int32_t *src, int16_t **w, npuc_err *err)
+{
+    *src = -1;
+    *w = NULL;
+    /* the source made from this very buffer, if its bytes are unchanged
+     * (each compile lowers the graph's own tensors: no hash of the bytes) */
+    const uintptr_t where[3] = {(uintptr_t)data, (uintptr_t)data_len, (uintptr_t)nw};
+    uint64_t hp = npuc_hash(NPUC_HASH_INIT, where, sizeof where);
+    for (int32_t i = c->spx_broken ? -1 : npuc_hindex_first(&c->spx, hp); i >= 0; i = npuc_hindex_next(&c->spx, i)) {
+        const wc_src *x = &c->src[i];
+        if (x->at == (uintptr_t)data && x->nw == nw && x->desc_len == desc_len && x->data_len == data_len &&
+            !memcmp(x->key, desc, desc_len) && !memcmp(x->key + desc_len, data, data_len)) {
+            *src = i;
+            return NPUC_OK;
+        }
+    }
+    uint64_t h = npuc_hash(npuc_hash(NPUC_HASH_INIT, desc, desc_len) ^ desc_len, data, data_len) ^ nw;
+    for (int32_t i = npuc_hindex_first(&c->srx, h); i >= 0; i = npuc_hindex_next(&c->srx, i)) {
+        const wc_src *x = &c->src[i];
+        if (x->nw == nw && x->desc_len == desc_len && x->data_len == data_len &&
+            !memcmp(x->key, desc, desc_len) && !memcmp(x->key + desc_len, data, data_len)) {
+            *src = i;
+            return NPUC_OK;
+        }
+    }
+    if (c->srx.n == c->src_cap) {
+        int32_t cap = c->src_cap ? 2 * c->src_cap : 64;
+        wc_src *v = realloc(c->src, sizeof *v * (size_t)cap);
+        if (!v) return npuc_errf(err, NPUC_E_NOMEM, "weight encode: out of memory");
+        c->src = v;
+        c->src_cap = cap;
+    }
+    wc_src x = {malloc(desc_len + data_len + 1), desc_len, data_len, (uintptr_t)data, malloc(sizeof *x.w * nw + 1), nw, -1, 0,
+                NULL, NULL};
+    if (!x.key || !x.w || !npuc_hindex_add(&c->srx, h)) {
+        free(x.key);
+        free(x.w);
+        return npuc_errf(err, NPUC_E_NOMEM, "weight encode: out of memory");
+    }
+    if (!c->spx_broken && !npuc_hindex_add(&c->spx, hp)) c->spx_broken = true;
+    memcpy(x.key, desc, desc_len);
+    if (data_len) memcpy(x.key + desc_len, data, data_len);
+    c->src[c->srx.n - 1] = x;
+    *src = c->srx.n - 1;
+    *w = x.w;
     return NPUC_OK;
+}
+
+const int16_t *eu_wcache_source_weights(const eu_wcache *c, int32_t src)
+{
+    return c->src[src].w;
+}
+
+/* The hash of an entry on a source: its geometry, the source and the
+ * range (a key of a few words: the weights are the source's). */
+static uint64_t wc_src_hash(const sim_wgeom *g, int32_t src, size_t at, size_t nw)
+{
+    uint64_t f[10] = {g->ofm_depth, g->ifm_depth, g->kh, g->kw, g->block_depth,
+                      (uint64_t)g->dil_x | (uint64_t)g->dil_y << 8 | (uint64_t)g->ifm_bits << 16 |
+                          (uint64_t)g->ofm_ublock << 24 | (uint64_t)g->part_kernel_first << 32 |
+                          (uint64_t)g->depthwise << 40,
+                      nw, (uint64_t)src, at, 0x5eed5eed5eedull};
+    return npuc_hash(NPUC_HASH_INIT, f, sizeof f);
+}
+
+int eu_wcache_stream_src(eu_wcache *c, const sim_wgeom *g, int32_t src, size_t at, size_t nw,
+                         int32_t *stream, size_t *size, npuc_err *err)
+{
+    uint64_t h = wc_src_hash(g, src, at, nw);
+    int32_t s = -1;
+    for (int32_t i = npuc_hindex_first(&c->ix, h); i >= 0 && s < 0; i = npuc_hindex_next(&c->ix, i)) {
+        const wc_entry *x = &c->e[i];
+        if (x->s >= 0 && x->src == src && x->at == at && x->nw == nw && same_geom(&x->g, g)) s = x->s;
+    }
+    if (s < 0) {
+        if (!wc_entry_room(c) || !npuc_hindex_add(&c->ix, h))
+            return npuc_errf(err, NPUC_E_NOMEM, "weight encode: out of memory");
+        int32_t k = c->ix.n - 1;
+        c->e[k] = (wc_entry){*g, nw, c->src[src].w + at, -1, src, at};
+        int rc = wc_entry_stream(c, k, err);
+        if (rc) return rc;
+        s = c->e[k].s;
+    }
+    *stream = s;
+    *size = c->st[s].size;
+    return NPUC_OK;
+}
+
+void eu_wcache_copy(const eu_wcache *c, int32_t stream, uint8_t *to)
+{
+    const wc_stream *q = &c->st[stream];
+    if (q->out) {
+        memcpy(to, q->out, q->size);
+        return;
+    }
+    wc_blocks(c, to, (uint32_t)stream, q->size);
 }
 
 int eu_wcache_fill(eu_wcache *c, uint8_t *b, uint64_t size, npuc_err *err)
@@ -1943,13 +2219,7 @@ int eu_wcache_fill(eu_wcache *c, uint8_t *b, uint64_t size, npuc_err *err)
         wc_stream *q = &c->st[i];
         if (at + q->size > size) continue;
         /* the whole placeholder, or not one */
-        bool same = true;
-        uint8_t blk[16];
-        for (size_t k = 1; k < q->size / 16 && same; k++) {
-            wc_block(c, blk, i, k);
-            same = !memcmp(b + at + 16 * k, blk, 16);
-        }
-        if (!same) continue;
+        if (!wc_is_blocks(c, b + at, i, q->size)) continue;
         int rc = wc_write(q, err);
         if (rc) return rc;
         memcpy(b + at, q->out, q->size);

@@ -56,6 +56,26 @@ void eu_wcache_free(eu_wcache *c);
 int eu_encode_weights_cached(eu_wcache *c, const sim_wgeom *g, const int16_t *w, size_t nw,
                              const uint8_t **out, size_t *out_size, uint8_t **own, npuc_err *err);
 
+/* Weight sources: the weights of an op as the lowering derives them
+ * from a constant tensor, kept by the cache once per content for all the
+ * compiles it serves (each lowers the same tensors; its chunks and blocks
+ * differ). The source's key is desc[0..desc_len) (how the data is read)
+ * and data[0..data_len) (the bytes read), compared whole. *src: the
+ * source; *w is NULL when the cache has it (its weights:
+ * eu_wcache_source_weights), else the new source's nw weights, which the
+ * caller fills at once. c must not be NULL. */
+int eu_wcache_source(eu_wcache *c, const void *desc, size_t desc_len, const void *data, size_t data_len,
+                     size_t nw, int32_t *src, int16_t **w, npuc_err *err);
+const int16_t *eu_wcache_source_weights(const eu_wcache *c, int32_t src);
+/* The stream of weights [at, at + nw) of source src in geometry g (what
+ * eu_encode_weights_cached gives for them), keyed by the source and the
+ * range: no weight is read, hashed or copied when the cache has it.
+ * *stream: its index in the cache, *size its bytes; eu_wcache_copy puts
+ * them (or, in a lazy cache, the placeholder standing for them) at `to`. */
+int eu_wcache_stream_src(eu_wcache *c, const sim_wgeom *g, int32_t src, size_t at, size_t nw,
+                         int32_t *stream, size_t *size, npuc_err *err);
+void eu_wcache_copy(const eu_wcache *c, int32_t stream, uint8_t *to);
+
 /* A lazy cache writes no stream's bits when it is encoded: *out of
  * eu_encode_weights_cached is then a placeholder of the stream's exact
  * size (its plan's), which stands for the stream in every byte

@@ -363,6 +363,22 @@ int cc_lower(cc_model *m, npuc_err *err)
         for (int32_t k = 0; k < g->ops[i].n_in; k++)
             if (g->ops[i].in[k] >= 0 && g->ops[i].in[k] < g->n_tensors) readers[g->ops[i].in[k]]++;
     c.readers = readers;
+    /* the constant input bytes of each op and the ops after it (counted
+     * per reader: an unrolled LSTM's ops add copies of one tensor that
+     * share_consts drops only after) */
+    uint64_t *rest = malloc(((size_t)g->n_ops + 1) * sizeof *rest);
+    if (rest) {
+        rest[g->n_ops] = 0;
+        for (int32_t i = g->n_ops; i-- > 0;) {
+            uint64_t b = 0;
+            for (int32_t k = 0; k < g->ops[i].n_in; k++) {
+                int32_t t = g->ops[i].in[k];
+                if (t >= 0 && t < g->n_tensors && g->tensors[t].data) b += g->tensors[t].nbytes;
+            }
+            rest[i] = rest[i + 1] + b;
+        }
+    }
+    c.const_rest = rest;
     /* the search's, else one of its own (NULL: every reference run anew) */
     c.refs = m->refs ? m->refs : cc_ref_memo_new();
     for (int32_t i = 0; i < g->n_ops && !rc; i++) {
@@ -387,6 +403,7 @@ int cc_lower(cc_model *m, npuc_err *err)
     cc_blk_memo_free(c.blocks);
     rc = rc ? rc : close_epoch(&c, err);
     free(readers);
+    free(rest);
     if (c.refs != m->refs) cc_ref_memo_free(c.refs);
     return rc;
 }

@@ -36,6 +36,8 @@ typedef struct lower_ctx {
                                  quantization (lower_toolkit.c), NULL: none */
     const int32_t *readers;   /* per graph tensor: the op inputs reading it
                                  (counted once per lowering), NULL: none */
+    const uint64_t *const_rest; /* per graph op i: the constant input bytes of
+                                   ops i.. (cc_flash_reserve), NULL: none */
 } lower_ctx;
 
 /* Frees lower_ctx.share. */
@@ -47,6 +49,12 @@ void cc_blk_memo_free(struct cc_blk_memo *b);
  * lower_ctx.refs: get is true (val filled) when key was put before. */
 bool cc_check_get(const lower_ctx *c, const int32_t key[3], int32_t val[4]);
 void cc_check_put(const lower_ctx *c, const int32_t key[3], const int32_t val[4]);
+/* Values of the lowering's pure functions by a key of bytes (everything
+ * the value is a function of), kept with lower_ctx.refs for all the
+ * search's compiles: get is true (val filled) when key was put before
+ * with a value of vs bytes; put keeps nothing when out of memory. */
+bool cc_blob_get(const lower_ctx *c, const void *key, size_t ks, void *val, size_t vs);
+void cc_blob_put(const lower_ctx *c, const void *key, size_t ks, const void *val, size_t vs);
 /* The op inputs reading tensor t: from lower_ctx.readers, else counted. */
 int32_t cc_readers(const lower_ctx *c, int32_t t);
 
@@ -250,6 +258,16 @@ bool cc_weighted_scales(const wop *p, sim_scale_rec *recs, char *why, size_t why
  * scratch when the system has one apart from the arena, else the arena) and
  * the goal is performance (the copy overlaps the previous op). */
 bool cc_buffer_weights(const lower_ctx *c);
+/* cc_flash_add without the copy: room for `size` bytes appended to the
+ * epoch's flash (the gaps zeroed), *off its offset; the caller fills it
+ * at once (the pointer moves with the next add). NULL with err set. */
+uint8_t *cc_flash_room(cc_epoch *e, uint64_t size, uint64_t *off, npuc_err *err);
+/* Makes room in the open epoch's flash, before an op that may add up to
+ * `need` bytes of constants does, for what the rest of the graph's
+ * constants will take too (one allocation instead of growing step by
+ * step and copying the constants each time). Only a capacity: nothing
+ * fails (cc_flash_room grows as before). */
+void cc_flash_reserve(lower_ctx *c, uint64_t need);
 /* Whether cc_encode_weighted splits p into output-channel chunks (copies
  * made, more raw weight bytes than cc_options.chunk_bytes). */
 bool cc_weights_chunked(const lower_ctx *c, const wop *p);

@@ -221,7 +221,7 @@ void cc_copy_op(eu_op *o, unsigned bits)
 
 /* ----------------------------------------------------------- constants */
 
-int cc_flash_add(cc_epoch *e, const void *data, uint64_t size, uint64_t *off, npuc_err *err)
+uint8_t *cc_flash_room(cc_epoch *e, uint64_t size, uint64_t *off, npuc_err *err)
 {
     uint64_t start = (e->flash_size + 15) & ~(uint64_t)15;
     uint64_t end = start + ((size + 15) & ~(uint64_t)15);
@@ -233,17 +233,45 @@ int cc_flash_add(cc_epoch *e, const void *data, uint64_t size, uint64_t *off, np
         uint64_t cap = e->flash_cap ? e->flash_cap + e->flash_cap / 2 : 4096;
         while (cap < end) cap += cap / 2;
         uint8_t *p = realloc(e->flash, cap);
-        if (!p) return npuc_errf(err, NPUC_E_NOMEM, "out of memory for %llu bytes of constants",
-                                 (unsigned long long)cap);
+        if (!p) {
+            npuc_errf(err, NPUC_E_NOMEM, "out of memory for %llu bytes of constants", (unsigned long long)cap);
+            return NULL;
+        }
         e->flash = p;
         e->flash_cap = cap;
     }
     /* zeros in the gaps only (the alignment before, the padding after) */
     memset(e->flash + e->flash_size, 0, start - e->flash_size);
-    if (size) memcpy(e->flash + start, data, size);
     memset(e->flash + start + size, 0, end - start - size);
     e->flash_size = end;
     *off = start;
+    return e->flash + start;
+}
+
+void cc_flash_reserve(lower_ctx *c, uint64_t need)
+{
+    cc_epoch *e = c->e;
+    if (!e || e->flash_size + 16 + need <= e->flash_cap) return;
+    uint64_t want = e->flash_size + 16 + need;
+    /* the rest of the graph's constants and a quarter more (streams of
+     * padded traversals, scale records of 10 bytes a channel), at most
+     * 64 MiB ahead; and at least by half again */
+    uint64_t rest = c->const_rest ? c->const_rest[c->op_index] : 0, ahead = rest + rest / 4 + 4096;
+    if (ahead > ((uint64_t)64 << 20)) ahead = (uint64_t)64 << 20;
+    uint64_t cap = e->flash_size + ahead;
+    if (cap < want) cap = want;
+    if (cap < e->flash_cap + e->flash_cap / 2) cap = e->flash_cap + e->flash_cap / 2;
+    uint8_t *p = cap == (size_t)cap ? realloc(e->flash, (size_t)cap) : NULL;
+    if (!p) return;
+    e->flash = p;
+    e->flash_cap = cap;
+}
+
+int cc_flash_add(cc_epoch *e, const void *data, uint64_t size, uint64_t *off, npuc_err *err)
+{
+    uint8_t *at = cc_flash_room(e, size, off, err);
+    if (!at) return err->code;
+    if (size) memcpy(at, data, size);
     return NPUC_OK;
 }
 
@@ -383,6 +411,12 @@ typedef struct ref_ent {
     int32_t n;
 } ref_ent;
 
+/* A value by a key of bytes (cc_blob_get). */
+typedef struct blob_ent {
+    uint8_t *kv;                  /* the key, then the value */
+    size_t ks, vs;
+} blob_ent;
+
 /* An answer of a check that is a function of a few integers alone. */
 typedef struct check_ent {
     int32_t key[3], val[4];
@@ -395,6 +429,9 @@ struct cc_ref_memo {
     int32_t n_ck, cap_ck;
     struct cc_blk_memo *blocks;   /* cc_block_choose_kept's */
     struct cc_blk_memo *cycles;   /* copy_cycles' */
+    blob_ent *bl;                 /* cc_blob_get / cc_blob_put */
+    int32_t n_bl, cap_bl;
+    npuc_hindex blx;              /* their keys' hashes */
 };
 
 struct cc_ref_memo *cc_ref_memo_new(void) { return calloc(1, sizeof(struct cc_ref_memo)); }
@@ -408,6 +445,9 @@ void cc_ref_memo_free(struct cc_ref_memo *r)
     }
     free(r->e);
     free(r->ck);
+    for (int32_t i = 0; i < r->n_bl; i++) free(r->bl[i].kv);
+    free(r->bl);
+    npuc_hindex_free(&r->blx);
     cc_blk_memo_free(r->blocks);
     cc_blk_memo_free(r->cycles);
     free(r);
@@ -422,6 +462,36 @@ bool cc_check_get(const lower_ctx *c, const int32_t key[3], int32_t val[4])
             return true;
         }
     return false;
+}
+
+bool cc_blob_get(const lower_ctx *c, const void *key, size_t ks, void *val, size_t vs)
+{
+    const struct cc_ref_memo *r = c->refs;
+    if (!r) return false;
+    uint64_t h = npuc_hash(NPUC_HASH_INIT, key, ks) ^ ks;
+    for (int32_t i = npuc_hindex_first(&r->blx, h); i >= 0; i = npuc_hindex_next(&r->blx, i)) {
+        const blob_ent *x = &r->bl[i];
+        if (x->ks == ks && x->vs == vs && !memcmp(x->kv, key, ks)) {
+            memcpy(val, x->kv + ks, vs);
+            return true;
+        }
+    }
+    return false;
+}
+
+void cc_blob_put(const lower_ctx *c, const void *key, size_t ks, const void *val, size_t vs)
+{
+    struct cc_ref_memo *r = c->refs;
+    npuc_err e2 = {0};
+    if (!r || !cc_grow((void **)&r->bl, &r->cap_bl, r->n_bl, sizeof *r->bl, &e2)) return;   /* not kept */
+    uint8_t *kv = malloc(ks + vs + 1);
+    if (!kv || !npuc_hindex_add(&r->blx, npuc_hash(NPUC_HASH_INIT, key, ks) ^ ks)) {
+        free(kv);
+        return;
+    }
+    memcpy(kv, key, ks);
+    memcpy(kv + ks, val, vs);
+    r->bl[r->n_bl++] = (blob_ent){kv, ks, vs};
 }
 
 void cc_check_put(const lower_ctx *c, const int32_t key[3], const int32_t val[4])

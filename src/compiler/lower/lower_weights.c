@@ -52,11 +52,19 @@ bool cc_weights_chunked(const lower_ctx *c, const wop *p)
     return cc_buffer_weights(c) && !p->depthwise && per_ch * p->O > chunk_bytes;
 }
 
+/* The weights of a part: w, which are weights [at, ...) of the cache's
+ * source src when src >= 0 (the cache then keys them by that range). */
+typedef struct wpart {
+    const int16_t *w;
+    int32_t src;
+    size_t at;
+} wpart;
+
 /* Encodes the scale records and weight stream of `n` output channels (w:
  * their weights [n][kh][kw][I], recs: their records) with OFM block depth
  * `bd`, appended to the epoch's constants: scales at *s_off, weights at
  * *w_off. */
-static int encode_part(lower_ctx *c, const eu_op *o, const wop *p, const int16_t *w,
+static int encode_part(lower_ctx *c, const eu_op *o, const wop *p, wpart w,
                        const sim_scale_rec *recs, uint32_t n, uint32_t bd, uint64_t *s_off,
                        uint64_t *s_len, uint64_t *w_off, uint64_t *w_len, npuc_err *err)
 {
@@ -74,25 +82,32 @@ static int encode_part(lower_ctx *c, const eu_op *o, const wop *p, const int16_t
     wg.part_kernel_first = o->pkf;
     wg.depthwise = p->depthwise;
     const uint8_t *wbuf = NULL;
-    uint8_t *wown = NULL, *sbuf = NULL;
+    uint8_t *wown = NULL, *at;
     size_t wlen = 0, slen = eu_scale_stream_size(n);
     size_t nw = (size_t)n * p->kh * p->kw * wg.ifm_depth;
-    int rc = eu_encode_weights_cached(c->m->wcache, &wg, w, nw, &wbuf, &wlen, &wown, err);
+    int32_t stream = -1;
+    int rc = w.src >= 0 ? eu_wcache_stream_src(c->m->wcache, &wg, w.src, w.at, nw, &stream, &wlen, err)
+                        : eu_encode_weights_cached(c->m->wcache, &wg, w.w, nw, &wbuf, &wlen, &wown, err);
     if (rc) return rc;
-    sbuf = malloc(slen ? slen : 1);
-    if (!sbuf) {
-        rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    /* the scale records, then the weights, written in place (records
+     * that fail leave the flash as it was) */
+    uint64_t size0 = c->e->flash_size;
+    if (!(at = cc_flash_room(c->e, slen, s_off, err))) goto fail;
+    if ((rc = eu_encode_scales(recs, n, at, err))) {
+        c->e->flash_size = size0;
         goto done;
     }
-    if ((rc = eu_encode_scales(recs, n, sbuf, err))) goto done;
-    if ((rc = cc_flash_add(c->e, sbuf, slen, s_off, err))) goto done;
     *s_len = slen;
-    if ((rc = cc_flash_add(c->e, wbuf, wlen, w_off, err))) goto done;
+    if (!(at = cc_flash_room(c->e, wlen, w_off, err))) goto fail;
+    if (stream >= 0) eu_wcache_copy(c->m->wcache, stream, at);
+    else memcpy(at, wbuf, wlen);
     *w_len = wlen;
 done:
     free(wown);
-    free(sbuf);
     return rc;
+fail:
+    rc = err->code;
+    goto done;
 }
 
 /* U65-512 dual-core mode: core k takes channels 2j + k with block depth
@@ -113,7 +128,7 @@ static int encode_dual(lower_ctx *c, eu_op *o, const wop *p, const int16_t *w,
             rk[j] = recs[2 * j + k];
         }
         if (!nk) break;   /* one channel: core 1 has nothing */
-        rc = encode_part(c, o, p, wk, rk, nk, (o->blk.d + 1 - k) / 2, k ? &o->s1_off : &o->s_off,
+        rc = encode_part(c, o, p, (wpart){wk, -1, 0}, rk, nk, (o->blk.d + 1 - k) / 2, k ? &o->s1_off : &o->s_off,
                          k ? &o->s1_len : &o->s_len, k ? &o->w1_off : &o->w_off,
                          k ? &o->w1_len : &o->w_len, err);
     }
@@ -235,7 +250,7 @@ static int32_t share_consts(lower_ctx *c, eu_op *o)
 /* Encodes the weights and scale records of one NPU op covering `n` output
  * channels (w: their weights [n][kh][kw][I], recs: their records) into the
  * epoch's constants, with an arena copy when `buffered`. */
-static int encode_chunk(lower_ctx *c, eu_op *o, const wop *p, const int16_t *w,
+static int encode_chunk(lower_ctx *c, eu_op *o, const wop *p, wpart w,
                         const sim_scale_rec *recs, uint32_t n, bool buffered, npuc_err *err)
 {
     int rc;
@@ -244,7 +259,7 @@ static int encode_chunk(lower_ctx *c, eu_op *o, const wop *p, const int16_t *w,
     if (!o->dual)
         rc = encode_part(c, o, p, w, recs, n, o->blk.d, &o->s_off, &o->s_len, &o->w_off, &o->w_len, err);
     else
-        rc = encode_dual(c, o, p, w, recs, n, err);
+        rc = encode_dual(c, o, p, w.w, recs, n, err);
     if (rc) return rc;
     int32_t same = share_consts(c, o);
     o->wbuf = -1;
@@ -315,25 +330,98 @@ bool cc_weighted_scales(const wop *p, sim_scale_rec *recs, char *why, size_t why
     return true;
 }
 
+/* The key of p's scale records: everything cc_weighted_scales reads (the
+ * output stage's fixed scale, or the weights' quantization, the input's
+ * and output's scales and types, the layout, the float product, the
+ * bias), for cc_blob_get. NULL when out of memory. */
+static uint8_t *scales_key(const wop *p, size_t *ks)
+{
+    const bool fixed = p->fixed_scale, biased = !fixed && p->bias && p->bias->data;
+    const int32_t qn = fixed ? 0 : p->w->q.n;
+    const int32_t head[10] = {0x5ca1e5, (int32_t)p->O, fixed, (int32_t)p->fixed_m, p->fixed_s, p->layout,
+                              p->fc_float_product, qn, p->in->dtype, biased ? (int32_t)p->bias->dtype : -1};
+    size_t n = sizeof head + (size_t)(qn > 0 ? qn : 0) * (sizeof(float) + sizeof(int64_t)) +
+               (fixed || !p->O ? 0 : 2 * sizeof(float)) + (biased ? (size_t)p->O * sizeof(int64_t) : 0);
+    uint8_t *k = malloc(n), *at = k;
+    if (!k) return NULL;
+    memcpy(at, head, sizeof head);
+    at += sizeof head;
+    if (qn > 0) {
+        memcpy(at, p->w->q.scale, (size_t)qn * sizeof(float));
+        at += (size_t)qn * sizeof(float);
+        memcpy(at, p->w->q.zero_point, (size_t)qn * sizeof(int64_t));
+        at += (size_t)qn * sizeof(int64_t);
+    }
+    if (!fixed && p->O) {
+        memcpy(at, &p->in->q.scale[0], sizeof(float));
+        memcpy(at + sizeof(float), &p->out->q.scale[0], sizeof(float));
+        at += 2 * sizeof(float);
+    }
+    for (size_t ch = 0; biased && ch < p->O; ch++, at += sizeof(int64_t)) {
+        int64_t b = 0;
+        if (p->bias->dtype == GRAPH_I32) b = ((const int32_t *)p->bias->data)[ch];
+        else if (p->bias->dtype == GRAPH_I64) b = ((const int64_t *)p->bias->data)[ch];
+        memcpy(at, &b, sizeof b);
+    }
+    *ks = n;
+    return k;
+}
+
+/* The number of weights of p as gathered: [O][kh][kw][I] (I = 1 for
+ * depthwise). */
+static size_t gathered_count(const wop *p)
+{
+    return (size_t)p->O * p->kh * p->kw * (p->depthwise ? 1 : p->I);
+}
+
+/* The bytes of p->wdata its layout reads. */
+static size_t raw_bytes(const wop *p)
+{
+    if (p->layout == 0 || p->layout == 3) return (size_t)p->O * p->kh * p->kw * p->I;
+    return (size_t)p->kh * p->kw * p->O;
+}
+
 /* The weights of p as [O][kh][kw][I] (I = 1 for depthwise), zero point
- * removed. NULL on out of memory. */
-static int16_t *gather_weights(const wop *p)
+ * removed, into wv (gathered_count(p) of them). */
+static void gather_weights(const wop *p, int16_t *wv)
 {
     uint32_t I = p->depthwise ? 1 : p->I;
-    size_t nw = (size_t)p->O * p->kh * p->kw * I;
-    int16_t *wv = malloc(nw * sizeof *wv + 1);
-    if (!wv) return NULL;
+    size_t nw = gathered_count(p);
     if (p->layout == 0 && I == p->I) {
         /* OHWI is the order gathered: a straight copy */
         for (size_t j = 0; j < nw; j++) wv[j] = (int16_t)(p->wdata[j] - p->wzp);
-        return wv;
+        return;
     }
     for (uint32_t oc = 0; oc < p->O; oc++)
         for (uint32_t ky = 0; ky < p->kh; ky++)
             for (uint32_t kx = 0; kx < p->kw; kx++)
                 for (uint32_t i = 0; i < I; i++)
                     wv[(((size_t)oc * p->kh + ky) * p->kw + kx) * I + i] = wget(p, oc, ky, kx, i);
-    return wv;
+}
+
+/* p's gathered weights: the encode cache's source of them (gathered the
+ * first time any compile of the model asks: the schedule search lowers
+ * the same tensors again), or without a cache a copy in *own. */
+static int weights_of(lower_ctx *c, const wop *p, wpart *w, int16_t **own, npuc_err *err)
+{
+    size_t nw = gathered_count(p);
+    *own = NULL;
+    *w = (wpart){NULL, -1, 0};
+    eu_wcache *wc = c->m->wcache;
+    if (!wc) {
+        if (!(*own = malloc(nw * sizeof **own + 1))) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+        gather_weights(p, *own);
+        w->w = *own;
+        return NPUC_OK;
+    }
+    /* what the weights are derived from: how the tensor is read, and its bytes */
+    const uint32_t desc[7] = {(uint32_t)p->layout, (uint32_t)p->wzp, p->O, p->I, p->kh, p->kw, p->depthwise};
+    int16_t *fill;
+    int rc = eu_wcache_source(wc, desc, sizeof desc, p->wdata, raw_bytes(p), nw, &w->src, &fill, err);
+    if (rc) return rc;
+    if (fill) gather_weights(p, fill);
+    w->w = eu_wcache_source_weights(wc, w->src);
+    return NPUC_OK;
 }
 
 int cc_encode_weighted(lower_ctx *c, eu_op *o, const wop *p, npuc_err *err)
@@ -342,16 +430,23 @@ int cc_encode_weighted(lower_ctx *c, eu_op *o, const wop *p, npuc_err *err)
     bool wide = p->in->dtype == GRAPH_I16;
     sim_scale_rec *recs = calloc(p->O ? p->O : 1, sizeof *recs);
     int16_t *wv = NULL;
+    wpart w;
     int rc = NPUC_OK;
     if (!recs) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
-    if (!cc_weighted_scales(p, recs, c->why, CC_WHY_SIZE)) {
-        rc = 1;
-        goto done;
+    /* the records of the same weights, scales and bias: worked out once
+     * for all the search's compiles */
+    size_t ks = 0;
+    uint8_t *key = scales_key(p, &ks);
+    if (!key || !cc_blob_get(c, key, ks, recs, sizeof *recs * p->O)) {
+        if (!cc_weighted_scales(p, recs, c->why, CC_WHY_SIZE)) {
+            free(key);
+            rc = 1;
+            goto done;
+        }
+        if (key) cc_blob_put(c, key, ks, recs, sizeof *recs * p->O);
     }
-    if (!(wv = gather_weights(p))) {
-        rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
-        goto done;
-    }
+    free(key);
+    if ((rc = weights_of(c, p, &w, &wv, err))) goto done;
     o->ofm_scale_mode = 0;
     o->round = p->fixed_scale ? p->fixed_round : wide ? 2 : 0;
     cc_set_act(o, out, c->g->ops[c->op_index].opt.activation);
@@ -360,6 +455,8 @@ int cc_encode_weighted(lower_ctx *c, eu_op *o, const wop *p, npuc_err *err)
      * another: each copy overlaps the previous op and only two chunks need
      * SRAM at a time (docs/ethos-u.md 6.1: one stream per OFM depth range). */
     bool buffered = cc_buffer_weights(c);
+    /* the streams (at most about 9 bits a position), records and padding */
+    cc_flash_reserve(c, 2 * (uint64_t)gathered_count(p) + 16 * (uint64_t)p->O + 4096);
     size_t per_ch = (size_t)p->kh * p->kw * (p->depthwise ? 1 : p->I);
     uint32_t chunk = p->O;
     size_t chunk_bytes = c->m->opt.chunk_bytes ? c->m->opt.chunk_bytes : CC_CHUNK_DEFAULT;
@@ -389,7 +486,8 @@ int cc_encode_weighted(lower_ctx *c, eu_op *o, const wop *p, npuc_err *err)
         oj->ofm.c = n;
         oj->ofm.c0 = tmpl.ofm.c0 + c0;
         if (n != p->O && (rc = cc_choose_block(c, oj, err))) break;
-        rc = encode_chunk(c, oj, p, wv + (size_t)c0 * per_ch, recs + c0, n, buffered, err);
+        size_t at = (size_t)c0 * per_ch;
+        rc = encode_chunk(c, oj, p, (wpart){w.w + at, w.src, at}, recs + c0, n, buffered, err);
     }
 done:
     free(recs);
@@ -399,8 +497,9 @@ done:
 
 /* ------------------------------------------------ constants shared across epochs */
 
-/* A range [lo, hi) of one epoch's flash, placed at `to` in the shared flash. */
-typedef struct fl_piece { uint64_t lo, hi, to; } fl_piece;
+/* A range [lo, hi) of one epoch's flash, placed at `to` in the shared
+ * flash (fresh: its bytes are copied there, not an earlier piece's). */
+typedef struct fl_piece { uint64_t lo, hi, to; bool fresh; } fl_piece;
 
 typedef struct fl_pieces { fl_piece *p; int32_t n, cap; } fl_pieces;
 
@@ -414,7 +513,7 @@ static bool fl_push(fl_pieces *v, uint64_t lo, uint64_t hi)
         v->p = p;
         v->cap = cap;
     }
-    v->p[v->n++] = (fl_piece){lo, hi, 0};
+    v->p[v->n++] = (fl_piece){lo, hi, 0, false};
     return true;
 }
 
@@ -473,45 +572,40 @@ static uint64_t fl_map(const fl_pieces *v, uint64_t off)
     return v->p[a].to + (off - v->p[a].lo);
 }
 
-/* The hash of a piece (it only picks slots: the layout is the order of
- * the pieces, whatever it is) */
+/* The hash of a piece: its length and its first and last 64 bytes (it
+ * only picks slots, a match is compared whole: the layout is the order of
+ * the pieces, whatever the hash). */
 static uint64_t fl_hash(const uint8_t *p, uint64_t n)
 {
-    return npuc_hash(NPUC_HASH_INIT, p, (size_t)n) ^ n;
+    size_t k = n < 64 ? (size_t)n : 64;
+    return npuc_hash(npuc_hash(NPUC_HASH_INIT, p, k), p + n - k, k) ^ n;
 }
 
-/* The shared flash being built: bytes, and a hash table of the pieces in it. */
+/* The shared flash being laid out: its size, and a hash table of the
+ * pieces in it (their bytes where they are now, in the epochs' flashes:
+ * nothing is copied unless the layout is kept). */
 typedef struct fl_shared {
-    uint8_t *b; uint64_t size, cap;
-    struct { uint64_t hash, off, len; } *slot; uint64_t n_slots;
+    uint64_t size;
+    struct { uint64_t hash, off, len; const uint8_t *src; } *slot; uint64_t n_slots;
 } fl_shared;
 
 /* Places piece p (bytes src): at an identical earlier piece, else appended. */
-static bool fl_place(fl_shared *s, fl_piece *p, const uint8_t *src)
+static void fl_place(fl_shared *s, fl_piece *p, const uint8_t *src)
 {
     uint64_t len = p->hi - p->lo, h = fl_hash(src, len), i = h & (s->n_slots - 1);
     for (; s->slot[i].len; i = (i + 1) & (s->n_slots - 1))
-        if (s->slot[i].hash == h && s->slot[i].len == len && !memcmp(s->b + s->slot[i].off, src, len)) {
+        if (s->slot[i].hash == h && s->slot[i].len == len && !memcmp(s->slot[i].src, src, len)) {
             p->to = s->slot[i].off;
-            return true;
+            return;
         }
-    uint64_t start = (s->size + 15) & ~(uint64_t)15, end = start + len;
-    if (end > s->cap) {
-        uint64_t cap = s->cap ? s->cap : 4096;
-        while (cap < end) cap *= 2;
-        uint8_t *nb = realloc(s->b, cap);
-        if (!nb) return false;
-        s->b = nb;
-        s->cap = cap;
-    }
-    memset(s->b + s->size, 0, start - s->size);
-    memcpy(s->b + start, src, len);
-    s->size = end;
+    uint64_t start = (s->size + 15) & ~(uint64_t)15;
+    s->size = start + len;
     s->slot[i].hash = h;
     s->slot[i].off = start;
     s->slot[i].len = len;
+    s->slot[i].src = src;
     p->to = start;
-    return true;
+    p->fresh = true;
 }
 
 int cc_share_flash(cc_model *m, bool *shared, npuc_err *err)
@@ -542,7 +636,27 @@ int cc_share_flash(cc_model *m, bool *shared, npuc_err *err)
         ok = (s.slot = calloc(s.n_slots, sizeof *s.slot)) != NULL;
     }
     for (int32_t i = 0; i < m->n_epochs && ok; i++)
-        for (int32_t j = 0; j < pc[i].n && ok; j++) ok = fl_place(&s, &pc[i].p[j], m->epochs[i].flash + pc[i].p[j].lo);
+        for (int32_t j = 0; j < pc[i].n; j++) fl_place(&s, &pc[i].p[j], m->epochs[i].flash + pc[i].p[j].lo);
+    /* the layout is kept where it is smaller: its bytes then, the fresh
+     * pieces in the order placed, zeros between them and to the end */
+    uint8_t *b = NULL;
+    uint64_t size = (s.size + 15) & ~(uint64_t)15;
+    if (ok && s.size < before) {
+        if ((b = malloc(size ? size : 16))) {
+            uint64_t at = 0;
+            for (int32_t i = 0; i < m->n_epochs; i++)
+                for (int32_t j = 0; j < pc[i].n; j++) {
+                    const fl_piece *p = &pc[i].p[j];
+                    if (!p->fresh) continue;
+                    memset(b + at, 0, p->to - at);
+                    memcpy(b + p->to, m->epochs[i].flash + p->lo, p->hi - p->lo);
+                    at = p->to + (p->hi - p->lo);
+                }
+            memset(b + at, 0, size - at);
+        } else {
+            ok = false;
+        }
+    }
     int rc = ok ? NPUC_OK : npuc_errf(err, NPUC_E_NOMEM, "out of memory sharing constants");
     if (ok && s.size < before) {
         /* every epoch addresses the shared flash, kept by the first */
@@ -565,19 +679,15 @@ int cc_share_flash(cc_model *m, bool *shared, npuc_err *err)
             if (i != owner) e->flash_shared = owner + 1;
         }
         cc_epoch *o = &m->epochs[owner];
-        o->flash = s.b;
-        o->flash_size = (s.size + 15) & ~(uint64_t)15;
-        o->flash_cap = s.cap;
-        if (o->flash_size > s.size) {
-            /* the tail padding (the capacity is a multiple of 16) */
-            memset(o->flash + s.size, 0, o->flash_size - s.size);
-        }
-        s.b = NULL;
+        o->flash = b;
+        o->flash_size = size;
+        o->flash_cap = size ? size : 16;
+        b = NULL;
         *shared = true;
     }
     for (int32_t i = 0; pc && i < m->n_epochs; i++) free(pc[i].p);
     free(pc);
-    free(s.b);
+    free(b);
     free(s.slot);
     return rc;
 }

@@ -19,6 +19,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cc_test_npu.h"
 
@@ -104,6 +105,26 @@ static void one(const char *rel, eu_variant v, const char *vname)
     tfl_model_free(tm);
 }
 
+/* Random bytes in a bool are no bool (UBSan stops on loading one): each
+ * bool of s keeps its low bit, read as a byte. */
+static void bit01(bool *b)
+{
+    unsigned char x;
+    memcpy(&x, b, 1);
+    x &= 1;
+    memcpy(b, &x, 1);
+}
+
+static void bools01(sim_state *s)
+{
+    sim_fm *fm[3] = {&s->ifm, &s->ifm2, &s->ofm};
+    for (int i = 0; i < 3; i++) bit01(&fm[i]->is_signed);
+    bool *b[] = {&s->part_kernel_first, &s->decomp_4x4, &s->weight_custom_dma, &s->scale_custom_dma, &s->bcast_h,
+                 &s->bcast_w, &s->bcast_c, &s->ifm2_first, &s->ifm2_scalar, &s->dma.src_internal,
+                 &s->dma.dst_internal};
+    for (size_t i = 0; i < sizeof b / sizeof b[0]; i++) bit01(b[i]);
+}
+
 /* What estimate's segments compare of the state before an op: a kernel
  * op's record reads only the registers before sim_state's DMA ones, a DMA
  * start's only the DMA ones, PARALLEL_MODE and BLOCKDEP. Random states,
@@ -134,6 +155,8 @@ static void state_ranges(void)
                     b.parallel_mode = a.parallel_mode;
                     b.blockdep = a.blockdep;
                 }
+                bools01(&a);
+                bools01(&b);
                 sim_op_info x, y;
                 sim_op_info_from_state(&a, &c, 3, var, &x);
                 sim_op_info_from_state(&b, &c, 3, var, &y);

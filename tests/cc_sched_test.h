@@ -71,10 +71,46 @@ static inline void alloc(cc_model *m)
     CHECK(rc == NPUC_OK || rc == NPUC_E_UNSUPPORTED);
 }
 
-
 static inline bool same_streams(const streams *a, const streams *b)
 {
     return a->n == b->n && !memcmp(a->b, b->b, a->n);
+}
+
+/* Whether b compiled to a's command streams, flash and pool sizes. */
+static inline bool same_compiled(const cc_model *a, const cc_model *b)
+{
+    streams sa = {0}, sb = {0};
+    bool taken = take_streams(a, &sa) && take_streams(b, &sb);
+    CHECK(taken);
+    bool same = taken && same_streams(&sa, &sb) && a->flash_size == b->flash_size &&
+                a->arena_size == b->arena_size && a->fast_size == b->fast_size;
+    free(sa.b);
+    free(sb.b);
+    return same;
+}
+
+/* The input scale of the tests' hand-built graphs. */
+#define SCHED_X_SCALE 0.05f
+
+/* The start of the tests' hand-built chains: graph `name` with an int8
+ * input x of `shape` (scale SCHED_X_SCALE, zero point 3) in *x, and conv
+ * options SAME, stride 1, dilation 1 in *opt. NULL on a failure. */
+static inline graph *sched_graph(const char *name, const int32_t shape[4], int32_t *x, tfl_options *opt)
+{
+    graph *g = graph_new(name);
+    if (!g) return NULL;
+    float sx = SCHED_X_SCALE;
+    int64_t zx = 3;
+    *x = graph_add_tensor(g, "x", GRAPH_I8, 4, shape, NULL);
+    if (*x < 0 || graph_set_quant(g, *x, 1, &sx, &zx, 0)) {
+        graph_free(g);
+        return NULL;
+    }
+    memset(opt, 0, sizeof *opt);
+    opt->padding = TFL_PAD_SAME;
+    opt->stride_w = opt->stride_h = 1;
+    opt->dilation_w = opt->dilation_h = 1;
+    return g;
 }
 
 #endif

@@ -144,12 +144,9 @@ static void given(const char *cs, const graph *g, eu_variant v, cc_concat_mode m
     opt.concat_given = true;
     opt.concat_in = a->concat_in;
     opt.n_concat_in = a->n_concat_in;
-    streams sa = {0}, sb = {0}, so = {0};
+    streams sb = {0}, so = {0};
     if (cc_check_compile(cs, g, v, opt, &b)) {
-        CHECK(take_streams(a, &sa) && take_streams(b, &sb));
-        bool same = same_streams(&sa, &sb) && a->flash_size == b->flash_size &&
-                    a->arena_size == b->arena_size && a->fast_size == b->fast_size &&
-                    b->n_concat_in == a->n_concat_in &&
+        bool same = same_compiled(a, b) && b->n_concat_in == a->n_concat_in &&
                     (!a->n_concat_in ||
                      !memcmp(a->concat_in, b->concat_in, sizeof *a->concat_in * (size_t)a->n_concat_in));
         CHECK(same);
@@ -166,14 +163,11 @@ static void given(const char *cs, const graph *g, eu_variant v, cc_concat_mode m
     cc_options o2 = opt;
     o2.concat = CC_CONCAT_OFF;
     if (cc_check_compile(cs, g, v, opt, &b) && cc_check_compile(cs, g, v, o2, &off)) {
-        free(sb.b);
-        sb.b = NULL;
         CHECK(take_streams(b, &sb) && take_streams(off, &so));
         CHECK(sb.n == so.n && !memcmp(sb.b, so.b, so.n) && b->n_concat_in == 0);
     } else {
         CHECK(0);
     }
-    free(sa.b);
     free(sb.b);
     free(so.b);
     cc_model_free(a);
@@ -187,20 +181,15 @@ static void given(const char *cs, const graph *g, eu_variant v, cc_concat_mode m
  * in place). */
 static graph *hand_built(uint64_t seed, bool with_x)
 {
-    graph *g = graph_new("concat_choices");
+    int32_t shape[4] = {1, 16, 16, 8};
+    int32_t x;
+    tfl_options opt;
+    graph *g = sched_graph("concat_choices", shape, &x, &opt);
     if (!g) return NULL;
     npuc_rng r;
     npuc_rng_seed(&r, seed);
-    int32_t shape[4] = {1, 16, 16, 8};
-    float sx = 0.05f;
-    int64_t zx = 3;
-    int32_t x = graph_add_tensor(g, "x", GRAPH_I8, 4, shape, NULL);
-    bool ok = x >= 0 && !graph_set_quant(g, x, 1, &sx, &zx, 0);
-    tfl_options opt;
-    memset(&opt, 0, sizeof opt);
-    opt.padding = TFL_PAD_SAME;
-    opt.stride_w = opt.stride_h = 1;
-    opt.dilation_w = opt.dilation_h = 1;
+    float sx = SCHED_X_SCALE;
+    bool ok = true;
     int32_t ws[4] = {16, 3, 3, 8}, os[4] = {1, 16, 16, 16};
     int32_t c1 = ok ? cc_rand_conv(g, &r, x, sx, GRAPH_I8, false, ws, os, &opt, "c1") : -1;
     ws[3] = 16;

@@ -238,20 +238,15 @@ static void refuse(const char *cs, cc_model *a, cc_model *b)
  * c_oc output channels each (seed: the weights). */
 static graph *hand_built(uint64_t seed, int32_t c_oc)
 {
-    graph *g = graph_new("sched_value");
+    int32_t shape[4] = {1, 24, 24, 16};
+    int32_t x;
+    tfl_options opt;
+    graph *g = sched_graph("sched_value", shape, &x, &opt);
     if (!g) return NULL;
     npuc_rng r;
     npuc_rng_seed(&r, seed);
-    int32_t shape[4] = {1, 24, 24, 16};
-    float sx = 0.05f;
-    int64_t zx = 3;
-    int32_t x = graph_add_tensor(g, "x", GRAPH_I8, 4, shape, NULL);
-    bool ok = x >= 0 && !graph_set_quant(g, x, 1, &sx, &zx, 0);
-    tfl_options opt;
-    memset(&opt, 0, sizeof opt);
-    opt.padding = TFL_PAD_SAME;
-    opt.stride_w = opt.stride_h = 1;
-    opt.dilation_w = opt.dilation_h = 1;
+    float sx = SCHED_X_SCALE;
+    bool ok = true;
     int32_t ws[4] = {c_oc, 3, 3, 16}, os[4] = {1, 24, 24, c_oc};
     int32_t c1 = ok ? cc_rand_conv(g, &r, x, sx, GRAPH_I8, false, ws, os, &opt, "c1") : -1;
     ws[3] = c_oc;

@@ -1601,9 +1601,15 @@ static bool same_positions(const eu_fm *a, const eu_fm *b)
            a->sc == b->sc && a->bits == b->bits && a->format == b->format && !a->tile_h && !b->tile_h;
 }
 
-/* A buffer of the arena holding graph tensors (not an op's internal buffer
- * or weight copy). */
-static bool arena_tensor(const cc_buf *x) { return !x->temp && !x->wcopy && x->pool == CC_IN_ARENA; }
+/* Whether the op at step s (its first and last) may write y over x, as
+ * far as the buffers go: both arena buffers holding graph tensors (not an
+ * op's internal buffer or weight copy), y first written there, x read there
+ * last and written before. */
+static bool may_take(const cc_buf *x, const cc_buf *y, int32_t s0, int32_t s1)
+{
+    return !x->temp && !x->wcopy && x->pool == CC_IN_ARENA && !y->temp && !y->wcopy && y->pool == CC_IN_ARENA &&
+           y->size && y->first == s0 && x->last == s1 && x->first < s0;
+}
 
 /* The CPU's in-place pairs: graph op i, a QUANTIZE the CPU runs (float32 ->
  * int8 / uint8 / int16, or an integer requantisation) whose output elements
@@ -1637,8 +1643,7 @@ static int32_t cpu_inplace_pairs(const cc_model *m, const int32_t *t0, const int
         int32_t bi = m->buf_of[op->in[0]], bo = m->buf_of[op->out[0]];
         if (bi < 0 || bo < 0 || bi == bo || in_of[bo] >= 0) continue;
         const cc_buf *x = &m->bufs[bi], *y = &m->bufs[bo];
-        if (!arena_tensor(y) || y->brick || y->first != t0[i] || !y->size) continue;
-        if (!arena_tensor(x) || x->brick || x->last != t1[i] || x->first >= t0[i] || x->size < y->size) continue;
+        if (!may_take(x, y, t0[i], t1[i]) || x->brick || y->brick || x->size < y->size) continue;
         in_of[bo] = bi;
         step0[bo] = t0[i];
         np++;
@@ -1669,14 +1674,14 @@ static int32_t inplace_pairs(const cc_model *m, const int32_t *t0, const int32_t
         if (o->kind != SIM_K_ELEMENTWISE || o->ofm.buf < 0) continue;
         int32_t bo = o->ofm.buf;
         const cc_buf *y = &m->bufs[bo];
-        if (!arena_tensor(y) || y->first != t0[i] || in_of[bo] >= 0 || !y->size) continue;
+        if (in_of[bo] >= 0) continue;
         const eu_fm *cand[2] = {&o->ifm, o->ifm2_tensor && !o->bcast_h && !o->bcast_w && !o->bcast_c ? &o->ifm2 : NULL};
         for (int k = 0; k < 2; k++) {
             const eu_fm *f = cand[k];
             if (!f || f->buf < 0 || f->buf == bo) continue;
             const cc_buf *x = &m->bufs[f->buf];
-            if (!arena_tensor(x) || x->last != t1[i] || x->first >= t0[i] ||
-                x->size != y->size || x->brick != y->brick || !same_positions(f, &o->ofm))
+            if (!may_take(x, y, t0[i], t1[i]) || x->size != y->size || x->brick != y->brick ||
+                !same_positions(f, &o->ofm))
                 continue;
             in_of[bo] = f->buf;
             step0[bo] = t0[i];

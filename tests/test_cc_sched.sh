@@ -82,26 +82,36 @@ for model in "$Z/armkws_cnn_s_int8.tflite" "$Z/armkws_cnn_l_int8.tflite" "$T/mic
   done
 done
 
-# U65 Dedicated_Sram: --arena-cache-size sets the fast pool's size, also
-# above the built-in 384 KiB (and above Dedicated_Sram_512KB's 512 KiB): the
-# report names the pool's size, a MobileNetV2 takes more than 384 KiB and
-# fewer cycles, and runs bit-exact
+# U65: Dedicated_Sram (the default) has no fast pool limit, as Vela 5.1's
+# vela.ini; Dedicated_Sram_384KB has 384 KiB, and --arena-cache-size sets
+# the fast pool's size, also above the mode's (here Dedicated_Sram_512KB's
+# 512 KiB): the report names the pool's size, a MobileNetV2 takes more than
+# 384 KiB and fewer cycles, and runs bit-exact
 mb=$Z/tflm_mobilenet_v2_pytorch_int8.tflite
 if [ -f "$mb" ]; then
-  "$npuc" compile "$mb" -o "$tmp/mb0" --target ethos-u65-256 --quiet || fail "mobilenet u65: default compile"
+  "$npuc" compile "$mb" -o "$tmp/mbd" --target ethos-u65-256 > "$tmp/mbd.txt" || fail "mobilenet u65: default compile"
+  grep -q "in pool 'sram' (no limit)" "$tmp/mbd.txt" ||
+    fail "mobilenet u65: the default's summary does not say the pool has no limit: $(grep -i fast "$tmp/mbd.txt")"
+  "$npuc" compile "$mb" -o "$tmp/mb0" --target ethos-u65-256 --system-config Ethos_U65_High_End:Dedicated_Sram_384KB \
+    --quiet || fail "mobilenet u65: Dedicated_Sram_384KB compile"
   "$npuc" compile "$mb" -o "$tmp/mb1" --target ethos-u65-256 --system-config Ethos_U65_High_End:Dedicated_Sram_512KB \
     --arena-cache-size 1536K > "$tmp/mb1.txt" || fail "mobilenet u65: --arena-cache-size 1536K"
   grep -q "in pool 'sram' (1536.00 KiB)" "$tmp/mb1.txt" ||
     fail "mobilenet u65: the summary does not name a 1536 KiB pool: $(grep -i fast "$tmp/mb1.txt")"
   r0=$tmp/mb0/tflm_mobilenet_v2_pytorch_int8_report.json r1=$tmp/mb1/tflm_mobilenet_v2_pytorch_int8_report.json
-  f0=$(total "$r0" peak_fast_bytes) f1=$(total "$r1" peak_fast_bytes)
-  c0=$(total "$r0" npu_cycles) c1=$(total "$r1" npu_cycles)
-  [ "$f0" -le $((384 * 1024)) ] || fail "mobilenet u65: the default takes $f0 B of a 384 KiB pool"
+  rd=$tmp/mbd/tflm_mobilenet_v2_pytorch_int8_report.json
+  f0=$(total "$r0" peak_fast_bytes) f1=$(total "$r1" peak_fast_bytes) fd=$(total "$rd" peak_fast_bytes)
+  c0=$(total "$r0" npu_cycles) c1=$(total "$r1" npu_cycles) cd=$(total "$rd" npu_cycles)
+  [ "$f0" -le $((384 * 1024)) ] || fail "mobilenet u65: Dedicated_Sram_384KB takes $f0 B of a 384 KiB pool"
   [ "$f1" -gt $((512 * 1024)) ] && [ "$f1" -le $((1536 * 1024)) ] ||
     fail "mobilenet u65: --arena-cache-size 1536K took $f1 B of fast pool"
-  [ "$c1" -lt "$c0" ] || fail "mobilenet u65: a 1536 KiB pool gives $c1 cycles, the 384 KiB default $c0"
+  [ "$c1" -lt "$c0" ] || fail "mobilenet u65: a 1536 KiB pool gives $c1 cycles, the 384 KiB one $c0"
+  [ "$fd" -gt $((384 * 1024)) ] && [ "$cd" -lt "$c0" ] ||
+    fail "mobilenet u65: the default (no limit) takes $fd B and $cd cycles, the 384 KiB pool $f0 B and $c0"
   "$npuc" run "$tmp/mb1/tflm_mobilenet_v2_pytorch_int8_npu.tflite" --random-input --quiet ||
     fail "mobilenet u65: the 1536 KiB model does not run"
+  "$npuc" run "$tmp/mbd/tflm_mobilenet_v2_pytorch_int8_npu.tflite" --random-input --quiet ||
+    fail "mobilenet u65: the default model does not run"
   # a JSON pool file's fast pool is the memory there is: the option only
   # caps within it
   js=${NPUC_SRC:-.}/configs/u65-dram-example.json

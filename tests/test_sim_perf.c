@@ -152,7 +152,8 @@ static void test_systems(void)
                                 "Ethos_U65_Mid_End, Ethos_U65_High_End, Ethos_U65_Client_Server");
     CHECK(target_lookup_sim("Ethos_U65_High_End", "Sram_Everywhere", &s, &err) == NPUC_E_INVALID);
     CHECK_STR_CONTAINS(err.msg, "unknown memory mode 'Sram_Everywhere'");
-    CHECK_STR_CONTAINS(err.msg, "Sram_Only, Shared_Sram, Dedicated_Sram, Dedicated_Sram_512KB");
+    CHECK_STR_CONTAINS(err.msg, "Sram_Only, Shared_Sram, Dedicated_Sram, Dedicated_Sram_256KB, Dedicated_Sram_384KB, "
+                                "Dedicated_Sram_512KB");
     CHECK(target_lookup_sim(NULL, "Shared_Sram", &s, &err) == NPUC_E_INVALID);
     CHECK_STR_CONTAINS(err.msg, "unknown system config");
     /* U55 systems have flash on AXI1: it cannot hold the arena (as Vela) */

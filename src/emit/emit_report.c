@@ -564,10 +564,12 @@ int emit_summary(const cc_model *m, const char *model_name, char **out, npuc_err
     uint64_t state = cc_state_bytes(m);
     if (state) npuc_sb_printf(&b, " (state kept across invocations %.2f KiB)", (double)state / 1024.0);
     npuc_sb_printf(&b, "\n");
-    if (has_fast(m))
-        npuc_sb_printf(&b, "  Total fast scratch used     %10.2f KiB  in pool '%s' (%.2f KiB)\n",
-                       (double)m->fast_size / 1024.0, pool_name(m, s->fast_pool, "fast"),
-                       (double)s->pools[s->fast_pool].size / 1024.0);
+    if (has_fast(m)) {
+        npuc_sb_printf(&b, "  Total fast scratch used     %10.2f KiB  in pool '%s' ", (double)m->fast_size / 1024.0,
+                       pool_name(m, s->fast_pool, "fast"));
+        if (s->pools[s->fast_pool].size >= TARGET_FAST_NO_LIMIT) npuc_sb_printf(&b, "(no limit)\n");
+        else npuc_sb_printf(&b, "(%.2f KiB)\n", (double)s->pools[s->fast_pool].size / 1024.0);
+    }
     npuc_sb_printf(&b, "  Total flash used            %10.2f KiB  in pool '%s' (command streams %.2f KiB)\n",
               (double)params_bytes(m) / 1024.0, pool_name(m, s->params_pool, "flash"),
               (double)m->stream_size / 1024.0);

@@ -80,11 +80,14 @@ static const vela_system SYSTEMS[] = {
 static const vela_mode MODES[] = {
     {"Sram_Only", 0, 0, 0, 0},
     {"Shared_Sram", 1, 0, 0, 0},
-    {"Dedicated_Sram", 1, 1, 0, 0},   /* TARGET_DEFAULT_CACHE_SIZE */
+    {"Dedicated_Sram", 1, 1, 0, 0},   /* no arena_cache_size: TARGET_FAST_NO_LIMIT */
+    {"Dedicated_Sram_256KB", 1, 1, 0, 256 * 1024},
+    {"Dedicated_Sram_384KB", 1, 1, 0, 384 * 1024},
     {"Dedicated_Sram_512KB", 1, 1, 0, 512 * 1024},
 };
 #define N_MODES (sizeof MODES / sizeof MODES[0])
-#define MODE_LIST "Sram_Only, Shared_Sram, Dedicated_Sram, Dedicated_Sram_512KB"
+#define MODE_LIST \
+    "Sram_Only, Shared_Sram, Dedicated_Sram, Dedicated_Sram_256KB, Dedicated_Sram_384KB, Dedicated_Sram_512KB"
 #define SYSTEM_LIST                                                                                          \
     "Ethos_U55_Deep_Embedded, Ethos_U55_High_End_Embedded, Ethos_U65_Embedded, Ethos_U65_Mid_End, "         \
     "Ethos_U65_High_End, Ethos_U65_Client_Server"
@@ -101,14 +104,20 @@ static const char *const NAMES[] = {
     "Ethos_U65_Mid_End:Sram_Only",
     "Ethos_U65_Mid_End:Shared_Sram",
     "Ethos_U65_Mid_End:Dedicated_Sram",
+    "Ethos_U65_Mid_End:Dedicated_Sram_256KB",
+    "Ethos_U65_Mid_End:Dedicated_Sram_384KB",
     "Ethos_U65_Mid_End:Dedicated_Sram_512KB",
     "Ethos_U65_High_End:Sram_Only",
     "Ethos_U65_High_End:Shared_Sram",
     "Ethos_U65_High_End:Dedicated_Sram",
+    "Ethos_U65_High_End:Dedicated_Sram_256KB",
+    "Ethos_U65_High_End:Dedicated_Sram_384KB",
     "Ethos_U65_High_End:Dedicated_Sram_512KB",
     "Ethos_U65_Client_Server:Sram_Only",
     "Ethos_U65_Client_Server:Shared_Sram",
     "Ethos_U65_Client_Server:Dedicated_Sram",
+    "Ethos_U65_Client_Server:Dedicated_Sram_256KB",
+    "Ethos_U65_Client_Server:Dedicated_Sram_384KB",
     "Ethos_U65_Client_Server:Dedicated_Sram_512KB",
     NULL,
 };
@@ -201,7 +210,7 @@ int target_from_vela(const vela_system *s, const vela_mode *m, eu_variant v, tar
         q->writable = (use & (TARGET_POOL_ACTIVATIONS | TARGET_POOL_FAST)) != 0;
         /* arena_cache_size: the cache when spilling, else the arena; Vela
          * does not limit the arena otherwise */
-        if (use & TARGET_POOL_FAST) q->size = m->arena_cache_size ? m->arena_cache_size : TARGET_DEFAULT_CACHE_SIZE;
+        if (use & TARGET_POOL_FAST) q->size = m->arena_cache_size ? m->arena_cache_size : TARGET_FAST_NO_LIMIT;
         else if ((use & TARGET_POOL_ACTIVATIONS) && !spill) q->size = m->arena_cache_size;
         q->axi_port = p;
         q->clock_ratio = tm[p].clock_scale;

@@ -30,13 +30,19 @@ enum {
     TARGET_POOL_FAST = 1u << 2,        /* fast scratch (U65 Dedicated_Sram "cache") */
 };
 
+/* The size of the fast pool of a spilling memory mode without
+ * arena_cache_size (Vela 5.1's Dedicated_Sram): no limit, which Vela takes
+ * as the Ethos-U65's 40-bit address range (docs/ethos-u.md 1.4). */
+#define TARGET_FAST_NO_LIMIT ((uint64_t)1 << 40)
+
 typedef struct target_pool {
     char name[32];
     uint32_t use;            /* TARGET_POOL_* bits */
     bool writable;           /* rights: "rw" vs "r" */
     bool absolute;           /* offset is an absolute bus address (else relative: 0) */
     uint64_t offset;         /* base address (absolute pools) */
-    uint64_t size;           /* bytes available to the model; 0 = unlimited */
+    uint64_t size;           /* bytes available to the model; 0 = unlimited (a
+                                fast pool: TARGET_FAST_NO_LIMIT) */
     int axi_port;            /* 0 or 1: NPU port the memory sits on */
     double clock_ratio;      /* memory clock / NPU core clock */
     unsigned byte_width;     /* bytes per memory clock */

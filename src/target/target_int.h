@@ -36,9 +36,6 @@ typedef struct vela_mode {
     uint64_t arena_cache_size;                /* 0: not given */
 } vela_mode;
 
-/* The fast pool of a spilling mode without arena_cache_size (Vela's
- * internal default for Dedicated_Sram, docs/ethos-u.md 1.4). */
-#define TARGET_DEFAULT_CACHE_SIZE (384u * 1024u)
 
 /* The variant's default system config name. */
 const char *target_default_system_name(eu_variant v);

@@ -691,7 +691,8 @@ static void finish_memory(vctx *c)
             int idx = m == 0 ? s->params_pool : m == 1 ? s->act_pool : s->fast_pool;
             if (idx >= 0 && idx < s->n_pools) {
                 snprintf(p->name, sizeof p->name, "%s", s->pools[idx].name);
-                p->size = s->pools[idx].size;
+                /* a fast pool without a limit is reported as 0, as the others */
+                p->size = s->pools[idx].size >= TARGET_FAST_NO_LIMIT ? 0 : s->pools[idx].size;
             }
         }
     }

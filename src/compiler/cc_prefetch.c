@@ -20,9 +20,11 @@
  * placement under its peak: the peak does not grow) or "placed" under the
  * peak plus half, then all, of the headroom (cc_options.prefetch_headroom):
  * the pools are placed without the weight copies, then each copy is placed
- * as its DMA is planned. Each plan is generated and estimated; the fewest
- * cycles win, then the fewest bytes, and the plan without prefetch stays
- * unless one is faster. */
+ * as its DMA is planned. Each plan is generated and estimated, and the
+ * search's rule picks (cc_sched_pick, over the plans as they come): within
+ * 1 / CC_CYCLE_SLACK of the fewest cycles, the fewest bytes. The plan
+ * without prefetch stays unless a plan beats it by that rule: a plan that
+ * takes more SRAM saves more than that share of the cycles. */
 #include "cc.h"
 
 #include <stdlib.h>
@@ -553,6 +555,7 @@ typedef struct pf_memo_ent {
     bool busy;          /* the pick over the six plans (else the first three) */
     bool orig;          /* no plan beat the state it started from */
     pf_state best;
+    uint64_t fewest;    /* the fewest cycles of the plans weighed */
 } pf_memo_ent;
 
 #define PF_MEMO_KEEP 8
@@ -640,7 +643,8 @@ static const pf_memo_ent *pf_find(const struct cc_pfmemo *c, const uint64_t *key
 
 /* Keeps the pick `best` (orig: the state started from) for `key`;
  * nothing when out of memory. */
-static void pf_keep(cc_model *m, const uint64_t *key, size_t n_key, bool busy, bool orig, const pf_state *best)
+static void pf_keep(cc_model *m, const uint64_t *key, size_t n_key, bool busy, bool orig, const pf_state *best,
+                    uint64_t fewest)
 {
     struct cc_pfmemo *c = m->pfmemo;
     if (!c || !key || pf_find(c, key, n_key, busy)) return;
@@ -656,6 +660,7 @@ static void pf_keep(cc_model *m, const uint64_t *key, size_t n_key, bool busy, b
     x.busy = busy;
     x.orig = orig;
     x.best.cycles = best->cycles;
+    x.fewest = fewest;
     pf_ent_free(&c->e[c->next]);
     c->e[c->next] = x;
     c->next = (c->next + 1) % PF_MEMO_KEEP;
@@ -693,6 +698,7 @@ int cc_prefetch(cc_model *m, npuc_err *err)
     c.sp_last = malloc(sizeof *c.sp_last * ((size_t)m->n_bufs + 1));   /* NULL: not kept */
     for (int pi = 0; pi < 2; pi++) c.ord[pi] = malloc(sizeof *c.ord[pi] * ((size_t)m->n_bufs + 1));   /* NULL: none */
     pf_state orig = {0}, best = {0};
+    uint64_t fewest = 0;   /* the fewest cycles of the plans weighed (orig's first) */
     cc_sched bare = {0};
     int rc = NPUC_OK;
     if (!c.t0 || !c.sp) {
@@ -704,6 +710,7 @@ int cc_prefetch(cc_model *m, npuc_err *err)
         steps += cc_op_steps(m, i);
     }
     if ((rc = snap(m, &orig, err)) || (rc = snap(m, &best, err))) goto out;
+    fewest = best.cycles;
     uint64_t lim_sram = m->opt.sram_limit, sram0 = cc_sram_bytes(m);
     uint64_t fast_cap = cc_fast_bytes(&m->opt);
     bool fast_pool = fast_cap != 0;
@@ -743,12 +750,13 @@ int cc_prefetch(cc_model *m, npuc_err *err)
         /* the streams are orig's: unless that is the pick, they are not best's */
         if ((rc = cc_sched_copy(&best.s, &part->best.s, err))) goto out;
         best.cycles = part->best.cycles;
+        fewest = part->fewest;
         last_is_best = best_orig = part->orig;
         j0 = per;
     }
     int n_plans = busy ? 2 * per : per;
     for (int j = j0; j < n_plans && !rc; j++) {
-        if (j == per) pf_keep(m, key, n_key, false, best_orig, &best);
+        if (j == per) pf_keep(m, key, n_key, false, best_orig, &best, fewest);
         bool ok;
         int q = j % per;
         c.busy = j >= per;
@@ -775,12 +783,20 @@ int cc_prefetch(cc_model *m, npuc_err *err)
         if (!ok) continue;
         rc = cc_generate_all(m, err);
         if (rc) break;
-        last_is_best = m->npu_cycles < best.cycles ||
-                       (m->npu_cycles == best.cycles &&
-                        m->arena_size + m->fast_size < best.s.arena_size + best.s.fast_size);
         /* never over the SRAM limit (--arena-cache-size) when without it
-         * the model was under */
-        if (lim_sram && cc_sram_bytes(m) > lim_sram && sram0 <= lim_sram) last_is_best = false;
+         * the model was under; else the search's rule (cc_sched_pick)
+         * over the plans as they come: within 1 / CC_CYCLE_SLACK of the
+         * fewest cycles seen, the least SRAM (a plan that puts `best` out
+         * of that band takes its place) */
+        if (lim_sram && cc_sram_bytes(m) > lim_sram && sram0 <= lim_sram) {
+            last_is_best = false;
+        } else {
+            uint64_t sz = m->arena_size + m->fast_size, bsz = best.s.arena_size + best.s.fast_size;
+            uint64_t cy = m->npu_cycles, bcy = best.cycles;
+            if (cy < fewest) fewest = cy;
+            uint64_t band = fewest + fewest / CC_CYCLE_SLACK;
+            last_is_best = bcy > band || (cy <= band && (sz < bsz || (sz == bsz && cy < bcy)));
+        }
         if (last_is_best) {
             if ((rc = snap(m, &best, err))) break;
             best_orig = false;
@@ -788,7 +804,7 @@ int cc_prefetch(cc_model *m, npuc_err *err)
         rc = cc_sched_apply(m, &orig.s, err);
     }
     if (!rc) {
-        pf_keep(m, key, n_key, busy, best_orig, &best);
+        pf_keep(m, key, n_key, busy, best_orig, &best, fewest);
         rc = cc_sched_apply(m, &best.s, err);
         if (!rc && !last_is_best) rc = cc_generate_all(m, err);
     }

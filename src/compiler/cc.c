@@ -537,10 +537,18 @@ static void gen_store(cc_model *m, int32_t i, gen_entry *g)
         g->op_cycles[2 * k + 1] = e->ops[k].dma_cycles;
     }
     struct cc_gencache *c = m->gen;
-    /* the ops part: an entry's when the same, else a copy */
+    /* the ops part: an entry's when the same, else a copy (each copy
+     * compared once: most entries share a few) */
+    gen_ops *differ[GEN_KEEP];
+    int32_t n_differ = 0;
     for (int32_t j = 1; j <= GEN_KEEP && !g->ops; j++) {
         gen_ops *x = c->e[(c->next + GEN_KEEP - j) % GEN_KEEP].ops;
-        if (x && x->n == c->img_size && ops_same(c->img, x->n, x->b)) g->ops = x;
+        if (!x || x->n != c->img_size) continue;
+        bool seen = false;
+        for (int32_t k = 0; k < n_differ && !seen; k++) seen = differ[k] == x;
+        if (seen) continue;
+        if (ops_same(c->img, x->n, x->b)) g->ops = x;
+        else differ[n_differ++] = x;
     }
     if (g->ops) {
         g->ops->refs++;

@@ -722,6 +722,7 @@ uint64_t sim_perf_estimate_hint(eu_variant v, const sim_system *sys, sim_op_info
      * 3 kernel ops and 15 DMAs) */
     uint64_t kend[4] = {0}, dend[16] = {0};
     uint64_t prev_tail = 0;
+    bool one = false;         /* c.a is a_one */
     op_memo om = {0};
     if (pm && (!pm->have || pm->v != v || memcmp(&pm->sys, sys, sizeof *sys))) {
         /* another variant or system: the figures kept are not its */
@@ -769,9 +770,13 @@ uint64_t sim_perf_estimate_hint(eu_variant v, const sim_system *sys, sim_op_info
                 was_tail = om.tail[om.slot[k] - 1];
             }
         }
+        if (o->kind != SIM_K_DMA && o->single_core != one) {
+            /* a kernel op's core count (a DMA's queue is the last one's) */
+            one = o->single_core;
+            c.a = one ? a_one : a_all;
+        }
         if (was) {
             /* the same record worked out before */
-            if (o->kind != SIM_K_DMA) c.a = o->single_core ? a_one : a_all;
             o->cycles_compute = was->cycles_compute;
             o->cycles_memory = was->cycles_memory;
             o->cycles = was->cycles;
@@ -785,7 +790,6 @@ uint64_t sim_perf_estimate_hint(eu_variant v, const sim_system *sys, sim_op_info
             o->cycles_compute = 0;
             o->cycles_memory = to_cycles(cyc);
         } else {
-            c.a = o->single_core ? a_one : a_all;
             kq q = make_query(&c, o);
             double comp = q.bt == BT_EW ? ew_cycles(&c, &q, o) : conv_cycles(&c, &q, o, &tail);
             kernel_traffic(&c, &q, o, &t);

@@ -105,6 +105,131 @@ static void one(const char *rel, eu_variant v, const char *vname)
     tfl_model_free(tm);
 }
 
+/* Random sequences of schedule changes, as the passes' searches make them
+ * (a weight copy's DMA issued earlier or later, a weight copy dropped, a
+ * buffer moved, everything as it was again), each followed by
+ * cc_generate_all with the model's caches (the generation cache and the
+ * estimate's command, segment and cycle model caches, warm from the trials
+ * before): every HW epoch has the plain figures each time. */
+static uint32_t rnd(uint32_t *r)
+{
+    *r = *r * 1103515245u + 12345u;
+    return *r >> 8;
+}
+
+static void random_changes(const char *rel, eu_variant v, const char *vname, int steps)
+{
+    tfl_model *tm = NULL;
+    graph *g = NULL;
+    cc_model *cm = NULL;
+    int loaded = cc_load_shared(rel, &tm, &g);
+    if (!loaded) return;
+    CHECK(loaded > 0);
+    cc_options opt;
+    memset(&opt, 0, sizeof opt);
+    if (!g || !cc_check_compile(rel, g, v, opt, &cm)) goto done;
+    cm->gen = cc_gencache_new();
+    CHECK(cm->gen != NULL);
+    /* the schedule as compiled, to go back to */
+    cc_buf *bufs0 = malloc(sizeof *bufs0 * ((size_t)cm->n_bufs + 1));
+    int32_t n_eu = 0;
+    for (int32_t i = 0; i < cm->n_epochs; i++) n_eu += cm->epochs[i].n_eu;
+    int32_t *wbuf0 = malloc(sizeof *wbuf0 * ((size_t)n_eu + 1));
+    CHECK(bufs0 && wbuf0);
+    if (!bufs0 || !wbuf0) {
+        free(bufs0);
+        free(wbuf0);
+        goto done;
+    }
+    memcpy(bufs0, cm->bufs, sizeof *bufs0 * (size_t)cm->n_bufs);
+    for (int32_t i = 0, k = 0; i < cm->n_epochs; i++)
+        for (int32_t j = 0; j < cm->epochs[i].n_eu; j++) wbuf0[k++] = cm->epochs[i].ops[j].wbuf;
+    uint32_t r = 2024u + (uint32_t)v;
+    int runs = 0, same = 0, hw_all = 0, changes[4] = {0}, moved = 0;
+    uint64_t last = cm->npu_cycles;
+    for (int t = 0; t < steps; t++) {
+        /* one to three changes, then the stream again */
+        int n_ch = 1 + (int)(rnd(&r) % 3);
+        for (int c = 0; c < n_ch; c++) {
+            int kind = (int)(rnd(&r) % 8);
+            int32_t ei = cm->n_epochs ? (int32_t)(rnd(&r) % (uint32_t)cm->n_epochs) : 0;
+            cc_epoch *e = cm->n_epochs ? &cm->epochs[ei] : NULL;
+            if (kind == 7) {
+                /* all back as compiled */
+                memcpy(cm->bufs, bufs0, sizeof *bufs0 * (size_t)cm->n_bufs);
+                for (int32_t i = 0, k = 0; i < cm->n_epochs; i++)
+                    for (int32_t j = 0; j < cm->epochs[i].n_eu; j++) cm->epochs[i].ops[j].wbuf = wbuf0[k++];
+                changes[3]++;
+                continue;
+            }
+            if (!e || e->kind != CC_EPOCH_HW || !e->n_eu) continue;
+            int32_t j = (int32_t)(rnd(&r) % (uint32_t)e->n_eu);
+            eu_op *o = &e->ops[j];
+            int32_t k0 = 0;
+            for (int32_t i = 0; i < ei; i++) k0 += cm->epochs[i].n_eu;
+            if (kind < 3) {
+                /* its weight copy's DMA issued up to two ops earlier or
+                 * later (not after the op), or the copy back */
+                int32_t b = wbuf0[k0 + j];
+                if (b < 0) continue;
+                o->wbuf = b;
+                cc_buf *x = &cm->bufs[b];
+                int32_t f = bufs0[b].eu_first + (int32_t)(rnd(&r) % 5) - 2;
+                x->eu_first = f < 0 ? 0 : f > j ? j : f;
+                changes[0]++;
+            } else if (kind < 5) {
+                /* the weight copy dropped: the op reads flash */
+                if (o->wbuf < 0) continue;
+                o->wbuf = -1;
+                changes[1]++;
+            } else {
+                /* a feature map moved by a few 16-byte steps within its pool
+                 * (an address changes, nothing else) */
+                int32_t b = rnd(&r) % 2 ? o->ofm.buf : o->ifm.buf;
+                if (b < 0 || b >= cm->n_bufs) continue;
+                cc_buf *x = &cm->bufs[b];
+                int64_t off = bufs0[b].offset + 16 * ((int64_t)(rnd(&r) % 5) - 2);
+                if (off < 0 || bufs0[b].offset < 0) continue;
+                x->offset = off;
+                changes[2]++;
+            }
+        }
+        npuc_err err = {0};
+        int rc = cc_generate_all(cm, &err);
+        if (rc) {
+            fprintf(stderr, "%s %s: step %d: %s\n", rel, vname, t, err.msg);
+            CHECK_EQ_INT(rc, NPUC_OK);
+            break;
+        }
+        runs++;
+        uint64_t sum = 0;
+        int hw = 0, ok = 0;
+        for (int32_t i = 0; i < cm->n_epochs; i++) {
+            const cc_epoch *e = &cm->epochs[i];
+            if (e->kind != CC_EPOCH_HW) continue;
+            hw++;
+            ok += plain_epoch(cm, e, v);
+            sum += e->cycles;
+        }
+        CHECK_EQ_INT(ok, hw);
+        CHECK(sum == cm->npu_cycles);
+        hw_all += hw;
+        same += ok;
+        moved += cm->npu_cycles != last;
+        last = cm->npu_cycles;
+    }
+    printf("%s %s: %d random schedules (%d DMA moves, %d copies dropped, %d buffers moved, %d back), "
+           "%d changed the cycles, %d of %d HW epochs with the plain figures\n",
+           rel, vname, runs, changes[0], changes[1], changes[2], changes[3], moved, same, hw_all);
+    CHECK_EQ_INT(runs, steps);
+    free(bufs0);
+    free(wbuf0);
+done:
+    cc_model_free(cm);
+    graph_free(g);
+    tfl_model_free(tm);
+}
+
 /* Random bytes in a bool are no bool (UBSan stops on loading one): each
  * bool of s keeps its low bit, read as a byte. */
 static void bit01(bool *b)
@@ -176,5 +301,10 @@ int main(void)
     one("models/tflm/person_detect.tflite", EU_U65_256, "ethos-u65-256");
     one("models/zoo/armkws_ds_cnn_l_int8.tflite", EU_U55_128, "ethos-u55-128");
     one("models/zoo/armkws_basic_lstm_s_int8.tflite", EU_U65_256, "ethos-u65-256");
+    random_changes("models/tflm/person_detect.tflite", EU_U55_128, "ethos-u55-128", 300);
+    random_changes("models/tflm/person_detect.tflite", EU_U65_512, "ethos-u65-512", 150);
+    random_changes("models/zoo/armkws_ds_cnn_l_int8.tflite", EU_U55_64, "ethos-u55-64", 150);
+    random_changes("models/tflm/micro_speech_quantized.tflite", EU_U65_256, "ethos-u65-256", 150);
+    random_changes("models/zoo/armkws_basic_lstm_s_int8.tflite", EU_U55_256, "ethos-u55-256", 60);
     TEST_MAIN_END();
 }

@@ -45,7 +45,7 @@ typedef struct packed_reg { int64_t key; uint64_t operand1; } packed_reg;
  * its epochs' streams again for every trial, and most registers take the
  * values they took before.
  *   - pc: the multi-field registers' operands (REG_MULTI) by slot and key,
- *     PC_WAYS entries a slot: their eu_pack_* helpers go through the
+ *     the last PC_WAYS keys of a slot: their eu_pack_* helpers go through the
  *     command table (a few hundred instructions), and their keys are
  *     exactly those helpers' inputs (the key REG_PACKED skips a write by),
  *     so an entry of the same code and key has the operand;
@@ -53,8 +53,7 @@ typedef struct packed_reg { int64_t key; uint64_t operand1; } packed_reg;
  *     and the 1 of a "minus one" field, where eu_field_pack takes its
  *     short path (no second part, not a precision's bits): the same
  *     operand without the field's lookups and tests. */
-#define PC_BITS 3
-#define PC_WAYS (1u << PC_BITS)
+#define PC_WAYS 8u
 typedef struct pc_ent { int64_t key; uint64_t operand1; uint16_t cmd; } pc_ent;
 typedef struct fp_ent {
     uint64_t mask;
@@ -64,6 +63,7 @@ typedef struct fp_ent {
 } fp_ent;
 struct eu_genmemo {
     pc_ent pc[N_SLOTS * PC_WAYS];
+    uint8_t pc_next[N_SLOTS];  /* the entry of a slot to fill next */
     fp_ent fp[N_SLOTS];
 };
 
@@ -159,10 +159,21 @@ static int64_t key_prec(const eu_fm *f, unsigned scale_mode, unsigned round)
 }
 static int64_t key_dma_region(unsigned region, bool internal) { return (int64_t)region | (int64_t)internal << 8; }
 
-/* A multi-field register's cache entry for key k (eu_genmemo). */
-HOT pc_ent *pc_at(cs *s, uint16_t code, int64_t k)
+/* The operand + 1 of multi-field register `code` (slot sl) for key k
+ * from the compile's cache (eu_genmemo); 0: not there. */
+HOT uint64_t pc_find(const struct eu_genmemo *g, unsigned sl, uint16_t code, int64_t k)
 {
-    return &s->gm->pc[slot_of(code) * PC_WAYS + (unsigned)((uint64_t)k * 0x9E3779B97F4A7C15u >> (64 - PC_BITS))];
+    const pc_ent *c = &g->pc[sl * PC_WAYS];
+    for (unsigned i = 0; i < PC_WAYS; i++)
+        if (c[i].operand1 && c[i].key == k && c[i].cmd == code) return c[i].operand1;
+    return 0;
+}
+
+/* Keeps it, over the slot's oldest entry. */
+static void pc_keep(struct eu_genmemo *g, unsigned sl, uint16_t code, int64_t k, uint64_t operand1)
+{
+    g->pc[sl * PC_WAYS + g->pc_next[sl]] = (pc_ent){k, operand1, code};
+    g->pc_next[sl] = (uint8_t)((g->pc_next[sl] + 1) % PC_WAYS);
 }
 
 /* REG_PACKED of a multi-field register (an eu_pack_* helper): the operand
@@ -172,13 +183,13 @@ HOT pc_ent *pc_at(cs *s, uint16_t code, int64_t k)
         packed_reg *p_ = &(s)->packed[slot_of(code)];                      \
         int64_t k_ = (int64_t)(kin);                                       \
         if (!p_->operand1 || p_->key != k_) {                              \
-            pc_ent *c_ = (s)->gm ? pc_at(s, code, k_) : NULL;              \
+            uint64_t f_ = (s)->gm ? pc_find((s)->gm, slot_of(code), code, k_) : 0; \
             uint64_t o_;                                                   \
-            if (c_ && c_->operand1 && c_->key == k_ && c_->cmd == (code)) \
-                o_ = c_->operand1 - 1;                                     \
-            else {                                                         \
+            if (f_) {                                                      \
+                o_ = f_ - 1;                                               \
+            } else {                                                       \
                 o_ = (pack);                                               \
-                if (c_) *c_ = (pc_ent){k_, o_ + 1, (code)};                \
+                if ((s)->gm) pc_keep((s)->gm, slot_of(code), code, k_, o_ + 1); \
             }                                                              \
             p_->key = k_;                                                  \
             if (p_->operand1 != o_ + 1) {                                  \

@@ -57,10 +57,11 @@ typedef struct packed_reg { int64_t key; uint64_t operand1; } packed_reg;
 typedef struct pc_ent { int64_t key; uint64_t operand1; uint16_t cmd; } pc_ent;
 typedef struct fp_ent {
     uint64_t mask;
-    uint16_t code;            /* 0: not worked out (no register has code 0) */
+    uint16_t code;            /* 0: none (not worked out, or the short path
+                                 does not apply; no register has code 0) */
     uint8_t shift, sub;
-    bool simple;              /* the short path applies (else eu_field_pack) */
 } fp_ent;
+static const fp_ent FP_NONE[N_SLOTS];   /* without a memo */
 struct eu_genmemo {
     pc_ent pc[N_SLOTS * PC_WAYS];
     uint8_t pc_next[N_SLOTS];  /* the entry of a slot to fill next */
@@ -83,6 +84,7 @@ typedef struct cs {
      * feature map has a buffer) */
     fm_span *rng;
     struct eu_genmemo *gm;    /* the compile's operands (NULL: none) */
+    const fp_ent *fp;         /* gm's fp, or FP_NONE */
 } cs;
 
 static void put_slow(cs *s, uint32_t v)
@@ -109,6 +111,12 @@ HOT void words(cs *s, uint16_t code, uint64_t operand)
 {
     uint32_t w[2];
     unsigned n = eu_cmd_words(code, operand, w);
+    if (s->n + n <= s->cap) {
+        s->w[s->n] = w[0];
+        if (n > 1) s->w[s->n + 1] = w[1];
+        s->n += n;
+        return;
+    }
     put(s, w[0]);
     if (n > 1) put(s, w[1]);
 }
@@ -210,7 +218,6 @@ static uint64_t pack1_field(cs *s, uint16_t code, int64_t value)
         p->mask = (*f)->width >= 64 ? ~0ull : (1ull << (*f)->width) - 1;
         p->shift = (*f)->shift;
         p->sub = (*f)->kind == EU_K_M1;
-        p->simple = true;
         p->code = code;
     }
     return *f ? eu_field_pack(*f, value) : eu_pack1(code, value);
@@ -219,10 +226,8 @@ static uint64_t pack1_field(cs *s, uint16_t code, int64_t value)
 /* eu_pack1(code, value): by the compile's field (fp) when kept. */
 HOT uint64_t pack1(cs *s, uint16_t code, int64_t value)
 {
-    if (s->gm) {
-        const fp_ent *p = &s->gm->fp[slot_of(code)];
-        if (p->code == code && p->simple) return ((uint64_t)(value - p->sub) & p->mask) << p->shift;
-    }
+    const fp_ent *p = &s->fp[slot_of(code)];
+    if (p->code == code) return ((uint64_t)(value - p->sub) & p->mask) << p->shift;
     return pack1_field(s, code, value);
 }
 
@@ -772,6 +777,7 @@ int eu_generate(cc_model *m, cc_epoch *e, npuc_err *err)
         m->eu_memo = NULL;
     }
     s->gm = m->eu_memo;
+    s->fp = s->gm ? s->gm->fp : FP_NONE;
     const eu_variant_info *vi = eu_variant_get(m->opt.sys.variant);
     int rc = NPUC_OK;
     /* PARALLEL_MODE = cores - 1 (docs/ethos-u.md 1.5): a U65-512 splits every

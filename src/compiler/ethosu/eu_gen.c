@@ -478,11 +478,11 @@ static void emit_lut_dma(cs *s, const cc_model *m, const cc_epoch *e, int32_t k,
     const eu_op *o = &e->ops[k];
     const eu_lut *l = &e->luts[o->lut];
     REG_MULTI(s, EU_SET_DMA0_SRC_REGION, key_dma_region(0, false),
-               eu_pack_dma_region(EU_SET_DMA0_SRC_REGION, 0, false, EU_DMA_1D));
+              eu_pack_dma_region(EU_SET_DMA0_SRC_REGION, 0, false, EU_DMA_1D));
     addr(s, EU_SET_DMA0_SRC, l->off, eu_variant_is_u65(m->opt.sys.variant));
     /* into SHRAM (internal), core mask 3 as Vela writes it */
     REG_MULTI(s, EU_SET_DMA0_DST_REGION, key_dma_region(3, true),
-               eu_pack_dma_region(EU_SET_DMA0_DST_REGION, 3, true, EU_DMA_1D));
+              eu_pack_dma_region(EU_SET_DMA0_DST_REGION, 3, true, EU_DMA_1D));
     set(s, EU_SET_DMA0_DST, o->blk.lut_start_bank * EU_SHRAM_BANK_BYTES + slot * EU_LUT_SLOT_BYTES);
     set(s, EU_SET_DMA0_LEN, (uint32_t)l->size);
     op(s, EU_OP_DMA_START, 0);
@@ -523,17 +523,17 @@ static int emit_op(cs *s, const cc_model *m, const cc_epoch *e, int32_t k, dmaq 
     if (o->kind == SIM_K_ELEMENTWISE) {
         if (global)
             REG_MULTI(s, EU_SET_OFM_SCALE, key_scale(o->ofm_scale, o->ofm_shift),
-                       eu_pack_scale(EU_SET_OFM_SCALE, o->ofm_scale, o->ofm_shift));
+                      eu_pack_scale(EU_SET_OFM_SCALE, o->ofm_scale, o->ofm_shift));
         if (o->has_opab) {
             REG_MULTI(s, EU_SET_OPA_SCALE, key_scale(o->opa_scale, o->opa_shift),
-                       eu_pack_scale(EU_SET_OPA_SCALE, o->opa_scale, o->opa_shift));
+                      eu_pack_scale(EU_SET_OPA_SCALE, o->opa_scale, o->opa_shift));
             REG_MULTI(s, EU_SET_OPB_SCALE, key_scale(o->opb_scale, 0), eu_pack_scale(EU_SET_OPB_SCALE, o->opb_scale, 0));
         }
     }
     /* IFM */
     emit_fm(s, m, &o->ifm, 0, u65);
     REG_MULTI(s, EU_SET_IFM_PRECISION, key_prec(&o->ifm, o->ifm_scale_mode, EU_ROUND_TFL),
-               precision(EU_SET_IFM_PRECISION, &o->ifm, o->ifm_scale_mode, EU_ROUND_TFL));
+              precision(EU_SET_IFM_PRECISION, &o->ifm, o->ifm_scale_mode, EU_ROUND_TFL));
     set(s, EU_SET_IFM_UPSCALE, o->upscale);
     if (o->kind != SIM_K_ELEMENTWISE) {
         set(s, EU_SET_IFM_PAD_TOP, o->pad_t);
@@ -548,15 +548,15 @@ static int emit_op(cs *s, const cc_model *m, const cc_epoch *e, int32_t k, dmaq 
     set(s, EU_SET_OFM_HEIGHT_M1, o->ofm.h);
     set(s, EU_SET_OFM_DEPTH_M1, o->ofm.c);
     REG_MULTI(s, EU_SET_OFM_PRECISION, key_prec(&o->ofm, o->ofm_scale_mode, o->round),
-               precision(EU_SET_OFM_PRECISION, &o->ofm, o->ofm_scale_mode, o->round));
+              precision(EU_SET_OFM_PRECISION, &o->ofm, o->ofm_scale_mode, o->round));
     if (o->kind != SIM_K_ELEMENTWISE) {
         /* the dilated extent */
         set(s, EU_SET_KERNEL_WIDTH_M1, (int64_t)(o->kw - 1) * o->dil_x + 1);
         set(s, EU_SET_KERNEL_HEIGHT_M1, (int64_t)(o->kh - 1) * o->dil_y + 1);
         REG_MULTI(s, EU_SET_KERNEL_STRIDE,
-                   (int64_t)o->stride_x | (int64_t)o->stride_y << 8 | (int64_t)o->dil_x << 16 |
-                       (int64_t)o->dil_y << 24 | (int64_t)o->pkf << 32,
-                   eu_pack_kernel_stride(o->stride_x, o->stride_y, o->dil_x, o->dil_y, o->pkf));
+                  (int64_t)o->stride_x | (int64_t)o->stride_y << 8 | (int64_t)o->dil_x << 16 |
+                      (int64_t)o->dil_y << 24 | (int64_t)o->pkf << 32,
+                  eu_pack_kernel_stride(o->stride_x, o->stride_y, o->dil_x, o->dil_y, o->pkf));
     }
     if (o->kind == SIM_K_CONV || o->kind == SIM_K_DEPTHWISE) {
         /* from the arena copy when buffered, else straight from flash */
@@ -589,7 +589,7 @@ static int emit_op(cs *s, const cc_model *m, const cc_epoch *e, int32_t k, dmaq 
         }
     } else if (o->kind == SIM_K_POOL && global) {
         REG_MULTI(s, EU_SET_OFM_SCALE, key_scale(o->ofm_scale, o->ofm_shift),
-                   eu_pack_scale(EU_SET_OFM_SCALE, o->ofm_scale, o->ofm_shift));
+                  eu_pack_scale(EU_SET_OFM_SCALE, o->ofm_scale, o->ofm_shift));
     }
     /* activation */
     REG_MULTI(s, EU_SET_ACTIVATION, (int64_t)act | (int64_t)o->act_clip << 8, eu_pack_activation(act, o->act_clip));
@@ -620,7 +620,7 @@ static int emit_op(cs *s, const cc_model *m, const cc_epoch *e, int32_t k, dmaq 
             set(s, EU_SET_IFM2_IB_START, o->blk.ifm2_ib_start);
         }
         REG_MULTI(s, EU_SET_IFM2_BROADCAST, bk,
-                   eu_pack_broadcast(o->bcast_h, o->bcast_w, o->bcast_c, o->reversed, o->ifm2_scalar));
+                  eu_pack_broadcast(o->bcast_h, o->bcast_w, o->bcast_c, o->reversed, o->ifm2_scalar));
     }
     /* BLOCKDEP: this op may start while the previous one finishes, unless
      * it reads what that op writes, or writes what that op reads or writes
@@ -688,10 +688,10 @@ static void emit_weight_dma(cs *s, const cc_model *m, const cc_epoch *e, int32_t
         uint64_t src = apart ? o->w_off : o->s_off, dst = apart ? lo + w_at : lo;
         uint64_t len = apart ? o->w_len : scales_only(m, o) ? o->s_len : b->size;
         REG_MULTI(s, EU_SET_DMA0_SRC_REGION, key_dma_region(0, false),
-               eu_pack_dma_region(EU_SET_DMA0_SRC_REGION, 0, false, EU_DMA_1D));
+              eu_pack_dma_region(EU_SET_DMA0_SRC_REGION, 0, false, EU_DMA_1D));
         addr(s, EU_SET_DMA0_SRC, src, u65);
         REG_MULTI(s, EU_SET_DMA0_DST_REGION, key_dma_region(region, false),
-                   eu_pack_dma_region(EU_SET_DMA0_DST_REGION, region, false, EU_DMA_1D));
+                  eu_pack_dma_region(EU_SET_DMA0_DST_REGION, region, false, EU_DMA_1D));
         addr(s, EU_SET_DMA0_DST, dst, u65);
         set(s, EU_SET_DMA0_LEN, (uint32_t)len);
         op(s, EU_OP_DMA_START, 0);

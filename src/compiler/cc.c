@@ -45,6 +45,7 @@ void cc_model_free(cc_model *m)
     graph_free(m->folded_g);
     cc_costs_free(m->costs);
     cc_gencache_free(m->gen);
+    eu_genmemo_free(m->eu_memo);
     cc_pfmemo_free(m->pfmemo);
     free(m);
 }

@@ -348,6 +348,9 @@ typedef struct cc_model {
                                  (cc_alloc.c), NULL: none */
     struct cc_gencache *gen;  /* owned: the last epochs generated and
                                  estimated (cc.c), NULL: none */
+    struct eu_genmemo *eu_memo; /* owned: the register operands eu_generate
+                                 worked out, kept while m->gen is set
+                                 (eu_gen.c), NULL: none */
     struct cc_pfmemo *pfmemo; /* owned: the prefetch plans picked before, by
                                  their inputs (cc_prefetch.c), NULL: none */
     struct cc_order_memo *order_memo; /* cc_order's answer on the folded or
@@ -661,7 +664,12 @@ uint64_t cc_allocated_cycles(const cc_model *m);
  * pool), on m's variant and system (cc_alloc.c). */
 uint64_t cc_op_cycles_at(const cc_model *m, const eu_op *o, uint8_t ifm_r, uint8_t ifm2_r, uint8_t ofm_r,
                          uint8_t w_r);
+/* The command stream of HW epoch e (eu_gen.c). While m->gen is set (the
+ * schedule search), the register operands it works out are kept in
+ * m->eu_memo by what each is a function of, for the next streams: the
+ * same bytes. */
 int eu_generate(cc_model *m, cc_epoch *e, npuc_err *err);
+void eu_genmemo_free(struct eu_genmemo *g);
 int cc_prefetch(cc_model *m, npuc_err *err);
 /* cc_prefetch, and weight copies only where they pay: the copies of ops that
  * read each weight byte once are dropped (the op streams them from flash)

@@ -40,6 +40,34 @@ HOT unsigned slot_of(uint16_t code)
  * number): most writes repeat the key and are skipped without packing. */
 typedef struct packed_reg { int64_t key; uint64_t operand1; } packed_reg;
 
+/* The operands the stream generation of a compile worked out, kept in
+ * m->eu_memo while the schedule search runs (m->gen): a search generates
+ * its epochs' streams again for every trial, and most registers take the
+ * values they took before.
+ *   - pc: the multi-field registers' operands (REG_MULTI) by slot and key,
+ *     the last PC_WAYS keys of a slot: their eu_pack_* helpers go through the
+ *     command table (a few hundred instructions), and their keys are
+ *     exactly those helpers' inputs (the key REG_PACKED skips a write by),
+ *     so an entry of the same code and key has the operand;
+ *   - fp: the one-field registers' value fields (pack1) as a mask, a shift
+ *     and the 1 of a "minus one" field, where eu_field_pack takes its
+ *     short path (no second part, not a precision's bits): the same
+ *     operand without the field's lookups and tests. */
+#define PC_WAYS 8u
+typedef struct pc_ent { int64_t key; uint64_t operand1; uint16_t cmd; } pc_ent;
+typedef struct fp_ent {
+    uint64_t mask;
+    uint16_t code;            /* 0: none (not worked out, or the short path
+                                 does not apply; no register has code 0) */
+    uint8_t shift, sub;
+} fp_ent;
+static const fp_ent FP_NONE[N_SLOTS];   /* without a memo */
+struct eu_genmemo {
+    pc_ent pc[N_SLOTS * PC_WAYS];
+    uint8_t pc_next[N_SLOTS];  /* the entry of a slot to fill next */
+    fp_ent fp[N_SLOTS];
+};
+
 /* A feature map's byte range in its region (fm_range). */
 typedef struct fm_span { uint64_t lo, hi; } fm_span;
 
@@ -55,6 +83,8 @@ typedef struct cs {
      * found once per stream for the BLOCKDEP and DMA checks (set where the
      * feature map has a buffer) */
     fm_span *rng;
+    struct eu_genmemo *gm;    /* the compile's operands (NULL: none) */
+    const fp_ent *fp;         /* gm's fp, or FP_NONE */
 } cs;
 
 static void put_slow(cs *s, uint32_t v)
@@ -81,6 +111,12 @@ HOT void words(cs *s, uint16_t code, uint64_t operand)
 {
     uint32_t w[2];
     unsigned n = eu_cmd_words(code, operand, w);
+    if (s->n + n <= s->cap) {
+        s->w[s->n] = w[0];
+        if (n > 1) s->w[s->n + 1] = w[1];
+        s->n += n;
+        return;
+    }
     put(s, w[0]);
     if (n > 1) put(s, w[1]);
 }
@@ -131,12 +167,68 @@ static int64_t key_prec(const eu_fm *f, unsigned scale_mode, unsigned round)
 }
 static int64_t key_dma_region(unsigned region, bool internal) { return (int64_t)region | (int64_t)internal << 8; }
 
+/* The operand + 1 of multi-field register `code` (slot sl) for key k
+ * from the compile's cache (eu_genmemo); 0: not there. */
+HOT uint64_t pc_find(const struct eu_genmemo *g, unsigned sl, uint16_t code, int64_t k)
+{
+    const pc_ent *c = &g->pc[sl * PC_WAYS];
+    for (unsigned i = 0; i < PC_WAYS; i++)
+        if (c[i].operand1 && c[i].key == k && c[i].cmd == code) return c[i].operand1;
+    return 0;
+}
+
+/* Keeps it, over the slot's oldest entry. */
+static void pc_keep(struct eu_genmemo *g, unsigned sl, uint16_t code, int64_t k, uint64_t operand1)
+{
+    g->pc[sl * PC_WAYS + g->pc_next[sl]] = (pc_ent){k, operand1, code};
+    g->pc_next[sl] = (uint8_t)((g->pc_next[sl] + 1) % PC_WAYS);
+}
+
+/* REG_PACKED of a multi-field register (an eu_pack_* helper): the operand
+ * from the compile's cache when there. */
+#define REG_MULTI(s, code, kin, pack)                                      \
+    do {                                                                   \
+        packed_reg *p_ = &(s)->packed[slot_of(code)];                      \
+        int64_t k_ = (int64_t)(kin);                                       \
+        if (!p_->operand1 || p_->key != k_) {                              \
+            uint64_t f_ = (s)->gm ? pc_find((s)->gm, slot_of(code), code, k_) : 0; \
+            uint64_t o_;                                                   \
+            if (f_) {                                                      \
+                o_ = f_ - 1;                                               \
+            } else {                                                       \
+                o_ = (pack);                                               \
+                if ((s)->gm) pc_keep((s)->gm, slot_of(code), code, k_, o_ + 1); \
+            }                                                              \
+            p_->key = k_;                                                  \
+            if (p_->operand1 != o_ + 1) {                                  \
+                p_->operand1 = o_ + 1;                                     \
+                words(s, code, o_);                                        \
+            }                                                              \
+        }                                                                  \
+    } while (0)
+
 /* eu_pack1(code, value), its field looked up once per stream. */
-HOT uint64_t pack1(cs *s, uint16_t code, int64_t value)
+static uint64_t pack1_field(cs *s, uint16_t code, int64_t value)
 {
     const eu_field **f = &s->vf[slot_of(code)];
     if (!*f) *f = eu_cmd_value_field(code);
+    if (s->gm && *f && !(*f)->width_hi && (*f)->kind != EU_K_BITS) {
+        /* eu_field_pack's short path, kept */
+        fp_ent *p = &s->gm->fp[slot_of(code)];
+        p->mask = (*f)->width >= 64 ? ~0ull : (1ull << (*f)->width) - 1;
+        p->shift = (*f)->shift;
+        p->sub = (*f)->kind == EU_K_M1;
+        p->code = code;
+    }
     return *f ? eu_field_pack(*f, value) : eu_pack1(code, value);
+}
+
+/* eu_pack1(code, value): by the compile's field (fp) when kept. */
+HOT uint64_t pack1(cs *s, uint16_t code, int64_t value)
+{
+    const fp_ent *p = &s->fp[slot_of(code)];
+    if (p->code == code) return ((uint64_t)(value - p->sub) & p->mask) << p->shift;
+    return pack1_field(s, code, value);
 }
 
 /* A one-field register from its value (sizes, not sizes - 1). */
@@ -186,7 +278,7 @@ HOT void emit_fm(cs *s, const cc_model *m, const eu_fm *f, int which, bool u65)
     static const uint16_t height0[3] = {EU_SET_IFM_HEIGHT0_M1, EU_SET_IFM2_HEIGHT0_M1, EU_SET_OFM_HEIGHT0_M1};
     static const uint16_t height1[3] = {EU_SET_IFM_HEIGHT1_M1, EU_SET_IFM2_HEIGHT1_M1, EU_SET_OFM_HEIGHT1_M1};
     static const uint16_t zp[3] = {EU_SET_IFM_ZERO_POINT, EU_SET_IFM2_ZERO_POINT, EU_SET_OFM_ZERO_POINT};
-    REG_PACKED(s, region[which], fm_region(m, f), eu_pack_region(region[which], fm_region(m, f)));
+    REG_MULTI(s, region[which], fm_region(m, f), eu_pack_region(region[which], fm_region(m, f)));
     uint64_t a = fm_addr(m, f);
     /* a wrapping rolling buffer: tile 0 above tile_h, tile 2 below */
     bool wrap = f->tile_h && f->tile_h < f->h;
@@ -385,12 +477,12 @@ static void emit_lut_dma(cs *s, const cc_model *m, const cc_epoch *e, int32_t k,
 {
     const eu_op *o = &e->ops[k];
     const eu_lut *l = &e->luts[o->lut];
-    REG_PACKED(s, EU_SET_DMA0_SRC_REGION, key_dma_region(0, false),
-               eu_pack_dma_region(EU_SET_DMA0_SRC_REGION, 0, false, EU_DMA_1D));
+    REG_MULTI(s, EU_SET_DMA0_SRC_REGION, key_dma_region(0, false),
+              eu_pack_dma_region(EU_SET_DMA0_SRC_REGION, 0, false, EU_DMA_1D));
     addr(s, EU_SET_DMA0_SRC, l->off, eu_variant_is_u65(m->opt.sys.variant));
     /* into SHRAM (internal), core mask 3 as Vela writes it */
-    REG_PACKED(s, EU_SET_DMA0_DST_REGION, key_dma_region(3, true),
-               eu_pack_dma_region(EU_SET_DMA0_DST_REGION, 3, true, EU_DMA_1D));
+    REG_MULTI(s, EU_SET_DMA0_DST_REGION, key_dma_region(3, true),
+              eu_pack_dma_region(EU_SET_DMA0_DST_REGION, 3, true, EU_DMA_1D));
     set(s, EU_SET_DMA0_DST, o->blk.lut_start_bank * EU_SHRAM_BANK_BYTES + slot * EU_LUT_SLOT_BYTES);
     set(s, EU_SET_DMA0_LEN, (uint32_t)l->size);
     op(s, EU_OP_DMA_START, 0);
@@ -430,18 +522,18 @@ static int emit_op(cs *s, const cc_model *m, const cc_epoch *e, int32_t k, dmaq 
     bool global = o->ofm_scale_mode == EU_OFM_SCALE_GLOBAL;
     if (o->kind == SIM_K_ELEMENTWISE) {
         if (global)
-            REG_PACKED(s, EU_SET_OFM_SCALE, key_scale(o->ofm_scale, o->ofm_shift),
-                       eu_pack_scale(EU_SET_OFM_SCALE, o->ofm_scale, o->ofm_shift));
+            REG_MULTI(s, EU_SET_OFM_SCALE, key_scale(o->ofm_scale, o->ofm_shift),
+                      eu_pack_scale(EU_SET_OFM_SCALE, o->ofm_scale, o->ofm_shift));
         if (o->has_opab) {
-            REG_PACKED(s, EU_SET_OPA_SCALE, key_scale(o->opa_scale, o->opa_shift),
-                       eu_pack_scale(EU_SET_OPA_SCALE, o->opa_scale, o->opa_shift));
-            REG_PACKED(s, EU_SET_OPB_SCALE, key_scale(o->opb_scale, 0), eu_pack_scale(EU_SET_OPB_SCALE, o->opb_scale, 0));
+            REG_MULTI(s, EU_SET_OPA_SCALE, key_scale(o->opa_scale, o->opa_shift),
+                      eu_pack_scale(EU_SET_OPA_SCALE, o->opa_scale, o->opa_shift));
+            REG_MULTI(s, EU_SET_OPB_SCALE, key_scale(o->opb_scale, 0), eu_pack_scale(EU_SET_OPB_SCALE, o->opb_scale, 0));
         }
     }
     /* IFM */
     emit_fm(s, m, &o->ifm, 0, u65);
-    REG_PACKED(s, EU_SET_IFM_PRECISION, key_prec(&o->ifm, o->ifm_scale_mode, EU_ROUND_TFL),
-               precision(EU_SET_IFM_PRECISION, &o->ifm, o->ifm_scale_mode, EU_ROUND_TFL));
+    REG_MULTI(s, EU_SET_IFM_PRECISION, key_prec(&o->ifm, o->ifm_scale_mode, EU_ROUND_TFL),
+              precision(EU_SET_IFM_PRECISION, &o->ifm, o->ifm_scale_mode, EU_ROUND_TFL));
     set(s, EU_SET_IFM_UPSCALE, o->upscale);
     if (o->kind != SIM_K_ELEMENTWISE) {
         set(s, EU_SET_IFM_PAD_TOP, o->pad_t);
@@ -455,16 +547,16 @@ static int emit_op(cs *s, const cc_model *m, const cc_epoch *e, int32_t k, dmaq 
     set(s, EU_SET_OFM_WIDTH_M1, o->ofm.w);
     set(s, EU_SET_OFM_HEIGHT_M1, o->ofm.h);
     set(s, EU_SET_OFM_DEPTH_M1, o->ofm.c);
-    REG_PACKED(s, EU_SET_OFM_PRECISION, key_prec(&o->ofm, o->ofm_scale_mode, o->round),
-               precision(EU_SET_OFM_PRECISION, &o->ofm, o->ofm_scale_mode, o->round));
+    REG_MULTI(s, EU_SET_OFM_PRECISION, key_prec(&o->ofm, o->ofm_scale_mode, o->round),
+              precision(EU_SET_OFM_PRECISION, &o->ofm, o->ofm_scale_mode, o->round));
     if (o->kind != SIM_K_ELEMENTWISE) {
         /* the dilated extent */
         set(s, EU_SET_KERNEL_WIDTH_M1, (int64_t)(o->kw - 1) * o->dil_x + 1);
         set(s, EU_SET_KERNEL_HEIGHT_M1, (int64_t)(o->kh - 1) * o->dil_y + 1);
-        REG_PACKED(s, EU_SET_KERNEL_STRIDE,
-                   (int64_t)o->stride_x | (int64_t)o->stride_y << 8 | (int64_t)o->dil_x << 16 |
-                       (int64_t)o->dil_y << 24 | (int64_t)o->pkf << 32,
-                   eu_pack_kernel_stride(o->stride_x, o->stride_y, o->dil_x, o->dil_y, o->pkf));
+        REG_MULTI(s, EU_SET_KERNEL_STRIDE,
+                  (int64_t)o->stride_x | (int64_t)o->stride_y << 8 | (int64_t)o->dil_x << 16 |
+                      (int64_t)o->dil_y << 24 | (int64_t)o->pkf << 32,
+                  eu_pack_kernel_stride(o->stride_x, o->stride_y, o->dil_x, o->dil_y, o->pkf));
     }
     if (o->kind == SIM_K_CONV || o->kind == SIM_K_DEPTHWISE) {
         /* from the arena copy when buffered, else straight from flash */
@@ -479,10 +571,10 @@ static int emit_op(cs *s, const cc_model *m, const cc_epoch *e, int32_t k, dmaq 
         }
         uint8_t wregion = only ? 0 : region;
         if (only) wb = o->w_off;   /* the records from the copy, the stream from flash */
-        REG_PACKED(s, EU_SET_WEIGHT_REGION, wregion, eu_pack_region(EU_SET_WEIGHT_REGION, wregion));
+        REG_MULTI(s, EU_SET_WEIGHT_REGION, wregion, eu_pack_region(EU_SET_WEIGHT_REGION, wregion));
         addr(s, EU_SET_WEIGHT_BASE, wb, u65);
         set(s, EU_SET_WEIGHT_LENGTH, (uint32_t)o->w_len);
-        REG_PACKED(s, EU_SET_SCALE_REGION, apart ? 0 : region, eu_pack_region(EU_SET_SCALE_REGION, apart ? 0 : region));
+        REG_MULTI(s, EU_SET_SCALE_REGION, apart ? 0 : region, eu_pack_region(EU_SET_SCALE_REGION, apart ? 0 : region));
         addr(s, EU_SET_SCALE_BASE, sb, u65);
         set(s, EU_SET_SCALE_LENGTH, (uint32_t)o->s_len);
         if (vi->cores > 1) {
@@ -496,11 +588,11 @@ static int emit_op(cs *s, const cc_model *m, const cc_epoch *e, int32_t k, dmaq 
             set(s, EU_SET_SCALE1_LENGTH, (uint32_t)o->s1_len);
         }
     } else if (o->kind == SIM_K_POOL && global) {
-        REG_PACKED(s, EU_SET_OFM_SCALE, key_scale(o->ofm_scale, o->ofm_shift),
-                   eu_pack_scale(EU_SET_OFM_SCALE, o->ofm_scale, o->ofm_shift));
+        REG_MULTI(s, EU_SET_OFM_SCALE, key_scale(o->ofm_scale, o->ofm_shift),
+                  eu_pack_scale(EU_SET_OFM_SCALE, o->ofm_scale, o->ofm_shift));
     }
     /* activation */
-    REG_PACKED(s, EU_SET_ACTIVATION, (int64_t)act | (int64_t)o->act_clip << 8, eu_pack_activation(act, o->act_clip));
+    REG_MULTI(s, EU_SET_ACTIVATION, (int64_t)act | (int64_t)o->act_clip << 8, eu_pack_activation(act, o->act_clip));
     /* a 32-bit OFM without a LUT or built-in function is not clamped
      * (docs/ethos-u.md 5.1): ACTIVATION_MIN/MAX keep what they hold */
     if (o->ofm.bits != 32 || act != EU_ACT_NONE) {
@@ -519,16 +611,16 @@ static int emit_op(cs *s, const cc_model *m, const cc_epoch *e, int32_t k, dmaq 
         int64_t bk = (int64_t)o->bcast_h | (int64_t)o->bcast_w << 1 | (int64_t)o->bcast_c << 2 |
                      (int64_t)o->reversed << 3 | (int64_t)o->ifm2_scalar << 4;
         if (o->ifm2_scalar) {
-            REG_PACKED(s, EU_SET_IFM2_PRECISION, key_prec(&o->ifm2, 0, 0), precision(EU_SET_IFM2_PRECISION, &o->ifm2, 0, 0));
+            REG_MULTI(s, EU_SET_IFM2_PRECISION, key_prec(&o->ifm2, 0, 0), precision(EU_SET_IFM2_PRECISION, &o->ifm2, 0, 0));
             set(s, EU_SET_IFM2_ZERO_POINT, o->ifm2.zp);
             set(s, EU_SET_IFM2_SCALAR, o->scalar);
         } else {
             emit_fm(s, m, &o->ifm2, 1, u65);
-            REG_PACKED(s, EU_SET_IFM2_PRECISION, key_prec(&o->ifm2, 0, 0), precision(EU_SET_IFM2_PRECISION, &o->ifm2, 0, 0));
+            REG_MULTI(s, EU_SET_IFM2_PRECISION, key_prec(&o->ifm2, 0, 0), precision(EU_SET_IFM2_PRECISION, &o->ifm2, 0, 0));
             set(s, EU_SET_IFM2_IB_START, o->blk.ifm2_ib_start);
         }
-        REG_PACKED(s, EU_SET_IFM2_BROADCAST, bk,
-                   eu_pack_broadcast(o->bcast_h, o->bcast_w, o->bcast_c, o->reversed, o->ifm2_scalar));
+        REG_MULTI(s, EU_SET_IFM2_BROADCAST, bk,
+                  eu_pack_broadcast(o->bcast_h, o->bcast_w, o->bcast_c, o->reversed, o->ifm2_scalar));
     }
     /* BLOCKDEP: this op may start while the previous one finishes, unless
      * it reads what that op writes, or writes what that op reads or writes
@@ -595,11 +687,11 @@ static void emit_weight_dma(cs *s, const cc_model *m, const cc_epoch *e, int32_t
     {
         uint64_t src = apart ? o->w_off : o->s_off, dst = apart ? lo + w_at : lo;
         uint64_t len = apart ? o->w_len : scales_only(m, o) ? o->s_len : b->size;
-        REG_PACKED(s, EU_SET_DMA0_SRC_REGION, key_dma_region(0, false),
-               eu_pack_dma_region(EU_SET_DMA0_SRC_REGION, 0, false, EU_DMA_1D));
+        REG_MULTI(s, EU_SET_DMA0_SRC_REGION, key_dma_region(0, false),
+              eu_pack_dma_region(EU_SET_DMA0_SRC_REGION, 0, false, EU_DMA_1D));
         addr(s, EU_SET_DMA0_SRC, src, u65);
-        REG_PACKED(s, EU_SET_DMA0_DST_REGION, key_dma_region(region, false),
-                   eu_pack_dma_region(EU_SET_DMA0_DST_REGION, region, false, EU_DMA_1D));
+        REG_MULTI(s, EU_SET_DMA0_DST_REGION, key_dma_region(region, false),
+                  eu_pack_dma_region(EU_SET_DMA0_DST_REGION, region, false, EU_DMA_1D));
         addr(s, EU_SET_DMA0_DST, dst, u65);
         set(s, EU_SET_DMA0_LEN, (uint32_t)len);
         op(s, EU_OP_DMA_START, 0);
@@ -658,6 +750,8 @@ static bool plan_dmas(const cc_model *m, const cc_epoch *e, dmaq *q)
     return true;
 }
 
+void eu_genmemo_free(struct eu_genmemo *g) { free(g); }
+
 int eu_generate(cc_model *m, cc_epoch *e, npuc_err *err)
 {
     /* the stream is written after room for the COP1 payload's head, which
@@ -675,6 +769,15 @@ int eu_generate(cc_model *m, cc_epoch *e, npuc_err *err)
         return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     }
     for (int32_t k = 0; k < e->n_eu; k++) fm_spans(m, &e->ops[k], &s->rng[3 * k]);
+    /* the compile's operands while the search runs (NULL: each one worked
+     * out), dropped after it */
+    if (m->gen && !m->eu_memo) m->eu_memo = calloc(1, sizeof *m->eu_memo);
+    if (!m->gen && m->eu_memo) {
+        eu_genmemo_free(m->eu_memo);
+        m->eu_memo = NULL;
+    }
+    s->gm = m->eu_memo;
+    s->fp = s->gm ? s->gm->fp : FP_NONE;
     const eu_variant_info *vi = eu_variant_get(m->opt.sys.variant);
     int rc = NPUC_OK;
     /* PARALLEL_MODE = cores - 1 (docs/ethos-u.md 1.5): a U65-512 splits every

@@ -2,9 +2,13 @@
  * weight search picks is placed again with the prefetch plans that keep a
  * moved weight copy clear of the operands of the op before its DMA (which
  * may still run when the DMA starts, so a copy over them waits for it), and
- * kept only with fewer NPU cycles and no more SRAM. Each model is compiled
- * with and without (cc_options.no_prefetch_polish) on an Ethos-U55-128 and
- * -256: the polished one never takes more cycles or SRAM, its command
+ * kept only with fewer NPU cycles and no more SRAM; the copies the ops
+ * wait for are then dropped from it and from the pick before it, and the
+ * search's rule picks between the two. Each model is compiled with and
+ * without (cc_options.no_prefetch_polish) on an Ethos-U55-128 and -256:
+ * the one without never beats the polished one on both cycles and SRAM
+ * (no more of either, less of one), nor by more than the search's band
+ * on cycles, its command
  * streams pass the hazard check, and it runs byte-identical to the
  * reference (generated models: 2 random draws). Generated models
  * (tools/genmodel) and every zoo model of the shared folder but the
@@ -48,7 +52,8 @@ static void compare(const char *cs, const graph *src, eu_variant v, bool run)
         return;
     }
     uint64_t ca = a->npu_cycles, cb = b->npu_cycles, sa = cc_sram_bytes(a), sb = cc_sram_bytes(b);
-    if (ca > cb || sa > sb) {
+    bool beaten = (cb <= ca && sb <= sa && (cb < ca || sb < sa)) || cb + cb / CC_CYCLE_SLACK < ca;
+    if (beaten) {
         fprintf(stderr, "FAIL %s: polished %llu cycles, %llu B SRAM; without %llu cycles, %llu B\n", cs,
                 (unsigned long long)ca, (unsigned long long)sa, (unsigned long long)cb, (unsigned long long)sb);
         CHECK(false);

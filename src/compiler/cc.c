@@ -1231,7 +1231,7 @@ static bool chunks_differ(const cc_model *m, uint32_t chunk)
 }
 
 /* Schedules the search may weigh at most (the caller's and the tries). */
-#define N_SCHED (4 + (int32_t)(sizeof TRIES / sizeof TRIES[0]))
+#define N_SCHED (5 + (int32_t)(sizeof TRIES / sizeof TRIES[0]))
 
 /* The order-0 entropy (bits) of the values op o's weight stream(s) decode
  * to (the traversal's zeros included), read back from the flash, each
@@ -1393,6 +1393,19 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
         if (!compile_once(g, &o, wc, refs, om, &est, &cand[n], &e2)) {
             first_sram = cc_sram_bytes(cand[n]);
             pt[n] = (cc_sched_point){cand[n]->npu_cycles, first_sram};
+            n++;
+        }
+    } else if (limit && !has_fast_pool(opt) && opt->optimise == CC_OPT_PERFORMANCE) {
+        /* an arena that is the SRAM: the default's schedule (no limit) is
+         * one more point, which counts where it fits, so a limit at or
+         * above the default's SRAM never costs cycles (its waiting copies
+         * dropped, micro_speech's default takes less SRAM than its first
+         * schedule, which a limit at that figure would drop copies from) */
+        cc_options o = o0;
+        o.sram_limit = 0;
+        npuc_err e2 = {0};
+        if (!compile_once(g, &o, wc, refs, om, &est, &cand[n], &e2)) {
+            pt[n] = (cc_sched_point){cand[n]->npu_cycles, cc_sram_bytes(cand[n])};
             n++;
         }
     }

@@ -465,6 +465,42 @@ static void tops(const cc_model *m, uint64_t top[2])
  * copies unplaced, the pools' peaks as in sv), each copy is placed as its
  * DMA is planned, under lim[]. *ok: whether every copy found a place
  * within the pools' sizes (else the model is as in `sv`). */
+/* The arena's weight copies a placed plan stacked down from its limit,
+ * moved down together as far as every one stays clear of the other
+ * buffers below it while both are live: the copies keep their places
+ * among themselves and above what they were above, so the streams only
+ * change in addresses, and the arena's peak drops by the gap the limit
+ * left (armkws_cnn_l ethos-u55-128: the same cycles in 4.5 KiB less). */
+static void slide_copies(cc_model *m)
+{
+    uint64_t delta = UINT64_MAX;
+    bool any = false;
+    for (int32_t b = 0; b < m->n_bufs && delta; b++) {
+        const cc_buf *x = &m->bufs[b];
+        if (!x->wcopy || !x->size || x->pool != CC_IN_ARENA || x->offset < 0) continue;
+        any = true;
+        if ((uint64_t)x->offset < delta) delta = (uint64_t)x->offset;
+        for (int32_t o = 0; o < m->n_bufs && delta; o++) {
+            const cc_buf *y = &m->bufs[o];
+            if (y->wcopy || !y->size || y->pool != CC_IN_ARENA || y->offset < 0) continue;
+            if (y->last < x->first || x->last < y->first) continue;
+            uint64_t end = (uint64_t)y->offset + y->size;
+            if (y->offset >= x->offset + (int64_t)x->size) continue;   /* above it */
+            if (end > (uint64_t)x->offset) {
+                delta = 0;   /* beside it: the plan placed it so, keep it */
+                break;
+            }
+            if ((uint64_t)x->offset - end < delta) delta = (uint64_t)x->offset - end;
+        }
+    }
+    delta &= ~(uint64_t)15;
+    if (!any || !delta || delta == UINT64_MAX) return;
+    for (int32_t b = 0; b < m->n_bufs; b++) {
+        cc_buf *x = &m->bufs[b];
+        if (x->wcopy && x->size && x->pool == CC_IN_ARENA && x->offset >= 0) x->offset -= (int64_t)delta;
+    }
+}
+
 static int plan_placed(pf_ctx *c, const cc_sched *sv, const cc_sched *bare, const uint64_t lim[2],
                        uint64_t fast_cap, bool *ok_out, npuc_err *err)
 {
@@ -481,6 +517,7 @@ static int plan_placed(pf_ctx *c, const cc_sched *sv, const cc_sched *bare, cons
     for (int32_t b = 0; b < m->n_bufs && ok; b++) ok = !m->bufs[b].size || m->bufs[b].offset >= 0;
     if (ok) {
         uint64_t top[2];
+        slide_copies(m);
         tops(m, top);
         m->arena_size = top[0];
         m->fast_size = top[1];

@@ -1698,8 +1698,32 @@ int cc_place_weights(cc_model *m, npuc_err *err)
             cc_sched_point two[2] = {{m->npu_cycles, cc_sram_bytes(m)}, {0, 0}};
             int32_t one_hr = m->opt.prefetch_headroom;
             m->opt.prefetch_headroom = hr[1];
-            if (!(rc = cc_sched_apply(m, kept[q], err)) && !(rc = cc_generate_all(m, err)))
-                rc = drop_waiting(m, n_eu, err);
+            if (!(rc = cc_sched_apply(m, kept[q], err)) && !(rc = cc_generate_all(m, err)) &&
+                m->opt.weight_search && !m->opt.weight_headrooms && !limit && !m->opt.no_prefetch_polish) {
+                /* polished as the pick is (above): placed again, its
+                 * prefetch also weighing the busy plans, kept with fewer
+                 * cycles and no more SRAM */
+                cc_sched was = {0};
+                point_keep(m, &was);
+                uint64_t was_cycles = m->npu_cycles, was_sram = cc_sram_bytes(m);
+                int32_t q_split = -1;
+                point_gone(q, gone0, nb, order, sp_t, sp_k, sp_x, gone, &q_split);
+                if (q_split >= 0) split[q_split] = true;
+                bool ok = was.parts != 0;
+                if (ok) fit_apply(m, &start, gone, &rl, split, &ok);
+                if (q_split >= 0) split[q_split] = false;
+                if (ok) {
+                    m->opt.prefetch_busy = true;
+                    rc = cc_generate_all(m, err);
+                    if (!rc) rc = (q % P == 0 ? place_inner : cc_prefetch)(m, err);
+                    m->opt.prefetch_busy = false;
+                }
+                if (!rc && was.parts && !(ok && m->npu_cycles < was_cycles && cc_sram_bytes(m) <= was_sram) &&
+                    !(rc = cc_sched_apply(m, &was, err)))
+                    rc = cc_generate_all(m, err);
+                cc_sched_free(&was);
+            }
+            if (!rc) rc = drop_waiting(m, n_eu, err);
             two[1] = (cc_sched_point){m->npu_cycles, cc_sram_bytes(m)};
             if (!rc && one.parts && cc_sched_pick(two, 2, limit) != 1) {
                 m->opt.prefetch_headroom = one_hr;

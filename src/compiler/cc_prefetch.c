@@ -1481,6 +1481,48 @@ static void point_gone(int32_t pick, const bool *gone0, size_t nb, int32_t order
     if (!k && *split_of < 0) memset(gone, 0, sizeof *gone * nb);
 }
 
+/* What placing one of cc_place_weights' points again takes (point_gone,
+ * fit_apply). */
+typedef struct fit_pts {
+    const cc_sched *start;
+    const bool *gone0;
+    size_t nb;
+    int32_t (*order)[FIT_MAX_DROPS];
+    const int32_t *sp_t, *sp_k, *sp_x;
+    bool *gone, *split;
+    const rl_map *rl;
+} fit_pts;
+
+/* Point p, which the model is at, placed again with its prefetch also
+ * weighing the plans that keep moved copies clear of the op before their
+ * DMA (pf_ctx.busy); kept with fewer cycles and no more SRAM, else the
+ * model goes back to p as it was. */
+static int polish_point(cc_model *m, const fit_pts *f, int32_t p, npuc_err *err)
+{
+    cc_sched was = {0};
+    point_keep(m, &was);
+    uint64_t was_cycles = m->npu_cycles, was_sram = cc_sram_bytes(m);
+    bool first = p < 2 * FIT_P && p % FIT_P == 0;
+    int32_t split_of = -1;
+    point_gone(p, f->gone0, f->nb, f->order, f->sp_t, f->sp_k, f->sp_x, f->gone, &split_of);
+    if (split_of >= 0) f->split[split_of] = true;
+    bool ok = was.parts != 0;
+    if (ok) fit_apply(m, f->start, f->gone, f->rl, f->split, &ok);
+    if (split_of >= 0) f->split[split_of] = false;
+    int rc = NPUC_OK;
+    if (ok) {
+        m->opt.prefetch_busy = true;
+        rc = cc_generate_all(m, err);
+        if (!rc) rc = (first ? place_inner : cc_prefetch)(m, err);
+        m->opt.prefetch_busy = false;
+    }
+    if (!rc && was.parts && !(ok && m->npu_cycles < was_cycles && cc_sram_bytes(m) <= was_sram) &&
+        !(rc = cc_sched_apply(m, &was, err)))
+        rc = cc_generate_all(m, err);
+    cc_sched_free(&was);
+    return rc;
+}
+
 int cc_place_weights(cc_model *m, npuc_err *err)
 {
     if (m->opt.optimise != CC_OPT_PERFORMANCE) return place_inner(m, err);
@@ -1519,6 +1561,7 @@ int cc_place_weights(cc_model *m, npuc_err *err)
     memset(have, 0, sizeof have);
     int32_t hr[2] = {m->opt.prefetch_headroom, -1};
     int32_t n_traj = m->opt.weight_search && m->opt.prefetch_headroom == 0 ? 2 : 1;
+    const fit_pts fp = {&start, gone0, nb, order, sp_t, sp_k, sp_x, gone, split, &rl};
     int rc = NPUC_OK;
     if (!gone || !gone0 || !split) {
         rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
@@ -1638,27 +1681,8 @@ int cc_place_weights(cc_model *m, npuc_err *err)
          * DMA (pf_ctx.busy); kept with fewer cycles and no more SRAM. Not
          * during the search: a point that gets faster can end its
          * trajectory before the drops that gave the pick (person_detect). */
-        cc_sched was = {0};
-        point_keep(m, &was);
-        uint64_t was_cycles = m->npu_cycles, was_sram = cc_sram_bytes(m);
-        int32_t t = pick >= 2 * P ? sp_t[pick - 2 * P] : pick / P;
-        bool first = pick < 2 * P && pick % P == 0;
-        m->opt.prefetch_headroom = hr[t];
-        point_gone(pick, gone0, nb, order, sp_t, sp_k, sp_x, gone, &split_of);
-        if (split_of >= 0) split[split_of] = true;
-        bool ok = was.parts != 0;
-        if (ok) fit_apply(m, &start, gone, &rl, split, &ok);
-        if (split_of >= 0) split[split_of] = false;
-        if (ok) {
-            m->opt.prefetch_busy = true;
-            rc = cc_generate_all(m, err);
-            if (!rc) rc = (first ? place_inner : cc_prefetch)(m, err);
-            m->opt.prefetch_busy = false;
-        }
-        if (!rc && was.parts && !(ok && m->npu_cycles < was_cycles && cc_sram_bytes(m) <= was_sram) &&
-            !(rc = cc_sched_apply(m, &was, err)))
-            rc = cc_generate_all(m, err);
-        cc_sched_free(&was);
+        m->opt.prefetch_headroom = hr[pick >= 2 * P ? sp_t[pick - 2 * P] : pick / P];
+        rc = polish_point(m, &fp, pick, err);
     }
     if (waits && !rc) {
         /* the copies the ops wait for dropped, from the polished pick and
@@ -1698,31 +1722,10 @@ int cc_place_weights(cc_model *m, npuc_err *err)
             cc_sched_point two[2] = {{m->npu_cycles, cc_sram_bytes(m)}, {0, 0}};
             int32_t one_hr = m->opt.prefetch_headroom;
             m->opt.prefetch_headroom = hr[1];
+            /* polished as the pick is (above) */
             if (!(rc = cc_sched_apply(m, kept[q], err)) && !(rc = cc_generate_all(m, err)) &&
-                m->opt.weight_search && !m->opt.weight_headrooms && !limit && !m->opt.no_prefetch_polish) {
-                /* polished as the pick is (above): placed again, its
-                 * prefetch also weighing the busy plans, kept with fewer
-                 * cycles and no more SRAM */
-                cc_sched was = {0};
-                point_keep(m, &was);
-                uint64_t was_cycles = m->npu_cycles, was_sram = cc_sram_bytes(m);
-                int32_t q_split = -1;
-                point_gone(q, gone0, nb, order, sp_t, sp_k, sp_x, gone, &q_split);
-                if (q_split >= 0) split[q_split] = true;
-                bool ok = was.parts != 0;
-                if (ok) fit_apply(m, &start, gone, &rl, split, &ok);
-                if (q_split >= 0) split[q_split] = false;
-                if (ok) {
-                    m->opt.prefetch_busy = true;
-                    rc = cc_generate_all(m, err);
-                    if (!rc) rc = (q % P == 0 ? place_inner : cc_prefetch)(m, err);
-                    m->opt.prefetch_busy = false;
-                }
-                if (!rc && was.parts && !(ok && m->npu_cycles < was_cycles && cc_sram_bytes(m) <= was_sram) &&
-                    !(rc = cc_sched_apply(m, &was, err)))
-                    rc = cc_generate_all(m, err);
-                cc_sched_free(&was);
-            }
+                m->opt.weight_search && !m->opt.weight_headrooms && !limit && !m->opt.no_prefetch_polish)
+                rc = polish_point(m, &fp, q, err);
             if (!rc) rc = drop_waiting(m, n_eu, err);
             two[1] = (cc_sched_point){m->npu_cycles, cc_sram_bytes(m)};
             if (!rc && one.parts && cc_sched_pick(two, 2, limit) != 1) {

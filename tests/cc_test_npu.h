@@ -601,6 +601,21 @@ static inline int cc_load_shared(const char *rel, tfl_model **tm, graph **g)
     return 1;
 }
 
+/* The shared model at `rel` read, imported (cc_load_shared) and compiled
+ * for v with the default options (cc_check_compile): true with *tm, *g and
+ * *cm set; false when absent or on an error (CHECKed; what is set the
+ * caller frees: cc_model_free, graph_free and tfl_model_free take NULL). */
+static inline bool cc_compile_shared(const char *rel, eu_variant v, tfl_model **tm, graph **g, cc_model **cm)
+{
+    *cm = NULL;
+    int loaded = cc_load_shared(rel, tm, g);
+    if (!loaded) return false;
+    CHECK(loaded > 0);
+    cc_options opt;
+    memset(&opt, 0, sizeof opt);
+    return *g && cc_check_compile(rel, *g, v, opt, cm);
+}
+
 /* Adds to g a random CONV_2D / DEPTHWISE_CONV_2D (dw) with the options opt
  * reading tensor ti (scale si, type dt) into a new tensor NAME of oshape:
  * int8 weights of wshape in [-127, 127] with per-channel scales, bias int32

@@ -82,12 +82,7 @@ static void one(const char *rel, eu_variant v, const char *vname)
     tfl_model *tm = NULL;
     graph *g = NULL;
     cc_model *cm = NULL;
-    int loaded = cc_load_shared(rel, &tm, &g);
-    if (!loaded) return;
-    CHECK(loaded > 0);
-    cc_options opt;
-    memset(&opt, 0, sizeof opt);
-    if (g && cc_check_compile(rel, g, v, opt, &cm)) {
+    if (cc_compile_shared(rel, v, &tm, &g, &cm)) {
         int hw = 0, same = 0;
         for (int32_t i = 0; i < cm->n_epochs; i++) {
             const cc_epoch *e = &cm->epochs[i];
@@ -122,12 +117,7 @@ static void random_changes(const char *rel, eu_variant v, const char *vname, int
     tfl_model *tm = NULL;
     graph *g = NULL;
     cc_model *cm = NULL;
-    int loaded = cc_load_shared(rel, &tm, &g);
-    if (!loaded) return;
-    CHECK(loaded > 0);
-    cc_options opt;
-    memset(&opt, 0, sizeof opt);
-    if (!g || !cc_check_compile(rel, g, v, opt, &cm)) goto done;
+    if (!cc_compile_shared(rel, v, &tm, &g, &cm)) goto done;
     cm->gen = cc_gencache_new();
     CHECK(cm->gen != NULL);
     /* the schedule as compiled, to go back to */

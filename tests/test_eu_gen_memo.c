@@ -115,12 +115,7 @@ static void one(const char *rel, eu_variant v, const char *vname, int trials)
     tfl_model *tm = NULL;
     graph *g = NULL;
     cc_model *cm = NULL;
-    int loaded = cc_load_shared(rel, &tm, &g);
-    if (!loaded) return;
-    CHECK(loaded > 0);
-    cc_options opt;
-    memset(&opt, 0, sizeof opt);
-    if (g && cc_check_compile(rel, g, v, opt, &cm)) {
+    if (cc_compile_shared(rel, v, &tm, &g, &cm)) {
         /* the search's caches on, as while it runs (the memo kept) */
         cm->gen = cc_gencache_new();
         CHECK(cm->gen != NULL);

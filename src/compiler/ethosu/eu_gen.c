@@ -142,20 +142,24 @@ HOT bool written(const cs *s, uint16_t code)
     return s->packed[slot_of(code)].operand1 != 0;
 }
 
+/* Register `code` (its slot p) given operand o for key k: written unless
+ * it holds o already. */
+static inline void reg_put(cs *s, packed_reg *p, uint16_t code, int64_t k, uint64_t o)
+{
+    p->key = k;
+    if (p->operand1 != o + 1) {
+        p->operand1 = o + 1;
+        words(s, code, o);
+    }
+}
+
 /* A register write of the operand `pack` makes from the inputs `key`
  * stands for, skipped when the key or the operand is unchanged. */
 #define REG_PACKED(s, code, kin, pack)                                    \
     do {                                                                  \
         packed_reg *p_ = &(s)->packed[slot_of(code)];                     \
         int64_t k_ = (int64_t)(kin);                                      \
-        if (!p_->operand1 || p_->key != k_) {                             \
-            uint64_t o_ = (pack);                                         \
-            p_->key = k_;                                                 \
-            if (p_->operand1 != o_ + 1) {                                 \
-                p_->operand1 = o_ + 1;                                    \
-                words(s, code, o_);                                       \
-            }                                                             \
-        }                                                                 \
+        if (!p_->operand1 || p_->key != k_) reg_put(s, p_, code, k_, (pack)); \
     } while (0)
 
 /* Keys of the multi-field registers (each input in its own bits). */
@@ -199,11 +203,7 @@ static void pc_keep(struct eu_genmemo *g, unsigned sl, uint16_t code, int64_t k,
                 o_ = (pack);                                               \
                 if ((s)->gm) pc_keep((s)->gm, slot_of(code), code, k_, o_ + 1); \
             }                                                              \
-            p_->key = k_;                                                  \
-            if (p_->operand1 != o_ + 1) {                                  \
-                p_->operand1 = o_ + 1;                                     \
-                words(s, code, o_);                                        \
-            }                                                              \
+            reg_put(s, p_, code, k_, o_);                                  \
         }                                                                  \
     } while (0)
 

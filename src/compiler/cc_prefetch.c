@@ -473,16 +473,33 @@ static void tops(const cc_model *m, uint64_t top[2])
  * left (armkws_cnn_l ethos-u55-128: the same cycles in 4.5 KiB less). */
 static void slide_copies(cc_model *m)
 {
-    uint64_t delta = UINT64_MAX;
     bool any = false;
+    for (int32_t b = 0; b < m->n_bufs && !any; b++) {
+        const cc_buf *x = &m->bufs[b];
+        any = x->wcopy && x->size && x->pool == CC_IN_ARENA && x->offset >= 0;
+    }
+    if (!any) return;
+    /* the other arena buffers by their live ranges: each copy meets only
+     * those live beside it (none, or out of memory: the plan stays) */
+    cc_timeline tl;
+    int32_t *near = malloc(sizeof *near * ((size_t)m->n_bufs + 1));
+    if (!near || !cc_tl_init(&tl, m)) {
+        free(near);
+        return;
+    }
+    bool ok = true;
+    for (int32_t o = 0; o < m->n_bufs && ok; o++) {
+        const cc_buf *y = &m->bufs[o];
+        if (!y->wcopy && y->size && y->pool == CC_IN_ARENA && y->offset >= 0) ok = cc_tl_add(&tl, o, y->first, y->last);
+    }
+    uint64_t delta = ok ? UINT64_MAX : 0;
     for (int32_t b = 0; b < m->n_bufs && delta; b++) {
         const cc_buf *x = &m->bufs[b];
         if (!x->wcopy || !x->size || x->pool != CC_IN_ARENA || x->offset < 0) continue;
-        any = true;
         if ((uint64_t)x->offset < delta) delta = (uint64_t)x->offset;
-        for (int32_t o = 0; o < m->n_bufs && delta; o++) {
-            const cc_buf *y = &m->bufs[o];
-            if (y->wcopy || !y->size || y->pool != CC_IN_ARENA || y->offset < 0) continue;
+        int32_t nn = cc_tl_query(&tl, x->first, x->last, near);
+        for (int32_t j = 0; j < nn && delta; j++) {
+            const cc_buf *y = &m->bufs[near[j]];
             if (y->last < x->first || x->last < y->first) continue;
             uint64_t end = (uint64_t)y->offset + y->size;
             if (y->offset >= x->offset + (int64_t)x->size) continue;   /* above it */
@@ -493,8 +510,10 @@ static void slide_copies(cc_model *m)
             if ((uint64_t)x->offset - end < delta) delta = (uint64_t)x->offset - end;
         }
     }
+    cc_tl_free(&tl);
+    free(near);
     delta &= ~(uint64_t)15;
-    if (!any || !delta || delta == UINT64_MAX) return;
+    if (!delta || delta == UINT64_MAX) return;
     for (int32_t b = 0; b < m->n_bufs; b++) {
         cc_buf *x = &m->bufs[b];
         if (x->wcopy && x->size && x->pool == CC_IN_ARENA && x->offset >= 0) x->offset -= (int64_t)delta;

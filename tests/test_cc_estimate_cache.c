@@ -51,10 +51,7 @@ static bool plain_epoch(const cc_model *cm, const cc_epoch *e, eu_variant v)
             ops[no].wait_kind = wk;
             ops[no].wait_count = wc;
             wk = wc = 0;
-            int32_t k = kernel;
-            if (c->code == EU_OP_DMA_START) k = dma < e->n_dma ? e->dma_op[dma++] : e->n_eu;
-            else kernel++;
-            eu_of[no++] = k < e->n_eu ? k : -1;
+            eu_of[no++] = cc_record_eu(e, c->code == EU_OP_DMA_START, &kernel, &dma);
         }
     }
     if (ok) {

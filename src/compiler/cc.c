@@ -205,6 +205,19 @@ typedef struct est_cmd {
     sim_cmd_value val;
 } est_cmd;
 
+/* The state's bytes at n windows (off, mask) set to bits: what a command
+ * or a segment of them, recorded before, writes there. */
+static void win_apply(sim_state *st, const uint16_t *off, const uint64_t *mask, const uint64_t *bits, uint8_t n)
+{
+    for (uint8_t j = 0; j < n; j++) {
+        uint8_t *p = (uint8_t *)st + off[j];
+        uint64_t b;
+        memcpy(&b, p, sizeof b);
+        b = (b & ~mask[j]) | bits[j];
+        memcpy(p, &b, sizeof b);
+    }
+}
+
 static uint8_t est_role(uint16_t code)
 {
     if (code == EU_OP_DMA_WAIT || code == EU_OP_KERNEL_WAIT) return EST_WAIT;
@@ -734,13 +747,7 @@ static int estimate(cc_model *m, cc_epoch *e, gen_entry *g, npuc_err *err)
                 h ^= h >> 29;
                 est_seg *sg = &x->segs[(h >> 20) & (SEG_SLOTS - 1)];
                 if (sg->valid && sg->hash == h && sg->n_words == nk && !memcmp(sg->words, kw, sizeof *kw * nk)) {
-                    for (uint8_t j = 0; j < sg->n_win; j++) {
-                        uint8_t *p = (uint8_t *)&s + sg->off[j];
-                        uint64_t b;
-                        memcpy(&b, p, sizeof b);
-                        b = (b & ~sg->mask[j]) | sg->bits[j];
-                        memcpy(p, &b, sizeof b);
-                    }
+                    win_apply(&s, sg->off, sg->mask, sg->bits, sg->n_win);
                     cmd = sg->op;
                     wk = sg->wk;
                     wc = sg->wc;
@@ -816,13 +823,7 @@ static int estimate(cc_model *m, cc_epoch *e, gen_entry *g, npuc_err *err)
                 sim_state_apply_value(&s, c, ec->val);
             } else {
                 /* sim_state_apply_value's effect on the state's fields */
-                for (uint8_t j = 0; j < ec->n_win; j++) {
-                    uint8_t *p = (uint8_t *)&s + ec->off[j];
-                    uint64_t b;
-                    memcpy(&b, p, sizeof b);
-                    b = (b & ~ec->mask[j]) | ec->bits[j];
-                    memcpy(p, &b, sizeof b);
-                }
+                win_apply(&s, ec->off, ec->mask, ec->bits, ec->n_win);
             }
         }
         stopped = role == EST_STOP;
@@ -888,12 +889,9 @@ static int estimate(cc_model *m, cc_epoch *e, gen_entry *g, npuc_err *err)
             ops[no].wait_kind = wk;
             ops[no].wait_count = wc;
             wk = wc = 0;
-            /* a DMA belongs to the kernel op it feeds */
-            int32_t k = kernel;
-            if (c->code == EU_OP_DMA_START) k = dma < e->n_dma ? e->dma_op[dma++] : e->n_eu;
-            else kernel++;
-            eu_of[no] = k < e->n_eu ? k : -1;
-            owner[no] = k < e->n_eu ? e->ops[k].src_op : -1;
+            int32_t k = cc_record_eu(e, c->code == EU_OP_DMA_START, &kernel, &dma);
+            eu_of[no] = k;
+            owner[no] = k >= 0 ? e->ops[k].src_op : -1;
             no++;
         }
     }

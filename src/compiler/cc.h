@@ -263,6 +263,16 @@ typedef struct cc_epoch {
                                  cc_compile returns (NULL before) */
 } cc_epoch;
 
+/* The NPU op (index in e->ops, -1 none) that the next kernel op or, with
+ * dma_start, DMA start of e's stream belongs to: the kernel ops in order,
+ * a DMA to the op it feeds (dma_op). *kernel and *dma count them, from 0
+ * at the stream's start. */
+static inline int32_t cc_record_eu(const cc_epoch *e, bool dma_start, int32_t *kernel, int32_t *dma)
+{
+    int32_t k = dma_start ? (*dma < e->n_dma ? e->dma_op[(*dma)++] : e->n_eu) : (*kernel)++;
+    return k < e->n_eu ? k : -1;
+}
+
 /* Per graph op: where it runs and why. */
 typedef struct cc_op_info {
     bool npu;

@@ -621,6 +621,15 @@ int cc_scale_copies(cc_model *m, npuc_err *err);
  * cost where it streams) and the regions it prices it at (reg: IFM, IFM2
  * (0 none), OFM, weights), for cc_op_cycles_at. */
 void cc_placed_req(const cc_model *m, const eu_op *o, eu_block_req *r, uint8_t reg[4]);
+/* The short proof of an int16 -> int8 / int16 QUANTIZE on the NPU
+ * (lower/lower_lut.c): for TFLite's (mult, shift) (k_requant_prepare), the
+ * zero points zi, zo and the output type's range [lo, hi], the points x
+ * (room for 65536) where the reference must give y, the NPU's answers, for
+ * the two to agree at every int16 input; returns their count, or -1 where
+ * the reference is not known to be non-decreasing (the full comparison
+ * decides). */
+int32_t cc_requant_ends(int32_t mult, int32_t shift, int32_t zi, int32_t zo, int32_t lo, int32_t hi, int32_t *x,
+                        int32_t *y);
 /* The block request of an NPU op as the lowering makes it (whole NHWC
  * tensors; lower/lower_toolkit.c). */
 void cc_block_req(eu_variant v, const eu_op *o, eu_block_req *r);

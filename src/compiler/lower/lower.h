@@ -186,6 +186,10 @@ void cc_lut_op(eu_op *o, int32_t lut);
  * times). */
 int cc_reference_all(const lower_ctx *c, const graph_op *op, const graph_tensor *in,
                      const graph_tensor *out, int32_t *y, npuc_err *err);
+/* The same for the k input values x[0..k) (1..65536 of in's type) alone:
+ * y[i] gets the output for x[i] (not kept). */
+int cc_reference_at(const lower_ctx *c, const graph_op *op, const graph_tensor *in, const graph_tensor *out,
+                    const int32_t *x, int32_t k, int32_t *y, npuc_err *err);
 /* The same for an int8 op over C channels whose further inputs broadcast
  * along the channels (a PRELU alpha): x is [1, 1, 256, C] with value
  * i - 128 across row i; y[i * C + c] is the output at (i, c). */

@@ -44,7 +44,10 @@
  * the NPU's output-stage arithmetic (sim_rescale.h: the simulator's own
  * rescale; then zero point, clamp, built-in function as docs/ethos-u.md 5.1 and
  * 5.7 specify), and keeps the op on the CPU with the reason if a single
- * value differs. HARD_SWISH has no int16 reference kernel, so it stays on
+ * value differs. A QUANTIZE from int16 is proved first on a few hundred
+ * inputs, where both sides are known to be non-decreasing (the short proof
+ * below); the full comparison runs only where that does not prove it.
+ * HARD_SWISH has no int16 reference kernel, so it stays on
  * the CPU with the reference's reason. */
 #include "lower.h"
 #include "interp/interp.h"
@@ -159,6 +162,15 @@ static bool tfl_stage(int32_t mult, int32_t shift, stage *st)
     return cc_hw_scale_tfl(mult, shift, &st->m, &st->s);
 }
 
+/* QUANTIZE's stage: the kernel's own (M, shift) (k_requant_prepare), zero
+ * points and the output type's range [lo, hi]; false when the NPU's shift
+ * cannot express it. choose_form and cc_requant_ends both build it here. */
+static bool requant_stage(int32_t mult, int32_t shift, int32_t zi, int32_t zo, int32_t lo, int32_t hi, stage *st)
+{
+    *st = (stage){.round = RND_TFL, .zi = zi, .zo = zo, .lo = lo, .hi = hi};
+    return tfl_stage(mult, shift, st);
+}
+
 /* Picks the form for the op and its registers; 0 or 1 (CPU, reason set). */
 static int choose_form(lower_ctx *c, const graph_op *op, form *f)
 {
@@ -188,7 +200,7 @@ static int choose_form(lower_ctx *c, const graph_op *op, form *f)
     case TFL_OP_QUANTIZE: {
         k_requant_params p;
         k_requant_prepare(is, izp, os, ozp, &p);
-        if (!tfl_stage(p.mult, p.shift, &f->a))
+        if (!requant_stage(p.mult, p.shift, izp, ozp, qmin, qmax, &f->a))
             return cc_cpu(c, "rescale %g is outside the NPU's range", (double)is / (double)os);
         return 0;
     }
@@ -300,12 +312,140 @@ static eu_op *emit_stage(lower_ctx *c, const stage *st, const eu_fm *ifm, const 
     return o;
 }
 
+/* ------------------------------------- QUANTIZE from int16: the short proof */
+
+/* verify_form below compares the form with the reference at every input
+ * value: for an int16 input, 65536 runs of the reference and as many of
+ * the NPU's stage. For a QUANTIZE from int16 (F_REQUANT, the requantizing
+ * pool) the same answer takes a few hundred points, because both sides are
+ * non-decreasing in x:
+ *
+ *  - the reference, f(x) = clamp(mbqm(x - zi, M, shift) + zo) (the
+ *    interpreter's QUANTIZE between integer types, k_requant_* in
+ *    kernels/k_quant.c, with k_requant_prepare's (M, shift)), when M >= 0,
+ *    the kernel takes the shift (-31..31) and no step wraps in 32 bits:
+ *    x - zi, its left shift (x - zi) * 2^max(shift, 0), and mbqm + zo
+ *    (|mbqm(a)| <= |a * 2^left| since M < 2^31, so the bound is checked on
+ *    the ends of x - zi). Then each step is non-decreasing: the left
+ *    shift; gemmlowp's SRDHM(a, M) = floor((a M + 2^30) / 2^31) for either
+ *    sign of a M (docs/ethos-u.md 5.6); RoundingDivideByPOT, a rounding
+ *    of a / 2^right (halves away from zero); + zo; the clamp.
+ *  - the NPU's stage, g(x) = clamp(R_TFL(x - zi, m, s) + zo) (sim_rescale,
+ *    docs/ethos-u.md 5.6), for m >= 0: the product (x - zi) m is
+ *    non-decreasing, the rounding term only grows (by 2^31 where x - zi
+ *    turns non-negative with s > 31), the floor shift, + zo and the clamp
+ *    keep the order.
+ *
+ * Two non-decreasing functions on the integers agree everywhere if and
+ * only if they agree at both ends of every maximal run on which one of
+ * them, g, is constant: the runs cover the input range, and on a run
+ * [b, e] with g = v, f(b) = v = f(e) pins f to v on all of [b, e]. The
+ * runs come from g alone (g is cheap: from each run's start a search for
+ * its end, which may skip inputs because g is non-decreasing), and the
+ * reference runs once on their ends: at most 2 points per output value,
+ * a few hundred for an int8 output, instead of 65536. Any end that
+ * differs, a condition that does not hold, or a reference that fails
+ * leaves the decision to the full comparison (which also names the first
+ * differing input): the short proof only ever accepts what the full one
+ * accepts (tests/test_cc_requant_proof.c holds the two together). */
+
+int32_t cc_requant_ends(int32_t mult, int32_t shift, int32_t zi, int32_t zo, int32_t lo, int32_t hi, int32_t *x,
+                        int32_t *y)
+{
+    stage st;
+    if (mult < 0 || shift < -31 || shift > 31 || lo > hi || !requant_stage(mult, shift, zi, zo, lo, hi, &st))
+        return -1;
+    /* f's conditions: x - zi, its left shift and mbqm + zo stay in int32 */
+    int64_t amin = (int64_t)INT16_MIN - zi, amax = (int64_t)INT16_MAX - zi;
+    if (amin < INT32_MIN || amax > INT32_MAX) return -1;
+    int32_t left = shift > 0 ? shift : 0;
+    int64_t smin = amin * ((int64_t)1 << left), smax = amax * ((int64_t)1 << left);
+    if (smin < INT32_MIN || smax > INT32_MAX) return -1;
+    int64_t bound = -smin > smax ? -smin : smax;
+    if ((int64_t)zo - bound < INT32_MIN || (int64_t)zo + bound > INT32_MAX) return -1;
+    /* g's runs, each from its start b: its end lies between good (g = v)
+     * and bad (g != v, or past the range), first probed where the run
+     * before would end it (a requantization's runs are about equally
+     * long), then galloped outward from there and halved */
+    int32_t k = 0, len = 1;
+    for (int32_t b = INT16_MIN; b <= INT16_MAX;) {
+        int32_t v = stage_apply(&st, b), good = b, bad = INT16_MAX + 1;
+        int32_t t = len - 1 < INT16_MAX - b ? b + len - 1 : INT16_MAX;
+        if (stage_apply(&st, t) == v) {
+            good = t;
+            for (int32_t step = 1; step <= INT16_MAX - good; step *= 2) {
+                if (stage_apply(&st, good + step) != v) {
+                    bad = good + step;
+                    break;
+                }
+                good += step;
+            }
+        } else {
+            bad = t;
+            for (int32_t step = 1; step < bad - good; step *= 2) {
+                if (stage_apply(&st, bad - step) == v) {
+                    good = bad - step;
+                    break;
+                }
+                bad -= step;
+            }
+        }
+        while (bad - good > 1) {
+            int32_t mid = good + (bad - good) / 2;
+            if (stage_apply(&st, mid) == v)
+                good = mid;
+            else
+                bad = mid;
+        }
+        len = good - b + 1;
+        x[k] = b;
+        y[k++] = v;
+        if (good > b) {
+            x[k] = good;
+            y[k++] = v;
+        }
+        b = good + 1;
+    }
+    return k;
+}
+
+/* The short proof for op with form f: 0 (proved: f equals the reference
+ * at every input), 1 (not proved: verify_form's full comparison decides)
+ * or an error. */
+static int requant_short_proof(lower_ctx *c, const graph_op *op, const form *f, npuc_err *err)
+{
+    const graph_tensor *in = cc_tin(c, op, 0), *out = cc_tout(c, op, 0);
+    if (op->opcode != TFL_OP_QUANTIZE || f->kind != F_REQUANT || in->dtype != GRAPH_I16) return 1;
+    k_requant_params p;
+    k_requant_prepare(in->q.scale[0], cc_zp(in), out->q.scale[0], cc_zp(out), &p);
+    int32_t *x = malloc(2 * 65536 * sizeof *x);
+    if (!x) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    int32_t *y = x + 65536, k = cc_requant_ends(p.mult, p.shift, f->a.zi, f->a.zo, f->a.lo, f->a.hi, x, y);
+    int rc = 1;
+    if (k > 0) {
+        /* the reference's answers go over x, the NPU's stay in y */
+        npuc_err e2;
+        memset(&e2, 0, sizeof e2);
+        int r2 = cc_reference_at(c, op, in, out, x, k, x, &e2);
+        if (r2 == NPUC_E_NOMEM) {
+            rc = npuc_errf(err, r2, "%s", e2.msg);
+        } else if (!r2) {
+            rc = 0;
+            for (int32_t i = 0; i < k && !rc; i++) rc = x[i] != y[i];
+        }
+    }
+    free(x);
+    return rc;
+}
+
 /* Checks form f against the reference for every input value: 0 (f may
  * switch the order of its MAX / MIN branches), 1 (CPU, with the first
  * differing input) or an error. */
 static int verify_form(lower_ctx *c, const graph_op *op, form *f, npuc_err *err)
 {
     const graph_tensor *in = cc_tin(c, op, 0), *out = cc_tout(c, op, 0);
+    int short_rc = requant_short_proof(c, op, f, err);
+    if (short_rc != 1) return short_rc;
     int32_t *ref = malloc(65536 * sizeof *ref);
     if (!ref) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     int32_t n = in->dtype == GRAPH_I16 ? 65536 : 256;

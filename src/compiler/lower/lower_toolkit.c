@@ -352,10 +352,12 @@ static int reference_graph(const lower_ctx *c, const graph_op *op, const graph_t
     return NPUC_OK;
 }
 
-/* Runs op on x of shape `shape` holding value i - n/2 at every position
- * of row i (n rows of `row` values); y gets the n * row outputs. */
+/* Runs op on x of shape `shape` holding value i - n/2 (vals: vals[i]) at
+ * every position of row i (n rows of `row` values); y gets the n * row
+ * outputs. */
 static int reference_run(const lower_ctx *c, const graph_op *op, const graph_tensor *in, const graph_tensor *out,
-                         const int32_t shape[4], int32_t n, int32_t row, int32_t *y, npuc_err *err)
+                         const int32_t shape[4], int32_t n, int32_t row, const int32_t *vals, int32_t *y,
+                         npuc_err *err)
 {
     graph *t = NULL;
     int rc = reference_graph(c, op, in, out, shape, &t, err);
@@ -374,7 +376,7 @@ static int reference_run(const lower_ctx *c, const graph_op *op, const graph_ten
     }
     /* row by row, one loop per element size (65536 values per table) */
     for (int32_t r = 0; r < n; r++) {
-        int32_t v = r - n / 2;
+        int32_t v = vals ? vals[r] : r - n / 2;
         size_t at = (size_t)r * (size_t)row;
         if (es == 2)
             for (int32_t j = 0; j < row; j++) ((int16_t *)x)[at + (size_t)j] = (int16_t)v;
@@ -557,7 +559,7 @@ int cc_reference_all(const lower_ctx *c, const graph_op *op, const graph_tensor 
             return NPUC_OK;
         }
     }
-    int rc = reference_run(c, op, in, out, shape, n, 1, y, err);
+    int rc = reference_run(c, op, in, out, shape, n, 1, NULL, y, err);
     /* kept (nothing when out of memory) */
     npuc_err e2 = {0};
     if (!rc && key && cc_grow((void **)&r->e, &r->cap, r->n, sizeof *r->e, &e2)) {
@@ -570,6 +572,14 @@ int cc_reference_all(const lower_ctx *c, const graph_op *op, const graph_tensor 
     }
     free(key);
     return rc;
+}
+
+int cc_reference_at(const lower_ctx *c, const graph_op *op, const graph_tensor *in, const graph_tensor *out,
+                    const int32_t *x, int32_t k, int32_t *y, npuc_err *err)
+{
+    if (k < 1 || k > 65536) return npuc_errf(err, NPUC_E_INVALID, "%d reference inputs", (int)k);
+    int32_t shape[4] = {1, 1, 1, k};
+    return reference_run(c, op, in, out, shape, k, 1, x, y, err);
 }
 
 int32_t cc_readers(const lower_ctx *c, int32_t t)
@@ -586,7 +596,7 @@ int cc_reference_grid(const lower_ctx *c, const graph_op *op, const graph_tensor
                       const graph_tensor *out, int32_t C, int32_t *y, npuc_err *err)
 {
     int32_t shape[4] = {1, 1, 256, C};
-    return reference_run(c, op, in, out, shape, 256, C, y, err);
+    return reference_run(c, op, in, out, shape, 256, C, NULL, y, err);
 }
 
 /* -------------------------------------------------------------- blocks */

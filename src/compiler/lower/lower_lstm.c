@@ -333,8 +333,12 @@ static int fc_build(lower_ctx *c, const graph_op *op, const lstm_plan *pl, fc_pa
         memcpy(f->wdata + (size_t)k * S * D, w->data, (size_t)S * (size_t)D);
         for (int32_t u = 0; u < S; u++) {
             const int8_t *wr = (const int8_t *)w->data + (size_t)u * D;
-            double sum = 0;
-            for (int32_t d = 0; d < D; d++) sum += abs(wr[d]);
+            /* summed as integers (vectorised), then converted: every
+             * partial sum is an integer far below 2^53, which a double
+             * summing them one at a time holds exactly, so the same value */
+            int64_t isum = 0;
+            for (int32_t d = 0; d < D; d++) isum += abs(wr[d]);
+            double sum = (double)isum;
             double bias = 0;
             if (b0 >= 0) {
                 f->bdata[k * S + u] = pl->wide ? ((const int64_t *)bt->data)[u] : ((const int32_t *)bt->data)[u];

@@ -212,10 +212,15 @@ static bool tanh_exact_run(const k_op_lstm_blob *b, uint32_t *m, uint8_t *s)
     *m = (uint32_t)mm;
     *s = (uint8_t)ss;
     const k_sigmoid_s16_params tp = {b->tanh_mult, b->tanh_shift};
-    for (int32_t v = INT16_MIN; v <= INT16_MAX; v++) {
-        int16_t in = (int16_t)v, ref;
-        if (k_tanh_s16(&tp, &in, &ref, 1) != K_OK) return false;
-        if (builtin(EU_ACT_TANH, sim_rescale(v, *m, *s, EU_ROUND_NATURAL)) != ref) return false;
+    /* the kernel on a run of cell values per call (its checks and set-up
+     * once a run, not once a value: the same values, a pure function) */
+    enum { RUN = 1024 };   /* divides the 65536 values */
+    int16_t in[RUN], ref[RUN];
+    for (int32_t v0 = INT16_MIN; v0 <= INT16_MAX; v0 += RUN) {
+        for (int32_t j = 0; j < RUN; j++) in[j] = (int16_t)(v0 + j);
+        if (k_tanh_s16(&tp, in, ref, RUN) != K_OK) return false;
+        for (int32_t j = 0; j < RUN; j++)
+            if (builtin(EU_ACT_TANH, sim_rescale(v0 + j, *m, *s, EU_ROUND_NATURAL)) != ref[j]) return false;
     }
     return true;
 }
@@ -333,8 +338,18 @@ static int fc_build(lower_ctx *c, const graph_op *op, const lstm_plan *pl, fc_pa
         memcpy(f->wdata + (size_t)k * S * D, w->data, (size_t)S * (size_t)D);
         for (int32_t u = 0; u < S; u++) {
             const int8_t *wr = (const int8_t *)w->data + (size_t)u * D;
-            double sum = 0;
-            for (int32_t d = 0; d < D; d++) sum += abs(wr[d]);
+            /* summed as integers (vectorised), then converted: every
+             * partial sum is an integer far below 2^53, which a double
+             * summing them one at a time holds exactly, so the same value */
+            int64_t isum = 0;
+            for (int32_t d0 = 0; d0 < D; d0 += 1 << 16) {
+                /* 2^16 terms of at most 128 fit 32 bits */
+                uint32_t part = 0;
+                const int32_t d1 = D - d0 < (1 << 16) ? D : d0 + (1 << 16);
+                for (int32_t d = d0; d < d1; d++) part += (uint32_t)abs(wr[d]);
+                isum += part;
+            }
+            double sum = (double)isum;
             double bias = 0;
             if (b0 >= 0) {
                 f->bdata[k * S + u] = pl->wide ? ((const int64_t *)bt->data)[u] : ((const int32_t *)bt->data)[u];

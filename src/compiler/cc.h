@@ -639,13 +639,19 @@ int cc_allocate(cc_model *m, npuc_err *err);
 void cc_alloc_memo(cc_model *m, bool on);
 /* A timeline index of buffers (cc_alloc.c): the steps are cut into blocks
  * and each buffer added is listed in every block of the range it was added
- * with, so that the buffers live near a range are found without a scan of
- * all of them. A query gives each buffer listed in a block that steps
+ * with (in the first as starting there, in the others as running into
+ * them), so that the buffers live near a range are found without a scan
+ * of all of them. A query gives each buffer listed in a block that steps
  * first..last touch, once, into out (room for n_bufs): a superset of those
- * whose added range meets first..last, for the caller to filter. */
+ * whose added range meets first..last, for the caller to filter (in no
+ * order the callers may rely on). */
 typedef struct cc_timeline {
     int32_t n_blocks;
-    int32_t *head;            /* [n_blocks] first entry, -1 none */
+    int32_t *head;            /* [n_blocks] first entry of the buffers whose
+                                 added range starts in the block, -1 none */
+    int32_t *cross;           /* [n_blocks] first entry of those whose range
+                                 runs into the block from an earlier one
+                                 (within head's allocation) */
     int32_t *ent_buf, *ent_next;
     int32_t n_ent, cap_ent;
     uint32_t *seen;           /* [n_bufs] stamp of the last query that met it */

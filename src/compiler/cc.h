@@ -657,6 +657,11 @@ typedef struct cc_timeline {
     uint32_t *seen;           /* [n_bufs] stamp of the last query that met it */
     uint32_t stamp;
 } cc_timeline;
+/* The placement of pool's buffers among idx[0..n) (in that order) as
+ * cc_allocate makes it, by its placement index, or (plain) by a scan of
+ * every buffer placed before; returns the pool's peak (UINT64_MAX: out of
+ * memory). For tests: the two must agree to the byte. */
+uint64_t cc_place_pool(cc_model *m, const int32_t *idx, int32_t n, uint8_t pool, bool plain);
 /* A byte range [lo, hi) of a pool; cc_sort_spans orders n of them by lo
  * (the order of equal lo unspecified). */
 typedef struct cc_span { uint64_t lo, hi; } cc_span;

@@ -404,6 +404,7 @@ typedef struct pl_ent { uint64_t hi; int32_t b, next; } pl_ent;
 typedef struct pl_block {
     int32_t start, cross;     /* first entry of the buffers starting in the
                                  block, of those running into it; -1 none */
+    uint64_t start_top, cross_top;   /* the highest end of their bytes */
     uint64_t solid;           /* every aligned offset below is in the bytes
                                  of a buffer listed in the block (ALIGN) */
     int32_t n_pend;
@@ -490,7 +491,10 @@ static bool pl_add(pl_index *t, int32_t b, const cc_buf *x)
     if (k1 >= t->n_blocks) k1 = t->n_blocks - 1;
     uint64_t lo = (uint64_t)x->offset, hi = lo + x->size;
     for (int32_t k = k0; k <= k1; k++) {
-        if (!pl_push(t, k == k0 ? &t->blk[k].start : &t->blk[k].cross, b, hi)) return false;
+        pl_block *bk = &t->blk[k];
+        if (!pl_push(t, k == k0 ? &bk->start : &bk->cross, b, hi)) return false;
+        uint64_t *top = k == k0 ? &bk->start_top : &bk->cross_top;
+        if (hi > *top) *top = hi;
         pl_solid(&t->blk[k], lo, hi);
     }
     return true;
@@ -527,13 +531,17 @@ static uint64_t place_index(cc_model *m, const int32_t *idx, int32_t n, uint8_t 
         uint64_t floor = x->over || !x->size ? 0 : pl_floor(&t, x);
         int32_t ns = 0, k0 = tl_block(x->first), k1 = tl_block(x->last);
         if (k1 >= t.n_blocks) k1 = t.n_blocks - 1;
-        for (int32_t k = k0 - 1; k <= k1; k++)
-            for (int32_t e = k < k0 ? t.blk[k0].cross : t.blk[k].start; e >= 0; e = t.ent[e].next) {
+        for (int32_t k = k0 - 1; k <= k1; k++) {
+            /* a list whose buffers all end below the floor is passed by */
+            const pl_block *bk = &t.blk[k < k0 ? k0 : k];
+            if ((k < k0 ? bk->cross_top : bk->start_top) <= floor) continue;
+            for (int32_t e = k < k0 ? bk->cross : bk->start; e >= 0; e = t.ent[e].next) {
                 if (t.ent[e].hi <= floor) continue;
                 const cc_buf *y = &m->bufs[t.ent[e].b];
                 if (y->first <= x->last && x->first <= y->last && t.ent[e].b != x->over - 1)
                     sp[ns++] = (span){(uint64_t)y->offset, t.ent[e].hi};
             }
+        }
         uint64_t off = floor ? lowest_fit_from(sp, ns, x->size, floor) : fit_over(m, x, pool, sp, ns);
         x->offset = (int64_t)off;
         if (off + x->size > peak) peak = off + x->size;
@@ -545,6 +553,15 @@ static uint64_t place_index(cc_model *m, const int32_t *idx, int32_t n, uint8_t 
     }
     pl_free(&t);
     return (peak + ALIGN - 1) & ~(uint64_t)(ALIGN - 1);
+}
+
+uint64_t cc_place_pool(cc_model *m, const int32_t *idx, int32_t n, uint8_t pool, bool plain)
+{
+    span *sp = malloc(sizeof *sp * ((size_t)m->n_bufs + 1));
+    if (!sp) return UINT64_MAX;
+    uint64_t peak = plain ? place_scan(m, idx, n, pool, sp) : place_index(m, idx, n, pool, sp);
+    free(sp);
+    return peak;
 }
 
 /* place() by scanning every buffer placed before (the fallback). */

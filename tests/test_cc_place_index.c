@@ -67,8 +67,19 @@ static void one_case(int32_t n, int32_t t, bool lstm, bool overs)
             x->first = rnd(2) ? -1 : x->first;
             x->last = rnd(2) ? t + 1 : x->first + (int32_t)rnd((uint32_t)t);
         }
+        if (kind == 9 && rnd(2)) {
+            /* a graph input no op reads: live at step -1 alone */
+            x->first = x->last = -1;
+            x->size = 16 * (1 + rnd(2048));
+        }
         if (x->first < -1) x->first = -1;
         if (x->last < x->first) x->last = x->first;
+        if (!rnd(200)) {
+            /* a range the wrong way round (placed as the scan does) */
+            int32_t f = x->first;
+            x->first = x->last + (int32_t)rnd(80);
+            x->last = f;
+        }
         x->pool = rnd(12) ? CC_IN_ARENA : CC_IN_FAST;
         x->offset = -1;
         idx[b] = b;

@@ -415,6 +415,9 @@ typedef struct pl_block {
 
 typedef struct pl_index {
     int32_t n_blocks;
+    int32_t step0;            /* the earliest step of any buffer: block 0
+                                 runs from it (tl_block puts steps below 0
+                                 there) */
     pl_block *blk;
     pl_ent *ent;
     int32_t n_ent, cap_ent;
@@ -425,8 +428,11 @@ static bool pl_init(pl_index *t, const cc_model *m)
     memset(t, 0, sizeof *t);
     int32_t last = 0;
     for (int32_t b = 0; b < m->n_bufs; b++) {
-        if (m->bufs[b].last > last) last = m->bufs[b].last;
-        if (m->bufs[b].first > last) last = m->bufs[b].first;
+        const cc_buf *x = &m->bufs[b];
+        if (x->last > last) last = x->last;
+        if (x->first > last) last = x->first;
+        if (x->first < t->step0) t->step0 = x->first;
+        if (x->last < t->step0) t->step0 = x->last;
     }
     t->n_blocks = tl_block(last) + 1;
     t->blk = malloc(sizeof *t->blk * (size_t)t->n_blocks);
@@ -485,17 +491,28 @@ static void pl_solid(pl_block *k, uint64_t lo, uint64_t hi)
     }
 }
 
+/* The blocks steps a..b touch (either may come first), clamped. */
+static bool pl_span(const pl_index *t, int32_t a, int32_t b, int32_t *k0, int32_t *k1)
+{
+    *k0 = tl_block(a < b ? a : b);
+    *k1 = tl_block(a < b ? b : a);
+    if (*k1 >= t->n_blocks) *k1 = t->n_blocks - 1;
+    return *k0 <= *k1;
+}
+
 static bool pl_add(pl_index *t, int32_t b, const cc_buf *x)
 {
-    int32_t k0 = tl_block(x->first), k1 = tl_block(x->last);
-    if (k1 >= t->n_blocks) k1 = t->n_blocks - 1;
+    int32_t k0, k1;
+    if (!pl_span(t, x->first, x->last, &k0, &k1)) return true;
     uint64_t lo = (uint64_t)x->offset, hi = lo + x->size;
     for (int32_t k = k0; k <= k1; k++) {
         pl_block *bk = &t->blk[k];
         if (!pl_push(t, k == k0 ? &bk->start : &bk->cross, b, hi)) return false;
         uint64_t *top = k == k0 ? &bk->start_top : &bk->cross_top;
         if (hi > *top) *top = hi;
-        pl_solid(&t->blk[k], lo, hi);
+        /* (a range the wrong way round meets only the ranges that span
+         * it: no run) */
+        if (x->first <= x->last) pl_solid(bk, lo, hi);
     }
     return true;
 }
@@ -504,7 +521,7 @@ static bool pl_add(pl_index *t, int32_t b, const cc_buf *x)
  * it is free for x (0: none). */
 static uint64_t pl_floor(const pl_index *t, const cc_buf *x)
 {
-    int32_t ka = x->first <= 0 ? 0 : (x->first + TL_BLOCK - 1) / TL_BLOCK;
+    int32_t ka = x->first <= t->step0 ? 0 : x->first <= 0 ? 1 : (x->first + TL_BLOCK - 1) / TL_BLOCK;
     int32_t kb = (x->last + 1) / TL_BLOCK - 1;
     if (kb >= t->n_blocks) kb = t->n_blocks - 1;
     uint64_t f = 0;
@@ -529,9 +546,9 @@ static uint64_t place_index(cc_model *m, const int32_t *idx, int32_t n, uint8_t 
          * only those reaching above the floor can be in its way (a buffer
          * written over its input, or of no bytes, takes no floor) */
         uint64_t floor = x->over || !x->size ? 0 : pl_floor(&t, x);
-        int32_t ns = 0, k0 = tl_block(x->first), k1 = tl_block(x->last);
-        if (k1 >= t.n_blocks) k1 = t.n_blocks - 1;
-        for (int32_t k = k0 - 1; k <= k1; k++) {
+        int32_t ns = 0, k0, k1;
+        bool any = pl_span(&t, x->first, x->last, &k0, &k1);
+        for (int32_t k = k0 - 1; any && k <= k1; k++) {
             /* a list whose buffers all end below the floor is passed by */
             const pl_block *bk = &t.blk[k < k0 ? k0 : k];
             if ((k < k0 ? bk->cross_top : bk->start_top) <= floor) continue;

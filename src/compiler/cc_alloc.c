@@ -415,9 +415,8 @@ typedef struct pl_block {
 
 typedef struct pl_index {
     int32_t n_blocks;
-    int32_t step0;            /* the earliest step of any buffer: block 0
-                                 runs from it (tl_block puts steps below 0
-                                 there) */
+    int32_t step0;            /* the earliest step of any buffer, where
+                                 block 0 starts */
     pl_block *blk;
     pl_ent *ent;
     int32_t n_ent, cap_ent;
@@ -434,7 +433,7 @@ static bool pl_init(pl_index *t, const cc_model *m)
         if (x->first < t->step0) t->step0 = x->first;
         if (x->last < t->step0) t->step0 = x->last;
     }
-    t->n_blocks = tl_block(last) + 1;
+    t->n_blocks = (last - t->step0) / TL_BLOCK + 1;
     t->blk = malloc(sizeof *t->blk * (size_t)t->n_blocks);
     if (!t->blk) return false;
     for (int32_t k = 0; k < t->n_blocks; k++) t->blk[k] = (pl_block){.start = -1, .cross = -1};
@@ -491,11 +490,16 @@ static void pl_solid(pl_block *k, uint64_t lo, uint64_t hi)
     }
 }
 
+static int32_t pl_block_of(const pl_index *t, int32_t step)
+{
+    return step <= t->step0 ? 0 : (step - t->step0) / TL_BLOCK;
+}
+
 /* The blocks steps a..b touch (either may come first), clamped. */
 static bool pl_span(const pl_index *t, int32_t a, int32_t b, int32_t *k0, int32_t *k1)
 {
-    *k0 = tl_block(a < b ? a : b);
-    *k1 = tl_block(a < b ? b : a);
+    *k0 = pl_block_of(t, a < b ? a : b);
+    *k1 = pl_block_of(t, a < b ? b : a);
     if (*k1 >= t->n_blocks) *k1 = t->n_blocks - 1;
     return *k0 <= *k1;
 }
@@ -521,8 +525,8 @@ static bool pl_add(pl_index *t, int32_t b, const cc_buf *x)
  * it is free for x (0: none). */
 static uint64_t pl_floor(const pl_index *t, const cc_buf *x)
 {
-    int32_t ka = x->first <= t->step0 ? 0 : x->first <= 0 ? 1 : (x->first + TL_BLOCK - 1) / TL_BLOCK;
-    int32_t kb = (x->last + 1) / TL_BLOCK - 1;
+    int32_t ka = x->first <= t->step0 ? 0 : (x->first - t->step0 + TL_BLOCK - 1) / TL_BLOCK;
+    int32_t kb = (x->last - t->step0 + 1) / TL_BLOCK - 1;
     if (kb >= t->n_blocks) kb = t->n_blocks - 1;
     uint64_t f = 0;
     for (int32_t k = ka; k <= kb; k++)

@@ -399,7 +399,8 @@ static uint64_t place(cc_model *m, const int32_t *idx, int32_t n, uint8_t pool, 
  * above the highest such run are in its way. */
 #define PL_PEND 8
 
-typedef struct pl_ent { uint64_t hi; int32_t b, next; } pl_ent;
+/* a buffer's listing in a block: its bytes and steps, the next entry */
+typedef struct pl_ent { uint64_t lo, hi; int32_t first, last, b, next; } pl_ent;
 
 typedef struct pl_block {
     int32_t start, cross;     /* first entry of the buffers starting in the
@@ -447,7 +448,7 @@ static void pl_free(pl_index *t)
     memset(t, 0, sizeof *t);
 }
 
-static bool pl_push(pl_index *t, int32_t *head, int32_t b, uint64_t hi)
+static bool pl_push(pl_index *t, int32_t *head, int32_t b, const cc_buf *x)
 {
     if (t->n_ent == t->cap_ent) {
         int32_t cap = t->cap_ent ? 2 * t->cap_ent : 1024;
@@ -456,7 +457,7 @@ static bool pl_push(pl_index *t, int32_t *head, int32_t b, uint64_t hi)
         t->ent = a;
         t->cap_ent = cap;
     }
-    t->ent[t->n_ent] = (pl_ent){hi, b, *head};
+    t->ent[t->n_ent] = (pl_ent){(uint64_t)x->offset, (uint64_t)x->offset + x->size, x->first, x->last, b, *head};
     *head = t->n_ent++;
     return true;
 }
@@ -511,7 +512,7 @@ static bool pl_add(pl_index *t, int32_t b, const cc_buf *x)
     uint64_t lo = (uint64_t)x->offset, hi = lo + x->size;
     for (int32_t k = k0; k <= k1; k++) {
         pl_block *bk = &t->blk[k];
-        if (!pl_push(t, k == k0 ? &bk->start : &bk->cross, b, hi)) return false;
+        if (!pl_push(t, k == k0 ? &bk->start : &bk->cross, b, x)) return false;
         uint64_t *top = k == k0 ? &bk->start_top : &bk->cross_top;
         if (hi > *top) *top = hi;
         /* (a range the wrong way round meets only the ranges that span
@@ -557,10 +558,9 @@ static uint64_t place_index(cc_model *m, const int32_t *idx, int32_t n, uint8_t 
             const pl_block *bk = &t.blk[k < k0 ? k0 : k];
             if ((k < k0 ? bk->cross_top : bk->start_top) <= floor) continue;
             for (int32_t e = k < k0 ? bk->cross : bk->start; e >= 0; e = t.ent[e].next) {
-                if (t.ent[e].hi <= floor) continue;
-                const cc_buf *y = &m->bufs[t.ent[e].b];
-                if (y->first <= x->last && x->first <= y->last && t.ent[e].b != x->over - 1)
-                    sp[ns++] = (span){(uint64_t)y->offset, t.ent[e].hi};
+                const pl_ent *y = &t.ent[e];
+                if (y->hi > floor && y->first <= x->last && x->first <= y->last && y->b != x->over - 1)
+                    sp[ns++] = (span){y->lo, y->hi};
             }
         }
         uint64_t off = floor ? lowest_fit_from(sp, ns, x->size, floor) : fit_over(m, x, pool, sp, ns);

@@ -648,18 +648,29 @@ int cc_allocate(cc_model *m, npuc_err *err);
 void cc_alloc_memo(cc_model *m, bool on);
 /* A timeline index of buffers (cc_alloc.c): the steps are cut into blocks
  * and each buffer added is listed in every block of the range it was added
- * with, so that the buffers live near a range are found without a scan of
- * all of them. A query gives each buffer listed in a block that steps
+ * with (in the first as starting there, in the others as running into
+ * them), so that the buffers live near a range are found without a scan
+ * of all of them. A query gives each buffer listed in a block that steps
  * first..last touch, once, into out (room for n_bufs): a superset of those
- * whose added range meets first..last, for the caller to filter. */
+ * whose added range meets first..last, for the caller to filter (in no
+ * order the callers may rely on). */
 typedef struct cc_timeline {
     int32_t n_blocks;
-    int32_t *head;            /* [n_blocks] first entry, -1 none */
+    int32_t *head;            /* [n_blocks] first entry of the buffers whose
+                                 added range starts in the block, -1 none */
+    int32_t *cross;           /* [n_blocks] first entry of those whose range
+                                 runs into the block from an earlier one
+                                 (within head's allocation) */
     int32_t *ent_buf, *ent_next;
     int32_t n_ent, cap_ent;
     uint32_t *seen;           /* [n_bufs] stamp of the last query that met it */
     uint32_t stamp;
 } cc_timeline;
+/* The placement of pool's buffers among idx[0..n) (in that order) as
+ * cc_allocate makes it, by its placement index, or (plain) by a scan of
+ * every buffer placed before; returns the pool's peak (UINT64_MAX: out of
+ * memory). For tests: the two must agree to the byte. */
+uint64_t cc_place_pool(cc_model *m, const int32_t *idx, int32_t n, uint8_t pool, bool plain);
 /* A byte range [lo, hi) of a pool; cc_sort_spans orders n of them by lo
  * (the order of equal lo unspecified). */
 typedef struct cc_span { uint64_t lo, hi; } cc_span;

@@ -203,10 +203,11 @@ bool cc_tl_init(cc_timeline *t, const cc_model *m)
         if (m->bufs[b].first > last) last = m->bufs[b].first;
     }
     t->n_blocks = tl_block(last) + 1;
-    t->head = malloc(sizeof *t->head * (size_t)t->n_blocks);
+    t->head = malloc(sizeof *t->head * (size_t)t->n_blocks * 2);
     t->seen = calloc((size_t)m->n_bufs + 1, sizeof *t->seen);
     if (!t->head || !t->seen) return false;
-    for (int32_t k = 0; k < t->n_blocks; k++) t->head[k] = -1;
+    t->cross = t->head + t->n_blocks;
+    for (int32_t k = 0; k < 2 * t->n_blocks; k++) t->head[k] = -1;
     return true;
 }
 
@@ -219,25 +220,32 @@ void cc_tl_free(cc_timeline *t)
     memset(t, 0, sizeof *t);
 }
 
+/* One entry for b at the head of list *head. */
+static bool tl_push(cc_timeline *t, int32_t *head, int32_t b)
+{
+    if (t->n_ent == t->cap_ent) {
+        int32_t cap = t->cap_ent ? 2 * t->cap_ent : 256;
+        int32_t *a = realloc(t->ent_buf, sizeof *a * (size_t)cap);
+        if (!a) return false;
+        t->ent_buf = a;
+        a = realloc(t->ent_next, sizeof *a * (size_t)cap);
+        if (!a) return false;
+        t->ent_next = a;
+        t->cap_ent = cap;
+    }
+    t->ent_buf[t->n_ent] = b;
+    t->ent_next[t->n_ent] = *head;
+    *head = t->n_ent++;
+    return true;
+}
+
 bool cc_tl_add(cc_timeline *t, int32_t b, int32_t first, int32_t last)
 {
     int32_t k0, k1;
     if (!tl_span(t, first, last, &k0, &k1)) return true;
-    for (int32_t k = k0; k <= k1; k++) {
-        if (t->n_ent == t->cap_ent) {
-            int32_t cap = t->cap_ent ? 2 * t->cap_ent : 256;
-            int32_t *a = realloc(t->ent_buf, sizeof *a * (size_t)cap);
-            if (!a) return false;
-            t->ent_buf = a;
-            a = realloc(t->ent_next, sizeof *a * (size_t)cap);
-            if (!a) return false;
-            t->ent_next = a;
-            t->cap_ent = cap;
-        }
-        t->ent_buf[t->n_ent] = b;
-        t->ent_next[t->n_ent] = t->head[k];
-        t->head[k] = t->n_ent++;
-    }
+    if (!tl_push(t, &t->head[k0], b)) return false;
+    for (int32_t k = k0 + 1; k <= k1; k++)
+        if (!tl_push(t, &t->cross[k], b)) return false;
     return true;
 }
 
@@ -246,28 +254,32 @@ int32_t cc_tl_query(cc_timeline *t, int32_t first, int32_t last, int32_t *out)
     int32_t k0, k1, n = 0;
     if (!tl_span(t, first, last, &k0, &k1)) return 0;
     t->stamp++;
-    for (int32_t k = k0; k <= k1; k++)
-        for (int32_t e = t->head[k]; e >= 0; e = t->ent_next[e]) {
+    /* those whose blocks run into k0 from before it, then those whose
+     * blocks start in k0..k1: each entry met once, none walked in vain */
+    for (int32_t k = k0 - 1; k <= k1; k++)
+        for (int32_t e = k < k0 ? t->cross[k0] : t->head[k]; e >= 0; e = t->ent_next[e]) {
             int32_t b = t->ent_buf[e];
-            if (t->seen[b] == t->stamp) continue;
+            if (t->seen[b] == t->stamp) continue;   /* added more than once */
             t->seen[b] = t->stamp;
             out[n++] = b;
         }
     return n;
 }
 
-/* The lowest ALIGN-aligned offset where size bytes fit between the ns
- * spans sp (taken in any order; sorted here). */
-static uint64_t lowest_fit(span *sp, int32_t ns, uint64_t size)
+/* The lowest ALIGN-aligned offset from `from` (aligned) where size bytes
+ * fit between the ns spans sp (taken in any order; sorted here). */
+static uint64_t lowest_fit_from(span *sp, int32_t ns, uint64_t size, uint64_t from)
 {
     cc_sort_spans(sp, (size_t)ns);
-    uint64_t off = 0;
+    uint64_t off = from;
     for (int32_t j = 0; j < ns; j++) {
         if (off + size <= sp[j].lo) break;
         if (sp[j].hi > off) off = (sp[j].hi + ALIGN - 1) & ~(uint64_t)(ALIGN - 1);
     }
     return off;
 }
+
+static uint64_t lowest_fit(span *sp, int32_t ns, uint64_t size) { return lowest_fit_from(sp, ns, size, 0); }
 
 /* The offset for x among the spans sp of the buffers placed and live
  * beside it (without the buffer it writes over, if any): a buffer written
@@ -376,13 +388,158 @@ static uint64_t place(cc_model *m, const int32_t *idx, int32_t n, uint8_t pool, 
     return peak;
 }
 
+/* The placement index: the buffers place_index has placed, by live range
+ * in blocks of steps as the timeline index lists them (each once: in the
+ * block its range starts in, and as running into each later block of it),
+ * with their bytes; and per block how far up from offset 0 the bytes of
+ * those listed there leave no aligned offset free. A buffer that spans a
+ * whole block meets every buffer listed in it, so it can go no lower than
+ * that block's run: on an unrolled LSTM the step outputs that live to the
+ * end meet hundreds of buffers packed solid below them, and only those
+ * above the highest such run are in its way. */
+#define PL_PEND 8
+
+/* a buffer's listing in a block: its bytes and steps, the next entry */
+typedef struct pl_ent { uint64_t lo, hi; int32_t first, last, b, next; } pl_ent;
+
+typedef struct pl_block {
+    int32_t start, cross;     /* first entry of the buffers starting in the
+                                 block, of those running into it; -1 none */
+    uint64_t start_top, cross_top;   /* the highest end of their bytes */
+    uint64_t solid;           /* every aligned offset below is in the bytes
+                                 of a buffer listed in the block (ALIGN) */
+    int32_t n_pend;
+    span pend[PL_PEND];       /* spans above `solid` by offset (the lowest
+                                 few), taken into the run when it reaches
+                                 them; one let go only leaves it shorter */
+} pl_block;
+
+typedef struct pl_index {
+    int32_t n_blocks;
+    int32_t step0;            /* the earliest step of any buffer, where
+                                 block 0 starts */
+    pl_block *blk;
+    pl_ent *ent;
+    int32_t n_ent, cap_ent;
+} pl_index;
+
+static bool pl_init(pl_index *t, const cc_model *m)
+{
+    memset(t, 0, sizeof *t);
+    int32_t last = 0;
+    for (int32_t b = 0; b < m->n_bufs; b++) {
+        const cc_buf *x = &m->bufs[b];
+        if (x->last > last) last = x->last;
+        if (x->first > last) last = x->first;
+        if (x->first < t->step0) t->step0 = x->first;
+        if (x->last < t->step0) t->step0 = x->last;
+    }
+    t->n_blocks = (last - t->step0) / TL_BLOCK + 1;
+    t->blk = malloc(sizeof *t->blk * (size_t)t->n_blocks);
+    if (!t->blk) return false;
+    for (int32_t k = 0; k < t->n_blocks; k++) t->blk[k] = (pl_block){.start = -1, .cross = -1};
+    return true;
+}
+
+static void pl_free(pl_index *t)
+{
+    free(t->blk);
+    free(t->ent);
+    memset(t, 0, sizeof *t);
+}
+
+static bool pl_push(pl_index *t, int32_t *head, int32_t b, const cc_buf *x)
+{
+    if (t->n_ent == t->cap_ent) {
+        int32_t cap = t->cap_ent ? 2 * t->cap_ent : 1024;
+        pl_ent *a = realloc(t->ent, sizeof *a * (size_t)cap);
+        if (!a) return false;
+        t->ent = a;
+        t->cap_ent = cap;
+    }
+    t->ent[t->n_ent] = (pl_ent){(uint64_t)x->offset, (uint64_t)x->offset + x->size, x->first, x->last, b, *head};
+    *head = t->n_ent++;
+    return true;
+}
+
+static uint64_t align_up(uint64_t v) { return (v + ALIGN - 1) & ~(uint64_t)(ALIGN - 1); }
+
+/* Block k's run with the bytes [lo, hi) of a buffer listed in it: an
+ * aligned offset from `solid` up to below align_up(hi) lies in [lo, hi)
+ * when lo <= solid. */
+static void pl_solid(pl_block *k, uint64_t lo, uint64_t hi)
+{
+    if (lo > k->solid) {
+        int32_t j = k->n_pend;
+        if (j == PL_PEND) {
+            if (k->pend[j - 1].lo <= lo) return;
+            j--;
+        } else {
+            k->n_pend++;
+        }
+        for (; j > 0 && k->pend[j - 1].lo > lo; j--) k->pend[j] = k->pend[j - 1];
+        k->pend[j] = (span){lo, hi};
+        return;
+    }
+    if (align_up(hi) > k->solid) k->solid = align_up(hi);
+    int32_t j = 0;
+    for (; j < k->n_pend && k->pend[j].lo <= k->solid; j++)
+        if (align_up(k->pend[j].hi) > k->solid) k->solid = align_up(k->pend[j].hi);
+    if (j) {
+        k->n_pend -= j;
+        memmove(k->pend, k->pend + j, sizeof *k->pend * (size_t)k->n_pend);
+    }
+}
+
+static int32_t pl_block_of(const pl_index *t, int32_t step)
+{
+    return step <= t->step0 ? 0 : (step - t->step0) / TL_BLOCK;
+}
+
+/* The blocks steps a..b touch (either may come first), clamped. */
+static bool pl_span(const pl_index *t, int32_t a, int32_t b, int32_t *k0, int32_t *k1)
+{
+    *k0 = pl_block_of(t, a < b ? a : b);
+    *k1 = pl_block_of(t, a < b ? b : a);
+    if (*k1 >= t->n_blocks) *k1 = t->n_blocks - 1;
+    return *k0 <= *k1;
+}
+
+static bool pl_add(pl_index *t, int32_t b, const cc_buf *x)
+{
+    int32_t k0, k1;
+    if (!pl_span(t, x->first, x->last, &k0, &k1)) return true;
+    uint64_t lo = (uint64_t)x->offset, hi = lo + x->size;
+    for (int32_t k = k0; k <= k1; k++) {
+        pl_block *bk = &t->blk[k];
+        if (!pl_push(t, k == k0 ? &bk->start : &bk->cross, b, x)) return false;
+        uint64_t *top = k == k0 ? &bk->start_top : &bk->cross_top;
+        if (hi > *top) *top = hi;
+        /* (a range the wrong way round meets only the ranges that span
+         * it: no run) */
+        if (x->first <= x->last) pl_solid(bk, lo, hi);
+    }
+    return true;
+}
+
+/* The highest run of the blocks x's range covers whole: no offset below
+ * it is free for x (0: none). */
+static uint64_t pl_floor(const pl_index *t, const cc_buf *x)
+{
+    int32_t ka = x->first <= t->step0 ? 0 : (x->first - t->step0 + TL_BLOCK - 1) / TL_BLOCK;
+    int32_t kb = (x->last - t->step0 + 1) / TL_BLOCK - 1;
+    if (kb >= t->n_blocks) kb = t->n_blocks - 1;
+    uint64_t f = 0;
+    for (int32_t k = ka; k <= kb; k++)
+        if (t->blk[k].solid > f) f = t->blk[k].solid;
+    return f;
+}
+
 static uint64_t place_index(cc_model *m, const int32_t *idx, int32_t n, uint8_t pool, span *sp)
 {
-    cc_timeline t;
-    int32_t *near = malloc(sizeof *near * ((size_t)m->n_bufs + 1));
-    if (!near || !cc_tl_init(&t, m)) {
-        free(near);
-        cc_tl_free(&t);
+    pl_index t;
+    if (!pl_init(&t, m)) {
+        pl_free(&t);
         return place_scan(m, idx, n, pool, sp);
     }
     uint64_t peak = 0;
@@ -390,26 +547,42 @@ static uint64_t place_index(cc_model *m, const int32_t *idx, int32_t n, uint8_t 
         cc_buf *x = &m->bufs[idx[i]];
         if (x->pool != pool) continue;
         /* the placed buffers of this pool live at the same time: the
-         * lowest offset that fits depends only on which they are */
-        int32_t ns = 0, nn = cc_tl_query(&t, x->first, x->last, near);
-        for (int32_t j = 0; j < nn; j++) {
-            const cc_buf *y = &m->bufs[near[j]];
-            if (y->first <= x->last && x->first <= y->last && near[j] != x->over - 1)
-                sp[ns++] = (span){(uint64_t)y->offset, (uint64_t)y->offset + y->size};
+         * lowest offset that fits depends only on which they are, and
+         * only those reaching above the floor can be in its way (a buffer
+         * written over its input, or of no bytes, takes no floor) */
+        uint64_t floor = x->over || !x->size ? 0 : pl_floor(&t, x);
+        int32_t ns = 0, k0, k1;
+        bool any = pl_span(&t, x->first, x->last, &k0, &k1);
+        for (int32_t k = k0 - 1; any && k <= k1; k++) {
+            /* a list whose buffers all end below the floor is passed by */
+            const pl_block *bk = &t.blk[k < k0 ? k0 : k];
+            if ((k < k0 ? bk->cross_top : bk->start_top) <= floor) continue;
+            for (int32_t e = k < k0 ? bk->cross : bk->start; e >= 0; e = t.ent[e].next) {
+                const pl_ent *y = &t.ent[e];
+                if (y->hi > floor && y->first <= x->last && x->first <= y->last && y->b != x->over - 1)
+                    sp[ns++] = (span){y->lo, y->hi};
+            }
         }
-        uint64_t off = fit_over(m, x, pool, sp, ns);
+        uint64_t off = floor ? lowest_fit_from(sp, ns, x->size, floor) : fit_over(m, x, pool, sp, ns);
         x->offset = (int64_t)off;
         if (off + x->size > peak) peak = off + x->size;
-        if (x->size && !cc_tl_add(&t, idx[i], x->first, x->last)) {
+        if (x->size && !pl_add(&t, idx[i], x)) {
             /* out of memory: all again, by a scan */
-            free(near);
-            cc_tl_free(&t);
+            pl_free(&t);
             return place_scan(m, idx, n, pool, sp);
         }
     }
-    free(near);
-    cc_tl_free(&t);
+    pl_free(&t);
     return (peak + ALIGN - 1) & ~(uint64_t)(ALIGN - 1);
+}
+
+uint64_t cc_place_pool(cc_model *m, const int32_t *idx, int32_t n, uint8_t pool, bool plain)
+{
+    span *sp = malloc(sizeof *sp * ((size_t)m->n_bufs + 1));
+    if (!sp) return UINT64_MAX;
+    uint64_t peak = plain ? place_scan(m, idx, n, pool, sp) : place_index(m, idx, n, pool, sp);
+    free(sp);
+    return peak;
 }
 
 /* place() by scanning every buffer placed before (the fallback). */

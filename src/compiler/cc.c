@@ -366,8 +366,10 @@ struct cc_gencache {
     uint32_t *mark; int32_t n_mark; uint32_t stamp;
     /* estimate's scratch, kept between epochs (fresh arrays of a long
      * stream's size cost a page fault per page each time); `shared` (not
-     * owned): the one of the search's compiles, in its place */
-    est_scratch scratch, *shared;
+     * owned): the one of the search's compiles, in its place; `scratch`
+     * (owned) made on first use where none is shared (cc_compile shares
+     * one: the cache of each of its compiles clears 7 KiB less) */
+    est_scratch *scratch, *shared;
 };
 
 static void est_scratch_free(est_scratch *x)
@@ -406,7 +408,8 @@ void cc_gencache_free(struct cc_gencache *c)
     if (!c) return;
     for (int i = 0; i < GEN_KEEP; i++) gen_entry_free(&c->e[i]);
     free(c->mark);
-    est_scratch_free(&c->scratch);
+    if (c->scratch) est_scratch_free(c->scratch);
+    free(c->scratch);
     free(c);
 }
 
@@ -623,11 +626,17 @@ static int estimate(cc_model *m, cc_epoch *e, gen_entry *g, npuc_err *err)
     size_t size = cop.stream_size;
     if (size % 4 || size == 0)
         return npuc_errf(err, NPUC_E_FORMAT, "internal: own command stream: size %zu", size);
-    est_scratch own = {0}, *x = &own;
-    if (m->gen) x = m->gen->shared ? m->gen->shared : &m->gen->scratch;   /* kept between epochs */
+    /* kept between epochs (own: this call's alone, cleared only then) */
+    est_scratch own_s, *own = NULL, *x = NULL;
+    if (m->gen && !m->gen->shared && !m->gen->scratch) m->gen->scratch = calloc(1, sizeof *m->gen->scratch);
+    if (m->gen) x = m->gen->shared ? m->gen->shared : m->gen->scratch;
+    if (!x) {
+        memset(&own_s, 0, sizeof own_s);
+        x = own = &own_s;
+    }
     /* at most one op per command word */
     if (!scratch_reserve(x, size / 4 + 1)) {
-        if (x == &own) est_scratch_free(&own);
+        if (own) est_scratch_free(own);
         return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     }
     /* and each op's figures in the cycle model, by its record */
@@ -900,10 +909,10 @@ static int estimate(cc_model *m, cc_epoch *e, gen_entry *g, npuc_err *err)
     gen_share *sh = !rc && g ? malloc(sizeof *sh * (no + 1)) : NULL;
     if (!rc && g && !sh) rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     if (rc) {
-        if (x == &own) est_scratch_free(&own);
+        if (own) est_scratch_free(own);
         return rc;
     }
-    e->cycles = sim_perf_estimate_hint(v, &m->opt.sys.sim, ops, no, x == &own ? NULL : x->perf, x->hint);
+    e->cycles = sim_perf_estimate_hint(v, &m->opt.sys.sim, ops, no, own ? NULL : x->perf, x->hint);
     /* each segment's record, for its op next time */
     for (size_t j = 0; j < no; j++)
         if (x->seg_of[j]) x->seg_of[j]->perf_rec = x->hint[j];
@@ -925,7 +934,7 @@ static int estimate(cc_model *m, cc_epoch *e, gen_entry *g, npuc_err *err)
         g->share = sh;
         g->n_share = nsh;
     }
-    if (x == &own) est_scratch_free(&own);
+    if (own) est_scratch_free(own);
     return NPUC_OK;
 }
 

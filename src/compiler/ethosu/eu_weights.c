@@ -41,8 +41,10 @@ enum {
     EU_PAL_HDR = 13,       /* DIROFS 5 + PALSIZE 5 + PALBITS 3 */
     EU_N_HEAVY = 4,        /* costly codes tried as extra palette entries */
     EU_N_HOLE_D = 4,       /* DIROFS candidates after holes that are tried */
-    EU_SS_K = 4,           /* Rice parameters whose quotient sums a histogram
-                              holds (eu_hist.ss) */
+    EU_SS_K = 1,           /* Rice parameters whose quotient sums a histogram
+                              holds (eu_hist.ss): k = 0, the longest walk;
+                              the sums of a larger k cost a dense histogram
+                              (codes up to 511) more than its walks save */
     EU_SEC_UNIT = 256,     /* granularity of the section search (values) */
     /* a new section in the search: slice and palette headers, a few
      * palette entries, chunk padding */
@@ -170,10 +172,7 @@ static void hist_index(eu_hist *h)
         first = h->f[t] ? (uint16_t)t : first;
         h->next[t] = first;
         const uint64_t u = h->suffix[t];
-        h->ss[0][t] = h->ss[0][t + 1] + u;
-        h->ss[1][t] = h->ss[1][t + 2] + u;
-        h->ss[2][t] = h->ss[2][t + 4] + u;
-        h->ss[3][t] = h->ss[3][t + 8] + u;
+        for (unsigned k = 0; k < EU_SS_K; k++) h->ss[k][t] = h->ss[k][t + (1u << k)] + u;
     }
 }
 

@@ -1059,34 +1059,48 @@ typedef struct eu_zgen {
 
 static void zgen_chunk(eu_zgen *g, unsigned len, eu_chunk *c)
 {
-    unsigned pos = 0;
-    c->u0 = 0;
-    c->rem = 0;
-    c->rem_bits = c->done = 0;
+    /* the state in locals: the compiler cannot tell c's fields from g's
+     * (both uint32_t), and would load and store them at every step */
+    const uint32_t *runs = g->runs;
+    const size_t count = g->count;
+    const unsigned z = g->z;
+    size_t next = g->next;
+    bool busy = g->busy;
+    uint32_t ones = g->ones, rem = g->rem, u0 = 0;
+    uint64_t crem = 0;
+    unsigned pos = 0, rem_bits = 0, done = 0;
     while (pos < len) {
-        if (!g->busy) {
-            if (g->next == g->count) {   /* padding: code 0, no remainder */
-                c->done += len - pos;
-                return;
+        if (!busy) {
+            if (next == count) {   /* padding: code 0, no remainder */
+                done += len - pos;
+                break;
             }
-            uint32_t r = g->runs[g->next++];
-            g->ones = r >> g->z;
-            g->rem = r & ((1u << g->z) - 1);
-            g->busy = true;
+            uint32_t r = runs[next++];
+            ones = r >> z;
+            rem = r & ((1u << z) - 1);
+            busy = true;
         }
         unsigned avail = len - pos;
-        if (g->ones >= avail) {
-            c->u0 |= ((1u << avail) - 1) << pos;
-            g->ones -= avail;
-            return;
+        if (ones >= avail) {
+            u0 |= ((1u << avail) - 1) << pos;
+            ones -= avail;
+            break;
         }
-        c->u0 |= ((1u << g->ones) - 1) << pos;
-        pos += g->ones + 1;              /* the terminating 0 bit */
-        c->rem |= (uint64_t)g->rem << c->rem_bits;
-        c->rem_bits += g->z;
-        c->done++;
-        g->busy = false;
+        u0 |= ((1u << ones) - 1) << pos;
+        pos += ones + 1;                 /* the terminating 0 bit */
+        crem |= (uint64_t)rem << rem_bits;
+        rem_bits += z;
+        done++;
+        busy = false;
     }
+    g->next = next;
+    g->busy = busy;
+    g->ones = ones;
+    g->rem = rem;
+    c->u0 = u0;
+    c->rem = crem;
+    c->rem_bits = rem_bits;
+    c->done = done;
 }
 
 /* Body of a zero-run slice: the weight and zero-run unary streams in

@@ -228,6 +228,9 @@ static uint8_t est_role(uint16_t code)
 #define EST_CMDS 4096
 #define EST_CMDS_MIN_BYTES 16384u   /* 4096 command words */
 #define EST_CMDS_SHORT 512          /* slots for streams shorter than that */
+#define EST_CMDS_SHORT_BYTES 1024u  /* EST_CMDS_SHORT slots from the first
+                                       stream of this many bytes: the search
+                                       estimates it again and again */
 #define EST_CMDS_MANY_BYTES 65536u  /* EST_CMDS slots once that many bytes of
                                        them are estimated */
 
@@ -315,6 +318,16 @@ static const est_codewin *est_code_windows(est_scratch *x, const sim_cmd *c, sim
         w->known = true;
         w->n = 0;
         for (size_t i = 0; i < lim; i++) {
+            /* eight bytes not written at once (most of the state: a
+             * compile works out the windows of every code it meets) */
+            while (i + 8 <= lim) {
+                uint64_t wa, wb;
+                memcpy(&wa, pa + i, sizeof wa);
+                memcpy(&wb, pb + i, sizeof wb);
+                if (wa != 0 || wb != ~(uint64_t)0) break;
+                i += 8;
+            }
+            if (i >= lim) break;
             if (pa[i] == 0 && pb[i] == 0xFF) continue;   /* not written */
             if (w->n == EST_WIN || i + 8 > sizeof a) {
                 w->n = EST_WIN_NONE;
@@ -649,7 +662,11 @@ static int estimate(cc_model *m, cc_epoch *e, gen_entry *g, npuc_err *err)
      * their commands, but not within 512 slots: person_detect's search
      * decodes 42% of its commands with 512, 11% with 4096, 5% fewer
      * instructions in all); fresh zeroed pages cost a small model more
-     * than the cache saves it (armkws_ds_cnn_s: 4096 slots, 0.4 ms more) */
+     * than the cache saves it (armkws_ds_cnn_s: 4096 slots, 0.4 ms more),
+     * but not 512 slots from the first stream of EST_CMDS_SHORT_BYTES
+     * (tflm_model_runner_codegen's four estimates of 2.3 KB streams: 5%
+     * fewer instructions, micro_speech 6%, armkws_ds_cnn_s 3%; the
+     * streams of hello_world, 0.4 KB, do not repeat enough) */
     x->decoded += size;
     /* the checks of the register values the epochs' streams repeat are
      * remembered with the cache (without one, each command is checked),
@@ -659,7 +676,7 @@ static int estimate(cc_model *m, cc_epoch *e, gen_entry *g, npuc_err *err)
     if (m->gen && !x->memo && x->decoded >= EST_CMDS_MIN_BYTES) x->memo = calloc(1, sizeof *x->memo);
     if (m->gen && x->n_cmds < EST_CMDS &&
         (size >= EST_CMDS_MIN_BYTES || x->decoded >= EST_CMDS_MANY_BYTES ||
-         (!x->cmds && x->decoded >= EST_CMDS_MIN_BYTES))) {
+         (!x->cmds && (x->decoded >= EST_CMDS_MIN_BYTES || size >= EST_CMDS_SHORT_BYTES)))) {
         uint32_t n = size >= EST_CMDS_MIN_BYTES || x->decoded >= EST_CMDS_MANY_BYTES ? EST_CMDS : EST_CMDS_SHORT;
         est_cmd *c = calloc(n, sizeof *c);
         if (c) {

@@ -522,21 +522,26 @@ eu_check eu_field_check(const eu_field *f, uint64_t raw, eu_variant v)
     return field_check(f, raw, v, eu_variant_is_u65(v));
 }
 
-/* eu_cmd_reserved_bits of each command of the table, by its index, with
- * bit 63 set once worked out (0: not yet; the bits are below 48): a
- * stream check asks for them per command. Each slot only ever takes one
- * value (relaxed atomics, as cmd_slot). */
-static _Atomic uint64_t cmd_reserved[256];
+/* eu_cmd_reserved_bits of each command of the table, by its index, as
+ * two 32-bit halves (the bits are below 48; no 64-bit atomics, which a
+ * 32-bit core's toolchain would call out of line) and a flag set once
+ * both are written: a stream check asks for them per command. Each slot
+ * only ever takes one value (relaxed atomics, as cmd_slot). */
+static _Atomic uint32_t cmd_reserved[2][256];
+static _Atomic uint8_t cmd_reserved_known[256];
 _Static_assert(sizeof eu_cmds / sizeof eu_cmds[0] <= 256, "command table index fits cmd_reserved");
 
 static uint64_t reserved_of(const eu_cmd_info *c)
 {
     size_t i = (size_t)(c - eu_cmds);
     if (i >= sizeof eu_cmds / sizeof eu_cmds[0]) return eu_cmd_reserved_bits(c);   /* not of the table */
-    uint64_t r = atomic_load_explicit(&cmd_reserved[i], memory_order_relaxed);
-    if (r) return r & ~(1ull << 63);
-    r = eu_cmd_reserved_bits(c);
-    atomic_store_explicit(&cmd_reserved[i], r | 1ull << 63, memory_order_relaxed);
+    if (atomic_load_explicit(&cmd_reserved_known[i], memory_order_acquire))
+        return (uint64_t)atomic_load_explicit(&cmd_reserved[1][i], memory_order_relaxed) << 32 |
+               atomic_load_explicit(&cmd_reserved[0][i], memory_order_relaxed);
+    uint64_t r = eu_cmd_reserved_bits(c);
+    atomic_store_explicit(&cmd_reserved[0][i], (uint32_t)r, memory_order_relaxed);
+    atomic_store_explicit(&cmd_reserved[1][i], (uint32_t)(r >> 32), memory_order_relaxed);
+    atomic_store_explicit(&cmd_reserved_known[i], 1, memory_order_release);
     return r;
 }
 

@@ -228,6 +228,9 @@ static uint8_t est_role(uint16_t code)
 #define EST_CMDS 4096
 #define EST_CMDS_MIN_BYTES 16384u   /* 4096 command words */
 #define EST_CMDS_SHORT 512          /* slots for streams shorter than that */
+#define EST_CMDS_SHORT_BYTES 1024u  /* EST_CMDS_SHORT slots from the first
+                                       stream of this many bytes: the search
+                                       estimates it again and again */
 #define EST_CMDS_MANY_BYTES 65536u  /* EST_CMDS slots once that many bytes of
                                        them are estimated */
 
@@ -315,6 +318,16 @@ static const est_codewin *est_code_windows(est_scratch *x, const sim_cmd *c, sim
         w->known = true;
         w->n = 0;
         for (size_t i = 0; i < lim; i++) {
+            /* eight bytes not written at once (most of the state: a
+             * compile works out the windows of every code it meets) */
+            while (i + 8 <= lim) {
+                uint64_t wa, wb;
+                memcpy(&wa, pa + i, sizeof wa);
+                memcpy(&wb, pb + i, sizeof wb);
+                if (wa != 0 || wb != ~(uint64_t)0) break;
+                i += 8;
+            }
+            if (i >= lim) break;
             if (pa[i] == 0 && pb[i] == 0xFF) continue;   /* not written */
             if (w->n == EST_WIN || i + 8 > sizeof a) {
                 w->n = EST_WIN_NONE;
@@ -366,8 +379,10 @@ struct cc_gencache {
     uint32_t *mark; int32_t n_mark; uint32_t stamp;
     /* estimate's scratch, kept between epochs (fresh arrays of a long
      * stream's size cost a page fault per page each time); `shared` (not
-     * owned): the one of the search's compiles, in its place */
-    est_scratch scratch, *shared;
+     * owned): the one of the search's compiles, in its place; `scratch`
+     * (owned) made on first use where none is shared (cc_compile shares
+     * one: the cache of each of its compiles clears 7 KiB less) */
+    est_scratch *scratch, *shared;
 };
 
 static void est_scratch_free(est_scratch *x)
@@ -406,7 +421,8 @@ void cc_gencache_free(struct cc_gencache *c)
     if (!c) return;
     for (int i = 0; i < GEN_KEEP; i++) gen_entry_free(&c->e[i]);
     free(c->mark);
-    est_scratch_free(&c->scratch);
+    if (c->scratch) est_scratch_free(c->scratch);
+    free(c->scratch);
     free(c);
 }
 
@@ -623,11 +639,17 @@ static int estimate(cc_model *m, cc_epoch *e, gen_entry *g, npuc_err *err)
     size_t size = cop.stream_size;
     if (size % 4 || size == 0)
         return npuc_errf(err, NPUC_E_FORMAT, "internal: own command stream: size %zu", size);
-    est_scratch own = {0}, *x = &own;
-    if (m->gen) x = m->gen->shared ? m->gen->shared : &m->gen->scratch;   /* kept between epochs */
+    /* kept between epochs (own: this call's alone, cleared only then) */
+    est_scratch own_s, *own = NULL, *x = NULL;
+    if (m->gen && !m->gen->shared && !m->gen->scratch) m->gen->scratch = calloc(1, sizeof *m->gen->scratch);
+    if (m->gen) x = m->gen->shared ? m->gen->shared : m->gen->scratch;
+    if (!x) {
+        memset(&own_s, 0, sizeof own_s);
+        x = own = &own_s;
+    }
     /* at most one op per command word */
     if (!scratch_reserve(x, size / 4 + 1)) {
-        if (x == &own) est_scratch_free(&own);
+        if (own) est_scratch_free(own);
         return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     }
     /* and each op's figures in the cycle model, by its record */
@@ -640,7 +662,11 @@ static int estimate(cc_model *m, cc_epoch *e, gen_entry *g, npuc_err *err)
      * their commands, but not within 512 slots: person_detect's search
      * decodes 42% of its commands with 512, 11% with 4096, 5% fewer
      * instructions in all); fresh zeroed pages cost a small model more
-     * than the cache saves it (armkws_ds_cnn_s: 4096 slots, 0.4 ms more) */
+     * than the cache saves it (armkws_ds_cnn_s: 4096 slots, 0.4 ms more),
+     * but not 512 slots from the first stream of EST_CMDS_SHORT_BYTES
+     * (tflm_model_runner_codegen's four estimates of 2.3 KB streams: 5%
+     * fewer instructions, micro_speech 6%, armkws_ds_cnn_s 3%; the
+     * streams of hello_world, 0.4 KB, do not repeat enough) */
     x->decoded += size;
     /* the checks of the register values the epochs' streams repeat are
      * remembered with the cache (without one, each command is checked),
@@ -650,7 +676,7 @@ static int estimate(cc_model *m, cc_epoch *e, gen_entry *g, npuc_err *err)
     if (m->gen && !x->memo && x->decoded >= EST_CMDS_MIN_BYTES) x->memo = calloc(1, sizeof *x->memo);
     if (m->gen && x->n_cmds < EST_CMDS &&
         (size >= EST_CMDS_MIN_BYTES || x->decoded >= EST_CMDS_MANY_BYTES ||
-         (!x->cmds && x->decoded >= EST_CMDS_MIN_BYTES))) {
+         (!x->cmds && (x->decoded >= EST_CMDS_MIN_BYTES || size >= EST_CMDS_SHORT_BYTES)))) {
         uint32_t n = size >= EST_CMDS_MIN_BYTES || x->decoded >= EST_CMDS_MANY_BYTES ? EST_CMDS : EST_CMDS_SHORT;
         est_cmd *c = calloc(n, sizeof *c);
         if (c) {
@@ -900,10 +926,10 @@ static int estimate(cc_model *m, cc_epoch *e, gen_entry *g, npuc_err *err)
     gen_share *sh = !rc && g ? malloc(sizeof *sh * (no + 1)) : NULL;
     if (!rc && g && !sh) rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     if (rc) {
-        if (x == &own) est_scratch_free(&own);
+        if (own) est_scratch_free(own);
         return rc;
     }
-    e->cycles = sim_perf_estimate_hint(v, &m->opt.sys.sim, ops, no, x == &own ? NULL : x->perf, x->hint);
+    e->cycles = sim_perf_estimate_hint(v, &m->opt.sys.sim, ops, no, own ? NULL : x->perf, x->hint);
     /* each segment's record, for its op next time */
     for (size_t j = 0; j < no; j++)
         if (x->seg_of[j]) x->seg_of[j]->perf_rec = x->hint[j];
@@ -925,7 +951,7 @@ static int estimate(cc_model *m, cc_epoch *e, gen_entry *g, npuc_err *err)
         g->share = sh;
         g->n_share = nsh;
     }
-    if (x == &own) est_scratch_free(&own);
+    if (own) est_scratch_free(own);
     return NPUC_OK;
 }
 

@@ -638,6 +638,10 @@ void cc_block_req(eu_variant v, const eu_op *o, eu_block_req *r);
  * it, so that its bytes are the key): the search's compiles ask cc_reblock
  * and cc_reblock_placed's few requests thousands of times. */
 int cc_block_choose_kept(const cc_model *m, const eu_block_req *r, eu_block *out, npuc_err *err);
+/* eu_block_choose_cycles, kept so with the cycles (the memo of the
+ * lowering's copies, lower_toolkit.c copy_cycles): the conv fold choices
+ * (lower_conv.c conv_cycles). */
+int cc_block_cycles_kept(const cc_model *m, const eu_block_req *r, eu_block *out, uint64_t *cycles, npuc_err *err);
 int cc_allocate(cc_model *m, npuc_err *err);
 /* While on (with m->costs), cc_allocate keeps its last placements by
  * what it reads that the weight placement search changes (every buffer

@@ -471,7 +471,8 @@ static bool value_available(const eu_value_name *n, eu_variant v)
     return true;
 }
 
-uint64_t eu_field_max(const eu_field *f, eu_variant v)
+/* eu_field_max with the variant's product known (u65). */
+static inline uint64_t field_max(const eu_field *f, eu_variant v, bool u65)
 {
     if (f->flags & EU_FL_LIST) {
         uint64_t m = 0;
@@ -486,17 +487,21 @@ uint64_t eu_field_max(const eu_field *f, eu_variant v)
         const eu_variant_info *r = eu_variant_get(v);
         return r ? r->cores - 1u : 0;
     }
-    if (f->kind == EU_K_ADDR && !eu_variant_is_u65(v) && f->max > 0xFFFFFFFFu) return 0xFFFFFFFFu;
+    if (f->kind == EU_K_ADDR && !u65 && f->max > 0xFFFFFFFFu) return 0xFFFFFFFFu;
     /* the largest positive U55 stride (negative ones: bits 39:31 set) */
-    if (f->kind == EU_K_STRIDE && !eu_variant_is_u65(v)) return 0x7FFFFFFFu;
+    if (f->kind == EU_K_STRIDE && !u65) return 0x7FFFFFFFu;
     return f->max;
 }
 
-eu_check eu_field_check(const eu_field *f, uint64_t raw, eu_variant v)
+uint64_t eu_field_max(const eu_field *f, eu_variant v) { return field_max(f, v, eu_variant_is_u65(v)); }
+
+/* eu_field_check with the variant's product known (u65): eu_cmd_check
+ * asks it once per command, not per field and test. */
+static inline eu_check field_check(const eu_field *f, uint64_t raw, eu_variant v, bool u65)
 {
-    if (f->avail != EU_AV_ALL && f->avail != product_av(v) && raw) return EU_BAD_FIELD_VARIANT;
-    if (f->kind == EU_K_ADDR && !eu_variant_is_u65(v) && raw >> 32) return EU_BAD_ADDR_HI;
-    if (f->kind == EU_K_STRIDE && !eu_variant_is_u65(v)) {
+    if (f->avail != EU_AV_ALL && f->avail != (u65 ? EU_AV_U65 : EU_AV_U55) && raw) return EU_BAD_FIELD_VARIANT;
+    if (f->kind == EU_K_ADDR && !u65 && raw >> 32) return EU_BAD_ADDR_HI;
+    if (f->kind == EU_K_STRIDE && !u65) {
         uint64_t sign = raw >> 31;   /* bits 39:31: 0, or all ones for a negative stride */
         return sign == 0 || sign == 0x1FF ? EU_OK : EU_BAD_STRIDE_HI;
     }
@@ -505,23 +510,52 @@ eu_check eu_field_check(const eu_field *f, uint64_t raw, eu_variant v)
         if (!n) return EU_BAD_VALUE;
         if (n->flags & EU_V_UNSUPPORTED) return EU_BAD_UNSUPPORTED;
         if (!value_available(n, v)) return EU_BAD_VALUE_VARIANT;
-    } else if (raw > eu_field_max(f, v)) {
+    } else if (raw > field_max(f, v, u65)) {
         return f->flags & EU_FL_BANKS ? EU_BAD_BANK : EU_BAD_RANGE;
     }
     if (f->align && raw % f->align) return EU_BAD_ALIGN;
     return EU_OK;
 }
 
+eu_check eu_field_check(const eu_field *f, uint64_t raw, eu_variant v)
+{
+    return field_check(f, raw, v, eu_variant_is_u65(v));
+}
+
+/* eu_cmd_reserved_bits of each command of the table, by its index, as
+ * two 32-bit halves (the bits are below 48; no 64-bit atomics, which a
+ * 32-bit core's toolchain would call out of line) and a flag set once
+ * both are written: a stream check asks for them per command. Each slot
+ * only ever takes one value (relaxed atomics, as cmd_slot). */
+static _Atomic uint32_t cmd_reserved[2][256];
+static _Atomic uint8_t cmd_reserved_known[256];
+_Static_assert(sizeof eu_cmds / sizeof eu_cmds[0] <= 256, "command table index fits cmd_reserved");
+
+static uint64_t reserved_of(const eu_cmd_info *c)
+{
+    size_t i = (size_t)(c - eu_cmds);
+    if (i >= sizeof eu_cmds / sizeof eu_cmds[0]) return eu_cmd_reserved_bits(c);   /* not of the table */
+    if (atomic_load_explicit(&cmd_reserved_known[i], memory_order_acquire))
+        return (uint64_t)atomic_load_explicit(&cmd_reserved[1][i], memory_order_relaxed) << 32 |
+               atomic_load_explicit(&cmd_reserved[0][i], memory_order_relaxed);
+    uint64_t r = eu_cmd_reserved_bits(c);
+    atomic_store_explicit(&cmd_reserved[0][i], (uint32_t)r, memory_order_relaxed);
+    atomic_store_explicit(&cmd_reserved[1][i], (uint32_t)(r >> 32), memory_order_relaxed);
+    atomic_store_explicit(&cmd_reserved_known[i], 1, memory_order_release);
+    return r;
+}
+
 eu_check eu_cmd_check(const eu_cmd_info *c, uint64_t operand, eu_variant v, const eu_field **field,
                       uint64_t *raw)
 {
     *field = NULL;
-    *raw = operand & eu_cmd_reserved_bits(c);
+    *raw = operand & reserved_of(c);
     if (*raw) return EU_BAD_RESERVED;
+    const bool u65 = eu_variant_is_u65(v);
     for (unsigned i = 0; i < c->n_fields; i++) {
         const eu_field *f = &c->fields[i];
         uint64_t r = eu_field_raw(f, operand);
-        eu_check k = eu_field_check(f, r, v);
+        eu_check k = field_check(f, r, v, u65);
         if (k) {
             *field = f;
             *raw = r;

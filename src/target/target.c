@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 
 /* ------------------------------------------------------------- helpers */
@@ -282,30 +283,35 @@ int target_default(eu_variant v, target_desc *out, npuc_err *err)
     return target_builtin(target_default_system_name(v), NULL, v, out, err);
 }
 
-/* Every variant's default system for the cycle model, worked out once per
- * process: the block choice asks for it per candidate op, thousands of
- * times a compile, and building a target formats its names. */
+/* Each variant's default system for the cycle model, worked out once per
+ * process and only for the variants asked for: the block choice asks for
+ * it per candidate op, thousands of times a compile, and building a target
+ * formats its names (all six variants at once were a seventh of a small
+ * model's compile). The first ask of a variant builds it under the lock;
+ * the flag, set after the system is written, lets later asks read it
+ * without one. */
 static sim_system default_sims[EU_N_VARIANTS];
 static bool default_sims_ok[EU_N_VARIANTS];
-static pthread_once_t default_sims_once = PTHREAD_ONCE_INIT;
-
-static void default_sims_init(void)
-{
-    for (int v = 0; v < EU_N_VARIANTS; v++) {
-        target_desc t;
-        npuc_err err;
-        if (target_default((eu_variant)v, &t, &err) == NPUC_OK) {
-            default_sims[v] = t.sim;
-            default_sims_ok[v] = true;
-        }
-    }
-}
+static _Atomic bool default_sims_done[EU_N_VARIANTS];
+static pthread_mutex_t default_sims_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void target_default_sim(eu_variant v, sim_system *out)
 {
     memset(out, 0, sizeof *out);
     if ((int)v < 0 || (int)v >= EU_N_VARIANTS) return;
-    pthread_once(&default_sims_once, default_sims_init);
+    if (!atomic_load_explicit(&default_sims_done[v], memory_order_acquire)) {
+        pthread_mutex_lock(&default_sims_lock);
+        if (!atomic_load_explicit(&default_sims_done[v], memory_order_relaxed)) {
+            target_desc t;
+            npuc_err err;
+            if (target_default(v, &t, &err) == NPUC_OK) {
+                default_sims[v] = t.sim;
+                default_sims_ok[v] = true;
+            }
+            atomic_store_explicit(&default_sims_done[v], true, memory_order_release);
+        }
+        pthread_mutex_unlock(&default_sims_lock);
+    }
     if (default_sims_ok[v]) *out = default_sims[v];
 }
 

@@ -14,6 +14,7 @@
 #include "ethosu/eu_cmd.h"
 #include "ethosu/eu_cop1.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,9 +64,13 @@ typedef struct fp_ent {
 } fp_ent;
 static const fp_ent FP_NONE[N_SLOTS];   /* without a memo */
 struct eu_genmemo {
-    pc_ent pc[N_SLOTS * PC_WAYS];
     uint8_t pc_next[N_SLOTS];  /* the entry of a slot to fill next */
+    uint8_t pc_n[N_SLOTS];     /* the entries of a slot filled: pc is read
+                                  only there, so it is not cleared (48 KiB
+                                  of zeroes a compile, most of them never
+                                  read on a small model) */
     fp_ent fp[N_SLOTS];
+    pc_ent pc[N_SLOTS * PC_WAYS];
 };
 
 /* A feature map's byte range in its region (fm_range). */
@@ -176,8 +181,8 @@ static int64_t key_dma_region(unsigned region, bool internal) { return (int64_t)
 HOT uint64_t pc_find(const struct eu_genmemo *g, unsigned sl, uint16_t code, int64_t k)
 {
     const pc_ent *c = &g->pc[sl * PC_WAYS];
-    for (unsigned i = 0; i < PC_WAYS; i++)
-        if (c[i].operand1 && c[i].key == k && c[i].cmd == code) return c[i].operand1;
+    for (unsigned i = 0; i < g->pc_n[sl]; i++)
+        if (c[i].key == k && c[i].cmd == code) return c[i].operand1;
     return 0;
 }
 
@@ -186,6 +191,7 @@ static void pc_keep(struct eu_genmemo *g, unsigned sl, uint16_t code, int64_t k,
 {
     g->pc[sl * PC_WAYS + g->pc_next[sl]] = (pc_ent){k, operand1, code};
     g->pc_next[sl] = (uint8_t)((g->pc_next[sl] + 1) % PC_WAYS);
+    if (g->pc_n[sl] < PC_WAYS) g->pc_n[sl]++;
 }
 
 /* REG_PACKED of a multi-field register (an eu_pack_* helper): the operand
@@ -750,6 +756,14 @@ static bool plan_dmas(const cc_model *m, const cc_epoch *e, dmaq *q)
     return true;
 }
 
+/* A memo with nothing kept: all but the entries themselves cleared. */
+static struct eu_genmemo *eu_genmemo_new(void)
+{
+    struct eu_genmemo *g = malloc(sizeof *g);
+    if (g) memset(g, 0, offsetof(struct eu_genmemo, pc));
+    return g;
+}
+
 void eu_genmemo_free(struct eu_genmemo *g) { free(g); }
 
 int eu_generate(cc_model *m, cc_epoch *e, npuc_err *err)
@@ -771,7 +785,7 @@ int eu_generate(cc_model *m, cc_epoch *e, npuc_err *err)
     for (int32_t k = 0; k < e->n_eu; k++) fm_spans(m, &e->ops[k], &s->rng[3 * k]);
     /* the compile's operands while the search runs (NULL: each one worked
      * out), dropped after it */
-    if (m->gen && !m->eu_memo) m->eu_memo = calloc(1, sizeof *m->eu_memo);
+    if (m->gen && !m->eu_memo) m->eu_memo = eu_genmemo_new();
     if (!m->gen && m->eu_memo) {
         eu_genmemo_free(m->eu_memo);
         m->eu_memo = NULL;

@@ -41,6 +41,10 @@ enum {
     EU_PAL_HDR = 13,       /* DIROFS 5 + PALSIZE 5 + PALBITS 3 */
     EU_N_HEAVY = 4,        /* costly codes tried as extra palette entries */
     EU_N_HOLE_D = 4,       /* DIROFS candidates after holes that are tried */
+    EU_SS_K = 1,           /* Rice parameters whose quotient sums a histogram
+                              holds (eu_hist.ss): k = 0, the longest walk;
+                              the sums of a larger k cost a dense histogram
+                              (codes up to 511) more than its walks save */
     EU_SEC_UNIT = 256,     /* granularity of the section search (values) */
     /* a new section in the search: slice and palette headers, a few
      * palette entries, chunk padding */
@@ -136,11 +140,41 @@ static inline unsigned popcount12(uint32_t x)
 typedef struct eu_hist {
     uint32_t f[512];
     uint32_t suffix[513];      /* suffix[t] = number of values with code >= t */
+    /* ss[k][a]: the sum of suffix[t] over t = a, a + 2^k, a + 2 * 2^k, ...
+     * (a <= maxcode + 8): the direct codes' Rice quotients for k < EU_SS_K
+     * at once (palette_cost), not a walk of every 2^k-th code */
+    uint64_t ss[EU_SS_K][520];
+    /* the used codes (f > 0), for walks that skip the others: prev[x] the
+     * largest <= x (-1: none), next[x] the smallest >= x (maxcode + 1:
+     * none) for x <= maxcode + 1 */
+    int16_t prev[512];
+    uint16_t next[513];
     unsigned maxcode;
     uint64_t n;
     uint16_t heavy[EU_N_HEAVY]; /* codes with the largest f * code */
     unsigned n_heavy;
 } eu_hist;
+
+/* h's prev, next and ss from its f, suffix and maxcode. */
+static void hist_index(eu_hist *h)
+{
+    const unsigned top = h->maxcode;
+    int16_t last = -1;
+    for (unsigned x = 0; x <= top; x++) {
+        last = h->f[x] ? (int16_t)x : last;
+        h->prev[x] = last;
+    }
+    uint16_t first = (uint16_t)(top + 1);
+    h->next[top + 1] = first;
+    for (unsigned k = 0; k < EU_SS_K; k++)
+        for (unsigned t = top + 1; t <= top + (1u << k); t++) h->ss[k][t] = 0;
+    for (unsigned t = top + 1; t-- > 0;) {
+        first = h->f[t] ? (uint16_t)t : first;
+        h->next[t] = first;
+        const uint64_t u = h->suffix[t];
+        for (unsigned k = 0; k < EU_SS_K; k++) h->ss[k][t] = h->ss[k][t + (1u << k)] + u;
+    }
+}
 
 static void hist_finish(eu_hist *h)
 {
@@ -151,10 +185,12 @@ static void hist_finish(eu_hist *h)
     for (unsigned t = top + 1; t <= 512; t++) h->suffix[t] = 0;
     for (unsigned t = top + 1; t-- > 0;) h->suffix[t] = h->suffix[t + 1] + h->f[t];
     h->n = h->suffix[0];
-    /* heavy codes: where moving a code into the palette saves the most */
+    hist_index(h);
+    /* heavy codes: where moving a code into the palette saves the most
+     * (only used codes can) */
     h->n_heavy = 0;
     uint64_t hw[EU_N_HEAVY] = {0};
-    for (unsigned x = 1; x <= top; x++) {
+    for (unsigned x = h->next[1]; x <= top; x = h->next[x + 1]) {
         uint64_t w = (uint64_t)h->f[x] * x;
         if (w <= hw[EU_N_HEAVY - 1]) continue;
         unsigned j = h->n_heavy < EU_N_HEAVY ? h->n_heavy++ : EU_N_HEAVY - 1;
@@ -175,6 +211,11 @@ static void hist_drop_zero(eu_hist *h)
     h->n -= h->f[0];
     h->suffix[0] = h->suffix[1];
     h->f[0] = 0;
+    /* hist_index's arrays where code 0 counts */
+    const unsigned nx = h->next[1];
+    h->next[0] = (uint16_t)nx;
+    for (unsigned x = 0; x < nx && x <= h->maxcode; x++) h->prev[x] = -1;
+    for (unsigned k = 0; k < EU_SS_K; k++) h->ss[k][0] = h->ss[k][1u << k] + h->suffix[0];
 }
 
 /* One way to map codes to coded indices: `pal` (sorted by falling
@@ -229,8 +270,7 @@ static uint64_t palette_cost(const eu_hist *h, eu_palette *p, const uint16_t *ex
     const int s = (int)P - (int)D;
     /* largest direct code (codes in the palette are not direct) */
     int maxdir = -1;
-    for (int x = (int)h->maxcode; x >= (int)D; x--) {
-        if (!h->f[x]) continue;
+    for (int x = h->prev[h->maxcode]; x >= (int)D; x = x > 0 ? h->prev[x - 1] : -1) {
         bool in_pal = false;
         for (unsigned e = 0; e < n_extra; e++) in_pal |= extra[e] == x;
         if (!in_pal) { maxdir = x; break; }
@@ -262,10 +302,14 @@ static uint64_t palette_cost(const eu_hist *h, eu_palette *p, const uint16_t *ex
             /* every code x >= D at index x + s (>= 0), via suffix counts:
              *   sum_x f(x) floor((x + s) / 2^k) = sum_{m>=1} #(x >= m 2^k - s)
              * then the palette codes among them are taken out again */
-            for (int m = 1;; m++) {
-                int t = m * (1 << k) - s;
-                if (t > (int)h->maxcode) break;
-                rice += h->suffix[t < (int)D ? D : (unsigned)t];
+            /* (the P >> k terms with m 2^k - s <= D count suffix[D]) */
+            const unsigned c0 = P >> k;
+            rice += (uint64_t)c0 * h->suffix[D];
+            const int t0 = (int)(c0 + 1) * (1 << k) - s;   /* > D */
+            if (k < EU_SS_K) {
+                if (t0 <= (int)h->maxcode) rice += h->ss[k][t0];
+            } else {
+                for (int t = t0; t <= (int)h->maxcode; t += 1 << k) rice += h->suffix[t];
             }
             int t = (1 << k) - s;
             trunc += t > (int)h->maxcode ? 0 : h->suffix[t < (int)D ? D : (unsigned)t];
@@ -331,11 +375,10 @@ static unsigned heavy_extras(const eu_hist *h, unsigned d, uint16_t *extra)
 static unsigned top_codes(const eu_hist *h, uint16_t *top)
 {
     unsigned distinct = 0;
-    for (unsigned x = 0; x <= h->maxcode; x++) distinct += h->f[x] != 0;
+    for (unsigned x = h->next[0]; x <= h->maxcode; x = h->next[x + 1]) distinct++;
     const unsigned want = distinct <= EU_MAX_PAL ? EU_MAX_PAL : 8;
     unsigned nt = 0;
-    for (unsigned x = 0; x <= h->maxcode; x++) {
-        if (!h->f[x]) continue;
+    for (unsigned x = h->next[0]; x <= h->maxcode; x = h->next[x + 1]) {
         if (nt == want) {
             if (h->f[x] <= h->f[top[want - 1]]) continue;
             nt--;
@@ -408,12 +451,12 @@ static uint64_t plan_palette(const eu_hist *h, eu_palette *best, unsigned *best_
         if (P > nt || P < 2) continue;
         if (si == n_sizes) {
             bool all = true;      /* every used code among the top ones? */
-            for (unsigned x = 0; x <= h->maxcode && all; x++) all = !h->f[x] || rank[x];
+            for (unsigned x = h->next[0]; x <= h->maxcode && all; x = h->next[x + 1]) all = rank[x] != 0;
             if (!all || P == 2 || P == 8) continue;
         }
         /* DIROFS: the first used code not in the palette (capped) */
-        unsigned D = 0;
-        while (D <= h->maxcode && (!h->f[D] || (rank[D] && rank[D] <= P))) D++;
+        unsigned D = h->next[0];
+        while (D <= h->maxcode && rank[D] && rank[D] <= P) D = h->next[D + 1];
         if (D > EU_MAX_DIROFS) D = EU_MAX_DIROFS;
         unsigned ne = 0, nb = 0;
         uint16_t sorted[EU_MAX_PAL];
@@ -1016,34 +1059,48 @@ typedef struct eu_zgen {
 
 static void zgen_chunk(eu_zgen *g, unsigned len, eu_chunk *c)
 {
-    unsigned pos = 0;
-    c->u0 = 0;
-    c->rem = 0;
-    c->rem_bits = c->done = 0;
+    /* the state in locals: the compiler cannot tell c's fields from g's
+     * (both uint32_t), and would load and store them at every step */
+    const uint32_t *runs = g->runs;
+    const size_t count = g->count;
+    const unsigned z = g->z;
+    size_t next = g->next;
+    bool busy = g->busy;
+    uint32_t ones = g->ones, rem = g->rem, u0 = 0;
+    uint64_t crem = 0;
+    unsigned pos = 0, rem_bits = 0, done = 0;
     while (pos < len) {
-        if (!g->busy) {
-            if (g->next == g->count) {   /* padding: code 0, no remainder */
-                c->done += len - pos;
-                return;
+        if (!busy) {
+            if (next == count) {   /* padding: code 0, no remainder */
+                done += len - pos;
+                break;
             }
-            uint32_t r = g->runs[g->next++];
-            g->ones = r >> g->z;
-            g->rem = r & ((1u << g->z) - 1);
-            g->busy = true;
+            uint32_t r = runs[next++];
+            ones = r >> z;
+            rem = r & ((1u << z) - 1);
+            busy = true;
         }
         unsigned avail = len - pos;
-        if (g->ones >= avail) {
-            c->u0 |= ((1u << avail) - 1) << pos;
-            g->ones -= avail;
-            return;
+        if (ones >= avail) {
+            u0 |= ((1u << avail) - 1) << pos;
+            ones -= avail;
+            break;
         }
-        c->u0 |= ((1u << g->ones) - 1) << pos;
-        pos += g->ones + 1;              /* the terminating 0 bit */
-        c->rem |= (uint64_t)g->rem << c->rem_bits;
-        c->rem_bits += g->z;
-        c->done++;
-        g->busy = false;
+        u0 |= ((1u << ones) - 1) << pos;
+        pos += ones + 1;                 /* the terminating 0 bit */
+        crem |= (uint64_t)rem << rem_bits;
+        rem_bits += z;
+        done++;
+        busy = false;
     }
+    g->next = next;
+    g->busy = busy;
+    g->ones = ones;
+    g->rem = rem;
+    c->u0 = u0;
+    c->rem = crem;
+    c->rem_bits = rem_bits;
+    c->done = done;
 }
 
 /* Body of a zero-run slice: the weight and zero-run unary streams in

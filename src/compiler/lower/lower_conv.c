@@ -316,7 +316,9 @@ static int lower_wide_stride(lower_ctx *c, const graph_op *op, const conv_plan *
 
 /* The estimated cycles of CONV o with its best block, its IFM NHWC, its
  * OFM bricks where it may be (eu_block_choose_cycles: in SRAM, and on a
- * U65 also in the DRAM arena); UINT64_MAX when no block fits. */
+ * U65 also in the DRAM arena); UINT64_MAX when no block fits. Kept by
+ * request (cc_block_cycles_kept): the fold choices ask for the plain op
+ * up to three times, and the search's compiles all ask again. */
 static uint64_t conv_cycles(const lower_ctx *c, const eu_op *o)
 {
     eu_block_req r;
@@ -325,7 +327,7 @@ static uint64_t conv_cycles(const lower_ctx *c, const eu_op *o)
     eu_block b;
     uint64_t cyc = 0;
     npuc_err e2 = {0};
-    if (eu_block_choose_cycles(&r, &b, &cyc, &e2) != NPUC_OK) return UINT64_MAX;
+    if (cc_block_cycles_kept(c->m, &r, &b, &cyc, &e2) != NPUC_OK) return UINT64_MAX;
     return cyc;
 }
 

@@ -859,3 +859,9 @@ int cc_block_choose_kept(const cc_model *m, const eu_block_req *r, eu_block *out
     if (!m->refs) return eu_block_choose(r, out, err);
     return choose_memo(&m->refs->blocks, r, out, err);
 }
+
+int cc_block_cycles_kept(const cc_model *m, const eu_block_req *r, eu_block *out, uint64_t *cycles, npuc_err *err)
+{
+    if (!m->refs) return eu_block_choose_cycles(r, out, cycles, err);
+    return choose_memo_x(&m->refs->cycles, r, out, cycles, err);
+}

@@ -619,12 +619,12 @@ static void fuse_commit(lower_ctx *c, const graph_op *op, const fuse_site *fs)
  * values of the type). For each clamp [a, b] of P's ops, the activation of
  * P's clamped value must equal the clamp of P's value to [lo, hi], with lo
  * and hi the activation's outputs at the type's ends, for every value of
- * the type. 0 (fused), 1 (not: reason in why). */
-static int fuse_clamp(lower_ctx *c, const graph_op *op, const int32_t *ref, int32_t n, char *why, size_t why_size)
+ * the type; `site` is what fuse_check found (it passed). 0 (fused), 1
+ * (not: reason in why). */
+static int fuse_clamp(lower_ctx *c, const graph_op *op, const fuse_site *site, const int32_t *ref, int32_t n,
+                      char *why, size_t why_size)
 {
-    fuse_site fs;
-    uint8_t bits = n == 256 ? 8 : 16;
-    if (fuse_check(c, op, bits, &fs, why, why_size)) return 1;
+    const fuse_site fs = *site;
     int32_t tlo = -n / 2, thi = n / 2 - 1;
     for (int32_t k = fs.k0; k < fs.k1; k++) {
         const eu_op *o = &c->e->ops[k];
@@ -652,12 +652,13 @@ static int fuse_clamp(lower_ctx *c, const graph_op *op, const int32_t *ref, int3
 
 /* The LUT form (int8): the int8 LUT `li` of the activation in the output
  * stage of P's ops, each with a block that leaves the LUT banks free (a
- * CONV / DEPTHWISE keeps the block depth its weights are encoded for).
- * 0 (fused), 1 (not: reason in why) or an error. */
-static int fuse_lut(lower_ctx *c, const graph_op *op, int32_t li, char *why, size_t why_size, npuc_err *err)
+ * CONV / DEPTHWISE keeps the block depth its weights are encoded for);
+ * `site` is what fuse_check found (it passed). 0 (fused), 1 (not: reason
+ * in why) or an error. */
+static int fuse_lut(lower_ctx *c, const graph_op *op, const fuse_site *site, int32_t li, char *why, size_t why_size,
+                    npuc_err *err)
 {
-    fuse_site fs;
-    if (fuse_check(c, op, 8, &fs, why, why_size)) return 1;
+    const fuse_site fs = *site;
     cc_epoch *e = c->e;
     /* the blocks with the LUT banks reserved, before changing anything */
     eu_block *blk = malloc(sizeof *blk * (size_t)(fs.k1 - fs.k0));
@@ -753,7 +754,7 @@ static int lower_act16(lower_ctx *c, const graph_op *op, npuc_err *err)
         if (!ref) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
         npuc_err e2;
         memset(&e2, 0, sizeof e2);
-        bool fused = !cc_reference_all(c, op, in, out, ref, &e2) && !fuse_clamp(c, op, ref, 65536, why, sizeof why);
+        bool fused = !cc_reference_all(c, op, in, out, ref, &e2) && !fuse_clamp(c, op, &fs, ref, 65536, why, sizeof why);
         free(ref);
         if (fused) return 0;
     }
@@ -795,12 +796,15 @@ static int lower_lut8(lower_ctx *c, const graph_op *op, npuc_err *err)
                          "and a lookup table cannot", (int)in->q.zero_point[0]);
     if (rc) return cc_cpu(c, "the reference rejects it: %s", e2.msg);
     char fwhy[CC_WHY_SIZE];
-    if (!fuse_clamp(c, op, y, 256, fwhy, sizeof fwhy)) return 0;
+    /* one check for both forms: adding the LUT below changes nothing it reads */
+    fuse_site fs;
+    bool site = !fuse_check(c, op, 8, &fs, fwhy, sizeof fwhy);
+    if (site && !fuse_clamp(c, op, &fs, y, 256, fwhy, sizeof fwhy)) return 0;
     int8_t table[256];
     for (int i = 0; i < 256; i++) table[i] = (int8_t)y[i];
     int32_t li;
     if ((rc = cc_add_lut(c, table, 256, &li, err))) return rc;
-    if ((rc = fuse_lut(c, op, li, fwhy, sizeof fwhy, err)) != 1) return rc;
+    if (site && (rc = fuse_lut(c, op, &fs, li, fwhy, sizeof fwhy, err)) != 1) return rc;
     eu_op *o = cc_new_eu(c, err);
     if (!o) return err->code;
     cc_fm_whole(c, op->in[0], h, w, ch, &o->ifm);

@@ -1551,7 +1551,17 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
                          "from flash), more than the arena cache size of %llu bytes",
                          (unsigned long long)need, (unsigned long long)limit);
     }
-    int rc2 = weights_fill(best, wc, err);
+    /* the pick placed again where that takes less SRAM (its streams
+     * generated again: their sizes counted anew) */
+    uint64_t streams0 = best->stream_size;
+    int rc2 = cc_compact(best, err);
+    if (!rc2) {
+        best->stream_size = 0;
+        for (int32_t i = 0; i < best->n_epochs; i++)
+            if (best->epochs[i].kind == CC_EPOCH_HW) best->stream_size += best->epochs[i].payload_size;
+        best->flash_size = best->flash_size - streams0 + best->stream_size;
+    }
+    if (!rc2) rc2 = weights_fill(best, wc, err);
     if (!rc2) rc2 = weight_entropy(best, wc, err);
     eu_wcache_free(wc);
     cc_ref_memo_free(refs);

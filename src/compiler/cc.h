@@ -61,6 +61,8 @@ typedef struct cc_options {
     int32_t prefetch_headroom;   /* percent; 0 = CC_HEADROOM_DEFAULT, < 0 = none */
     bool no_fold;             /* keep ops on constants (cc_fold.c off) */
     bool no_inplace;          /* no elementwise op writes over its IFM (cc_alloc.c; tests) */
+    bool no_compact;          /* the picked schedule keeps the allocator's
+                                 placement (cc_compact.c off; tests) */
     bool no_order;            /* ops in the graph's order (cc_order.c off; tests) */
     bool no_stage;            /* no input copied into the fast pool before the
                                  op that reads it (lower.c; tests) */
@@ -675,6 +677,10 @@ typedef struct cc_timeline {
  * every buffer placed before; returns the pool's peak (UINT64_MAX: out of
  * memory). For tests: the two must agree to the byte. */
 uint64_t cc_place_pool(cc_model *m, const int32_t *idx, int32_t n, uint8_t pool, bool plain);
+/* The last placement of a compile (cc_compact.c): each pool's buffers
+ * placed again in other orders, kept where the pool gets smaller at no
+ * more NPU cycles (the streams generated again). */
+int cc_compact(cc_model *m, npuc_err *err);
 /* A byte range [lo, hi) of a pool; cc_sort_spans orders n of them by lo
  * (the order of equal lo unspecified). */
 typedef struct cc_span { uint64_t lo, hi; } cc_span;

@@ -1534,6 +1534,24 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
     int32_t pick = cc_sched_pick(pt, n, limit);
     cc_model *best = cand[pick];
     best->opt.optimise = opt->optimise;   /* the report names the caller's goal */
+    /* the pick placed again where that takes less SRAM (cc_compact.c; its
+     * streams generated again: their sizes counted anew), before the
+     * limit is checked: a schedule the allocator placed just over it may
+     * fit */
+    uint64_t streams0 = best->stream_size;
+    int rc0 = cc_compact(best, err);
+    if (rc0) {
+        for (int32_t i = 0; i < n; i++) cc_model_free(cand[i]);
+        eu_wcache_free(wc);
+        cc_ref_memo_free(refs);
+        cc_order_memo_free(om);
+        est_scratch_free(&est);
+        return rc0;
+    }
+    best->stream_size = 0;
+    for (int32_t i = 0; i < best->n_epochs; i++)
+        if (best->epochs[i].kind == CC_EPOCH_HW) best->stream_size += best->epochs[i].payload_size;
+    best->flash_size = best->flash_size - streams0 + best->stream_size;
     /* a schedule placed in the system's fast pool took no more than the
      * limit: the pool it records is the limit's */
     if (sys_pool && cc_sram_bytes(best) <= limit) best->opt.sys = base.sys;
@@ -1551,17 +1569,7 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
                          "from flash), more than the arena cache size of %llu bytes",
                          (unsigned long long)need, (unsigned long long)limit);
     }
-    /* the pick placed again where that takes less SRAM (its streams
-     * generated again: their sizes counted anew) */
-    uint64_t streams0 = best->stream_size;
-    int rc2 = cc_compact(best, err);
-    if (!rc2) {
-        best->stream_size = 0;
-        for (int32_t i = 0; i < best->n_epochs; i++)
-            if (best->epochs[i].kind == CC_EPOCH_HW) best->stream_size += best->epochs[i].payload_size;
-        best->flash_size = best->flash_size - streams0 + best->stream_size;
-    }
-    if (!rc2) rc2 = weights_fill(best, wc, err);
+    int rc2 = weights_fill(best, wc, err);
     if (!rc2) rc2 = weight_entropy(best, wc, err);
     eu_wcache_free(wc);
     cc_ref_memo_free(refs);

@@ -15,15 +15,18 @@
  *     overlap; every run of buffers at one offset whose live ranges touch
  *     or overlap is placed as one block (its largest size, over the union
  *     of their ranges), which keeps each such pair as it was;
- *   - the orders tried: the allocator's own (largest first), then, one at a
- *     time, a block on top of the best placement so far moved to the front
- *     of the order (placed first, it takes the lowest bytes), kept when the
- *     pool's top comes down; up to COMPACT_TRIES blocks from the top are
- *     tried per round, and the rounds stop when none of them helps or after
- *     COMPACT_PLACEMENTS placements in all (each costs about what one of the
- *     search's placements does: at most 1.5% of a zoo model's compile);
- *     a pool already as low as the bytes live at one step allow is left
- *     alone;
+ *   - the orders tried: the blocks by their present offsets, lowest first
+ *     (never worse than the placement the search left: each block then
+ *     fits at or below where it was), and the allocator's own (largest
+ *     first); from the lower of the two, one at a time, a block on top of
+ *     the best placement so far moved to the front of the order (placed
+ *     first, it takes the lowest bytes), kept when the pool's top comes
+ *     down; up to COMPACT_TRIES blocks from the top are tried per round,
+ *     and the rounds stop when none of them helps or after
+ *     COMPACT_PLACEMENTS placements in all (each costs about what one of
+ *     the search's placements does: at most 2.5% of a zoo model's
+ *     compile); a pool already as low as the bytes live at one step allow
+ *     is left alone;
  *   - the live ranges are the schedule's own (a weight copy's range starts
  *     at its DMA, cc_prefetch.c), so any placement that keeps buffers live
  *     at the same step apart is as valid as the first one.
@@ -39,7 +42,7 @@
 
 #define COMPACT_ALIGN 16u
 #define COMPACT_TRIES 8        /* blocks from the top tried per round */
-#define COMPACT_PLACEMENTS 8   /* placements tried per pool */
+#define COMPACT_PLACEMENTS 12  /* placements tried per pool */
 
 static uint64_t align16(uint64_t v) { return (v + COMPACT_ALIGN - 1) & ~(uint64_t)(COMPACT_ALIGN - 1); }
 
@@ -186,15 +189,33 @@ static bool compact_pool(cc_model *m, uint8_t p, uint64_t *size, bool *moved)
         ok = false;
         goto restore;
     }
+    /* two orders to start from: the blocks by their present offsets, lowest
+     * first (each then fits at or below where it is: the buffers placed
+     * before it only moved down, so it is never worse than the placement
+     * the search left, prefetch's moved copies included), and the
+     * allocator's own (larger first); the climb starts from the lower */
+    for (int32_t i = 0; i < nr; i++) {
+        const cc_buf *x = &m->bufs[ord[i]];
+        /* lowest offset first: the key sorted larger first is its complement */
+        sk[i] = (cm_size){UINT64_MAX - (uint64_t)x->offset, x->first, ord[i]};
+    }
+    qsort(sk, (size_t)nr, sizeof *sk, cm_by_size);
+    for (int32_t i = 0; i < nr; i++) tmp[i] = sk[i].b;
     for (int32_t i = 0; i < nr; i++) sk[i] = (cm_size){m->bufs[ord[i]].size, m->bufs[ord[i]].first, ord[i]};
     qsort(sk, (size_t)nr, sizeof *sk, cm_by_size);
     for (int32_t i = 0; i < nr; i++) ord[i] = sk[i].b;
     free(sk);
+    uint64_t top_now = cc_place_pool(m, tmp, nr, p, false);
     uint64_t top = cc_place_pool(m, ord, nr, p, false);
-    budget--;
-    if (top == UINT64_MAX) {
+    budget -= 2;
+    if (top == UINT64_MAX || top_now == UINT64_MAX) {
         ok = false;
         goto restore;
+    }
+    if (top_now <= top) {
+        memcpy(ord, tmp, sizeof *ord * (size_t)nr);
+        top = cc_place_pool(m, ord, nr, p, false);   /* its placement again, in m->bufs */
+        budget--;
     }
     memcpy(best, ord, sizeof *best * (size_t)nr);
     uint64_t cur = top;   /* the top of `best`'s placement */

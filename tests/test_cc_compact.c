@@ -26,26 +26,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cc_place_test.h"
+
 #include "cc_hazard.h"
-
-static uint32_t rng_state = 777u;
-
-static uint32_t rnd(uint32_t n)
-{
-    rng_state = rng_state * 1103515245u + 12345u;
-    return n ? (rng_state >> 8) % n : 0;
-}
-
-static const cc_buf *sort_bufs;
-
-/* larger first, then the one live first, then by index (cc_alloc.c) */
-static int by_size(const void *a, const void *b)
-{
-    const cc_buf *x = &sort_bufs[*(const int32_t *)a], *y = &sort_bufs[*(const int32_t *)b];
-    if (x->size != y->size) return x->size > y->size ? -1 : 1;
-    if (x->first != y->first) return x->first < y->first ? -1 : 1;
-    return *(const int32_t *)a < *(const int32_t *)b ? -1 : 1;
-}
 
 static uint64_t last_arena0;   /* run_case's arena before the pass */
 static int smaller;            /* random cases whose pools got smaller */
@@ -149,13 +132,6 @@ static void random_case(int32_t n, int32_t t)
      * after the first placement, as the allocator's in-place pass leaves
      * them), live right after it or beside it */
     int32_t *idx = malloc(sizeof *idx * (size_t)n);
-    graph g;
-    memset(&g, 0, sizeof g);
-    cc_model m;
-    memset(&m, 0, sizeof m);
-    m.g = &g;
-    m.bufs = bufs;
-    m.n_bufs = n;
     if (!idx) {
         CHECK(false);
         free(bufs);
@@ -240,6 +216,7 @@ static void model_case(void)
 
 int main(void)
 {
+    rng_state = 777u;
     fixed_case();
     for (int32_t i = 0; i < 60; i++) random_case(4 + (int32_t)rnd(i < 40 ? 40 : 300), 3 + (int32_t)rnd(i < 40 ? 30 : 120));
     printf("%d of 61 cases placed in fewer bytes\n", smaller);

@@ -18,24 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint32_t rng_state = 12345u;
-
-static uint32_t rnd(uint32_t n)
-{
-    rng_state = rng_state * 1103515245u + 12345u;
-    return n ? (rng_state >> 8) % n : 0;
-}
-
-static const cc_buf *sort_bufs;
-
-/* larger first, then the one written first, then by index (cc_alloc.c) */
-static int by_size(const void *a, const void *b)
-{
-    const cc_buf *x = &sort_bufs[*(const int32_t *)a], *y = &sort_bufs[*(const int32_t *)b];
-    if (x->size != y->size) return x->size > y->size ? -1 : 1;
-    if (x->first != y->first) return x->first < y->first ? -1 : 1;
-    return *(const int32_t *)a < *(const int32_t *)b ? -1 : 1;
-}
+#include "cc_place_test.h"
 
 /* One random set of n buffers over t steps; lstm: the step outputs to the end. */
 static void one_case(int32_t n, int32_t t, bool lstm, bool overs)
@@ -179,6 +162,7 @@ static void timeline_case(int32_t n, int32_t t)
 
 int main(void)
 {
+    rng_state = 12345u;
     for (int32_t i = 0; i < 40; i++) {
         int32_t n = 20 + (int32_t)rnd(i < 30 ? 400 : 2500), t = 4 + (int32_t)rnd(i % 4 ? 300 : 1500);
         one_case(n, t, i % 2 == 0, i % 3 == 0);

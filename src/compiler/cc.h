@@ -720,7 +720,7 @@ typedef struct eu_segs {
     uint32_t *kw; size_t n_kw, cap_kw;
     uint32_t nk, n1;          /* the segment being written: its words
                                  noted, its cmd1 commands */
-    bool bad, oom;
+    bool oom;
 } eu_segs;
 /* eu_generate, the segments into *sg (NULL: none). */
 int eu_generate_segs(cc_model *m, cc_epoch *e, eu_segs *sg, npuc_err *err);

@@ -96,6 +96,23 @@ typedef struct cs {
     size_t seg_at;            /* where the segment being written starts */
 } cs;
 
+/* Room in the segment notes (eu_segs) for as many words as the stream
+ * has room for (a command's words noted are words written: seg_note does
+ * not check); when there is none, the notes stop (sg->oom). */
+static void kw_room(cs *s)
+{
+    eu_segs *g = s->sg;
+    if (!g || g->cap_kw >= s->cap) return;
+    uint32_t *p = realloc(g->kw, sizeof *p * s->cap);
+    if (!p) {
+        g->oom = true;
+        s->sg = NULL;
+        return;
+    }
+    g->kw = p;
+    g->cap_kw = s->cap;
+}
+
 static void put_slow(cs *s, uint32_t v)
 {
     if (s->oom) return;
@@ -103,11 +120,13 @@ static void put_slow(cs *s, uint32_t v)
     uint32_t *p = realloc(s->w, cap * sizeof *p);
     if (!p) {
         s->oom = true;
+        s->sg = NULL;
         return;
     }
     s->w = p;
     s->cap = cap;
     s->w[s->n++] = v;
+    kw_room(s);
 }
 
 HOT void put(cs *s, uint32_t v)
@@ -116,47 +135,41 @@ HOT void put(cs *s, uint32_t v)
     else put_slow(s, v);
 }
 
-static bool seg_grow(eu_segs *g, bool kw)
-{
-    if (g->oom) return false;
-    void *p;
-    if (kw) {
-        size_t cap = g->cap_kw ? 2 * g->cap_kw : 1024;
-        if ((p = realloc(g->kw, sizeof *g->kw * cap))) g->kw = p, g->cap_kw = cap;
-    } else {
-        size_t cap = g->cap ? 2 * g->cap : 256;
-        if ((p = realloc(g->seg, sizeof *g->seg * cap))) g->seg = p, g->cap = cap;
-    }
-    if (!p) g->oom = true;
-    return p != NULL;
-}
-
 /* Notes command `code` (its n words w, just written) in the op segments
  * (eu_segs): what the estimate's scan of the stream would gather, here
  * where the command's role is known (a constant in most callers: a
- * register the estimate skips costs a cmd1's count at most). */
+ * register the estimate skips costs a cmd1's count at most). The scan
+ * gives up on a segment with more than max_cmds commands, or where a word
+ * it does not skip would find max_words - 1 or more before it (the stop
+ * ends the stream, not a segment): the words before its op command
+ * decide. */
 HOT void seg_note(cs *s, uint16_t code, const uint32_t *w, unsigned n)
 {
     eu_segs *g = s->sg;
     uint8_t r = sim_cmd_role(code);
     if (n > 1) g->n1++;   /* the segment's commands: its words less these */
     if (r == SIM_ROLE_SKIP) return;
-    /* the stop ends the stream, not a segment */
-    if (r == SIM_ROLE_STOP || g->nk + 2 > g->max_words) g->bad = true;
-    if (!g->bad) {
-        if (g->n_kw + 2 > g->cap_kw && !seg_grow(g, true)) return;
-        g->kw[g->n_kw++] = w[0];
-        if (n > 1) g->kw[g->n_kw++] = w[1];
-        g->nk += n;
-    }
+    g->kw[g->n_kw] = w[0];
+    if (n > 1) g->kw[g->n_kw + 1] = w[1];
+    g->n_kw += n;
+    g->nk += n;
     if (r != SIM_ROLE_OP) return;
-    if (g->n == g->cap && !seg_grow(g, false)) return;
+    if (g->n == g->cap) {
+        size_t cap = g->cap ? 2 * g->cap : 256;
+        eu_seg *p = realloc(g->seg, sizeof *p * cap);
+        if (!p) {
+            g->oom = true;
+            s->sg = NULL;
+            return;
+        }
+        g->seg = p;
+        g->cap = cap;
+    }
     uint32_t ncmd = (uint32_t)(s->n - s->seg_at) - g->n1;
     g->seg[g->n++] = (eu_seg){(uint32_t)((s->n - s->head) * 4), (uint32_t)(g->n_kw - g->nk), g->nk, ncmd,
-                              !g->bad && ncmd <= g->max_cmds};
+                              g->nk - n + 2 <= g->max_words && ncmd <= g->max_cmds};
     s->seg_at = s->n;
     g->nk = g->n1 = 0;
-    g->bad = false;
 }
 
 HOT void words(cs *s, uint16_t code, uint64_t operand)
@@ -828,12 +841,13 @@ int eu_generate_segs(cc_model *m, cc_epoch *e, eu_segs *sg, npuc_err *err)
     if (sg) {
         sg->n = sg->n_kw = 0;
         sg->nk = sg->n1 = 0;
-        sg->bad = sg->oom = false;
+        sg->oom = false;
     }
     s->cap = head + 48 * (size_t)e->n_eu + 64;
     s->w = malloc(s->cap * sizeof *s->w);
     if (!s->w) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     s->n = head;
+    kw_room(s);
     s->rng = malloc(sizeof *s->rng * (3 * (size_t)e->n_eu + 1));
     if (!s->rng) {
         free(s->w);

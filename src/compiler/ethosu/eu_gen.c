@@ -187,8 +187,10 @@ HOT void words(cs *s, uint16_t code, uint64_t operand)
     if (s->sg) seg_note(s, code, w, n);
 }
 
-/* An operation (always emitted) with its one field's value (mode, count). */
-static void op(cs *s, uint16_t code, int64_t value)
+/* An operation (always emitted) with its one field's value (mode, count);
+ * inlined as the register writers are (its code a constant at most callers:
+ * the segment note's role with it). */
+HOT void op(cs *s, uint16_t code, int64_t value)
 {
     unsigned k = eu_code_opcode(code) & 0x1Fu;
     if (!s->op_looked[k]) {

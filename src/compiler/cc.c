@@ -1087,8 +1087,15 @@ int cc_generate_all(cc_model *m, npuc_err *err)
             free(g.key);
             g.key = NULL;
         }
+        /* the segment notes, where the estimate has its segment cache or
+         * will make it for this stream (one of EST_CMDS_MIN_BYTES, as the
+         * epoch's last one was, or as its ops make it: 16 bytes an op at
+         * the least); a small model's streams never get one: no notes to
+         * keep (keyword_scrambled: their arrays cost it 1.5 %) */
         eu_segs *sg = NULL;
-        if (m->gen) {
+        est_scratch *x = m->gen ? m->gen->shared ? m->gen->shared : m->gen->scratch : NULL;
+        if (m->gen && ((x && x->segs) || e->payload_size >= EST_CMDS_MIN_BYTES ||
+                       16 * (uint64_t)e->n_eu >= EST_CMDS_MIN_BYTES)) {
             sg = &m->gen->segs;
             sg->max_words = SEG_WORDS;
             sg->max_cmds = 4 * SEG_WORDS;

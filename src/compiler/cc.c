@@ -168,10 +168,10 @@ typedef struct gen_entry {
  * payload of a cmd1), what sim_cmd_decode_memo gave (offset aside), its
  * value field as sim_state_apply reads it and what estimate does with it. */
 enum {
-    EST_REG,                  /* a register the op records read */
-    EST_SKIP,                 /* any other register or operation
+    EST_REG = SIM_ROLE_REG,   /* a register the op records read */
+    EST_SKIP = SIM_ROLE_SKIP, /* any other register or operation
                                  (sim_op_info_reads): not applied */
-    EST_WAIT, EST_OP, EST_STOP
+    EST_WAIT = SIM_ROLE_WAIT, EST_OP = SIM_ROLE_OP, EST_STOP = SIM_ROLE_STOP
 };
 /* What sim_state_apply_value writes for a command code: the sim_state
  * bytes (the `written` marks aside, which sim_op_info_from_state does not
@@ -218,13 +218,7 @@ static void win_apply(sim_state *st, const uint16_t *off, const uint64_t *mask, 
     }
 }
 
-static uint8_t est_role(uint16_t code)
-{
-    if (code == EU_OP_DMA_WAIT || code == EU_OP_KERNEL_WAIT) return EST_WAIT;
-    if (eu_cmd_is_kernel_op(code) || code == EU_OP_DMA_START) return EST_OP;
-    if (code == EU_OP_STOP) return EST_STOP;
-    return sim_op_info_reads(code) ? EST_REG : EST_SKIP;
-}
+static uint8_t est_role(uint16_t code) { return sim_cmd_role(code); }
 #define EST_CMDS 4096
 #define EST_CMDS_MIN_BYTES 16384u   /* 4096 command words */
 #define EST_CMDS_SHORT 512          /* slots for streams shorter than that */
@@ -383,6 +377,11 @@ struct cc_gencache {
      * (owned) made on first use where none is shared (cc_compile shares
      * one: the cache of each of its compiles clears 7 KiB less) */
     est_scratch *scratch, *shared;
+    /* the op segments of the stream eu_generate wrote last, for its
+     * estimate; whether an estimate took segments from them (the streams
+     * are then checked at the end: check_streams) */
+    eu_segs segs;
+    bool unchecked;
 };
 
 static void est_scratch_free(est_scratch *x)
@@ -421,6 +420,8 @@ void cc_gencache_free(struct cc_gencache *c)
     if (!c) return;
     for (int i = 0; i < GEN_KEEP; i++) gen_entry_free(&c->e[i]);
     free(c->mark);
+    free(c->segs.seg);
+    free(c->segs.kw);
     if (c->scratch) est_scratch_free(c->scratch);
     free(c->scratch);
     free(c);
@@ -496,16 +497,14 @@ static uint64_t key_hash(const uint8_t *k, size_t n)
     return h;
 }
 
-/* Whether the n bytes of ops at a (an epoch's) are the copy at b (a
- * gen_ops's, cycle fields zeroed) but for their cycle fields. */
+/* Whether the n bytes of ops at a (an epoch's, its cycle fields zeroed:
+ * cc_generate_all clears them before the lookup, as estimate or the cache
+ * sets them anew) are the copy at b (a gen_ops's, cycle fields zeroed too):
+ * one compare of the whole image, not two per op around the cycle fields
+ * (lstm_s: 1,050 ops of 472 bytes, 2,100 calls a compare). */
 static bool ops_same(const eu_op *a, size_t n, const uint8_t *b)
 {
-    const size_t lo = offsetof(eu_op, cycles), hi = offsetof(eu_op, dma_cycles) + sizeof a->dma_cycles;
-    for (size_t j = 0; j < n / sizeof *a; j++, b += sizeof *a) {
-        const uint8_t *x = (const uint8_t *)(const void *)&a[j];
-        if (memcmp(x, b, lo) || memcmp(x + hi, b + hi, sizeof *a - hi)) return false;
-    }
-    return true;
+    return !n || !memcmp(a, b, n);
 }
 
 /* Epoch i from the cache when its inputs match an entry (the model's
@@ -545,30 +544,13 @@ static bool gen_lookup(cc_model *m, int32_t i, const uint8_t *key, size_t key_si
     return false;
 }
 
-/* Keeps epoch i as generated (g holds its key and shares, taken over);
- * nothing is kept when memory runs out. */
-static void gen_store(cc_model *m, int32_t i, gen_entry *g)
+/* The ops part of epoch i's entry (g->ops): an entry's when the same,
+ * else a copy (each copy compared once: most entries share a few). Found
+ * before estimate, while the epoch's cycle fields are still zero (as the
+ * copies'). False: out of memory. */
+static bool ops_share(cc_model *m, gen_entry *g)
 {
-    const cc_epoch *e = &m->epochs[i];
-    g->payload = malloc(e->payload_size ? e->payload_size : 1);
-    g->dma_op = malloc(sizeof *g->dma_op * ((size_t)e->n_dma + 1));
-    g->op_cycles = malloc(sizeof *g->op_cycles * (2 * (size_t)e->n_eu + 1));
-    if (!g->payload || !g->dma_op || !g->op_cycles || !g->key) {
-        gen_entry_free(g);
-        return;
-    }
-    memcpy(g->payload, e->payload, e->payload_size);
-    g->payload_size = e->payload_size;
-    if (e->n_dma) memcpy(g->dma_op, e->dma_op, sizeof *g->dma_op * (size_t)e->n_dma);
-    g->n_dma = e->n_dma;
-    g->cycles = e->cycles;
-    for (int32_t k = 0; k < e->n_eu; k++) {
-        g->op_cycles[2 * k] = e->ops[k].cycles;
-        g->op_cycles[2 * k + 1] = e->ops[k].dma_cycles;
-    }
     struct cc_gencache *c = m->gen;
-    /* the ops part: an entry's when the same, else a copy (each copy
-     * compared once: most entries share a few) */
     gen_ops *differ[GEN_KEEP];
     int32_t n_differ = 0;
     for (int32_t j = 1; j <= GEN_KEEP && !g->ops; j++) {
@@ -582,22 +564,42 @@ static void gen_store(cc_model *m, int32_t i, gen_entry *g)
     }
     if (g->ops) {
         g->ops->refs++;
-    } else {
-        gen_ops *x = malloc(sizeof *x);
-        uint8_t *b = x ? malloc(c->img_size ? c->img_size : 1) : NULL;
-        if (!b) {
-            free(x);
-            gen_entry_free(g);
-            return;
-        }
-        if (c->img_size) memcpy(b, c->img, c->img_size);
-        for (size_t j = 0; j < c->img_size / sizeof *c->img; j++) {
-            eu_op *o = (eu_op *)(void *)(b + sizeof *o * j);
-            o->cycles = o->dma_cycles = 0;
-        }
-        *x = (gen_ops){b, c->img_size, 1};
-        g->ops = x;
+        return true;
     }
+    gen_ops *x = malloc(sizeof *x);
+    uint8_t *b = x ? malloc(c->img_size ? c->img_size : 1) : NULL;
+    if (!b) {
+        free(x);
+        return false;
+    }
+    if (c->img_size) memcpy(b, c->img, c->img_size);
+    *x = (gen_ops){b, c->img_size, 1};
+    g->ops = x;
+    return true;
+}
+
+/* Keeps epoch i as generated (g holds its key, ops and shares, taken over);
+ * nothing is kept when memory runs out. */
+static void gen_store(cc_model *m, int32_t i, gen_entry *g)
+{
+    const cc_epoch *e = &m->epochs[i];
+    g->payload = malloc(e->payload_size ? e->payload_size : 1);
+    g->dma_op = malloc(sizeof *g->dma_op * ((size_t)e->n_dma + 1));
+    g->op_cycles = malloc(sizeof *g->op_cycles * (2 * (size_t)e->n_eu + 1));
+    if (!g->payload || !g->dma_op || !g->op_cycles || !g->key || !g->ops) {
+        gen_entry_free(g);
+        return;
+    }
+    memcpy(g->payload, e->payload, e->payload_size);
+    g->payload_size = e->payload_size;
+    if (e->n_dma) memcpy(g->dma_op, e->dma_op, sizeof *g->dma_op * (size_t)e->n_dma);
+    g->n_dma = e->n_dma;
+    g->cycles = e->cycles;
+    for (int32_t k = 0; k < e->n_eu; k++) {
+        g->op_cycles[2 * k] = e->ops[k].cycles;
+        g->op_cycles[2 * k + 1] = e->ops[k].dma_cycles;
+    }
+    struct cc_gencache *c = m->gen;
     gen_entry_free(&c->e[c->next]);
     c->e[c->next] = *g;
     c->next = (c->next + 1) % GEN_KEEP;
@@ -628,8 +630,10 @@ static bool scratch_reserve(est_scratch *x, size_t n)
 /* Cycle estimate of an epoch's stream, attributed to the graph ops (each
  * op's share also into g->share when g is given). The stream is decoded
  * (and each command checked) one command at a time, as sim_stream_decode
- * would. */
-static int estimate(cc_model *m, cc_epoch *e, gen_entry *g, npuc_err *err)
+ * would; where eu_generate noted its op segments (segs, while the search
+ * runs), a segment met before is taken from the segment cache by the words
+ * noted, its EST_SKIP commands not read (check_streams checks them). */
+static int estimate(cc_model *m, cc_epoch *e, gen_entry *g, const eu_segs *segs, npuc_err *err)
 {
     sim_cop1 cop;
     int rc = sim_cop1_parse(e->payload, e->payload_size, &cop, err);
@@ -734,9 +738,25 @@ static int estimate(cc_model *m, cc_epoch *e, gen_entry *g, npuc_err *err)
              * decoded before), and from the segment cache when met
              * before */
             size_t q = pos, end = 0;
-            uint32_t kw[SEG_WORDS], nk = 0, ncmd = 0;
+            uint32_t kwb[SEG_WORDS], nk = 0, ncmd = 0;
+            const uint32_t *kw = kwb;
             uint64_t h = 0x9E3779B97F4A7C15u;
-            while (q + 4 <= size && ncmd < 4 * SEG_WORDS) {
+            /* as eu_generate noted the segment while writing it (where it
+             * starts here): the same words, not read from the stream
+             * again; its EST_SKIP commands are checked once the compile
+             * has its streams (check_streams) */
+            const eu_seg *gs = segs && no < segs->n && pos == (no ? segs->seg[no - 1].end : 0) ? &segs->seg[no] : NULL;
+            if (gs) {
+                m->gen->unchecked = true;
+                if (gs->ok) {
+                    kw = segs->kw + gs->kw;
+                    nk = gs->nk;
+                    ncmd = gs->ncmd;
+                    end = gs->end;
+                    for (uint32_t j = 0; j < nk; j++) h = (h ^ kw[j]) * 0xFF51AFD7ED558CCDu;
+                }
+            }
+            while (!gs && q + 4 <= size && ncmd < 4 * SEG_WORDS) {
                 uint32_t w = est_rd32(st + q);
                 if (w & 0xBC00) break;   /* not a command: the decoder's error */
                 bool two = w & 0x4000;
@@ -756,10 +776,10 @@ static int estimate(cc_model *m, cc_epoch *e, gen_entry *g, npuc_err *err)
                     continue;
                 }
                 if (nk + 2 > SEG_WORDS || r == EST_STOP) break;
-                kw[nk++] = w;
+                kwb[nk++] = w;
                 h = (h ^ w) * 0xFF51AFD7ED558CCDu;
                 if (two) {
-                    kw[nk++] = w1;
+                    kwb[nk++] = w1;
                     h = (h ^ w1) * 0xFF51AFD7ED558CCDu;
                 }
                 q += two ? 8 : 4;
@@ -955,6 +975,57 @@ static int estimate(cc_model *m, cc_epoch *e, gen_entry *g, npuc_err *err)
     return NPUC_OK;
 }
 
+/* Every command of the HW epochs' streams checked as the decoder checks it
+ * (sim_cmd_decode_memo), and each stream's end: estimate does so as it goes
+ * but for the EST_SKIP commands of the segments it took as eu_generate
+ * noted them. Once, when the compile has its streams (m->gen: only where
+ * an estimate took such segments); each command's words checked once (the
+ * scratch's table of checked EST_SKIP commands, all of them here). */
+static int check_streams(cc_model *m, npuc_err *err)
+{
+    struct cc_gencache *c = m->gen;
+    if (!c || !c->unchecked) return NPUC_OK;
+    est_scratch *x = c->shared ? c->shared : c->scratch;
+    uint64_t *seen = x && x->skips && x->cmds_variant == m->opt.sys.variant ? x->skips : NULL;
+    eu_variant v = m->opt.sys.variant;
+    for (int32_t i = 0; i < m->n_epochs; i++) {
+        const cc_epoch *e = &m->epochs[i];
+        if (e->kind != CC_EPOCH_HW) continue;
+        sim_cop1 cop;
+        int rc = sim_cop1_parse(e->payload, e->payload_size, &cop, err);
+        if (rc) return npuc_err_prefix(err, "internal: own payload"), rc;
+        const uint8_t *st = cop.stream;
+        size_t size = cop.stream_size;
+        if (size % 4 || size == 0)
+            return npuc_errf(err, NPUC_E_FORMAT, "internal: own command stream: size %zu", size);
+        bool stopped = false;
+        for (size_t pos = 0; pos < size;) {
+            if (stopped)
+                return npuc_errf(err, NPUC_E_FORMAT,
+                                 "internal: own command stream: byte 0x%04zx: command after NPU_OP_STOP", pos);
+            uint32_t w0 = est_rd32(st + pos);
+            bool two = w0 & 0x4000;
+            uint64_t key = (uint64_t)w0 << 32 | (two && pos + 8 <= size ? est_rd32(st + pos + 4) : 0);
+            uint64_t *ok = seen ? &seen[(key * 0x9E3779B97F4A7C15u) >> (64 - SKIP_BITS)] : NULL;
+            /* the stop (decoded: it ends the stream) and anything the
+             * decoder would refuse are not taken from the table */
+            if (ok && *ok == key && key && !(w0 & 0xBC00) && (!two || pos + 8 <= size) &&
+                (two || (w0 & 0x3FF) != EU_OP_STOP)) {
+                pos += two ? 8 : 4;
+                continue;
+            }
+            sim_cmd cmd;
+            if ((rc = sim_cmd_decode_memo(st, size, pos, v, &cmd, x ? x->memo : NULL, err)))
+                return npuc_err_prefix(err, "internal: own command stream"), rc;
+            if (ok) *ok = key;
+            stopped = cmd.code == EU_OP_STOP;
+            pos += cmd.is_cmd1 ? 8 : 4;
+        }
+        if (!stopped) return npuc_errf(err, NPUC_E_FORMAT, "internal: own command stream: ends without NPU_OP_STOP");
+    }
+    return NPUC_OK;
+}
+
 /* Weight copies (eu_op.wbuf) pay when their memory is faster than the
  * params memory. The lowering makes them for the fast scratch when there is
  * one; those that cc_allocate had to leave in an arena that is not faster
@@ -996,6 +1067,11 @@ int cc_generate_all(cc_model *m, npuc_err *err)
         gen_entry g;
         memset(&g, 0, sizeof g);
         bool oom = false;
+        /* the cycle fields are estimate's outputs (set anew below, from
+         * the cache or the estimate): cleared, so that the ops compare
+         * whole with the cache's copies (ops_same) */
+        if (m->gen)
+            for (int32_t k = 0; k < e->n_eu; k++) e->ops[k].cycles = e->ops[k].dma_cycles = 0;
         if (m->gen && (g.key = gen_key(m, i, &g.key_size)) &&
             gen_lookup(m, i, g.key, g.key_size, g.key_hash = key_hash(g.key, g.key_size), &oom)) {
             free(g.key);
@@ -1006,8 +1082,26 @@ int cc_generate_all(cc_model *m, npuc_err *err)
             free(g.key);
             return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
         }
-        int rc = eu_generate(m, e, err);
-        if (!rc) rc = estimate(m, e, g.key ? &g : NULL, err);
+        /* the ops part of the entry, while the cycle fields are zero */
+        if (g.key && !ops_share(m, &g)) {
+            free(g.key);
+            g.key = NULL;
+        }
+        /* the segment notes, where the estimate has its segment cache or
+         * will make it for this stream (one of EST_CMDS_MIN_BYTES, as the
+         * epoch's last one was, or as its ops make it: 16 bytes an op at
+         * the least); a small model's streams never get one: no notes to
+         * keep (keyword_scrambled: their arrays cost it 1.5 %) */
+        eu_segs *sg = NULL;
+        est_scratch *x = m->gen ? m->gen->shared ? m->gen->shared : m->gen->scratch : NULL;
+        if (m->gen && ((x && x->segs) || e->payload_size >= EST_CMDS_MIN_BYTES ||
+                       16 * (uint64_t)e->n_eu >= EST_CMDS_MIN_BYTES)) {
+            sg = &m->gen->segs;
+            sg->max_words = SEG_WORDS;
+            sg->max_cmds = 4 * SEG_WORDS;
+        }
+        int rc = eu_generate_segs(m, e, sg, err);
+        if (!rc) rc = estimate(m, e, g.key ? &g : NULL, sg && !sg->oom ? sg : NULL, err);
         if (!rc && g.key) gen_store(m, i, &g);
         gen_entry_free(&g);
         if (rc) return rc;
@@ -1152,6 +1246,7 @@ static int compile_once(const graph *g, const cc_options *opt, eu_wcache *wc, st
     bool shared;
     if ((rc = cc_share_flash(m, &shared, err))) goto fail;
     if (shared && (rc = cc_generate_all(m, err))) goto fail;
+    if ((rc = check_streams(m, err))) goto fail;
     for (int32_t i = 0; i < m->n_epochs; i++) {
         cc_epoch *e = &m->epochs[i];
         if (e->kind != CC_EPOCH_HW) continue;

@@ -709,6 +709,27 @@ uint64_t cc_op_cycles_at(const cc_model *m, const eu_op *o, uint8_t ifm_r, uint8
  * m->eu_memo by what each is a function of, for the next streams: the
  * same bytes. */
 int eu_generate(cc_model *m, cc_epoch *e, npuc_err *err);
+/* The stream's op segments as eu_generate wrote them, for the cycle
+ * estimate (cc.c, estimate), which would otherwise find them by reading the
+ * stream's words again: segment k runs from the end of segment k - 1 (the
+ * stream's start) to op record k's command (a kernel op or DMA start)
+ * inclusive. For each: its end (a byte offset in the stream), its commands,
+ * and the words of the commands the estimate does not skip (sim_cmd_role
+ * other than SIM_ROLE_SKIP), in order; ok false where the estimate's scan
+ * would give up on it (more than max_cmds commands, or more than max_words
+ * such words, the caller's limits). The arrays are the caller's, kept
+ * between streams (oom: they could not grow, nothing is to be read). */
+typedef struct eu_seg { uint32_t end, kw, nk, ncmd; bool ok; } eu_seg;
+typedef struct eu_segs {
+    uint32_t max_words, max_cmds;
+    eu_seg *seg; size_t n, cap;
+    uint32_t *kw; size_t n_kw, cap_kw;
+    uint32_t nk, n1;          /* the segment being written: its words
+                                 noted, its cmd1 commands */
+    bool oom;
+} eu_segs;
+/* eu_generate, the segments into *sg (NULL: none). */
+int eu_generate_segs(cc_model *m, cc_epoch *e, eu_segs *sg, npuc_err *err);
 void eu_genmemo_free(struct eu_genmemo *g);
 int cc_prefetch(cc_model *m, npuc_err *err);
 /* cc_prefetch, and weight copies only where they pay: the copies of ops that

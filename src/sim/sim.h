@@ -350,6 +350,45 @@ void sim_op_info_from_state(const sim_state *s, const sim_cmd *op, size_t cmd_in
  * strides, zero points, tile sizes, scales; test_sim_perf holds the two
  * together). A caller that only wants the records may skip the others. */
 bool sim_op_info_reads(uint16_t code);
+/* sim_op_info_reads inline, for a caller whose code is a constant (the
+ * compiler's command generator, which notes per command what the cycle
+ * estimate does with it: the switch folds away). The one definition:
+ * sim_op_info_reads returns it. */
+static inline bool sim_op_info_reads_code(uint16_t code)
+{
+    switch (code) {
+    case EU_SET_IFM_PAD_TOP: case EU_SET_IFM_PAD_LEFT: case EU_SET_IFM_PAD_RIGHT: case EU_SET_IFM_PAD_BOTTOM:
+    case EU_SET_IFM_DEPTH_M1: case EU_SET_IFM_PRECISION: case EU_SET_IFM_UPSCALE: case EU_SET_IFM_REGION:
+    case EU_SET_OFM_WIDTH_M1: case EU_SET_OFM_HEIGHT_M1: case EU_SET_OFM_DEPTH_M1: case EU_SET_OFM_PRECISION:
+    case EU_SET_OFM_BLK_WIDTH_M1: case EU_SET_OFM_BLK_HEIGHT_M1: case EU_SET_OFM_BLK_DEPTH_M1:
+    case EU_SET_OFM_REGION: case EU_SET_KERNEL_WIDTH_M1: case EU_SET_KERNEL_HEIGHT_M1: case EU_SET_KERNEL_STRIDE:
+    case EU_SET_PARALLEL_MODE: case EU_SET_ACC_FORMAT: case EU_SET_ACTIVATION: case EU_SET_WEIGHT_REGION:
+    case EU_SET_SCALE_REGION: case EU_SET_BLOCKDEP: case EU_SET_DMA0_SRC_REGION: case EU_SET_DMA0_DST_REGION:
+    case EU_SET_IFM2_BROADCAST: case EU_SET_IFM2_PRECISION: case EU_SET_IFM2_REGION:
+    case EU_SET_WEIGHT_LENGTH: case EU_SET_SCALE_LENGTH: case EU_SET_WEIGHT1_LENGTH: case EU_SET_SCALE1_LENGTH:
+    case EU_SET_DMA0_LEN:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* What the compiler's cycle estimate (src/compiler/cc.c, estimate) does
+ * with a command, by its code: a register the op records read
+ * (SIM_ROLE_REG), any other register or operation (SIM_ROLE_SKIP: checked,
+ * not applied), a wait, a kernel op or DMA start (an op record), the stop.
+ * Inline for the same reason as sim_op_info_reads_code; the kernel ops are
+ * eu_cmd_is_kernel_op's (test_cc_gen_segs holds them together). */
+enum { SIM_ROLE_REG, SIM_ROLE_SKIP, SIM_ROLE_WAIT, SIM_ROLE_OP, SIM_ROLE_STOP };
+static inline uint8_t sim_cmd_role(uint16_t code)
+{
+    if (code == EU_OP_DMA_WAIT || code == EU_OP_KERNEL_WAIT) return SIM_ROLE_WAIT;
+    if (code == EU_OP_CONV || code == EU_OP_DEPTHWISE || code == EU_OP_POOL || code == EU_OP_ELEMENTWISE ||
+        code == EU_OP_DMA_START)
+        return SIM_ROLE_OP;
+    if (code == EU_OP_STOP) return SIM_ROLE_STOP;
+    return sim_op_info_reads_code(code) ? SIM_ROLE_REG : SIM_ROLE_SKIP;
+}
 
 /* Bytes of a w x h x d feature map of `bits`-bit elements as stored
  * (format EU_FMT_NHCWB16 rounds the depth up to 16), and the IFM extent

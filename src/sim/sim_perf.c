@@ -97,24 +97,7 @@ uint32_t sim_ifm_extent(uint32_t ofm, unsigned stride, uint32_t kdil, unsigned p
 
 /* The registers whose fields sim_op_info_from_state (below) reads: keep
  * the two in step (test_sim_perf: test_op_info_reads). */
-bool sim_op_info_reads(uint16_t code)
-{
-    switch (code) {
-    case EU_SET_IFM_PAD_TOP: case EU_SET_IFM_PAD_LEFT: case EU_SET_IFM_PAD_RIGHT: case EU_SET_IFM_PAD_BOTTOM:
-    case EU_SET_IFM_DEPTH_M1: case EU_SET_IFM_PRECISION: case EU_SET_IFM_UPSCALE: case EU_SET_IFM_REGION:
-    case EU_SET_OFM_WIDTH_M1: case EU_SET_OFM_HEIGHT_M1: case EU_SET_OFM_DEPTH_M1: case EU_SET_OFM_PRECISION:
-    case EU_SET_OFM_BLK_WIDTH_M1: case EU_SET_OFM_BLK_HEIGHT_M1: case EU_SET_OFM_BLK_DEPTH_M1:
-    case EU_SET_OFM_REGION: case EU_SET_KERNEL_WIDTH_M1: case EU_SET_KERNEL_HEIGHT_M1: case EU_SET_KERNEL_STRIDE:
-    case EU_SET_PARALLEL_MODE: case EU_SET_ACC_FORMAT: case EU_SET_ACTIVATION: case EU_SET_WEIGHT_REGION:
-    case EU_SET_SCALE_REGION: case EU_SET_BLOCKDEP: case EU_SET_DMA0_SRC_REGION: case EU_SET_DMA0_DST_REGION:
-    case EU_SET_IFM2_BROADCAST: case EU_SET_IFM2_PRECISION: case EU_SET_IFM2_REGION:
-    case EU_SET_WEIGHT_LENGTH: case EU_SET_SCALE_LENGTH: case EU_SET_WEIGHT1_LENGTH: case EU_SET_SCALE1_LENGTH:
-    case EU_SET_DMA0_LEN:
-        return true;
-    default:
-        return false;
-    }
-}
+bool sim_op_info_reads(uint16_t code) { return sim_op_info_reads_code(code); }
 
 void sim_op_info_from_state(const sim_state *s, const sim_cmd *op, size_t cmd_index,
                             eu_variant v, sim_op_info *info)

@@ -13,6 +13,7 @@
 #include "compiler/cc.h"
 #include "ethosu/eu_cmd.h"
 #include "ethosu/eu_cop1.h"
+#include "sim/sim.h"
 
 #include <stddef.h>
 #include <stdlib.h>
@@ -90,7 +91,27 @@ typedef struct cs {
     fm_span *rng;
     struct eu_genmemo *gm;    /* the compile's operands (NULL: none) */
     const fp_ent *fp;         /* gm's fp, or FP_NONE */
+    eu_segs *sg;              /* the op segments noted (NULL: none) */
+    size_t head;              /* the words in front of the stream */
+    size_t seg_at;            /* where the segment being written starts */
 } cs;
+
+/* Room in the segment notes (eu_segs) for as many words as the stream
+ * has room for (a command's words noted are words written: seg_note does
+ * not check); when there is none, the notes stop (sg->oom). */
+static void kw_room(cs *s)
+{
+    eu_segs *g = s->sg;
+    if (!g || g->cap_kw >= s->cap) return;
+    uint32_t *p = realloc(g->kw, sizeof *p * s->cap);
+    if (!p) {
+        g->oom = true;
+        s->sg = NULL;
+        return;
+    }
+    g->kw = p;
+    g->cap_kw = s->cap;
+}
 
 static void put_slow(cs *s, uint32_t v)
 {
@@ -99,17 +120,56 @@ static void put_slow(cs *s, uint32_t v)
     uint32_t *p = realloc(s->w, cap * sizeof *p);
     if (!p) {
         s->oom = true;
+        s->sg = NULL;
         return;
     }
     s->w = p;
     s->cap = cap;
     s->w[s->n++] = v;
+    kw_room(s);
 }
 
 HOT void put(cs *s, uint32_t v)
 {
     if (s->n < s->cap) s->w[s->n++] = v;
     else put_slow(s, v);
+}
+
+/* Notes command `code` (its n words w, just written) in the op segments
+ * (eu_segs): what the estimate's scan of the stream would gather, here
+ * where the command's role is known (a constant in most callers: a
+ * register the estimate skips costs a cmd1's count at most). The scan
+ * gives up on a segment with more than max_cmds commands, or where a word
+ * it does not skip would find max_words - 1 or more before it (the stop
+ * ends the stream, not a segment): the words before its op command
+ * decide. */
+HOT void seg_note(cs *s, uint16_t code, const uint32_t *w, unsigned n)
+{
+    eu_segs *g = s->sg;
+    uint8_t r = sim_cmd_role(code);
+    if (n > 1) g->n1++;   /* the segment's commands: its words less these */
+    if (r == SIM_ROLE_SKIP) return;
+    g->kw[g->n_kw] = w[0];
+    if (n > 1) g->kw[g->n_kw + 1] = w[1];
+    g->n_kw += n;
+    g->nk += n;
+    if (r != SIM_ROLE_OP) return;
+    if (g->n == g->cap) {
+        size_t cap = g->cap ? 2 * g->cap : 256;
+        eu_seg *p = realloc(g->seg, sizeof *p * cap);
+        if (!p) {
+            g->oom = true;
+            s->sg = NULL;
+            return;
+        }
+        g->seg = p;
+        g->cap = cap;
+    }
+    uint32_t ncmd = (uint32_t)(s->n - s->seg_at) - g->n1;
+    g->seg[g->n++] = (eu_seg){(uint32_t)((s->n - s->head) * 4), (uint32_t)(g->n_kw - g->nk), g->nk, ncmd,
+                              g->nk - n + 2 <= g->max_words && ncmd <= g->max_cmds};
+    s->seg_at = s->n;
+    g->nk = g->n1 = 0;
 }
 
 HOT void words(cs *s, uint16_t code, uint64_t operand)
@@ -120,14 +180,17 @@ HOT void words(cs *s, uint16_t code, uint64_t operand)
         s->w[s->n] = w[0];
         if (n > 1) s->w[s->n + 1] = w[1];
         s->n += n;
-        return;
+    } else {
+        put(s, w[0]);
+        if (n > 1) put(s, w[1]);
     }
-    put(s, w[0]);
-    if (n > 1) put(s, w[1]);
+    if (s->sg) seg_note(s, code, w, n);
 }
 
-/* An operation (always emitted) with its one field's value (mode, count). */
-static void op(cs *s, uint16_t code, int64_t value)
+/* An operation (always emitted) with its one field's value (mode, count);
+ * inlined as the register writers are (its code a constant at most callers:
+ * the segment note's role with it). */
+HOT void op(cs *s, uint16_t code, int64_t value)
 {
     unsigned k = eu_code_opcode(code) & 0x1Fu;
     if (!s->op_looked[k]) {
@@ -149,7 +212,7 @@ HOT bool written(const cs *s, uint16_t code)
 
 /* Register `code` (its slot p) given operand o for key k: written unless
  * it holds o already. */
-static inline void reg_put(cs *s, packed_reg *p, uint16_t code, int64_t k, uint64_t o)
+HOT void reg_put(cs *s, packed_reg *p, uint16_t code, int64_t k, uint64_t o)
 {
     p->key = k;
     if (p->operand1 != o + 1) {
@@ -766,17 +829,27 @@ static struct eu_genmemo *eu_genmemo_new(void)
 
 void eu_genmemo_free(struct eu_genmemo *g) { free(g); }
 
-int eu_generate(cc_model *m, cc_epoch *e, npuc_err *err)
+int eu_generate(cc_model *m, cc_epoch *e, npuc_err *err) { return eu_generate_segs(m, e, NULL, err); }
+
+int eu_generate_segs(cc_model *m, cc_epoch *e, eu_segs *sg, npuc_err *err)
 {
     /* the stream is written after room for the COP1 payload's head, which
      * goes in front of it at the end: the buffer becomes the payload */
     cs st, *s = &st;
     memset(s, 0, sizeof *s);
     size_t head = eu_cop1_words(0);
+    s->head = s->seg_at = head;
+    s->sg = sg;
+    if (sg) {
+        sg->n = sg->n_kw = 0;
+        sg->nk = sg->n1 = 0;
+        sg->oom = false;
+    }
     s->cap = head + 48 * (size_t)e->n_eu + 64;
     s->w = malloc(s->cap * sizeof *s->w);
     if (!s->w) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     s->n = head;
+    kw_room(s);
     s->rng = malloc(sizeof *s->rng * (3 * (size_t)e->n_eu + 1));
     if (!s->rng) {
         free(s->w);

@@ -218,7 +218,6 @@ static void win_apply(sim_state *st, const uint16_t *off, const uint64_t *mask, 
     }
 }
 
-static uint8_t est_role(uint16_t code) { return sim_cmd_role(code); }
 #define EST_CMDS 4096
 #define EST_CMDS_MIN_BYTES 16384u   /* 4096 command words */
 #define EST_CMDS_SHORT 512          /* slots for streams shorter than that */
@@ -286,7 +285,7 @@ typedef struct est_scratch {
     /* the EST_SKIP commands decoded (checked) before, by their words
      * (w0 << 32 | a cmd1's payload; 0: none), direct-mapped, with segs */
     uint64_t *skips;
-    /* est_role of the codes with the reserved bits clear, by cmd1 << 10 |
+    /* sim_cmd_role of the codes with the reserved bits clear, by cmd1 << 10 |
      * opcode */
     uint8_t roles[2048];
     bool have_roles;
@@ -696,7 +695,7 @@ static int estimate(cc_model *m, cc_epoch *e, gen_entry *g, const eu_segs *segs,
         if (!x->skips) free(x->segs), x->segs = NULL;
     }
     if (x->segs && !x->have_roles) {
-        for (uint32_t k = 0; k < 2048; k++) x->roles[k] = est_role((uint16_t)((k & 0x400) << 4 | (k & 0x3FF)));
+        for (uint32_t k = 0; k < 2048; k++) x->roles[k] = sim_cmd_role((uint16_t)((k & 0x400) << 4 | (k & 0x3FF)));
         x->have_roles = true;
     }
     if (x->cmds && x->cmds_variant != v) {
@@ -847,7 +846,7 @@ static int estimate(cc_model *m, cc_epoch *e, gen_entry *g, const eu_segs *segs,
                 npuc_err_prefix(err, "internal: own command stream");
                 break;
             }
-            role = est_role(cmd.code);
+            role = sim_cmd_role(cmd.code);
             val = role != EST_SKIP ? sim_cmd_value_of(&cmd) : (sim_cmd_value){0, 0};
             if (role != EST_SKIP) sim_state_apply_value(&s, c, val);
             if (ec) {
@@ -1629,30 +1628,16 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
     int32_t pick = cc_sched_pick(pt, n, limit);
     cc_model *best = cand[pick];
     best->opt.optimise = opt->optimise;   /* the report names the caller's goal */
-    /* the pick placed again where that takes less SRAM (cc_compact.c; its
-     * streams generated again: their sizes counted anew), before the
-     * limit is checked: a schedule the allocator placed just over it may
-     * fit */
-    uint64_t streams0 = best->stream_size;
-    int rc0 = cc_compact(best, err);
-    if (rc0) {
-        for (int32_t i = 0; i < n; i++) cc_model_free(cand[i]);
-        eu_wcache_free(wc);
-        cc_ref_memo_free(refs);
-        cc_order_memo_free(om);
-        est_scratch_free(&est);
-        return rc0;
-    }
-    best->stream_size = 0;
-    for (int32_t i = 0; i < best->n_epochs; i++)
-        if (best->epochs[i].kind == CC_EPOCH_HW) best->stream_size += best->epochs[i].payload_size;
-    best->flash_size = best->flash_size - streams0 + best->stream_size;
+    /* the pick placed again where that takes less SRAM (cc_compact.c),
+     * before the limit is checked: a schedule the allocator placed just
+     * over it may fit */
+    int rc2 = cc_compact(best, err);
     /* a schedule placed in the system's fast pool took no more than the
      * limit: the pool it records is the limit's */
     if (sys_pool && cc_sram_bytes(best) <= limit) best->opt.sys = base.sys;
     for (int32_t i = 0; i < n; i++)
         if (i != pick) cc_model_free(cand[i]);
-    if (limit && cc_sram_bytes(best) > limit) {
+    if (!rc2 && limit && cc_sram_bytes(best) > limit) {
         uint64_t need = cc_sram_bytes(best);
         eu_wcache_free(wc);
         cc_ref_memo_free(refs);
@@ -1664,7 +1649,7 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
                          "from flash), more than the arena cache size of %llu bytes",
                          (unsigned long long)need, (unsigned long long)limit);
     }
-    int rc2 = weights_fill(best, wc, err);
+    if (!rc2) rc2 = weights_fill(best, wc, err);
     if (!rc2) rc2 = weight_entropy(best, wc, err);
     eu_wcache_free(wc);
     cc_ref_memo_free(refs);

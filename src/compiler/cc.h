@@ -679,7 +679,8 @@ typedef struct cc_timeline {
 uint64_t cc_place_pool(cc_model *m, const int32_t *idx, int32_t n, uint8_t pool, bool plain);
 /* The last placement of a compile (cc_compact.c): each pool's buffers
  * placed again in other orders, kept where the pool gets smaller at no
- * more NPU cycles (the streams generated again). */
+ * more NPU cycles (the streams generated again, m->stream_size and
+ * m->flash_size counting them as they then are). */
 int cc_compact(cc_model *m, npuc_err *err);
 /* A byte range [lo, hi) of a pool; cc_sort_spans orders n of them by lo
  * (the order of equal lo unspecified). */

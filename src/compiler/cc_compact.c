@@ -298,6 +298,15 @@ out:
     return ok;
 }
 
+/* The bytes of the HW epochs' command streams (COP1 payloads). */
+static uint64_t stream_bytes(const cc_model *m)
+{
+    uint64_t n = 0;
+    for (int32_t i = 0; i < m->n_epochs; i++)
+        if (m->epochs[i].kind == CC_EPOCH_HW) n += m->epochs[i].payload_size;
+    return n;
+}
+
 int cc_compact(cc_model *m, npuc_err *err)
 {
     if (m->opt.no_compact || m->n_bufs < 2) return NPUC_OK;
@@ -320,6 +329,7 @@ int cc_compact(cc_model *m, npuc_err *err)
     }
     m->arena_size = arena;
     m->fast_size = fast;
+    const uint64_t streams0 = stream_bytes(m);
     int rc = cc_generate_all(m, err);
     if (!rc && m->npu_cycles > cycles0) {
         /* the new overlaps cost cycles: the first placement stays */
@@ -327,6 +337,13 @@ int cc_compact(cc_model *m, npuc_err *err)
         m->arena_size = arena0;
         m->fast_size = fast0;
         rc = cc_generate_all(m, err);
+    }
+    /* new addresses repeat other register values: the streams' bytes, in
+     * the model's flash, as they now are */
+    if (!rc) {
+        const uint64_t streams = stream_bytes(m);
+        m->stream_size = m->stream_size - streams0 + streams;
+        m->flash_size = m->flash_size - streams0 + streams;
     }
     free(off0);
     return rc;

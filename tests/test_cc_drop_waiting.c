@@ -6,8 +6,8 @@
  * them least would cost, goes and the op streams; rounds while that
  * gains, kept with fewer NPU cycles and no more SRAM. Where the caller left
  * the headroom to the compiler, the pick of the trajectory without early
- * prefetch gets the same drops and the search's rule keeps the better of
- * the two (on an Ethos-U55 a `--prefetch-headroom 0` compile dropped so
+ * prefetch and its point of the least SRAM get the same drops and the
+ * search's rule keeps the best (on an Ethos-U55 a `--prefetch-headroom 0` compile dropped so
  * would otherwise beat the default, which bench_sched pareto forbids).
  *
  * Models of the shared folder (each skipped when absent), compiled with it
@@ -16,6 +16,10 @@
  *    KB DMAs of 2,780 cycles for 1,605-cycle ops) stream; fewer cycles
  *    (914,405 -> 906,655), no more SRAM, more weighted ops streaming
  *    their weights than without;
+ *  - person_detect on ethos-u55-256: the trajectory without early
+ *    prefetch's point of the least SRAM, its waiting copies dropped, beats
+ *    the pick on both figures (252k cycles in 45,904 B -> 242k in
+ *    41,472 B);
  *  - person_detect on ethos-u65-256 under Vela 5.1's 74,480 B
  *    (--arena-cache-size, as bench_sched equal): no worse on either figure;
  *  - on ethos-u55-128: tflm_micro_speech_lstm (its gate FULLY_CONNECTEDs
@@ -53,7 +57,7 @@ static int streaming_once(const cc_model *cm)
     return n;
 }
 
-static void one(const char *rel, eu_variant v, const char *vname, uint64_t limit, bool gains)
+static void one(const char *rel, eu_variant v, const char *vname, uint64_t limit, bool gains, bool leaner)
 {
     tfl_model *tm = NULL;
     graph *g = NULL;
@@ -72,7 +76,7 @@ static void one(const char *rel, eu_variant v, const char *vname, uint64_t limit
                    streaming_once(on), (unsigned long long)off->npu_cycles,
                    (unsigned long long)cc_sram_bytes(off), streaming_once(off));
             CHECK(gains ? on->npu_cycles < off->npu_cycles : on->npu_cycles <= off->npu_cycles);
-            CHECK(cc_sram_bytes(on) <= cc_sram_bytes(off));
+            CHECK(leaner ? cc_sram_bytes(on) < cc_sram_bytes(off) : cc_sram_bytes(on) <= cc_sram_bytes(off));
             CHECK(!limit || cc_sram_bytes(on) <= limit);
             CHECK(gains ? streaming_once(on) > streaming_once(off) : streaming_once(on) >= streaming_once(off));
             CHECK(cc_hazard_model(on, v, rel));
@@ -89,10 +93,11 @@ static void one(const char *rel, eu_variant v, const char *vname, uint64_t limit
 int main(void)
 {
     (void)env_long;
-    one("models/zoo/tflm_id_model.tflite", EU_U65_256, "ethos-u65-256", 0, true);
-    one("models/tflm/person_detect.tflite", EU_U65_256, "ethos-u65-256 at 74480 B", 74480, false);
-    one("models/zoo/tflm_micro_speech_lstm.tflite", EU_U55_128, "ethos-u55-128", 0, true);
-    one("models/tflm/micro_speech_quantized.tflite", EU_U55_128, "ethos-u55-128", 0, true);
-    one("models/zoo/tflm_model_runner_codegen.tflite", EU_U55_128, "ethos-u55-128", 0, true);
+    one("models/zoo/tflm_id_model.tflite", EU_U65_256, "ethos-u65-256", 0, true, false);
+    one("models/tflm/person_detect.tflite", EU_U65_256, "ethos-u65-256 at 74480 B", 74480, false, false);
+    one("models/tflm/person_detect.tflite", EU_U55_256, "ethos-u55-256", 0, true, true);
+    one("models/zoo/tflm_micro_speech_lstm.tflite", EU_U55_128, "ethos-u55-128", 0, true, false);
+    one("models/tflm/micro_speech_quantized.tflite", EU_U55_128, "ethos-u55-128", 0, true, false);
+    one("models/zoo/tflm_model_runner_codegen.tflite", EU_U55_128, "ethos-u55-128", 0, true, false);
     TEST_MAIN_END();
 }

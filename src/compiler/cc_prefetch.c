@@ -1364,6 +1364,10 @@ static void fit_apply(cc_model *m, const cc_sched *start, const bool *gone, cons
  * drop is a trial: placed, generated, prefetched), and at most
  * FIT_OP_BUDGET / (NPU ops) (at least 4): a trial costs about its NPU ops. */
 #define FIT_MAX_DROPS 16
+/* The headroom-less trajectory's point of the least SRAM weighed after the
+ * pick (its waiting copies dropped) is among its points within 1 /
+ * FIT_LEAN_SLACK of the trajectory's fewest cycles. */
+#define FIT_LEAN_SLACK 10u
 #define FIT_OP_BUDGET 4000
 
 /* Keeps the model's schedule as point p (nothing when out of memory:
@@ -1475,6 +1479,23 @@ static int32_t pick_of(const cc_sched_point *pt, const bool *have, int32_t n, ui
             idx[m++] = i;
         }
     return m ? idx[cc_sched_pick(p, m, limit)] : -1;
+}
+
+/* The point of the least SRAM under the limit among those within 1 / slack
+ * of the fewest cycles under it (of the fewest cycles among those), -1
+ * none. */
+static int32_t least_sram_of(const cc_sched_point *pt, const bool *have, int32_t n, uint64_t limit, uint64_t slack)
+{
+    uint64_t fewest = UINT64_MAX;
+    for (int32_t i = 0; i < n; i++)
+        if (have[i] && (!limit || pt[i].sram <= limit) && pt[i].cycles < fewest) fewest = pt[i].cycles;
+    int32_t best = -1;
+    for (int32_t i = 0; i < n; i++) {
+        if (!have[i] || (limit && pt[i].sram > limit) || pt[i].cycles > fewest + fewest / slack) continue;
+        if (best < 0 || pt[i].sram < pt[best].sram || (pt[i].sram == pt[best].sram && pt[i].cycles < pt[best].cycles))
+            best = i;
+    }
+    return best;
 }
 
 /* gone[] (nb entries) as point `pick` had it: trajectory t's first
@@ -1727,23 +1748,38 @@ int cc_place_weights(cc_model *m, npuc_err *err)
             cc_sched_free(&one);
         }
     }
-    if (waits && !rc && n_traj == 2) {
-        /* the other trajectory's own pick (no prefetch beyond the op
-         * before), its copies the ops wait for dropped too: streaming
-         * those ops can beat the picked point's early DMAs (person_detect
-         * ethos-u55-128: 287k cycles in 41,472 B against the pick's 298k
-         * in 46,672 B); the search's rule picks between the two */
-        int32_t q = pick_of(pt + P, have + P, P, limit);
-        if (q >= 0) q += P;
-        if (q >= 0 && q != pick && kept[q] && kept[q]->parts) {
+    if (waits && !rc) {
+        /* two points of the other trajectory (no prefetch beyond the op
+         * before), their copies the ops wait for dropped as the pick's;
+         * the search's rule picks between each and the model:
+         * - its own pick, polished as the pick is: streaming those ops
+         *   can beat the picked point's early DMAs (person_detect
+         *   ethos-u55-128: 287k cycles in 41,472 B against the pick's
+         *   298k in 46,672 B);
+         * - its point of the least SRAM (FIT_LEAN_SLACK), where that has
+         *   fewer bytes than the model: the drops that free the most
+         *   bytes can leave ops waiting for fewer copies, and streaming
+         *   those can end below points that were faster before
+         *   (person_detect ethos-u55-256: 287k -> 242k cycles in
+         *   41,472 B, against the pick's 252k in 45,904 B). */
+        int32_t alt[2], n_alt = 0;
+        if (n_traj == 2 && (alt[n_alt] = pick_of(pt + P, have + P, P, limit)) >= 0) alt[n_alt++] += P;
+        int32_t n_pick = n_alt;
+        if (n_traj == 2 && (alt[n_alt] = least_sram_of(pt + P, have + P, P, limit, FIT_LEAN_SLACK)) >= 0)
+            alt[n_alt++] += P;
+        for (int32_t a = 0; a < n_alt && !rc; a++) {
+            int32_t q = alt[a];
+            bool seen = q == pick;
+            for (int32_t b = 0; b < a; b++) seen |= alt[b] == q;
+            /* (the drops never add bytes) */
+            if (seen || !kept[q] || !kept[q]->parts || (a >= n_pick && pt[q].sram >= cc_sram_bytes(m))) continue;
             cc_sched one = {0};
             point_keep(m, &one);
             cc_sched_point two[2] = {{m->npu_cycles, cc_sram_bytes(m)}, {0, 0}};
             int32_t one_hr = m->opt.prefetch_headroom;
-            m->opt.prefetch_headroom = hr[1];
-            /* polished as the pick is (above) */
+            m->opt.prefetch_headroom = hr[q / P];
             if (!(rc = cc_sched_apply(m, kept[q], err)) && !(rc = cc_generate_all(m, err)) &&
-                m->opt.weight_search && !m->opt.weight_headrooms && !limit && !m->opt.no_prefetch_polish)
+                m->opt.weight_search && !m->opt.weight_headrooms && !limit && !m->opt.no_prefetch_polish && a < n_pick)
                 rc = polish_point(m, &fp, q, err);
             if (!rc) rc = drop_waiting(m, n_eu, err);
             two[1] = (cc_sched_point){m->npu_cycles, cc_sram_bytes(m)};

@@ -1631,7 +1631,7 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
     /* the pick placed again where that takes less SRAM (cc_compact.c),
      * before the limit is checked: a schedule the allocator placed just
      * over it may fit */
-    int rc2 = cc_compact(best, err);
+    int rc2 = cc_compact(best, limit, err);
     /* a schedule placed in the system's fast pool took no more than the
      * limit: the pool it records is the limit's */
     if (sys_pool && cc_sram_bytes(best) <= limit) best->opt.sys = base.sys;

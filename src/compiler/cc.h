@@ -680,8 +680,10 @@ uint64_t cc_place_pool(cc_model *m, const int32_t *idx, int32_t n, uint8_t pool,
 /* The last placement of a compile (cc_compact.c): each pool's buffers
  * placed again in other orders, kept where the pool gets smaller at no
  * more NPU cycles (the streams generated again, m->stream_size and
- * m->flash_size counting them as they then are). */
-int cc_compact(cc_model *m, npuc_err *err);
+ * m->flash_size counting them as they then are). Where the model's SRAM
+ * (cc_sram_bytes) is over limit (0: none), the search goes on longer, and
+ * a placement that brings it under is kept whatever its cycles. */
+int cc_compact(cc_model *m, uint64_t limit, npuc_err *err);
 /* A byte range [lo, hi) of a pool; cc_sort_spans orders n of them by lo
  * (the order of equal lo unspecified). */
 typedef struct cc_span { uint64_t lo, hi; } cc_span;

@@ -112,6 +112,10 @@ typedef struct cc_options {
     /* lower_lstm.c: where an LSTM runs one time step per input FC, the
      * other of its two forms (the search weighs both; cc.c) */
     bool lstm_alt;
+    /* > 0: the compile fails once its constants alone (cc_const_bytes)
+     * take more flash, before the weights are placed: a try of the search
+     * that would be no candidate (cc.c) */
+    uint64_t flash_cap;
 } cc_options;
 
 /* Raw weight bytes per NPU op above which a buffered conv is split along
@@ -746,6 +750,12 @@ int cc_place_weights(cc_model *m, npuc_err *err);
  * their ops' offsets are moved. *shared: whether it was done (the streams
  * must be generated again). (lower/lower_weights.c) */
 int cc_share_flash(cc_model *m, bool *shared, npuc_err *err);
+/* The flash bytes the HW epochs' constants take once cc_share_flash has
+ * run (no command stream): what the weights' placement leaves as it is, so
+ * after lowering it is a floor of the model's flash. 0: not known (out of
+ * memory, or a dual-core op, whose constants are laid out by its copy).
+ * (lower/lower_weights.c) */
+uint64_t cc_const_bytes(const cc_model *m);
 /* The epoch whose flash e addresses (e itself unless it shares one). */
 static inline const cc_epoch *cc_flash_epoch(const cc_model *m, const cc_epoch *e)
 {

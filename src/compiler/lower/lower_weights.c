@@ -608,35 +608,64 @@ static void fl_place(fl_shared *s, fl_piece *p, const uint8_t *src)
     p->fresh = true;
 }
 
-int cc_share_flash(cc_model *m, bool *shared, npuc_err *err)
+/* The shared layout of the HW epochs' constants: each epoch's pieces in pc
+ * (m->n_epochs entries), placed in s; *before: the bytes of the epochs'
+ * own flashes, *owner: the first epoch with constants (-1 none). False:
+ * out of memory (what was made is freed by the caller). */
+static bool fl_layout(const cc_model *m, fl_pieces *pc, fl_shared *s, uint64_t *before, int32_t *owner)
 {
-    *shared = false;
-    int32_t n_with = 0, owner = -1;
-    uint64_t before = 0;
+    int64_t n_pieces = 0;
+    *before = 0;
+    *owner = -1;
     for (int32_t i = 0; i < m->n_epochs; i++) {
         const cc_epoch *e = &m->epochs[i];
         if (e->kind != CC_EPOCH_HW || !e->flash_size || e->flash_shared) continue;
-        if (owner < 0) owner = i;
-        n_with++;
-        before += e->flash_size;
-    }
-    if (!n_with) return NPUC_OK;
-    fl_pieces *pc = calloc((size_t)m->n_epochs, sizeof *pc);
-    fl_shared s = {0};
-    bool ok = pc != NULL;
-    int64_t n_pieces = 0;
-    for (int32_t i = 0; i < m->n_epochs && ok; i++) {
-        const cc_epoch *e = &m->epochs[i];
-        if (e->kind != CC_EPOCH_HW || !e->flash_size || e->flash_shared) continue;
-        ok = fl_split(e, &pc[i]);
+        if (*owner < 0) *owner = i;
+        *before += e->flash_size;
+        if (!fl_split(e, &pc[i])) return false;
         n_pieces += pc[i].n;
     }
-    if (ok) {
-        for (s.n_slots = 16; s.n_slots < 2 * (uint64_t)n_pieces; s.n_slots *= 2) {}
-        ok = (s.slot = calloc(s.n_slots, sizeof *s.slot)) != NULL;
+    if (*owner < 0) return true;
+    for (s->n_slots = 16; s->n_slots < 2 * (uint64_t)n_pieces; s->n_slots *= 2) {}
+    if (!(s->slot = calloc(s->n_slots, sizeof *s->slot))) return false;
+    for (int32_t i = 0; i < m->n_epochs; i++)
+        for (int32_t j = 0; j < pc[i].n; j++) fl_place(s, &pc[i].p[j], m->epochs[i].flash + pc[i].p[j].lo);
+    return true;
+}
+
+uint64_t cc_const_bytes(const cc_model *m)
+{
+    /* a dual-core op's constants are one piece or four as its copy comes
+     * and goes: unknown until the weights are placed */
+    for (int32_t i = 0; i < m->n_epochs; i++)
+        for (int32_t k = 0; m->epochs[i].kind == CC_EPOCH_HW && k < m->epochs[i].n_eu; k++)
+            if (m->epochs[i].ops[k].dual) return 0;
+    fl_pieces *pc = calloc((size_t)m->n_epochs + 1, sizeof *pc);
+    fl_shared s = {0};
+    uint64_t before = 0, bytes = 0;
+    int32_t owner = -1;
+    if (pc && fl_layout(m, pc, &s, &before, &owner)) {
+        uint64_t size = (s.size + 15) & ~(uint64_t)15;
+        bytes = owner >= 0 && s.size < before ? size : before;
     }
-    for (int32_t i = 0; i < m->n_epochs && ok; i++)
-        for (int32_t j = 0; j < pc[i].n; j++) fl_place(&s, &pc[i].p[j], m->epochs[i].flash + pc[i].p[j].lo);
+    for (int32_t i = 0; pc && i < m->n_epochs; i++) free(pc[i].p);
+    free(pc);
+    free(s.slot);
+    return bytes;
+}
+
+int cc_share_flash(cc_model *m, bool *shared, npuc_err *err)
+{
+    *shared = false;
+    int32_t owner = -1;
+    uint64_t before = 0;
+    fl_pieces *pc = calloc((size_t)m->n_epochs + 1, sizeof *pc);
+    fl_shared s = {0};
+    bool ok = pc && fl_layout(m, pc, &s, &before, &owner);
+    if (ok && owner < 0) {
+        free(pc);
+        return NPUC_OK;
+    }
     /* the layout is kept where it is smaller: its bytes then, the fresh
      * pieces in the order placed, zeros between them and to the end */
     uint8_t *b = NULL;

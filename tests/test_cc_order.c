@@ -291,7 +291,7 @@ static void test_view(bool npu_producer, bool chain)
  * on one variant and both run bit-exact against the reference. */
 static void test_genmodel(long count)
 {
-    int reordered = 0, lower = 0, higher = 0;
+    int reordered = 0, lower = 0, higher = 0, beaten = 0;
     for (long seed = 1; seed <= count; seed++) {
         genmodel_config cfg;
         genmodel_config_default(&cfg);
@@ -328,6 +328,16 @@ static void test_genmodel(long count)
                 uint64_t a = cc_sram_bytes(cm), a0 = cc_sram_bytes(c0);
                 lower += a < a0;
                 higher += a > a0;
+                /* the search's rule between the two orders keeps the one
+                 * compiled (ties aside) */
+                cc_sched_point two[2] = {{cm->npu_cycles, a}, {c0->npu_cycles, a0}};
+                bool same = two[0].cycles == two[1].cycles && a == a0;
+                if (!same && cc_sched_pick(two, 2, 0) != 0) {
+                    beaten++;
+                    fprintf(stderr, "FAIL %s: %llu cycles in %llu B, the graph's order %llu in %llu B\n", cs,
+                            (unsigned long long)cm->npu_cycles, (unsigned long long)a,
+                            (unsigned long long)c0->npu_cycles, (unsigned long long)a0);
+                }
                 if (getenv("NPUC_ORDER_VERBOSE"))
                     printf("%s: peak %llu -> %llu, SRAM %llu -> %llu, cycles %llu -> %llu\n", cs,
                            (unsigned long long)cc_order_peak(g, id), (unsigned long long)cc_order_peak(g, order),
@@ -342,11 +352,12 @@ static void test_genmodel(long count)
         free(id);
         graph_free(g);
     }
-    printf("genmodel: %ld models, %d with a new order of lower peak (SRAM lower on %d, higher on %d)\n", count,
-           reordered, lower, higher);
-    /* cc_compile keeps a new order only where the model needs less SRAM */
-    CHECK_EQ_INT(higher, 0);
-    CHECK(lower > 0);
+    printf("genmodel: %ld models, %d with a new order of lower peak (SRAM lower on %d, higher on %d for fewer "
+           "cycles; beaten by the graph's order on %d)\n", count, reordered, lower, higher, beaten);
+    /* cc_compile keeps a new order only where the search's rule prefers it:
+     * fewer cycles, or within 1% of them less SRAM */
+    CHECK_EQ_INT(beaten, 0);
+    CHECK(lower > higher);
 }
 
 int main(void)

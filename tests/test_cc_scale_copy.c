@@ -17,7 +17,10 @@
  *    with the reference (2 draws); none on ethos-u55-256 (no fast pool);
  *  - generated models (tools/genmodel, NPUC_SCALE_COPY_COUNT seeds, default
  *    2800, int8 and int16x8), ethos-u65-256: each compiled with and without
- *    the copies, never more NPU cycles with them, the form above, every one
+ *    the copies: no more NPU cycles with them, or within 1% of them in
+ *    less SRAM (the search weighs its last points as the copies leave
+ *    them, cc_prefetch.c later_figures, and its rule may then take a
+ *    leaner one), the form above, every one
  *    run against the reference (2 draws, bit-exact); the count of models
  *    and ops with a copy is printed (217 models, 253 ops) and at least 200
  *    models must have one at the default count. */
@@ -152,7 +155,7 @@ int main(void)
 {
     hello_world();
     long count = env_long("NPUC_SCALE_COPY_COUNT", 2800);
-    int compiled = 0, with = 0, ops = 0;
+    int compiled = 0, with = 0, ops = 0, leaner = 0;
     for (long seed = 1; seed <= count; seed++) {
         genmodel_config gc;
         genmodel_config_default(&gc);
@@ -175,11 +178,18 @@ int main(void)
             fprintf(stderr, "FAIL %s: compile without scale copies: %s\n", cs, e.msg);
             CHECK(false);
         } else {
-            if (a->npu_cycles > b->npu_cycles)
+            /* with the copies: no more cycles, or within 1% of them
+             * (CC_CYCLE_SLACK) in less SRAM (the search weighs its last
+             * points as the copies leave them) */
+            bool kept = a->npu_cycles <= b->npu_cycles ||
+                        (a->npu_cycles <= b->npu_cycles + b->npu_cycles / CC_CYCLE_SLACK &&
+                         cc_sram_bytes(a) < cc_sram_bytes(b));
+            if (!kept)
                 fprintf(stderr, "FAIL %s: %llu NPU cycles, %llu B SRAM; without the copies %llu, %llu B\n", cs,
                         (unsigned long long)a->npu_cycles, (unsigned long long)cc_sram_bytes(a),
                         (unsigned long long)b->npu_cycles, (unsigned long long)cc_sram_bytes(b));
-            CHECK(a->npu_cycles <= b->npu_cycles);
+            CHECK(kept);
+            leaner += a->npu_cycles > b->npu_cycles;
             CHECK_EQ_INT(model_copies(b, cs), 0);
         }
         int nm = model_copies(a, cs), ns = stream_copies(a, EU_U65_256, cs);
@@ -196,7 +206,7 @@ int main(void)
         graph_free(src);
     }
     printf("%d generated models compiled for ethos-u65-256 and run against the reference; %d with scale copies "
-           "(%d ops)\n", compiled, with, ops);
+           "(%d ops); %d take a few more cycles (within 1%%) in less SRAM\n", compiled, with, ops, leaner);
     CHECK(compiled >= count / 2);
     CHECK(count < 2800 ? with > 0 : with >= 200);
     TEST_MAIN_END();

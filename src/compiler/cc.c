@@ -1500,7 +1500,11 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
         cc_model *c = NULL;
         npuc_err e2 = {0};
         if (!compile_once(g, &og, wc, refs, om, &est, &c, &e2)) {
-            bool own = cc_sram_bytes(c) <= cc_sram_bytes(cand[0]);   /* ties: the graph's */
+            /* the search's rule between the two; ties: the graph's */
+            cc_sched_point two[2] = {{cand[0]->npu_cycles, cc_sram_bytes(cand[0])},
+                                     {c->npu_cycles, cc_sram_bytes(c)}};
+            bool own = (two[1].cycles == two[0].cycles && two[1].sram == two[0].sram) ||
+                       cc_sched_pick(two, 2, opt->sram_limit) == 1;
             cc_model_free(own ? cand[0] : c);
             if (own) {
                 cand[0] = c;

@@ -127,7 +127,10 @@ int k_leaky_relu_f32(float alpha, const float *input, float *output, int32_t n)
  * narrows to int16 are wrapped the same way (two's complement). */
 static inline int16_t wrap16(int32_t v)
 {
-    return (int16_t)(((v + 32768) & 0xFFFF) - 32768);
+    /* the low 16 bits, in unsigned arithmetic (v + 32768 overflows for v
+     * near INT32_MAX) */
+    int32_t lo = (int32_t)((uint32_t)v & 0xFFFFu);
+    return (int16_t)(lo >= 32768 ? lo - 65536 : lo);
 }
 
 /* Rounding doubling high multiply, Q0.15. */

@@ -1498,6 +1498,17 @@ static int32_t least_sram_of(const cc_sched_point *pt, const bool *have, int32_t
     return best;
 }
 
+/* The NPU ops that stream their weights and scale records from the params
+ * (no copy of their constants). */
+static int32_t streaming_ops(const cc_model *m)
+{
+    int32_t n = 0;
+    for (int32_t i = 0; i < m->n_epochs; i++)
+        for (int32_t k = 0; m->epochs[i].kind == CC_EPOCH_HW && k < m->epochs[i].n_eu; k++)
+            n += m->epochs[i].ops[k].wbuf < 0 && m->epochs[i].ops[k].s_len > 0;
+    return n;
+}
+
 /* The model's figures as the passes after this one will leave them: with
  * a fast pool apart from the arena, cc_reblock_placed and cc_scale_copies
  * run on it (an op that streams its weights gets a copy of its scale
@@ -1782,9 +1793,10 @@ int cc_place_weights(cc_model *m, npuc_err *err)
          *   those can end below points that were faster before
          *   (person_detect ethos-u55-256: 287k -> 242k cycles in
          *   41,472 B, against the pick's 252k in 45,904 B).
-         * With a fast pool both sides are weighed as the passes after this
-         * one leave them (later_figures): an op that streams gets a copy
-         * of its scale records there, which the points do not count
+         * With a fast pool, where the point takes less SRAM but more ops
+         * stream, both sides are weighed again as the passes after this
+         * one leave them (later_figures): an op that streams may get a
+         * copy of its scale records there, which the points do not count
          * (coral_keras_lstm_mnist_ptq ethos-u65-256: the lean point,
          * 32,149 cycles as the search saw it, ends at 30,081 in 9,440 B
          * of fast pool, the pick at 30,708 in 11,792 B). */
@@ -1800,17 +1812,38 @@ int cc_place_weights(cc_model *m, npuc_err *err)
             /* (the drops never add bytes) */
             if (seen || !kept[q] || !kept[q]->parts || (a >= n_pick && pt[q].sram >= cc_sram_bytes(m))) continue;
             cc_sched one = {0};
-            cc_sched_point two[2];
-            if ((rc = later_figures(m, &two[0], err))) break;
             point_keep(m, &one);
+            cc_sched_point two[2] = {{m->npu_cycles, cc_sram_bytes(m)}, {0, 0}};
+            int32_t streaming0 = streaming_ops(m);
             int32_t one_hr = m->opt.prefetch_headroom;
             m->opt.prefetch_headroom = hr[q / P];
             if (!(rc = cc_sched_apply(m, kept[q], err)) && !(rc = cc_generate_all(m, err)) &&
                 m->opt.weight_search && !m->opt.weight_headrooms && !limit && !m->opt.no_prefetch_polish && a < n_pick)
                 rc = polish_point(m, &fp, q, err);
             if (!rc) rc = drop_waiting(m, n_eu, err);
-            if (!rc) rc = later_figures(m, &two[1], err);
-            if (!rc && one.parts && cc_sched_pick(two, 2, limit) != 1) {
+            two[1] = (cc_sched_point){m->npu_cycles, cc_sram_bytes(m)};
+            bool take = !rc && one.parts && cc_sched_pick(two, 2, limit) == 1;
+            if (!rc && one.parts && !take && cc_fast_bytes(&m->opt) && two[1].sram < two[0].sram &&
+                streaming_ops(m) > streaming0) {
+                /* less SRAM, more ops streaming (each may get a copy of
+                 * its scale records): both weighed as the passes after
+                 * this one leave them */
+                cc_sched other = {0};
+                point_keep(m, &other);
+                int32_t other_hr = m->opt.prefetch_headroom;
+                cc_sched_point later[2];
+                rc = later_figures(m, &later[1], err);
+                m->opt.prefetch_headroom = one_hr;
+                if (!rc && !(rc = cc_sched_apply(m, &one, err)) && !(rc = cc_generate_all(m, err)))
+                    rc = later_figures(m, &later[0], err);
+                if (!rc && other.parts && cc_sched_pick(later, 2, limit) == 1) {
+                    m->opt.prefetch_headroom = other_hr;
+                    if (!(rc = cc_sched_apply(m, &other, err))) rc = cc_generate_all(m, err);
+                }
+                take = true;   /* the model is at the one kept */
+                cc_sched_free(&other);
+            }
+            if (!rc && one.parts && !take) {
                 m->opt.prefetch_headroom = one_hr;
                 if (!(rc = cc_sched_apply(m, &one, err))) rc = cc_generate_all(m, err);
             }

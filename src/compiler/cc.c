@@ -1616,7 +1616,7 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
         /* bigger chunks that take more flash are no candidate (below):
          * where their constants alone do, the compile stops before the
          * weights are placed (armkws_basic_lstm_s_int8: 357 KB against
-         * 186 KB, half its compile) */
+         * 186 KB; 12-25% of its compile) */
         if (big_chunks) o.flash_cap = cand[0]->flash_size + cand[0]->flash_size / CC_CYCLE_SLACK;
         npuc_err e2 = {0};
         if (compile_once(g, &o, wc, refs, om, &est, &cand[n], &e2)) continue;   /* a schedule that fails is no candidate */

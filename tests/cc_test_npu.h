@@ -602,18 +602,25 @@ static inline int cc_load_shared(const char *rel, tfl_model **tm, graph **g)
 }
 
 /* The shared model at `rel` read, imported (cc_load_shared) and compiled
- * for v with the default options (cc_check_compile): true with *tm, *g and
- * *cm set; false when absent or on an error (CHECKed; what is set the
- * caller frees: cc_model_free, graph_free and tfl_model_free take NULL). */
-static inline bool cc_compile_shared(const char *rel, eu_variant v, tfl_model **tm, graph **g, cc_model **cm)
+ * for v with the options opt (cc_check_compile): true with *tm, *g and *cm
+ * set; false when absent or on an error (CHECKed; what is set the caller
+ * frees: cc_model_free, graph_free and tfl_model_free take NULL). */
+static inline bool cc_compile_shared_with(const char *rel, eu_variant v, cc_options opt, tfl_model **tm,
+                                          graph **g, cc_model **cm)
 {
     *cm = NULL;
     int loaded = cc_load_shared(rel, tm, g);
     if (!loaded) return false;
     CHECK(loaded > 0);
+    return *g && cc_check_compile(rel, *g, v, opt, cm);
+}
+
+/* cc_compile_shared_with the default options. */
+static inline bool cc_compile_shared(const char *rel, eu_variant v, tfl_model **tm, graph **g, cc_model **cm)
+{
     cc_options opt;
     memset(&opt, 0, sizeof opt);
-    return *g && cc_check_compile(rel, *g, v, opt, cm);
+    return cc_compile_shared_with(rel, v, opt, tm, g, cm);
 }
 
 /* Adds to g a random CONV_2D / DEPTHWISE_CONV_2D (dw) with the options opt

@@ -245,13 +245,10 @@ static void limit_case(void)
     tfl_model *tm = NULL;
     graph *g = NULL;
     cc_model *cm = NULL;
-    int loaded = cc_load_shared(rel, &tm, &g);
-    if (!loaded) return;
-    CHECK(loaded > 0);
     cc_options opt;
     memset(&opt, 0, sizeof opt);
     opt.sram_limit = 4544;
-    if (g && cc_check_compile(rel, g, EU_U55_128, opt, &cm)) {
+    if (cc_compile_shared_with(rel, EU_U55_128, opt, &tm, &g, &cm)) {
         printf("%s ethos-u55-128 under 4544 B: %llu B SRAM, %llu NPU cycles\n", rel,
                (unsigned long long)cc_sram_bytes(cm), (unsigned long long)cm->npu_cycles);
         CHECK(cc_sram_bytes(cm) <= 4544);

@@ -66,13 +66,10 @@ static void one(const char *rel, eu_variant v, const char *vname, uint64_t limit
     tfl_model *tm = NULL;
     graph *g = NULL;
     cc_model *on = NULL, *off = NULL;
-    int loaded = cc_load_shared(rel, &tm, &g);
-    if (!loaded) return;
-    CHECK(loaded > 0);
     cc_options opt;
     memset(&opt, 0, sizeof opt);
     opt.sram_limit = limit;
-    if (g && cc_check_compile(rel, g, v, opt, &on)) {
+    if (cc_compile_shared_with(rel, v, opt, &tm, &g, &on)) {
         opt.no_drop_waiting = true;
         if (cc_check_compile(rel, g, v, opt, &off)) {
             printf("%s %s: %llu NPU cycles, %llu B SRAM, %d weighted ops streaming (without: %llu, %llu B, %d)\n",

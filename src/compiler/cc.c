@@ -1283,6 +1283,11 @@ fail:
 
 int32_t cc_sched_pick(const cc_sched_point *p, int32_t n, uint64_t limit)
 {
+    return cc_sched_pick_within(p, n, limit, CC_CYCLE_SLACK);
+}
+
+int32_t cc_sched_pick_within(const cc_sched_point *p, int32_t n, uint64_t limit, uint64_t slack)
+{
     bool any_fits = false;
     for (int32_t i = 0; i < n; i++) any_fits |= !limit || p[i].sram <= limit;
     if (!any_fits) {
@@ -1294,7 +1299,7 @@ int32_t cc_sched_pick(const cc_sched_point *p, int32_t n, uint64_t limit)
     uint64_t fewest = UINT64_MAX;
     for (int32_t i = 0; i < n; i++)
         if ((!limit || p[i].sram <= limit) && p[i].cycles < fewest) fewest = p[i].cycles;
-    uint64_t band = fewest + fewest / CC_CYCLE_SLACK;
+    uint64_t band = fewest + fewest / slack;
     int32_t best = -1;
     for (int32_t i = 0; i < n; i++) {
         if ((limit && p[i].sram > limit) || p[i].cycles > band) continue;

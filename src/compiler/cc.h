@@ -777,6 +777,9 @@ typedef struct cc_sched_point { uint64_t cycles, sram; } cc_sched_point;
  * SRAM among those within C / CC_CYCLE_SLACK of C, then the fewest
  * cycles. Never one another beats on both figures. */
 int32_t cc_sched_pick(const cc_sched_point *p, int32_t n, uint64_t limit);
+/* cc_sched_pick with the band C / slack instead (a wider one: the leanest
+ * point near the fewest cycles). */
+int32_t cc_sched_pick_within(const cc_sched_point *p, int32_t n, uint64_t limit, uint64_t slack);
 /* Whether the arena counts in cc_sram_bytes (its pool is SRAM). */
 bool cc_arena_is_sram(const cc_options *o);
 /* The bytes of the fast scratch pool apart from the arena (U65

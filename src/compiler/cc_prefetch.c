@@ -1468,8 +1468,9 @@ out:
  * that copy loaded per use instead, the drops before it kept. */
 enum { FIT_P = FIT_MAX_DROPS + 1, FIT_POINTS = 2 * FIT_P + 2 * FIT_MAX_DROPS };
 
-/* cc_sched_pick over the points that exist; their index, -1 none. */
-static int32_t pick_of(const cc_sched_point *pt, const bool *have, int32_t n, uint64_t limit)
+/* cc_sched_pick_within (band 1 / slack) over the points that exist; their
+ * index, -1 none. */
+static int32_t pick_within(const cc_sched_point *pt, const bool *have, int32_t n, uint64_t limit, uint64_t slack)
 {
     cc_sched_point p[FIT_POINTS];
     int32_t idx[FIT_POINTS], m = 0;
@@ -1478,24 +1479,13 @@ static int32_t pick_of(const cc_sched_point *pt, const bool *have, int32_t n, ui
             p[m] = pt[i];
             idx[m++] = i;
         }
-    return m ? idx[cc_sched_pick(p, m, limit)] : -1;
+    return m ? idx[cc_sched_pick_within(p, m, limit, slack)] : -1;
 }
 
-/* The point of the least SRAM under the limit among those within 1 / slack
- * of the fewest cycles under it (of the fewest cycles among those), -1
- * none. */
-static int32_t least_sram_of(const cc_sched_point *pt, const bool *have, int32_t n, uint64_t limit, uint64_t slack)
+/* The search's rule (cc_sched_pick) over the points that exist. */
+static int32_t pick_of(const cc_sched_point *pt, const bool *have, int32_t n, uint64_t limit)
 {
-    uint64_t fewest = UINT64_MAX;
-    for (int32_t i = 0; i < n; i++)
-        if (have[i] && (!limit || pt[i].sram <= limit) && pt[i].cycles < fewest) fewest = pt[i].cycles;
-    int32_t best = -1;
-    for (int32_t i = 0; i < n; i++) {
-        if (!have[i] || (limit && pt[i].sram > limit) || pt[i].cycles > fewest + fewest / slack) continue;
-        if (best < 0 || pt[i].sram < pt[best].sram || (pt[i].sram == pt[best].sram && pt[i].cycles < pt[best].cycles))
-            best = i;
-    }
-    return best;
+    return pick_within(pt, have, n, limit, CC_CYCLE_SLACK);
 }
 
 /* The NPU ops that stream their weights and scale records from the params
@@ -1803,7 +1793,7 @@ int cc_place_weights(cc_model *m, npuc_err *err)
         int32_t alt[2], n_alt = 0;
         if (n_traj == 2 && (alt[n_alt] = pick_of(pt + P, have + P, P, limit)) >= 0) alt[n_alt++] += P;
         int32_t n_pick = n_alt;
-        if (n_traj == 2 && (alt[n_alt] = least_sram_of(pt + P, have + P, P, limit, FIT_LEAN_SLACK)) >= 0)
+        if (n_traj == 2 && (alt[n_alt] = pick_within(pt + P, have + P, P, limit, FIT_LEAN_SLACK)) >= 0)
             alt[n_alt++] += P;
         for (int32_t a = 0; a < n_alt && !rc; a++) {
             int32_t q = alt[a];

@@ -116,7 +116,8 @@ static void check_report(const char *json, size_t len, const char *what, int32_t
         }
     for (size_t p = 0; ok && p < pools->n; p++) {
         const npuc_json *h = npuc_json_get(pools->items[p], "holds");
-        if (!h || h->type != NPUC_JSON_STRING || (!strstr(h->str, "activations") && !strstr(h->str, "fast")))
+        if (!h || h->type != NPUC_JSON_STRING ||
+            (!strstr(h->str, "activations") && !strstr(h->str, "fast") && !strstr(h->str, "state")))
             continue;
         bool f = true;
         int64_t used = num(pools->items[p], "used_bytes", &f);
@@ -170,10 +171,19 @@ static void check_model(const char *path, const char *name)
         for (int32_t b = 0; b < cm->n_bufs; b++) placed += cm->bufs[b].size > 0;
         if (json) check_report(json, len, what, placed);
         /* the state kept across invocations: keyword_scrambled's seven SVDF
-         * states, 4 x 512 + 3 x 1024 bytes, in the arena */
+         * states, 4 x 512 + 3 x 1024 bytes, which only CPU ops use: in the
+         * state pool, none in the arena */
         if (!strcmp(name, "keyword_scrambled_8bit.tflite")) {
-            CHECK_EQ_INT(cc_state_bytes(cm), 5120);
-            CHECK(json && strstr(json, "\"state_bytes\": 5120,"));
+            CHECK_EQ_INT(cc_state_bytes(cm), 0);
+            CHECK_EQ_INT(cm->state_size, 5120);
+            CHECK(json && strstr(json, "\"state_bytes\": 0,") && strstr(json, "\"state_pool_bytes\": 5120,"));
+            int32_t vars = 0;
+            for (int32_t t = 0; t < cm->g->n_tensors; t++) {
+                if (!cm->g->tensors[t].is_variable) continue;
+                vars++;
+                CHECK(cm->buf_of[t] >= 0 && cm->bufs[cm->buf_of[t]].pool == CC_IN_STATE);
+            }
+            CHECK_EQ_INT(vars, 7);
         }
         compiled++;
         free(json);

@@ -471,10 +471,15 @@ static void header_mutants(base *b)
     H32(n_pools, 0xFFFFFFFFu, F, HO(n_pools));
     if (b->split) {
         H32(n_pools, h.n_pools - 1, F, HO(flags)); /* the params pool is the last */
-    } else {
-        /* the last pool is the empty state pool: the file stays consistent */
-        CHECK(pool_at(b, h.n_pools - 1)->kind == NPURL_K_STATE && pool_at(b, h.n_pools - 1)->size == 0);
+    } else if (pool_at(b, h.n_pools - 1)->size == 0) {
+        /* the last pool is an empty state pool: the file stays consistent */
+        CHECK(pool_at(b, h.n_pools - 1)->kind == NPURL_K_STATE);
         H32(n_pools, h.n_pools - 1, OK, 0);
+    } else {
+        /* a state pool with bytes (the variables of CPU ops, an SVDF's
+         * state): the header's state size names the missing pool */
+        CHECK(pool_at(b, h.n_pools - 1)->kind == NPURL_K_STATE);
+        H32(n_pools, h.n_pools - 1, F, HO(state_size));
     }
     /* one more descriptor: the first relocations read as a pool */
     mut32(C_HEADER, b, HO(n_pools), h.n_pools + 1, "n_pools + 1", F, pool_off(b, h.n_pools), pool_off(b, h.n_pools + 1) - 1);

@@ -628,6 +628,119 @@ static void test_bad_kernel(void)
     tfl_model_free(tm);
 }
 
+/* Two instances of a model whose state only CPU ops use (keyword_scrambled:
+ * seven SVDF states, in the state pool) share one activation area under the
+ * serial scheduler: the model is not flagged NPURT_F_ARENA_STATE, and each
+ * instance's state carries from run to run on its own. Runs alternate
+ * between the two with different inputs; every output equals a reference
+ * interpreter of its own that has run the same inputs in order (its state
+ * carried the same way). */
+static void test_serial_state(void)
+{
+    graph *g = NULL;
+    tfl_model *tm = NULL;
+    size_t n = 0;
+    uint8_t *blob = load_and_compile("models/tflm/keyword_scrambled_8bit.tflite", EU_U55_128, &g, &tm, &n);
+    if (!blob) {
+        printf("skip: keyword_scrambled_8bit not found\n");
+        return;
+    }
+    npurt_error e = {0};
+    CHECK_EQ_INT(((const npurt_header *)blob)->flags & NPURT_F_ARENA_STATE, 0);
+    rt r[2];
+    memset(r, 0, sizeof r);
+    uint8_t *shared = NULL, *st[2] = {NULL, NULL};
+    interp *ip[2] = {NULL, NULL};
+    CHECK_EQ_INT(npurt_model_load(&r[0].m, blob, n, &e), 0);
+    r[1].m = r[0].m;
+    uint32_t an = npurt_model_pool_size(&r[0].m, NPURT_POOL_ACTIVATIONS);
+    uint32_t sn = npurt_model_pool_size(&r[0].m, NPURT_POOL_STATE);
+    CHECK(sn >= 5120);   /* the seven states, 4 x 512 + 3 x 1024 bytes */
+    shared = alloc16(an);
+    npuc_err err = {0};
+    interp_options io;
+    memset(&io, 0, sizeof io);
+    for (int i = 0; i < 2; i++) {
+        st[i] = alloc16(sn);
+        npurt_memory mem = {.activations = shared, .activations_size = an, .state = st[i], .state_size = sn};
+        CHECK_EQ_INT(npurt_init(&r[i].inst, &r[i].m, &mem, &e), 0);
+        r[i].inst.drv = driver_for(EU_U55_128);
+        CHECK_EQ_INT(npurt_host_map(&r[i].inst, &err), 0);
+        CHECK_EQ_INT(interp_create(g, &io, &ip[i], &err), 0);
+    }
+    npurt_sched s;
+    CHECK_EQ_INT(npurt_sched_init(&s, NPURT_SCHED_SERIAL, &e), 0);
+    CHECK_EQ_INT(npurt_sched_attach(&s, &r[0].inst, 1, &e), 0);
+    CHECK_EQ_INT(npurt_sched_attach(&s, &r[1].inst, 2, &e), 0);
+    npuc_rng rng;
+    npuc_rng_seed(&rng, 2027);
+    int bad = 0, runs = 0, states = 0;
+    for (int k = 0; k < 10 && ip[0] && ip[1]; k++) {
+        int i = k % 3 == 2 ? 1 : k % 2;   /* 0 1 1 1 0 1 0 1 1 1: runs in a row, and interleaved */
+        uint32_t sz;
+        uint8_t *d = npurt_input(&r[i].inst, 0, &sz);
+        fill_random(&rng, d, sz);
+        if (interp_set_input(ip[i], 0, d, sz, &err) || interp_invoke(ip[i], &err)) {
+            fprintf(stderr, "serial state: reference: %s\n", err.msg);
+            bad++;
+            break;
+        }
+        if (npurt_run(&r[i].inst)) {
+            bad++;
+            break;
+        }
+        runs++;
+        /* the state itself (the outputs of random inputs barely move): each
+         * variable in the state pool as the reference holds it (the
+         * model's variables have no names: found by size and quantization,
+         * which tell its seven apart) */
+        const npurt_model *mm = &r[i].m;
+        for (uint32_t t = 0; t < mm->h->n_tensors; t++) {
+            const npurt_tensor_rec *tr = &mm->tensors[t];
+            if (!(tr->flags & NPURT_T_VARIABLE)) continue;
+            CHECK(mm->pools[tr->pool].kind == NPURT_POOL_STATE);
+            int32_t gt = -1;
+            for (int32_t u = 0; u < g->n_tensors && gt < 0; u++) {
+                const graph_tensor *x = &g->tensors[u];
+                if (x->is_variable && x->nbytes == tr->size && x->q.n > 0 && x->q.scale[0] == tr->scale &&
+                    x->q.zero_point[0] == tr->zero_point)
+                    gt = u;
+            }
+            const uint8_t *want = gt >= 0 ? interp_tensor_data(ip[i], gt) : NULL;
+            if (!want || memcmp(want, r[i].inst.base[tr->pool] + tr->offset, tr->size)) {
+                fprintf(stderr, "serial state: run %d (instance %d) state tensor %u differs from the reference\n", k,
+                        i, t);
+                bad++;
+            }
+            states++;
+        }
+        for (int32_t o = 0; o < g->n_outputs; o++) {
+            size_t rn;
+            const uint8_t *ref = interp_output(ip[i], o, &rn);
+            uint32_t got_n;
+            const uint8_t *got = npurt_output(&r[i].inst, (uint32_t)o, &got_n);
+            if (got_n != rn || memcmp(ref, got, rn)) {
+                fprintf(stderr, "serial state: run %d (instance %d) output %d differs from the reference\n", k, i,
+                        o);
+                bad++;
+            }
+        }
+    }
+    CHECK_EQ_INT(bad, 0);
+    CHECK_EQ_INT(runs, 10);
+    CHECK_EQ_INT(states, 70);   /* seven variables a run */
+    npurt_sched_deinit(&s);
+    for (int i = 0; i < 2; i++) {
+        if (r[i].inst.model) npurt_host_unmap(&r[i].inst);
+        interp_free(ip[i]);
+        free(st[i]);
+    }
+    free(shared);
+    free(blob);
+    graph_free(g);
+    tfl_model_free(tm);
+}
+
 /* A U65 model with a fast scratch pool: npurt_init refuses it without fast
  * memory (NULL would mean the activation pool, which the model's region 2
  * addresses do not fit), and runs with it. */
@@ -946,6 +1059,7 @@ int main(void)
     test_bad_kernel();
     test_fast_pool();
     test_serial();
+    test_serial_state();
     test_epoch_level();
     test_models();
     test_genmodels();

@@ -205,8 +205,10 @@ typedef struct npuc_compiled_totals {
     uint64_t command_stream_bytes; /* of flash_bytes, the command streams (Vela's summary and its
                                       read_only tensor count them apart) */
     uint32_t command_streams;   /* NPU (HW) epochs: the ethos-u ops of the _npu.tflite */
-    uint64_t state_bytes;       /* of arena_bytes, variable tensors (SVDF / LSTM state kept across
-                                   invocations; Vela's SRAM figure leaves them out) */
+    uint64_t state_bytes;       /* of arena_bytes, variable tensors NPU ops use (an LSTM's state
+                                   kept across invocations; Vela's SRAM figure leaves them out) */
+    uint64_t state_pool_bytes;  /* variable tensors only CPU ops use (SVDF state), apart from the
+                                   arena: the runtime's state pool, TFLite Micro's persistent area */
 } npuc_compiled_totals;
 
 int npuc_compiled_get_totals(const npuc_compiled *c, npuc_compiled_totals *out);

@@ -215,10 +215,12 @@ typedef struct eu_lut {
 
 /* ------------------------------------------------------- compiled model */
 
-/* Pools a buffer may live in: the activation arena (region 1) or the fast
+/* Pools a buffer may live in: the activation arena (region 1), the fast
  * scratch (region 2; only temps, when the system has a fast pool distinct
- * from the activation pool). */
-enum { CC_IN_ARENA = 0, CC_IN_FAST = 1 };
+ * from the activation pool) or the state pool: variable tensors only CPU
+ * ops read and write (SVDF state), kept across invocations apart from the
+ * arena (no NPU op addresses them; cc_allocate, place_state). */
+enum { CC_IN_ARENA = 0, CC_IN_FAST = 1, CC_IN_STATE = 2 };
 
 /* A region of the arena: one or more graph tensors sharing bytes (a reshape
  * aliases its input). */
@@ -226,7 +228,7 @@ typedef struct cc_buf {
     uint64_t size;            /* bytes */
     int32_t first, last;      /* op positions where it is written first / read last */
     int64_t offset;           /* offset in its pool (after allocation) */
-    uint8_t pool;             /* CC_IN_ARENA or CC_IN_FAST (set by cc_allocate) */
+    uint8_t pool;             /* CC_IN_ARENA, CC_IN_FAST or CC_IN_STATE (set by cc_allocate) */
     int32_t tensor;           /* a representative graph tensor (for names), -1 temp */
     bool temp;                /* an op's internal buffer, live only at that op */
     bool brick;               /* stored NHCWB16 (docs/ethos-u.md 4.2) */
@@ -352,6 +354,7 @@ typedef struct cc_model {
     cc_cascade_in *cascade_in; int32_t n_cascade_in, cap_cascade_in;
     uint64_t arena_size;      /* peak activation bytes */
     uint64_t fast_size;       /* peak of the fast scratch pool (0: unused) */
+    uint64_t state_size;      /* the CC_IN_STATE buffers' bytes (0: none) */
     uint64_t flash_size;      /* sum of the epochs' flash + payloads */
     uint64_t stream_size;     /* of which the payloads (command streams) */
     uint64_t weight_bytes;    /* the weight streams, each once */
@@ -464,9 +467,11 @@ void cc_ref_memo_free(struct cc_ref_memo *r);
  * back to its graph op (before the first: 0; past the end: the last op). */
 int32_t cc_op_steps(const cc_model *m, int32_t op);
 int32_t cc_step_op(const cc_model *m, int32_t step);
-/* Bytes of the arena that hold variable tensors (SVDF / LSTM state kept
- * across invocations): persistent, live over the whole inference. Vela's
- * SRAM figure leaves them out (TFLite Micro keeps them in its own arena). */
+/* Bytes of the arena that hold variable tensors (state kept across
+ * invocations that NPU ops read or write: an LSTM on the NPU): persistent,
+ * live over the whole inference. Variables only CPU ops touch are in the
+ * state pool instead (cc_model.state_size). Vela's SRAM figure leaves both
+ * out (TFLite Micro keeps them in its own arena). */
 uint64_t cc_state_bytes(const cc_model *m);
 
 /* ------------------------------------------------------------ schedule */

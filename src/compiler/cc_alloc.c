@@ -1923,6 +1923,50 @@ static void place_inplace(cc_model *m, const int32_t *idx, int32_t n, span *sp, 
 /* Chooses each buffer's pool and places both: the fast pool takes the
  * candidates (fast_candidates) that save cycles, by cycles saved per byte
  * within its size (choose_fast); the arena everything else. */
+/* Variable tensors that only CPU ops read and write (an SVDF's state: no
+ * NPU op, HW epoch or graph input or output names their buffer) leave the
+ * arena for the state pool, each at its own 16-byte aligned offset there
+ * (they live over every inference: nothing could share their bytes);
+ * m->state_size is their sum. The arena then holds only what one inference
+ * needs, so that models run one after another may share it, and TFLite
+ * Micro, which keeps variable tensors in its own persistent area, is given
+ * no scratch bytes it does not use (docs/compiler.md, Memory plan). Out of
+ * memory: they stay in the arena. */
+static void place_state(cc_model *m)
+{
+    const graph *g = m->g;
+    m->state_size = 0;
+    uint8_t *st = calloc((size_t)m->n_bufs + 1, 1);   /* 1 holds a variable, 2 something else names it */
+    if (!st) return;
+    for (int32_t t = 0; t < g->n_tensors; t++) {
+        int32_t b = m->buf_of[t];
+        if (b >= 0 && g->tensors[t].is_variable && !g->tensors[t].data) st[b] |= 1;
+    }
+    for (int32_t i = 0; i < g->n_inputs; i++)
+        if (g->inputs[i] >= 0 && m->buf_of[g->inputs[i]] >= 0) st[m->buf_of[g->inputs[i]]] |= 2;
+    for (int32_t i = 0; i < g->n_outputs; i++)
+        if (g->outputs[i] >= 0 && m->buf_of[g->outputs[i]] >= 0) st[m->buf_of[g->outputs[i]]] |= 2;
+    for (int32_t i = 0; i < g->n_ops; i++) {
+        const cc_op_info *oi = &m->ops[i];
+        bool cpu = !oi->npu && oi->fused_into < 0 && oi->folded_into < 0 &&
+                   (oi->epoch < 0 || m->epochs[oi->epoch].kind == CC_EPOCH_SW);
+        if (cpu) continue;
+        const graph_op *op = &g->ops[i];
+        for (int32_t k = 0; k < op->n_in + op->n_out; k++) {
+            int32_t t = k < op->n_in ? op->in[k] : op->out[k - op->n_in];
+            if (t >= 0 && m->buf_of[t] >= 0) st[m->buf_of[t]] |= 2;
+        }
+    }
+    for (int32_t b = 0; b < m->n_bufs; b++) {
+        cc_buf *x = &m->bufs[b];
+        if (st[b] != 1 || x->temp || x->wcopy || !x->size) continue;
+        x->pool = CC_IN_STATE;
+        x->offset = (int64_t)m->state_size;
+        m->state_size = (m->state_size + x->size + ALIGN - 1) & ~(uint64_t)(ALIGN - 1);
+    }
+    free(st);
+}
+
 static int place_pools(cc_model *m, const int32_t *t0, const int32_t *t1, npuc_err *err)
 {
     int32_t n = m->n_bufs;
@@ -1982,12 +2026,13 @@ static int place_pools(cc_model *m, const int32_t *t0, const int32_t *t1, npuc_e
         for (int32_t i = 0; i < n; i++) m->bufs[i].pool = CC_IN_ARENA;
     }
     for (int32_t i = 0; i < n; i++) m->bufs[i].over = 0;
+    place_state(m);
     if (!rc) m->arena_size = place(m, idx, n, CC_IN_ARENA, sp);
     if (!rc && !m->opt.no_inplace) {
         int32_t *in_of = malloc(sizeof *in_of * nn * 2);
         int64_t *off = malloc(sizeof *off * nn);
         /* CPU QUANTIZEs over their inputs, where that lowers the peak */
-        int32_t *idx2 = in_of && off ? malloc(sizeof *idx2 * nn * 2) : NULL;
+        int32_t *idx2 = in_of && off ? calloc(nn * 2, sizeof *idx2) : NULL;   /* zeroed: GCC -O2 cannot see that k == n fills it */
         if (idx2 && cpu_inplace_pairs(m, t0, t1, in_of, in_of + nn)) {
             /* each output placed right after its input, before smaller
              * buffers take the input's bytes at later steps */

@@ -488,7 +488,8 @@ static int peak_measure(cc_model *m, uint64_t *peak, int32_t *step, npuc_err *er
     if (!d) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     for (int32_t b = 0; b < m->n_bufs; b++) {
         const cc_buf *x = &m->bufs[b];
-        if (!(both || x->pool == CC_IN_ARENA) || x->last < 0 || x->first > x->last) continue;
+        if (!(x->pool == CC_IN_ARENA || (both && x->pool == CC_IN_FAST)) || x->last < 0 || x->first > x->last)
+            continue;
         d[x->first < 0 ? 0 : x->first] += x->size;
         d[x->last + 1] -= x->size;
     }

@@ -284,7 +284,7 @@ static void ord_build(pf_ctx *c)
         size_t n = 0;
         for (int32_t b = 0; b < m->n_bufs; b++) {
             const cc_buf *x = &m->bufs[b];
-            if (x->size && x->offset >= 0 && (x->pool ? 1 : 0) == pi)
+            if (x->size && x->offset >= 0 && x->pool != CC_IN_STATE && (x->pool ? 1 : 0) == pi)
                 c->sp[n++] = (cc_span){(uint64_t)x->offset, (uint64_t)b};
         }
         cc_sort_spans(c->sp, n);
@@ -456,7 +456,7 @@ static void tops(const cc_model *m, uint64_t top[2])
     for (int32_t b = 0; b < m->n_bufs; b++) {
         const cc_buf *x = &m->bufs[b];
         uint64_t end = (uint64_t)x->offset + x->size;
-        if (x->size && end > top[x->pool ? 1 : 0]) top[x->pool ? 1 : 0] = end;
+        if (x->size && x->pool != CC_IN_STATE && end > top[x->pool ? 1 : 0]) top[x->pool ? 1 : 0] = end;
     }
     for (int p = 0; p < 2; p++) top[p] = (top[p] + 15) & ~(uint64_t)15;
 }
@@ -1123,7 +1123,7 @@ static int32_t copy_at_peak(const cc_model *m)
     if (!live) return -1;
     for (int32_t b = 0; b < m->n_bufs; b++) {
         const cc_buf *x = &m->bufs[b];
-        if (!x->size || (x->pool == CC_IN_ARENA && !arena)) continue;
+        if (!x->size || x->pool == CC_IN_STATE || (x->pool == CC_IN_ARENA && !arena)) continue;
         for (int32_t t = x->first < 0 ? 0 : x->first; t <= x->last; t++) live[t] += x->size;
     }
     int32_t step = 0;

@@ -124,14 +124,16 @@ static int tensor_of(builder *b, int32_t t, int32_t *out, npuc_err *err)
         int32_t bi = b->m->buf_of[t];
         if (bi < 0) return npuc_errf(err, NPUC_E_INVALID, "tensor %d (%s) has no arena buffer", t, x->name ? x->name : "");
         const cc_buf *cb = &b->m->bufs[bi];
-        if (cb->pool != CC_IN_ARENA)
+        if (cb->pool == CC_IN_FAST)
             return npuc_errf(err, NPUC_E_INVALID, "internal: tensor %d (%s) is in the fast scratch but the CPU reads it", t, x->name ? x->name : "");
         if (cb->brick) return npuc_errf(err, NPUC_E_INVALID, "tensor %d (%s): a CPU op reads a brick-format buffer", t, x->name ? x->name : "");
-        r.pool = (uint8_t)b->pool_act;
+        /* a variable only CPU ops use sits at the start of the state pool
+         * (the compiler's offsets there, before the persistent buffers) */
+        r.pool = (uint8_t)(cb->pool == CC_IN_STATE ? b->pool_state : b->pool_act);
         r.offset = (uint32_t)cb->offset;
         if (x->is_variable) {
             r.flags |= NPURT_T_VARIABLE;
-            b->flags |= NPURT_F_ARENA_STATE;
+            if (cb->pool != CC_IN_STATE) b->flags |= NPURT_F_ARENA_STATE;
         }
     }
     for (int32_t i = 0; i < b->g->n_inputs; i++)
@@ -265,6 +267,7 @@ int emit_npurt(const cc_model *m, const char *name, uint8_t **blob, size_t *size
     b.pool_params = 0;
     b.pool_act = 1;
     b.pool_state = 2;
+    b.state_size = (m->state_size + 15) / 16 * 16;   /* the compiler's state buffers first */
     bytes_add(&b.strings, "", 1, 1); /* offset 0: empty name */
     for (int32_t i = 0; i < g->n_inputs && !rc; i++) {
         int32_t r;

@@ -42,6 +42,16 @@ static const char *pool_name(const cc_model *m, int idx, const char *dflt)
     return idx >= 0 && idx < s->n_pools ? s->pools[idx].name : dflt;
 }
 
+/* The pool a buffer is in, by name: the system's activation or fast pool,
+ * or "state" (the variables only CPU ops use: the runtime's state pool,
+ * TFLite Micro's persistent area). */
+static const char *buf_pool_name(const cc_model *m, uint8_t pool)
+{
+    const target_desc *s = &m->opt.sys;
+    return pool == CC_IN_FAST ? pool_name(m, s->fast_pool, "fast")
+           : pool == CC_IN_STATE ? "state" : pool_name(m, s->act_pool, "arena");
+}
+
 /* Key of the fast pool in an op's bytes_read / bytes_written: its name,
  * unless that is taken by the params or arena key. */
 static const char *fast_key(const cc_model *m)
@@ -161,23 +171,22 @@ static int32_t step_op(const rep_index *x, const cc_model *m, int32_t step)
 static void write_buffers(npuc_json_writer *w, const cc_model *m, const rep_index *ix)
 {
     const graph *g = m->g;
-    const target_desc *s = &m->opt.sys;
     int32_t steps = ix->ends && g->n_ops > 0 ? ix->ends[g->n_ops - 1] : 0;
     if (!ix->ends)
         for (int32_t i = 0; i < g->n_ops; i++) steps += cc_op_steps(m, i);
-    uint64_t top[2] = {0, 0};
-    int32_t last[2] = {-1, -1};
+    uint64_t top[3] = {0, 0, 0};
+    int32_t last[3] = {-1, -1, -1};
     npuc_json_write_key(w, "buffers");
     npuc_json_write_array_begin(w);
     for (int32_t b = 0; b < m->n_bufs; b++) {
         const cc_buf *x = &m->bufs[b];
         if (!x->size) continue;   /* a cascaded intermediate, an unused copy */
-        int p = x->pool == CC_IN_FAST ? 1 : 0;
+        int p = x->pool == CC_IN_FAST ? 1 : x->pool == CC_IN_STATE ? 2 : 0;
         uint64_t end = (uint64_t)x->offset + x->size;
         if (end > top[p]) top[p] = end, last[p] = b;
         npuc_json_write_object_begin(w);
         npuc_json_member_int(w, "index", b);
-        npuc_json_member_string(w, "pool", p ? pool_name(m, s->fast_pool, "fast") : pool_name(m, s->act_pool, "arena"));
+        npuc_json_member_string(w, "pool", buf_pool_name(m, x->pool));
         npuc_json_member_int(w, "offset", x->offset);
         npuc_json_member_uint(w, "bytes", x->size);
         npuc_json_member_string(w, "holds", buf_kind(x));
@@ -212,12 +221,12 @@ static void write_buffers(npuc_json_writer *w, const cc_model *m, const rep_inde
         npuc_json_write_object_end(w);
     }
     /* the peak is rounded up to 16 bytes: the rest of the last row */
-    const uint64_t peak[2] = {m->arena_size, m->fast_size};
-    for (int p = 0; p < 2; p++) {
+    const uint64_t peak[3] = {m->arena_size, m->fast_size, m->state_size};
+    for (int p = 0; p < 3; p++) {
         if (peak[p] <= top[p]) continue;
         npuc_json_write_object_begin(w);
         npuc_json_member_int(w, "index", -1);
-        npuc_json_member_string(w, "pool", p ? pool_name(m, s->fast_pool, "fast") : pool_name(m, s->act_pool, "arena"));
+        npuc_json_member_string(w, "pool", buf_pool_name(m, p == 1 ? CC_IN_FAST : p == 2 ? CC_IN_STATE : CC_IN_ARENA));
         npuc_json_member_uint(w, "offset", top[p]);
         npuc_json_member_uint(w, "bytes", peak[p] - top[p]);
         npuc_json_member_string(w, "holds", "padding");
@@ -329,6 +338,7 @@ int emit_report_json_text(const cc_model *m, const char *model_name, char **out,
     npuc_json_member_double(&w, "inferences_per_s", secs > 0 ? 1.0 / secs : 0);
     npuc_json_member_uint(&w, "peak_sram_bytes", sram_bytes(m));
     npuc_json_member_uint(&w, "state_bytes", cc_state_bytes(m));
+    npuc_json_member_uint(&w, "state_pool_bytes", m->state_size);
     npuc_json_member_uint(&w, "peak_fast_bytes", m->fast_size);
     npuc_json_member_uint(&w, "flash_bytes", params_bytes(m));
     npuc_json_member_uint(&w, "command_stream_bytes", m->stream_size);
@@ -378,6 +388,16 @@ int emit_report_json_text(const cc_model *m, const char *model_name, char **out,
                                    : i == s->params_pool ? "params" : i == s->fast_pool ? "fast scratch" : "");
         npuc_json_write_object_end(&w);
     }
+    if (m->state_size) {
+        /* the variables only CPU ops use: the runtime's state pool (the
+         * caller's memory), TFLite Micro's persistent area */
+        npuc_json_write_object_begin(&w);
+        npuc_json_member_string(&w, "name", "state");
+        npuc_json_member_uint(&w, "size", 0);
+        npuc_json_member_uint(&w, "used_bytes", m->state_size);
+        npuc_json_member_string(&w, "holds", "state");
+        npuc_json_write_object_end(&w);
+    }
     npuc_json_write_array_end(&w);
 
     npuc_json_write_key(&w, "epochs");
@@ -409,8 +429,7 @@ int emit_report_json_text(const cc_model *m, const char *model_name, char **out,
         npuc_json_member_int(&w, "index", t);
         npuc_json_member_string(&w, "name", g->tensors[t].name);
         npuc_json_member_int(&w, "buffer", b);
-        npuc_json_member_string(&w, "pool", x->pool == CC_IN_FAST ? pool_name(m, s->fast_pool, "fast")
-                                                                  : pool_name(m, s->act_pool, "arena"));
+        npuc_json_member_string(&w, "pool", buf_pool_name(m, x->pool));
         npuc_json_member_int(&w, "offset", x->offset);
         /* an intermediate of a cascade lives only in its rolling buffer; a
          * concatenation input written in place in the output's bytes */
@@ -564,6 +583,9 @@ int emit_summary(const cc_model *m, const char *model_name, char **out, npuc_err
     uint64_t state = cc_state_bytes(m);
     if (state) npuc_sb_printf(&b, " (state kept across invocations %.2f KiB)", (double)state / 1024.0);
     npuc_sb_printf(&b, "\n");
+    if (m->state_size)
+        npuc_sb_printf(&b, "  %-28s%10.2f KiB  in the state pool (kept across invocations, CPU ops only)\n",
+                       "State of CPU operators", (double)m->state_size / 1024.0);
     if (has_fast(m)) {
         npuc_sb_printf(&b, "  Total fast scratch used     %10.2f KiB  in pool '%s' ", (double)m->fast_size / 1024.0,
                        pool_name(m, s->fast_pool, "fast"));

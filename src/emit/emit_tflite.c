@@ -28,7 +28,10 @@ static int32_t copy_tensor(tmap *t, int32_t src)
         return -2;
     t->out->tensors[k].is_variable = x->is_variable;
     int32_t b = t->m->buf_of[src];
-    t->out->tensors[k].arena_offset = (!x->data && b >= 0) ? t->m->bufs[b].offset : -1;
+    /* a variable in the state pool: -1, TFLite Micro keeps it in its own
+     * persistent area (it does so with every variable tensor) */
+    t->out->tensors[k].arena_offset =
+        (!x->data && b >= 0 && t->m->bufs[b].pool != CC_IN_STATE) ? t->m->bufs[b].offset : -1;
     t->map[src] = k;
     return k;
 }

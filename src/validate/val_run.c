@@ -102,6 +102,7 @@ static void fill_memory_plan(vctx *c)
     for (int32_t b = 0; b < m->n_bufs; b++) {
         const cc_buf *x = &m->bufs[b];
         if (x->offset < 0 || (x->temp && !x->size)) continue;   /* a dropped weight copy */
+        if (x->pool == CC_IN_STATE) continue;                   /* not in the arena: the state pool */
         val_buffer *vb = &r->buffers[r->n_buffers++];
         vb->tensor = x->temp ? -1 : x->tensor;
         if (x->tensor >= 0 && x->tensor < g->n_tensors)

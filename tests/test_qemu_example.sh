@@ -118,7 +118,7 @@ run_case() {
        "loadable image installed in XIP and COPY mode, same outputs)"
 }
 
-# NPU and CPU epochs (SVDF and requantize on the CPU, state in the arena).
+# NPU and CPU epochs (SVDF on the CPU, its state in the state pool).
 run_case "$S/keyword_scrambled_8bit.tflite" ethos-u55-128
 # Depthwise conv, FC and softmax on an Ethos-U65.
 run_case "$S/micro_speech_quantized.tflite" ethos-u65-256

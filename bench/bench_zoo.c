@@ -461,7 +461,7 @@ int main(int argc, char **argv)
            "  medians like the others (Vela's files: u55-128 and u65-256 only)\n");
     for (size_t c = 0; c < n_cfg; c++) {
         char npu[48];
-        snprintf(npu, sizeof npu, "ethos-%s", cfg[c]);
+        snprintf(npu, sizeof npu, "ethos-%.40s", cfg[c]);   /* a config name is short (u55-128) */
         printf("\n%-44s | %10s %10s %5s | %9s %10s %5s | %9s %5s | %9s %10s %5s | %9s %5s | %9s %10s %5s | %9s | "
                "%9s | %7s\n",
                npu, "cycles", "Vela", "x", "SRAM KiB", "Vela", "x", "-st KiB", "x", "flash KiB", "Vela", "x",

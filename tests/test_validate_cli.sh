@@ -135,6 +135,14 @@ if [ -n "$shared" ] && [ -f "$shared/models/tflm/person_detect.tflite" ]; then
     n=$((n+1))
   done
   [ $n -eq 8 ] || fail "ran $n seanet models, expected 8"
+  # the SVDF state in the state pool, named beside the arena (text and JSON),
+  # the arena holding one inference's bytes
+  kw=$shared/models/tflm/keyword_scrambled_8bit.tflite
+  "$npuc" validate "$kw" --target ethos-u55-128 --random 3 --json "$tmp/kw.json" > "$tmp/kw.txt"; rc=$?
+  [ $rc -eq 0 ] || fail "keyword_scrambled: exit $rc $(cat "$tmp/kw.txt")"
+  has "$tmp/kw.txt" "PASS: bit-exact"
+  has "$tmp/kw.txt" "(peak live 288 B), state 5120 B (kept across invocations)"
+  has "$tmp/kw.json" '"state_bytes": 5120'
 else
   echo "skip person_detect/seanet: ../shared/models not found"
 fi

@@ -122,6 +122,7 @@ int val_report_json(const val_report *r, char **out, npuc_err *err)
         npuc_json_write_object_end(&w);
     }
     npuc_json_write_array_end(&w);
+    npuc_json_member_uint(&w, "state_bytes", r->state_bytes);
 
     npuc_json_write_key(&w, "epochs");
     npuc_json_write_array_begin(&w);
@@ -302,6 +303,8 @@ int val_report_text(const val_report *r, bool profile, char **out, npuc_err *err
     if (r->pools[2].used)
         npuc_sb_printf(&b, ", fast scratch %s %llu B (peak live %llu B)", r->pools[2].name,
                        (unsigned long long)r->pools[2].used, (unsigned long long)r->pools[2].peak);
+    if (r->state_bytes)
+        npuc_sb_printf(&b, ", state %llu B (kept across invocations)", (unsigned long long)r->state_bytes);
     npuc_sb_printf(&b, "\n");
     if (r->note[0]) npuc_sb_printf(&b, "note: %s\n", r->note);
     if (profile) {

@@ -682,6 +682,7 @@ static void finish_memory(vctx *c)
     npuc_model_info info;
     npuc_model_get_info(c->m, &info);
     const uint64_t used[VAL_N_MEM] = {info.params_size, info.activations_size, info.fast_size};
+    c->r->state_bytes = info.state_size;
     for (int m = 0; m < VAL_N_MEM; m++) {
         val_pool *p = &c->r->pools[m];
         snprintf(p->name, sizeof p->name, "%s", dflt[m]);

@@ -161,6 +161,7 @@ typedef struct val_report {
     val_op *ops; int32_t n_ops;
     val_buffer *buffers; int32_t n_buffers;
     val_pool pools[VAL_N_MEM];
+    uint64_t state_bytes;     /* the state pool the model reserves (variables kept across invocations) */
     uint64_t *live;           /* [n_ops] activation bytes live at each op */
     /* totals per inference */
     uint64_t macs, npu_cycles, est_cycles;

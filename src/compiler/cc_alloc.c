@@ -1920,9 +1920,6 @@ static void place_inplace(cc_model *m, const int32_t *idx, int32_t n, span *sp, 
     free(off);
 }
 
-/* Chooses each buffer's pool and places both: the fast pool takes the
- * candidates (fast_candidates) that save cycles, by cycles saved per byte
- * within its size (choose_fast); the arena everything else. */
 /* Variable tensors that only CPU ops read and write (an SVDF's state: no
  * NPU op, HW epoch or graph input or output names their buffer) leave the
  * arena for the state pool, each at its own 16-byte aligned offset there
@@ -1936,6 +1933,9 @@ static void place_state(cc_model *m)
 {
     const graph *g = m->g;
     m->state_size = 0;
+    bool any = false;   /* most models have no variable: nothing to mark on each allocation */
+    for (int32_t t = 0; t < g->n_tensors && !any; t++) any = g->tensors[t].is_variable && !g->tensors[t].data;
+    if (!any) return;
     uint8_t *st = calloc((size_t)m->n_bufs + 1, 1);   /* 1 holds a variable, 2 something else names it */
     if (!st) return;
     for (int32_t t = 0; t < g->n_tensors; t++) {
@@ -1967,6 +1967,9 @@ static void place_state(cc_model *m)
     free(st);
 }
 
+/* Chooses each buffer's pool and places both: the fast pool takes the
+ * candidates (fast_candidates) that save cycles, by cycles saved per byte
+ * within its size (choose_fast); the arena everything else. */
 static int place_pools(cc_model *m, const int32_t *t0, const int32_t *t1, npuc_err *err)
 {
     int32_t n = m->n_bufs;

@@ -181,7 +181,7 @@ static void write_buffers(npuc_json_writer *w, const cc_model *m, const rep_inde
     for (int32_t b = 0; b < m->n_bufs; b++) {
         const cc_buf *x = &m->bufs[b];
         if (!x->size) continue;   /* a cascaded intermediate, an unused copy */
-        int p = x->pool == CC_IN_FAST ? 1 : x->pool == CC_IN_STATE ? 2 : 0;
+        int p = x->pool;   /* CC_IN_ARENA, CC_IN_FAST, CC_IN_STATE: 0, 1, 2 */
         uint64_t end = (uint64_t)x->offset + x->size;
         if (end > top[p]) top[p] = end, last[p] = b;
         npuc_json_write_object_begin(w);
@@ -226,7 +226,7 @@ static void write_buffers(npuc_json_writer *w, const cc_model *m, const rep_inde
         if (peak[p] <= top[p]) continue;
         npuc_json_write_object_begin(w);
         npuc_json_member_int(w, "index", -1);
-        npuc_json_member_string(w, "pool", buf_pool_name(m, p == 1 ? CC_IN_FAST : p == 2 ? CC_IN_STATE : CC_IN_ARENA));
+        npuc_json_member_string(w, "pool", buf_pool_name(m, (uint8_t)p));
         npuc_json_member_uint(w, "offset", top[p]);
         npuc_json_member_uint(w, "bytes", peak[p] - top[p]);
         npuc_json_member_string(w, "holds", "padding");

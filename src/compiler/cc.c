@@ -27,6 +27,7 @@ void cc_model_free(cc_model *m)
         free(e->ops);
         free(e->luts);
         free(e->flash);
+        free(e->alias);
         free(e->payload);
         free(e->dma_op);
         free(e->w_bits);
@@ -1147,6 +1148,7 @@ static int lower(cc_model *m, npuc_err *err)
         free(m->epochs[i].ops);
         free(m->epochs[i].luts);
         free(m->epochs[i].flash);
+        free(m->epochs[i].alias);
     }
     m->n_epochs = m->n_bufs = 0;
     m->lstm_forms = false;

@@ -249,6 +249,13 @@ typedef struct cc_buf {
 
 typedef enum cc_epoch_kind { CC_EPOCH_HW, CC_EPOCH_SW } cc_epoch_kind;
 
+/* A range of an epoch's flash whose bytes were never written: a repeat of
+ * the weight stream at src, written earlier in the same flash (an unrolled
+ * LSTM's steps share one weight tensor, each with scale records of its
+ * own, so share_consts cannot point them at one copy until cc_share_flash
+ * stores each stream once). Read through cc_flash_seg. */
+typedef struct cc_flash_alias { uint64_t off, len, src; } cc_flash_alias;
+
 typedef struct cc_epoch {
     cc_epoch_kind kind;
     int32_t first_op, n_ops;  /* range of graph ops (SW: one op) */
@@ -256,6 +263,10 @@ typedef struct cc_epoch {
     eu_op *ops; int32_t n_eu, cap_eu;
     eu_lut *luts; int32_t n_luts;
     uint8_t *flash; uint64_t flash_size, flash_cap;   /* weights, scales, LUTs */
+    cc_flash_alias *alias;    /* owned, in order of off, none overlapping: the
+                                 unwritten repeats in flash (until cc_share_flash,
+                                 which stores each stream once; none after) */
+    int32_t n_alias, cap_alias;
     int32_t flash_shared;     /* > 0: the epoch has no flash of its own and
                                  addresses that of epoch flash_shared - 1,
                                  which holds the constants of both
@@ -760,7 +771,18 @@ int cc_share_flash(cc_model *m, bool *shared, npuc_err *err);
  * after lowering it is a floor of the model's flash. 0: not known (out of
  * memory, or a dual-core op, whose constants are laid out by its copy).
  * (lower/lower_weights.c) */
-uint64_t cc_const_bytes(const cc_model *m);
+uint64_t cc_const_bytes(cc_model *m);
+/* The bytes of e's flash at off, up to end: *p points at the longest run
+ * from off that lies wholly inside one alias (read at its source) or
+ * wholly outside every alias; returns its length (0 when off >= end). */
+uint64_t cc_flash_seg(const cc_epoch *e, uint64_t off, uint64_t end, const uint8_t **p);
+/* Bytes [lo, hi) of e's flash in one piece: at an alias's source when the
+ * range lies inside it, else in place, the aliases it touches written out
+ * first (their bytes copied from their sources, the aliases dropped).
+ * NULL: hi <= lo. */
+const uint8_t *cc_flash_view(cc_epoch *e, uint64_t lo, uint64_t hi);
+/* Every alias of e written out (its flash then holds all its bytes). */
+void cc_flash_write_aliases(cc_epoch *e);
 /* The epoch whose flash e addresses (e itself unless it shares one). */
 static inline const cc_epoch *cc_flash_epoch(const cc_model *m, const cc_epoch *e)
 {

@@ -2265,6 +2265,19 @@ void eu_wcache_copy(const eu_wcache *c, int32_t stream, uint8_t *to)
     wc_blocks(c, to, (uint32_t)stream, q->size);
 }
 
+bool eu_wcache_copy_ends(const eu_wcache *c, int32_t stream, const uint8_t *at)
+{
+    const wc_stream *q = &c->st[stream];
+    if (q->out) return !memcmp(at, q->out, q->size);
+    size_t n = q->size / 16;
+    if (!n) return true;   /* no block: nothing written */
+    uint64_t f[2], g[2];
+    memcpy(f, at, 16);
+    memcpy(g, at + 16 * (n - 1), 16);
+    return f[0] == c->tag && f[1] == (uint64_t)(uint32_t)stream && g[0] == c->tag &&
+           g[1] == ((uint64_t)(uint32_t)stream | (uint64_t)(n - 1) << 32);
+}
+
 int eu_wcache_fill(eu_wcache *c, uint8_t *b, uint64_t size, npuc_err *err)
 {
     if (!c || !c->lazy) return NPUC_OK;

@@ -75,6 +75,12 @@ const int16_t *eu_wcache_source_weights(const eu_wcache *c, int32_t src);
 int eu_wcache_stream_src(eu_wcache *c, const sim_wgeom *g, int32_t src, size_t at, size_t nw,
                          int32_t *stream, size_t *size, npuc_err *err);
 void eu_wcache_copy(const eu_wcache *c, int32_t stream, uint8_t *to);
+/* Whether the bytes at `at` start and end as eu_wcache_copy puts them
+ * there for `stream`: in a lazy cache its placeholder's first and last
+ * blocks (each names the cache, the stream and the block's place in it:
+ * bytes written over from the start or the end no longer match), else all
+ * of its bits. */
+bool eu_wcache_copy_ends(const eu_wcache *c, int32_t stream, const uint8_t *at);
 
 /* A lazy cache writes no stream's bits when it is encoded: *out of
  * eu_encode_weights_cached is then a placeholder of the stream's exact

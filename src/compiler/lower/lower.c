@@ -129,6 +129,7 @@ static int close_epoch(lower_ctx *c, npuc_err *err)
     if (n > 0 && !only_views) return NPUC_OK;
     free(e->ops);
     free(e->flash);
+    free(e->alias);
     free(e->luts);
     m->n_epochs--;
     for (int32_t j = first; j < first + n; j++) {

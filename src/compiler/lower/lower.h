@@ -266,6 +266,8 @@ bool cc_buffer_weights(const lower_ctx *c);
  * epoch's flash (the gaps zeroed), *off its offset; the caller fills it
  * at once (the pointer moves with the next add). NULL with err set. */
 uint8_t *cc_flash_room(cc_epoch *e, uint64_t size, uint64_t *off, npuc_err *err);
+/* Drops e's constants from `size` on (and the aliases among them). */
+void cc_flash_rewind(cc_epoch *e, uint64_t size);
 /* Makes room in the open epoch's flash, before an op that may add up to
  * `need` bytes of constants does, for what the rest of the graph's
  * constants will take too (one allocation instead of growing step by

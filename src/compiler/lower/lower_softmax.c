@@ -511,7 +511,7 @@ static int lower_softmax(lower_ctx *c, const graph_op *op, npuc_err *err)
     free(s);
     c->m->n_bufs = n_bufs0;
     e->n_luts = n_luts0;
-    e->flash_size = flash0;
+    cc_flash_rewind(e, flash0);
     if (rc == NPUC_E_UNSUPPORTED) return cc_cpu(c, "%s", err->msg);
     return rc;
 }

@@ -221,8 +221,15 @@ void cc_copy_op(eu_op *o, unsigned bits)
 
 /* ----------------------------------------------------------- constants */
 
+void cc_flash_rewind(cc_epoch *e, uint64_t size)
+{
+    e->flash_size = size;
+    while (e->n_alias && e->alias[e->n_alias - 1].off + e->alias[e->n_alias - 1].len > size) e->n_alias--;
+}
+
 uint8_t *cc_flash_room(cc_epoch *e, uint64_t size, uint64_t *off, npuc_err *err)
 {
+    cc_flash_rewind(e, e->flash_size);   /* no alias past the end is written over */
     uint64_t start = (e->flash_size + 15) & ~(uint64_t)15;
     uint64_t end = start + ((size + 15) & ~(uint64_t)15);
     if (end > e->flash_cap) {

@@ -60,6 +60,8 @@ typedef struct wpart {
     size_t at;
 } wpart;
 
+static bool stream_alias(lower_ctx *c, int32_t stream, uint64_t off, size_t len);
+
 /* Encodes the scale records and weight stream of `n` output channels (w:
  * their weights [n][kh][kw][I], recs: their records) with OFM block depth
  * `bd`, appended to the epoch's constants: scales at *s_off, weights at
@@ -99,8 +101,11 @@ static int encode_part(lower_ctx *c, const eu_op *o, const wop *p, wpart w,
     }
     *s_len = slen;
     if (!(at = cc_flash_room(c->e, wlen, w_off, err))) goto fail;
-    if (stream >= 0) eu_wcache_copy(c->m->wcache, stream, at);
-    else memcpy(at, wbuf, wlen);
+    if (stream >= 0) {
+        if (!stream_alias(c, stream, *w_off, wlen)) eu_wcache_copy(c->m->wcache, stream, at);
+    } else {
+        memcpy(at, wbuf, wlen);
+    }
     *w_len = wlen;
 done:
     free(wown);
@@ -156,6 +161,10 @@ struct cc_share_ix {
     bool broken;              /* out of memory: scans for the rest of the epoch */
     npuc_hindex ix;           /* entry i: op op[i] */
     int32_t *op, cap;
+    /* per stream of the weight cache: where its bytes were last written
+     * (epoch -1: nowhere yet), for stream_alias */
+    struct stream_at { int32_t epoch; uint64_t off; } *at;
+    int32_t n_at;
 };
 
 void cc_share_ix_free(struct cc_share_ix *s)
@@ -163,7 +172,151 @@ void cc_share_ix_free(struct cc_share_ix *s)
     if (!s) return;
     npuc_hindex_free(&s->ix);
     free(s->op);
+    free(s->at);
     free(s);
+}
+
+static struct cc_share_ix *share_ix(lower_ctx *c)
+{
+    struct cc_share_ix *s = c->share;
+    if (!s && (s = c->share = calloc(1, sizeof *s))) s->epoch = -1;
+    return s;
+}
+
+/* ------------------------------------------------ aliases: repeats unwritten */
+
+/* Weight streams of at least this many bytes that an epoch's flash holds
+ * already are not written again (stream_alias): an unrolled LSTM's steps
+ * share one weight tensor, each with scale records of its own, and wrote
+ * it over and over (armkws_basic_lstm_l_int8: 19.6 MB of repeats per
+ * compile, folded to 0.6 MB by cc_share_flash). Below a page the copy
+ * costs less than the bookkeeping. */
+#define ALIAS_MIN 4096u
+
+/* The index of the last alias of e starting at or before off, -1: none. */
+static int32_t alias_at(const cc_epoch *e, uint64_t off)
+{
+    int32_t a = 0, b = e->n_alias - 1;
+    if (b < 0 || e->alias[0].off > off) return -1;
+    while (a < b) {
+        int32_t mid = (a + b + 1) / 2;
+        if (e->alias[mid].off <= off) a = mid;
+        else b = mid - 1;
+    }
+    return a;
+}
+
+uint64_t cc_flash_seg(const cc_epoch *e, uint64_t off, uint64_t end, const uint8_t **p)
+{
+    if (off >= end) return 0;
+    int32_t i = alias_at(e, off);
+    if (i >= 0 && off < e->alias[i].off + e->alias[i].len) {
+        const cc_flash_alias *a = &e->alias[i];
+        uint64_t hi = a->off + a->len < end ? a->off + a->len : end;
+        *p = e->flash + a->src + (off - a->off);
+        return hi - off;
+    }
+    uint64_t hi = i + 1 < e->n_alias && e->alias[i + 1].off < end ? e->alias[i + 1].off : end;
+    *p = e->flash + off;
+    return hi - off;
+}
+
+/* n bytes of e's flash from off, into out. */
+static void flash_read(const cc_epoch *e, uint64_t off, uint64_t n, uint8_t *out)
+{
+    const uint8_t *p;
+    for (uint64_t k; n; off += k, out += k, n -= k) {
+        k = cc_flash_seg(e, off, off + n, &p);
+        memcpy(out, p, (size_t)k);
+    }
+}
+
+/* Whether e's flash holds the same len bytes at a and at b. */
+static bool flash_eq(const cc_epoch *e, uint64_t a, uint64_t b, uint64_t len)
+{
+    for (uint64_t done = 0; done < len;) {
+        const uint8_t *pa, *pb;
+        uint64_t ka = cc_flash_seg(e, a + done, a + len, &pa), kb = cc_flash_seg(e, b + done, b + len, &pb);
+        uint64_t k = ka < kb ? ka : kb;
+        if (pa != pb && memcmp(pa, pb, (size_t)k)) return false;
+        done += k;
+    }
+    return true;
+}
+
+static void alias_write(cc_epoch *e, int32_t i)
+{
+    const cc_flash_alias *a = &e->alias[i];
+    memcpy(e->flash + a->off, e->flash + a->src, (size_t)a->len);
+    memmove(e->alias + i, e->alias + i + 1, sizeof *e->alias * (size_t)(e->n_alias - i - 1));
+    e->n_alias--;
+}
+
+const uint8_t *cc_flash_view(cc_epoch *e, uint64_t lo, uint64_t hi)
+{
+    const uint8_t *p;
+    if (hi <= lo) return NULL;
+    if (cc_flash_seg(e, lo, hi, &p) == hi - lo) return p;
+    /* across an alias's edge: the aliases it touches written out (an
+     * alias's source is never one) */
+    int32_t i = alias_at(e, lo);
+    if (i < 0 || e->alias[i].off + e->alias[i].len <= lo) i++;
+    while (i < e->n_alias && e->alias[i].off < hi) alias_write(e, i);
+    return e->flash + lo;
+}
+
+void cc_flash_write_aliases(cc_epoch *e)
+{
+    while (e->n_alias) alias_write(e, e->n_alias - 1);
+}
+
+/* Whether no alias of e overlaps [lo, lo + len). */
+static bool flash_plain(const cc_epoch *e, uint64_t lo, uint64_t len)
+{
+    int32_t i = alias_at(e, lo + len - 1);
+    return i < 0 || e->alias[i].off + e->alias[i].len <= lo;
+}
+
+/* Weight stream `stream` of len bytes is to be at off, the end of the open
+ * epoch's flash: true when that is an alias of an earlier copy of it in
+ * the same flash (its bytes left unwritten), false when the caller must
+ * write it (then it is the copy later repeats alias). */
+static bool stream_alias(lower_ctx *c, int32_t stream, uint64_t off, size_t len)
+{
+    cc_epoch *e = c->e;
+    struct cc_share_ix *s = share_ix(c);
+    if (len < ALIAS_MIN || !s) return false;
+    int32_t ei = (int32_t)(e - c->m->epochs);
+    if (stream >= s->n_at) {
+        int32_t n = stream + 1 > 2 * s->n_at ? stream + 1 : 2 * s->n_at;
+        struct stream_at *at = realloc(s->at, sizeof *at * (size_t)n);
+        if (!at) return false;
+        for (int32_t k = s->n_at; k < n; k++) at[k] = (struct stream_at){-1, 0};
+        s->at = at;
+        s->n_at = n;
+    }
+    struct stream_at *a = &s->at[stream];
+    /* the copy recorded is checked: the flash may have been cut back
+     * (cc_flash_rewind, always to where an item of it starts) and written
+     * again since. Then, the flash having grown past the copy's end, new
+     * items cover it from its first block on: that block is the stream's
+     * own only where the same stream was written at the same place (an
+     * alias there leaves the old bytes, and flash_plain refuses it) */
+    if (a->epoch == ei && a->off + len <= off && flash_plain(e, a->off, len) &&
+        eu_wcache_copy_ends(c->m->wcache, stream, e->flash + a->off)) {
+        if (e->n_alias == e->cap_alias) {
+            int32_t cap = e->cap_alias ? 2 * e->cap_alias : 16;
+            cc_flash_alias *v = realloc(e->alias, sizeof *v * (size_t)cap);
+            if (!v) return false;
+            e->alias = v;
+            e->cap_alias = cap;
+        }
+        e->alias[e->n_alias++] = (cc_flash_alias){off, len, a->off};
+        return true;
+    }
+    a->epoch = ei;
+    a->off = off;
+    return false;
 }
 
 static uint64_t consts_key(const cc_epoch *e, const eu_op *p)
@@ -171,9 +324,12 @@ static uint64_t consts_key(const cc_epoch *e, const eu_op *p)
     uint64_t start = p->s_off, len = consts_end(p) - start, n = len < 64 ? len : 64;
     uint64_t f[7] = {p->s_len, p->w_len, p->s1_len, p->w1_len, p->w_off - start, len,
                      p->s1_len ? (p->s1_off - start) ^ (p->w1_off - start) << 32 : 0};
+    uint8_t head[64], tail[64];
+    flash_read(e, start, n, head);
+    flash_read(e, start + len - n, n, tail);
     uint64_t h = npuc_hash(NPUC_HASH_INIT, f, sizeof f);
-    h = npuc_hash(h, e->flash + start, (size_t)n);
-    return npuc_hash(h, e->flash + start + len - n, (size_t)n);
+    h = npuc_hash(h, head, (size_t)n);
+    return npuc_hash(h, tail, (size_t)n);
 }
 
 /* Whether op p's constants can stand for o's (start: o's, len bytes). */
@@ -186,7 +342,7 @@ static bool same_consts(const cc_epoch *e, const eu_op *p, const eu_op *o, uint6
         return false;
     if (o->s1_len && (p->s1_off - p->s_off != o->s1_off - start || p->w1_off - p->s_off != o->w1_off - start))
         return false;
-    return !memcmp(e->flash + p->s_off, e->flash + start, len);
+    return flash_eq(e, p->s_off, start, len);
 }
 
 /* Shared constants: when an earlier op of the epoch has byte-identical
@@ -201,8 +357,7 @@ static int32_t share_consts(lower_ctx *c, eu_op *o)
     cc_epoch *e = c->e;
     uint64_t start = o->s_off, end = consts_end(o), len = end - start;
     int32_t me = (int32_t)(o - e->ops), ei = (int32_t)(e - c->m->epochs);
-    struct cc_share_ix *s = c->share;
-    if (!s && (s = c->share = calloc(1, sizeof *s))) s->epoch = -1;
+    struct cc_share_ix *s = share_ix(c);
     if (s && s->epoch != ei) {
         npuc_hindex_free(&s->ix);
         s->epoch = ei;
@@ -223,7 +378,7 @@ static int32_t share_consts(lower_ctx *c, eu_op *o)
         }
         if (first >= 0) {
             const eu_op *p = &e->ops[first];
-            e->flash_size = start;
+            cc_flash_rewind(e, start);
             o->w_off = p->w_off;
             o->s_off = p->s_off;
             o->w1_off = p->w1_off;
@@ -594,7 +749,7 @@ static void fl_place(fl_shared *s, fl_piece *p, const uint8_t *src)
 {
     uint64_t len = p->hi - p->lo, h = fl_hash(src, len), i = h & (s->n_slots - 1);
     for (; s->slot[i].len; i = (i + 1) & (s->n_slots - 1))
-        if (s->slot[i].hash == h && s->slot[i].len == len && !memcmp(s->slot[i].src, src, len)) {
+        if (s->slot[i].hash == h && s->slot[i].len == len && (s->slot[i].src == src || !memcmp(s->slot[i].src, src, len))) {
             p->to = s->slot[i].off;
             return;
         }
@@ -612,7 +767,7 @@ static void fl_place(fl_shared *s, fl_piece *p, const uint8_t *src)
  * (m->n_epochs entries), placed in s; *before: the bytes of the epochs'
  * own flashes, *owner: the first epoch with constants (-1 none). False:
  * out of memory (what was made is freed by the caller). */
-static bool fl_layout(const cc_model *m, fl_pieces *pc, fl_shared *s, uint64_t *before, int32_t *owner)
+static bool fl_layout(cc_model *m, fl_pieces *pc, fl_shared *s, uint64_t *before, int32_t *owner)
 {
     int64_t n_pieces = 0;
     *before = 0;
@@ -629,11 +784,12 @@ static bool fl_layout(const cc_model *m, fl_pieces *pc, fl_shared *s, uint64_t *
     for (s->n_slots = 16; s->n_slots < 2 * (uint64_t)n_pieces; s->n_slots *= 2) {}
     if (!(s->slot = calloc(s->n_slots, sizeof *s->slot))) return false;
     for (int32_t i = 0; i < m->n_epochs; i++)
-        for (int32_t j = 0; j < pc[i].n; j++) fl_place(s, &pc[i].p[j], m->epochs[i].flash + pc[i].p[j].lo);
+        for (int32_t j = 0; j < pc[i].n; j++)
+            fl_place(s, &pc[i].p[j], cc_flash_view(&m->epochs[i], pc[i].p[j].lo, pc[i].p[j].hi));
     return true;
 }
 
-uint64_t cc_const_bytes(const cc_model *m)
+uint64_t cc_const_bytes(cc_model *m)
 {
     /* a dual-core op's constants are one piece or four as its copy comes
      * and goes: unknown until the weights are placed */
@@ -678,7 +834,7 @@ int cc_share_flash(cc_model *m, bool *shared, npuc_err *err)
                     const fl_piece *p = &pc[i].p[j];
                     if (!p->fresh) continue;
                     memset(b + at, 0, p->to - at);
-                    memcpy(b + p->to, m->epochs[i].flash + p->lo, p->hi - p->lo);
+                    memcpy(b + p->to, cc_flash_view(&m->epochs[i], p->lo, p->hi), p->hi - p->lo);
                     at = p->to + (p->hi - p->lo);
                 }
             memset(b + at, 0, size - at);
@@ -705,6 +861,7 @@ int cc_share_flash(cc_model *m, bool *shared, npuc_err *err)
             free(e->flash);
             e->flash = NULL;
             e->flash_size = e->flash_cap = 0;
+            e->n_alias = 0;
             if (i != owner) e->flash_shared = owner + 1;
         }
         cc_epoch *o = &m->epochs[owner];
@@ -713,6 +870,9 @@ int cc_share_flash(cc_model *m, bool *shared, npuc_err *err)
         o->flash_cap = size ? size : 16;
         b = NULL;
         *shared = true;
+    } else {
+        /* each epoch keeps its own flash: all of its bytes written */
+        for (int32_t i = 0; i < m->n_epochs; i++) cc_flash_write_aliases(&m->epochs[i]);
     }
     for (int32_t i = 0; pc && i < m->n_epochs; i++) free(pc[i].p);
     free(pc);

@@ -1,0 +1,226 @@
+/* Aliases in an epoch's flash (cc_flash_alias, lower/lower_weights.c): a
+ * weight stream the epoch's flash already holds is not written again
+ * before cc_share_flash stores each stream once; its range is an alias of
+ * the earlier copy, read through cc_flash_seg / cc_flash_view. Pinned here:
+ *  - on a hand-built epoch: the runs cc_flash_seg gives (inside an alias at
+ *    its source, outside in place, never across an edge), a view inside an
+ *    alias at its source with nothing written, a view across an edge
+ *    writing out the aliases it touches and no other, cc_flash_rewind
+ *    dropping the aliases past the cut and cc_flash_write_aliases the rest;
+ *  - on armkws_basic_lstm_s_int8 (ethos-u55-128 and ethos-u65-256; its
+ *    unrolled steps share one recurrent weight tensor, each with scale
+ *    records of its own): the lowering with the weight cache leaves
+ *    aliases, each of a stream written earlier in the same flash, and its
+ *    flash read through them is byte for byte the flash of the lowering
+ *    without a cache (which writes every stream); written out, the same
+ *    bytes in place; cc_share_flash on both gives the same shared flash
+ *    and offsets, and leaves no alias. */
+#include "test.h"
+#include "cc_test_npu.h"
+#include "../src/compiler/ethosu/eu_weights.h"
+#include "../src/compiler/lower/lower.h"
+
+#include <string.h>
+
+static uint8_t pat(uint64_t i)
+{
+    return (uint8_t)(i * 131u + (i >> 8) * 7u + 1u);
+}
+
+static void test_hand_built(void)
+{
+    enum { SIZE = 65536 };
+    cc_epoch e;
+    memset(&e, 0, sizeof e);
+    e.flash = malloc(SIZE);
+    e.alias = malloc(4 * sizeof *e.alias);
+    CHECK(e.flash && e.alias);
+    if (!e.flash || !e.alias) goto out;
+    e.flash_size = e.flash_cap = SIZE;
+    e.cap_alias = 4;
+    for (uint64_t i = 0; i < SIZE; i++) e.flash[i] = pat(i);
+    /* two aliases of the bytes at 4096 (their own bytes garbage) */
+    e.alias[0] = (cc_flash_alias){20000, 8192, 4096};
+    e.alias[1] = (cc_flash_alias){40000, 4096, 4096};
+    e.n_alias = 2;
+    memset(e.flash + 20000, 0xEE, 8192);
+    memset(e.flash + 40000, 0xEE, 4096);
+    const uint8_t *p = NULL;
+    /* the runs over the whole flash */
+    static const uint64_t runs[][3] = {{0, 20000, 0}, {20000, 8192, 4096}, {28192, 11808, 28192},
+                                       {40000, 4096, 4096}, {44096, SIZE - 44096, 44096}};
+    uint64_t at = 0;
+    for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
+        uint64_t k = cc_flash_seg(&e, at, SIZE, &p);
+        CHECK_EQ_INT(at, runs[r][0]);
+        CHECK_EQ_INT(k, runs[r][1]);
+        CHECK(p == e.flash + runs[r][2]);
+        at += k;
+    }
+    CHECK_EQ_INT(cc_flash_seg(&e, SIZE, SIZE, &p), 0);
+    /* from inside an alias, and bounded by the end asked */
+    CHECK_EQ_INT(cc_flash_seg(&e, 20100, SIZE, &p), 8092);
+    CHECK(p == e.flash + 4196);
+    CHECK_EQ_INT(cc_flash_seg(&e, 19000, 19500, &p), 500);
+    CHECK(p == e.flash + 19000);
+    CHECK_EQ_INT(cc_flash_seg(&e, 41000, 42000, &p), 1000);
+    CHECK(p == e.flash + 5096);
+    /* a view inside an alias: its source, nothing written */
+    CHECK(cc_flash_view(&e, 21000, 22000) == e.flash + 5096);
+    CHECK_EQ_INT(e.n_alias, 2);
+    CHECK(cc_flash_view(&e, 5, 5) == NULL);
+    /* a view across the first alias's end: that alias written out, the
+     * second kept */
+    const uint8_t *v = cc_flash_view(&e, 27000, 30000);
+    CHECK(v == e.flash + 27000);
+    CHECK_EQ_INT(e.n_alias, 1);
+    CHECK_EQ_INT(e.alias[0].off, 40000);
+    bool same = true;
+    for (uint64_t i = 0; i < 8192; i++) same &= e.flash[20000 + i] == pat(4096 + i);
+    CHECK(same);
+    /* a cut inside the second alias drops it; one past it would not */
+    cc_flash_rewind(&e, 44096);
+    CHECK_EQ_INT(e.n_alias, 1);
+    cc_flash_rewind(&e, 42000);
+    CHECK_EQ_INT(e.n_alias, 0);
+    CHECK_EQ_INT(e.flash_size, 42000);
+    e.flash_size = SIZE;
+    e.alias[0] = (cc_flash_alias){40000, 4096, 4096};
+    e.n_alias = 1;
+    cc_flash_write_aliases(&e);
+    CHECK_EQ_INT(e.n_alias, 0);
+    same = true;
+    for (uint64_t i = 0; i < 4096; i++) same &= e.flash[40000 + i] == pat(4096 + i);
+    CHECK(same);
+out:
+    free(e.flash);
+    free(e.alias);
+}
+
+/* g lowered for v (cc_lower alone), with the weight cache wc (NULL: none). */
+static cc_model *lower_with(const graph *g, eu_variant v, eu_wcache *wc)
+{
+    npuc_err e = {0};
+    cc_model *m = calloc(1, sizeof *m);
+    if (!m) return NULL;
+    cc_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.no_fold = opt.no_order = true;
+    m->g = m->src = g;
+    m->qfold_off = true;
+    m->wcache = wc;
+    m->ops = calloc((size_t)g->n_ops + 1, sizeof *m->ops);
+    m->buf_of = calloc((size_t)g->n_tensors + 1, sizeof *m->buf_of);
+    int rc = m->ops && m->buf_of ? target_default(v, &opt.sys, &e) : NPUC_E_NOMEM;
+    m->opt = opt;
+    for (int32_t i = 0; !rc && i < g->n_ops; i++)
+        m->ops[i].epoch = m->ops[i].cascade = m->ops[i].fused_into = m->ops[i].folded_into = -1;
+    if (!rc) rc = cc_lower(m, &e);
+    if (rc) {
+        fprintf(stderr, "FAIL lowering: %s\n", e.msg);
+        CHECK(0);
+        m->wcache = NULL;
+        cc_model_free(m);
+        return NULL;
+    }
+    return m;
+}
+
+static void model_free(cc_model *m)
+{
+    if (!m) return;
+    m->wcache = NULL;
+    cc_model_free(m);
+}
+
+/* Whether a's flash read through its aliases is b's (which has none). */
+static bool same_flash(const cc_model *a, const cc_model *b)
+{
+    if (a->n_epochs != b->n_epochs) return false;
+    for (int32_t i = 0; i < a->n_epochs; i++) {
+        const cc_epoch *x = &a->epochs[i], *y = &b->epochs[i];
+        if (x->flash_size != y->flash_size || y->n_alias) return false;
+        const uint8_t *p;
+        for (uint64_t at = 0, k; at < x->flash_size; at += k) {
+            k = cc_flash_seg(x, at, x->flash_size, &p);
+            if (!k || memcmp(p, y->flash + at, (size_t)k)) return false;
+        }
+    }
+    return true;
+}
+
+static void test_lstm(eu_variant v)
+{
+    const char *rel = "models/zoo/armkws_basic_lstm_s_int8.tflite";
+    tfl_model *tm = NULL;
+    graph *g = NULL;
+    int loaded = cc_load_shared(rel, &tm, &g);
+    if (!loaded) return;
+    CHECK(loaded > 0 && g);
+    if (!g) goto out;
+    eu_wcache *wc = eu_wcache_new();
+    CHECK(wc != NULL);
+    cc_model *plain = lower_with(g, v, NULL), *al = lower_with(g, v, wc), *al2 = lower_with(g, v, wc);
+    if (!plain || !al || !al2) goto done;
+    int32_t n_alias = 0;
+    uint64_t bytes = 0;
+    bool sound = true;
+    for (int32_t i = 0; i < al->n_epochs; i++) {
+        const cc_epoch *e = &al->epochs[i];
+        n_alias += e->n_alias;
+        for (int32_t k = 0; k < e->n_alias; k++) {
+            const cc_flash_alias *a = &e->alias[k];
+            bytes += a->len;
+            /* in order, apart, each of bytes written earlier (no alias
+             * among them), the whole of one op's weight stream */
+            sound &= a->src + a->len <= a->off && a->off + a->len <= e->flash_size;
+            sound &= !k || e->alias[k - 1].off + e->alias[k - 1].len <= a->off;
+            const uint8_t *p;
+            sound &= cc_flash_seg(e, a->src, a->src + a->len, &p) == a->len && p == e->flash + a->src;
+            bool addressed = false;
+            for (int32_t j = 0; j < e->n_eu; j++) addressed |= e->ops[j].w_off == a->off && e->ops[j].w_len == a->len;
+            sound &= addressed;
+        }
+    }
+    printf("%s %s: %d aliases, %llu bytes not written\n", rel, target_variant_name(v), n_alias,
+           (unsigned long long)bytes);
+    CHECK(n_alias > 0);
+    CHECK(sound);
+    CHECK(same_flash(al, plain));
+    /* written out: the same bytes in place */
+    for (int32_t i = 0; i < al2->n_epochs; i++) cc_flash_write_aliases(&al2->epochs[i]);
+    CHECK(same_flash(al2, plain));
+    /* shared: the same flash and offsets, no alias left */
+    bool sh_a = false, sh_p = false;
+    npuc_err err = {0};
+    CHECK_EQ_INT(cc_share_flash(al, &sh_a, &err), 0);
+    CHECK_EQ_INT(cc_share_flash(plain, &sh_p, &err), 0);
+    CHECK(sh_a && sh_p);
+    CHECK(same_flash(al, plain));
+    bool offs = al->n_epochs == plain->n_epochs;
+    for (int32_t i = 0; offs && i < al->n_epochs; i++) {
+        const cc_epoch *x = &al->epochs[i], *y = &plain->epochs[i];
+        offs &= x->n_alias == 0 && x->n_eu == y->n_eu && x->flash_shared == y->flash_shared;
+        for (int32_t j = 0; offs && j < x->n_eu; j++)
+            offs &= x->ops[j].w_off == y->ops[j].w_off && x->ops[j].s_off == y->ops[j].s_off;
+    }
+    CHECK(offs);
+done:
+    model_free(plain);
+    model_free(al);
+    model_free(al2);
+    eu_wcache_free(wc);
+out:
+    graph_free(g);
+    tfl_model_free(tm);
+}
+
+int main(void)
+{
+    (void)env_long;
+    (void)variants;
+    test_hand_built();
+    test_lstm(EU_U55_128);
+    test_lstm(EU_U65_256);
+    TEST_MAIN_END();
+}

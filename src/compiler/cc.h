@@ -249,12 +249,19 @@ typedef struct cc_buf {
 
 typedef enum cc_epoch_kind { CC_EPOCH_HW, CC_EPOCH_SW } cc_epoch_kind;
 
-/* A range of an epoch's flash whose bytes were never written: a repeat of
- * the weight stream at src, written earlier in the same flash (an unrolled
- * LSTM's steps share one weight tensor, each with scale records of its
- * own, so share_consts cannot point them at one copy until cc_share_flash
- * stores each stream once). Read through cc_flash_seg. */
-typedef struct cc_flash_alias { uint64_t off, len, src; } cc_flash_alias;
+/* A range of an epoch's flash that takes no memory: a repeat of the weight
+ * stream (and its padding) at src, stored earlier in the same flash (an
+ * unrolled LSTM's steps share one weight tensor, each with scale records
+ * of its own, so share_consts cannot point them at one copy until
+ * cc_share_flash stores each stream once). The flash's offsets count it
+ * (the layout is as if it were there); its memory holds the bytes outside
+ * the aliases, in order, without gaps: read through cc_flash_seg. */
+typedef struct cc_flash_alias {
+    uint64_t off, len;        /* the range, in the flash's offsets */
+    uint64_t src;             /* the copy's offset (outside every alias) */
+    uint64_t mem;             /* where the copy is in memory (e.flash + mem) */
+    uint64_t below;           /* the lengths of the aliases before this one */
+} cc_flash_alias;
 
 typedef struct cc_epoch {
     cc_epoch_kind kind;
@@ -262,11 +269,16 @@ typedef struct cc_epoch {
     /* HW */
     eu_op *ops; int32_t n_eu, cap_eu;
     eu_lut *luts; int32_t n_luts;
-    uint8_t *flash; uint64_t flash_size, flash_cap;   /* weights, scales, LUTs */
-    cc_flash_alias *alias;    /* owned, in order of off, none overlapping: the
-                                 unwritten repeats in flash (until cc_share_flash,
-                                 which stores each stream once; none after) */
+    uint8_t *flash; uint64_t flash_size, flash_cap;   /* weights, scales, LUTs
+                                 (flash_size counts the aliases' bytes,
+                                 flash_cap the memory at flash) */
+    cc_flash_alias *alias;    /* owned, in order of off, none overlapping, each
+                                 src an offset outside them: the repeats the
+                                 flash holds once (until cc_share_flash, which
+                                 stores each stream once; none after) */
     int32_t n_alias, cap_alias;
+    uint64_t alias_bytes;     /* their lengths' sum: flash holds flash_size -
+                                 alias_bytes bytes */
     int32_t flash_shared;     /* > 0: the epoch has no flash of its own and
                                  addresses that of epoch flash_shared - 1,
                                  which holds the constants of both
@@ -772,17 +784,17 @@ int cc_share_flash(cc_model *m, bool *shared, npuc_err *err);
  * memory, or a dual-core op, whose constants are laid out by its copy).
  * (lower/lower_weights.c) */
 uint64_t cc_const_bytes(cc_model *m);
-/* The bytes of e's flash at off, up to end: *p points at the longest run
- * from off that lies wholly inside one alias (read at its source) or
- * wholly outside every alias; returns its length (0 when off >= end). */
+/* The bytes of e's flash at offset off, up to end: *p points at the
+ * longest run from off that lies wholly inside one alias (read at its
+ * source) or wholly outside every alias; returns its length (0 when off >=
+ * end). */
 uint64_t cc_flash_seg(const cc_epoch *e, uint64_t off, uint64_t end, const uint8_t **p);
-/* Bytes [lo, hi) of e's flash in one piece: at an alias's source when the
- * range lies inside it, else in place, the aliases it touches written out
- * first (their bytes copied from their sources, the aliases dropped).
- * NULL: hi <= lo. */
-const uint8_t *cc_flash_view(cc_epoch *e, uint64_t lo, uint64_t hi);
-/* Every alias of e written out (its flash then holds all its bytes). */
-void cc_flash_write_aliases(cc_epoch *e);
+/* Bytes [lo, hi) of e's flash in one piece (cc_flash_seg's first run when
+ * it covers them), else NULL (also when hi <= lo). */
+const uint8_t *cc_flash_view(const cc_epoch *e, uint64_t lo, uint64_t hi);
+/* Every alias of e written out: its flash then holds all of its bytes at
+ * their offsets. False: out of memory (e as it was). */
+bool cc_flash_write_aliases(cc_epoch *e);
 /* The epoch whose flash e addresses (e itself unless it shares one). */
 static inline const cc_epoch *cc_flash_epoch(const cc_model *m, const cc_epoch *e)
 {

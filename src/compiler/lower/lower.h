@@ -268,6 +268,14 @@ bool cc_buffer_weights(const lower_ctx *c);
 uint8_t *cc_flash_room(cc_epoch *e, uint64_t size, uint64_t *off, npuc_err *err);
 /* Drops e's constants from `size` on (and the aliases among them). */
 void cc_flash_rewind(cc_epoch *e, uint64_t size);
+/* Memory for e's flash up to offset `end` (past every alias): false with
+ * err set. */
+bool cc_flash_mem(cc_epoch *e, uint64_t end, npuc_err *err);
+/* An alias (cc_flash_alias) of the `size` bytes at flash offset src (and
+ * their padding: outside every alias), appended to e's flash like
+ * cc_flash_room's room, *off its offset; no memory taken but for the
+ * alignment before it (lower_weights.c). */
+int cc_flash_alias_add(cc_epoch *e, uint64_t size, uint64_t src, uint64_t *off, npuc_err *err);
 /* Makes room in the open epoch's flash, before an op that may add up to
  * `need` bytes of constants does, for what the rest of the graph's
  * constants will take too (one allocation instead of growing step by

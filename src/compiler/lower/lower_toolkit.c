@@ -223,49 +223,69 @@ void cc_copy_op(eu_op *o, unsigned bits)
 
 void cc_flash_rewind(cc_epoch *e, uint64_t size)
 {
+    while (e->n_alias) {
+        cc_flash_alias *a = &e->alias[e->n_alias - 1];
+        if (a->off + a->len <= size) break;
+        /* an alias the cut goes through keeps its first bytes (the bytes
+         * of its copy's first part) */
+        uint64_t keep = a->off < size ? size - a->off : 0;
+        e->alias_bytes -= a->len - keep;
+        a->len = keep;
+        if (keep) break;
+        e->n_alias--;
+    }
     e->flash_size = size;
-    while (e->n_alias && e->alias[e->n_alias - 1].off + e->alias[e->n_alias - 1].len > size) e->n_alias--;
 }
 
-uint8_t *cc_flash_room(cc_epoch *e, uint64_t size, uint64_t *off, npuc_err *err)
+bool cc_flash_mem(cc_epoch *e, uint64_t end, npuc_err *err)
 {
-    cc_flash_rewind(e, e->flash_size);   /* no alias past the end is written over */
-    uint64_t start = (e->flash_size + 15) & ~(uint64_t)15;
-    uint64_t end = start + ((size + 15) & ~(uint64_t)15);
-    if (end > e->flash_cap) {
+    uint64_t need = end - e->alias_bytes;
+    if (need > e->flash_cap) {
         /* by half again: a long epoch's constants (an unrolled LSTM's
          * tens of MiB before share_consts and cc_share_flash drop the
          * copies) stay below the sizes the C library maps afresh on each
          * allocation, and each step copies less */
         uint64_t cap = e->flash_cap ? e->flash_cap + e->flash_cap / 2 : 4096;
-        while (cap < end) cap += cap / 2;
-        uint8_t *p = realloc(e->flash, cap);
+        while (cap < need) cap += cap / 2;
+        uint8_t *p = cap == (size_t)cap ? realloc(e->flash, (size_t)cap) : NULL;
         if (!p) {
             npuc_errf(err, NPUC_E_NOMEM, "out of memory for %llu bytes of constants", (unsigned long long)cap);
-            return NULL;
+            return false;
         }
         e->flash = p;
         e->flash_cap = cap;
     }
-    /* zeros in the gaps only (the alignment before, the padding after) */
-    memset(e->flash + e->flash_size, 0, start - e->flash_size);
-    memset(e->flash + start + size, 0, end - start - size);
+    return true;
+}
+
+uint8_t *cc_flash_room(cc_epoch *e, uint64_t size, uint64_t *off, npuc_err *err)
+{
+    uint64_t start = (e->flash_size + 15) & ~(uint64_t)15;
+    uint64_t end = start + ((size + 15) & ~(uint64_t)15);
+    if (!cc_flash_mem(e, end, err)) return NULL;
+    /* zeros in the gaps only (the alignment before, the padding after);
+     * in memory the bytes past the last alias are its length lower */
+    uint64_t d = e->alias_bytes;
+    memset(e->flash + e->flash_size - d, 0, start - e->flash_size);
+    memset(e->flash + start - d + size, 0, end - start - size);
     e->flash_size = end;
     *off = start;
-    return e->flash + start;
+    return e->flash + start - d;
 }
+
 
 void cc_flash_reserve(lower_ctx *c, uint64_t need)
 {
     cc_epoch *e = c->e;
-    if (!e || e->flash_size + 16 + need <= e->flash_cap) return;
-    uint64_t want = e->flash_size + 16 + need;
+    uint64_t used = e ? e->flash_size - e->alias_bytes : 0;   /* in memory */
+    if (!e || used + 16 + need <= e->flash_cap) return;
+    uint64_t want = used + 16 + need;
     /* the rest of the graph's constants and a quarter more (streams of
      * padded traversals, scale records of 10 bytes a channel), at most
      * 64 MiB ahead; and at least by half again */
     uint64_t rest = c->const_rest ? c->const_rest[c->op_index] : 0, ahead = rest + rest / 4 + 4096;
     if (ahead > ((uint64_t)64 << 20)) ahead = (uint64_t)64 << 20;
-    uint64_t cap = e->flash_size + ahead;
+    uint64_t cap = used + ahead;
     if (cap < want) cap = want;
     if (cap < e->flash_cap + e->flash_cap / 2) cap = e->flash_cap + e->flash_cap / 2;
     uint8_t *p = cap == (size_t)cap ? realloc(e->flash, (size_t)cap) : NULL;
@@ -285,11 +305,13 @@ int cc_flash_add(cc_epoch *e, const void *data, uint64_t size, uint64_t *off, np
 int cc_add_lut(lower_ctx *c, const void *table, uint64_t size, int32_t *index, npuc_err *err)
 {
     cc_epoch *e = c->e;
-    for (int32_t i = 0; i < e->n_luts; i++)
-        if (e->luts[i].size == size && !memcmp(e->flash + e->luts[i].off, table, size)) {
+    for (int32_t i = 0; i < e->n_luts; i++) {
+        const uint8_t *lp = e->luts[i].size == size ? cc_flash_view(e, e->luts[i].off, e->luts[i].off + size) : NULL;
+        if (lp && !memcmp(lp, table, size)) {
             *index = i;
             return NPUC_OK;
         }
+    }
     eu_lut *nl = realloc(e->luts, sizeof *nl * (size_t)(e->n_luts + 1));
     if (!nl) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     e->luts = nl;

@@ -60,7 +60,8 @@ typedef struct wpart {
     size_t at;
 } wpart;
 
-static bool stream_alias(lower_ctx *c, int32_t stream, uint64_t off, size_t len);
+static int64_t stream_copy(lower_ctx *c, int32_t stream, size_t len);
+static void stream_stored(lower_ctx *c, int32_t stream, uint64_t off, size_t len);
 
 /* Encodes the scale records and weight stream of `n` output channels (w:
  * their weights [n][kh][kw][I], recs: their records) with OFM block depth
@@ -100,11 +101,18 @@ static int encode_part(lower_ctx *c, const eu_op *o, const wop *p, wpart w,
         goto done;
     }
     *s_len = slen;
-    if (!(at = cc_flash_room(c->e, wlen, w_off, err))) goto fail;
-    if (stream >= 0) {
-        if (!stream_alias(c, stream, *w_off, wlen)) eu_wcache_copy(c->m->wcache, stream, at);
+    int64_t copy = stream >= 0 ? stream_copy(c, stream, wlen) : -1;
+    if (copy >= 0) {
+        /* a repeat: held once */
+        if (cc_flash_alias_add(c->e, wlen, (uint64_t)copy, w_off, err)) goto fail;
     } else {
-        memcpy(at, wbuf, wlen);
+        if (!(at = cc_flash_room(c->e, wlen, w_off, err))) goto fail;
+        if (stream >= 0) {
+            eu_wcache_copy(c->m->wcache, stream, at);
+            stream_stored(c, stream, *w_off, wlen);
+        } else {
+            memcpy(at, wbuf, wlen);
+        }
     }
     *w_len = wlen;
 done:
@@ -183,14 +191,14 @@ static struct cc_share_ix *share_ix(lower_ctx *c)
     return s;
 }
 
-/* ------------------------------------------------ aliases: repeats unwritten */
+/* ------------------------------------------------ aliases: repeats held once */
 
 /* Weight streams of at least this many bytes that an epoch's flash holds
- * already are not written again (stream_alias): an unrolled LSTM's steps
- * share one weight tensor, each with scale records of its own, and wrote
- * it over and over (armkws_basic_lstm_l_int8: 19.6 MB of repeats per
- * compile, folded to 0.6 MB by cc_share_flash). Below a page the copy
- * costs less than the bookkeeping. */
+ * already are not stored again (stream_copy, cc_flash_alias_add): an
+ * unrolled LSTM's steps share one weight tensor, each with scale records
+ * of its own, and wrote it over and over (armkws_basic_lstm_l_int8: 19.6
+ * MB of repeats per compile, folded to 0.6 MB by cc_share_flash). Below a
+ * page a copy costs less than the bookkeeping. */
 #define ALIAS_MIN 4096u
 
 /* The index of the last alias of e starting at or before off, -1: none. */
@@ -213,12 +221,19 @@ uint64_t cc_flash_seg(const cc_epoch *e, uint64_t off, uint64_t end, const uint8
     if (i >= 0 && off < e->alias[i].off + e->alias[i].len) {
         const cc_flash_alias *a = &e->alias[i];
         uint64_t hi = a->off + a->len < end ? a->off + a->len : end;
-        *p = e->flash + a->src + (off - a->off);
+        *p = e->flash + a->mem + (off - a->off);
         return hi - off;
     }
+    /* past alias i: its length and those before it lower in memory */
     uint64_t hi = i + 1 < e->n_alias && e->alias[i + 1].off < end ? e->alias[i + 1].off : end;
-    *p = e->flash + off;
+    *p = e->flash + off - (i >= 0 ? e->alias[i].below + e->alias[i].len : 0);
     return hi - off;
+}
+
+const uint8_t *cc_flash_view(const cc_epoch *e, uint64_t lo, uint64_t hi)
+{
+    const uint8_t *p = NULL;
+    return hi > lo && cc_flash_seg(e, lo, hi, &p) == hi - lo ? p : NULL;
 }
 
 /* n bytes of e's flash from off, into out. */
@@ -244,79 +259,98 @@ static bool flash_eq(const cc_epoch *e, uint64_t a, uint64_t b, uint64_t len)
     return true;
 }
 
-static void alias_write(cc_epoch *e, int32_t i)
+bool cc_flash_write_aliases(cc_epoch *e)
 {
-    const cc_flash_alias *a = &e->alias[i];
-    memcpy(e->flash + a->off, e->flash + a->src, (size_t)a->len);
-    memmove(e->alias + i, e->alias + i + 1, sizeof *e->alias * (size_t)(e->n_alias - i - 1));
-    e->n_alias--;
-}
-
-const uint8_t *cc_flash_view(cc_epoch *e, uint64_t lo, uint64_t hi)
-{
-    const uint8_t *p;
-    if (hi <= lo) return NULL;
-    if (cc_flash_seg(e, lo, hi, &p) == hi - lo) return p;
-    /* across an alias's edge: the aliases it touches written out (an
-     * alias's source is never one) */
-    int32_t i = alias_at(e, lo);
-    if (i < 0 || e->alias[i].off + e->alias[i].len <= lo) i++;
-    while (i < e->n_alias && e->alias[i].off < hi) alias_write(e, i);
-    return e->flash + lo;
-}
-
-void cc_flash_write_aliases(cc_epoch *e)
-{
-    while (e->n_alias) alias_write(e, e->n_alias - 1);
+    if (!e->n_alias) return true;
+    if (e->flash_size > e->flash_cap) {
+        uint8_t *p = e->flash_size == (size_t)e->flash_size ? realloc(e->flash, (size_t)e->flash_size) : NULL;
+        if (!p) return false;
+        e->flash = p;
+        e->flash_cap = e->flash_size;
+    }
+    /* the bytes after each alias to their offsets, the last first (each
+     * moves up, past where the ones before it are), then each alias's from
+     * its copy, in place by then */
+    for (int32_t i = e->n_alias - 1; i >= 0; i--) {
+        const cc_flash_alias *a = &e->alias[i];
+        uint64_t lo = a->off + a->len, hi = i + 1 < e->n_alias ? e->alias[i + 1].off : e->flash_size;
+        memmove(e->flash + lo, e->flash + lo - a->below - a->len, (size_t)(hi - lo));
+    }
+    for (int32_t i = 0; i < e->n_alias; i++)
+        memcpy(e->flash + e->alias[i].off, e->flash + e->alias[i].src, (size_t)e->alias[i].len);
+    e->n_alias = 0;
+    e->alias_bytes = 0;
+    return true;
 }
 
 /* Whether no alias of e overlaps [lo, lo + len). */
-static bool flash_plain(const cc_epoch *e, uint64_t lo, uint64_t len)
+static bool outside_aliases(const cc_epoch *e, uint64_t lo, uint64_t len)
 {
     int32_t i = alias_at(e, lo + len - 1);
     return i < 0 || e->alias[i].off + e->alias[i].len <= lo;
 }
 
-/* Weight stream `stream` of len bytes is to be at off, the end of the open
- * epoch's flash: true when that is an alias of an earlier copy of it in
- * the same flash (its bytes left unwritten), false when the caller must
- * write it (then it is the copy later repeats alias). */
-static bool stream_alias(lower_ctx *c, int32_t stream, uint64_t off, size_t len)
+int cc_flash_alias_add(cc_epoch *e, uint64_t size, uint64_t src, uint64_t *off, npuc_err *err)
+{
+    uint64_t start = (e->flash_size + 15) & ~(uint64_t)15, len = (size + 15) & ~(uint64_t)15;
+    const uint8_t *p;
+    if (!len || src + len > start || !outside_aliases(e, src, len) || cc_flash_seg(e, src, src + len, &p) != len)
+        return npuc_errf(err, NPUC_E_INVALID, "internal: alias of flash bytes [%llu, %llu) at %llu",
+                         (unsigned long long)src, (unsigned long long)(src + len), (unsigned long long)start);
+    if (!cc_flash_mem(e, start, err)) return err->code;
+    if (e->n_alias == e->cap_alias) {
+        int32_t cap = e->cap_alias ? 2 * e->cap_alias : 16;
+        cc_flash_alias *v = realloc(e->alias, sizeof *v * (size_t)cap);
+        if (!v) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+        e->alias = v;
+        e->cap_alias = cap;
+    }
+    memset(e->flash + e->flash_size - e->alias_bytes, 0, start - e->flash_size);
+    e->alias[e->n_alias++] = (cc_flash_alias){start, len, src, (uint64_t)(p - e->flash), e->alias_bytes};
+    e->alias_bytes += len;
+    e->flash_size = start + len;
+    *off = start;
+    return NPUC_OK;
+}
+
+/* Weight stream `stream` of len bytes is to be at the end of the open
+ * epoch's flash: the offset of a copy of it the flash holds (and where
+ * that is outside every alias), -1 when the caller must store it (then
+ * stream_stored records where). */
+static int64_t stream_copy(lower_ctx *c, int32_t stream, size_t len)
 {
     cc_epoch *e = c->e;
     struct cc_share_ix *s = share_ix(c);
-    if (len < ALIAS_MIN || !s) return false;
-    int32_t ei = (int32_t)(e - c->m->epochs);
-    if (stream >= s->n_at) {
-        int32_t n = stream + 1 > 2 * s->n_at ? stream + 1 : 2 * s->n_at;
-        struct stream_at *at = realloc(s->at, sizeof *at * (size_t)n);
-        if (!at) return false;
-        for (int32_t k = s->n_at; k < n; k++) at[k] = (struct stream_at){-1, 0};
-        s->at = at;
-        s->n_at = n;
-    }
-    struct stream_at *a = &s->at[stream];
+    if (len < ALIAS_MIN || !s || stream >= s->n_at) return -1;
+    const struct stream_at *a = &s->at[stream];
+    uint64_t span = ((uint64_t)len + 15) & ~(uint64_t)15;
+    const uint8_t *p;
     /* the copy recorded is checked: the flash may have been cut back
      * (cc_flash_rewind, always to where an item of it starts) and written
      * again since. Then, the flash having grown past the copy's end, new
      * items cover it from its first block on: that block is the stream's
-     * own only where the same stream was written at the same place (an
-     * alias there leaves the old bytes, and flash_plain refuses it) */
-    if (a->epoch == ei && a->off + len <= off && flash_plain(e, a->off, len) &&
-        eu_wcache_copy_ends(c->m->wcache, stream, e->flash + a->off)) {
-        if (e->n_alias == e->cap_alias) {
-            int32_t cap = e->cap_alias ? 2 * e->cap_alias : 16;
-            cc_flash_alias *v = realloc(e->alias, sizeof *v * (size_t)cap);
-            if (!v) return false;
-            e->alias = v;
-            e->cap_alias = cap;
-        }
-        e->alias[e->n_alias++] = (cc_flash_alias){off, len, a->off};
-        return true;
+     * own only where the same stream was stored at the same place (as an
+     * alias there, cc_flash_seg does not read it in place: refused) */
+    if (a->epoch != (int32_t)(e - c->m->epochs) || a->off + span > e->flash_size || !outside_aliases(e, a->off, span) ||
+        cc_flash_seg(e, a->off, a->off + span, &p) != span || !eu_wcache_copy_ends(c->m->wcache, stream, p))
+        return -1;
+    return (int64_t)a->off;
+}
+
+/* Stream `stream` (len bytes) stored at flash offset off of the open epoch. */
+static void stream_stored(lower_ctx *c, int32_t stream, uint64_t off, size_t len)
+{
+    struct cc_share_ix *s = share_ix(c);
+    if (len < ALIAS_MIN || !s) return;
+    if (stream >= s->n_at) {
+        int32_t n = stream + 1 > 2 * s->n_at ? stream + 1 : 2 * s->n_at;
+        struct stream_at *at = realloc(s->at, sizeof *at * (size_t)n);
+        if (!at) return;
+        for (int32_t k = s->n_at; k < n; k++) at[k] = (struct stream_at){-1, 0};
+        s->at = at;
+        s->n_at = n;
     }
-    a->epoch = ei;
-    a->off = off;
-    return false;
+    s->at[stream] = (struct stream_at){(int32_t)(c->e - c->m->epochs), off};
 }
 
 static uint64_t consts_key(const cc_epoch *e, const eu_op *p)
@@ -778,6 +812,14 @@ static bool fl_layout(cc_model *m, fl_pieces *pc, fl_shared *s, uint64_t *before
         if (*owner < 0) *owner = i;
         *before += e->flash_size;
         if (!fl_split(e, &pc[i])) return false;
+        /* each piece is read in one run (a stream, its records, a run
+         * between them are each an alias or outside every alias), else the
+         * aliases are written out first */
+        for (int32_t j = 0; j < pc[i].n; j++)
+            if (!cc_flash_view(e, pc[i].p[j].lo, pc[i].p[j].hi)) {
+                if (!cc_flash_write_aliases(&m->epochs[i])) return false;
+                break;
+            }
         n_pieces += pc[i].n;
     }
     if (*owner < 0) return true;
@@ -862,6 +904,7 @@ int cc_share_flash(cc_model *m, bool *shared, npuc_err *err)
             e->flash = NULL;
             e->flash_size = e->flash_cap = 0;
             e->n_alias = 0;
+            e->alias_bytes = 0;
             if (i != owner) e->flash_shared = owner + 1;
         }
         cc_epoch *o = &m->epochs[owner];
@@ -870,9 +913,11 @@ int cc_share_flash(cc_model *m, bool *shared, npuc_err *err)
         o->flash_cap = size ? size : 16;
         b = NULL;
         *shared = true;
-    } else {
+    } else if (ok) {
         /* each epoch keeps its own flash: all of its bytes written */
-        for (int32_t i = 0; i < m->n_epochs; i++) cc_flash_write_aliases(&m->epochs[i]);
+        for (int32_t i = 0; i < m->n_epochs && !rc; i++)
+            if (!cc_flash_write_aliases(&m->epochs[i]))
+                rc = npuc_errf(err, NPUC_E_NOMEM, "out of memory writing constants");
     }
     for (int32_t i = 0; pc && i < m->n_epochs; i++) free(pc[i].p);
     free(pc);

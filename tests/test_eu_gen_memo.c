@@ -16,12 +16,7 @@
 #include <string.h>
 
 #include "cc_test_npu.h"
-
-static uint32_t rnd(uint32_t *r)
-{
-    *r = *r * 1103515245u + 12345u;
-    return *r >> 8;
-}
+#include "cc_gen_change.h"
 
 /* Epoch e generated with m's memo (kept) and without one: the same
  * payload and DMA list. */
@@ -56,58 +51,6 @@ static bool same_both_ways(cc_model *m, cc_epoch *e)
     free(a);
     free(da);
     return ok;
-}
-
-/* One random change to the generation's inputs of HW epoch e. */
-static void change(cc_model *m, cc_epoch *e, const int32_t *wbuf0, uint32_t *r)
-{
-    int32_t k = (int32_t)(rnd(r) % (uint32_t)e->n_eu);
-    eu_op *o = &e->ops[k];
-    const int32_t use[4] = {o->ifm.buf, o->ifm2.buf, o->ofm.buf, o->wbuf};
-    int32_t b = use[rnd(r) % 4];
-    switch (rnd(r) % 12) {
-    case 0: case 1: case 2:   /* a buffer moved */
-        if (b >= 0) m->bufs[b].offset = (int64_t)(16 * (rnd(r) % 4096));
-        break;
-    case 3:                   /* to the other pool */
-        if (b >= 0) m->bufs[b].pool = m->bufs[b].pool == CC_IN_FAST ? CC_IN_ARENA : CC_IN_FAST;
-        break;
-    case 4:                   /* a weight copy's DMA issued elsewhere */
-        if (o->wbuf >= 0) m->bufs[o->wbuf].eu_first = (int32_t)(rnd(r) % (uint32_t)(k + 1));
-        break;
-    case 5:                   /* a weight copy dropped or taken back */
-        o->wbuf = o->wbuf >= 0 ? -1 : wbuf0[k];
-        break;
-    case 6:                   /* a copy of the scale records only, or the whole */
-        if (o->wbuf >= 0)
-            m->bufs[o->wbuf].size = m->bufs[o->wbuf].size == eu_wcopy_w_at(o) ? eu_wcopy_w_at(o) + o->w_len
-                                                                          : eu_wcopy_w_at(o);
-        break;
-    case 7:                   /* block config */
-        o->blk.h = 1 + rnd(r) % 16;
-        o->blk.d = 16 * (1 + rnd(r) % 4);
-        o->blk.ab_start = rnd(r) % 32;
-        break;
-    case 8:                   /* multi-field registers' inputs */
-        o->stride_x = (uint8_t)(1 + rnd(r) % 3);
-        o->pkf = (rnd(r) & 1) != 0;
-        o->act_clip = (uint8_t)(rnd(r) % 2 ? EU_CLIP_OFM : EU_CLIP_INT8);
-        o->round = (uint8_t)(rnd(r) % 3);
-        break;
-    case 9:
-        o->ifm.is_signed = (rnd(r) & 1) != 0;
-        o->ofm_scale = rnd(r);
-        o->ofm_shift = (uint8_t)(rnd(r) % 40);
-        o->bcast_h = (rnd(r) & 1) != 0;
-        break;
-    case 10:                  /* one-field registers' inputs */
-        o->act_min = (int32_t)(rnd(r) % 256) - 128;
-        o->ifm.zp = (int32_t)(rnd(r) % 256) - 128;
-        o->ofm.w = 1 + rnd(r) % 64;
-        break;
-    default:                  /* nothing: the same stream again */
-        break;
-    }
 }
 
 static void one(const char *rel, eu_variant v, const char *vname, int trials)

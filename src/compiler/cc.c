@@ -149,7 +149,15 @@ static void apply_share(cc_model *m, const gen_share *s)
 
 /* The NPU ops part of a key (gen_key), one copy for the entries made
  * from the same ops (a search's plans differ in the buffers only). */
-typedef struct gen_ops { uint8_t *b; size_t n; int32_t refs; } gen_ops;
+/* An epoch's ops as they were generated (n bytes): the bytes themselves
+ * (b), or, where few ops differ from a copy the cache holds, that copy
+ * (base, a full one, counted among its refs) and the ops that differ (at
+ * their places, in order: d_at[i] is op i's index, d_op[i] it). */
+typedef struct gen_ops {
+    uint8_t *b; size_t n; int32_t refs;
+    struct gen_ops *base;
+    int32_t *d_at; eu_op *d_op; int32_t n_d;
+} gen_ops;
 
 /* One epoch as eu_generate and estimate made it from the inputs `key`
  * and `ops` (gen_key): its stream, its DMAs' ops, its cycles, each NPU
@@ -399,12 +407,19 @@ static void est_scratch_free(est_scratch *x)
     memset(x, 0, sizeof *x);
 }
 
+static void gen_ops_free(gen_ops *x)
+{
+    if (!x || --x->refs) return;
+    gen_ops_free(x->base);
+    free(x->b);
+    free(x->d_at);
+    free(x->d_op);
+    free(x);
+}
+
 static void gen_entry_free(gen_entry *g)
 {
-    if (g->ops && !--g->ops->refs) {
-        free(g->ops->b);
-        free(g->ops);
-    }
+    gen_ops_free(g->ops);
     free(g->key);
     free(g->payload);
     free(g->dma_op);
@@ -502,9 +517,21 @@ static uint64_t key_hash(const uint8_t *k, size_t n)
  * sets them anew) are the copy at b (a gen_ops's, cycle fields zeroed too):
  * one compare of the whole image, not two per op around the cycle fields
  * (lstm_s: 1,050 ops of 472 bytes, 2,100 calls a compare). */
-static bool ops_same(const eu_op *a, size_t n, const uint8_t *b)
+static bool ops_same(const eu_op *a, size_t n, const gen_ops *x)
 {
-    return !n || !memcmp(a, b, n);
+    if (x->n != n) return false;
+    if (!x->base) return !n || !memcmp(a, x->b, n);
+    /* the base's bytes between the ops that differ, then each of those */
+    const uint8_t *ab = (const uint8_t *)a, *bb = x->base->b;
+    size_t at = 0;
+    for (int32_t i = 0; i <= x->n_d; i++) {
+        size_t to = i < x->n_d ? sizeof *a * (size_t)x->d_at[i] : n;
+        if (to > at && memcmp(ab + at, bb + at, to - at)) return false;
+        if (i == x->n_d) break;
+        if (memcmp(&a[x->d_at[i]], &x->d_op[i], sizeof *a)) return false;
+        at = to + sizeof *a;
+    }
+    return true;
 }
 
 /* Epoch i from the cache when its inputs match an entry (the model's
@@ -516,7 +543,7 @@ static bool gen_lookup(cc_model *m, int32_t i, const uint8_t *key, size_t key_si
     for (int s = 0; s < GEN_KEEP; s++) {
         const gen_entry *g = &c->e[s];
         if (!g->key || g->key_hash != hash || g->key_size != key_size || memcmp(g->key, key, key_size)) continue;
-        if (g->ops->n != c->img_size || !ops_same(c->img, c->img_size, g->ops->b)) continue;
+        if (!ops_same(c->img, c->img_size, g->ops)) continue;
         uint8_t *pl = malloc(g->payload_size ? g->payload_size : 1);
         int32_t *dma = malloc(sizeof *dma * ((size_t)g->n_dma + 1));
         if (!pl || !dma) {
@@ -548,32 +575,69 @@ static bool gen_lookup(cc_model *m, int32_t i, const uint8_t *key, size_t key_si
  * else a copy (each copy compared once: most entries share a few). Found
  * before estimate, while the epoch's cycle fields are still zero (as the
  * copies'). False: out of memory. */
+/* Ops images of at least this many ops are kept as their differences from
+ * a full one where they can be. */
+#define GEN_DELTA_MIN 64
+
 static bool ops_share(cc_model *m, gen_entry *g)
 {
     struct cc_gencache *c = m->gen;
     gen_ops *differ[GEN_KEEP];
     int32_t n_differ = 0;
+    gen_ops *base = NULL;   /* the latest full copy of as many ops */
     for (int32_t j = 1; j <= GEN_KEEP && !g->ops; j++) {
         gen_ops *x = c->e[(c->next + GEN_KEEP - j) % GEN_KEEP].ops;
         if (!x || x->n != c->img_size) continue;
+        if (!base) base = x->base ? x->base : x;
         bool seen = false;
         for (int32_t k = 0; k < n_differ && !seen; k++) seen = differ[k] == x;
         if (seen) continue;
-        if (ops_same(c->img, x->n, x->b)) g->ops = x;
+        if (ops_same(c->img, x->n, x)) g->ops = x;
         else differ[n_differ++] = x;
     }
     if (g->ops) {
         g->ops->refs++;
         return true;
     }
-    gen_ops *x = malloc(sizeof *x);
-    uint8_t *b = x ? malloc(c->img_size ? c->img_size : 1) : NULL;
-    if (!b) {
+    gen_ops *x = calloc(1, sizeof *x);
+    if (!x) return false;
+    x->n = c->img_size;
+    x->refs = 1;
+    /* the ops that differ from the base, where they are few (a trial of
+     * the search changes a handful: an unrolled LSTM's copies of 2 MB of
+     * ops each took a page fault per page) */
+    size_t n_ops = c->img_size / sizeof *c->img;
+    int32_t n_d = 0;
+    if (base && n_ops >= GEN_DELTA_MIN) {
+        const eu_op *bo = (const eu_op *)base->b;
+        for (size_t k = 0; k < n_ops && n_d <= (int32_t)(n_ops / 8); k++)
+            n_d += memcmp(&c->img[k], &bo[k], sizeof *bo) != 0;
+    }
+    if (base && n_ops >= GEN_DELTA_MIN && n_d <= (int32_t)(n_ops / 8)) {
+        x->d_at = malloc(sizeof *x->d_at * ((size_t)n_d + 1));
+        x->d_op = malloc(sizeof *x->d_op * ((size_t)n_d + 1));
+        if (x->d_at && x->d_op) {
+            const eu_op *bo = (const eu_op *)base->b;
+            for (size_t k = 0; k < n_ops; k++)
+                if (memcmp(&c->img[k], &bo[k], sizeof *bo)) {
+                    x->d_at[x->n_d] = (int32_t)k;
+                    x->d_op[x->n_d++] = c->img[k];
+                }
+            x->base = base;
+            base->refs++;
+            g->ops = x;
+            return true;
+        }
+        free(x->d_at);
+        free(x->d_op);
+        x->d_at = NULL;
+        x->d_op = NULL;
+    }
+    if (!(x->b = malloc(c->img_size ? c->img_size : 1))) {
         free(x);
         return false;
     }
-    if (c->img_size) memcpy(b, c->img, c->img_size);
-    *x = (gen_ops){b, c->img_size, 1};
+    if (c->img_size) memcpy(x->b, c->img, c->img_size);
     g->ops = x;
     return true;
 }

@@ -386,6 +386,32 @@ static void test_writer(void)
     CHECK_STR_EQ(t, "{\n  \"a\": [\n    1,\n    {\n      \"k\": \"v\"\n    }\n  ],\n  \"e\": {}\n}\n");
     free(t);
 
+    /* indentation deeper than the writer's run of spaces (20 levels of 7) */
+    npuc_json_writer_init(&w, 7);
+    for (int d = 0; d < 20; d++) npuc_json_write_array_begin(&w);
+    npuc_json_write_int(&w, 5);
+    for (int d = 0; d < 20; d++) npuc_json_write_array_end(&w);
+    t = finish(&w, &err);
+    {
+        char want[4096];
+        size_t at = 0;
+        for (int d = 0; d < 20; d++) {
+            want[at++] = '[';
+            want[at++] = '\n';
+            for (int i = 0; i < 7 * (d + 1); i++) want[at++] = ' ';
+        }
+        want[at++] = '5';
+        for (int d = 19; d >= 0; d--) {
+            want[at++] = '\n';
+            for (int i = 0; i < 7 * d; i++) want[at++] = ' ';
+            want[at++] = ']';
+        }
+        want[at++] = '\n';
+        want[at] = 0;
+        CHECK_STR_EQ(t, want);
+    }
+    free(t);
+
     /* a top-level scalar */
     npuc_json_writer_init(&w, 0);
     npuc_json_write_string(&w, "x");

@@ -680,13 +680,22 @@ static void jw_put(npuc_json_writer *w, const char *s, size_t n)
     w->buf[w->len] = 0;
 }
 
-static void jw_putc(npuc_json_writer *w, char c) { jw_put(w, &c, 1); }
+static void jw_putc(npuc_json_writer *w, char c)
+{
+    if (!w->failed && w->len + 2 <= w->cap) {   /* room already: no checks to make */
+        w->buf[w->len++] = c;
+        w->buf[w->len] = 0;
+        return;
+    }
+    jw_put(w, &c, 1);
+}
 
 static void jw_newline(npuc_json_writer *w)
 {
+    static const char spaces[64] = "                                                               ";
     if (!w->indent) return;
     jw_putc(w, '\n');
-    for (int i = 0; i < w->depth * w->indent; i++) jw_putc(w, ' ');
+    for (int left = w->depth * w->indent; left > 0; left -= 63) jw_put(w, spaces, left < 63 ? (size_t)left : 63);
 }
 
 /* Separator and checks before any value. False if the value must not be

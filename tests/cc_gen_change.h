@@ -8,6 +8,11 @@
 
 #include "../src/compiler/cc.h"
 
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
 static inline uint32_t rnd(uint32_t *r)
 {
     *r = *r * 1103515245u + 12345u;
@@ -64,6 +69,50 @@ static inline void change(cc_model *m, cc_epoch *e, const int32_t *wbuf0, uint32
     default:                  /* nothing: the same stream again */
         break;
     }
+}
+
+/* On each HW epoch of m: `trials` times 1 to 3 changes (an earlier plan,
+ * the compiled one, taken back first one time in `back`), then same(m,
+ * epoch index); m's epochs and buffers as they were after. Returns how
+ * many were the same; *n: how many ran. */
+static inline int gen_trials(cc_model *m, int trials, uint32_t seed, uint32_t back,
+                             bool (*same)(cc_model *, int32_t), int *n)
+{
+    uint32_t r = seed;
+    int k_same = 0;
+    *n = 0;
+    for (int32_t i = 0; i < m->n_epochs; i++) {
+        cc_epoch *e = &m->epochs[i];
+        if (e->kind != CC_EPOCH_HW || !e->n_eu) continue;
+        size_t ob = sizeof *e->ops * (size_t)e->n_eu, bb = sizeof *m->bufs * (size_t)m->n_bufs;
+        eu_op *ops0 = malloc(ob);
+        cc_buf *bufs0 = malloc(bb + 1);
+        int32_t *wbuf0 = malloc(sizeof *wbuf0 * (size_t)e->n_eu);
+        if (!ops0 || !bufs0 || !wbuf0) {
+            free(ops0);
+            free(bufs0);
+            free(wbuf0);
+            return -1;
+        }
+        memcpy(ops0, e->ops, ob);
+        memcpy(bufs0, m->bufs, bb);
+        for (int32_t k = 0; k < e->n_eu; k++) wbuf0[k] = e->ops[k].wbuf;
+        for (int t = 0; t < trials; t++, (*n)++) {
+            if (rnd(&r) % back == 0) {
+                memcpy(e->ops, ops0, ob);
+                memcpy(m->bufs, bufs0, bb);
+            }
+            int nc = 1 + (int)(rnd(&r) % 3);
+            for (int c = 0; c < nc; c++) change(m, e, wbuf0, &r);
+            k_same += same(m, i);
+        }
+        memcpy(e->ops, ops0, ob);
+        memcpy(m->bufs, bufs0, bb);
+        free(ops0);
+        free(bufs0);
+        free(wbuf0);
+    }
+    return k_same;
 }
 
 #endif

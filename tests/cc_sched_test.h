@@ -37,9 +37,11 @@ static inline bool take_streams(const cc_model *m, streams *s)
     return true;
 }
 
-/* g lowered for v (cc_lower alone: no fold, no reordering), NULL on a
- * failure (printed). */
-static inline cc_model *lowered(const char *cs, const graph *g, eu_variant v, cc_options opt)
+/* g lowered for v (cc_lower alone: no fold, no reordering) with the weight
+ * cache wc (NULL: none; not the model's: m->wcache is cleared before the
+ * model is freed), NULL on a failure (printed). */
+static inline cc_model *lowered_with(const char *cs, const graph *g, eu_variant v, cc_options opt,
+                                     struct eu_wcache *wc)
 {
     npuc_err e = {0};
     cc_model *m = calloc(1, sizeof *m);
@@ -47,6 +49,7 @@ static inline cc_model *lowered(const char *cs, const graph *g, eu_variant v, cc
     opt.no_fold = opt.no_order = true;
     m->g = m->src = g;
     m->qfold_off = true;
+    m->wcache = wc;
     m->ops = calloc((size_t)g->n_ops + 1, sizeof *m->ops);
     m->buf_of = calloc((size_t)g->n_tensors + 1, sizeof *m->buf_of);
     int rc = m->ops && m->buf_of ? target_default(v, &opt.sys, &e) : NPUC_E_NOMEM;
@@ -57,10 +60,17 @@ static inline cc_model *lowered(const char *cs, const graph *g, eu_variant v, cc
     if (rc) {
         fprintf(stderr, "FAIL %s: lowering: %s\n", cs, e.msg);
         CHECK(0);
+        m->wcache = NULL;
         cc_model_free(m);
         return NULL;
     }
     return m;
+}
+
+/* lowered_with no weight cache. */
+static inline cc_model *lowered(const char *cs, const graph *g, eu_variant v, cc_options opt)
+{
+    return lowered_with(cs, g, v, opt, NULL);
 }
 
 /* Places m's buffers (a pool too small is no matter here). */

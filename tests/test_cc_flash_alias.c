@@ -19,6 +19,7 @@
 #include "cc_test_npu.h"
 #include "../src/compiler/ethosu/eu_weights.h"
 #include "../src/compiler/lower/lower.h"
+#include "cc_sched_test.h"
 
 #include <string.h>
 
@@ -128,35 +129,6 @@ out2:
     free(e.alias);
 }
 
-/* g lowered for v (cc_lower alone), with the weight cache wc (NULL: none). */
-static cc_model *lower_with(const graph *g, eu_variant v, eu_wcache *wc)
-{
-    npuc_err e = {0};
-    cc_model *m = calloc(1, sizeof *m);
-    if (!m) return NULL;
-    cc_options opt;
-    memset(&opt, 0, sizeof opt);
-    opt.no_fold = opt.no_order = true;
-    m->g = m->src = g;
-    m->qfold_off = true;
-    m->wcache = wc;
-    m->ops = calloc((size_t)g->n_ops + 1, sizeof *m->ops);
-    m->buf_of = calloc((size_t)g->n_tensors + 1, sizeof *m->buf_of);
-    int rc = m->ops && m->buf_of ? target_default(v, &opt.sys, &e) : NPUC_E_NOMEM;
-    m->opt = opt;
-    for (int32_t i = 0; !rc && i < g->n_ops; i++)
-        m->ops[i].epoch = m->ops[i].cascade = m->ops[i].fused_into = m->ops[i].folded_into = -1;
-    if (!rc) rc = cc_lower(m, &e);
-    if (rc) {
-        fprintf(stderr, "FAIL lowering: %s\n", e.msg);
-        CHECK(0);
-        m->wcache = NULL;
-        cc_model_free(m);
-        return NULL;
-    }
-    return m;
-}
-
 static void model_free(cc_model *m)
 {
     if (!m) return;
@@ -191,7 +163,10 @@ static void test_lstm(eu_variant v)
     if (!g) goto out;
     eu_wcache *wc = eu_wcache_new();
     CHECK(wc != NULL);
-    cc_model *plain = lower_with(g, v, NULL), *al = lower_with(g, v, wc), *al2 = lower_with(g, v, wc);
+    cc_options opt;
+    memset(&opt, 0, sizeof opt);
+    cc_model *plain = lowered_with(rel, g, v, opt, NULL), *al = lowered_with(rel, g, v, opt, wc),
+             *al2 = lowered_with(rel, g, v, opt, wc);
     if (!plain || !al || !al2) goto done;
     int32_t n_alias = 0;
     uint64_t bytes = 0;

@@ -90,36 +90,7 @@ static void one(const char *rel, eu_variant v, const char *vname, int trials)
     if (cc_compile_shared(rel, v, &tm, &g, &cm)) {
         cm->gen = cc_gencache_new();
         CHECK(cm->gen != NULL);
-        uint32_t r = 20261128u;
-        int same = 0, n = 0;
-        for (int32_t i = 0; cm->gen && i < cm->n_epochs; i++) {
-            cc_epoch *e = &cm->epochs[i];
-            if (e->kind != CC_EPOCH_HW || !e->n_eu) continue;
-            size_t ob = sizeof *e->ops * (size_t)e->n_eu, bb = sizeof *cm->bufs * (size_t)cm->n_bufs;
-            eu_op *ops0 = malloc(ob);
-            cc_buf *bufs0 = malloc(bb + 1);
-            int32_t *wbuf0 = malloc(sizeof *wbuf0 * (size_t)e->n_eu);
-            CHECK(ops0 && bufs0 && wbuf0);
-            if (!ops0 || !bufs0 || !wbuf0) break;
-            memcpy(ops0, e->ops, ob);
-            memcpy(bufs0, cm->bufs, bb);
-            for (int32_t k = 0; k < e->n_eu; k++) wbuf0[k] = e->ops[k].wbuf;
-            for (int t = 0; t < trials; t++, n++) {
-                if (rnd(&r) % 8 == 0) {
-                    /* an earlier plan taken back */
-                    memcpy(e->ops, ops0, ob);
-                    memcpy(cm->bufs, bufs0, bb);
-                }
-                int nc = 1 + (int)(rnd(&r) % 3);
-                for (int c = 0; c < nc; c++) change(cm, e, wbuf0, &r);
-                same += same_both_ways(cm, i);
-            }
-            memcpy(e->ops, ops0, ob);
-            memcpy(cm->bufs, bufs0, bb);
-            free(ops0);
-            free(bufs0);
-            free(wbuf0);
-        }
+        int n = 0, same = cm->gen ? gen_trials(cm, trials, 20261128u, 8, same_both_ways, &n) : -1;
         printf("%s %s: %d of %d epochs the same with the cache\n", rel, vname, same, n);
         CHECK(n > 0);
         CHECK_EQ_INT(same, n);

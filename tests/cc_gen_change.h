@@ -2,7 +2,8 @@
  * between places and pools, weight copies dropped, restored and their DMAs
  * moved, op fields a search or a lowering may set otherwise), for the
  * tests of what eu_generate and cc_generate_all keep between calls
- * (test_eu_gen_memo.c, test_cc_gen_cache.c). */
+ * (test_eu_gen_memo.c, test_cc_gen_cache.c). Include after test.h and
+ * cc_test_npu.h. */
 #ifndef NPUC_CC_GEN_CHANGE_H
 #define NPUC_CC_GEN_CHANGE_H
 
@@ -113,6 +114,30 @@ static inline int gen_trials(cc_model *m, int trials, uint32_t seed, uint32_t ba
         free(wbuf0);
     }
     return k_same;
+}
+
+/* The shared model at rel compiled for v, the search's caches on (as while
+ * it runs: m->gen), gen_trials run on it; prints how many of them were
+ * the same (`what`: what is compared) and CHECKs that all were. */
+static inline void gen_check(const char *rel, eu_variant v, const char *vname, int trials, uint32_t seed,
+                             uint32_t back, bool (*same)(cc_model *, int32_t), const char *what)
+{
+    tfl_model *tm = NULL;
+    graph *g = NULL;
+    cc_model *cm = NULL;
+    if (cc_compile_shared(rel, v, &tm, &g, &cm)) {
+        cm->gen = cc_gencache_new();
+        CHECK(cm->gen != NULL);
+        int n = 0, k = cm->gen ? gen_trials(cm, trials, seed, back, same, &n) : -1;
+        printf("%s %s: %d of %d %s\n", rel, vname, k, n, what);
+        CHECK(n > 0);
+        CHECK_EQ_INT(k, n);
+        cc_gencache_free(cm->gen);
+        cm->gen = NULL;
+    }
+    cc_model_free(cm);
+    graph_free(g);
+    tfl_model_free(tm);
 }
 
 #endif

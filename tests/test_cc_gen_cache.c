@@ -84,22 +84,7 @@ static bool same_both_ways(cc_model *m, int32_t ei)
 
 static void one(const char *rel, eu_variant v, const char *vname, int trials)
 {
-    tfl_model *tm = NULL;
-    graph *g = NULL;
-    cc_model *cm = NULL;
-    if (cc_compile_shared(rel, v, &tm, &g, &cm)) {
-        cm->gen = cc_gencache_new();
-        CHECK(cm->gen != NULL);
-        int n = 0, same = cm->gen ? gen_trials(cm, trials, 20261128u, 8, same_both_ways, &n) : -1;
-        printf("%s %s: %d of %d epochs the same with the cache\n", rel, vname, same, n);
-        CHECK(n > 0);
-        CHECK_EQ_INT(same, n);
-        cc_gencache_free(cm->gen);
-        cm->gen = NULL;
-    }
-    cc_model_free(cm);
-    graph_free(g);
-    tfl_model_free(tm);
+    gen_check(rel, v, vname, trials, 20261128u, 8, same_both_ways, "epochs the same with the cache");
 }
 
 int main(void)

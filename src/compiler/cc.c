@@ -148,11 +148,10 @@ static void apply_share(cc_model *m, const gen_share *s)
 }
 
 /* The NPU ops part of a key (gen_key), one copy for the entries made
- * from the same ops (a search's plans differ in the buffers only). */
-/* An epoch's ops as they were generated (n bytes): the bytes themselves
- * (b), or, where few ops differ from a copy the cache holds, that copy
- * (base, a full one, counted among its refs) and the ops that differ (at
- * their places, in order: d_at[i] is op i's index, d_op[i] it). */
+ * from the same ops (a search's plans differ in the buffers only): the
+ * ops' n bytes themselves (b), or, where few ops differ from a copy the
+ * cache holds, that copy (base, a whole one, counted among its refs) and
+ * the ops that differ (in order: d_at[i] is op i's index, d_op[i] it). */
 typedef struct gen_ops {
     uint8_t *b; size_t n; int32_t refs;
     struct gen_ops *base;
@@ -514,9 +513,10 @@ static uint64_t key_hash(const uint8_t *k, size_t n)
 
 /* Whether the n bytes of ops at a (an epoch's, its cycle fields zeroed:
  * cc_generate_all clears them before the lookup, as estimate or the cache
- * sets them anew) are the copy at b (a gen_ops's, cycle fields zeroed too):
- * one compare of the whole image, not two per op around the cycle fields
- * (lstm_s: 1,050 ops of 472 bytes, 2,100 calls a compare). */
+ * sets them anew) are the copy x (cycle fields zeroed too): one compare of
+ * the whole image, not two per op around the cycle fields (lstm_s: 1,050
+ * ops of 472 bytes, 2,100 calls a compare), or of the runs between the
+ * ops x keeps apart and each of those. */
 static bool ops_same(const eu_op *a, size_t n, const gen_ops *x)
 {
     if (x->n != n) return false;
@@ -571,14 +571,15 @@ static bool gen_lookup(cc_model *m, int32_t i, const uint8_t *key, size_t key_si
     return false;
 }
 
-/* The ops part of epoch i's entry (g->ops): an entry's when the same,
- * else a copy (each copy compared once: most entries share a few). Found
- * before estimate, while the epoch's cycle fields are still zero (as the
- * copies'). False: out of memory. */
 /* Ops images of at least this many ops are kept as their differences from
  * a full one where they can be. */
 #define GEN_DELTA_MIN 64
 
+/* The ops part of epoch i's entry (g->ops): an entry's when the same,
+ * else a copy, whole or as the ops that differ from the latest whole one
+ * of as many ops (each copy compared once: most entries share a few). Found
+ * before estimate, while the epoch's cycle fields are still zero (as the
+ * copies'). False: out of memory. */
 static bool ops_share(cc_model *m, gen_entry *g)
 {
     struct cc_gencache *c = m->gen;

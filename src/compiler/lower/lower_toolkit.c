@@ -273,7 +273,6 @@ uint8_t *cc_flash_room(cc_epoch *e, uint64_t size, uint64_t *off, npuc_err *err)
     return e->flash + start - d;
 }
 
-
 void cc_flash_reserve(lower_ctx *c, uint64_t need)
 {
     cc_epoch *e = c->e;

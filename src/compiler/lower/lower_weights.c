@@ -297,6 +297,7 @@ int cc_flash_alias_add(cc_epoch *e, uint64_t size, uint64_t src, uint64_t *off, 
     if (!len || src + len > start || !outside_aliases(e, src, len) || cc_flash_seg(e, src, src + len, &p) != len)
         return npuc_errf(err, NPUC_E_INVALID, "internal: alias of flash bytes [%llu, %llu) at %llu",
                          (unsigned long long)src, (unsigned long long)(src + len), (unsigned long long)start);
+    uint64_t mem = (uint64_t)(p - e->flash);   /* p does not outlive a move of the memory */
     if (!cc_flash_mem(e, start, err)) return err->code;
     if (e->n_alias == e->cap_alias) {
         int32_t cap = e->cap_alias ? 2 * e->cap_alias : 16;
@@ -306,7 +307,7 @@ int cc_flash_alias_add(cc_epoch *e, uint64_t size, uint64_t src, uint64_t *off, 
         e->cap_alias = cap;
     }
     memset(e->flash + e->flash_size - e->alias_bytes, 0, start - e->flash_size);
-    e->alias[e->n_alias++] = (cc_flash_alias){start, len, src, (uint64_t)(p - e->flash), e->alias_bytes};
+    e->alias[e->n_alias++] = (cc_flash_alias){start, len, src, mem, e->alias_bytes};
     e->alias_bytes += len;
     e->flash_size = start + len;
     *off = start;

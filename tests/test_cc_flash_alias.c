@@ -50,7 +50,7 @@ static bool build(cc_epoch *e)
     }
     CHECK_EQ_INT(e->flash_size, 65536);
     CHECK_EQ_INT(e->n_alias, 2);
-    CHECK_EQ_INT(e->alias_bytes, 12288);
+    CHECK_EQ_INT(cc_flash_alias_bytes(e), 12288);
     return e->flash_size == 65536 && e->n_alias == 2;
 }
 
@@ -98,12 +98,12 @@ static void test_hand_built(void)
     /* a cut inside the second alias keeps its first bytes; at its start it goes */
     cc_flash_rewind(&e, 42000);
     CHECK_EQ_INT(e.n_alias, 2);
-    CHECK_EQ_INT(e.alias_bytes, 8192 + 2000);
+    CHECK_EQ_INT(cc_flash_alias_bytes(&e), 8192 + 2000);
     CHECK_EQ_INT(cc_flash_seg(&e, 40000, 65536, &p), 2000);
     CHECK(p == e.flash + 4096);
     cc_flash_rewind(&e, 40000);
     CHECK_EQ_INT(e.n_alias, 1);
-    CHECK_EQ_INT(e.alias_bytes, 8192);
+    CHECK_EQ_INT(cc_flash_alias_bytes(&e), 8192);
     CHECK_EQ_INT(e.flash_size, 40000);
     /* room after a cut: in memory right after the bytes kept */
     uint8_t *q = cc_flash_room(&e, 32, &off, &err);
@@ -116,7 +116,7 @@ out:
     if (!build(&e)) goto out2;
     CHECK(cc_flash_write_aliases(&e));
     CHECK_EQ_INT(e.n_alias, 0);
-    CHECK_EQ_INT(e.alias_bytes, 0);
+    CHECK_EQ_INT(cc_flash_alias_bytes(&e), 0);
     CHECK(e.flash_cap >= 65536);
     bytes = true;
     for (uint64_t i = 0; i < 65536; i++) {

@@ -607,32 +607,25 @@ static bool ops_share(cc_model *m, gen_entry *g)
     /* the ops that differ from the base, where they are few (a trial of
      * the search changes a handful: an unrolled LSTM's copies of 2 MB of
      * ops each took a page fault per page) */
-    size_t n_ops = c->img_size / sizeof *c->img;
-    int32_t n_d = 0;
-    if (base && n_ops >= GEN_DELTA_MIN) {
+    size_t n_ops = c->img_size / sizeof *c->img, most = n_ops / 8;
+    if (base && n_ops >= GEN_DELTA_MIN && (x->d_at = malloc(sizeof *x->d_at * (most + 1)))) {
+        /* one pass: the indices, until there are too many */
         const eu_op *bo = (const eu_op *)base->b;
-        for (size_t k = 0; k < n_ops && n_d <= (int32_t)(n_ops / 8); k++)
-            n_d += memcmp(&c->img[k], &bo[k], sizeof *bo) != 0;
-    }
-    if (base && n_ops >= GEN_DELTA_MIN && n_d <= (int32_t)(n_ops / 8)) {
-        x->d_at = malloc(sizeof *x->d_at * ((size_t)n_d + 1));
-        x->d_op = malloc(sizeof *x->d_op * ((size_t)n_d + 1));
-        if (x->d_at && x->d_op) {
-            const eu_op *bo = (const eu_op *)base->b;
-            for (size_t k = 0; k < n_ops; k++)
-                if (memcmp(&c->img[k], &bo[k], sizeof *bo)) {
-                    x->d_at[x->n_d] = (int32_t)k;
-                    x->d_op[x->n_d++] = c->img[k];
-                }
+        for (size_t k = 0; k < n_ops && (size_t)x->n_d <= most; k++)
+            if (memcmp(&c->img[k], &bo[k], sizeof *bo)) {
+                if ((size_t)x->n_d < most) x->d_at[x->n_d] = (int32_t)k;
+                x->n_d++;
+            }
+        if ((size_t)x->n_d <= most && (x->d_op = malloc(sizeof *x->d_op * ((size_t)x->n_d + 1)))) {
+            for (int32_t i = 0; i < x->n_d; i++) x->d_op[i] = c->img[x->d_at[i]];
             x->base = base;
             base->refs++;
             g->ops = x;
             return true;
         }
         free(x->d_at);
-        free(x->d_op);
         x->d_at = NULL;
-        x->d_op = NULL;
+        x->n_d = 0;
     }
     if (!(x->b = malloc(c->img_size ? c->img_size : 1))) {
         free(x);

@@ -277,8 +277,6 @@ typedef struct cc_epoch {
                                  flash holds once (until cc_share_flash, which
                                  stores each stream once; none after) */
     int32_t n_alias, cap_alias;
-    uint64_t alias_bytes;     /* their lengths' sum: flash holds flash_size -
-                                 alias_bytes bytes */
     int32_t flash_shared;     /* > 0: the epoch has no flash of its own and
                                  addresses that of epoch flash_shared - 1,
                                  which holds the constants of both
@@ -795,6 +793,12 @@ const uint8_t *cc_flash_view(const cc_epoch *e, uint64_t lo, uint64_t hi);
 /* Every alias of e written out: its flash then holds all of its bytes at
  * their offsets. False: out of memory (e as it was). */
 bool cc_flash_write_aliases(cc_epoch *e);
+/* The lengths of e's aliases together: its memory holds flash_size less
+ * these bytes. */
+static inline uint64_t cc_flash_alias_bytes(const cc_epoch *e)
+{
+    return e->n_alias ? e->alias[e->n_alias - 1].below + e->alias[e->n_alias - 1].len : 0;
+}
 /* The epoch whose flash e addresses (e itself unless it shares one). */
 static inline const cc_epoch *cc_flash_epoch(const cc_model *m, const cc_epoch *e)
 {

@@ -229,7 +229,6 @@ void cc_flash_rewind(cc_epoch *e, uint64_t size)
         /* an alias the cut goes through keeps its first bytes (the bytes
          * of its copy's first part) */
         uint64_t keep = a->off < size ? size - a->off : 0;
-        e->alias_bytes -= a->len - keep;
         a->len = keep;
         if (keep) break;
         e->n_alias--;
@@ -239,7 +238,7 @@ void cc_flash_rewind(cc_epoch *e, uint64_t size)
 
 bool cc_flash_mem(cc_epoch *e, uint64_t end, npuc_err *err)
 {
-    uint64_t need = end - e->alias_bytes;
+    uint64_t need = end - cc_flash_alias_bytes(e);
     if (need > e->flash_cap) {
         /* by half again: a long epoch's constants (an unrolled LSTM's
          * tens of MiB before share_consts and cc_share_flash drop the
@@ -265,7 +264,7 @@ uint8_t *cc_flash_room(cc_epoch *e, uint64_t size, uint64_t *off, npuc_err *err)
     if (!cc_flash_mem(e, end, err)) return NULL;
     /* zeros in the gaps only (the alignment before, the padding after);
      * in memory the bytes past the last alias are its length lower */
-    uint64_t d = e->alias_bytes;
+    uint64_t d = cc_flash_alias_bytes(e);
     memset(e->flash + e->flash_size - d, 0, start - e->flash_size);
     memset(e->flash + start - d + size, 0, end - start - size);
     e->flash_size = end;
@@ -276,7 +275,7 @@ uint8_t *cc_flash_room(cc_epoch *e, uint64_t size, uint64_t *off, npuc_err *err)
 void cc_flash_reserve(lower_ctx *c, uint64_t need)
 {
     cc_epoch *e = c->e;
-    uint64_t used = e ? e->flash_size - e->alias_bytes : 0;   /* in memory */
+    uint64_t used = e ? e->flash_size - cc_flash_alias_bytes(e) : 0;   /* in memory */
     if (!e || used + 16 + need <= e->flash_cap) return;
     uint64_t want = used + 16 + need;
     /* the rest of the graph's constants and a quarter more (streams of

@@ -279,7 +279,6 @@ bool cc_flash_write_aliases(cc_epoch *e)
     for (int32_t i = 0; i < e->n_alias; i++)
         memcpy(e->flash + e->alias[i].off, e->flash + e->alias[i].src, (size_t)e->alias[i].len);
     e->n_alias = 0;
-    e->alias_bytes = 0;
     return true;
 }
 
@@ -299,16 +298,10 @@ int cc_flash_alias_add(cc_epoch *e, uint64_t size, uint64_t src, uint64_t *off, 
                          (unsigned long long)src, (unsigned long long)(src + len), (unsigned long long)start);
     uint64_t mem = (uint64_t)(p - e->flash);   /* p does not outlive a move of the memory */
     if (!cc_flash_mem(e, start, err)) return err->code;
-    if (e->n_alias == e->cap_alias) {
-        int32_t cap = e->cap_alias ? 2 * e->cap_alias : 16;
-        cc_flash_alias *v = realloc(e->alias, sizeof *v * (size_t)cap);
-        if (!v) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
-        e->alias = v;
-        e->cap_alias = cap;
-    }
-    memset(e->flash + e->flash_size - e->alias_bytes, 0, start - e->flash_size);
-    e->alias[e->n_alias++] = (cc_flash_alias){start, len, src, mem, e->alias_bytes};
-    e->alias_bytes += len;
+    if (!cc_grow((void **)&e->alias, &e->cap_alias, e->n_alias, sizeof *e->alias, err)) return err->code;
+    uint64_t below = cc_flash_alias_bytes(e);
+    memset(e->flash + e->flash_size - below, 0, start - e->flash_size);
+    e->alias[e->n_alias++] = (cc_flash_alias){start, len, src, mem, below};
     e->flash_size = start + len;
     *off = start;
     return NPUC_OK;
@@ -905,7 +898,6 @@ int cc_share_flash(cc_model *m, bool *shared, npuc_err *err)
             e->flash = NULL;
             e->flash_size = e->flash_cap = 0;
             e->n_alias = 0;
-            e->alias_bytes = 0;
             if (i != owner) e->flash_shared = owner + 1;
         }
         cc_epoch *o = &m->epochs[owner];

@@ -122,6 +122,33 @@ static void test_floor(void)
     /* FLOOR_DIV: any zero divisor (even -0) is an error, as in TFLite Micro. */
     d[2] = -0.0f;
     CHECK_EQ_INT(run2(K_OP_FLOOR_DIV_F32, &b, a, 20, d, 20, o, 20), K_E_UNSUPPORTED);
+
+    /* int32 (TFLite's): floored, exact at the int32 limits; INT32_MIN / -1
+     * wraps as DIV's int32 form does, and its remainder is 0. */
+    k_op_binop_blob bi = blob2(8, 8, 8);
+    int32_t x[8] = {-7, 7, 6, -1, INT32_MIN, INT32_MIN, INT32_MAX, 47};
+    int32_t y[8] = {2, -2, -3, 48, -1, 3, -2, 48}, r[8];
+    CHECK_EQ_INT(run2(K_OP_FLOOR_DIV_S32, &bi, x, 32, y, 32, r, 32), K_OK);
+    const int32_t qd[8] = {-4, -4, -2, -1, INT32_MIN, -715827883, -1073741824, 0};
+    for (int i = 0; i < 8; i++) CHECK_EQ_INT(r[i], qd[i]);
+    CHECK_EQ_INT(run2(K_OP_FLOOR_MOD_S32, &bi, x, 32, y, 32, r, 32), K_OK);
+    const int32_t qm[8] = {1, -1, 0, 47, 0, 1, -1, 47};
+    for (int i = 0; i < 8; i++) CHECK_EQ_INT(r[i], qm[i]);
+    /* x == floor_div(x, y) * y + floor_mod(x, y) over a grid of signs */
+    for (int32_t u = -9; u <= 9; u++)
+        for (int32_t v = -4; v <= 4; v++) {
+            if (!v) continue;
+            k_op_binop_blob b1 = blob2(1, 1, 1);
+            int32_t q, m;
+            CHECK_EQ_INT(run2(K_OP_FLOOR_DIV_S32, &b1, &u, 4, &v, 4, &q, 4), K_OK);
+            CHECK_EQ_INT(run2(K_OP_FLOOR_MOD_S32, &b1, &u, 4, &v, 4, &m, 4), K_OK);
+            CHECK_EQ_INT(q * v + m, u);
+            CHECK(m == 0 || (m < 0) == (v < 0));
+        }
+    /* A zero divisor anywhere is an error for both, as TFLite checks. */
+    y[6] = 0;
+    CHECK_EQ_INT(run2(K_OP_FLOOR_DIV_S32, &bi, x, 32, y, 32, r, 32), K_E_UNSUPPORTED);
+    CHECK_EQ_INT(run2(K_OP_FLOOR_MOD_S32, &bi, x, 32, y, 32, r, 32), K_E_UNSUPPORTED);
 }
 
 /* ---- SQUARED_DIFFERENCE ---------------------------------------------------------------- */
@@ -391,8 +418,8 @@ static void test_interp_rejects(void)
         const char *msg;
     } rejected[] = {
         {TFL_OP_DIV, 2, i16, GRAPH_I16, 0.1f, "DIV does not support int16"},
-        {TFL_OP_FLOOR_DIV, 2, i32, GRAPH_I32, 0, "FLOOR_DIV does not support int32"},
-        {TFL_OP_FLOOR_MOD, 2, i32, GRAPH_I32, 0, "FLOOR_MOD does not support int32"},
+        {TFL_OP_FLOOR_DIV, 2, i16, GRAPH_I16, 0.1f, "FLOOR_DIV does not support int16"},
+        {TFL_OP_FLOOR_MOD, 2, i8, GRAPH_I8, 0.1f, "FLOOR_MOD does not support int8"},
         {TFL_OP_SQUARED_DIFFERENCE, 2, i64, GRAPH_I64, 0, "SQUARED_DIFFERENCE does not support int64"},
         {TFL_OP_SELECT_V2, 3, sel32, GRAPH_I32, 0, "SELECT_V2 does not support int32"},
         {TFL_OP_ADD_N, 2, i16, GRAPH_I16, 0.1f, "ADD_N does not support int16"},
@@ -405,6 +432,9 @@ static void test_interp_rejects(void)
                      NPUC_E_UNSUPPORTED);
         CHECK_STR_CONTAINS(msg, rejected[i].msg);
     }
+    /* FLOOR_DIV / FLOOR_MOD int32: TFLite's forms (TFLite Micro has float32 only). */
+    CHECK_EQ_INT(try_op(TFL_OP_FLOOR_DIV, 2, i32, GRAPH_I32, 0, msg, sizeof msg), NPUC_OK);
+    CHECK_EQ_INT(try_op(TFL_OP_FLOOR_MOD, 2, i32, GRAPH_I32, 0, msg, sizeof msg), NPUC_OK);
     /* Comparison output must be bool. */
     CHECK_EQ_INT(try_op(TFL_OP_EQUAL, 2, f32, GRAPH_F32, 0, msg, sizeof msg), NPUC_E_INVALID);
     CHECK_STR_CONTAINS(msg, "must be bool");

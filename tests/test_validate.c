@@ -320,6 +320,70 @@ static uint8_t *bmp_input(const char *path)
     return x;
 }
 
+/* coral_movenet_lightning_ptq: whole, with its int32 FLOOR_DIVs on the CPU
+ * (TFLite's form), bit-exact on ethos-u55-128. Its RESHAPE 142 is a CPU view
+ * that shares its input's bytes, so the runtime's model has no epoch for it
+ * (emit_npurt_has_epoch): the per-op figures still follow the compiled
+ * model's epochs, and that op belongs to none. */
+static void test_movenet(void)
+{
+    char p[4096];
+    if (!t_shared("models/zoo/coral_movenet_lightning_ptq.tflite", p, sizeof p)) {
+        printf("skip movenet: ../shared/models not found\n");
+        return;
+    }
+    tfl_model *tm = NULL;
+    graph *g = load(p, &tm);
+    if (!g) return;
+    /* one input set of random bytes (its one input is a uint8 image) */
+    CHECK_EQ_INT(g->n_inputs, 1);
+    const graph_tensor *x = &g->tensors[g->inputs[0]];
+    size_t n_in = graph_tensor_elems(x) * graph_dtype_size(x->dtype);
+    uint8_t *img = malloc(n_in + 1);
+    CHECK(img != NULL);
+    if (!img) return;
+    npuc_rng rng;
+    npuc_rng_seed(&rng, 3);
+    for (size_t i = 0; i < n_in; i++) img[i] = (uint8_t)npuc_rng_range(&rng, 0, 255);
+    const uint8_t *inputs[1] = {img};
+    val_options o;
+    default_opts(&o, EU_U55_128);
+    o.inputs = inputs;
+    o.n_sets = 1;
+    val_report *r = NULL;
+    npuc_err err = {0};
+    CHECK_EQ_INT(val_run(g, "coral_movenet_lightning_ptq.tflite", &o, &r, &err), NPUC_OK);
+    if (r) {
+        CHECK(r->pass && r->bit_exact && r->op_detail);
+        CHECK_EQ_INT(r->n_ops, g->n_ops);
+        int n_floor_div = 0, n_no_epoch = 0;
+        uint64_t cyc = 0;
+        for (int32_t i = 0; i < r->n_ops; i++) {
+            const val_op *op = &r->ops[i];
+            if (g->ops[i].opcode == TFL_OP_FLOOR_DIV) {
+                n_floor_div++;
+                CHECK(op->epoch >= 0 && op->kind == NPURT_EPOCH_SW);
+            }
+            if (op->epoch < 0) {
+                n_no_epoch++;
+                CHECK_EQ_INT(g->ops[i].opcode, TFL_OP_RESHAPE);
+            }
+            if (op->kind == NPURT_EPOCH_HW && op->n_npu_ops > 0) CHECK(op->npu_cycles > 0);
+        }
+        CHECK_EQ_INT(n_floor_div, 2);
+        CHECK(n_no_epoch >= 1);
+        /* the epochs' cycles add up to the total; every NPU op has its own */
+        for (int32_t i = 0; i < r->n_epochs; i++) cyc += r->epochs[i].npu_cycles;
+        CHECK(cyc == r->npu_cycles && cyc > 0);
+    } else {
+        fprintf(stderr, "movenet: %s\n", err.msg);
+    }
+    val_report_free(r);
+    free(img);
+    graph_free(g);
+    tfl_model_free(tm);
+}
+
 static void test_person_detect(void)
 {
     char p[4096], pb[4096];
@@ -731,6 +795,7 @@ int main(void)
     test_float_twin();
     test_bad_options();
     test_person_detect();
+    test_movenet();
     test_seanet();
     TEST_MAIN_END();
 }

@@ -30,6 +30,12 @@ int emit_summary(const cc_model *m, const char *model_name, char **out, npuc_err
  * interpreter prepares for them. */
 int emit_npurt(const cc_model *m, const char *name, uint8_t **blob, size_t *size, npuc_err *err);
 int emit_npurt_file(const cc_model *m, const char *name, const char *path, npuc_err *err);
+/* Whether the NPRT blob has an epoch for the compiled model's epoch ei:
+ * it leaves out a HW epoch with no NPU operation (only views), a CPU view
+ * (RESHAPE, SQUEEZE, EXPAND_DIMS) whose output shares its input's bytes and
+ * a CALL_ONCE folded at compile time. The blob's epochs are the others, in
+ * order. */
+bool emit_npurt_has_epoch(const cc_model *m, int32_t ei);
 uint32_t emit_crc32(const uint8_t *p, size_t n);
 
 /* C sources: DIR/ID_model.h and DIR/ID_model.c defining the same blob as a

@@ -150,13 +150,20 @@ static bool is_view_op(int32_t opcode)
     return opcode == TFL_OP_RESHAPE || opcode == TFL_OP_SQUEEZE || opcode == TFL_OP_EXPAND_DIMS;
 }
 
+bool emit_npurt_has_epoch(const cc_model *m, int32_t ei)
+{
+    const cc_epoch *ce = &m->epochs[ei];
+    if (ce->kind == CC_EPOCH_HW) return ce->n_eu > 0 && ce->payload; /* else only views: nothing to run */
+    if (cc_once_folded(m, ce->first_op)) return false; /* its result is the variable area's initial contents */
+    /* a view whose output shares its input's bytes needs no work */
+    const graph_op *op = &m->g->ops[ce->first_op];
+    return !(is_view_op(op->opcode) && op->n_out == 1 && op->out[0] >= 0 && op->in[0] >= 0 &&
+             m->buf_of[op->out[0]] >= 0 && m->buf_of[op->out[0]] == m->buf_of[op->in[0]]);
+}
+
 static int add_sw_epoch(builder *b, int32_t op_index, npuc_err *err)
 {
     const graph_op *op = &b->g->ops[op_index];
-    /* a view whose output shares its input's bytes needs no work */
-    if (is_view_op(op->opcode) && op->n_out == 1 && op->out[0] >= 0 && op->in[0] >= 0 &&
-        b->m->buf_of[op->out[0]] >= 0 && b->m->buf_of[op->out[0]] == b->m->buf_of[op->in[0]])
-        return NPUC_OK;
     uint32_t kind = 0, psize = 0, scratch = 0, persist = 0;
     const void *params = NULL;
     int rc = interp_op_prepared(b->ip, op_index, &kind, &params, &psize, &scratch, &persist);
@@ -201,7 +208,6 @@ static int add_sw_epoch(builder *b, int32_t op_index, npuc_err *err)
 static int add_hw_epoch(builder *b, int32_t ei)
 {
     const cc_epoch *ce = &b->m->epochs[ei];
-    if (ce->n_eu == 0 || !ce->payload) return NPUC_OK; /* only views: nothing to run */
     npurt_epoch_rec e;
     memset(&e, 0, sizeof e);
     e.kind = NPURT_EPOCH_HW;
@@ -278,9 +284,7 @@ int emit_npurt(const cc_model *m, const char *name, uint8_t **blob, size_t *size
         rc = tensor_of(&b, g->outputs[i], &r, err);
     }
     for (int32_t i = 0; i < m->n_epochs && !rc; i++) {
-        /* a CALL_ONCE folded at compile time (cc_fold_once): its result is
-         * the variable area's initial contents, it has no epoch */
-        if (m->epochs[i].kind == CC_EPOCH_SW && cc_once_folded(m, m->epochs[i].first_op)) continue;
+        if (!emit_npurt_has_epoch(m, i)) continue;
         rc = m->epochs[i].kind == CC_EPOCH_HW ? add_hw_epoch(&b, i) : add_sw_epoch(&b, m->epochs[i].first_op, err);
     }
     /* the resource variables (VAR_HANDLE, READ/ASSIGN_VARIABLE) after the

@@ -188,8 +188,13 @@ static int floor_prepare(interp_node *n, bool is_mod, npuc_err *err)
     const graph_tensor *a = interp_node_in_t(n, 0), *b = interp_node_in_t(n, 1), *o = interp_node_out_t(n, 0);
     k_op_binop_blob p = {0};
     if ((rc = same_type(a, b, err)) || (rc = same_type(a, o, err))) return rc;
-    if (a->dtype != GRAPH_F32) return type_error(is_mod ? "FLOOR_MOD" : "FLOOR_DIV", a, "float32 only", err);
+    /* int32: TFLite's forms, which TFLite Micro lacks (docs/kernels-binop.md). */
+    if (a->dtype != GRAPH_F32 && a->dtype != GRAPH_I32)
+        return npuc_errf(err, NPUC_E_UNSUPPORTED,
+                         "%s does not support %s tensor '%s' (float32, as TFLite Micro, and int32, as TFLite)",
+                         is_mod ? "FLOOR_MOD" : "FLOOR_DIV", graph_dtype_name(a->dtype), interp_tname(a));
     if ((rc = binary_shapes(n, &p, 4, true, err))) return rc;
+    if (a->dtype == GRAPH_I32) return EMIT(n, is_mod ? K_OP_FLOOR_MOD_S32 : K_OP_FLOOR_DIV_S32, &p, err);
     return EMIT(n, is_mod ? K_OP_FLOOR_MOD_F32 : K_OP_FLOOR_DIV_F32, &p, err);
 }
 

@@ -158,6 +158,32 @@ BW_KERNEL(floor_mod_f32, 2, float, float, float, float, {
     *o = (t != 0.0f && ((y < 0.0f) != (t < 0.0f))) ? t + y : t;
 })
 
+/* ---- FLOOR_DIV / FLOOR_MOD (int32) ------------------------------------------------- */
+
+/* TFLite (not TFLite Micro) has these: FLOOR_DIV takes floor(double(x) /
+ * double(y)), which for int32 operands is the exact floored quotient (a
+ * quotient that is not whole lies at least 1/|y| from the next integer, far
+ * more than the double's rounding), so it is computed here in integers.
+ * INT32_MIN / -1 (2^31, which no int32 holds) wraps to INT32_MIN, as DIV's
+ * int32 form does; its FLOOR_MOD is 0. The zero divisor is refused before
+ * any element is computed (k_binop_eval). */
+static inline int32_t floor_div_i32(int32_t x, int32_t y)
+{
+    if (x == INT32_MIN && y == -1) return INT32_MIN;
+    const int32_t q = x / y;
+    return (x % y != 0 && ((x < 0) != (y < 0))) ? q - 1 : q;
+}
+
+static inline int32_t floor_mod_i32(int32_t x, int32_t y)
+{
+    if (y == -1) return 0;
+    const int32_t t = x % y;
+    return (t != 0 && ((y < 0) != (t < 0))) ? t + y : t;
+}
+
+BW_KERNEL(floor_div_s32, 2, int32_t, int32_t, int32_t, int32_t, { *o = floor_div_i32(x, y); })
+BW_KERNEL(floor_mod_s32, 2, int32_t, int32_t, int32_t, int32_t, { *o = floor_mod_i32(x, y); })
+
 /* ---- SQUARED_DIFFERENCE ------------------------------------------------------------ */
 
 BW_KERNEL(sqdiff_f32, 2, float, float, float, float, {
@@ -290,6 +316,14 @@ int k_binop_eval(uint32_t kind, const k_op_binop_blob *p, const void *const *in,
             return floor_div_f32(p, in, out);
         }
         return floor_mod_f32(p, in, out);
+    }
+    case K_OP_FLOOR_DIV_S32:
+    case K_OP_FLOOR_MOD_S32: {
+        /* TFLite checks every divisor before computing. */
+        const int32_t nd = k_dims_count(&p->d2);
+        for (int32_t i = 0; i < nd; i++)
+            if (((const int32_t *)in[1])[i] == 0) return K_E_UNSUPPORTED;
+        return kind == K_OP_FLOOR_DIV_S32 ? floor_div_s32(p, in, out) : floor_mod_s32(p, in, out);
     }
     case K_OP_SQDIFF_F32: return sqdiff_f32(p, in, out);
     case K_OP_SQDIFF_S32: return sqdiff_s32(p, in, out);

@@ -22,7 +22,7 @@ static bool types_of(uint32_t kind, kind_types *t)
         t->es[0] = t->es[1] = t->eo = 4; return true;
     case K_OP_DIV_S32:
         t->es[0] = t->es[1] = t->eo = 4; t->qmin = INT32_MIN; t->qmax = INT32_MAX; return true;
-    case K_OP_SQDIFF_S32:
+    case K_OP_SQDIFF_S32: case K_OP_FLOOR_DIV_S32: case K_OP_FLOOR_MOD_S32:
         t->es[0] = t->es[1] = t->eo = 4; return true;
     case K_OP_DIV_S8: case K_OP_SQDIFF_S8: case K_OP_PRELU_S8:
         t->es[0] = t->es[1] = t->eo = 1; t->qmin = INT8_MIN; t->qmax = INT8_MAX; return true;

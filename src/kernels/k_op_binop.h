@@ -49,6 +49,9 @@ enum {
     /* in: n_in inputs of shape dout  out: output */
     K_OP_ADD_N_F32 = 283,
     K_OP_ADD_N_S8 = 284,         /* in1_offset, in1_mult/in1_shift, left_shift, out_*, act_* */
+    /* in: input1, input2 (int32)  out: output (int32); TFLite's int32 forms (TFLite Micro has none) */
+    K_OP_FLOOR_DIV_S32 = 285,    /* a divisor 0 anywhere -> K_E_UNSUPPORTED (as TFLite) */
+    K_OP_FLOOR_MOD_S32 = 286,    /* a divisor 0 anywhere -> K_E_UNSUPPORTED (as TFLite) */
     K_OP_BINOP_LAST = 319
 };
 
@@ -62,6 +65,8 @@ enum { K_CMP_EQ = 0, K_CMP_NE = 1, K_CMP_GT = 2, K_CMP_GE = 3, K_CMP_LT = 4, K_C
     [K_OP_DIV_S8] = {"div_s8", F_BINOP, 0},                       \
     [K_OP_FLOOR_DIV_F32] = {"floor_div_f32", F_BINOP, 0},         \
     [K_OP_FLOOR_MOD_F32] = {"floor_mod_f32", F_BINOP, 0},         \
+    [K_OP_FLOOR_DIV_S32] = {"floor_div_s32", F_BINOP, 0},         \
+    [K_OP_FLOOR_MOD_S32] = {"floor_mod_s32", F_BINOP, 0},         \
     [K_OP_SQDIFF_F32] = {"squared_difference_f32", F_BINOP, 0},   \
     [K_OP_SQDIFF_S32] = {"squared_difference_s32", F_BINOP, 0},   \
     [K_OP_SQDIFF_S8] = {"squared_difference_s8", F_BINOP, 0},     \

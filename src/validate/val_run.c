@@ -16,7 +16,8 @@ typedef struct vctx {
     const val_options *opt;
     val_report *r;
     cc_model *cm;               /* compiled here (or recompiled for op detail); may be NULL */
-    bool detail;                /* cm's epochs are the running model's epochs */
+    bool detail;                /* cm's epochs are the running model's epochs (cm_epoch) */
+    int32_t *cm_epoch;          /* with detail: the running model's epoch i is cm's epoch cm_epoch[i] */
     npuc_model *m;              /* the deployed model, open on its virtual NPU */
     uint32_t n_epochs;
     /* set while the NPU records of a run are taken apart */
@@ -44,7 +45,7 @@ static void capture_stream(vctx *c, const npuc_stream_profile *s)
     val_epoch *ve = &c->r->epochs[epoch];
     for (size_t k = 0; k < n; k++) add_traffic(ve->bytes_read, ve->bytes_written, &rec[k]);
     if (!c->detail) return;
-    const cc_epoch *ce = &c->cm->epochs[epoch];
+    const cc_epoch *ce = &c->cm->epochs[c->cm_epoch[epoch]];
     size_t n_kernel = 0;
     for (size_t k = 0; k < n; k++) n_kernel += rec[k].kind != NPUC_NPU_DMA;
     if (n_kernel != (size_t)ce->n_eu) {
@@ -142,23 +143,27 @@ static void fill_memory_plan(vctx *c)
 }
 
 /* Does the compiled model's epoch list equal the one cc_model planned? */
-static bool same_structure(const cc_model *cm, const npuc_model *m, char *why, size_t cap)
+static bool same_structure(const cc_model *cm, const npuc_model *m, int32_t *cm_epoch, char *why, size_t cap)
 {
-    uint32_t n = npuc_epoch_count(m);
-    if ((uint32_t)cm->n_epochs != n) {
-        snprintf(why, cap, "it has %u epochs, compiling the model here gives %d", n, cm->n_epochs);
+    uint32_t n = npuc_epoch_count(m), runs = 0;
+    for (int32_t i = 0; i < cm->n_epochs; i++) runs += emit_npurt_has_epoch(cm, i);
+    if (runs != n) {
+        snprintf(why, cap, "it has %u epochs, compiling the model here gives %u", n, runs);
         return false;
     }
+    uint32_t k = 0;
     for (int32_t i = 0; i < cm->n_epochs; i++) {
+        if (!emit_npurt_has_epoch(cm, i)) continue; /* no epoch in the runtime's model */
         const cc_epoch *a = &cm->epochs[i];
         npuc_epoch_info b;
-        npuc_epoch_info_get(m, (uint32_t)i, &b);
+        npuc_epoch_info_get(m, k, &b);
         bool hw = b.kind == NPUC_EPOCH_HW;
         if (hw != (a->kind == CC_EPOCH_HW) || (uint32_t)a->first_op != b.first_op ||
             (uint32_t)a->n_ops != b.n_ops || (hw && a->payload_size != b.cmd_size)) {
-            snprintf(why, cap, "its epoch %d differs from the one compiling the model here gives", i);
+            snprintf(why, cap, "its epoch %u differs from the one compiling the model here gives", k);
             return false;
         }
+        cm_epoch[k++] = i;
     }
     return true;
 }
@@ -400,6 +405,7 @@ void val_report_free(val_report *r)
 
 static void free_ctx(vctx *c)
 {
+    free(c->cm_epoch);
     npuc_model_close(&c->m);
     cc_model_free(c->cm);
 }
@@ -432,7 +438,9 @@ static int deploy(vctx *c, npuc_err *err)
     if (rc) return rc;
     if (c->cm) {
         char why[120];
-        c->detail = same_structure(c->cm, c->m, why, sizeof why);
+        c->cm_epoch = malloc(sizeof *c->cm_epoch * ((size_t)c->n_epochs + 1));
+        if (!c->cm_epoch) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+        c->detail = same_structure(c->cm, c->m, c->cm_epoch, why, sizeof why);
         if (!c->detail)
             snprintf(r->note, sizeof r->note, "per-op detail unavailable: %s (pass the same --target and "
                      "--system-config the model was compiled with)", why);

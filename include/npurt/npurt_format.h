@@ -97,7 +97,8 @@ typedef struct npurt_pool_rec {
 /* Element types. */
 enum {
     NPURT_DT_INT8 = 1, NPURT_DT_UINT8 = 2, NPURT_DT_INT16 = 3, NPURT_DT_INT32 = 4,
-    NPURT_DT_INT64 = 5, NPURT_DT_FLOAT32 = 6, NPURT_DT_BOOL = 7, NPURT_DT_UINT32 = 8, NPURT_DT_UINT16 = 9
+    NPURT_DT_INT64 = 5, NPURT_DT_FLOAT32 = 6, NPURT_DT_BOOL = 7, NPURT_DT_UINT32 = 8, NPURT_DT_UINT16 = 9,
+    NPURT_DT_UINT64 = 10
 };
 
 /* Tensor flags. */

@@ -86,8 +86,9 @@ static uint8_t dtype_of(graph_dtype d)
     case GRAPH_BOOL: return NPURT_DT_BOOL;
     case GRAPH_U32: return NPURT_DT_UINT32;
     case GRAPH_U16: return NPURT_DT_UINT16;
+    case GRAPH_U64: return NPURT_DT_UINT64;
     case GRAPH_RESOURCE: return NPURT_DT_INT32; /* an int32 resource id */
-    case GRAPH_F16: case GRAPH_F64: case GRAPH_U64: case GRAPH_C64: case GRAPH_C128: case GRAPH_I4:
+    case GRAPH_F16: case GRAPH_F64: case GRAPH_C64: case GRAPH_C128: case GRAPH_I4:
     case GRAPH_STRING: case GRAPH_VARIANT: return 0;   /* no NPRT type: never emitted (no op runs them) */
     }
     return 0;

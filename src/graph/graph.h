@@ -20,12 +20,12 @@ typedef enum graph_dtype {
     GRAPH_I8 = TFL_INT8,
     GRAPH_U32 = TFL_UINT32,
     GRAPH_U16 = TFL_UINT16,
+    GRAPH_U64 = TFL_UINT64,       /* the signal library's filter bank output; views move it */
     /* Imported so that inspect and compile read any model; the reference
      * kernels compute none of them (interp_dtype_runs), so an op that
      * touches one runs nowhere unless its implementation opts in. */
     GRAPH_F16 = TFL_FLOAT16,
     GRAPH_F64 = TFL_FLOAT64,
-    GRAPH_U64 = TFL_UINT64,
     GRAPH_C64 = TFL_COMPLEX64,
     GRAPH_C128 = TFL_COMPLEX128,
     GRAPH_I4 = TFL_INT4,          /* packed two per byte, low nibble first */

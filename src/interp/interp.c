@@ -35,9 +35,9 @@ static const interp_op_impl custom_impl = {TFL_OP_CUSTOM, NULL, NULL};
 static const interp_op_impl *find_impl(const graph_op *op)
 {
     const interp_op_impl *(*groups[])(int32_t *) = {
-        interp_ops_conv,  interp_ops_elementwise, interp_ops_activation, interp_ops_shape, interp_ops_math,
-        interp_ops_binop, interp_ops_gather,      interp_ops_reduce,     interp_ops_lstm,  interp_ops_custom,
-        interp_ops_control};
+        interp_ops_conv,  interp_ops_elementwise, interp_ops_activation, interp_ops_shape,  interp_ops_math,
+        interp_ops_binop, interp_ops_gather,      interp_ops_reduce,     interp_ops_lstm,   interp_ops_custom,
+        interp_ops_signal, interp_ops_control};
     for (size_t gi = 0; gi < sizeof groups / sizeof groups[0]; gi++) {
         int32_t n = 0;
         const interp_op_impl *t = groups[gi](&n);
@@ -235,9 +235,9 @@ bool interp_dtype_runs(graph_dtype t)
 {
     switch (t) {
     case GRAPH_F32: case GRAPH_I32: case GRAPH_U8: case GRAPH_I64: case GRAPH_BOOL: case GRAPH_I16: case GRAPH_I8:
-    case GRAPH_U32: case GRAPH_U16:
+    case GRAPH_U32: case GRAPH_U16: case GRAPH_U64:
         return true;
-    case GRAPH_F16: case GRAPH_F64: case GRAPH_U64: case GRAPH_C64: case GRAPH_C128: case GRAPH_I4:
+    case GRAPH_F16: case GRAPH_F64: case GRAPH_C64: case GRAPH_C128: case GRAPH_I4:
     case GRAPH_STRING: case GRAPH_RESOURCE: case GRAPH_VARIANT:
         return false;
     }

@@ -105,6 +105,7 @@ const interp_op_impl *interp_ops_gather(int32_t *count);
 const interp_op_impl *interp_ops_reduce(int32_t *count);
 const interp_op_impl *interp_ops_lstm(int32_t *count);
 const interp_op_impl *interp_ops_custom(int32_t *count);
+const interp_op_impl *interp_ops_signal(int32_t *count);     /* the audio front end's Signal* custom ops */
 const interp_op_impl *interp_ops_control(int32_t *count);     /* var_handle, read/assign_variable, call_once, if, while */
 
 /* For ops_control.c, which turns a subgraph's interpreter into a program:

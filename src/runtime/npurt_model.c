@@ -48,7 +48,7 @@ uint32_t npurt_dtype_size(uint8_t dtype)
     case NPURT_DT_INT8: case NPURT_DT_UINT8: case NPURT_DT_BOOL: return 1;
     case NPURT_DT_INT16: case NPURT_DT_UINT16: return 2;
     case NPURT_DT_INT32: case NPURT_DT_FLOAT32: case NPURT_DT_UINT32: return 4;
-    case NPURT_DT_INT64: return 8;
+    case NPURT_DT_INT64: case NPURT_DT_UINT64: return 8;
     default: return 0;
     }
 }

@@ -62,6 +62,7 @@ graph_dtype npurt_host_graph_dtype(uint8_t dt)
     case NPURT_DT_BOOL: return GRAPH_BOOL;
     case NPURT_DT_UINT32: return GRAPH_U32;
     case NPURT_DT_UINT16: return GRAPH_U16;
+    case NPURT_DT_UINT64: return GRAPH_U64;
     default: return GRAPH_F32;
     }
 }

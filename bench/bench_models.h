@@ -89,7 +89,7 @@ static inline void bench_vela_path(const char *shared, const char *config, const
 
 /* Vela's file opened on the virtual NPU with its ethos-u ops only
  * (npuc_open_options.npu_only: Vela leaves CPU ops the reference
- * interpreter cannot run in some, e.g. PosenetDecoderOp):
+ * interpreter does not run in some, e.g. the legacy uint8 ones):
  * its command streams (ethos-u ops) in *streams and, when cycles is not
  * NULL, the NPU cycles of one run summed over them (npuc_profile.npu_cycles),
  * the inputs filled with bytes drawn from seed. An Ethos-U stream has no

@@ -983,9 +983,11 @@ int main(void)
         char ops[1100];
         snprintf(ops, sizeof ops, "%s/ops", buf);
         /* the zoo's models whose CPU ops only these kinds run: movenet's
-         * int32 FLOOR_DIVs, the audio front end's signal library */
-        static const char *const zoo[2] = {"coral_movenet_lightning_ptq", "tflm_audio_preprocessor_int8"};
-        for (int i = 0; i < 2; i++) {
+         * int32 FLOOR_DIVs, the audio front end's signal library, PoseNet's
+         * decoder */
+        static const char *const zoo[3] = {"coral_movenet_lightning_ptq", "tflm_audio_preprocessor_int8",
+                                           "coral_posenet_mnv1_075_353_481_int8_decoder"};
+        for (int i = 0; i < 3; i++) {
             char zp[1200];
             snprintf(zp, sizeof zp, "%s/zoo/%s.tflite", buf, zoo[i]);
             FILE *f = fopen(zp, "rb");

@@ -88,10 +88,13 @@ done
 # Vela 5.1 streams use the shared arena (an ethos-u operator without outputs
 # whose results a later one reads from the arena, docs/ethos-u.md 10.1), and
 # coral_movenet_lightning_ptq (a uint8 input TFLite Micro's CAST refuses;
-# int32 FLOOR_DIVs, TFLite's form, docs/kernels-binop.md) and
+# int32 FLOOR_DIVs, TFLite's form, docs/kernels-binop.md),
 # tflm_audio_preprocessor_int8 (the signal library, which the shared
-# TFLite Micro build did not register; docs/kernels-custom.md).
+# TFLite Micro build did not register) and
+# coral_posenet_mnv1_075_353_481_int8_decoder (Coral's PosenetDecoderOp;
+# docs/kernels-custom.md).
 whole="armkws_basic_lstm_s_int8 armkws_basic_lstm_l_int8 coral_movenet_lightning_ptq tflm_audio_preprocessor_int8"
+whole="$whole coral_posenet_mnv1_075_353_481_int8_decoder"
 for cfg in u55-128 u65-256; do
   for m in $whole; do
     v=$Z/vela51/$cfg/${m}_vela.tflite
@@ -107,8 +110,8 @@ for cfg in u55-128 u65-256; do
 done
 
 # The rest (TensorFlow Lite Micro cannot run the model, and npuc's
-# reference kernels not its CPU ops either: posenet's decoder, uint8 legacy
-# models): every Vela stream must still
+# reference kernels not its CPU ops either: the legacy uint8 models): every
+# Vela stream must still
 # run on the virtual NPU, the other ops skipped (--npu-only).
 ran=0
 for cfg in u55-128 u65-256; do

@@ -1,4 +1,5 @@
-/* Interpreter bindings of the custom family: custom operators TFLite Micro ships: TFLite_Detection_PostProcess, CIRCULAR_BUFFER.
+/* Interpreter bindings of the custom family: custom operators TFLite Micro ships: TFLite_Detection_PostProcess, CIRCULAR_BUFFER;
+ * and Coral's PosenetDecoderOp.
  * Parameters come from the op's custom_options (a FlexBuffer map, read by
  * tflite/flexbuf.h) with TFLite Micro's defaults; docs/kernels-custom.md. */
 #include "interp_ops.h"
@@ -208,9 +209,83 @@ static int prep_circbuf(interp_node *n, npuc_err *err)
     return NPUC_OK;
 }
 
+/* ---- PosenetDecoderOp (Coral) ---- */
+
+/* Coral's options, read by key as its Init does (a missing key reads 0). */
+static int posenet_opts(const graph_op *op, k_op_posenet_blob *b, npuc_err *err)
+{
+    if (!op->custom_options || op->n_custom_options == 0)
+        return npuc_errf(err, NPUC_E_INVALID, "custom_options are missing (max_detections, score_threshold, stride, "
+                         "nms_radius)");
+    flexbuf_map m;
+    int rc = flexbuf_root_map(op->custom_options, op->n_custom_options, &m, err);
+    if (!rc) rc = opt_int(&m, "max_detections", 0, &b->max_detections, err);
+    if (!rc) rc = opt_float(&m, "score_threshold", &b->score_threshold, err);
+    if (!rc) rc = opt_int(&m, "stride", 0, &b->stride, err);
+    if (!rc) rc = opt_float(&m, "nms_radius", &b->nms_radius, err);
+    if (rc) return npuc_err_prefix(err, "custom_options");
+    return NPUC_OK;
+}
+
+static int prep_posenet(interp_node *n, npuc_err *err)
+{
+    const graph_op *op = n->op;
+    if (op->n_in != 3 || op->n_out != 4)
+        return npuc_errf(err, NPUC_E_INVALID, "expects 3 inputs and 4 outputs, has %d and %d", op->n_in, op->n_out);
+    k_op_posenet_blob b = {0};
+    int rc = posenet_opts(op, &b, err);
+    if (rc) return rc;
+    if (b.max_detections < 1 || b.max_detections > 1000)
+        return npuc_errf(err, NPUC_E_INVALID, "max_detections %d is outside 1..1000", b.max_detections);
+    if (b.stride < 1) return npuc_errf(err, NPUC_E_INVALID, "stride %d is not positive", b.stride);
+    static const char *const what[3] = {"heatmaps", "short_offsets", "mid_offsets"};
+    static const int32_t depth[3] = {K_POSENET_KEYPOINTS, 2 * K_POSENET_KEYPOINTS, 4 * K_POSENET_EDGES};
+    for (int32_t i = 0; i < 3; i++) {
+        const graph_tensor *t = interp_node_in_t(n, i);
+        if (!t) return npuc_errf(err, NPUC_E_INVALID, "%s is missing", what[i]);
+        if (t->dtype != GRAPH_U8 && t->dtype != GRAPH_F32)
+            return npuc_errf(err, NPUC_E_UNSUPPORTED, "%s '%s' is %s; Coral's kernel takes uint8 or float32", what[i],
+                             t->name, graph_dtype_name(t->dtype));
+        if (t->rank != 4 || t->shape[0] != 1 || t->shape[3] != depth[i])
+            return npuc_errf(err, NPUC_E_INVALID, "%s '%s' must be [1, H, W, %d]", what[i], t->name, depth[i]);
+        if (i == 0) {
+            b.h = t->shape[1];
+            b.w = t->shape[2];
+        } else if (t->shape[1] != b.h || t->shape[2] != b.w) {
+            return npuc_errf(err, NPUC_E_INVALID, "%s '%s' is %dx%d, the heatmaps %dx%d", what[i], t->name,
+                             t->shape[1], t->shape[2], b.h, b.w);
+        }
+        b.type[i] = t->dtype == GRAPH_F32;
+        b.scale[i] = t->dtype == GRAPH_F32 ? 1.0f : (t->q.n >= 1 ? t->q.scale[0] : 0.0f);
+        b.zero_point[i] = t->dtype == GRAPH_F32 ? 0 : (t->q.n >= 1 ? (int32_t)t->q.zero_point[0] : 0);
+        if (t->dtype == GRAPH_U8 && (t->q.n < 1 || b.zero_point[i] < 0 || b.zero_point[i] > 255))
+            return npuc_errf(err, NPUC_E_INVALID, "%s '%s' has no uint8 quantization", what[i], t->name);
+    }
+    const int32_t D = b.max_detections;
+    const int32_t oshape[4][4] = {{1, D, K_POSENET_KEYPOINTS, 2}, {1, D, K_POSENET_KEYPOINTS, 0}, {1, D, 0, 0}, {1, 0, 0, 0}};
+    static const int32_t orank[4] = {4, 3, 2, 1};
+    for (int32_t i = 0; i < 4; i++) {
+        const graph_tensor *t = interp_node_out_t(n, i);
+        if (!t) return npuc_errf(err, NPUC_E_INVALID, "output %d is missing", i);
+        if (t->dtype != GRAPH_F32)
+            return npuc_errf(err, NPUC_E_INVALID, "output %d '%s' is %s, the decoder writes float32", i, t->name,
+                             graph_dtype_name(t->dtype));
+        if ((rc = interp_check_out_shape(t, oshape[i], orank[i], err))) return rc;
+    }
+    const uint64_t scratch = k_posenet_scratch_bytes(&b);
+    if (scratch == 0 || scratch > UINT32_MAX)
+        return npuc_errf(err, NPUC_E_UNSUPPORTED, "maps of %dx%d are beyond the kernel's limits", b.h, b.w);
+    k_op_posenet_blob *p = interp_node_blob(n, K_OP_POSENET_DECODER, sizeof b);
+    if (!p) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    *p = b;
+    n->scratch_size = (size_t)scratch;
+    return NPUC_OK;
+}
+
 static const interp_op_impl impls[] = {
     {TFL_OP_CUSTOM, prep_detect, "TFLite_Detection_PostProcess"},
     {TFL_OP_CUSTOM, prep_circbuf, "CIRCULAR_BUFFER"},
+    {TFL_OP_CUSTOM, prep_posenet, "PosenetDecoderOp"},
 };
 
 INTERP_OPS_TABLE(interp_ops_custom, impls)

@@ -1,10 +1,11 @@
 /* Prepared ops of the custom family (k_op_custom.h): dispatch, and
  * CIRCULAR_BUFFER (TFLite Micro's circular_buffer.cc). The detection
- * post-process is in k_detect.c, the signal library in k_signal.c. */
+ * post-process is in k_detect.c, the signal library in k_signal.c, the PoseNet decoder in k_posenet.c. */
 #include "k_op_internal.h"
 
 int k_detect_run(const uint8_t *blob, uint32_t size, const k_op_io *io);
 int k_signal_run(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io *io);
+int k_posenet_run(const uint8_t *blob, uint32_t size, const k_op_io *io);
 
 /* ---- CIRCULAR_BUFFER ---- */
 
@@ -71,6 +72,7 @@ int k_op_run_custom(uint32_t kind, const uint8_t *blob, uint32_t size, const k_o
     case K_OP_SIGNAL_ENERGY: case K_OP_SIGNAL_FILTER_BANK: case K_OP_SIGNAL_FILTER_BANK_SQRT:
     case K_OP_SIGNAL_SPECTRAL_SUBTRACTION: case K_OP_SIGNAL_PCAN: case K_OP_SIGNAL_FILTER_BANK_LOG:
         return k_signal_run(kind, blob, size, io);
+    case K_OP_POSENET_DECODER: return k_posenet_run(blob, size, io);
     default: return K_E_INVALID;
     }
 }

@@ -53,7 +53,12 @@ enum {
      * s16 [lut_len]  out: u32 [n] */
     K_OP_SIGNAL_PCAN = 479,
     /* k_op_fblog_blob. in: input u32 [n]  out: s16 [n] */
-    K_OP_SIGNAL_FILTER_BANK_LOG = 480
+    K_OP_SIGNAL_FILTER_BANK_LOG = 480,
+    /* k_op_posenet_blob. in: heatmaps [1, H, W, 17], short offsets
+     * [1, H, W, 34], mid offsets [1, H, W, 64] (each uint8 or float32)  out:
+     * keypoints f32 [1, D, 17, 2], keypoint scores f32 [1, D, 17], pose
+     * scores f32 [1, D], pose count f32 [1]; scratch: k_posenet_scratch_bytes */
+    K_OP_POSENET_DECODER = 481
 };
 
 /* SignalWindow: out[f*wlen + i] = sat16((in * w[i]) >> shift), frame by frame. */
@@ -155,6 +160,29 @@ _Static_assert(sizeof(k_op_fblog_blob) == 16, "k_op_fblog_blob: 4 four-byte fiel
 /* Fills lut[K_LOG_LUT] (host-side, <math.h>'s log2). */
 void k_log_lut(uint16_t *lut);
 
+/* Coral's PosenetDecoderOp: multi-person pose decoding (PersonLab) from the
+ * keypoint heatmaps (logits), short- and mid-range offsets. Each input is
+ * uint8 (dequantized with its scale and zero point) or float32 (times its
+ * scale: 1); the offsets are divided by the stride. */
+typedef struct k_op_posenet_blob {
+    int32_t h, w;             /* the maps' height and width, >= 1 */
+    int32_t max_detections;   /* D, >= 1 */
+    int32_t stride;           /* >= 1 */
+    float score_threshold;
+    float nms_radius;         /* in pixels (the option; divided by the stride) */
+    int32_t type[3];          /* heatmaps, short, mid offsets: 0 uint8, 1 float32 */
+    float scale[3];
+    int32_t zero_point[3];    /* uint8: [0, 255] */
+    int32_t reserved;
+} k_op_posenet_blob;
+_Static_assert(sizeof(k_op_posenet_blob) == 64, "k_op_posenet_blob: 16 four-byte fields");
+
+#define K_POSENET_KEYPOINTS 17
+#define K_POSENET_EDGES 16
+
+/* Scratch bytes of K_OP_POSENET_DECODER for blob b (0 when out of range). */
+uint64_t k_posenet_scratch_bytes(const k_op_posenet_blob *b);
+
 /* TFLite_Detection_PostProcess. use_regular_nms 1: per-class NMS
  * (detections_per_class each) then the best max_detections over all
  * classes; 0: fast NMS on each box's best class score. out_slots: the
@@ -209,6 +237,7 @@ uint64_t k_circbuf_persistent_bytes(const k_op_circbuf_blob *b);
     [K_OP_SIGNAL_FILTER_BANK_SQRT] = {"signal_filter_bank_sqrt", F_CUSTOM, 0},   \
     [K_OP_SIGNAL_SPECTRAL_SUBTRACTION] = {"signal_spectral_subtraction", F_CUSTOM, 0}, \
     [K_OP_SIGNAL_PCAN] = {"signal_pcan", F_CUSTOM, 0},                           \
-    [K_OP_SIGNAL_FILTER_BANK_LOG] = {"signal_filter_bank_log", F_CUSTOM, 0},
+    [K_OP_SIGNAL_FILTER_BANK_LOG] = {"signal_filter_bank_log", F_CUSTOM, 0},     \
+    [K_OP_POSENET_DECODER] = {"posenet_decoder_f32", F_CUSTOM, 0},
 
 #endif

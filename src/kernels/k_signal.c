@@ -14,11 +14,12 @@
 
 /* ---- shared helpers ------------------------------------------------------- */
 
-/* Bits of x up to its highest set bit; 32 for 0, as TFLite Micro's
- * MostSignificantBit32 built with GCC or Clang (32 - clz, and 32 for 0). */
-static int32_t msb32(uint32_t x)
+/* Bits of x up to its highest set bit, and for 0 the type's width, as
+ * TFLite Micro's MostSignificantBit32 / 64 built with GCC or Clang give
+ * (width - clz, and the width for 0). */
+static int32_t msb(uint64_t x, int32_t width)
 {
-    if (!x) return 32;
+    if (!x) return width;
     int32_t n = 0;
     while (x) {
         x >>= 1;
@@ -27,16 +28,7 @@ static int32_t msb32(uint32_t x)
     return n;
 }
 
-static int32_t msb64(uint64_t x)
-{
-    if (!x) return 64;
-    int32_t n = 0;
-    while (x) {
-        x >>= 1;
-        n++;
-    }
-    return n;
-}
+static inline int32_t msb32(uint32_t x) { return msb(x, 32); }
 
 static inline int32_t asr32(int32_t v, int32_t s) { return v >> s; }
 
@@ -495,13 +487,16 @@ static int filter_bank_run(const uint8_t *blob, uint32_t size, const k_op_io *io
 
 /* ---- SignalFilterBankSquareRoot ----------------------------------------------------- */
 
-static uint32_t sqrt32(uint32_t num)
+/* TFLite Micro's Sqrt32 (width 32, result capped at 0xFFFF) and Sqrt64
+ * (width 64, capped at 0xFFFFFFFF): bit by bit from the highest even
+ * position at or below the top bit, rounded to nearest (a remainder above
+ * the root adds 1). No sum leaves 64 bits, so one loop serves both. */
+static uint64_t isqrt(uint64_t num, int32_t width)
 {
-    if (num == 0) return 0;
-    uint32_t res = 0;
-    int32_t top = (32 - msb32(num)) | 1;
-    uint32_t bit = 1u << (31 - top);
-    for (int32_t it = (31 - top) / 2 + 1; it > 0; it--) {
+    uint64_t res = 0;
+    const int32_t top = (width - msb(num, width)) | 1;
+    uint64_t bit = (uint64_t)1 << (width - 1 - top);
+    for (int32_t it = (width - 1 - top) / 2 + 1; it > 0; it--) {
         if (num >= res + bit) {
             num -= res + bit;
             res = (res >> 1) + bit;
@@ -510,27 +505,14 @@ static uint32_t sqrt32(uint32_t num)
         }
         bit >>= 2;
     }
-    if (num > res && res != 0xFFFF) ++res;
-    return (uint16_t)res;
+    if (num > res && res != ((uint64_t)1 << (width / 2)) - 1) ++res;
+    return res;
 }
 
 static uint32_t sqrt64(uint64_t num)
 {
-    if ((num >> 32) == 0) return sqrt32((uint32_t)num);
-    uint64_t res = 0;
-    int32_t top = (64 - msb64(num)) | 1;
-    uint64_t bit = (uint64_t)1 << (63 - top);
-    for (int32_t it = (63 - top) / 2 + 1; it > 0; it--) {
-        if (num >= res + bit) {
-            num -= res + bit;
-            res = (res >> 1) + bit;
-        } else {
-            res >>= 1;
-        }
-        bit >>= 2;
-    }
-    if (num > res && res != 0xFFFFFFFFu) ++res;
-    return (uint32_t)res;
+    if ((num >> 32) == 0) return num ? (uint32_t)isqrt(num, 32) : 0;
+    return (uint32_t)isqrt(num, 64);
 }
 
 static int fb_sqrt_run(const uint8_t *blob, uint32_t size, const k_op_io *io)

@@ -95,13 +95,24 @@ done
 # docs/kernels-custom.md).
 whole="armkws_basic_lstm_s_int8 armkws_basic_lstm_l_int8 coral_movenet_lightning_ptq tflm_audio_preprocessor_int8"
 whole="$whole coral_posenet_mnv1_075_353_481_int8_decoder"
-for cfg in u55-128 u65-256; do
-  for m in $whole; do
-    v=$Z/vela51/$cfg/${m}_vela.tflite
-    [ -f "$v" ] || continue
-    for s in 1 2; do
-      if ! "$npuc" run "$v" --random-input --seed $s --quiet --output "$tmp/a.bin" 2> "$tmp/err.txt" ||
-         ! "$npuc" run "$Z/$m.tflite" --random-input --seed $s --quiet --output "$tmp/b.bin" 2>> "$tmp/err.txt"; then
+# The reference runs once per model and seed; both configs' files are
+# checked against it. PoseNet's decoder finds no pose in random images, so
+# one seed of it is enough (the decoder itself: tests/test_k_posenet.c).
+for m in $whole; do
+  seeds="1 2"
+  [ "$m" = coral_posenet_mnv1_075_353_481_int8_decoder ] && seeds=1
+  for s in $seeds; do
+    have=0
+    for cfg in u55-128 u65-256; do
+      v=$Z/vela51/$cfg/${m}_vela.tflite
+      [ -f "$v" ] || continue
+      if [ $have -eq 0 ]; then
+        if ! "$npuc" run "$Z/$m.tflite" --random-input --seed $s --quiet --output "$tmp/b.bin" 2> "$tmp/err.txt"; then
+          echo "FAIL: $m seed $s (reference): $(head -c 400 "$tmp/err.txt")"; fails=$((fails + 1)); break
+        fi
+        have=1
+      fi
+      if ! "$npuc" run "$v" --random-input --seed $s --quiet --output "$tmp/a.bin" 2> "$tmp/err.txt"; then
         echo "FAIL: $cfg/$m seed $s: $(head -c 400 "$tmp/err.txt")"; fails=$((fails + 1)); continue
       fi
       cmp -s "$tmp/a.bin" "$tmp/b.bin" || { echo "FAIL: $cfg/$m seed $s: differs from the reference interpreter"; fails=$((fails + 1)); }
@@ -111,8 +122,8 @@ done
 
 # The rest (TensorFlow Lite Micro cannot run the model, and npuc's
 # reference kernels not its CPU ops either: the legacy uint8 models): every
-# Vela stream must still
-# run on the virtual NPU, the other ops skipped (--npu-only).
+# Vela stream must still run on the virtual NPU, the other ops skipped
+# (--npu-only).
 ran=0
 for cfg in u55-128 u65-256; do
   for v in "$Z"/vela51/$cfg/*_vela.tflite; do

@@ -297,9 +297,9 @@ static int import_offline_offsets(graph *g, const tfl_model *m, npuc_err *err)
 /* Output shapes that a custom operator's Prepare sets at run time (TFLite
  * resizes them; the model file leaves them empty): Coral's
  * PosenetDecoderOp writes [1, D, 17, 2], [1, D, 17], [1, D] and [1], D its
- * max_detections. Only outputs of rank 0 no other op reads are given a
- * shape; options the decoder cannot take leave them as they are, for its
- * binding to refuse with a message. */
+ * max_detections. Only its float32 outputs of rank 0 are given a shape;
+ * options the decoder cannot take leave them as they are, for its binding
+ * to refuse with a message. */
 static void custom_output_shapes(graph *g)
 {
     for (int32_t i = 0; i < g->n_ops; i++) {

@@ -384,6 +384,47 @@ static void test_movenet(void)
     tfl_model_free(tm);
 }
 
+/* armkws_dnn_s_int8: its CPU QUANTIZE writes its int8 output over the float
+ * input (cc_buf.over); at that op both are live, and the bytes they share
+ * count once in the memory plan: no step holds more than the pool. */
+static void test_inplace_live(void)
+{
+    char p[4096];
+    if (!t_shared("models/zoo/armkws_dnn_s_int8.tflite", p, sizeof p)) {
+        printf("skip armkws_dnn_s_int8: ../shared/models not found\n");
+        return;
+    }
+    tfl_model *tm = NULL;
+    graph *g = load(p, &tm);
+    if (!g) return;
+    const graph_tensor *x = &g->tensors[g->inputs[0]];
+    const size_t n_in = graph_tensor_elems(x) * graph_dtype_size(x->dtype);
+    float *in = calloc(n_in / 4 + 1, 4);
+    CHECK(in != NULL);
+    if (!in) return;
+    for (size_t i = 0; i < n_in / 4; i++) in[i] = (float)((int)(i % 17) - 8) * 0.25f;
+    const uint8_t *inputs[1] = {(const uint8_t *)in};
+    val_options o;
+    default_opts(&o, EU_U55_128);
+    o.inputs = inputs;
+    o.n_sets = 1;
+    val_report *r = NULL;
+    npuc_err err = {0};
+    CHECK_EQ_INT(val_run(g, "armkws_dnn_s_int8.tflite", &o, &r, &err), NPUC_OK);
+    if (r) {
+        CHECK(r->pass && r->op_detail && r->live);
+        const val_pool *a = &r->pools[VAL_MEM_ACTIVATIONS];
+        if (a->peak > a->used) fprintf(stderr, "dnn_s: peak live %llu > pool %llu\n", (unsigned long long)a->peak,
+                                       (unsigned long long)a->used);
+        CHECK(a->peak > 0 && a->peak <= a->used);
+        for (int32_t i = 0; r->live && i < r->n_ops; i++) CHECK(r->live[i] <= a->used);
+    }
+    val_report_free(r);
+    free(in);
+    graph_free(g);
+    tfl_model_free(tm);
+}
+
 static void test_person_detect(void)
 {
     char p[4096], pb[4096];
@@ -796,6 +837,7 @@ int main(void)
     test_bad_options();
     test_person_detect();
     test_movenet();
+    test_inplace_live();
     test_seanet();
     TEST_MAIN_END();
 }

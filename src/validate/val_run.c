@@ -118,6 +118,13 @@ static void fill_memory_plan(vctx *c)
         int32_t a = x->first < 0 ? 0 : x->first, z = x->last >= n_steps ? n_steps - 1 : x->last;
         uint64_t *live = x->pool == CC_IN_FAST ? step_fast : step_live;
         for (int32_t t = a; t <= z; t++) live[t] += x->size;
+        /* a CPU QUANTIZE's output written over its input from its first
+         * byte (cc_buf.over): where both are live the shared bytes count once */
+        const cc_buf *y = x->over > 0 && x->over - 1 < m->n_bufs ? &m->bufs[x->over - 1] : NULL;
+        if (y && y->offset == x->offset && y->pool == x->pool && !(y->temp && !y->size)) {
+            const uint64_t shared = x->size < y->size ? x->size : y->size;
+            for (int32_t t = a > y->first ? a : y->first; t <= z && t <= y->last; t++) live[t] -= shared;
+        }
     }
     for (int32_t i = 0, t = 0; i < g->n_ops; i++) {
         op_t0[i] = t;

@@ -110,6 +110,38 @@ int main(void)
             CHECK(0);
             continue;
         }
+        /* the runtime's activation pool: the arena plus the CPU kernels'
+         * scratch (the real FFT's padded frame, half FFT and butterfly
+         * values: 1024 + 1024 + 16 bytes), as the report says */
+        npuc_compiled_totals tot;
+        CHECK_EQ_INT(npuc_compiled_get_totals(c, &tot), NPUC_STATUS_OK);
+        CHECK_EQ_INT(tot.cpu_scratch_bytes, 2064);
+        for (size_t i = 0; i < npuc_compiled_file_count(c); i++) {
+            npuc_output_file o;
+            npuc_compiled_file(c, i, &o);
+            if (strstr(o.name, "_report.json")) {
+                char *j = malloc(o.size + 1);
+                CHECK(j != NULL);
+                if (j) {
+                    memcpy(j, o.data, o.size);
+                    j[o.size] = 0;
+                    CHECK(strstr(j, "\"cpu_scratch_bytes\": 2064") != NULL);
+                    free(j);
+                }
+            }
+            if (!strstr(o.name, ".nprt")) continue;
+            npuc_model *m = NULL;
+            npuc_model_info info;
+            npuc_target_spec t = {.npu = npus[v]};
+            if (npuc_model_open_memory(o.data, o.size, &t, NULL, &m) == NPUC_STATUS_OK &&
+                npuc_model_get_info(m, &info) == NPUC_STATUS_OK) {
+                const uint64_t arena = (tot.arena_bytes + 15) / 16 * 16;
+                CHECK_EQ_INT(info.activations_size, arena + tot.cpu_scratch_bytes);
+            } else {
+                CHECK(0);
+            }
+            npuc_model_close(&m);
+        }
         for (int f = 0; f < 3; f++) {
             for (size_t i = 0; i < npuc_compiled_file_count(c); i++) {
                 npuc_output_file o;

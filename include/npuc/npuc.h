@@ -209,6 +209,8 @@ typedef struct npuc_compiled_totals {
                                    kept across invocations; Vela's SRAM figure leaves them out) */
     uint64_t state_pool_bytes;  /* variable tensors only CPU ops use (SVDF state), apart from the
                                    arena: the runtime's state pool, TFLite Micro's persistent area */
+    uint64_t cpu_scratch_bytes; /* the CPU kernels' scratch the runtime's forms (bin, c, reloc) place
+                                   after the arena: their activation pool is arena_bytes plus this */
 } npuc_compiled_totals;
 
 int npuc_compiled_get_totals(const npuc_compiled *c, npuc_compiled_totals *out);

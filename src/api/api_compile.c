@@ -342,6 +342,7 @@ int npuc_compiled_get_totals(const npuc_compiled *c, npuc_compiled_totals *out)
     for (int32_t i = 0; i < m->n_epochs; i++) out->command_streams += m->epochs[i].kind == CC_EPOCH_HW;
     out->state_bytes = cc_state_bytes(m);
     out->state_pool_bytes = m->state_size;
+    out->cpu_scratch_bytes = emit_cpu_scratch_bytes(m);
     out->arena_memory = s->act_pool >= 0 && s->act_pool < s->n_pools && s->pools[s->act_pool].memory
                             ? s->pools[s->act_pool].memory
                             : "";

@@ -339,6 +339,7 @@ int emit_report_json_text(const cc_model *m, const char *model_name, char **out,
     npuc_json_member_uint(&w, "peak_sram_bytes", sram_bytes(m));
     npuc_json_member_uint(&w, "state_bytes", cc_state_bytes(m));
     npuc_json_member_uint(&w, "state_pool_bytes", m->state_size);
+    npuc_json_member_uint(&w, "cpu_scratch_bytes", emit_cpu_scratch_bytes(m));
     npuc_json_member_uint(&w, "peak_fast_bytes", m->fast_size);
     npuc_json_member_uint(&w, "flash_bytes", params_bytes(m));
     npuc_json_member_uint(&w, "command_stream_bytes", m->stream_size);
@@ -586,6 +587,10 @@ int emit_summary(const cc_model *m, const char *model_name, char **out, npuc_err
     if (m->state_size)
         npuc_sb_printf(&b, "  %-28s%10.2f KiB  in the state pool (kept across invocations, CPU ops only)\n",
                        "State of CPU operators", (double)m->state_size / 1024.0);
+    const uint64_t cpu_scratch = emit_cpu_scratch_bytes(m);
+    if (cpu_scratch)
+        npuc_sb_printf(&b, "  %-28s%10.2f KiB  after the arena, in the runtime's forms (bin, c, reloc)\n",
+                       "Scratch of CPU kernels", (double)cpu_scratch / 1024.0);
     if (has_fast(m)) {
         npuc_sb_printf(&b, "  Total fast scratch used     %10.2f KiB  in pool '%s' ", (double)m->fast_size / 1024.0,
                        pool_name(m, s->fast_pool, "fast"));

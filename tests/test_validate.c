@@ -320,6 +320,48 @@ static uint8_t *bmp_input(const char *path)
     return x;
 }
 
+/* A zoo model (below NPUC_SHARED/models/zoo) validated on ethos-u55-128
+ * with one input set: its one input's bytes drawn from seed (uint8 / int8),
+ * or for a float32 input a ramp of quarter steps. Returns the report (the
+ * caller frees it, *g and *tm), NULL when the model is absent (a skip) or
+ * on an error (a failure). */
+static val_report *validate_zoo(const char *name, uint64_t seed, graph **g, tfl_model **tm)
+{
+    char p[4096], rel[256];
+    *g = NULL;
+    *tm = NULL;
+    snprintf(rel, sizeof rel, "models/zoo/%s.tflite", name);
+    if (!t_shared(rel, p, sizeof p)) {
+        printf("skip %s: ../shared/models not found\n", name);
+        return NULL;
+    }
+    if (!(*g = load(p, tm))) return NULL;
+    CHECK_EQ_INT((*g)->n_inputs, 1);
+    const graph_tensor *x = &(*g)->tensors[(*g)->inputs[0]];
+    const size_t n_in = graph_tensor_elems(x) * graph_dtype_size(x->dtype);
+    uint8_t *in = malloc(n_in + 4);
+    CHECK(in != NULL);
+    if (!in) return NULL;
+    npuc_rng rng;
+    npuc_rng_seed(&rng, seed);
+    for (size_t i = 0; x->dtype != GRAPH_F32 && i < n_in; i++) in[i] = (uint8_t)npuc_rng_range(&rng, 0, 255);
+    for (size_t i = 0; x->dtype == GRAPH_F32 && i < n_in / 4; i++) {
+        const float f = (float)((int)(i % 17) - 8) * 0.25f;
+        memcpy(in + 4 * i, &f, 4);
+    }
+    const uint8_t *inputs[1] = {in};
+    val_options o;
+    default_opts(&o, EU_U55_128);
+    o.inputs = inputs;
+    o.n_sets = 1;
+    val_report *r = NULL;
+    npuc_err err = {0};
+    CHECK_EQ_INT(val_run(*g, name, &o, &r, &err), NPUC_OK);
+    if (!r) fprintf(stderr, "%s: %s\n", name, err.msg);
+    free(in);
+    return r;
+}
+
 /* coral_movenet_lightning_ptq: whole, with its int32 FLOOR_DIVs on the CPU
  * (TFLite's form), bit-exact on ethos-u55-128. Its RESHAPE 142 is a CPU view
  * that shares its input's bytes, so the runtime's model has no epoch for it
@@ -327,32 +369,9 @@ static uint8_t *bmp_input(const char *path)
  * model's epochs, and that op belongs to none. */
 static void test_movenet(void)
 {
-    char p[4096];
-    if (!t_shared("models/zoo/coral_movenet_lightning_ptq.tflite", p, sizeof p)) {
-        printf("skip movenet: ../shared/models not found\n");
-        return;
-    }
+    graph *g = NULL;
     tfl_model *tm = NULL;
-    graph *g = load(p, &tm);
-    if (!g) return;
-    /* one input set of random bytes (its one input is a uint8 image) */
-    CHECK_EQ_INT(g->n_inputs, 1);
-    const graph_tensor *x = &g->tensors[g->inputs[0]];
-    size_t n_in = graph_tensor_elems(x) * graph_dtype_size(x->dtype);
-    uint8_t *img = malloc(n_in + 1);
-    CHECK(img != NULL);
-    if (!img) return;
-    npuc_rng rng;
-    npuc_rng_seed(&rng, 3);
-    for (size_t i = 0; i < n_in; i++) img[i] = (uint8_t)npuc_rng_range(&rng, 0, 255);
-    const uint8_t *inputs[1] = {img};
-    val_options o;
-    default_opts(&o, EU_U55_128);
-    o.inputs = inputs;
-    o.n_sets = 1;
-    val_report *r = NULL;
-    npuc_err err = {0};
-    CHECK_EQ_INT(val_run(g, "coral_movenet_lightning_ptq.tflite", &o, &r, &err), NPUC_OK);
+    val_report *r = validate_zoo("coral_movenet_lightning_ptq", 3, &g, &tm);
     if (r) {
         CHECK(r->pass && r->bit_exact && r->op_detail);
         CHECK_EQ_INT(r->n_ops, g->n_ops);
@@ -375,11 +394,8 @@ static void test_movenet(void)
         /* the epochs' cycles add up to the total; every NPU op has its own */
         for (int32_t i = 0; i < r->n_epochs; i++) cyc += r->epochs[i].npu_cycles;
         CHECK(cyc == r->npu_cycles && cyc > 0);
-    } else {
-        fprintf(stderr, "movenet: %s\n", err.msg);
     }
     val_report_free(r);
-    free(img);
     graph_free(g);
     tfl_model_free(tm);
 }
@@ -389,28 +405,9 @@ static void test_movenet(void)
  * count once in the memory plan: no step holds more than the pool. */
 static void test_inplace_live(void)
 {
-    char p[4096];
-    if (!t_shared("models/zoo/armkws_dnn_s_int8.tflite", p, sizeof p)) {
-        printf("skip armkws_dnn_s_int8: ../shared/models not found\n");
-        return;
-    }
+    graph *g = NULL;
     tfl_model *tm = NULL;
-    graph *g = load(p, &tm);
-    if (!g) return;
-    const graph_tensor *x = &g->tensors[g->inputs[0]];
-    const size_t n_in = graph_tensor_elems(x) * graph_dtype_size(x->dtype);
-    float *in = calloc(n_in / 4 + 1, 4);
-    CHECK(in != NULL);
-    if (!in) return;
-    for (size_t i = 0; i < n_in / 4; i++) in[i] = (float)((int)(i % 17) - 8) * 0.25f;
-    const uint8_t *inputs[1] = {(const uint8_t *)in};
-    val_options o;
-    default_opts(&o, EU_U55_128);
-    o.inputs = inputs;
-    o.n_sets = 1;
-    val_report *r = NULL;
-    npuc_err err = {0};
-    CHECK_EQ_INT(val_run(g, "armkws_dnn_s_int8.tflite", &o, &r, &err), NPUC_OK);
+    val_report *r = validate_zoo("armkws_dnn_s_int8", 1, &g, &tm);
     if (r) {
         CHECK(r->pass && r->op_detail && r->live);
         const val_pool *a = &r->pools[VAL_MEM_ACTIVATIONS];
@@ -420,7 +417,6 @@ static void test_inplace_live(void)
         for (int32_t i = 0; r->live && i < r->n_ops; i++) CHECK(r->live[i] <= a->used);
     }
     val_report_free(r);
-    free(in);
     graph_free(g);
     tfl_model_free(tm);
 }

@@ -38,8 +38,8 @@ int emit_npurt_file(const cc_model *m, const char *name, const char *path, npuc_
 bool emit_npurt_has_epoch(const cc_model *m, int32_t ei);
 /* The scratch the runtime's forms place after the compiler's arena for the
  * CPU kernels (the largest of their CPU epochs' scratch, rounded up to 16
- * bytes, as emit_npurt lays it out): 0 without CPU epochs, and when the
- * reference interpreter cannot prepare the graph (those forms are refused
+ * bytes, as emit_npurt lays it out): 0 without CPU epochs; an op the
+ * reference interpreter cannot prepare counts 0 (those forms are refused
  * then). */
 uint64_t emit_cpu_scratch_bytes(const cc_model *m);
 uint32_t emit_crc32(const uint8_t *p, size_t n);

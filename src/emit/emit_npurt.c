@@ -164,25 +164,15 @@ bool emit_npurt_has_epoch(const cc_model *m, int32_t ei)
 
 uint64_t emit_cpu_scratch_bytes(const cc_model *m)
 {
-    bool any = false;
-    for (int32_t i = 0; i < m->n_epochs && !any; i++) any = m->epochs[i].kind == CC_EPOCH_SW && emit_npurt_has_epoch(m, i);
-    if (!any) return 0;
-    interp *ip = NULL;
-    interp_options io;
-    memset(&io, 0, sizeof io);
-    npuc_err err = {0};
-    if (interp_create(m->g, &io, &ip, &err)) return 0;
-    uint32_t most = 0;
+    /* each CPU op prepared alone gives the scratch the whole graph's
+     * interpreter gives it (a prepare sees only its op and the graph) */
+    uint64_t most = 0;
     for (int32_t i = 0; i < m->n_epochs; i++) {
         if (m->epochs[i].kind != CC_EPOCH_SW || !emit_npurt_has_epoch(m, i)) continue;
-        uint32_t kind = 0, psize = 0, scratch = 0, persist = 0;
-        const void *params = NULL;
-        if (!interp_op_prepared(ip, m->epochs[i].first_op, &kind, &params, &psize, &scratch, &persist) &&
-            scratch > most)
-            most = scratch;
+        const uint64_t s = interp_op_scratch(m->g, &m->g->ops[m->epochs[i].first_op]);
+        if (s > most) most = s;
     }
-    interp_free(ip);
-    return ((uint64_t)most + 15) / 16 * 16;
+    return (most + 15) / 16 * 16;
 }
 
 static int add_sw_epoch(builder *b, int32_t op_index, npuc_err *err)

@@ -295,12 +295,13 @@ int interp_check_legacy_uint8(const graph *g, bool (*only)(const void *user, int
     return NPUC_OK;
 }
 
-bool interp_op_supported(const graph *g, const graph_op *op, char *why, size_t why_size)
+/* Prepares op alone: the status, its scratch in *scratch, the message in why. */
+static int prepare_alone(const graph *g, const graph_op *op, size_t *scratch, char *why, size_t why_size)
 {
     const interp_op_impl *impl = find_impl(op);
     if (!impl) {
         if (why) snprintf(why, why_size, "operator %s is not implemented by the reference kernels", graph_op_name(op));
-        return false;
+        return NPUC_E_UNSUPPORTED;
     }
     npuc_arena a;
     npuc_arena_init(&a);
@@ -311,7 +312,20 @@ bool interp_op_supported(const graph *g, const graph_op *op, char *why, size_t w
     if (!rc) rc = check_blob(&node, &e);
     npuc_arena_free(&a);
     if (rc && why) snprintf(why, why_size, "%s", e.msg);
-    return rc == 0;
+    if (scratch) *scratch = rc ? 0 : node.scratch_size;
+    return rc;
+}
+
+bool interp_op_supported(const graph *g, const graph_op *op, char *why, size_t why_size)
+{
+    return prepare_alone(g, op, NULL, why, why_size) == NPUC_OK;
+}
+
+size_t interp_op_scratch(const graph *g, const graph_op *op)
+{
+    size_t s = 0;
+    prepare_alone(g, op, &s, NULL, 0);
+    return s;
 }
 
 void interp_free(interp *ip)

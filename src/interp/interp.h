@@ -85,6 +85,9 @@ int interp_check_legacy_uint8(const graph *g, bool (*only)(const void *user, int
 /* Whether the interpreter implements the op with these tensor types;
  * fills why (if non-NULL) when not. */
 bool interp_op_supported(const graph *g, const graph_op *op, char *why, size_t why_size);
+/* The scratch bytes its kernel needs, the op prepared alone (as
+ * interp_op_supported does); 0 when it needs none or does not prepare. */
+size_t interp_op_scratch(const graph *g, const graph_op *op);
 
 /* The prepared form of op op_index: its k_op kind and params blob (owned by
  * the interpreter, valid until interp_free) and the scratch / persistent

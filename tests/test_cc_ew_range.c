@@ -11,7 +11,14 @@
  *           broadcast shapes (both operands at times), fused RELU / RELU6
  *           at times: on the NPU exactly when the test's own interval
  *           arithmetic says the result stays in int32 and the clamp never
- *           acts, else on the CPU with the reason naming the range;
+ *           acts, else on the CPU with the reason naming the range; half
+ *           of them then clamp the int32 result with one to three
+ *           MINIMUM / MAXIMUM by constant scalars and CAST it to int8 or
+ *           int16 (TFLite's clip_by_value + cast): fused into the op's
+ *           output stage (cc_fuse_narrow: the chain joins the op, which
+ *           writes the narrow output) exactly when the op runs as one NPU
+ *           op, the composed clamp lies inside the narrow type and no
+ *           tensor of the chain is a graph output;
  *   argmax  int8 [1, R, C] -> ARG_MAX -> DIV by a constant d (CPU) ->
  *           MUL by a constant k -> SUB from the ARG_MAX or ADD (movenet's
  *           row / column chain): on the NPU unless k overflows;
@@ -59,6 +66,10 @@ typedef struct cfg {
     int32_t R, C, axis, d, k;     /* argmax */
     bool add;                     /* argmax: ADD instead of SUB; bcast: a MUL after */
     bool logistic;                /* bcast int8: a LOGISTIC after instead */
+    int32_t n_clamp;              /* cast: MINIMUM / MAXIMUM by constants after the op */
+    int32_t clamp_op[3], clamp_k[3];
+    graph_dtype dt_out;           /* ... then a CAST to this type */
+    bool mid_out;                 /* ... with the op's output a graph output too */
     eu_variant variant;
     int32_t check_op;             /* the op whose placement is checked */
     int expect;                   /* 1 NPU, 0 CPU */
@@ -67,6 +78,7 @@ typedef struct cfg {
 
 typedef struct stats {
     int configs, npu, cpu, failed, runs;
+    int fused, fused_late, apart; /* cast: clamp chains fused into the op, into a clamp, left apart */
 } stats;
 
 static void shape_str(char *buf, size_t size, int32_t rank, const int32_t *s)
@@ -88,10 +100,17 @@ static void cfg_str(const cfg *c, char *buf, size_t size)
     {
         char k[48] = "";
         if (c->b_const) snprintf(k, sizeof k, " const [%d, %d]", c->klo, c->khi);
-        snprintf(buf, size, "%s %s %s %s %s%s%s act %s, %s",
+        char n[96] = "";
+        for (int32_t i = 0, o = 0; i < c->n_clamp; i++)
+            o += snprintf(n + o, sizeof n - (size_t)o, " %s %d", c->clamp_op[i] == TFL_OP_MINIMUM ? "min" : "max",
+                          c->clamp_k[i]);
+        if (c->n_clamp)
+            snprintf(n + strlen(n), sizeof n - strlen(n), " -> %s%s", graph_dtype_name(c->dt_out),
+                     c->mid_out ? " (op's output a graph output)" : "");
+        snprintf(buf, size, "%s %s %s %s %s%s%s act %s%s, %s",
                  c->form == F_CAST ? "cast" : c->form == F_VIEW ? "view" : "bcast",
                  tfl_builtin_name(c->opcode), graph_dtype_name(c->dt), a, b, c->b_const ? "" : " ",
-                 c->b_const ? k : graph_dtype_name(c->dt2), tfl_activation_name(c->act),
+                 c->b_const ? k : graph_dtype_name(c->dt2), tfl_activation_name(c->act), n,
                  target_variant_name(c->variant));
     }
 }
@@ -160,7 +179,22 @@ static graph *build_cast(const cfg *c)
     }
     int32_t bin[2] = {ca, cb};
     op_add(g, c->opcode, c->act, 2, bin, y, &ok);
-    ok = ok && !graph_set_io(g, n_in, ins, 1, &y);
+    int32_t outs[2] = {y, y}, n_out = 1, t = y;
+    if (c->n_clamp) {
+        /* clip_by_value + cast: clamps to constants, then the narrow type */
+        int32_t one[1] = {1};
+        for (int32_t k = 0; k < c->n_clamp; k++) {
+            int32_t kt = add_t(g, "kc", GRAPH_I32, 0, one, &c->clamp_k[k], &ok);
+            int32_t u = add_t(g, "clamped", GRAPH_I32, c->rank, c->so, NULL, &ok), in2[2] = {t, kt};
+            op_add(g, c->clamp_op[k], 0, 2, in2, u, &ok);
+            t = u;
+        }
+        int32_t z = add_t(g, "z", c->dt_out, c->rank, c->so, NULL, &ok);
+        op_add(g, TFL_OP_CAST, 0, 1, &t, z, &ok);
+        outs[0] = z;
+        n_out = c->mid_out ? 2 : 1;
+    }
+    ok = ok && !graph_set_io(g, n_in, ins, n_out, outs);
     if (!ok) {
         graph_free(g);
         return NULL;
@@ -275,6 +309,49 @@ static void fill_draw(void *user, npuc_rng *r, int d, int32_t k, uint8_t *buf, s
 /* view configurations whose op ran as a dense block of another depth */
 static int n_viewed;
 
+/* The clamps and CAST after the op (ops check_op + 1 ..). The chain from
+ * clamp s + 1 on fuses into P (the op for s = 0, else clamp s) at the
+ * first s where P is one NPU op, its output no graph output, and the clamp
+ * composed of clamps s + 1 .. lies inside the narrow type; P's clamps
+ * before it run as NPU ops of their own. Where no s fits, the CAST stays
+ * on the CPU. */
+static bool narrow_checked(const cfg *c, const cc_model *cm, const char *cs, stats *st)
+{
+    int64_t tlo = c->dt_out == GRAPH_I8 ? INT8_MIN : INT16_MIN, thi = c->dt_out == GRAPH_I8 ? INT8_MAX : INT16_MAX;
+    int32_t at = -1;   /* P's op index */
+    for (int32_t s = 0; s < c->n_clamp && at < 0; s++) {
+        int64_t lo = INT32_MIN, hi = INT32_MAX;
+        for (int32_t k = s; k < c->n_clamp; k++) {
+            int64_t v = c->clamp_k[k];
+            bool mn = c->clamp_op[k] == TFL_OP_MINIMUM;
+            lo = mn ? (lo < v ? lo : v) : (lo > v ? lo : v);
+            hi = mn ? (hi < v ? hi : v) : (hi > v ? hi : v);
+        }
+        const cc_op_info *p = &cm->ops[c->check_op + s];
+        if (p->npu && p->n_eu == 1 && lo >= tlo && hi <= thi && !(s == 0 && c->mid_out)) at = c->check_op + s;
+    }
+    for (int32_t k = 1; k <= c->n_clamp + 1; k++) {
+        int32_t i = c->check_op + k;
+        const cc_op_info *o = &cm->ops[i];
+        bool fused = at >= 0 && i > at;
+        if (fused ? o->fused_into != at || !o->npu || o->n_eu : o->fused_into >= 0) {
+            fprintf(stderr, "FAIL %s: op %d %s (fused into %d), expected %s\n", cs, (int)i, o->npu ? "NPU" : "CPU",
+                    (int)o->fused_into, fused ? "fused" : "apart");
+            return false;
+        }
+        if (!fused && k <= c->n_clamp && !o->npu) {
+            fprintf(stderr, "FAIL %s: clamp op %d on the CPU: %s\n", cs, (int)i, o->why);
+            return false;
+        }
+    }
+    if (at < 0 && cm->ops[c->check_op + c->n_clamp + 1].npu) {
+        fprintf(stderr, "FAIL %s: the CAST runs on the NPU unfused\n", cs);
+        return false;
+    }
+    at == c->check_op ? st->fused++ : at >= 0 ? st->fused_late++ : st->apart++;
+    return true;
+}
+
 static bool run_config(const cfg *c, uint64_t seed, stats *st)
 {
     char cs[300];
@@ -313,6 +390,7 @@ static bool run_config(const cfg *c, uint64_t seed, stats *st)
         fprintf(stderr, "FAIL %s: reason '%s' lacks '%s'\n", cs, o->why, c->why);
         goto out;
     }
+    if (c->n_clamp && !narrow_checked(c, cm, cs, st)) goto out;
     if (c->form == F_ARGMAX && o->npu && !cm->ops[c->check_op - 1].npu) {
         fprintf(stderr, "FAIL %s: the MUL stays on the CPU: %s\n", cs, cm->ops[c->check_op - 1].why);
         goto out;
@@ -375,6 +453,7 @@ static void random_cast(npuc_rng *r, cfg *c)
     if (lo > hi) lo = hi;
     c->klo = (int32_t)lo;
     c->khi = (int32_t)hi;
+    if (c->b_const && elems(c->rank, c->sb) == 1) c->khi = c->klo;   /* one value: const_data's first */
     if (c->opcode == TFL_OP_SUB || c->opcode == TFL_OP_MUL) {
         int32_t p = (int32_t)npuc_rng_range(r, 0, 5);
         c->act = p == 0 ? TFL_ACT_RELU : p == 1 ? TFL_ACT_RELU6 : TFL_ACT_NONE;
@@ -403,6 +482,20 @@ static void random_cast(npuc_rng *r, cfg *c)
     c->expect = fits && act_ok(c->act, vlo, vhi);
     c->why = !fits ? "may overflow int32" : c->expect ? NULL : "reaches the clamp";
     c->check_op = c->b_const ? 1 : 2;
+    if (npuc_rng_range(r, 0, 1)) {
+        /* clamps to constants near the narrow type's ends, then the CAST */
+        c->dt_out = npuc_rng_range(r, 0, 1) ? GRAPH_I16 : GRAPH_I8;
+        int64_t e = c->dt_out == GRAPH_I16 ? 32768 : 128, spread = e / 8 + 1;
+        /* mostly a MINIMUM and a MAXIMUM, two in three inside the type */
+        c->n_clamp = npuc_rng_range(r, 0, 3) == 0 ? 1 : (int32_t)npuc_rng_range(r, 2, 3);
+        for (int32_t k = 0; k < c->n_clamp; k++) {
+            bool mn = npuc_rng_range(r, 0, 2) != 0 ? (k % 2 == 0) : npuc_rng_range(r, 0, 1);
+            c->clamp_op[k] = mn ? TFL_OP_MINIMUM : TFL_OP_MAXIMUM;
+            int64_t d = (int64_t)npuc_rng_range(r, 0, (uint32_t)(3 * spread)) - spread;
+            c->clamp_k[k] = (int32_t)(mn ? e - 1 - d : -e + d);
+        }
+        c->mid_out = npuc_rng_range(r, 0, 7) == 0;
+    }
 }
 
 static void random_argmax(npuc_rng *r, cfg *c)
@@ -495,6 +588,12 @@ int main(void)
         }
         printf("%s: %d on the NPU, %d on the CPU of %ld, %d failed\n", names[f], st.npu - npu0, st.cpu - cpu0,
                n_random, st.failed - failed0);
+        if (f == F_CAST) {
+            printf("cast: clamp chains to int8 / int16 fused into the op %d, into a clamp %d, left apart %d\n",
+                   st.fused, st.fused_late, st.apart);
+            CHECK(st.fused >= n_random / 16);
+            CHECK(st.apart >= n_random / 20);
+        }
         /* every form mostly on the NPU, the int32 ones with CPU cases too */
         CHECK(st.npu - npu0 >= n_random / 3);
         if (f == F_CAST || f == F_ARGMAX) CHECK(st.cpu - cpu0 >= n_random / 20);

@@ -324,7 +324,8 @@ static int lower_in_epoch(lower_ctx *c, int32_t i, npuc_err *err)
                 m->buf_of[op->out[0]] == m->buf_of[op->in[0]] && m->buf_of[op->in[0]] >= 0;
     if (!c->e && !(c->e = new_epoch(m, CC_EPOCH_HW, i, err))) return err->code;
     int32_t before = c->e->n_eu;
-    if (!view) {
+    /* an op an earlier op's fusion took in (cc_fuse_narrow) lowers to nothing */
+    if (!view && info->fused_into < 0) {
         int rc = lower_op(c, op, err);
         if (rc == 1) {
             /* CPU op: drop what it appended, close the HW epoch, add a SW epoch */

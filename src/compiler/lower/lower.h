@@ -225,6 +225,13 @@ int cc_pad_of(int32_t padding, int32_t in, int32_t filter, int32_t stride, int32
  * the producer's ops write the uint8 output. 0 (fused), 1 (not: reason in
  * why). */
 int cc_fuse_u8(lower_ctx *c, const graph_op *op, const int32_t *ref, char *why, size_t why_size);
+/* An int32 MINIMUM / MAXIMUM with a constant scalar that starts a chain
+ * of such clamps ending in a CAST to int8 / int16 (the ops right after
+ * it), fused into the output stage of its input's producer, which then
+ * writes the CAST's output (lower_lut.c). The later ops of the chain are
+ * marked fused (cc_op_info.fused_into) and lower to nothing. 0 (fused), 1
+ * (not: reason in why). */
+int cc_fuse_narrow(lower_ctx *c, const graph_op *op, char *why, size_t why_size);
 
 /* --------------------------------------------- weights (lower_weights.c) */
 

@@ -504,6 +504,9 @@ static int lower_mul(lower_ctx *c, const graph_op *op, npuc_err *err) { return l
 
 static int lower_min_max(lower_ctx *c, const graph_op *op, npuc_err *err)
 {
+    /* int32 clamps to constants ending in a CAST: the producer's output stage */
+    char why[160];
+    if (!cc_fuse_narrow(c, op, why, sizeof why)) return NPUC_OK;
     return lower_binary(c, op, min_max_stage, err);
 }
 

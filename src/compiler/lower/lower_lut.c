@@ -730,6 +730,109 @@ int cc_fuse_u8(lower_ctx *c, const graph_op *op, const int32_t *ref, char *why, 
     return 0;
 }
 
+/* The narrowing form: an int32 MINIMUM or MAXIMUM with a constant scalar
+ * whose input P writes (an int32 elementwise op of the open epoch), then
+ * the ops right after it in graph order, each the only reader of the one
+ * before: more such MINIMUM / MAXIMUM, then a CAST to int8 or int16. A
+ * chain of clamps to constants is one clamp f(v) = clamp(v, lo, hi), with
+ * lo = f(INT32_MIN) and hi = f(INT32_MAX); where [lo, hi] lies inside the
+ * CAST's type, the CAST only changes the type and the chain is the clamp.
+ * P's op then writes the CAST's output: OFM of that type, ACTIVATION_MIN
+ * /MAX = lo/hi. Its value before the output stage is the exact int32
+ * result (a 32-bit operation applies only OFM_SCALE's shift, 0 here), and
+ * an 8- or 16-bit OFM takes the zero point, 0, and the clamp
+ * (docs/ethos-u.md 5.1, 5.8; npuc's int8 softmax ends the same way). The
+ * NPU applies no clamp to a 32-bit OFM, which is why the chain must end in
+ * the CAST. Every op of the chain joins P (fused_into), its tensors share
+ * the CAST output's buffer and keep no bytes of their own. */
+static bool narrow_step(const graph *g, const graph_op *op, int64_t *lo, int64_t *hi)
+{
+    if ((op->opcode != TFL_OP_MINIMUM && op->opcode != TFL_OP_MAXIMUM) || op->n_in != 2 || op->n_out != 1 ||
+        op->in[0] < 0 || op->in[1] < 0 || op->out[0] < 0)
+        return false;
+    const graph_tensor *x = &g->tensors[op->in[0]], *k = &g->tensors[op->in[1]], *y = &g->tensors[op->out[0]];
+    if (x->dtype != GRAPH_I32 || k->dtype != GRAPH_I32 || y->dtype != GRAPH_I32 || x->q.n || k->q.n || y->q.n ||
+        !k->data || graph_tensor_elems(k) != 1 || x->data)
+        return false;
+    int32_t v;
+    memcpy(&v, k->data, sizeof v);
+    bool mn = op->opcode == TFL_OP_MINIMUM;
+    *lo = mn ? (*lo < v ? *lo : v) : (*lo > v ? *lo : v);
+    *hi = mn ? (*hi < v ? *hi : v) : (*hi > v ? *hi : v);
+    return true;
+}
+
+int cc_fuse_narrow(lower_ctx *c, const graph_op *op, char *why, size_t why_size)
+{
+    cc_model *m = c->m;
+    const graph *g = c->g;
+    int64_t lo = INT32_MIN, hi = INT32_MAX;
+    if (!narrow_step(g, op, &lo, &hi)) return cc_reason(why, why_size, "no int32 clamp to a constant"), 1;
+    fuse_site fs;
+    if (fuse_check(c, op, 32, &fs, why, why_size)) return 1;
+    /* the chain: the ops right after this one, each reading the last */
+    int32_t last = c->op_index, t = op->out[0];
+    const graph_op *end = NULL;
+    while (!end) {
+        int32_t j = last + 1;
+        if (j >= g->n_ops || cc_readers(c, t) != 1 || g->tensors[t].is_variable)
+            return cc_reason(why, why_size, "no CAST ends the clamps"), 1;
+        for (int32_t i = 0; i < g->n_outputs; i++)
+            if (g->outputs[i] == t) return cc_reason(why, why_size, "a clamp's output is a graph output"), 1;
+        for (int32_t b = 0; b < g->n_tensors; b++)
+            if (b != t && m->buf_of[b] == m->buf_of[t])
+                return cc_reason(why, why_size, "a clamp's output buffer is shared"), 1;
+        const graph_op *n = &g->ops[j];
+        if (n->n_in < 1 || n->in[0] != t) return cc_reason(why, why_size, "no CAST ends the clamps"), 1;
+        if (n->opcode == TFL_OP_CAST) {
+            end = n;
+        } else if (!narrow_step(g, n, &lo, &hi)) {
+            return cc_reason(why, why_size, "no CAST ends the clamps"), 1;
+        }
+        last = j;
+        t = n->out[0];
+    }
+    if (end->n_in != 1 || end->n_out != 1 || t < 0) return cc_reason(why, why_size, "a CAST of other arity"), 1;
+    const graph_tensor *y = &g->tensors[t];
+    uint8_t bits = y->dtype == GRAPH_I8 ? 8 : y->dtype == GRAPH_I16 ? 16 : 0;
+    if (!bits || y->is_variable) return cc_reason(why, why_size, "the CAST is not to int8 or int16"), 1;
+    int64_t tlo = bits == 8 ? INT8_MIN : INT16_MIN, thi = bits == 8 ? INT8_MAX : INT16_MAX;
+    if (lo < tlo || hi > thi)
+        return cc_reason(why, why_size, "the clamp [%lld, %lld] leaves the CAST's type", (long long)lo, (long long)hi), 1;
+    int32_t ba = m->buf_of[t];
+    if (ba < 0 || m->bufs[ba].temp) return cc_reason(why, why_size, "the CAST's output has no buffer of its own"), 1;
+    /* P: one op writing its whole output, dense NHWC */
+    int32_t k = -1;
+    for (int32_t i = fs.k0; i < fs.k1; i++)
+        if (on_buf(&c->e->ops[i].ofm, fs.bp)) {
+            if (k >= 0) return cc_reason(why, why_size, "its producer writes in parts"), 1;
+            k = i;
+        }
+    eu_op o = c->e->ops[k];
+    const eu_fm *f = &o.ofm;
+    if (f->off || f->c0 || f->format || f->tile_h || f->full_w != f->w || f->full_c != f->c ||
+        (uint64_t)f->h * f->w * f->c != graph_tensor_elems(y))
+        return cc_reason(why, why_size, "its producer writes no whole dense output"), 1;
+    cc_fm_dense(&o.ofm, ba, 0, f->h, f->w, f->c, bits, 0);
+    o.act_min = (int32_t)lo;
+    o.act_max = (int32_t)hi;
+    eu_block_req r;
+    cc_block_req(m->opt.sys.variant, &o, &r);
+    npuc_err e2;
+    memset(&e2, 0, sizeof e2);
+    if (cc_block_choose_kept(m, &r, &o.blk, &e2) != NPUC_OK)
+        return cc_reason(why, why_size, "no block for its producer's narrow output: %s", e2.msg), 1;
+    c->e->ops[k] = o;
+    /* the chain joins P; its tensors keep no bytes of their own */
+    for (int32_t j = c->op_index; j <= last; j++) {
+        int32_t in = g->ops[j].in[0], b = m->buf_of[in];
+        if (b >= 0 && b != ba) m->bufs[b].size = 0;
+        m->buf_of[in] = ba;
+        m->ops[j].fused_into = fs.p;
+    }
+    return 0;
+}
+
 static int lower_act16(lower_ctx *c, const graph_op *op, npuc_err *err)
 {
     const graph_tensor *in = cc_tin(c, op, 0), *out = cc_tout(c, op, 0);

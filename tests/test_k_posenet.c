@@ -242,8 +242,9 @@ static void test_errors(void)
     expect_create(decoder_graph(opts, (uint32_t)n0, GRAPH_U8, 4), NPUC_E_INVALID, "max_detections 0 is outside 1..1000");
 }
 
-/* The zoo model's decoder outputs are shapeless in its file: the importer
- * gives them the decoder's shapes from its max_detections (20). */
+/* The zoo model's decoder outputs are shapeless in its file (the importer
+ * leaves them so); interp_infer_shapes gives them the shapes the
+ * decoder's binding declares from its max_detections (20). */
 static void test_import_shapes(void)
 {
     char path[1024];
@@ -257,6 +258,8 @@ static void test_import_shapes(void)
     CHECK(tfl_read_file(path, &tm, &e) == 0 && graph_import(tm, &g, &e) == 0);
     if (g) {
         CHECK_EQ_INT(g->n_outputs, 4);
+        CHECK(g->tensors[g->outputs[0]].rank == 0 && g->tensors[g->outputs[3]].rank == 0);
+        interp_infer_shapes(g);
         const graph_tensor *t0 = &g->tensors[g->outputs[0]], *t3 = &g->tensors[g->outputs[3]];
         CHECK(t0->rank == 4 && t0->shape[1] == 20 && t0->shape[2] == 17 && t0->shape[3] == 2 && t0->nbytes == 2720);
         CHECK(t3->rank == 1 && t3->shape[0] == 1 && t3->nbytes == 4);

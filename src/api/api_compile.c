@@ -211,6 +211,7 @@ static int compile_source(const char *path, const void *data, size_t size, const
     const char *source = path ? path : o->name;
     int rc = path ? tfl_read_file(path, &c->tm, &err) : tfl_read(data, size, &c->tm, &err);
     if (!rc) rc = graph_import(c->tm, &c->g, &err);
+    if (!rc) interp_infer_shapes(c->g);
     if (rc) {
         if (source) npuc_err_prefix(&err, "%s", source);
     } else {

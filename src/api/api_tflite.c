@@ -78,6 +78,7 @@ int api_open_tflite(npuc_model *m, const npuc_open_options *o, npuc_err *err)
     int rc = tfl_read(m->blob, m->blob_size, &m->tm, err);
     if (!rc) rc = graph_import(m->tm, &m->g, err);
     if (rc) return api_prefix(m, err);
+    interp_infer_shapes(m->g);
     /* the model keeps its own copy of everything it needs */
     free(m->blob);
     m->blob = NULL;

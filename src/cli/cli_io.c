@@ -1,4 +1,5 @@
 #include "cli.h"
+#include "interp/interp.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -17,7 +18,9 @@ int cli_load_graph(const char *path, tfl_model **model, graph **g, npuc_err *err
         npuc_err_prefix(err, "%s", path);
         tfl_model_free(*model);
         *model = NULL;
+        return rc;
     }
+    interp_infer_shapes(*g);
     return rc;
 }
 

@@ -1,6 +1,5 @@
 /* TFLite model -> graph, with validation. Errors name the tensor or op. */
 #include "graph.h"
-#include "tflite/flexbuf.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -294,37 +293,6 @@ static int import_offline_offsets(graph *g, const tfl_model *m, npuc_err *err)
     return NPUC_OK;
 }
 
-/* Output shapes that a custom operator's Prepare sets at run time (TFLite
- * resizes them; the model file leaves them empty): Coral's
- * PosenetDecoderOp writes [1, D, 17, 2], [1, D, 17], [1, D] and [1], D its
- * max_detections. Only its float32 outputs of rank 0 are given a shape;
- * options the decoder cannot take leave them as they are, for its binding
- * to refuse with a message. */
-static void custom_output_shapes(graph *g)
-{
-    for (int32_t i = 0; i < g->n_ops; i++) {
-        const graph_op *op = &g->ops[i];
-        if (op->opcode != TFL_OP_CUSTOM || !op->custom_code || strcmp(op->custom_code, "PosenetDecoderOp") ||
-            op->n_out != 4 || !op->custom_options)
-            continue;
-        flexbuf_map fm;
-        npuc_err e = {0};
-        int64_t d = 0;
-        bool found = false;
-        if (flexbuf_root_map(op->custom_options, op->n_custom_options, &fm, &e) ||
-            flexbuf_get_int(&fm, "max_detections", &d, &found, &e) || !found || d < 1 || d > 1000)
-            continue;
-        const int32_t D = (int32_t)d, shape[4][4] = {{1, D, 17, 2}, {1, D, 17, 0}, {1, D, 0, 0}, {1, 0, 0, 0}};
-        for (int32_t k = 0; k < 4; k++) {
-            graph_tensor *t = op->out[k] >= 0 ? &g->tensors[op->out[k]] : NULL;
-            if (!t || t->rank != 0 || t->data || t->dtype != GRAPH_F32) continue;
-            t->rank = 4 - k;
-            memcpy(t->shape, shape[k], sizeof shape[k]);
-            t->nbytes = graph_dtype_nbytes(t->dtype, graph_tensor_elems(t));
-        }
-    }
-}
-
 static int import_subgraph(const tfl_model *m, int32_t si, graph **out, npuc_err *err)
 {
     *out = NULL;
@@ -341,7 +309,6 @@ static int import_subgraph(const tfl_model *m, int32_t si, graph **out, npuc_err
     g->cap_ops = sg->n_operators + 1;
     for (int32_t i = 0; i < sg->n_tensors && !rc; i++) rc = import_tensor(g, m, sg, i, err);
     for (int32_t i = 0; i < sg->n_operators && !rc; i++) rc = import_op(g, m, sg, i, err);
-    if (!rc) custom_output_shapes(g);
     if (!rc) rc = check_index_list(sg->inputs, sg->n_inputs, sg->n_tensors, false, "subgraph inputs", err);
     if (!rc) rc = check_index_list(sg->outputs, sg->n_outputs, sg->n_tensors, false, "subgraph outputs", err);
     /* subgraph 0 must produce something; a CALL_ONCE initialiser may not */

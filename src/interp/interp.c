@@ -316,6 +316,23 @@ static int prepare_alone(const graph *g, const graph_op *op, size_t *scratch, ch
     return rc;
 }
 
+void interp_infer_shapes(graph *g)
+{
+    for (int32_t i = 0; i < g->n_ops; i++) {
+        const graph_op *op = &g->ops[i];
+        if (op->opcode != TFL_OP_CUSTOM) continue;
+        for (int32_t k = 0; k < op->n_out; k++) {
+            graph_tensor *t = op->out[k] >= 0 ? &g->tensors[op->out[k]] : NULL;
+            int32_t rank = 0, shape[GRAPH_MAX_RANK] = {0};
+            if (!t || t->rank != 0 || t->data || !interp_custom_out_shape(op, k, &rank, shape)) continue;
+            if (rank < 1 || rank > GRAPH_MAX_RANK) continue;
+            t->rank = rank;
+            memcpy(t->shape, shape, sizeof shape[0] * (size_t)rank);
+            t->nbytes = graph_dtype_nbytes(t->dtype, graph_tensor_elems(t));
+        }
+    }
+}
+
 bool interp_op_supported(const graph *g, const graph_op *op, char *why, size_t why_size)
 {
     return prepare_alone(g, op, NULL, why, why_size) == NPUC_OK;

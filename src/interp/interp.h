@@ -82,6 +82,14 @@ int32_t interp_legacy_uint8_tensor(const graph *g, const graph_op *op);
 int interp_check_legacy_uint8(const graph *g, bool (*only)(const void *user, int32_t op), const void *user,
                               npuc_err *err);
 
+/* Gives the outputs a model file leaves shapeless (rank 0, not constant)
+ * the shapes their ops define when they prepare (Coral's PosenetDecoderOp:
+ * from its max_detections), as each op's binding declares them, so that
+ * they are planned like any tensor. Outputs a binding cannot size are left
+ * as they are. Call it once after graph_import, before interp_create or a
+ * compile. */
+void interp_infer_shapes(graph *g);
+
 /* Whether the interpreter implements the op with these tensor types;
  * fills why (if non-NULL) when not. */
 bool interp_op_supported(const graph *g, const graph_op *op, char *why, size_t why_size);

@@ -32,6 +32,12 @@ typedef struct interp_op_impl {
     const char *custom_code; /* TFL_OP_CUSTOM: the custom code it implements */
 } interp_op_impl;
 
+/* The shape of output k of a custom op whose Prepare sizes it, where the
+ * model file leaves it shapeless (Coral's PosenetDecoderOp); false when
+ * the op declares none or cannot say from its options (its prepare then
+ * reports what is wrong). ops_custom.c; used by interp_infer_shapes. */
+bool interp_custom_out_shape(const graph_op *op, int32_t k, int32_t *rank, int32_t shape[GRAPH_MAX_RANK]);
+
 /* Helpers for implementations. */
 static inline const graph_tensor *interp_node_in_t(const interp_node *n, int32_t i)
 {

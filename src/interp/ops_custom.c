@@ -227,6 +227,23 @@ static int posenet_opts(const graph_op *op, k_op_posenet_blob *b, npuc_err *err)
     return NPUC_OK;
 }
 
+/* The outputs' shapes, as the decoder's Prepare sizes them: poses [1, D,
+ * 17, 2], keypoint scores [1, D, 17], pose scores [1, D], count [1] (D =
+ * max_detections). */
+static bool posenet_out_shape(const graph_op *op, int32_t k, int32_t *rank, int32_t shape[GRAPH_MAX_RANK])
+{
+    k_op_posenet_blob b = {0};
+    npuc_err e = {0};
+    if (op->n_out != 4 || k < 0 || k > 3 || posenet_opts(op, &b, &e) || b.max_detections < 1 ||
+        b.max_detections > 1000)
+        return false;
+    const int32_t D = b.max_detections;
+    const int32_t s[4][4] = {{1, D, K_POSENET_KEYPOINTS, 2}, {1, D, K_POSENET_KEYPOINTS, 0}, {1, D, 0, 0}, {1, 0, 0, 0}};
+    *rank = 4 - k;
+    memcpy(shape, s[k], sizeof s[k]);
+    return true;
+}
+
 static int prep_posenet(interp_node *n, npuc_err *err)
 {
     const graph_op *op = n->op;
@@ -261,16 +278,15 @@ static int prep_posenet(interp_node *n, npuc_err *err)
         if (t->dtype == GRAPH_U8 && (t->q.n < 1 || b.zero_point[i] < 0 || b.zero_point[i] > 255))
             return npuc_errf(err, NPUC_E_INVALID, "%s '%s' has no uint8 quantization", what[i], t->name);
     }
-    const int32_t D = b.max_detections;
-    const int32_t oshape[4][4] = {{1, D, K_POSENET_KEYPOINTS, 2}, {1, D, K_POSENET_KEYPOINTS, 0}, {1, D, 0, 0}, {1, 0, 0, 0}};
-    static const int32_t orank[4] = {4, 3, 2, 1};
     for (int32_t i = 0; i < 4; i++) {
         const graph_tensor *t = interp_node_out_t(n, i);
         if (!t) return npuc_errf(err, NPUC_E_INVALID, "output %d is missing", i);
         if (t->dtype != GRAPH_F32)
             return npuc_errf(err, NPUC_E_INVALID, "output %d '%s' is %s, the decoder writes float32", i, t->name,
                              graph_dtype_name(t->dtype));
-        if ((rc = interp_check_out_shape(t, oshape[i], orank[i], err))) return rc;
+        int32_t orank = 0, oshape[GRAPH_MAX_RANK];
+        posenet_out_shape(op, i, &orank, oshape);
+        if ((rc = interp_check_out_shape(t, oshape, orank, err))) return rc;
     }
     const uint64_t scratch = k_posenet_scratch_bytes(&b);
     if (scratch == 0 || scratch > UINT32_MAX)
@@ -289,3 +305,10 @@ static const interp_op_impl impls[] = {
 };
 
 INTERP_OPS_TABLE(interp_ops_custom, impls)
+
+bool interp_custom_out_shape(const graph_op *op, int32_t k, int32_t *rank, int32_t shape[GRAPH_MAX_RANK])
+{
+    if (op->opcode == TFL_OP_CUSTOM && op->custom_code && !strcmp(op->custom_code, "PosenetDecoderOp"))
+        return posenet_out_shape(op, k, rank, shape);
+    return false;
+}

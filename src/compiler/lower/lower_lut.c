@@ -801,7 +801,8 @@ int cc_fuse_narrow(lower_ctx *c, const graph_op *op, char *why, size_t why_size)
         return cc_reason(why, why_size, "the clamp [%lld, %lld] leaves the CAST's type", (long long)lo, (long long)hi), 1;
     int32_t ba = m->buf_of[t];
     if (ba < 0 || m->bufs[ba].temp) return cc_reason(why, why_size, "the CAST's output has no buffer of its own"), 1;
-    /* P: one op writing its whole output, dense NHWC */
+    /* P: one elementwise op (its value reaches the output stage as it is)
+     * writing its whole output, dense NHWC */
     int32_t k = -1;
     for (int32_t i = fs.k0; i < fs.k1; i++)
         if (on_buf(&c->e->ops[i].ofm, fs.bp)) {
@@ -809,6 +810,7 @@ int cc_fuse_narrow(lower_ctx *c, const graph_op *op, char *why, size_t why_size)
             k = i;
         }
     eu_op o = c->e->ops[k];
+    if (o.kind != SIM_K_ELEMENTWISE) return cc_reason(why, why_size, "its producer is no elementwise op"), 1;
     const eu_fm *f = &o.ofm;
     if (f->off || f->c0 || f->format || f->tile_h || f->full_w != f->w || f->full_c != f->c ||
         (uint64_t)f->h * f->w * f->c != graph_tensor_elems(y))

@@ -90,7 +90,8 @@ static inline void bench_vela_path(const char *shared, const char *config, const
 /* Vela's file opened on the virtual NPU with its ethos-u ops only
  * (npuc_open_options.npu_only: Vela leaves CPU ops the reference
  * interpreter does not run in some, e.g. the legacy uint8 ones):
- * its command streams (ethos-u ops) in *streams and, when cycles is not
+ * its command streams (ethos-u ops) in *streams, their bytes in *cs_bytes
+ * when it is not NULL (npuc_model_info.command_stream_bytes) and, when cycles is not
  * NULL, the NPU cycles of one run summed over them (npuc_profile.npu_cycles),
  * the inputs filled with bytes drawn from seed. An Ethos-U stream has no
  * data-dependent control, and npuc's cycle model prices what the commands
@@ -98,7 +99,7 @@ static inline void bench_vela_path(const char *shared, const char *config, const
  * outputs the streams then read as zeros). 0 ok; -1 no such file; 1 an
  * error, its text in err. */
 static inline int bench_vela_run(const char *shared, const char *config, const char *name, uint64_t seed,
-                                 int *streams, uint64_t *cycles, char *err, size_t err_size)
+                                 int *streams, uint64_t *cs_bytes, uint64_t *cycles, char *err, size_t err_size)
 {
     char path[4096];
     bench_vela_path(shared, config, name, path, sizeof path);
@@ -110,6 +111,7 @@ static inline int bench_vela_run(const char *shared, const char *config, const c
     npuc_model_info info;
     int rc = npuc_model_open_file(path, NULL, &oo, &m) || npuc_model_get_info(m, &info);
     if (!rc) *streams = (int)info.n_ethosu_ops;
+    if (!rc && cs_bytes) *cs_bytes = info.command_stream_bytes;
     for (uint32_t i = 0; !rc && cycles && i < npuc_input_count(m); i++) {
         npuc_tensor_info ti;
         uint8_t *buf = NULL;

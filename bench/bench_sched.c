@@ -147,7 +147,7 @@ static void equal_memory(const char *shared, char **paths, size_t n, const char 
         int mark = 0, streams;
         uint64_t priced_cycles;
         if (vc <= 0 && cyc > 0) {
-            int vrc = bench_vela_run(shared, config, name, 1, &streams, &priced_cycles, err, sizeof err);
+            int vrc = bench_vela_run(shared, config, name, 1, &streams, NULL, &priced_cycles, err, sizeof err);
             if (vrc > 0) fprintf(stderr, "bench_sched: %s: Vela's file on the virtual NPU: %s\n", name, err);
             if (!vrc) {
                 vc = (double)priced_cycles;

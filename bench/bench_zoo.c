@@ -30,14 +30,17 @@ static int RUNS = 3;           /* --runs */
 #define MAX_CONFIGS 8
 
 /* The figures compared: a value per side, npuc / Vela. */
-enum { F_CYCLES, F_SRAM, F_SRAM_NS, F_FLASH, F_CONST, F_COMPILE, N_RATIO, F_NPU_OPS = N_RATIO, F_CPU_OPS, F_STREAMS,
-       N_FIG };
+enum { F_CYCLES, F_SRAM, F_SRAM_NS, F_FLASH, F_CONST, F_FLASH_CS, F_COMPILE, N_RATIO, F_NPU_OPS = N_RATIO, F_CPU_OPS,
+       F_STREAMS, N_FIG };
 /* F_SRAM_NS: SRAM without the state kept across invocations (variable
  * tensors), as Vela counts SRAM (TFLite Micro keeps them in its own arena);
  * F_CONST: flash without the command streams, as Vela counts flash (its
- * read_only tensor and summary leave the command stream out) */
-static const char *const fig_name[N_FIG] = {"cycles", "SRAM", "SRAM-st", "flash", "flash-cs", "compile", "NPU ops",
-                                            "CPU ops", "streams"};
+ * read_only tensor and summary leave the command stream out);
+ * F_FLASH_CS: npuc's flash against Vela's with its command streams added
+ * (the bytes of its ethos-u ops' streams, from its output file): both
+ * sides count them */
+static const char *const fig_name[N_FIG] = {"cycles", "SRAM", "SRAM-st", "flash", "flash-cs", "flash+cs", "compile",
+                                            "NPU ops", "CPU ops", "streams"};
 
 typedef struct row {
     const char *model;
@@ -91,7 +94,7 @@ static int load_vela(const char *path)
         return 1;
     }
     static const char *const col_name[N_FIG] = {"cycles_on_npuc_sim", "sram_bytes", "sram_bytes", "flash_bytes",
-                                                "flash_bytes", "compile_ms", "npu_ops", "cpu_ops", NULL};
+                                                "flash_bytes", NULL, "compile_ms", "npu_ops", "cpu_ops", NULL};
     int col[N_FIG], c_model = -1, c_config = -1, c_status = -1;
     char line[8192], *f[64];
     if (!fgets(line, sizeof line, fp)) {
@@ -147,17 +150,18 @@ static const vela_row *find_vela(const char *model, const char *config)
 }
 
 /* Vela's side from its output file SHARED/models/zoo/vela51/CONFIG/NAME_vela.tflite
- * when there is one: its command streams (ethos-u ops) and, where
- * figures.tsv has no cycles, its NPU cycles on npuc's cycle model
- * (bench_vela_run), marked priced. A file that does not run is named on
- * stderr and leaves the cycles out. */
+ * when there is one: its command streams (ethos-u ops, and their bytes
+ * added to its flash figure for F_FLASH_CS) and, where figures.tsv has no
+ * cycles, its NPU cycles on npuc's cycle model (bench_vela_run), marked
+ * priced. A file that does not run is named on stderr and leaves the
+ * cycles out. */
 static void vela_file(const char *shared, const char *config, row *r)
 {
     int streams = 0;
-    uint64_t cycles = 0;
+    uint64_t cycles = 0, cs_bytes = 0;
     char err[300];
     int price = !r->has_vela[F_CYCLES];
-    int rc = bench_vela_run(shared, config, r->model, 1, &streams, price ? &cycles : NULL, err, sizeof err);
+    int rc = bench_vela_run(shared, config, r->model, 1, &streams, &cs_bytes, price ? &cycles : NULL, err, sizeof err);
     if (rc < 0) return;
     if (rc) {
         fprintf(stderr, "bench_zoo: %s: Vela's file on the virtual NPU: %s\n", r->model, err);
@@ -165,6 +169,10 @@ static void vela_file(const char *shared, const char *config, row *r)
     }
     r->vela[F_STREAMS] = streams;
     r->has_vela[F_STREAMS] = 1;
+    if (r->has_vela[F_FLASH]) {
+        r->vela[F_FLASH_CS] = r->vela[F_FLASH] + (double)cs_bytes / 1024.0;
+        r->has_vela[F_FLASH_CS] = 1;
+    }
     if (!rc && price) {
         r->vela[F_CYCLES] = (double)cycles;
         r->has_vela[F_CYCLES] = 1;
@@ -234,6 +242,7 @@ static void bench_model(const char *name, const void *data, size_t size, const c
             r->npuc[F_SRAM_NS] = (double)(sram - (!strcmp(t.arena_memory, "Sram") ? t.state_bytes : 0)) / 1024.0;
             r->npuc[F_FLASH] = (double)t.flash_bytes / 1024.0;
             r->npuc[F_CONST] = (double)(t.flash_bytes - t.command_stream_bytes) / 1024.0;
+            r->npuc[F_FLASH_CS] = r->npuc[F_FLASH];
             r->npuc[F_NPU_OPS] = t.npu_ops;
             r->npuc[F_CPU_OPS] = t.cpu_ops;
             r->npuc[F_STREAMS] = t.command_streams;
@@ -456,16 +465,17 @@ int main(int argc, char **argv)
     printf("cycles: npuc's cycle model on both sides (Vela: its stream on npuc's model); SRAM KiB: U55 the arena,\n"
            "U65 the fast pool (+ the arena where it is SRAM); flash KiB: read-only data (Vela U65: its DRAM peak);\n"
            "-st / -cs KiB: SRAM without the state kept across invocations (variable tensors), flash without the\n"
-           "command streams, as Vela counts them; compile ms; x = npuc / Vela\n"
+           "command streams, as Vela counts them; +cs x: npuc's flash over Vela's with its command streams added\n"
+           "(from its file: both sides count them); compile ms; x = npuc / Vela\n"
            "* Vela's stream priced by this run on npuc's cycle model (figures.tsv has none); in the ratios and\n"
            "  medians like the others (Vela's files: u55-128 and u65-256 only)\n");
     for (size_t c = 0; c < n_cfg; c++) {
         char npu[48];
         snprintf(npu, sizeof npu, "ethos-%.40s", cfg[c]);   /* a config name is short (u55-128) */
-        printf("\n%-44s | %10s %10s %5s | %9s %10s %5s | %9s %5s | %9s %10s %5s | %9s %5s | %9s %10s %5s | %9s | "
-               "%9s | %7s\n",
+        printf("\n%-44s | %10s %10s %5s | %9s %10s %5s | %9s %5s | %9s %10s %5s | %9s %5s | %5s | %9s %10s %5s | "
+               "%9s | %9s | %7s\n",
                npu, "cycles", "Vela", "x", "SRAM KiB", "Vela", "x", "-st KiB", "x", "flash KiB", "Vela", "x",
-               "-cs KiB", "x", "compile", "Vela", "x", "NPU ops", "CPU ops", "streams");
+               "-cs KiB", "x", "+cs x", "compile", "Vela", "x", "NPU ops", "CPU ops", "streams");
         for (size_t i = 0; i < n; i++) {
             row *r = &rows[i];
             memset(r, 0, sizeof *r);
@@ -487,6 +497,12 @@ int main(int argc, char **argv)
             print_alt(r, F_SRAM_NS);
             print_fig(r, F_FLASH, " %9.2f", "%.2f");
             print_alt(r, F_CONST);
+            {
+                char x[16] = "-";
+                double q;
+                if (ratio(r, F_FLASH_CS, &q)) snprintf(x, sizeof x, "%.2f", q);
+                printf(" %5s |", x);
+            }
             print_fig(r, F_COMPILE, " %9.2f", "%.2f");
             char ops[3][24];
             for (int k = 0; k < 3; k++) {

@@ -602,6 +602,13 @@ static void test_npu_only(void)
             uint64_t a = profiled_cycles(full), b = profiled_cycles(npu);
             CHECK(a > 0);
             CHECK_EQ_INT((long long)b, (long long)a);
+            /* the ethos-u ops' command streams: the bytes the compile counted */
+            npuc_model_info info;
+            npuc_compiled_totals t;
+            CHECK_EQ_INT(npuc_model_get_info(full, &info), NPUC_STATUS_OK);
+            CHECK_EQ_INT(npuc_compiled_get_totals(c, &t), NPUC_STATUS_OK);
+            CHECK(info.n_ethosu_ops > 1 && info.command_stream_bytes > 0);
+            CHECK_EQ_INT((long long)info.command_stream_bytes, (long long)t.command_stream_bytes);
         }
         CHECK_EQ_INT(npuc_model_open_memory(fn.data, fn.size, NULL, &oo, &nprt), NPUC_STATUS_USAGE);
         CHECK_STR_CONTAINS(npuc_last_error(), "npu_only");

@@ -2,7 +2,8 @@
 # bench_zoo smoke test: on one small model it exits 0 and prints its table
 # header and summary; a missing shared folder or an unmatched filter gives a
 # clear message and exit 1; Vela's cycles missing from figures.tsv are
-# priced from Vela's file and marked '*' (bench_zoo and bench_sched equal).
+# priced from Vela's file and marked '*' (bench_zoo and bench_sched equal);
+# flash is also compared with Vela's command streams added from its file.
 # No assertion on the figures (a benchmark).
 set -u
 build=${NPUC_BUILD:?}
@@ -55,6 +56,9 @@ if [ -f "$vela" ]; then
     fail "tflm_mnist_lstm_int8: no Vela cycles marked '*' with a ratio: $(grep '^tflm_mnist' "$tmp/out.txt")"
   grep -Eq "^  cycles +median +[0-9.]+ over +1 models \(1 with Vela's cycles priced here, \*\)" "$tmp/out.txt" ||
     fail "tflm_mnist_lstm_int8: the priced ratio is not in the cycles median: $(grep 'cycles ' "$tmp/out.txt")"
+  # flash with Vela's command streams added (its file): a ratio and a median
+  grep -Eq "^  flash\+cs +median +[0-9.]+ over +1 models" "$tmp/out.txt" ||
+    fail "tflm_mnist_lstm_int8: no flash+cs median: $(grep 'flash' "$tmp/out.txt")"
   sched=$build/bench_sched
   if [ -x "$sched" ]; then
     "$sched" equal --models tflm_mnist_lstm_int8 --configs u55-128 "$shared" > "$tmp/sched.txt" 2> "$tmp/err.txt"

@@ -278,6 +278,7 @@ typedef struct npuc_model_info {
     uint32_t n_ops;             /* graph ops (TFLite) */
     uint32_t n_epochs, n_hw_epochs;   /* compiled models: epochs, of which on the NPU */
     uint32_t n_ethosu_ops;      /* TFLite: ethos-u ops (command streams) */
+    uint64_t command_stream_bytes;   /* TFLite: their command streams' bytes (input 0 of each) */
     /* memory: TFLite the interpreter's activation arena; compiled models
      * the pools they need */
     uint64_t activations_size, params_size, fast_size, state_size;

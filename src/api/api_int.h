@@ -61,6 +61,7 @@ struct npuc_model {
     interp *ip;
     sim_npu *npu;
     uint32_t n_ethosu;
+    uint64_t ethosu_cs_bytes;  /* TFLite: the ethos-u ops' command streams */
     bool keep_tensors;
     /* compiled models */
     uint8_t *blob, *params;           /* 16-byte aligned copies */

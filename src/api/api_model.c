@@ -195,6 +195,7 @@ int npuc_model_get_info(const npuc_model *m, npuc_model_info *out)
         out->name = m->g->name ? m->g->name : "";
         out->n_ops = (uint32_t)m->g->n_ops;
         out->n_ethosu_ops = m->n_ethosu;
+        out->command_stream_bytes = m->ethosu_cs_bytes;
         out->activations_size = interp_arena_size(m->ip);
     } else {
         const npurt_model *mp = m->mp;

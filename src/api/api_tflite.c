@@ -89,9 +89,13 @@ int api_open_tflite(npuc_model *m, const npuc_open_options *o, npuc_err *err)
     bool have_var = false;
     eu_variant v;
     npuc_err ignored = {0};
-    for (int32_t i = 0; i < g->n_ops; i++)
-        if (interp_is_ethosu_op(&g->ops[i]) && !m->n_ethosu++)
-            have_var = interp_ethosu_variant(g, &g->ops[i], &v, &ignored) == NPUC_OK;
+    for (int32_t i = 0; i < g->n_ops; i++) {
+        const graph_op *op = &g->ops[i];
+        if (!interp_is_ethosu_op(op)) continue;
+        if (!m->n_ethosu++) have_var = interp_ethosu_variant(g, op, &v, &ignored) == NPUC_OK;
+        /* input 0: the command stream */
+        if (op->n_in > 0 && op->in[0] >= 0 && g->tensors[op->in[0]].data) m->ethosu_cs_bytes += g->tensors[op->in[0]].nbytes;
+    }
     target_found found;
     target_find_in_tflite(m->tm, &found);
     if ((rc = api_resolve_target(m, &found, have_var ? &v : NULL, err))) return api_prefix(m, err);

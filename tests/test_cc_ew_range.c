@@ -18,7 +18,9 @@
  *           output stage (cc_fuse_narrow: the chain joins the op, which
  *           writes the narrow output) exactly when the op runs as one NPU
  *           op, the composed clamp lies inside the narrow type and no
- *           tensor of the chain is a graph output;
+ *           tensor of the chain is a graph output; a third of them
+ *           then MUL the narrow output by itself (an NPU op reading it, a
+ *           chain to cascade);
  *   argmax  int8 [1, R, C] -> ARG_MAX -> DIV by a constant d (CPU) ->
  *           MUL by a constant k -> SUB from the ARG_MAX or ADD (movenet's
  *           row / column chain): on the NPU unless k overflows;
@@ -70,6 +72,7 @@ typedef struct cfg {
     int32_t clamp_op[3], clamp_k[3];
     graph_dtype dt_out;           /* ... then a CAST to this type */
     bool mid_out;                 /* ... with the op's output a graph output too */
+    bool after;                   /* ... and an int8 / int16 MUL of the narrow output by itself after it */
     eu_variant variant;
     int32_t check_op;             /* the op whose placement is checked */
     int expect;                   /* 1 NPU, 0 CPU */
@@ -79,6 +82,7 @@ typedef struct cfg {
 typedef struct stats {
     int configs, npu, cpu, failed, runs;
     int fused, fused_late, apart; /* cast: clamp chains fused into the op, into a clamp, left apart */
+    int after_npu, after_cascade; /* ... fused, then a MUL on the NPU, in a cascade with the op */
 } stats;
 
 static void shape_str(char *buf, size_t size, int32_t rank, const int32_t *s)
@@ -105,8 +109,8 @@ static void cfg_str(const cfg *c, char *buf, size_t size)
             o += snprintf(n + o, sizeof n - (size_t)o, " %s %d", c->clamp_op[i] == TFL_OP_MINIMUM ? "min" : "max",
                           c->clamp_k[i]);
         if (c->n_clamp)
-            snprintf(n + strlen(n), sizeof n - strlen(n), " -> %s%s", graph_dtype_name(c->dt_out),
-                     c->mid_out ? " (op's output a graph output)" : "");
+            snprintf(n + strlen(n), sizeof n - strlen(n), " -> %s%s%s", graph_dtype_name(c->dt_out),
+                     c->mid_out ? " (op's output a graph output)" : "", c->after ? " -> MUL" : "");
         snprintf(buf, size, "%s %s %s %s %s%s%s act %s%s, %s",
                  c->form == F_CAST ? "cast" : c->form == F_VIEW ? "view" : "bcast",
                  tfl_builtin_name(c->opcode), graph_dtype_name(c->dt), a, b, c->b_const ? "" : " ",
@@ -193,6 +197,16 @@ static graph *build_cast(const cfg *c)
         op_add(g, TFL_OP_CAST, 0, 1, &t, z, &ok);
         outs[0] = z;
         n_out = c->mid_out ? 2 : 1;
+        if (c->after) {
+            /* the narrow output read by an NPU op (a chain the cascade
+             * pass may take): z quantized with scale 1 (CAST ignores it) */
+            float s1 = 1.0f, sq = c->dt_out == GRAPH_I8 ? 128.0f : 32768.0f;
+            int64_t z0 = 0;
+            int32_t q = add_t(g, "zz", c->dt_out, c->rank, c->so, NULL, &ok), zz[2] = {z, z};
+            ok = ok && !graph_set_quant(g, z, 1, &s1, &z0, 0) && !graph_set_quant(g, q, 1, &sq, &z0, 0);
+            op_add(g, TFL_OP_MUL, 0, 2, zz, q, &ok);
+            outs[0] = q;
+        }
     }
     ok = ok && !graph_set_io(g, n_in, ins, n_out, outs);
     if (!ok) {
@@ -349,6 +363,12 @@ static bool narrow_checked(const cfg *c, const cc_model *cm, const char *cs, sta
         return false;
     }
     at == c->check_op ? st->fused++ : at >= 0 ? st->fused_late++ : st->apart++;
+    if (c->after && at >= 0) {
+        /* the MUL after the CAST: on the NPU, in a cascade with P at times */
+        const cc_op_info *mul = &cm->ops[c->check_op + c->n_clamp + 2];
+        st->after_npu += mul->npu;
+        st->after_cascade += mul->npu && mul->cascade >= 0 && mul->cascade == cm->ops[at].cascade;
+    }
     return true;
 }
 
@@ -495,6 +515,7 @@ static void random_cast(npuc_rng *r, cfg *c)
             c->clamp_k[k] = (int32_t)(mn ? e - 1 - d : -e + d);
         }
         c->mid_out = npuc_rng_range(r, 0, 7) == 0;
+        c->after = npuc_rng_range(r, 0, 2) == 0;
     }
 }
 
@@ -589,10 +610,12 @@ int main(void)
         printf("%s: %d on the NPU, %d on the CPU of %ld, %d failed\n", names[f], st.npu - npu0, st.cpu - cpu0,
                n_random, st.failed - failed0);
         if (f == F_CAST) {
-            printf("cast: clamp chains to int8 / int16 fused into the op %d, into a clamp %d, left apart %d\n",
-                   st.fused, st.fused_late, st.apart);
+            printf("cast: clamp chains to int8 / int16 fused into the op %d, into a clamp %d, left apart %d; "
+                   "a MUL after a fused chain on the NPU %d, in a cascade with its producer %d\n",
+                   st.fused, st.fused_late, st.apart, st.after_npu, st.after_cascade);
             CHECK(st.fused >= n_random / 16);
             CHECK(st.apart >= n_random / 20);
+            CHECK(st.after_npu > 0);
         }
         /* every form mostly on the NPU, the int32 ones with CPU cases too */
         CHECK(st.npu - npu0 >= n_random / 3);

@@ -5,10 +5,13 @@
  *        | MAX_POOL_2D | ADD | MUL (own fused NONE / RELU / RELU6 /
  *        RELU_N1_TO_1)
  *     -> t -> LEAKY_RELU | LOGISTIC | TANH | HARD_SWISH | RELU | RELU6
- *        | RELU_N1_TO_1 | QUANTIZE -> y
+ *        | RELU_N1_TO_1 | QUANTIZE | MINIMUM / MAXIMUM by a constant scalar
+ *        of t's type and quantization (clip_by_value) -> y
  *
  * int8 (three in four) and int16x8, random shapes and quantizations (half
- * the RELU-family / QUANTIZE cases keep t's quantization: a pure clamp),
+ * the RELU-family / QUANTIZE cases keep t's quantization: a pure clamp;
+ * MINIMUM / MAXIMUM always do, their constant drawn from the type's middle
+ * half or at its ends),
  * over the six Ethos-U variants, are compiled (cc_compile ->
  * emit_tflite_model -> tfl_write -> tfl_read -> graph_import, as a user gets
  * them), run with the ethos-u op on the virtual NPU and compared byte for
@@ -38,7 +41,7 @@ static const char *const pname[P_COUNT] = {"CONV_2D", "DEPTHWISE_CONV_2D", "FULL
                                            "MAX_POOL_2D", "ADD", "MUL"};
 static const int32_t acts[] = {TFL_OP_LEAKY_RELU, TFL_OP_LOGISTIC, TFL_OP_TANH,         TFL_OP_HARD_SWISH,
                                TFL_OP_RELU,       TFL_OP_RELU6,    TFL_OP_RELU_N1_TO_1, TFL_OP_QUANTIZE,
-                               TFL_OP_RELU_0_TO_1};
+                               TFL_OP_RELU_0_TO_1, TFL_OP_MINIMUM, TFL_OP_MAXIMUM};
 #define N_ACTS ((int)(sizeof acts / sizeof acts[0]))
 
 typedef struct fz_cfg {
@@ -170,7 +173,19 @@ static graph *build_graph(const fz_cfg *c, int32_t *act_op)
     tfl_options ao;
     memset(&ao, 0, sizeof ao);
     ao.alpha = c->alpha;
-    ok = ok && (*act_op = graph_add_op(g, ac, &ao, 1, &tt, 1, &ty)) >= 0;
+    int32_t act_in[2] = {tt, -1}, n_act_in = 1;
+    if (ac == TFL_OP_MINIMUM || ac == TFL_OP_MAXIMUM) {
+        /* a constant scalar of t's type (the type's middle half, its ends at times) */
+        int32_t one[1] = {1}, lim = wide ? 32767 : 127, kv = (int32_t)npuc_rng_range(&r, 0, (uint32_t)lim) - lim / 2;
+        if (npuc_rng_range(&r, 0, 4) == 0) kv = npuc_rng_range(&r, 0, 1) ? lim : -lim - 1;
+        int8_t k8 = (int8_t)kv;
+        int16_t k16 = (int16_t)kv;
+        int32_t tk = graph_add_tensor(g, "k", dt, 0, one, wide ? (const void *)&k16 : (const void *)&k8);
+        ok = ok && qset(g, tk, ts, tzp);
+        act_in[1] = tk;
+        n_act_in = 2;
+    }
+    ok = ok && (*act_op = graph_add_op(g, ac, &ao, n_act_in, act_in, 1, &ty)) >= 0;
     int32_t gin[2] = {tx, ins[1]}, gout[2] = {ty, tt};
     if (ok && c->tail) {
         /* z = MAX_POOL_2D 2x2 (stride 1, SAME) of y: the pair can head a cascade */
@@ -203,7 +218,7 @@ static bool clamp_act(const fz_cfg *c)
 {
     int32_t a = acts[c->act_i];
     return c->same_q && (a == TFL_OP_RELU || a == TFL_OP_RELU6 || a == TFL_OP_RELU_N1_TO_1 || a == TFL_OP_RELU_0_TO_1 ||
-                         a == TFL_OP_QUANTIZE);
+                         a == TFL_OP_QUANTIZE || a == TFL_OP_MINIMUM || a == TFL_OP_MAXIMUM);
 }
 
 static void fill_draw(void *user, npuc_rng *r, int d, int32_t k, uint8_t *buf, size_t n)
@@ -313,9 +328,10 @@ int main(void)
             c.wide = false;   /* no int16 reference kernel */
         if (c.wide && c.prod == P_MUL) c.prod = P_ADD;
         int32_t a = acts[c.act_i];
-        c.same_q = (a == TFL_OP_RELU || a == TFL_OP_RELU6 || a == TFL_OP_RELU_N1_TO_1 || a == TFL_OP_RELU_0_TO_1 ||
-                         a == TFL_OP_QUANTIZE) &&
-                   npuc_rng_range(&r, 0, 1) == 0;
+        c.same_q = ((a == TFL_OP_RELU || a == TFL_OP_RELU6 || a == TFL_OP_RELU_N1_TO_1 || a == TFL_OP_RELU_0_TO_1 ||
+                     a == TFL_OP_QUANTIZE) &&
+                    npuc_rng_range(&r, 0, 1) == 0) ||
+                   a == TFL_OP_MINIMUM || a == TFL_OP_MAXIMUM;
         c.alpha = rscale(&r, 0.01f, 0.9f);
         if (npuc_rng_range(&r, 0, 4) == 0) c.alpha = rscale(&r, 1.1f, 3.0f);
         run_config(&c, &st);

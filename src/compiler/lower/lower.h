@@ -232,6 +232,11 @@ int cc_fuse_u8(lower_ctx *c, const graph_op *op, const int32_t *ref, char *why, 
  * marked fused (cc_op_info.fused_into) and lower to nothing. 0 (fused), 1
  * (not: reason in why). */
 int cc_fuse_narrow(lower_ctx *c, const graph_op *op, char *why, size_t why_size);
+/* An int8 / int16 MINIMUM / MAXIMUM of its input's producer's output and a
+ * constant scalar (clip_by_value), fused into that producer's output stage
+ * as a clamp (lower_lut.c). 0 (fused), 1 (not: reason in why) or an
+ * error. */
+int cc_fuse_clip(lower_ctx *c, const graph_op *op, char *why, size_t why_size, npuc_err *err);
 
 /* --------------------------------------------- weights (lower_weights.c) */
 

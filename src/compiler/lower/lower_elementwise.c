@@ -504,8 +504,11 @@ static int lower_mul(lower_ctx *c, const graph_op *op, npuc_err *err) { return l
 
 static int lower_min_max(lower_ctx *c, const graph_op *op, npuc_err *err)
 {
-    /* int32 clamps to constants ending in a CAST: the producer's output stage */
+    /* a clamp to a constant in the producer's output stage: int8 / int16,
+     * or int32 clamps ending in a CAST to a narrower type */
     char why[160];
+    int rc = cc_fuse_clip(c, op, why, sizeof why, err);
+    if (rc != 1) return rc;
     if (!cc_fuse_narrow(c, op, why, sizeof why)) return NPUC_OK;
     return lower_binary(c, op, min_max_stage, err);
 }

@@ -835,6 +835,38 @@ int cc_fuse_narrow(lower_ctx *c, const graph_op *op, char *why, size_t why_size)
     return 0;
 }
 
+/* The clip form: an int8 / int16 MINIMUM or MAXIMUM of P's output (input
+ * 0) and a constant scalar k of the type (TensorFlow's clip_by_value on a
+ * quantized tensor). TFLite compares the raw values, so its output for
+ * input v is min(v, k) or max(v, k), a clamp of P's value: fused as the
+ * clamp form (fuse_clamp checks it for every value of the type against
+ * that table). 0 (fused), 1 (not: reason in why) or an error. */
+int cc_fuse_clip(lower_ctx *c, const graph_op *op, char *why, size_t why_size, npuc_err *err)
+{
+    const graph *g = c->g;
+    if ((op->opcode != TFL_OP_MINIMUM && op->opcode != TFL_OP_MAXIMUM) || op->n_in != 2 || op->n_out != 1 ||
+        op->in[0] < 0 || op->in[1] < 0 || op->out[0] < 0)
+        return cc_reason(why, why_size, "not a MINIMUM / MAXIMUM of two inputs"), 1;
+    const graph_tensor *x = &g->tensors[op->in[0]], *k = &g->tensors[op->in[1]], *y = &g->tensors[op->out[0]];
+    uint8_t bits = x->dtype == GRAPH_I8 ? 8 : x->dtype == GRAPH_I16 ? 16 : 0;
+    if (!bits || k->dtype != x->dtype || y->dtype != x->dtype || x->data || !k->data || graph_tensor_elems(k) != 1)
+        return cc_reason(why, why_size, "no int8 / int16 clamp to a constant scalar"), 1;
+    fuse_site fs;
+    if (fuse_check(c, op, bits, &fs, why, why_size)) return 1;
+    int32_t kv = bits == 8 ? ((const int8_t *)k->data)[0] : ((const int16_t *)k->data)[0];
+    int32_t n = bits == 8 ? 256 : 65536;
+    int32_t *ref = malloc(sizeof *ref * (size_t)n);
+    if (!ref) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    bool mn = op->opcode == TFL_OP_MINIMUM;
+    for (int32_t i = 0; i < n; i++) {
+        int32_t v = i - n / 2;
+        ref[i] = mn ? (v < kv ? v : kv) : (v > kv ? v : kv);
+    }
+    int rc = fuse_clamp(c, op, &fs, ref, n, why, why_size);
+    free(ref);
+    return rc;
+}
+
 static int lower_act16(lower_ctx *c, const graph_op *op, npuc_err *err)
 {
     const graph_tensor *in = cc_tin(c, op, 0), *out = cc_tout(c, op, 0);

@@ -94,7 +94,8 @@ int api_open_tflite(npuc_model *m, const npuc_open_options *o, npuc_err *err)
         if (!interp_is_ethosu_op(op)) continue;
         if (!m->n_ethosu++) have_var = interp_ethosu_variant(g, op, &v, &ignored) == NPUC_OK;
         /* input 0: the command stream */
-        if (op->n_in > 0 && op->in[0] >= 0 && g->tensors[op->in[0]].data) m->ethosu_cs_bytes += g->tensors[op->in[0]].nbytes;
+        if (op->n_in > 0 && op->in[0] >= 0 && g->tensors[op->in[0]].data)
+            m->ethosu_cs_bytes += g->tensors[op->in[0]].nbytes;
     }
     target_found found;
     target_find_in_tflite(m->tm, &found);

@@ -238,7 +238,8 @@ static bool posenet_out_shape(const graph_op *op, int32_t k, int32_t *rank, int3
         b.max_detections > 1000)
         return false;
     const int32_t D = b.max_detections;
-    const int32_t s[4][4] = {{1, D, K_POSENET_KEYPOINTS, 2}, {1, D, K_POSENET_KEYPOINTS, 0}, {1, D, 0, 0}, {1, 0, 0, 0}};
+    const int32_t s[4][4] = {
+        {1, D, K_POSENET_KEYPOINTS, 2}, {1, D, K_POSENET_KEYPOINTS, 0}, {1, D, 0, 0}, {1, 0, 0, 0}};
     *rank = 4 - k;
     memcpy(shape, s[k], sizeof s[k]);
     return true;

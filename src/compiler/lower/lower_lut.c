@@ -798,7 +798,8 @@ int cc_fuse_narrow(lower_ctx *c, const graph_op *op, char *why, size_t why_size)
     if (!bits || y->is_variable) return cc_reason(why, why_size, "the CAST is not to int8 or int16"), 1;
     int64_t tlo = bits == 8 ? INT8_MIN : INT16_MIN, thi = bits == 8 ? INT8_MAX : INT16_MAX;
     if (lo < tlo || hi > thi)
-        return cc_reason(why, why_size, "the clamp [%lld, %lld] leaves the CAST's type", (long long)lo, (long long)hi), 1;
+        return cc_reason(why, why_size, "the clamp [%lld, %lld] leaves the CAST's type", (long long)lo,
+                         (long long)hi), 1;
     int32_t ba = m->buf_of[t];
     if (ba < 0 || m->bufs[ba].temp) return cc_reason(why, why_size, "the CAST's output has no buffer of its own"), 1;
     /* P: one elementwise op (its value reaches the output stage as it is)

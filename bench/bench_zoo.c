@@ -271,14 +271,21 @@ static void print_fig(const row *r, int k, const char *fmt_n, const char *fmt_v)
     printf(" %10s %5s |", v, x);
 }
 
-/* A figure counted as Vela counts it, beside the column it refines: the
- * value and its ratio to the same Vela figure. */
-static void print_alt(const row *r, int k)
+/* The ratio column of figure k ("-" without one). */
+static void print_ratio(const row *r, int k)
 {
     char x[16] = "-";
     double q;
     if (ratio(r, k, &q)) snprintf(x, sizeof x, "%.2f", q);
-    printf(" %9.2f %5s |", r->npuc[k], x);
+    printf(" %5s |", x);
+}
+
+/* A figure counted as Vela counts it, beside the column it refines: the
+ * value and its ratio to the same Vela figure. */
+static void print_alt(const row *r, int k)
+{
+    printf(" %9.2f", r->npuc[k]);
+    print_ratio(r, k);
 }
 
 /* Per config: the median ratio of each figure and its three worst models,
@@ -497,12 +504,7 @@ int main(int argc, char **argv)
             print_alt(r, F_SRAM_NS);
             print_fig(r, F_FLASH, " %9.2f", "%.2f");
             print_alt(r, F_CONST);
-            {
-                char x[16] = "-";
-                double q;
-                if (ratio(r, F_FLASH_CS, &q)) snprintf(x, sizeof x, "%.2f", q);
-                printf(" %5s |", x);
-            }
+            print_ratio(r, F_FLASH_CS);
             print_fig(r, F_COMPILE, " %9.2f", "%.2f");
             char ops[3][24];
             for (int k = 0; k < 3; k++) {

@@ -320,12 +320,26 @@ static uint8_t *bmp_input(const char *path)
     return x;
 }
 
+/* A zoo model's validate run: its graph, the model file and the report. */
+typedef struct zoo_run {
+    graph *g;
+    tfl_model *tm;
+    val_report *r;
+} zoo_run;
+
+static void zoo_done(zoo_run *z)
+{
+    val_report_free(z->r);
+    graph_free(z->g);
+    tfl_model_free(z->tm);
+}
+
 /* A zoo model (below NPUC_SHARED/models/zoo) validated on ethos-u55-128
  * with one input set: its one input's bytes drawn from seed (uint8 / int8),
  * or for a float32 input a ramp of quarter steps. Returns the report (the
  * caller frees it, *g and *tm), NULL when the model is absent (a skip) or
  * on an error (a failure). */
-static val_report *validate_zoo(const char *name, uint64_t seed, graph **g, tfl_model **tm)
+static val_report *validate_zoo_run(const char *name, uint64_t seed, graph **g, tfl_model **tm)
 {
     char p[4096], rel[256];
     *g = NULL;
@@ -362,6 +376,13 @@ static val_report *validate_zoo(const char *name, uint64_t seed, graph **g, tfl_
     return r;
 }
 
+/* validate_zoo_run into z (its report NULL when the model is absent or the
+ * run failed); zoo_done frees it. */
+static val_report *validate_zoo(const char *name, uint64_t seed, zoo_run *z)
+{
+    return z->r = validate_zoo_run(name, seed, &z->g, &z->tm);
+}
+
 /* coral_movenet_lightning_ptq: whole, with its int32 FLOOR_DIVs on the CPU
  * (TFLite's form), bit-exact on ethos-u55-128. Its RESHAPE 142 is a CPU view
  * that shares its input's bytes, so the runtime's model has no epoch for it
@@ -369,9 +390,9 @@ static val_report *validate_zoo(const char *name, uint64_t seed, graph **g, tfl_
  * model's epochs, and that op belongs to none. */
 static void test_movenet(void)
 {
-    graph *g = NULL;
-    tfl_model *tm = NULL;
-    val_report *r = validate_zoo("coral_movenet_lightning_ptq", 3, &g, &tm);
+    zoo_run z;
+    const val_report *r = validate_zoo("coral_movenet_lightning_ptq", 3, &z);
+    const graph *g = z.g;
     if (r) {
         CHECK(r->pass && r->bit_exact && r->op_detail);
         CHECK_EQ_INT(r->n_ops, g->n_ops);
@@ -395,9 +416,7 @@ static void test_movenet(void)
         for (int32_t i = 0; i < r->n_epochs; i++) cyc += r->epochs[i].npu_cycles;
         CHECK(cyc == r->npu_cycles && cyc > 0);
     }
-    val_report_free(r);
-    graph_free(g);
-    tfl_model_free(tm);
+    zoo_done(&z);
 }
 
 /* armkws_dnn_s_int8: its CPU QUANTIZE writes its int8 output over the float
@@ -405,9 +424,8 @@ static void test_movenet(void)
  * count once in the memory plan: no step holds more than the pool. */
 static void test_inplace_live(void)
 {
-    graph *g = NULL;
-    tfl_model *tm = NULL;
-    val_report *r = validate_zoo("armkws_dnn_s_int8", 1, &g, &tm);
+    zoo_run z;
+    const val_report *r = validate_zoo("armkws_dnn_s_int8", 1, &z);
     if (r) {
         CHECK(r->pass && r->op_detail && r->live);
         const val_pool *a = &r->pools[VAL_MEM_ACTIVATIONS];
@@ -416,9 +434,7 @@ static void test_inplace_live(void)
         CHECK(a->peak > 0 && a->peak <= a->used);
         for (int32_t i = 0; r->live && i < r->n_ops; i++) CHECK(r->live[i] <= a->used);
     }
-    val_report_free(r);
-    graph_free(g);
-    tfl_model_free(tm);
+    zoo_done(&z);
 }
 
 static void test_person_detect(void)

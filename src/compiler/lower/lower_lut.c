@@ -551,6 +551,34 @@ typedef struct fuse_site {
 
 static bool on_buf(const eu_fm *f, int32_t b) { return f->buf == b; }
 
+/* Whether another tensor than t shares t's buffer (a view's alias). */
+static bool buf_shared(const cc_model *m, const graph *g, int32_t t)
+{
+    for (int32_t j = 0; j < g->n_tensors; j++)
+        if (j != t && m->buf_of[j] == m->buf_of[t]) return true;
+    return false;
+}
+
+/* A MINIMUM / MAXIMUM of a tensor (input 0) and a constant scalar (input
+ * 1), all three of type dt (int32: unquantized, as the plain int32 form
+ * takes them): the constant's value in *k. */
+static bool const_clamp(const graph *g, const graph_op *op, graph_dtype dt, int32_t *k)
+{
+    if ((op->opcode != TFL_OP_MINIMUM && op->opcode != TFL_OP_MAXIMUM) || op->n_in != 2 || op->n_out != 1 ||
+        op->in[0] < 0 || op->in[1] < 0 || op->out[0] < 0)
+        return false;
+    const graph_tensor *x = &g->tensors[op->in[0]], *c = &g->tensors[op->in[1]], *y = &g->tensors[op->out[0]];
+    if (x->dtype != dt || c->dtype != dt || y->dtype != dt || x->data || !c->data || graph_tensor_elems(c) != 1)
+        return false;
+    if (dt == GRAPH_I32 && (x->q.n || c->q.n || y->q.n)) return false;
+    switch (dt) {
+    case GRAPH_I8: *k = ((const int8_t *)c->data)[0]; return true;
+    case GRAPH_I16: *k = ((const int16_t *)c->data)[0]; return true;
+    case GRAPH_I32: memcpy(k, c->data, sizeof *k); return true;
+    default: return false;
+    }
+}
+
 /* fuse_check, and with `to_u8` an activation from int8 to uint8 (a
  * QUANTIZE at the output's boundary, cc_fuse_u8). */
 static int fuse_check_to(lower_ctx *c, const graph_op *op, uint8_t bits, bool to_u8, fuse_site *fs, char *why,
@@ -579,8 +607,7 @@ static int fuse_check_to(lower_ctx *c, const graph_op *op, uint8_t bits, bool to
     int32_t bp = m->buf_of[t], ba = m->buf_of[to];
     if (bp < 0 || ba < 0 || bp == ba || m->bufs[bp].temp)
         return cc_reason(why, why_size, "its input has no buffer of its own"), 1;
-    for (int32_t j = 0; j < g->n_tensors; j++)
-        if (j != t && m->buf_of[j] == bp) return cc_reason(why, why_size, "its input's buffer is shared"), 1;
+    if (buf_shared(m, g, t)) return cc_reason(why, why_size, "its input's buffer is shared"), 1;
     const cc_epoch *e = c->e;
     int32_t k0 = m->ops[p].first_eu, k1 = k0 + m->ops[p].n_eu, writers = 0;
     for (int32_t k = 0; k < e->n_eu; k++) {
@@ -747,15 +774,8 @@ int cc_fuse_u8(lower_ctx *c, const graph_op *op, const int32_t *ref, char *why, 
  * the CAST output's buffer and keep no bytes of their own. */
 static bool narrow_step(const graph *g, const graph_op *op, int64_t *lo, int64_t *hi)
 {
-    if ((op->opcode != TFL_OP_MINIMUM && op->opcode != TFL_OP_MAXIMUM) || op->n_in != 2 || op->n_out != 1 ||
-        op->in[0] < 0 || op->in[1] < 0 || op->out[0] < 0)
-        return false;
-    const graph_tensor *x = &g->tensors[op->in[0]], *k = &g->tensors[op->in[1]], *y = &g->tensors[op->out[0]];
-    if (x->dtype != GRAPH_I32 || k->dtype != GRAPH_I32 || y->dtype != GRAPH_I32 || x->q.n || k->q.n || y->q.n ||
-        !k->data || graph_tensor_elems(k) != 1 || x->data)
-        return false;
     int32_t v;
-    memcpy(&v, k->data, sizeof v);
+    if (!const_clamp(g, op, GRAPH_I32, &v)) return false;
     bool mn = op->opcode == TFL_OP_MINIMUM;
     *lo = mn ? (*lo < v ? *lo : v) : (*lo > v ? *lo : v);
     *hi = mn ? (*hi < v ? *hi : v) : (*hi > v ? *hi : v);
@@ -779,9 +799,7 @@ int cc_fuse_narrow(lower_ctx *c, const graph_op *op, char *why, size_t why_size)
             return cc_reason(why, why_size, "no CAST ends the clamps"), 1;
         for (int32_t i = 0; i < g->n_outputs; i++)
             if (g->outputs[i] == t) return cc_reason(why, why_size, "a clamp's output is a graph output"), 1;
-        for (int32_t b = 0; b < g->n_tensors; b++)
-            if (b != t && m->buf_of[b] == m->buf_of[t])
-                return cc_reason(why, why_size, "a clamp's output buffer is shared"), 1;
+        if (buf_shared(m, g, t)) return cc_reason(why, why_size, "a clamp's output buffer is shared"), 1;
         const graph_op *n = &g->ops[j];
         if (n->n_in < 1 || n->in[0] != t) return cc_reason(why, why_size, "no CAST ends the clamps"), 1;
         if (n->opcode == TFL_OP_CAST) {
@@ -845,16 +863,13 @@ int cc_fuse_narrow(lower_ctx *c, const graph_op *op, char *why, size_t why_size)
 int cc_fuse_clip(lower_ctx *c, const graph_op *op, char *why, size_t why_size, npuc_err *err)
 {
     const graph *g = c->g;
-    if ((op->opcode != TFL_OP_MINIMUM && op->opcode != TFL_OP_MAXIMUM) || op->n_in != 2 || op->n_out != 1 ||
-        op->in[0] < 0 || op->in[1] < 0 || op->out[0] < 0)
-        return cc_reason(why, why_size, "not a MINIMUM / MAXIMUM of two inputs"), 1;
-    const graph_tensor *x = &g->tensors[op->in[0]], *k = &g->tensors[op->in[1]], *y = &g->tensors[op->out[0]];
-    uint8_t bits = x->dtype == GRAPH_I8 ? 8 : x->dtype == GRAPH_I16 ? 16 : 0;
-    if (!bits || k->dtype != x->dtype || y->dtype != x->dtype || x->data || !k->data || graph_tensor_elems(k) != 1)
+    graph_dtype dt = op->n_in > 0 && op->in[0] >= 0 ? g->tensors[op->in[0]].dtype : GRAPH_I32;
+    uint8_t bits = dt == GRAPH_I8 ? 8 : dt == GRAPH_I16 ? 16 : 0;
+    int32_t kv;
+    if (!bits || !const_clamp(g, op, dt, &kv))
         return cc_reason(why, why_size, "no int8 / int16 clamp to a constant scalar"), 1;
     fuse_site fs;
     if (fuse_check(c, op, bits, &fs, why, why_size)) return 1;
-    int32_t kv = bits == 8 ? ((const int8_t *)k->data)[0] : ((const int16_t *)k->data)[0];
     int32_t n = bits == 8 ? 256 : 65536;
     int32_t *ref = malloc(sizeof *ref * (size_t)n);
     if (!ref) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");

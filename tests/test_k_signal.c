@@ -205,6 +205,12 @@ static void test_energy(void)
     const uint32_t isz[1] = {16};
     CHECK_EQ_INT(kt_run(K_OP_SIGNAL_ENERGY, &b, sizeof b, 1, ins, isz, out, 16), K_OK);
     CHECK(out[0] == 0 && out[1] == 2147483648u && out[2] == 250000 && out[3] == 0);
+    /* written over its input (the compiler places it so, cc_alloc.c): the
+     * same values */
+    int16_t over[8] = {3, 4, -32768, -32768, 300, -400, 9, 9};
+    void *ins_over[1] = {over};
+    CHECK_EQ_INT(kt_run(K_OP_SIGNAL_ENERGY, &b, sizeof b, 1, ins_over, isz, over, 16), K_OK);
+    CHECK(!memcmp(over, out, sizeof out));
     k_op_energy_blob bad = b;
     bad.end = 5;
     CHECK_EQ_INT(k_op_validate(K_OP_SIGNAL_ENERGY, &bad, sizeof bad), K_E_INVALID);

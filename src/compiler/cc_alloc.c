@@ -7,8 +7,8 @@
  * already placed and live at the same time, the strategy TFLite Micro's
  * greedy planner uses too. Then, where it lowers the arena's peak, an
  * elementwise op's OFM takes the bytes of an IFM it reads last, and a CPU
- * QUANTIZE's output the first bytes of its input (in place; inplace_pairs,
- * cpu_inplace_pairs, place_inplace). */
+ * op's output (QUANTIZE, CAST, SignalEnergy) the first bytes of its input
+ * (in place; inplace_pairs, cpu_inplace_pairs, place_inplace). */
 #include "cc.h"
 
 #include <stdlib.h>
@@ -1784,20 +1784,41 @@ static bool may_take(const cc_buf *x, const cc_buf *y, int32_t s0, int32_t s1)
            y->size && y->first == s0 && x->last == s1 && x->first < s0;
 }
 
-/* The CPU's in-place pairs: graph op i, a QUANTIZE the CPU runs (float32 ->
- * int8 / uint8 / int16, or an integer requantisation) whose output elements
- * are no wider than its input's, may write its output over the input it
- * reads last, from the same first byte: its kernel (src/kernels/k_quant.c)
- * takes element j from in + j * ies before it writes element j at
- * out + j * oes, and out + (j + 1) * oes <= in + (j + 1) * ies, so no
- * element is overwritten before it is read. A CPU op's tensors lie at their
- * buffers' first bytes (emit_npurt.c); both must be arena buffers that
- * hold a graph tensor, the output first written by op i, and the output no
- * larger than the input (a chain's first buffer is its largest). A model
- * input may be overwritten: the application writes it before every run.
- * A float input of 4 bytes per element becomes an int8 tensor in its first
- * quarter (the KWS models' first op). Marks the pairs in in_of / step0 as
- * inplace_pairs does; returns their number. */
+/* Whether the CPU kernel of graph op op writes its output over input 0
+ * safely from the same first byte: it takes element j from in + j * ies
+ * before it writes element j at out + j * oes, with oes <= ies, so
+ * out + (j + 1) * oes <= in + (j + 1) * ies and no element is overwritten
+ * before it is read. The kernels written so:
+ * - QUANTIZE (float32 -> int8 / uint8 / int16, or an integer
+ *   requantisation; src/kernels/k_quant.c);
+ * - CAST (src/kernels/k_op_math.c, cast_run), to a type no wider;
+ * - SignalEnergy (src/kernels/k_signal.c): complex int16 pairs (4 bytes)
+ *   in, one uint32 per pair out, read before written.
+ * tests/test_cc_inplace_cpu.c runs each kernel in place against the same
+ * kernel apart. */
+static bool cpu_writes_over(const graph_op *op, const graph_tensor *ti, const graph_tensor *to)
+{
+    size_t ies = graph_dtype_size(ti->dtype), oes = graph_dtype_size(to->dtype);
+    switch (op->opcode) {
+    case TFL_OP_QUANTIZE: case TFL_OP_CAST: return ies && oes && oes <= ies;
+    case TFL_OP_CUSTOM:
+        return op->custom_code && !strcmp(op->custom_code, "SignalEnergy") && ti->dtype == GRAPH_I16 &&
+               to->dtype == GRAPH_U32;
+    default: return false;
+    }
+}
+
+/* The CPU's in-place pairs: graph op i, one the CPU runs whose kernel may
+ * write over its input (cpu_writes_over), may write its output over the
+ * input it reads last. A CPU op's tensors lie at their buffers' first
+ * bytes (emit_npurt.c); both must be arena buffers that hold a graph
+ * tensor, the output first written by op i, and the output no larger than
+ * the input (a chain's first buffer is its largest). A model input may be
+ * overwritten: the application writes it before every run. A float input
+ * of 4 bytes per element becomes an int8 tensor in its first quarter (the
+ * KWS models' first op); the audio front end's FFT bins become their
+ * energies, then int32 values, in the same bytes. Marks the pairs in
+ * in_of / step0 as inplace_pairs does; returns their number. */
 static int32_t cpu_inplace_pairs(const cc_model *m, const int32_t *t0, const int32_t *t1, int32_t *in_of,
                                  int32_t *step0)
 {
@@ -1807,12 +1828,10 @@ static int32_t cpu_inplace_pairs(const cc_model *m, const int32_t *t0, const int
     for (int32_t i = 0; i < g->n_ops; i++) {
         const graph_op *op = &g->ops[i];
         const cc_op_info *oi = &m->ops[i];
-        if (oi->npu || op->opcode != TFL_OP_QUANTIZE || op->n_in != 1 || op->n_out != 1 || op->in[0] < 0 ||
-            op->out[0] < 0 || t0[i] != t1[i])
+        if (oi->npu || op->n_in != 1 || op->n_out != 1 || op->in[0] < 0 || op->out[0] < 0 || t0[i] != t1[i])
             continue;
         const graph_tensor *ti = &g->tensors[op->in[0]], *to = &g->tensors[op->out[0]];
-        size_t ies = graph_dtype_size(ti->dtype), oes = graph_dtype_size(to->dtype);
-        if (!ies || !oes || oes > ies || ti->data || ti->is_variable || to->is_variable) continue;
+        if (!cpu_writes_over(op, ti, to) || ti->data || ti->is_variable || to->is_variable) continue;
         int32_t bi = m->buf_of[op->in[0]], bo = m->buf_of[op->out[0]];
         if (bi < 0 || bo < 0 || bi == bo || in_of[bo] >= 0) continue;
         const cc_buf *x = &m->bufs[bi], *y = &m->bufs[bo];
@@ -2034,7 +2053,7 @@ static int place_pools(cc_model *m, const int32_t *t0, const int32_t *t1, npuc_e
     if (!rc && !m->opt.no_inplace) {
         int32_t *in_of = malloc(sizeof *in_of * nn * 2);
         int64_t *off = malloc(sizeof *off * nn);
-        /* CPU QUANTIZEs over their inputs, where that lowers the peak */
+        /* CPU ops over their inputs, where that leaves the peak no higher */
         int32_t *idx2 = in_of && off ? calloc(nn * 2, sizeof *idx2) : NULL;   /* zeroed: GCC -O2 cannot see that k == n fills it */
         if (idx2 && cpu_inplace_pairs(m, t0, t1, in_of, in_of + nn)) {
             /* each output placed right after its input, before smaller
@@ -2053,7 +2072,7 @@ static int place_pools(cc_model *m, const int32_t *t0, const int32_t *t1, npuc_e
                 for (int32_t b = idx[i], guard = 0; b >= 0 && guard <= n; b = child[b], guard++) idx2[k++] = b;
             }
             uint64_t p = k == n ? place(m, idx2, n, CC_IN_ARENA, sp) : UINT64_MAX;
-            if (p < m->arena_size) {
+            if (p <= m->arena_size) {
                 m->arena_size = p;
                 memcpy(idx, idx2, sizeof *idx * (size_t)n);
             } else {

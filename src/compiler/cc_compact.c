@@ -10,7 +10,7 @@
  * where it makes a pool smaller:
  *
  *   - the buffers that must share bytes stay together: a buffer written
- *     over its input (an in-place elementwise op, a CPU QUANTIZE over its
+ *     over its input (an in-place elementwise op, a CPU op over its
  *     input) sits at that input's offset, and the two live back to back or
  *     overlap; every run of buffers at one offset whose live ranges touch
  *     or overlap is placed as one block (its largest size, over the union

@@ -150,6 +150,10 @@ static uint32_t f32_to_u32(float f)
     return (uint32_t)(uint64_t)(int64_t)f;
 }
 
+/* Reads element i before it writes element i, in increasing i: the output
+ * may start at the input's first byte when its elements are no wider (the
+ * compiler writes a CPU CAST over its input so, cc_alloc.c
+ * cpu_writes_over). Keep that order. */
 static int cast_run(const k_op_math_blob *b, const void *in, void *out, int32_t n)
 {
     for (int32_t i = 0; i < n; i++) {

@@ -435,11 +435,17 @@ static int energy_run(const uint8_t *blob, uint32_t size, const k_op_io *io)
     if (rc) return rc;
     const int16_t *in = pi;
     uint32_t *out = po;
-    /* TFLite Micro leaves the values outside [start, end) as they were */
-    memset(out, 0, 4u * (size_t)b.n_out);
-    for (int32_t i = b.start; i < b.end; i++) {
-        const int32_t re = in[2 * i], im = in[2 * i + 1];
-        out[i] = (uint32_t)(re * re) + (uint32_t)(im * im);
+    /* TFLite Micro leaves the values outside [start, end) as they were; they
+     * are 0 here. Element i is read (bytes 4i..4i+3) before out[i] (the same
+     * bytes) is written, so the output may lie over the input (the compiler
+     * places it so: cc_alloc.c, cpu_inplace_pairs). */
+    for (int32_t i = 0; i < b.n_out; i++) {
+        uint32_t e = 0;
+        if (i >= b.start && i < b.end) {
+            const int32_t re = in[2 * i], im = in[2 * i + 1];
+            e = (uint32_t)(re * re) + (uint32_t)(im * im);
+        }
+        out[i] = e;
     }
     return K_OK;
 }

@@ -118,7 +118,7 @@ static void fill_memory_plan(vctx *c)
         int32_t a = x->first < 0 ? 0 : x->first, z = x->last >= n_steps ? n_steps - 1 : x->last;
         uint64_t *live = x->pool == CC_IN_FAST ? step_fast : step_live;
         for (int32_t t = a; t <= z; t++) live[t] += x->size;
-        /* a CPU QUANTIZE's output written over its input from its first
+        /* a CPU op's output (QUANTIZE, CAST, SignalEnergy) written over its input from its first
          * byte (cc_buf.over): where both are live the shared bytes count once */
         const cc_buf *y = x->over > 0 && x->over - 1 < m->n_bufs ? &m->bufs[x->over - 1] : NULL;
         if (y && y->offset == x->offset && y->pool == x->pool && !(y->temp && !y->size)) {

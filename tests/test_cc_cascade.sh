@@ -35,10 +35,9 @@ for dim in 8 16 32; do
   [ "${n:-0}" -ge 40 ] || fail "max dim $dim: only ${n:-0} cascades"
 done
 
-# 1b. Chains with PAD ops folded into the next conv's padding: on the
-#    Ethos-U65 variants (a fast pool, --optimise performance) a folded PAD
-#    is a view between two chain members and the chain runs through it
-#    (600 models, a third on each U65 variant).
+# 1b. Chains with PAD ops folded into the next conv's padding: a folded
+#    PAD is a view between two chain members and the chain runs through it
+#    (600 models, every variant in turn).
 log=$tmp/gm_pad.txt
 NPUC_GENMODEL_ONLY=CONV_2D,DEPTHWISE_CONV_2D,PAD NPUC_GENMODEL_CASCADE=all NPUC_GENMODEL_MAXDIM=16 \
 NPUC_GENMODEL_FIRST=77000 NPUC_GENMODEL_COUNT=${NPUC_CASCADE_COUNT_PAD:-600} "$build/test_compile_genmodel" > "$log" 2>&1

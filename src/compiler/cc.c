@@ -1627,6 +1627,15 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
      * either can beat the default on both figures (without a fast pool
      * the bigger chunks count only where they do, below). */
     bool size_only = !search && perf && !opt->stream_weights && opt->cascade == CC_CASCADE_AUTO;
+    /* the most SRAM the bigger chunks may take where the arena is the
+     * SRAM: the first schedule's, or where its weight search traded a
+     * faster point for less SRAM within the rule's slack, that point's
+     * (its slack is for ties, not a bound on the other schedules: the
+     * rule then weighs all the points as one set, below) */
+    uint64_t chunk_sram = pt[0].sram;
+    if (cand[0]->fastest_cycles && cand[0]->fastest_cycles < pt[0].cycles && cand[0]->fastest_sram > chunk_sram &&
+        (!limit || cand[0]->fastest_sram <= limit))
+        chunk_sram = cand[0]->fastest_sram;
     for (size_t i = 0; (search || size_only) && i < sizeof TRIES / sizeof TRIES[0]; i++) {
         const cc_try *t = &TRIES[i];
         /* --optimise size's schedule beats the default only through an
@@ -1675,7 +1684,7 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
                 if (!has_fast_pool(opt)) o.drop_cycles = pt[0].cycles;
             }
             o.weight_search = true;
-            if (!has_fast_pool(opt) && (!o.sram_limit || pt[0].sram < o.sram_limit)) o.sram_limit = pt[0].sram;
+            if (!has_fast_pool(opt) && (!o.sram_limit || chunk_sram < o.sram_limit)) o.sram_limit = chunk_sram;
         }
         if (!perf && !t->stream) continue;   /* --optimise size streams already */
         /* bigger chunks that take more flash are no candidate (below):
@@ -1693,7 +1702,7 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
          * model needs less SRAM and fewer cycles), not as a trade of
          * SRAM for cycles (person_detect: -15% cycles for 2x the arena) */
         if (big_chunks && (cand[n]->flash_size > cand[0]->flash_size + cand[0]->flash_size / CC_CYCLE_SLACK ||
-                           (!has_fast_pool(opt) && cc_sram_bytes(cand[n]) > pt[0].sram))) {
+                           (!has_fast_pool(opt) && cc_sram_bytes(cand[n]) > chunk_sram))) {
             cc_model_free(cand[n]);
             cand[n] = NULL;
             continue;

@@ -381,6 +381,8 @@ typedef struct cc_model {
     uint64_t weight_bytes;    /* the weight streams, each once */
     double weight_bits;       /* their values' order-0 entropy (cc_epoch.w_bits) */
     uint64_t npu_cycles;
+    uint64_t fastest_cycles,  /* the weight search's fastest point (its   */
+             fastest_sram;    /* SRAM as cc_sram_bytes), 0: no search     */
     double compile_seconds;
     struct eu_wcache *wcache; /* encoded weight streams (not owned; NULL:
                                  none), shared by the search's compiles */

@@ -134,15 +134,14 @@ static bool linked(const cc_model *m, const cc_epoch *e, int32_t k)
     const graph *g = m->g;
     for (int32_t i = 0; i < g->n_outputs; i++)
         if (m->buf_of[g->outputs[i]] == t) return false;
-    /* a view between the two (a folded PAD) only where cascades are for
-     * cycles (a U65's fast pool with --optimise performance): in an SRAM
-     * arena the cascades it opens cut the peak at a cost in cycles the
-     * rule for the arena does not weigh */
-    bool views = m->opt.optimise == CC_OPT_PERFORMANCE && cc_fast_bytes(&m->opt);
+    /* a view between the two (a PAD folded into the next conv's padding,
+     * as PyTorch exports write SAME padding) reads and writes no byte: the
+     * chain runs through it, so a network cascades alike however its
+     * padding was written */
     for (int32_t i = 0; i < g->n_ops; i++) {
         const graph_op *op = &g->ops[i];
         if (m->ops[i].fused_into >= 0) continue;   /* runs as part of its producer's ops */
-        if (views && view_of(m, i, t)) continue;
+        if (view_of(m, i, t)) continue;
         for (int32_t j = 0; j < op->n_in; j++)
             if (op->in[j] >= 0 && m->buf_of[op->in[j]] == t && i != b->src_op) return false;
         for (int32_t j = 0; j < op->n_out; j++)

@@ -1841,6 +1841,18 @@ int cc_place_weights(cc_model *m, npuc_err *err)
         }
     }
     cc_sched_free(&pre);
+    if (!rc) {
+        /* the fastest point the search met (under the limit), which its
+         * rule's slack may have traded for less SRAM: what the 32 KiB
+         * chunks of an arena that is the SRAM are weighed against (cc.c) */
+        cc_sched_point f = {m->npu_cycles, cc_sram_bytes(m)};
+        for (int32_t i = 0; i < FIT_POINTS; i++)
+            if (have[i] && (!limit || pt[i].sram <= limit) &&
+                (pt[i].cycles < f.cycles || (pt[i].cycles == f.cycles && pt[i].sram < f.sram)))
+                f = pt[i];
+        m->fastest_cycles = f.cycles;
+        m->fastest_sram = f.sram;
+    }
 done:
     cc_alloc_memo(m, false);
     for (int32_t i = 0; i < FIT_POINTS; i++) {

@@ -47,6 +47,21 @@ n=$(sed -n 's/^cascades: \([0-9]*\),.*/\1/p' "$log")
 echo "with PAD: $(grep -o '[0-9]* models' "$log" | head -1), ${n:-0} cascades"
 [ "${n:-0}" -ge 100 ] || fail "chains with PAD: only ${n:-0} cascades"
 
+# 1c. The same chains cut into finer bands (CC_CASCADE_BANDS_FINE, which
+#    the schedule search weighs; test_cc_cascade_fine.c) and into two
+#    (200 models each, every variant in turn).
+for b in 10 2; do
+  log=$tmp/gm_bands$b.txt
+  NPUC_GENMODEL_ONLY=CONV_2D,DEPTHWISE_CONV_2D,PAD NPUC_GENMODEL_CASCADE=all NPUC_GENMODEL_MAXDIM=16 \
+  NPUC_GENMODEL_BANDS=$b NPUC_GENMODEL_FIRST=78000 NPUC_GENMODEL_COUNT=${NPUC_CASCADE_COUNT_BANDS:-200} \
+    "$build/test_compile_genmodel" > "$log" 2>&1
+  rc=$?
+  [ "$rc" -eq 0 ] || { fail "generated chains in $b bands (exit $rc)"; tail -40 "$log"; }
+  n=$(sed -n 's/^cascades: \([0-9]*\),.*/\1/p' "$log")
+  echo "$b bands: $(grep -o '[0-9]* models' "$log" | head -1), ${n:-0} cascades"
+  [ "${n:-0}" -ge 40 ] || fail "chains in $b bands: only ${n:-0} cascades"
+done
+
 pd=$shared/models/tflm/person_detect.tflite
 if [ -n "$shared" ] && [ -f "$pd" ]; then
   for t in ethos-u55-256 ethos-u65-512; do

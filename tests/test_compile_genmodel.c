@@ -30,6 +30,8 @@
  *   NPUC_GENMODEL_OPS, NPUC_GENMODEL_MAXDIM  force --ops / --max-dim
  *   NPUC_GENMODEL_CASCADE  all|auto|off: force --cascade (default: one
  *                        model in three "all", the others "auto")
+ *   NPUC_GENMODEL_BANDS  bands a cascade cuts its rows into
+ *                        (cc_options.cascade_bands; default the compiler's) 
  *   NPUC_GENMODEL_VERBOSE  print the placement of every model */
 #include "test.h"
 #include "../src/compiler/cc.h"
@@ -92,6 +94,7 @@ typedef struct model_cfg {
 
 static long ops_override = -1, dim_override = -1;   /* NPUC_GENMODEL_OPS / _MAXDIM */
 static long cascade_override = -1;                  /* NPUC_GENMODEL_CASCADE */
+static long bands_override = 0;                     /* NPUC_GENMODEL_BANDS */
 
 /* A pure function of the seed, so that FIRST=N COUNT=1 reproduces seed N. */
 static model_cfg cfg_for_seed(uint64_t seed)
@@ -387,18 +390,21 @@ out:
 static void print_repro(uint64_t seed, const model_cfg *mc, uint64_t rseed, const char *only_env)
 {
     if (!detail) return;
+    /* the band count has no CLI option: the env rerun alone keeps it */
+    char bands_note[48] = "";
+    if (bands_override) snprintf(bands_note, sizeof bands_note, " NPUC_GENMODEL_BANDS=%ld", bands_override);
     fprintf(stderr,
             "    reproduce: genmodel --seed %llu%s --ops %d --max-dim %d%s%s -o m.tflite &&\n"
             "               npuc compile m.tflite --target %s%s%s -o d &&\n"
             "               npuc run m.tflite --random-input --seed %llu --output ref.bin &&\n"
             "               npuc run d/m_npu.tflite --random-input --seed %llu --output npu.bin && cmp ref.bin npu.bin\n"
-            "      (or: NPUC_GENMODEL_FIRST=%llu NPUC_GENMODEL_COUNT=1%s%s test_compile_genmodel)\n",
+            "      (or: NPUC_GENMODEL_FIRST=%llu NPUC_GENMODEL_COUNT=1%s%s%s test_compile_genmodel)\n",
             (unsigned long long)seed, mc->int16 ? " --int16" : "", mc->n_ops, mc->max_dim,
             only_env ? " --only " : "", only_env ? only_env : "", target_variant_name(mc->variant),
             mc->size ? " --optimise size" : "",
             mc->cascade == CC_CASCADE_ALL ? " --cascade all" : mc->cascade == CC_CASCADE_OFF ? " --cascade off" : "",
             (unsigned long long)rseed, (unsigned long long)rseed, (unsigned long long)seed,
-            only_env ? " NPUC_GENMODEL_ONLY=" : "", only_env ? only_env : "");
+            only_env ? " NPUC_GENMODEL_ONLY=" : "", only_env ? only_env : "", bands_note);
 }
 
 /* ------------------------------------------------------------ one model */
@@ -475,6 +481,7 @@ static bool test_model(uint64_t seed, const int32_t *only, int32_t n_only, const
     memset(&opt, 0, sizeof opt);
     opt.optimise = mc.size ? CC_OPT_SIZE : CC_OPT_PERFORMANCE;
     opt.cascade = mc.cascade;
+    opt.cascade_bands = (uint32_t)bands_override;
     {
         eu_variant pv = mc.variant;
         if (target_variant_parse(tname, &pv, &e) || pv != mc.variant) {
@@ -722,6 +729,8 @@ int main(void)
     bool verbose = env_long("NPUC_GENMODEL_VERBOSE", 0) != 0;
     ops_override = env_long("NPUC_GENMODEL_OPS", -1);
     dim_override = env_long("NPUC_GENMODEL_MAXDIM", -1);
+    bands_override = env_long("NPUC_GENMODEL_BANDS", 0);
+    if (bands_override < 0 || bands_override > 64) bands_override = 0;
     {
         const char *cm = getenv("NPUC_GENMODEL_CASCADE");
         if (cm && !strcmp(cm, "all")) cascade_override = CC_CASCADE_ALL;

@@ -23,6 +23,12 @@ typedef enum cc_optimise { CC_OPT_PERFORMANCE = 0, CC_OPT_SIZE = 1 } cc_optimise
  * (for tests); OFF none. */
 typedef enum cc_cascade_mode { CC_CASCADE_AUTO = 0, CC_CASCADE_OFF = 1, CC_CASCADE_ALL = 2 } cc_cascade_mode;
 
+/* Bands a cascade's last op's output rows are cut into, about (cc_cascade.c):
+ * the default, and the finer cut the schedule search also weighs (smaller
+ * rolling buffers, more band ops). */
+#define CC_CASCADE_BANDS 6
+#define CC_CASCADE_BANDS_FINE 10
+
 /* One cascade choice: the chain of `n` NPU ops whose first is graph op
  * `head`'s (its last NPU op: after a prologue of copies, cc_cascade.c) and
  * the next n - 1 NPU ops of its epoch, run band by band. */
@@ -93,6 +99,9 @@ typedef struct cc_options {
      * weights from flash, as with --optimise size). */
     uint32_t chunk_bytes;
     bool stream_weights;
+    /* bands a cascade cuts its last op's rows into (0: CC_CASCADE_BANDS;
+     * the search also weighs CC_CASCADE_BANDS_FINE, cc.c) */
+    uint32_t cascade_bands;
     /* cc_place_weights drops weight copies one graph op at a time and keeps
      * the step cc_sched_pick prefers (set by the search on the schedule it
      * starts from) */
@@ -233,6 +242,7 @@ typedef struct cc_buf {
     bool temp;                /* an op's internal buffer, live only at that op */
     bool brick;               /* stored NHCWB16 (docs/ethos-u.md 4.2) */
     bool wcopy;               /* an op's weight copy, filled by DMA (eu_op.wbuf) */
+    bool roll;                /* a cascade's rolling buffer (cc_cascade.c) */
     int32_t over;             /* > 0: buffer over - 1 is the input a CPU
                                  QUANTIZE writes this one over, from its first
                                  byte (cc_alloc.c, cpu_inplace_pairs): placed
@@ -628,6 +638,13 @@ int cc_cascade(cc_model *m, npuc_err *err);
  * program and the choices alone. NPUC_E_INVALID when a choice does not
  * apply (its ops are not a chain that qualifies, or it has no band
  * schedule); the choices before it stay applied. */
+/* Whether finer cascade bands may lower m's SRAM (cc.c weighs them then):
+ * with every rolling buffer cut to CC_CASCADE_BANDS / CC_CASCADE_BANDS_FINE
+ * of its bytes, the most bytes live at one step in the SRAM pools (as
+ * cc_sram_bytes counts them) drop by more than CC_CASCADE_FINE_GAIN
+ * percent. */
+#define CC_CASCADE_FINE_GAIN 5
+bool cc_cascade_finer_pays(const cc_model *m);
 int cc_cascade_apply(cc_model *m, const cc_cascade_in *c, int32_t n, npuc_err *err);
 /* Chooses every NPU op's block again once storage formats (cc_layout) and
  * cascade bands are known; CONV/DEPTHWISE keep their block depth, which

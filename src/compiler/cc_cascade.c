@@ -37,8 +37,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* rows of the last op's output per band: about this many bands */
-#define TARGET_BANDS 6
 
 static bool whole(const cc_model *m, const eu_fm *f)
 {
@@ -250,7 +248,9 @@ static int apply(cc_model *m, int32_t ei, int32_t k0, int32_t n, bool *done, npu
     memcpy(chain, &e->ops[k0], sizeof *chain * (size_t)n);
     int32_t npro = k0 - m->ops[chain[0].src_op].first_eu;   /* the head's prologue */
     uint32_t H = chain[n - 1].ofm.h;
-    uint32_t bh = (H + TARGET_BANDS - 1) / TARGET_BANDS;
+    /* rows of the last op's output per band: about this many bands */
+    uint32_t bands = m->opt.cascade_bands ? m->opt.cascade_bands : CC_CASCADE_BANDS;
+    uint32_t bh = (H + bands - 1) / bands;
     if (bh < 1) bh = 1;
     uint32_t n_band_ops = plan(chain, n, lv, bh);
     if (!n_band_ops) return NPUC_OK;
@@ -264,6 +264,7 @@ static int apply(cc_model *m, int32_t ei, int32_t k0, int32_t n, bool *done, npu
         x->size = (uint64_t)lv[j].rows * chain[j].ofm.sy;
         x->tensor = -1;
         x->temp = true;
+        x->roll = true;
         x->brick = chain[j].ofm.format == 1;
         x->epoch = ei;
         rbuf[j] = m->n_bufs++;
@@ -499,6 +500,44 @@ static int peak_measure(cc_model *m, uint64_t *peak, int32_t *step, npuc_err *er
     }
     free(d);
     return NPUC_OK;
+}
+
+bool cc_cascade_finer_pays(const cc_model *m)
+{
+    if (!m->n_cascade_in) return false;
+    bool arena = cc_arena_is_sram(&m->opt);
+    int32_t last = 0;
+    for (int32_t b = 0; b < m->n_bufs; b++)
+        if (m->bufs[b].last > last) last = m->bufs[b].last;
+    /* live bytes per step as placed, and with every rolling buffer cut to
+     * the share of its rows the finer bands leave (difference arrays) */
+    int64_t *d = calloc((size_t)last + 2, sizeof *d), *e = calloc((size_t)last + 2, sizeof *e);
+    bool pays = false;
+    if (d && e) {
+        for (int32_t b = 0; b < m->n_bufs; b++) {
+            const cc_buf *x = &m->bufs[b];
+            if (!((arena && x->pool == CC_IN_ARENA) || x->pool == CC_IN_FAST) || x->last < 0 || x->first > x->last)
+                continue;
+            int32_t f = x->first < 0 ? 0 : x->first;
+            int64_t sz = (int64_t)x->size;
+            int64_t cut = x->roll ? sz * CC_CASCADE_BANDS / CC_CASCADE_BANDS_FINE : sz;
+            d[f] += sz;
+            d[x->last + 1] -= sz;
+            e[f] += cut;
+            e[x->last + 1] -= cut;
+        }
+        int64_t live = 0, cut = 0, peak = 0, peak_cut = 0;
+        for (int32_t t = 0; t <= last; t++) {
+            live += d[t];
+            cut += e[t];
+            if (live > peak) peak = live;
+            if (cut > peak_cut) peak_cut = cut;
+        }
+        pays = peak_cut * 100 < peak * (100 - CC_CASCADE_FINE_GAIN);
+    }
+    free(d);
+    free(e);
+    return pays;
 }
 
 /* A trial (apply() and the allocation after it) starts from the schedule

@@ -244,7 +244,7 @@ typedef struct cc_buf {
     bool wcopy;               /* an op's weight copy, filled by DMA (eu_op.wbuf) */
     bool roll;                /* a cascade's rolling buffer (cc_cascade.c) */
     int32_t over;             /* > 0: buffer over - 1 is the input a CPU
-                                 QUANTIZE writes this one over, from its first
+                                 op writes this one over, from its first
                                  byte (cc_alloc.c, cpu_inplace_pairs): placed
                                  at that buffer's offset, the two live at the
                                  same time at that op's step; 0: none */
@@ -631,13 +631,6 @@ int cc_layout(cc_model *m, npuc_err *err);
 /* cc_cascade.c: chooses the chains cascaded and applies them (with
  * opt.cascade_given: applies opt.cascade_in). */
 int cc_cascade(cc_model *m, npuc_err *err);
-/* Applies the cascade choices c[0..n) in order to m (laid out, with the
- * choices m->cascade_in applied): each chain's ops are rewritten into band
- * ops through rolling buffers (new buffers), the op records get their
- * cascade, and the choice is appended to m->cascade_in. A function of the
- * program and the choices alone. NPUC_E_INVALID when a choice does not
- * apply (its ops are not a chain that qualifies, or it has no band
- * schedule); the choices before it stay applied. */
 /* Whether finer cascade bands may lower m's SRAM (cc.c weighs them then):
  * with every rolling buffer cut to CC_CASCADE_BANDS / CC_CASCADE_BANDS_FINE
  * of its bytes, the most bytes live at one step in the SRAM pools (as
@@ -645,6 +638,13 @@ int cc_cascade(cc_model *m, npuc_err *err);
  * percent. */
 #define CC_CASCADE_FINE_GAIN 5
 bool cc_cascade_finer_pays(const cc_model *m);
+/* Applies the cascade choices c[0..n) in order to m (laid out, with the
+ * choices m->cascade_in applied): each chain's ops are rewritten into band
+ * ops through rolling buffers (new buffers), the op records get their
+ * cascade, and the choice is appended to m->cascade_in. A function of the
+ * program and the choices alone. NPUC_E_INVALID when a choice does not
+ * apply (its ops are not a chain that qualifies, or it has no band
+ * schedule); the choices before it stay applied. */
 int cc_cascade_apply(cc_model *m, const cc_cascade_in *c, int32_t n, npuc_err *err);
 /* Chooses every NPU op's block again once storage formats (cc_layout) and
  * cascade bands are known; CONV/DEPTHWISE keep their block depth, which

@@ -1794,8 +1794,9 @@ static bool may_take(const cc_buf *x, const cc_buf *y, int32_t s0, int32_t s1)
  * - CAST (src/kernels/k_op_math.c, cast_run), to a type no wider;
  * - SignalEnergy (src/kernels/k_signal.c): complex int16 pairs (4 bytes)
  *   in, one uint32 per pair out, read before written.
- * tests/test_cc_inplace_cpu.c runs each kernel in place against the same
- * kernel apart. */
+ * tests/test_cc_inplace_cpu.c runs compiled models with QUANTIZE and CAST
+ * in place against the reference, tests/test_k_signal.c SignalEnergy over
+ * its own input. */
 static bool cpu_writes_over(const graph_op *op, const graph_tensor *ti, const graph_tensor *to)
 {
     size_t ies = graph_dtype_size(ti->dtype), oes = graph_dtype_size(to->dtype);

@@ -37,7 +37,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 static bool whole(const cc_model *m, const eu_fm *f)
 {
     if (f->buf < 0 || f->off || f->c0 || f->tile_h) return false;

@@ -23,43 +23,34 @@ trap 'rm -rf "$tmp"' EXIT
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails+1)); }
 
-for dim in 8 16 32; do
-  log=$tmp/gm_$dim.txt
-  NPUC_GENMODEL_ONLY=CONV_2D,DEPTHWISE_CONV_2D,MAX_POOL_2D,AVERAGE_POOL_2D \
-  NPUC_GENMODEL_CASCADE=all NPUC_GENMODEL_MAXDIM=$dim NPUC_GENMODEL_FIRST=$((dim * 1000)) \
-  NPUC_GENMODEL_COUNT=${NPUC_CASCADE_COUNT:-200} "$build/test_compile_genmodel" > "$log" 2>&1
+# gen NAME OPS MAXDIM FIRST COUNT MIN [BANDS]: COUNT generated chains of
+# OPS (--cascade all) run against the reference; at least MIN cascades
+gen() {
+  local name=$1 ops=$2 dim=$3 first=$4 count=$5 min=$6 bands=${7:-0} log=$tmp/gm_$RANDOM.txt rc n
+  NPUC_GENMODEL_ONLY=$ops NPUC_GENMODEL_CASCADE=all NPUC_GENMODEL_MAXDIM=$dim NPUC_GENMODEL_BANDS=$bands \
+  NPUC_GENMODEL_FIRST=$first NPUC_GENMODEL_COUNT=$count "$build/test_compile_genmodel" > "$log" 2>&1
   rc=$?
-  [ "$rc" -eq 0 ] || { fail "generated chains, max dim $dim (exit $rc)"; tail -40 "$log"; }
+  [ "$rc" -eq 0 ] || { fail "generated chains, $name (exit $rc)"; tail -40 "$log"; }
   n=$(sed -n 's/^cascades: \([0-9]*\),.*/\1/p' "$log")
-  echo "max dim $dim: $(grep -o '[0-9]* models' "$log" | head -1), ${n:-0} cascades"
-  [ "${n:-0}" -ge 40 ] || fail "max dim $dim: only ${n:-0} cascades"
+  echo "$name: $(grep -o '[0-9]* models' "$log" | head -1), ${n:-0} cascades"
+  [ "${n:-0}" -ge "$min" ] || fail "$name: only ${n:-0} cascades"
+}
+
+for dim in 8 16 32; do
+  gen "max dim $dim" CONV_2D,DEPTHWISE_CONV_2D,MAX_POOL_2D,AVERAGE_POOL_2D "$dim" $((dim * 1000)) \
+    "${NPUC_CASCADE_COUNT:-200}" 40
 done
 
 # 1b. Chains with PAD ops folded into the next conv's padding: a folded
 #    PAD is a view between two chain members and the chain runs through it
 #    (600 models, every variant in turn).
-log=$tmp/gm_pad.txt
-NPUC_GENMODEL_ONLY=CONV_2D,DEPTHWISE_CONV_2D,PAD NPUC_GENMODEL_CASCADE=all NPUC_GENMODEL_MAXDIM=16 \
-NPUC_GENMODEL_FIRST=77000 NPUC_GENMODEL_COUNT=${NPUC_CASCADE_COUNT_PAD:-600} "$build/test_compile_genmodel" > "$log" 2>&1
-rc=$?
-[ "$rc" -eq 0 ] || { fail "generated chains with PAD (exit $rc)"; tail -40 "$log"; }
-n=$(sed -n 's/^cascades: \([0-9]*\),.*/\1/p' "$log")
-echo "with PAD: $(grep -o '[0-9]* models' "$log" | head -1), ${n:-0} cascades"
-[ "${n:-0}" -ge 100 ] || fail "chains with PAD: only ${n:-0} cascades"
+gen "with PAD" CONV_2D,DEPTHWISE_CONV_2D,PAD 16 77000 "${NPUC_CASCADE_COUNT_PAD:-600}" 100
 
 # 1c. The same chains cut into finer bands (CC_CASCADE_BANDS_FINE, which
 #    the schedule search weighs; test_cc_cascade_fine.c) and into two
 #    (200 models each, every variant in turn).
 for b in 10 2; do
-  log=$tmp/gm_bands$b.txt
-  NPUC_GENMODEL_ONLY=CONV_2D,DEPTHWISE_CONV_2D,PAD NPUC_GENMODEL_CASCADE=all NPUC_GENMODEL_MAXDIM=16 \
-  NPUC_GENMODEL_BANDS=$b NPUC_GENMODEL_FIRST=78000 NPUC_GENMODEL_COUNT=${NPUC_CASCADE_COUNT_BANDS:-200} \
-    "$build/test_compile_genmodel" > "$log" 2>&1
-  rc=$?
-  [ "$rc" -eq 0 ] || { fail "generated chains in $b bands (exit $rc)"; tail -40 "$log"; }
-  n=$(sed -n 's/^cascades: \([0-9]*\),.*/\1/p' "$log")
-  echo "$b bands: $(grep -o '[0-9]* models' "$log" | head -1), ${n:-0} cascades"
-  [ "${n:-0}" -ge 40 ] || fail "chains in $b bands: only ${n:-0} cascades"
+  gen "$b bands" CONV_2D,DEPTHWISE_CONV_2D,PAD 16 78000 "${NPUC_CASCADE_COUNT_BANDS:-200}" 40 "$b"
 done
 
 pd=$shared/models/tflm/person_detect.tflite

@@ -20,36 +20,31 @@
 #include "test.h"
 #include "cc_test_npu.h"
 #include "cc_hazard.h"
-#include "../src/interp/interp.h"
 #include "../src/tflite/tflite.h"
 
-static bool load(const char *rel, tfl_model **tm, graph **g)
+static void release(tfl_model *tm, graph *g, cc_model *a, cc_model *b)
 {
-    int got = cc_load_shared(rel, tm, g);
-    CHECK(got >= 0);
-    if (got <= 0) return false;
-    interp_infer_shapes(*g);
-    return true;
+    cc_model_free(a);
+    cc_model_free(b);
+    graph_free(g);
+    tfl_model_free(tm);
 }
 
 static void posenet(void)
 {
     tfl_model *tm = NULL;
     graph *g = NULL;
-    if (!load("models/zoo/coral_posenet_mnv1_075_353_481_int8_decoder.tflite", &tm, &g)) return;
     cc_model *cm = NULL, *c6 = NULL;
-    cc_options o = {0};
-    bool ok = cc_check_compile("posenet", g, EU_U55_128, o, &cm);
-    if (ok) {
+    if (cc_compile_shared("models/zoo/coral_posenet_mnv1_075_353_481_int8_decoder.tflite", EU_U55_128, &tm, &g, &cm)) {
         CHECK_EQ_INT((int)cm->opt.cascade_bands, CC_CASCADE_BANDS_FINE);
         CHECK(cm->n_cascade_in > 0);
         CHECK(cc_hazard_model(cm, EU_U55_128, "posenet fine bands"));
         /* the same options with the default bands */
         cc_options o6 = cm->opt;
         o6.cascade_bands = CC_CASCADE_BANDS;
-        ok = cc_check_compile("posenet 6 bands", g, EU_U55_128, o6, &c6);
+        CHECK(cc_check_compile("posenet 6 bands", g, EU_U55_128, o6, &c6));
     }
-    if (ok) {
+    if (c6) {
         CHECK(cc_cascade_finer_pays(c6));
         printf("posenet ethos-u55-128: %d bands %llu cycles %llu B, %d bands %llu cycles %llu B\n",
                CC_CASCADE_BANDS, (unsigned long long)c6->npu_cycles, (unsigned long long)cc_sram_bytes(c6),
@@ -57,37 +52,27 @@ static void posenet(void)
         CHECK(cc_sram_bytes(cm) * 10 < cc_sram_bytes(c6) * 9);
         CHECK(cm->npu_cycles <= c6->npu_cycles + c6->npu_cycles / CC_CYCLE_SLACK);
     }
-    CHECK(ok);
-    cc_model_free(cm);
-    cc_model_free(c6);
-    graph_free(g);
-    tfl_model_free(tm);
+    release(tm, g, cm, c6);
 }
 
 static void person_detect(void)
 {
     tfl_model *tm = NULL;
     graph *g = NULL;
-    if (!load("models/tflm/person_detect.tflite", &tm, &g)) return;
     cc_model *cm = NULL, *off = NULL;
-    cc_options o = {0};
-    bool ok = cc_check_compile("person_detect", g, EU_U55_128, o, &cm);
-    if (ok) {
+    if (cc_compile_shared("models/tflm/person_detect.tflite", EU_U55_128, &tm, &g, &cm)) {
         CHECK(cm->n_cascade_in > 0);
         CHECK(!cc_cascade_finer_pays(cm));
         CHECK_EQ_INT((int)cm->opt.cascade_bands, 0);
+        cc_options o = {0};
         o.cascade = CC_CASCADE_OFF;
-        ok = cc_check_compile("person_detect no cascade", g, EU_U55_128, o, &off);
+        CHECK(cc_check_compile("person_detect no cascade", g, EU_U55_128, o, &off));
     }
-    if (ok) {
+    if (off) {
         CHECK_EQ_INT(off->n_cascade_in, 0);
         CHECK(!cc_cascade_finer_pays(off));
     }
-    CHECK(ok);
-    cc_model_free(cm);
-    cc_model_free(off);
-    graph_free(g);
-    tfl_model_free(tm);
+    release(tm, g, cm, off);
 }
 
 int main(void)

@@ -1,5 +1,5 @@
 /* CPU ops written over their inputs (src/compiler/cc_alloc.c,
- * cpu_writes_over, cpu_inplace_pairs): the output of a QUANTIZE or CAST
+ * cpu_inplace_pairs; the kernels' k_op_in_place): the output of a QUANTIZE or CAST
  * the CPU runs (or an audio front end's SignalEnergy), with elements no
  * wider than its input's, may take the input's first bytes when the op is
  * the input's last reader, where that lowers the arena's peak.

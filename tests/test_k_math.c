@@ -397,8 +397,30 @@ static void test_interp_rejects(void)
     CHECK_EQ_INT(try_op(TFL_OP_ZEROS_LIKE, GRAPH_I64, 0, 0, GRAPH_I64, 0, 0, &e), 0);
 }
 
+/* k_op_in_place: which kinds may write over their input 0 (the compiler
+ * places such CPU ops so, cc_alloc.c): QUANTIZE and CAST to a type no
+ * wider, SignalEnergy; nothing else. */
+static void test_in_place(void)
+{
+    k_op_math_blob b = {.n = 4, .src_type = K_MATH_T_S32, .dst_type = K_MATH_T_S8};
+    CHECK(k_op_in_place(K_OP_CAST, &b, sizeof b));
+    b.dst_type = K_MATH_T_F32;
+    CHECK(k_op_in_place(K_OP_CAST, &b, sizeof b));
+    b.src_type = K_MATH_T_S8;
+    CHECK(!k_op_in_place(K_OP_CAST, &b, sizeof b));   /* wider */
+    CHECK(!k_op_in_place(K_OP_CAST, &b, 4));          /* a short blob */
+    CHECK(k_op_in_place(K_OP_QUANTIZE_F32_S8, NULL, 0));
+    CHECK(k_op_in_place(K_OP_REQUANT_S32_S16, NULL, 0));
+    CHECK(!k_op_in_place(K_OP_REQUANT_S8_S16, NULL, 0));
+    CHECK(!k_op_in_place(K_OP_REQUANT_S16_S32, NULL, 0));
+    CHECK(k_op_in_place(K_OP_SIGNAL_ENERGY, NULL, 0));
+    CHECK(!k_op_in_place(K_OP_DEQUANTIZE_S8_F32, NULL, 0));
+    CHECK(!k_op_in_place(K_OP_COPY, NULL, 0));
+}
+
 int main(void)
 {
+    test_in_place();
     test_abs_s8_ties();
     test_abs_s8_same_scale_clamp();
     test_abs_s16_raw();

@@ -325,6 +325,9 @@ typedef struct cc_op_info {
     int32_t fused_into;       /* >= 0: an activation the output stage of this
                                  op's NPU ops applies (no NPU op of its own;
                                  its input shares its output's buffer), -1 none */
+    bool cpu_in_place;        /* a CPU op whose kernel may write its output
+                                 over its input 0 (interp_op_in_place: set by
+                                 cc_lower; cc_alloc.c, cpu_inplace_pairs) */
     int32_t folded_into;      /* >= 0: a PAD or uint8 QUANTIZE whose work that
                                  later conv's NPU ops do (its padding, its zero
                                  point; no NPU op of its own), -1 none */

@@ -1784,37 +1784,16 @@ static bool may_take(const cc_buf *x, const cc_buf *y, int32_t s0, int32_t s1)
            y->size && y->first == s0 && x->last == s1 && x->first < s0;
 }
 
-/* Whether the CPU kernel of graph op op writes its output over input 0
- * safely from the same first byte: it takes element j from in + j * ies
- * before it writes element j at out + j * oes, with oes <= ies, so
- * out + (j + 1) * oes <= in + (j + 1) * ies and no element is overwritten
- * before it is read. The kernels written so:
- * - QUANTIZE (float32 -> int8 / uint8 / int16, or an integer
- *   requantisation; src/kernels/k_quant.c);
- * - CAST (src/kernels/k_op_math.c, cast_run), to a type no wider;
- * - SignalEnergy (src/kernels/k_signal.c): complex int16 pairs (4 bytes)
- *   in, one uint32 per pair out, read before written.
- * tests/test_cc_inplace_cpu.c runs compiled models with QUANTIZE and CAST
- * in place against the reference, tests/test_k_signal.c SignalEnergy over
- * its own input. */
-static bool cpu_writes_over(const graph_op *op, const graph_tensor *ti, const graph_tensor *to)
-{
-    size_t ies = graph_dtype_size(ti->dtype), oes = graph_dtype_size(to->dtype);
-    switch (op->opcode) {
-    case TFL_OP_QUANTIZE: case TFL_OP_CAST: return ies && oes && oes <= ies;
-    case TFL_OP_CUSTOM:
-        return op->custom_code && !strcmp(op->custom_code, "SignalEnergy") && ti->dtype == GRAPH_I16 &&
-               to->dtype == GRAPH_U32;
-    default: return false;
-    }
-}
-
-/* The CPU's in-place pairs: graph op i, one the CPU runs whose kernel may
- * write over its input (cpu_writes_over), may write its output over the
- * input it reads last. A CPU op's tensors lie at their buffers' first
- * bytes (emit_npurt.c); both must be arena buffers that hold a graph
- * tensor, the output first written by op i, and the output no larger than
- * the input (a chain's first buffer is its largest). A model input may be
+/* The CPU's in-place pairs: graph op i, one the CPU runs whose kernel
+ * reads element j of its input before it writes element j of its output,
+ * in increasing j, with output element j ending no later than input
+ * element j (cc_op_info.cpu_in_place, which cc_lower asks of the kernel:
+ * k_op_in_place; QUANTIZE and CAST to a type no wider, SignalEnergy), may
+ * write its output over the input it reads last, from the same first byte:
+ * no element is overwritten before it is read. A CPU op's tensors lie at
+ * their buffers' first bytes (emit_npurt.c); both must be arena buffers
+ * that hold a graph tensor, the output first written by op i, and the
+ * output no larger than the input (a chain's first buffer is its largest). A model input may be
  * overwritten: the application writes it before every run. A float input
  * of 4 bytes per element becomes an int8 tensor in its first quarter (the
  * KWS models' first op); the audio front end's FFT bins become their
@@ -1832,7 +1811,7 @@ static int32_t cpu_inplace_pairs(const cc_model *m, const int32_t *t0, const int
         if (oi->npu || op->n_in != 1 || op->n_out != 1 || op->in[0] < 0 || op->out[0] < 0 || t0[i] != t1[i])
             continue;
         const graph_tensor *ti = &g->tensors[op->in[0]], *to = &g->tensors[op->out[0]];
-        if (!cpu_writes_over(op, ti, to) || ti->data || ti->is_variable || to->is_variable) continue;
+        if (!oi->cpu_in_place || ti->data || ti->is_variable || to->is_variable) continue;
         int32_t bi = m->buf_of[op->in[0]], bo = m->buf_of[op->out[0]];
         if (bi < 0 || bo < 0 || bi == bo || in_of[bo] >= 0) continue;
         const cc_buf *x = &m->bufs[bi], *y = &m->bufs[bo];

@@ -469,6 +469,39 @@ static int peak_of(cc_model *m, uint64_t *peak, int32_t *step, npuc_err *err)
     return peak_measure(m, peak, step, err);
 }
 
+/* The most bytes live at one step in the pools taken (the arena, the fast
+ * scratch), each rolling buffer cut to CC_CASCADE_BANDS /
+ * CC_CASCADE_BANDS_FINE of its bytes where fine, and the first step with
+ * them (-1: none live); NPUC_E_NOMEM. */
+static int live_peak(const cc_model *m, bool arena, bool fast, bool fine, uint64_t *peak, int32_t *step)
+{
+    int32_t last = 0;
+    for (int32_t b = 0; b < m->n_bufs; b++)
+        if (m->bufs[b].last > last) last = m->bufs[b].last;
+    /* the live bytes per step from each buffer's start and end (a
+     * difference array: one pass over the buffers, one over the steps) */
+    uint64_t *d = calloc((size_t)last + 2, sizeof *d);
+    if (!d) return NPUC_E_NOMEM;
+    for (int32_t b = 0; b < m->n_bufs; b++) {
+        const cc_buf *x = &m->bufs[b];
+        if (!((arena && x->pool == CC_IN_ARENA) || (fast && x->pool == CC_IN_FAST)) || x->last < 0 ||
+            x->first > x->last)
+            continue;
+        uint64_t sz = fine && x->roll ? x->size * CC_CASCADE_BANDS / CC_CASCADE_BANDS_FINE : x->size;
+        d[x->first < 0 ? 0 : x->first] += sz;
+        d[x->last + 1] -= sz;
+    }
+    uint64_t live = 0, best = 0;
+    *step = -1;
+    for (int32_t t = 0; t <= last; t++) {
+        live += d[t];
+        if (live > best) best = live, *step = t;
+    }
+    free(d);
+    *peak = best;
+    return NPUC_OK;
+}
+
 /* peak_of of the allocation the model holds (its buffers and pools' sizes
  * as the last cc_allocate of this state left them). */
 static int peak_measure(cc_model *m, uint64_t *peak, int32_t *step, npuc_err *err)
@@ -476,67 +509,21 @@ static int peak_measure(cc_model *m, uint64_t *peak, int32_t *step, npuc_err *er
     bool both = m->opt.optimise == CC_OPT_SIZE;
     *peak = m->arena_size + (both ? m->fast_size : 0);
     /* the step with the most live bytes */
-    int32_t last = 0;
-    for (int32_t b = 0; b < m->n_bufs; b++)
-        if (m->bufs[b].last > last) last = m->bufs[b].last;
-    uint64_t best = 0;
-    *step = -1;
-    /* the live bytes per step from each buffer's start and end (a
-     * difference array: one pass over the buffers, one over the steps) */
-    uint64_t *d = calloc((size_t)last + 2, sizeof *d);
-    if (!d) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
-    for (int32_t b = 0; b < m->n_bufs; b++) {
-        const cc_buf *x = &m->bufs[b];
-        if (!(x->pool == CC_IN_ARENA || (both && x->pool == CC_IN_FAST)) || x->last < 0 || x->first > x->last)
-            continue;
-        d[x->first < 0 ? 0 : x->first] += x->size;
-        d[x->last + 1] -= x->size;
-    }
-    uint64_t live = 0;
-    for (int32_t t = 0; t <= last; t++) {
-        live += d[t];
-        if (live > best) best = live, *step = t;
-    }
-    free(d);
+    uint64_t live;
+    if (live_peak(m, true, both, false, &live, step)) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     return NPUC_OK;
 }
 
 bool cc_cascade_finer_pays(const cc_model *m)
 {
     if (!m->n_cascade_in) return false;
+    /* the pools cc_sram_bytes counts */
     bool arena = cc_arena_is_sram(&m->opt);
-    int32_t last = 0;
-    for (int32_t b = 0; b < m->n_bufs; b++)
-        if (m->bufs[b].last > last) last = m->bufs[b].last;
-    /* live bytes per step as placed, and with every rolling buffer cut to
-     * the share of its rows the finer bands leave (difference arrays) */
-    int64_t *d = calloc((size_t)last + 2, sizeof *d), *e = calloc((size_t)last + 2, sizeof *e);
-    bool pays = false;
-    if (d && e) {
-        for (int32_t b = 0; b < m->n_bufs; b++) {
-            const cc_buf *x = &m->bufs[b];
-            if (!((arena && x->pool == CC_IN_ARENA) || x->pool == CC_IN_FAST) || x->last < 0 || x->first > x->last)
-                continue;
-            int32_t f = x->first < 0 ? 0 : x->first;
-            int64_t sz = (int64_t)x->size;
-            int64_t cut = x->roll ? sz * CC_CASCADE_BANDS / CC_CASCADE_BANDS_FINE : sz;
-            d[f] += sz;
-            d[x->last + 1] -= sz;
-            e[f] += cut;
-            e[x->last + 1] -= cut;
-        }
-        int64_t live = 0, cut = 0, peak = 0, peak_cut = 0;
-        for (int32_t t = 0; t <= last; t++) {
-            live += d[t];
-            cut += e[t];
-            if (live > peak) peak = live;
-            if (cut > peak_cut) peak_cut = cut;
-        }
-        pays = peak_cut * 100 < peak * (100 - CC_CASCADE_FINE_GAIN);
-    }
-    free(d);
-    free(e);
-    return pays;
+    uint64_t peak = 0, peak_cut = 0;
+    int32_t step;
+    if (live_peak(m, arena, true, false, &peak, &step) || live_peak(m, arena, true, true, &peak_cut, &step))
+        return false;
+    return peak_cut * 100 < peak * (100 - CC_CASCADE_FINE_GAIN);
 }
 
 /* A trial (apply() and the allocation after it) starts from the schedule

@@ -296,7 +296,8 @@ int interp_check_legacy_uint8(const graph *g, bool (*only)(const void *user, int
 }
 
 /* Prepares op alone: the status, its scratch in *scratch, the message in why. */
-static int prepare_alone(const graph *g, const graph_op *op, size_t *scratch, char *why, size_t why_size)
+static int prepare_alone(const graph *g, const graph_op *op, size_t *scratch, bool *in_place, char *why,
+                         size_t why_size)
 {
     const interp_op_impl *impl = find_impl(op);
     if (!impl) {
@@ -310,9 +311,10 @@ static int prepare_alone(const graph *g, const graph_op *op, size_t *scratch, ch
     int rc = check_dtypes(g, op, &e);
     if (!rc) rc = impl->prepare(&node, &e);
     if (!rc) rc = check_blob(&node, &e);
-    npuc_arena_free(&a);
     if (rc && why) snprintf(why, why_size, "%s", e.msg);
     if (scratch) *scratch = rc ? 0 : node.scratch_size;
+    if (in_place) *in_place = !rc && k_op_in_place(node.kind, node.params, node.params_size);
+    npuc_arena_free(&a);
     return rc;
 }
 
@@ -335,14 +337,21 @@ void interp_infer_shapes(graph *g)
 
 bool interp_op_supported(const graph *g, const graph_op *op, char *why, size_t why_size)
 {
-    return prepare_alone(g, op, NULL, why, why_size) == NPUC_OK;
+    return prepare_alone(g, op, NULL, NULL, why, why_size) == NPUC_OK;
 }
 
 size_t interp_op_scratch(const graph *g, const graph_op *op)
 {
     size_t s = 0;
-    prepare_alone(g, op, &s, NULL, 0);
+    prepare_alone(g, op, &s, NULL, NULL, 0);
     return s;
+}
+
+bool interp_op_in_place(const graph *g, const graph_op *op)
+{
+    bool in_place = false;
+    prepare_alone(g, op, NULL, &in_place, NULL, 0);
+    return in_place;
 }
 
 void interp_free(interp *ip)

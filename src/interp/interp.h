@@ -96,6 +96,10 @@ bool interp_op_supported(const graph *g, const graph_op *op, char *why, size_t w
 /* The scratch bytes its kernel needs, the op prepared alone (as
  * interp_op_supported does); 0 when it needs none or does not prepare. */
 size_t interp_op_scratch(const graph *g, const graph_op *op);
+/* Whether the op's kernel, prepared alone, may write its output over its
+ * input 0 from the same first byte (k_op_in_place); false when it does not
+ * prepare. */
+bool interp_op_in_place(const graph *g, const graph_op *op);
 
 /* The prepared form of op op_index: its k_op kind and params blob (owned by
  * the interpreter, valid until interp_free) and the scratch / persistent

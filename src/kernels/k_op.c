@@ -159,6 +159,21 @@ const char *k_op_name(uint32_t kind) { return kind < K_OP_KIND_END ? kinds[kind]
 
 int k_op_is_data_movement(uint32_t kind) { return kind < K_OP_KIND_END && kinds[kind].data_movement; }
 
+int k_op_in_place(uint32_t kind, const void *params, uint32_t params_size)
+{
+    switch (kind) {
+    /* K_QUANTIZE_BODY / K_REQUANT_BODY (k_quant.c): element i read, then
+     * written, in increasing i; the output no wider */
+    case K_OP_QUANTIZE_F32_S8: case K_OP_QUANTIZE_F32_U8: case K_OP_QUANTIZE_F32_S16:
+    case K_OP_REQUANT_S8_S8: case K_OP_REQUANT_S8_U8: case K_OP_REQUANT_U8_S8: case K_OP_REQUANT_S16_S8:
+    case K_OP_REQUANT_S16_S16: case K_OP_REQUANT_S32_S8: case K_OP_REQUANT_S32_S16:
+        return 1;
+    case K_OP_CAST: return k_op_cast_in_place(params, params_size);
+    case K_OP_SIGNAL_ENERGY: return 1;   /* energy_run (k_signal.c) */
+    default: return 0;
+    }
+}
+
 /* ---- shared checks ------------------------------------------------------------ */
 
 const void *k_op_array(const uint8_t *blob, uint32_t size, uint32_t off, uint64_t count, uint32_t elem)

@@ -397,4 +397,13 @@ const char *k_op_name(uint32_t kind);
  * runtime reports them as hybrid epochs. */
 int k_op_is_data_movement(uint32_t kind);
 
+/* 1 when the kind's runner may write its output over its input 0 from the
+ * same first byte (in[0] == out[0]) with these params: it reads element i
+ * before it writes element i, in increasing i, and output element i ends
+ * no later than input element i (QUANTIZE to a type no wider, CAST to a
+ * type no wider, SignalEnergy: a 4-byte complex pair in, a 4-byte energy
+ * out); 0 otherwise. The compiler places such CPU ops so where it lowers
+ * the arena's peak (cc_alloc.c, cpu_inplace_pairs). */
+int k_op_in_place(uint32_t kind, const void *params, uint32_t params_size);
+
 #endif

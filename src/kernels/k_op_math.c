@@ -151,9 +151,9 @@ static uint32_t f32_to_u32(float f)
 }
 
 /* Reads element i before it writes element i, in increasing i: the output
- * may start at the input's first byte when its elements are no wider (the
- * compiler writes a CPU CAST over its input so, cc_alloc.c
- * cpu_writes_over). Keep that order. */
+ * may start at the input's first byte when its elements are no wider
+ * (k_op_cast_in_place; the compiler writes a CPU CAST over its input so,
+ * cc_alloc.c cpu_inplace_pairs). Keep that order. */
 static int cast_run(const k_op_math_blob *b, const void *in, void *out, int32_t n)
 {
     for (int32_t i = 0; i < n; i++) {
@@ -282,6 +282,15 @@ static uint32_t type_size(int32_t t)
     case K_MATH_T_S32: case K_MATH_T_U32: case K_MATH_T_F32: return 4;
     default: return 0;
     }
+}
+
+int k_op_cast_in_place(const void *params, uint32_t params_size)
+{
+    k_op_math_blob b;
+    if (!params || params_size < sizeof b) return 0;
+    memcpy(&b, params, sizeof b);
+    uint32_t i = type_size(b.src_type), o = type_size(b.dst_type);
+    return i && o && o <= i;
 }
 
 /* Input and output element sizes; 0 for a kind outside the family. */

@@ -119,4 +119,8 @@ int32_t k_fx_log_q12_to_q5(int32_t x);
     [K_OP_LOG_SOFTMAX_F32] = {"log_softmax_f32", F_MATH, 0},              \
     [K_OP_LOG_SOFTMAX_S8] = {"log_softmax_s8", F_MATH, 0},
 
+/* 1 when K_OP_CAST with blob params casts to a type no wider than its
+ * source (its runner may then write over its input, k_op_in_place). */
+int k_op_cast_in_place(const void *params, uint32_t params_size);
+
 #endif

@@ -400,6 +400,17 @@ int cc_lower(cc_model *m, npuc_err *err)
                                                      : "a tensor type the NPU does not take");
         rc = cpu_op(&c, i, err);
     }
+    /* which CPU ops may write over their input (asked of the kernel once
+     * here, not at each of the search's allocations; only where the output
+     * could fit in the input's bytes: a prepare can cost, an FFT's tables) */
+    for (int32_t i = 0; i < g->n_ops && !rc; i++) {
+        const graph_op *op = &g->ops[i];
+        cc_op_info *info = &m->ops[i];
+        const graph_tensor *ti = op->n_in >= 1 && op->in[0] >= 0 ? &g->tensors[op->in[0]] : NULL;
+        const graph_tensor *to = op->n_out == 1 && op->out[0] >= 0 ? &g->tensors[op->out[0]] : NULL;
+        info->cpu_in_place = !info->npu && info->fused_into < 0 && info->folded_into < 0 && ti && to && !ti->data &&
+                             to->nbytes <= ti->nbytes && interp_op_in_place(g, op);
+    }
     free(range);
     cc_share_ix_free(c.share);
     cc_blk_memo_free(c.blocks);

@@ -17,7 +17,12 @@
  *  - through the whole compiler: the choices of a compile, given to a
  *    fresh compile (cc_options.cascade_given), give the same command streams and
  *    flash byte for byte and the same choices; the empty set gives a
- *    program without cascades. */
+ *    program without cascades;
+ *  - the band count is part of each choice: a compile with
+ *    CC_CASCADE_BANDS_FINE bands records that count in every choice, and
+ *    its choices given to a compile with the default count give its
+ *    streams byte for byte; choices that leave the count to the model
+ *    (0) take the compile's own, and a negative count is refused. */
 #include "test.h"
 #include "../src/compiler/cc.h"
 
@@ -89,8 +94,8 @@ static int32_t on_lowered(const char *cs, const graph *g, eu_variant v, cc_casca
         CHECK(cc_sched_matches(m, &p1));
         /* chains that do not qualify, on the program put back */
         CHECK(cc_sched_apply(m, &p0, &e) == NPUC_OK);
-        cc_cascade_in one = {c.cascade_in[0].head, 1}, far = {c.cascade_in[0].head, 1000},
-                      none_op = {-1, 2}, past = {g->n_ops, 2}, twice[2] = {c.cascade_in[0], c.cascade_in[0]};
+        cc_cascade_in one = {c.cascade_in[0].head, 1, 0}, far = {c.cascade_in[0].head, 1000, 0},
+                      none_op = {-1, 2, 0}, past = {g->n_ops, 2, 0}, twice[2] = {c.cascade_in[0], c.cascade_in[0]};
         const cc_cascade_in *tries[4] = {&one, &far, &none_op, &past};
         for (int i = 0; i < 4; i++) {
             choices(m, tries[i], 1, &x);
@@ -152,6 +157,64 @@ static void given(const char *cs, const graph *g, eu_variant v, cc_cascade_mode 
     cc_model_free(b);
 }
 
+/* The band count travels with the choices. True when the compile with
+ * the finer bands differs from the one with the default count. */
+static bool given_bands(const char *cs, const graph *g, eu_variant v)
+{
+    cc_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.cascade_bands = CC_CASCADE_BANDS_FINE;
+    cc_model *a = NULL, *b = NULL, *c = NULL;
+    if (!cc_check_compile(cs, g, v, opt, &a)) {
+        CHECK(0);
+        return false;
+    }
+    int32_t n = a->n_cascade_in;
+    for (int32_t i = 0; i < n; i++) CHECK(a->cascade_in[i].bands == CC_CASCADE_BANDS_FINE);
+    opt.cascade_bands = 0;
+    opt.cascade_given = true;
+    opt.cascade_in = a->cascade_in;
+    opt.n_cascade_in = n;
+    bool same = false;
+    if (cc_check_compile(cs, g, v, opt, &b)) {
+        same = same_compiled(a, b) && b->n_cascade_in == n &&
+               (!n || !memcmp(a->cascade_in, b->cascade_in, sizeof *a->cascade_in * (size_t)n));
+        CHECK(same);
+    } else {
+        CHECK(0);
+    }
+    /* the count left to the model: the compile's own */
+    cc_cascade_in *own = calloc((size_t)n + 1, sizeof *own);
+    CHECK(own != NULL);
+    for (int32_t i = 0; own && i < n; i++) own[i] = (cc_cascade_in){a->cascade_in[i].head, a->cascade_in[i].n, 0};
+    opt.cascade_in = own;
+    bool differ = false;
+    if (own && cc_check_compile(cs, g, v, opt, &c)) {
+        CHECK(c->n_cascade_in == n);
+        for (int32_t i = 0; i < c->n_cascade_in; i++) CHECK(c->cascade_in[i].bands == CC_CASCADE_BANDS);
+        differ = !same_compiled(a, c);
+    } else {
+        CHECK(0);
+    }
+    /* a negative count is no choice */
+    if (own && n) {
+        cc_model_free(c);
+        c = NULL;
+        own[0].bands = -1;
+        cc_model *d = NULL;
+        npuc_err e = {0};
+        CHECK(cc_compile_for(g, v, opt, &d, &e) == NPUC_E_INVALID);
+        CHECK(d == NULL);
+    }
+    printf("%s: %d chains in %d bands given to a compile with %d: %s\n", cs, (int)n, CC_CASCADE_BANDS_FINE,
+           CC_CASCADE_BANDS, same ? "the same streams and flash" : "OTHER output");
+    free(own);
+    cc_model_free(a);
+    cc_model_free(b);
+    cc_model_free(c);
+    return differ;
+}
+
 /* x [1,32,32,8] -> four 3x3 convs (the second with stride 2), 16 channels:
  * a chain whose intermediates hold the arena's peak. */
 static graph *hand_built(uint64_t seed)
@@ -201,6 +264,7 @@ static void shared(const char *rel, eu_variant v, const char *vname)
             given(cs, g, v, CC_CASCADE_AUTO, CC_OPT_PERFORMANCE);
             given(cs, g, v, CC_CASCADE_AUTO, CC_OPT_SIZE);
             given(cs, g, v, CC_CASCADE_ALL, CC_OPT_PERFORMANCE);
+            (void)given_bands(cs, g, v);
         }
     }
     graph_free(g);
@@ -223,6 +287,9 @@ int main(void)
         chains += n > 0;
         given(cs, g, vs[i].v, CC_CASCADE_AUTO, CC_OPT_PERFORMANCE);
         given(cs, g, vs[i].v, CC_CASCADE_ALL, CC_OPT_PERFORMANCE);
+        /* where AUTO cascades the chain, ten bands are another program */
+        bool differ = given_bands(cs, g, vs[i].v);
+        if (vs[i].v == EU_U55_128) CHECK(differ);
     }
     graph_free(g);
     CHECK(chains > 0);   /* the hand-built program has a chain to cascade */

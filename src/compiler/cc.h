@@ -31,8 +31,11 @@ typedef enum cc_cascade_mode { CC_CASCADE_AUTO = 0, CC_CASCADE_OFF = 1, CC_CASCA
 
 /* One cascade choice: the chain of `n` NPU ops whose first is graph op
  * `head`'s (its last NPU op: after a prologue of copies, cc_cascade.c) and
- * the next n - 1 NPU ops of its epoch, run band by band. */
-typedef struct cc_cascade_in { int32_t head, n; } cc_cascade_in;
+ * the next n - 1 NPU ops of its epoch, run band by band, the last op's
+ * rows cut into about `bands` bands. A choice the compiler records names
+ * the count it used; 0 (a caller's choice) means the model's
+ * (cc_options.cascade_bands). */
+typedef struct cc_cascade_in { int32_t head, n, bands; } cc_cascade_in;
 
 /* CONCATENATION inputs written in place into their slices of the output
  * (cc_concat.c): AUTO where that does not grow the arena, ALL wherever it

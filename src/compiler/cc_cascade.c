@@ -236,9 +236,17 @@ static bool grow(void **arr, int32_t *cap, int32_t n, size_t elem, npuc_err *err
     return true;
 }
 
-/* Rewrites ops[k0..k0+n) of epoch ei as a cascade; *done = false when the
- * chain has no band schedule. */
-static int apply(cc_model *m, int32_t ei, int32_t k0, int32_t n, bool *done, npuc_err *err)
+/* The bands a chain's last op's rows are cut into, about: its own count,
+ * else the model's. */
+static int32_t bands_of(const cc_model *m, int32_t bands)
+{
+    if (bands > 0) return bands;
+    return m->opt.cascade_bands ? (int32_t)m->opt.cascade_bands : CC_CASCADE_BANDS;
+}
+
+/* Rewrites ops[k0..k0+n) of epoch ei as a cascade in about `bands` bands
+ * (> 0); *done = false when the chain has no band schedule. */
+static int apply(cc_model *m, int32_t ei, int32_t k0, int32_t n, int32_t bands, bool *done, npuc_err *err)
 {
     *done = false;
     cc_epoch *e = &m->epochs[ei];
@@ -248,8 +256,7 @@ static int apply(cc_model *m, int32_t ei, int32_t k0, int32_t n, bool *done, npu
     int32_t npro = k0 - m->ops[chain[0].src_op].first_eu;   /* the head's prologue */
     uint32_t H = chain[n - 1].ofm.h;
     /* rows of the last op's output per band: about this many bands */
-    uint32_t bands = m->opt.cascade_bands ? m->opt.cascade_bands : CC_CASCADE_BANDS;
-    uint32_t bh = (H + bands - 1) / bands;
+    uint32_t bh = (H + (uint32_t)bands - 1) / (uint32_t)bands;
     if (bh < 1) bh = 1;
     uint32_t n_band_ops = plan(chain, n, lv, bh);
     if (!n_band_ops) return NPUC_OK;
@@ -394,8 +401,9 @@ static int apply(cc_model *m, int32_t ei, int32_t k0, int32_t n, bool *done, npu
     return NPUC_OK;
 }
 
-/* apply(), and the chain recorded in m->cascade_in when it was cascaded. */
-static int cascade_one(cc_model *m, int32_t ei, int32_t k0, int32_t n, bool *done, npuc_err *err)
+/* apply() in `bands` bands (0: the model's count), and the chain recorded
+ * in m->cascade_in, with the count it used, when it was cascaded. */
+static int cascade_one(cc_model *m, int32_t ei, int32_t k0, int32_t n, int32_t bands, bool *done, npuc_err *err)
 {
     *done = false;
     if (m->n_cascade_in == m->cap_cascade_in) {
@@ -406,8 +414,9 @@ static int cascade_one(cc_model *m, int32_t ei, int32_t k0, int32_t n, bool *don
         m->cap_cascade_in = c;
     }
     int32_t head = m->epochs[ei].ops[k0].src_op;
-    int rc = apply(m, ei, k0, n, done, err);
-    if (!rc && *done) m->cascade_in[m->n_cascade_in++] = (cc_cascade_in){head, n};
+    bands = bands_of(m, bands);
+    int rc = apply(m, ei, k0, n, bands, done, err);
+    if (!rc && *done) m->cascade_in[m->n_cascade_in++] = (cc_cascade_in){head, n, bands};
     return rc;
 }
 
@@ -421,11 +430,11 @@ int cc_cascade_apply(cc_model *m, const cc_cascade_in *c, int32_t n, npuc_err *e
         /* the head's last NPU op (after a prologue) and the n - 1 after it */
         int32_t k0 = e ? oi->first_eu + oi->n_eu - 1 : -1;
         bool ok = e && e->kind == CC_EPOCH_HW && oi->n_eu > 0 && len >= 2 && len <= 32 && k0 + len <= e->n_eu &&
-                  e->ops[k0].src_op == head;
+                  e->ops[k0].src_op == head && c[j].bands >= 0;
         for (int32_t i = 0; ok && i < len; i++)
             ok = eligible(m, e, k0 + i) && (i + 1 == len || linked(m, e, k0 + i));
         bool done = false;
-        int rc = ok ? cascade_one(m, oi->epoch, k0, len, &done, err) : NPUC_OK;
+        int rc = ok ? cascade_one(m, oi->epoch, k0, len, c[j].bands, &done, err) : NPUC_OK;
         if (rc) return rc;
         if (!done)
             return npuc_errf(err, NPUC_E_INVALID, "internal: cascade choice (op %d, %d ops) does not apply",
@@ -577,7 +586,7 @@ static int cascade_for_cycles(cc_model *m, uint64_t cyc, npuc_err *err)
         bool done = false;
         uint64_t peak;
         int32_t step;
-        rc = cascade_one(m, best_e, k0, n, &done, err);
+        rc = cascade_one(m, best_e, k0, n, 0, &done, err);
         if (!rc) rc = peak_of(m, &peak, &step, err);
         uint64_t now = !rc && done ? cc_allocated_cycles(m) : 0;
         if (rc || !done || !now || now >= cyc) {
@@ -642,7 +651,7 @@ static int longer_chain(cc_model *m, int32_t ei, int32_t k, uint64_t big_bytes, 
         bool done = false;
         uint64_t peak;
         int32_t step;
-        rc = cascade_one(m, ei, tk[i], tn[i], &done, err);
+        rc = cascade_one(m, ei, tk[i], tn[i], 0, &done, err);
         if (!rc) rc = peak_of(m, &peak, &step, err);
         uint64_t now = !rc && done ? cc_allocated_cycles(m) : 0;
         if (!rc && now && now < fewest) chain_alloc_keep(kept, m, ei, tk[i], tn[i], now);
@@ -667,7 +676,7 @@ int cc_cascade(cc_model *m, npuc_err *err)
                 int32_t k0, n;
                 chain_around(m, e, k, 0, &k0, &n);
                 bool done;
-                int rc = cascade_one(m, ei, k0, n, &done, err);
+                int rc = cascade_one(m, ei, k0, n, 0, &done, err);
                 if (rc) return rc;
                 const cc_op_info *h = &m->ops[e->ops[k0].src_op];
                 k = done ? h->first_eu + h->cascade_ops - 1 : k0 + n - 1;
@@ -733,7 +742,7 @@ int cc_cascade(cc_model *m, npuc_err *err)
             return rc;
         }
         bool done = false;
-        rc = cascade_one(m, best_e, k0, n, &done, err);
+        rc = cascade_one(m, best_e, k0, n, 0, &done, err);
         uint64_t after = 0;
         bool reuse = !rc && done && kept.ok && kept.ei == best_e && kept.k0 == k0 && kept.n == n &&
                      kept.n_bufs == m->n_bufs;

@@ -1722,22 +1722,34 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
     }
     int32_t pick = cc_sched_pick(pt, n, limit);
     /* finer cascade bands: where a rolling buffer of the pick is live at
-     * its SRAM's peak, its options with CC_CASCADE_BANDS_FINE bands a
-     * chain instead of CC_CASCADE_BANDS (smaller rolling buffers, more band
-     * ops) are one more point the rule weighs; the band ops' cost and the
+     * its SRAM's peak, its options with the pick's chains given, those
+     * with such a buffer (cc_cascade_finer) in CC_CASCADE_BANDS_FINE bands
+     * instead of CC_CASCADE_BANDS (smaller rolling buffers, more band
+     * ops), are one more point the rule weighs; the band ops' cost and the
      * buffers' bytes differ per model (posenet ethos-u55-128: 17% less
      * arena for 0.3% more cycles) */
-    if (cand[pick]->n_cascade_in && opt->cascade == CC_CASCADE_AUTO && !opt->cascade_bands &&
-        opt->optimise == CC_OPT_PERFORMANCE && n < N_SCHED && cc_cascade_finer_pays(cand[pick])) {
+    cc_cascade_in *finer = NULL;
+    int32_t n_finer = 0;
+    if (cand[pick]->n_cascade_in && opt->cascade == CC_CASCADE_AUTO && !opt->cascade_given &&
+        !opt->cascade_bands && opt->optimise == CC_OPT_PERFORMANCE && n < N_SCHED &&
+        (finer = malloc(sizeof *finer * (size_t)cand[pick]->n_cascade_in)) &&
+        (n_finer = cc_cascade_finer(cand[pick], finer))) {
         cc_options o = used[pick];
-        o.cascade_bands = CC_CASCADE_BANDS_FINE;
+        o.cascade_given = true;
+        o.cascade_in = finer;
+        o.n_cascade_in = n_finer;
         npuc_err e2 = {0};
         if (!compile_once(g, &o, wc, refs, om, &est, &cand[n], &e2)) {
+            /* the choices are the model's own (cc_model.cascade_in) */
+            cand[n]->opt.cascade_given = false;
+            cand[n]->opt.cascade_in = NULL;
+            cand[n]->opt.n_cascade_in = 0;
             pt[n] = (cc_sched_point){cand[n]->npu_cycles, cc_sram_bytes(cand[n])};
             used[n++] = o;
             pick = cc_sched_pick(pt, n, limit);
         }
     }
+    free(finer);
     cc_model *best = cand[pick];
     best->opt.optimise = opt->optimise;   /* the report names the caller's goal */
     /* the pick placed again where that takes less SRAM (cc_compact.c),

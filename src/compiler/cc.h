@@ -637,13 +637,17 @@ int cc_layout(cc_model *m, npuc_err *err);
 /* cc_cascade.c: chooses the chains cascaded and applies them (with
  * opt.cascade_given: applies opt.cascade_in). */
 int cc_cascade(cc_model *m, npuc_err *err);
-/* Whether finer cascade bands may lower m's SRAM (cc.c weighs them then):
- * with every rolling buffer cut to CC_CASCADE_BANDS / CC_CASCADE_BANDS_FINE
- * of its bytes, the most bytes live at one step in the SRAM pools (as
- * cc_sram_bytes counts them) drop by more than CC_CASCADE_FINE_GAIN
- * percent. */
+/* Finer cascade bands where they may lower m's SRAM (cc.c weighs them
+ * then): the chains with a rolling buffer live at the step with the most
+ * bytes in the SRAM pools (as cc_sram_bytes counts them) take
+ * CC_CASCADE_BANDS_FINE bands, each such buffer forecast at
+ * CC_CASCADE_BANDS / CC_CASCADE_BANDS_FINE of its bytes, then those at the
+ * step that holds the most after that cut, and so on; where the most bytes
+ * live at one step then drop by more than CC_CASCADE_FINE_GAIN percent,
+ * out[0..n) gets m's choices with those counts and n is returned (0: not
+ * forecast to pay; out holds room for m->n_cascade_in). */
 #define CC_CASCADE_FINE_GAIN 5
-bool cc_cascade_finer_pays(const cc_model *m);
+int32_t cc_cascade_finer(const cc_model *m, cc_cascade_in *out);
 /* Applies the cascade choices c[0..n) in order to m (laid out, with the
  * choices m->cascade_in applied): each chain's ops are rewritten into band
  * ops through rolling buffers (new buffers), the op records get their

@@ -478,11 +478,18 @@ static int peak_of(cc_model *m, uint64_t *peak, int32_t *step, npuc_err *err)
     return peak_measure(m, peak, step, err);
 }
 
+/* Whether buffer x takes bytes in the pools taken (live somewhere). */
+static bool counted(const cc_buf *x, bool arena, bool fast)
+{
+    return ((arena && x->pool == CC_IN_ARENA) || (fast && x->pool == CC_IN_FAST)) && x->last >= 0 &&
+           x->first <= x->last;
+}
+
 /* The most bytes live at one step in the pools taken (the arena, the fast
- * scratch), each rolling buffer cut to CC_CASCADE_BANDS /
- * CC_CASCADE_BANDS_FINE of its bytes where fine, and the first step with
- * them (-1: none live); NPUC_E_NOMEM. */
-static int live_peak(const cc_model *m, bool arena, bool fast, bool fine, uint64_t *peak, int32_t *step)
+ * scratch), each rolling buffer b with cut[b] cut to CC_CASCADE_BANDS /
+ * CC_CASCADE_BANDS_FINE of its bytes (cut NULL: none), and the first step
+ * with them (-1: none live); NPUC_E_NOMEM. */
+static int live_peak(const cc_model *m, bool arena, bool fast, const uint8_t *cut, uint64_t *peak, int32_t *step)
 {
     int32_t last = 0;
     for (int32_t b = 0; b < m->n_bufs; b++)
@@ -493,10 +500,8 @@ static int live_peak(const cc_model *m, bool arena, bool fast, bool fine, uint64
     if (!d) return NPUC_E_NOMEM;
     for (int32_t b = 0; b < m->n_bufs; b++) {
         const cc_buf *x = &m->bufs[b];
-        if (!((arena && x->pool == CC_IN_ARENA) || (fast && x->pool == CC_IN_FAST)) || x->last < 0 ||
-            x->first > x->last)
-            continue;
-        uint64_t sz = fine && x->roll ? x->size * CC_CASCADE_BANDS / CC_CASCADE_BANDS_FINE : x->size;
+        if (!counted(x, arena, fast)) continue;
+        uint64_t sz = cut && cut[b] ? x->size * CC_CASCADE_BANDS / CC_CASCADE_BANDS_FINE : x->size;
         d[x->first < 0 ? 0 : x->first] += sz;
         d[x->last + 1] -= sz;
     }
@@ -519,20 +524,64 @@ static int peak_measure(cc_model *m, uint64_t *peak, int32_t *step, npuc_err *er
     *peak = m->arena_size + (both ? m->fast_size : 0);
     /* the step with the most live bytes */
     uint64_t live;
-    if (live_peak(m, true, both, false, &live, step)) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
+    if (live_peak(m, true, both, NULL, &live, step)) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     return NPUC_OK;
 }
 
-bool cc_cascade_finer_pays(const cc_model *m)
+/* The cascade choice of m whose band ops rolling buffer b serves (-1:
+ * none). */
+static int32_t chain_of(const cc_model *m, int32_t b)
 {
-    if (!m->n_cascade_in) return false;
+    const cc_buf *x = &m->bufs[b];
+    if (!x->roll) return -1;
+    for (int32_t j = 0; j < m->n_cascade_in; j++) {
+        const cc_op_info *h = &m->ops[m->cascade_in[j].head];
+        if (h->epoch == x->epoch && h->first_eu <= x->eu_first && x->eu_first < h->first_eu + h->cascade_ops)
+            return j;
+    }
+    return -1;
+}
+
+int32_t cc_cascade_finer(const cc_model *m, cc_cascade_in *out)
+{
+    int32_t n = m->n_cascade_in;
+    if (!n) return 0;
     /* the pools cc_sram_bytes counts */
     bool arena = cc_arena_is_sram(&m->opt);
-    uint64_t peak = 0, peak_cut = 0;
+    uint8_t *cut = calloc((size_t)m->n_bufs + 1, 1);
+    uint8_t *fine = calloc((size_t)n, 1);
+    int32_t refined = 0;
+    uint64_t peak0 = 0, peak = 0;
     int32_t step;
-    if (live_peak(m, arena, true, false, &peak, &step) || live_peak(m, arena, true, true, &peak_cut, &step))
-        return false;
-    return peak_cut * 100 < peak * (100 - CC_CASCADE_FINE_GAIN);
+    bool ok = cut && fine && !live_peak(m, arena, true, NULL, &peak0, &step);
+    /* the chains with a rolling buffer live at the peak step, finer, until
+     * none is there */
+    for (int32_t it = 0; ok && it < n && step >= 0; it++) {
+        bool more = false;
+        for (int32_t b = 0; b < m->n_bufs; b++) {
+            const cc_buf *x = &m->bufs[b];
+            if (!counted(x, arena, true) || x->first > step || step > x->last) continue;
+            int32_t j = chain_of(m, b);
+            if (j < 0 || fine[j] || m->cascade_in[j].bands >= CC_CASCADE_BANDS_FINE) continue;
+            fine[j] = 1;
+            refined++;
+            more = true;
+        }
+        if (!more) break;
+        for (int32_t b = 0; b < m->n_bufs; b++) {
+            int32_t j = chain_of(m, b);
+            cut[b] = j >= 0 && fine[j];
+        }
+        ok = !live_peak(m, arena, true, cut, &peak, &step);
+    }
+    bool pays = ok && refined && peak * 100 < peak0 * (100 - CC_CASCADE_FINE_GAIN);
+    for (int32_t j = 0; pays && j < n; j++) {
+        out[j] = m->cascade_in[j];
+        if (fine[j]) out[j].bands = CC_CASCADE_BANDS_FINE;
+    }
+    free(cut);
+    free(fine);
+    return pays ? n : 0;
 }
 
 /* A trial (apply() and the allocation after it) starts from the schedule

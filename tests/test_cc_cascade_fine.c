@@ -12,7 +12,9 @@
  *   are picked, on the chains the forecast names and no other; against
  *   the same compile at the default bands (the point the rule weighed them
  *   against) the arena is at least 10% smaller and the cycles within the
- *   rule's slack (1%); every command stream is free of hazards;
+ *   rule's slack (1%); every command stream is free of hazards; the JSON
+ *   report names each cascade's band count on its first op
+ *   (`cascade_bands`: one 10, one 6);
  * - person_detect on ethos-u55-128: it cascades, but its peak does not come
  *   down with finer bands (another step holds as much), so they are not
  *   tried and the pick keeps the default;
@@ -44,6 +46,12 @@ static void posenet(void)
         CHECK(fine > 0);
         CHECK(!cm->opt.cascade_given && !cm->opt.cascade_in);   /* the choices are the model's own */
         CHECK(cc_hazard_model(cm, EU_U55_128, "posenet fine bands"));
+        char *json = NULL;
+        size_t len = 0;
+        npuc_err e = {0};
+        CHECK(emit_report_json_text(cm, "posenet", &json, &len, &e) == NPUC_OK);
+        CHECK(json && strstr(json, "\"cascade_bands\": 10,") && strstr(json, "\"cascade_bands\": 6,"));
+        free(json);
         /* the same options held to the default bands (a count set: no
          * finer point), the chains searched */
         cc_options o6 = cm->opt;

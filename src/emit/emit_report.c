@@ -456,6 +456,12 @@ int emit_report_json_text(const cc_model *m, const char *model_name, char **out,
         npuc_json_member_string(&w, "op", graph_op_name(&g->ops[i]));
         npuc_json_member_string(&w, "runs_on", oi->npu ? "NPU" : "CPU");
         npuc_json_member_int(&w, "cascade", oi->cascade);
+        for (int32_t j = 0; oi->cascade == i && j < m->n_cascade_in; j++)
+            if (m->cascade_in[j].head == i) {
+                /* a cascade's head: its band count and band ops */
+                npuc_json_member_int(&w, "cascade_bands", m->cascade_in[j].bands);
+                npuc_json_member_int(&w, "cascade_ops", oi->cascade_ops);
+            }
         if (oi->fused_into >= 0)   /* an activation its producer's output stage applies */
             npuc_json_member_int(&w, "fused_into", m->folded_g ? g->ops[oi->fused_into].index : oi->fused_into);
         if (oi->folded_into >= 0)   /* a PAD / uint8 QUANTIZE a later conv's NPU ops apply */

@@ -161,14 +161,11 @@ static void given(const char *cs, const graph *g, eu_variant v, cc_cascade_mode 
  * the finer bands differs from the one with the default count. */
 static bool given_bands(const char *cs, const graph *g, eu_variant v)
 {
-    cc_options opt;
-    memset(&opt, 0, sizeof opt);
-    opt.cascade_bands = CC_CASCADE_BANDS_FINE;
+    cc_options opt = {.cascade_bands = CC_CASCADE_BANDS_FINE};
     cc_model *a = NULL, *b = NULL, *c = NULL;
-    if (!cc_check_compile(cs, g, v, opt, &a)) {
-        CHECK(0);
-        return false;
-    }
+    bool compiled = cc_check_compile(cs, g, v, opt, &a);
+    CHECK(compiled);
+    if (!compiled) return false;
     int32_t n = a->n_cascade_in;
     for (int32_t i = 0; i < n; i++) CHECK(a->cascade_in[i].bands == CC_CASCADE_BANDS_FINE);
     opt.cascade_bands = 0;

@@ -27,11 +27,11 @@
  * that lowers the peak.
  *
  * What the pass chooses is a list of chains, (head graph op, number of
- * ops), in m->cascade_in; the rewrite (apply()) is a function of the
- * program and that list (cc_cascade_apply). A trial that does not pay is
- * undone by applying the schedule (program part, which holds the list) it
- * started from: that restores its allocation too, which the search reads
- * on. */
+ * ops, band count), in m->cascade_in; the rewrite (apply()) is a function
+ * of the program and that list (cc_cascade_apply). A trial that does not
+ * pay is undone by deriving the program again from the one the pass
+ * started from and the list the trial started from, and putting that
+ * state's allocation back (trial_start), which the search reads on. */
 #include "cc.h"
 
 #include <stdlib.h>
@@ -584,15 +584,37 @@ int32_t cc_cascade_finer(const cc_model *m, cc_cascade_in *out)
     return pays ? n : 0;
 }
 
-/* A trial (apply() and the allocation after it) starts from the schedule
- * it may have to go back to, taken as a cc_sched (cc_sched.c) with the
- * program part of the chain's epoch: apply() rewrites that epoch's NPU
- * ops and the op records and adds rolling buffers. A schedule is taken
- * only of a state just allocated, so applying it back restores its
- * allocation too (every buffer's offset and pool, the pools' peaks): it
- * is not allocated again (a function of the state, as cc_alloc_memo
- * relies on). */
-#define CASCADE_SCHED CC_SCHED_PROGRAM
+/* A trial (apply() and the allocation after it) that does not pay goes
+ * back to the state it started from, which is not kept whole: its program
+ * is derived again from the program the pass started from (`base`, taken
+ * once: laid out, concatenations in place) and the choices that state had
+ * (cc_cascade_apply: a function of the two), and its allocation (every
+ * buffer's record, the pools' peaks) is put back. A state is taken only
+ * just allocated, so its allocation comes back without allocating again
+ * (a function of the state, as cc_alloc_memo relies on). */
+typedef struct trial_start {
+    cc_sched choices;   /* CC_SCHED_CASCADE */
+    cc_sched alloc;     /* CC_SCHED_BUFS */
+} trial_start;
+
+static int start_take(const cc_model *m, trial_start *t, npuc_err *err)
+{
+    int rc = cc_sched_take(m, CC_SCHED_CASCADE, &t->choices, err);
+    return rc ? rc : cc_sched_take(m, CC_SCHED_BUFS, &t->alloc, err);
+}
+
+static int start_back(cc_model *m, const cc_sched *base, const trial_start *t, npuc_err *err)
+{
+    int rc = cc_sched_apply(m, base, err);
+    if (!rc) rc = cc_sched_apply(m, &t->choices, err);
+    return rc ? rc : cc_sched_apply(m, &t->alloc, err);
+}
+
+static void start_free(trial_start *t)
+{
+    cc_sched_free(&t->choices);
+    cc_sched_free(&t->alloc);
+}
 
 /* With a fast pool apart from the arena (an Ethos-U65's DRAM arena, the
  * rolling buffers in its SRAM), after the peak: the links whose
@@ -601,13 +623,13 @@ int32_t cc_cascade_finer(const cc_model *m, cc_cascade_in *out)
  * fast pool may grow within its size: the placement fills it by cycles
  * saved per byte, and a rolling buffer there in place of a feature map in
  * DRAM is what a cascade is for. */
-static int cascade_for_cycles(cc_model *m, uint64_t cyc, npuc_err *err)
+static int cascade_for_cycles(cc_model *m, uint64_t cyc, const cc_sched *base, npuc_err *err)
 {
     int32_t cap = m->n_bufs + 1;
     uint8_t *tried = calloc((size_t)cap, 1);
     if (!tried) return npuc_errf(err, NPUC_E_NOMEM, "out of memory");
     int rc = NPUC_OK;
-    cc_sched sn = {0};
+    trial_start ts = {0};
     for (int iter = 0; iter < 48 && !rc; iter++) {
         int32_t best_e = -1, best_k = -1;
         uint64_t best = 0;
@@ -631,7 +653,7 @@ static int cascade_for_cycles(cc_model *m, uint64_t cyc, npuc_err *err)
         if (b < cap) tried[b] = 1;
         int32_t k0, n;
         chain_around(m, e, best_k, best / 2, &k0, &n);
-        if ((rc = cc_sched_take_epoch(m, CASCADE_SCHED, best_e, &sn, err))) break;
+        if ((rc = start_take(m, &ts, err))) break;
         bool done = false;
         uint64_t peak;
         int32_t step;
@@ -639,13 +661,13 @@ static int cascade_for_cycles(cc_model *m, uint64_t cyc, npuc_err *err)
         if (!rc) rc = peak_of(m, &peak, &step, err);
         uint64_t now = !rc && done ? cc_allocated_cycles(m) : 0;
         if (rc || !done || !now || now >= cyc) {
-            int rc2 = cc_sched_apply(m, &sn, err);
+            int rc2 = start_back(m, base, &ts, err);
             if (!rc) rc = rc2;
             continue;
         }
         cyc = now;
     }
-    cc_sched_free(&sn);
+    start_free(&ts);
     free(tried);
     return rc;
 }
@@ -679,8 +701,8 @@ static void chain_alloc_keep(chain_alloc *a, const cc_model *m, int32_t ei, int3
  * first, on entry; each other one tried and undone). A longer chain keeps
  * more of the feature maps next to the first one's out of DRAM, and more
  * band ops in rolling buffers that may not fit the fast pool. */
-static int longer_chain(cc_model *m, int32_t ei, int32_t k, uint64_t big_bytes, int32_t *k0, int32_t *n,
-                        chain_alloc *kept, npuc_err *err)
+static int longer_chain(cc_model *m, const cc_sched *base, int32_t ei, int32_t k, uint64_t big_bytes, int32_t *k0,
+                        int32_t *n, chain_alloc *kept, npuc_err *err)
 {
     kept->ok = false;
     cc_epoch *e = &m->epochs[ei];
@@ -694,8 +716,8 @@ static int longer_chain(cc_model *m, int32_t ei, int32_t k, uint64_t big_bytes, 
     }
     if (nt < 2) return NPUC_OK;
     uint64_t fewest = UINT64_MAX;
-    cc_sched sn = {0};
-    int rc = cc_sched_take_epoch(m, CASCADE_SCHED, ei, &sn, err);
+    trial_start ts = {0};
+    int rc = start_take(m, &ts, err);
     for (int i = 0; i < nt && !rc; i++) {
         bool done = false;
         uint64_t peak;
@@ -704,11 +726,11 @@ static int longer_chain(cc_model *m, int32_t ei, int32_t k, uint64_t big_bytes, 
         if (!rc) rc = peak_of(m, &peak, &step, err);
         uint64_t now = !rc && done ? cc_allocated_cycles(m) : 0;
         if (!rc && now && now < fewest) chain_alloc_keep(kept, m, ei, tk[i], tn[i], now);
-        int rc2 = cc_sched_apply(m, &sn, err);
+        int rc2 = start_back(m, base, &ts, err);
         if (!rc) rc = rc2;
         if (!rc && now && now < fewest) fewest = now, *k0 = tk[i], *n = tn[i];
     }
-    cc_sched_free(&sn);
+    start_free(&ts);
     return rc;   /* back to the schedule and allocation it started from */
 }
 
@@ -739,16 +761,22 @@ int cc_cascade(cc_model *m, npuc_err *err)
     const target_desc *sd = &m->opt.sys;
     uint64_t cyc = 0;
     bool placed = false;   /* the model holds its state's allocation */
-    cc_sched sn = {0};     /* the schedule a trial starts from */
+    cc_sched base = {0};   /* the program the pass starts from */
+    trial_start ts = {0};  /* the state a trial starts from */
     chain_alloc kept = {0};
-    if (m->opt.optimise == CC_OPT_PERFORMANCE && sd->fast_pool >= 0 && sd->fast_pool < sd->n_pools &&
+    int end = NPUC_OK;     /* the loop's outcome */
+    int rc0 = cc_sched_take(m, CC_SCHED_PROGRAM, &base, err);
+    if (!rc0 && m->opt.optimise == CC_OPT_PERFORMANCE && sd->fast_pool >= 0 && sd->fast_pool < sd->n_pools &&
         sd->fast_pool != sd->act_pool) {
         uint64_t p;
         int32_t st;
-        int rc = peak_of(m, &p, &st, err);
-        if (rc) return rc;
-        cyc = cc_allocated_cycles(m);
+        rc0 = peak_of(m, &p, &st, err);
+        cyc = rc0 ? 0 : cc_allocated_cycles(m);
         placed = true;
+    }
+    if (rc0) {
+        cc_sched_free(&base);
+        return rc0;
     }
     for (int iter = 0; iter < 16; iter++) {
         uint64_t peak;
@@ -757,7 +785,8 @@ int cc_cascade(cc_model *m, npuc_err *err)
          * trial allocated it */
         int rc = placed ? peak_measure(m, &peak, &step, err) : peak_of(m, &peak, &step, err);
         if (rc) {
-            cc_sched_free(&sn);
+            start_free(&ts);
+            cc_sched_free(&base);
             free(kept.bufs);
             return rc;
         }
@@ -784,9 +813,10 @@ int cc_cascade(cc_model *m, npuc_err *err)
         int32_t k0, n;
         chain_around(m, e, best_k, best / 2, &k0, &n);
         kept.ok = false;
-        if ((cyc && (rc = longer_chain(m, best_e, best_k, best, &k0, &n, &kept, err))) ||
-            (rc = cc_sched_take_epoch(m, CASCADE_SCHED, best_e, &sn, err))) {
-            cc_sched_free(&sn);
+        if ((cyc && (rc = longer_chain(m, &base, best_e, best_k, best, &k0, &n, &kept, err))) ||
+            (rc = start_take(m, &ts, err))) {
+            start_free(&ts);
+            cc_sched_free(&base);
             free(kept.bufs);
             return rc;
         }
@@ -813,13 +843,14 @@ int cc_cascade(cc_model *m, npuc_err *err)
             if (after < peak) cyc = now;
         }
         if (rc || !done || after >= peak) {
-            int rc2 = cc_sched_apply(m, &sn, err);
-            cc_sched_free(&sn);
-            free(kept.bufs);
-            return rc ? rc : rc2 ? rc2 : cyc ? cascade_for_cycles(m, cyc, err) : NPUC_OK;
+            int rc2 = start_back(m, &base, &ts, err);
+            end = rc ? rc : rc2;
+            break;
         }
     }
-    cc_sched_free(&sn);
+    start_free(&ts);
     free(kept.bufs);
-    return cyc ? cascade_for_cycles(m, cyc, err) : NPUC_OK;
+    if (!end && cyc) end = cascade_for_cycles(m, cyc, &base, err);
+    cc_sched_free(&base);
+    return end;
 }

@@ -1745,7 +1745,8 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
             cand[n]->opt.cascade_in = NULL;
             cand[n]->opt.n_cascade_in = 0;
             pt[n] = (cc_sched_point){cand[n]->npu_cycles, cc_sram_bytes(cand[n])};
-            used[n++] = o;
+            used[n] = o;
+            used[n++].cascade_in = NULL;   /* (finer goes below) */
             pick = cc_sched_pick(pt, n, limit);
         }
     }

@@ -548,30 +548,30 @@ int32_t cc_cascade_finer(const cc_model *m, cc_cascade_in *out)
     if (!n) return 0;
     /* the pools cc_sram_bytes counts */
     bool arena = cc_arena_is_sram(&m->opt);
+    int32_t *of = malloc(sizeof *of * ((size_t)m->n_bufs + 1));   /* each buffer's chain (chain_of) */
     uint8_t *cut = calloc((size_t)m->n_bufs + 1, 1);
     uint8_t *fine = calloc((size_t)n, 1);
     int32_t refined = 0;
     uint64_t peak0 = 0, peak = 0;
     int32_t step;
-    bool ok = cut && fine && !live_peak(m, arena, true, NULL, &peak0, &step);
+    bool ok = of && cut && fine && !live_peak(m, arena, true, NULL, &peak0, &step);
+    for (int32_t b = 0; ok && b < m->n_bufs; b++) of[b] = chain_of(m, b);
     /* the chains with a rolling buffer live at the peak step, finer, until
      * none is there */
     for (int32_t it = 0; ok && it < n && step >= 0; it++) {
         bool more = false;
         for (int32_t b = 0; b < m->n_bufs; b++) {
             const cc_buf *x = &m->bufs[b];
-            if (!counted(x, arena, true) || x->first > step || step > x->last) continue;
-            int32_t j = chain_of(m, b);
-            if (j < 0 || fine[j] || m->cascade_in[j].bands >= CC_CASCADE_BANDS_FINE) continue;
+            int32_t j = of[b];
+            if (j < 0 || fine[j] || m->cascade_in[j].bands >= CC_CASCADE_BANDS_FINE || !counted(x, arena, true) ||
+                x->first > step || step > x->last)
+                continue;
             fine[j] = 1;
             refined++;
             more = true;
         }
         if (!more) break;
-        for (int32_t b = 0; b < m->n_bufs; b++) {
-            int32_t j = chain_of(m, b);
-            cut[b] = j >= 0 && fine[j];
-        }
+        for (int32_t b = 0; b < m->n_bufs; b++) cut[b] = of[b] >= 0 && fine[of[b]];
         ok = !live_peak(m, arena, true, cut, &peak, &step);
     }
     bool pays = ok && refined && peak * 100 < peak0 * (100 - CC_CASCADE_FINE_GAIN);
@@ -579,6 +579,7 @@ int32_t cc_cascade_finer(const cc_model *m, cc_cascade_in *out)
         out[j] = m->cascade_in[j];
         if (fine[j]) out[j].bands = CC_CASCADE_BANDS_FINE;
     }
+    free(of);
     free(cut);
     free(fine);
     return pays ? n : 0;

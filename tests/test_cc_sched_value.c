@@ -19,6 +19,11 @@
  *    applied back give a model whose schedule matches the old one field by
  *    field and whose command streams, generated again, are those of
  *    before byte for byte;
+ *  - with a fast pool, every op made to stream its weights, then the
+ *    scale-record copies made (buffers added) and the blocks chosen again
+ *    on the placement: the weights and buffers taken before (no program
+ *    part) applied back drop the copies and give the streams of before;
+ *    cut to drop a buffer a tensor names, the same schedule is refused;
  *  - refusal: a schedule of another model (another graph) or one without
  *    the program part applied to a model with another buffer count (after
  *    a cascade) is refused with NPUC_E_INVALID and changes nothing. */
@@ -159,6 +164,57 @@ static void restore(const char *cs, cc_model *m)
         CHECK(cc_generate_all(m, &e) == NPUC_OK);
         CHECK(!cc_sched_matches(m, &s));
         back(cs, "a weight copy dropped", m, &s, &s0, true);
+    }
+    /* with a fast pool: every op streaming its weights, then the scale
+     * records' copies made (new buffers) and the blocks chosen again on
+     * the placement, as cc_prefetch weighs a point (later_figures); the
+     * weights and buffers taken before (no program part) applied back drop
+     * the copies made */
+    if (cc_fast_bytes(&m->opt) && m->opt.optimise == CC_OPT_PERFORMANCE) {
+        cc_sched s_all = {0}, wb = {0};
+        streams s2 = {0};
+        CHECK(cc_sched_take(m, ALL, &s_all, &e) == NPUC_OK);
+        for (int32_t i = 0; i < m->n_epochs; i++)
+            for (int32_t j = 0; m->epochs[i].kind == CC_EPOCH_HW && j < m->epochs[i].n_eu; j++) {
+                eu_op *o = &m->epochs[i].ops[j];
+                if (o->wbuf >= 0) m->bufs[o->wbuf].size = 0;
+                o->wbuf = -1;
+            }
+        CHECK(cc_allocate(m, &e) == NPUC_OK);
+        CHECK(cc_generate_all(m, &e) == NPUC_OK);
+        CHECK(take_streams(m, &s2));
+        CHECK(cc_sched_take(m, CC_SCHED_WEIGHTS | CC_SCHED_BUFS, &wb, &e) == NPUC_OK);
+        int32_t nb = m->n_bufs;
+        if (cc_reblock_placed(m)) CHECK(cc_generate_all(m, &e) == NPUC_OK);
+        CHECK(cc_scale_copies(m, &e) == NPUC_OK);
+        printf("%s: every op streaming, %d scale-record copies made\n", cs, (int)(m->n_bufs - nb));
+        if (m->n_bufs > nb) {
+            /* a schedule that would drop a buffer a tensor names is refused */
+            cc_sched cut = {0};
+            npuc_err e2 = {0};
+            CHECK(cc_sched_copy(&cut, &wb, &e) == NPUC_OK);
+            int32_t named = -1;
+            for (int32_t t = 0; t < m->g->n_tensors; t++)
+                if (m->buf_of[t] > named) named = m->buf_of[t];
+            if (named >= 0) {
+                cut.n_bufs = named;
+                cc_sched now = {0};
+                CHECK(cc_sched_take(m, ALL, &now, &e) == NPUC_OK);
+                CHECK(cc_sched_apply(m, &cut, &e2) == NPUC_E_INVALID);
+                CHECK(strstr(e2.msg, "would drop buffer") != NULL);
+                CHECK(cc_sched_matches(m, &now));
+                printf("%s: %s\n", cs, e2.msg);
+                cc_sched_free(&now);
+            }
+            cc_sched_free(&cut);
+        }
+        back(cs, "the scale-record copies", m, &wb, &s2, m->n_bufs > nb);
+        CHECK(m->n_bufs == nb);
+        /* and the whole schedule back as it was */
+        back(cs, "every op streaming", m, &s_all, &s0, true);
+        cc_sched_free(&s_all);
+        cc_sched_free(&wb);
+        free(s2.b);
     }
     /* the prefetch planned with another headroom */
     if (m->opt.optimise == CC_OPT_PERFORMANCE) {

@@ -529,6 +529,8 @@ uint64_t cc_state_bytes(const cc_model *m);
  *                    dropped, feature maps with no bytes of their own;
  *                    live ranges; places) and the pools' peaks (it holds
  *                    PLACE's choices too: taken with both, it is BUFS);
+ *                    with WEIGHTS, applying it drops the weight copies
+ *                    made since (cc_scale_copies'), which no tensor names;
  *   CC_SCHED_WEIGHTS per NPU op of the HW epochs its weight copy (wbuf,
  *                    -1: streamed from flash) and block config;
  *   CC_SCHED_CONCAT  the concatenation inputs written in place
@@ -548,8 +550,8 @@ uint64_t cc_state_bytes(const cc_model *m);
  *                    CC_SCHED_CASCADE, and applying it drops the buffers
  *                    made since.
  * A schedule applies to the model it was taken from (the same deployed
- * graph, epochs and buffer count; with CC_SCHED_PROGRAM at least as many
- * buffers), or cc_sched_apply refuses it and changes nothing (a
+ * graph, epochs and buffer count; with CC_SCHED_PROGRAM, or BUFS and
+ * WEIGHTS, at least as many buffers), or cc_sched_apply refuses it and changes nothing (a
  * CC_SCHED_CONCAT or CC_SCHED_CASCADE choice that does not apply: those
  * before it stay applied). Zeroed (cc_sched s = {0}) it holds nothing; cc_sched_free
  * frees it. */

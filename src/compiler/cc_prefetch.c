@@ -1508,8 +1508,11 @@ static int later_figures(cc_model *m, cc_sched_point *out, npuc_err *err)
 {
     *out = (cc_sched_point){m->npu_cycles, cc_sram_bytes(m)};
     if (!cc_fast_bytes(&m->opt)) return NPUC_OK;
+    /* what the two passes choose: blocks and weight copies (WEIGHTS),
+     * the scale-record copies' buffers and the pool's peak (BUFS); applied
+     * back, the copies made go */
     cc_sched keep = {0};
-    int rc = cc_sched_take(m, CC_SCHED_PROGRAM | CC_SCHED_BUFS, &keep, err);
+    int rc = cc_sched_take(m, CC_SCHED_WEIGHTS | CC_SCHED_BUFS, &keep, err);
     if (!rc && cc_reblock_placed(m)) rc = cc_generate_all(m, err);
     if (!rc) rc = cc_scale_copies(m, err);
     if (!rc) *out = (cc_sched_point){m->npu_cycles, cc_sram_bytes(m)};

@@ -184,12 +184,30 @@ int cc_sched_apply(cc_model *m, const cc_sched *s, npuc_err *err)
     if (!p) return npuc_errf(err, NPUC_E_INVALID, "internal: an empty schedule applied");
     if (s->g != m->g || s->n_ops != m->g->n_ops || s->n_tensors != m->g->n_tensors || s->n_epochs != m->n_epochs)
         return npuc_errf(err, NPUC_E_INVALID, "internal: a schedule applied to another program");
-    /* (choices alone name no buffer) */
+    /* (choices alone name no buffer) A schedule that holds every buffer
+     * and what names them drops the buffers made since: the program's
+     * (PROGRAM), or the weight copies' (BUFS with WEIGHTS: no tensor and
+     * no op of an epoch it does not hold may name one, checked below) */
+    bool drops = (p & CC_SCHED_PROGRAM) || ((p & CC_SCHED_BUFS) && (p & CC_SCHED_WEIGHTS));
     if ((p & (CC_SCHED_PLACE | CC_SCHED_BUFS | CC_SCHED_WEIGHTS | CC_SCHED_PROGRAM)) &&
-        ((p & CC_SCHED_PROGRAM) ? s->n_bufs > m->n_bufs : s->n_bufs != m->n_bufs))
+        (drops ? s->n_bufs > m->n_bufs : s->n_bufs != m->n_bufs))
         return npuc_errf(err, NPUC_E_INVALID,
                          "internal: a schedule of %d buffers applied to a model with %d", (int)s->n_bufs,
                          (int)m->n_bufs);
+    if (drops && !(p & CC_SCHED_PROGRAM) && s->n_bufs < m->n_bufs) {
+        for (int32_t t = 0; t < m->g->n_tensors; t++)
+            if (m->buf_of[t] >= s->n_bufs)
+                return npuc_errf(err, NPUC_E_INVALID,
+                                 "internal: a schedule of %d buffers would drop buffer %d of tensor %d",
+                                 (int)s->n_bufs, (int)m->buf_of[t], (int)t);
+        for (int32_t i = 0; i < m->n_epochs; i++)
+            for (int32_t k = 0; m->epochs[i].kind == CC_EPOCH_HW && s->n_eu[i] < 0 && k < m->epochs[i].n_eu; k++)
+                if (m->epochs[i].ops[k].wbuf >= s->n_bufs)
+                    return npuc_errf(err, NPUC_E_INVALID,
+                                     "internal: a schedule of %d buffers would drop the weight copy of NPU op %d "
+                                     "of epoch %d, which it does not hold",
+                                     (int)s->n_bufs, (int)k, (int)i);
+    }
     for (int32_t i = 0; (p & (CC_SCHED_WEIGHTS | CC_SCHED_PROGRAM)) && i < m->n_epochs; i++) {
         const cc_epoch *e = &m->epochs[i];
         if (e->kind != CC_EPOCH_HW && s->n_eu[i] > 0)
@@ -255,6 +273,7 @@ int cc_sched_apply(cc_model *m, const cc_sched *s, npuc_err *err)
     }
     if (p & CC_SCHED_BUFS) {
         copy_n(m->bufs, s->bufs, sizeof *m->bufs * (size_t)s->n_bufs);
+        m->n_bufs = s->n_bufs;   /* (drops: the weight copies made since go) */
     } else if (p & CC_SCHED_PLACE) {
         cc_buf *restrict x = m->bufs;
         const cc_sched_place *restrict y = s->place;

@@ -15,6 +15,18 @@
  *       SRAM as --arena-cache-size when it gives fewer cycles (or as many
  *       in less SRAM). Exit status 1 when one does (a structure check, not
  *       a time assertion).
+ *   bench_sched floor  [--models G] [--configs C] [SHARED]
+ *       "the least SRAM": each model compiled with --arena-cache-size 16,
+ *       which no model fits: the error names the least SRAM a schedule of
+ *       npuc's takes (its feature maps, weights streamed from flash),
+ *       which is then compiled as the limit to check that it fits (and,
+ *       where Vela's SRAM figure is below it, that figure too: a limit
+ *       the search cannot meet does not get the longer last placement a
+ *       limit just under its points gets); printed
+ *       beside the default's SRAM and Vela's, with the ratios, their
+ *       medians per config and how many models could reach 0.75 of Vela's
+ *       at all. On a fast pool apart from the arena (U65 Dedicated_Sram)
+ *       the limit is the pool's size and anything fits: the floor is 0.
  *
  * SRAM is counted as Vela counts it (bench_zoo): the fast pool plus the
  * arena when its pool is SRAM. G: comma-separated globs of model names;
@@ -174,6 +186,74 @@ static void equal_memory(const char *shared, char **paths, size_t n, const char 
     free(ratio);
 }
 
+/* The least SRAM a model compiles into (bench_sched floor). */
+static void floor_sram(char **paths, size_t n, const char *config)
+{
+    char npu[32];
+    snprintf(npu, sizeof npu, "ethos-%s", config);
+    printf("\n%s: the least SRAM npuc compiles each model into (any cycles), its default's and Vela 5.1's\n", npu);
+    printf("%-46s %10s %10s %10s %8s %8s %s\n", "model", "least B", "default B", "Vela B", "least x", "dflt x",
+           "check");
+    double *lx = malloc(sizeof *lx * (n + 1)), *dx = malloc(sizeof *dx * (n + 1));
+    size_t nl = 0, nd = 0, reach = 0;
+    for (size_t i = 0; i < n && lx && dx; i++) {
+        char name[256], err[300];
+        stem_of(paths[i], name, sizeof name);
+        const vela_fig *v = find_vela(name, config);
+        npuc_compile_options co;
+        memset(&co, 0, sizeof co);
+        co.target.npu = npu;
+        uint64_t cyc, dflt, least;
+        if (compile_one(paths[i], &co, &cyc, &dflt, err, sizeof err)) {
+            printf("%-46s npuc failed: %.200s\n", name, err);
+            continue;
+        }
+        co.arena_cache_size = 16;
+        const char *check = "fits";
+        if (!compile_one(paths[i], &co, &cyc, &least, err, sizeof err)) {
+            check = "fits 16 B";
+        } else {
+            const char *at = strstr(err, "needs at least ");
+            unsigned long long need = 0;
+            if (!at || sscanf(at, "needs at least %llu bytes", &need) != 1) {
+                printf("%-46s npuc failed: %.200s\n", name, err);
+                continue;
+            }
+            least = need;
+            co.arena_cache_size = least;
+            uint64_t s2;
+            if (compile_one(paths[i], &co, &cyc, &s2, err, sizeof err) || s2 > least) check = "DOES NOT FIT";
+            /* the figure is the least of the points the search weighed
+             * under a limit none meets; a limit just under it is placed
+             * longer (docs/compiler.md, The last placement) and may fit:
+             * Vela's own figure, where it is below, is tried too */
+            if (v && v->sram > 0 && (double)least > v->sram) {
+                co.arena_cache_size = (uint64_t)v->sram;
+                if (!compile_one(paths[i], &co, &cyc, &s2, err, sizeof err) && (double)s2 <= v->sram) {
+                    least = s2;
+                    check = "fits Vela's";
+                }
+            }
+        }
+        printf("%-46s %10llu %10llu ", name, (unsigned long long)least, (unsigned long long)dflt);
+        if (v && v->sram > 0) {
+            double a = (double)least / v->sram, b = (double)dflt / v->sram;
+            printf("%10.0f %8.3f %8.3f %s\n", v->sram, a, b, check);
+            lx[nl++] = a;
+            dx[nd++] = b;
+            reach += a <= 0.75;
+        } else {
+            printf("%10s %8s %8s %s\n", "-", "-", "-", check);
+        }
+    }
+    if (nl)
+        printf("%s: least SRAM / Vela's median %.3f over %zu models, %zu of them at 0.75 or below; the default's "
+               "median %.3f\n",
+               npu, median(lx, nl), nl, reach, median(dx, nd));
+    free(lx);
+    free(dx);
+}
+
 /* The combinations the default is checked against. */
 static const struct { npuc_optimise opt; npuc_cascade cascade; int32_t headroom; const char *name; } COMBOS[] = {
     {NPUC_OPTIMISE_PERFORMANCE, NPUC_CASCADE_AUTO, NPUC_HEADROOM_NONE, "performance auto 0"},
@@ -248,15 +328,16 @@ static size_t pareto(char **paths, size_t n, const char *config)
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: bench_sched equal|pareto [--models NAME[,NAME...]] [--configs u55-128,...] [SHARED]\n");
+    fprintf(stderr, "usage: bench_sched equal|pareto|floor [--models NAME[,NAME...]] [--configs u55-128,...] [SHARED]\n");
     return 1;
 }
 
 int main(int argc, char **argv)
 {
-    if (argc < 2 || (strcmp(argv[1], "equal") && strcmp(argv[1], "pareto"))) return usage();
+    if (argc < 2 || (strcmp(argv[1], "equal") && strcmp(argv[1], "pareto") && strcmp(argv[1], "floor")))
+        return usage();
     setvbuf(stdout, NULL, _IOLBF, 0);   /* a line as each model is done */
-    bool eq = !strcmp(argv[1], "equal");
+    bool eq = !strcmp(argv[1], "equal"), fl = !strcmp(argv[1], "floor");
     const char *filter = NULL, *configs = "u55-128,u55-256,u65-256", *shared = NULL;
     for (int i = 2; i < argc; i++) {
         if (!strcmp(argv[i], "--models") && i + 1 < argc) filter = argv[++i];
@@ -284,6 +365,7 @@ int main(int argc, char **argv)
     snprintf(buf, sizeof buf, "%s", configs);
     for (char *save = NULL, *c = strtok_r(buf, ",", &save); c; c = strtok_r(NULL, ",", &save)) {
         if (eq) equal_memory(shared, paths, n, c);
+        else if (fl) floor_sram(paths, n, c);
         else bad += pareto(paths, n, c);
     }
     for (size_t i = 0; i < n; i++) free(paths[i]);

@@ -29,9 +29,12 @@
  *     is left alone;
  *   - under an SRAM limit the pick is still over (the compile would fail),
  *     the climb goes on longer (COMPACT_OVER placements, COMPACT_TRIES_OVER
- *     blocks per round) while the pool is over what the limit leaves it
- *     (unless that is below the bytes live at one step), and a placement that brings the model under is kept whatever its
- *     cycles (armkws_basic_lstm_l_int8 at 4,544 B: 4,560 -> 4,544);
+ *     blocks per round) while the pool is over what the limit leaves it,
+ *     or over the bytes live at one step where the limit leaves less (the
+ *     compile fails: its error then names the least the climb found), and
+ *     a lower placement is kept whatever its cycles
+ *     (armkws_basic_lstm_l_int8 at 4,544 B: 4,560 -> 4,544; under a limit
+ *     it cannot meet, the error names 4,544 where it named 4,560);
  *   - the live ranges are the schedule's own (a weight copy's range starts
  *     at its DMA, cc_prefetch.c), so any placement that keeps buffers live
  *     at the same step apart is as valid as the first one.
@@ -142,7 +145,7 @@ static uint64_t blocks_top(const cc_model *m, const int32_t *ord, int32_t n)
 /* Places pool p's buffers again where that takes fewer bytes; *size: the
  * pool's size (lowered when kept). The climb takes up to COMPACT_PLACEMENTS
  * placements, up to COMPACT_OVER while the pool's best is above goal (0:
- * none; a goal below the most bytes live at one step counts as none). *moved: whether any offset changed. False: out of memory (the
+ * none; a goal below the most bytes live at one step counts as that). *moved: whether any offset changed. False: out of memory (the
  * placement left as it was). */
 static bool compact_pool(cc_model *m, uint8_t p, uint64_t goal, uint64_t *size, bool *moved)
 {
@@ -205,8 +208,10 @@ static bool compact_pool(cc_model *m, uint8_t p, uint64_t goal, uint64_t *size, 
      * one step allow */
     uint64_t live_most = blocks_floor(m, ord, nr);
     if (now != before || now <= live_most) goto restore;
-    /* a goal below the floor is out of reach: no longer climb for it */
-    if (goal < live_most) goal = 0;
+    /* a goal below the floor is out of reach (the compile fails): the
+     * longer climb goes for the floor, so that the error names the least
+     * this pool was placed in, not the first placement's top */
+    if (goal && goal < live_most) goal = live_most;
     cm_size *sk = malloc(sizeof *sk * (size_t)nr);
     if (!sk) {
         ok = false;
@@ -366,10 +371,10 @@ int cc_compact(cc_model *m, uint64_t limit, npuc_err *err)
     m->fast_size = fast;
     const uint64_t streams0 = stream_bytes(m);
     int rc = cc_generate_all(m, err);
-    /* a placement that brings the model under the limit stays whatever its
-     * cycles (the first one fails the compile) */
-    bool fits = over0 && cc_sram_bytes(m) <= limit;
-    if (!rc && m->npu_cycles > cycles0 && !fits) {
+    /* under a limit the model was over, a lower placement stays whatever
+     * its cycles: it brings the model under (the first one fails the
+     * compile), or the compile fails naming the least SRAM it found */
+    if (!rc && m->npu_cycles > cycles0 && !over0) {
         /* the new overlaps cost cycles: the first placement stays */
         for (int32_t b = 0; b < nb; b++) m->bufs[b].offset = off0[b];
         m->arena_size = arena0;

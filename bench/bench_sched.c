@@ -20,9 +20,8 @@
  *       which no model fits: the error names the least SRAM a schedule of
  *       npuc's takes (its feature maps, weights streamed from flash),
  *       which is then compiled as the limit to check that it fits (and,
- *       where Vela's SRAM figure is below it, that figure too: a limit
- *       the search cannot meet does not get the longer last placement a
- *       limit just under its points gets); printed
+ *       where Vela's SRAM figure is below it, that figure too: one that
+ *       fits says the error's figure was not the least); printed
  *       beside the default's SRAM and Vela's, with the ratios, their
  *       medians per config and how many models could reach 0.75 of Vela's
  *       at all. On a fast pool apart from the arena (U65 Dedicated_Sram)
@@ -223,10 +222,11 @@ static void floor_sram(char **paths, size_t n, const char *config)
             co.arena_cache_size = least;
             uint64_t s2;
             if (compile_one(paths[i], &co, &cyc, &s2, err, sizeof err) || s2 > least) check = "DOES NOT FIT";
-            /* the figure is the least of the points the search weighed
-             * under a limit none meets; a limit just under it is placed
-             * longer (docs/compiler.md, The last placement) and may fit:
-             * Vela's own figure, where it is below, is tried too */
+            /* the figure is the least the last placement found for the
+             * search's least point (docs/compiler.md, The last placement);
+             * Vela's own figure, where it is below, is tried too: a fit
+             * there ("fits Vela's") says the error's figure is not the
+             * least */
             if (v && v->sram > 0 && (double)least > v->sram) {
                 co.arena_cache_size = (uint64_t)v->sram;
                 if (!compile_one(paths[i], &co, &cyc, &s2, err, sizeof err) && (double)s2 <= v->sram) {

@@ -69,6 +69,7 @@ static void one(const char *rel, eu_variant v, const char *vname, uint64_t limit
     cc_options opt;
     memset(&opt, 0, sizeof opt);
     opt.sram_limit = limit;
+    opt.no_lean = true;   /* the pass against the fastest pick, not the lean step */
     if (cc_compile_shared_with(rel, v, opt, &tm, &g, &on)) {
         opt.no_drop_waiting = true;
         if (cc_check_compile(rel, g, v, opt, &off)) {

@@ -63,6 +63,7 @@ static bool both(const char *rel, tfl_model **tm, graph **g, cc_model **on, cc_m
     if (!*g) return false;
     cc_options opt;
     memset(&opt, 0, sizeof opt);
+    opt.no_lean = true;   /* the rule against the fastest pick, not the lean step */
     bool ok = cc_check_compile(rel, *g, EU_U65_256, opt, on);
     opt.no_once_hide = true;
     ok = cc_check_compile(rel, *g, EU_U65_256, opt, off) && ok;

@@ -103,8 +103,10 @@ done
 # U65: Dedicated_Sram (the default) has no fast pool limit, as Vela 5.1's
 # vela.ini; Dedicated_Sram_384KB has 384 KiB, and --arena-cache-size sets
 # the fast pool's size, also above the mode's (here Dedicated_Sram_512KB's
-# 512 KiB): the report names the pool's size, a MobileNetV2 takes more than
-# 384 KiB and fewer cycles, and runs bit-exact
+# 512 KiB): the report names the pool's size; a MobileNetV2 takes more than
+# 512 KiB of a 1536 KiB pool and fewer cycles than in 384 KiB; without a
+# limit its lean step (docs/compiler.md) takes it under 384 KiB, a point the
+# 384 KiB pool's does not beat on both figures; it runs bit-exact
 mb=$Z/tflm_mobilenet_v2_pytorch_int8.tflite
 if [ -f "$mb" ]; then
   "$npuc" compile "$mb" -o "$tmp/mbd" --target ethos-u65-256 > "$tmp/mbd.txt" || fail "mobilenet u65: default compile"
@@ -124,8 +126,11 @@ if [ -f "$mb" ]; then
   [ "$f1" -gt $((512 * 1024)) ] && [ "$f1" -le $((1536 * 1024)) ] ||
     fail "mobilenet u65: --arena-cache-size 1536K took $f1 B of fast pool"
   [ "$c1" -lt "$c0" ] || fail "mobilenet u65: a 1536 KiB pool gives $c1 cycles, the 384 KiB one $c0"
-  [ "$fd" -gt $((384 * 1024)) ] && [ "$cd" -lt "$c0" ] ||
+  # the default (no limit, its lean step) is not beaten on both figures
+  # by the 384 KiB pool, and takes less of the pool than 384 KiB
+  [ "$fd" -lt "$f0" ] || [ "$cd" -lt "$c0" ] ||
     fail "mobilenet u65: the default (no limit) takes $fd B and $cd cycles, the 384 KiB pool $f0 B and $c0"
+  [ "$fd" -le $((384 * 1024)) ] || fail "mobilenet u65: the default takes $fd B of fast pool"
   "$npuc" run "$tmp/mb1/tflm_mobilenet_v2_pytorch_int8_npu.tflite" --random-input --quiet ||
     fail "mobilenet u65: the 1536 KiB model does not run"
   "$npuc" run "$tmp/mbd/tflm_mobilenet_v2_pytorch_int8_npu.tflite" --random-input --quiet ||

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <math.h>
 
 static double now_seconds(void)
 {
@@ -1369,6 +1370,20 @@ int32_t cc_sched_pick_within(const cc_sched_point *p, int32_t n, uint64_t limit,
     return best;
 }
 
+int32_t cc_sched_lean(const cc_sched_point *p, int32_t n, int32_t from)
+{
+    const cc_sched_point *f = &p[from];
+    int32_t best = from;
+    for (int32_t i = 0; i < n; i++) {
+        if (p[i].sram > p[best].sram || (p[i].sram == p[best].sram && p[i].cycles >= p[best].cycles)) continue;
+        /* (a point in no SRAM at all: as if in one byte) */
+        double halvings = p[i].sram >= f->sram ? 0.0 : log2((double)f->sram / (double)(p[i].sram ? p[i].sram : 1));
+        double allowed = (double)f->cycles * (1.0 + halvings / CC_LEAN_PER_HALVING);
+        if ((double)p[i].cycles <= allowed) best = i;
+    }
+    return best;
+}
+
 /* The schedules the search weighs: the knobs it varies from the caller's
  * options (those the caller set explicitly stay as set). */
 typedef struct cc_try {
@@ -1424,7 +1439,7 @@ static bool chunks_differ(const cc_model *m, uint32_t chunk)
 /* Schedules the search may weigh at most: the caller's, the system pool's
  * or the default's, an LSTM's other form, the finer cascade bands, the
  * tries and --optimise size's with the LSTM's stacked form, and one spare. */
-#define N_SCHED (6 + (int32_t)(sizeof TRIES / sizeof TRIES[0]))
+#define N_SCHED (6 + CC_LEAN_PROBES + 2 * CC_LEAN_SETTLE + (int32_t)(sizeof TRIES / sizeof TRIES[0]))
 
 /* The order-0 entropy (bits) of the values op o's weight stream(s) decode
  * to (the traversal's zeros included), read back from the flash, each
@@ -1751,6 +1766,62 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
         }
     }
     free(finer);
+    /* the lean default (cc_sched_lean), without a limit, where the pick
+     * takes at least CC_LEAN_POOL_MIN bytes of SRAM: the pick's options
+     * compiled under half the SRAM of the leanest point so far (a fast
+     * pool apart from the arena: a pool of that size), one more point,
+     * for as long as the rule takes the new one (each probe is a compile:
+     * on the zoo the first costs 0.3 to 1.2 times the pick's own) */
+    if (!limit && perf && !opt->stream_weights && !opt->no_lean && pt[pick].sram >= CC_LEAN_POOL_MIN) {
+        int32_t from = pick, lean = cc_sched_lean(pt, n, pick);
+        for (int32_t k = 0; k < CC_LEAN_PROBES && n < N_SCHED; k++) {
+            cc_options o = used[pick];
+            if (o.cascade_given && !opt->cascade_given) {   /* the finer bands' point: its own search */
+                o.cascade_given = false;
+                o.cascade_in = NULL;
+                o.n_cascade_in = 0;
+            }
+            if (has_fast_pool(opt)) o.sys.pools[o.sys.fast_pool].size = pt[lean].sram / 2;
+            o.sram_limit = pt[lean].sram / 2;
+            o.weight_search = true;
+            npuc_err e2 = {0};
+            if (!o.sram_limit || compile_once(g, &o, wc, refs, om, &est, &cand[n], &e2)) break;
+            pt[n] = (cc_sched_point){cand[n]->npu_cycles, cc_sram_bytes(cand[n])};
+            used[n++] = o;
+            int32_t next = cc_sched_lean(pt, n, from);
+            if (next == lean) break;
+            lean = next;
+        }
+        /* the leanest point's options under its own SRAM as a limit there
+         * compiles them: in a pool of that size and, with a fast pool, in
+         * the system's pool with the weight copies dropped down to it (a
+         * pool that fills with feature maps leaves the copies out:
+         * armkws_cnn_s ethos-u65-256, half the pool 34,750 cycles in 10,880
+         * B, the system's pool dropped to 10,880 B 34,440); the fastest of
+         * them that fits taken, until the leanest point is its own */
+        for (int32_t k = 0; lean != pick && k < CC_LEAN_SETTLE; k++) {
+            int32_t was = lean;
+            for (int32_t way = 0; way < (has_fast_pool(opt) ? 2 : 1) && n < N_SCHED; way++) {
+                cc_options o = used[was];
+                uint64_t s = pt[was].sram;
+                if (way == 0 && o.sram_limit == s) continue;   /* compiled so already */
+                o.sys = way ? base.sys : o.sys;
+                if (way == 0 && has_fast_pool(opt)) o.sys.pools[o.sys.fast_pool].size = s;
+                o.sram_limit = s;
+                npuc_err e2 = {0};
+                if (compile_once(g, &o, wc, refs, om, &est, &cand[n], &e2)) continue;
+                pt[n] = (cc_sched_point){cand[n]->npu_cycles, cc_sram_bytes(cand[n])};
+                used[n++] = o;
+                if (pt[n - 1].sram <= s && pt[n - 1].cycles < pt[lean].cycles) lean = n - 1;
+            }
+            if (lean == was || pt[lean].sram == pt[was].sram) break;   /* (else the same limit again) */
+        }
+        if (lean != pick) {
+            pick = lean;
+            if (has_fast_pool(opt)) cand[pick]->opt.sys = base.sys;   /* placed in part of the system's pool */
+            cand[pick]->opt.sram_limit = 0;
+        }
+    }
     cc_model *best = cand[pick];
     best->opt.optimise = opt->optimise;   /* the report names the caller's goal */
     /* the pick placed again where that takes less SRAM (cc_compact.c),

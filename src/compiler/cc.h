@@ -78,6 +78,9 @@ typedef struct cc_options {
     bool no_drop_waiting;     /* the picked schedule keeps the read-once copies
                                  its ops wait for (cc_prefetch.c drop_waiting;
                                  tests) */
+    bool no_lean;             /* no lean step: the default keeps the rule's
+                                 pick (cc_sched_lean; tests of the passes
+                                 that weigh the fastest schedule) */
     bool no_once_hide;        /* a weight copy read once never counts its DMA
                                  hidden behind the ops before the op before
                                  its user (cc_alloc.c choose_fast; tests) */
@@ -854,6 +857,24 @@ int32_t cc_sched_pick(const cc_sched_point *p, int32_t n, uint64_t limit);
 /* cc_sched_pick with the band C / slack instead (a wider one: the leanest
  * point near the fewest cycles). */
 int32_t cc_sched_pick_within(const cc_sched_point *p, int32_t n, uint64_t limit, uint64_t slack);
+/* The lean default (no --arena-cache-size): from the rule's pick (C0
+ * cycles in S0 bytes of SRAM as cc_sram_bytes counts it) the search halves
+ * the SRAM while a point in S bytes takes at most
+ * C0 * (1 + log2(S0 / S) / CC_LEAN_PER_HALVING) cycles (5% per halving),
+ * and takes the leanest such point (cc_sched_lean). Up to CC_LEAN_PROBES
+ * compiles, only where the pick takes at least CC_LEAN_POOL_MIN bytes
+ * (below, a halving saves at most 16 KiB, and a probe costs as much
+ * compile time as on a large model: armkws_basic_lstm_s_int8 ethos-u55,
+ * 42 -> 65 ms for no point taken, Vela 5.1's 60). */
+#define CC_LEAN_PER_HALVING 20u
+#define CC_LEAN_PROBES 6
+/* Compiles of the leanest point under its own SRAM (cc.c). */
+#define CC_LEAN_SETTLE 2
+#define CC_LEAN_POOL_MIN 32768u
+/* The point of p[n] the lean rule takes from p[from]: the least SRAM
+ * whose cycles are within the rule's allowance of p[from]'s (p[from]
+ * itself where none is). */
+int32_t cc_sched_lean(const cc_sched_point *p, int32_t n, int32_t from);
 /* Whether the arena counts in cc_sram_bytes (its pool is SRAM). */
 bool cc_arena_is_sram(const cc_options *o);
 /* The bytes of the fast scratch pool apart from the arena (U65

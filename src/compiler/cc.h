@@ -868,8 +868,10 @@ int32_t cc_sched_pick_within(const cc_sched_point *p, int32_t n, uint64_t limit,
  * 42 -> 65 ms for no point taken, Vela 5.1's 60). */
 #define CC_LEAN_PER_HALVING 20u
 #define CC_LEAN_PROBES 6
-/* Compiles of the leanest point under its own SRAM (cc.c). */
+/* Rounds of compiles of the leanest point under its own SRAM (cc.c), and
+ * the prefetch headroom they also weigh. */
 #define CC_LEAN_SETTLE 2
+#define CC_LEAN_HEADROOM 100
 #define CC_LEAN_POOL_MIN 32768u
 /* The point of p[n] the lean rule takes from p[from]: the least SRAM
  * whose cycles are within the rule's allowance of p[from]'s (p[from]

@@ -1789,8 +1789,11 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
             pt[n] = (cc_sched_point){cand[n]->npu_cycles, cc_sram_bytes(cand[n])};
             used[n++] = o;
             int32_t next = cc_sched_lean(pt, n, from);
-            if (next == lean) break;
+            /* halving again needs a leaner point (one as lean but faster
+             * would repeat this probe's limit) */
+            bool leaner = pt[next].sram < pt[lean].sram;
             lean = next;
+            if (!leaner) break;
         }
         /* the leanest point's options under its own SRAM as a limit there
          * compiles them: in a pool of that size and, with a fast pool, in
@@ -1812,7 +1815,10 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
                 if (way == 0 && o.sram_limit == s) continue;   /* compiled so already */
                 if (way == 1 && !has_fast_pool(opt)) continue;
                 if (way == 2) {
-                    if (opt->prefetch_headroom || o.prefetch_headroom == CC_LEAN_HEADROOM) continue;
+                    /* (an arena that is the SRAM: under a limit the
+                     * prefetch may already fill it up to the limit) */
+                    if (!has_fast_pool(opt) || opt->prefetch_headroom || o.prefetch_headroom == CC_LEAN_HEADROOM)
+                        continue;
                     o.prefetch_headroom = CC_LEAN_HEADROOM;
                 }
                 o.sys = way == 1 ? base.sys : o.sys;

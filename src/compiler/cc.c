@@ -1438,7 +1438,8 @@ static bool chunks_differ(const cc_model *m, uint32_t chunk)
 
 /* Schedules the search may weigh at most: the caller's, the system pool's
  * or the default's, an LSTM's other form, the finer cascade bands, the
- * tries and --optimise size's with the LSTM's stacked form, and one spare. */
+ * tries and --optimise size's with the LSTM's stacked form, one spare, and
+ * the lean step's probes and settle compiles (three per round). */
 #define N_SCHED (6 + CC_LEAN_PROBES + 3 * CC_LEAN_SETTLE + (int32_t)(sizeof TRIES / sizeof TRIES[0]))
 
 /* The order-0 entropy (bits) of the values op o's weight stream(s) decode

@@ -1436,6 +1436,15 @@ static bool chunks_differ(const cc_model *m, uint32_t chunk)
     return false;
 }
 
+/* o under a limit of `bytes` as --arena-cache-size sets one: with a fast
+ * pool apart from the arena, also a pool of that size (in_pool; else the
+ * pool o names, the weight copies dropped down to the limit). */
+static void under_limit(cc_options *o, uint64_t bytes, bool in_pool)
+{
+    if (in_pool && has_fast_pool(o)) o->sys.pools[o->sys.fast_pool].size = bytes;
+    o->sram_limit = bytes;
+}
+
 /* Schedules the search may weigh at most: the caller's, the system pool's
  * or the default's, an LSTM's other form, the finer cascade bands, the
  * tries and --optimise size's with the LSTM's stacked form, one spare, and
@@ -1782,8 +1791,7 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
                 o.cascade_in = NULL;
                 o.n_cascade_in = 0;
             }
-            if (has_fast_pool(opt)) o.sys.pools[o.sys.fast_pool].size = pt[lean].sram / 2;
-            o.sram_limit = pt[lean].sram / 2;
+            under_limit(&o, pt[lean].sram / 2, true);
             o.weight_search = true;
             npuc_err e2 = {0};
             if (!o.sram_limit || compile_once(g, &o, wc, refs, om, &est, &cand[n], &e2)) break;
@@ -1822,9 +1830,8 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
                         continue;
                     o.prefetch_headroom = CC_LEAN_HEADROOM;
                 }
-                o.sys = way == 1 ? base.sys : o.sys;
-                if (way != 1 && has_fast_pool(opt)) o.sys.pools[o.sys.fast_pool].size = s;
-                o.sram_limit = s;
+                if (way == 1) o.sys = base.sys;
+                under_limit(&o, s, way != 1);
                 npuc_err e2 = {0};
                 if (compile_once(g, &o, wc, refs, om, &est, &cand[n], &e2)) continue;
                 pt[n] = (cc_sched_point){cand[n]->npu_cycles, cc_sram_bytes(cand[n])};

@@ -290,6 +290,64 @@ static void test_timeline(void)
     CHECK(d4.cycles < d1.cycles);
 }
 
+/* Operations that run at the same time share each AXI port's bandwidth
+ * (docs/sim.md, Timeline): on U55 High_End_Embedded / Shared_Sram the
+ * flash (region 0, AXI1) gives 1 byte a cycle. */
+static void test_ports(void)
+{
+    sim_system sys;
+    npuc_err err;
+    CHECK(target_lookup_sim("Ethos_U55_High_End_Embedded", "Shared_Sram", &sys, &err) == 0);
+
+    /* a conv that streams 16 KiB of weights from flash: memory-bound on
+     * AXI1, its own figures alone */
+    sim_op_info alone = mk_conv(8, 8, 16, 16, 0);
+    alone.weight_region = 0;
+    alone.weight_bytes = 16384;
+    uint64_t t_alone = sim_perf_estimate(EU_U55_256, &sys, &alone, 1);
+    CHECK(alone.cycles_memory > alone.cycles_compute);
+    CHECK(alone.cycles_port[1] >= 16384 && alone.cycles_port[1] <= alone.cycles);
+    CHECK_EQ_INT(t_alone, alone.cycles);
+
+    /* a DMA of 8 KiB from flash issued first, the conv beside it: the DMA
+     * keeps its pace, the conv gets what the port leaves, and the two
+     * together take the port's time for both transfers */
+    sim_op_info two[2] = {mk_dma(8192, 0, 1), alone};
+    uint64_t t2 = sim_perf_estimate(EU_U55_256, &sys, two, 2);
+    CHECK_EQ_INT(two[0].start, 0);
+    CHECK_EQ_INT(two[1].start, 0);
+    CHECK_EQ_INT(two[0].end, two[0].cycles);                  /* first: its own pace */
+    CHECK_EQ_INT(two[0].cycles_port[1], 8192);
+    CHECK(two[1].end >= two[0].cycles_port[1] + two[1].cycles_port[1]);
+    CHECK(two[1].end > two[1].start + two[1].cycles);          /* slowed */
+    CHECK_EQ_INT(t2, two[1].end);
+    /* the other order: the conv keeps its pace, the DMA waits for the port */
+    sim_op_info rev[2] = {alone, mk_dma(8192, 0, 1)};
+    sim_perf_estimate(EU_U55_256, &sys, rev, 2);
+    CHECK_EQ_INT(rev[0].end, rev[0].cycles);
+    CHECK(rev[1].end >= rev[0].cycles_port[1] + rev[1].cycles_port[1]);
+
+    /* beside a compute-bound conv whose weights are in SRAM the DMA's
+     * flash reads share nothing, and its SRAM writes fit in what the conv
+     * leaves of AXI0: both run as they would alone */
+    sim_op_info c = mk_conv(32, 32, 64, 64, 0);
+    c.kernel_w = c.kernel_h = 3;
+    c.ifm_w = c.ifm_h = 34;
+    sim_op_info pair[2] = {mk_dma(4096, 0, 1), c};
+    sim_perf_estimate(EU_U55_256, &sys, pair, 2);
+    CHECK(pair[1].cycles_compute > pair[1].cycles_memory);
+    CHECK_EQ_INT(pair[0].end, pair[0].cycles);
+    CHECK_EQ_INT(pair[1].end, pair[1].start + pair[1].cycles);
+
+    /* one after the other (the conv waits for the DMA): no sharing */
+    sim_op_info seq[2] = {mk_dma(8192, 0, 1), alone};
+    seq[1].wait_kind = 1;
+    seq[1].wait_count = 0;
+    uint64_t ts = sim_perf_estimate(EU_U55_256, &sys, seq, 2);
+    CHECK_EQ_INT(seq[1].start, seq[0].end);
+    CHECK_EQ_INT(ts, seq[0].cycles + seq[1].cycles);
+}
+
 /* ------------------------------------------------------ person_detect */
 
 static void test_person_detect(const char *path)
@@ -525,6 +583,7 @@ int main(void)
     test_systems();
     test_op_info_reads();
     test_timeline();
+    test_ports();
 
     char buf[1024];
     const char *pd = t_shared("models/tflm/person_detect_vela.tflite", buf, sizeof buf);

@@ -310,6 +310,8 @@ typedef struct sim_op_info {
     uint64_t dma_bytes;
     /* filled by the cycle model (sim_perf_estimate) */
     uint64_t cycles_compute, cycles_memory, cycles;   /* this op alone */
+    uint64_t cycles_port[2];  /* its traffic's time on each AXI port at the
+                                 port's full bandwidth (alone: at most cycles) */
     uint64_t start, end;                              /* on the NPU timeline */
     uint64_t axi_read[2], axi_write[2];               /* bytes per AXI port */
 } sim_op_info;

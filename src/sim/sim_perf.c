@@ -516,21 +516,141 @@ static void kernel_traffic(const perf_ctx *c, const kq *q, const sim_op_info *o,
 
 /* DMA cost: read from the source (plus its latency) and write to the
  * destination run concurrently; the slower side wins. */
-static double dma_cycles(const perf_ctx *c, const sim_op_info *o, traffic *t)
+static double dma_cycles(const perf_ctx *c, const sim_op_info *o, traffic *t, uint64_t port_cycles[2])
 {
     memset(t, 0, sizeof *t);
+    port_cycles[0] = port_cycles[1] = 0;
     if (o->dma_bytes == 0) return 0;
     double n = (double)o->dma_bytes;
     const port_perf *ps = o->dma_src_region == 0xFF ? &c->shram : &c->port[port_of(c, o->dma_src_region)];
     const port_perf *pd = o->dma_dst_region == 0xFF ? &c->shram : &c->port[port_of(c, o->dma_dst_region)];
-    if (o->dma_src_region != 0xFF) t->rd[port_of(c, o->dma_src_region)] += n;
-    if (o->dma_dst_region != 0xFF) t->wr[port_of(c, o->dma_dst_region)] += n;
     double from = floor_nn(n / ps->bw) + ps->rlat;
     double to = floor_nn(n / pd->bw);
+    /* the port time: reads and writes of one port go side by side, as
+     * the copy's own cost has them */
+    if (o->dma_src_region != 0xFF) {
+        int p = port_of(c, o->dma_src_region);
+        t->rd[p] += n;
+        port_cycles[p] = (uint64_t)floor_nn(n / ps->bw);
+    }
+    if (o->dma_dst_region != 0xFF) {
+        int p = port_of(c, o->dma_dst_region);
+        t->wr[p] += n;
+        if ((uint64_t)to > port_cycles[p]) port_cycles[p] = (uint64_t)to;
+    }
     return from > to ? from : to;
 }
 
 static uint64_t to_cycles(double x) { return x <= 0 ? 0 : (uint64_t)ceil_nn(x - 1e-9); }
+
+/* The AXI ports' use over time, for the timeline: traffic of operations
+ * that run at the same time shares a port's bandwidth. Segment i is
+ * [t[i], t[i+1]) (the last one open-ended, always unused), u[i][p] the
+ * share of port p's bandwidth the operations placed so far take in it.
+ * An operation placed later takes what is left (the earlier one in the
+ * stream keeps its pace): a port never carries more than its bandwidth,
+ * and an operation that finds its ports free runs as it would alone.
+ * Only the operations that can still overlap a later one are on it
+ * (port_prune at the stream front): a few DMAs and two kernel ops. */
+enum { PU_MAX = 64 };
+typedef struct port_use {
+    size_t n;
+    double t[PU_MAX];
+    double u[PU_MAX][2];
+} port_use;
+
+/* Drops the segments that end at or before t0 (no operation placed from
+ * now on starts before the stream front t0). */
+static void port_prune(port_use *pu, double t0)
+{
+    size_t k = 0;
+    while (k + 1 < pu->n && pu->t[k + 1] <= t0) k++;
+    if (!k) return;
+    memmove(pu->t, pu->t + k, sizeof pu->t[0] * (pu->n - k));
+    memmove(pu->u, pu->u + k, sizeof pu->u[0] * (pu->n - k));
+    pu->n -= k;
+}
+
+/* The segment that starts at x (split where needed); PU_MAX: no room. */
+static size_t port_split(port_use *pu, double x)
+{
+    if (pu->n == 0 || x < pu->t[0]) {
+        if (pu->n + 1 > PU_MAX) return PU_MAX;
+        memmove(pu->t + 1, pu->t, sizeof pu->t[0] * pu->n);
+        memmove(pu->u + 1, pu->u, sizeof pu->u[0] * pu->n);
+        pu->t[0] = x;
+        pu->u[0][0] = pu->u[0][1] = 0;
+        /* up to the old first segment: unused; with none, the open end */
+        pu->n++;
+        return 0;
+    }
+    size_t i = pu->n - 1;
+    while (pu->t[i] > x) i--;
+    if (pu->t[i] == x) return i;
+    if (pu->n + 1 > PU_MAX) return PU_MAX;
+    memmove(pu->t + i + 2, pu->t + i + 1, sizeof pu->t[0] * (pu->n - i - 1));
+    memmove(pu->u + i + 2, pu->u + i + 1, sizeof pu->u[0] * (pu->n - i - 1));
+    pu->t[i + 1] = x;
+    pu->u[i + 1][0] = pu->u[i][0];
+    pu->u[i + 1][1] = pu->u[i][1];
+    pu->n++;
+    return i + 1;
+}
+
+/* Places an operation that starts at s and alone takes d cycles, of which
+ * w[p] on port p at its full bandwidth: it goes at the pace the ports'
+ * left-over bandwidth allows (at most its own), and takes its share of
+ * them. Returns its end. */
+static double port_place(port_use *pu, double s, double d, const double w[2])
+{
+    double need[2];
+    bool any = false;
+    for (int p = 0; p < 2; p++) {
+        need[p] = d > 0 && w[p] > 0 ? (w[p] >= d ? 1.0 : w[p] / d) : 0;
+        any |= need[p] > 0;
+    }
+    /* a placement adds at most two breakpoints; where there is no room
+     * for them (never on a real stream: a handful of operations overlap)
+     * the operation runs as if alone */
+    if (!any || pu->n + 2 > PU_MAX) return s + d;
+    size_t i = port_split(pu, s);
+    double rem = d;
+    while (i < pu->n) {
+        double a = pu->t[i];
+        bool last = i + 1 == pu->n;
+        double b = last ? 0 : pu->t[i + 1];
+        double r = 1;
+        for (int p = 0; p < 2; p++) {
+            if (need[p] <= 0) continue;
+            double left = 1 - pu->u[i][p];
+            if (left < need[p] * r) r = left > 0 ? left / need[p] : 0;
+        }
+        if (r > 1e-9) {
+            double x = a + rem / r;
+            if (last || x < b) {
+                (void)port_split(pu, x);
+                for (int p = 0; p < 2; p++) pu->u[i][p] += need[p] * r;
+                return x;
+            }
+            for (int p = 0; p < 2; p++) pu->u[i][p] += need[p] * r;
+            rem -= r * (b - a);
+            if (rem <= 1e-9) return b;
+        }
+        i++;
+    }
+    return s + d;   /* not reached: the open last segment is unused */
+}
+
+/* The end of operation o, from its start, on the ports' use (the stream
+ * front at t_cmd: nothing placed later starts before it). */
+static uint64_t op_end(port_use *pu, const sim_op_info *o, double t_cmd)
+{
+    port_prune(pu, t_cmd);
+    double w[2] = {(double)o->cycles_port[0], (double)o->cycles_port[1]};
+    uint64_t e = to_cycles(port_place(pu, (double)o->start, (double)o->cycles, w));
+    return e > o->start + o->cycles ? e : o->start + o->cycles;
+}
+
 
 /* An op's own figures (cycles, traffic, tail) are a function of its record
  * without its place in the stream (cmd_index, cmd_offset, the wait before
@@ -705,6 +825,7 @@ uint64_t sim_perf_estimate_hint(eu_variant v, const sim_system *sys, sim_op_info
      * 3 kernel ops and 15 DMAs) */
     uint64_t kend[4] = {0}, dend[16] = {0};
     uint64_t prev_tail = 0;
+    port_use pu = {0};
     bool one = false;         /* c.a is a_one */
     op_memo om = {0};
     if (pm && (!pm->have || pm->v != v || memcmp(&pm->sys, sys, sizeof *sys))) {
@@ -764,12 +885,13 @@ uint64_t sim_perf_estimate_hint(eu_variant v, const sim_system *sys, sim_op_info
             o->cycles_memory = was->cycles_memory;
             o->cycles = was->cycles;
             for (int p = 0; p < 2; p++) {
+                o->cycles_port[p] = was->cycles_port[p];
                 o->axi_read[p] = was->axi_read[p];
                 o->axi_write[p] = was->axi_write[p];
             }
             tail = was_tail;
         } else if (o->kind == SIM_K_DMA) {
-            cyc = dma_cycles(&c, o, &t);
+            cyc = dma_cycles(&c, o, &t, o->cycles_port);
             o->cycles_compute = 0;
             o->cycles_memory = to_cycles(cyc);
         } else {
@@ -777,8 +899,10 @@ uint64_t sim_perf_estimate_hint(eu_variant v, const sim_system *sys, sim_op_info
             double comp = q.bt == BT_EW ? ew_cycles(&c, &q, o) : conv_cycles(&c, &q, o, &tail);
             kernel_traffic(&c, &q, o, &t);
             double mem = 0;
-            for (int p = 0; p < 2; p++)
+            for (int p = 0; p < 2; p++) {
+                o->cycles_port[p] = to_cycles(t.scaled[p] / c.port[p].bw);
                 if (t.scaled[p] / c.port[p].bw > mem) mem = t.scaled[p] / c.port[p].bw;
+            }
             o->cycles_compute = to_cycles(comp);
             o->cycles_memory = to_cycles(mem);
             cyc = comp > mem ? comp : mem;
@@ -818,7 +942,7 @@ uint64_t sim_perf_estimate_hint(eu_variant v, const sim_system *sys, sim_op_info
             }
             uint64_t start = t_cmd > dma_free ? t_cmd : dma_free;
             o->start = start;
-            o->end = start + o->cycles;
+            o->end = op_end(&pu, o, (double)t_cmd);
             dma_free = o->end;
             dend[nd % 16] = o->end;
             nd++;
@@ -843,7 +967,7 @@ uint64_t sim_perf_estimate_hint(eu_variant v, const sim_system *sys, sim_op_info
                 if (dep > start) start = dep;
             }
             o->start = start;
-            o->end = start + o->cycles;
+            o->end = op_end(&pu, o, (double)t_cmd);
             if (nk > 0 && o->end < kend[(nk - 1) % 4]) o->end = kend[(nk - 1) % 4];
             kend[nk % 4] = o->end;
             nk++;

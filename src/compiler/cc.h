@@ -139,6 +139,10 @@ typedef struct cc_options {
 /* The chunks the schedule search also weighs where a fast pool is apart
  * from the arena (cc.c). */
 #define CC_CHUNK_FAST 32768u
+/* Where the arena is the SRAM, the bigger chunks' schedule is placed under
+ * this many percent more SRAM than the first schedule's and weighed once
+ * compacted, within the first schedule's SRAM (cc.c). */
+#define CC_CHUNK_ROOM 10u
 
 /* ------------------------------------------------------------ NPU ops */
 

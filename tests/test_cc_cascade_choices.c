@@ -176,7 +176,13 @@ static bool given_bands(const char *cs, const graph *g, eu_variant v)
     if (cc_check_compile(cs, g, v, opt, &b)) {
         same = same_compiled(a, b) && b->n_cascade_in == n &&
                (!n || !memcmp(a->cascade_in, b->cascade_in, sizeof *a->cascade_in * (size_t)n));
-        CHECK(same);
+        /* with no chain picked there is no band count to carry: "none
+         * given" is another search than the finer bands' (its first
+         * schedule has no cascades; person_detect ethos-u65-256 picks the
+         * bigger chunks' schedule, 124,971 cycles, from the finer bands'
+         * search and 117,886 from the one without cascades) */
+        CHECK(same || n == 0);
+        CHECK(b->n_cascade_in == n);
     } else {
         CHECK(0);
     }

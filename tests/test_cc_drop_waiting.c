@@ -12,24 +12,26 @@
  *
  * Models of the shared folder (each skipped when absent), compiled with it
  * and without it (cc_options.no_drop_waiting):
- *  - tflm_id_model on ethos-u65-256: its last FULLY_CONNECTED chunks (8.5
- *    KB DMAs of 2,780 cycles for 1,605-cycle ops) stream; fewer cycles
- *    (914,405 -> 906,655), no more SRAM, more weighted ops streaming
- *    their weights than without;
- *  - person_detect on ethos-u55-256: the trajectory without early
- *    prefetch's point of the least SRAM, its waiting copies dropped, beats
- *    the pick on both figures (252k cycles in 45,904 B -> 242k in
- *    41,472 B);
- *  - coral_keras_lstm_mnist_ptq on ethos-u65-256: that point again, weighed
- *    as the passes after the search leave both (its first op streams with
- *    a copy of its scale records in the fast pool): 30,708 cycles in
- *    11,792 B -> 30,081 in 9,440 B;
+ *  - person_detect on ethos-u55-128: dropping the pick's waiting copies
+ *    gains nothing; the trajectory without early prefetch's pick, its
+ *    waiting copies dropped (16 ops stream), beats it on both figures
+ *    (330,420 cycles in 50,112 B -> 326,433 in 42,432 B);
+ *  - tflm_custom_model_rf_keras on ethos-u65-256: five more ops stream,
+ *    517,730 -> 517,137 cycles in the same 331,776 B of fast pool;
+ *  - armkws_ds_cnn_s_int8 and coral_keras_lstm_mnist_ptq on
+ *    ethos-u55-128: an op that waited for its copy streams (69,078 ->
+ *    65,572 cycles in 22,080 B; 28,856 -> 27,988 in 14,400 B);
+ *  - tflm_id_model on ethos-u65-256: no copy waits in the pick, and
+ *    dropping copies gains nothing in the other trajectory's pick, which,
+ *    polished, the search's rule keeps (914k -> 892k cycles as the search
+ *    sees them; 908,944 -> 889,520 in the same 147,664 B once placed):
+ *    fewer cycles and no more SRAM, with fewer ops streaming (77 -> 32), as
+ *    that trajectory keeps more copies;
  *  - person_detect on ethos-u65-256 under Vela 5.1's 74,480 B
  *    (--arena-cache-size, as bench_sched equal): no worse on either figure;
- *  - on ethos-u55-128: tflm_micro_speech_lstm (its gate FULLY_CONNECTEDs
- *    stream: 1.84M -> 1.50M cycles), micro_speech_quantized and
- *    tflm_model_runner_codegen (whose first conv waited for the DMA of its
- *    112 weight bytes): fewer cycles, no more SRAM;
+ * where the drops themselves gain, more weighted ops stream than without;
+ * where a point of the other trajectory is kept, what the pass guarantees
+ * is the rule's (fewer cycles, no more SRAM), not how many ops stream;
  * each bit-exact with the reference (2 draws) and hazard-free
  * (tests/cc_hazard.h). */
 #include "test.h"
@@ -61,7 +63,13 @@ static int streaming_once(const cc_model *cm)
     return n;
 }
 
-static void one(const char *rel, eu_variant v, const char *vname, uint64_t limit, bool gains, bool leaner)
+/* What the pass does to a model: nothing worse on either figure; fewer
+ * cycles with the pick's waiting copies dropped (more ops stream); fewer
+ * cycles from a point of the other trajectory the search's rule keeps
+ * (which may keep more copies). */
+enum { NO_WORSE, DROPS, OTHER };
+
+static void one(const char *rel, eu_variant v, const char *vname, uint64_t limit, int what, bool leaner)
 {
     tfl_model *tm = NULL;
     graph *g = NULL;
@@ -77,10 +85,10 @@ static void one(const char *rel, eu_variant v, const char *vname, uint64_t limit
                    rel, vname, (unsigned long long)on->npu_cycles, (unsigned long long)cc_sram_bytes(on),
                    streaming_once(on), (unsigned long long)off->npu_cycles,
                    (unsigned long long)cc_sram_bytes(off), streaming_once(off));
-            CHECK(gains ? on->npu_cycles < off->npu_cycles : on->npu_cycles <= off->npu_cycles);
+            CHECK(what != NO_WORSE ? on->npu_cycles < off->npu_cycles : on->npu_cycles <= off->npu_cycles);
             CHECK(leaner ? cc_sram_bytes(on) < cc_sram_bytes(off) : cc_sram_bytes(on) <= cc_sram_bytes(off));
             CHECK(!limit || cc_sram_bytes(on) <= limit);
-            CHECK(gains ? streaming_once(on) > streaming_once(off) : streaming_once(on) >= streaming_once(off));
+            if (what == DROPS) CHECK(streaming_once(on) > streaming_once(off));
             CHECK(cc_hazard_model(on, v, rel));
             cc_draws d = {.n_draws = 2, .seed = 7, .fill = cc_fill_bytes};
             CHECK(cc_check_draws(rel, g, on, v, &d));
@@ -95,12 +103,11 @@ static void one(const char *rel, eu_variant v, const char *vname, uint64_t limit
 int main(void)
 {
     (void)env_long;
-    one("models/zoo/tflm_id_model.tflite", EU_U65_256, "ethos-u65-256", 0, true, false);
-    one("models/tflm/person_detect.tflite", EU_U65_256, "ethos-u65-256 at 74480 B", 74480, false, false);
-    one("models/tflm/person_detect.tflite", EU_U55_256, "ethos-u55-256", 0, true, true);
-    one("models/zoo/coral_keras_lstm_mnist_ptq.tflite", EU_U65_256, "ethos-u65-256", 0, true, true);
-    one("models/zoo/tflm_micro_speech_lstm.tflite", EU_U55_128, "ethos-u55-128", 0, true, false);
-    one("models/tflm/micro_speech_quantized.tflite", EU_U55_128, "ethos-u55-128", 0, true, false);
-    one("models/zoo/tflm_model_runner_codegen.tflite", EU_U55_128, "ethos-u55-128", 0, true, false);
+    one("models/tflm/person_detect.tflite", EU_U55_128, "ethos-u55-128", 0, DROPS, true);
+    one("models/zoo/tflm_custom_model_rf_keras.tflite", EU_U65_256, "ethos-u65-256", 0, DROPS, false);
+    one("models/zoo/armkws_ds_cnn_s_int8.tflite", EU_U55_128, "ethos-u55-128", 0, DROPS, false);
+    one("models/zoo/coral_keras_lstm_mnist_ptq.tflite", EU_U55_128, "ethos-u55-128", 0, DROPS, false);
+    one("models/zoo/tflm_id_model.tflite", EU_U65_256, "ethos-u65-256", 0, OTHER, false);
+    one("models/tflm/person_detect.tflite", EU_U65_256, "ethos-u65-256 at 74480 B", 74480, NO_WORSE, false);
     TEST_MAIN_END();
 }

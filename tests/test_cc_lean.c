@@ -6,13 +6,18 @@
  *
  * Models of the shared folder (each skipped when absent), compiled with
  * and without the step:
- *  - armkws_cnn_s_int8 on ethos-u65-256: the fast pool 35,104 -> 10,880 B
- *    for 5.0% more cycles (less than a third of the pool: moved);
- *  - tflm_custom_model_rf_keras on ethos-u65-256: 331,776 -> 165,184 B,
- *    +2.9% (moved);
- *  - person_detect on ethos-u65-256: a probe at half its 88,160 B costs
- *    14% more cycles, so it stays as it is;
- *  - micro_speech_quantized on ethos-u55-128 (23,152 B): below 32 KiB, not
+ *  - armkws_cnn_s_int8 on ethos-u55-256: the SRAM 43,408 -> 10,880 B for
+ *    5.6% more cycles (less than a third of it: moved);
+ *  - armkws_cnn_l_int8 on ethos-u55-256: 120,400 -> 22,784 B, +1.8%
+ *    (moved);
+ *  - tflm_custom_model_rf_keras on ethos-u65-256: the fast pool 331,776 ->
+ *    157,168 B, +1.7% (moved);
+ *  - armkws_cnn_s_int8 on ethos-u65-256: a probe at half its 40,544 B
+ *    lands in 10,880 B for 11.5% more cycles, over the 9.5% its 1.9
+ *    halvings allow, so it stays as it is;
+ *  - person_detect on ethos-u65-256: a probe at half its 85,536 B costs
+ *    15.6% more cycles, so it stays as it is;
+ *  - micro_speech_quantized on ethos-u55-128 (24,176 B): below 32 KiB, not
  *    tried: the same model both ways;
  * each time the default no more SRAM than the pick, within the allowance,
  * and (where it moved) bit-exact with the reference (2 draws). */
@@ -65,8 +70,10 @@ static void one(const char *rel, eu_variant v, const char *vname, int what)
 int main(void)
 {
     (void)env_long;
-    one("models/zoo/armkws_cnn_s_int8.tflite", EU_U65_256, "ethos-u65-256", MOVES);
+    one("models/zoo/armkws_cnn_s_int8.tflite", EU_U55_256, "ethos-u55-256", MOVES);
+    one("models/zoo/armkws_cnn_l_int8.tflite", EU_U55_256, "ethos-u55-256", MOVES);
     one("models/zoo/tflm_custom_model_rf_keras.tflite", EU_U65_256, "ethos-u65-256", MOVES);
+    one("models/zoo/armkws_cnn_s_int8.tflite", EU_U65_256, "ethos-u65-256", STAYS);
     one("models/tflm/person_detect.tflite", EU_U65_256, "ethos-u65-256", STAYS);
     one("models/tflm/micro_speech_quantized.tflite", EU_U55_128, "ethos-u55-128", STAYS);
     TEST_MAIN_END();

@@ -22,8 +22,13 @@
  *    them, cc_prefetch.c later_figures, and its rule may then take a
  *    leaner one), the form above, every one
  *    run against the reference (2 draws, bit-exact); the count of models
- *    and ops with a copy is printed (217 models, 253 ops) and at least 200
- *    models must have one at the default count. */
+ *    and ops with a copy is printed (144 models, 160 ops) and at least 130
+ *    models must have one at the default count. Since the AXI ports'
+ *    bandwidth is shared between the ops that run at once (sim_perf.c),
+ *    a copy's DMA shares the params' port with the op before it, and
+ *    fewer copies pay on the streams' cycles, which the pass keeps them
+ *    by (217 models, 253 ops, when each ran at the port's full
+ *    bandwidth). */
 #include "test.h"
 #include "cc_test_npu.h"
 #include "cc_hazard.h"
@@ -208,6 +213,6 @@ int main(void)
     printf("%d generated models compiled for ethos-u65-256 and run against the reference; %d with scale copies "
            "(%d ops); %d take a few more cycles (within 1%%) in less SRAM\n", compiled, with, ops, leaner);
     CHECK(compiled >= count / 2);
-    CHECK(count < 2800 ? with > 0 : with >= 200);
+    CHECK(count < 2800 ? with > 0 : with >= 130);
     TEST_MAIN_END();
 }

@@ -151,16 +151,16 @@ static const vela_row *find_vela(const char *model, const char *config)
 
 /* Vela's side from its output file SHARED/models/zoo/vela51/CONFIG/NAME_vela.tflite
  * when there is one: its command streams (ethos-u ops, and their bytes
- * added to its flash figure for F_FLASH_CS) and, where figures.tsv has no
- * cycles, its NPU cycles on npuc's cycle model (bench_vela_run), marked
- * priced. A file that does not run is named on stderr and leaves the
- * cycles out. */
+ * added to its flash figure for F_FLASH_CS) and its NPU cycles on this
+ * build's cycle model (bench_vela_run), marked priced, in place of
+ * figures.tsv's. A file that does not run is named on stderr and leaves
+ * the cycles out. */
 static void vela_file(const char *shared, const char *config, row *r)
 {
     int streams = 0;
     uint64_t cycles = 0, cs_bytes = 0;
     char err[300];
-    int price = !r->has_vela[F_CYCLES];
+    int price = 1;   /* figures.tsv's were priced on an earlier cycle model */
     int rc = bench_vela_run(shared, config, r->model, 1, &streams, &cs_bytes, price ? &cycles : NULL, err, sizeof err);
     if (rc < 0) return;
     if (rc) {
@@ -474,8 +474,9 @@ int main(int argc, char **argv)
            "-st / -cs KiB: SRAM without the state kept across invocations (variable tensors), flash without the\n"
            "command streams, as Vela counts them; +cs x: npuc's flash over Vela's with its command streams added\n"
            "(from its file: both sides count them); compile ms; x = npuc / Vela\n"
-           "* Vela's stream priced by this run on npuc's cycle model (figures.tsv has none); in the ratios and\n"
-           "  medians like the others (Vela's files: u55-128 and u65-256 only)\n");
+           "* Vela's stream priced by this run on npuc's cycle model, as npuc's (Vela's files: u55-128 and\n"
+           "  u65-256 only); unmarked: figures.tsv's cycles_on_npuc_sim, priced on the cycle model before\n"
+           "  concurrent operations shared the AXI ports (docs/sim.md)\n");
     for (size_t c = 0; c < n_cfg; c++) {
         char npu[48];
         snprintf(npu, sizeof npu, "ethos-%.40s", cfg[c]);   /* a config name is short (u55-128) */

@@ -92,14 +92,18 @@ static int var_handle_run(const uint8_t *blob, uint32_t size, const k_op_io *io)
 
 /* ---- programs ---- */
 
-static int ctl(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io *io, int depth);
+static int ctl(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io *io, int depth, uint32_t *runs);
 
-/* A program op's own blob: a control kind nests (one level deeper). */
-static int run_child(uint32_t kind, const uint8_t *params, uint32_t params_size, const k_op_io *io, int depth)
+/* A program op's own blob: a control kind nests (one level deeper). With
+ * io, runs counts the op runs and loop iterations of the invocation so
+ * far (K_CTL_MAX_RUNS); without (checking), it is not used. */
+static int run_child(uint32_t kind, const uint8_t *params, uint32_t params_size, const k_op_io *io, int depth,
+                     uint32_t *runs)
 {
+    if (io && ++*runs > K_CTL_MAX_RUNS) return K_E_UNSUPPORTED;
     if (kind == K_OP_CALL_ONCE || kind == K_OP_IF || kind == K_OP_WHILE) {
         if (((uintptr_t)params & 3u) != 0 || params_size < 4) return K_E_INVALID;
-        return ctl(kind, params, params_size, io, depth + 1);
+        return ctl(kind, params, params_size, io, depth + 1, runs);
     }
     return io ? k_op_run(kind, params, params_size, io) : k_op_validate(kind, params, params_size);
 }
@@ -165,7 +169,7 @@ static int prog_check(const uint8_t *blob, uint32_t size, const k_op_ctl_blob *c
                 if (y.where != K_PROG_SLOT) return K_E_INVALID;
             }
         }
-        int rc = run_child(x.kind, blob + x.params_off, x.params_size, NULL, depth);
+        int rc = run_child(x.kind, blob + x.params_off, x.params_size, NULL, depth, NULL);
         if (rc) return rc;
     }
     return K_OK;
@@ -178,7 +182,8 @@ static void *tensor_ptr(const uint8_t *blob, const k_op_io *io, const k_op_prog_
     return NULL;
 }
 
-static int prog_run(const uint8_t *blob, uint32_t off, const k_op_ctl_blob *c, const k_op_io *io, int depth)
+static int prog_run(const uint8_t *blob, uint32_t off, const k_op_ctl_blob *c, const k_op_io *io, int depth,
+                    uint32_t *runs)
 {
     k_op_prog pg;
     memcpy(&pg, blob + off, sizeof pg);
@@ -217,7 +222,7 @@ static int prog_run(const uint8_t *blob, uint32_t off, const k_op_ctl_blob *c, c
         }
         cio.vars = io->vars;
         cio.vars_size = io->vars_size;
-        int rc = run_child(x.kind, blob + x.params_off, x.params_size, &cio, depth);
+        int rc = run_child(x.kind, blob + x.params_off, x.params_size, &cio, depth, runs);
         /* an op that ends the invocation early (CIRCULAR_BUFFER) has no
          * meaning inside a subgraph run: refused */
         if (rc) return rc == K_OP_NOT_READY ? K_E_UNSUPPORTED : rc;
@@ -276,7 +281,7 @@ static int cond_value(const uint8_t *blob, const k_op_prog *pg, const k_op_io *i
     return K_OK;
 }
 
-static int ctl(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io *io, int depth)
+static int ctl(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io *io, int depth, uint32_t *runs)
 {
     if (depth > K_CTL_MAX_DEPTH) return K_E_INVALID;
     k_op_ctl_blob c;
@@ -303,7 +308,7 @@ static int ctl(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io 
         memcpy(&has_run, io->persistent, 4);
         if (has_run) return has_run == 1 ? K_OK : K_E_INVALID;
         if (pg[0].n_inputs) memset(io->scratch, 0, c.tensor_bytes);
-        if ((rc = prog_run(blob, c.prog_off[0], &c, io, depth))) return rc;
+        if ((rc = prog_run(blob, c.prog_off[0], &c, io, depth, runs))) return rc;
         has_run = 1;
         memcpy(io->persistent, &has_run, 4);
         return K_OK;
@@ -313,7 +318,7 @@ static int ctl(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io 
         if ((rc = k_op_in(io, 0, 1, 1, &cp))) return rc;
         const int32_t b = *(const uint8_t *)cp ? 0 : 1;
         if ((rc = copy_in(blob, &pg[b], io, io->in + 1, io->in_size + 1, io->n_in - 1))) return rc;
-        if ((rc = prog_run(blob, c.prog_off[b], &c, io, depth))) return rc;
+        if ((rc = prog_run(blob, c.prog_off[b], &c, io, depth, runs))) return rc;
         return copy_out(blob, &pg[b], io, io->out, io->out_size, io->n_out);
     }
     /* WHILE: loop variables in the op's outputs between the programs */
@@ -322,16 +327,17 @@ static int ctl(uint32_t kind, const uint8_t *blob, uint32_t size, const k_op_io 
         if (!io->in[k] || !io->out[k] || io->in_size[k] != io->out_size[k]) return K_E_INVALID;
     if ((rc = copy_in(blob, &pg[0], io, io->in, io->in_size, io->n_in))) return rc;
     for (int32_t k = 0; k < io->n_in; k++) memmove(io->out[k], io->in[k], io->in_size[k]);
-    if ((rc = prog_run(blob, c.prog_off[0], &c, io, depth))) return rc;
+    if ((rc = prog_run(blob, c.prog_off[0], &c, io, depth, runs))) return rc;
     bool go;
     if ((rc = cond_value(blob, &pg[0], io, &go))) return rc;
-    for (uint32_t it = 0; go; it++) {
-        if (it >= K_CTL_MAX_ITERATIONS) return K_E_UNSUPPORTED;
+    while (go) {
+        /* an iteration counts as a run too (its programs may have no ops) */
+        if (++*runs > K_CTL_MAX_RUNS) return K_E_UNSUPPORTED;
         if ((rc = copy_in(blob, &pg[1], io, io->out, io->out_size, io->n_out))) return rc;
-        if ((rc = prog_run(blob, c.prog_off[1], &c, io, depth))) return rc;
+        if ((rc = prog_run(blob, c.prog_off[1], &c, io, depth, runs))) return rc;
         if ((rc = copy_out(blob, &pg[1], io, io->out, io->out_size, io->n_out))) return rc;
         if ((rc = copy_in(blob, &pg[0], io, io->out, io->out_size, io->n_out))) return rc;
-        if ((rc = prog_run(blob, c.prog_off[0], &c, io, depth))) return rc;
+        if ((rc = prog_run(blob, c.prog_off[0], &c, io, depth, runs))) return rc;
         if ((rc = cond_value(blob, &pg[0], io, &go))) return rc;
     }
     return K_OK;
@@ -342,7 +348,10 @@ int k_op_run_control(uint32_t kind, const uint8_t *blob, uint32_t size, const k_
     switch (kind) {
     case K_OP_VAR_HANDLE: return var_handle_run(blob, size, io);
     case K_OP_READ_VARIABLE: case K_OP_ASSIGN_VARIABLE: return var_run(kind, blob, size, io);
-    case K_OP_CALL_ONCE: case K_OP_IF: case K_OP_WHILE: return ctl(kind, blob, size, io, 0);
+    case K_OP_CALL_ONCE: case K_OP_IF: case K_OP_WHILE: {
+        uint32_t runs = 0;
+        return ctl(kind, blob, size, io, 0, &runs);
+    }
     default: return K_E_INVALID;
     }
 }

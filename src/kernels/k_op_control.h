@@ -56,9 +56,15 @@ enum {
 #define K_CTL_MAX_DEPTH 8
 /* Operands (inputs + outputs) of one program op. */
 #define K_CTL_MAX_OPERANDS 64
-/* WHILE: TensorFlow Lite Micro loops for as long as cond says so; the
- * kernel gives up (K_E_UNSUPPORTED) after this many iterations. */
-#define K_CTL_MAX_ITERATIONS (1u << 24)
+/* WHILE: TensorFlow Lite Micro loops for as long as cond says so. The
+ * kernel gives up (K_E_UNSUPPORTED) once one control op has run this many
+ * program ops and loop iterations in one invocation, over all its loops
+ * and the control ops nested in it (so nested loops cannot multiply it).
+ * A build may set it lower: the fuzz targets do, so that a loop that never
+ * ends ends within the fuzzer's time limit. */
+#ifndef K_CTL_MAX_RUNS
+#define K_CTL_MAX_RUNS (1u << 24)
+#endif
 
 typedef struct k_op_var_handle_blob {
     int32_t id;                /* >= 0 */

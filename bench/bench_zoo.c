@@ -160,8 +160,7 @@ static void vela_file(const char *shared, const char *config, row *r)
     int streams = 0;
     uint64_t cycles = 0, cs_bytes = 0;
     char err[300];
-    int price = 1;   /* figures.tsv's were priced on an earlier cycle model */
-    int rc = bench_vela_run(shared, config, r->model, 1, &streams, &cs_bytes, price ? &cycles : NULL, err, sizeof err);
+    int rc = bench_vela_run(shared, config, r->model, 1, &streams, &cs_bytes, &cycles, err, sizeof err);
     if (rc < 0) return;
     if (rc) {
         fprintf(stderr, "bench_zoo: %s: Vela's file on the virtual NPU: %s\n", r->model, err);
@@ -173,7 +172,7 @@ static void vela_file(const char *shared, const char *config, row *r)
         r->vela[F_FLASH_CS] = r->vela[F_FLASH] + (double)cs_bytes / 1024.0;
         r->has_vela[F_FLASH_CS] = 1;
     }
-    if (!rc && price) {
+    if (!rc) {   /* in place of figures.tsv's, priced on an earlier cycle model */
         r->vela[F_CYCLES] = (double)cycles;
         r->has_vela[F_CYCLES] = 1;
         r->priced = 1;

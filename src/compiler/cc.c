@@ -1609,6 +1609,7 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
     pt[n++] = (cc_sched_point){cand[0]->npu_cycles, cc_sram_bytes(cand[0])};
     uint64_t limit = opt->sram_limit, first_sram = pt[0].sram;
     int32_t dflt = -1;   /* the default's schedule, under a limit on an arena that is the SRAM */
+    int32_t compacted = -1;   /* the candidate cc_compact placed already (no limit) */
     if (sys_pool) {
         cc_options o = *sys_opt;
         o.weight_search = o0.weight_search;
@@ -1854,8 +1855,10 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
          * 664,124) */
         if (lean == pick) {
             npuc_err e2 = {0};
-            if (!cc_compact(cand[pick], 0, &e2))
+            if (!cc_compact(cand[pick], 0, &e2)) {
                 pt[pick] = (cc_sched_point){cand[pick]->npu_cycles, cc_sram_bytes(cand[pick])};
+                compacted = pick;
+            }
         }
         for (int32_t k = 0; k < CC_LEAN_SETTLE; k++) {
             int32_t was = lean;
@@ -1910,8 +1913,9 @@ int cc_compile(const graph *g, const cc_options *opt, cc_model **out, npuc_err *
     best->opt.optimise = opt->optimise;   /* the report names the caller's goal */
     /* the pick placed again where that takes less SRAM (cc_compact.c),
      * before the limit is checked: a schedule the allocator placed just
-     * over it may fit */
-    int rc2 = cc_compact(best, limit, err);
+     * over it may fit (once: where the lean step compacted the pick
+     * already, with no limit, that placement stands) */
+    int rc2 = pick == compacted ? NPUC_OK : cc_compact(best, limit, err);
     /* a schedule placed in the system's fast pool took no more than the
      * limit: the pool it records is the limit's */
     if (sys_pool && cc_sram_bytes(best) <= limit) best->opt.sys = base.sys;
